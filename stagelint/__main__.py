@@ -1,0 +1,3 @@
+from stagelint.cli import main
+
+raise SystemExit(main())

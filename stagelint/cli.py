@@ -1,0 +1,126 @@
+"""The command line: `stagelint check | run | rule | rules`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+
+from stagelint import __version__
+from stagelint.config import ConfigError, load_settings
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _codes(text: str) -> tuple[str, ...]:
+    codes = tuple(c.strip().upper() for c in text.split(",") if c.strip())
+    for c in codes:
+        if not (c == "ALL" or (c.startswith("STG") and c[3:].isdigit())):
+            raise argparse.ArgumentTypeError(f"{c!r} is not a stagelint code or prefix (e.g. STG1, STG201)")
+    return codes
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="stagelint",
+        description="Find tf.function staging pitfalls: statically (check) and by running your tests (run).",
+    )
+    parser.add_argument("--version", action="version", version=f"stagelint {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = sub.add_parser("check", help="static analysis of Python files and directories")
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help='files or directories (default: ".")')
+    check.add_argument("--select", type=_codes, help="comma list of codes or prefixes to report (e.g. STG1,STG201)")
+    check.add_argument("--ignore", type=_codes, help="comma list of codes or prefixes to leave out")
+    check.add_argument("--output-format", choices=("full", "concise", "json"), default="full")
+    check.add_argument("--config", metavar="FILE", help="configuration file (default: nearest pyproject.toml with [tool.stagelint])")
+    check.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
+    check.add_argument("--verbose", action="store_true", help="show tracebacks of internal errors")
+
+    run = sub.add_parser("run", help="run a test module in graph and eager mode and confirm findings", add_help=False)
+    run.add_argument("args", nargs=argparse.REMAINDER)
+
+    rule = sub.add_parser("rule", help="show the documentation of one rule")
+    rule.add_argument("code", metavar="CODE")
+    sub.add_parser("rules", help="list all rules")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "run":
+        from stagelint.runtime.cli import main as run_main
+
+        return run_main(argv[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "check":
+        return _check(args)
+    if args.command == "rule":
+        return _rule(args.code)
+    if args.command == "rules":
+        return _rules()
+    parser.print_help()
+    return EXIT_ERROR
+
+
+def _check(args) -> int:
+    from stagelint.engine import check_paths
+    from stagelint.report import FORMATS
+
+    start = args.paths[0] if args.paths else "."
+    try:
+        settings = load_settings(start, args.config)
+    except ConfigError as e:
+        print(f"stagelint: error: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    settings = settings.with_overrides(select=args.select, ignore=args.ignore)
+    result = check_paths(args.paths, settings)
+    status = EXIT_FINDINGS if result.findings else EXIT_OK
+    for path, reason in result.skipped:
+        print(f"stagelint: error: {path}: {reason}", file=sys.stderr)
+        status = EXIT_ERROR
+    for path, where, tb in result.errors:
+        print(f"stagelint: internal error in {where} on {path}" + ("" if args.verbose else " (--verbose for the traceback)"), file=sys.stderr)
+        if args.verbose:
+            print(tb, file=sys.stderr)
+        status = EXIT_ERROR
+    if args.statistics:
+        _statistics(result)
+    else:
+        FORMATS[args.output_format](result, sys.stdout)
+    return status
+
+
+def _statistics(result) -> None:
+    counts = Counter((f.code, f.name) for f in result.findings)
+    for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"{n:>5}  {code}  {name}")
+    print(f"{sum(counts.values()):>5}  total")
+
+
+def _rule(code: str) -> int:
+    from stagelint.docs import render_rule
+    from stagelint.rules.base import get_rule
+
+    rule = get_rule(code)
+    if rule is None:
+        print(f"stagelint: error: unknown rule {code!r}; `stagelint rules` lists them", file=sys.stderr)
+        return EXIT_ERROR
+    sys.stdout.write(render_rule(rule))
+    return EXIT_OK
+
+
+def _rules() -> int:
+    from stagelint.rules.base import all_rules
+
+    rules = all_rules()
+    width = max(len(r.name) for r in rules)
+    for r in rules:
+        tag = " (runtime)" if r.runtime_only else ""
+        print(f"{r.code}  {r.name:<{width}}  {r.summary()}{tag}")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,613 @@
+"""The one traversal of a file, and the questions rules ask while it runs.
+
+`analyze_module` parses nothing itself: it takes a parsed module, resolves the metadata the
+rules use (qualified names, scopes, positions) once, and walks the tree once. During the walk
+`FileContext` keeps its own stack of functions, classes, first-call guards and lifting scopes
+(cheaper than ParentNodeProvider), records the facts the project phase needs (functions,
+calls, staging markers), and dispatches every node to the rules' `visit_*` / `leave_*`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import (
+    BuiltinAssignment,
+    ClassScope,
+    FunctionScope,
+    GlobalScope,
+    ImportAssignment,
+    MetadataWrapper,
+    PositionProvider,
+    QualifiedNameProvider,
+    QualifiedNameSource,
+    ScopeProvider,
+)
+
+from stagelint import facts as F
+from stagelint.frameworks import MUTATING_METHODS, Framework
+
+_EMPTY = cst.Module([])
+
+
+def code_of(node: cst.CSTNode) -> str:
+    return _EMPTY.code_for_node(node)
+
+
+def short_code(node: cst.CSTNode, limit: int = 40) -> str:
+    text = " ".join(code_of(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass
+class FunctionInfo:
+    """A function being walked. `facts` is what survives the walk."""
+
+    node: cst.FunctionDef
+    facts: F.FunctionFacts
+    parent: FunctionInfo | None
+    is_method: bool
+    self_name: str | None
+    defaults: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    #: names declared `global` / `nonlocal` in this function -> "global" / "nonlocal"
+    declared: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def qualname(self) -> str:
+        return self.facts.qualname
+
+
+class FileContext:
+    def __init__(self, path: str, module: str, is_package: bool, settings, framework: Framework):
+        self.path = path
+        self.module = module
+        self.is_package = is_package
+        self.settings = settings
+        self.framework = framework
+        self.facts = F.ModuleFacts(path=path, module=module, is_package=is_package)
+        self.functions: list[FunctionInfo] = []  # the walk's function stack
+        self.classes: list[F.ClassFacts] = []
+        self.guard_depth = 0
+        self.lifted_depth = 0
+        self.loop_depth = 0  # Python loops of the current function (reset per function)
+        self._loop_stack: list[int] = []
+        self._guarded_blocks: set[int] = set()
+        self._lifted_blocks: set[int] = set()
+        self._escaped_lambdas: set[int] = set()
+        self.escaped_depth = 0
+        #: Name node (target of a binding) -> the expression bound to it.
+        self.bound_values: dict[int, cst.BaseExpression] = {}
+        #: Name node of a module-level binding -> the if/try branches it sits in.
+        self.branch_paths: dict[int, tuple] = {}
+        self._branch_stack: list[tuple[int, str]] = []
+        self._branch_of: dict[int, tuple[int, str]] = {}
+        #: Name nodes bound by a `for` target or an augmented assignment (always rebinding).
+        self.rebinding_targets: set[int] = set()
+        #: Binding Name nodes bound inside loops (a closure over them sees the last value).
+        self.loop_bound: set[int] = set()
+        self._meta = None
+        self._rules = []
+        self._saved_depths: list[tuple] = []
+        #: (function, node, kind, target, value, guarded) for stores/mutations in traced code
+        self.raw_stores: list[tuple] = []
+        self._store_sites = None
+        self._class_fn_depth: list[int] = []
+        #: Top-level package names of the files being checked: calls into them are call sites.
+        self.project_roots: frozenset[str] = frozenset()
+
+    # Metadata -------------------------------------------------------------------------------
+
+    def position(self, node: cst.CSTNode) -> F.Span:
+        r = self._meta(PositionProvider, node)
+        return F.Span(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+
+    def scope(self, node: cst.CSTNode):
+        return self._meta(ScopeProvider, node, None)
+
+    def qualified_names(self, node: cst.CSTNode) -> set[str]:
+        """Absolute qualified names of an expression: aliases undone, relative imports and
+        module-local names made absolute (`helper` in pkg/mod.py is `pkg.mod.helper`)."""
+        names = self._meta(QualifiedNameProvider, node, None) or ()
+        out = set()
+        for q in names:
+            if q.source == QualifiedNameSource.IMPORT and q.name.startswith("."):
+                out.add(self.absolute_import(q.name))
+            elif q.source == QualifiedNameSource.LOCAL:
+                out.add(f"{self.module}.{q.name}" if self.module else q.name)
+            else:
+                out.add(q.name)
+        return out
+
+    def absolute_import(self, dotted: str) -> str:
+        level = len(dotted) - len(dotted.lstrip("."))
+        parts = self.module.split(".") if self.module else []
+        package = parts if self.is_package else parts[:-1]
+        if level > 1:
+            package = package[: len(package) - (level - 1)]
+        rest = dotted[level:]
+        return ".".join([*package, rest] if rest else package)
+
+    def resolves_to(self, node: cst.CSTNode, names) -> str | None:
+        for q in self.qualified_names(node):
+            if q in names:
+                return q
+        return None
+
+    def is_framework_call(self, node: cst.Call) -> str | None:
+        """The framework qualified name a call resolves to, if any."""
+        for q in self.qualified_names(node.func):
+            if self.framework.owns(q):
+                return q
+        return None
+
+    def referents(self, name: cst.Name):
+        """The bindings a Name load refers to (libcst scope analysis), or None if unknown."""
+        scope = self.scope(name)
+        if scope is None:
+            return None
+        for access in scope.accesses[name]:
+            if access.node is name:
+                return access.referents
+        return None
+
+    # Where a name lives -----------------------------------------------------------------------
+
+    def binding_kind(self, name: cst.Name, func: FunctionInfo | None = None) -> str:
+        """"local", "param", "self", "global", "closure", "import", "builtin" or "unknown"."""
+        func = func or self.function
+        refs = self.referents(name)
+        if not refs:
+            return "unknown"
+        kinds = set()
+        for r in refs:
+            if isinstance(r, BuiltinAssignment):
+                kinds.add("builtin")
+            elif isinstance(r, ImportAssignment):
+                kinds.add("import")
+            elif isinstance(r.scope, GlobalScope):
+                kinds.add("global")
+            elif isinstance(r.scope, FunctionScope) and func is not None and r.scope is self.scope(func.node.body):
+                if isinstance(r.node, cst.Param):
+                    kinds.add("self" if func.self_name == name.value else "param")
+                else:
+                    kinds.add("local")
+            elif isinstance(r.scope, ClassScope):
+                kinds.add("unknown")
+            else:
+                kinds.add("closure")
+        for k in ("self", "global", "closure", "param", "import", "builtin", "local"):
+            if k in kinds:
+                return k
+        return "unknown"
+
+    def bindings_of(self, name: cst.Name) -> list:
+        refs = self.referents(name) or ()
+        return [r for r in refs if not isinstance(r, BuiltinAssignment)]
+
+    def exclusive(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
+        """Two module-level bindings in different branches of one if/else or try/except."""
+        pa, pb = self.branch_paths.get(id(a)), self.branch_paths.get(id(b))
+        if pa is None or pb is None:
+            return False
+        for x, y in zip(pa, pb):
+            if x != y:
+                return x[0] == y[0]
+        return False
+
+    # Reporting --------------------------------------------------------------------------------
+
+    @property
+    def function(self) -> FunctionInfo | None:
+        return self.functions[-1] if self.functions else None
+
+    def report(self, rule, node: cst.CSTNode, fields: dict, function: FunctionInfo | None = None) -> None:
+        func = function if function is not None else self.function
+        if func is None and not rule.always:
+            return
+        self.facts.candidates.append(
+            F.Candidate(rule.code, func.qualname if func else None, self.position(node), dict(fields))
+        )
+
+    @property
+    def in_staged_context(self) -> bool:
+        """False inside `tf.init_scope()` or a `tf.py_function` lambda: that code is not in the graph."""
+        return self.lifted_depth == 0 and self.escaped_depth == 0
+
+    # The walk's own bookkeeping ---------------------------------------------------------------
+
+    def _enter_function(self, node: cst.FunctionDef) -> None:
+        cls = self.current_class_for_methods()
+        parent = self.function if cls is None else None
+        if parent is not None:
+            qualname = f"{parent.qualname}.<locals>.{node.name.value}"
+        elif cls is not None:
+            qualname = f"{self.relative(cls.qualname)}.{node.name.value}"
+        else:
+            qualname = node.name.value
+        all_params = (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
+        params = [p.name.value for p in all_params]
+        defaults = {p.name.value: p.default for p in all_params if p.default is not None}
+        decorator_names = set()
+        for dec in node.decorators:
+            target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+            decorator_names |= self.qualified_names(target)
+        is_method = cls is not None and "builtins.staticmethod" not in decorator_names
+        facts = F.FunctionFacts(
+            qualname=qualname,
+            name=node.name.value,
+            span=self.position(node.name),
+            class_qualname=cls.qualname if is_method else None,
+            params=params,
+            literal_default_params={n for n, d in defaults.items() if _is_literal(d)},
+            decorators=sorted(decorator_names),
+        )
+        if decorator_names & (self.framework.staging_decorators | set(self.settings.staging_decorators)):
+            facts.staged_by = "decorator"
+        if decorator_names & self.framework.eager_escapes:
+            facts.escape = True
+        info = FunctionInfo(node, facts, parent, is_method, params[0] if is_method and params else None, defaults)
+        self.facts.functions[qualname] = facts
+        self.functions.append(info)
+        self._saved_depths.append((self.loop_depth, self.guard_depth, self._loop_stack))
+        self.loop_depth = 0
+        self.guard_depth = 0
+        self._loop_stack = []
+
+    def relative(self, absolute: str) -> str:
+        """`pkg.mod.Class` -> `Class` for names of this module."""
+        prefix = self.module + "."
+        return absolute[len(prefix):] if self.module and absolute.startswith(prefix) else absolute
+
+    def _leave_function(self) -> None:
+        self.functions.pop()
+        self.loop_depth, self.guard_depth, self._loop_stack = self._saved_depths.pop()
+
+    def _enter_class(self, node: cst.ClassDef) -> None:
+        outer = self.classes[-1].qualname if self.current_class_for_methods() else self.module
+        if self.functions:
+            qualname = f"{self.module}.{self.function.qualname}.<locals>.{node.name.value}"
+        else:
+            qualname = f"{outer}.{node.name.value}" if outer else node.name.value
+        bases = []
+        for arg in node.bases:
+            bases.extend(sorted(self.qualified_names(arg.value)))
+        cf = F.ClassFacts(qualname=qualname, bases=bases, span=self.position(node.name))
+        self.facts.classes[qualname] = cf
+        self.classes.append(cf)
+        self._class_fn_depth.append(len(self.functions))
+
+    def _leave_class(self) -> None:
+        self.classes.pop()
+        self._class_fn_depth.pop()
+
+    def current_class_for_methods(self) -> F.ClassFacts | None:
+        if self.classes and self._class_fn_depth[-1] == len(self.functions):
+            return self.classes[-1]
+        return None
+
+    def first_call_guard(self, test: cst.BaseExpression) -> str | None:
+        """"body" if `test` guards the if-body as run-once creation (`if self.v is None:`,
+        `if not self.built:`, `if not hasattr(self, "v"):`), "orelse" for the inverse."""
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            comp = test.comparisons[0]
+            if isinstance(comp.comparator, cst.Name) and comp.comparator.value == "None":
+                if isinstance(comp.operator, cst.Is):
+                    return "body"
+                if isinstance(comp.operator, cst.IsNot):
+                    return "orelse"
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = test.expression
+            if isinstance(inner, (cst.Attribute, cst.Name)):
+                return "body"
+            if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "hasattr":
+                return "body"
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+            if self.first_call_guard(test.left) == "body" or self.first_call_guard(test.right) == "body":
+                return "body"
+        return None
+
+    def is_lifting_scope(self, node: cst.With) -> bool:
+        for item in node.items:
+            expr = item.item
+            if isinstance(expr, cst.Call) and self.resolves_to(expr.func, self.framework.lifting_scopes):
+                return True
+        return False
+
+
+def _is_literal(node: cst.BaseExpression | None) -> bool:
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.Imaginary)):
+        return True
+    if isinstance(node, cst.Name) and node.value in ("None", "True", "False"):
+        return True
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return _is_literal(node.expression)
+    return False
+
+
+is_literal = _is_literal
+
+
+def target_names(target: cst.BaseExpression):
+    """Names bound by an assignment target (tuples unpacked); attributes/subscripts are not names."""
+    if isinstance(target, cst.Name):
+        yield target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            yield from target_names(el.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from target_names(target.value)
+
+
+class _Walker(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider, PositionProvider)
+
+    def __init__(self, ctx: FileContext, rules):
+        super().__init__()
+        self.ctx = ctx
+        self.rules = rules
+        ctx._meta = self.get_metadata
+        self._visits: dict[type, list] = {}
+        self._leaves: dict[type, list] = {}
+
+    def _handlers(self, table, prefix, node_type):
+        handlers = table.get(node_type)
+        if handlers is None:
+            name = prefix + node_type.__name__
+            handlers = [getattr(r, name) for r in self.rules if hasattr(r, name)]
+            table[node_type] = handlers
+        return handlers
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        ctx = self.ctx
+        t = type(node)
+        if t is cst.FunctionDef:
+            ctx._enter_function(node)
+        elif t is cst.ClassDef:
+            ctx._enter_class(node)
+        elif t is cst.If:
+            guard = ctx.first_call_guard(node.test)
+            if guard == "body":
+                ctx._guarded_blocks.add(id(node.body))
+            elif guard == "orelse" and node.orelse is not None:
+                ctx._guarded_blocks.add(id(node.orelse))
+            if not ctx.functions:
+                ctx._branch_of[id(node.body)] = (id(node), "body")
+                if node.orelse is not None:
+                    ctx._branch_of[id(node.orelse)] = (id(node), "else")
+        elif t is cst.With:
+            if ctx.functions and ctx.is_lifting_scope(node):
+                ctx._lifted_blocks.add(id(node.body))
+        elif t is cst.Try:
+            if not ctx.functions:
+                ctx._branch_of[id(node.body)] = (id(node), "body")
+                for i, handler in enumerate(node.handlers):
+                    ctx._branch_of[id(handler)] = (id(node), f"except{i}")
+        elif t is cst.Global or t is cst.Nonlocal:
+            if ctx.functions:
+                kind = "global" if t is cst.Global else "nonlocal"
+                ctx.function.declared.update((n.name.value, kind) for n in node.names)
+        elif t is cst.Lambda:
+            if id(node) in ctx._escaped_lambdas:
+                ctx.escaped_depth += 1
+        elif t is cst.For or t is cst.While:
+            ctx._loop_stack.append(id(node))
+            ctx.loop_depth += 1
+        elif t is cst.Call:
+            self._record_call(node)
+            if ctx.functions and ctx.in_staged_context and isinstance(node.func, cst.Attribute):
+                if node.func.attr.value in MUTATING_METHODS:
+                    ctx.raw_stores.append(
+                        (ctx.function, node, "method", node.func.value, node, ctx.guard_depth > 0)
+                    )
+        elif t is cst.Assign:
+            for tgt in node.targets:
+                self._record_binding(tgt.target, node.value)
+                self._record_store(node, tgt.target, node.value)
+        elif t is cst.AnnAssign:
+            if node.value is not None:
+                self._record_binding(node.target, node.value)
+                self._record_store(node, node.target, node.value)
+        elif t is cst.AugAssign:
+            self._record_binding(node.target, node, rebinding=True)
+            self._record_store(node, node.target, node.value)
+        elif t is cst.Del:
+            self._record_store(node, node.target, None)
+        elif t is cst.NamedExpr:
+            self._record_binding(node.target, node.value)
+        elif t is cst.Import or t is cst.ImportFrom:
+            if not ctx.functions and not ctx.classes:
+                self._record_import(node)
+        if id(node) in ctx._branch_of:
+            ctx._branch_stack.append(ctx._branch_of[id(node)])
+        if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
+            if id(node) in ctx._guarded_blocks:
+                ctx.guard_depth += 1
+            if id(node) in ctx._lifted_blocks:
+                ctx.lifted_depth += 1
+        if t is cst.For and isinstance(node, cst.For):
+            self._record_binding(node.target, node, rebinding=True)
+        for handler in self._handlers(self._visits, "visit_", t):
+            handler(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        ctx = self.ctx
+        t = type(original_node)
+        for handler in self._handlers(self._leaves, "leave_", t):
+            handler(original_node)
+        if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
+            if id(original_node) in ctx._guarded_blocks:
+                ctx.guard_depth -= 1
+            if id(original_node) in ctx._lifted_blocks:
+                ctx.lifted_depth -= 1
+        if t is cst.FunctionDef:
+            ctx._leave_function()
+        elif t is cst.ClassDef:
+            ctx._leave_class()
+        elif t is cst.Lambda:
+            if id(original_node) in ctx._escaped_lambdas:
+                ctx.escaped_depth -= 1
+        elif t is cst.For or t is cst.While:
+            ctx._loop_stack.pop()
+            ctx.loop_depth -= 1
+        if id(original_node) in ctx._branch_of:
+            ctx._branch_stack.pop()
+        if t is cst.Module:
+            # Rules that decide with whole-file knowledge do so while metadata is still bound.
+            for rule in self.rules:
+                rule.finish()
+
+    # Facts ------------------------------------------------------------------------------------
+
+    def _record_binding(self, target, value, rebinding: bool = False) -> None:
+        ctx = self.ctx
+        for name in target_names(target):
+            ctx.bound_values[id(name)] = value
+            if rebinding:
+                ctx.rebinding_targets.add(id(name))
+            if ctx.loop_depth:
+                ctx.loop_bound.add(id(name))
+            if not ctx.functions:
+                ctx.branch_paths[id(name)] = tuple(ctx._branch_stack)
+
+    def _record_store(self, stmt, target, value) -> None:
+        ctx = self.ctx
+        if not ctx.functions or not ctx.in_staged_context:
+            return
+        targets = target.elements if isinstance(target, (cst.Tuple, cst.List)) else (target,)
+        for tgt in targets:
+            tgt = getattr(tgt, "value", tgt) if isinstance(tgt, (cst.Element, cst.StarredElement)) else tgt
+            if isinstance(tgt, (cst.Attribute, cst.Subscript)) or (
+                isinstance(tgt, cst.Name) and tgt.value in ctx.function.declared
+            ):
+                ctx.raw_stores.append((ctx.function, stmt, "store", tgt, value, ctx.guard_depth > 0))
+
+    def _record_import(self, node) -> None:
+        ctx = self.ctx
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                local = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
+                full = alias.evaluated_name if alias.evaluated_alias else local
+                ctx.facts.imports[local] = full
+            return
+        if isinstance(node.names, cst.ImportStar):
+            return
+        module = code_of(node.module) if node.module is not None else ""
+        dots = "." * len(node.relative)
+        base = ctx.absolute_import(dots + module) if dots else module
+        for alias in node.names:
+            local = alias.evaluated_alias or alias.evaluated_name
+            ctx.facts.imports[local] = f"{base}.{alias.evaluated_name}" if base else alias.evaluated_name
+
+    def _record_call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        fw = ctx.framework
+        func = ctx.function
+        names = ctx.qualified_names(node.func)
+        staging = set(fw.staging_decorators) | set(ctx.settings.staging_decorators)
+        if names & fw.eager_escapes:
+            for arg in node.args:
+                if isinstance(arg.value, cst.Lambda):
+                    ctx._escaped_lambdas.add(id(arg.value))
+        if names & staging and node.args:
+            first = node.args[0]
+            if first.keyword is None or first.keyword.value in ("func", "fn", "python_function"):
+                target = self._target_of(first.value)
+                if target is not None:
+                    ctx.facts.wrapped.append(target)
+                elif (
+                    func is not None
+                    and isinstance(first.value, cst.Name)
+                    and ctx.binding_kind(first.value, func) == "param"
+                ):
+                    func.facts.wraps_param = True
+        if func is not None:
+            if names & fw.eager_escapes:
+                return  # the wrapped function runs eagerly: not traced into the graph
+            target = self._target_of(node.func)
+            if target is not None and not (names and all(fw.owns(n) for n in names)):
+                func.facts.calls.append(
+                    F.CallEdge(target, ctx.position(node), guarded=ctx.guard_depth > 0 or ctx.lifted_depth > 0)
+                )
+            for arg in node.args:
+                ref = self._function_reference(arg.value)
+                if ref is not None:
+                    func.facts.calls.append(F.CallEdge(ref, ctx.position(arg.value), kind="ref"))
+            if names and any(fw.owns(n) for n in names):
+                for arg in node.args:
+                    if isinstance(arg.value, cst.Name) and ctx.binding_kind(arg.value, func) == "param":
+                        func.facts.tensor_params.add(arg.value.value)
+        target = self._target_of(node.func)
+        if target is not None and self._is_project_target(target):
+            from stagelint.tensors import arg_facts
+
+            ctx.facts.call_sites.append(
+                F.CallSite(
+                    target,
+                    ctx.position(node),
+                    func.qualname if func else None,
+                    [arg_facts(ctx, a.value) for a in node.args if a.keyword is None and not a.star],
+                    {a.keyword.value: arg_facts(ctx, a.value) for a in node.args if a.keyword is not None},
+                    in_loop=bool(ctx._loop_stack),
+                )
+            )
+
+    def _is_project_target(self, target: F.Target) -> bool:
+        if target[0] != "name":
+            return True
+        root = target[1].split(".", 1)[0]
+        return root in self.ctx.project_roots or root == self.ctx.module.split(".", 1)[0]
+
+    def _function_reference(self, expr: cst.BaseExpression) -> F.Target | None:
+        """A function passed as an argument (`tf.cond(p, self._a, helper)`): the callee may call it."""
+        if isinstance(expr, cst.Attribute):
+            ref = self._target_of(expr)
+            return ref if ref is not None and ref[0] == "self" else None
+        if isinstance(expr, cst.Name) and self._names_function(expr):
+            return self._target_of(expr)
+        return None
+
+    def _names_function(self, expr: cst.BaseExpression) -> bool:
+        """A Name argument that refers to a def (so passing it may call it)."""
+        if not isinstance(expr, cst.Name):
+            return False
+        for b in self.ctx.bindings_of(expr):
+            if isinstance(getattr(b, "node", None), cst.FunctionDef):
+                return True
+            if isinstance(b, ImportAssignment) and isinstance(b.node, cst.ImportFrom):
+                return True
+        return False
+
+    def _target_of(self, expr: cst.BaseExpression) -> F.Target | None:
+        ctx = self.ctx
+        func = ctx.function
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and func is not None:
+            if func.self_name and expr.value.value == func.self_name and ctx.binding_kind(expr.value, func) == "self":
+                return ("self", func.facts.class_qualname, expr.attr.value)
+        if (
+            isinstance(expr, cst.Attribute)
+            and isinstance(expr.value, cst.Call)
+            and isinstance(expr.value.func, cst.Name)
+            and expr.value.func.value == "super"
+            and func is not None
+            and func.facts.class_qualname
+        ):
+            return ("super", func.facts.class_qualname, expr.attr.value)
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            names = ctx.qualified_names(expr)
+            if len(names) == 1:
+                (q,) = names
+                if not q.startswith("builtins."):
+                    return ("name", q)
+        return None
+
+
+def analyze_module(module: cst.Module, ctx: FileContext, rule_classes) -> F.ModuleFacts:
+    """Resolve metadata once, walk once; return the file's facts with the rules' candidates."""
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    rules = [cls(ctx) for cls in rule_classes]
+    walker = _Walker(ctx, rules)
+    ctx._rules = rules
+    wrapper.visit(walker)
+    return ctx.facts

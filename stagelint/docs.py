@@ -1,0 +1,72 @@
+"""Rule documentation rendered from the rule classes: `stagelint rule CODE` and docs/rules/.
+
+`python -m stagelint.docs` rewrites docs/rules/; a test fails when the pages are stale.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from stagelint.rules.base import SECTIONS, all_rules, example_source
+
+
+def render_rule(rule) -> str:
+    sections = rule.doc_sections()
+    out = [f"# {rule.code} {rule.name}", ""]
+    if rule.runtime_only:
+        out += ["*Runtime-only: reported by `stagelint run`, which observes it; no static check.*", ""]
+    if rule.fixable:
+        out += ["*Fix available: `stagelint check --fix`.*", ""]
+    out += [f"Message: {rule.message}", ""]
+    for title in SECTIONS:
+        out += [f"## {title}", "", sections.get(title, ""), ""]
+    for title in sections:
+        if title not in SECTIONS:
+            out += [f"## {title}", "", sections[title], ""]
+    if rule.invalid:
+        out += ["## Flagged", ""]
+        for ex in rule.invalid:
+            out += ["```python", example_source(ex).rstrip(), "```", ""]
+    if rule.valid:
+        out += ["## Not flagged", ""]
+        for ex in rule.valid:
+            out += ["```python", example_source(ex).rstrip(), "```", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def render_index() -> str:
+    out = ["# Rules", "", "Generated from the rule classes by `python -m stagelint.docs`.", "",
+           "| code | name | what it flags |", "|---|---|---|"]
+    for r in all_rules():
+        tag = " (runtime-only)" if r.runtime_only else ""
+        out.append(f"| [{r.code}]({r.code}.md) | {r.name} | {r.summary()}{tag} |")
+    return "\n".join(out) + "\n"
+
+
+def pages() -> dict[str, str]:
+    files = {f"{r.code}.md": render_rule(r) for r in all_rules()}
+    files["README.md"] = render_index()
+    return files
+
+
+def write(directory: Path) -> list[str]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    wanted = pages()
+    for name, text in wanted.items():
+        path = directory / name
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            written.append(name)
+    for stale in directory.glob("STG*.md"):
+        if stale.name not in wanted:
+            stale.unlink()
+            written.append(stale.name)
+    return written
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "docs" / "rules"
+    for name in write(target):
+        print(f"wrote {target / name}")

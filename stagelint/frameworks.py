@@ -1,0 +1,167 @@
+"""What is framework-specific, as data: which calls stage code, create variables, produce tensors.
+
+Rules ask questions of a `Framework` ("does this qualified name stage a function?") and never
+spell an API themselves, so a second staging framework (jax.jit) is one more instance here.
+Names are fully qualified, as libcst's QualifiedNameProvider reports them after import aliases
+are undone: `import tensorflow as tf; tf.function` is `tensorflow.function`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Framework:
+    name: str
+    #: Root packages: a qualified name under one of these belongs to the framework.
+    roots: tuple[str, ...]
+    #: Decorators / wrapper calls that stage a Python function into a graph.
+    staging_decorators: frozenset[str]
+    #: Wrappers whose function runs eagerly on every call, even from staged code.
+    eager_escapes: frozenset[str]
+    #: Context managers whose body runs outside the graph, once per trace (tf.init_scope).
+    lifting_scopes: frozenset[str]
+    #: Base classes whose `staged_methods` the framework traces for you (Keras).
+    layer_base_prefixes: tuple[str, ...]
+    layer_base_names: frozenset[str]
+    staged_methods: frozenset[str]
+    #: Calls that create variables (first call only under staging).
+    variable_constructors: frozenset[str]
+    #: Method names that create variables whatever the receiver (`self.add_weight`).
+    variable_creating_methods: frozenset[str]
+    #: Qualified-name prefixes of classes whose construction creates variables (Keras layers...).
+    variable_owner_prefixes: tuple[str, ...]
+    #: Calls under the roots that do not return a tensor (configuration, scopes, containers).
+    non_tensor_calls: frozenset[str]
+    non_tensor_prefixes: tuple[str, ...]
+    #: Tensor attributes that are Python values, not tensors.
+    non_tensor_attributes: frozenset[str]
+    #: The variable type, for "is this global a variable?" checks.
+    variable_types: frozenset[str] = field(default_factory=frozenset)
+
+    def owns(self, qualified_name: str) -> bool:
+        return any(qualified_name == r or qualified_name.startswith(r + ".") for r in self.roots)
+
+    def is_layer_base(self, qualified_name: str) -> bool:
+        if not qualified_name.startswith(self.layer_base_prefixes):
+            return False
+        last = qualified_name.rsplit(".", 1)[-1]
+        return last in self.layer_base_names or ".layers." in qualified_name
+
+    def creates_variables(self, qualified_name: str) -> bool:
+        if qualified_name in self.variable_constructors:
+            return True
+        if qualified_name.startswith(self.variable_owner_prefixes):
+            # Classes (CamelCase) under keras.layers/models/metrics/optimizers; not functions
+            # such as keras.layers.concatenate or keras.metrics.mean_squared_error.
+            last = qualified_name.rsplit(".", 1)[-1]
+            return last[:1].isupper()
+        return False
+
+    def returns_tensor(self, qualified_name: str) -> bool:
+        """A call under the framework's roots returns a tensor unless listed as not doing so."""
+        if not self.owns(qualified_name):
+            return False
+        if qualified_name in self.non_tensor_calls or qualified_name.startswith(self.non_tensor_prefixes):
+            return False
+        last = qualified_name.rsplit(".", 1)[-1]
+        # Classes (tf.TensorSpec, tf.GradientTape, tf.keras.layers.Dense) build objects, not tensors.
+        return not last[:1].isupper()
+
+
+def _keras_prefixes(*subpackages: str) -> tuple[str, ...]:
+    roots = ("tensorflow.keras", "keras", "tf_keras", "tensorflow.python.keras", "keras.src")
+    return tuple(f"{root}.{sub}." for root in roots for sub in subpackages)
+
+
+TENSORFLOW = Framework(
+    name="tensorflow",
+    roots=("tensorflow", "tf_keras", "keras"),
+    staging_decorators=frozenset({
+        "tensorflow.function",
+        "tensorflow.compat.v2.function",
+        "tensorflow.compat.v1.function",
+        "tensorflow.python.eager.def_function.function",
+        "tensorflow.python.eager.polymorphic_function.polymorphic_function.function",
+        "tf_agents.utils.common.function",
+    }),
+    eager_escapes=frozenset({
+        "tensorflow.py_function",
+        "tensorflow.numpy_function",
+        "tensorflow.compat.v1.py_func",
+        "tensorflow.compat.v1.py_function",
+        "tensorflow.compat.v1.numpy_function",
+    }),
+    lifting_scopes=frozenset({"tensorflow.init_scope", "tensorflow.compat.v1.init_scope"}),
+    layer_base_prefixes=("tensorflow.keras.", "keras.", "tf_keras.", "tensorflow.python.keras."),
+    layer_base_names=frozenset({"Layer", "Model", "Sequential"}),
+    staged_methods=frozenset({"call", "train_step", "test_step", "predict_step"}),
+    variable_constructors=frozenset({
+        "tensorflow.Variable",
+        "tensorflow.compat.v1.Variable",
+        "tensorflow.compat.v1.get_variable",
+        "tensorflow.random.Generator",
+        "tensorflow.random.Generator.from_seed",
+        "tensorflow.random.Generator.from_non_deterministic_state",
+        "tensorflow.random.experimental.Generator",
+        "tensorflow.random.experimental.Generator.from_seed",
+        "keras.Variable",
+    }),
+    variable_creating_methods=frozenset({"add_weight", "add_variable"}),
+    variable_owner_prefixes=_keras_prefixes("layers", "models", "metrics", "optimizers")
+    + ("tensorflow.keras.Sequential", "tensorflow.keras.Model", "keras.Sequential", "keras.Model",
+       "tf_keras.Sequential", "tf_keras.Model", "tensorflow.Module"),
+    non_tensor_calls=frozenset({
+        "tensorflow.function", "tensorflow.init_scope", "tensorflow.name_scope", "tensorflow.device",
+        "tensorflow.control_dependencies", "tensorflow.print", "tensorflow.executing_eagerly",
+        "tensorflow.get_logger", "tensorflow.py_function", "tensorflow.numpy_function",
+        "tensorflow.TensorArray", "tensorflow.Variable", "tensorflow.is_tensor",
+        "tensorflow.get_static_value", "tensorflow.nest.flatten", "tensorflow.nest.map_structure",
+        "tensorflow.nest.pack_sequence_as",
+    }),
+    non_tensor_prefixes=(
+        "tensorflow.config.", "tensorflow.data.", "tensorflow.keras.", "keras.", "tf_keras.",
+        "tensorflow.distribute.", "tensorflow.summary.", "tensorflow.saved_model.",
+        "tensorflow.autograph.", "tensorflow.compat.v1.logging.", "tensorflow.io.gfile.",
+        "tensorflow.experimental.", "tensorflow.types.", "tensorflow.dtypes.", "tensorflow.nest.",
+        "tensorflow.TensorShape", "tensorflow.debugging.assert_", "tensorflow.random.set_seed",
+    ),
+    non_tensor_attributes=frozenset({
+        "shape", "dtype", "name", "device", "graph", "op", "ndim", "get_shape", "numpy",
+        "value_index", "trainable", "__class__",
+    }),
+    variable_types=frozenset({"tensorflow.Variable", "tensorflow.compat.v1.Variable", "keras.Variable"}),
+)
+
+#: The framework(s) stagelint knows. Rules take the framework from the analysis context.
+FRAMEWORKS = (TENSORFLOW,)
+
+#: Python I/O whose effect happens once per trace under staging (STG101).
+PYTHON_IO_CALLS = frozenset({
+    "builtins.print", "builtins.input", "pprint.pprint", "pprint.pp",
+    "warnings.warn", "warnings.warn_explicit",
+    "os.system", "os.popen", "os.remove", "os.unlink", "os.makedirs", "os.mkdir", "os.rename",
+    "shutil.copy", "shutil.copyfile", "shutil.move", "shutil.rmtree",
+    "sys.stdout.write", "sys.stderr.write", "sys.stdout.flush", "sys.stderr.flush",
+    "time.sleep", "json.dump", "pickle.dump", "numpy.save", "numpy.savez", "numpy.savetxt",
+})
+PYTHON_IO_PREFIXES = ("logging.", "absl.logging.", "subprocess.", "socket.", "urllib.request.")
+#: Module-level factories whose result is a logger: `log = logging.getLogger(__name__)`.
+LOGGER_FACTORIES = frozenset({"logging.getLogger", "absl.logging.get_absl_logger", "tensorflow.get_logger"})
+LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"})
+#: Logging functions that configure rather than write.
+LOGGING_NON_IO = frozenset({
+    "logging.getLogger", "logging.basicConfig", "logging.Formatter", "logging.Handler",
+    "logging.StreamHandler", "logging.FileHandler", "logging.getLevelName", "logging.NullHandler",
+    "absl.logging.get_verbosity", "absl.logging.set_verbosity", "absl.logging.vlog_is_on",
+    "absl.logging.level_debug", "absl.logging.level_info", "absl.logging.get_absl_logger",
+    "logging.DEBUG", "logging.INFO", "logging.WARNING", "logging.ERROR",
+})
+
+#: Methods that mutate the Python container they are called on (STG102, STG201).
+MUTATING_METHODS = frozenset({
+    "append", "extend", "insert", "update", "pop", "popitem", "add", "clear", "remove", "discard",
+    "setdefault", "sort", "reverse", "appendleft", "extendleft", "popleft", "difference_update",
+    "intersection_update", "symmetric_difference_update",
+})

@@ -1,0 +1,11 @@
+"""Output formats for `stagelint check`: one module per format, each a `render(result, out)`."""
+
+from __future__ import annotations
+
+from stagelint.report import concise, full, json_format
+
+FORMATS = {
+    "full": full.render,
+    "concise": concise.render,
+    "json": json_format.render,
+}

@@ -1,0 +1,129 @@
+"""The Rule base class: one rule, one class, one home.
+
+A rule class carries its code, name, one-line message template, its documentation (the class
+docstring, in ruff's sections) and its valid/invalid examples. Tests, `stagelint rule CODE`,
+the generated docs pages and SARIF rule descriptions all read them from here.
+
+During analysis the engine makes one instance per rule per file and, in its single traversal,
+calls the instance's `visit_<Node>` / `leave_<Node>` methods (plain libcst node class names)
+and finally `finish()`. A rule reports through `self.report(node, **fields)`; the engine keeps
+the report only if the enclosing function turns out to be staged.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import textwrap
+from typing import TYPE_CHECKING, ClassVar
+
+import libcst as cst
+
+if TYPE_CHECKING:
+    from stagelint.context import FileContext
+
+SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead")
+
+#: Every concrete rule class, by code. Filled by `Rule.__init_subclass__`.
+REGISTRY: dict[str, type[Rule]] = {}
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    #: One line, `str.format` fields filled by the rule's `report(...)` plus `{func}`, the
+    #: function phrase ("`helper` (traced by `step`)") the engine supplies.
+    message: ClassVar[str]
+    #: Invalid examples mark the expected findings bugbear-style: `print(x)  # STG101`.
+    valid: ClassVar[tuple[str, ...]] = ()
+    invalid: ClassVar[tuple[str, ...]] = ()
+    #: Runtime-only rules (STG9xx) are documented here but reported by `stagelint run`.
+    runtime_only: ClassVar[bool] = False
+    fixable: ClassVar[bool] = False
+    #: Report even outside staged code (STG000 syntax errors).
+    always: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "code" in cls.__dict__:
+            if cls.code in REGISTRY:
+                raise RuntimeError(f"duplicate rule code {cls.code}")
+            REGISTRY[cls.code] = cls
+
+    def __init__(self, ctx: FileContext):
+        self.ctx = ctx
+
+    def report(self, node: cst.CSTNode, *, function=None, **fields) -> None:
+        """Record a candidate at `node`, in the current function (or `function`, for rules
+        that decide in `finish`). Fields fill the message template."""
+        self.ctx.report(self, node, fields, function=function)
+
+    def finish(self) -> None:
+        """Called once after the traversal, for rules that decide at the end of the file."""
+
+    @classmethod
+    def confirm(cls, candidate, project, module) -> bool:
+        """Project-phase check of a candidate in staged code (call graph, call sites)."""
+        return True
+
+    @classmethod
+    def project_candidates(cls, project):
+        """Candidates only the whole project can show (recursion): (module name, Candidate)."""
+        return ()
+
+    # Documentation -------------------------------------------------------------------------
+
+    @classmethod
+    def doc_sections(cls) -> dict[str, str]:
+        return parse_sections(inspect.getdoc(cls) or "")
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first sentence of "What it does", for tables."""
+        text = " ".join(cls.doc_sections().get("What it does", "").split())
+        m = re.match(r"(.+?\.)(\s|$)", text)
+        return m.group(1) if m else text
+
+
+def parse_sections(doc: str) -> dict[str, str]:
+    sections: dict[str, str] = {}
+    current = None
+    for line in doc.splitlines():
+        m = re.match(r"^## (.+?)\s*$", line)
+        if m:
+            current = m.group(1)
+            sections[current] = ""
+        elif current is not None:
+            sections[current] += line + "\n"
+    return {k: v.strip("\n") for k, v in sections.items()}
+
+
+def example_source(example: str) -> str:
+    return textwrap.dedent(example).lstrip("\n")
+
+
+MARKER_RE = re.compile(r"#\s*((?:STG\d{3}[\s,]*)+)\s*$")
+
+
+def expected_findings(example: str) -> set[tuple[int, str]]:
+    """(line, code) pairs marked in an example with trailing `# STG101` comments."""
+    expected = set()
+    for lineno, line in enumerate(example_source(example).splitlines(), start=1):
+        m = MARKER_RE.search(line)
+        if m:
+            for code in re.findall(r"STG\d{3}", m.group(1)):
+                expected.add((lineno, code))
+    return expected
+
+
+def all_rules() -> list[type[Rule]]:
+    # Importing the package registers every rule module.
+    import stagelint.rules  # noqa: F401
+
+    return [REGISTRY[c] for c in sorted(REGISTRY)]
+
+
+def get_rule(code: str) -> type[Rule] | None:
+    import stagelint.rules  # noqa: F401
+
+    return REGISTRY.get(code.upper())

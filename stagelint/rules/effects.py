@@ -1,0 +1,297 @@
+"""Python effects that happen once per trace instead of once per call (STG1xx)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from stagelint.context import short_code
+from stagelint.frameworks import (
+    LOGGER_FACTORIES,
+    LOGGER_METHODS,
+    LOGGING_NON_IO,
+    PYTHON_IO_CALLS,
+    PYTHON_IO_PREFIXES,
+)
+from stagelint.rules.base import Rule
+from stagelint.stores import store_sites
+
+
+class TraceTimeSideEffect(Rule):
+    """
+    ## What it does
+    Flags Python I/O in staged code: `print`, `logging.*` and logger methods, `warnings.warn`,
+    `input`, files opened for writing, `subprocess`, `os.system`, `time.sleep` and the like.
+
+    ## Why is this bad?
+    `tf.function` runs the Python body only while tracing. The effect happens on the first
+    call and again on each retrace, but not on the calls that reuse a trace, so a log that
+    looks right in eager mode goes silent (or repeats at odd moments) once the function is
+    staged. `tf.print` is an op in the graph and runs on every call.
+
+    ## Example
+    ```python
+    @tf.function
+    def train_step(x):
+        print("step", x)          # printed once, while tracing
+        return x * 2
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def train_step(x):
+        tf.print("step", x)       # printed on every call
+        return x * 2
+    ```
+    Deliberate trace-time messages ("Tracing with ...") are fine: mark the line `# noqa: STG101`.
+    """
+
+    code = "STG101"
+    name = "trace-time-side-effect"
+    message = "`{call}` runs only while {func} is traced, not on every call; {instead}"
+    valid = (
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            tf.print("Executed with", x)
+            return x + 1
+
+        def eager_only(x):
+            print("not staged", x)
+        """,
+        """
+        import tensorflow as tf
+
+        @tf.py_function(Tout=tf.float32)
+        def py_plus(x, y):
+            print("Executing eagerly.")   # tf.py_function runs Python on every call
+            return x + y
+
+        @tf.function
+        def wrapper(x, y):
+            return py_plus(x, y)
+        """,
+        """
+        import logging
+        import tensorflow as tf
+
+        logger = logging.getLogger(__name__)
+
+        @tf.function
+        def f(x):
+            logger.setLevel(logging.INFO)
+            return x
+        """,
+    )
+    invalid = (
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            print("Traced with", x)  # STG101
+            tf.print("Executed with", x)
+        """,
+        """
+        import logging
+        import warnings
+        import tensorflow as tf
+
+        log = logging.getLogger(__name__)
+
+        def report(loss):
+            logging.info("loss %s", loss)  # STG101
+            log.warning("loss %s", loss)  # STG101
+
+        @tf.function
+        def train_step(x):
+            loss = tf.reduce_sum(x)
+            report(loss)
+            warnings.warn("deprecated")  # STG101
+            return loss
+        """,
+        """
+        from tensorflow import function as compile_fn
+
+        def body(x):
+            with open("log.txt", "a") as fh:  # STG101
+                fh.write("called")
+            return x
+
+        step = compile_fn(body)
+        """,
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        if ctx.function is None or not ctx.in_staged_context:
+            return
+        names = ctx.qualified_names(node.func)
+        for q in sorted(names):
+            if q in LOGGING_NON_IO:
+                return
+            if q == "builtins.open":
+                if _opens_for_writing(node):
+                    self._report(node, "open(...)", "do file I/O outside the tf.function, or in `tf.py_function`")
+                return
+            if q in PYTHON_IO_CALLS or q.startswith(PYTHON_IO_PREFIXES):
+                short = q.removeprefix("builtins.")
+                if short == "print":
+                    instead = "use `tf.print()` to print on every call"
+                elif short.startswith(("logging.", "absl.logging.", "warnings.")):
+                    instead = "use `tf.print()`, or log outside the tf.function"
+                else:
+                    instead = "move it outside the tf.function, or into `tf.py_function`"
+                self._report(node, f"{short}()", instead)
+                return
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in LOGGER_METHODS and self._is_logger(node.func.value):
+            self._report(node, f"{short_code(node.func)}()", "use `tf.print()`, or log outside the tf.function")
+
+    def _report(self, node: cst.Call, call: str, instead: str) -> None:
+        self.report(node, call=call, instead=instead)
+
+    def _is_logger(self, receiver: cst.BaseExpression) -> bool:
+        ctx = self.ctx
+        if isinstance(receiver, cst.Call):
+            return bool(ctx.qualified_names(receiver.func) & LOGGER_FACTORIES)
+        if isinstance(receiver, cst.Name):
+            for binding in ctx.bindings_of(receiver):
+                value = ctx.bound_values.get(id(getattr(binding, "node", None)))
+                if isinstance(value, cst.Call) and ctx.qualified_names(value.func) & LOGGER_FACTORIES:
+                    return True
+        return False
+
+
+def _opens_for_writing(node: cst.Call) -> bool:
+    mode = None
+    for i, arg in enumerate(node.args):
+        if (arg.keyword is not None and arg.keyword.value == "mode") or (arg.keyword is None and i == 1):
+            mode = arg.value
+    if mode is None:
+        return False
+    if isinstance(mode, cst.SimpleString):
+        return any(c in mode.evaluated_value for c in "wax+")
+    return True  # a computed mode: assume it may write
+
+
+class ExternalStateMutation(Rule):
+    """
+    ## What it does
+    Flags staged code that changes Python state living outside the call: `global`/`nonlocal`
+    rebinding, `.append()`/`.update()`/`.pop()`/... on a container that is not local to the call,
+    and stores into attributes or items of non-local objects, such as `self.counter += 1`.
+
+    ## Why is this bad?
+    The change happens while tracing. Calls that reuse the trace skip it, so a list that should
+    grow by one per call grows once, and a Python counter stops counting. (A tensor stored
+    this way is also a leak: see STG201.)
+
+    ## Example
+    ```python
+    external_list = []
+
+    @tf.function
+    def side_effect(x):
+        external_list.append(x)    # happens once, at trace time
+    ```
+
+    ## Use instead
+    Return values from the function and update Python state outside it, or keep the state in
+    a `tf.Variable` and update it with `.assign()`/`.assign_add()`, or accumulate in a
+    `tf.TensorArray`. Containers created inside the call may be mutated freely.
+    """
+
+    code = "STG102"
+    name = "external-state-mutation"
+    message = "{action} changes {place} only while {func} is traced, later calls skip it; return the value or keep the state in a `tf.Variable`"
+    valid = (
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            parts = []
+            parts.append(x)
+            parts.append(x * 2)
+            return tf.add_n(parts)
+        """,
+        """
+        import tensorflow as tf
+
+        class Count(tf.Module):
+            def __init__(self):
+                self.count = None
+
+            @tf.function
+            def __call__(self):
+                if self.count is None:
+                    self.count = tf.Variable(0)
+                return self.count.assign_add(1)
+        """,
+        """
+        import tensorflow as tf
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.v = tf.Variable(0)
+                self.counter = 0
+
+            @tf.function
+            def __call__(self):
+                with tf.init_scope():
+                    self.counter += 1
+                    self.v.assign_add(1)
+                return self.v
+        """,
+    )
+    invalid = (
+        """
+        import tensorflow as tf
+
+        external_list = []
+
+        @tf.function
+        def side_effect(x):
+            external_list.append(x)  # STG102
+
+        side_effect(1)
+        side_effect(1)
+        """,
+        """
+        import tensorflow as tf
+
+        calls = 0
+
+        def count():
+            global calls
+            calls += 1  # STG102
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.steps = 0
+
+            @tf.function
+            def __call__(self, x):
+                count()
+                self.steps += 1  # STG102
+                return x
+        """,
+    )
+
+    def finish(self) -> None:
+        for site in store_sites(self.ctx):
+            if site.tensor.definite:
+                continue  # STG201
+            self.report(site.node, action=site.action, place=site.place,
+                        _root=site.root_kind, _params=sorted(site.tensor.params), function=site.func)
+
+    @classmethod
+    def confirm(cls, candidate, project, module) -> bool:
+        key = (module.module, candidate.function)
+        if candidate.fields.get("_root") == "param" and project.entries.get(key) is None:
+            return False  # a helper's parameter may be the caller's local container
+        params = set(candidate.fields.get("_params", ()))
+        return not (params and params & project.tensor_params(key))
+

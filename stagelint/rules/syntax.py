@@ -1,0 +1,45 @@
+"""Files stagelint cannot read as Python (STG000)."""
+
+from __future__ import annotations
+
+from stagelint.rules.base import Rule
+
+
+class SyntaxErrorRule(Rule):
+    """
+    ## What it does
+    Reports a file that does not parse as Python, at the position of the syntax error.
+
+    ## Why is this bad?
+    stagelint cannot look for staging pitfalls in a file it cannot parse, so the file is
+    reported rather than silently skipped; the other files are still checked.
+
+    ## Example
+    ```python
+    def f(x:
+        return x
+    ```
+
+    ## Use instead
+    ```python
+    def f(x):
+        return x
+    ```
+    """
+
+    code = "STG000"
+    name = "syntax-error"
+    message = "cannot parse this file: {error}; fix the syntax so stagelint can check it"
+    always = True
+    valid = (
+        """
+        def f(x):
+            return x
+        """,
+    )
+    invalid = (
+        """
+        def f(x):
+            return x +  # STG000
+        """,
+    )

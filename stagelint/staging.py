@@ -1,0 +1,271 @@
+"""Which code is staged: entry points, and every function reachable from them by calls.
+
+Entry points are functions decorated with a staging decorator (any spelling, any alias), the
+targets of wrapper calls (`g = tf.function(f)`, `self.step = tf.function(self._step)`), Keras
+methods (`call`, `train_step`, ...) of Layer/Model subclasses (also through project base
+classes), functions decorated with a project helper that returns `tf.function(its_argument)`,
+and configured extra decorators. From there, calls are followed through the same module,
+`self.method()`, `super().method()`, nested functions, functions passed as arguments
+(`tf.cond(p, f, g)`), and project modules imported absolutely or relatively. Functions behind
+`tf.py_function` run eagerly and are not followed. The traversal visits every function once,
+so recursion in the call graph terminates.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from stagelint import facts as F
+from stagelint.frameworks import Framework
+
+Key = tuple[str, str]  # (module, qualname)
+
+
+class Project:
+    def __init__(self, modules: list[F.ModuleFacts], settings, framework: Framework):
+        self.settings = settings
+        self.framework = framework
+        self.modules: dict[str, F.ModuleFacts] = {}
+        for m in modules:
+            self.modules.setdefault(m.module, m)
+        self._suffixes: dict[str, set[str]] = {}
+        for name in self.modules:
+            parts = name.split(".")
+            for i in range(1, len(parts)):
+                self._suffixes.setdefault(".".join(parts[i:]), set()).add(name)
+        self.classes: dict[str, tuple[str, F.ClassFacts]] = {}
+        for m in self.modules.values():
+            for q, c in m.classes.items():
+                self.classes[q] = (m.module, c)
+        self._resolved: dict[tuple, Key | None] = {}
+        self._layer_memo: dict[str, bool] = {}
+        self.entries: dict[Key, str] = {}
+        self.reached: dict[Key, Key] = {}  # function -> the entry point that reaches it
+        self.unguarded: set[Key] = set()  # reachable without passing a first-call guard
+        self.call_sites: dict[Key, list[tuple[str, F.CallSite]]] = {}
+        self._find_entries()
+        self._reach()
+        self._index_call_sites()
+
+    # Lookup -----------------------------------------------------------------------------------
+
+    def function(self, key: Key) -> F.FunctionFacts | None:
+        m = self.modules.get(key[0])
+        return m.functions.get(key[1]) if m else None
+
+    def _module_for(self, dotted: str) -> str | None:
+        if dotted in self.modules:
+            return dotted
+        matches = self._suffixes.get(dotted)
+        if matches and len(matches) == 1:
+            return next(iter(matches))
+        return None
+
+    def split_qualified(self, qualified: str) -> tuple[str, str] | None:
+        """`pkg.mod.Class.method` -> (`pkg.mod`, `Class.method`), longest module prefix first."""
+        parts = qualified.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            module = self._module_for(".".join(parts[:i]))
+            if module is not None:
+                return module, ".".join(parts[i:])
+        return None
+
+    def resolve(self, module: str, target: F.Target, _depth: int = 0) -> Key | None:
+        cache_key = (module, target)
+        if cache_key in self._resolved:
+            return self._resolved[cache_key]
+        result = self._resolve(module, target, _depth)
+        self._resolved[cache_key] = result
+        return result
+
+    def _resolve(self, module: str, target: F.Target, depth: int) -> Key | None:
+        if target[0] in ("self", "super"):
+            _, cls, method = target
+            return self._method(cls, method, skip_self=target[0] == "super")
+        qualified = target[1]
+        split = self.split_qualified(qualified)
+        if split is None or depth > 4:
+            return None
+        mod, rest = split
+        facts = self.modules[mod]
+        if rest in facts.functions:
+            return (mod, rest)
+        head, _, tail = rest.partition(".")
+        if head in facts.imports:  # a re-export: `from .impl import helper` in pkg/__init__.py
+            return self.resolve(mod, ("name", facts.imports[head] + ("." + tail if tail else "")), depth + 1)
+        return None
+
+    def resolve_class(self, qualified: str) -> tuple[str, F.ClassFacts] | None:
+        if qualified in self.classes:
+            return self.classes[qualified]
+        split = self.split_qualified(qualified)
+        if split is None:
+            return None
+        mod, rest = split
+        found = self.classes.get(f"{mod}.{rest}")
+        if found is None and rest.partition(".")[0] in self.modules[mod].imports:
+            head, _, tail = rest.partition(".")
+            target = self.modules[mod].imports[head] + ("." + tail if tail else "")
+            if target != qualified:
+                return self.resolve_class(target)
+        return found
+
+    def _method(self, cls: str, method: str, skip_self: bool = False, _seen=None) -> Key | None:
+        _seen = _seen or set()
+        if cls in _seen:
+            return None
+        _seen.add(cls)
+        found = self.resolve_class(cls)
+        if found is None:
+            return None
+        mod, facts = found
+        if not skip_self:
+            qual = f"{facts.qualname[len(mod) + 1:]}.{method}"
+            if qual in self.modules[mod].functions:
+                return (mod, qual)
+        for base in facts.bases:
+            key = self._method(base, method, _seen=_seen)
+            if key is not None:
+                return key
+        return None
+
+    def is_layer_class(self, cls: str, _seen=None) -> bool:
+        if cls in self._layer_memo:
+            return self._layer_memo[cls]
+        _seen = _seen or set()
+        if cls in _seen:
+            return False
+        _seen.add(cls)
+        found = self.resolve_class(cls)
+        result = False
+        if found is not None:
+            for base in found[1].bases:
+                if self.framework.is_layer_base(base) or self.is_layer_class(base, _seen):
+                    result = True
+                    break
+        self._layer_memo[cls] = result
+        return result
+
+    # Entry points and reachability ------------------------------------------------------------
+
+    def _find_entries(self) -> None:
+        fw = self.framework
+        wrappers: set[str] = set()
+        for m in self.modules.values():
+            for f in m.functions.values():
+                if f.wraps_param and "<locals>" not in f.qualname:
+                    wrappers.add(f"{m.module}.{f.qualname}")
+        for m in sorted(self.modules.values(), key=lambda m: m.module):
+            for q, f in m.functions.items():
+                if f.escape:
+                    continue
+                key = (m.module, q)
+                if f.staged_by:
+                    self.entries[key] = "decorator"
+                elif any(self._is_wrapper(m.module, d, wrappers) for d in f.decorators):
+                    self.entries[key] = "decorator"
+                elif (
+                    self.settings.keras_methods
+                    and f.class_qualname
+                    and f.name in fw.staged_methods
+                    and self.is_layer_class(f.class_qualname)
+                ):
+                    self.entries[key] = "keras"
+            for target in m.wrapped:
+                key = self.resolve(m.module, target)
+                if key is not None and key not in self.entries:
+                    self.entries[key] = "wrapper"
+
+    def _is_wrapper(self, module: str, decorator: str, wrappers: set[str]) -> bool:
+        if decorator in wrappers:
+            return True
+        key = self.resolve(module, ("name", decorator))
+        return key is not None and f"{key[0]}.{key[1]}" in wrappers
+
+    def _reach(self) -> None:
+        for entry in sorted(self.entries):
+            self._bfs(entry, self.reached, only_unguarded=False)
+        unguarded: dict[Key, Key] = {}
+        for entry in sorted(self.entries):
+            self._bfs(entry, unguarded, only_unguarded=True)
+        self.unguarded = set(unguarded)
+
+    def _bfs(self, entry: Key, seen: dict[Key, Key], only_unguarded: bool) -> None:
+        if entry in seen:
+            return
+        seen[entry] = entry
+        queue = deque([entry])
+        while queue:
+            key = queue.popleft()
+            for callee in self.callees(key, include_refs=True, only_unguarded=only_unguarded):
+                if callee not in seen:
+                    seen[callee] = entry
+                    queue.append(callee)
+
+    def callees(self, key: Key, include_refs: bool = True, only_unguarded: bool = False):
+        f = self.function(key)
+        if f is None:
+            return
+        for edge in f.calls:
+            if edge.kind == "ref" and not include_refs:
+                continue
+            if only_unguarded and edge.guarded:
+                continue
+            callee = self.resolve(key[0], edge.target)
+            if callee is None:
+                continue
+            cf = self.function(callee)
+            if cf is None or cf.escape:
+                continue
+            yield callee
+
+    def edges(self, key: Key):
+        """(edge, callee) for the resolved call edges of a function."""
+        f = self.function(key)
+        if f is None:
+            return
+        for edge in f.calls:
+            if edge.kind != "call":
+                continue
+            callee = self.resolve(key[0], edge.target)
+            if callee is not None and self.function(callee) is not None and not self.function(callee).escape:
+                yield edge, callee
+
+    # Call sites and parameter tensor-ness -----------------------------------------------------
+
+    def _index_call_sites(self) -> None:
+        for m in self.modules.values():
+            for site in m.call_sites:
+                key = self.resolve(m.module, site.target)
+                if key is not None:
+                    self.call_sites.setdefault(key, []).append((m.module, site))
+
+    def tensor_params(self, key: Key) -> set[str]:
+        f = self.function(key)
+        if f is None:
+            return set()
+        out = set(f.tensor_params)
+        if self.entries.get(key) == "keras":
+            out |= {p for p in f.params[1:] if p not in f.literal_default_params}
+        for _, site in self.call_sites.get(key, ()):
+            # `self.m(x)` passes self implicitly; `Class.m(obj, x)` and plain calls do not.
+            shift = 1 if site.target[0] in ("self", "super") else 0
+            for i, arg in enumerate(site.args):
+                if arg.kind == "tensor" and i + shift < len(f.params):
+                    out.add(f.params[i + shift])
+            for kw, arg in site.kwargs.items():
+                if arg.kind == "tensor":
+                    out.add(kw)
+        return out
+
+    # Messages ---------------------------------------------------------------------------------
+
+    def display(self, key: Key, relative_to: str) -> str:
+        return key[1] if key[0] == relative_to else f"{key[0]}.{key[1]}"
+
+    def function_phrase(self, key: Key) -> str:
+        entry = self.reached.get(key, key)
+        name = key[1]
+        if entry == key:
+            return f"`{name}`"
+        return f"`{name}` (traced by `{self.display(entry, key[0])}`)"
