@@ -513,15 +513,16 @@ class _Walker(cst.CSTVisitor):
         if names & staging and node.args:
             first = node.args[0]
             if first.keyword is None or first.keyword.value in ("func", "fn", "python_function"):
-                target = self._target_of(first.value)
-                if target is not None:
-                    ctx.facts.wrapped.append(target)
-                elif (
+                if (
                     func is not None
                     and isinstance(first.value, cst.Name)
                     and ctx.binding_kind(first.value, func) == "param"
                 ):
-                    func.facts.wraps_param = True
+                    func.facts.wraps_param = True  # a decorator of the project's own
+                else:
+                    target = self._target_of(first.value)
+                    if target is not None:
+                        ctx.facts.wrapped.append(target)
         if func is not None:
             if names & fw.eager_escapes:
                 return  # the wrapped function runs eagerly: not traced into the graph

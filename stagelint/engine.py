@@ -90,7 +90,7 @@ def discover(paths: list[str], settings: Settings) -> tuple[list[str], list[tupl
             for name in sorted(names):
                 if not name.endswith(".py"):
                     continue
-                full = os.path.join(root, name)
+                full = os.path.normpath(os.path.join(root, name))
                 if not os.path.isfile(full) or _excluded(Path(full), settings):
                     continue
                 key = os.path.realpath(full)
@@ -106,10 +106,8 @@ def analyze_source(path: str, source: bytes, settings: Settings, project_roots=f
     try:
         tree = cst.parse_module(source)
     except cst.ParserSyntaxError as e:
+        line, column, message = _syntax_error_location(source, e)
         facts = F.ModuleFacts(path=path, module=module, is_package=is_package)
-        line = max(1, e.raw_line)
-        column = max(1, e.raw_column + 1)
-        message = " ".join(e.message.split()) or "invalid syntax"
         facts.candidates.append(
             F.Candidate("STG000", None, F.Span(line, column, line, column), {"error": message})
         )
@@ -117,6 +115,20 @@ def analyze_source(path: str, source: bytes, settings: Settings, project_roots=f
     ctx = FileContext(path, module, is_package, settings, TENSORFLOW)
     ctx.project_roots = frozenset(project_roots)
     return analyze_module(tree, ctx, [r for r in all_rules() if not r.runtime_only])
+
+
+def _syntax_error_location(source: bytes, error: cst.ParserSyntaxError) -> tuple[int, int, str]:
+    """Python's own message and position when it agrees the file is invalid (users know its
+    wording); libcst's otherwise (e.g. syntax newer than libcst's grammar)."""
+    try:
+        compile(source, "<stagelint>", "exec", dont_inherit=True)
+    except SyntaxError as py:
+        if py.lineno:
+            return py.lineno, max(1, py.offset or 1), py.msg
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    message = " ".join(error.message.split()) or "invalid syntax"
+    return max(1, error.raw_line), max(1, error.raw_column + 1), message
 
 
 def _read(path: str) -> bytes:
@@ -144,7 +156,7 @@ def _imported_files(facts: F.ModuleFacts, search_roots: list[Path]) -> list[str]
             for root in search_roots:
                 for candidate in (root / rel.with_suffix(".py"), root / rel / "__init__.py"):
                     if candidate.is_file():
-                        out.append(str(candidate))
+                        out.append(_display_path(candidate))
                         break
                 else:
                     continue
@@ -153,6 +165,12 @@ def _imported_files(facts: F.ModuleFacts, search_roots: list[Path]) -> list[str]
                 continue
             break
     return out
+
+
+def _display_path(path: Path) -> str:
+    """Relative to the working directory when below it, as paths given on the command line are."""
+    rel = os.path.relpath(path)
+    return path.as_posix() if rel.startswith("..") else Path(rel).as_posix()
 
 
 def _package_root(path: Path) -> Path:

@@ -81,7 +81,7 @@ class Rule:
     def summary(cls) -> str:
         """The first sentence of "What it does", for tables."""
         text = " ".join(cls.doc_sections().get("What it does", "").split())
-        m = re.match(r"(.+?\.)(\s|$)", text)
+        m = re.match(r"(.+?[^.]\.)(\s|$)", text)
         return m.group(1) if m else text
 
 

@@ -1,0 +1,22 @@
+"""Shared helpers for the static tests: check a snippet, compare (line, code) pairs."""
+
+from __future__ import annotations
+
+import textwrap
+
+from stagelint.engine import check_source
+from stagelint.rules.base import expected_findings
+
+
+def findings(source: str, **kwargs):
+    return check_source(textwrap.dedent(source).lstrip("\n"), **kwargs)
+
+
+def pairs(source: str, codes: set[str] | None = None, **kwargs) -> set[tuple[int, str]]:
+    """(line, code) of the findings, restricted to `codes` when given."""
+    return {(f.line, f.code) for f in findings(source, **kwargs) if codes is None or f.code in codes}
+
+
+def marked(source: str, codes: set[str] | None = None) -> set[tuple[int, str]]:
+    """(line, code) marked with trailing `# STG101` comments, restricted to `codes`."""
+    return {(line, code) for line, code in expected_findings(source) if codes is None or code in codes}

@@ -1,0 +1,162 @@
+"""The command line as users run it: real subprocesses of `python -m stagelint`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "train_pitfalls.py"
+JSON_KEYS = ["code", "name", "path", "line", "column", "end_line", "end_column", "message",
+             "function", "entry_point", "fixable"]
+
+
+def run(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "stagelint", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return path
+
+
+def test_check_the_bundled_example_full_output():
+    proc = run("check", "examples/")
+    assert proc.returncode == 1, proc.stderr
+    out = proc.stdout
+    assert "examples/train_pitfalls.py:14:5: STG101 [trace-time-side-effect]" in out
+    assert '14 |     print("loss:", loss)' in out
+    assert "   |     ^^^^^^^^^^^^^^^^^^^^ STG101" in out
+    codes = {line.split()[1] for line in out.splitlines() if line.startswith("examples/")}
+    assert {"STG101", "STG102", "STG201", "STG301", "STG401", "STG402"} <= codes
+    assert out.rstrip().endswith("findings.")
+
+
+def test_json_output_matches_the_interface():
+    proc = run("check", "--output-format", "json", "examples/train_pitfalls.py")
+    assert proc.returncode == 1
+    data = json.loads(proc.stdout)
+    assert isinstance(data, list) and data
+    for obj in data:
+        assert list(obj) == JSON_KEYS
+        assert obj["path"] == "examples/train_pitfalls.py"  # as given: relative stays relative
+        assert obj["line"] >= 1 and obj["column"] >= 1
+        assert obj["end_line"] >= obj["line"]
+    keys = [(o["path"], o["line"], o["column"], o["code"]) for o in data]
+    assert keys == sorted(keys)
+    leak = next(o for o in data if o["code"] == "STG201")
+    assert (leak["function"], leak["entry_point"], leak["fixable"]) == ("log_loss", "Model.train_step", False)
+    assert leak["name"] == "leaked-tensor"
+
+
+def test_concise_output_and_clean_exit(tmp_path):
+    clean = write(tmp_path, "clean.py", """
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            return x + 1
+    """)
+    proc = run("check", "--output-format", "concise", str(clean))
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == "All checks passed!"
+
+
+def test_select_and_ignore_prefixes():
+    proc = run("check", "--output-format", "json", "--select", "STG1,STG4", "--ignore", "STG402", "examples/")
+    assert {o["code"] for o in json.loads(proc.stdout)} == {"STG101", "STG102", "STG401"}
+    proc = run("check", "--select", "STG999x", "examples/")
+    assert proc.returncode == 2 and "not a stagelint code" in proc.stderr
+
+
+def test_syntax_error_is_one_finding_and_the_other_files_are_checked(tmp_path):
+    write(tmp_path, "broken.py", "def f(:\n    pass\n")
+    write(tmp_path, "ok.py", """
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            print(x)
+    """)
+    proc = run("check", "--output-format", "json", ".", cwd=tmp_path)
+    assert proc.returncode == 1
+    got = [(o["path"], o["line"], o["code"]) for o in json.loads(proc.stdout)]
+    assert got == [("broken.py", 1, "STG000"), ("ok.py", 5, "STG101")]
+
+
+def test_missing_path_is_a_usage_error(tmp_path):
+    proc = run("check", "does/not/exist.py", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "does/not/exist.py: no such file or directory" in proc.stderr
+
+
+def test_config_error_names_file_and_key(tmp_path):
+    write(tmp_path, "pyproject.toml", """
+        [tool.stagelint]
+        selectt = ["STG1"]
+    """)
+    write(tmp_path, "m.py", "x = 1\n")
+    proc = run("check", "m.py", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "pyproject.toml" in proc.stderr and "'selectt'" in proc.stderr
+
+
+def test_config_select_is_honoured(tmp_path):
+    write(tmp_path, "pyproject.toml", """
+        [tool.stagelint]
+        ignore = ["STG101"]
+    """)
+    write(tmp_path, "m.py", """
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            print(x)
+    """)
+    proc = run("check", "m.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_statistics():
+    proc = run("check", "--statistics", "examples/")
+    assert proc.returncode == 1
+    lines = proc.stdout.strip().splitlines()
+    assert lines[-1].split() == ["6", "total"]
+    assert any(line.split()[1:] == ["STG101", "trace-time-side-effect"] for line in lines)
+
+
+def test_rules_lists_every_registered_rule():
+    from stagelint.rules.base import all_rules
+
+    proc = run("rules")
+    assert proc.returncode == 0
+    listed = [line.split()[0] for line in proc.stdout.splitlines()]
+    assert listed == [r.code for r in all_rules()]
+
+
+@pytest.mark.parametrize("code", ["STG101", "stg402"])
+def test_rule_prints_its_documentation(code):
+    proc = run("rule", code)
+    assert proc.returncode == 0
+    for section in ("## What it does", "## Why is this bad?", "## Example", "## Use instead"):
+        assert section in proc.stdout
+    assert proc.stdout.startswith(f"# {code.upper()} ")
+
+
+def test_unknown_rule_is_an_error():
+    proc = run("rule", "STG999")
+    assert proc.returncode == 2 and "unknown rule" in proc.stderr
+
+
+def test_console_script_is_installed():
+    script = Path(sys.executable).with_name("stagelint")
+    proc = subprocess.run([str(script), "check", "--output-format", "concise", str(EXAMPLE)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and "STG401" in proc.stdout
