@@ -1,0 +1,150 @@
+"""Worker processes for the per-file phase.
+
+Files are parsed and walked in worker processes, not threads: libcst's native parser contends
+under threads, and it can overflow its stack on pathologically nested code and kill the
+process. A worker that dies or hangs costs only the file it was on (reported as skipped, with
+the reason); a new worker takes its place and the run goes on.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import traceback
+from collections import deque
+from dataclasses import dataclass
+from multiprocessing.connection import wait
+
+from stagelint import facts as F
+
+#: A file whose analysis takes longer than this is abandoned (a hang, not a slow file).
+FILE_TIMEOUT = 60.0
+
+
+@dataclass
+class Outcome:
+    path: str
+    #: "ok", "unreadable", "skipped" (crash, hang, too deep) or "error" (an internal error)
+    status: str
+    facts: F.ModuleFacts | None = None
+    detail: str = ""
+
+
+def analyse_one(path: str, settings, roots) -> Outcome:
+    from stagelint.engine import analyze_source
+
+    try:
+        with open(path, "rb") as fh:
+            source = fh.read()
+    except OSError as e:
+        return Outcome(path, "unreadable", detail=f"cannot read: {e.strerror or e}")
+    try:
+        return Outcome(path, "ok", analyze_source(path, source, settings, roots))
+    except RecursionError:
+        return Outcome(path, "skipped", detail="too deeply nested to analyse")
+    except MemoryError:
+        return Outcome(path, "skipped", detail="out of memory while analysing")
+    except Exception:  # one file's internal error must not lose the others' findings
+        return Outcome(path, "error", detail=traceback.format_exc(limit=-6))
+
+
+def _serve(conn, settings, roots) -> None:
+    # Long operator chains nest deeply in the tree; a crash here costs only this process.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+    while True:
+        try:
+            path = conn.recv()
+        except (EOFError, KeyboardInterrupt):
+            return
+        if path is None:
+            return
+        conn.send(analyse_one(path, settings, roots))
+
+
+class _Worker:
+    def __init__(self, mp, settings, roots):
+        self.conn, child = mp.Pipe()
+        self.process = mp.Process(target=_serve, args=(child, settings, roots), daemon=True)
+        self.process.start()
+        child.close()
+        self.path: str | None = None
+        self.started = 0.0
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(None)
+        except (OSError, ValueError):
+            pass
+        self.process.join(timeout=2)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+def _context():
+    # fork shares the already-imported libcst with the child at no cost; spawn elsewhere.
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+def analyse_files(paths, settings, roots, jobs: int, more=None):
+    """Yield an Outcome per file. `more(outcome)` may return further paths to analyse (the
+    project modules a file imports); they join the queue."""
+    import time
+
+    queue = deque(paths)
+    if not queue:
+        return
+    mp = _context()
+    jobs = max(1, min(jobs, len(queue)))
+    workers = [_Worker(mp, settings, roots) for _ in range(jobs)]
+    try:
+        while queue or any(w.path for w in workers):
+            for w in workers:
+                if w.path is None and queue:
+                    w.path = queue.popleft()
+                    w.started = time.monotonic()
+                    w.conn.send(w.path)
+            busy = [w for w in workers if w.path is not None]
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=1.0)
+            now = time.monotonic()
+            for i, w in enumerate(workers):
+                if w.path is None:
+                    continue
+                outcome = None
+                if w.conn in ready:
+                    try:
+                        outcome = w.conn.recv()
+                    except (EOFError, OSError):
+                        outcome = None
+                if outcome is None and (w.process.sentinel in ready or w.conn in ready):
+                    w.process.join(timeout=1)
+                    code = w.process.exitcode
+                    reason = f"signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+                    outcome = Outcome(w.path, "skipped",
+                                      detail=f"the analysis process died ({reason}); the file is likely too deeply nested for the parser")
+                    workers[i] = _Worker(mp, settings, roots)
+                elif outcome is None and now - w.started > FILE_TIMEOUT:
+                    w.process.kill()
+                    w.process.join()
+                    outcome = Outcome(w.path, "skipped", detail=f"analysis took longer than {FILE_TIMEOUT:.0f} s")
+                    workers[i] = _Worker(mp, settings, roots)
+                if outcome is None:
+                    continue
+                if workers[i] is w:
+                    w.path = None
+                yield outcome
+                if more is not None:
+                    queue.extend(more(outcome))
+    finally:
+        for w in workers:
+            w.stop()
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
