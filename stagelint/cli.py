@@ -32,9 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help='files or directories (default: ".")')
     check.add_argument("--select", type=_codes, help="comma list of codes or prefixes to report (e.g. STG1,STG201)")
     check.add_argument("--ignore", type=_codes, help="comma list of codes or prefixes to leave out")
-    check.add_argument("--output-format", choices=("full", "concise", "json"), default="full")
+    check.add_argument("--output-format", choices=("full", "concise", "json", "sarif", "github"), default="full",
+                       help="full (default), concise (one line each), json, sarif (SARIF 2.1.0), github (workflow annotations)")
     check.add_argument("--config", metavar="FILE", help="configuration file (default: nearest pyproject.toml with [tool.stagelint])")
     check.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
+    check.add_argument("--fix", action="store_true", help="apply the safe fixes (where a rule has one), then report what is left")
+    check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of applying them; exit 1 if there are any")
     check.add_argument("--verbose", action="store_true", help="show tracebacks of internal errors")
 
     run = sub.add_parser("run", help="run a test module in graph and eager mode and confirm findings", add_help=False)
@@ -76,6 +79,10 @@ def _check(args) -> int:
         return EXIT_ERROR
     settings = settings.with_overrides(select=args.select, ignore=args.ignore)
     result = check_paths(args.paths, settings)
+    if args.diff:
+        return _diff(result)
+    if args.fix:
+        result = _fix(args, settings, result)
     status = EXIT_FINDINGS if result.findings else EXIT_OK
     for path, reason in result.skipped:
         print(f"stagelint: error: {path}: {reason}", file=sys.stderr)
@@ -86,16 +93,63 @@ def _check(args) -> int:
             print(tb, file=sys.stderr)
         status = EXIT_ERROR
     if args.statistics:
-        _statistics(result)
+        _statistics(result, args.output_format)
     else:
         FORMATS[args.output_format](result, sys.stdout)
     return status
 
 
-def _statistics(result) -> None:
+def _diff(result) -> int:
+    from stagelint import fix
+
+    outcome = fix.plan(result.findings)
+    sys.stdout.write(fix.unified_diff(outcome))
+    for path, reason in outcome.refused:
+        print(f"stagelint: {path}: {reason}", file=sys.stderr)
+    n = outcome.fixed
+    print(f"Would fix {n} finding{'s' if n != 1 else ''}." if n else "No fixes available.", file=sys.stderr)
+    if result.skipped or result.errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if outcome.changed else EXIT_OK
+
+
+def _fix(args, settings, result):
+    """Apply the fixes, pass after pass while fixes that overlapped wait, then re-check."""
+    from stagelint import fix
+    from stagelint.engine import check_paths
+
+    fixed, files = 0, set()
+    for _ in range(fix.MAX_PASSES):
+        outcome = fix.plan(result.findings)
+        fix.write(outcome)
+        for path, reason in outcome.refused:
+            print(f"stagelint: {path}: {reason}", file=sys.stderr)
+        if not outcome.changed:
+            break
+        fixed += outcome.fixed
+        files.update(outcome.changed)
+        result = check_paths(args.paths, settings)
+        if not outcome.deferred:
+            break
+    if fixed:
+        print(f"Fixed {fixed} finding{'s' if fixed != 1 else ''} in {len(files)} file{'s' if len(files) != 1 else ''}.",
+              file=sys.stderr)
+    return result
+
+
+def _statistics(result, output_format: str = "full") -> None:
     counts = Counter((f.code, f.name) for f in result.findings)
-    for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-        print(f"{n:>5}  {code}  {name}")
+    fixable = Counter(f.code for f in result.findings if f.fixable)
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if output_format == "json":
+        import json
+
+        data = [{"code": code, "name": name, "count": n, "fixable": fixable[code]} for (code, name), n in rows]
+        print(json.dumps(data, indent=2))
+        return
+    for (code, name), n in rows:
+        mark = f"  ({fixable[code]} fixable)" if fixable[code] else ""
+        print(f"{n:>5}  {code}  {name}{mark}")
     print(f"{sum(counts.values()):>5}  total")
 
 

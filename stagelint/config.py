@@ -3,7 +3,10 @@ that name the file and the key; nothing is silently ignored."""
 
 from __future__ import annotations
 
+import difflib
+import fnmatch
 import os
+import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,6 +37,44 @@ class Settings:
     def with_overrides(self, **changes) -> Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
+    def relative(self, path: str | os.PathLike) -> str:
+        """`path` relative to the configuration's folder, with `/`; as given if outside it."""
+        try:
+            return Path(path).resolve().relative_to(Path(self.root).resolve()).as_posix()
+        except ValueError:
+            return Path(path).as_posix()
+
+    def is_excluded(self, path: str | os.PathLike) -> bool:
+        return any(path_matches(self.relative(path), p) for p in self.exclude)
+
+    def ignored_for(self, path: str | os.PathLike, code: str) -> bool:
+        """Whether `per-file-ignores` turns `code` off in this file."""
+        if not self.per_file_ignores:
+            return False
+        rel = self.relative(path)
+        return any(
+            path_matches(rel, pattern) and any(c == "ALL" or code.startswith(c) for c in codes)
+            for pattern, codes in self.per_file_ignores
+        )
+
+
+def path_matches(rel: str, pattern: str) -> bool:
+    """Glob semantics of `exclude` and `per-file-ignores`: a pattern with a `/` matches the path
+    relative to the configuration's folder (or a folder, and so everything below it); one
+    without matches any single file or folder name on the way (`build`, `test_*.py`).
+    `*` crosses `/`, as in flake8; `**/` also matches no folder."""
+    pattern = pattern.strip()
+    if pattern.startswith("./"):
+        pattern = pattern[2:]
+    pattern = pattern.rstrip("/")
+    if not pattern:
+        return False
+    if "/" in pattern:
+        # `**/` may also stand for no folder at all (`src/**/x.py` matches src/x.py).
+        variants = {pattern, pattern.replace("**/", "")}
+        return any(fnmatch.fnmatchcase(rel, v) or fnmatch.fnmatchcase(rel, v + "/*") for v in variants)
+    return any(fnmatch.fnmatchcase(part, pattern) for part in rel.split("/"))
+
 
 def _str_list(path: Path, key: str, value) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -41,12 +82,34 @@ def _str_list(path: Path, key: str, value) -> tuple[str, ...]:
     return tuple(value)
 
 
+#: A code (STG101) or a prefix of codes (STG, STG1, STG10), or ALL: what --select takes too.
+CODE_RE = re.compile(r"(?:STG[0-9]{0,3}|ALL)")
+
+
+def is_code_selector(text: str) -> bool:
+    return CODE_RE.fullmatch(text) is not None
+
+
 def _codes(path: Path, key: str, value) -> tuple[str, ...]:
     codes = _str_list(path, key, value)
     for c in codes:
-        if not (c == "ALL" or (c.startswith("STG") and c[3:].isdigit() or c == "STG")):
-            raise ConfigError(f"{path}: [tool.stagelint] {key}: {c!r} is not a stagelint code or prefix (e.g. STG1, STG201)")
+        if not is_code_selector(c):
+            raise ConfigError(f"{path}: [tool.stagelint] {key}: {c!r} is not a stagelint code or prefix (e.g. STG, STG1, STG201)")
     return codes
+
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def _dotted_names(path: Path, key: str, value) -> tuple[str, ...]:
+    names = _str_list(path, key, value)
+    for n in names:
+        if not _DOTTED.fullmatch(n):
+            raise ConfigError(
+                f"{path}: [tool.stagelint] {key}: {n!r} is not a dotted name; write the decorator's "
+                "full import path, e.g. \"mylib.utils.compiled\""
+            )
+    return names
 
 
 def _bool(path: Path, key: str, value) -> bool:
@@ -58,7 +121,7 @@ def _bool(path: Path, key: str, value) -> bool:
 def _per_file(path: Path, key: str, value) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if not isinstance(value, dict):
         raise ConfigError(f"{path}: [tool.stagelint] {key} must be a table of glob = [codes], got {value!r}")
-    return tuple((glob, _codes(path, f"{key}.{glob!r}", codes)) for glob, codes in value.items())
+    return tuple((glob, _codes(path, f"{key} {glob!r}", codes)) for glob, codes in value.items())
 
 
 _KEYS = {
@@ -66,7 +129,7 @@ _KEYS = {
     "ignore": ("ignore", _codes),
     "extend-select": ("select", _codes),
     "per-file-ignores": ("per_file_ignores", _per_file),
-    "staging-decorators": ("staging_decorators", _str_list),
+    "staging-decorators": ("staging_decorators", _dotted_names),
     "keras-methods": ("keras_methods", _bool),
     "exclude": ("exclude", _str_list),
 }
@@ -78,14 +141,15 @@ def parse_table(path: Path, table: dict) -> Settings:
     values = {}
     for key, value in table.items():
         if key not in _KEYS:
-            known = ", ".join(sorted(_KEYS))
-            raise ConfigError(f"{path}: unknown key [tool.stagelint] {key!r} (known keys: {known})")
+            close = difflib.get_close_matches(key.replace("_", "-"), list(_KEYS), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f" (known keys: {', '.join(sorted(_KEYS))})"
+            raise ConfigError(f"{path}: unknown key [tool.stagelint] {key!r}{hint}")
         attr, convert = _KEYS[key]
-        converted = convert(path, key, value)
-        if key == "extend-select":
-            converted = values.get("select", Settings.select) + converted
-        values[attr] = converted
-    return Settings(source=str(path), root=str(path.parent), **values)
+        values[key] = convert(path, key, value)
+    if "extend-select" in values:  # in whichever order the two keys are written
+        values["select"] = values.get("select", Settings.select) + values.pop("extend-select")
+    kwargs = {_KEYS[k][0]: v for k, v in values.items()}
+    return Settings(source=str(path), root=str(path.parent), **kwargs)
 
 
 def read_config(path: Path, required: bool = True) -> Settings | None:
@@ -111,20 +175,31 @@ def read_config(path: Path, required: bool = True) -> Settings | None:
     return parse_table(path, table)
 
 
+def _has_table(candidate: Path) -> bool:
+    try:
+        text = candidate.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if "stagelint" not in text:  # most pyproject.toml files: no TOML parse needed
+        return False
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        # It names stagelint, so it may well hold our table: say so rather than skip it.
+        raise ConfigError(f"{candidate}: invalid TOML: {e}") from e
+    tool = data.get("tool")
+    return isinstance(tool, dict) and "stagelint" in tool
+
+
 def find_config(start: str | os.PathLike) -> Path | None:
     """The nearest pyproject.toml with a [tool.stagelint] table, from `start` upwards."""
     here = Path(start).resolve()
-    if here.is_file():
+    if not here.is_dir():
         here = here.parent
     for directory in (here, *here.parents):
         candidate = directory / "pyproject.toml"
-        if candidate.is_file():
-            try:
-                text = candidate.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                text = ""
-            if "[tool.stagelint" in text:
-                return candidate
+        if candidate.is_file() and _has_table(candidate):
+            return candidate
     return None
 
 

@@ -20,13 +20,19 @@ class Finding:
     message: str
     function: str | None = None
     entry_point: str | None = None
+    #: Whether this finding has a safe fix (`stagelint check --fix`).
     fixable: bool = False
+    #: The fix (`stagelint.fix.Fix`: edits applied all or none), if the finding has one; not
+    #: part of the JSON output.
+    fix: object = field(default=None, compare=False, repr=False)
 
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.column, self.code)
 
     def to_json(self) -> dict:
-        return asdict(self)
+        data = asdict(self)
+        del data["fix"]
+        return data
 
 
 @dataclass
@@ -53,39 +59,108 @@ def is_selected(code: str, select: list[str] | tuple[str, ...], ignore: list[str
     return best_select >= 0 and best_select > best_ignore
 
 
-# flake8's grammar: `# noqa`, `# noqa: A1,B2`, `# NOQA:A1 B2`; anything after the codes is a comment.
-NOQA_RE = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-FILE_NOQA_RE = re.compile(r"#\s*stagelint\s*:\s*noqa\b", re.IGNORECASE)
+# flake8's inline grammar, character for character (flake8/defaults.py), so a comment means
+# the same under `stagelint check` as under flake8, which applies it to the plugin's findings:
+# `# noqa`, `# noqa: STG101,STG201`, `# NOQA:STG101 STG201`. "noqa" is case-insensitive, the
+# codes are not; a code is a prefix (`STG1` covers STG101). Quirks kept on purpose: `#noqa`
+# (no space) is not a noqa, and a colon not followed by codes (`# noqa : STG101`,
+# `# noqa:  STG101`) leaves a blanket `# noqa`.
+NOQA_RE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
+# File level: `# stagelint: noqa` (every code) or `# stagelint: noqa: STG101,STG2` (those codes).
+FILE_NOQA_RE = re.compile(
+    r"#\s*stagelint\s*:\s*noqa(?:\s*:\s*(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.IGNORECASE
+)
+
+
+def _split_codes(text: str) -> frozenset[str]:
+    return frozenset(c for c in re.split(r"[,\s]+", text) if c)
 
 
 def noqa_codes(line: str) -> frozenset[str] | None:
-    """None if the line has no noqa; an empty set for a bare `# noqa` (all codes)."""
+    """None if the line has no noqa; an empty set for a blanket `# noqa` (all codes)."""
     m = NOQA_RE.search(line)
     if m is None:
         return None
     codes = m.group("codes")
-    if not codes:
-        return frozenset()
-    return frozenset(c.upper() for c in re.split(r"[,\s]+", codes) if c)
+    return _split_codes(codes) if codes else frozenset()
+
+
+def noqa_line_map(lines: list[str]) -> dict[int, str]:
+    """For each line, the text flake8 searches for `# noqa`: the whole logical line it is part
+    of, so a `# noqa` after the closing bracket of a call that spans lines covers every line of
+    it (flake8's `FileProcessor._noqa_line_mapping`). Empty if the file does not tokenize."""
+    import io
+    import tokenize
+
+    text = "".join(line + "\n" for line in lines)
+    out: dict[int, str] = {}
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return {}
+    low, high = len(lines) + 2, -1
+    for tok in tokens:
+        if tok.type in (tokenize.ENDMARKER, tokenize.DEDENT):
+            continue
+        low, high = min(low, tok.start[0]), max(high, tok.end[0])
+        if tok.type in (tokenize.NL, tokenize.NEWLINE):
+            joined = "\n".join(lines[low - 1: high])
+            for n in range(low, high + 1):
+                out[n] = joined
+            low, high = len(lines) + 2, -1
+    return out
+
+
+_line_maps: dict[int, tuple[list[str], dict[int, str]]] = {}
+
+
+def _line_map(lines: list[str]) -> dict[int, str]:
+    # The engine asks once per finding with the same list per file: map it once.
+    cached = _line_maps.get(id(lines))
+    if cached is None or cached[0] is not lines:
+        if len(_line_maps) > 64:
+            _line_maps.clear()
+        cached = _line_maps[id(lines)] = (lines, noqa_line_map(lines))
+    return cached[1]
 
 
 def is_suppressed(finding: Finding, lines: list[str]) -> bool:
+    """Whether an inline `# noqa` covers the finding, exactly as flake8 decides it."""
     if not 1 <= finding.line <= len(lines):
         return False
-    codes = noqa_codes(lines[finding.line - 1])
+    if not any("noqa" in line.lower() for line in lines):
+        return False
+    text = _line_map(lines).get(finding.line)
+    if text is None:
+        text = lines[finding.line - 1]
+    codes = noqa_codes(text)
     if codes is None:
         return False
-    return not codes or any(finding.code.startswith(c) for c in codes)
+    return not codes or finding.code in codes or finding.code.startswith(tuple(codes))
 
 
-def file_is_off(lines: list[str]) -> bool:
-    """`# stagelint: noqa` in the file's first comment block turns the whole file off."""
+def file_noqa(lines: list[str]) -> frozenset[str] | None:
+    """Codes turned off for the whole file by `# stagelint: noqa` in its first comment block:
+    None if there is none, an empty set for every code."""
     for line in lines:
         stripped = line.strip()
         if not stripped or stripped.startswith("#!"):
             continue
         if not stripped.startswith("#"):
-            return False
-        if FILE_NOQA_RE.search(stripped):
-            return True
-    return False
+            return None
+        m = FILE_NOQA_RE.search(stripped)
+        if m:
+            codes = m.group("codes")
+            return frozenset(c.upper() for c in _split_codes(codes)) if codes else frozenset()
+    return None
+
+
+def file_is_off(lines: list[str], code: str | None = None) -> bool:
+    """Whether `# stagelint: noqa` in the file's first comment block turns `code` off (any
+    code, if `code` is None and the directive names none)."""
+    codes = file_noqa(lines)
+    if codes is None:
+        return False
+    if not codes:
+        return True
+    return code is not None and code_matches(code, tuple(codes))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from stagelint.report import concise, full, json_format
+from stagelint.report import concise, full, github, json_format, sarif
 
 FORMATS = {
     "full": full.render,
     "concise": concise.render,
     "json": json_format.render,
+    "sarif": sarif.render,
+    "github": github.render,
 }

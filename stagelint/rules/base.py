@@ -56,7 +56,34 @@ class Rule:
     def report(self, node: cst.CSTNode, *, function=None, **fields) -> None:
         """Record a candidate at `node`, in the current function (or `function`, for rules
         that decide in `finish`). Fields fill the message template."""
+        if self.fixable:
+            fix = self._make_fix(node, fields)
+            if fix is not None:
+                fields["_fix"] = fix
         self.ctx.report(self, node, fields, function=function)
+
+    def fix(self, node: cst.CSTNode, fields: dict):
+        """The safe rewrite for a finding at `node`, for rules with `fixable = True`: a list of
+        (node, replacement source text) pairs, or None where no exact rewrite exists. Runs
+        during the traversal, so `self.ctx` answers questions about names and scopes. A fix
+        must keep the program's meaning apart from the pitfall, and must be idempotent (the
+        fixed code no longer produces the finding)."""
+        return None
+
+    def _make_fix(self, node: cst.CSTNode, fields: dict):
+        from stagelint.fix import Edit, Fix
+
+        digest = getattr(self.ctx, "source_digest", None)
+        if digest is None:  # analysed without its bytes at hand: nothing to check a fix against
+            return None
+        pairs = self.fix(node, fields)
+        if not pairs:
+            return None
+        edits = []
+        for target, text in pairs:
+            span = self.ctx.position(target)
+            edits.append(Edit(span.line, span.column, span.end_line, span.end_column, text))
+        return Fix(digest, tuple(edits))
 
     def finish(self) -> None:
         """Called once after the traversal, for rules that decide at the end of the file."""

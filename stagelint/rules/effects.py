@@ -44,10 +44,22 @@ class TraceTimeSideEffect(Rule):
         return x * 2
     ```
     Deliberate trace-time messages ("Tracing with ...") are fine: mark the line `# noqa: STG101`.
+
+    ## Fix
+    `stagelint check --fix` rewrites `print(...)` to `tf.print(...)`, spelled with the module's
+    own import of TensorFlow (`tf`, `tensorflow`, or whatever alias it uses), when the rewrite is
+    exact: positional arguments (also `*args`), `sep=` and `end=` given as string literals, and
+    `file=sys.stdout` / `file=sys.stderr` (which becomes `output_stream=`). Anything else (`flush=`,
+    a computed `sep`, `**kwargs`, a module that does not import `tensorflow` as a module) is
+    left for you. Not always safe: `tf.print` writes to standard error unless told otherwise,
+    where `print` wrote to standard output, and it prints a tensor's values where `print`
+    printed its symbolic description; a deliberate trace-time message becomes a per-call one.
+    Other Python I/O (logging, files) has no fix.
     """
 
     code = "STG101"
     name = "trace-time-side-effect"
+    fixable = True
     message = "`{call}` runs only while {func} is traced, not on every call; {instead}"
     valid = (
         """
@@ -152,6 +164,33 @@ class TraceTimeSideEffect(Rule):
     def _report(self, node: cst.Call, call: str, instead: str) -> None:
         self.report(node, call=call, instead=instead)
 
+    def fix(self, node: cst.CSTNode, fields: dict):
+        """`print(a, b)` -> `tf.print(a, b)`, only where the two mean the same."""
+        ctx = self.ctx
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "print"):
+            return None
+        if ctx.qualified_names(node.func) != {"builtins.print"}:
+            return None
+        alias = tensorflow_alias(ctx, node)
+        if alias is None:
+            return None
+        edits = [(node.func, f"{alias}.print")]
+        for arg in node.args:
+            if arg.keyword is None:
+                if arg.star == "**":  # might carry flush= or file=
+                    return None
+                continue
+            keyword = arg.keyword.value
+            if keyword in ("sep", "end"):
+                # tf.print has both, with print's meaning, but not print's `None` default.
+                if not isinstance(arg.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+                    return None
+            elif keyword == "file" and ctx.qualified_names(arg.value) & {"sys.stdout", "sys.stderr"}:
+                edits.append((arg.keyword, "output_stream"))
+            else:
+                return None
+        return edits
+
     def _is_logger(self, receiver: cst.BaseExpression) -> bool:
         ctx = self.ctx
         if isinstance(receiver, cst.Call):
@@ -162,6 +201,40 @@ class TraceTimeSideEffect(Rule):
                 if isinstance(value, cst.Call) and ctx.qualified_names(value.func) & LOGGER_FACTORIES:
                     return True
         return False
+
+
+#: Modules whose `print` is tf.print.
+_TF_MODULES = frozenset({"tensorflow", "tensorflow.compat.v1", "tensorflow.compat.v2"})
+
+
+def tensorflow_alias(ctx, node: cst.CSTNode) -> str | None:
+    """The name under which `node`'s scope sees the module's own `import tensorflow [as tf]`,
+    or None (no such import, or the name is rebound or shadowed there)."""
+    from libcst.metadata import ImportAssignment
+
+    scope = ctx.scope(node)
+    if scope is None:
+        return None
+    names = []
+    for assignment in scope.globals.assignments:
+        if not isinstance(assignment, ImportAssignment) or not isinstance(assignment.node, cst.Import):
+            continue
+        for alias in assignment.node.names:
+            bound = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
+            module = alias.evaluated_name if alias.evaluated_alias else bound
+            if bound == assignment.name and module in _TF_MODULES:
+                names.append(bound)
+    for name in sorted(set(names), key=lambda n: (n != "tf", n)):
+        seen = scope[name]
+        if seen and all(
+            isinstance(a, ImportAssignment) and isinstance(a.node, cst.Import)
+            and any((al.evaluated_alias or al.evaluated_name.split(".")[0]) == name
+                    and (al.evaluated_name if al.evaluated_alias else name) in _TF_MODULES
+                    for al in a.node.names)
+            for a in seen
+        ):
+            return name
+    return None
 
 
 def _opens_for_writing(node: cst.Call) -> bool:

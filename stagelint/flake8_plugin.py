@@ -1,0 +1,142 @@
+"""flake8 plugin: `flake8 --select STG` reports what `stagelint check` reports, through the same
+engine.
+
+flake8 hands a plugin one file at a time, but a finding may sit in a helper module that only
+another module stages (`train_step` in model.py calls `log_metrics` in utils.py). Checking
+each file with only the modules it imports would lose that finding, so the plugin checks the
+paths flake8 was given as one project, exactly as `stagelint check PATHS` does, once per
+flake8 run, and hands each file its share:
+
+* `parse_options` (flake8's main process, before it forks its workers) runs the check, so the
+  workers inherit the result; where flake8 does not fork, the first file a worker gets runs it
+  in that worker, in-process.
+* The check starts with the byte-level screen (`stagelint.screen`), so a file or project that
+  stages nothing costs a read and two regular expressions, not a parse.
+* A file whose text differs from the disk (flake8 reading standard input, an editor's unsaved
+  buffer) is checked on its own from that text, with the project modules it imports.
+
+Configuration: the analysis settings come from `[tool.stagelint]` in the nearest
+pyproject.toml (or the file named by flake8's `--stagelint-config` option, which flake8 also
+reads from `stagelint-config =` in its own config file), just as for `stagelint check`.
+flake8's own `select`, `ignore`, `extend-ignore`, `per-file-ignores` and `# noqa` then apply
+on top: a finding shows when both let it through. Inline `# noqa` is left to flake8 (so
+`--disable-noqa` works); stagelint's file-level `# stagelint: noqa` is applied here, flake8
+not knowing it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+
+from stagelint import __version__
+
+#: Everything the plugin computes, keyed by what determines it; lives for the process.
+_sessions: dict[tuple, _Session] = {}
+
+
+class _Session:
+    def __init__(self, paths: tuple[str, ...], config: str | None):
+        from stagelint.config import load_settings
+
+        self.paths = list(paths)
+        # Like `stagelint check PATH ...`: the config found from the first path.
+        self.settings = load_settings(self.paths[0] if self.paths else ".", config)
+        self.by_path: dict[str, list] | None = None
+
+    def run(self) -> None:
+        if self.by_path is not None:
+            return
+        from stagelint.engine import check_paths
+
+        daemonic = multiprocessing.current_process().daemon
+        result = check_paths(self.paths, self.settings, noqa=False, jobs=0 if daemonic else None)
+        self.by_path = {}
+        for f in result.findings:
+            self.by_path.setdefault(os.path.realpath(f.path), []).append(f)
+        for path, reason in result.skipped:
+            if reason != "no such file or directory":  # flake8 says so itself
+                print(f"stagelint: {path}: {reason}", file=sys.stderr)
+        for path, where, _ in result.errors:
+            print(f"stagelint: internal error in {where} on {path} (run `stagelint check --verbose` for details)",
+                  file=sys.stderr)
+
+    def findings_for(self, filename: str) -> list:
+        self.run()
+        return self.by_path.get(os.path.realpath(filename), [])
+
+
+def _session(paths, config) -> _Session:
+    from stagelint.config import ConfigError
+
+    paths = tuple(p for p in (paths or ["."]) if p != "-")
+    key = (paths, os.getcwd(), config)
+    if key not in _sessions:
+        try:
+            _sessions[key] = _Session(paths, config)
+        except ConfigError as e:
+            # Exit 2 with the file and the key, as `stagelint check` does, not a traceback.
+            print(f"stagelint: error: {e}", file=sys.stderr)
+            raise SystemExit(2) from None
+    return _sessions[key]
+
+
+def _same_as_disk(filename: str, text: str) -> bool:
+    try:
+        with open(filename, "rb") as fh:
+            disk = fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return disk.lstrip("\ufeff").replace("\r\n", "\n") == text.lstrip("\ufeff").replace("\r\n", "\n")
+
+
+class StagelintChecker:
+    name = "stagelint"
+    version = __version__
+
+    #: Set by `parse_options`: the paths flake8 checks and the `--stagelint-config` value.
+    _paths: tuple[str, ...] | None = None
+    _config: str | None = None
+
+    def __init__(self, tree, filename: str, lines: list[str]):
+        self.filename = filename
+        self.lines = lines
+
+    @classmethod
+    def add_options(cls, manager) -> None:
+        manager.add_option(
+            "--stagelint-config",
+            default=None,
+            parse_from_config=True,
+            metavar="FILE",
+            help="stagelint configuration (default: the nearest pyproject.toml with [tool.stagelint])",
+        )
+
+    @classmethod
+    def parse_options(cls, options) -> None:
+        cls._paths = tuple(getattr(options, "filenames", None) or ["."])
+        cls._config = getattr(options, "stagelint_config", None)
+        session = _session(cls._paths, cls._config)
+        if cls._paths != ("-",) and not multiprocessing.current_process().daemon:
+            session.run()  # before flake8 forks: its workers inherit the findings
+
+    def run(self):
+        paths = self._paths if self._paths is not None else (self.filename,)
+        session = _session(paths, self._config)
+        text = "".join(self.lines)
+        if session.paths and _same_as_disk(self.filename, text):
+            findings = session.findings_for(self.filename)
+        else:  # standard input, or a buffer that differs from the file
+            findings = self._check_text(session, text)
+        for f in findings:
+            # flake8 counts columns from 0 and prints them from 1, as stagelint does.
+            yield f.line, max(0, f.column - 1), f"{f.code} [{f.name}] {f.message}", type(self)
+
+    def _check_text(self, session: _Session, text: str) -> list:
+        from stagelint.engine import check_paths
+
+        real = os.path.realpath(self.filename)
+        result = check_paths([self.filename], session.settings, noqa=False, jobs=0,
+                             sources={real: text.encode("utf-8")})
+        return [f for f in result.findings if os.path.realpath(f.path) == real]

@@ -1,0 +1,145 @@
+"""SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
+
+One run; the rules (with descriptions and help rendered from the rule classes, like
+`stagelint rule CODE`) under `tool.driver.rules`; one result per finding, with its fix as a
+SARIF `fix` where it has one. Paths below the working directory are written relative to it
+under `%SRCROOT%` (GitHub resolves them against the repository root when stagelint runs from
+there); other paths as absolute `file://` URIs. Columns count Unicode code points, as
+stagelint's do, and the run says so (`columnKind`): SARIF's default is UTF-16 code units.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+
+def _uri(path: str) -> dict:
+    p = Path(path)
+    absolute = p.resolve()
+    try:
+        rel = absolute.relative_to(Path.cwd().resolve())
+    except ValueError:
+        return {"uri": absolute.as_uri()}
+    # Relative URI references: percent-encode what a URI cannot hold (spaces, `#`, `%`).
+    from urllib.parse import quote
+
+    return {"uri": quote(rel.as_posix()), "uriBaseId": "%SRCROOT%"}
+
+
+def _rule_descriptor(rule) -> dict:
+    from stagelint.docs import render_rule
+
+    sections = rule.doc_sections()
+    what = " ".join(sections.get("What it does", "").split())
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary() or rule.name},
+        "fullDescription": {"text": what or rule.summary() or rule.name},
+        "help": {"text": _plain(rule), "markdown": render_rule(rule)},
+        "defaultConfiguration": {"level": "error"},
+        "properties": {
+            "tags": ["tensorflow", "tf.function"] + (["runtime"] if rule.runtime_only else []),
+            "fixable": bool(rule.fixable),
+        },
+    }
+
+
+def _plain(rule) -> str:
+    """The help as plain text: why it is wrong and what to write instead."""
+    sections = rule.doc_sections()
+    parts = []
+    for title in ("Why is this bad?", "Use instead"):
+        body = sections.get(title, "").strip()
+        if body:
+            parts.append(f"{title}\n{body}")
+    return "\n\n".join(parts) or rule.summary() or rule.name
+
+
+def _region(line: int, column: int, end_line: int, end_column: int) -> dict:
+    region = {"startLine": max(1, line), "startColumn": max(1, column)}
+    if end_line >= line:
+        region["endLine"] = end_line
+        if end_line > line or end_column > column:
+            region["endColumn"] = max(1, end_column)
+    return region
+
+
+def _fix(finding) -> dict:
+    replacements = [
+        {
+            "deletedRegion": _region(e.line, e.column, e.end_line, e.end_column)
+            if (e.end_line, e.end_column) != (e.line, e.column)
+            else {"startLine": e.line, "startColumn": e.column, "endLine": e.line, "endColumn": e.column},
+            "insertedContent": {"text": e.text},
+        }
+        for e in finding.fix.edits
+    ]
+    return {
+        "description": {"text": f"Apply the {finding.code} fix (stagelint check --fix)"},
+        "artifactChanges": [{"artifactLocation": _uri(finding.path), "replacements": replacements}],
+    }
+
+
+def build(result) -> dict:
+    from stagelint import __version__
+    from stagelint.rules.base import all_rules
+
+    rules = all_rules()
+    index = {r.code: i for i, r in enumerate(rules)}
+    results = []
+    for f in result.findings:
+        res = {
+            "ruleId": f.code,
+            "level": "error",
+            "message": {"text": f.message},
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": _uri(f.path),
+                    "region": _region(f.line, f.column, f.end_line, f.end_column),
+                },
+            }],
+        }
+        if f.code in index:
+            res["ruleIndex"] = index[f.code]
+        if f.entry_point or f.function:
+            res["properties"] = {"function": f.function, "entryPoint": f.entry_point}
+        if f.fix is not None:
+            res["fixes"] = [_fix(f)]
+        results.append(res)
+    notifications = [
+        {"level": "error", "message": {"text": f"{path}: {reason}"},
+         "locations": [{"physicalLocation": {"artifactLocation": _uri(path)}}]}
+        for path, reason in result.skipped
+    ] + [
+        {"level": "error", "message": {"text": f"internal error in {where} on {path}"},
+         "locations": [{"physicalLocation": {"artifactLocation": _uri(path)}}]}
+        for path, where, _ in result.errors if not path.startswith("<")
+    ]
+    invocation = {"executionSuccessful": not (result.skipped or result.errors)}
+    if notifications:
+        invocation["toolExecutionNotifications"] = notifications
+    return {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "stagelint",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": [_rule_descriptor(r) for r in rules],
+            }},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().resolve().as_uri() + "/"}},
+            "columnKind": "unicodeCodePoints",
+            "invocations": [invocation],
+            "results": results,
+        }],
+    }
+
+
+def render(result, out) -> None:
+    json.dump(build(result), out, indent=2)
+    out.write("\n")

@@ -1,0 +1,261 @@
+"""The screen: which files can have findings at all, decided from their bytes before any parse.
+
+libcst analysis costs ~80 ms a file; reading a file and running two regular expressions over it
+costs well under 1 ms. In a typical code base only a few files stage anything, so
+`stagelint check` and the flake8 plugin (which flake8 calls for every file) screen first and
+give the full analysis only to the files that can have findings.
+
+Why a screened-out file has no findings (apart from STG000, see below):
+
+* Every finding except STG000 sits in a function that staged code reaches, and every entry
+  point of staged code is spelled with a *staging word* somewhere: a `tensorflow`, `keras`,
+  `tf_keras` or `tf_agents` import (`@tf.function`, `tf.function(f)`, Keras `call` of a Layer
+  subclass), or the last part of a configured `staging-decorators` name. A project helper
+  that stages (`def compiled(f): return tf.function(f)`) or a project base class of a Keras
+  layer has the word in its own module, which the decorated function's module imports.
+* A name can only refer to another project module through an import; staged code reaches a
+  function in module M only through a chain of modules that import one another, ending at M.
+* So the graph "module A imports module B" is built for every file (imports and dotted names
+  after imported aliases, read with regular expressions that err on the side of seeing too
+  many names; relative imports made absolute; names resolved both to files under the search
+  roots, as the engine follows imports, and to every checked module whose dotted name ends
+  like the imported one, as the engine's call resolution does). A module is *live* when it
+  reaches a module containing a staging word, or is reached from a live module. Only live
+  modules can hold an entry point or a function an entry point reaches; tensor-ness at call
+  sites also needs framework calls, so a module that passes tensors into staged code is live
+  too. The others are not parsed by libcst.
+* STG000 (a file that does not parse) is reported for every file: a screened-out file is
+  compiled with Python's own parser (about 1 ms), and analysed in full if that fails, so its
+  STG000 is exactly what the full analysis reports.
+
+The screen only ever errs towards analysing more: a word in a comment, or an import in a
+string, makes a file live. One approximation remains: a screened-out module takes part in the
+engine's resolution of ambiguous module-name suffixes only by its name (see
+`placeholder_facts`), not by the modules it alone imports.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from stagelint.frameworks import FRAMEWORKS
+
+#: Words whose absence from a whole import neighbourhood means nothing there can stage code.
+FRAMEWORK_WORDS: tuple[str, ...] = tuple(sorted({
+    name.split(".")[0]
+    for fw in FRAMEWORKS
+    for name in (*fw.roots, *fw.staging_decorators, *fw.layer_base_prefixes)
+}))
+
+
+def staging_words(settings) -> tuple[str, ...]:
+    """The framework's root packages, plus the last part of each configured staging decorator."""
+    extra = {name.rsplit(".", 1)[-1] for name in getattr(settings, "staging_decorators", ()) if name}
+    return tuple(sorted(set(FRAMEWORK_WORDS) | extra))
+
+
+def staging_pattern(settings) -> re.Pattern[bytes]:
+    words = staging_words(settings)
+    return re.compile(b"|".join(re.escape(w.encode()) for w in words))
+
+
+def mentions_staging(source: bytes, pattern: re.Pattern[bytes]) -> bool:
+    # Substrings, not words: `tf_keras`, `keras_cv` or a word in a comment only cost a parse.
+    return pattern.search(source) is not None
+
+
+_CONTINUATION = re.compile(r"\\\r?\n")
+_FROM = re.compile(r"\bfrom[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n;#]*)")
+_IMPORT = re.compile(r"\bimport[ \t]+([^\n;#]*)")
+_CHAIN = re.compile(r"\b([A-Za-z_]\w*)((?:[ \t]*\.[ \t]*[A-Za-z_]\w*)+)")
+_WORD = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def _absolute(dots: str, module: str, current: str, is_package: bool) -> str:
+    if not dots:
+        return module
+    parts = current.split(".") if current else []
+    package = parts if is_package else parts[:-1]
+    level = len(dots)
+    if level > 1:
+        package = package[: max(0, len(package) - (level - 1))]
+    return ".".join([*package, module] if module else package)
+
+
+def referenced_names(source: bytes, module: str = "", is_package: bool = False) -> set[str]:
+    """Dotted names a module may refer to other modules by: what it imports, and the attribute
+    chains spelled after an imported name (`import mylib` ... `mylib.utils.helper(x)`)."""
+    text = _CONTINUATION.sub(" ", source.decode("utf-8", errors="replace"))
+    names: set[str] = set()
+    bound: dict[str, str] = {}
+    for m in _FROM.finditer(text):
+        base = _absolute(m.group(1), m.group(2), module, is_package)
+        if base:
+            names.add(base)
+        for item in m.group(3).strip("() \t\r\n").split(","):
+            words = _WORD.findall(item)
+            if not words or words[0] == "*":
+                continue
+            full = f"{base}.{words[0]}" if base else words[0]
+            names.add(full)
+            local = words[2] if len(words) >= 3 and words[1] == "as" else words[0]
+            bound[local] = full
+    rest = _FROM.sub(" ", text)
+    for m in _IMPORT.finditer(rest):
+        for item in m.group(1).strip("() \t\r\n").split(","):
+            words = _WORD.findall(item)
+            if not words:
+                continue
+            names.add(words[0])
+            if len(words) >= 3 and words[1] == "as":
+                bound[words[2]] = words[0]
+            else:
+                head = words[0].split(".")[0]
+                bound[head] = head
+    for m in _CHAIN.finditer(text):
+        head = m.group(1)
+        if head in bound:
+            names.add(bound[head] + "".join(m.group(2).split()))
+    return names
+
+
+def parses(source: bytes, path: str) -> bool:
+    """Whether Python's own parser accepts the file (a cheap stand-in for libcst's)."""
+    try:
+        compile(source, path, "exec", 0x400, dont_inherit=True)  # ast.PyCF_ONLY_AST
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+@dataclass
+class Selection:
+    """The given files split by the screen: `analyse` in the order given, `skip` the rest."""
+
+    analyse: list[str] = field(default_factory=list)
+    skip: list[str] = field(default_factory=list)
+
+
+class _Graph:
+    def __init__(self, search_roots, module_name):
+        self.roots = [str(r) for r in search_roots]
+        self.module_name = module_name
+        self._top: dict[tuple[str, str], bool] = {}
+        self._found: dict[str, tuple[str, ...]] = {}
+        self.index: dict[str, set[str]] = {}  # dotted suffix of a module name -> files
+
+    def add_to_index(self, real: str) -> None:
+        module, _ = self.module_name(Path(real))
+        parts = module.split(".") if module else []
+        for i in range(len(parts)):
+            self.index.setdefault(".".join(parts[i:]), set()).add(real)
+
+    def _on_disk(self, name: str) -> tuple[str, ...]:
+        found = self._found.get(name)
+        if found is not None:
+            return found
+        parts = name.split(".")
+        out = []
+        for root in self.roots:
+            key = (root, parts[0])
+            if key not in self._top:
+                base = os.path.join(root, parts[0])
+                self._top[key] = os.path.isdir(base) or os.path.isfile(base + ".py")
+            if not self._top[key]:
+                continue
+            for i in range(1, len(parts) + 1):
+                base = os.path.join(root, *parts[:i])
+                for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+                    if os.path.isfile(candidate):
+                        out.append(os.path.realpath(candidate))
+                if not os.path.isdir(base):
+                    break
+        self._found[name] = tuple(out)
+        return self._found[name]
+
+    def files_for(self, names: set[str], with_index: bool) -> set[str]:
+        out: set[str] = set()
+        for name in names:
+            if not name or name.startswith("."):
+                continue
+            out.update(self._on_disk(name))
+            if with_index:
+                parts = name.split(".")
+                for i in range(1, len(parts) + 1):
+                    out.update(self.index.get(".".join(parts[:i]), ()))
+        return out
+
+
+def select(files: list[str], settings, search_roots, module_name, read=None) -> Selection:
+    """Split the given files into those the engine must analyse and those that cannot have
+    findings. `read(path) -> bytes` may serve sources that differ from the disk (stdin)."""
+    pattern = staging_pattern(settings)
+    graph = _Graph(search_roots, module_name)
+
+    def load(real: str) -> bytes | None:
+        try:
+            if read is not None:
+                return read(real)
+            with open(real, "rb") as fh:
+                return fh.read()
+        except OSError:
+            return None
+
+    given = {}
+    for f in files:
+        given.setdefault(os.path.realpath(f), f)
+    for real in given:
+        graph.add_to_index(real)
+
+    names_of: dict[str, set[str]] = {}
+    sources: dict[str, bytes | None] = {}
+    queue = list(given)
+    while queue:  # every given file and every project file they import, transitively
+        real = queue.pop()
+        if real in sources:
+            continue
+        source = sources[real] = load(real)
+        if source is None:
+            names_of[real] = set()
+            continue
+        module, is_package = module_name(Path(real))
+        names_of[real] = referenced_names(source, module, is_package)
+        queue.extend(f for f in graph.files_for(names_of[real], with_index=True) if f not in sources)
+    for real in sources:
+        if real not in given:
+            graph.add_to_index(real)
+
+    edges = {real: graph.files_for(names, with_index=True) - {real} for real, names in names_of.items()}
+    importers: dict[str, set[str]] = {}
+    for real, targets in edges.items():
+        for t in targets:
+            importers.setdefault(t, set()).add(real)
+
+    # Unreadable files go to the engine, which reports them.
+    staging = {r for r, s in sources.items() if s is None or mentions_staging(s, pattern)}
+    reaches_staging = set(staging)
+    queue = list(staging)
+    while queue:
+        for importer in importers.get(queue.pop(), ()):
+            if importer not in reaches_staging:
+                reaches_staging.add(importer)
+                queue.append(importer)
+    live = set(reaches_staging)
+    queue = list(reaches_staging)
+    while queue:
+        for target in edges.get(queue.pop(), ()):
+            if target not in live:
+                live.add(target)
+                queue.append(target)
+
+    selection = Selection()
+    for real, shown in given.items():
+        source = sources.get(real)
+        if real in live or source is None or not parses(source, shown):
+            selection.analyse.append(shown)
+        else:
+            selection.skip.append(shown)
+    return selection
