@@ -26,9 +26,12 @@ from libcst.metadata import (
 )
 
 from stagelint import facts as F
-from stagelint.frameworks import MUTATING_METHODS, Framework
+from stagelint.frameworks import BUILDING_METHODS, MUTATING_METHODS, Framework
 
 _EMPTY = cst.Module([])
+
+#: Methods that set an object up: attributes first assigned there are not "reassigned elsewhere".
+SETUP_METHODS = frozenset({"__init__", "__post_init__", "build", "setUp", "__setstate__"})
 
 
 def code_of(node: cst.CSTNode) -> str:
@@ -95,6 +98,19 @@ class FileContext:
         self._class_fn_depth: list[int] = []
         #: Top-level package names of the files being checked: calls into them are call sites.
         self.project_roots: frozenset[str] = frozenset()
+        #: The loops (For/While nodes) enclosing the current node, in the current function only.
+        self.loops: list[cst.For | cst.While] = []
+        self._saved_loops: list[list] = []
+        #: Regions rules mark on nodes before the walk reaches them (`mark_region`); `regions` is
+        #: the stack of the marks enclosing the current node, innermost last.
+        self.regions: list[str] = []
+        self._region_of: dict[int, str] = {}
+        #: `self.attr = value` in methods of this file: (class qualname, attr) -> values bound.
+        self.self_attr_values: dict[tuple[str, str], list[cst.BaseExpression]] = {}
+        #: Staging calls whose Function is used once, right away: `tf.function(f)(x)`.
+        self._fresh_staging_calls: set[int] = set()
+        #: Attribute nodes that are assignment targets (stores, not reads).
+        self._store_attributes: set[int] = set()
 
     # Metadata -------------------------------------------------------------------------------
 
@@ -203,8 +219,8 @@ class FileContext:
 
     def report(self, rule, node: cst.CSTNode, fields: dict, function: FunctionInfo | None = None) -> None:
         func = function if function is not None else self.function
-        if func is None and not rule.always:
-            return
+        if func is None and not rule.always and not fields.get("_anchors"):
+            return  # module-level code is never staged, unless the finding names what it concerns
         self.facts.candidates.append(
             F.Candidate(rule.code, func.qualname if func else None, self.position(node), dict(fields))
         )
@@ -229,9 +245,13 @@ class FileContext:
         params = [p.name.value for p in all_params]
         defaults = {p.name.value: p.default for p in all_params if p.default is not None}
         decorator_names = set()
+        signature, autograph = False, True
         for dec in node.decorators:
             target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
-            decorator_names |= self.qualified_names(target)
+            names = self.qualified_names(target)
+            decorator_names |= names
+            if isinstance(dec.decorator, cst.Call) and names & self.framework.staging_decorators:
+                signature, autograph = staging_options(dec.decorator)
         is_method = cls is not None and "builtins.staticmethod" not in decorator_names
         facts = F.FunctionFacts(
             qualname=qualname,
@@ -241,6 +261,8 @@ class FileContext:
             params=params,
             literal_default_params={n for n, d in defaults.items() if _is_literal(d)},
             decorators=sorted(decorator_names),
+            input_signature=signature,
+            autograph=autograph,
         )
         if decorator_names & (self.framework.staging_decorators | set(self.settings.staging_decorators)):
             facts.staged_by = "decorator"
@@ -253,6 +275,8 @@ class FileContext:
         self.loop_depth = 0
         self.guard_depth = 0
         self._loop_stack = []
+        self._saved_loops.append(self.loops)
+        self.loops = []
 
     def relative(self, absolute: str) -> str:
         """`pkg.mod.Class` -> `Class` for names of this module."""
@@ -262,6 +286,7 @@ class FileContext:
     def _leave_function(self) -> None:
         self.functions.pop()
         self.loop_depth, self.guard_depth, self._loop_stack = self._saved_depths.pop()
+        self.loops = self._saved_loops.pop()
 
     def _enter_class(self, node: cst.ClassDef) -> None:
         outer = self.classes[-1].qualname if self.current_class_for_methods() else self.module
@@ -307,12 +332,32 @@ class FileContext:
                 return "body"
         return None
 
+    def mark_region(self, node: cst.CSTNode | None, kind: str) -> None:
+        """While the walk is inside `node` (not yet visited), `kind` is on `self.regions`."""
+        if node is not None:
+            self._region_of[id(node)] = kind
+
     def is_lifting_scope(self, node: cst.With) -> bool:
         for item in node.items:
             expr = item.item
             if isinstance(expr, cst.Call) and self.resolves_to(expr.func, self.framework.lifting_scopes):
                 return True
         return False
+
+
+def staging_options(call: cst.Call) -> tuple[bool, bool]:
+    """(has an input_signature, autograph on) from the keywords of `tf.function(...)`."""
+    signature, autograph = False, True
+    for arg in call.args:
+        if arg.keyword is None:
+            continue
+        key = arg.keyword.value
+        value = arg.value
+        if key == "input_signature":
+            signature = not (isinstance(value, cst.Name) and value.value == "None")
+        elif key == "autograph":
+            autograph = not (isinstance(value, cst.Name) and value.value == "False")
+    return signature, autograph
 
 
 def _is_literal(node: cst.BaseExpression | None) -> bool:
@@ -326,6 +371,23 @@ def _is_literal(node: cst.BaseExpression | None) -> bool:
 
 
 is_literal = _is_literal
+
+
+def _operands(expr: cst.BaseExpression):
+    """Names an op argument is computed from by arithmetic (`x`, `x * 2`, `x > 0`, `x[0]`)."""
+    if isinstance(expr, cst.Name):
+        yield expr
+    elif isinstance(expr, cst.BinaryOperation):
+        yield from _operands(expr.left)
+        yield from _operands(expr.right)
+    elif isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+        yield from _operands(expr.expression)
+    elif isinstance(expr, cst.Comparison):
+        yield from _operands(expr.left)
+        for c in expr.comparisons:
+            yield from _operands(c.comparator)
+    elif isinstance(expr, cst.Subscript):
+        yield from _operands(expr.value)
 
 
 def target_names(target: cst.BaseExpression):
@@ -361,6 +423,10 @@ class _Walker(cst.CSTVisitor):
     def on_visit(self, node: cst.CSTNode) -> bool:
         ctx = self.ctx
         t = type(node)
+        if ctx._region_of:
+            region = ctx._region_of.get(id(node))
+            if region is not None:
+                ctx.regions.append(region)
         if t is cst.FunctionDef:
             ctx._enter_function(node)
         elif t is cst.ClassDef:
@@ -393,6 +459,7 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.For or t is cst.While:
             ctx._loop_stack.append(id(node))
             ctx.loop_depth += 1
+            ctx.loops.append(node)
         elif t is cst.Call:
             self._record_call(node)
             if ctx.functions and ctx.in_staged_context and isinstance(node.func, cst.Attribute):
@@ -404,13 +471,23 @@ class _Walker(cst.CSTVisitor):
             for tgt in node.targets:
                 self._record_binding(tgt.target, node.value)
                 self._record_store(node, tgt.target, node.value)
+                self._record_attr_write(node, tgt.target, node.value)
+                self._record_wrapper_binding(tgt.target, node.value)
         elif t is cst.AnnAssign:
             if node.value is not None:
                 self._record_binding(node.target, node.value)
                 self._record_store(node, node.target, node.value)
+                self._record_attr_write(node, node.target, node.value)
+                self._record_wrapper_binding(node.target, node.value)
         elif t is cst.AugAssign:
             self._record_binding(node.target, node, rebinding=True)
             self._record_store(node, node.target, node.value)
+            self._record_attr_write(node, node.target, node.value)
+        elif t is cst.Attribute:
+            self._record_attr_read(node)
+        elif t is cst.Yield:
+            if ctx.functions:
+                ctx.function.facts.is_generator = True
         elif t is cst.Del:
             self._record_store(node, node.target, None)
         elif t is cst.NamedExpr:
@@ -451,8 +528,11 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.For or t is cst.While:
             ctx._loop_stack.pop()
             ctx.loop_depth -= 1
+            ctx.loops.pop()
         if id(original_node) in ctx._branch_of:
             ctx._branch_stack.pop()
+        if ctx._region_of and id(original_node) in ctx._region_of:
+            ctx.regions.pop()
         if t is cst.Module:
             # Rules that decide with whole-file knowledge do so while metadata is still bound.
             for rule in self.rules:
@@ -506,6 +586,7 @@ class _Walker(cst.CSTVisitor):
         func = ctx.function
         names = ctx.qualified_names(node.func)
         staging = set(fw.staging_decorators) | set(ctx.settings.staging_decorators)
+        self._record_one_shot_and_built(node, staging)
         if names & fw.eager_escapes:
             for arg in node.args:
                 if isinstance(arg.value, cst.Lambda):
@@ -523,6 +604,8 @@ class _Walker(cst.CSTVisitor):
                     target = self._target_of(first.value)
                     if target is not None:
                         ctx.facts.wrapped.append(target)
+                        if id(node) in ctx._fresh_staging_calls:
+                            ctx.facts.fresh_wrapped.append(target)
         if func is not None:
             if names & fw.eager_escapes:
                 return  # the wrapped function runs eagerly: not traced into the graph
@@ -537,9 +620,14 @@ class _Walker(cst.CSTVisitor):
                     func.facts.calls.append(F.CallEdge(ref, ctx.position(arg.value), kind="ref"))
             if names and any(fw.owns(n) for n in names):
                 for arg in node.args:
-                    if isinstance(arg.value, cst.Name) and ctx.binding_kind(arg.value, func) == "param":
-                        func.facts.tensor_params.add(arg.value.value)
+                    for name in _operands(arg.value):
+                        if ctx.binding_kind(name, func) == "param":
+                            func.facts.tensor_params.add(name.value)
         target = self._target_of(node.func)
+        concrete = False
+        if target is None and isinstance(node.func, cst.Attribute) and node.func.attr.value == "get_concrete_function":
+            target = self._target_of(node.func.value)  # `f.get_concrete_function(args)` traces f with args
+            concrete = True
         if target is not None and self._is_project_target(target):
             from stagelint.tensors import arg_facts
 
@@ -551,8 +639,135 @@ class _Walker(cst.CSTVisitor):
                     [arg_facts(ctx, a.value) for a in node.args if a.keyword is None and not a.star],
                     {a.keyword.value: arg_facts(ctx, a.value) for a in node.args if a.keyword is not None},
                     in_loop=bool(ctx._loop_stack),
+                    concrete=concrete,
                 )
             )
+
+    def _record_one_shot_and_built(self, node: cst.Call, staging: set[str]) -> None:
+        """`tf.function(f)(x)` / `tf.function(f).get_concrete_function(x)` (a Function used once),
+        and objects whose variables a call creates (`opt.build(...)`, `model.fit(...)`, `model(x)`)."""
+        ctx = self.ctx
+        inner = node.func
+        if isinstance(inner, cst.Attribute) and inner.attr.value == "get_concrete_function":
+            inner = inner.value
+        if isinstance(inner, cst.Call) and ctx.qualified_names(inner.func) & staging:
+            ctx._fresh_staging_calls.add(id(inner))
+        receiver = None
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in BUILDING_METHODS:
+            receiver = node.func.value
+        elif isinstance(node.func, cst.Name):
+            receiver = node.func
+        if isinstance(receiver, cst.Name):
+            from stagelint.tensors import value_of
+
+            if receiver is node.func:
+                value = value_of(ctx, receiver, ctx.function)
+                if value.what not in ("model", "layer"):
+                    return
+                ident = value.ident
+            else:
+                ident = value_of(ctx, receiver, ctx.function).ident
+            if ident:
+                line = ctx.position(node).line
+                ctx.facts.built[ident] = min(line, ctx.facts.built.get(ident, line))
+
+    def _record_wrapper_binding(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """`g = tf.function(f)` / `self.step = tf.function(self._step, input_signature=...)`."""
+        ctx = self.ctx
+        if not isinstance(value, cst.Call) or not value.args:
+            return
+        fw = ctx.framework
+        if not ctx.qualified_names(value.func) & (fw.staging_decorators | set(ctx.settings.staging_decorators)):
+            return
+        first = value.args[0]
+        if first.keyword is not None and first.keyword.value not in ("func", "fn", "python_function"):
+            return
+        wrapped = self._target_of(first.value)
+        if wrapped is None:
+            return
+        signature, _ = staging_options(value)
+        key = None
+        if isinstance(target, cst.Name):
+            names = ctx.qualified_names(target)
+            if len(names) == 1:
+                key = "name:" + next(iter(names))
+        else:
+            self_target = self._target_of(target) if isinstance(target, cst.Attribute) else None
+            if self_target is not None and self_target[0] == "self":
+                key = f"self:{self_target[1]}:{self_target[2]}"
+        if key is not None:
+            ctx.facts.wrapper_bindings[key] = F.WrapperBinding(wrapped, signature)
+
+    def _record_attr_write(self, stmt, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        """`obj.attr = value` anywhere: the owner class, whether it is set-up code, what is stored."""
+        ctx = self.ctx
+        targets = target.elements if isinstance(target, (cst.Tuple, cst.List)) else (target,)
+        for tgt in targets:
+            tgt = tgt.value if isinstance(tgt, (cst.Element, cst.StarredElement)) else tgt
+            if not isinstance(tgt, cst.Attribute):
+                continue
+            ctx._store_attributes.add(id(tgt))
+            if not isinstance(tgt.value, cst.Name):
+                continue
+            func = ctx.function
+            attr = tgt.attr.value
+            owner = ""
+            on_self = False
+            if func is not None and func.self_name == tgt.value.value and func.facts.class_qualname:
+                if ctx.binding_kind(tgt.value, func) == "self":
+                    owner = func.facts.class_qualname
+                    on_self = True
+                    if value is not None and not isinstance(stmt, cst.AugAssign):
+                        ctx.self_attr_values.setdefault((owner, attr), []).append(value)
+            if not on_self:
+                from stagelint.tensors import value_of
+
+                owner = value_of(ctx, tgt.value, func).cls
+            ctx.facts.attr_writes.append(F.AttrWrite(
+                attr=attr,
+                span=ctx.position(stmt),
+                owner=owner,
+                function=func.qualname if func else None,
+                in_init=func is not None and func.facts.name in SETUP_METHODS,
+                value=self._stored_kind(value, isinstance(stmt, cst.AugAssign)),
+                text=short_code(stmt, 60),
+                augmented=isinstance(stmt, cst.AugAssign),
+                on_self=on_self,
+            ))
+
+    def _stored_kind(self, value: cst.BaseExpression | None, augmented: bool) -> str:
+        ctx = self.ctx
+        if value is None:
+            return "unknown"
+        if isinstance(value, cst.Name) and value.value == "None":
+            return "none"
+        if isinstance(value, cst.Call):
+            names = ctx.qualified_names(value.func)
+            if any(ctx.framework.creates_variables(q) for q in names):
+                return "variable"
+        from stagelint.tensors import tensorness
+
+        if not augmented and tensorness(ctx, value, ctx.function).definite:
+            return "tensor"
+        if _is_literal(value) or augmented:
+            return "python"
+        return "unknown"
+
+    def _record_attr_read(self, node: cst.Attribute) -> None:
+        """`self.attr` / `param.attr` loads in a function (which attributes staged code reads)."""
+        ctx = self.ctx
+        func = ctx.function
+        if func is None or id(node) in ctx._store_attributes or not isinstance(node.value, cst.Name):
+            return
+        recv = node.value.value
+        if recv != func.self_name and recv not in func.facts.params:
+            return
+        kind = ctx.binding_kind(node.value, func)
+        if kind not in ("self", "param"):
+            return
+        pair = ("self" if kind == "self" else recv, node.attr.value)
+        if pair not in func.facts.attr_reads:
+            func.facts.attr_reads.append(pair)
 
     def _is_project_target(self, target: F.Target) -> bool:
         if target[0] != "name":

@@ -252,8 +252,17 @@ def _findings(project: Project, modules, reported: set[str], sources: dict[str, 
         entry = None
         if not rule.always:
             key = (m.module, cand.function)
-            if key not in project.reached or not rule.confirm(cand, project, m):
+            if cand.fields.get("_anchors"):
+                # Found outside staged code (a call site, a rebinding): it stands for the first
+                # staged function it concerns, which its message names.
+                key = next((tuple(a) for a in cand.fields["_anchors"] if tuple(a) in project.reached), None)
+            if key not in project.reached:
                 continue
+            verdict = rule.confirm(cand, project, m)
+            if not verdict:
+                continue
+            if isinstance(verdict, dict):  # what only the project shows, for the message
+                fields.update(verdict)
             fields.setdefault("func", project.function_phrase(key))
             entry = project.display(project.reached[key], m.module)
         finding = Finding(

@@ -43,6 +43,19 @@ class ArgFacts:
     kind: str
     #: the literal's source text when kind == "python"
     text: str = ""
+    #: what the value is, as far as the caller shows (`tensors.value_of`): "int", "float", "str",
+    #: "bool", "list", "ndarray", "py-iterator", "generator", "data-iterator", "dataset",
+    #: "optimizer", "model", "layer", "variable", "object" (an instance of `cls`), or "" (unknown)
+    what: str = ""
+    #: qualified name of the class the value was constructed from (`SimpleModel()`)
+    cls: str = ""
+    #: which object it is, for "is it the same object at every call?" (`opt1@12`); "|"-separated
+    #: when a loop variable runs over a literal list of objects
+    ident: str = ""
+    #: the caller's own parameter, passed straight through (so the caller's callers decide)
+    param: str = ""
+    #: why the value changes between calls: "loop variable `i`", "counter `step`", or ""
+    varies: str = ""
 
 
 @dataclass
@@ -55,6 +68,8 @@ class CallSite:
     args: list[ArgFacts] = field(default_factory=list)
     kwargs: dict[str, ArgFacts] = field(default_factory=dict)
     in_loop: bool = False
+    #: `f.get_concrete_function(...)`: traces with these arguments but is not a call
+    concrete: bool = False
 
 
 @dataclass
@@ -77,6 +92,48 @@ class FunctionFacts:
     #: body returns `tf.function(<own parameter>)`: the function is itself a staging wrapper
     wraps_param: bool = False
     calls: list[CallEdge] = field(default_factory=list)
+    #: the staging decorator fixes an `input_signature` (Python values cannot retrace it)
+    input_signature: bool = False
+    #: the staging decorator says `autograph=False` (no conversion of int()/len()/loops)
+    autograph: bool = True
+    #: how each parameter is used in the body: "tensor" (only where a tensor works the same: op
+    #: operands, `tf.range` bounds, `tf.print`), "structure" (Python control flow, `range`, shapes,
+    #: other calls), absent when unused (filled by STG501's visitor)
+    param_uses: dict[str, str] = field(default_factory=dict)
+    #: plain attribute reads `(receiver, attribute)`: receiver "self" or a parameter name
+    attr_reads: list[tuple[str, str]] = field(default_factory=list)
+    #: contains `yield`: calling it makes a generator
+    is_generator: bool = False
+
+
+@dataclass
+class AttrWrite:
+    """`obj.attr = value` / `obj.attr += value` anywhere in a module (STG302, STG303)."""
+
+    attr: str
+    span: Span
+    #: the class the object belongs to: the method's class for `self.attr`, the class a name was
+    #: constructed from for `model.attr` (`model = SimpleModel()`), "" when unknown
+    owner: str
+    #: the function holding the write (qualname in its module), None at module level
+    function: str | None
+    #: inside `__init__`/`build`: sets the attribute up rather than changing it
+    in_init: bool
+    #: "variable" (a tf.Variable or Keras object), "tensor", "python", "none" or "unknown"
+    value: str
+    #: source of the write for messages, e.g. "self.bias += 5.0"
+    text: str
+    augmented: bool = False
+    #: receiver is `self` (not another name)
+    on_self: bool = False
+
+
+@dataclass
+class WrapperBinding:
+    """`g = tf.function(f)` / `self.step = tf.function(self._step)`: calling `g` runs a Function."""
+
+    target: Target
+    input_signature: bool = False
 
 
 @dataclass
@@ -110,3 +167,13 @@ class ModuleFacts:
     #: import aliases at module level: local name -> absolute qualified name (re-exports)
     imports: dict[str, str] = field(default_factory=dict)
     candidates: list[Candidate] = field(default_factory=list)
+    #: names bound to a Function made by a wrapper call, by the call-site target they appear as:
+    #: "name:pkg.mod.g" or "self:pkg.mod.Class:step"
+    wrapper_bindings: dict[str, WrapperBinding] = field(default_factory=dict)
+    #: wrapper targets staged only through one-shot wrappers (`tf.function(f)(x)`,
+    #: `tf.function(f).get_concrete_function(...)`): each use traces afresh
+    fresh_wrapped: list[Target] = field(default_factory=list)
+    #: attribute writes, for "is this attribute reassigned anywhere?" (STG302, STG303)
+    attr_writes: list[AttrWrite] = field(default_factory=list)
+    #: objects built (optimizer/model variables created) outside staged code: ident -> first line
+    built: dict[str, int] = field(default_factory=dict)

@@ -165,3 +165,132 @@ MUTATING_METHODS = frozenset({
     "setdefault", "sort", "reverse", "appendleft", "extendleft", "popleft", "difference_update",
     "intersection_update", "symmetric_difference_update",
 })
+
+# Python values frozen at trace time (STG104) ------------------------------------------------------
+
+#: Calls whose Python result is computed once per trace and baked into the graph as a constant.
+#: Qualified names (exact) and prefixes (module-wide), each with what to use instead.
+FROZEN_VALUE_CALLS = {
+    "time.time": "`tf.timestamp()`",
+    "time.time_ns": "`tf.timestamp()`",
+    "time.perf_counter": "`tf.timestamp()`",
+    "time.perf_counter_ns": "`tf.timestamp()`",
+    "time.monotonic": "`tf.timestamp()`",
+    "time.monotonic_ns": "`tf.timestamp()`",
+    "time.process_time": "`tf.timestamp()`",
+    "time.localtime": "`tf.timestamp()`",
+    "time.gmtime": "`tf.timestamp()`",
+    "time.ctime": "`tf.timestamp()`",
+    "datetime.datetime.now": "`tf.timestamp()`",
+    "datetime.datetime.utcnow": "`tf.timestamp()`",
+    "datetime.datetime.today": "`tf.timestamp()`",
+    "datetime.date.today": "`tf.timestamp()`",
+    "uuid.uuid1": "a value made outside the tf.function and passed in",
+    "uuid.uuid4": "a value made outside the tf.function and passed in",
+    "os.urandom": "`tf.random.uniform` / `tf.random.Generator`",
+    "os.getrandom": "`tf.random.uniform` / `tf.random.Generator`",
+}
+FROZEN_VALUE_PREFIXES = {
+    "numpy.random.": "`tf.random.*` (or a `tf.random.Generator`)",
+    "random.": "`tf.random.*` (or a `tf.random.Generator`)",
+    "secrets.": "`tf.random.uniform` / `tf.random.Generator`",
+}
+#: Under those prefixes: seeding and state handling (trace-time effects, not frozen draws) and
+#: the RNG classes themselves (their methods are the draws, see RNG_CONSTRUCTORS).
+FROZEN_VALUE_EXCEPTIONS = frozenset({
+    "random.seed", "random.getstate", "random.setstate", "random.Random", "random.SystemRandom",
+    "numpy.random.seed", "numpy.random.get_state", "numpy.random.set_state",
+    "numpy.random.default_rng", "numpy.random.Generator", "numpy.random.RandomState",
+    "numpy.random.SeedSequence", "numpy.random.BitGenerator", "numpy.random.PCG64",
+    "numpy.random.PCG64DXSM", "numpy.random.MT19937", "numpy.random.Philox", "numpy.random.SFC64",
+})
+#: Constructors of Python/NumPy random generators: every draw from the object is frozen.
+RNG_CONSTRUCTORS = frozenset({
+    "numpy.random.default_rng", "numpy.random.Generator", "numpy.random.RandomState",
+    "random.Random", "random.SystemRandom",
+})
+#: Methods of those generators that are not draws.
+RNG_NON_DRAW_METHODS = frozenset({
+    "seed", "getstate", "setstate", "get_state", "set_state", "spawn", "bit_generator", "jumped",
+})
+
+# Stateful TensorFlow ops: kept in the graph even when their result is unused ---------------------
+
+#: Ops a graph runs for their effect (automatic control dependencies keep them): printing, asserts
+#: and checks, summaries, variable and table updates, random ops, I/O. An unused call of any other
+#: op is pruned (STG603), and these are the "TF state ops" a Python guard may wrongly fix (STG105).
+STATEFUL_OPS = frozenset({
+    "tensorflow.print", "tensorflow.Assert", "tensorflow.py_function", "tensorflow.numpy_function",
+    "tensorflow.group", "tensorflow.no_op", "tensorflow.io.write_file", "tensorflow.compat.v1.Print",
+    "tensorflow.compat.v1.assign", "tensorflow.compat.v1.assign_add", "tensorflow.compat.v1.assign_sub",
+    "tensorflow.compat.v1.py_func", "tensorflow.control_dependencies", "tensorflow.identity_n",
+})
+STATEFUL_OP_PREFIXES = (
+    "tensorflow.debugging.", "tensorflow.compat.v1.debugging.", "tensorflow.summary.",
+    "tensorflow.compat.v1.summary.", "tensorflow.compat.v2.summary.", "tensorflow.raw_ops.",
+    "tensorflow.assert_", "tensorflow.compat.v1.assert_", "tensorflow.compat.v1.scatter_",
+    "tensorflow.lookup.", "tensorflow.queue.", "tensorflow.random.", "tensorflow.compat.v1.random.",
+    "tensorflow.tpu.", "tensorflow.distribute.", "tensorflow.config.", "tensorflow.io.gfile.",
+    "tensorflow.experimental.", "tensorflow.autograph.", "tensorflow.data.", "tensorflow.keras.",
+)
+#: Methods that update TF state in place (variables, metrics, optimizers).
+STATEFUL_METHODS = frozenset({
+    "assign", "assign_add", "assign_sub", "scatter_add", "scatter_sub", "scatter_update",
+    "scatter_max", "scatter_min", "scatter_mul", "scatter_div", "scatter_nd_update", "scatter_nd_add",
+    "scatter_nd_sub", "batch_scatter_update", "apply_gradients", "minimize", "update_state",
+    "reset_state", "reset_states",
+})
+
+# Eager-only conversions (STG601) --------------------------------------------------------------------
+
+#: Tensor methods that need a concrete value: they raise on a symbolic tensor.
+EAGER_ONLY_METHODS = frozenset({"numpy", "item", "tolist"})
+#: NumPy functions that are fine with a tensor argument at trace time (they read static metadata).
+NUMPY_STATIC_FUNCTIONS = frozenset({"numpy.dtype", "numpy.issubdtype", "numpy.result_type"})
+
+# Datasets and iterators (STG103, STG202, STG503) ------------------------------------------------------
+
+#: Factories outside `tf.data` whose result is a `tf.data.Dataset`.
+DATASET_FACTORIES = frozenset({
+    "tensorflow.keras.utils.image_dataset_from_directory", "tensorflow.keras.utils.text_dataset_from_directory",
+    "tensorflow.keras.utils.timeseries_dataset_from_array", "tensorflow.keras.preprocessing.image_dataset_from_directory",
+    "keras.utils.image_dataset_from_directory", "keras.utils.text_dataset_from_directory",
+    "keras.utils.timeseries_dataset_from_array", "tensorflow_datasets.load",
+})
+#: Methods that wrap a dataset for a distribution strategy; iterating the result is still converted.
+DATASET_WRAPPING_METHODS = frozenset({"experimental_distribute_dataset", "distribute_datasets_from_function"})
+#: Dataset methods whose result is not a dataset.
+DATASET_NON_DATASET_METHODS = frozenset({
+    "reduce", "cardinality", "as_numpy_iterator", "get_single_element", "save", "element_spec",
+    "options", "unique_id", "__iter__", "take_while_fn",
+})
+
+# Keras objects that create variables on first use (STG403) -----------------------------------------
+
+#: Methods whose call, outside staged code, creates an optimizer's or a model's variables.
+BUILDING_METHODS = frozenset({"build", "fit", "predict", "evaluate", "apply_gradients", "minimize",
+                              "train_on_batch", "predict_on_batch", "load_weights"})
+
+# Python numbers that select graph structure (STG501) ---------------------------------------------------
+
+#: Parameter names that are conventionally graph-structure switches, never a value to tensorize.
+STRUCTURE_PARAMETER_NAMES = frozenset({"training", "is_training", "mode", "train", "mask"})
+#: Ops that run user functions (branches, loop bodies, mapped functions): their effects may be
+#: anything, so an unused result is not evidence of a pruned op.
+CONTROL_FLOW_OPS = frozenset({
+    "tensorflow.cond", "tensorflow.case", "tensorflow.switch_case", "tensorflow.while_loop",
+    "tensorflow.map_fn", "tensorflow.scan", "tensorflow.foldl", "tensorflow.foldr",
+    "tensorflow.vectorized_map", "tensorflow.recompute_grad", "tensorflow.custom_gradient",
+    "tensorflow.compat.v1.cond", "tensorflow.compat.v1.while_loop", "tensorflow.compat.v1.map_fn",
+    "tensorflow.xla.experimental.compile", "tensorflow.function",
+})
+#: Ops that return a Python list or tuple of tensors: unpacking or iterating the result is fine.
+MULTI_OUTPUT_OPS = frozenset({
+    "tensorflow.unstack", "tensorflow.split", "tensorflow.meshgrid", "tensorflow.dynamic_partition",
+    "tensorflow.unique", "tensorflow.unique_with_counts", "tensorflow.shape_n", "tensorflow.gradients",
+    "tensorflow.nn.moments", "tensorflow.nn.weighted_moments", "tensorflow.math.top_k", "tensorflow.nn.top_k",
+    "tensorflow.linalg.eigh", "tensorflow.linalg.eig", "tensorflow.linalg.svd", "tensorflow.linalg.qr",
+    "tensorflow.linalg.lu", "tensorflow.math.unique", "tensorflow.raw_ops.Unpack", "tensorflow.nest.flatten",
+    "tensorflow.sparse.split", "tensorflow.strings.unicode_decode_with_offsets", "tensorflow.tuple",
+    "tensorflow.compat.v1.split",
+})

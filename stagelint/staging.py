@@ -43,6 +43,12 @@ class Project:
         self.reached: dict[Key, Key] = {}  # function -> the entry point that reaches it
         self.unguarded: set[Key] = set()  # reachable without passing a first-call guard
         self.call_sites: dict[Key, list[tuple[str, F.CallSite]]] = {}
+        #: calls that run a Function object (a decorated function, or `g = tf.function(f)` called
+        #: as `g(...)`): (module, site, via) where `via` names the wrapper binding ("" if decorated)
+        self.function_calls: dict[Key, list[tuple[str, F.CallSite, str]]] = {}
+        #: (function, via) of wrapper bindings made with an `input_signature`
+        self.signature_objects: set[tuple[Key, str]] = set()
+        self._families: dict[str, set[str]] = {}
         self._find_entries()
         self._reach()
         self._index_call_sites()
@@ -234,11 +240,122 @@ class Project:
     # Call sites and parameter tensor-ness -----------------------------------------------------
 
     def _index_call_sites(self) -> None:
+        bindings: dict[str, tuple[str, F.WrapperBinding]] = {}
         for m in self.modules.values():
+            for name, binding in m.wrapper_bindings.items():
+                bindings.setdefault(name, (m.module, binding))
+        for m in sorted(self.modules.values(), key=lambda m: m.module):
             for site in m.call_sites:
-                key = self.resolve(m.module, site.target)
-                if key is not None:
-                    self.call_sites.setdefault(key, []).append((m.module, site))
+                key, via = self.resolve(m.module, site.target), ""
+                found = self._wrapper_binding(site.target, bindings)
+                if found is not None:
+                    name, (module, binding) = found
+                    key, via = self.resolve(module, binding.target), name
+                    if key is not None and binding.input_signature:
+                        self.signature_objects.add((key, via))
+                if key is None:
+                    continue
+                self.call_sites.setdefault(key, []).append((m.module, site))
+                if site.concrete:
+                    continue
+                if via or self.entries.get(key) == "decorator":
+                    self.function_calls.setdefault(key, []).append((m.module, site, via))
+
+    def _wrapper_binding(self, target: F.Target, bindings):
+        """The `g = tf.function(f)` binding a call target names, if any: (binding name, (module, binding))."""
+        if target[0] == "name":
+            name = "name:" + target[1]
+            return (name, bindings[name]) if name in bindings else None
+        if target[0] == "self":
+            seen = set()
+            todo = [target[1]]
+            while todo:
+                cls = todo.pop(0)
+                if cls in seen:
+                    continue
+                seen.add(cls)
+                name = f"self:{cls}:{target[2]}"
+                if name in bindings:
+                    return name, bindings[name]
+                found = self.resolve_class(cls)
+                if found is not None:
+                    todo.extend(found[1].bases)
+        return None
+
+    def shift(self, site: F.CallSite, key: Key) -> int:
+        """Arguments before the first one a call passes: 1 for `self.m(x)` (self is implicit)."""
+        f = self.function(key)
+        return 1 if site.target[0] in ("self", "super") and f is not None and f.class_qualname else 0
+
+    def args_for(self, key: Key, param: str, _depth: int = 0) -> list[tuple[str, F.CallSite, F.ArgFacts]]:
+        """What the call sites pass for a parameter: (module, site, argument), following a caller
+        that forwards its own parameter (`helper(x)` inside `step(x)`) to the caller's callers."""
+        f = self.function(key)
+        if f is None or param not in f.params:
+            return []
+        index = f.params.index(param)
+        out = []
+        for module, site in self.call_sites.get(key, ()):
+            arg = site.kwargs.get(param)
+            if arg is None:
+                i = index - self.shift(site, key)
+                arg = site.args[i] if 0 <= i < len(site.args) else None
+            if arg is None:
+                continue
+            if arg.param and site.caller is not None and _depth < 4:
+                forwarded = self.args_for((module, site.caller), arg.param, _depth + 1)
+                if forwarded:
+                    out.extend(forwarded)
+                    continue
+            out.append((module, site, arg))
+        return out
+
+    def has_signature(self, key: Key, via: str) -> bool:
+        """The Function object a call runs has an `input_signature`."""
+        f = self.function(key)
+        if via:
+            return (key, via) in self.signature_objects
+        return bool(f and f.input_signature)
+
+    def class_family(self, cls: str) -> set[str]:
+        """A class, its project base classes and its project subclasses (absolute names)."""
+        if cls in self._families:
+            return self._families[cls]
+        family = set()
+        todo = [cls]
+        while todo:
+            c = todo.pop()
+            found = self.resolve_class(c)
+            name = found[1].qualname if found else c
+            if name in family:
+                continue
+            family.add(name)
+            if found:
+                todo.extend(found[1].bases)
+        for name, (_, facts) in self.classes.items():
+            if name not in family and self._derives(name, family):
+                family.add(name)
+        self._families[cls] = family
+        return family
+
+    def _derives(self, cls: str, ancestors: set[str], _seen=None) -> bool:
+        _seen = _seen or set()
+        if cls in _seen:
+            return False
+        _seen.add(cls)
+        found = self.resolve_class(cls)
+        if found is None:
+            return False
+        for base in found[1].bases:
+            resolved = self.resolve_class(base)
+            base_name = resolved[1].qualname if resolved else base
+            if base_name in ancestors or self._derives(base_name, ancestors, _seen):
+                return True
+        return False
+
+    def resolved_class_name(self, cls: str) -> str:
+        found = self.resolve_class(cls) if cls else None
+        return found[1].qualname if found else cls
 
     def tensor_params(self, key: Key) -> set[str]:
         f = self.function(key)

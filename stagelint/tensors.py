@@ -115,8 +115,7 @@ class _Inference:
         if isinstance(iterable, cst.Call):
             names = ctx.qualified_names(iterable.func)
             if "builtins.range" in names or "builtins.enumerate" in names or "builtins.zip" in names:
-                if "builtins.range" in names:
-                    return NOT
+                # `range(<tensor>)` is converted to `tf.range`: its elements are tensors too.
                 return self._union(a.value for a in iterable.args)
         return self.of(iterable)
 
@@ -141,17 +140,23 @@ class _Inference:
 
 
 def arg_facts(ctx: FileContext, expr: cst.BaseExpression) -> F.ArgFacts:
-    """How an argument looks at a call site: a tensor, a Python value, or unknown."""
+    """How an argument looks at a call site: a tensor, a Python value, or unknown; what kind of
+    value it is, which object, and whether it changes from call to call."""
     from stagelint.context import short_code
 
+    text = short_code(expr)
+    value = value_of(ctx, expr, ctx.function)
+    param = ""
+    if isinstance(expr, cst.Name) and ctx.function is not None and ctx.binding_kind(expr, ctx.function) == "param":
+        param = expr.value
+    extra = dict(what=value.what, cls=value.cls, ident=value.ident, param=param, varies=_varies(ctx, expr))
     if is_literal(expr):
-        return F.ArgFacts("python", short_code(expr))
-    t = tensorness(ctx, expr, ctx.function)
-    if t.definite:
-        return F.ArgFacts("tensor", short_code(expr))
+        return F.ArgFacts("python", text, **extra)
+    if value.what == "tensor":
+        return F.ArgFacts("tensor", text, **extra)
     if isinstance(expr, cst.Name) and _is_python_number_name(ctx, expr):
-        return F.ArgFacts("python", short_code(expr))
-    return F.ArgFacts("unknown", short_code(expr))
+        return F.ArgFacts("python", text, **extra)
+    return F.ArgFacts("unknown", text, **extra)
 
 
 def _is_python_number_name(ctx: FileContext, name: cst.Name) -> bool:
@@ -174,3 +179,345 @@ def _is_python_number_name(ctx: FileContext, name: cst.Name) -> bool:
         elif not is_literal(value):
             return False
     return True
+
+
+# What a value is -------------------------------------------------------------------------------
+
+#: Python values whose iteration is plain Python (unrolled under staging).
+PYTHON_SEQUENCES = frozenset({"list", "tuple", "dict", "set", "str", "range", "ndarray"})
+#: Values whose iteration is stateful Python: consumed once, at trace time.
+PYTHON_ITERATORS = frozenset({"py-iterator", "generator"})
+NUMBERS = frozenset({"int", "float", "complex"})
+
+
+@dataclass(frozen=True)
+class Value:
+    """What an expression evaluates to, as far as the file shows.
+
+    `what`: "int", "float", "complex", "str", "bool", "none", "list", "tuple", "dict", "set",
+    "range", "ndarray", "generator", "py-iterator", "data-iterator", "dataset", "tensor",
+    "variable", "optimizer", "model", "layer", "metric", "rng", "function", "object", or "" when
+    unknown. `cls` is the qualified name of the class an object was constructed from. `ident`
+    names the object (`opt1@12`, the name and line of its one binding; `new@12:5` for an object
+    constructed right there, a new one every time the line runs).
+    """
+
+    what: str = ""
+    cls: str = ""
+    ident: str = ""
+
+
+UNKNOWN = Value()
+
+
+def value_of(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None = None) -> Value:
+    return _Values(ctx, func).of(expr)
+
+
+class _Values:
+    def __init__(self, ctx: FileContext, func: FunctionInfo | None):
+        self.ctx = ctx
+        self.func = func
+        self.active: set[int] = set()
+
+    def of(self, expr) -> Value:
+        key = id(expr)
+        if key in self.active:
+            return UNKNOWN
+        self.active.add(key)
+        try:
+            return self._of(expr)
+        finally:
+            self.active.discard(key)
+
+    def _of(self, expr) -> Value:
+        if isinstance(expr, cst.Integer):
+            return Value("int")
+        if isinstance(expr, cst.Float):
+            return Value("float")
+        if isinstance(expr, cst.Imaginary):
+            return Value("complex")
+        if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return Value("str")
+        if isinstance(expr, (cst.List, cst.ListComp)):
+            return Value("list")
+        if isinstance(expr, cst.Tuple):
+            return Value("tuple")
+        if isinstance(expr, (cst.Dict, cst.DictComp)):
+            return Value("dict")
+        if isinstance(expr, (cst.Set, cst.SetComp)):
+            return Value("set")
+        if isinstance(expr, cst.GeneratorExp):
+            return Value("generator")
+        if isinstance(expr, cst.Lambda):
+            return Value("function")
+        if isinstance(expr, cst.Name):
+            if expr.value in ("True", "False"):
+                return Value("bool")
+            if expr.value == "None":
+                return Value("none")
+            return self._name(expr)
+        if isinstance(expr, cst.Call):
+            return self._call(expr)
+        if tensorness(self.ctx, expr, self.func).definite:
+            return Value("tensor")
+        if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+            inner = self.of(expr.expression)
+            return Value(inner.what) if inner.what in NUMBERS else UNKNOWN
+        if isinstance(expr, cst.BinaryOperation):
+            left, right = self.of(expr.left), self.of(expr.right)
+            if left.what in NUMBERS and right.what in NUMBERS:
+                return Value("float" if "float" in (left.what, right.what) else left.what)
+            return UNKNOWN
+        if isinstance(expr, cst.Attribute):
+            return self._attribute(expr)
+        return UNKNOWN
+
+    def _merge(self, values: list[Value]) -> Value:
+        if not values:
+            return UNKNOWN
+        first = values[0]
+        if any(v.what != first.what for v in values):
+            return UNKNOWN
+        cls = first.cls if all(v.cls == first.cls for v in values) else ""
+        return Value(first.what, cls, first.ident if len(values) == 1 else "")
+
+    def _name(self, name: cst.Name) -> Value:
+        ctx = self.ctx
+        refs = ctx.referents(name)
+        if not refs:
+            return UNKNOWN
+        values = []
+        for r in refs:
+            if isinstance(r, (BuiltinAssignment, ImportAssignment)):
+                return UNKNOWN
+            node = getattr(r, "node", None)
+            if isinstance(node, cst.Param):
+                return UNKNOWN
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+                values.append(Value("function"))
+                continue
+            if isinstance(node, cst.ClassDef):
+                values.append(Value("class"))
+                continue
+            bound = ctx.bound_values.get(id(node))
+            if bound is None:
+                return UNKNOWN
+            if isinstance(bound, cst.For):
+                values.append(self._loop_element(node, bound))
+            elif isinstance(bound, cst.AugAssign):
+                inner = self.of(bound.value)
+                values.append(Value(inner.what) if inner.what in NUMBERS else UNKNOWN)
+            else:
+                value = self.of(bound)
+                if not value.ident and isinstance(node, cst.Name) and value.what:
+                    value = Value(value.what, value.cls, f"{node.value}@{ctx.position(node).line}")
+                values.append(value)
+        return self._merge(values)
+
+    def _loop_element(self, target: cst.CSTNode, loop: cst.For) -> Value:
+        """The value a loop variable takes: `for i in range(n)`, `for opt in [a, b]`, enumerate."""
+        ctx = self.ctx
+        it = loop.iter
+        if loop.target is target:
+            if isinstance(it, (cst.List, cst.Tuple, cst.Set)):
+                elements = [self.of(el.value) for el in it.elements if isinstance(el, cst.Element)]
+                merged = self._merge(elements) if elements else UNKNOWN
+                if merged.what and len(elements) > 1:
+                    idents = [e.ident for e in elements]
+                    ident = "|".join(idents) if all(idents) else ""
+                    return Value(merged.what, merged.cls, ident)
+                return merged
+            iterated = self.of(it)
+            if iterated.what in ("range",):
+                return Value("tensor") if tensorness(ctx, loop, self.func).definite else Value("int")
+            if iterated.what in ("tensor", "dataset", "data-iterator"):
+                return Value("tensor")
+            return UNKNOWN
+        if (
+            isinstance(loop.target, cst.Tuple)
+            and loop.target.elements
+            and loop.target.elements[0].value is target
+            and isinstance(it, cst.Call)
+            and "builtins.enumerate" in ctx.qualified_names(it.func)
+        ):
+            inner = self.of(it.args[0].value) if it.args else UNKNOWN
+            return Value("tensor") if inner.what in ("dataset", "data-iterator") else Value("int")
+        return UNKNOWN
+
+    def _attribute(self, expr: cst.Attribute) -> Value:
+        ctx = self.ctx
+        func = self.func
+        if isinstance(expr.value, cst.Name) and func is not None and expr.value.value == func.self_name:
+            cls = func.facts.class_qualname
+            values = ctx.self_attr_values.get((cls, expr.attr.value)) if cls else None
+            if values:
+                merged = self._merge([self.of(v) for v in values])
+                if merged.what:
+                    return Value(merged.what, merged.cls, f"{ctx.relative(cls)}.{expr.attr.value}")
+        return UNKNOWN
+
+    def _call(self, call: cst.Call) -> Value:
+        from stagelint import frameworks as FW
+
+        ctx = self.ctx
+        fw = ctx.framework
+        names = ctx.qualified_names(call.func)
+        new = f"new@{ctx.position(call).line}:{ctx.position(call).column}"
+        for q in sorted(names):
+            if q == "builtins.iter":
+                inner = self.of(call.args[0].value) if call.args else UNKNOWN
+                if inner.what == "dataset":
+                    return Value("data-iterator", ident=new)
+                if inner.what in PYTHON_SEQUENCES or inner.what in PYTHON_ITERATORS:
+                    return Value("py-iterator", ident=new)
+                return UNKNOWN
+            if q in _BUILTIN_RESULTS:
+                return Value(_BUILTIN_RESULTS[q])
+            if q.startswith("itertools."):
+                return Value("py-iterator", ident=new)
+            if q in FW.RNG_CONSTRUCTORS:
+                return Value("rng", q, new)
+            if q in FW.DATASET_FACTORIES or (q.startswith("tensorflow.data.") and "dataset" in q.lower()):
+                return Value("dataset")
+            if q.startswith("numpy."):
+                return Value("ndarray")
+            if q in fw.staging_decorators:
+                return Value("function")
+            if fw.creates_variables(q):
+                return Value(_keras_kind(fw, q), q, new)
+            if q in FW.MULTI_OUTPUT_OPS:
+                return Value("list")
+            if fw.returns_tensor(q):
+                return Value("tensor")
+            if fw.owns(q) or q.startswith("builtins."):
+                return UNKNOWN
+        if isinstance(call.func, cst.Attribute):
+            method = call.func.attr.value
+            if method in FW.DATASET_WRAPPING_METHODS:
+                return Value("dataset")
+            receiver = self.of(call.func.value)
+            if receiver.what == "dataset" and method not in FW.DATASET_NON_DATASET_METHODS:
+                return Value("dataset")
+            if receiver.what == "rng" and method not in FW.RNG_NON_DRAW_METHODS:
+                return Value("ndarray")
+        if isinstance(call.func, cst.Name):
+            for b in ctx.bindings_of(call.func):
+                node = getattr(b, "node", None)
+                if isinstance(node, cst.FunctionDef) and _has_yield(node):
+                    return Value("generator", ident=new)
+                if isinstance(node, cst.ClassDef):
+                    names = ctx.qualified_names(call.func)
+                    return Value("object", next(iter(names)) if len(names) == 1 else "", new)
+        if len(names) == 1:
+            (q,) = names
+            last = q.rsplit(".", 1)[-1]
+            if not fw.owns(q) and not q.startswith("builtins.") and last[:1].isupper():
+                return Value("object", q, new)  # a project or library class, resolved later
+        if tensorness(ctx, call, self.func).definite:
+            return Value("tensor")
+        return UNKNOWN
+
+
+_BUILTIN_RESULTS = {
+    "builtins.range": "range", "builtins.enumerate": "py-iterator", "builtins.zip": "py-iterator",
+    "builtins.map": "py-iterator", "builtins.filter": "py-iterator", "builtins.reversed": "py-iterator",
+    "builtins.list": "list", "builtins.sorted": "list", "builtins.tuple": "tuple", "builtins.dict": "dict",
+    "builtins.set": "set", "builtins.frozenset": "set", "builtins.int": "int", "builtins.len": "int",
+    "builtins.round": "int", "builtins.float": "float", "builtins.str": "str", "builtins.repr": "str",
+    "builtins.format": "str", "builtins.bool": "bool",
+}
+
+
+def _keras_kind(fw, q: str) -> str:
+    if q in fw.variable_constructors:
+        return "rng" if ".random." in q else "variable"
+    if ".optimizers." in q:
+        return "optimizer"
+    if ".metrics." in q:
+        return "metric"
+    if ".layers." in q:
+        return "layer"
+    if ".models." in q or q.rsplit(".", 1)[-1] in ("Sequential", "Model"):
+        return "model"
+    return "object"
+
+
+_YIELD_MEMO: dict[int, bool] = {}
+
+
+def _has_yield(func: cst.FunctionDef) -> bool:
+    """The def's own body yields (nested defs and lambdas do not count)."""
+    key = id(func)
+    if key not in _YIELD_MEMO:
+        found = False
+        stack = [func.body]
+        while stack and not found:
+            node = stack.pop()
+            if isinstance(node, (cst.Yield,)):
+                found = True
+            elif isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                continue
+            else:
+                stack.extend(node.children)
+        if len(_YIELD_MEMO) > 10000:
+            _YIELD_MEMO.clear()
+        _YIELD_MEMO[key] = found
+    return _YIELD_MEMO[key]
+
+
+def _varies(ctx: FileContext, expr: cst.BaseExpression) -> str:
+    """Why an argument takes a new value at each execution of the call: it is (or is computed
+    from) the variable of an enclosing Python loop, or a counter bumped with `+=`."""
+    for name in _names_in(expr):
+        refs = ctx.referents(name) or ()
+        for r in refs:
+            node = getattr(r, "node", None)
+            bound = ctx.bound_values.get(id(node)) if node is not None else None
+            if isinstance(bound, cst.For) and any(loop is bound for loop in ctx.loops):
+                if value_of(ctx, name, ctx.function).what in NUMBERS:
+                    return f"loop variable `{name.value}`"
+            if isinstance(bound, cst.AugAssign) and value_of(ctx, bound.value, ctx.function).what in NUMBERS:
+                return f"counter `{name.value}`"
+    return ""
+
+
+def _names_in(expr: cst.BaseExpression):
+    if isinstance(expr, cst.Name):
+        yield expr
+    elif isinstance(expr, cst.BinaryOperation):
+        yield from _names_in(expr.left)
+        yield from _names_in(expr.right)
+    elif isinstance(expr, cst.UnaryOperation):
+        yield from _names_in(expr.expression)
+
+
+def loop_kind(ctx: FileContext, loop: cst.For | cst.While, func: FunctionInfo | None) -> tuple[str, frozenset[str]]:
+    """How AutoGraph treats a loop in staged code: ("converted", params) when it becomes a graph
+    loop (over a tensor, `tf.range`, `range(<tensor>)`, a dataset or `tf.data` iterator, `while`
+    on a tensor); ("python", params) when it runs in Python at trace time; the params are the
+    parameters whose call-site values decide it ("maybe" when only they do)."""
+    if isinstance(loop, cst.While):
+        t = tensorness(ctx, loop.test, func)
+        if t.definite:
+            return "converted", frozenset()
+        return ("maybe", t.params) if t.params else ("python", frozenset())
+    it = loop.iter
+    if isinstance(it, cst.Call):
+        names = ctx.qualified_names(it.func)
+        if names & {"builtins.enumerate", "builtins.zip", "builtins.iter"}:
+            kinds = [value_of(ctx, a.value, func).what for a in it.args]
+            if kinds and all(k in ("dataset", "data-iterator") for k in kinds):
+                return "converted", frozenset()
+            return "python", frozenset()
+    value = value_of(ctx, it, func)
+    if value.what in ("tensor", "dataset", "data-iterator"):
+        return "converted", frozenset()
+    t = tensorness(ctx, loop, func)
+    if t.definite:
+        return "converted", frozenset()
+    if isinstance(it, cst.Name) and func is not None and ctx.binding_kind(it, func) == "param":
+        return "maybe", frozenset({it.value})
+    if t.params:
+        return "maybe", t.params
+    return "python", frozenset()

@@ -90,7 +90,8 @@ class Rule:
 
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
-        """Project-phase check of a candidate in staged code (call graph, call sites)."""
+        """Project-phase check of a candidate in staged code (call graph, call sites): falsy
+        drops it; a dict keeps it and adds message fields only the project shows."""
         return True
 
     @classmethod

@@ -1,0 +1,504 @@
+"""Python that cannot work on symbolic tensors, and ops a graph prunes (STG6xx)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from stagelint.context import short_code
+from stagelint.frameworks import (
+    CONTROL_FLOW_OPS,
+    EAGER_ONLY_METHODS,
+    NUMPY_STATIC_FUNCTIONS,
+    STATEFUL_OP_PREFIXES,
+    STATEFUL_OPS,
+)
+from stagelint.rules.base import Rule
+from stagelint.tensors import Tensorness, tensorness, value_of
+
+
+def _tensor_confirmed(candidate, project, module) -> bool:
+    """Definitely a tensor, or built from parameters the project shows are tensors."""
+    if candidate.fields.get("_definite"):
+        return True
+    key = (module.module, candidate.function)
+    return bool(set(candidate.fields.get("_params", ())) & project.tensor_params(key))
+
+
+def _tensor_fields(t: Tensorness) -> dict:
+    return {"_definite": t.definite, "_params": sorted(t.params)}
+
+
+class EagerOnlyCall(Rule):
+    """
+    ## What it does
+    Flags, in staged code, `.numpy()` on a tensor or a `tf.Variable`, `.item()` and `.tolist()`
+    on a tensor, and NumPy functions called with a tensor argument (`np.array(x)`,
+    `np.asarray(x)`, `np.sum(x)`, `np.float32(x)`, ...).
+
+    Not flagged: NumPy on Python values and static metadata (`np.pi`, `np.sqrt(2.0)`,
+    `np.prod(x.shape)`, `np.float32` as a dtype); `.numpy()` on a module-level eager tensor,
+    which is a constant captured at trace time; code inside `tf.py_function`/`tf.numpy_function`,
+    which runs eagerly.
+
+    ## Why is this bad?
+    Inside a `tf.function` tensors are symbolic: they have a shape and a dtype but no value
+    until the graph runs. `.numpy()` raises `AttributeError: 'SymbolicTensor' object has no
+    attribute 'numpy'` (on a variable, `NotImplementedError: numpy() is only available when eager
+    execution is enabled`), and NumPy raises `NotImplementedError: Cannot convert a symbolic
+    tf.Tensor to a numpy array`. The same code works in eager mode, so it breaks only once it
+    is staged.
+
+    ## Example
+    ```python
+    @tf.function
+    def normalise(x):
+        mean = np.mean(x)            # NotImplementedError while tracing
+        return x - mean
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def normalise(x):
+        return x - tf.reduce_mean(x)
+    ```
+    If the code must run in NumPy, wrap it in `tf.numpy_function`.
+    """
+
+    code = "STG601"
+    name = "eager-only-call"
+    message = "`{call}` needs a concrete value, but in {func} `{value}` is a symbolic tensor: {error} at trace time; {instead}"
+    valid = (
+        """
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            size = np.prod(x.shape)
+            return tf.cast(x, np.float32) * np.pi / np.sqrt(2.0) + size
+
+        y = f(tf.ones([2, 2])).numpy()
+        """,
+        """
+        import numpy as np
+        import tensorflow as tf
+
+        def np_sum(x):
+            return np.sum(x)
+
+        @tf.function
+        def f(x):
+            return tf.numpy_function(np_sum, [x], tf.float32)
+        """,
+    )
+    invalid = (
+        """
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def normalise(x):
+            x = tf.cast(x, tf.float32)
+            mean = np.mean(x)  # STG601
+            return x - mean
+        """,
+        """
+        import tensorflow as tf
+
+        def to_list(t):
+            return t.numpy().tolist()  # STG601
+
+        @tf.function
+        def f(x):
+            y = tf.square(x)
+            return tf.constant(to_list(y))
+        """,
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        func = ctx.function
+        if func is None or not ctx.in_staged_context:
+            return
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in EAGER_ONLY_METHODS:
+            self._method(node, node.func.attr.value, node.func.value)
+            return
+        for q in ctx.qualified_names(node.func):
+            if q.startswith("numpy.") and not q.startswith("numpy.random.") and q not in NUMPY_STATIC_FUNCTIONS:
+                self._numpy(node, q)
+                return
+
+    def _method(self, node: cst.Call, method: str, receiver: cst.BaseExpression) -> None:
+        ctx = self.ctx
+        func = ctx.function
+        call = f"{short_code(receiver)}.{method}()"
+        if isinstance(receiver, cst.Name) and ctx.binding_kind(receiver, func) in ("global", "closure", "import"):
+            if value_of(ctx, receiver, func).what == "variable":
+                self.report(node, call=call, value=short_code(receiver), _definite=True,
+                            error="NotImplementedError (a variable has no value while tracing)",
+                            instead="read it as a tensor (`v` or `v.read_value()`) and use TensorFlow ops")
+            return  # a module-level eager tensor is a captured constant: `.numpy()` works once
+        if value_of(ctx, receiver, func).what == "variable":
+            self.report(node, call=call, value=short_code(receiver), _definite=True,
+                        error="NotImplementedError (a variable has no value while tracing)",
+                        instead="read it as a tensor (`v` or `v.read_value()`) and use TensorFlow ops")
+            return
+        if method == "numpy" and isinstance(receiver, cst.Name) and ctx.binding_kind(receiver, func) == "param":
+            # Whatever a staged function receives has no `.numpy()` there: tensors are symbolic.
+            t = Tensorness(True)
+        else:
+            t = tensorness(ctx, receiver, func)
+        if t.possible:
+            self.report(node, call=call, value=short_code(receiver),
+                        error="AttributeError ('SymbolicTensor' object has no attribute '%s')" % method,
+                        instead="keep the value a tensor and use TensorFlow ops, or move the code into `tf.py_function`",
+                        **_tensor_fields(t))
+
+    def _numpy(self, node: cst.Call, q: str) -> None:
+        ctx = self.ctx
+        t = Tensorness()
+        tensor_arg = None
+        for arg in node.args:
+            at = tensorness(ctx, arg.value, ctx.function)
+            if at.possible and tensor_arg is None:
+                tensor_arg = arg.value
+            t = t | at
+        if t.possible:
+            name = short_code(node.func)
+            self.report(node, call=f"{name}(...)", value=short_code(tensor_arg),
+                        error="NotImplementedError (Cannot convert a symbolic tf.Tensor to a numpy array)",
+                        instead="use the TensorFlow equivalent (`tf.reduce_*`, `tf.math.*`, `tf.experimental.numpy`), or `tf.numpy_function`",
+                        **_tensor_fields(t))
+
+    confirm = classmethod(lambda cls, candidate, project, module: _tensor_confirmed(candidate, project, module))
+
+
+#: Builtins that iterate over their (positional) arguments.
+_ITERATING_BUILTINS = frozenset({
+    "builtins.list", "builtins.tuple", "builtins.set", "builtins.frozenset", "builtins.sum",
+    "builtins.max", "builtins.min", "builtins.sorted", "builtins.any", "builtins.all",
+    "builtins.enumerate", "builtins.zip", "builtins.map", "builtins.filter", "builtins.reversed",
+    "builtins.iter", "builtins.dict",
+})
+_CONTAINERS = frozenset({"list", "tuple", "dict", "set", "str", "range"})
+_ITERATE_ERROR = "OperatorNotAllowedInGraphError (iterating over a symbolic tf.Tensor)"
+_BOOL_ERROR = "OperatorNotAllowedInGraphError (using a symbolic tf.Tensor as a Python bool)"
+
+
+class TensorAsPythonValue(Rule):
+    """
+    ## What it does
+    Flags Python constructs in staged code that need a tensor's value, where AutoGraph does not
+    convert them: `assert` on a tensor condition; `bool(t)`; membership tests (`t in [1, 2]`);
+    `while True:` loops left by `if <tensor>: break`; and iteration that is not a plain `for`
+    statement: `list(t)`, `tuple(t)`, `sum(t)`, `max(t)`, `sorted(t)`, comprehensions over `t`,
+    `for i, r in enumerate(t)`, `zip(t, u)`, `a, b = t` and `f(*t)`. Under `autograph=False` it
+    also flags `int(t)`, `float(t)` and `len(t)`.
+
+    Not flagged, because AutoGraph converts them into graph ops: `if t:`, `while t:`, `x if t
+    else y`, `t and u`, `not t`, `for r in t:` (a `tf.while_loop`), and `int(t)`, `float(t)`,
+    `len(t)` (a cast and a shape op). These last three behave differently from eager mode: on a
+    tensor with more than one element eager raises `TypeError` where the graph computes an
+    element-wise cast, so code that runs eagerly keeps its meaning; they are left alone.
+
+    ## Why is this bad?
+    While tracing, a tensor has no value, so Python cannot decide a truth value or iterate over
+    it: TensorFlow raises `OperatorNotAllowedInGraphError` (for `assert x > 0`, even when it
+    holds) or, for `while True:` with a tensor `break`, `NotImplementedError: The condition of
+    while loop started as non-Tensor, then changed to Tensor`. The same code works in eager
+    mode, so it breaks only once it is staged.
+
+    ## Example
+    ```python
+    @tf.function
+    def f(x):
+        assert tf.reduce_all(x > 0)       # OperatorNotAllowedInGraphError
+        return tf.stack([r * 2 for r in x])
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def f(x):
+        tf.debugging.assert_positive(x)   # a graph op, checked on every call
+        return tf.map_fn(lambda r: r * 2, x)
+    ```
+    Loop with `for r in x:` or `tf.range`, and give a `while` loop a tensor condition
+    (`while not done:`) instead of `while True:` with a tensor `break`.
+    """
+
+    code = "STG602"
+    name = "tensor-as-python-value"
+    message = "{what} needs a Python value, but `{value}` is a symbolic tensor in {func}: {error} at trace time (eager mode runs it); {instead}"
+    valid = (
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            assert x.shape[0] == 2
+            while tf.reduce_sum(x) > 1:
+                x = tf.tanh(x)
+            if x[0] > 0:
+                x = -x
+            total = 0.0
+            for r in x:
+                total += r
+            return total, int(x[0]), len(x)
+        """,
+    )
+    invalid = (
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            assert tf.reduce_all(x > 0)  # STG602
+            return tf.stack([r * 2 for r in x])  # STG602
+        """,
+        """
+        import tensorflow as tf
+
+        def countdown(s):
+            while True:  # STG602
+                s = s - 1
+                if s < 0:
+                    break
+            return s
+
+        @tf.function
+        def f(x):
+            a, b = tf.unstack(x)
+            first, second = x  # STG602
+            return countdown(a + b + first)
+        """,
+        """
+        import tensorflow as tf
+
+        @tf.function(autograph=False)
+        def f(x):
+            n = tf.size(x)
+            return tf.ones([int(n)])  # STG602
+        """,
+    )
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.ifs: list[cst.BaseExpression] = []
+        #: While-True loops in staged code: node -> (function, [tensor-candidate break conditions])
+        self.forever: dict[int, tuple] = {}
+
+    def _tensor(self, expr) -> Tensorness:
+        """A tensor itself, not a Python list/tuple of tensors (`tf.unstack(x)`, `[a, b]`)."""
+        if value_of(self.ctx, expr, self.ctx.function).what in _CONTAINERS:
+            return Tensorness()
+        return tensorness(self.ctx, expr, self.ctx.function)
+
+    def _staged(self) -> bool:
+        return self.ctx.function is not None and self.ctx.in_staged_context
+
+    def _check(self, node, expr, what: str, error: str, instead: str, **extra) -> None:
+        t = self._tensor(expr)
+        if t.possible:
+            self.report(node, what=what, value=short_code(expr), error=error, instead=instead,
+                        **_tensor_fields(t), **extra)
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        if self._staged():
+            self._check(node, node.test, "`assert`", _BOOL_ERROR,
+                        "use `tf.debugging.assert_*` (a graph op, checked on every call)")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self._staged():
+            return
+        names = self.ctx.qualified_names(node.func)
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        for arg in node.args:
+            if arg.star == "*":
+                self._check(arg, arg.value, f"`*{short_code(arg.value)}`", _ITERATE_ERROR,
+                            "pass the elements with `tf.unstack(...)` or index them")
+        if not positional:
+            return
+        if "builtins.bool" in names:
+            self._check(node, positional[0], "`bool(...)`", _BOOL_ERROR,
+                        "compare with TensorFlow ops and branch with `if <tensor>:` (a `tf.cond`)")
+        elif names & {"builtins.int", "builtins.float", "builtins.len"}:
+            name = next(iter(sorted(names & {"builtins.int", "builtins.float", "builtins.len"})))[9:]
+            self._check(node, positional[0], f"`{name}(...)`",
+                        "TypeError (AutoGraph is off, so it is not converted)",
+                        "use `tf.cast`/`tf.shape`, or leave AutoGraph on", _autograph_off=True)
+        elif names & _ITERATING_BUILTINS:
+            name = next(iter(sorted(names & _ITERATING_BUILTINS)))[9:]
+            args = positional[1:] if name in ("map", "filter") else positional
+            for arg in args:
+                t = self._tensor(arg)
+                if t.possible:
+                    self.report(node, what=f"`{name}(...)`", value=short_code(arg), error=_ITERATE_ERROR,
+                                instead="loop with `for r in t:` / `tf.range`, or use `tf.unstack`/`tf.map_fn`",
+                                **_tensor_fields(t))
+                    break
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        if self._staged():
+            self._check(node.iter, node.iter, "a comprehension", _ITERATE_ERROR,
+                        "use a `for` statement (AutoGraph converts it), `tf.map_fn` or vectorised ops")
+
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        if self._staged():
+            self._check(node.test, node.test, "a comprehension's `if`", _BOOL_ERROR,
+                        "filter with `tf.boolean_mask` or `tf.where`")
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if not self._staged():
+            return
+        for target in node.comparisons:
+            if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(
+                target.comparator, (cst.List, cst.Tuple, cst.Set)
+            ):
+                self._check(node, node.left, "a membership test", _BOOL_ERROR,
+                            "compare with `tf.reduce_any(tf.equal(x, [...]))`")
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if not self._staged():
+            return
+        for t in node.targets:
+            if isinstance(t.target, (cst.Tuple, cst.List)):
+                self._check(node, node.value, "unpacking", _ITERATE_ERROR,
+                            "split it with `tf.unstack(...)` (or index it)")
+
+    def visit_While(self, node: cst.While) -> None:
+        test = node.test
+        forever = (isinstance(test, cst.Name) and test.value == "True") or (
+            isinstance(test, cst.Integer) and test.value != "0"
+        )
+        if forever and self._staged():
+            self.forever[id(node)] = (node, self.ctx.function, [])
+
+    def visit_If(self, node: cst.If) -> None:
+        self.ifs.append(node.test)
+
+    def leave_If(self, node: cst.If) -> None:
+        self.ifs.pop()
+
+    def visit_Break(self, node: cst.Break) -> None:
+        loops = self.ctx.loops
+        if loops and id(loops[-1]) in self.forever and self.ifs:
+            self.forever[id(loops[-1])][2].append(self.ifs[-1])
+
+    def finish(self) -> None:
+        for node, func, tests in self.forever.values():
+            t = Tensorness()
+            for test in tests:
+                t = t | tensorness(self.ctx, test, func)
+            if t.possible:
+                value = short_code(next(x for x in tests if tensorness(self.ctx, x, func).possible))
+                self.report(node, function=func, what="`while True:` with a tensor `break`", value=value,
+                            error="NotImplementedError (the loop condition started as non-Tensor, then changed to Tensor)",
+                            instead="make the tensor condition the loop's own: `while <condition>:`",
+                            **_tensor_fields(t))
+
+    @classmethod
+    def confirm(cls, candidate, project, module):
+        if candidate.fields.get("_autograph_off"):
+            entry = project.reached.get((module.module, candidate.function))
+            f = project.function(entry) if entry else None
+            if f is None or f.autograph:
+                return False
+        return _tensor_confirmed(candidate, project, module)
+
+
+class DiscardedOp(Rule):
+    """
+    ## What it does
+    Flags a call of a pure TensorFlow op in staged code whose result is thrown away: an
+    expression statement such as `tf.gather(x, [1])` or `tf.ensure_shape(x, [None, 3])`.
+
+    Not flagged: ops kept for their effect, which the graph runs even when unused (listed as
+    data in `stagelint/frameworks.py`): `tf.print`, `tf.debugging.*` and the `assert_*` ops,
+    `check_numerics`, `tf.summary.*`, `tf.py_function`, variable updates (`.assign*()`, method
+    calls in general), random ops, and control flow such as `tf.cond`/`tf.while_loop` whose
+    branches may hold effects. Code outside staged functions runs eagerly and is not flagged.
+
+    ## Why is this bad?
+    Graphs are non-strict: they run only the ops needed for the outputs and for stateful
+    effects. An op whose result is unused is pruned, so the error it would raise (an
+    out-of-range `tf.gather`, a failed `tf.ensure_shape`, an unparsable `tf.strings.to_number`)
+    never happens, while eager mode runs it and raises. Often the result was meant to be used
+    (`tf.tensor_scatter_nd_update(...)` returns a new tensor; it does not update in place).
+
+    ## Example
+    ```python
+    @tf.function
+    def unused_return_graph(x):
+        tf.gather(x, [1])      # pruned: never runs, never raises
+        return x
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def checked(x):
+        tf.debugging.assert_greater(tf.size(x), 1)   # asserts are kept
+        return tf.gather(x, [1])                      # or use the result
+    ```
+    """
+
+    code = "STG603"
+    name = "discarded-op"
+    message = "the result of `{call}` is unused, so {func}'s graph prunes the op and it never runs (nor raises, unlike eager mode); use the result, or use a `tf.debugging` check if it was meant as one"
+    valid = (
+        """
+        import tensorflow as tf
+
+        v = tf.Variable(0.0)
+
+        @tf.function
+        def f(x):
+            tf.print("x:", x)
+            tf.debugging.assert_positive(x)
+            tf.debugging.check_numerics(x, "x")
+            tf.summary.scalar("x", tf.reduce_sum(x), step=1)
+            v.assign_add(tf.reduce_sum(x))
+            tf.random.uniform([2])
+            return tf.gather(x, [0])
+
+        def unused_return_eager(x):
+            tf.gather(x, [1])
+            return x
+        """,
+    )
+    invalid = (
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def unused_return_graph(x):
+            tf.gather(x, [1])  # STG603
+            return x
+        """,
+        """
+        import tensorflow as tf
+
+        def check_shape(x):
+            tf.ensure_shape(x, [None, 3])  # STG603
+
+        @tf.function
+        def step(x):
+            check_shape(x)
+            return x * 2
+        """,
+    )
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        ctx = self.ctx
+        if ctx.function is None or not ctx.in_staged_context or not isinstance(node.value, cst.Call):
+            return
+        call = node.value
+        fw = ctx.framework
+        for q in sorted(ctx.qualified_names(call.func)):
+            if q in STATEFUL_OPS or q in CONTROL_FLOW_OPS or q.startswith(STATEFUL_OP_PREFIXES):
+                return
+            if fw.returns_tensor(q):
+                self.report(call, call=f"{short_code(call.func)}(...)")
+                return

@@ -1,0 +1,504 @@
+"""Python values that tracing freezes: iterators, random draws and clocks, state guards (STG103-105)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from stagelint.context import short_code
+from stagelint.frameworks import (
+    FROZEN_VALUE_CALLS,
+    FROZEN_VALUE_EXCEPTIONS,
+    FROZEN_VALUE_PREFIXES,
+    RNG_CONSTRUCTORS,
+    RNG_NON_DRAW_METHODS,
+    STATEFUL_METHODS,
+    STATEFUL_OP_PREFIXES,
+    STATEFUL_OPS,
+)
+from stagelint.rules.base import Rule
+from stagelint.stores import root_kind
+from stagelint.tensors import PYTHON_ITERATORS, tensorness, value_of
+
+
+class PythonIterator(Rule):
+    """
+    ## What it does
+    Flags, in staged code, `next()` on a Python iterator or generator that outlives the call (a
+    global, an attribute of `self`, or an argument whose callers pass `iter([...])`, a generator
+    or another Python iterator), and a `for` loop over such an iterator. It also flags `yield` in
+    a function that is itself a `tf.function`.
+
+    Not flagged: `tf.data` iterators (`iter(dataset)`), which are graph state and advance on
+    every call; iterators created inside the call (`it = iter(xs)`), which start afresh in eager
+    mode too; arguments whose callers are not visible (nothing says they are Python iterators).
+
+    ## Why is this bad?
+    A Python iterator is advanced while tracing and the element it produced is baked into the
+    graph as a constant. The same iterator object does not cause a retrace, so every later call
+    sees that first element: the guide's `buggy_consume_next` prints `Value: 1` three times where
+    eager code prints 1, 2, 3. A generator looped over is exhausted by the first trace. A
+    generator function decorated with `tf.function` fails: its result is a generator, not
+    tensors (`TypeError`).
+
+    ## Example
+    ```python
+    @tf.function
+    def buggy_consume_next(iterator):
+        tf.print("Value:", next(iterator))
+
+    iterator = iter([1, 2, 3])
+    buggy_consume_next(iterator)       # Value: 1, every time
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def good_consume_next(iterator):
+        tf.print("Value:", next(iterator))
+
+    iterator = iter(tf.data.Dataset.from_tensor_slices([1, 2, 3]))
+    good_consume_next(iterator)        # Value: 1, then 2, then 3
+    ```
+    """
+
+    code = "STG103"
+    name = "python-iterator"
+    message = "{what} advances a Python iterator ({source}) only while {func} is traced: every call sees the same element; iterate a `tf.data` dataset instead (`iter(tf.data.Dataset...)`)"
+    valid = (
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def good_consume_next(iterator):
+            tf.print("Value:", next(iterator))
+
+        ds = tf.data.Dataset.from_tensor_slices([1, 2, 3])
+        iterator = iter(ds)
+        good_consume_next(iterator)
+        good_consume_next(iterator)
+        """,
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def first_two(xs):
+            it = iter([1, 2])
+            return xs * next(it) + next(it)
+        """,
+    )
+    invalid = (
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def buggy_consume_next(iterator):
+            tf.print("Value:", next(iterator))  # STG103
+
+        iterator = iter([1, 2, 3])
+        buggy_consume_next(iterator)
+        buggy_consume_next(iterator)
+        """,
+        """
+        import tensorflow as tf
+
+        def batches():
+            yield 1.0
+            yield 2.0
+
+        source = batches()
+
+        def scale(x):
+            return x * next(source)  # STG103
+
+        @tf.function
+        def step(x):
+            return scale(x)
+        """,
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        if ctx.function is None or not ctx.in_staged_context or not node.args:
+            return
+        if "builtins.next" not in ctx.qualified_names(node.func):
+            return
+        self._candidate(node, node.args[0].value, f"`next({short_code(node.args[0].value)})`")
+
+    def visit_For(self, node: cst.For) -> None:
+        ctx = self.ctx
+        if ctx.function is None or not ctx.in_staged_context:
+            return
+        self._candidate(node, node.iter, f"`for ... in {short_code(node.iter)}`")
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        if self.ctx.function is not None:
+            self.report(node, what="`yield`", source="a generator function", _entry_only=True)
+
+    def _candidate(self, node, iterator: cst.BaseExpression, what: str) -> None:
+        ctx = self.ctx
+        func = ctx.function
+        if isinstance(iterator, cst.Name) and ctx.binding_kind(iterator, func) == "param":
+            self.report(node, what=what, source="", _param=iterator.value)
+            return
+        if root_kind(ctx, func, iterator) is None:
+            return  # made inside the call: starts afresh on every call, in eager mode too
+        value = value_of(ctx, iterator, func)
+        if value.what in PYTHON_ITERATORS:
+            kind = "a generator" if value.what == "generator" else "a Python iterator"
+            self.report(node, what=what, source=f"`{short_code(iterator)}` is {kind}")
+
+    @classmethod
+    def confirm(cls, candidate, project, module):
+        key = (module.module, candidate.function)
+        if candidate.fields.get("_entry_only"):
+            return project.entries.get(key) in ("decorator", "wrapper")
+        param = candidate.fields.get("_param")
+        if not param:
+            return True
+        for mod, site, arg in project.args_for(key, param):
+            if arg.what in PYTHON_ITERATORS:
+                kind = "a generator" if arg.what == "generator" else "a Python iterator"
+                where = f"line {site.span.line}" if mod == module.module else f"{mod} line {site.span.line}"
+                return {"source": f"callers pass {kind}, `{arg.text}` ({where})"}
+        return False
+
+
+class FrozenPythonValue(Rule):
+    """
+    ## What it does
+    Flags calls in staged code whose Python result is computed once, while tracing: Python's
+    `random.*`, NumPy's `np.random.*` (module functions and the methods of `np.random.Generator`,
+    `RandomState` and `random.Random` objects), `time.time()` and the other clocks,
+    `datetime.now()`/`today()`, `uuid.uuid1()`/`uuid4()`, `os.urandom()` and `secrets.*`.
+
+    Not flagged: seeding (`random.seed`, `np.random.seed`), TensorFlow's own `tf.random.*` and
+    `tf.random.Generator`, and calls inside `tf.py_function` or `tf.init_scope()`, which run in
+    Python on every call or on purpose once.
+
+    ## Why is this bad?
+    Tracing runs the Python call once and records its result as a constant in the graph. Every
+    later call of the function reuses that constant: a "random" augmentation applies the same
+    noise to every batch, a timestamp never moves, a UUID repeats. In eager mode each call
+    draws anew, so the bug appears only once the function is staged.
+
+    ## Example
+    ```python
+    @tf.function
+    def np_random():
+        a = np.random.randn(3, 3)    # the same matrix on every call
+        tf.print(a)
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def tf_random():
+        a = tf.random.normal((3, 3))  # a new draw on every call
+        tf.print(a)
+    ```
+    For time, use `tf.timestamp()`; for values that must come from Python, compute them outside
+    the function and pass them in as tensors.
+    """
+
+    code = "STG104"
+    name = "frozen-python-value"
+    message = "`{call}` is evaluated once while {func} is traced and baked into the graph as a constant, so every call gets the same value; use {instead}"
+    valid = (
+        """
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def tf_random():
+            a = tf.random.normal((3, 3))
+            tf.print(a, tf.timestamp())
+
+        @tf.function
+        def scaled(x):
+            return x * np.pi + np.sqrt(2.0)
+        """,
+        """
+        import random
+        import tensorflow as tf
+
+        g = tf.random.Generator.from_seed(1)
+
+        @tf.function
+        def noisy(x):
+            random.seed(0)
+            return x + g.normal(tf.shape(x))
+        """,
+    )
+    invalid = (
+        """
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def np_random():
+            a = np.random.randn(3, 3)  # STG104
+            tf.print(a)
+
+        np_random()
+        np_random()
+        """,
+        """
+        import time
+        import numpy as np
+        import tensorflow as tf
+
+        rng = np.random.default_rng(0)
+
+        def jitter(x):
+            return x + rng.normal()  # STG104
+
+        @tf.function
+        def step(x):
+            started = time.time()  # STG104
+            return jitter(x), started
+        """,
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        if ctx.function is None or not ctx.in_staged_context:
+            return
+        instead = self._frozen(node)
+        if instead is not None:
+            self.report(node, call=f"{short_code(node.func)}(...)", instead=instead)
+
+    def _frozen(self, node: cst.Call) -> str | None:
+        ctx = self.ctx
+        for q in sorted(ctx.qualified_names(node.func)):
+            if q in FROZEN_VALUE_CALLS:
+                return FROZEN_VALUE_CALLS[q]
+            if q in FROZEN_VALUE_EXCEPTIONS:
+                return None
+            for prefix, instead in FROZEN_VALUE_PREFIXES.items():
+                if q.startswith(prefix):
+                    return instead
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value not in RNG_NON_DRAW_METHODS:
+            rng = value_of(ctx, node.func.value, ctx.function)
+            if rng.what == "rng" and rng.cls in RNG_CONSTRUCTORS:
+                return "`tf.random.*` or a `tf.random.Generator` (its draws are graph ops)"
+        return None
+
+
+def _tf_state_op(ctx, node: cst.Call) -> str | None:
+    """The TensorFlow state change a call makes (`v.assign_add(...)`, `tf.print(...)`), if any."""
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value in STATEFUL_METHODS:
+        return f"{short_code(node.func)}(...)"
+    for q in ctx.qualified_names(node.func):
+        if q in STATEFUL_OPS or (q.startswith(STATEFUL_OP_PREFIXES) and q.startswith(_STATE_PREFIXES)):
+            return f"{short_code(node.func)}(...)"
+    return None
+
+
+#: The stateful ops a trace-time guard wrongly makes unconditional: output, checks, summaries,
+#: variable updates (random draws, configuration and data pipelines are not "state ops" here).
+_STATE_PREFIXES = ("tensorflow.debugging.", "tensorflow.compat.v1.debugging.", "tensorflow.summary.",
+                   "tensorflow.compat.v1.summary.", "tensorflow.compat.v2.summary.", "tensorflow.raw_ops.",
+                   "tensorflow.assert_", "tensorflow.compat.v1.assert_", "tensorflow.compat.v1.scatter_",
+                   "tensorflow.lookup.")
+
+
+class PythonStateGuard(Rule):
+    """
+    ## What it does
+    Flags a Python `if` in staged code whose condition reads mutable Python state (an attribute
+    of `self`, a global or an enclosing function's variable), whose body runs a TensorFlow state
+    op (`.assign*()`, `apply_gradients`, `tf.print`, `tf.summary.*`, ...) and which also changes
+    the state it tests: the guide's "counter" pattern.
+
+    Not flagged: guards that create state once (`if self.v is None: self.v = tf.Variable(...)`,
+    the lazy-creation pattern); conditions on tensors (AutoGraph makes them a `tf.cond`); and
+    guards whose TensorFlow op is inside `with tf.init_scope():`, the guide's fix, which runs
+    it once, at trace time, as intended.
+
+    ## Why is this bad?
+    The condition is decided once, while tracing. If it is true then, the TensorFlow op is
+    recorded into the graph unconditionally and runs on every call, while the Python state is
+    flipped only once: the guide's `Model` returns 1, 2, 3 where eager code returns 1, 1, 1. If it
+    is false, the op never runs. Code ported from TF1 graph mode often has this shape, and it
+    usually shows only as wrong numbers or unexpected slowness.
+
+    ## Example
+    ```python
+    class Model(tf.Module):
+        def __init__(self):
+            self.v = tf.Variable(0)
+            self.counter = 0
+
+        @tf.function
+        def __call__(self):
+            if self.counter == 0:        # decided at trace time
+                self.counter += 1
+                self.v.assign_add(1)     # recorded unconditionally: runs on every call
+            return self.v
+    ```
+
+    ## Use instead
+    Keep the state in a `tf.Variable` and test it as a tensor (`if self.counter == 0:` with
+    `self.counter = tf.Variable(0)` becomes a `tf.cond`), or, when the work must happen once,
+    lift it out of the graph:
+    ```python
+            if self.counter == 0:
+                with tf.init_scope():
+                    self.counter += 1
+                    self.v.assign_add(1)
+    ```
+    """
+
+    code = "STG105"
+    name = "python-state-guard"
+    message = "this `if` on {state} is decided once while {func} is traced, but `{op}` in it is recorded into the graph and runs on every call (or never), while {state} changes only once; keep the state in a `tf.Variable`, or wrap the block in `tf.init_scope()`"
+    valid = (
+        """
+        import tensorflow as tf
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.v = tf.Variable(0)
+                self.counter = 0
+
+            @tf.function
+            def __call__(self):
+                if self.counter == 0:
+                    with tf.init_scope():
+                        self.counter += 1
+                        self.v.assign_add(1)
+                return self.v
+        """,
+        """
+        import tensorflow as tf
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.v = tf.Variable(0)
+                self.counter = tf.Variable(0)
+
+            @tf.function
+            def __call__(self):
+                if self.counter == 0:
+                    self.counter.assign_add(1)
+                    self.v.assign_add(1)
+                return self.v
+        """,
+    )
+    invalid = (
+        """
+        import tensorflow as tf
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.v = tf.Variable(0)
+                self.counter = 0
+
+            @tf.function
+            def __call__(self):
+                if self.counter == 0:  # STG105
+                    self.counter += 1  # STG102
+                    self.v.assign_add(1)
+                return self.v
+
+        m = Model()
+        for n in range(3):
+            print(m().numpy())
+        """,
+        """
+        import tensorflow as tf
+
+        step = tf.Variable(0)
+        announced = False
+
+        def announce():
+            global announced
+            if not announced:  # STG105
+                tf.print("training started")
+                announced = True
+
+        @tf.function
+        def train_step(x):
+            announce()
+            step.assign_add(1)
+            return x
+        """,
+    )
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.open: list[dict] = []
+
+    def visit_If(self, node: cst.If) -> None:
+        ctx = self.ctx
+        func = ctx.function
+        if func is None or not ctx.in_staged_context:
+            return
+        if tensorness(ctx, node.test, func).definite:
+            return
+        keys = self._state_read(node.test)
+        if keys:
+            self.open.append({"node": node, "keys": keys, "op": None, "flips": False})
+
+    def leave_If(self, node: cst.If) -> None:
+        if self.open and self.open[-1]["node"] is node:
+            record = self.open.pop()
+            if record["op"] and record["flips"]:
+                state = " and ".join(f"`{text}`" for text in sorted(record["keys"].values()))
+                self.report(node, state=state, op=record["op"], _test=sorted(record["keys"]))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.open or not self.ctx.in_staged_context:
+            return
+        op = _tf_state_op(self.ctx, node)
+        if op:
+            for record in self.open:
+                record["op"] = record["op"] or op
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            self._flip(t.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._flip(node.target, None)
+
+    def _flip(self, target, value) -> None:
+        if not self.open:
+            return
+        if isinstance(value, cst.Call):
+            fw = self.ctx.framework
+            if any(fw.creates_variables(q) for q in self.ctx.qualified_names(value.func)):
+                return  # `if self.v is None: self.v = tf.Variable(...)` creates state once: STG402's guard
+        key = self._key(target)
+        for record in self.open:
+            if key is not None and key in record["keys"]:
+                record["flips"] = True
+
+    def _key(self, expr) -> tuple | None:
+        ctx = self.ctx
+        func = ctx.function
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            kind = ctx.binding_kind(expr.value, func)
+            if kind in ("self", "global", "closure"):
+                return ("attr", expr.value.value, expr.attr.value)
+        if isinstance(expr, cst.Name):
+            kind = ctx.binding_kind(expr, func)
+            if kind in ("global", "closure") or func.declared.get(expr.value):
+                return ("name", expr.value)
+        return None
+
+    def _state_read(self, test: cst.BaseExpression) -> dict:
+        """The mutable Python state a condition reads: key -> source text."""
+        out = {}
+        stack = [test]
+        while stack:
+            node = stack.pop()
+            key = self._key(node) if isinstance(node, (cst.Attribute, cst.Name)) else None
+            if key is not None:
+                out[key] = short_code(node)
+                continue
+            if isinstance(node, cst.Call):
+                stack.extend(a.value for a in node.args)  # `len(self.items)`, not the callee
+                continue
+            stack.extend(c for c in node.children if isinstance(c, cst.BaseExpression) or hasattr(c, "children"))
+        return out
