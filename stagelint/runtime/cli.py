@@ -1,0 +1,171 @@
+"""`stagelint run TEST_MODULE [PYTEST_ARGS ...]`: the command (the top-level CLI dispatches here)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import traceback
+
+from stagelint.findings import is_selected
+from stagelint.runtime import executor, lint
+from stagelint.runtime.compare import join
+from stagelint.runtime.evidence import Evidence, norm
+from stagelint.runtime.records import load_run
+from stagelint.runtime.report import Report, render_full
+from stagelint.runtime.verdicts import judge, runtime_only, test_failures
+
+
+def _codes(text: str) -> tuple[str, ...]:
+    return tuple(c.strip().upper() for c in text.split(",") if c.strip())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="stagelint run",
+        description="Run a test module twice (graph mode and eager mode), confirm the static findings "
+                    "in the code it exercises, and report eager/graph divergences. Arguments the "
+                    "command does not know (or everything after --) go to pytest.")
+    parser.add_argument("test_module", metavar="TEST_MODULE", help="the pytest module to run")
+    parser.add_argument("--output-format", choices=("full", "json"), default="full")
+    parser.add_argument("--report", metavar="FILE.html", help="also write a self-contained HTML report")
+    parser.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
+                        help="stop a run that takes longer than this (default: 300)")
+    parser.add_argument("--select", type=_codes, default=None, metavar="CODES", help="comma list of codes or prefixes")
+    parser.add_argument("--ignore", type=_codes, default=None, metavar="CODES", help="comma list of codes or prefixes")
+    parser.add_argument("--keep-records", metavar="DIR", help="keep the two runs' JSON-lines records in DIR")
+    return parser
+
+
+def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, forwarded = argv[:cut], argv[cut + 1:]
+    else:
+        forwarded = []
+    args, unknown = build_parser().parse_known_args(argv)
+    return args, unknown + forwarded
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args, pytest_args = parse_args(argv)
+    except SystemExit as e:  # argparse: --help is 0, a usage error 2
+        return int(e.code or 0)
+    if not os.path.isfile(args.test_module):
+        print(f"stagelint run: {args.test_module}: no such test module", file=sys.stderr)
+        return 2
+    if args.timeout <= 0:
+        print("stagelint run: --timeout must be positive", file=sys.stderr)
+        return 2
+    workdir = args.keep_records or tempfile.mkdtemp(prefix="stagelint-run-")
+    os.makedirs(workdir, exist_ok=True)
+    procs = {}
+    try:
+        for name in ("graph.jsonl", "eager.jsonl"):
+            if os.path.exists(os.path.join(workdir, name)):
+                os.remove(os.path.join(workdir, name))
+        procs = executor.start_runs(args.test_module, pytest_args, workdir)
+        return _finish(args, procs, workdir)
+    except KeyboardInterrupt:
+        print("stagelint run: interrupted", file=sys.stderr)
+        return 2
+    except _UsageError as e:
+        print(f"stagelint run: {e}", file=sys.stderr)
+        return 2
+    except Exception:  # noqa: BLE001 - an internal error must still say what happened
+        print("stagelint run: internal error:\n" + traceback.format_exc(), file=sys.stderr)
+        return 2
+    finally:
+        for proc, _ in procs.values():
+            if proc.poll() is None:
+                executor._kill_group(proc)
+        if not args.keep_records:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _lint(files: list[str]) -> tuple[list, dict]:
+    """Static findings for `files` while the runs go on; the engine's absence is reported, not fatal."""
+    if not files:
+        return [], {"files": [], "findings": 0}
+    try:
+        result = lint.static_findings(files)
+    except ImportError as e:
+        return [], {"files": files, "findings": 0, "error": f"static analysis unavailable ({e})"}
+    except Exception as e:  # noqa: BLE001
+        if type(e).__name__ == "ConfigError":
+            raise _UsageError(str(e)) from e
+        return [], {"files": files, "findings": 0, "error": f"static analysis failed: {type(e).__name__}: {e}"}
+    info = {"files": files, "findings": len(result.findings)}
+    if result.errors:
+        info["errors"] = [f"{p}: {code}: {msg.splitlines()[-1] if msg else ''}" for p, code, msg in result.errors]
+    return list(result.findings), info
+
+
+def _selected(code: str, args, settings_select, settings_ignore) -> bool:
+    select = args.select or settings_select
+    ignore = (args.ignore or ()) + tuple(settings_ignore)
+    return is_selected(code, select, ignore)
+
+
+def _finish(args, procs, workdir) -> int:
+    files = lint.project_files(args.test_module)
+    findings, static = _lint(files)
+    statuses = executor.wait_runs(procs, workdir, args.timeout, executor.Progress())
+    graph = load_run(statuses["graph"].record_path, "graph")
+    eager = load_run(statuses["eager"].record_path, "eager")
+    if not graph.started and not eager.started:
+        tail = executor.output_tail(statuses["graph"])
+        print(f"stagelint run: pytest did not start ({statuses['graph'].describe()}):\n{tail}", file=sys.stderr)
+        return 2
+    # Staged code that ran from files the import scan did not reach is linted too.
+    linted = {norm(f) for f in files}
+    extra = sorted({fn.path for run in (graph, eager) for fn in run.functions.values()
+                    if fn.project and norm(fn.path) not in linted and os.path.isfile(fn.path)})
+    if extra and "error" not in static:
+        more, info = _lint([os.path.relpath(p) if not os.path.relpath(p).startswith("..") else p for p in extra])
+        findings += more
+        static["files"] = files + info["files"]
+        static["findings"] += info["findings"]
+    settings_select, settings_ignore = _settings_codes()
+    findings = [f for f in findings if _selected(f.code, args, settings_select, settings_ignore)]
+    pairs = join(graph, eager)
+    ev = Evidence(graph, eager, pairs)
+    verdicts = judge(findings, ev, graph, eager)
+    verdicts += [v for v in runtime_only(verdicts, ev, graph, eager)
+                 if _selected(v.finding.code, args, settings_select, settings_ignore)]
+    statuses = {mode: statuses[mode] for mode in executor.MODES}
+    report = Report(args.test_module, statuses, graph, eager, ev, verdicts, test_failures(graph, eager), static)
+    if args.output_format == "json":
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        sys.stdout.write(render_full(report))
+        for mode, status in statuses.items():
+            if status.status != "ok":
+                tail = executor.output_tail(status, 8).rstrip()
+                if tail:
+                    sys.stdout.write(f"\nlast output of the {mode} run:\n{tail}\n")
+    if args.report:
+        from stagelint.runtime.html import render_html
+
+        with open(args.report, "w", encoding="utf-8") as f:
+            f.write(render_html(report))
+    return report.exit_code()
+
+
+def _settings_codes() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    try:
+        from stagelint.config import load_settings
+
+        settings = load_settings(".")
+        return settings.select, settings.ignore
+    except Exception:  # noqa: BLE001 - config errors were already reported by the lint step
+        return ("STG",), ()

@@ -1,0 +1,249 @@
+"""Evidence in numbers, gathered from the two joined runs for a set of staged functions.
+
+Each `Evidence` method answers one question the rules table (docs/runtime.md) asks, and returns
+a one-line sentence with the numbers, or None when the runs do not show it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections import defaultdict
+
+from stagelint.runtime.compare import Pair, describe_result, error_line
+from stagelint.runtime.records import Call, FnKey, FunctionRecord, Run
+
+# What graph mode raises for each family, as TF 2.21 words it (spec/tf-behaviour.md).
+SCOPE_ERRORS = ("is out of scope and cannot be used here", "InaccessibleTensorError", "out of scope")
+RECURSION_ERRORS = ("RecursionError", "maximum recursion depth", "StagingError")
+VARIABLE_ERRORS = ("singleton tf.Variables", "Creating variables on a non-first call",
+                   "tried to create variables on non-first call")
+EAGER_ONLY_ERRORS = ("SymbolicTensor", "Cannot convert a symbolic", "OperatorNotAllowedInGraphError",
+                     "symbolic tf.Tensor", "symbolic Tensor", "is not allowed in Graph execution")
+
+PY_KINDS = ("py", "seq", "map")
+SPEC_KINDS = ("tensor", "var", "array")
+
+
+@functools.lru_cache(maxsize=None)
+def norm(path: str) -> str:
+    return os.path.realpath(path) if path else path
+
+
+def short_test(nodeid: str) -> str:
+    return nodeid.rsplit("::", 1)[-1] if "::" in nodeid else nodeid
+
+
+def format_values(values: list[str]) -> str:
+    """`0..5` for a run of consecutive ints, else the first few values."""
+    try:
+        ints = [int(v) for v in values]
+    except ValueError:
+        ints = None
+    if ints is not None and len(ints) >= 3 and sorted(ints) == list(range(min(ints), max(ints) + 1)):
+        return f"{min(ints)}..{max(ints)}"
+    shown = ", ".join(values[:6])
+    return shown + (", ..." if len(values) > 6 else "")
+
+
+def _distinct(items) -> list:
+    seen, out = set(), []
+    for x in items:
+        if x not in seen:
+            seen.add(x)
+            out.append(x)
+    return out
+
+
+class Evidence:
+    def __init__(self, graph: Run, eager: Run, pairs: list[Pair]):
+        self.graph, self.eager, self.pairs = graph, eager, pairs
+        self.functions: dict[FnKey, FunctionRecord] = {**eager.functions, **graph.functions}
+        self.pairs_by_key: dict[FnKey, list[Pair]] = defaultdict(list)
+        for p in pairs:
+            self.pairs_by_key[p.key].append(p)
+        self.graph_calls: dict[FnKey, list[Call]] = defaultdict(list)
+        for c in graph.calls:
+            self.graph_calls[c.fn].append(c)
+        self.eager_calls: dict[FnKey, list[Call]] = defaultdict(list)
+        for c in eager.calls:
+            self.eager_calls[c.fn].append(c)
+        # Where each line ran and where each call came from, for relating findings to functions.
+        self.keys_by_line: dict[tuple[str, int], set[FnKey]] = defaultdict(set)
+        self.keys_by_site: dict[tuple[str, int], set[FnKey]] = defaultdict(set)
+        for c in (*graph.calls, *eager.calls):
+            for (path, line) in c.lines:
+                self.keys_by_line[(norm(path), line)].add(c.fn)
+            if c.site:
+                self.keys_by_site[(norm(c.site[0]), c.site[1])].add(c.fn)
+
+    # Relating a finding to the staged functions that exercise it ------------------------------
+
+    def related(self, path: str, line: int, names: tuple[str | None, ...] = ()) -> set[FnKey]:
+        path = norm(path)
+        keys = set(self.keys_by_line.get((path, line), ()))
+        keys |= self.keys_by_site.get((path, line), set())
+        for key, fn in self.functions.items():
+            if norm(fn.path) == path and (fn.line <= line <= fn.end or fn.qualname in names):
+                keys.add(key)
+        return keys
+
+    def calls_at_site(self, path: str, line: int) -> list[Call]:
+        path = norm(path)
+        return [c for c in self.graph.calls if c.site and norm(c.site[0]) == path and c.site[1] == line]
+
+    def name(self, key: FnKey) -> str:
+        fn = self.functions.get(key)
+        return fn.qualname if fn else key[2]
+
+    def _call_phrase(self, call: Call) -> str:
+        return f"call {call.index + 1} of `{self.name(call.fn)}` in {short_test(call.test)}"
+
+    def tests_of(self, keys: set[FnKey]) -> set[str]:
+        return {c.test for k in keys for c in self.graph_calls.get(k, ())}
+
+    # The questions ----------------------------------------------------------------------------
+
+    def lines(self, keys: set[FnKey], path: str, line: int, output: bool = False) -> str | None:
+        """Did the line run fewer times under graph than eager (side effects happen per trace)?"""
+        pairs = [p for k in keys for p in self.pairs_by_key.get(k, ()) if p.ok_in_both]
+        if not pairs:
+            return None
+        path = norm(path)
+        ran_eager = sum(n for p in pairs for (f, ln), n in p.eager.lines.items() if ln == line and norm(f) == path)
+        ran_graph = sum(n for p in pairs for (f, ln), n in p.graph.lines.items() if ln == line and norm(f) == path)
+        if ran_eager <= ran_graph:
+            return None
+        traces = sum(p.graph.traced for p in pairs)
+        text = (f"line {line} ran {ran_eager}× eager, {ran_graph}× graph over {len(pairs)} "
+                f"call{'s' if len(pairs) != 1 else ''} ({traces} trace{'s' if traces != 1 else ''})")
+        out_eager = sum(1 for p in pairs if p.eager.output.strip())
+        out_graph = sum(1 for p in pairs if p.graph.output.strip())
+        if output and out_eager != out_graph:
+            text += f"; output at {out_eager} of {len(pairs)} calls eager, {out_graph} graph"
+        return text
+
+    def results(self, keys: set[FnKey]) -> str | None:
+        """Did eager and graph return different results for the same inputs?"""
+        pairs = [p for k in keys for p in self.pairs_by_key.get(k, ()) if p.kind in ("differ", "shapes-differ")]
+        if not pairs:
+            return None
+        first = pairs[0]
+        total = sum(1 for k in keys for p in self.pairs_by_key.get(k, ()) if p.ok_in_both)
+        text = (f"{self._call_phrase(first.graph)}: eager {describe_result(first.eager.result)}, "
+                f"graph {describe_result(first.graph.result)}")
+        if first.kind == "shapes-differ":
+            text += " (shapes/dtypes: stateful random ops)"
+        return text + f" ({len(pairs)} of {total} calls differ)"
+
+    def leaks(self, keys: set[FnKey]) -> str | None:
+        """Was a symbolic tensor left in an outer place after a graph call?"""
+        for key in sorted(keys):
+            for call in self.graph_calls.get(key, ()):
+                if call.leaks:
+                    places = _distinct(leak["where"] for leak in call.leaks)
+                    tensor = call.leaks[0]["tensor"]
+                    return (f"after {self._call_phrase(call)} (graph) {', '.join(places[:3])} held the symbolic "
+                            f"tensor {tensor}")
+        return None
+
+    def graph_errors(self, keys: set[FnKey], patterns: tuple[str, ...] | None) -> str | None:
+        """Did graph mode raise (the predicted error) where eager returned?"""
+        for key in sorted(keys):
+            for p in self.pairs_by_key.get(key, ()):
+                if p.kind == "graph-error" and _matches(p.graph.error, patterns):
+                    return (f"{self._call_phrase(p.graph)}: graph raised {error_line(p.graph.error)}; "
+                            f"eager returned {describe_result(p.eager.result)}")
+        return None
+
+    def eager_errors(self, keys: set[FnKey]) -> str | None:
+        for key in sorted(keys):
+            for p in self.pairs_by_key.get(key, ()):
+                if p.kind == "eager-error":
+                    return (f"{self._call_phrase(p.graph)}: eager raised {error_line(p.eager.error)}; "
+                            f"graph returned {describe_result(p.graph.result)} (the op was pruned)")
+        return None
+
+    def traces_per_call(self, keys: set[FnKey]) -> str | None:
+        """Recursion with a Python depth traces once per level within one call."""
+        for key in sorted(keys):
+            for call in self.graph_calls.get(key, ()):
+                if call.traced >= 3:
+                    return f"{self._call_phrase(call)} traced {call.traced} times (once per recursion level)"
+        return None
+
+    def retrace_causes(self, calls: list[Call]) -> tuple[dict[str, list[str]], dict[str, list[str]], int]:
+        """({arg: Python values}, {arg: tensor specs}, retraces with no argument change) of traced calls.
+
+        A retrace is put down to the arguments whose summary is new for that Function object;
+        a Python value (or a list/dict of them) is the STG501 cause, a new tensor spec a shape change.
+        """
+        py: dict[str, list[str]] = {}
+        spec: dict[str, list[str]] = {}
+        unexplained = 0
+        seen: dict[int, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        for call in calls:
+            mine = seen[call.obj]
+            first = not mine
+            changed = [(name, s) for name, s in call.args if s["s"] not in mine[name]]
+            if call.traced and not first:
+                py_changed = [(n, s) for n, s in changed if s["k"] in PY_KINDS]
+                spec_changed = [(n, s) for n, s in changed if s["k"] in SPEC_KINDS]
+                if not py_changed and not spec_changed:
+                    unexplained += 1
+                for name, _ in py_changed if not spec_changed else ():
+                    py.setdefault(name, [])
+                for name, _ in spec_changed:
+                    spec.setdefault(name, [])
+            for name, s in call.args:
+                mine[name].add(s["s"])
+        for call in calls:
+            for name, s in call.args:
+                if name in py and s["k"] in PY_KINDS and s["s"] not in py[name]:
+                    py[name].append(s["s"])
+                if name in spec and s["k"] in SPEC_KINDS and s["s"] not in spec[name]:
+                    spec[name].append(s["s"])
+        return py, spec, unexplained
+
+    def retrace_python(self, keys: set[FnKey], site_calls: list[Call] | None = None) -> str | None:
+        """Did the trace count grow with Python values while the tensor specs stayed the same?"""
+        for key in sorted(keys):
+            calls = [c for c in site_calls if c.fn == key] if site_calls else self.graph_calls.get(key, [])
+            if not calls:
+                continue
+            py, _, _ = self.retrace_causes(calls)
+            if py:
+                traces = sum(c.traced for c in calls)
+                args = "; ".join(f"argument `{n}` took the Python values {format_values(v)}" for n, v in py.items())
+                return f"{len(calls)} calls, {traces} traces; {args}"
+        return None
+
+    def retrace_objects(self, keys: set[FnKey]) -> str | None:
+        """Did re-created Function objects for the same code each trace again?"""
+        for key in sorted(keys):
+            fn = self.functions.get(key)
+            calls = self.graph_calls.get(key, [])
+            objects = len({c.obj for c in calls})
+            traces = sum(c.traced for c in calls)
+            if fn is not None and not fn.method and objects > 1 and traces >= objects:
+                return (f"{len(calls)} calls, {traces} traces across {objects} Function objects "
+                        f"made from the same code")
+        return None
+
+    def graph_growth(self, keys: set[FnKey]) -> str | None:
+        """Did the graph grow with the data (an unrolled Python loop)?"""
+        for key in sorted(keys):
+            sizes = [c.ops for c in self.graph_calls.get(key, ()) if c.traced and c.ops is not None]
+            if len(set(sizes)) > 1:
+                return f"{len(sizes)} traces built graphs of {', '.join(map(str, sizes[:6]))} ops"
+        return None
+
+
+def _matches(error: dict | None, patterns: tuple[str, ...] | None) -> bool:
+    if error is None:
+        return False
+    if patterns is None:
+        return True
+    text = f"{error.get('type', '')}: {error.get('msg', '')}"
+    return any(re.search(re.escape(p), text) for p in patterns)

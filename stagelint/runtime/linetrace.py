@@ -1,0 +1,125 @@
+"""Per-line execution counts of project code, restricted to the duration of staged calls.
+
+Python 3.11 has no `sys.monitoring`, so this uses `sys.settrace`, switched on only while a
+top-level staged call runs. The global trace function returns a local tracer only for frames whose
+file belongs to the project (not the standard library, not site-packages, not stagelint) and
+returns None for everything else, so TensorFlow's and Keras's own Python pays one cheap call per
+frame and no line events.
+
+Under graph mode AutoGraph converts the function: the code that runs is a generated copy
+(`tf__f` in `/tmp/__autograph_generated_file*.py`) with its own line numbers. AutoGraph keeps
+a source map on the converted function (`ag_source_map`, generated line -> original line); we
+register it when the conversion happens (wrapping `api._convert_actual`) and map the generated
+lines back after each call, so both modes count lines of the user's source. A generated line that
+maps nowhere (AutoGraph's own scaffolding) is dropped. Control-flow lines converted to
+`tf.cond`/`tf.while_loop` map several generated lines onto one source line and so overcount in
+graph mode; plain statements (print, append, next(...)) map one to one.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+
+_STAGELINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+#: generated file -> {generated line: (original file, original line)}
+SOURCE_MAPS: dict[str, dict[int, tuple[str, int]]] = {}
+
+_project_cache: dict[str, bool] = {}
+_counts: dict[tuple[str, int], int] = {}
+
+
+def _library_prefixes() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    prefixes = {paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    prefixes.update({os.path.join(sys.base_prefix, "lib"), os.path.join(sys.prefix, "lib")})
+    return tuple(os.path.abspath(p) + os.sep for p in prefixes if p)
+
+
+_LIBRARY = _library_prefixes()
+
+
+def is_project_file(filename: str) -> bool:
+    known = _project_cache.get(filename)
+    if known is not None:
+        return known
+    if filename in SOURCE_MAPS:
+        mapped = next(iter(SOURCE_MAPS[filename].values()), None)
+        result = mapped is not None and is_project_file(mapped[0])
+    elif filename.startswith("<") or not filename.endswith(".py"):
+        result = False
+    else:
+        path = os.path.abspath(filename)
+        result = not (
+            path.startswith(_LIBRARY)
+            or path.startswith(_STAGELINT_DIR)
+            or f"{os.sep}site-packages{os.sep}" in path
+            or f"{os.sep}dist-packages{os.sep}" in path
+        )
+    _project_cache[filename] = result
+    return result
+
+
+def _local(frame, event, arg):
+    if event == "line":
+        key = (frame.f_code.co_filename, frame.f_lineno)
+        _counts[key] = _counts.get(key, 0) + 1
+    return _local
+
+
+def _global(frame, event, arg):
+    filename = frame.f_code.co_filename
+    wanted = _project_cache.get(filename)
+    if wanted is None:
+        wanted = is_project_file(filename)
+    return _local if wanted else None
+
+
+def start() -> object:
+    """Start counting; returns the trace function that was active, for `stop`."""
+    previous = sys.gettrace()
+    _counts.clear()
+    sys.settrace(_global)
+    return previous
+
+
+def stop(previous: object) -> dict[tuple[str, int], int]:
+    """Stop counting and return {(original file, line): count} for the call."""
+    sys.settrace(previous)
+    counts: dict[tuple[str, int], int] = {}
+    for (filename, line), n in _counts.items():
+        smap = SOURCE_MAPS.get(filename)
+        if smap is not None:
+            origin = smap.get(line)
+            if origin is None:
+                continue
+            filename, line = origin
+        key = (filename, line)
+        counts[key] = counts.get(key, 0) + n
+    _counts.clear()
+    return counts
+
+
+def install_autograph_hook() -> None:
+    """Record the source map of every function AutoGraph converts from now on."""
+    from tensorflow.python.autograph.impl import api
+
+    original = api._convert_actual
+    if getattr(original, "_stagelint", False):
+        return
+
+    def convert_and_register(entity, program_ctx):
+        converted = original(entity, program_ctx)
+        try:
+            smap = {loc.lineno: (origin.loc.filename, origin.loc.lineno)
+                    for loc, origin in converted.ag_source_map.items()}
+            SOURCE_MAPS[converted.ag_module.__file__] = smap
+            _project_cache.pop(converted.ag_module.__file__, None)
+        except Exception:  # noqa: BLE001 - a missing map only loses graph-mode line counts
+            pass
+        return converted
+
+    convert_and_register._stagelint = True
+    api._convert_actual = convert_and_register

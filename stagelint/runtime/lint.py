@@ -1,0 +1,115 @@
+"""The static half of `stagelint run`: which files to lint, and the call into the engine.
+
+The files are the test module and the project modules it imports, followed transitively
+(standard library and installed packages are not the project). Imports are resolved by path,
+without importing anything, so linting never runs the user's code.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+from stagelint.findings import CheckResult
+
+
+def _module_file(name: str, roots: list[Path]) -> Path | None:
+    parts = name.split(".")
+    for root in roots:
+        base = root.joinpath(*parts)
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def _imports(path: Path) -> list[tuple[str, int, list[str]]]:
+    """(module, relative level, imported names) for every import in a file."""
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (SyntaxError, ValueError, OSError):
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.extend((alias.name, 0, []) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            out.append((node.module or "", node.level, [a.name for a in node.names]))
+    return out
+
+
+def _roots(test_module: Path, project_root: Path) -> list[Path]:
+    """Where absolute imports may resolve inside the project: the test's directory and its
+    parents up to the project root, the root itself and its `src/`."""
+    roots = []
+    here = test_module.parent
+    while True:
+        roots.append(here)
+        if here == project_root or here.parent == here:
+            break
+        here = here.parent
+    roots += [project_root, project_root / "src"]
+    return list(dict.fromkeys(r for r in roots if r.is_dir()))
+
+
+def project_root_of(path: Path) -> Path:
+    for directory in (path.parent, *path.parents):
+        if any((directory / marker).exists() for marker in ("pyproject.toml", "setup.py", "setup.cfg", ".git")):
+            return directory
+    return path.parent
+
+
+def project_files(test_module: str) -> list[str]:
+    """The test module followed by the project modules it imports, transitively."""
+    start = Path(test_module).resolve()
+    root = project_root_of(start)
+    roots = _roots(start, root)
+    seen: dict[Path, None] = {start: None}
+    queue = [start]
+    while queue:
+        path = queue.pop()
+        package = path.parent
+        for module, level, names in _imports(path):
+            if level:
+                base = package
+                for _ in range(level - 1):
+                    base = base.parent
+                search = [base]
+                full = module
+            else:
+                search, full = roots, module
+            candidates = []
+            if full:
+                candidates.append(_module_file(full, search))
+            for name in names:  # `from pkg import submodule`
+                candidates.append(_module_file(f"{full}.{name}" if full else name, search))
+            for found in candidates:
+                if found is not None and found not in seen and _inside(found, root):
+                    seen[found] = None
+                    queue.append(found)
+    return [_display(p) for p in seen]
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        return False
+    return not any(part in (".venv", "venv", "site-packages", "node_modules", ".git") for part in rel.parts)
+
+
+def _display(path: Path) -> str:
+    rel = os.path.relpath(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+def static_findings(paths: list[str], start_dir: str = ".") -> CheckResult:
+    """The integration point with the static engine (`stagelint.engine.check_paths`).
+
+    Raises ImportError when the engine is not there, so the caller can say so.
+    """
+    from stagelint.config import load_settings
+    from stagelint.engine import check_paths
+
+    return check_paths(paths, load_settings(start_dir))

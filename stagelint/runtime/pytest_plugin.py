@@ -1,0 +1,103 @@
+"""pytest plugin that records every staged call of a test run, for `stagelint run`.
+
+`stagelint run` starts `pytest -p stagelint.runtime.pytest_plugin` twice; it can also be used
+directly:
+
+    pytest -p stagelint.runtime.pytest_plugin --stagelint-record calls.jsonl --stagelint-mode eager tests/test_model.py
+
+Every test starts from the same seeds (`random`, `numpy`, `tf.random.set_seed`, and Keras's global
+seed generator when Keras is loaded), so the graph and the eager run draw the same numbers.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+
+import pytest
+
+SEED = 0
+_recorder = None
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("stagelint", "stagelint run: record staged calls")
+    group.addoption("--stagelint-record", default=os.environ.get("STAGELINT_RECORD"), metavar="FILE.jsonl",
+                    help="append one JSON line per staged call to FILE")
+    group.addoption("--stagelint-mode", default=os.environ.get("STAGELINT_MODE", "graph"), choices=("graph", "eager"),
+                    help="graph: as the code normally runs; eager: tf.config.run_functions_eagerly(True)")
+
+
+def pytest_configure(config):
+    global _recorder
+    path = config.getoption("stagelint_record")
+    if not path or _recorder is not None:
+        return
+    from stagelint.runtime import recorder
+
+    mode = config.getoption("stagelint_mode")
+    _recorder = recorder.install(path, mode)
+    import tensorflow as tf
+
+    _recorder.emit({"ev": "start", "mode": mode, "pid": os.getpid(), "tf": tf.__version__,
+                    "python": sys.version.split()[0]})
+
+
+def pytest_collection_finish(session):
+    if _recorder is not None:
+        _recorder.emit({"ev": "collected", "n": len(session.items)})
+
+
+def _seed_everything() -> None:
+    random.seed(SEED)
+    import numpy as np
+    import tensorflow as tf
+
+    np.random.seed(SEED)
+    tf.random.set_seed(SEED)
+    keras = sys.modules.get("keras")
+    if keras is not None and hasattr(keras, "utils"):
+        keras.utils.set_random_seed(SEED)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    if _recorder is not None:
+        path, line, _ = item.location
+        path = os.path.join(str(item.config.rootpath), path)
+        _recorder.begin_test(item.nodeid, path, None if line is None else line + 1)
+        _seed_everything()
+
+
+def _failure_line(report) -> str:
+    """The crash message (the parent picks the line naming the error); head and tail if long."""
+    from stagelint.runtime.records import clip_message
+
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None and crash.message:
+        return clip_message(crash.message, 1000)
+    text = str(report.longrepr or "").strip().splitlines()
+    return text[-1] if text else ""
+
+
+def pytest_runtest_logreport(report):
+    if _recorder is None:
+        return
+    if report.when == "call" or report.outcome != "passed":
+        record = {"ev": "outcome", "nodeid": report.nodeid, "when": report.when, "outcome": report.outcome,
+                  "dur": round(report.duration, 4)}
+        if report.outcome == "failed":
+            record["error"] = _failure_line(report)
+        _recorder.emit(record)
+
+
+def pytest_collectreport(report):
+    if _recorder is not None and report.outcome == "failed":
+        _recorder.emit({"ev": "outcome", "nodeid": report.nodeid or "<collection>", "when": "collect",
+                        "outcome": "failed", "error": _failure_line(report)})
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _recorder is not None:
+        _recorder.emit({"ev": "end", "exitstatus": int(exitstatus)})

@@ -1,0 +1,170 @@
+"""Reading one run's JSON-lines record back (parent side; no TensorFlow here).
+
+A run that crashed may have left a half-written last line: it is skipped, everything before it
+is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+
+
+def clip_message(text: str, keep: int = 1500) -> str:
+    """Head and tail of a long message: AutoGraph puts the real cause on the last line."""
+    return text if len(text) <= 2 * keep else text[:keep] + "\n...\n" + text[-keep:]
+
+
+def cause_line(text: str, limit: int = 160) -> str:
+    """The line of an error message that names the error, looking inside AutoGraph's
+    `in user code:` wrapper (whose last `SomeError: ...` line is the cause)."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    line = lines[0]
+    if len(lines) > 1 and ("in user code:" in line or line.endswith(":")):
+        causes = [ln for ln in lines[1:] if re.match(r"^[\w.]*(Error|Exception|Exit)\b.*:", ln)]
+        if causes:
+            line = causes[-1]
+    return line if len(line) <= limit else line[:limit - 3] + "..."
+
+
+#: Functions are identified across the two processes by where their code is.
+FnKey = tuple[str, int, str]  # (absolute path, first line, qualname)
+
+
+@dataclass
+class FunctionRecord:
+    key: FnKey
+    qualname: str
+    module: str
+    path: str
+    line: int
+    end: int
+    project: bool
+    method: bool
+
+    @property
+    def name(self) -> str:
+        return f"{self.module}.{self.qualname}" if self.module else self.qualname
+
+
+@dataclass
+class Call:
+    test: str
+    fn: FnKey
+    index: int
+    obj: int
+    traced: int
+    args: list[tuple[str, dict]]
+    site: tuple[str, int] | None
+    result: list[dict] | None
+    error: dict | None
+    lines: dict[tuple[str, int], int]
+    output: str
+    ops: int | None
+    random: bool
+    leaks: list[dict]
+    seconds: float
+
+
+@dataclass
+class Outcome:
+    when: str
+    outcome: str
+    error: str = ""
+
+
+@dataclass
+class Run:
+    mode: str
+    started: bool = False
+    ended: bool = False
+    exitstatus: int | None = None
+    collected: int | None = None
+    tests: list[str] = field(default_factory=list)
+    test_locations: dict[str, tuple[str, int | None]] = field(default_factory=dict)
+    outcomes: dict[str, list[Outcome]] = field(default_factory=dict)
+    functions: dict[FnKey, FunctionRecord] = field(default_factory=dict)
+    calls: list[Call] = field(default_factory=list)
+    internal_errors: list[str] = field(default_factory=list)
+
+    def test_status(self, nodeid: str) -> str:
+        """passed / failed / error / skipped / not-run."""
+        outcomes = self.outcomes.get(nodeid, [])
+        if any(o.outcome == "failed" and o.when != "call" for o in outcomes):
+            return "error"
+        for o in outcomes:
+            if o.when == "call":
+                return o.outcome
+        if any(o.outcome == "skipped" for o in outcomes):
+            return "skipped"
+        return "not-run"
+
+    def failure(self, nodeid: str) -> str:
+        return cause_line(next((o.error for o in self.outcomes.get(nodeid, []) if o.outcome == "failed"), ""))
+
+    def counts(self) -> dict[str, int]:
+        statuses = [self.test_status(t) for t in self.tests]
+        collect_errors = sum(1 for t, outs in self.outcomes.items() if any(o.when == "collect" for o in outs))
+        return {"passed": statuses.count("passed"), "failed": statuses.count("failed"),
+                "errors": statuses.count("error") + collect_errors}
+
+
+def load_run(path: str, mode: str) -> Run:
+    run = Run(mode=mode)
+    if not os.path.exists(path):
+        return run
+    files: dict[int, str] = {}
+    fns: dict[int, FnKey] = {}
+    tests: dict[int, str] = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for text in f:
+            try:
+                rec = json.loads(text)
+            except ValueError:
+                continue  # a line cut short by a crash
+            _apply(run, rec, files, fns, tests)
+    return run
+
+
+def _apply(run: Run, rec: dict, files: dict, fns: dict, tests: dict) -> None:
+    ev = rec.get("ev")
+    if ev == "start":
+        run.started = True
+    elif ev == "collected":
+        run.collected = rec["n"]
+    elif ev == "file":
+        files[rec["id"]] = rec["path"]
+    elif ev == "test":
+        tests[rec["i"]] = rec["nodeid"]
+        run.tests.append(rec["nodeid"])
+        if rec.get("loc"):
+            run.test_locations[rec["nodeid"]] = (rec["loc"][0], rec["loc"][1])
+    elif ev == "fn":
+        key = (rec["path"], rec["line"], rec["qualname"])
+        fns[rec["id"]] = key
+        run.functions[key] = FunctionRecord(key, rec["qualname"], rec["module"], rec["path"], rec["line"],
+                                            rec["end"], rec["project"], rec["method"])
+    elif ev == "call":
+        lines = {}
+        for file_id, per_line in rec.get("lines", {}).items():
+            filename = files.get(int(file_id))
+            for line, n in per_line.items():
+                lines[(filename, int(line))] = n
+        site = rec.get("site")
+        run.calls.append(Call(
+            test=tests.get(rec["t"], "<outside tests>"), fn=fns[rec["fn"]], index=rec["i"], obj=rec["obj"],
+            traced=rec["traced"], args=[(a[0], a[1]) for a in rec["args"]],
+            site=(files.get(site[0]), site[1]) if site else None, result=rec.get("res"), error=rec.get("exc"),
+            lines=lines, output=rec.get("out", ""), ops=rec.get("ops"), random=rec.get("rnd", False),
+            leaks=rec.get("leaks", []), seconds=rec.get("dur", 0.0)))
+    elif ev == "outcome":
+        run.outcomes.setdefault(rec["nodeid"], []).append(Outcome(rec["when"], rec["outcome"], rec.get("error", "")))
+    elif ev == "end":
+        run.ended = True
+        run.exitstatus = rec.get("exitstatus")
+    elif ev == "internal":
+        run.internal_errors.append(rec.get("error", ""))

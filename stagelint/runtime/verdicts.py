@@ -1,0 +1,251 @@
+"""A verdict for every static finding, and the runtime-only findings (STG9xx).
+
+Each rule family names the evidence that confirms it (docs/runtime.md has the table). A finding is
+`confirmed` when its evidence shows up, `not-reproduced` when the code ran in both modes and
+behaved the same, `not-exercised` when the tests never ran it. Divergences that no confirmed
+finding accounts for become runtime-only findings: STG901 eager-graph-divergence, STG902
+excessive-retracing, STG903 graph-only-error.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+from dataclasses import dataclass, field
+
+from stagelint.findings import Finding
+from stagelint.runtime.compare import Pair, describe_result, error_line
+from stagelint.runtime.evidence import (EAGER_ONLY_ERRORS, RECURSION_ERRORS, SCOPE_ERRORS, VARIABLE_ERRORS,
+                                        Evidence, format_values, norm, short_test)
+from stagelint.runtime.records import FnKey, Run
+
+#: Thresholds for STG902: TF itself warns from the 5th retrace within 10 calls.
+RETRACE_MIN_TRACES = 5
+
+
+def _checks(code: str):
+    """The evidence questions for a rule code, most specific first, each with what it shows."""
+    lines = ("lines", lambda ev, f, keys: ev.lines(keys, f.path, f.line))
+    results = ("divergence", lambda ev, f, keys: ev.results(keys))
+    leaks = ("leak", lambda ev, f, keys: ev.leaks(keys))
+
+    def errors(patterns):
+        return ("graph-error", lambda ev, f, keys: ev.graph_errors(keys, patterns))
+
+    retrace_python = ("retrace", lambda ev, f, keys: ev.retrace_python(keys, ev.calls_at_site(f.path, f.line) or None))
+    table = {
+        # print/logging and external mutation show as lines that ran less; a frozen iterator,
+        # random draw or guard also changes what the function returns.
+        "STG101": (("lines", lambda ev, f, keys: ev.lines(keys, f.path, f.line, output=True)),),
+        "STG102": (lines,),
+        "STG10": (lines, results),
+        "STG20": (leaks, errors(SCOPE_ERRORS)),
+        "STG30": (results,),
+        "STG401": (errors(RECURSION_ERRORS), ("retrace", lambda ev, f, keys: ev.traces_per_call(keys))),
+        "STG40": (errors(VARIABLE_ERRORS),),
+        "STG501": (retrace_python,),
+        "STG502": (("retrace", lambda ev, f, keys: ev.retrace_objects(keys)), retrace_python),
+        "STG503": (("retrace", lambda ev, f, keys: ev.graph_growth(keys)), retrace_python),
+        "STG60": (errors(EAGER_ONLY_ERRORS), results),
+        "STG603": (("divergence", lambda ev, f, keys: ev.eager_errors(keys)),),
+    }
+    for prefix in (code, code[:5]):
+        if prefix in table:
+            return table[prefix]
+    return (results, errors(None))
+
+
+@dataclass
+class Verdict:
+    finding: Finding
+    verdict: str
+    evidence: str
+    runtime_only: bool = False
+    keys: set[FnKey] = field(default_factory=set)
+    tests: set[str] = field(default_factory=set)
+    #: What the confirming evidence showed (divergence, graph-error, retrace, lines, leak), so the
+    #: same symptom is not reported again as a runtime-only finding.
+    shows: set[str] = field(default_factory=set)
+
+    def to_json(self, relpath) -> dict:
+        f = self.finding
+        return {"code": f.code, "name": f.name, "path": relpath(f.path), "line": f.line, "column": f.column,
+                "function": f.function, "verdict": self.verdict, "evidence": self.evidence,
+                "message": f.message, "runtime_only": self.runtime_only}
+
+
+def judge(findings: list[Finding], ev: Evidence, graph: Run, eager: Run) -> list[Verdict]:
+    verdicts = []
+    for f in findings:
+        keys = ev.related(f.path, f.line, (f.entry_point, f.function))
+        found = [(kind, text) for kind, check in _checks(f.code) if (text := check(ev, f, keys))]
+        if found:
+            evidence = "; ".join(dict.fromkeys(text for _, text in found))
+            verdicts.append(Verdict(f, "confirmed", evidence, keys=keys, tests=ev.tests_of(keys),
+                                    shows={kind for kind, _ in found}))
+            continue
+        verdicts.append(Verdict(f, *_unconfirmed(ev, f, keys, graph, eager), keys=keys))
+    return verdicts
+
+
+def _unconfirmed(ev: Evidence, f: Finding, keys: set[FnKey], graph: Run, eager: Run) -> tuple[str, str]:
+    pairs = [p for k in keys for p in ev.pairs_by_key.get(k, ())]
+    if pairs:
+        names = ", ".join(sorted({f"`{ev.name(k)}`" for k in keys if ev.pairs_by_key.get(k)}))
+        traces = sum(p.graph.traced for p in pairs)
+        same = sum(1 for p in pairs if p.kind in ("same", "shapes-same"))
+        text = f"{names} ran {len(pairs)} calls in both modes ({traces} traces); results matched at {same}"
+        if any(p.kind == "shapes-same" for p in pairs):
+            text += " (shapes/dtypes only: stateful random ops)"
+        return "not-reproduced", text
+    in_graph = sum(len(ev.graph_calls.get(k, ())) for k in keys)
+    in_eager = sum(len(ev.eager_calls.get(k, ())) for k in keys)
+    if in_graph or in_eager:
+        return "not-exercised", (f"calls reached only one run (graph {in_graph}, eager {in_eager}): "
+                                 "the other run stopped first")
+    return "not-exercised", "the tests never called the staged code that holds this line"
+
+
+# Runtime-only findings ---------------------------------------------------------------------------
+
+
+def _def_line(path: str, line: int) -> int:
+    """The `def` line of a decorated function (its code starts at the first decorator)."""
+    for offset in range(0, 15):
+        text = linecache.getline(path, line + offset).lstrip()
+        if text.startswith(("def ", "async def ")) or "lambda" in text:
+            return line + offset
+        if text and not text.startswith(("@", "#", ")")) and offset:
+            break
+    return line
+
+
+def _runtime_finding(code: str, name: str, path: str, line: int, evidence: str, function: str | None) -> Finding:
+    return Finding(code=code, name=name, path=path, line=line, column=1, end_line=line, end_column=1,
+                   message=evidence, function=function, entry_point=function)
+
+
+def runtime_only(verdicts: list[Verdict], ev: Evidence, graph: Run, eager: Run) -> list[Verdict]:
+    explained: dict[str, set[FnKey]] = {"divergence": set(), "graph-error": set(), "retrace": set()}
+    explained_tests: set[str] = set()
+    for v in verdicts:
+        if v.verdict == "confirmed":
+            for what in v.shows & set(explained):
+                explained[what] |= v.keys
+            explained_tests |= v.tests
+    out: list[Verdict] = []
+    reported_tests: set[str] = set()
+    for key, pairs in ev.pairs_by_key.items():
+        fn = ev.functions[key]
+        where = _location(ev, key, pairs)
+        if where is None:
+            continue
+        bad = [p for p in pairs if p.kind in ("differ", "shapes-differ", "eager-error")]
+        if bad and key not in explained["divergence"]:
+            out.append(_divergence(ev, key, bad, pairs, where))
+            reported_tests |= {p.graph.test for p in bad}
+        errs = [p for p in pairs if p.kind == "graph-error"]
+        if errs and key not in explained["graph-error"]:
+            p = errs[0]
+            text = (f"call {p.graph.index + 1} of `{fn.qualname}` in {short_test(p.graph.test)}: graph raised "
+                    f"{error_line(p.graph.error)}; eager returned {describe_result(p.eager.result)}"
+                    f" ({len(errs)} of {len(pairs)} calls)")
+            out.append(Verdict(_runtime_finding("STG903", "graph-only-error", *where, text, fn.qualname),
+                               "confirmed", text, True, {key}))
+            reported_tests |= {p.graph.test for p in errs}
+    out.extend(_retracing(ev, explained["retrace"]))
+    out.extend(_test_level(graph, eager, explained_tests | reported_tests))
+    return out
+
+
+def _location(ev: Evidence, key: FnKey, pairs: list[Pair]) -> tuple[str, int] | None:
+    fn = ev.functions[key]
+    if fn.project:
+        return fn.path, _def_line(fn.path, fn.line)
+    # A library function (a Keras train function): point at the project line that called it.
+    site = next((p.graph.site for p in pairs if p.graph.site), None)
+    return site
+
+
+def _divergence(ev: Evidence, key: FnKey, bad: list[Pair], pairs: list[Pair], where) -> Verdict:
+    fn = ev.functions[key]
+    p = bad[0]
+    phrase = f"call {p.graph.index + 1} of `{fn.qualname}` in {short_test(p.graph.test)}"
+    if p.kind == "eager-error":
+        text = f"{phrase}: eager raised {error_line(p.eager.error)}; graph returned {describe_result(p.graph.result)}"
+    else:
+        text = f"{phrase}: eager {describe_result(p.eager.result)}, graph {describe_result(p.graph.result)}"
+        if p.kind == "shapes-differ":
+            text += " (shapes/dtypes differ; values not compared: stateful random ops)"
+    text += f" ({len(bad)} of {len(pairs)} calls differ)"
+    return Verdict(_runtime_finding("STG901", "eager-graph-divergence", *where, text, fn.qualname),
+                   "confirmed", text, True, {key})
+
+
+def _retracing(ev: Evidence, explained: set[FnKey]) -> list[Verdict]:
+    out = []
+    for key, calls in ev.graph_calls.items():
+        fn = ev.functions.get(key)
+        if fn is None or not fn.project or key in explained:
+            continue
+        per_object: dict[int, int] = {}
+        for c in calls:
+            per_object[c.obj] = per_object.get(c.obj, 0) + c.traced
+        if max(per_object.values(), default=0) < RETRACE_MIN_TRACES:
+            continue
+        py, spec, _ = ev.retrace_causes(calls)
+        causes = [f"argument `{n}` took the Python values {format_values(v)}" for n, v in py.items()]
+        causes += [f"argument `{n}` took {len(v)} tensor specs {format_values(v)}" for n, v in spec.items()]
+        traces = sum(c.traced for c in calls)
+        cause = "; ".join(causes) or "no argument changed (new objects or captured state)"
+        text = f"{len(calls)} calls, {traces} traces; {cause}"
+        out.append(Verdict(_runtime_finding("STG902", "excessive-retracing", fn.path, _def_line(fn.path, fn.line),
+                                            text, fn.qualname), "confirmed", text, True, {key}))
+    return out
+
+
+def _test_level(graph: Run, eager: Run, explained: set[str]) -> list[Verdict]:
+    """Tests that fail in one mode only, where no staged call explains it (e.g. a leaked tensor used
+    by the test itself)."""
+    out = []
+    for nodeid in graph.tests:
+        if nodeid in explained or nodeid not in eager.tests:
+            continue
+        g, e = graph.test_status(nodeid), eager.test_status(nodeid)
+        if g in ("failed", "error") and e == "passed":
+            code, name, failing = "STG903", "graph-only-error", graph
+        elif e in ("failed", "error") and g == "passed":
+            code, name, failing = "STG901", "eager-graph-divergence", eager
+        else:
+            continue
+        text = f"test `{short_test(nodeid)}` fails only in {failing.mode} mode: {failing.failure(nodeid)}"
+        path, line = graph.test_locations.get(nodeid, (nodeid.split("::")[0], 1))
+        out.append(Verdict(_runtime_finding(code, name, path, line or 1, text, short_test(nodeid)),
+                           "confirmed", text, True, tests={nodeid}))
+    return out
+
+
+def test_failures(graph: Run, eager: Run) -> list[dict]:
+    """Every failing test, with the modes it fails in. Failing in both modes is the user's bug, not a
+    staging pitfall; failing in one mode is also reported as a finding (or explained by one)."""
+    out = []
+    for nodeid in dict.fromkeys([*graph.tests, *eager.tests]):
+        modes = [run.mode for run in (graph, eager) if run.test_status(nodeid) in ("failed", "error")]
+        if modes:
+            entry = {"test": nodeid, "modes": modes, "both": len(modes) == 2}
+            for run in (graph, eager):
+                if run.mode in modes:
+                    entry[run.mode] = run.failure(nodeid)
+            out.append(entry)
+    return out
+
+
+def relpath(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+__all__ = ["Verdict", "judge", "runtime_only", "test_failures", "relpath", "norm"]

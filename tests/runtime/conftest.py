@@ -1,0 +1,120 @@
+"""Shared runs of `stagelint run` over the fixture modules in tests/runtime/fixtures/.
+
+Each fixture module is run once per test session (two real TensorFlow subprocesses), however the
+tests are spread over xdist workers: the first worker to ask takes a file lock and runs it, the
+others wait and read its JSON report and records. Tests then assert on the report, and on
+verdicts computed from the records for findings made from the `# STGnnn` markers in the fixture,
+so the runtime half is tested independently of what the static rules detect so far.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import io
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from stagelint.findings import Finding
+from stagelint.rules.base import REGISTRY
+from stagelint.runtime import cli
+from stagelint.runtime.compare import join
+from stagelint.runtime.evidence import Evidence
+from stagelint.runtime.records import Run, load_run
+from stagelint.runtime.verdicts import Verdict, judge, runtime_only
+
+FIXTURES = Path(__file__).parent / "fixtures"
+REPO = Path(__file__).resolve().parents[2]
+
+MARKER = re.compile(r"#\s*(STG\d{3})(?::\s*(not-reproduced|not-exercised))?\s*$")
+RUNTIME_MARKER = re.compile(r"#\s*runtime-only\s+(STG9\d\d)\s*$")
+
+
+@dataclass
+class FixtureRun:
+    name: str
+    exit_code: int
+    report: dict
+    stderr: str
+    graph: Run
+    eager: Run
+    graph_path: str
+
+    @property
+    def path(self) -> str:
+        return f"tests/runtime/fixtures/{self.name}.py"
+
+    def marked(self) -> list[tuple[int, str, str]]:
+        """(line, code, expected verdict) from the fixture's markers."""
+        out = []
+        for lineno, line in enumerate((REPO / self.path).read_text().splitlines(), start=1):
+            m = MARKER.search(line)
+            if m:
+                out.append((lineno, m.group(1), m.group(2) or "confirmed"))
+        return out
+
+    def runtime_marked(self) -> set[tuple[int, str]]:
+        lines = (REPO / self.path).read_text().splitlines()
+        return {(i, m.group(1)) for i, line in enumerate(lines, start=1) if (m := RUNTIME_MARKER.search(line))}
+
+    def judged(self) -> tuple[dict[tuple[int, str], Verdict], list[Verdict]]:
+        """Verdicts for findings made from the markers, and the runtime-only findings that follow."""
+        findings = [Finding(code, getattr(REGISTRY.get(code), "name", code.lower()), self.path, line, 1, line, 1,
+                            "marked in the fixture") for line, code, _ in self.marked()]
+        ev = Evidence(self.graph, self.eager, join(self.graph, self.eager))
+        verdicts = judge(findings, ev, self.graph, self.eager)
+        extra = runtime_only(verdicts, ev, self.graph, self.eager)
+        return {(v.finding.line, v.finding.code): v for v in verdicts}, extra
+
+    def function(self, qualname: str) -> dict:
+        matches = [f for f in self.report["functions"] if f["name"].endswith("." + qualname)]
+        assert len(matches) == 1, f"{qualname} in {[f['name'] for f in self.report['functions']]}"
+        return matches[0]
+
+
+def _shared_dir(tmp_path_factory) -> Path:
+    # Under xdist every worker has its own basetemp inside one per-session directory.
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def run_stagelint(args: list[str]) -> tuple[int, str, str]:
+    """`stagelint run ARGS` in this process (the runs themselves are subprocesses)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(args)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="session")
+def fixture_run(tmp_path_factory):
+    shared = _shared_dir(tmp_path_factory) / "stagelint-runtime"
+    shared.mkdir(exist_ok=True)
+    cache: dict[tuple, FixtureRun] = {}
+
+    def get(name: str, *extra: str) -> FixtureRun:
+        key = (name, *extra)
+        if key in cache:
+            return cache[key]
+        slug = re.sub(r"[^\w]+", "_", "-".join(key))
+        workdir = shared / slug
+        with open(shared / f"{slug}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            done = workdir / "done.json"
+            if not done.exists():
+                code, out, err = run_stagelint([f"tests/runtime/fixtures/{name}.py", "--output-format", "json",
+                                                "--keep-records", str(workdir), *extra])
+                done.write_text(json.dumps({"exit_code": code, "stdout": out, "stderr": err}))
+        result = json.loads(done.read_text())
+        assert result["stdout"].strip(), f"stagelint run printed nothing; stderr:\n{result['stderr']}"
+        cache[key] = FixtureRun(name, result["exit_code"], json.loads(result["stdout"]), result["stderr"],
+                                load_run(str(workdir / "graph.jsonl"), "graph"),
+                                load_run(str(workdir / "eager.jsonl"), "eager"), str(workdir / "graph.jsonl"))
+        return cache[key]
+
+    return get
