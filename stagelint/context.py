@@ -111,6 +111,8 @@ class FileContext:
         self._fresh_staging_calls: set[int] = set()
         #: Attribute nodes that are assignment targets (stores, not reads).
         self._store_attributes: set[int] = set()
+        #: Call sites whose arguments are described at the end of the walk.
+        self._pending_sites: list[tuple] = []
 
     # Metadata -------------------------------------------------------------------------------
 
@@ -534,6 +536,7 @@ class _Walker(cst.CSTVisitor):
         if ctx._region_of and id(original_node) in ctx._region_of:
             ctx.regions.pop()
         if t is cst.Module:
+            self._describe_call_sites()
             # Rules that decide with whole-file knowledge do so while metadata is still bound.
             for rule in self.rules:
                 rule.finish()
@@ -629,19 +632,21 @@ class _Walker(cst.CSTVisitor):
             target = self._target_of(node.func.value)  # `f.get_concrete_function(args)` traces f with args
             concrete = True
         if target is not None and self._is_project_target(target):
-            from stagelint.tensors import arg_facts
+            site = F.CallSite(target, ctx.position(node), func.qualname if func else None,
+                              in_loop=bool(ctx._loop_stack), concrete=concrete)
+            ctx.facts.call_sites.append(site)
+            # Arguments are described at the end of the file, when every binding is known (a
+            # counter bumped after the call, `lr *= 0.9`, is still a counter).
+            ctx._pending_sites.append((site, node, func, tuple(ctx.loops)))
 
-            ctx.facts.call_sites.append(
-                F.CallSite(
-                    target,
-                    ctx.position(node),
-                    func.qualname if func else None,
-                    [arg_facts(ctx, a.value) for a in node.args if a.keyword is None and not a.star],
-                    {a.keyword.value: arg_facts(ctx, a.value) for a in node.args if a.keyword is not None},
-                    in_loop=bool(ctx._loop_stack),
-                    concrete=concrete,
-                )
-            )
+    def _describe_call_sites(self) -> None:
+        from stagelint.tensors import arg_facts
+
+        ctx = self.ctx
+        for site, node, func, loops in ctx._pending_sites:
+            site.args = [arg_facts(ctx, a.value, func, loops) for a in node.args if a.keyword is None and not a.star]
+            site.kwargs = {a.keyword.value: arg_facts(ctx, a.value, func, loops) for a in node.args if a.keyword is not None}
+        ctx._pending_sites = []
 
     def _record_one_shot_and_built(self, node: cst.Call, staging: set[str]) -> None:
         """`tf.function(f)(x)` / `tf.function(f).get_concrete_function(x)` (a Function used once),

@@ -49,6 +49,8 @@ class Project:
         #: (function, via) of wrapper bindings made with an `input_signature`
         self.signature_objects: set[tuple[Key, str]] = set()
         self._families: dict[str, set[str]] = {}
+        self._bound_method_sites: set[int] = set()
+        self._afresh: set[Key] | None = None
         self._find_entries()
         self._reach()
         self._index_call_sites()
@@ -251,6 +253,8 @@ class Project:
                 if found is not None:
                     name, (module, binding) = found
                     key, via = self.resolve(module, binding.target), name
+                    if binding.target[0] in ("self", "super"):
+                        self._bound_method_sites.add(id(site))
                     if key is not None and binding.input_signature:
                         self.signature_objects.add((key, via))
                 if key is None:
@@ -283,9 +287,12 @@ class Project:
         return None
 
     def shift(self, site: F.CallSite, key: Key) -> int:
-        """Arguments before the first one a call passes: 1 for `self.m(x)` (self is implicit)."""
+        """Arguments before the first one a call passes: 1 for `self.m(x)` and for a Function made
+        from a bound method (`step = tf.function(self._step); step(x)`): self is implicit."""
         f = self.function(key)
-        return 1 if site.target[0] in ("self", "super") and f is not None and f.class_qualname else 0
+        if f is None or not f.class_qualname:
+            return 0
+        return 1 if site.target[0] in ("self", "super") or id(site) in self._bound_method_sites else 0
 
     def args_for(self, key: Key, param: str, _depth: int = 0) -> list[tuple[str, F.CallSite, F.ArgFacts]]:
         """What the call sites pass for a parameter: (module, site, argument), following a caller
@@ -309,6 +316,29 @@ class Project:
                     continue
             out.append((module, site, arg))
         return out
+
+    def staged_afresh(self, key: Key) -> bool:
+        """Staged only by one-shot wrappers (`tf.function(f)(x)`, `tf.function(f).get_concrete_function(...)`),
+        never by a decorator or a kept wrapper: every use traces with the Python state of the moment."""
+        if self.entries.get(key) != "wrapper":
+            return False
+        if self._afresh is None:
+            kept: set[Key] = set()
+            fresh: set[Key] = set()
+            for m in self.modules.values():
+                counts: dict[Key, int] = {}
+                for target in m.wrapped:
+                    k = self.resolve(m.module, target)
+                    if k is not None:
+                        counts[k] = counts.get(k, 0) + 1
+                for target in m.fresh_wrapped:
+                    k = self.resolve(m.module, target)
+                    if k is not None:
+                        counts[k] -= 1
+                        fresh.add(k)
+                kept |= {k for k, n in counts.items() if n > 0}
+            self._afresh = fresh - kept
+        return key in self._afresh
 
     def has_signature(self, key: Key, via: str) -> bool:
         """The Function object a call runs has an `input_signature`."""
@@ -366,7 +396,7 @@ class Project:
             out |= {p for p in f.params[1:] if p not in f.literal_default_params}
         for _, site in self.call_sites.get(key, ()):
             # `self.m(x)` passes self implicitly; `Class.m(obj, x)` and plain calls do not.
-            shift = 1 if site.target[0] in ("self", "super") else 0
+            shift = self.shift(site, key)
             for i, arg in enumerate(site.args):
                 if arg.kind == "tensor" and i + shift < len(f.params):
                     out.add(f.params[i + shift])

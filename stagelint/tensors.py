@@ -139,17 +139,19 @@ class _Inference:
         return out
 
 
-def arg_facts(ctx: FileContext, expr: cst.BaseExpression) -> F.ArgFacts:
-    """How an argument looks at a call site: a tensor, a Python value, or unknown; what kind of
-    value it is, which object, and whether it changes from call to call."""
+def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None = None,
+              loops: tuple = ()) -> F.ArgFacts:
+    """How an argument looks at a call site in `func` inside `loops`: a tensor, a Python value,
+    or unknown; what kind of value it is, which object, and whether it changes between calls."""
     from stagelint.context import short_code
 
     text = short_code(expr)
-    value = value_of(ctx, expr, ctx.function)
+    value = value_of(ctx, expr, func)
     param = ""
-    if isinstance(expr, cst.Name) and ctx.function is not None and ctx.binding_kind(expr, ctx.function) == "param":
+    if isinstance(expr, cst.Name) and func is not None and ctx.binding_kind(expr, func) == "param":
         param = expr.value
-    extra = dict(what=value.what, cls=value.cls, ident=value.ident, param=param, varies=_varies(ctx, expr))
+    extra = dict(what=value.what, cls=value.cls, ident=value.ident, param=param,
+                 varies=_varies(ctx, expr, func, loops))
     if is_literal(expr):
         return F.ArgFacts("python", text, **extra)
     if value.what == "tensor":
@@ -268,6 +270,9 @@ class _Values:
             left, right = self.of(expr.left), self.of(expr.right)
             if left.what in NUMBERS and right.what in NUMBERS:
                 return Value("float" if "float" in (left.what, right.what) else left.what)
+            for seq in ("list", "tuple", "str"):  # `[x] * 3`, `a + [x]`
+                if seq in (left.what, right.what) and isinstance(expr.operator, (cst.Multiply, cst.Add)):
+                    return Value(seq)
             return UNKNOWN
         if isinstance(expr, cst.Attribute):
             return self._attribute(expr)
@@ -310,7 +315,8 @@ class _Values:
                 values.append(Value(inner.what) if inner.what in NUMBERS else UNKNOWN)
             else:
                 value = self.of(bound)
-                if not value.ident and isinstance(node, cst.Name) and value.what:
+                if isinstance(node, cst.Name) and value.what and (not value.ident or value.ident.startswith("new@")):
+                    # the object made on that line is the one this name holds
                     value = Value(value.what, value.cls, f"{node.value}@{ctx.position(node).line}")
                 values.append(value)
         return self._merge(values)
@@ -466,7 +472,7 @@ def _has_yield(func: cst.FunctionDef) -> bool:
     return _YIELD_MEMO[key]
 
 
-def _varies(ctx: FileContext, expr: cst.BaseExpression) -> str:
+def _varies(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None, loops: tuple) -> str:
     """Why an argument takes a new value at each execution of the call: it is (or is computed
     from) the variable of an enclosing Python loop, or a counter bumped with `+=`."""
     for name in _names_in(expr):
@@ -474,11 +480,16 @@ def _varies(ctx: FileContext, expr: cst.BaseExpression) -> str:
         for r in refs:
             node = getattr(r, "node", None)
             bound = ctx.bound_values.get(id(node)) if node is not None else None
-            if isinstance(bound, cst.For) and any(loop is bound for loop in ctx.loops):
-                if value_of(ctx, name, ctx.function).what in NUMBERS:
+            if isinstance(bound, cst.For) and any(loop is bound for loop in loops):
+                if value_of(ctx, name, func).what in NUMBERS:
                     return f"loop variable `{name.value}`"
-            if isinstance(bound, cst.AugAssign) and value_of(ctx, bound.value, ctx.function).what in NUMBERS:
-                return f"counter `{name.value}`"
+        # Every binding in the name's scope, also those after the call (`lr *= 0.9` at the end
+        # of the loop body), which scope analysis does not count as reaching it.
+        for scope in {id(r.scope): r.scope for r in refs if getattr(r, "scope", None) is not None}.values():
+            for a in scope.assignments[name.value]:
+                bound = ctx.bound_values.get(id(getattr(a, "node", None)))
+                if isinstance(bound, cst.AugAssign) and value_of(ctx, bound.value, func).what in NUMBERS:
+                    return f"counter `{name.value}`"
     return ""
 
 
@@ -506,10 +517,16 @@ def loop_kind(ctx: FileContext, loop: cst.For | cst.While, func: FunctionInfo | 
     if isinstance(it, cst.Call):
         names = ctx.qualified_names(it.func)
         if names & {"builtins.enumerate", "builtins.zip", "builtins.iter"}:
-            kinds = [value_of(ctx, a.value, func).what for a in it.args]
-            if kinds and all(k in ("dataset", "data-iterator") for k in kinds):
-                return "converted", frozenset()
-            return "python", frozenset()
+            # AutoGraph converts these over datasets only (over a tensor they raise: STG602).
+            params = set()
+            for a in it.args:
+                if isinstance(a.value, cst.Name) and func is not None and ctx.binding_kind(a.value, func) == "param":
+                    params.add(a.value.value)
+                elif value_of(ctx, a.value, func).what not in ("dataset", "data-iterator"):
+                    return "python", frozenset()
+            if not it.args:
+                return "python", frozenset()
+            return ("maybe", frozenset(params)) if params else ("converted", frozenset())
     value = value_of(ctx, it, func)
     if value.what in ("tensor", "dataset", "data-iterator"):
         return "converted", frozenset()

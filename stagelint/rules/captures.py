@@ -5,6 +5,8 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ImportAssignment
 
+from stagelint import facts as F
+from stagelint.context import short_code
 from stagelint.frameworks import MUTATING_METHODS
 from stagelint.rules.base import Rule
 
@@ -225,3 +227,443 @@ class StaleGlobal(Rule):
             if others:
                 return f"mutated in `{sorted(others)[0]}`"
         return None
+
+
+def _owner_family(project, module: str, write) -> set[str] | None:
+    """The class family an attribute write's object belongs to, or None when unknown."""
+    if not write.owner:
+        return None
+    found = project.resolve_class(write.owner)
+    if found is None:
+        return None
+    return project.class_family(found[1].qualname)
+
+
+def _attr_writes(project, attr: str):
+    for name in sorted(project.modules):
+        for w in project.modules[name].attr_writes:
+            if w.attr == attr:
+                yield name, w
+
+
+def _where(module: str, here: str, w) -> str:
+    place = f"line {w.span.line}" if module == here else f"{module} line {w.span.line}"
+    return f"`{w.text}`, {place}"
+
+
+def _reader_families(project, key, recv: str, cls: str | None) -> set[str]:
+    """The classes an attribute read's object may belong to: `self`'s class family, or the
+    families of the classes callers construct the argument from."""
+    if recv == "self":
+        return project.class_family(cls) if cls else set()
+    family: set[str] = set()
+    for _, _, arg in project.args_for(key, recv):
+        if arg.cls and project.resolve_class(arg.cls) is not None:
+            family |= project.class_family(project.resolved_class_name(arg.cls))
+    return family
+
+
+class StaleAttribute(Rule):
+    """
+    ## What it does
+    Flags staged code that reads a plain Python attribute of `self` or of an argument object
+    (`model.bias`, `self.scale`) when that attribute is reassigned somewhere else in the
+    project: outside `__init__`/`build`, for example `simple_model.bias += 5.0` after a call, or a
+    `set_scale()` method.
+
+    Not flagged: attributes set only in `__init__`/`build`; attributes holding a `tf.Variable`
+    or a Keras object (read at run time; replacing one is STG303); method calls and attribute
+    chains (`self.dense(x)`, `self.v.assign(...)`); reassignments inside staged code itself
+    (STG102/STG105 report those); functions staged afresh for each use, the guide's workaround
+    (`tf.function(evaluate).get_concrete_function(model, x)` after each change); argument objects
+    whose class the callers do not show.
+
+    ## Why is this bad?
+    tf.function keys a trace on an object's identity, not on its attributes. Changing an
+    attribute of the same object does not retrace, so later calls run the old graph with the
+    value read at trace time: the guide's `evaluate(simple_model, x)` still returns 20.0 after
+    `simple_model.bias += 5.0`, where eager code returns 25.0.
+
+    ## Example
+    ```python
+    class SimpleModel(tf.Module):
+        def __init__(self):
+            self.bias = 0.
+            self.weight = 2.
+
+    @tf.function
+    def evaluate(model, x):
+        return model.weight * x + model.bias
+
+    simple_model = SimpleModel()
+    evaluate(simple_model, x)
+    simple_model.bias += 5.0       # evaluate still uses 0.0
+    ```
+
+    ## Use instead
+    ```python
+    class BetterModel:
+        def __init__(self):
+            self.bias = tf.Variable(0.)
+            self.weight = tf.Variable(2.)
+
+    better_model.bias.assign_add(5.0)   # read by the graph on every call
+    ```
+    Or pass the changing value as a (tensor) argument.
+    """
+
+    code = "STG302"
+    name = "stale-attribute"
+    message = "{func} reads `{obj}`, a plain Python attribute that is reassigned elsewhere ({where}); the object is keyed by identity, so later calls reuse the trace and the old value; keep it in a `tf.Variable` updated with `.assign()`, or pass it as an argument"
+    valid = (
+        """
+        import tensorflow as tf
+
+        class BetterModel:
+            def __init__(self):
+                self.bias = tf.Variable(0.)
+                self.weight = tf.Variable(2.)
+
+        @tf.function
+        def evaluate(model, x):
+            return model.weight * x + model.bias
+
+        better_model = BetterModel()
+        x = tf.constant(10.)
+        evaluate(better_model, x)
+        better_model.bias.assign_add(5.0)
+        evaluate(better_model, x)
+        """,
+        """
+        import tensorflow as tf
+
+        class SimpleModel(tf.Module):
+            def __init__(self):
+                self.bias = 0.
+                self.weight = 2.
+
+        def evaluate(model, x):
+            return model.weight * x + model.bias
+
+        new_model = SimpleModel()
+        x = tf.constant(10.)
+        evaluate_no_bias = tf.function(evaluate).get_concrete_function(new_model, x)
+        new_model.bias += 5.0
+        evaluate_with_bias = tf.function(evaluate).get_concrete_function(new_model, x)
+        """,
+    )
+    invalid = (
+        """
+        import tensorflow as tf
+
+        class SimpleModel(tf.Module):
+            def __init__(self):
+                self.bias = 0.
+                self.weight = 2.
+
+        @tf.function
+        def evaluate(model, x):
+            return model.weight * x + model.bias  # STG302
+
+        simple_model = SimpleModel()
+        x = tf.constant(10.)
+        print(evaluate(simple_model, x))
+        simple_model.bias += 5.0
+        print(evaluate(simple_model, x))
+        """,
+        """
+        import tensorflow as tf
+
+        class Scaler(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.factor = 1.0
+
+            def set_factor(self, factor):
+                self.factor = factor
+
+            def call(self, x):
+                return self._scale(x)
+
+            def _scale(self, x):
+                return x * self.factor  # STG302
+        """,
+    )
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self._callees: set[int] = set()  # attribute nodes that are called or dereferenced further
+        self._seen: set[tuple] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._callees.add(id(node.func))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        ctx = self.ctx
+        self._callees.add(id(node.value))  # `self.v.assign(...)`: `self.v` is a receiver, not a value
+        func = ctx.function
+        if func is None or id(node) in self._callees or id(node) in ctx._store_attributes:
+            return
+        if not ctx.in_staged_context or not isinstance(node.value, cst.Name):
+            return
+        kind = ctx.binding_kind(node.value, func)
+        if kind not in ("self", "param"):
+            return
+        recv = "self" if kind == "self" else node.value.value
+        seen = (func.qualname, recv, node.attr.value)
+        if seen in self._seen:
+            return
+        self._seen.add(seen)
+        self.report(node, obj=short_code(node), _attr=node.attr.value, _recv=recv,
+                    _cls=func.facts.class_qualname if kind == "self" else None)
+
+    @classmethod
+    def confirm(cls, candidate, project, module):
+        key = (module.module, candidate.function)
+        entry = project.reached.get(key)
+        if entry is not None and project.staged_afresh(entry):
+            return False  # a new Function per use sees the attribute's current value
+        attr = candidate.fields["_attr"]
+        family = _reader_families(project, key, candidate.fields["_recv"], candidate.fields.get("_cls"))
+        writes = list(_attr_writes(project, attr))
+        if not family:
+            return False
+        declarers = set()
+        for mod, w in writes:
+            if w.on_self:
+                owner = _owner_family(project, mod, w)
+                declarers |= owner or set()
+        unique = bool(declarers) and declarers <= family
+        changes = []
+        for mod, w in writes:
+            owner = _owner_family(project, mod, w)
+            if owner is None and not (not w.owner and unique):
+                continue
+            if owner is not None and not owner & family:
+                continue
+            if w.value == "variable":
+                return False  # a variable (or Keras object) attribute: read at run time
+            if w.in_init or (w.function is not None and (mod, w.function) in project.reached):
+                continue
+            changes.append((mod, w))
+        if not changes:
+            return False
+        mod, w = changes[0]
+        return {"where": _where(mod, module.module, w)}
+
+
+class VariableRebinding(Rule):
+    """
+    ## What it does
+    Flags code that replaces a `tf.Variable` staged code reads, instead of updating it: a global
+    or enclosing-scope variable rebound (`v = v + 1`, `v += 1`, `v = tf.Variable(4)`), and an
+    attribute that holds a variable (set up in `__init__`) reassigned elsewhere
+    (`better_model.bias += 5`, `self.v = tf.Variable(0.)` in a `reset()` method).
+
+    Not flagged: `.assign()`, `.assign_add()`, `.assign_sub()` (in-place updates, seen by the
+    graph); variables never read by staged code; lazy creation under a first-call guard;
+    rebinding inside staged code itself, which STG102/STG201/STG402 report.
+
+    ## Why is this bad?
+    A traced function captures the variable object itself. Rebinding the name or the attribute
+    to a new variable or tensor does not change what the graph reads: the function keeps using
+    the old variable and returns stale results (with old TensorFlow versions, the old variable
+    may be garbage collected and the call fails). `v += 1` on a variable raises `RuntimeError`
+    in TensorFlow 2.21.
+
+    ## Example
+    ```python
+    external_var = tf.Variable(3)
+
+    @tf.function
+    def f(x):
+        return x * external_var
+
+    external_var = tf.Variable(4)      # f keeps multiplying by 3
+    ```
+
+    ## Use instead
+    ```python
+    external_var.assign(4)             # f sees 4
+    ```
+    """
+
+    code = "STG303"
+    name = "variable-rebinding"
+    message = "`{text}` replaces the tf.Variable `{name}` that {func} reads: {consequence}; update it in place with `{fix}`"
+    valid = (
+        """
+        import tensorflow as tf
+
+        foo = tf.Variable(1)
+
+        @tf.function
+        def variable_add():
+            return 1 + foo
+
+        print(variable_add())
+        foo.assign(100)
+        print(variable_add())
+        """,
+        """
+        import tensorflow as tf
+
+        class BetterModel:
+            def __init__(self):
+                self.bias = tf.Variable(0.)
+                self.weight = tf.Variable(2.)
+
+            def reset(self):
+                self.bias.assign(0.)
+
+        @tf.function
+        def evaluate(model, x):
+            return model.weight * x + model.bias
+
+        better_model = BetterModel()
+        evaluate(better_model, tf.constant(10.))
+        better_model.bias.assign_add(5.0)
+        """,
+    )
+    invalid = (
+        """
+        import tensorflow as tf
+
+        external_var = tf.Variable(3)
+
+        @tf.function
+        def f(x):
+            return x * external_var
+
+        traced_f = f.get_concrete_function(4)
+        print(traced_f(4))
+        external_var = tf.Variable(4)  # STG303
+        """,
+        """
+        import tensorflow as tf
+
+        class BetterModel:
+            def __init__(self):
+                self.bias = tf.Variable(0.)
+                self.weight = tf.Variable(2.)
+
+        @tf.function
+        def evaluate(model, x):
+            return model.weight * x + model.bias
+
+        better_model = BetterModel()
+        x = tf.constant(10.)
+        print(evaluate(better_model, x))
+        better_model.bias += 5  # STG303
+        print(evaluate(better_model, x))
+        """,
+    )
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.reads: dict[str, list] = {}  # name -> [(function, Name node)]
+        self.holders: dict[int, object] = {}  # Name target -> the function holding the binding
+
+    def visit_Name(self, node: cst.Name) -> None:
+        ctx = self.ctx
+        func = ctx.function
+        if func is None or not ctx.in_staged_context or func.declared.get(node.value):
+            return
+        if ctx.binding_kind(node, func) in ("global", "closure"):
+            self.reads.setdefault(node.value, []).append((func, node))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            if isinstance(t.target, cst.Name):
+                self.holders[id(t.target)] = self.ctx.function
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self.holders[id(node.target)] = self.ctx.function
+
+    def finish(self) -> None:
+        ctx = self.ctx
+        fw = ctx.framework
+        for name, reads in self.reads.items():
+            func, node = reads[0]
+            bindings = ctx.bindings_of(node)
+            scopes = {id(b.scope): b.scope for b in bindings if getattr(b, "scope", None) is not None}
+            assignments = [a for s in scopes.values() for a in s.assignments[name]
+                           if isinstance(getattr(a, "node", None), cst.Name)]
+            if any(isinstance(a, ImportAssignment) for a in assignments):
+                continue
+            assignments.sort(key=lambda a: (ctx.position(a.node).line, ctx.position(a.node).column))
+            creations = [a for a in assignments if _creates_variable(ctx, fw, ctx.bound_values.get(id(a.node)))]
+            if not creations:
+                continue
+            original = creations[0]
+            anchors = sorted({(ctx.module, f.qualname) for f, _ in reads})
+            for a in assignments:
+                if a is original or ctx.exclusive(a.node, original.node):
+                    continue
+                value = ctx.bound_values.get(id(a.node))
+                augmented = isinstance(value, cst.AugAssign)
+                holder = self.holders.get(id(a.node))
+                text = short_code(value, 50) if augmented else f"{name} = {short_code(value, 40)}" if value is not None else name
+                self.report(a.node, function=holder, text=text, name=name,
+                            consequence=_consequence(augmented), fix=_fix(value),
+                            _anchors=[list(k) for k in anchors], _holder=holder.qualname if holder else None)
+
+    @classmethod
+    def confirm(cls, candidate, project, module):
+        holder = candidate.fields.get("_holder")
+        return not (holder and (module.module, holder) in project.reached)  # staged writes: STG102/201
+
+    @classmethod
+    def project_candidates(cls, project):
+        """Variable attributes reassigned outside set-up code, read by staged code."""
+        readers: dict[str, list] = {}
+        for key in sorted(project.reached):
+            f = project.function(key)
+            if f is None:
+                continue
+            for recv, attr in f.attr_reads:
+                readers.setdefault(attr, []).append((key, recv, f.class_qualname))
+        out = []
+        for mod in sorted(project.modules):
+            for w in project.modules[mod].attr_writes:
+                if w.in_init or w.attr not in readers:
+                    continue
+                if w.function is not None and (mod, w.function) in project.reached:
+                    continue
+                family = _owner_family(project, mod, w)
+                if family is None:
+                    continue
+                created = any(
+                    w2 is not w and w2.value == "variable" and _owner_family(project, m2, w2) == family
+                    and (w2.in_init or (w2.function is not None and (m2, w2.function) in project.reached))
+                    for m2, w2 in _attr_writes(project, w.attr)
+                )
+                if not created:
+                    continue
+                anchors = [list(key) for key, recv, cls_ in readers[w.attr]
+                           if _reader_families(project, key, recv, cls_) & family]
+                if not anchors:
+                    continue
+                out.append((mod, F.Candidate(cls.code, w.function, w.span, {
+                    "text": w.text, "name": w.attr, "consequence": _consequence(w.augmented),
+                    "fix": ".assign_add(...)" if w.augmented else ".assign(...)", "_anchors": anchors,
+                })))
+        return out
+
+
+def _creates_variable(ctx, fw, value) -> bool:
+    return isinstance(value, cst.Call) and any(q in fw.variable_constructors for q in ctx.qualified_names(value.func))
+
+
+def _consequence(augmented: bool) -> str:
+    if augmented:
+        return "`+=` on a tf.Variable raises RuntimeError, and a rebound variable is never seen by the traced function"
+    return "the traced function keeps reading the old variable"
+
+
+def _fix(value) -> str:
+    if isinstance(value, cst.AugAssign):
+        op = {cst.AddAssign: "assign_add", cst.SubtractAssign: "assign_sub"}.get(type(value.operator), "assign")
+        return f".{op}(...)"
+    return ".assign(...)"

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import libcst as cst
+
 from stagelint.context import short_code
+from stagelint.frameworks import MUTATING_METHODS
 from stagelint.rules.base import Rule
-from stagelint.stores import store_sites
+from stagelint.stores import root_kind, store_sites
+from stagelint.tensors import loop_kind, tensorness, value_of
 
 
 class LeakedTensor(Rule):
@@ -129,3 +133,190 @@ class LeakedTensor(Rule):
 def _stored_arg(site) -> str:
     args = getattr(site.node, "args", ())
     return short_code(args[0].value) if args else "..."
+
+
+class PythonAccumulatorInGraphLoop(Rule):
+    """
+    ## What it does
+    Flags, in staged code, a Python list, dict or set that is filled inside a loop AutoGraph
+    turns into a graph loop: `acc.append(x)` (and `extend`, `insert`, `update`, `add`, ...),
+    `d[k] = v` with a key computed in the loop, or `acc += [x]`, where `acc` was created before
+    the loop, and the loop runs over `tf.range(...)`, `range(<tensor>)`, a tensor, a `tf.data`
+    dataset or iterator (also through `enumerate`/`zip`), or is a `while` on a tensor condition.
+
+    Not flagged: Python loops (over `range(3)`, a list), which run at trace time and may fill
+    Python containers freely; containers created inside the loop body; stores with a fixed key
+    (`state["total"] = ...`), which AutoGraph carries as a loop variable; containers that live
+    outside the call, which STG102/STG201 report.
+
+    ## Why is this bad?
+    AutoGraph traces the body of a graph loop once. A Python container sees one append, holding
+    one symbolic tensor from inside the loop: `len(acc)` is 1 whatever the number of
+    iterations, and using the content after the loop raises `InaccessibleTensorError`. Eager
+    mode appends on every iteration, so the bug appears only once the function is staged.
+
+    ## Example
+    ```python
+    @tf.function
+    def squares(n):
+        out = []
+        for i in tf.range(n):
+            out.append(i * i)          # traced once: InaccessibleTensorError after the loop
+        return tf.stack(out)
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def squares(n):
+        out = tf.TensorArray(tf.int32, size=n)
+        for i in tf.range(n):
+            out = out.write(i, i * i)
+        return out.stack()
+    ```
+    """
+
+    code = "STG202"
+    name = "python-accumulator-in-graph-loop"
+    message = "{action} fills a Python {kind} inside a loop AutoGraph turns into a graph loop ({loop}) in {func}: the body is traced once, so it holds one symbolic tensor (InaccessibleTensorError when used after the loop); accumulate in a `tf.TensorArray`"
+    valid = (
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def dynamic_rnn(input_data, initial_state):
+            input_data = tf.transpose(input_data, [1, 0, 2])
+            max_seq_len = input_data.shape[0]
+            states = tf.TensorArray(tf.float32, size=max_seq_len)
+            state = initial_state
+            for i in tf.range(max_seq_len):
+                state = input_data[i] + state
+                states = states.write(i, state)
+            return tf.transpose(states.stack(), [1, 0, 2])
+        """,
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def f(x, n):
+            parts = []
+            for i in range(3):
+                parts.append(x * i)
+            totals = {"sum": tf.constant(0)}
+            for i in tf.range(n):
+                step = []
+                step.append(i)
+                totals["sum"] += tf.add_n(step)
+            return tf.add_n(parts), totals["sum"]
+        """,
+    )
+    invalid = (
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def squares(n):
+            out = []
+            for i in tf.range(n):
+                out.append(i * i)  # STG202
+            return len(out)
+        """,
+        """
+        import tensorflow as tf
+
+        def collect(dataset):
+            seen = {}
+            for i, batch in enumerate(dataset):
+                seen[i] = batch  # STG202
+            return seen
+
+        @tf.function
+        def run(dataset):
+            return collect(dataset)
+
+        run(tf.data.Dataset.range(3))
+        """,
+    )
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.sites = []  # (function, node, container Name, action, loops, key expression or None)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        if not ctx.loops or ctx.function is None or not ctx.in_staged_context:
+            return
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS and isinstance(func.value, cst.Name):
+            self.sites.append((ctx.function, node, func.value, f"`{short_code(func)}(...)`", list(ctx.loops), None))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            self._store(node, t.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        ctx = self.ctx
+        if isinstance(node.target, cst.Name) and isinstance(node.value, (cst.List, cst.ListComp)):
+            if ctx.loops and ctx.function is not None and ctx.in_staged_context:
+                self.sites.append((ctx.function, node, node.target, f"`{short_code(node, 50)}`", list(ctx.loops), None))
+            return
+        self._store(node, node.target)
+
+    def _store(self, node, target) -> None:
+        ctx = self.ctx
+        if not ctx.loops or ctx.function is None or not ctx.in_staged_context:
+            return
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and len(target.slice) == 1:
+            index = target.slice[0].slice
+            if isinstance(index, cst.Index):
+                self.sites.append((ctx.function, node, target.value, f"`{short_code(target)} = ...`",
+                                   list(ctx.loops), index.value))
+
+    def finish(self) -> None:
+        ctx = self.ctx
+        reported = set()
+        for func, node, container, action, loops, key in self.sites:
+            if id(node) in reported or ctx.binding_kind(container, func) != "local":
+                continue
+            if root_kind(ctx, func, container) is not None:
+                continue  # an alias of outside state: STG102/STG201
+            value = value_of(ctx, container, func)
+            if value.what not in ("list", "dict", "set"):
+                continue
+            if key is not None and not tensorness(ctx, key, func).possible:
+                continue  # a fixed key: AutoGraph carries the item as a loop variable
+            bindings = [getattr(b, "node", None) for b in ctx.bindings_of(container)]
+            for loop in reversed(loops):
+                if any(b is not None and _inside(ctx, b, loop) for b in bindings):
+                    break  # created in this loop's body: fresh on every iteration
+                kind, params = loop_kind(ctx, loop, func)
+                if kind == "python":
+                    continue
+                reported.add(id(node))
+                wrapped = isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call) and bool(
+                    ctx.qualified_names(loop.iter.func) & {"builtins.enumerate", "builtins.zip", "builtins.iter"})
+                self.report(node, function=func, action=action, kind=value.what, _datasets_only=wrapped,
+                            loop=f"line {ctx.position(loop).line}", _params=sorted(params),
+                            _key=sorted(tensorness(ctx, key, func).params) if key is not None else [],
+                            _definite=kind == "converted")
+                break
+
+    @classmethod
+    def confirm(cls, candidate, project, module) -> bool:
+        if candidate.fields.get("_definite"):
+            return True
+        key = (module.module, candidate.function)
+        tensors = project.tensor_params(key)
+        datasets_only = candidate.fields.get("_datasets_only")  # enumerate/zip convert datasets only
+        converted = ("dataset", "data-iterator") if datasets_only else ("tensor", "dataset", "data-iterator")
+        for param in candidate.fields.get("_params", ()):
+            if param in tensors and not datasets_only:
+                return True
+            if any(arg.what in converted for _, _, arg in project.args_for(key, param)):
+                return True
+        return False
+
+
+def _inside(ctx, node, container) -> bool:
+    a, b = ctx.position(node), ctx.position(container)
+    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)

@@ -249,3 +249,193 @@ class VariableCreation(Rule):
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
         return (module.module, candidate.function) in project.unguarded
+
+
+class SharedFunctionStatefulObject(Rule):
+    """
+    ## What it does
+    Flags a call of a `tf.function` that passes a Keras optimizer, model or layer different from
+    the one an earlier call passed for the same parameter, when the new object has not been
+    built before the call: two optimizers in turn (`train_step(w, x, y, opt1)`, then `opt2`), a
+    loop over optimizers or models, or an optimizer constructed in the call itself.
+
+    Not flagged: the same object at every call; objects built before the call
+    (`opt2.build(variables)`, `model.build(shape)`, a model already called or fitted); one
+    Function per object (`tf.function(train_step)` made twice, a `tf.Module` that holds its own
+    optimizer, or `tf.function(train_step).get_concrete_function(..., opt)` per optimizer, the
+    guide's workarounds); calls made while tracing another staged function.
+
+    ## Why is this bad?
+    Optimizers create their slot variables, and unbuilt models and layers their weights, the
+    first time they run. The first object does so on the Function's first trace, which is
+    allowed. A second object passed later retraces the function (objects are keyed by
+    identity) and creates variables on a non-first call: `ValueError: tf.function only
+    supports singleton tf.Variables created on the first call`. Eager mode works, so this
+    appears only under staging.
+
+    ## Example
+    ```python
+    @tf.function
+    def train_step(w, x, y, optimizer):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.square(w * x - y))
+        gradients = tape.gradient(loss, [w])
+        optimizer.apply_gradients(zip(gradients, [w]))
+
+    train_step(w, x, y, opt1)
+    train_step(w, x, y, opt2)      # ValueError
+    ```
+
+    ## Use instead
+    ```python
+    train_step_1 = tf.function(train_step_impl)   # one Function per optimizer
+    train_step_2 = tf.function(train_step_impl)
+    train_step_1(w, x, y, opt1)
+    train_step_2(w, x, y, opt2)
+    ```
+    Or build every optimizer (`opt2.build([w])`) or model (`model.build(input_shape)`) before
+    the first call.
+    """
+
+    code = "STG403"
+    name = "shared-function-stateful-object"
+    message = "this call passes the {kind} `{value}` to {func}, which {earlier}: a new {kind} creates its variables on a non-first call of the same Function (ValueError); {instead}"
+    valid = (
+        """
+        import tensorflow as tf
+
+        def train_step(w, x, y, optimizer):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.square(w * x - y))
+            gradients = tape.gradient(loss, [w])
+            optimizer.apply_gradients(zip(gradients, [w]))
+
+        opt1 = tf.keras.optimizers.Adam(learning_rate=1e-2)
+        opt2 = tf.keras.optimizers.Adam(learning_rate=1e-3)
+        w = tf.Variable(2.0)
+        x = tf.constant([-1.0])
+        y = tf.constant([2.0])
+        train_step_1 = tf.function(train_step)
+        train_step_2 = tf.function(train_step)
+        for i in range(10):
+            if i % 2 == 0:
+                train_step_1(w, x, y, opt1)
+            else:
+                train_step_2(w, x, y, opt2)
+        """,
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def forward(model, x):
+            return model(x)
+
+        m1 = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+        m2 = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+        m2.build((None, 3))
+        x = tf.ones([1, 3])
+        forward(m1, x)
+        forward(m1, x)
+        forward(m2, x)
+        """,
+    )
+    invalid = (
+        """
+        import tensorflow as tf
+
+        opt1 = tf.keras.optimizers.Adam(learning_rate=1e-2)
+        opt2 = tf.keras.optimizers.Adam(learning_rate=1e-3)
+
+        @tf.function
+        def train_step(w, x, y, optimizer):
+            with tf.GradientTape() as tape:
+                L = tf.reduce_sum(tf.square(w*x - y))
+            gradients = tape.gradient(L, [w])
+            optimizer.apply_gradients(zip(gradients, [w]))
+
+        w = tf.Variable(2.)
+        x = tf.constant([-1.])
+        y = tf.constant([2.])
+        train_step(w, x, y, opt1)
+        print("Calling `train_step` with different optimizer...")
+        train_step(w, x, y, opt2)  # STG403
+        """,
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def forward(model, x):
+            return model(x)
+
+        x = tf.ones([1, 3])
+        for model in [tf.keras.Sequential([tf.keras.layers.Dense(2)]), tf.keras.Sequential([tf.keras.layers.Dense(4)])]:
+            forward(model, x)  # STG403
+        """,
+    )
+
+    @classmethod
+    def project_candidates(cls, project):
+        out = []
+        for key, calls in sorted(project.function_calls.items()):
+            f = project.function(key)
+            groups: dict[tuple[str, str], list] = {}
+            for module, site, via in calls:
+                if site.caller is not None and (module, site.caller) in project.reached:
+                    continue
+                shift = project.shift(site, key)
+                pairs = [(f.params[i + shift], a) for i, a in enumerate(site.args) if i + shift < len(f.params)]
+                pairs += [(kw, a) for kw, a in site.kwargs.items() if kw in f.params]
+                for param, arg in pairs:
+                    kind = _stateful_kind(project, arg)
+                    if kind and arg.ident:
+                        groups.setdefault((via, param), []).append((module, site, arg, kind))
+            for items in groups.values():
+                items.sort(key=lambda item: (item[0], item[1].span.line, item[1].span.column))
+                first = None  # (ident, text, module, line) of the object the Function was first traced with
+                for module, site, arg, kind in items:
+                    for ident in _objects(arg, site):
+                        if first is None:
+                            first = (ident, arg.text, module, site.span.line)
+                            continue
+                        if ident == first[0] or _built_before(project, module, ident, site.span.line):
+                            continue
+                        if ident.split("#")[0] == first[0].split("#")[0]:
+                            earlier = "gets a new one each time this line runs"
+                        elif (first[2], first[3]) == (module, site.span.line):
+                            earlier = "gets a different one on each iteration of the loop"
+                        else:
+                            where = f"line {first[3]}" if first[2] == module else f"{first[2]} line {first[3]}"
+                            earlier = f"was already traced with `{first[1]}` ({where})"
+                        instead = ("use one tf.function per optimizer, or build it first (`opt.build(variables)`)"
+                                   if kind == "optimizer" else
+                                   "build it before the first call (`model.build(input_shape)`), or use one tf.function per model")
+                        out.append((module, F.Candidate(cls.code, site.caller, site.span, {
+                            "kind": kind, "value": arg.text, "earlier": earlier, "instead": instead,
+                            "_anchors": [list(key)],
+                        })))
+                        break
+        return out
+
+
+def _stateful_kind(project, arg) -> str | None:
+    """"optimizer", "model" or "layer" for a Keras object that creates variables on first use."""
+    if arg.what in ("optimizer", "model", "layer"):
+        return arg.what
+    if arg.what == "object" and arg.cls:
+        if project.is_layer_class(project.resolved_class_name(arg.cls)):
+            return "model"
+    return None
+
+
+def _objects(arg, site) -> list[str]:
+    """The objects a call passes over its executions: one, each element of a loop over a literal
+    list, or a new one per execution when it is constructed in the call inside a loop."""
+    idents = arg.ident.split("|")
+    if len(idents) == 1 and idents[0].startswith("new@") and site.in_loop:
+        return [idents[0] + "#1", idents[0] + "#2"]
+    return idents
+
+
+def _built_before(project, module: str, ident: str, line: int) -> bool:
+    built = project.modules[module].built.get(ident.split("#")[0])
+    return built is not None and built < line

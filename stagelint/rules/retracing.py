@@ -1,0 +1,697 @@
+"""Retracing cost: Python values that key traces, Functions made anew, unrolled loops (STG5xx)."""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from stagelint import facts as F
+from stagelint.context import short_code
+from stagelint.frameworks import (
+    PYTHON_IO_CALLS,
+    PYTHON_IO_PREFIXES,
+    STATEFUL_METHODS,
+    STRUCTURE_PARAMETER_NAMES,
+)
+from stagelint.rules.base import Rule
+from stagelint.tensors import NUMBERS, tensorness
+
+#: How a parameter use counts for STG501: a tensor would do the same ("tensor"), it only shows
+#: the value ("neutral": print, f-strings), or the Python value shapes the graph ("structure").
+_RANK = {"neutral": 0, "tensor": 1, "structure": 2}
+
+
+class PythonScalarArgument(Rule):
+    """
+    ## What it does
+    Flags a call of a `tf.function` that passes a Python number (int or float) which changes from
+    call to call, for a parameter the function uses only where a tensor would do the same (as
+    an operand of TensorFlow ops and arithmetic on tensors, a `tf.range` bound, an argument of
+    `tf.print`). A number changes when it is the variable of an enclosing loop (`for step in
+    range(1000): train(step)`), a counter (`epoch += 1`), or a literal that differs between call
+    sites (`train(num_steps=10)` and `train(num_steps=20)`).
+
+    Where the line is drawn, and why: a Python argument is part of the trace key, so each new
+    value builds a new graph. That is right when the value shapes the graph, and wasted when a
+    tensor would compute the same. So stagelint stays silent when the parameter selects graph
+    structure: it is tested in Python control flow (`if`, `while`, `assert`), bounds a Python
+    `range` (unrolling; see STG503), is used as a Python value (indexing a list, a shape attribute,
+    an argument of another Python function), or is a `bool` or `str` (`training=True`,
+    `mode="train"`; a flag or mode is a genuine graph choice); when the parameter is named like
+    one (`training`, `mode`); when the function has an `input_signature`; when every call passes
+    the same value; and for calls made while tracing another staged function. `get_concrete_function`
+    pins Python values on purpose and is not a call.
+
+    ## Why is this bad?
+    tf.function keys traces on Python values: `f(1)`, `f(2)`, `f(3)` trace three times, where
+    `f(tf.constant(1))`... trace once. Tracing costs milliseconds to seconds, so a training loop
+    that passes its step number retraces on every step and runs slower than eager code, and
+    TensorFlow warns that "N out of the last M calls triggered tf.function retracing".
+
+    ## Example
+    ```python
+    @tf.function
+    def train(num_steps):
+        for _ in tf.range(num_steps):
+            train_one_step()
+
+    train(num_steps=10)
+    train(num_steps=20)     # traces again
+    ```
+
+    ## Use instead
+    ```python
+    train(num_steps=tf.constant(10))
+    train(num_steps=tf.constant(20))   # reuses the trace
+    ```
+    Or fix the signature: `@tf.function(input_signature=[tf.TensorSpec([], tf.int32)])`.
+    """
+
+    code = "STG501"
+    name = "python-scalar-argument"
+    message = "this call passes the Python number `{value}` for `{param}` of {func} ({reason}): each new value traces the function again; pass a tensor (`tf.constant({value})`) or give it an `input_signature`"
+    valid = (
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def train(num_steps):
+            for _ in tf.range(num_steps):
+                tf.print("step")
+
+        train(num_steps=tf.constant(10))
+        train(num_steps=tf.constant(20))
+        """,
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def block(x, depth, training):
+            if depth > 2:
+                x = tf.nn.relu(x)
+            if training:
+                x = tf.nn.dropout(x, 0.5)
+            return x
+
+        x = tf.ones([2, 2])
+        for epoch in range(3):
+            block(x, 2, training=True)
+            block(x, 3, training=False)
+        """,
+        """
+        import tensorflow as tf
+
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def scale(factor):
+            return factor * 2.0
+
+        for factor in (0.5, 1.0, 2.0):
+            scale(factor)
+        """,
+    )
+    invalid = (
+        """
+        import tensorflow as tf
+
+        def train_one_step():
+            pass
+
+        @tf.function
+        def train(num_steps):
+            print("Tracing with num_steps = ", num_steps)  # STG101
+            tf.print("Executing with num_steps = ", num_steps)
+            for _ in tf.range(num_steps):
+                train_one_step()
+
+        train(num_steps=10)  # STG501
+        train(num_steps=20)  # STG501
+        train(num_steps=tf.constant(10))
+        """,
+        """
+        import tensorflow as tf
+
+        class Trainer(tf.Module):
+            def __init__(self):
+                self.w = tf.Variable(1.0)
+
+            def _step(self, x, lr):
+                self.w.assign_sub(lr * tf.reduce_sum(x))
+                return self.w
+
+            def fit(self, batches):
+                step = tf.function(self._step)
+                lr = 0.1
+                for x in batches:
+                    step(x, lr)  # STG501
+                    lr *= 0.9
+        """,
+    )
+
+    # Parameter uses (recorded for every function; the project phase asks about staged ones).
+
+    def _mark(self, node, kind: str) -> None:
+        self.ctx.mark_region(node, kind)
+
+    def visit_If(self, node: cst.If) -> None:
+        self._mark(node.test, "structure")
+
+    def visit_While(self, node: cst.While) -> None:
+        self._mark(node.test, "structure")
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._mark(node.test, "structure")
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._mark(node.test, "structure")
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        self._mark(node.left, "structure")
+        self._mark(node.right, "structure")
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._mark(node.iter, "structure")
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._mark(node.value, "structure")  # `n.shape`, `n.numpy()`: not a number's use
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        indexes_tensor = tensorness(self.ctx, node.value, self.ctx.function).possible
+        for element in node.slice:
+            self._mark(element, "tensor" if indexes_tensor else "structure")
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        ctx, func = self.ctx, self.ctx.function
+        if tensorness(ctx, node.left, func).possible:
+            self._mark(node.right, "tensor")
+        if tensorness(ctx, node.right, func).possible:
+            self._mark(node.left, "tensor")
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        ctx, func = self.ctx, self.ctx.function
+        operands = [node.left, *(c.comparator for c in node.comparisons)]
+        possible = [tensorness(ctx, o, func).possible for o in operands]
+        for i, o in enumerate(operands):
+            if any(p for j, p in enumerate(possible) if j != i):
+                self._mark(o, "tensor")  # compared with a tensor: a tensor would do
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self._mark(node.value, "tensor")  # returned as a tensor either way
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._mark(node.value, "structure")  # an alias: its own uses are not followed
+        for t in node.targets:
+            self._mark(t.target, "structure")
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._mark(node.target, "structure")
+        target_is_tensor = tensorness(self.ctx, node.target, self.ctx.function).possible
+        self._mark(node.value, "tensor" if target_is_tensor else "structure")
+
+    def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
+        self._mark(node.expression, "neutral")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        fw = ctx.framework
+        names = ctx.qualified_names(node.func)
+        self._mark(node.func, "structure")
+        if any(q in PYTHON_IO_CALLS or q.startswith(PYTHON_IO_PREFIXES) for q in names) or names & _SHOWING:
+            kind = "neutral"
+        elif names & {"builtins.range"}:
+            kind = "structure"
+        elif any(fw.returns_tensor(q) or q in _TENSOR_TAKING for q in names):
+            kind = "tensor"
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value in STATEFUL_METHODS:
+            kind = "tensor"
+        else:
+            kind = "structure"  # Keras constructors, project helpers, builtins: may use it as Python
+        for arg in node.args:
+            self._mark(arg.value, kind)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        ctx = self.ctx
+        func = ctx.function
+        if func is None or node.value not in func.facts.params or node.value == func.self_name:
+            return
+        if ctx.binding_kind(node, func) != "param":
+            return
+        use = ctx.regions[-1] if ctx.regions else "structure"
+        uses = func.facts.param_uses
+        previous = uses.get(node.value)
+        if previous is None or _RANK[use] > _RANK[previous]:
+            uses[node.value] = use
+
+    # The project phase: call sites of Function objects.
+
+    @classmethod
+    def project_candidates(cls, project):
+        out = []
+        for key, calls in sorted(project.function_calls.items()):
+            f = project.function(key)
+            groups: dict[tuple[str, str], list] = {}
+            for module, site, via in calls:
+                if site.caller is not None and (module, site.caller) in project.reached:
+                    continue  # called while tracing another function: traced with it
+                if project.has_signature(key, via):
+                    continue
+                shift = project.shift(site, key)
+                pairs = [(f.params[i + shift], a) for i, a in enumerate(site.args) if i + shift < len(f.params)]
+                pairs += [(kw, a) for kw, a in site.kwargs.items() if kw in f.params]
+                for param, arg in pairs:
+                    if param in STRUCTURE_PARAMETER_NAMES or f.param_uses.get(param) != "tensor":
+                        continue
+                    if arg.what in NUMBERS:
+                        groups.setdefault((via, param), []).append((module, site, arg))
+            for (via, param), items in sorted(groups.items()):
+                literals = {}
+                for module, site, arg in items:
+                    value = _literal(arg.text)
+                    if value is not None:
+                        literals.setdefault(value, []).append(arg.text)
+                for module, site, arg in items:
+                    reason = arg.varies
+                    value = _literal(arg.text)
+                    if not reason and value is not None and len(literals) > 1:
+                        others = sorted({texts[0] for v, texts in literals.items() if v != value})
+                        reason = "other calls pass " + ", ".join(f"`{t}`" for t in others[:3])
+                    if not reason:
+                        continue
+                    out.append((module, F.Candidate(cls.code, site.caller, site.span, {
+                        "value": arg.text, "param": param, "reason": reason, "_anchors": [list(key)],
+                    })))
+        return out
+
+
+#: Calls that only show a value (it does not shape the graph).
+_SHOWING = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.isinstance", "builtins.type"})
+#: Framework calls that take tensors for arguments but do not return one.
+_TENSOR_TAKING = frozenset({"tensorflow.print", "tensorflow.range"})
+
+
+def _literal(text: str):
+    """The Python value of a number literal's source text (`1` and `1.0` are one trace key)."""
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+class FunctionRecreated(Rule):
+    """
+    ## What it does
+    Flags code that makes a new `tf.Function` and calls it each time it runs: `tf.function(f)`
+    called inside a loop (`tf.function(f)(x)`, or bound to a name the loop then calls); a
+    `@tf.function` defined and called inside a function that itself runs repeatedly (its call
+    sites are in loops, or there are several); `tf.function(f)(x)` inside such a function; and
+    the same function wrapped and called at once more than once in one scope.
+
+    Not flagged: Functions made once and kept (`step = tf.function(f)` at module level, in
+    `__init__`, or stored in a dict inside a loop for later reuse); one-shot wrappers that run
+    once (`tf.function(f)(x)` in a test or a script); `tf.function(f).get_concrete_function(...)`,
+    the guide's way to build one concrete function per optimizer or per mutated object; factories
+    that return the Function instead of calling it.
+
+    ## Why is this bad?
+    Traces belong to the Function object: separate Function objects never share traces, even
+    for the same Python function and the same arguments. A Function made anew on every step
+    traces on every call, and tracing is slow (milliseconds to seconds), so the "compiled"
+    code runs slower than eager code. TensorFlow warns that this is "creating @tf.function
+    repeatedly in a loop".
+
+    ## Example
+    ```python
+    def train_step(model, x):
+        @tf.function
+        def forward(x):
+            return model(x)
+        return forward(x)             # a new Function, and a new trace, on every step
+
+    for x in batches:
+        train_step(model, x)
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def forward(x):
+        return model(x)
+
+    for x in batches:
+        forward(x)                    # traced once, reused
+    ```
+    """
+
+    code = "STG502"
+    name = "function-recreated"
+    message = "{what} makes a new Function for {func} each time {where} runs, and a new Function never reuses traces: every call traces again; create it once, outside, and reuse it"
+    valid = (
+        """
+        import tensorflow as tf
+
+        def f(x):
+            return x * 2
+
+        step = tf.function(f)
+        functions = {}
+        for name in ("a", "b"):
+            functions[name] = tf.function(f)
+
+        def make_step():
+            @tf.function
+            def inner(x):
+                return x + 1
+            return inner
+
+        def test_graph_mode():
+            assert tf.function(f)(tf.constant(1)) == 2
+
+        for x in range(3):
+            step(tf.constant(x))
+        """,
+        """
+        import tensorflow as tf
+
+        def train_step(w, x, y, optimizer):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.square(w * x - y))
+            gradients = tape.gradient(loss, [w])
+            optimizer.apply_gradients(zip(gradients, [w]))
+
+        opt1 = tf.keras.optimizers.Adam(learning_rate=1e-2)
+        opt2 = tf.keras.optimizers.Adam(learning_rate=1e-3)
+        w = tf.Variable(2.0)
+        x = tf.constant([-1.0])
+        y = tf.constant([2.0])
+        train_step_1 = tf.function(train_step).get_concrete_function(w, x, y, opt1)
+        train_step_2 = tf.function(train_step).get_concrete_function(w, x, y, opt2)
+        """,
+    )
+    invalid = (
+        """
+        import tensorflow as tf
+
+        def f():
+            print("Tracing!")  # STG101
+            tf.print("Executing")
+
+        tf.function(f)()  # STG502
+        tf.function(f)()  # STG502
+        """,
+        """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+
+        def train_step(x):
+            @tf.function  # STG502
+            def forward(x):
+                return model(x)
+            return forward(x)
+
+        for x in tf.data.Dataset.range(3).map(lambda i: tf.ones([1, 2])):
+            train_step(x)
+        """,
+        """
+        import tensorflow as tf
+
+        def double(x):
+            return x * 2
+
+        results = []
+        for i in range(10):
+            results.append(tf.function(double)(tf.constant(i)))  # STG502
+        """,
+    )
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        #: one record per Function creation: dict(node, target, scope, loop, used, kind)
+        self.made: list[dict] = []
+        self._by_binding: dict[int, dict] = {}
+        self._by_def: dict[int, dict] = {}
+
+    def _staging(self, node) -> bool:
+        ctx = self.ctx
+        names = ctx.qualified_names(node)
+        return bool(names & (ctx.framework.staging_decorators | set(ctx.settings.staging_decorators)))
+
+    def _record(self, node, target, kind: str) -> dict:
+        ctx = self.ctx
+        record = {"node": node, "target": target, "scope": ctx.function, "loop": ctx.loops[-1] if ctx.loops else None,
+                  "used": None, "kind": kind}
+        self.made.append(record)
+        return record
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        inner = node.func
+        if isinstance(inner, cst.Call) and self._staging(inner.func) and inner.args:
+            record = self._record(inner, inner.args[0].value, "immediate")
+            record["used"] = record["loop"] if record["loop"] is not None else "scope"
+            return
+        if isinstance(node.func, cst.Name):
+            for b in ctx.bindings_of(node.func):
+                record = self._by_binding.get(id(getattr(b, "node", None))) or self._by_def.get(
+                    id(getattr(b, "node", None)))
+                if record is not None and record["scope"] is ctx.function:
+                    loop = record["loop"]
+                    if loop is None or any(lp is loop for lp in ctx.loops):
+                        record["used"] = loop if loop is not None else "scope"
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        if not (isinstance(value, cst.Call) and self._staging(value.func) and value.args):
+            return
+        if self.ctx.function is None and not self.ctx.loops:
+            return  # made once at import
+        for t in node.targets:
+            if isinstance(t.target, cst.Name):
+                record = self._record(value, value.args[0].value, "bound")
+                self._by_binding[id(t.target)] = record
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        ctx = self.ctx
+        info = ctx.function  # the walk has entered `node` already
+        if info is None or info.node is not node or info.facts.staged_by != "decorator":
+            return
+        outer_loops = ctx._saved_loops[-1] if ctx._saved_loops else []
+        if info.parent is None and not outer_loops:
+            return
+        decorator = next((d for d in node.decorators if self._staging(
+            d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)), node.decorators[0])
+        record = {"node": decorator, "target": None, "scope": info.parent,
+                  "loop": outer_loops[-1] if outer_loops else None, "used": None, "kind": "def",
+                  "key": info.qualname}
+        self.made.append(record)
+        self._by_def[id(node)] = record
+
+    def finish(self) -> None:
+        ctx = self.ctx
+        immediate_per_scope: dict[tuple, list[dict]] = {}
+        for record in self.made:
+            if record["kind"] == "immediate" and record["loop"] is None:
+                scope = record["scope"].qualname if record["scope"] else None
+                immediate_per_scope.setdefault((scope, self._key(record)), []).append(record)
+        for record in self.made:
+            key = self._key(record)
+            if key is None or record["used"] is None:
+                continue
+            what = (f"`tf.function({short_code(record['target'])})`" if record["kind"] != "def"
+                    else f"`@{short_code(record['node'].decorator)}` on `{key.rsplit('.', 1)[-1]}`")
+            scope = record["scope"]
+            fields = {"what": what, "_anchors": [[ctx.module, key]]}
+            if record["loop"] is not None:
+                self.report(record["node"], function=scope, where=f"the loop on line {ctx.position(record['loop']).line}",
+                            **fields)
+            elif record["kind"] == "immediate" and len(immediate_per_scope.get(
+                    (scope.qualname if scope else None, key), ())) > 1:
+                self.report(record["node"], function=scope, where="this line", **fields)
+            elif scope is not None:
+                self.report(record["node"], function=scope, where=f"`{scope.facts.name}`",
+                            _enclosing=scope.qualname, **fields)
+
+    def _key(self, record) -> str | None:
+        """The qualname (in this module) of the function the Function is made from."""
+        if record["kind"] == "def":
+            return record["key"]
+        ctx = self.ctx
+        target = record["target"]
+        scope = record["scope"]
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and scope is not None:
+            if target.value.value == scope.self_name and scope.facts.class_qualname:
+                qual = f"{ctx.relative(scope.facts.class_qualname)}.{target.attr.value}"
+                return qual if qual in ctx.facts.functions else None
+        names = ctx.qualified_names(target) if isinstance(target, (cst.Name, cst.Attribute)) else set()
+        for q in names:
+            rel = ctx.relative(q)
+            if rel in ctx.facts.functions:
+                return rel
+        return None
+
+    @classmethod
+    def confirm(cls, candidate, project, module) -> bool:
+        enclosing = candidate.fields.get("_enclosing")
+        if not enclosing:
+            return True
+        sites = project.call_sites.get((module.module, enclosing), ())
+        return len(sites) > 1 or any(site.in_loop for _, site in sites)
+
+
+class PythonLoopUnrolled(Rule):
+    """
+    ## What it does
+    Flags a Python `for` loop in staged code over `range(<parameter>)` or `range(len(<parameter>))`
+    when the parameter is a Python value, and over a parameter that callers pass as a Python
+    list, tuple or NumPy array.
+
+    Not flagged: `range(<tensor>)` (AutoGraph turns it into `tf.range`), `tf.range`, tensors and
+    datasets; loops over model structure (`for layer in self.layers`), module-level constants and
+    literal sequences (`for k in (1, 2, 3)`, `range(4)`), which are deliberate, fixed unrolling;
+    loops over parameters whose callers are not visible or pass tensors or datasets.
+
+    ## Why is this bad?
+    A Python loop runs while tracing, and each iteration adds a copy of the body's ops to the
+    graph: `for _ in range(100)` with a matmul builds 100 matmuls; a training loop over a Python
+    list of batches builds one copy of the model per batch (the guide's example grows from 11 to
+    32 nodes for 3 and 10 items). The graph, the trace time and the memory grow with the data,
+    and a new length, or a new Python value for `n`, traces again.
+
+    ## Example
+    ```python
+    @tf.function
+    def train(dataset):
+        loss = tf.constant(0)
+        for x, y in dataset:          # a Python list: unrolled
+            loss += tf.abs(y - x)
+        return loss
+
+    train([(1, 1)] * 10)
+    ```
+
+    ## Use instead
+    ```python
+    train(tf.data.Dataset.from_tensor_slices(([1] * 10, [1] * 10)))   # a graph loop
+    ```
+    and `for i in tf.range(n)` with `n` passed as a tensor.
+    """
+
+    code = "STG503"
+    name = "python-loop-unrolled"
+    message = "this Python `for` over `{iter}` runs while {func} is traced, so it is unrolled into the graph ({detail}): the graph grows with every iteration and a new {length} traces again; {instead}"
+    valid = (
+        """
+        import tensorflow as tf
+
+        class Stack(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.blocks = [tf.keras.layers.Dense(4) for _ in range(3)]
+
+            def call(self, x):
+                for layer in self.blocks:
+                    x = layer(x)
+                for scale in (1.0, 0.5):
+                    x = x * scale
+                for _ in range(2):
+                    x = tf.nn.relu(x)
+                return x
+        """,
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def train(num_steps, dataset):
+            total = tf.constant(0)
+            for _ in range(num_steps):
+                total += 1
+            for x in dataset:
+                total += x
+            return total
+
+        train(tf.constant(10), tf.data.Dataset.range(3))
+        """,
+    )
+    invalid = (
+        """
+        import tensorflow as tf
+
+        def power(x, y):
+            result = tf.eye(10, dtype=tf.dtypes.int32)
+            for _ in range(y):  # STG503
+                result = tf.matmul(x, result)
+            return result
+
+        x = tf.ones([10, 10], dtype=tf.int32)
+        power_as_graph = tf.function(power)
+        power_as_graph(x, 100)
+        """,
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def train(dataset):
+            loss = tf.constant(0)
+            for x, y in dataset:  # STG503
+                loss += tf.abs(y - x)
+            return loss
+
+        small_data = [(1, 1)] * 3
+        big_data = [(1, 1)] * 10
+        train(small_data)
+        train(big_data)
+        """,
+    )
+
+    def visit_For(self, node: cst.For) -> None:
+        ctx = self.ctx
+        func = ctx.function
+        if func is None or not ctx.in_staged_context:
+            return
+        it = node.iter
+        if isinstance(it, cst.Name) and ctx.binding_kind(it, func) == "param":
+            self.report(node, iter=short_code(it), _param=it.value, _how="data")
+            return
+        if not (isinstance(it, cst.Call) and "builtins.range" in ctx.qualified_names(it.func)):
+            return
+        for arg in it.args:
+            value = arg.value
+            if isinstance(value, cst.Name) and ctx.binding_kind(value, func) == "param":
+                self.report(node, iter=short_code(it), _param=value.value, _how="range")
+                return
+            if (
+                isinstance(value, cst.Call)
+                and "builtins.len" in ctx.qualified_names(value.func)
+                and value.args
+                and isinstance(value.args[0].value, cst.Name)
+                and ctx.binding_kind(value.args[0].value, func) == "param"
+            ):
+                self.report(node, iter=short_code(it), _param=value.args[0].value.value, _how="data")
+                return
+
+    @classmethod
+    def confirm(cls, candidate, project, module):
+        key = (module.module, candidate.function)
+        param = candidate.fields["_param"]
+        args = project.args_for(key, param)
+        if candidate.fields["_how"] == "range":
+            if param in project.tensor_params(key) or any(a.kind == "tensor" for _, _, a in args):
+                return False  # range(<tensor>) becomes tf.range
+            shown = next((a for _, _, a in args if a.kind == "python"), None)
+            detail = f"callers pass `{param}` as the Python number `{shown.text}`" if shown else f"`{param}` is a Python value"
+            return {"detail": detail, "length": f"`{param}`",
+                    "instead": f"loop over `tf.range({param})` and pass `{param}` as a tensor"}
+        for mod, site, arg in args:
+            if arg.what in _PYTHON_DATA:
+                where = f"line {site.span.line}" if mod == module.module else f"{mod} line {site.span.line}"
+                kind = "a NumPy array" if arg.what == "ndarray" else f"a Python {arg.what}"
+                return {"detail": f"callers pass {kind}, `{arg.text}` ({where}): one copy of the body per element",
+                        "length": "length",
+                        "instead": "pass a `tf.data.Dataset` (or a tensor) and iterate over it"}
+        return False
+
+
+_PYTHON_DATA = frozenset({"list", "tuple", "ndarray", "range", "dict", "set"})
