@@ -10,11 +10,11 @@ import sys
 import tempfile
 import traceback
 
-from stagelint.findings import is_selected
+from stagelint.findings import Finding, is_selected
 from stagelint.runtime import executor, lint
 from stagelint.runtime.compare import join
 from stagelint.runtime.evidence import Evidence, norm
-from stagelint.runtime.records import load_run
+from stagelint.runtime.records import Run, load_run
 from stagelint.runtime.report import Report, render_full
 from stagelint.runtime.verdicts import judge, runtime_only, test_failures
 
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for proc, _ in procs.values():
             if proc.poll() is None:
-                executor._kill_group(proc)
+                executor.kill_group(proc)
         if not args.keep_records:
             shutil.rmtree(workdir, ignore_errors=True)
 
@@ -110,10 +110,15 @@ def _lint(files: list[str]) -> tuple[list, dict]:
     return list(result.findings), info
 
 
-def _selected(code: str, args, settings_select, settings_ignore) -> bool:
-    select = args.select or settings_select
-    ignore = (args.ignore or ()) + tuple(settings_ignore)
-    return is_selected(code, select, ignore)
+def analyse(module: str, statuses: dict, graph: Run, eager: Run, findings: list[Finding], static: dict,
+            select: tuple[str, ...], ignore: tuple[str, ...]) -> Report:
+    """Verdicts for the selected static findings, plus the selected runtime-only findings."""
+    findings = [f for f in findings if is_selected(f.code, select, ignore)]
+    ev = Evidence(graph, eager, join(graph, eager))
+    verdicts = judge(findings, ev, graph, eager)
+    verdicts += [v for v in runtime_only(verdicts, ev, graph, eager) if is_selected(v.finding.code, select, ignore)]
+    statuses = {mode: statuses[mode] for mode in executor.MODES}
+    return Report(module, statuses, graph, eager, ev, verdicts, test_failures(graph, eager), static)
 
 
 def _finish(args, procs, workdir) -> int:
@@ -136,14 +141,8 @@ def _finish(args, procs, workdir) -> int:
         static["files"] = files + info["files"]
         static["findings"] += info["findings"]
     settings_select, settings_ignore = _settings_codes()
-    findings = [f for f in findings if _selected(f.code, args, settings_select, settings_ignore)]
-    pairs = join(graph, eager)
-    ev = Evidence(graph, eager, pairs)
-    verdicts = judge(findings, ev, graph, eager)
-    verdicts += [v for v in runtime_only(verdicts, ev, graph, eager)
-                 if _selected(v.finding.code, args, settings_select, settings_ignore)]
-    statuses = {mode: statuses[mode] for mode in executor.MODES}
-    report = Report(args.test_module, statuses, graph, eager, ev, verdicts, test_failures(graph, eager), static)
+    report = analyse(args.test_module, statuses, graph, eager, findings, static, args.select or settings_select,
+                     (args.ignore or ()) + settings_ignore)
     if args.output_format == "json":
         print(json.dumps(report.to_json(), indent=2))
     else:
@@ -166,6 +165,10 @@ def _settings_codes() -> tuple[tuple[str, ...], tuple[str, ...]]:
         from stagelint.config import load_settings
 
         settings = load_settings(".")
-        return settings.select, settings.ignore
+        return tuple(settings.select), tuple(settings.ignore)
     except Exception:  # noqa: BLE001 - config errors were already reported by the lint step
         return ("STG",), ()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

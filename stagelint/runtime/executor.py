@@ -126,7 +126,7 @@ def wait_runs(procs: dict, workdir: str, timeout: float, progress: Progress | No
             elapsed = time.monotonic() - started
             code = proc.poll()
             if code is None and elapsed > timeout:
-                _kill_group(proc)
+                kill_group(proc)
                 statuses[mode] = _status(mode, workdir, None, elapsed, timed_out=True, timeout=timeout)
             elif code is not None:
                 statuses[mode] = _status(mode, workdir, code, elapsed)
@@ -143,7 +143,7 @@ def wait_runs(procs: dict, workdir: str, timeout: float, progress: Progress | No
     return statuses
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def kill_group(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:

@@ -12,7 +12,7 @@ from stagelint.runtime.compare import Pair, random_functions
 from stagelint.runtime.evidence import Evidence
 from stagelint.runtime.executor import RunStatus
 from stagelint.runtime.records import Call, Run
-from stagelint.runtime.verdicts import Verdict, _def_line, relpath
+from stagelint.runtime.verdicts import Verdict, def_line, relpath
 
 MAX_SIGNATURES = 10
 VERDICT_ORDER = {"confirmed": 0, "not-reproduced": 1, "not-exercised": 2}
@@ -60,7 +60,7 @@ class Report:
             if len(signatures) > MAX_SIGNATURES:
                 signatures = signatures[:MAX_SIGNATURES] + ["..."]
             out.append({
-                "name": fn.name, "path": relpath(fn.path), "line": _def_line(fn.path, fn.line),
+                "name": fn.name, "path": relpath(fn.path), "line": def_line(fn.path, fn.line),
                 "calls": len(graph_calls), "traces": sum(c.traced for c in graph_calls),
                 "eager_vs_graph": _eager_vs_graph(pairs), "signatures": signatures,
                 "eager_calls": len(ev.eager_calls.get(key, [])),
@@ -91,7 +91,8 @@ class Report:
             "findings": [v.to_json(relpath) for v in self.sorted_verdicts()],
             "runs": {mode: {"status": s.status, "detail": s.detail, "returncode": s.returncode, "seconds": s.seconds,
                             "tests": (self.graph if mode == "graph" else self.eager).counts(),
-                            "calls": len((self.graph if mode == "graph" else self.eager).calls)}
+                            "calls": len((self.graph if mode == "graph" else self.eager).calls),
+                            "recorder_errors": len((self.graph if mode == "graph" else self.eager).internal_errors)}
                      for mode, s in self.runs.items()},
             "test_failures": self.test_failures,
             "static": self.static,

@@ -94,7 +94,8 @@ def _unconfirmed(ev: Evidence, f: Finding, keys: set[FnKey], graph: Run, eager: 
         names = ", ".join(sorted({f"`{ev.name(k)}`" for k in keys if ev.pairs_by_key.get(k)}))
         traces = sum(p.graph.traced for p in pairs)
         same = sum(1 for p in pairs if p.kind in ("same", "shapes-same"))
-        text = f"{names} ran {len(pairs)} calls in both modes ({traces} traces); results matched at {same}"
+        text = (f"{names} ran {_n(len(pairs), 'call')} in both modes ({_n(traces, 'trace')}); "
+                f"results matched at {same}")
         if any(p.kind == "shapes-same" for p in pairs):
             text += " (shapes/dtypes only: stateful random ops)"
         return "not-reproduced", text
@@ -106,10 +107,14 @@ def _unconfirmed(ev: Evidence, f: Finding, keys: set[FnKey], graph: Run, eager: 
     return "not-exercised", "the tests never called the staged code that holds this line"
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 # Runtime-only findings ---------------------------------------------------------------------------
 
 
-def _def_line(path: str, line: int) -> int:
+def def_line(path: str, line: int) -> int:
     """The `def` line of a decorated function (its code starts at the first decorator)."""
     for offset in range(0, 15):
         text = linecache.getline(path, line + offset).lstrip()
@@ -161,7 +166,7 @@ def runtime_only(verdicts: list[Verdict], ev: Evidence, graph: Run, eager: Run) 
 def _location(ev: Evidence, key: FnKey, pairs: list[Pair]) -> tuple[str, int] | None:
     fn = ev.functions[key]
     if fn.project:
-        return fn.path, _def_line(fn.path, fn.line)
+        return fn.path, def_line(fn.path, fn.line)
     # A library function (a Keras train function): point at the project line that called it.
     site = next((p.graph.site for p in pairs if p.graph.site), None)
     return site
@@ -199,7 +204,7 @@ def _retracing(ev: Evidence, explained: set[FnKey]) -> list[Verdict]:
         traces = sum(c.traced for c in calls)
         cause = "; ".join(causes) or "no argument changed (new objects or captured state)"
         text = f"{len(calls)} calls, {traces} traces; {cause}"
-        out.append(Verdict(_runtime_finding("STG902", "excessive-retracing", fn.path, _def_line(fn.path, fn.line),
+        out.append(Verdict(_runtime_finding("STG902", "excessive-retracing", fn.path, def_line(fn.path, fn.line),
                                             text, fn.qualname), "confirmed", text, True, {key}))
     return out
 

@@ -8,6 +8,8 @@ import sys
 import jsonschema
 import pytest
 
+from stagelint.runtime.cli import analyse
+from stagelint.runtime.executor import RunStatus
 from tests.runtime.conftest import REPO, run_stagelint
 
 #: spec/interfaces.md: these keys, named so; extra keys are allowed.
@@ -88,6 +90,23 @@ def test_clean_run_full_output_progress_and_html(tmp_path):
     assert "stagelint run: graph 1/1 tests ok, eager 1/1 tests ok" in proc.stderr
     page = html.read_text()
     assert page.startswith("<!DOCTYPE html>") and "fx_abort.plus_one" in page and "<script" not in page
+
+
+@pytest.mark.tf
+def test_select_and_ignore_apply_to_runtime_only_codes(fixture_run):
+    run = fixture_run("fx_retracing")
+    statuses = {m: RunStatus(m, r["status"], r["returncode"], r["seconds"], "", "")
+                for m, r in run.report["runs"].items()}
+
+    def codes(select, ignore=()):
+        report = analyse(run.path, statuses, run.graph, run.eager, [], {}, select, ignore)
+        return sorted({v.finding.code for v in report.verdicts})
+
+    # Without static findings every divergence is runtime-only.
+    assert codes(("STG",)) == ["STG901", "STG902", "STG903"]
+    assert codes(("STG902",)) == ["STG902"]
+    assert codes(("STG",), ("STG9",)) == []
+    assert codes(("STG9",), ("STG903",)) == ["STG901", "STG902"]
 
 
 def test_missing_module_is_a_usage_error():

@@ -44,7 +44,7 @@ def test_frozen_iterator_and_random_values_differ_after_the_first_call(run):
 def test_not_reproduced_and_not_exercised_say_why(run):
     verdicts, _ = run.judged()
     by_verdict = {v: verdicts[(line, code)].evidence for line, code, v in run.marked() if v != "confirmed"}
-    assert by_verdict["not-reproduced"] == "`traced_once` ran 1 calls in both modes (1 traces); results matched at 1"
+    assert by_verdict["not-reproduced"] == "`traced_once` ran 1 call in both modes (1 trace); results matched at 1"
     assert "never called" in by_verdict["not-exercised"]
 
 
