@@ -148,8 +148,7 @@ def _statistics(result, output_format: str = "full") -> None:
         print(json.dumps(data, indent=2))
         return
     for (code, name), n in rows:
-        mark = f"  ({fixable[code]} fixable)" if fixable[code] else ""
-        print(f"{n:>5}  {code}  {name}{mark}")
+        print(f"{n:>5}  {code}  {name}")
     print(f"{sum(counts.values()):>5}  total")
 
 

@@ -86,9 +86,12 @@ def noqa_codes(line: str) -> frozenset[str] | None:
 
 
 def noqa_line_map(lines: list[str]) -> dict[int, str]:
-    """For each line, the text flake8 searches for `# noqa`: the whole logical line it is part
-    of, so a `# noqa` after the closing bracket of a call that spans lines covers every line of
-    it (flake8's `FileProcessor._noqa_line_mapping`). Empty if the file does not tokenize."""
+    """For each line, the text flake8 searches for `# noqa` (flake8's
+    `FileProcessor._noqa_line_mapping`): the line itself, joined with the other lines of a token
+    that spans lines (a triple-quoted string) or of a backslash continuation, so a `# noqa`
+    after such a string covers its first line too. Lines inside brackets stay separate: a
+    `# noqa` after the `)` of a call that spans lines does not cover the call's first line.
+    Empty if the file does not tokenize."""
     import io
     import tokenize
 

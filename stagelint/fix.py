@@ -191,3 +191,132 @@ def unified_diff(outcome: FixOutcome) -> str:
         chunks.append("".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
                               for line in lines))
     return "".join(chunks)
+
+
+# Helpers for the rules' fixes ----------------------------------------------------------------
+
+#: Modules whose `print` and `random` are TensorFlow's.
+_TF_MODULES = frozenset({"tensorflow", "tensorflow.compat.v1", "tensorflow.compat.v2"})
+
+
+def _tf_module_bound(import_node, name: str) -> bool:
+    import libcst as cst
+
+    if not isinstance(import_node, cst.Import):
+        return False
+    for alias in import_node.names:
+        bound = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
+        module = alias.evaluated_name if alias.evaluated_alias else bound
+        if bound == name and module in _TF_MODULES:
+            return True
+    return False
+
+
+def tensorflow_alias(ctx, node) -> str | None:
+    """The name under which `node`'s scope sees the module's own `import tensorflow [as tf]`,
+    or None: no such import, or the name is rebound or shadowed there. A fix spells TensorFlow
+    with it, so it never adds a reference the module cannot resolve."""
+    from libcst.metadata import ImportAssignment
+
+    scope = ctx.scope(node)
+    if scope is None:
+        return None
+    names = {a.name for a in scope.globals.assignments
+             if isinstance(a, ImportAssignment) and _tf_module_bound(a.node, a.name)}
+    for name in sorted(names, key=lambda n: (n != "tf", n)):
+        seen = scope[name]
+        if seen and all(isinstance(a, ImportAssignment) and _tf_module_bound(a.node, name) for a in seen):
+            return name
+    return None
+
+
+#: NumPy / Python draws with a TensorFlow op of the same distribution, shape and parameters:
+#: qualified name -> (tf.random function, NumPy-style parameters in order, their tf keywords).
+_RANDOM = {
+    "numpy.random.normal": ("normal", ("loc", "scale", "size"), ("mean", "stddev")),
+    "numpy.random.standard_normal": ("normal", ("size",), ()),
+    "numpy.random.uniform": ("uniform", ("low", "high", "size"), ("minval", "maxval")),
+    "numpy.random.random": ("uniform", ("size",), ()),
+    "numpy.random.random_sample": ("uniform", ("size",), ()),
+    "numpy.random.sample": ("uniform", ("size",), ()),
+    "numpy.random.ranf": ("uniform", ("size",), ()),
+    "random.random": ("uniform", (), ()),
+    "random.gauss": ("normal", ("mu", "sigma"), ("mean", "stddev")),
+    "random.normalvariate": ("normal", ("mu", "sigma"), ("mean", "stddev")),
+}
+#: `np.random.randn(d0, d1, ...)` / `rand(...)`: the dimensions are the arguments.
+_RANDOM_DIMS = {"numpy.random.randn": "normal", "numpy.random.rand": "uniform"}
+
+
+def _number(node) -> bool:
+    import libcst as cst
+
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
+def _shape(node) -> str | None:
+    """A NumPy `size` as a TensorFlow shape: None -> `()`, `n` -> `(n,)`, a tuple or list of
+    numbers as written; anything computed is left alone (it may be an int or a tuple)."""
+    import libcst as cst
+
+    from stagelint.context import code_of
+
+    if node is None or (isinstance(node, cst.Name) and node.value == "None"):
+        return "()"
+    if isinstance(node, cst.Integer):
+        return f"({node.value},)"
+    if isinstance(node, (cst.Tuple, cst.List)) and all(
+        isinstance(e, cst.Element) and isinstance(e.value, (cst.Integer, cst.Name, cst.Attribute)) for e in node.elements
+    ):
+        return code_of(node)
+    return None
+
+
+def tf_random_rewrite(ctx, node) -> str | None:
+    """`np.random.normal(0.0, 0.1, size=(3, 3))` -> `tf.random.normal((3, 3), mean=0.0,
+    stddev=0.1)` and the like, or None where no rewrite is exact: a shape that is computed,
+    parameters that are not plain numbers (NumPy broadcasts array parameters, a scalar draw
+    plus an array would not), `**kwargs`, a comment inside the call."""
+    import libcst as cst
+
+    from stagelint.context import code_of
+
+    if not isinstance(node, cst.Call) or "#" in code_of(node):
+        return None
+    names = ctx.qualified_names(node.func)
+    alias = None
+    if len(names) == 1:
+        (qualified,) = names
+        if qualified in _RANDOM_DIMS or qualified in _RANDOM or qualified == "time.time":
+            alias = tensorflow_alias(ctx, node)
+    if alias is None:
+        return None
+    if qualified == "time.time":
+        return f"{alias}.timestamp()" if not node.args else None
+    if any(a.star for a in node.args):
+        return None
+    if qualified in _RANDOM_DIMS:
+        if any(a.keyword is not None for a in node.args):
+            return None
+        dims = [code_of(a.value) for a in node.args]
+        shape = "()" if not dims else f"({', '.join(dims)}{',' if len(dims) == 1 else ''})"
+        return f"{alias}.random.{_RANDOM_DIMS[qualified]}({shape})"
+    function, params, keywords = _RANDOM[qualified]
+    given: dict[str, cst.BaseExpression] = {}
+    for i, arg in enumerate(node.args):
+        name = arg.keyword.value if arg.keyword is not None else (params[i] if i < len(params) else None)
+        if name not in params or name in given:
+            return None
+        given[name] = arg.value
+    shape = _shape(given.get("size")) if "size" in params else "()"
+    if shape is None:
+        return None
+    parts = [shape]
+    for param, keyword in zip(params, keywords):
+        if param in given:
+            if not _number(given[param]):
+                return None
+            parts.append(f"{keyword}={code_of(given[param])}")
+    return f"{alias}.random.{function}({', '.join(parts)})"

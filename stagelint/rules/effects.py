@@ -12,6 +12,7 @@ from stagelint.frameworks import (
     PYTHON_IO_CALLS,
     PYTHON_IO_PREFIXES,
 )
+from stagelint.fix import tensorflow_alias
 from stagelint.rules.base import Rule
 from stagelint.stores import store_sites
 
@@ -201,40 +202,6 @@ class TraceTimeSideEffect(Rule):
                 if isinstance(value, cst.Call) and ctx.qualified_names(value.func) & LOGGER_FACTORIES:
                     return True
         return False
-
-
-#: Modules whose `print` is tf.print.
-_TF_MODULES = frozenset({"tensorflow", "tensorflow.compat.v1", "tensorflow.compat.v2"})
-
-
-def tensorflow_alias(ctx, node: cst.CSTNode) -> str | None:
-    """The name under which `node`'s scope sees the module's own `import tensorflow [as tf]`,
-    or None (no such import, or the name is rebound or shadowed there)."""
-    from libcst.metadata import ImportAssignment
-
-    scope = ctx.scope(node)
-    if scope is None:
-        return None
-    names = []
-    for assignment in scope.globals.assignments:
-        if not isinstance(assignment, ImportAssignment) or not isinstance(assignment.node, cst.Import):
-            continue
-        for alias in assignment.node.names:
-            bound = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
-            module = alias.evaluated_name if alias.evaluated_alias else bound
-            if bound == assignment.name and module in _TF_MODULES:
-                names.append(bound)
-    for name in sorted(set(names), key=lambda n: (n != "tf", n)):
-        seen = scope[name]
-        if seen and all(
-            isinstance(a, ImportAssignment) and isinstance(a.node, cst.Import)
-            and any((al.evaluated_alias or al.evaluated_name.split(".")[0]) == name
-                    and (al.evaluated_name if al.evaluated_alias else name) in _TF_MODULES
-                    for al in a.node.names)
-            for a in seen
-        ):
-            return name
-    return None
 
 
 def _opens_for_writing(node: cst.Call) -> bool:

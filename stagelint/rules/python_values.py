@@ -198,10 +198,25 @@ class FrozenPythonValue(Rule):
     ```
     For time, use `tf.timestamp()`; for values that must come from Python, compute them outside
     the function and pass them in as tensors.
+
+    ## Fix
+    `stagelint check --fix` rewrites a draw to the TensorFlow op with the same distribution,
+    shape and parameters, spelled with the module's own import of TensorFlow:
+    `np.random.randn(3, 3)` / `np.random.standard_normal((3, 3))` / `np.random.normal(0.0, 0.1,
+    (3, 3))` to `tf.random.normal((3, 3), ...)`, `np.random.rand`, `random_sample`, `random` and
+    `uniform(low, high, size)` to `tf.random.uniform(...)`, Python's `random.random()`,
+    `random.gauss(mu, sigma)` and `random.normalvariate(...)` to a scalar draw, and
+    `time.time()` to `tf.timestamp()`. Only where that is exact: sizes written as numbers or
+    tuples, parameters written as numbers. Not always safe: the draw becomes a float32 tensor
+    (`tf.timestamp()` a float64 one), where NumPy gave a float64 array and Python a float, which
+    TensorFlow converted to the dtype of the tensor they met; code that relied on float64
+    precision, or mixes the value with float64 tensors, needs a `dtype=`. Integer draws, NumPy
+    `Generator` methods and the other calls have no fix.
     """
 
     code = "STG104"
     name = "frozen-python-value"
+    fixable = True
     message = "`{call}` is evaluated once while {func} is traced and baked into the graph as a constant, so every call gets the same value; use {instead}"
     valid = (
         """
@@ -266,6 +281,12 @@ class FrozenPythonValue(Rule):
         instead = self._frozen(node)
         if instead is not None:
             self.report(node, call=f"{short_code(node.func)}(...)", instead=instead)
+
+    def fix(self, node: cst.CSTNode, fields: dict):
+        from stagelint.fix import tf_random_rewrite
+
+        text = tf_random_rewrite(self.ctx, node)
+        return [(node, text)] if text else None
 
     def _frozen(self, node: cst.Call) -> str | None:
         ctx = self.ctx

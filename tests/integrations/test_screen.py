@@ -1,0 +1,179 @@
+"""The byte-level screen: it must never change a finding, only skip work."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from integration_support import PROJECT, ROOT, write_tree
+
+from stagelint import screen
+from stagelint.config import Settings
+from stagelint.engine import check_paths, discover, module_name
+from stagelint.rules.base import all_rules, example_source
+
+
+def _keys(result):
+    return [(f.path, f.line, f.column, f.code, f.message) for f in result.findings]
+
+
+def _same_either_way(paths, settings=None):
+    on = check_paths(paths, settings, jobs=0)
+    off = check_paths(paths, settings, jobs=0, screen=False)
+    assert _keys(on) == _keys(off)
+    assert on.files_checked == off.files_checked
+    return on
+
+
+def _selection(paths, settings=None):
+    settings = settings or Settings()
+    files, _ = discover(paths, settings)
+    return screen.select(files, settings, [Path.cwd()], module_name)
+
+
+def test_fixture_project(monkeypatch):
+    monkeypatch.chdir(PROJECT)
+    result = _same_either_way(["."])
+    assert result.findings
+    sel = _selection(["."])
+    assert sorted(sel.skip) == ["pkg/plain.py"]
+    # Staged without a TensorFlow word of their own: through an importer, a project wrapper,
+    # a project base class of a Keras layer.
+    for kept in ("pkg/utils.py", "pkg/uses_wrapper.py", "pkg/custom.py"):
+        assert kept in sel.analyse
+
+
+def test_every_rule_example(tmp_path, monkeypatch):
+    for rule in all_rules():
+        for kind in ("invalid", "valid"):
+            for i, example in enumerate(getattr(rule, kind)):
+                (tmp_path / f"{rule.code.lower()}_{kind}_{i}.py").write_text(example_source(example))
+    monkeypatch.chdir(tmp_path)
+    assert _same_either_way(["."]).findings
+
+
+def test_bundled_examples(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert _same_either_way(["examples"]).findings
+
+
+def test_a_project_that_stages_nothing_is_screened_out_cheaply(tmp_path, monkeypatch):
+    files = {f"app/mod{i}.py": f"import os\nfrom app import mod{(i + 1) % 200}\n\n"
+             + "def f(x):\n    print(x)\n    return os.path.join(x, 'y')\n" * 20 for i in range(200)}
+    files["app/__init__.py"] = ""
+    write_tree(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    start = time.perf_counter()
+    sel = _selection(["."])
+    elapsed = time.perf_counter() - start
+    assert sel.analyse == [] and len(sel.skip) == 201
+    assert elapsed < 2.0, elapsed  # libcst would take tens of seconds for these
+    result = check_paths(["."], jobs=0)
+    assert result.files_checked == 201 and not result.findings
+
+
+def test_configured_decorator_word_keeps_a_file(tmp_path, monkeypatch):
+    write_tree(tmp_path, {
+        "mylib.py": "def compiled(fn):\n    return fn\n",
+        "train.py": """
+            from mylib import compiled
+
+
+            @compiled
+            def step(x):
+                print(x)
+        """,
+    })
+    monkeypatch.chdir(tmp_path)
+    settings = Settings(staging_decorators=("mylib.compiled",))
+    assert "train.py" in _selection(["."], settings).analyse
+    assert [f.code for f in _same_either_way(["."], settings).findings] == ["STG101"]
+    assert _selection(["."]).analyse == []  # without the setting nothing can stage
+
+
+def test_syntax_error_in_a_file_that_stages_nothing_is_still_reported(tmp_path, monkeypatch):
+    write_tree(tmp_path, {"broken.py": "def f(:\n    pass\n", "fine.py": "x = 1\n"})
+    monkeypatch.chdir(tmp_path)
+    result = _same_either_way(["."])
+    assert [(f.path, f.code) for f in result.findings] == [("broken.py", "STG000")]
+
+
+def test_helper_reached_through_an_attribute_chain(tmp_path, monkeypatch):
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/helpers.py": "def log(x):\n    print(x)\n",
+        "pkg/sub/unrelated.py": "def g(x):\n    print(x)\n",
+        "main.py": """
+            import tensorflow as tf
+            import pkg
+
+
+            @tf.function
+            def step(x):
+                pkg.sub.helpers.log(x)
+                return x
+        """,
+    })
+    monkeypatch.chdir(tmp_path)
+    sel = _selection(["."])
+    assert "pkg/sub/helpers.py" in sel.analyse
+    assert "pkg/sub/unrelated.py" in sel.skip
+    _same_either_way(["."])
+
+
+def test_relative_and_star_imports(tmp_path, monkeypatch):
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/deco.py": "import tensorflow as tf\n\ncompiled = tf.function\n",
+        "pkg/star.py": "from .deco import *\n\n\n@compiled\ndef f(x):\n    print(x)\n",
+        "pkg/rel.py": "from . import deco\n\n\n@deco.compiled\ndef g(x):\n    print(x)\n",
+    })
+    monkeypatch.chdir(tmp_path)
+    sel = _selection(["."])
+    assert {"pkg/star.py", "pkg/rel.py", "pkg/deco.py"} <= set(sel.analyse)
+    _same_either_way(["."])
+
+
+def test_referenced_names():
+    source = b"""
+from . import a, b as c
+from ..up.y import (z,
+   w as q)  # comment
+import os.path, numpy as np
+import mylib
+from pkg2 import \\
+    thing
+mylib.utils.helper(x); np.random.rand(); q.f(1)
+"""
+    names = screen.referenced_names(source, "pkg.sub.mod", False)
+    assert {"pkg.sub.a", "pkg.sub.b", "pkg.up.y.z", "pkg.up.y.w", "pkg.up.y.w.f", "os.path", "numpy",
+            "numpy.random.rand", "mylib", "mylib.utils.helper", "pkg2.thing"} <= names
+
+
+@pytest.mark.parametrize("text, stages", [
+    (b"import tensorflow as tf\n", True),
+    (b"from keras import layers\n", True),
+    (b"import tf_keras\n", True),
+    (b"from tf_agents.utils import common\n", True),
+    (b"import torch\n\ndef f(x):\n    return x\n", False),
+])
+def test_staging_words(text, stages):
+    assert screen.mentions_staging(text, screen.staging_pattern(Settings())) is stages
+
+
+def test_one_tree_mixing_all_of_the_above(tmp_path, monkeypatch):
+    # Many modules, few of them staging, some importing one another across folders.
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    shutil.copytree(PROJECT, tmp_path / "project")
+    for rule in all_rules():
+        for i, example in enumerate(rule.invalid):
+            path = tmp_path / "rules" / f"{rule.code.lower()}_{i}.py"
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(example_source(example))
+    monkeypatch.chdir(tmp_path)
+    assert _same_either_way(["."]).findings
+    monkeypatch.chdir(tmp_path / "project")
+    assert _same_either_way(["pkg/model.py", "pkg/utils.py"]).findings
