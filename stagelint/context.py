@@ -413,14 +413,32 @@ class _Walker(cst.CSTVisitor):
         ctx._meta = self.get_metadata
         self._visits: dict[type, list] = {}
         self._leaves: dict[type, list] = {}
+        self.failed: set = set()
 
     def _handlers(self, table, prefix, node_type):
         handlers = table.get(node_type)
         if handlers is None:
             name = prefix + node_type.__name__
-            handlers = [getattr(r, name) for r in self.rules if hasattr(r, name)]
+            handlers = [(r, getattr(r, name)) for r in self.rules if hasattr(r, name)]
             table[node_type] = handlers
         return handlers
+
+    def _dispatch(self, table, prefix, node) -> None:
+        for rule, handler in self._handlers(table, prefix, type(node)):
+            if rule in self.failed:
+                continue
+            try:
+                handler(node)
+            except Exception:
+                self._fail(rule)
+
+    def _fail(self, rule) -> None:
+        """A rule that raises loses this file; the walk and every other rule go on."""
+        import traceback
+
+        self.failed.add(rule)
+        self.ctx.facts.errors.append((rule.code, traceback.format_exc(limit=-4)))
+        self.ctx.facts.candidates = [c for c in self.ctx.facts.candidates if c.code != rule.code]
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         ctx = self.ctx
@@ -506,15 +524,13 @@ class _Walker(cst.CSTVisitor):
                 ctx.lifted_depth += 1
         if t is cst.For and isinstance(node, cst.For):
             self._record_binding(node.target, node, rebinding=True)
-        for handler in self._handlers(self._visits, "visit_", t):
-            handler(node)
+        self._dispatch(self._visits, "visit_", node)
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         ctx = self.ctx
         t = type(original_node)
-        for handler in self._handlers(self._leaves, "leave_", t):
-            handler(original_node)
+        self._dispatch(self._leaves, "leave_", original_node)
         if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
             if id(original_node) in ctx._guarded_blocks:
                 ctx.guard_depth -= 1
@@ -539,7 +555,12 @@ class _Walker(cst.CSTVisitor):
             self._describe_call_sites()
             # Rules that decide with whole-file knowledge do so while metadata is still bound.
             for rule in self.rules:
-                rule.finish()
+                if rule in self.failed:
+                    continue
+                try:
+                    rule.finish()
+                except Exception:
+                    self._fail(rule)
 
     # Facts ------------------------------------------------------------------------------------
 

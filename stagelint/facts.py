@@ -177,3 +177,6 @@ class ModuleFacts:
     attr_writes: list[AttrWrite] = field(default_factory=list)
     #: objects built (optimizer/model variables created) outside staged code: ident -> first line
     built: dict[str, int] = field(default_factory=dict)
+    #: (rule code, short traceback) for rules that raised on this file; their other
+    #: candidates from the file are dropped, every other rule's stand.
+    errors: list[tuple[str, str]] = field(default_factory=list)
