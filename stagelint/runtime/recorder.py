@@ -147,7 +147,11 @@ class Recorder:
         self._depth = 1
         result = error = None
         self._capture.start()
-        previous = linetrace.start()
+        linetrace.begin_call()
+        # Eager mode runs the Python body on every call; graph mode only while tracing, where
+        # the hook installed by `install` switches line counting on.
+        if self.mode == "eager":
+            linetrace.enable()
         started = time.perf_counter()
         try:
             result = original(function, *args, **kwargs)
@@ -157,7 +161,9 @@ class Recorder:
             raise
         finally:
             elapsed = time.perf_counter() - started
-            counts = linetrace.stop(previous)
+            if self.mode == "eager":
+                linetrace.disable()
+            counts = linetrace.collect()
             output = self._capture.stop()
             self._depth = 0
             try:
@@ -237,6 +243,8 @@ def install(path: str, mode: str) -> Recorder:
 
     pf.Function.__call__ = __call__
     linetrace.install_autograph_hook()
+    if mode == "graph":
+        linetrace.install_trace_hook(lambda: recorder._depth > 0)
     if mode == "eager":
         tf.config.run_functions_eagerly(True)
     return _recorder
