@@ -19,7 +19,7 @@ from multiprocessing.connection import wait
 from stagelint import facts as F
 
 #: A file whose analysis takes longer than this is abandoned (a hang, not a slow file).
-FILE_TIMEOUT = 60.0
+FILE_TIMEOUT = 300.0
 
 
 @dataclass
