@@ -13,10 +13,12 @@ EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 def _codes(text: str) -> tuple[str, ...]:
+    from stagelint.config import is_code_selector
+
     codes = tuple(c.strip().upper() for c in text.split(",") if c.strip())
     for c in codes:
-        if not (c == "ALL" or (c.startswith("STG") and c[3:].isdigit())):
-            raise argparse.ArgumentTypeError(f"{c!r} is not a stagelint code or prefix (e.g. STG1, STG201)")
+        if not is_code_selector(c):
+            raise argparse.ArgumentTypeError(f"{c!r} is not a stagelint code or prefix (e.g. STG, STG1, STG201)")
     return codes
 
 
@@ -77,7 +79,12 @@ def _check(args) -> int:
     except ConfigError as e:
         print(f"stagelint: error: {e}", file=sys.stderr)
         return EXIT_ERROR
-    settings = settings.with_overrides(select=args.select, ignore=args.ignore)
+    # As in ruff: --select starts the selection afresh (the configured select and ignore give
+    # way to it); --ignore adds to whatever ignore is left.
+    if args.select is not None:
+        settings = settings.with_overrides(select=args.select, ignore=())
+    if args.ignore is not None:
+        settings = settings.with_overrides(ignore=settings.ignore + args.ignore)
     result = check_paths(args.paths, settings)
     if args.diff:
         return _diff(result)

@@ -8,7 +8,6 @@ imports or runs them.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import traceback
 from pathlib import Path
@@ -18,18 +17,12 @@ import libcst as cst
 from stagelint import facts as F
 from stagelint.config import Settings
 from stagelint.context import FileContext, analyze_module
+from stagelint.discovery import SKIP_DIRS, discover  # noqa: F401  (re-exported)
 from stagelint.findings import CheckResult, Finding, file_is_off, is_selected, is_suppressed
+from stagelint.fix import digest
 from stagelint.frameworks import TENSORFLOW
 from stagelint.rules.base import REGISTRY, all_rules
 from stagelint.staging import Project
-
-#: Folders never walked into unless named on the command line.
-SKIP_DIRS = frozenset({
-    "__pycache__", "node_modules", "site-packages", "venv", ".venv", "env", ".env", "build", "dist",
-    ".git", ".hg", ".svn", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-    ".stagelint_cache", ".eggs",
-})
-
 
 def module_name(path: Path) -> tuple[str, bool]:
     """Dotted module name from the package folders (those with `__init__.py`) above a file."""
@@ -43,81 +36,24 @@ def module_name(path: Path) -> tuple[str, bool]:
     return ".".join(parts), is_package
 
 
-def _excluded(path: Path, settings: Settings) -> bool:
-    if not settings.exclude:
-        return False
-    try:
-        rel = path.resolve().relative_to(Path(settings.root).resolve()).as_posix()
-    except ValueError:
-        rel = path.as_posix()
-    parts = rel.split("/")
-    for pattern in settings.exclude:
-        if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern.rstrip("/") + "/*"):
-            return True
-        if any(fnmatch.fnmatch(p, pattern) for p in parts):
-            return True
-    return False
-
-
-def discover(paths: list[str], settings: Settings) -> tuple[list[str], list[tuple[str, str]]]:
-    """Python files under `paths`; (path, reason) for paths that do not exist."""
-    files: list[str] = []
-    missing: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    for given in paths:
-        p = Path(given)
-        if p.is_file() or (p.suffix == ".py" and p.exists() and not p.is_dir()):
-            key = os.path.realpath(p)
-            if key not in seen:
-                seen.add(key)
-                files.append(given)
-            continue
-        if not p.exists():
-            missing.append((given, "no such file or directory"))
-            continue
-        visited_dirs: set[str] = set()
-        for root, dirs, names in os.walk(p, followlinks=True):
-            real = os.path.realpath(root)
-            if real in visited_dirs:  # a symlink loop
-                dirs[:] = []
-                continue
-            visited_dirs.add(real)
-            dirs[:] = sorted(
-                d for d in dirs
-                if not d.startswith(".") and d not in SKIP_DIRS and not d.endswith(".egg-info")
-                and not _excluded(Path(root) / d, settings)
-            )
-            for name in sorted(names):
-                if not name.endswith(".py"):
-                    continue
-                full = os.path.normpath(os.path.join(root, name))
-                if not os.path.isfile(full) or _excluded(Path(full), settings):
-                    continue
-                key = os.path.realpath(full)
-                if key not in seen:
-                    seen.add(key)
-                    files.append(full)
-    return files, missing
-
-
 def analyze_source(path: str, source: bytes, settings: Settings, project_roots=frozenset()) -> F.ModuleFacts:
     """Parse and walk one file. A syntax error is one STG000 candidate, not an exception."""
     module, is_package = module_name(Path(path))
     try:
         tree = cst.parse_module(source)
-    except cst.ParserSyntaxError as e:
+    except (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError, LookupError) as e:
+        # The last three: not UTF-8 and no (valid) coding cookie; Python refuses those too.
         line, column, message = _syntax_error_location(source, e)
         facts = F.ModuleFacts(path=path, module=module, is_package=is_package)
-        facts.candidates.append(
-            F.Candidate("STG000", None, F.Span(line, column, line, column), {"error": message})
-        )
+        facts.candidates.append(F.Candidate("STG000", None, F.Span(line, column, line, column), {"error": message}))
         return facts
     ctx = FileContext(path, module, is_package, settings, TENSORFLOW)
     ctx.project_roots = frozenset(project_roots)
+    ctx.source_digest = digest(source)  # fixes are applied only to these exact bytes
     return analyze_module(tree, ctx, [r for r in all_rules() if not r.runtime_only])
 
 
-def _syntax_error_location(source: bytes, error: cst.ParserSyntaxError) -> tuple[int, int, str]:
+def _syntax_error_location(source: bytes, error: Exception) -> tuple[int, int, str]:
     """Python's own message and position when it agrees the file is invalid (users know its
     wording); libcst's otherwise (e.g. syntax newer than libcst's grammar)."""
     try:
@@ -127,8 +63,8 @@ def _syntax_error_location(source: bytes, error: cst.ParserSyntaxError) -> tuple
             return py.lineno, max(1, py.offset or 1), py.msg
     except (ValueError, RecursionError, MemoryError):
         pass
-    message = " ".join(error.message.split()) or "invalid syntax"
-    return max(1, error.raw_line), max(1, error.raw_column + 1), message
+    message = " ".join(str(getattr(error, "message", error)).split()) or "invalid syntax"
+    return max(1, getattr(error, "raw_line", 1)), max(1, getattr(error, "raw_column", 0) + 1), message
 
 
 def _read(path: str) -> bytes:
@@ -185,60 +121,129 @@ def check_paths(
     settings: Settings | None = None,
     follow_imports: bool = True,
     report_imported: bool = False,
+    jobs: int | None = None,
+    *,
+    noqa: bool = True,
+    sources: dict[str, bytes] | None = None,
+    screen: bool = True,
 ) -> CheckResult:
     """Analyse files and directories; report findings in them (and, if asked, in the project
-    modules they import, which are always analysed for the call graph)."""
+    modules they import, which are always analysed for the call graph).
+
+    `noqa=False` leaves inline `# noqa` to the host (flake8 applies its own). `sources` maps
+    real paths to contents that replace the disk's (an editor's unsaved buffer); those files are
+    analysed in this process. `jobs=0` analyses everything in this process (inside a daemonic
+    worker, such as flake8's, which may not start processes). `screen=False` turns off the
+    byte-level screen (`stagelint.screen`), for testing that it changes nothing."""
+    from stagelint.workers import analyse_files, default_jobs
+
     settings = settings or Settings()
+    sources = {os.path.realpath(k): v for k, v in (sources or {}).items()}
     result = CheckResult()
-    files, missing = discover(paths, settings)
+    # A buffer with no file behind it (flake8's standard input) is checked under its name.
+    virtual = [p for p in paths if os.path.realpath(p) in sources and not os.path.exists(p)]
+    files, missing = discover([p for p in paths if p not in virtual], settings)
+    files = virtual + files
     result.skipped.extend(missing)
     roots = frozenset(module_name(Path(f))[0].split(".")[0] for f in files)
     search_roots = sorted({_package_root(Path(f)) for f in files} | {Path.cwd()}, key=str)
-    modules: list[F.ModuleFacts] = []
-    sources: dict[str, bytes] = {}
-    reported: set[str] = set()
-    queue = list(files)
     given = {os.path.realpath(f) for f in files}
-    analysed: set[str] = set()
-    while queue:
-        path = queue.pop(0)
-        real = os.path.realpath(path)
-        if real in analysed:
-            continue
-        analysed.add(real)
-        try:
-            source = _read(path)
-        except OSError as e:
-            if real in given:
-                result.skipped.append((path, f"cannot read: {e.strerror or e}"))
-            continue
-        try:
-            facts = analyze_source(path, source, settings, roots)
-        except RecursionError:
-            result.skipped.append((path, "too deeply nested to analyse"))
-            continue
-        except Exception:  # one file's internal error must not lose the others' findings
-            result.errors.append((path, "engine", traceback.format_exc(limit=6)))
-            continue
-        modules.append(facts)
-        sources[path] = source
-        if real in given:
-            reported.add(path)
-            result.files_checked += 1
-        if follow_imports and len(analysed) < 2000:
-            queue.extend(p for p in _imported_files(facts, search_roots) if os.path.realpath(p) not in analysed)
+    placeholders: list[F.ModuleFacts] = []
+    if screen:
+        from stagelint import screen as screening
+
+        read = (lambda real: sources[real] if real in sources else _read(real)) if sources else None
+        selection = screening.select(files, settings, search_roots, module_name, read)
+        files = selection.analyse
+        for path in selection.skip:
+            # Checked (it cannot have findings); its name still takes part in the engine's
+            # resolution of module-name suffixes, as it would unscreened.
+            module, is_package = module_name(Path(path))
+            placeholders.append(F.ModuleFacts(path=path, module=module, is_package=is_package))
+    # A screened-out file that an analysed one imports after all is analysed (and reported).
+    queued = {os.path.realpath(f) for f in files}
+
+    def more(outcome):
+        if not follow_imports or outcome.facts is None or len(queued) >= 2000:
+            return []
+        new = []
+        for p in _imported_files(outcome.facts, search_roots):
+            real = os.path.realpath(p)
+            if real not in queued:
+                queued.add(real)
+                new.append(p)
+        return new
+
+    modules: list[F.ModuleFacts] = []
+    reported: set[str] = set()
+    if jobs == 0 or sources:
+        outcomes = _analyse_here(files, settings, roots, more, sources)
+    else:
+        outcomes = analyse_files(files, settings, roots, jobs or default_jobs(), more)
+    for outcome in outcomes:
+        is_given = os.path.realpath(outcome.path) in given
+        if outcome.status == "ok":
+            modules.append(outcome.facts)
+            if is_given:
+                reported.add(outcome.path)
+                result.files_checked += 1
+                result.errors.extend((outcome.path, code, tb) for code, tb in outcome.facts.errors)
+        elif is_given and outcome.status == "error":
+            result.errors.append((outcome.path, "engine", outcome.detail))
+        elif is_given:
+            result.skipped.append((outcome.path, outcome.detail))
     if report_imported:
-        reported = set(sources)
+        reported = {m.path for m in modules}
+    modules.sort(key=lambda m: m.path)
+    analysed = {os.path.realpath(m.path) for m in modules}
+    placeholders = [m for m in placeholders if os.path.realpath(m.path) not in analysed]
+    result.files_checked += len(placeholders)
+    modules.extend(placeholders)
     project = Project(modules, settings, TENSORFLOW)
-    result.findings = sorted(_findings(project, modules, reported, sources, settings), key=Finding.sort_key)
+    shown = {m.path: sources[os.path.realpath(m.path)] for m in modules if os.path.realpath(m.path) in sources}
+    result.findings = sorted(
+        _findings(project, modules, reported, shown, settings, result.errors, noqa=noqa), key=Finding.sort_key
+    )
+    result.skipped.sort()
     return result
 
 
-def _findings(project: Project, modules, reported: set[str], sources: dict[str, bytes], settings: Settings):
+def _analyse_here(paths, settings, roots, more, sources):
+    """`workers.analyse_files` without worker processes; `sources` replace the disk's bytes."""
+    from stagelint.workers import Outcome, analyse_one
+
+    queue = list(paths)
+    while queue:
+        path = queue.pop(0)
+        real = os.path.realpath(path)
+        if real in sources:
+            try:
+                outcome = Outcome(path, "ok", analyze_source(path, sources[real], settings, roots))
+            except RecursionError:
+                outcome = Outcome(path, "skipped", detail="too deeply nested to analyse")
+            except Exception:  # as in the workers: one file's internal error loses only that file
+                outcome = Outcome(path, "error", detail=traceback.format_exc(limit=-6))
+        else:
+            outcome = analyse_one(path, settings, roots)
+        yield outcome
+        queue.extend(more(outcome))
+
+
+def _findings(project: Project, modules, reported: set[str], sources: dict[str, bytes], settings: Settings,
+              errors: list | None = None, noqa: bool = True):
+    """Candidates that stand, as findings. A rule that raises in the project phase is recorded
+    in `errors` (path, rule, traceback) and loses only its own findings there."""
+    errors = errors if errors is not None else []
     by_module = {m.module: m for m in modules}
     candidates: list[tuple[F.ModuleFacts, F.Candidate]] = [(m, c) for m in modules for c in m.candidates]
+    failed: set[tuple[str, str]] = set()
     for rule in all_rules():
-        for module, cand in rule.project_candidates(project):
+        try:
+            extra = list(rule.project_candidates(project))
+        except Exception:
+            errors.append(("<project>", rule.code, traceback.format_exc(limit=-4)))
+            continue
+        for module, cand in extra:
             candidates.append((by_module[module], cand))
     seen = set()
     lines_cache: dict[str, list[str]] = {}
@@ -249,6 +254,7 @@ def _findings(project: Project, modules, reported: set[str], sources: dict[str, 
         if not is_selected(rule.code, settings.select, settings.ignore) or _ignored_for_file(m.path, rule.code, settings):
             continue
         fields = dict(cand.fields)
+        fix = fields.pop("_fix", None)
         entry = None
         if not rule.always:
             key = (m.module, cand.function)
@@ -256,13 +262,18 @@ def _findings(project: Project, modules, reported: set[str], sources: dict[str, 
                 # Found outside staged code (a call site, a rebinding): it stands for the first
                 # staged function it concerns, which its message names.
                 key = next((tuple(a) for a in cand.fields["_anchors"] if tuple(a) in project.reached), None)
-            if key not in project.reached:
+            if key not in project.reached or (m.path, rule.code) in failed:
                 continue
-            verdict = rule.confirm(cand, project, m)
-            if not verdict:
+            try:
+                verdict = rule.confirm(cand, project, m)
+                if not verdict:
+                    continue
+                if isinstance(verdict, dict):  # what only the project shows, for the message
+                    fields.update(verdict)
+            except Exception:
+                failed.add((m.path, rule.code))
+                errors.append((m.path, rule.code, traceback.format_exc(limit=-4)))
                 continue
-            if isinstance(verdict, dict):  # what only the project shows, for the message
-                fields.update(verdict)
             fields.setdefault("func", project.function_phrase(key))
             entry = project.display(project.reached[key], m.module)
         finding = Finding(
@@ -276,31 +287,28 @@ def _findings(project: Project, modules, reported: set[str], sources: dict[str, 
             message=rule.message.format(**fields),
             function=cand.function,
             entry_point=entry,
-            fixable=rule.fixable,
+            fixable=fix is not None,
+            fix=fix,
         )
         if finding.sort_key() + (finding.message,) in seen:
             continue
         seen.add(finding.sort_key() + (finding.message,))
         lines = lines_cache.get(m.path)
         if lines is None:
-            lines = lines_cache[m.path] = _decode_lines(sources[m.path])
-        if rule.code != "STG000" and (file_is_off(lines) or is_suppressed(finding, lines)):
+            source = sources.get(m.path)
+            if source is None:
+                try:
+                    source = _read(m.path)
+                except OSError:
+                    source = b""
+            lines = lines_cache[m.path] = _decode_lines(source)
+        if rule.code != "STG000" and (file_is_off(lines, rule.code) or (noqa and is_suppressed(finding, lines))):
             continue
         yield finding
 
 
 def _ignored_for_file(path: str, code: str, settings: Settings) -> bool:
-    if not settings.per_file_ignores:
-        return False
-    try:
-        rel = Path(path).resolve().relative_to(Path(settings.root).resolve()).as_posix()
-    except ValueError:
-        rel = Path(path).as_posix()
-    for pattern, codes in settings.per_file_ignores:
-        if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(Path(path).as_posix(), pattern):
-            if any(code.startswith(c) or c == "ALL" for c in codes):
-                return True
-    return False
+    return settings.ignored_for(path, code)
 
 
 def check_source(source: str, path: str = "example.py", settings: Settings | None = None) -> list[Finding]:

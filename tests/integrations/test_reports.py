@@ -1,0 +1,112 @@
+"""SARIF (validated against the OASIS SARIF 2.1.0 schema) and GitHub workflow annotations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+from integration_support import PROJECT, stagelint, write_tree
+
+from stagelint.report.github import line_for
+from stagelint.rules.base import all_rules
+
+SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json"
+
+
+def _validate(doc):
+    schema = json.loads(SCHEMA.read_text())
+    validator = jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+    assert not errors, [f"{list(e.path)}: {e.message}" for e in errors[:5]]
+
+
+def test_schema_file_is_the_oasis_one():
+    schema = json.loads(SCHEMA.read_text())
+    assert schema["title"] == "Static Analysis Results Format (SARIF) Version 2.1.0 JSON Schema"
+    assert schema["id"].endswith("/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json")
+
+
+def test_sarif_of_the_fixture_project_is_valid_and_complete():
+    proc = stagelint("check", "--output-format", "sarif", ".", cwd=PROJECT)
+    assert proc.returncode == 1, proc.stderr
+    doc = json.loads(proc.stdout)
+    _validate(doc)
+    run = doc["runs"][0]
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "stagelint"
+    rules = {r["id"]: r for r in driver["rules"]}
+    assert set(rules) == {r.code for r in all_rules()}
+    for rule in all_rules():
+        descriptor = rules[rule.code]
+        assert descriptor["name"] == rule.name
+        assert descriptor["shortDescription"]["text"] == rule.summary()
+        assert descriptor["fullDescription"]["text"]
+        assert descriptor["help"]["markdown"].startswith(f"# {rule.code} {rule.name}")
+        assert "Why is this bad?" in descriptor["help"]["text"]
+    assert run["columnKind"] == "unicodeCodePoints"
+    results = run["results"]
+    concise = stagelint("check", "--output-format", "json", ".", cwd=PROJECT)
+    findings = json.loads(concise.stdout)
+    assert len(results) == len(findings)
+    for res, f in zip(results, findings):
+        loc = res["locations"][0]["physicalLocation"]
+        assert res["ruleId"] == f["code"] and driver["rules"][res["ruleIndex"]]["id"] == f["code"]
+        assert loc["artifactLocation"] == {"uri": f["path"], "uriBaseId": "%SRCROOT%"}
+        assert loc["region"]["startLine"] == f["line"] and loc["region"]["startColumn"] == f["column"]
+        assert res["message"]["text"] == f["message"]
+    assert run["invocations"][0]["executionSuccessful"] is True
+
+
+def test_sarif_fixes_skipped_files_and_odd_paths(tmp_path):
+    write_tree(tmp_path, {
+        "my dir/m #1.py": "import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    print('é', x)\n",
+        "bad.py": "def f(:\n",
+    })
+    proc = stagelint("check", "--output-format", "sarif", ".", "missing.py", cwd=tmp_path)
+    assert proc.returncode == 2
+    doc = json.loads(proc.stdout)
+    _validate(doc)
+    run = doc["runs"][0]
+    by_rule = {r["ruleId"]: r for r in run["results"]}
+    uri = by_rule["STG101"]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == "my%20dir/m%20%231.py"
+    fix = by_rule["STG101"]["fixes"][0]
+    change = fix["artifactChanges"][0]["replacements"][0]
+    assert change["insertedContent"]["text"] == "tf.print"
+    assert change["deletedRegion"] == {"startLine": 6, "startColumn": 5, "endLine": 6, "endColumn": 10}
+    assert "STG000" in by_rule
+    invocation = run["invocations"][0]
+    assert invocation["executionSuccessful"] is False
+    assert any("missing.py" in n["message"]["text"] for n in invocation["toolExecutionNotifications"])
+
+
+def test_sarif_with_no_findings_is_valid(tmp_path):
+    write_tree(tmp_path, {"m.py": "x = 1\n"})
+    proc = stagelint("check", "--output-format", "sarif", ".", cwd=tmp_path)
+    assert proc.returncode == 0
+    doc = json.loads(proc.stdout)
+    _validate(doc)
+    assert doc["runs"][0]["results"] == []
+
+
+def test_github_annotations():
+    proc = stagelint("check", "--output-format", "github", ".", cwd=PROJECT)
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert all(line.startswith("::error file=") for line in lines)
+    assert (
+        "::error file=pkg/utils.py,line=7,col=5,endLine=7,endColumn=24,title=STG101 trace-time-side-effect::"
+        "`print()` runs only while `log_metrics` (traced by `pkg.model.train_step`) is traced, not on every call;"
+        " use `tf.print()` to print on every call"
+    ) in lines
+
+
+def test_github_escaping():
+    from stagelint.findings import Finding
+
+    f = Finding("STG101", "trace-time-side-effect", "a,b:c%.py", 1, 2, 3, 4, "50% of\nlines, here: yes")
+    assert line_for(f) == (
+        "::error file=a%2Cb%3Ac%25.py,line=1,col=2,endLine=3,endColumn=4,title=STG101 trace-time-side-effect"
+        "::50%25 of%0Alines, here: yes"
+    )
