@@ -147,7 +147,7 @@ def _finish(args, procs, workdir) -> int:
         print(json.dumps(report.to_json(), indent=2))
     else:
         sys.stdout.write(render_full(report))
-        for mode, status in statuses.items():
+        for mode, status in report.runs.items():
             if status.status != "ok":
                 tail = executor.output_tail(status, 8).rstrip()
                 if tail:

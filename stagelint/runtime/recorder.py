@@ -144,9 +144,13 @@ class Recorder:
         except Exception:  # noqa: BLE001 - never let the recorder break the user's call
             self.emit({"ev": "internal", "where": "info", "error": traceback.format_exc(limit=3)})
             return original(function, *args, **kwargs)
+        try:
+            self._capture.start()
+        except OSError:
+            self.emit({"ev": "internal", "where": "capture", "error": traceback.format_exc(limit=3)})
+            return original(function, *args, **kwargs)
         self._depth = 1
         result = error = None
-        self._capture.start()
         linetrace.begin_call()
         # Eager mode runs the Python body on every call; graph mode only while tracing, where
         # the hook installed by `install` switches line counting on.
