@@ -64,13 +64,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     workdir = args.keep_records or tempfile.mkdtemp(prefix="stagelint-run-")
     os.makedirs(workdir, exist_ok=True)
-    procs = {}
+    children = {}
     try:
-        for name in ("graph.jsonl", "eager.jsonl"):
-            if os.path.exists(os.path.join(workdir, name)):
-                os.remove(os.path.join(workdir, name))
-        procs = executor.start_runs(args.test_module, pytest_args, workdir)
-        return _finish(args, procs, workdir)
+        for mode in executor.MODES:  # a kept directory may hold an earlier run
+            for suffix in ("jsonl", "out", "pid", "status"):
+                if os.path.exists(os.path.join(workdir, f"{mode}.{suffix}")):
+                    os.remove(os.path.join(workdir, f"{mode}.{suffix}"))
+        children = executor.start_runs(args.test_module, pytest_args, workdir)
+        return _finish(args, children, workdir)
     except KeyboardInterrupt:
         print("stagelint run: interrupted", file=sys.stderr)
         return 2
@@ -81,9 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         print("stagelint run: internal error:\n" + traceback.format_exc(), file=sys.stderr)
         return 2
     finally:
-        for proc, _ in procs.values():
-            if proc.poll() is None:
-                executor.kill_group(proc)
+        executor.stop_all(children)
         if not args.keep_records:
             shutil.rmtree(workdir, ignore_errors=True)
 
@@ -121,10 +120,10 @@ def analyse(module: str, statuses: dict, graph: Run, eager: Run, findings: list[
     return Report(module, statuses, graph, eager, ev, verdicts, test_failures(graph, eager), static)
 
 
-def _finish(args, procs, workdir) -> int:
+def _finish(args, children, workdir) -> int:
     files = lint.project_files(args.test_module)
     findings, static = _lint(files)
-    statuses = executor.wait_runs(procs, workdir, args.timeout, executor.Progress())
+    statuses = executor.wait_runs(children, workdir, args.timeout, executor.Progress())
     graph = load_run(statuses["graph"].record_path, "graph")
     eager = load_run(statuses["eager"].record_path, "eager")
     if not graph.started and not eager.started:

@@ -1,6 +1,8 @@
 """Run the test module twice, graph and eager, in two fresh pytest processes at the same time.
 
-Each child gets its own process group, so a timeout kills the child and anything it started.
+On Linux both are forked from one process that has imported TensorFlow (`forkserver`), which
+saves one `import tensorflow`; elsewhere they are two subprocesses. Each child gets its own
+process group, so a timeout kills the child and anything it started.
 Output goes to files, never pipes, so a chatty test cannot block on a full pipe. The records
 are JSON lines flushed per event, so whatever a child wrote before it hung or crashed is kept.
 """
@@ -103,58 +105,150 @@ class _Tail:
         return f"{self.started}/{self.collected}" if self.collected is not None else f"{self.started}/?"
 
 
-def start_runs(test_module: str, pytest_args: list[str], workdir: str) -> dict[str, tuple[subprocess.Popen, float]]:
+class Child:
+    """One run's process: a subprocess of ours, or a child of the fork server (known by its pid)."""
+
+    def __init__(self, mode: str, workdir: str, started: float, proc: subprocess.Popen | None = None,
+                 server: subprocess.Popen | None = None):
+        self.mode, self.workdir, self.started = mode, workdir, started
+        self.proc, self.server = proc, server
+        self.pid = proc.pid if proc is not None else None
+
+    def _file(self, suffix: str) -> str:
+        return os.path.join(self.workdir, f"{self.mode}.{suffix}")
+
+    def poll(self) -> int | None:
+        """The exit code (negative: killed by that signal), or None while it runs."""
+        if self.proc is not None:
+            return self.proc.poll()
+        if self.pid is None and os.path.exists(self._file("pid")):
+            self.pid = int(_read(self._file("pid")))
+        if os.path.exists(self._file("status")):
+            return int(_read(self._file("status")))
+        if self.server.poll() is not None and not os.path.exists(self._file("status")):
+            if self.pid is None:  # the server died before forking (it could not import TensorFlow)
+                return self.server.returncode if self.server.returncode else 3
+            if not _alive(self.pid):
+                return 3
+        return None
+
+    def kill(self) -> None:
+        """Kill the run's whole process group and wait until it is gone."""
+        if self.pid is None and self.proc is None:
+            self.poll()
+        if self.pid is not None:
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if self.proc is not None:
+            self.proc.wait()
+            return
+        deadline = time.monotonic() + 10
+        while self.pid is not None and _alive(self.pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    @property
+    def output_path(self) -> str:
+        if self.proc is None and self.pid is None:
+            return os.path.join(self.workdir, "server.out")
+        return self._file("out")
+
+
+def _read(path: str) -> str:
+    with open(path) as f:
+        return f.read().strip()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A child of the fork server that exited but is not reaped yet is a zombie: not alive.
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def use_fork_server() -> bool:
+    """Linux only (fork after importing TensorFlow); STAGELINT_RUN_FORK=0 turns it off."""
+    return sys.platform.startswith("linux") and os.environ.get("STAGELINT_RUN_FORK", "1") != "0"
+
+
+def start_runs(test_module: str, pytest_args: list[str], workdir: str) -> dict[str, Child]:
     env = child_env()
-    procs = {}
+    started = time.monotonic()
+    if use_fork_server():
+        with open(os.path.join(workdir, "server.out"), "wb") as output:
+            server = subprocess.Popen([sys.executable, "-m", "stagelint.runtime.forkserver", workdir, test_module,
+                                       *pytest_args], stdout=output, stderr=subprocess.STDOUT,
+                                      stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+        return {mode: Child(mode, workdir, started, server=server) for mode in MODES}
+    children = {}
     for mode in MODES:
         record = os.path.join(workdir, f"{mode}.jsonl")
-        output = open(os.path.join(workdir, f"{mode}.out"), "wb")
-        proc = subprocess.Popen(child_command(test_module, pytest_args, record, mode), stdout=output,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True)
-        output.close()
-        procs[mode] = (proc, time.monotonic())
-    return procs
+        with open(os.path.join(workdir, f"{mode}.out"), "wb") as output:
+            proc = subprocess.Popen(child_command(test_module, pytest_args, record, mode), stdout=output,
+                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                    start_new_session=True)
+        children[mode] = Child(mode, workdir, started, proc=proc)
+    return children
 
 
-def wait_runs(procs: dict, workdir: str, timeout: float, progress: Progress | None = None) -> dict[str, RunStatus]:
-    tails = {mode: _Tail(os.path.join(workdir, f"{mode}.jsonl")) for mode in procs}
+def stop_all(children: dict[str, Child]) -> None:
+    """Kill whatever still runs (interrupt, internal error), and the fork server."""
+    for child in children.values():
+        if child.poll() is None:
+            child.kill()
+    servers = {id(c.server): c.server for c in children.values() if c.server is not None}
+    for server in servers.values():
+        if server.poll() is None:
+            try:
+                os.killpg(server.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            server.wait()
+
+
+def wait_runs(children: dict[str, Child], workdir: str, timeout: float,
+              progress: Progress | None = None) -> dict[str, RunStatus]:
+    tails = {mode: _Tail(os.path.join(workdir, f"{mode}.jsonl")) for mode in children}
     statuses: dict[str, RunStatus] = {}
-    while len(statuses) < len(procs):
-        for mode, (proc, started) in procs.items():
+    started = min(c.started for c in children.values())
+    while len(statuses) < len(children):
+        for mode, child in children.items():
             if mode in statuses:
                 continue
-            elapsed = time.monotonic() - started
-            code = proc.poll()
+            elapsed = time.monotonic() - child.started
+            code = child.poll()
             if code is None and elapsed > timeout:
-                kill_group(proc)
-                statuses[mode] = _status(mode, workdir, None, elapsed, timed_out=True, timeout=timeout)
+                child.kill()
+                statuses[mode] = _status(mode, child, None, elapsed, timed_out=True, timeout=timeout)
             elif code is not None:
-                statuses[mode] = _status(mode, workdir, code, elapsed)
+                statuses[mode] = _status(mode, child, code, elapsed)
         if progress is not None:
             parts = []
             for mode, tail in tails.items():
                 tail.poll()
                 state = f" {statuses[mode].status}" if mode in statuses else ""
                 parts.append(f"{mode} {tail.text()} tests{state}")
-            elapsed = time.monotonic() - min(s for _, s in procs.values())
-            progress.show(f"stagelint run: {', '.join(parts)} [{elapsed:.0f}s]", final=len(statuses) == len(procs))
-        if len(statuses) < len(procs):
+            progress.show(f"stagelint run: {', '.join(parts)} [{time.monotonic() - started:.0f}s]",
+                          final=len(statuses) == len(children))
+        if len(statuses) < len(children):
             time.sleep(0.1)
+    stop_all(children)
     return statuses
 
 
-def kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
-
-
-def _status(mode: str, workdir: str, code: int | None, seconds: float, timed_out: bool = False,
+def _status(mode: str, child: Child, code: int | None, seconds: float, timed_out: bool = False,
             timeout: float = 0) -> RunStatus:
-    record = os.path.join(workdir, f"{mode}.jsonl")
-    output = os.path.join(workdir, f"{mode}.out")
+    record = os.path.join(child.workdir, f"{mode}.jsonl")
+    output = child.output_path
     ended = _has_end(record)
     if timed_out:
         status, detail = "timeout", f"stopped after {timeout:g} s"

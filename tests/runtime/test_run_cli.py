@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -77,10 +78,12 @@ def test_engine_findings_are_confirmed(fixture_run, name, codes):
 
 @pytest.mark.tf
 def test_clean_run_full_output_progress_and_html(tmp_path):
+    """Also the two-subprocess path that replaces the fork server off Linux (STAGELINT_RUN_FORK=0)."""
     html = tmp_path / "report.html"
     proc = subprocess.run(
         [sys.executable, "-m", "stagelint", "run", "tests/runtime/fixtures/fx_abort.py", "--report", str(html),
-         "--", "-k", "first"], cwd=REPO, capture_output=True, text=True, timeout=300)
+         "--", "-k", "first"], cwd=REPO, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "STAGELINT_RUN_FORK": "0"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
     assert "runs: graph: ok in" in out and "eager: ok in" in out

@@ -1,0 +1,85 @@
+"""Import TensorFlow once, then fork the graph and the eager pytest run from that process.
+
+`import tensorflow` costs 2.5-4 s of CPU, as much as a small test module's whole run. Both runs
+need it, so on Linux one process imports it and forks twice. Forking is safe here because no
+TensorFlow op has run yet: the eager context and its thread pools are created lazily, on the first
+op, in each child. Each child starts its own session (process group), so a timeout kills it and
+everything it started without touching the other run.
+
+    python -m stagelint.runtime.forkserver WORKDIR TEST_MODULE [PYTEST_ARGS ...]
+
+For each mode it writes `<mode>.pid` (the child's pid, also its process group) as soon as the
+child exists, sends the child's output to `<mode>.out`, and writes `<mode>.status` with the exit
+code when it ends: negative for a signal, as `subprocess` reports it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+MODES = ("graph", "eager")
+
+
+def _child(workdir: str, mode: str, test_module: str, pytest_args: list[str]) -> None:
+    os.setsid()
+    out = os.open(os.path.join(workdir, f"{mode}.out"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    os.close(out)
+    import pytest
+
+    from stagelint.runtime.executor import PLUGIN
+
+    args = ["-p", PLUGIN, "-p", "no:cacheprovider", "--stagelint-record", os.path.join(workdir, f"{mode}.jsonl"),
+            "--stagelint-mode", mode, test_module, *pytest_args]
+    code = 3
+    try:
+        code = int(pytest.main(args))
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        # Not sys.exit: the server's own cleanup (atexit, finally blocks above us) is not ours.
+        os._exit(code)
+
+
+def _write(path: str, text: str) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)  # the parent never reads a half-written file
+
+
+def serve(workdir: str, test_module: str, pytest_args: list[str]) -> int:
+    import tensorflow  # noqa: F401 - the point of this process
+
+    import pytest  # noqa: F401
+
+    import stagelint.runtime.summaries  # noqa: F401 - numpy and the recorder's helpers, once
+
+    children = {}
+    for mode in MODES:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _child(workdir, mode, test_module, pytest_args)
+            finally:  # _child never returns; if it raised, the child must not go on serving
+                os._exit(3)
+        children[pid] = mode
+        _write(os.path.join(workdir, f"{mode}.pid"), str(pid))
+    while children:
+        pid, status = os.wait()
+        mode = children.pop(pid, None)
+        if mode is not None:
+            code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+            _write(os.path.join(workdir, f"{mode}.status"), str(code))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(serve(sys.argv[1], sys.argv[2], sys.argv[3:]))
