@@ -131,6 +131,10 @@ def parses(source: bytes, path: str) -> bool:
     return True
 
 
+#: Files read beyond the given ones before the screen gives up (and analyses everything).
+MAX_FILES = 5000
+
+
 @dataclass
 class Selection:
     """The given files split by the screen: `analyse` in the order given, `skip` the rest."""
@@ -217,6 +221,10 @@ def select(files: list[str], settings, search_roots, module_name, read=None) -> 
         real = queue.pop()
         if real in sources:
             continue
+        if len(sources) >= MAX_FILES + len(given):
+            # Imports lead somewhere huge (a search root inside site-packages): no screen,
+            # rather than a partial one that could drop a finding.
+            return Selection(analyse=list(given.values()))
         source = sources[real] = load(real)
         if source is None:
             names_of[real] = set()

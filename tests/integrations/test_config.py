@@ -3,11 +3,15 @@ and that every mistake stops the run with exit 2 and a one-line message naming f
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 
 import pytest
 from integration_support import stagelint, write_tree
 
+from stagelint.cli import main
 from stagelint.config import ConfigError, load_settings
 
 STAGED = """
@@ -25,9 +29,18 @@ def f(x):
 
 
 def _codes(tmp_path, *args, cwd=None):
-    proc = stagelint("check", "--output-format", "json", *args, cwd=cwd or tmp_path)
-    assert proc.returncode in (0, 1), proc.stderr
-    return sorted((f["path"], f["code"]) for f in json.loads(proc.stdout))
+    """`stagelint check --output-format json ARGS` through the command line's own entry point,
+    in this process (the subprocess path is tested below and in test_cli.py)."""
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd or tmp_path)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(["check", "--output-format", "json", *args])
+    finally:
+        os.chdir(here)
+    assert status in (0, 1), err.getvalue()
+    return sorted((f["path"], f["code"]) for f in json.loads(out.getvalue()))
 
 
 @pytest.mark.parametrize("table, key_in_message", [

@@ -168,3 +168,11 @@ def test_one_tree_mixing_all_of_the_above(tmp_path, monkeypatch):
     assert _same_either_way(["."]).findings
     monkeypatch.chdir(tmp_path / "project")
     assert _same_either_way(["pkg/model.py", "pkg/utils.py"]).findings
+
+
+def test_too_many_imported_files_turn_the_screen_off(tmp_path, monkeypatch):
+    write_tree(tmp_path, {"a.py": "import b\n", "b.py": "import c\n", "c.py": "x = 1\n", "d.py": "y = 2\n"})
+    monkeypatch.chdir(tmp_path)
+    assert _selection(["a.py", "d.py"]).analyse == []
+    monkeypatch.setattr(screen, "MAX_FILES", 1)
+    assert _selection(["a.py", "d.py"]).analyse == ["a.py", "d.py"]
