@@ -69,11 +69,11 @@ def _region(line: int, column: int, end_line: int, end_column: int) -> dict:
 
 
 def _fix(finding) -> dict:
+    # Explicit ends: a region without endColumn would run to the end of its line.
     replacements = [
         {
-            "deletedRegion": _region(e.line, e.column, e.end_line, e.end_column)
-            if (e.end_line, e.end_column) != (e.line, e.column)
-            else {"startLine": e.line, "startColumn": e.column, "endLine": e.line, "endColumn": e.column},
+            "deletedRegion": {"startLine": e.line, "startColumn": e.column,
+                              "endLine": e.end_line, "endColumn": e.end_column},
             "insertedContent": {"text": e.text},
         }
         for e in finding.fix.edits

@@ -56,14 +56,25 @@ def hook(tmp_path_factory):
     with open(base / "lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (repo / ".git").is_dir():
-            repo.mkdir()
-            for name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml"):
-                shutil.copy(ROOT / name, repo / name)
-            shutil.copytree(ROOT / "stagelint", repo / "stagelint", ignore=shutil.ignore_patterns("__pycache__"))
+            _snapshot(repo)
             for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-q", "-m", "snapshot"]):
                 assert _run(cmd, repo, env).returncode == 0
     rev = _run(["git", "rev-parse", "HEAD"], repo, env).stdout.strip()
     return repo, rev, env
+
+
+def _snapshot(repo: Path) -> None:
+    """This checkout as pip would build it: its tracked files as they are in the working tree,
+    plus the package's files not yet added to git."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=False)
+    names = [n for n in listed.stdout.decode().split("\0") if n] if listed.returncode == 0 else []
+    names = names or ["pyproject.toml", "README.md", ".pre-commit-hooks.yaml"]
+    for name in names:
+        if (ROOT / name).is_file():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, repo / name)
+    shutil.copytree(ROOT / "stagelint", repo / "stagelint", ignore=shutil.ignore_patterns("__pycache__"),
+                    dirs_exist_ok=True)
 
 
 def _user_repo(tmp_path, hook, args=None):
