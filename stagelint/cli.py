@@ -22,6 +22,16 @@ def _codes(text: str) -> tuple[str, ...]:
     return codes
 
 
+def _jobs(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of processes")
+    return n
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="stagelint",
@@ -40,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     check.add_argument("--fix", action="store_true", help="apply the safe fixes (where a rule has one), then report what is left")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of applying them; exit 1 if there are any")
+    check.add_argument("--jobs", type=_jobs, metavar="N", help="worker processes (default: the number of CPUs)")
     check.add_argument("--verbose", action="store_true", help="show tracebacks of internal errors")
 
     run = sub.add_parser("run", help="run a test module in graph and eager mode and confirm findings", add_help=False)
@@ -85,7 +96,7 @@ def _check(args) -> int:
         settings = settings.with_overrides(select=args.select, ignore=())
     if args.ignore is not None:
         settings = settings.with_overrides(ignore=settings.ignore + args.ignore)
-    result = check_paths(args.paths, settings)
+    result = check_paths(args.paths, settings, jobs=args.jobs)
     if args.diff:
         return _diff(result)
     if args.fix:
@@ -135,7 +146,7 @@ def _fix(args, settings, result):
             break
         fixed += outcome.fixed
         files.update(outcome.changed)
-        result = check_paths(args.paths, settings)
+        result = check_paths(args.paths, settings, jobs=args.jobs)
         if not outcome.deferred:
             break
     if fixed:

@@ -178,3 +178,12 @@ def test_staging_decorators_and_keras_methods(tmp_path):
     })
     proc = stagelint("check", "--output-format", "json", "train.py", cwd=tmp_path)
     assert [(f["line"], f["code"]) for f in json.loads(proc.stdout)] == [(7, "STG101")]
+
+
+def test_jobs_option(tmp_path):
+    write_tree(tmp_path, {"a.py": STAGED, "b.py": STAGED, "c.py": "x = 1\n"})
+    one = stagelint("check", "--jobs", "1", "--output-format", "json", ".", cwd=tmp_path)
+    many = stagelint("check", "--jobs", "3", "--output-format", "json", ".", cwd=tmp_path)
+    assert one.returncode == many.returncode == 1 and one.stdout == many.stdout
+    bad = stagelint("check", "--jobs", "0", ".", cwd=tmp_path)
+    assert bad.returncode == 2 and "'0' is not a positive number of processes" in bad.stderr
