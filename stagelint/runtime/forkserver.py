@@ -33,6 +33,7 @@ def _child(workdir: str, mode: str, test_module: str, pytest_args: list[str]) ->
 
     args = ["-p", PLUGIN, "-p", "no:cacheprovider", "--stagelint-record", os.path.join(workdir, f"{mode}.jsonl"),
             "--stagelint-mode", mode, test_module, *pytest_args]
+    sys.argv = ["pytest", *args]
     code = 3
     try:
         code = int(pytest.main(args))
