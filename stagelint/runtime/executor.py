@@ -207,7 +207,11 @@ def stop_all(children: dict[str, Child]) -> None:
             child.kill()
     servers = {id(c.server): c.server for c in children.values() if c.server is not None}
     for server in servers.values():
-        if server.poll() is None:
+        # The server exits by itself once it has reaped its children; killing it first would
+        # leave them as zombies for init to reap (or not).
+        try:
+            server.wait(timeout=5)
+        except subprocess.TimeoutExpired:
             try:
                 os.killpg(server.pid, signal.SIGKILL)
             except ProcessLookupError:
