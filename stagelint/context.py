@@ -26,12 +26,20 @@ from libcst.metadata import (
 )
 
 from stagelint import facts as F
-from stagelint.frameworks import BUILDING_METHODS, MUTATING_METHODS, Framework
+from stagelint.frameworks import BUILDING_METHODS, LIST_TAKING_OPS, MUTATING_METHODS, Framework
 
 _EMPTY = cst.Module([])
 
+#: Framework calls that take tensors without returning one.
+TENSOR_CHECKS = ("tensorflow.debugging.", "tensorflow.print", "tensorflow.summary.")
+
 #: Methods that set an object up: attributes first assigned there are not "reassigned elsewhere".
 SETUP_METHODS = frozenset({"__init__", "__post_init__", "build", "setUp", "__setstate__"})
+
+
+def is_setup_method(name: str) -> bool:
+    """`__init__`, `build` and its helpers (`_build_head`, `int8_build`): they run before tracing."""
+    return name in SETUP_METHODS or name.startswith(("build", "_build")) or name.endswith("_build")
 
 
 def code_of(node: cst.CSTNode) -> str:
@@ -55,6 +63,9 @@ class FunctionInfo:
     defaults: dict[str, cst.BaseExpression] = field(default_factory=dict)
     #: names declared `global` / `nonlocal` in this function -> "global" / "nonlocal"
     declared: dict[str, str] = field(default_factory=dict)
+    #: names the function tests for being a list/tuple (`isinstance(x, (list, tuple))`,
+    #: `tree.is_nested(x)`): they may hold a structure of tensors rather than one tensor
+    sequence_names: set[str] = field(default_factory=set)
 
     @property
     def qualname(self) -> str:
@@ -375,8 +386,19 @@ def _is_literal(node: cst.BaseExpression | None) -> bool:
 is_literal = _is_literal
 
 
+def _tests_for_sequence(node: cst.Call, names: set[str]) -> bool:
+    """`isinstance(x, (list, tuple))`, `tree.is_nested(x)`, `tf.nest.is_nested(x)`."""
+    if "builtins.isinstance" in names and len(node.args) > 1:
+        kinds = node.args[1].value
+        elements = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+        return any(isinstance(e, cst.Name) and e.value in ("list", "tuple") for e in elements)
+    last = node.func.attr.value if isinstance(node.func, cst.Attribute) else getattr(node.func, "value", "")
+    return last in ("is_nested", "is_sequence")
+
+
 def _operands(expr: cst.BaseExpression):
-    """Names an op argument is computed from by arithmetic (`x`, `x * 2`, `x > 0`, `x[0]`)."""
+    """Names an op argument is computed from by arithmetic (`x`, `x * 2`, `x > 0`); not `x[0]`,
+    which is as likely an element of a list of tensors."""
     if isinstance(expr, cst.Name):
         yield expr
     elif isinstance(expr, cst.BinaryOperation):
@@ -388,8 +410,6 @@ def _operands(expr: cst.BaseExpression):
         yield from _operands(expr.left)
         for c in expr.comparisons:
             yield from _operands(c.comparator)
-    elif isinstance(expr, cst.Subscript):
-        yield from _operands(expr.value)
 
 
 def target_names(target: cst.BaseExpression):
@@ -566,6 +586,16 @@ class _Walker(cst.CSTVisitor):
 
     def _record_binding(self, target, value, rebinding: bool = False) -> None:
         ctx = self.ctx
+        if (
+            isinstance(target, (cst.Tuple, cst.List))
+            and isinstance(value, (cst.Tuple, cst.List))
+            and len(target.elements) == len(value.elements)
+            and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))
+        ):
+            # `a, b = [], {}`: each name is bound to its own element
+            for t, v in zip(target.elements, value.elements):
+                self._record_binding(t.value, v.value, rebinding)
+            return
         for name in target_names(target):
             ctx.bound_values[id(name)] = value
             if rebinding:
@@ -611,6 +641,9 @@ class _Walker(cst.CSTVisitor):
         names = ctx.qualified_names(node.func)
         staging = set(fw.staging_decorators) | set(ctx.settings.staging_decorators)
         self._record_one_shot_and_built(node, staging)
+        if func is not None and node.args and isinstance(node.args[0].value, cst.Name):
+            if _tests_for_sequence(node, names):
+                func.sequence_names.add(node.args[0].value.value)
         if names & fw.eager_escapes:
             for arg in node.args:
                 if isinstance(arg.value, cst.Lambda):
@@ -642,8 +675,13 @@ class _Walker(cst.CSTVisitor):
                 ref = self._function_reference(arg.value)
                 if ref is not None:
                     func.facts.calls.append(F.CallEdge(ref, ctx.position(arg.value), kind="ref"))
-            if names and any(fw.owns(n) for n in names):
-                for arg in node.args:
+            if names and any(fw.returns_tensor(n) or n.startswith(TENSOR_CHECKS) for n in names):
+                # An op computing a tensor (or checking one) takes tensors; configuration,
+                # `tf.nest` and Keras utilities take anything.
+                list_taking = bool(names & LIST_TAKING_OPS)
+                for i, arg in enumerate(node.args):
+                    if list_taking and i == 0 and arg.keyword is None:
+                        continue  # `tf.concat(parts, 0)`: a list of tensors, not a tensor
                     for name in _operands(arg.value):
                         if ctx.binding_kind(name, func) == "param":
                             func.facts.tensor_params.add(name.value)
@@ -688,8 +726,8 @@ class _Walker(cst.CSTVisitor):
 
             if receiver is node.func:
                 value = value_of(ctx, receiver, ctx.function)
-                if value.what not in ("model", "layer"):
-                    return
+                if value.what not in ("model", "layer", "object"):
+                    return  # calling a model or layer builds it
                 ident = value.ident
             else:
                 ident = value_of(ctx, receiver, ctx.function).ident
@@ -754,7 +792,7 @@ class _Walker(cst.CSTVisitor):
                 span=ctx.position(stmt),
                 owner=owner,
                 function=func.qualname if func else None,
-                in_init=func is not None and func.facts.name in SETUP_METHODS,
+                in_init=func is not None and is_setup_method(func.facts.name),
                 value=self._stored_kind(value, isinstance(stmt, cst.AugAssign)),
                 text=short_code(stmt, 60),
                 augmented=isinstance(stmt, cst.AugAssign),
@@ -769,8 +807,13 @@ class _Walker(cst.CSTVisitor):
             return "none"
         if isinstance(value, cst.Call):
             names = ctx.qualified_names(value.func)
-            if any(ctx.framework.creates_variables(q) for q in names):
+            if names & ctx.framework.variable_constructors:
                 return "variable"
+            if any(ctx.framework.creates_variables(q) for q in names):
+                return "keras"  # a layer, model, metric or optimizer (it owns variables)
+            func = value.func
+            if isinstance(func, cst.Attribute) and func.attr.value in ctx.framework.variable_creating_methods:
+                return "variable"  # `self.w = self.add_weight(...)`
         from stagelint.tensors import tensorness
 
         if not augmented and tensorness(ctx, value, ctx.function).definite:

@@ -294,3 +294,12 @@ MULTI_OUTPUT_OPS = frozenset({
     "tensorflow.sparse.split", "tensorflow.strings.unicode_decode_with_offsets", "tensorflow.tuple",
     "tensorflow.compat.v1.split",
 })
+#: Ops whose first argument is a list of tensors: passing a parameter there does not make it one.
+LIST_TAKING_OPS = frozenset({
+    "tensorflow.concat", "tensorflow.stack", "tensorflow.add_n", "tensorflow.math.add_n",
+    "tensorflow.meshgrid", "tensorflow.dynamic_stitch", "tensorflow.parallel_stack",
+    "tensorflow.math.accumulate_n", "tensorflow.group", "tensorflow.tuple", "tensorflow.identity_n",
+    "tensorflow.nest.flatten", "tensorflow.nest.map_structure", "tensorflow.ragged.stack",
+    "tensorflow.compat.v1.concat", "tensorflow.experimental.numpy.concatenate",
+    "tensorflow.experimental.numpy.stack",
+})

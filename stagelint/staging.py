@@ -348,9 +348,12 @@ class Project:
         return bool(f and f.input_signature)
 
     def class_family(self, cls: str) -> set[str]:
-        """A class, its project base classes and its project subclasses (absolute names)."""
+        """The classes an instance of `cls` may run methods of: `cls`, its project base classes
+        and its project subclasses (not its siblings). Absolute names."""
         if cls in self._families:
             return self._families[cls]
+        found = self.resolve_class(cls)
+        own = found[1].qualname if found else cls
         family = set()
         todo = [cls]
         while todo:
@@ -362,8 +365,8 @@ class Project:
             family.add(name)
             if found:
                 todo.extend(found[1].bases)
-        for name, (_, facts) in self.classes.items():
-            if name not in family and self._derives(name, family):
+        for name in self.classes:
+            if name not in family and self._derives(name, {own}):
                 family.add(name)
         self._families[cls] = family
         return family
@@ -387,12 +390,14 @@ class Project:
         found = self.resolve_class(cls) if cls else None
         return found[1].qualname if found else cls
 
-    def tensor_params(self, key: Key) -> set[str]:
+    def tensor_params(self, key: Key, keras_inputs: bool = True) -> set[str]:
+        """Parameters shown to be tensors. `keras_inputs=False` leaves out the assumption that a
+        Keras `call`'s inputs are tensors (they may be lists or dicts of tensors)."""
         f = self.function(key)
         if f is None:
             return set()
         out = set(f.tensor_params)
-        if self.entries.get(key) == "keras":
+        if keras_inputs and self.entries.get(key) == "keras":
             out |= {p for p in f.params[1:] if p not in f.literal_default_params}
         for _, site in self.call_sites.get(key, ()):
             # `self.m(x)` passes self implicitly; `Class.m(obj, x)` and plain calls do not.

@@ -154,6 +154,8 @@ def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | N
                  varies=_varies(ctx, expr, func, loops))
     if is_literal(expr):
         return F.ArgFacts("python", text, **extra)
+    if value.what in ("list", "tuple", "dict", "set"):
+        return F.ArgFacts("unknown", text, **extra)  # a structure of tensors is not a tensor
     if value.what == "tensor":
         return F.ArgFacts("tensor", text, **extra)
     if isinstance(expr, cst.Name) and _is_python_number_name(ctx, expr):
@@ -311,8 +313,8 @@ class _Values:
             if isinstance(bound, cst.For):
                 values.append(self._loop_element(node, bound))
             elif isinstance(bound, cst.AugAssign):
-                inner = self.of(bound.value)
-                values.append(Value(inner.what) if inner.what in NUMBERS else UNKNOWN)
+                inner = self.of(bound.value)  # `n += 1` stays a number, `acc += [x]` a list
+                values.append(Value(inner.what) if inner.what in NUMBERS | {"list", "tuple", "str"} else UNKNOWN)
             else:
                 value = self.of(bound)
                 if isinstance(node, cst.Name) and value.what and (not value.ident or value.ident.startswith("new@")):

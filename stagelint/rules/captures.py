@@ -229,14 +229,13 @@ class StaleGlobal(Rule):
         return None
 
 
-def _owner_family(project, module: str, write) -> set[str] | None:
-    """The class family an attribute write's object belongs to, or None when unknown."""
+def _owner_class(project, write) -> str | None:
+    """The class of the object an attribute write changes (the method's class for `self.x`,
+    the constructed class for `model.x`), resolved in the project; None when unknown."""
     if not write.owner:
         return None
     found = project.resolve_class(write.owner)
-    if found is None:
-        return None
-    return project.class_family(found[1].qualname)
+    return found[1].qualname if found is not None else None
 
 
 def _attr_writes(project, attr: str):
@@ -428,21 +427,19 @@ class StaleAttribute(Rule):
         writes = list(_attr_writes(project, attr))
         if not family:
             return False
-        declarers = set()
-        for mod, w in writes:
-            if w.on_self:
-                owner = _owner_family(project, mod, w)
-                declarers |= owner or set()
-        unique = bool(declarers) and declarers <= family
+        # A write on an object of unknown class counts when only this family declares the attribute.
+        declarers = {_owner_class(project, w) for _, w in writes if w.on_self}
+        unique = bool(declarers) and None not in declarers and declarers <= family
         changes = []
         for mod, w in writes:
-            owner = _owner_family(project, mod, w)
-            if owner is None and not (not w.owner and unique):
+            owner = _owner_class(project, w)
+            if owner is None:
+                if w.owner or not unique:
+                    continue
+            elif owner not in family:
                 continue
-            if owner is not None and not owner & family:
-                continue
-            if w.value == "variable":
-                return False  # a variable (or Keras object) attribute: read at run time
+            if w.value in ("variable", "keras"):
+                return False  # a variable or Keras object attribute: read at run time
             if w.in_init or (w.function is not None and (mod, w.function) in project.reached):
                 continue
             changes.append((mod, w))
@@ -631,18 +628,19 @@ class VariableRebinding(Rule):
                     continue
                 if w.function is not None and (mod, w.function) in project.reached:
                     continue
-                family = _owner_family(project, mod, w)
-                if family is None:
+                owner = _owner_class(project, w)
+                if owner is None:
                     continue
+                family = project.class_family(owner)
                 created = any(
-                    w2 is not w and w2.value == "variable" and _owner_family(project, m2, w2) == family
+                    w2 is not w and w2.value == "variable" and _owner_class(project, w2) in family
                     and (w2.in_init or (w2.function is not None and (m2, w2.function) in project.reached))
                     for m2, w2 in _attr_writes(project, w.attr)
                 )
                 if not created:
                     continue
                 anchors = [list(key) for key, recv, cls_ in readers[w.attr]
-                           if _reader_families(project, key, recv, cls_) & family]
+                           if owner in _reader_families(project, key, recv, cls_)]
                 if not anchors:
                     continue
                 out.append((mod, F.Candidate(cls.code, w.function, w.span, {

@@ -16,12 +16,12 @@ from stagelint.rules.base import Rule
 from stagelint.tensors import Tensorness, tensorness, value_of
 
 
-def _tensor_confirmed(candidate, project, module) -> bool:
+def _tensor_confirmed(candidate, project, module, keras_inputs: bool = True) -> bool:
     """Definitely a tensor, or built from parameters the project shows are tensors."""
     if candidate.fields.get("_definite"):
         return True
     key = (module.module, candidate.function)
-    return bool(set(candidate.fields.get("_params", ())) & project.tensor_params(key))
+    return bool(set(candidate.fields.get("_params", ())) & project.tensor_params(key, keras_inputs))
 
 
 def _tensor_fields(t: Tensorness) -> dict:
@@ -288,21 +288,31 @@ class TensorAsPythonValue(Rule):
         self.ifs: list[cst.BaseExpression] = []
         #: While-True loops in staged code: node -> (function, [tensor-candidate break conditions])
         self.forever: dict[int, tuple] = {}
+        #: (node, expression, function, fields): decided at the end of the file, when every
+        #: binding and every `isinstance(x, (list, tuple))` test of the function is known
+        self.checks: list[tuple] = []
 
-    def _tensor(self, expr) -> Tensorness:
-        """A tensor itself, not a Python list/tuple of tensors (`tf.unstack(x)`, `[a, b]`)."""
-        if value_of(self.ctx, expr, self.ctx.function).what in _CONTAINERS:
+    def _tensor(self, expr, func) -> Tensorness:
+        """A tensor itself, not a Python list/tuple of tensors (`tf.unstack(x)`, `[a, b]`, a
+        parameter the function tests with `isinstance(x, (list, tuple))`)."""
+        ctx = self.ctx
+        if value_of(ctx, expr, func).what in _CONTAINERS:
             return Tensorness()
-        return tensorness(self.ctx, expr, self.ctx.function)
+        if isinstance(expr, cst.Name):
+            if expr.value in func.sequence_names:
+                return Tensorness()
+            for b in ctx.bindings_of(expr):
+                bound = ctx.bound_values.get(id(getattr(b, "node", None)))
+                if bound is not None and value_of(ctx, bound, func).what in _CONTAINERS:
+                    return Tensorness()  # sometimes a list (`x = [x]`): iterating it may be fine
+        return tensorness(ctx, expr, func)
 
     def _staged(self) -> bool:
         return self.ctx.function is not None and self.ctx.in_staged_context
 
     def _check(self, node, expr, what: str, error: str, instead: str, **extra) -> None:
-        t = self._tensor(expr)
-        if t.possible:
-            self.report(node, what=what, value=short_code(expr), error=error, instead=instead,
-                        **_tensor_fields(t), **extra)
+        self.checks.append((node, expr, self.ctx.function,
+                            dict(what=what, value=short_code(expr), error=error, instead=instead, **extra)))
 
     def visit_Assert(self, node: cst.Assert) -> None:
         if self._staged():
@@ -332,12 +342,8 @@ class TensorAsPythonValue(Rule):
             name = next(iter(sorted(names & _ITERATING_BUILTINS)))[9:]
             args = positional[1:] if name in ("map", "filter") else positional
             for arg in args:
-                t = self._tensor(arg)
-                if t.possible:
-                    self.report(node, what=f"`{name}(...)`", value=short_code(arg), error=_ITERATE_ERROR,
-                                instead="loop with `for r in t:` / `tf.range`, or use `tf.unstack`/`tf.map_fn`",
-                                **_tensor_fields(t))
-                    break
+                self._check(node, arg, f"`{name}(...)`", _ITERATE_ERROR,
+                            "loop with `for r in t:` / `tf.range`, or use `tf.unstack`/`tf.map_fn`")
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         if self._staged():
@@ -387,6 +393,12 @@ class TensorAsPythonValue(Rule):
             self.forever[id(loops[-1])][2].append(self.ifs[-1])
 
     def finish(self) -> None:
+        reported = set()
+        for node, expr, func, fields in self.checks:
+            t = self._tensor(expr, func)
+            if t.possible and id(node) not in reported:
+                reported.add(id(node))
+                self.report(node, function=func, **fields, **_tensor_fields(t))
         for node, func, tests in self.forever.values():
             t = Tensorness()
             for test in tests:
@@ -405,7 +417,9 @@ class TensorAsPythonValue(Rule):
             f = project.function(entry) if entry else None
             if f is None or f.autograph:
                 return False
-        return _tensor_confirmed(candidate, project, module)
+        # A Keras `call(self, inputs, states)` may receive lists of tensors: iterating or
+        # testing those is fine, so a parameter needs evidence of its own here.
+        return _tensor_confirmed(candidate, project, module, keras_inputs=False)
 
 
 class DiscardedOp(Rule):

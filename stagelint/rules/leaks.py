@@ -276,26 +276,39 @@ class PythonAccumulatorInGraphLoop(Rule):
         ctx = self.ctx
         reported = set()
         for func, node, container, action, loops, key in self.sites:
-            if id(node) in reported or ctx.binding_kind(container, func) != "local":
+            if id(node) in reported:
                 continue
-            if root_kind(ctx, func, container) is not None:
-                continue  # an alias of outside state: STG102/STG201
-            value = value_of(ctx, container, func)
-            if value.what not in ("list", "dict", "set"):
-                continue
+            if isinstance(node, cst.AugAssign):
+                # `acc += [x]`: the target is a binding, not a read; look at the name's other bindings.
+                scope = ctx.scope(container)
+                if scope is None or scope is not ctx.scope(func.node.body):
+                    continue
+                bindings = [a.node for a in scope.assignments[container.value]
+                            if isinstance(getattr(a, "node", None), cst.Name) and a.node is not container]
+                kinds = {value_of(ctx, ctx.bound_values[id(b)], func).what for b in bindings if id(b) in ctx.bound_values}
+                if kinds != {"list"}:
+                    continue
+                kind_of_container = "list"
+            else:
+                if ctx.binding_kind(container, func) != "local" or root_kind(ctx, func, container) is not None:
+                    continue  # not the call's own container (STG102/STG201 report outside ones)
+                kind_of_container = value_of(ctx, container, func).what
+                if kind_of_container not in ("list", "dict", "set"):
+                    continue
+                bindings = [getattr(b, "node", None) for b in ctx.bindings_of(container)]
             if key is not None and not tensorness(ctx, key, func).possible:
                 continue  # a fixed key: AutoGraph carries the item as a loop variable
-            bindings = [getattr(b, "node", None) for b in ctx.bindings_of(container)]
             for loop in reversed(loops):
                 if any(b is not None and _inside(ctx, b, loop) for b in bindings):
                     break  # created in this loop's body: fresh on every iteration
                 kind, params = loop_kind(ctx, loop, func)
-                if kind == "python":
+                params = params - func.sequence_names  # `isinstance(x, (list, tuple))`: a Python list
+                if kind == "python" or (kind == "maybe" and not params):
                     continue
                 reported.add(id(node))
                 wrapped = isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call) and bool(
                     ctx.qualified_names(loop.iter.func) & {"builtins.enumerate", "builtins.zip", "builtins.iter"})
-                self.report(node, function=func, action=action, kind=value.what, _datasets_only=wrapped,
+                self.report(node, function=func, action=action, kind=kind_of_container, _datasets_only=wrapped,
                             loop=f"line {ctx.position(loop).line}", _params=sorted(params),
                             _key=sorted(tensorness(ctx, key, func).params) if key is not None else [],
                             _definite=kind == "converted")
@@ -306,7 +319,7 @@ class PythonAccumulatorInGraphLoop(Rule):
         if candidate.fields.get("_definite"):
             return True
         key = (module.module, candidate.function)
-        tensors = project.tensor_params(key)
+        tensors = project.tensor_params(key, keras_inputs=False)  # Keras inputs may be lists
         datasets_only = candidate.fields.get("_datasets_only")  # enumerate/zip convert datasets only
         converted = ("dataset", "data-iterator") if datasets_only else ("tensor", "dataset", "data-iterator")
         for param in candidate.fields.get("_params", ()):

@@ -7,7 +7,7 @@ import ast
 import libcst as cst
 
 from stagelint import facts as F
-from stagelint.context import short_code
+from stagelint.context import TENSOR_CHECKS, short_code
 from stagelint.frameworks import (
     PYTHON_IO_CALLS,
     PYTHON_IO_PREFIXES,
@@ -220,7 +220,7 @@ class PythonScalarArgument(Rule):
             kind = "neutral"
         elif names & {"builtins.range"}:
             kind = "structure"
-        elif any(fw.returns_tensor(q) or q in _TENSOR_TAKING for q in names):
+        elif any(fw.returns_tensor(q) or q.startswith(TENSOR_CHECKS) or q == "tensorflow.range" for q in names):
             kind = "tensor"
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in STATEFUL_METHODS:
             kind = "tensor"
@@ -285,8 +285,6 @@ class PythonScalarArgument(Rule):
 
 #: Calls that only show a value (it does not shape the graph).
 _SHOWING = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.isinstance", "builtins.type"})
-#: Framework calls that take tensors for arguments but do not return one.
-_TENSOR_TAKING = frozenset({"tensorflow.print", "tensorflow.range"})
 
 
 def _literal(text: str):

@@ -1,0 +1,341 @@
+"""STG103 python-iterator, STG104 frozen-python-value, STG105 python-state-guard."""
+
+from __future__ import annotations
+
+from rulecases import assert_marked, assert_project_marked, findings
+
+# STG103 ------------------------------------------------------------------------------------------
+
+
+def test_t32_python_iterator_argument_is_frozen():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def buggy_consume_next(iterator):
+            tf.print("Value:", next(iterator))  # STG103
+
+        iterator = iter([1, 2, 3])
+        buggy_consume_next(iterator)
+        buggy_consume_next(iterator)
+        buggy_consume_next(iterator)
+    """)
+
+
+def test_t33_tf_data_iterator_advances():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def good_consume_next(iterator):
+            tf.print("Value:", next(iterator))
+
+        ds = tf.data.Dataset.from_tensor_slices([1, 2, 3])
+        iterator = iter(ds)
+        good_consume_next(iterator)
+        good_consume_next(iter(ds.batch(2)))
+    """)
+
+
+def test_iterator_created_in_the_call_and_unknown_callers_are_not_flagged():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def fresh(x):
+            it = iter([1, 2])
+            return x * next(it)
+
+        @tf.function
+        def library_step(iterator):
+            return next(iterator)
+    """)
+
+
+def test_global_generator_and_self_iterator_are_flagged_tf_data_global_is_not():
+    assert_marked("""
+        import tensorflow as tf
+
+        def numbers():
+            yield 1
+            yield 2
+
+        gen = numbers()
+        data_it = iter(tf.data.Dataset.range(3))
+
+        class Reader(tf.Module):
+            def __init__(self):
+                self.it = iter([1.0, 2.0])
+
+            @tf.function
+            def __call__(self, x):
+                return x * next(self.it) + next(gen) + tf.cast(next(data_it), tf.float32)  # STG103
+    """)
+    messages = [f.message for f in findings("""
+        import tensorflow as tf
+
+        def numbers():
+            yield 1
+
+        gen = numbers()
+
+        @tf.function
+        def f(x):
+            return x + next(gen)
+    """, "STG103")]
+    assert len(messages) == 1 and "`gen` is a generator" in messages[0]
+
+
+def test_generator_passed_and_looped_over_is_flagged():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def total(values):
+            acc = tf.constant(0)
+            for v in values:  # STG103
+                acc += v
+            return acc
+
+        total(v * 2 for v in range(3))
+    """)
+
+
+def test_yield_in_a_tf_function_is_flagged_in_a_helper_it_is_not():
+    assert_marked("""
+        import tensorflow as tf
+
+        def pairs(x):
+            yield x
+            yield x * 2
+
+        @tf.function
+        def ok(x):
+            return tf.add_n(list(pairs(x)))
+
+        @tf.function
+        def gen(x):
+            for i in range(3):
+                yield x + i  # STG103
+    """)
+
+
+def test_stg103_interprocedural_across_modules(tmp_path):
+    got = assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/helpers.py": """
+            def consume(iterator):
+                return next(iterator)  # STG103
+        """,
+        "pkg/train.py": """
+            import tensorflow as tf
+            from pkg.helpers import consume
+
+            @tf.function
+            def step(iterator):
+                return consume(iterator)
+
+            step(iter([1, 2, 3]))
+        """,
+    })
+    (finding,) = got
+    assert finding.entry_point == "pkg.train.step" and "traced by `pkg.train.step`" in finding.message
+
+
+# STG104 ------------------------------------------------------------------------------------------
+
+
+def test_tx1_numpy_random_is_frozen_tf_random_is_not():
+    assert_marked("""
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def np_random():
+            a = np.random.randn(3, 3)  # STG104
+            tf.print(a)
+
+        @tf.function
+        def tf_random():
+            a = tf.random.normal((3, 3))
+            tf.print(a)
+
+        np_random(); np_random()
+        tf_random(); tf_random()
+    """)
+
+
+def test_numpy_on_constants_and_seeding_are_not_frozen_values():
+    assert_marked("""
+        import random
+        import numpy as np
+        import tensorflow as tf
+
+        g = tf.random.Generator.from_seed(1)
+
+        @tf.function
+        def f(x):
+            random.seed(0)
+            np.random.seed(0)
+            scale = np.sqrt(2.0) * np.pi
+            return tf.cast(x, np.float32) * scale + g.normal([])
+    """)
+
+
+def test_clocks_uuids_and_generator_objects_are_frozen():
+    assert_marked("""
+        import datetime
+        import os
+        import random
+        import time
+        import uuid
+        import numpy as np
+        import tensorflow as tf
+
+        rng = np.random.default_rng(0)
+        py_rng = random.Random(1)
+
+        class Augment(tf.Module):
+            def __init__(self):
+                self.rs = np.random.RandomState(0)
+
+            @tf.function
+            def __call__(self, x):
+                t0 = time.time()  # STG104
+                stamp = datetime.datetime.now()  # STG104
+                key = uuid.uuid4()  # STG104
+                salt = os.urandom(4)  # STG104
+                noise = rng.normal(size=3) + self.rs.rand()  # STG104
+                coin = py_rng.random()  # STG104
+                rng.bit_generator
+                return x + noise + coin
+    """)
+
+
+def test_py_function_and_init_scope_run_python_on_purpose():
+    assert_marked("""
+        import time
+        import numpy as np
+        import tensorflow as tf
+
+        class Clock(tf.Module):
+            def __init__(self):
+                self.started = None
+
+            @tf.function
+            def __call__(self, x):
+                with tf.init_scope():
+                    self.started = time.time()
+                noise = tf.py_function(lambda: np.random.rand(), [], tf.float64)
+                return x + tf.cast(noise, x.dtype)
+    """)
+
+
+def test_stg104_interprocedural_across_modules(tmp_path):
+    got = assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/aug.py": """
+            import random
+
+            def jitter(x):
+                return x * random.uniform(0.9, 1.1)  # STG104
+        """,
+        "pkg/train.py": """
+            import tensorflow as tf
+            from pkg import aug
+
+            @tf.function
+            def step(x):
+                return aug.jitter(x)
+        """,
+    })
+    assert got[0].entry_point == "pkg.train.step"
+    assert "`random.uniform(...)`" in got[0].message and "tf.random" in got[0].message
+
+
+# STG105 ------------------------------------------------------------------------------------------
+
+
+def test_t30_counter_guard_is_flagged():
+    assert_marked("""
+        import tensorflow as tf
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.v = tf.Variable(0)
+                self.counter = 0
+
+            @tf.function
+            def __call__(self):
+                if self.counter == 0:  # STG105
+                    self.counter += 1  # STG102
+                    self.v.assign_add(1)
+                return self.v
+
+        m = Model()
+        for n in range(3):
+            print(m().numpy())
+    """)
+
+
+def test_t31_init_scope_fix_is_recognised():
+    assert_marked("""
+        import tensorflow as tf
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.v = tf.Variable(0)
+                self.counter = 0
+
+            @tf.function
+            def __call__(self):
+                if self.counter == 0:
+                    with tf.init_scope():
+                        self.counter += 1
+                        self.v.assign_add(1)
+                return self.v
+    """)
+
+
+def test_guards_that_are_not_the_counter_pattern():
+    assert_marked("""
+        import tensorflow as tf
+
+        class Model(tf.Module):
+            def __init__(self, use_bias):
+                self.use_bias = use_bias
+                self.b = tf.Variable(0.0)
+                self.count = None
+                self.step = tf.Variable(0)
+
+            @tf.function
+            def __call__(self, x):
+                if self.count is None:
+                    self.count = tf.Variable(0)
+                if self.use_bias:
+                    self.b.assign_add(1.0)
+                if self.step == 0:
+                    self.step.assign_add(1)
+                return x + self.b
+    """)
+
+
+def test_flipped_global_flag_in_a_helper_is_flagged():
+    found = findings("""
+        import tensorflow as tf
+
+        warned = False
+
+        def warn_once():
+            global warned
+            if not warned:
+                tf.print("warning")
+                warned = True
+
+        @tf.function
+        def step(x):
+            warn_once()
+            return x
+    """, "STG105")
+    assert [(f.line, f.entry_point) for f in found] == [(7, "step")]
+    assert "`warned`" in found[0].message and "`tf.print(...)`" in found[0].message

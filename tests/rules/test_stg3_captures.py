@@ -1,0 +1,322 @@
+"""STG302 stale-attribute, STG303 variable-rebinding."""
+
+from __future__ import annotations
+
+from rulecases import assert_marked, assert_project_marked, findings
+
+# STG302 ------------------------------------------------------------------------------------------
+
+SIMPLE_MODEL = """
+    import tensorflow as tf
+
+    class SimpleModel(tf.Module):
+        def __init__(self):
+            self.bias = 0.
+            self.weight = 2.
+"""
+
+
+def test_t42_mutated_plain_attribute_of_an_argument_is_stale():
+    assert_marked(SIMPLE_MODEL + """
+    @tf.function
+    def evaluate(model, x):
+        return model.weight * x + model.bias  # STG302
+
+    simple_model = SimpleModel()
+    x = tf.constant(10.)
+    print(evaluate(simple_model, x))
+    print("Adding bias!")
+    simple_model.bias += 5.0
+    print(evaluate(simple_model, x))
+    """)
+    (f,) = findings(SIMPLE_MODEL + """
+    @tf.function
+    def evaluate(model, x):
+        return model.weight * x + model.bias
+
+    simple_model = SimpleModel()
+    evaluate(simple_model, tf.constant(10.))
+    simple_model.bias += 5.0
+    """, "STG302")
+    assert "`model.bias`" in f.message and "`simple_model.bias += 5.0`, line 14" in f.message
+
+
+def test_t43_a_new_concrete_function_per_change_is_the_workaround():
+    assert_marked(SIMPLE_MODEL + """
+    def evaluate(model, x):
+        return model.weight * x + model.bias
+
+    new_model = SimpleModel()
+    x = tf.constant(10.)
+    evaluate_no_bias = tf.function(evaluate).get_concrete_function(new_model, x)
+    print(evaluate_no_bias(x))
+    new_model.bias += 5.0
+    evaluate_with_bias = tf.function(evaluate).get_concrete_function(new_model, x)
+    print(evaluate_with_bias(x))
+    """)
+
+
+def test_t44_variable_attributes_updated_in_place_are_read_at_run_time():
+    assert_marked("""
+        import tensorflow as tf
+
+        class BetterModel:
+            def __init__(self):
+                self.bias = tf.Variable(0.)
+                self.weight = tf.Variable(2.)
+
+        @tf.function
+        def evaluate(model, x):
+            return model.weight * x + model.bias
+
+        better_model = BetterModel()
+        x = tf.constant(10.)
+        print(evaluate(better_model, x))
+        better_model.bias.assign_add(5.0)
+        print(evaluate(better_model, x))
+    """)
+
+
+def test_self_attribute_changed_by_a_setter_is_stale_set_up_ones_are_not():
+    assert_marked("""
+        import tensorflow as tf
+
+        class Scaler(tf.keras.layers.Layer):
+            def __init__(self, factor, offset):
+                super().__init__()
+                self.factor = factor
+                self.offset = offset
+                self.dense = tf.keras.layers.Dense(2)
+
+            def build(self, shape):
+                self.size = shape[-1]
+
+            def set_factor(self, factor):
+                self.factor = factor
+
+            def swap_dense(self):
+                self.dense = tf.keras.layers.Dense(3)
+
+            def call(self, x):
+                y = self.dense(x) * self.factor  # STG302
+                return y + self.offset + self.size
+    """)
+
+
+def test_changes_made_in_staged_code_are_other_rules_business():
+    assert_marked("""
+        import tensorflow as tf
+
+        class Counter(tf.Module):
+            def __init__(self):
+                self.calls = 0
+
+            @tf.function
+            def __call__(self, x):
+                self.calls += 1  # STG102
+                return x * self.calls
+    """)
+
+
+def test_argument_of_unknown_class_is_not_guessed():
+    assert_marked("""
+        import tensorflow as tf
+
+        class A:
+            def __init__(self):
+                self.scale = 1.0
+
+        class B:
+            def __init__(self):
+                self.scale = 2.0
+
+            def grow(self):
+                self.scale += 1.0
+
+        @tf.function
+        def apply(obj, x):
+            return x * obj.scale
+    """)
+
+
+def test_stg302_interprocedural_across_modules(tmp_path):
+    got = assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/model.py": """
+            class Config:
+                def __init__(self):
+                    self.temperature = 1.0
+        """,
+        "pkg/ops.py": """
+            def soften(config, logits):
+                return logits / config.temperature  # STG302
+        """,
+        "pkg/train.py": """
+            import tensorflow as tf
+            from pkg.model import Config
+            from pkg.ops import soften
+
+            @tf.function
+            def predict(config, logits):
+                return soften(config, logits)
+
+            config = Config()
+            predict(config, tf.ones([2]))
+            config.temperature = 0.5
+        """,
+    })
+    assert got[0].entry_point == "pkg.train.predict"
+    assert "`config.temperature = 0.5`, pkg.train line 11" in got[0].message
+
+
+# STG303 ------------------------------------------------------------------------------------------
+
+
+def test_t41_assign_on_a_global_variable_is_seen():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def variable_add():
+            return 1 + foo
+
+        foo = tf.Variable(1)
+        print("Variable:", variable_add())
+        foo.assign(100)
+        print("Variable:", variable_add())
+    """)
+
+
+def test_t45_rebinding_a_captured_variable():
+    assert_marked("""
+        import tensorflow as tf
+
+        external_var = tf.Variable(3)
+
+        @tf.function
+        def f(x):
+            return x * external_var
+
+        traced_f = f.get_concrete_function(4)
+        print(traced_f(4))
+        external_var = tf.Variable(4)  # STG303
+        print(traced_f(4))
+    """)
+
+
+def test_t44_companion_augmented_assignment_on_a_variable_attribute():
+    (f,) = findings("""
+        import tensorflow as tf
+
+        class BetterModel:
+            def __init__(self):
+                self.bias = tf.Variable(0.)
+
+        @tf.function
+        def evaluate(model, x):
+            return x + model.bias
+
+        better_model = BetterModel()
+        evaluate(better_model, tf.constant(1.))
+        better_model.bias += 5
+    """)
+    assert (f.code, f.line, f.function, f.entry_point) == ("STG303", 13, None, "evaluate")
+    assert "RuntimeError" in f.message and "`.assign_add(...)`" in f.message
+
+
+def test_global_variable_rebound_by_arithmetic_or_in_a_function():
+    assert_marked("""
+        import tensorflow as tf
+
+        step = tf.Variable(0)
+        scale = tf.Variable(1.0)
+        unused = tf.Variable(0)
+
+        def helper(x):
+            return x * scale + tf.cast(step, tf.float32)
+
+        @tf.function
+        def f(x):
+            return helper(x)
+
+        def reset():
+            global step
+            step = tf.Variable(0)  # STG303
+
+        scale = scale * 2  # STG303
+        unused = unused + 1
+    """)
+
+
+def test_variable_attribute_replaced_outside_set_up_code():
+    assert_marked("""
+        import tensorflow as tf
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.v = tf.Variable(1.0)
+                self.head = None
+
+            def reset(self):
+                self.v = tf.Variable(1.0)  # STG303
+
+            def rewind(self):
+                self.v.assign(1.0)
+
+            @tf.function
+            def __call__(self, x):
+                return x * self.v
+    """)
+
+
+def test_lazy_creation_and_staged_rebinding_are_other_rules_business():
+    assert_marked("""
+        import tensorflow as tf
+
+        v = tf.Variable(0)
+
+        class Count(tf.Module):
+            def __init__(self):
+                self.count = None
+
+            @tf.function
+            def __call__(self):
+                if self.count is None:
+                    self.count = tf.Variable(0)
+                return self.count.assign_add(1)
+
+        @tf.function
+        def bump():
+            global v
+            v = v + 1  # STG102
+            return v
+    """)
+
+
+def test_stg303_interprocedural_reader_is_a_helper(tmp_path):
+    got = assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/layers.py": """
+            import tensorflow as tf
+
+            class Affine:
+                def __init__(self):
+                    self.w = tf.Variable(2.0)
+
+            def apply(layer, x):
+                return layer.w * x
+        """,
+        "pkg/train.py": """
+            import tensorflow as tf
+            from pkg.layers import Affine, apply
+
+            @tf.function
+            def step(layer, x):
+                return apply(layer, x)
+
+            layer = Affine()
+            step(layer, tf.constant(1.0))
+            layer.w = tf.Variable(3.0)  # STG303
+        """,
+    })
+    assert got[0].entry_point == "step" and "that `apply` (traced by `pkg.train.step`) reads" in got[0].message

@@ -1,0 +1,168 @@
+"""STG403 shared-function-stateful-object."""
+
+from __future__ import annotations
+
+from rulecases import assert_marked, assert_project_marked, findings
+
+SETUP = """
+    import tensorflow as tf
+
+    opt1 = tf.keras.optimizers.Adam(learning_rate=1e-2)
+    opt2 = tf.keras.optimizers.Adam(learning_rate=1e-3)
+    w = tf.Variable(2.)
+    x = tf.constant([-1.])
+    y = tf.constant([2.])
+
+    def train_step_impl(w, x, y, optimizer):
+        with tf.GradientTape() as tape:
+            L = tf.reduce_sum(tf.square(w*x - y))
+        gradients = tape.gradient(L, [w])
+        optimizer.apply_gradients(zip(gradients, [w]))
+"""
+
+
+def test_t48_second_optimizer_on_one_function():
+    assert_marked(SETUP + """
+    train_step = tf.function(train_step_impl)
+    train_step(w, x, y, opt1)
+    print("Calling `train_step` with different optimizer...")
+    train_step(w, x, y, opt2)  # STG403
+    """)
+    (f,) = findings(SETUP + """
+    train_step = tf.function(train_step_impl)
+    train_step(w, x, y, opt1)
+    train_step(w, x, y, opt2)
+    """, "STG403")
+    assert f.entry_point == "train_step_impl" and f.function is None
+    assert "the optimizer `opt2`" in f.message and "already traced with `opt1` (line 16)" in f.message
+
+
+def test_t49_one_concrete_function_per_optimizer():
+    assert_marked(SETUP + """
+    train_step_1 = tf.function(train_step_impl).get_concrete_function(w, x, y, opt1)
+    train_step_2 = tf.function(train_step_impl).get_concrete_function(w, x, y, opt2)
+    for i in range(10):
+        if i % 2 == 0:
+            train_step_1(w, x, y)
+        else:
+            train_step_2(w, x, y)
+    """)
+
+
+def test_t50_a_module_per_optimizer():
+    assert_marked(SETUP + """
+    class TrainStep(tf.Module):
+        def __init__(self, optimizer):
+            self.optimizer = optimizer
+
+        @tf.function
+        def __call__(self, w, x, y):
+            train_step_impl(w, x, y, self.optimizer)
+
+    train_o1 = TrainStep(opt1)
+    train_o2 = TrainStep(opt2)
+    train_o1(w, x, y)
+    train_o2(w, x, y)
+    """)
+
+
+def test_t51_one_function_object_per_optimizer():
+    assert_marked(SETUP + """
+    train_step_1 = tf.function(train_step_impl)
+    train_step_2 = tf.function(train_step_impl)
+    for i in range(10):
+        if i % 2 == 0:
+            train_step_1(w, x, y, opt1)
+        else:
+            train_step_2(w, x, y, opt2)
+    """)
+
+
+def test_same_optimizer_again_or_built_first_is_fine():
+    assert_marked(SETUP + """
+    train_step = tf.function(train_step_impl)
+    train_step(w, x, y, opt1)
+    train_step(w, x, y, opt1)
+    opt2.build([w])
+    train_step(w, x, y, opt2)
+    """)
+
+
+def test_loops_over_optimizers_and_optimizers_made_in_the_call():
+    assert_marked(SETUP + """
+    train_step = tf.function(train_step_impl)
+    for opt in [opt1, opt2]:
+        train_step(w, x, y, opt)  # STG403
+    for _ in range(3):
+        train_step(w, x, y, tf.keras.optimizers.SGD(0.1))  # STG403
+    """)
+
+
+def test_unbuilt_models_on_one_function():
+    assert_marked("""
+        import tensorflow as tf
+
+        class Head(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(2)
+
+            def call(self, x):
+                return self.dense(x)
+
+        @tf.function
+        def forward(model, x):
+            return model(x)
+
+        x = tf.ones([1, 3])
+        m1 = Head()
+        m2 = Head()
+        m3 = Head()
+        m3(x)
+        forward(m1, x)
+        forward(m2, x)  # STG403
+        forward(m3, x)
+    """)
+
+
+def test_calls_while_tracing_another_function_are_not_counted():
+    assert_marked(SETUP + """
+    @tf.function
+    def inner(w, x, y, optimizer):
+        train_step_impl(w, x, y, optimizer)
+
+    @tf.function
+    def outer(w, x, y):
+        inner(w, x, y, opt1)
+        inner(w, x, y, opt2)
+    """)
+
+
+def test_stg403_interprocedural_across_modules(tmp_path):
+    got = assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/steps.py": """
+            import tensorflow as tf
+
+            def apply(optimizer, grads, variables):
+                optimizer.apply_gradients(zip(grads, variables))
+
+            @tf.function
+            def train_step(w, optimizer):
+                with tf.GradientTape() as tape:
+                    loss = w * w
+                apply(optimizer, tape.gradient(loss, [w]), [w])
+        """,
+        "pkg/main.py": """
+            import tensorflow as tf
+            from pkg.steps import train_step
+
+            w = tf.Variable(1.0)
+            fast = tf.keras.optimizers.SGD(0.1)
+            slow = tf.keras.optimizers.SGD(0.01)
+            train_step(w, fast)
+            train_step(w, slow)  # STG403
+        """,
+    })
+    assert got[0].entry_point == "pkg.steps.train_step"
+    assert "to `train_step`, which was already traced with `fast` (line 7)" in got[0].message

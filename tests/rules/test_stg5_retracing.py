@@ -1,0 +1,418 @@
+"""STG501 python-scalar-argument, STG502 function-recreated, STG503 python-loop-unrolled."""
+
+from __future__ import annotations
+
+from rulecases import assert_marked, assert_project_marked, findings
+
+# STG501 ------------------------------------------------------------------------------------------
+
+
+def test_t12_t13_python_ints_retrace_tensors_do_not():
+    assert_marked("""
+        import tensorflow as tf
+
+        def train_one_step():
+            pass
+
+        @tf.function
+        def train(num_steps):
+            print("Tracing with num_steps = ", num_steps)  # STG101
+            tf.print("Executing with num_steps = ", num_steps)
+            for _ in tf.range(num_steps):
+                train_one_step()
+
+        print("Retracing occurs for different Python arguments.")
+        train(num_steps=10)  # STG501
+        train(num_steps=20)  # STG501
+        print()
+        print("Traces are reused for Tensor arguments.")
+        train(num_steps=tf.constant(10))
+        train(num_steps=tf.constant(20))
+    """)
+
+
+def test_t14_t15_tensor_arguments_trace_once_python_ints_per_value():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def a_function_with_python_side_effect(x):
+            print("Tracing!")  # STG101
+            return x * x + tf.constant(2)
+
+        print(a_function_with_python_side_effect(tf.constant(2)))
+        print(a_function_with_python_side_effect(tf.constant(3)))
+        print(a_function_with_python_side_effect(2))  # STG501
+        print(a_function_with_python_side_effect(3))  # STG501
+    """)
+
+
+def test_tx4_strings_are_a_mode_not_flagged():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function(autograph=True)
+        def myadd(a, b):
+            for i in tf.range(3):
+                tf.print(i)
+            c = a + b
+            print("tracing")  # STG101
+            return c
+
+        myadd(tf.constant("hello"), tf.constant("world"))
+        myadd("hello", "world")
+        myadd("good", "morning")
+    """)
+
+
+def test_t16_t17_input_signature_and_t24_concrete_function():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function(input_signature=(tf.TensorSpec(shape=[None], dtype=tf.int32),))
+        def next_collatz(x):
+            return tf.where(x % 2 == 0, x // 2, 3 * x + 1)
+
+        @tf.function
+        def pow(a, b):
+            return a ** b
+
+        for n in range(3):
+            next_collatz(n)
+        square = pow.get_concrete_function(a=tf.TensorSpec(None, tf.float32), b=2)
+        cube = pow.get_concrete_function(a=tf.TensorSpec(None, tf.float32), b=3)
+    """)
+
+
+def test_loop_variables_counters_and_enumerate_indexes():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def step(x, lr, epoch):
+            tf.summary.scalar("lr", lr, step=epoch)
+            return x * lr
+
+        x = tf.ones([2])
+        lr = 0.1
+        for epoch in range(3):
+            step(x, 0.1, epoch)  # STG501
+            step(x, lr, 0)  # STG501
+            lr *= 0.5
+        for i, batch in enumerate([x, x]):
+            step(batch, 0.1, i)  # STG501
+    """)
+    messages = sorted(f.message for f in findings("""
+        import tensorflow as tf
+
+        @tf.function
+        def step(x, epoch):
+            return x * epoch
+
+        for epoch in range(3):
+            step(tf.ones([2]), epoch)
+    """, "STG501"))
+    assert len(messages) == 1 and "`epoch` for `epoch` of `step` (loop variable `epoch`)" in messages[0]
+
+
+def test_graph_structure_choices_are_not_flagged():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def block(x, depth, training, mode, scale=1.0):
+            if depth > 2:
+                x = tf.nn.relu(x)
+            if training:
+                x = tf.nn.dropout(x, 0.5)
+            if mode == "train":
+                x = x * 2
+            return x * scale
+
+        x = tf.ones([2, 2])
+        for epoch in range(3):
+            block(x, 2, training=True, mode="train")
+            block(x, 3, training=False, mode="eval")
+            block(x, 2, True, "eval", scale=2.0)
+    """)
+
+
+def test_same_value_everywhere_and_calls_from_staged_code():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def scaled(x, factor):
+            return x * factor
+
+        @tf.function
+        def outer(x):
+            return scaled(x, 2.0) + scaled(x, 3.0)
+
+        scaled(tf.ones([2]), 0.5)
+        scaled(tf.zeros([2]), 0.5)
+    """)
+
+
+def test_parameter_used_as_a_python_value_is_not_flagged():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def pick(x, index, layers):
+            return layers[index](x) + helper(index)
+
+        def helper(i):
+            return i
+
+        dense = [tf.keras.layers.Dense(1), tf.keras.layers.Dense(1)]
+        for i in range(2):
+            pick(tf.ones([1, 2]), i, dense)
+    """)
+
+
+def test_stg501_interprocedural_across_modules(tmp_path):
+    got = assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/model.py": """
+            import tensorflow as tf
+
+            @tf.function
+            def train_step(x, step):
+                return x * tf.cast(step, tf.float32)
+        """,
+        "pkg/loop.py": """
+            import tensorflow as tf
+            from pkg.model import train_step
+
+            def fit(batches):
+                step = 0
+                for x in batches:
+                    train_step(x, step)  # STG501
+                    step += 1
+        """,
+    })
+    assert got[0].function == "fit" and got[0].entry_point == "pkg.model.train_step"
+    assert "(counter `step`)" in got[0].message
+
+
+# STG502 ------------------------------------------------------------------------------------------
+
+
+def test_t18_separate_function_objects_never_share_traces():
+    assert_marked("""
+        import tensorflow as tf
+
+        def f():
+            print("Tracing!")  # STG101
+            tf.print("Executing")
+
+        tf.function(f)()  # STG502
+        tf.function(f)()  # STG502
+    """)
+
+
+def test_function_made_in_a_loop_and_called_there():
+    assert_marked("""
+        import tensorflow as tf
+
+        def double(x):
+            return x * 2
+
+        functions = {}
+        for i in range(3):
+            y = tf.function(double)(tf.constant(i))  # STG502
+            g = tf.function(double)  # STG502
+            g(tf.constant(i))
+            functions[i] = tf.function(double)
+        kept = tf.function(double)
+        for i in range(3):
+            kept(tf.constant(i))
+    """)
+
+
+def test_nested_tf_function_in_a_repeatedly_called_function():
+    assert_marked("""
+        import tensorflow as tf
+
+        def train_step(model, x):
+            @tf.function  # STG502
+            def forward(x):
+                return model(x)
+            return forward(x)
+
+        def make_forward(model):
+            @tf.function
+            def forward(x):
+                return model(x)
+            return forward
+
+        def evaluate_once(model, x):
+            return tf.function(lambda v: model(v))(x)
+
+        model = tf.keras.layers.Dense(2)
+        for x in [tf.ones([1, 2]), tf.zeros([1, 2])]:
+            train_step(model, x)
+        forward = make_forward(model)
+        evaluate_once(model, tf.ones([1, 2]))
+    """)
+
+
+def test_wrapper_made_per_call_of_a_function_called_twice():
+    assert_marked("""
+        import tensorflow as tf
+
+        def loss(x):
+            return tf.reduce_sum(x * x)
+
+        def report(x):
+            return tf.function(loss)(x)  # STG502
+
+        def test_graph_mode():
+            assert tf.function(loss)(tf.ones([2])) == 2.0
+
+        report(tf.ones([2]))
+        report(tf.zeros([2]))
+    """)
+
+
+def test_stg502_interprocedural_across_modules(tmp_path):
+    got = assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/core.py": """
+            import tensorflow as tf
+
+            def loss(x):
+                return tf.reduce_sum(x * x)
+
+            def compiled_loss(x):
+                return tf.function(loss)(x)  # STG502
+        """,
+        "pkg/train.py": """
+            import tensorflow as tf
+            from pkg.core import compiled_loss
+
+            for i in range(10):
+                compiled_loss(tf.ones([i]))
+        """,
+    })
+    assert got[0].function == "compiled_loss" and "each time `compiled_loss` runs" in got[0].message
+
+
+# STG503 ------------------------------------------------------------------------------------------
+
+
+def test_t64_range_over_a_python_argument_unrolls():
+    assert_marked("""
+        import tensorflow as tf
+
+        x = tf.random.uniform(shape=[10, 10], minval=-1, maxval=2, dtype=tf.dtypes.int32)
+
+        def power(x, y):
+            result = tf.eye(10, dtype=tf.dtypes.int32)
+            for _ in range(y):  # STG503
+                result = tf.matmul(x, result)
+            return result
+
+        power_as_graph = tf.function(power)
+        power_as_graph(x, 100)
+    """)
+
+
+def test_t58_python_data_unrolls_a_dataset_does_not():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def train(dataset):
+            loss = tf.constant(0)
+            for x, y in dataset:  # STG503
+                loss += tf.abs(y - x)
+            return loss
+
+        small_data = [(1, 1)] * 3
+        big_data = [(1, 1)] * 10
+        train(small_data)
+        train(big_data)
+        train(tf.data.Dataset.from_generator(lambda: small_data, (tf.int32, tf.int32)))
+    """)
+
+
+def test_t12_t55_graph_loops_and_model_structure_are_fine():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def fizzbuzz(n):
+            for i in tf.range(1, n + 1):
+                if i % 15 == 0:
+                    tf.print("fizzbuzz")
+                else:
+                    tf.print(i)
+
+        class Stack(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.blocks = [tf.keras.layers.Dense(4) for _ in range(3)]
+
+            def call(self, x):
+                for layer in self.blocks:
+                    x = layer(x)
+                for scale in (1.0, 0.5):
+                    x = x * scale
+                for _ in range(2):
+                    x = tf.nn.relu(x)
+                return x
+
+        @tf.function
+        def repeat(x, n):
+            for _ in range(n):
+                x = x + 1
+            return x
+
+        fizzbuzz(tf.constant(5))
+        repeat(tf.ones([2]), tf.constant(3))
+    """)
+
+
+def test_range_of_len_and_numpy_data():
+    assert_marked("""
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def total(xs, table):
+            acc = tf.constant(0.0)
+            for i in range(len(xs)):  # STG503
+                acc += xs[i]
+            for row in table:  # STG503
+                acc += tf.reduce_sum(row)
+            return acc
+
+        total([1.0, 2.0], np.ones((4, 2)))
+    """)
+
+
+def test_stg503_interprocedural_helper_forwarding_the_parameter(tmp_path):
+    got = assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/ops.py": """
+            import tensorflow as tf
+
+            def repeat(x, times):
+                for _ in range(times):  # STG503
+                    x = tf.sqrt(x)
+                return x
+        """,
+        "pkg/main.py": """
+            import tensorflow as tf
+            from pkg.ops import repeat
+
+            @tf.function
+            def step(x, times):
+                return repeat(x, times)
+
+            step(tf.ones([2]), 50)
+        """,
+    })
+    assert got[0].entry_point == "pkg.main.step" and "Python number `50`" in got[0].message

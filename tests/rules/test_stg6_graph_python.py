@@ -1,0 +1,335 @@
+"""STG601 eager-only-call, STG602 tensor-as-python-value, STG603 discarded-op."""
+
+from __future__ import annotations
+
+from rulecases import assert_marked, assert_project_marked, findings
+
+# STG601 ------------------------------------------------------------------------------------------
+
+
+def test_numpy_and_numpy_method_on_tensors_in_staged_code():
+    assert_marked("""
+        import numpy as np
+        import tensorflow as tf
+
+        v = tf.Variable(1.0)
+
+        @tf.function
+        def f(x):
+            y = tf.square(x)
+            a = y.numpy()  # STG601
+            b = np.mean(y)  # STG601
+            c = np.asarray(y + 1)  # STG601
+            d = x.numpy()  # STG601
+            e = v.numpy()  # STG601
+            return y, a, b, c, d, e
+    """)
+
+
+def test_numpy_on_python_constants_and_static_shapes_is_fine():
+    assert_marked("""
+        import numpy as np
+        import tensorflow as tf
+
+        table = np.arange(4).tolist()
+        eager_constant = tf.constant(3.0)
+
+        @tf.function
+        def f(x):
+            size = np.prod(x.shape)
+            scale = np.sqrt(2.0) * np.pi
+            offset = eager_constant.numpy()
+            weights = np.ones(3).tolist()
+            return tf.cast(x, np.float32) * scale + size + offset + sum(weights) + table[0]
+    """)
+
+
+def test_leaked_tensor_numpy_outside_staged_code_is_not_eager_only():
+    # T37: the `.numpy()` call on the leaked tensor runs eagerly; the leak is STG201's.
+    assert_marked("""
+        import tensorflow as tf
+
+        x = None
+
+        @tf.function
+        def leaky_function(a):
+            global x
+            x = a + 1  # STG201
+            return a + 2
+
+        correct_a = leaky_function(tf.constant(1))
+        print(correct_a.numpy())
+        try:
+            x.numpy()
+        except AttributeError as expected:
+            print(expected)
+    """)
+
+
+def test_item_and_tolist_need_a_tensor_numpy_function_is_eager():
+    assert_marked("""
+        import numpy as np
+        import tensorflow as tf
+
+        def np_sum(a):
+            return np.sum(a).item()
+
+        @tf.function
+        def f(x, values):
+            total = tf.reduce_sum(x)
+            first = total.item()  # STG601
+            rows = values.tolist()
+            return tf.numpy_function(np_sum, [x], tf.float32) + first + len(rows)
+
+        f(tf.ones([2]), np.ones(3))
+    """)
+
+
+def test_stg601_interprocedural_across_modules(tmp_path):
+    got = assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/metrics.py": """
+            import numpy as np
+
+            def summarize(t):
+                return float(np.median(t))  # STG601
+        """,
+        "pkg/train.py": """
+            import tensorflow as tf
+            from pkg.metrics import summarize
+
+            @tf.function
+            def step(x):
+                loss = tf.reduce_sum(x)
+                return summarize(loss)
+
+            step(tf.ones([2]))
+        """,
+    })
+    assert got[0].entry_point == "pkg.train.step" and "NotImplementedError" in got[0].message
+
+
+# STG602 ------------------------------------------------------------------------------------------
+
+
+def test_assert_bool_membership_on_tensors():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            assert tf.reduce_all(x > 0)  # STG602
+            assert x.shape[0] == 2
+            assert isinstance(x, tf.Tensor)
+            positive = bool(tf.reduce_sum(x) > 0)  # STG602
+            small = tf.reduce_max(x) in [1.0, 2.0]  # STG602
+            return positive, small
+    """)
+
+
+def test_iterating_a_tensor_outside_a_for_statement():
+    assert_marked("""
+        import tensorflow as tf
+
+        def g(*args):
+            return args
+
+        @tf.function
+        def f(x):
+            x = tf.reshape(x, [-1])
+            doubled = [r * 2 for r in x]  # STG602
+            total = sum(x)  # STG602
+            pairs = list(zip(x, x))  # STG602
+            first, second = x  # STG602
+            args = g(*x)  # STG602
+            for i, r in enumerate(x):  # STG602
+                pass
+            return doubled, total, pairs, first, second, args
+    """)
+
+
+def test_what_autograph_converts_and_python_sequences_of_tensors():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            x = tf.reshape(x, [-1])
+            while tf.reduce_sum(x) > 1:
+                x = tf.tanh(x)
+            if x[0] > 0:
+                x = -x
+            y = x if x[1] > 0 else -x
+            total = 0.0
+            for r in x:
+                total += r
+            a, b = tf.unstack(x[:2])
+            parts = tf.split(x, 2)
+            halves = [p * 2 for p in parts]
+            return total, y, a + b, halves, int(x[0]), float(x[1]), len(x)
+    """)
+
+
+def test_while_true_with_a_tensor_break():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def countdown(s):
+            s = tf.convert_to_tensor(s)
+            while True:  # STG602
+                s = s - 1
+                if s < 0:
+                    break
+            for _ in range(3):
+                if s < 0:
+                    break
+            while True:
+                if s.shape.rank == 0:
+                    break
+            return s
+    """)
+
+
+def test_int_float_len_raise_only_without_autograph():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function(autograph=False)
+        def plain(x):
+            n = tf.size(x)
+            return tf.ones([int(n)]), float(tf.reduce_sum(x)), len(tf.reshape(x, [-1]))  # STG602
+
+        @tf.function
+        def converted(x):
+            n = tf.size(x)
+            return tf.ones([int(n)]), float(tf.reduce_sum(x))
+    """)
+
+
+def test_t04_t52_module_level_assert_and_tensor_if_are_fine():
+    assert_marked("""
+        import tensorflow as tf
+
+        def simple_relu(x):
+            if tf.greater(x, 0):
+                return x
+            else:
+                return 0
+
+        tf_simple_relu = tf.function(simple_relu)
+        first = tf_simple_relu(tf.constant(1)).numpy()
+        assert first == tf.constant(1)
+    """)
+
+
+def test_keras_inputs_that_may_be_lists_are_not_iteration_errors():
+    assert_marked("""
+        import tensorflow as tf
+
+        class Concat(tf.keras.layers.Layer):
+            def call(self, inputs, states):
+                expanded = [tf.expand_dims(t, 1) for t in inputs]
+                first, *rest = states
+                return tf.concat(expanded, axis=1), first
+    """)
+
+
+def test_stg602_interprocedural_across_modules(tmp_path):
+    got = assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/checks.py": """
+            import tensorflow as tf
+
+            def check_positive(x):
+                assert tf.reduce_min(x) > 0  # STG602
+                return x
+        """,
+        "pkg/train.py": """
+            import tensorflow as tf
+            from pkg.checks import check_positive
+
+            @tf.function
+            def step(x):
+                return check_positive(x) * 2
+        """,
+    })
+    assert got[0].entry_point == "pkg.train.step" and "OperatorNotAllowedInGraphError" in got[0].message
+
+
+# STG603 ------------------------------------------------------------------------------------------
+
+
+def test_t61_t62_unused_gather_is_pruned_in_graph_only():
+    assert_marked("""
+        import tensorflow as tf
+
+        def unused_return_eager(x):
+            tf.gather(x, [1])
+            return x
+
+        @tf.function
+        def unused_return_graph(x):
+            tf.gather(x, [1])  # STG603
+            return x
+
+        print(unused_return_eager(tf.constant([0.0])))
+        print(unused_return_graph(tf.constant([0.0])))
+    """)
+
+
+def test_stateful_ops_and_used_results_are_not_discarded():
+    assert_marked("""
+        import tensorflow as tf
+
+        v = tf.Variable(0.0)
+        ta = tf.TensorArray(tf.float32, size=2)
+
+        @tf.function
+        def f(x):
+            tf.print("x:", x)
+            tf.debugging.assert_positive(x)
+            tf.debugging.check_numerics(x, "x")
+            tf.summary.scalar("x", tf.reduce_sum(x), step=1)
+            tf.random.uniform([2])
+            v.assign_add(tf.reduce_sum(x))
+            tf.cond(x[0] > 0, lambda: tf.print("pos"), lambda: tf.print("neg"))
+            tf.py_function(lambda: None, [], [])
+            y = tf.gather(x, [0])
+            return y
+    """)
+
+
+def test_checks_and_functional_updates_whose_result_is_dropped():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(x, indices, updates):
+            tf.ensure_shape(x, [None, 3])  # STG603
+            tf.tensor_scatter_nd_update(x, indices, updates)  # STG603
+            tf.strings.to_number("abc")  # STG603
+            return x
+    """)
+
+
+def test_stg603_interprocedural_across_modules(tmp_path):
+    got = assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/validate.py": """
+            import tensorflow as tf
+
+            def validate(x):
+                tf.ensure_shape(x, [None, 3])  # STG603
+        """,
+        "pkg/train.py": """
+            import tensorflow as tf
+            from pkg.validate import validate
+
+            @tf.function
+            def step(x):
+                validate(x)
+                return x * 2
+        """,
+    })
+    assert got[0].entry_point == "pkg.train.step" and "`tf.ensure_shape(...)`" in got[0].message
