@@ -34,7 +34,8 @@ _EMPTY = cst.Module([])
 TENSOR_CHECKS = ("tensorflow.debugging.", "tensorflow.print", "tensorflow.summary.")
 
 #: Methods that set an object up: attributes first assigned there are not "reassigned elsewhere".
-SETUP_METHODS = frozenset({"__init__", "__post_init__", "build", "setUp", "__setstate__"})
+#: (`compile` too: Keras drops its traced train/test functions when a model is compiled again.)
+SETUP_METHODS = frozenset({"__init__", "__post_init__", "build", "compile", "setUp", "setup", "__setstate__"})
 
 
 def is_setup_method(name: str) -> bool:

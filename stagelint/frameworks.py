@@ -303,3 +303,20 @@ LIST_TAKING_OPS = frozenset({
     "tensorflow.compat.v1.concat", "tensorflow.experimental.numpy.concatenate",
     "tensorflow.experimental.numpy.stack",
 })
+
+
+def canonical_tf_name(qualified_name: str) -> str:
+    """`tensorflow.compat.v1.print` / `tensorflow.compat.v2.print` -> `tensorflow.print`, so the
+    data above needs one spelling of each op."""
+    for prefix in ("tensorflow.compat.v1.", "tensorflow.compat.v2."):
+        if qualified_name.startswith(prefix):
+            return "tensorflow." + qualified_name[len(prefix):]
+    return qualified_name
+
+
+def is_stateful_op(qualified_name: str) -> bool:
+    """Kept in the graph for its effect even when its result is unused (STG603, STG105)."""
+    q = canonical_tf_name(qualified_name)
+    return q in STATEFUL_OPS or q in CONTROL_FLOW_OPS or q.startswith(STATEFUL_OP_PREFIXES) or (
+        qualified_name in STATEFUL_OPS or qualified_name.startswith(STATEFUL_OP_PREFIXES)
+    )

@@ -5,13 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.context import short_code
-from stagelint.frameworks import (
-    CONTROL_FLOW_OPS,
-    EAGER_ONLY_METHODS,
-    NUMPY_STATIC_FUNCTIONS,
-    STATEFUL_OP_PREFIXES,
-    STATEFUL_OPS,
-)
+from stagelint.frameworks import EAGER_ONLY_METHODS, NUMPY_STATIC_FUNCTIONS, is_stateful_op
 from stagelint.rules.base import Rule
 from stagelint.tensors import Tensorness, tensorness, value_of
 
@@ -511,7 +505,7 @@ class DiscardedOp(Rule):
         call = node.value
         fw = ctx.framework
         for q in sorted(ctx.qualified_names(call.func)):
-            if q in STATEFUL_OPS or q in CONTROL_FLOW_OPS or q.startswith(STATEFUL_OP_PREFIXES):
+            if is_stateful_op(q):
                 return
             if fw.returns_tensor(q):
                 self.report(call, call=f"{short_code(call.func)}(...)")

@@ -12,8 +12,8 @@ from stagelint.frameworks import (
     RNG_CONSTRUCTORS,
     RNG_NON_DRAW_METHODS,
     STATEFUL_METHODS,
-    STATEFUL_OP_PREFIXES,
     STATEFUL_OPS,
+    canonical_tf_name,
 )
 from stagelint.rules.base import Rule
 from stagelint.stores import root_kind
@@ -310,17 +310,16 @@ def _tf_state_op(ctx, node: cst.Call) -> str | None:
     if isinstance(node.func, cst.Attribute) and node.func.attr.value in STATEFUL_METHODS:
         return f"{short_code(node.func)}(...)"
     for q in ctx.qualified_names(node.func):
-        if q in STATEFUL_OPS or (q.startswith(STATEFUL_OP_PREFIXES) and q.startswith(_STATE_PREFIXES)):
+        canonical = canonical_tf_name(q)
+        if canonical in STATEFUL_OPS or canonical.startswith(_STATE_PREFIXES):
             return f"{short_code(node.func)}(...)"
     return None
 
 
 #: The stateful ops a trace-time guard wrongly makes unconditional: output, checks, summaries,
 #: variable updates (random draws, configuration and data pipelines are not "state ops" here).
-_STATE_PREFIXES = ("tensorflow.debugging.", "tensorflow.compat.v1.debugging.", "tensorflow.summary.",
-                   "tensorflow.compat.v1.summary.", "tensorflow.compat.v2.summary.", "tensorflow.raw_ops.",
-                   "tensorflow.assert_", "tensorflow.compat.v1.assert_", "tensorflow.compat.v1.scatter_",
-                   "tensorflow.lookup.")
+_STATE_PREFIXES = ("tensorflow.debugging.", "tensorflow.summary.", "tensorflow.raw_ops.",
+                   "tensorflow.assert_", "tensorflow.scatter_", "tensorflow.lookup.")
 
 
 class PythonStateGuard(Rule):

@@ -320,3 +320,27 @@ def test_stg303_interprocedural_reader_is_a_helper(tmp_path):
         """,
     })
     assert got[0].entry_point == "step" and "that `apply` (traced by `pkg.train.step`) reads" in got[0].message
+
+
+def test_keras_compile_is_set_up_code():
+    # keras.io's Distiller sets its hyperparameters in compile(); compiling again drops the
+    # traced train function, so train_step never sees a stale value.
+    assert_marked("""
+        import tensorflow as tf
+
+        class Distiller(tf.keras.Model):
+            def __init__(self, student, teacher):
+                super().__init__()
+                self.student = student
+                self.teacher = teacher
+
+            def compile(self, optimizer, alpha=0.1, temperature=3):
+                super().compile(optimizer=optimizer)
+                self.alpha = alpha
+                self.temperature = temperature
+
+            def train_step(self, data):
+                x, y = data
+                soft = tf.nn.softmax(self.teacher(x) / self.temperature)
+                return {"loss": self.alpha * tf.reduce_sum(soft)}
+    """)

@@ -333,3 +333,17 @@ def test_stg603_interprocedural_across_modules(tmp_path):
         """,
     })
     assert got[0].entry_point == "pkg.train.step" and "`tf.ensure_shape(...)`" in got[0].message
+
+
+def test_compat_spellings_of_stateful_ops_are_not_discarded():
+    assert_marked("""
+        import tensorflow as tf
+        from tensorflow.compat import v1 as tf1
+
+        @tf.function
+        def f(x):
+            tf.compat.v1.print("x", x)
+            tf1.debugging.assert_positive(x)
+            tf.compat.v1.gather(x, [1])  # STG603
+            return x
+    """)
