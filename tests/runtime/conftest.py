@@ -84,11 +84,28 @@ def _shared_dir(tmp_path_factory) -> Path:
 
 
 def run_stagelint(args: list[str]) -> tuple[int, str, str]:
-    """`stagelint run ARGS` in this process (the runs themselves are subprocesses)."""
+    """`stagelint run ARGS` in this process, from the repository root (the runs themselves are
+    subprocesses); paths in ARGS are relative to the root."""
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(args)
+    here = os.getcwd()
+    os.chdir(REPO)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(args)
+    finally:
+        os.chdir(here)
     return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="session")
+def stagelint_cli():
+    """`stagelint run ARGS` in this process: (exit code, stdout, stderr)."""
+    return run_stagelint
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,6 @@ import pytest
 
 from stagelint.runtime.cli import analyse
 from stagelint.runtime.executor import RunStatus
-from tests.runtime.conftest import REPO, run_stagelint
 
 #: spec/interfaces.md: these keys, named so; extra keys are allowed.
 SCHEMA = {
@@ -77,12 +76,12 @@ def test_engine_findings_are_confirmed(fixture_run, name, codes):
 
 
 @pytest.mark.tf
-def test_clean_run_full_output_progress_and_html(tmp_path):
+def test_clean_run_full_output_progress_and_html(tmp_path, repo_root):
     """Also the two-subprocess path that replaces the fork server off Linux (STAGELINT_RUN_FORK=0)."""
     html = tmp_path / "report.html"
     proc = subprocess.run(
         [sys.executable, "-m", "stagelint", "run", "tests/runtime/fixtures/fx_abort.py", "--report", str(html),
-         "--", "-k", "first"], cwd=REPO, capture_output=True, text=True, timeout=300,
+         "--", "-k", "first"], cwd=repo_root, capture_output=True, text=True, timeout=300,
         env={**os.environ, "STAGELINT_RUN_FORK": "0"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
@@ -112,14 +111,14 @@ def test_select_and_ignore_apply_to_runtime_only_codes(fixture_run):
     assert codes(("STG9",), ("STG903",)) == ["STG901", "STG902"]
 
 
-def test_missing_module_is_a_usage_error():
-    code, out, err = run_stagelint(["tests/runtime/fixtures/no_such_module.py"])
+def test_missing_module_is_a_usage_error(stagelint_cli):
+    code, out, err = stagelint_cli(["tests/runtime/fixtures/no_such_module.py"])
     assert code == 2 and out == ""
     assert "no_such_module.py: no such test module" in err
 
 
-def test_bad_option_is_a_usage_error():
-    code, _, err = run_stagelint(["tests/runtime/fixtures/fx_abort.py", "--output-format", "xml"])
+def test_bad_option_is_a_usage_error(stagelint_cli):
+    code, _, err = stagelint_cli(["tests/runtime/fixtures/fx_abort.py", "--output-format", "xml"])
     assert code == 2
     assert "invalid choice: 'xml'" in err
 
