@@ -138,12 +138,22 @@ def _jsonable(values: list) -> list:
     return [v if not isinstance(v, float) or math.isfinite(v) else repr(v) for v in values]
 
 
-def summarize_result(result) -> list[dict]:
+def _flatten(value, depth: int = 0) -> list:
+    """Leaves of a result. An Optional (what Keras 3's train function returns) is opened, and
+    composite tensors (ragged, sparse) are split into their component tensors."""
+    if isinstance(value, tf.experimental.Optional) and depth < 3:
+        return _flatten(value.get_value() if bool(value.has_value()) else None, depth + 1)
     try:
-        leaves = tf.nest.flatten(result, expand_composites=False)
+        leaves = tf.nest.flatten(value, expand_composites=True)
     except Exception:  # noqa: BLE001 - exotic structures: summarise the object as one leaf
-        leaves = [result]
-    return [_leaf(v) for v in leaves[:64]]
+        return [value]
+    if any(isinstance(v, tf.experimental.Optional) for v in leaves) and depth < 3:
+        return [x for v in leaves for x in _flatten(v, depth + 1)]
+    return leaves
+
+
+def summarize_result(result) -> list[dict]:
+    return [_leaf(v) for v in _flatten(result)[:64]]
 
 
 def is_symbolic(value) -> bool:

@@ -74,6 +74,13 @@ def test_nested_results_are_flattened():
     assert describe_result(g) == "(1.0, 0.5)"
 
 
+def test_optional_results_are_opened():
+    # Keras 3's train function returns a tf.experimental.Optional of the logs.
+    wrapped = leaves(tf.experimental.Optional.from_value({"loss": tf.constant(0.25)}))
+    assert results_equal(wrapped, leaves({"loss": 0.25}))
+    assert not results_equal(wrapped, leaves({"loss": 2.5}))
+
+
 def test_leaf_kinds_must_agree():
     assert not leaf_equal({"t": "text", "v": ["'a'"]}, {"t": "num", "dt": "int32", "sh": [], "v": [1]})
 

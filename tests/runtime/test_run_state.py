@@ -18,6 +18,7 @@ def verdicts(run):
 
 
 def _line(run, code: str, nth: int = 0) -> int:
+    """The line of the nth marker of `code` in the fixture."""
     return [line for line, c, _ in run.marked() if c == code][nth]
 
 
@@ -34,6 +35,19 @@ def test_stale_global_evidence(run, verdicts):
 def test_stale_attribute_evidence(run, verdicts):
     assert verdicts[(_line(run, "STG302"), "STG302")].evidence == (
         "call 2 of `apply` in test_stale_attribute: eager 6.0, graph 1.0 (1 of 2 calls differ)")
+
+
+def test_keras_call_is_judged_through_keras_own_train_function(run, verdicts):
+    # Two fits of 2 steps: the second fit reuses the trace made with scale 1.0.
+    printed = verdicts[(_line(run, "STG101"), "STG101")].evidence
+    assert printed.startswith(f"line {_line(run, 'STG101')} ran ")
+    assert "over 4 calls (1 trace)" in printed
+    stale = verdicts[(_line(run, "STG302", 1), "STG302")].evidence
+    assert stale.startswith("call 3 of `TensorFlowTrainer._make_function.multi_step_on_iterator` in "
+                            "test_keras_attribute_changed_between_fits: eager ")
+    assert stale.endswith("(2 of 4 calls differ)")
+    # Library functions are compared but not listed among the project's functions.
+    assert not [f for f in run.report["functions"] if "multi_step_on_iterator" in f["name"]]
 
 
 def test_global_variable_is_not_stale(run):
