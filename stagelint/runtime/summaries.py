@@ -222,8 +222,9 @@ def find_leaks(func, instance, bound_args: list[tuple[str, object]]) -> list[dic
 # `StatefulPartitionedCall` is only a call of another function, whose ops are checked themselves.
 STATEFUL_RANDOM_PREFIXES = ("Random", "StatefulUniform", "StatefulStandardNormal", "StatefulTruncatedNormal",
                             "StatefulRandom")
+# tf.timestamp() reads the clock on every call: as legitimately different between runs as a draw.
 STATEFUL_RANDOM_OPS = frozenset({"TruncatedNormal", "ParameterizedTruncatedNormal", "Multinomial",
-                                 "RngReadAndSkip", "RngSkip", "NonDeterministicInts"})
+                                 "RngReadAndSkip", "RngSkip", "NonDeterministicInts", "Timestamp"})
 
 
 def is_stateful_random(op: str) -> bool:

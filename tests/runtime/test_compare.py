@@ -109,9 +109,15 @@ def test_random_ops_are_detected_in_the_graph():
     def stateless(x):
         return x + tf.random.stateless_uniform([], seed=[1, 2])
 
+    @tf.function
+    def clock(x):
+        return x + tf.cast(tf.timestamp(), tf.float32)
+
     noisy(1.0)
     stateless(1.0)
+    clock(1.0)
     assert summaries.has_stateful_random(noisy._list_all_concrete_functions()[-1])
+    assert summaries.has_stateful_random(clock._list_all_concrete_functions()[-1])
     assert not summaries.has_stateful_random(stateless._list_all_concrete_functions()[-1])
 
 
