@@ -114,16 +114,18 @@ def noqa_line_map(lines: list[str]) -> dict[int, str]:
     return out
 
 
-_line_maps: dict[int, tuple[list[str], dict[int, str]]] = {}
+_line_maps: dict[int, tuple[list[str], dict[int, str] | None]] = {}
 
 
-def _line_map(lines: list[str]) -> dict[int, str]:
-    # The engine asks once per finding with the same list per file: map it once.
+def _line_map(lines: list[str]) -> dict[int, str] | None:
+    """`noqa_line_map(lines)`, or None when no line mentions noqa. The engine asks once per
+    finding with the same list per file, so the answer is kept for that list."""
     cached = _line_maps.get(id(lines))
     if cached is None or cached[0] is not lines:
         if len(_line_maps) > 64:
             _line_maps.clear()
-        cached = _line_maps[id(lines)] = (lines, noqa_line_map(lines))
+        mapping = noqa_line_map(lines) if any("noqa" in line.lower() for line in lines) else None
+        cached = _line_maps[id(lines)] = (lines, mapping)
     return cached[1]
 
 
@@ -131,9 +133,10 @@ def is_suppressed(finding: Finding, lines: list[str]) -> bool:
     """Whether an inline `# noqa` covers the finding, exactly as flake8 decides it."""
     if not 1 <= finding.line <= len(lines):
         return False
-    if not any("noqa" in line.lower() for line in lines):
+    mapping = _line_map(lines)
+    if mapping is None:
         return False
-    text = _line_map(lines).get(finding.line)
+    text = mapping.get(finding.line)
     if text is None:
         text = lines[finding.line - 1]
     codes = noqa_codes(text)
