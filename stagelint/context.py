@@ -26,7 +26,7 @@ from libcst.metadata import (
 )
 
 from stagelint import facts as F
-from stagelint.frameworks import BUILDING_METHODS, LIST_TAKING_OPS, MUTATING_METHODS, Framework
+from stagelint.frameworks import BUILDING_METHODS, LIST_TAKING_OPS, MUTATING_METHODS, SEQUENCE_TESTS, Framework
 
 _EMPTY = cst.Module([])
 
@@ -387,14 +387,13 @@ def _is_literal(node: cst.BaseExpression | None) -> bool:
 is_literal = _is_literal
 
 
-def _tests_for_sequence(node: cst.Call, names: set[str]) -> bool:
+def _tests_for_sequence(ctx: FileContext, node: cst.Call, names: set[str]) -> bool:
     """`isinstance(x, (list, tuple))`, `tree.is_nested(x)`, `tf.nest.is_nested(x)`."""
     if "builtins.isinstance" in names and len(node.args) > 1:
         kinds = node.args[1].value
         elements = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
-        return any(isinstance(e, cst.Name) and e.value in ("list", "tuple") for e in elements)
-    last = node.func.attr.value if isinstance(node.func, cst.Attribute) else getattr(node.func, "value", "")
-    return last in ("is_nested", "is_sequence")
+        return any(ctx.qualified_names(e) & {"builtins.list", "builtins.tuple"} for e in elements)
+    return bool(names & SEQUENCE_TESTS)
 
 
 def _operands(expr: cst.BaseExpression):
@@ -643,7 +642,7 @@ class _Walker(cst.CSTVisitor):
         staging = set(fw.staging_decorators) | set(ctx.settings.staging_decorators)
         self._record_one_shot_and_built(node, staging)
         if func is not None and node.args and isinstance(node.args[0].value, cst.Name):
-            if _tests_for_sequence(node, names):
+            if _tests_for_sequence(ctx, node, names):
                 func.sequence_names.add(node.args[0].value.value)
         if names & fw.eager_escapes:
             for arg in node.args:

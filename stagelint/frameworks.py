@@ -315,8 +315,21 @@ def canonical_tf_name(qualified_name: str) -> str:
 
 
 def is_stateful_op(qualified_name: str) -> bool:
-    """Kept in the graph for its effect even when its result is unused (STG603, STG105)."""
+    """Kept in the graph for its effect even when its result is unused (STG603, STG105). Internal
+    spellings (`tensorflow.python.ops.check_ops.assert_equal`) are recognised by their name."""
     q = canonical_tf_name(qualified_name)
-    return q in STATEFUL_OPS or q in CONTROL_FLOW_OPS or q.startswith(STATEFUL_OP_PREFIXES) or (
-        qualified_name in STATEFUL_OPS or qualified_name.startswith(STATEFUL_OP_PREFIXES)
-    )
+    if q in STATEFUL_OPS or q in CONTROL_FLOW_OPS or q.startswith(STATEFUL_OP_PREFIXES):
+        return True
+    if qualified_name in STATEFUL_OPS or qualified_name.startswith(STATEFUL_OP_PREFIXES):
+        return True
+    last = q.rsplit(".", 1)[-1]
+    return last.lower().startswith(("assert", "check_numerics", "print")) or ".summary" in q or ".debugging." in q
+
+
+#: Functions that test whether a value is a (nested) structure rather than one tensor.
+SEQUENCE_TESTS = frozenset({
+    "tensorflow.nest.is_nested", "tensorflow.nest.is_nested_or_composite",
+    "tensorflow.python.util.nest.is_nested", "tensorflow.python.util.nest.is_sequence",
+    "keras.tree.is_nested", "keras.src.tree.is_nested", "keras.src.tree.tree_api.is_nested",
+    "tree.is_nested", "tree.is_sequence", "jax.tree_util.all_leaves",
+})

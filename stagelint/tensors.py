@@ -394,8 +394,8 @@ class _Values:
                 return Value("function")
             if fw.creates_variables(q):
                 return Value(_keras_kind(fw, q), q, new)
-            if q in FW.MULTI_OUTPUT_OPS:
-                return Value("list")
+            if q in FW.MULTI_OUTPUT_OPS or q in FW.CONTROL_FLOW_OPS:
+                return Value("list")  # a Python list/tuple of tensors (loop vars, branch outputs)
             if fw.returns_tensor(q):
                 return Value("tensor")
             if fw.owns(q) or q.startswith("builtins."):

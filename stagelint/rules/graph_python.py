@@ -504,9 +504,10 @@ class DiscardedOp(Rule):
             return
         call = node.value
         fw = ctx.framework
+        own = ctx.module + "."
         for q in sorted(ctx.qualified_names(call.func)):
-            if is_stateful_op(q):
-                return
+            if is_stateful_op(q) or q.startswith(own):
+                return  # kept for its effect, or this module's own function (linting TF itself)
             if fw.returns_tensor(q):
                 self.report(call, call=f"{short_code(call.func)}(...)")
                 return

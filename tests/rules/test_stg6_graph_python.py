@@ -347,3 +347,29 @@ def test_compat_spellings_of_stateful_ops_are_not_discarded():
             tf.compat.v1.gather(x, [1])  # STG603
             return x
     """)
+
+
+def test_unpacking_control_flow_outputs_is_fine():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            i, total = tf.while_loop(lambda i, t: i < 3, lambda i, t: (i + 1, t + x), [0, x])
+            a, b = tf.cond(x[0] > 0, lambda: (x, -x), lambda: (-x, x))
+            return i, total, a, b
+    """)
+
+
+def test_a_parameter_tested_as_a_structure_is_not_iterated_as_a_tensor():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(states, x):
+            y = tf.reduce_sum(states) + tf.reduce_sum(x)
+            if tf.nest.is_nested(states):
+                states = list(states)
+            first = [s * 2 for s in x]  # STG602
+            return y, states, first
+    """)
