@@ -195,6 +195,10 @@ class TensorAsPythonValue(Rule):
     `len(t)` (a cast and a shape op). These last three behave differently from eager mode: on a
     tensor with more than one element eager raises `TypeError` where the graph computes an
     element-wise cast, so code that runs eagerly keeps its meaning; they are left alone.
+    Also not flagged: Python lists and tuples of tensors (`tf.unstack(x)`, `tf.split(...)`, the
+    outputs of `tf.while_loop`/`tf.cond`), and parameters that may be such structures: Keras
+    `call` inputs with no other evidence of being one tensor, or a parameter the function tests
+    with `isinstance(x, (list, tuple))` or `tf.nest.is_nested(x)`.
 
     ## Why is this bad?
     While tracing, a tensor has no value, so Python cannot decide a truth value or iterate over
