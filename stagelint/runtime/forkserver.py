@@ -83,4 +83,8 @@ def serve(workdir: str, test_module: str, pytest_args: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(serve(sys.argv[1], sys.argv[2], sys.argv[3:]))
+    code = serve(sys.argv[1], sys.argv[2], sys.argv[3:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Tearing TensorFlow down at interpreter exit takes 1-2 s, and the parent waits for us.
+    os._exit(code)
