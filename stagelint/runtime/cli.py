@@ -13,6 +13,7 @@ import traceback
 from stagelint.findings import Finding, is_selected
 from stagelint.runtime import executor, lint
 from stagelint.runtime.compare import join
+from stagelint.runtime.progress import Progress
 from stagelint.runtime.evidence import Evidence, norm
 from stagelint.runtime.records import Run, load_run
 from stagelint.runtime.report import Report, render_full
@@ -123,7 +124,7 @@ def analyse(module: str, statuses: dict, graph: Run, eager: Run, findings: list[
 def _finish(args, children, workdir) -> int:
     files = lint.project_files(args.test_module)
     findings, static = _lint(files)
-    statuses = executor.wait_runs(children, workdir, args.timeout, executor.Progress())
+    statuses = executor.wait_runs(children, workdir, args.timeout, Progress())
     graph = load_run(statuses["graph"].record_path, "graph")
     eager = load_run(statuses["eager"].record_path, "eager")
     if not graph.started and not eager.started:

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 
 import stagelint
+from stagelint.runtime.progress import Progress, RecordTail
 
 MODES = ("graph", "eager")
 PLUGIN = "stagelint.runtime.pytest_plugin"
@@ -54,55 +55,6 @@ def child_env() -> dict[str, str]:
     root = os.path.dirname(os.path.dirname(os.path.abspath(stagelint.__file__)))
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
-
-
-class Progress:
-    """One status line on stderr, rewritten in place on a terminal, printed sparingly otherwise."""
-
-    def __init__(self, stream=None) -> None:
-        self.stream = stream or sys.stderr
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.last = ""
-        self.last_time = 0.0
-
-    def show(self, text: str, final: bool = False) -> None:
-        now = time.monotonic()
-        if self.tty:
-            self.stream.write("\r\033[K" + text + ("\n" if final else ""))
-            self.stream.flush()
-        elif final or (text != self.last and now - self.last_time >= 5):
-            self.stream.write(text + "\n")
-            self.stream.flush()
-            self.last_time = now
-        self.last = text
-
-
-class _Tail:
-    """Counts tests started and collected in a growing record file without parsing it all."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.offset = 0
-        self.started = 0
-        self.collected: int | None = None
-
-    def poll(self) -> None:
-        try:
-            with open(self.path, "rb") as f:
-                f.seek(self.offset)
-                data = f.read()
-        except OSError:
-            return
-        cut = data.rfind(b"\n") + 1
-        self.offset += cut
-        chunk = data[:cut]
-        self.started += chunk.count(b'{"ev":"test",')
-        if self.collected is None and b'"ev":"collected"' in chunk:
-            start = chunk.index(b'"ev":"collected","n":') + len(b'"ev":"collected","n":')
-            self.collected = int(chunk[start:chunk.index(b"}", start)])
-
-    def text(self) -> str:
-        return f"{self.started}/{self.collected}" if self.collected is not None else f"{self.started}/?"
 
 
 class Child:
@@ -221,7 +173,7 @@ def stop_all(children: dict[str, Child]) -> None:
 
 def wait_runs(children: dict[str, Child], workdir: str, timeout: float,
               progress: Progress | None = None) -> dict[str, RunStatus]:
-    tails = {mode: _Tail(os.path.join(workdir, f"{mode}.jsonl")) for mode in children}
+    tails = {mode: RecordTail(os.path.join(workdir, f"{mode}.jsonl")) for mode in children}
     statuses: dict[str, RunStatus] = {}
     started = min(c.started for c in children.values())
     while len(statuses) < len(children):
