@@ -39,7 +39,9 @@ def _checks(code: str):
         "STG101": (("lines", lambda ev, f, keys: ev.lines(keys, f.path, f.line, output=True)),),
         "STG102": (lines,),
         "STG10": (lines, results),
-        "STG20": (leaks, errors(SCOPE_ERRORS)),
+        "STG201": (leaks, errors(SCOPE_ERRORS)),
+        # An append in a converted loop runs once per trace, not once per iteration.
+        "STG202": (leaks, errors(SCOPE_ERRORS), lines),
         "STG30": (results,),
         "STG401": (errors(RECURSION_ERRORS), ("retrace", lambda ev, f, keys: ev.traces_per_call(keys))),
         "STG40": (errors(VARIABLE_ERRORS),),
