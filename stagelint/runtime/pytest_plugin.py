@@ -34,6 +34,9 @@ def pytest_configure(config):
     path = config.getoption("stagelint_record")
     if not path or _recorder is not None:
         return
+    if config.pluginmanager.hasplugin("xdist") and config.getoption("numprocesses", None) not in (None, 0, "0"):
+        # Workers would each record into the same file, and calls could not be joined by test.
+        raise pytest.UsageError("stagelint records one pytest process: run it with -n 0 (or -p no:xdist)")
     from stagelint.runtime import recorder
 
     mode = config.getoption("stagelint_mode")

@@ -123,6 +123,13 @@ def test_bad_option_is_a_usage_error(stagelint_cli):
     assert "invalid choice: 'xml'" in err
 
 
+@pytest.mark.tf
+def test_xdist_in_the_runs_is_refused(stagelint_cli):
+    code, out, err = stagelint_cli(["tests/runtime/fixtures/fx_abort.py", "--", "-k", "first", "-n", "2"])
+    assert code == 2 and out == ""
+    assert "stagelint records one pytest process: run it with -n 0" in err
+
+
 def test_unknown_options_go_to_pytest():
     from stagelint.runtime.cli import parse_args
 
