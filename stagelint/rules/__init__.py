@@ -1,3 +1,13 @@
 """The rule catalog: one module per rule family; importing this package registers them all."""
 
-from stagelint.rules import captures, effects, graph_python, leaks, python_values, retracing, structure, syntax  # noqa: F401
+from stagelint.rules import (  # noqa: F401
+    captures,
+    effects,
+    graph_python,
+    leaks,
+    python_values,
+    retracing,
+    runtime_only,
+    structure,
+    syntax,
+)
