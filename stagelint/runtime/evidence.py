@@ -6,6 +6,7 @@ a one-line sentence with the numbers, or None when the runs do not show it.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
@@ -77,6 +78,29 @@ class Evidence:
                 self.keys_by_line[(norm(path), line)].add(c.fn)
             if c.site:
                 self.keys_by_site[(norm(c.site[0]), c.site[1])].add(c.fn)
+        self._scoped: dict[frozenset[str], Evidence] = {}
+
+    # Findings in a test's own body ------------------------------------------------------------
+
+    def tests_holding(self, path: str, line: int) -> set[str]:
+        """The tests whose function body holds the line (a variable rebound between two calls)."""
+        path = norm(path)
+        out = set()
+        for run in (self.graph, self.eager):
+            for nodeid, (first, last) in run.test_spans.items():
+                where = run.test_locations.get(nodeid)
+                if where and first <= line <= last and norm(where[0]) == path:
+                    out.add(nodeid)
+        return out
+
+    def scoped(self, tests: set[str]) -> Evidence:
+        """The same evidence restricted to the calls made in `tests`."""
+        key = frozenset(tests)
+        if key not in self._scoped:
+            graph = dataclasses.replace(self.graph, calls=[c for c in self.graph.calls if c.test in key])
+            eager = dataclasses.replace(self.eager, calls=[c for c in self.eager.calls if c.test in key])
+            self._scoped[key] = Evidence(graph, eager, [p for p in self.pairs if p.graph.test in key])
+        return self._scoped[key]
 
     # Relating a finding to the staged functions that exercise it ------------------------------
 

@@ -10,10 +10,11 @@ Under graph mode AutoGraph converts the function: the code that runs is a genera
 (`tf__f` in `/tmp/__autograph_generated_file*.py`) with its own line numbers. AutoGraph keeps
 a source map on the converted function (`ag_source_map`, generated line -> original line); we
 register it when the conversion happens (wrapping `api._convert_actual`) and map the generated
-lines back after each call, so both modes count lines of the user's source. A generated line that
-maps nowhere (AutoGraph's own scaffolding) is dropped. Control-flow lines converted to
-`tf.cond`/`tf.while_loop` map several generated lines onto one source line and so overcount in
-graph mode; plain statements (print, append, next(...)) map one to one.
+lines back as they run, so both modes count lines of the user's source. A generated line that
+maps nowhere (AutoGraph's own scaffolding) is dropped, and consecutive generated lines of one
+source line count once (`_GeneratedFrame`). Control-flow lines converted to `tf.cond` /
+`tf.while_loop` still run in several generated frames (the loop test, the state accessors), so
+they can overcount in graph mode; plain statements (print, append, next(...)) count one to one.
 """
 
 from __future__ import annotations
@@ -69,12 +70,48 @@ def _local(frame, event, arg):
     return _local
 
 
+class _GeneratedFrame:
+    """Line tracer for one frame of AutoGraph-generated code: counts source lines, not generated ones.
+
+    AutoGraph expands one statement into several generated lines that map to the same source line
+    (`return x` becomes `do_return = True` and `retval_ = x`; an `if` becomes four `def`s and the
+    `if_stmt` call), so counting generated lines would say the line ran 2-5 times in one trace.
+    Consecutive generated lines of the same source line are one execution of it; the same generated
+    line again (a jump back) is another. Lines that map nowhere are AutoGraph's scaffolding.
+    """
+
+    __slots__ = ("smap", "origin", "line")
+
+    def __init__(self, smap: dict[int, tuple[str, int]]) -> None:
+        self.smap = smap
+        self.origin: tuple[str, int] | None = None
+        self.line = 0
+
+    def __call__(self, frame, event, arg):
+        if event == "line":
+            line = frame.f_lineno
+            origin = self.smap.get(line)
+            if origin is not None:
+                if origin != self.origin or line == self.line:
+                    key = (_MAPPED, origin)
+                    _counts[key] = _counts.get(key, 0) + 1
+                self.origin, self.line = origin, line
+        return self
+
+
+#: The file name under which counts already mapped back to the source are kept.
+_MAPPED = "<mapped>"
+
+
 def _global(frame, event, arg):
     filename = frame.f_code.co_filename
     wanted = _project_cache.get(filename)
     if wanted is None:
         wanted = is_project_file(filename)
-    return _local if wanted else None
+    if not wanted:
+        return None
+    smap = SOURCE_MAPS.get(filename)
+    return _local if smap is None else _GeneratedFrame(smap)
 
 
 _active = 0
@@ -106,6 +143,10 @@ def collect() -> dict[tuple[str, int], int]:
     """{(original file, line): count} for the call, AutoGraph's generated lines mapped back."""
     counts: dict[tuple[str, int], int] = {}
     for (filename, line), n in _counts.items():
+        if filename == _MAPPED:
+            filename, line = line
+            counts[(filename, line)] = counts.get((filename, line), 0) + n
+            continue
         smap = SOURCE_MAPS.get(filename)
         if smap is not None:
             origin = smap.get(line)

@@ -69,8 +69,16 @@ def pytest_runtest_setup(item):
     if _recorder is not None:
         path, line, _ = item.location
         path = os.path.join(str(item.config.rootpath), path)
-        _recorder.begin_test(item.nodeid, path, None if line is None else line + 1)
+        _recorder.begin_test(item.nodeid, path, None if line is None else line + 1, _span(item))
         _seed_everything()
+
+
+def _span(item) -> tuple[int, int] | None:
+    """First and last line of the test function, so a finding in its body is judged on its calls."""
+    from stagelint.runtime.recorder import _code_span
+
+    code = getattr(getattr(item, "obj", None), "__code__", None)
+    return _code_span(code) if code is not None else None
 
 
 def _failure_line(report) -> str:

@@ -86,12 +86,15 @@ class Recorder:
 
     # Tests ---------------------------------------------------------------------------------
 
-    def begin_test(self, nodeid: str, path: str | None = None, line: int | None = None) -> None:
+    def begin_test(self, nodeid: str, path: str | None = None, line: int | None = None,
+                   span: tuple[int, int] | None = None) -> None:
         self.test_index += 1
         self._call_index = {}
         record = {"ev": "test", "i": self.test_index, "nodeid": nodeid}
         if path is not None:
             record["loc"] = [os.path.abspath(path), line]
+        if span is not None:
+            record["span"] = list(span)
         self.emit(record)
 
     # Functions -----------------------------------------------------------------------------

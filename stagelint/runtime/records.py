@@ -86,6 +86,8 @@ class Run:
     collected: int | None = None
     tests: list[str] = field(default_factory=list)
     test_locations: dict[str, tuple[str, int | None]] = field(default_factory=dict)
+    #: nodeid -> (first line, last line) of the test function, in the file of test_locations.
+    test_spans: dict[str, tuple[int, int]] = field(default_factory=dict)
     outcomes: dict[str, list[Outcome]] = field(default_factory=dict)
     functions: dict[FnKey, FunctionRecord] = field(default_factory=dict)
     calls: list[Call] = field(default_factory=list)
@@ -143,6 +145,8 @@ def _apply(run: Run, rec: dict, files: dict, fns: dict, tests: dict) -> None:
         run.tests.append(rec["nodeid"])
         if rec.get("loc"):
             run.test_locations[rec["nodeid"]] = (rec["loc"][0], rec["loc"][1])
+        if rec.get("span"):
+            run.test_spans[rec["nodeid"]] = (rec["span"][0], rec["span"][1])
     elif ev == "fn":
         key = (rec["path"], rec["line"], rec["qualname"])
         fns[rec["id"]] = key

@@ -40,8 +40,9 @@ def _checks(code: str):
         "STG102": (lines,),
         "STG10": (lines, results),
         "STG201": (leaks, errors(SCOPE_ERRORS)),
-        # An append in a converted loop runs once per trace, not once per iteration.
-        "STG202": (leaks, errors(SCOPE_ERRORS), lines),
+        # An append in a converted loop runs once per trace, not once per iteration, so what the
+        # function returns from the list differs too.
+        "STG202": (leaks, errors(SCOPE_ERRORS), lines, results),
         "STG30": (results,),
         "STG401": (errors(RECURSION_ERRORS), ("retrace", lambda ev, f, keys: ev.traces_per_call(keys))),
         "STG40": (errors(VARIABLE_ERRORS),),
@@ -79,18 +80,23 @@ class Verdict:
 def judge(findings: list[Finding], ev: Evidence, graph: Run, eager: Run) -> list[Verdict]:
     verdicts = []
     for f in findings:
-        keys = ev.related(f.path, f.line, (f.entry_point, f.function))
-        found = [(kind, text) for kind, check in _checks(f.code) if (text := check(ev, f, keys))]
+        # A finding in a test's own body (a variable rebound between two calls, a call site) is
+        # judged on that test's calls: another test's divergence of the same function is not its.
+        tests = ev.tests_holding(f.path, f.line)
+        fev = ev.scoped(tests) if tests else ev
+        keys = fev.related(f.path, f.line, (f.entry_point, f.function))
+        found = [(kind, text) for kind, check in _checks(f.code) if (text := check(fev, f, keys))]
         if found:
             evidence = "; ".join(dict.fromkeys(text for _, text in found))
-            verdicts.append(Verdict(f, "confirmed", evidence, keys=keys, tests=ev.tests_of(keys),
+            verdicts.append(Verdict(f, "confirmed", evidence, keys=keys, tests=fev.tests_of(keys),
                                     shows={kind for kind, _ in found}))
             continue
-        verdicts.append(Verdict(f, *_unconfirmed(ev, f, keys, graph, eager), keys=keys))
+        verdicts.append(Verdict(f, *_unconfirmed(fev, f, keys, graph, eager, tests), keys=keys))
     return verdicts
 
 
-def _unconfirmed(ev: Evidence, f: Finding, keys: set[FnKey], graph: Run, eager: Run) -> tuple[str, str]:
+def _unconfirmed(ev: Evidence, f: Finding, keys: set[FnKey], graph: Run, eager: Run,
+                 tests: set[str] = frozenset()) -> tuple[str, str]:
     pairs = [p for k in keys for p in ev.pairs_by_key.get(k, ())]
     if pairs:
         names = ", ".join(sorted({f"`{ev.name(k)}`" for k in keys if ev.pairs_by_key.get(k)}))
@@ -106,6 +112,9 @@ def _unconfirmed(ev: Evidence, f: Finding, keys: set[FnKey], graph: Run, eager: 
     if in_graph or in_eager:
         return "not-exercised", (f"calls reached only one run (graph {in_graph}, eager {in_eager}): "
                                  "the other run stopped first")
+    if tests:
+        names = ", ".join(sorted(short_test(t) for t in tests))
+        return "not-exercised", f"{names} never called the staged code this line concerns"
     return "not-exercised", "the tests never called the staged code that holds this line"
 
 

@@ -31,7 +31,7 @@ from stagelint.runtime.verdicts import Verdict, judge, runtime_only
 FIXTURES = Path(__file__).parent / "fixtures"
 REPO = Path(__file__).resolve().parents[2]
 
-MARKER = re.compile(r"#\s*(STG\d{3})(?::\s*(not-reproduced|not-exercised))?\s*$")
+MARKER = re.compile(r"#\s*(STG\d{3})(?:\s+via\s+([\w.]+))?(?::\s*(not-reproduced|not-exercised))?\s*$")
 RUNTIME_MARKER = re.compile(r"#\s*runtime-only\s+(STG9\d\d)\s*$")
 
 
@@ -49,14 +49,18 @@ class FixtureRun:
     def path(self) -> str:
         return f"tests/runtime/fixtures/{self.name}.py"
 
-    def marked(self) -> list[tuple[int, str, str]]:
-        """(line, code, expected verdict) from the fixture's markers."""
+    def markers(self) -> list[tuple[int, str, str, str | None]]:
+        """(line, code, expected verdict, entry point) from the fixture's markers."""
         out = []
         for lineno, line in enumerate((REPO / self.path).read_text().splitlines(), start=1):
             m = MARKER.search(line)
             if m:
-                out.append((lineno, m.group(1), m.group(2) or "confirmed"))
+                out.append((lineno, m.group(1), m.group(3) or "confirmed", m.group(2)))
         return out
+
+    def marked(self) -> list[tuple[int, str, str]]:
+        """(line, code, expected verdict) from the fixture's markers."""
+        return [(line, code, verdict) for line, code, verdict, _ in self.markers()]
 
     def runtime_marked(self) -> set[tuple[int, str]]:
         lines = (REPO / self.path).read_text().splitlines()
@@ -64,8 +68,10 @@ class FixtureRun:
 
     def judged(self) -> tuple[dict[tuple[int, str], Verdict], list[Verdict]]:
         """Verdicts for findings made from the markers, and the runtime-only findings that follow."""
+        # A finding outside staged code (a variable rebound in a test) reaches the runs through
+        # its entry point, as the static engine reports it; `via NAME` in the marker gives it.
         findings = [Finding(code, getattr(REGISTRY.get(code), "name", code.lower()), self.path, line, 1, line, 1,
-                            "marked in the fixture") for line, code, _ in self.marked()]
+                            "marked in the fixture", entry_point=via) for line, code, _, via in self.markers()]
         ev = Evidence(self.graph, self.eager, join(self.graph, self.eager))
         verdicts = judge(findings, ev, self.graph, self.eager)
         extra = runtime_only(verdicts, ev, self.graph, self.eager)

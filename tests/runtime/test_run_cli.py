@@ -65,8 +65,10 @@ def test_static_findings_on_marked_lines_get_the_marked_verdict(fixture_run, nam
 
 
 @pytest.mark.tf
-@pytest.mark.parametrize("name,codes", [("fx_effects", {"STG101", "STG102"}),
-                                        ("fx_state", {"STG301", "STG201", "STG402", "STG401"})])
+@pytest.mark.parametrize("name,codes", [("fx_effects", {"STG101", "STG102", "STG103", "STG104", "STG105"}),
+                                        ("fx_state", {"STG201", "STG202", "STG301", "STG302", "STG303", "STG401",
+                                                      "STG402", "STG403", "STG601", "STG602", "STG603"}),
+                                        ("fx_retracing", {"STG501", "STG503"})])
 def test_engine_findings_are_confirmed(fixture_run, name, codes):
     """The rules the static engine has today, confirmed end to end on the fixtures' marked lines."""
     run = fixture_run(name)

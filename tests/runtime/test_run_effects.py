@@ -41,9 +41,34 @@ def test_frozen_iterator_and_random_values_differ_after_the_first_call(run):
     assert "(2 of 3 calls differ)" in verdicts[(frozen, "STG104")].evidence
 
 
+def test_counter_guard_runs_the_guarded_op_on_every_call(run):
+    """The guide's T30: graph returns 1, 2, 3 where the Python code (eager) returns 1, 1, 1."""
+    verdicts, _ = run.judged()
+    guard = next(line for line, code, _ in run.marked() if code == "STG105")
+    assert verdicts[(guard, "STG105")].evidence == (
+        f"line {guard} ran 3× eager, 1× graph over 3 calls (1 trace); call 2 of `Counter.__call__` in "
+        "test_counter_guard: eager 1, graph 2 (2 of 3 calls differ)")
+    for mode, expected in ((run.graph, [1, 2, 3]), (run.eager, [1, 1, 1])):
+        calls = [c for c in mode.calls if c.fn[2] == "Counter.__call__"]
+        assert [c.result[0]["v"][0] for c in calls] == expected
+    # The mutation under the guard runs once in both modes: the guard, not the mutation, diverges.
+    mutation = next(line for line, code, v in run.marked() if code == "STG102" and v == "not-reproduced")
+    assert verdicts[(mutation, "STG102")].evidence == (
+        "`Counter.__call__` ran 3 calls in both modes (1 trace); results matched at 1")
+
+
+def test_return_lines_count_once_per_trace_in_graph_mode(run):
+    """AutoGraph expands `return next(iterator)` into two generated lines: still one execution."""
+    verdicts, _ = run.judged()
+    iterator = next(line for line, code, _ in run.marked() if code == "STG103")
+    assert verdicts[(iterator, "STG103")].evidence.startswith(
+        f"line {iterator} ran 3× eager, 1× graph over 3 calls (1 trace); ")
+
+
 def test_not_reproduced_and_not_exercised_say_why(run):
     verdicts, _ = run.judged()
-    by_verdict = {v: verdicts[(line, code)].evidence for line, code, v in run.marked() if v != "confirmed"}
+    by_verdict = {v: verdicts[(line, code)].evidence for line, code, v in run.marked()
+                  if v != "confirmed" and code == "STG101"}
     assert by_verdict["not-reproduced"] == "`traced_once` ran 1 call in both modes (1 trace); results matched at 1"
     assert "never called" in by_verdict["not-exercised"]
 
@@ -72,5 +97,5 @@ def test_no_unexpected_runtime_only_findings(run):
 
 
 def test_report_counts(run):
-    assert run.report["tests"] == {"passed": 6, "failed": 0, "errors": 0}
+    assert run.report["tests"] == {"passed": 7, "failed": 0, "errors": 0}
     assert {m: r["status"] for m, r in run.report["runs"].items()} == {"graph": "ok", "eager": "ok"}

@@ -89,6 +89,67 @@ def test_numpy_on_symbolic_tensor(run, verdicts):
     assert evidence.endswith("eager returned 3.0")
 
 
+def test_accumulator_in_graph_loop_raises_or_holds_one_element(run, verdicts):
+    used_after = verdicts[(_line(run, "STG202", 0), "STG202")].evidence
+    assert used_after.startswith("call 1 of `squares` in test_accumulator_used_after_the_loop: graph raised "
+                                 "InaccessibleTensorError: <tf.Tensor 'while/mul:0' shape=() dtype=int32> is out of "
+                                 "scope and cannot be used here.")
+    assert used_after.endswith("; eager returned [0, 1, 4] int32[3]")
+    line = _line(run, "STG202", 1)
+    assert verdicts[(line, "STG202")].evidence == (
+        f"line {line} ran 3× eager, 1× graph over 1 call (1 trace); call 1 of `count_squares` in "
+        "test_accumulator_length: eager 3, graph 1 (1 of 1 calls differ)")
+
+
+def test_rebound_variables_leave_the_function_reading_the_old_one(run, verdicts):
+    assert verdicts[(_line(run, "STG303", 0), "STG303")].evidence == (
+        "call 2 of `evaluate` in test_variable_attribute_rebound: eager 25.0, graph 20.0 (1 of 2 calls differ)")
+    assert verdicts[(_line(run, "STG303", 2), "STG303")].evidence == (
+        "call 2 of `times_external` in test_global_variable_rebound: eager 16, graph 12 (1 of 2 calls differ)")
+
+
+def test_variable_increment_is_judged_on_its_own_test(run, verdicts):
+    """`model.bias += 5` raises RuntimeError in both modes (TF 2.21), so the second call never happens.
+    `evaluate` diverges in another test, which must not confirm this finding."""
+    v = verdicts[(_line(run, "STG303", 1), "STG303")]
+    assert (v.verdict, v.evidence) == ("not-reproduced", "`evaluate` ran 1 call in both modes (1 trace); "
+                                                         "results matched at 1")
+    failures = {f["test"].rsplit("::", 1)[1]: f for f in run.report["test_failures"]}
+    failure = failures["test_variable_attribute_incremented"]
+    assert failure["both"] is True
+    assert failure["graph"].startswith("RuntimeError: `variable += value` with `tf.Variable`s is not supported.")
+
+
+def test_one_function_two_optimizers_raises_in_graph_only(run, verdicts):
+    evidence = verdicts[(_line(run, "STG403"), "STG403")].evidence
+    assert evidence.startswith("call 2 of `train_step` in test_one_function_two_optimizers: graph raised ValueError: "
+                               "tf.function only supports singleton tf.Variables created on the first call.")
+    assert evidence.endswith("; eager returned None")
+
+
+def test_assert_on_a_tensor_raises_in_graph_only(run, verdicts):
+    evidence = verdicts[(_line(run, "STG602"), "STG602")].evidence
+    assert evidence.startswith("call 1 of `checked_double` in test_assert_on_tensor: graph raised "
+                               "OperatorNotAllowedInGraphError: Using a symbolic `tf.Tensor` as a Python `bool` is "
+                               "not allowed.")
+    assert evidence.endswith("; eager returned 2.0")
+
+
+def test_discarded_op_raises_in_eager_only(run, verdicts):
+    evidence = verdicts[(_line(run, "STG603"), "STG603")].evidence
+    assert evidence.startswith("call 1 of `unused_gather` in test_discarded_gather: eager raised InvalidArgumentError: ")
+    assert "indices[0] = 1 is not in [0, 1)" in evidence
+    assert evidence.endswith("; graph returned [0.0] float32[1] (the op was pruned)")
+
+
+def test_tests_failing_in_one_mode_are_explained_by_their_findings(run):
+    failures = {f["test"].rsplit("::", 1)[1]: f["modes"] for f in run.report["test_failures"]}
+    assert failures == {"test_variable_creation": ["graph"], "test_accumulator_used_after_the_loop": ["graph"],
+                        "test_variable_attribute_incremented": ["graph", "eager"],
+                        "test_one_function_two_optimizers": ["graph"], "test_assert_on_tensor": ["graph"],
+                        "test_discarded_gather": ["eager"]}
+
+
 def test_no_runtime_only_findings_when_every_pitfall_is_marked(run):
     _, extra = run.judged()
     assert [(v.finding.code, v.evidence) for v in extra] == []
