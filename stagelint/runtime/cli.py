@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -128,9 +129,13 @@ def _finish(args, children, workdir) -> int:
     graph = load_run(statuses["graph"].record_path, "graph")
     eager = load_run(statuses["eager"].record_path, "eager")
     if not graph.started and not eager.started:
-        tail = executor.output_tail(statuses["graph"])
-        print(f"stagelint run: pytest did not start ({statuses['graph'].describe()}):\n{tail}", file=sys.stderr)
+        status = statuses["graph"]
+        how = f"exit code {status.returncode}" if status.status == "exited" else status.describe()
+        why = _error_line(executor.output_tail(status, 40))
+        print(f"stagelint run: pytest did not start ({how})" + (f": {why}" if why else ""), file=sys.stderr)
         return 2
+    statuses["graph"].explain(graph)
+    statuses["eager"].explain(eager)
     # Staged code that ran from files the import scan did not reach is linted too.
     linted = {norm(f) for f in files}
     extra = sorted({fn.path for run in (graph, eager) for fn in run.functions.values()
@@ -147,17 +152,35 @@ def _finish(args, children, workdir) -> int:
         print(json.dumps(report.to_json(), indent=2))
     else:
         sys.stdout.write(render_full(report))
+        tails: dict[str, tuple[str, list[str]]] = {}
         for mode, status in report.runs.items():
             if status.status != "ok":
                 tail = executor.output_tail(status, 8).rstrip()
                 if tail:
-                    sys.stdout.write(f"\nlast output of the {mode} run:\n{tail}\n")
+                    # The same collection error twice is shown once (pytest's timings differ).
+                    same = re.sub(r"\d+(\.\d+)?s\b", "", tail)
+                    tails.setdefault(same, (tail, []))[1].append(mode)
+        for tail, modes in tails.values():
+            sys.stdout.write(f"\nlast output of the {' and '.join(modes)} run{'s' if len(modes) > 1 else ''}:\n{tail}\n")
+    for line in (report.failure_message(), report.thread_warning()):
+        if line:
+            print(line, file=sys.stderr)
     if args.report:
         from stagelint.runtime.html import render_html
 
         with open(args.report, "w", encoding="utf-8") as f:
             f.write(render_html(report))
     return report.exit_code()
+
+
+def _error_line(output: str) -> str:
+    """The line of a run's output that names why pytest could not start (a usage error, a conftest
+    that fails to import), without pytest's `E   ` prefix."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    named = [ln for ln in lines if re.search(r"\berror\b", ln, re.IGNORECASE)
+             or re.match(r"^(E\s+)?[\w.]*(Error|Exception)\b", ln)]
+    line = (named or lines or [""])[-1]
+    return re.sub(r"^E\s+", "", line)
 
 
 def _settings_codes() -> tuple[tuple[str, ...], tuple[str, ...]]:

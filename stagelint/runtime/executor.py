@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import stagelint
 from stagelint.runtime.progress import Progress, RecordTail
@@ -37,9 +37,41 @@ class RunStatus:
     record_path: str
     output_path: str
     detail: str = ""
+    #: The test that was running when the run stopped early, if any (from its record).
+    test: str = ""
+    #: Non-daemon threads the tests left running: the run ended its process without them.
+    threads_left: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
         return self.status + (f" ({self.detail})" if self.detail else "")
+
+    def explain(self, run) -> None:
+        """Complete the status from what the run recorded (`records.Run`): a collection error
+        names the module and its exception, an early stop names the test it stopped in."""
+        errors = run.collect_errors()
+        if errors and self.status == "error":
+            nodeid, line = next(iter(errors.items()))
+            what = f"{nodeid} failed to import" if "::" not in nodeid else f"could not collect {nodeid}"
+            self.detail = f"{what}: {line}" if line else what
+        if self.status != "ok":
+            self.test = run.interrupted_test() or ""
+        self.threads_left = list(run.threads_left)
+        if run.threads_left_count > len(run.threads_left):
+            self.threads_left.append(f"{run.threads_left_count - len(run.threads_left)} more")
+
+    def sentence(self) -> str:
+        """How the run ended, as a clause: `crashed (SIGSEGV) during test_segfault`."""
+        if self.status == "timeout":
+            text = f"was stopped after its timeout ({self.detail.removeprefix('stopped after ')})"
+        elif self.status == "crashed":
+            text = f"crashed ({self.detail})"
+        elif self.status == "exited":
+            text = f"exited with code {self.returncode}" + ("" if self.test else " before pytest finished")
+        else:
+            text = f"ended early ({self.detail})" if self.status == "error" else "finished"
+        if self.test:
+            text += f" during {self.test.rsplit('::', 1)[-1]}"
+        return text
 
 
 def child_command(test_module: str, pytest_args: list[str], record: str, mode: str) -> list[str]:
@@ -232,9 +264,20 @@ def _has_end(record: str) -> bool:
         return False
 
 
+#: How much of a run's output file `output_tail` reads, and how long a line it shows.
+TAIL_BYTES = 64 * 1024
+TAIL_LINE = 300
+
+
 def output_tail(status: RunStatus, lines: int = 15) -> str:
+    """The last lines a run wrote, from the end of its output file only (a test may have written
+    gigabytes), each clipped to TAIL_LINE characters."""
     try:
-        with open(status.output_path, encoding="utf-8", errors="replace") as f:
-            return "".join(f.readlines()[-lines:])
+        with open(status.output_path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - TAIL_BYTES))
+            data = f.read(TAIL_BYTES)
     except OSError:
         return ""
+    text = data.decode("utf-8", "replace").splitlines()[-lines:]
+    return "".join((ln if len(ln) <= TAIL_LINE else ln[:TAIL_LINE - 3] + "...") + "\n" for ln in text)

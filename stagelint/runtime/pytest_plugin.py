@@ -109,6 +109,48 @@ def pytest_collectreport(report):
                         "outcome": "failed", "error": _failure_line(report)})
 
 
+_exitstatus: int | None = None
+
+#: Seconds the run waits, after its tests, for non-daemon threads they left running.
+THREAD_GRACE = 2.0
+
+
 def pytest_sessionfinish(session, exitstatus):
+    global _exitstatus
     if _recorder is not None:
-        _recorder.emit({"ev": "end", "exitstatus": int(exitstatus)})
+        _exitstatus = int(exitstatus)
+        _recorder.emit({"ev": "end", "exitstatus": _exitstatus})
+
+
+def _lingering_threads(grace: float) -> list:
+    import threading
+    import time
+
+    deadline = time.monotonic() + grace
+    left = []
+    for thread in threading.enumerate():
+        if thread is threading.main_thread() or thread.daemon:
+            continue
+        thread.join(max(0.0, deadline - time.monotonic()))
+        if thread.is_alive():
+            left.append(thread)
+    return left
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    """A test that leaves a non-daemon thread running would keep the interpreter from exiting
+    (it waits for such threads) until the run's timeout. The records are complete by now, so after
+    a short grace the run says which threads are left and ends the process itself."""
+    if _recorder is None or _exitstatus is None:
+        return
+    left = _lingering_threads(THREAD_GRACE)
+    if not left:
+        return
+    _recorder.emit({"ev": "threads", "n": len(left), "names": [t.name for t in left[:10]]})
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(_exitstatus)

@@ -92,6 +92,9 @@ class Run:
     functions: dict[FnKey, FunctionRecord] = field(default_factory=dict)
     calls: list[Call] = field(default_factory=list)
     internal_errors: list[str] = field(default_factory=list)
+    #: Names of non-daemon threads the tests left running (the run ended the process anyway).
+    threads_left: list[str] = field(default_factory=list)
+    threads_left_count: int = 0
 
     def test_status(self, nodeid: str) -> str:
         """passed / failed / error / skipped / not-run."""
@@ -104,6 +107,19 @@ class Run:
         if any(o.outcome == "skipped" for o in outcomes):
             return "skipped"
         return "not-run"
+
+    def interrupted_test(self) -> str | None:
+        """The test that was running when the run stopped early (started, no outcome of its call)."""
+        if not self.tests:
+            return None
+        last = self.tests[-1]
+        return last if self.test_status(last) == "not-run" else None
+
+    def collect_errors(self) -> dict[str, str]:
+        """{nodeid: the line naming the error} for what pytest could not collect (a module that
+        fails to import)."""
+        return {nodeid: cause_line(o.error) for nodeid, outs in self.outcomes.items() for o in outs
+                if o.when == "collect" and o.outcome == "failed"}
 
     def failure(self, nodeid: str) -> str:
         return cause_line(next((o.error for o in self.outcomes.get(nodeid, []) if o.outcome == "failed"), ""))
@@ -170,5 +186,8 @@ def _apply(run: Run, rec: dict, files: dict, fns: dict, tests: dict) -> None:
     elif ev == "end":
         run.ended = True
         run.exitstatus = rec.get("exitstatus")
+    elif ev == "threads":
+        run.threads_left = list(rec.get("names", []))
+        run.threads_left_count = rec.get("n", len(run.threads_left))
     elif ev == "internal":
         run.internal_errors.append(rec.get("error", ""))

@@ -76,12 +76,38 @@ class Report:
         return [v for v in self.verdicts if v.verdict == "confirmed"]
 
     def exit_code(self) -> int:
-        """1 if anything was confirmed; 2 if a run could not finish (nothing confirmed); else 0."""
-        if self.confirmed():
-            return 1
+        """2 if a run could not finish (its results are partial, whatever they confirm); else 1 if
+        anything was confirmed; else 0."""
         if any(s.status != "ok" for s in self.runs.values()):
             return 2
+        if self.confirmed():
+            return 1
         return 0
+
+    def failure_message(self) -> str | None:
+        """One line for stderr when a run did not finish, or None."""
+        failed = {mode: s for mode, s in self.runs.items() if s.status != "ok"}
+        if not failed:
+            return None
+        details = {s.detail for s in failed.values()}
+        if len(failed) == len(self.runs) and len(details) == 1 and " failed to import: " in next(iter(details)):
+            module, error = next(iter(details)).split(" failed to import: ", 1)
+            return f"stagelint run: {module} failed to import in both runs: {error}"
+        runs = " and ".join(f"the {mode} run {s.sentence()}" for mode, s in failed.items())
+        kept = [mode for mode in self.runs if mode not in failed]
+        tail = (f"; the {kept[0]} run's results are complete" if kept else "") + \
+            "; the report uses everything recorded before the stop"
+        return f"stagelint run: {runs}{tail}"
+
+    def thread_warning(self) -> str | None:
+        """One line for stderr when tests left non-daemon threads running, or None."""
+        left = {mode: s.threads_left for mode, s in self.runs.items() if s.threads_left}
+        if not left:
+            return None
+        names = list(dict.fromkeys(n for ns in left.values() for n in ns))
+        runs = " and ".join(left) + (" runs" if len(left) > 1 else " run")
+        return (f"stagelint run: the tests left {_threads(names)} running in the {runs}; stagelint ended the "
+                f"process{'es' if len(left) > 1 else ''} after the tests instead of waiting")
 
     def to_json(self) -> dict:
         return {
@@ -90,6 +116,7 @@ class Report:
             "functions": self.functions(),
             "findings": [v.to_json(relpath) for v in self.sorted_verdicts()],
             "runs": {mode: {"status": s.status, "detail": s.detail, "returncode": s.returncode, "seconds": s.seconds,
+                            "test": s.test, "threads_left": s.threads_left,
                             "tests": (self.graph if mode == "graph" else self.eager).counts(),
                             "calls": len((self.graph if mode == "graph" else self.eager).calls),
                             "recorder_errors": len((self.graph if mode == "graph" else self.eager).internal_errors)}
@@ -143,13 +170,36 @@ def render_full(report: Report) -> str:
             note = (" (fails in both modes: a bug in the test or code, not a staging pitfall)"
                     if len(tf["modes"]) == 2 else "")
             error = tf.get("graph") or tf.get("eager")
-            lines.append(f"  {tf['test']}: fails in {modes}{note}: {error}")
+            if tf.get("when") == "collect":
+                what = "fails to import" if "::" not in tf["test"] else "cannot be collected"
+                lines.append(f"  {tf['test']}: {what} in {modes}: {error}")
+            else:
+                lines.append(f"  {tf['test']}: fails in {modes}{note}: {error}")
+    stopped: dict[str, list[str]] = {}
     for mode, s in report.runs.items():
         if s.status != "ok":
-            lines += ["", f"The {mode} run did not finish: {s.describe()}; records up to that point were used."]
+            stopped.setdefault(s.sentence(), []).append(mode)
+    for sentence, modes in stopped.items():  # both runs stopped the same way: say it once
+        runs = " and ".join(modes) + (" runs" if len(modes) > 1 else " run")
+        lines += ["", f"The {runs} did not finish: {'both' if len(modes) > 1 else 'it'} {sentence}; "
+                      "records up to that point were used."]
+    lingering: dict[tuple[str, ...], list[str]] = {}
+    for mode, s in report.runs.items():
+        if s.threads_left:
+            lingering.setdefault(tuple(s.threads_left), []).append(mode)
+    for names, modes in lingering.items():
+        runs = " and ".join(modes) + (" runs" if len(modes) > 1 else " run")
+        lines += ["", f"The tests left {_threads(list(names))} running in the {runs}: stagelint ended the "
+                      "process after the tests instead of waiting for it."]
     counts = {k: sum(1 for v in verdicts if v.verdict == k and not v.runtime_only) for k in VERDICT_ORDER}
     runtime_only = sum(1 for v in verdicts if v.runtime_only)
     lines += ["", f"{counts['confirmed']} confirmed, {counts['not-reproduced']} not reproduced, "
                   f"{counts['not-exercised']} not exercised; {runtime_only} runtime-only finding"
                   f"{'s' if runtime_only != 1 else ''}"]
     return "\n".join(lines) + "\n"
+
+
+def _threads(names: list[str]) -> str:
+    shown = ", ".join(f"`{n}`" if not n.endswith(" more") else n for n in names)
+    count = len(names)
+    return f"{'a non-daemon thread' if count == 1 else 'non-daemon threads'} ({shown})"

@@ -253,6 +253,13 @@ def test_failures(graph: Run, eager: Run) -> list[dict]:
                 if run.mode in modes:
                     entry[run.mode] = run.failure(nodeid)
             out.append(entry)
+    # What pytest could not collect (a module that fails to import) never became a test.
+    collect = {run.mode: run.collect_errors() for run in (graph, eager)}
+    for nodeid in dict.fromkeys([*collect["graph"], *collect["eager"]]):
+        modes = [mode for mode in ("graph", "eager") if nodeid in collect[mode]]
+        entry = {"test": nodeid, "modes": modes, "both": len(modes) == 2, "when": "collect"}
+        entry.update({mode: collect[mode][nodeid] for mode in modes})
+        out.append(entry)
     return out
 
 

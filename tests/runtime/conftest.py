@@ -46,6 +46,10 @@ class FixtureRun:
     graph_path: str
 
     @property
+    def workdir(self) -> Path:
+        return Path(self.graph_path).parent
+
+    @property
     def path(self) -> str:
         return f"tests/runtime/fixtures/{self.name}.py"
 
@@ -120,8 +124,10 @@ def fixture_run(tmp_path_factory):
     shared.mkdir(exist_ok=True)
     cache: dict[tuple, FixtureRun] = {}
 
-    def get(name: str, *extra: str) -> FixtureRun:
-        key = (name, *extra)
+    def get(name: str, *extra: str, env: dict[str, str] | None = None, repeat: int = 0) -> FixtureRun:
+        """The run of fixture `name` with `extra` arguments; `env` is set around it; `repeat` > 0
+        makes another run of the same arguments (to compare two runs)."""
+        key = (name, *extra, *(f"{k}={v}" for k, v in sorted((env or {}).items())), *(["again"] * repeat))
         if key in cache:
             return cache[key]
         slug = re.sub(r"[^\w]+", "_", "-".join(key))
@@ -130,8 +136,17 @@ def fixture_run(tmp_path_factory):
             fcntl.flock(lock, fcntl.LOCK_EX)
             done = workdir / "done.json"
             if not done.exists():
-                code, out, err = run_stagelint([f"tests/runtime/fixtures/{name}.py", "--output-format", "json",
-                                                "--keep-records", str(workdir), *extra])
+                saved = {k: os.environ.get(k) for k in env or {}}
+                os.environ.update(env or {})
+                try:
+                    code, out, err = run_stagelint([f"tests/runtime/fixtures/{name}.py", "--output-format", "json",
+                                                    "--keep-records", str(workdir), *extra])
+                finally:
+                    for k, v in saved.items():
+                        if v is None:
+                            os.environ.pop(k, None)
+                        else:
+                            os.environ[k] = v
                 done.write_text(json.dumps({"exit_code": code, "stdout": out, "stderr": err}))
         result = json.loads(done.read_text())
         assert result["stdout"].strip(), f"stagelint run printed nothing; stderr:\n{result['stderr']}"
