@@ -26,7 +26,17 @@ from libcst.metadata import (
 )
 
 from stagelint import facts as F
-from stagelint.frameworks import BUILDING_METHODS, LIST_TAKING_OPS, MUTATING_METHODS, SEQUENCE_TESTS, Framework
+from stagelint.frameworks import (
+    BUILDING_METHODS,
+    CONFIG_KEYWORDS,
+    CONVERSION_OPS,
+    LIST_TAKING_OPS,
+    MAPPING_TYPES,
+    MUTATING_METHODS,
+    SEQUENCE_TESTS,
+    VARIABLE_LIST_ATTRIBUTES,
+    Framework,
+)
 
 _EMPTY = cst.Module([])
 
@@ -35,7 +45,10 @@ TENSOR_CHECKS = ("tensorflow.debugging.", "tensorflow.print", "tensorflow.summar
 
 #: Methods that set an object up: attributes first assigned there are not "reassigned elsewhere".
 #: (`compile` too: Keras drops its traced train/test functions when a model is compiled again.)
-SETUP_METHODS = frozenset({"__init__", "__post_init__", "build", "compile", "setUp", "setup", "__setstate__"})
+SETUP_METHODS = frozenset({"__init__", "__post_init__", "build", "compile", "setUp", "setup", "__setstate__",
+                           # variable-creation hooks (Keras 2 optimizers, TF-Agents networks): run once
+                           "_create_slots", "_create_hypers", "_create_all_weights", "create_variables",
+                           "_create_variables"})
 
 
 def is_setup_method(name: str) -> bool:
@@ -204,6 +217,8 @@ class FileContext:
                     kinds.add("local")
             elif isinstance(r.scope, ClassScope):
                 kinds.add("unknown")
+            elif func is not None and _nested_in(r.scope, self.scope(func.node.body)):
+                kinds.add("local")  # a lambda's parameter, a comprehension's variable
             else:
                 kinds.add("closure")
         for k in ("self", "global", "closure", "param", "import", "builtin", "local"):
@@ -274,6 +289,7 @@ class FileContext:
             class_qualname=cls.qualname if is_method else None,
             params=params,
             literal_default_params={n for n, d in defaults.items() if _is_literal(d)},
+            python_default_params={n for n, d in defaults.items() if _is_python_option(d)},
             decorators=sorted(decorator_names),
             input_signature=signature,
             autograph=autograph,
@@ -374,6 +390,19 @@ def staging_options(call: cst.Call) -> tuple[bool, bool]:
     return signature, autograph
 
 
+def _nested_in(scope, outer) -> bool:
+    """`scope` is a lambda or comprehension scope inside `outer` (not `outer` itself)."""
+    if outer is None or scope is outer:
+        return False
+    while scope is not None and not isinstance(scope, (GlobalScope, ClassScope)):
+        if scope is outer:
+            return True
+        if isinstance(scope, FunctionScope) and not isinstance(getattr(scope, "node", None), cst.Lambda):
+            return False  # a nested def: its bindings are a closure to the code that reads them
+        scope = getattr(scope, "parent", None)
+    return False
+
+
 def _is_literal(node: cst.BaseExpression | None) -> bool:
     if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.Imaginary)):
         return True
@@ -387,12 +416,19 @@ def _is_literal(node: cst.BaseExpression | None) -> bool:
 is_literal = _is_literal
 
 
+def _is_python_option(node: cst.BaseExpression | None) -> bool:
+    """A string or bool default (`mode="CONSTANT"`, `training=False`): a Python option, not a tensor."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    return isinstance(node, cst.Name) and node.value in ("True", "False")
+
+
 def _tests_for_sequence(ctx: FileContext, node: cst.Call, names: set[str]) -> bool:
     """`isinstance(x, (list, tuple))`, `tree.is_nested(x)`, `tf.nest.is_nested(x)`."""
     if "builtins.isinstance" in names and len(node.args) > 1:
         kinds = node.args[1].value
         elements = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
-        return any(ctx.qualified_names(e) & {"builtins.list", "builtins.tuple"} for e in elements)
+        return any(ctx.qualified_names(e) & ({"builtins.list", "builtins.tuple"} | MAPPING_TYPES) for e in elements)
     return bool(names & SEQUENCE_TESTS)
 
 
@@ -675,13 +711,18 @@ class _Walker(cst.CSTVisitor):
                 ref = self._function_reference(arg.value)
                 if ref is not None:
                     func.facts.calls.append(F.CallEdge(ref, ctx.position(arg.value), kind="ref"))
-            if names and any(fw.returns_tensor(n) or n.startswith(TENSOR_CHECKS) for n in names):
+            if names and not names & CONVERSION_OPS and any(
+                fw.returns_tensor(n) or n.startswith(TENSOR_CHECKS) for n in names
+            ):
                 # An op computing a tensor (or checking one) takes tensors; configuration,
-                # `tf.nest` and Keras utilities take anything.
+                # `tf.nest` and Keras utilities take anything, and so do conversions
+                # (`tf.convert_to_tensor(x)` says x may be a Python value).
                 list_taking = bool(names & LIST_TAKING_OPS)
                 for i, arg in enumerate(node.args):
                     if list_taking and i == 0 and arg.keyword is None:
                         continue  # `tf.concat(parts, 0)`: a list of tensors, not a tensor
+                    if arg.keyword is not None and arg.keyword.value in CONFIG_KEYWORDS:
+                        continue  # `tf.pad(x, p, mode=mode)`: a Python option
                     for name in _operands(arg.value):
                         if ctx.binding_kind(name, func) == "param":
                             func.facts.tensor_params.add(name.value)
@@ -793,6 +834,7 @@ class _Walker(cst.CSTVisitor):
                 owner=owner,
                 function=func.qualname if func else None,
                 in_init=func is not None and is_setup_method(func.facts.name),
+                guarded=ctx.guard_depth > 0,
                 value=self._stored_kind(value, isinstance(stmt, cst.AugAssign)),
                 text=short_code(stmt, 60),
                 augmented=isinstance(stmt, cst.AugAssign),
@@ -814,6 +856,8 @@ class _Walker(cst.CSTVisitor):
             func = value.func
             if isinstance(func, cst.Attribute) and func.attr.value in ctx.framework.variable_creating_methods:
                 return "variable"  # `self.w = self.add_weight(...)`
+        if isinstance(value, cst.Attribute) and value.attr.value in VARIABLE_LIST_ATTRIBUTES:
+            return "variable"  # `self._weights = model.trainable_variables`: a list of variables
         from stagelint.tensors import tensorness
 
         if not augmented and tensorness(ctx, value, ctx.function).definite:

@@ -56,6 +56,9 @@ class ArgFacts:
     param: str = ""
     #: why the value changes between calls: "loop variable `i`", "counter `step`", or ""
     varies: str = ""
+    #: what the elements are when the value is a list/tuple the caller shows (`[(1, 1)] * 3`:
+    #: "tuple"; `[layer_a, layer_b]`: "layer"), "" when unknown or mixed
+    elements: str = ""
 
 
 @dataclass
@@ -81,6 +84,8 @@ class FunctionFacts:
     params: list[str] = field(default_factory=list)
     #: params whose default is a Python literal (not tensors: flags such as `training=False`)
     literal_default_params: set[str] = field(default_factory=set)
+    #: params whose default is a string or a bool (`mode="CONSTANT"`): Python options, never tensors
+    python_default_params: set[str] = field(default_factory=set)
     #: params used directly as operands of framework ops (so they are tensors)
     tensor_params: set[str] = field(default_factory=set)
     #: "decorator" when a staging decorator sits on the def itself
@@ -104,6 +109,9 @@ class FunctionFacts:
     attr_reads: list[tuple[str, str]] = field(default_factory=list)
     #: contains `yield`: calling it makes a generator
     is_generator: bool = False
+    #: calls made under a condition (`if`, `while`, `x if c else y`, `a or f()`), by "line:column":
+    #: [the condition is definitely a tensor, parameters it depends on] (filled by STG401)
+    conditional_calls: dict[str, list] = field(default_factory=dict)
 
 
 @dataclass
@@ -127,6 +135,8 @@ class AttrWrite:
     augmented: bool = False
     #: receiver is `self` (not another name)
     on_self: bool = False
+    #: under a first-call guard (`if self.table is None:`): set once, lazily
+    guarded: bool = False
 
 
 @dataclass

@@ -59,6 +59,17 @@ class Framework:
             return last[:1].isupper()
         return False
 
+    def creates_no_variables(self, qualified_name: str) -> bool:
+        """A Keras layer class that owns no variables (`Add`, `Activation`, `Reshape`, pooling):
+        constructing one in staged code is harmless. `Dropout` and the other random layers own a
+        seed-generator variable in Keras 3, and none in Keras 2 (`tf_keras`)."""
+        if not qualified_name.startswith(self.variable_owner_prefixes):
+            return False
+        last = qualified_name.rsplit(".", 1)[-1]
+        if last in WEIGHTLESS_KERAS_LAYERS:
+            return True
+        return last in KERAS2_WEIGHTLESS_RANDOM_LAYERS and qualified_name.startswith(KERAS2_ROOTS)
+
     def returns_tensor(self, qualified_name: str) -> bool:
         """A call under the framework's roots returns a tensor unless listed as not doing so."""
         if not self.owns(qualified_name):
@@ -68,6 +79,30 @@ class Framework:
         last = qualified_name.rsplit(".", 1)[-1]
         # Classes (tf.TensorSpec, tf.GradientTape, tf.keras.layers.Dense) build objects, not tensors.
         return not last[:1].isupper()
+
+
+#: Keras layer classes that create no variables, in Keras 2 and 3 (checked with TF 2.21 / Keras 3.15:
+#: constructing and calling them inside a tf.function twice works).
+WEIGHTLESS_KERAS_LAYERS = frozenset({
+    "Activation", "ReLU", "LeakyReLU", "ELU", "Softmax", "ThresholdedReLU",
+    "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate", "Dot",
+    "Reshape", "Flatten", "Permute", "RepeatVector", "Identity", "Masking", "Lambda",
+    "Cropping1D", "Cropping2D", "Cropping3D", "ZeroPadding1D", "ZeroPadding2D", "ZeroPadding3D",
+    "UpSampling1D", "UpSampling2D", "UpSampling3D",
+    "MaxPooling1D", "MaxPooling2D", "MaxPooling3D", "AveragePooling1D", "AveragePooling2D",
+    "AveragePooling3D", "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
+    "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAveragePooling3D",
+    "GlobalMaxPooling1D", "GlobalMaxPooling2D", "GlobalMaxPooling3D",
+    "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D",
+    "GlobalMaxPool3D", "Resizing", "Rescaling", "CenterCrop",
+})
+#: Random layers that own a seed-generator variable in Keras 3 but none in Keras 2, whose default
+#: "legacy stateful" random generator uses plain random ops.
+KERAS2_WEIGHTLESS_RANDOM_LAYERS = frozenset({
+    "Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianNoise",
+    "GaussianDropout", "AlphaDropout",
+})
+KERAS2_ROOTS = ("tf_keras.", "tensorflow.python.keras.")
 
 
 def _keras_prefixes(*subpackages: str) -> tuple[str, ...]:
@@ -118,7 +153,7 @@ TENSORFLOW = Framework(
         "tensorflow.get_logger", "tensorflow.py_function", "tensorflow.numpy_function",
         "tensorflow.TensorArray", "tensorflow.Variable", "tensorflow.is_tensor",
         "tensorflow.get_static_value", "tensorflow.nest.flatten", "tensorflow.nest.map_structure",
-        "tensorflow.nest.pack_sequence_as",
+        "tensorflow.nest.pack_sequence_as", "tensorflow.as_dtype",
     }),
     non_tensor_prefixes=(
         "tensorflow.config.", "tensorflow.data.", "tensorflow.keras.", "keras.", "tf_keras.",
@@ -126,6 +161,7 @@ TENSORFLOW = Framework(
         "tensorflow.autograph.", "tensorflow.compat.v1.logging.", "tensorflow.io.gfile.",
         "tensorflow.experimental.", "tensorflow.types.", "tensorflow.dtypes.", "tensorflow.nest.",
         "tensorflow.TensorShape", "tensorflow.debugging.assert_", "tensorflow.random.set_seed",
+        "tensorflow.python.util.nest.",
     ),
     non_tensor_attributes=frozenset({
         "shape", "dtype", "name", "device", "graph", "op", "ndim", "get_shape", "numpy",
@@ -292,7 +328,16 @@ MULTI_OUTPUT_OPS = frozenset({
     "tensorflow.linalg.eigh", "tensorflow.linalg.eig", "tensorflow.linalg.svd", "tensorflow.linalg.qr",
     "tensorflow.linalg.lu", "tensorflow.math.unique", "tensorflow.raw_ops.Unpack", "tensorflow.nest.flatten",
     "tensorflow.sparse.split", "tensorflow.strings.unicode_decode_with_offsets", "tensorflow.tuple",
-    "tensorflow.compat.v1.split",
+    "tensorflow.compat.v1.split", "tensorflow.python.util.nest.flatten", "tensorflow.nest.flatten_up_to",
+    "tensorflow.python.util.nest.flatten_up_to", "tensorflow.clip_by_global_norm",
+    "tensorflow.image.combined_non_max_suppression", "tensorflow.image.sample_distorted_bounding_box",
+    "tensorflow.image.non_max_suppression_padded", "tensorflow.image.non_max_suppression_with_scores",
+    "tensorflow.io.parse_single_sequence_example", "tensorflow.io.parse_sequence_example",
+    "tensorflow.nn.sufficient_statistics", "tensorflow.nn.fused_batch_norm", "tensorflow.linalg.slogdet",
+    "tensorflow.nn.ctc_beam_search_decoder", "tensorflow.nn.ctc_greedy_decoder", "tensorflow.math.top_k",
+    "tensorflow.unravel_index", "tensorflow.sparse.fill_empty_rows", "tensorflow.raw_ops.Split",
+    "tensorflow.compat.v1.image.sample_distorted_bounding_box", "tensorflow.compat.v1.clip_by_global_norm",
+    "tensorflow.compat.v1.nn.moments", "tensorflow.compat.v1.parse_single_sequence_example",
 })
 #: Ops whose first argument is a list of tensors: passing a parameter there does not make it one.
 LIST_TAKING_OPS = frozenset({
@@ -325,6 +370,34 @@ def is_stateful_op(qualified_name: str) -> bool:
     last = q.rsplit(".", 1)[-1]
     return last.lower().startswith(("assert", "check_numerics", "print")) or ".summary" in q or ".debugging." in q
 
+
+#: Calls that turn Python values into tensors: passing a parameter to one does not show that the
+#: parameter is a tensor (rather the opposite).
+CONVERSION_OPS = frozenset({
+    "tensorflow.convert_to_tensor", "tensorflow.constant", "tensorflow.as_dtype",
+    "tensorflow.compat.v1.convert_to_tensor", "tensorflow.compat.v1.constant",
+    "tensorflow.ragged.constant", "tensorflow.constant_initializer", "tensorflow.TensorShape",
+    "keras.ops.convert_to_tensor", "tensorflow.get_static_value",
+})
+#: Keyword arguments of TensorFlow ops that are Python options, not tensors.
+CONFIG_KEYWORDS = frozenset({
+    "name", "mode", "dtype", "out_type", "data_format", "padding", "keepdims", "keep_dims",
+    "method", "axis", "transpose_a", "transpose_b", "adjoint_a", "adjoint_b", "output_type",
+    "validate_args", "allow_nan_stats", "antialias", "preserve_aspect_ratio", "reduction",
+    "from_logits", "use_locking", "indexing", "exclusive", "reverse", "batch_dims",
+})
+#: Classes an `isinstance` test names when a value may be a dict of tensors.
+MAPPING_TYPES = frozenset({
+    "builtins.dict", "collections.abc.Mapping", "collections.abc.MutableMapping", "typing.Mapping",
+    "typing.Dict", "collections.OrderedDict", "collections.Mapping",
+})
+#: Attributes of Keras models and modules that hold their list of variables.
+VARIABLE_LIST_ATTRIBUTES = frozenset({
+    "trainable_variables", "variables", "weights", "trainable_weights", "non_trainable_variables",
+    "non_trainable_weights",
+})
+#: Python container methods: a call of one on a dict of tensors is not a tensor.
+CONTAINER_METHODS = frozenset({"keys", "values", "items"})
 
 #: Functions that test whether a value is a (nested) structure rather than one tensor.
 SEQUENCE_TESTS = frozenset({

@@ -51,6 +51,7 @@ class Project:
         self._families: dict[str, set[str]] = {}
         self._bound_method_sites: set[int] = set()
         self._afresh: set[Key] | None = None
+        self._callers: dict[Key, set[Key]] | None = None
         self._find_entries()
         self._reach()
         self._index_call_sites()
@@ -408,7 +409,37 @@ class Project:
             for kw, arg in site.kwargs.items():
                 if arg.kind == "tensor":
                     out.add(kw)
-        return out
+        return out - f.python_default_params
+
+    def callers(self, key: Key) -> set[Key]:
+        """Functions whose calls (or function references) resolve to `key`."""
+        if self._callers is None:
+            index: dict[Key, set[Key]] = {}
+            for m in self.modules.values():
+                for q in m.functions:
+                    caller = (m.module, q)
+                    for callee in self.callees(caller, include_refs=True):
+                        index.setdefault(callee, set()).add(caller)
+            self._callers = index
+        return self._callers.get(key, set())
+
+    def runs_only_in_setup(self, key: Key, is_setup, _seen=None) -> bool:
+        """Every caller of `key` is set-up code (`__init__`, `build`, ...) or itself runs only there:
+        `self._check_axis(axis)` from `__init__`, `self._set_groups(shape)` from `build`."""
+        _seen = _seen if _seen is not None else set()
+        if key in _seen:
+            return True
+        _seen.add(key)
+        callers = self.callers(key)
+        if not callers or key in self.entries:
+            return False
+        for caller in callers:
+            f = self.function(caller)
+            if f is None:
+                return False
+            if not is_setup(f.name) and not self.runs_only_in_setup(caller, is_setup, _seen):
+                return False
+        return True
 
     # Messages ---------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from stagelint.context import FileContext, FunctionInfo, code_of, short_code
-from stagelint.tensors import Tensorness, tensorness
+from stagelint.tensors import Tensorness, tensorness, value_of
 
 
 @dataclass
@@ -44,17 +44,61 @@ def root_kind(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression, _d
     if root is None:
         return None
     kind = ctx.binding_kind(root, func)
+    if kind == "param" and _is_star_param(ctx, root, func):
+        return None  # `**kwargs` / `*args`: a dict or tuple made afresh for every call
     if kind in ("global", "closure", "self", "param", "import"):
         return kind
     if kind == "local" and _depth < 4:
         # `items = self.items; items.append(x)` mutates self's list: follow plain aliases.
-        for binding in ctx.bindings_of(root):
-            value = ctx.bound_values.get(id(getattr(binding, "node", None)))
+        values = [ctx.bound_values.get(id(getattr(b, "node", None))) for b in ctx.bindings_of(root)]
+        if any(_fresh_container(ctx, v) for v in values):
+            # `processed = observation if ... else []`: the branch that fills it made it
+            return None
+        for value in values:
             if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
                 aliased = root_kind(ctx, func, value, _depth + 1)
                 if aliased is not None:
                     return aliased
     return None
+
+
+def _is_star_param(ctx: FileContext, name: cst.Name, func: FunctionInfo) -> bool:
+    params = func.node.params
+    stars = [p for p in (params.star_kwarg, params.star_arg) if isinstance(p, cst.Param)]
+    return any(getattr(b, "node", None) in stars for b in ctx.bindings_of(name))
+
+
+#: Constructors of a new Python container.
+_CONTAINER_CALLS = frozenset({"builtins.list", "builtins.dict", "builtins.set", "collections.OrderedDict",
+                              "collections.defaultdict", "collections.deque"})
+
+
+def _fresh_container(ctx: FileContext, value) -> bool:
+    if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+        return True
+    return isinstance(value, cst.Call) and bool(ctx.qualified_names(value.func) & _CONTAINER_CALLS)
+
+
+#: Libraries whose module-level functions share names with container methods (`tf.add`,
+#: `keras.ops.add`, `np.append`, `operator.add`): calling them mutates nothing.
+_FUNCTION_LIBRARIES = ("numpy.", "math.", "operator.", "jax.", "torch.")
+
+
+def _calls_a_function(ctx: FileContext, call: cst.Call, receiver: cst.BaseExpression) -> bool:
+    """`tf.math.add(a, b)`, `ops.add(x, y)`: a library function, not a container's method."""
+    names = ctx.qualified_names(call.func)
+    if any(ctx.framework.owns(q) or q.startswith(_FUNCTION_LIBRARIES) for q in names):
+        return True
+    if isinstance(receiver, cst.Name):
+        # `import mylib; mylib.add(...)`: a module's function
+        return any(isinstance(getattr(b, "node", None), cst.Import) for b in ctx.bindings_of(receiver))
+    return False
+
+
+#: What a receiver may be for a container method to mutate Python state: a container, or unknown.
+NOT_CONTAINERS = frozenset({"object", "model", "layer", "optimizer", "metric", "variable", "dataset",
+                             "data-iterator", "rng", "tensor", "function", "class", "int", "float",
+                             "complex", "str", "bool", "none"})
 
 
 def store_sites(ctx: FileContext) -> list[StoreSite]:
@@ -63,12 +107,16 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
     sites = []
     fw = ctx.framework
     for func, node, kind, target, value, guarded in ctx.raw_stores:
-        if guarded:
+        if guarded or after_early_return_guard(ctx, func, node):
             continue
         if kind == "method":
             rk = root_kind(ctx, func, target)
             if rk is None:
                 continue
+            if rk == "import" and _calls_a_function(ctx, node, target):
+                continue
+            if _is_self(ctx, func, target) or value_of(ctx, target, func).what in NOT_CONTAINERS:
+                continue  # `self.add(x)`, `self._buffer.clear()` on a TFDeque: a method, not a list's
             method = node.func.attr.value
             args = [a.value for a in node.args]
             t = Tensorness()
@@ -95,8 +143,57 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
     return sites
 
 
+def after_early_return_guard(ctx: FileContext, func: FunctionInfo, node: cst.CSTNode) -> bool:
+    """`node` follows a first-call guard that returns early: `if self._table is not None: return`
+    (or `if self.built: return`) at the top level of the function, so it runs once."""
+    body = func.node.body
+    if not isinstance(body, cst.IndentedBlock):
+        return False
+    line = ctx.position(node).line
+    for stmt in body.body:
+        if ctx.position(stmt).line >= line:
+            return False
+        if isinstance(stmt, cst.If) and stmt.orelse is None and _returns(stmt.body):
+            if ctx.first_call_guard(stmt.test) == "orelse" or _is_built_test(stmt.test):
+                return True
+    return False
+
+
+def _returns(block) -> bool:
+    stmts = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    last = stmts[-1] if stmts else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return any(isinstance(s, cst.Return) for s in last.body)
+    if isinstance(last, cst.SimpleStatementSuite):
+        return any(isinstance(s, cst.Return) for s in last.body)
+    return False
+
+
+def _is_built_test(test) -> bool:
+    """`if self.built:` / `if self._initialized:` / `if hasattr(self, "x"):`."""
+    if isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name):
+        return test.attr.value.lstrip("_") in ("built", "initialized", "is_built", "is_initialized")
+    return isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "hasattr"
+
+
+def _is_self(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == func.self_name and ctx.binding_kind(expr, func) == "self"
+
+
 def _op(node: cst.CSTNode) -> str:
     return code_of(node.operator).strip() if isinstance(node, cst.AugAssign) else "="
+
+
+def store_is_external(candidate, project, key) -> bool:
+    """Project-phase checks shared by STG102 and STG201: the write runs on every trace (not only
+    behind a first-call guard such as `if not self.built: self.build()`), and a parameter it
+    writes into belongs to an eager caller: a `tf.function`'s own argument, not a helper's or a
+    Keras `call`'s, whose callers are usually traced code passing their own local dict."""
+    if key not in project.unguarded:
+        return False
+    if candidate.fields.get("_root") == "param" and project.entries.get(key) not in ("decorator", "wrapper"):
+        return False
+    return True
 
 
 def site_is_tensor(site: StoreSite, project, key) -> bool:

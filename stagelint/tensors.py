@@ -19,6 +19,7 @@ from libcst.metadata import BuiltinAssignment, ImportAssignment
 
 from stagelint import facts as F
 from stagelint.context import FileContext, FunctionInfo, is_literal
+from stagelint.frameworks import CONTAINER_METHODS
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,8 @@ class _Inference:
             if names and any(fw.owns(q) for q in names):
                 return NOT
             if isinstance(expr.func, cst.Attribute):
-                if expr.func.attr.value in fw.non_tensor_attributes:
-                    return NOT
+                if expr.func.attr.value in fw.non_tensor_attributes or expr.func.attr.value in CONTAINER_METHODS:
+                    return NOT  # `x.get_shape()`, `features.keys()`
                 receiver = self.of(expr.func.value)
                 return receiver
             return NOT
@@ -152,6 +153,8 @@ def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | N
         param = expr.value
     extra = dict(what=value.what, cls=value.cls, ident=value.ident, param=param,
                  varies=_varies(ctx, expr, func, loops))
+    if value.what in ("list", "tuple"):
+        extra["elements"] = element_kind(ctx, expr, func)
     if is_literal(expr):
         return F.ArgFacts("python", text, **extra)
     if value.what in ("list", "tuple", "dict", "set"):
@@ -161,6 +164,39 @@ def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | N
     if isinstance(expr, cst.Name) and _is_python_number_name(ctx, expr):
         return F.ArgFacts("python", text, **extra)
     return F.ArgFacts("unknown", text, **extra)
+
+
+def element_kind(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None, _depth: int = 0) -> str:
+    """What a list or tuple the code shows holds: the common `value_of(...).what` of the elements of
+    a display (`[(1, 1)] * 3`, `[a, b]`), through names bound once to one; "" when unknown or mixed."""
+    if _depth > 4:
+        return ""
+    if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+        kinds = {value_of(ctx, el.value, func).what for el in expr.elements if isinstance(el, cst.Element)}
+        return kinds.pop() if len(kinds) == 1 else ""
+    if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return value_of(ctx, expr.elt, func).what
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Multiply, cst.Add)):
+        for side in (expr.left, expr.right):
+            kind = element_kind(ctx, side, func, _depth + 1)
+            if kind:
+                return kind
+        return ""
+    if isinstance(expr, cst.Call) and ctx.qualified_names(expr.func) & {"builtins.list", "builtins.tuple"} and expr.args:
+        inner = expr.args[0].value
+        if isinstance(inner, cst.Call) and "builtins.range" in ctx.qualified_names(inner.func):
+            return "int"
+        return element_kind(ctx, inner, func, _depth + 1)
+    if isinstance(expr, cst.Name):
+        refs = ctx.referents(expr) or ()
+        kinds = set()
+        for r in refs:
+            bound = ctx.bound_values.get(id(getattr(r, "node", None)))
+            if bound is None or isinstance(bound, (cst.For, cst.AugAssign)):
+                return ""
+            kinds.add(element_kind(ctx, bound, func, _depth + 1))
+        return kinds.pop() if len(kinds) == 1 else ""
+    return ""
 
 
 def _is_python_number_name(ctx: FileContext, name: cst.Name) -> bool:
@@ -263,6 +299,11 @@ class _Values:
             return self._name(expr)
         if isinstance(expr, cst.Call):
             return self._call(expr)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add) and any(
+            isinstance(side, (cst.List, cst.ListComp, cst.Tuple)) for side in (expr.left, expr.right)
+        ):
+            # `[first] + rest`: a list (of tensors, maybe)
+            return Value("tuple" if isinstance(expr.left, cst.Tuple) or isinstance(expr.right, cst.Tuple) else "list")
         if tensorness(self.ctx, expr, self.func).definite:
             return Value("tensor")
         if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):

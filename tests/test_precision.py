@@ -29,8 +29,26 @@ def test_rebound_module_variable_is_stale():
         def f(x):
             return x * SCALE
 
+        f(tf.constant(1.0))
         SCALE = 4.0
     """) == {(7, "STG301")}
+
+
+def test_module_variable_rebound_at_import_before_any_call_is_not_stale():
+    # keras-hub byte_pair_tokenizer.py: `SPLIT_PATTERN_1 = SPLIT_PATTERN_1.replace(...)` at import
+    # time. Nothing can trace `f` before the module has run, so `f` only ever sees the last value.
+    assert pairs("""
+        import tensorflow as tf
+
+        SCALE = 3.0
+        SCALE = SCALE * 2
+
+        @tf.function
+        def f(x):
+            return x * SCALE
+
+        SCALE = 4.0
+    """) == set()
 
 
 def test_imports_functions_and_classes_are_not_stale():

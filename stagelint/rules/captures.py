@@ -6,9 +6,11 @@ import libcst as cst
 from libcst.metadata import ImportAssignment
 
 from stagelint import facts as F
-from stagelint.context import short_code
+from stagelint.context import is_setup_method, short_code
 from stagelint.frameworks import MUTATING_METHODS
 from stagelint.rules.base import Rule
+from stagelint.stores import NOT_CONTAINERS
+from stagelint.tensors import value_of
 
 
 class StaleGlobal(Rule):
@@ -138,6 +140,7 @@ class StaleGlobal(Rule):
         super().__init__(ctx)
         self.reads = []  # (function, Name node, bindings)
         self.mutated: dict[int, set[str]] = {}  # binding node id -> functions that mutate it
+        self.loops: list[cst.CSTNode] = []  # every for/while loop, for "bound in a loop around the def"
 
     def visit_Name(self, node: cst.Name) -> None:
         ctx = self.ctx
@@ -151,9 +154,17 @@ class StaleGlobal(Rule):
             return  # the function writes it itself: STG102/STG201
         self.reads.append((func, node, ctx.bindings_of(node), kind))
 
+    def visit_For(self, node: cst.For) -> None:
+        self.loops.append(node)
+
+    def visit_While(self, node: cst.While) -> None:
+        self.loops.append(node)
+
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
+            if value_of(self.ctx, func.value, self.ctx.function).what in NOT_CONTAINERS:
+                return  # `replay_buffer.clear()`: a method of an object, not a list's
             self._mutated(func.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -201,32 +212,94 @@ class StaleGlobal(Rule):
                 nodes.append(node)
             if skip or not nodes:
                 continue
-            change = self._change(func, nodes, kind)
+            chain = self._chain(func, bindings) if kind == "closure" else []
+            if kind == "closure" and not chain:
+                continue
+            change = self._change(func, nodes, kind, chain)
             if change is None:
                 continue
             reported.add((func.qualname, name.value))
             self.report(name, function=func, name=name.value, change=change,
-                        scope="global" if kind == "global" else "the enclosing function's variable")
+                        scope="global" if kind == "global" else "the enclosing function's variable",
+                        _chain=[f.qualname for f in chain])
 
-    def _change(self, func, nodes, kind) -> str | None:
+    def _chain(self, func, bindings) -> list:
+        """The reading function and the functions around it, up to (not including) the one whose
+        variable it reads: `[inner, middle]` for `outer.<locals>.middle.<locals>.inner`."""
+        scopes = {id(getattr(b, "scope", None)) for b in bindings}
+        chain = []
+        info = func
+        while info is not None:
+            if id(self.ctx.scope(info.node.body)) in scopes:
+                return chain
+            chain.append(info)
+            info = info.parent
+        return []
+
+    @classmethod
+    def confirm(cls, candidate, project, module) -> bool:
+        chain = candidate.fields.get("_chain")
+        if not chain:
+            return True
+        # A closure is stale only across a Function boundary: a nested helper called while its
+        # enclosing function is traced reads the enclosing variable's value of that same trace.
+        return any((module.module, q) in project.entries for q in chain)
+
+    def _change(self, func, nodes, kind, chain) -> str | None:
         ctx = self.ctx
         if kind == "global":
             for node in nodes:
                 if id(node) not in ctx.branch_paths:
                     return "rebound inside a function"
+        if kind == "closure":
+            # Bindings made before the nested def, outside any loop around it, are done by the
+            # time it can be traced: the closure sees their final value.
+            outer_def = chain[-1].node
+            after = [n for n in nodes if not self._before(n, outer_def)]
+            if after and len(after) < len(nodes):
+                return f"rebound on line {ctx.position(after[0]).line}, after `{chain[-1].facts.name}` is defined"
+            if not after:
+                return self._mutation(func, nodes)
+            nodes = after
         for node in nodes:
             if id(node) in ctx.rebinding_targets or id(node) in ctx.loop_bound:
                 return "rebound in a loop or by an augmented assignment"
         for i, a in enumerate(nodes):
             for b in nodes[i + 1:]:
                 if not ctx.exclusive(a, b):
+                    if kind == "global" and not self._call_between(a, b):
+                        continue  # both at import time, before anything could be traced
                     line = ctx.position(b).line
                     return f"rebound on line {line}"
+        return self._mutation(func, nodes)
+
+    def _mutation(self, func, nodes) -> str | None:
         for node in nodes:
             others = self.mutated.get(id(node), set()) - {func.qualname}
             if others:
                 return f"mutated in `{sorted(others)[0]}`"
         return None
+
+    def _before(self, binding: cst.CSTNode, outer_def: cst.FunctionDef) -> bool:
+        """The binding is made before the def starts, and no loop holds both (which would rebind
+        it after the def on the next iteration)."""
+        ctx = self.ctx
+        b, d = ctx.position(binding), ctx.position(outer_def)
+        if (b.line, b.column) >= (d.line, d.column):
+            return False
+        return not any(_inside(ctx, binding, loop) and _inside(ctx, outer_def, loop) for loop in self.loops)
+
+    def _call_between(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
+        """A module-level call of a project function between two module-level bindings: the only
+        way a trace can happen before the second one (the guide's `print(buggy_add())`)."""
+        ctx = self.ctx
+        lo, hi = sorted((ctx.position(a).line, ctx.position(b).line))
+        return any(site.caller is None and lo < site.span.line < hi for site in ctx.facts.call_sites)
+
+
+def _inside(ctx, node, container) -> bool:
+    a, b = ctx.position(node), ctx.position(container)
+    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)
 
 
 def _owner_class(project, write) -> str | None:
@@ -440,8 +513,10 @@ class StaleAttribute(Rule):
                 continue
             if w.value in ("variable", "keras"):
                 return False  # a variable or Keras object attribute: read at run time
-            if w.in_init or (w.function is not None and (mod, w.function) in project.reached):
-                continue
+            if w.in_init or w.guarded or (w.function is not None and (mod, w.function) in project.reached):
+                continue  # set up once (`__init__`, `build`, `if self.x is None:`), or staged (STG102)
+            if w.function is not None and project.runs_only_in_setup((mod, w.function), is_setup_method):
+                continue  # a helper of `__init__`/`build`: `self._check_axis(axis)`
             changes.append((mod, w))
         if not changes:
             return False

@@ -14,14 +14,21 @@ from stagelint.frameworks import (
 )
 from stagelint.fix import tensorflow_alias
 from stagelint.rules.base import Rule
-from stagelint.stores import store_sites
+from stagelint.stores import store_is_external, store_sites
+from stagelint.tensors import Tensorness, tensorness
 
 
 class TraceTimeSideEffect(Rule):
     """
     ## What it does
-    Flags Python I/O in staged code: `print`, `logging.*` and logger methods, `warnings.warn`,
-    `input`, files opened for writing, `subprocess`, `os.system`, `time.sleep` and the like.
+    Flags Python I/O in staged code: `print`, `input`, files opened for writing, `subprocess`,
+    `os.system`, `time.sleep` and the like; and `logging.*`, logger methods and `warnings.warn`
+    when what they log includes a tensor (an argument, or a value formatted into the message).
+
+    Not flagged: logs and warnings made only of Python values (a message, shapes, options):
+    `logging.warning("List inputs are discouraged")`, `logging.debug("shape %s", x.shape)`. They
+    describe the trace, and are the same for every call that reuses it, so once per trace is
+    what their authors mean (and Python shows a warning once per location anyway).
 
     ## Why is this bad?
     `tf.function` runs the Python body only while tracing. The effect happens on the first
@@ -97,6 +104,20 @@ class TraceTimeSideEffect(Rule):
             logger.setLevel(logging.INFO)
             return x
         """,
+        """
+        import logging
+        import warnings
+        import tensorflow as tf
+
+        @tf.function
+        def call(inputs, training=False):
+            if isinstance(inputs, list):
+                logging.warning("List inputs are discouraged.")
+                warnings.warn("pass a dict", DeprecationWarning)
+                inputs = inputs[0]
+            logging.debug("input shape %s", inputs.shape)
+            return inputs * 2
+        """,
     )
     invalid = (
         """
@@ -122,7 +143,7 @@ class TraceTimeSideEffect(Rule):
         def train_step(x):
             loss = tf.reduce_sum(x)
             report(loss)
-            warnings.warn("deprecated")  # STG101
+            warnings.warn(f"loss is {loss}")  # STG101
             return loss
         """,
         """
@@ -154,13 +175,46 @@ class TraceTimeSideEffect(Rule):
                 if short == "print":
                     instead = "use `tf.print()` to print on every call"
                 elif short.startswith(("logging.", "absl.logging.", "warnings.")):
-                    instead = "use `tf.print()`, or log outside the tf.function"
+                    self.messages.append((ctx.function, node, f"{short}()"))
+                    return
                 else:
                     instead = "move it outside the tf.function, or into `tf.py_function`"
                 self._report(node, f"{short}()", instead)
                 return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in LOGGER_METHODS and self._is_logger(node.func.value):
-            self._report(node, f"{short_code(node.func)}()", "use `tf.print()`, or log outside the tf.function")
+            self.messages.append((ctx.function, node, f"{short_code(node.func)}()"))
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        #: logging and warnings calls: decided at the end of the file, on their arguments
+        self.messages: list[tuple] = []
+
+    def finish(self) -> None:
+        """A log or warning made only of Python values (a message, shapes, options) describes the
+        trace and is the same for every call that reuses it: logging it once per trace is what
+        the author meant (`logging.warning("List inputs are discouraged")`, `logging.debug("shape
+        %s", x.shape)`), and Python shows a warning once per location anyway. One that formats a
+        tensor logs a symbolic `Tensor("add:0")` once, where the author expected a value per call."""
+        ctx = self.ctx
+        for func, node, call in self.messages:
+            t = Tensorness()
+            for arg in node.args:
+                t = t | _formatted_tensorness(ctx, arg.value, func)
+            if t.possible:
+                self.report(node, function=func, call=call, _definite=t.definite, _params=sorted(t.params),
+                            instead="it logs a symbolic tensor once per trace; use `tf.print()`, or log outside the tf.function")
+
+    @classmethod
+    def confirm(cls, candidate, project, module) -> bool:
+        if "_params" not in candidate.fields or candidate.fields.get("_definite"):
+            return True
+        key = (module.module, candidate.function)
+        f = project.function(key)
+        if project.entries.get(key) in ("decorator", "wrapper") and f is not None:
+            # a tf.function's own arguments: tensors, unless they default to a Python literal
+            if set(candidate.fields["_params"]) - f.literal_default_params:
+                return True
+        return bool(set(candidate.fields["_params"]) & project.tensor_params(key))
 
     def _report(self, node: cst.Call, call: str, instead: str) -> None:
         self.report(node, call=call, instead=instead)
@@ -202,6 +256,31 @@ class TraceTimeSideEffect(Rule):
                 if isinstance(value, cst.Call) and ctx.qualified_names(value.func) & LOGGER_FACTORIES:
                     return True
         return False
+
+
+def _formatted_tensorness(ctx, expr, func) -> Tensorness:
+    """Tensors an argument shows: itself, or what `"...".format(...)` / an f-string / `%` formats."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format":
+        t = Tensorness()
+        for arg in expr.args:
+            t = t | _formatted_tensorness(ctx, arg.value, func)
+        return t
+    if isinstance(expr, cst.FormattedString):
+        t = Tensorness()
+        for part in expr.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                t = t | _formatted_tensorness(ctx, part.expression, func)
+        return t
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        t = Tensorness()
+        for el in expr.elements:
+            t = t | _formatted_tensorness(ctx, el.value, func)
+        return t
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) and isinstance(
+        expr.left, (cst.SimpleString, cst.ConcatenatedString)
+    ):
+        return _formatted_tensorness(ctx, expr.right, func)
+    return tensorness(ctx, expr, func)
 
 
 def _opens_for_writing(node: cst.Call) -> bool:
@@ -330,8 +409,8 @@ class ExternalStateMutation(Rule):
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
         key = (module.module, candidate.function)
-        if candidate.fields.get("_root") == "param" and project.entries.get(key) is None:
-            return False  # a helper's parameter may be the caller's local container
+        if not store_is_external(candidate, project, key):
+            return False
         params = set(candidate.fields.get("_params", ()))
         return not (params and params & project.tensor_params(key))
 

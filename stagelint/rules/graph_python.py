@@ -303,7 +303,9 @@ class TensorAsPythonValue(Rule):
                 bound = ctx.bound_values.get(id(getattr(b, "node", None)))
                 if bound is not None and value_of(ctx, bound, func).what in _CONTAINERS:
                     return Tensorness()  # sometimes a list (`x = [x]`): iterating it may be fine
-        return tensorness(ctx, expr, func)
+        t = tensorness(ctx, expr, func)
+        # `narrow.items()` after `isinstance(narrow, Mapping)`: the parameter is a structure
+        return Tensorness(t.definite, t.params - func.sequence_names)
 
     def _staged(self) -> bool:
         return self.ctx.function is not None and self.ctx.in_staged_context

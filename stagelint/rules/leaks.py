@@ -7,7 +7,7 @@ import libcst as cst
 from stagelint.context import short_code
 from stagelint.frameworks import MUTATING_METHODS
 from stagelint.rules.base import Rule
-from stagelint.stores import root_kind, store_sites
+from stagelint.stores import root_kind, store_is_external, store_sites
 from stagelint.tensors import loop_kind, tensorness, value_of
 
 
@@ -123,7 +123,7 @@ class LeakedTensor(Rule):
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
         key = (module.module, candidate.function)
-        if candidate.fields.get("_root") == "param" and project.entries.get(key) is None:
+        if not store_is_external(candidate, project, key):
             return False
         if candidate.fields.get("_definite"):
             return True

@@ -15,7 +15,7 @@ from stagelint.frameworks import (
     STRUCTURE_PARAMETER_NAMES,
 )
 from stagelint.rules.base import Rule
-from stagelint.tensors import NUMBERS, tensorness
+from stagelint.tensors import NUMBERS, Tensorness, tensorness
 
 #: How a parameter use counts for STG501: a tensor would do the same ("tensor"), it only shows
 #: the value ("neutral": print, f-strings), or the Python value shapes the graph ("structure").
@@ -431,6 +431,32 @@ class FunctionRecreated(Rule):
         self.made: list[dict] = []
         self._by_binding: dict[int, dict] = {}
         self._by_def: dict[int, dict] = {}
+        #: blocks that run only while tracing: `if not tf.executing_eagerly():` and the `else:` of
+        #: `if tf.executing_eagerly():` (a Function made there is made once per outer trace)
+        self._graph_only: list[cst.CSTNode] = []
+
+    def visit_If(self, node: cst.If) -> None:
+        test, negated = node.test, False
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, negated = test.expression, True
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or) and not negated:
+            test = test.left  # `if tf.executing_eagerly() or not xla_available():` ... `else:`
+        if isinstance(test, cst.Call) and any(
+            q.rsplit(".", 1)[-1] == "executing_eagerly" and self.ctx.framework.owns(q)
+            for q in self.ctx.qualified_names(test.func)
+        ):
+            block = node.body if negated else node.orelse
+            if block is not None:
+                self._graph_only.append(block)
+
+    def _in_graph_only(self, node) -> bool:
+        ctx = self.ctx
+        a = ctx.position(node)
+        for block in self._graph_only:
+            b = ctx.position(block)
+            if (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column):
+                return True
+        return False
 
     def _staging(self, node) -> bool:
         ctx = self.ctx
@@ -459,6 +485,8 @@ class FunctionRecreated(Rule):
                     loop = record["loop"]
                     if loop is None or any(lp is loop for lp in ctx.loops):
                         record["used"] = loop if loop is not None else "scope"
+                        if loop is None and ctx.loops:
+                            record["reused"] = True  # called in a loop of the scope that made it
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
@@ -509,6 +537,11 @@ class FunctionRecreated(Rule):
                     (scope.qualname if scope else None, key), ())) > 1:
                 self.report(record["node"], function=scope, where="this line", **fields)
             elif scope is not None:
+                if record.get("reused") or self._in_graph_only(record["node"]):
+                    # `step = tf.function(step)` then `for ...: step()`: each run of the scope makes
+                    # one Function and calls it many times; a Function made only while tracing is
+                    # made once per trace of the caller
+                    continue
                 self.report(record["node"], function=scope, where=f"`{scope.facts.name}`",
                             _enclosing=scope.qualname, **fields)
 
@@ -535,8 +568,16 @@ class FunctionRecreated(Rule):
         enclosing = candidate.fields.get("_enclosing")
         if not enclosing:
             return True
-        sites = project.call_sites.get((module.module, enclosing), ())
-        return len(sites) > 1 or any(site.in_loop for _, site in sites)
+        if (module.module, enclosing) in project.reached:
+            return False  # made while the enclosing function is traced: once per trace, not per call
+        # Tests call a driver once each; several tests are not a loop.
+        sites = [site for mod, site in project.call_sites.get((module.module, enclosing), ()) if not _is_test_module(mod)]
+        return len(sites) > 1 or any(site.in_loop for site in sites)
+
+
+def _is_test_module(module: str) -> bool:
+    last = module.rsplit(".", 1)[-1]
+    return last.startswith("test_") or last.endswith("_test") or ".tests." in f".{module}."
 
 
 class PythonLoopUnrolled(Rule):
@@ -651,14 +692,14 @@ class PythonLoopUnrolled(Rule):
             return
         it = node.iter
         if isinstance(it, cst.Name) and ctx.binding_kind(it, func) == "param":
-            self.report(node, iter=short_code(it), _param=it.value, _how="data")
+            self._candidate(node, iter=short_code(it), _param=it.value, _how="data")
             return
         if not (isinstance(it, cst.Call) and "builtins.range" in ctx.qualified_names(it.func)):
             return
         for arg in it.args:
             value = arg.value
             if isinstance(value, cst.Name) and ctx.binding_kind(value, func) == "param":
-                self.report(node, iter=short_code(it), _param=value.value, _how="range")
+                self._candidate(node, iter=short_code(it), _param=value.value, _how="range")
                 return
             if (
                 isinstance(value, cst.Call)
@@ -667,23 +708,43 @@ class PythonLoopUnrolled(Rule):
                 and isinstance(value.args[0].value, cst.Name)
                 and ctx.binding_kind(value.args[0].value, func) == "param"
             ):
-                self.report(node, iter=short_code(it), _param=value.args[0].value.value, _how="data")
+                self._candidate(node, iter=short_code(it), _param=value.args[0].value.value, _how="data")
                 return
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.loops: list[tuple] = []  # (function, For node, fields): decided with the whole file
+
+    def _candidate(self, node, **fields) -> None:
+        self.loops.append((self.ctx.function, node, fields))
+
+    def finish(self) -> None:
+        for func, node, fields in self.loops:
+            ops = _body_ops(self.ctx, node, func)
+            if ops.possible:
+                self.report(node, function=func, _ops_definite=ops.definite, _ops_params=sorted(ops.params), **fields)
 
     @classmethod
     def confirm(cls, candidate, project, module):
         key = (module.module, candidate.function)
         param = candidate.fields["_param"]
+        tensors = project.tensor_params(key)
+        # A body that builds no graph ops (an einsum equation, a NumPy table, shape checks) costs
+        # nothing to unroll.
+        if not candidate.fields.get("_ops_definite") and not (set(candidate.fields.get("_ops_params", ())) & tensors) - {param}:
+            return False
         args = project.args_for(key, param)
         if candidate.fields["_how"] == "range":
-            if param in project.tensor_params(key) or any(a.kind == "tensor" for _, _, a in args):
+            if param in tensors or any(a.kind == "tensor" for _, _, a in args):
                 return False  # range(<tensor>) becomes tf.range
-            shown = next((a for _, _, a in args if a.kind == "python"), None)
-            detail = f"callers pass `{param}` as the Python number `{shown.text}`" if shown else f"`{param}` is a Python value"
-            return {"detail": detail, "length": f"`{param}`",
+            shown = [a for _, _, a in args if a.kind == "python"]
+            reason = _varying_bound(shown)
+            if reason is None:
+                return False  # a fixed, small bound (a model's size): deliberate unrolling
+            return {"detail": f"callers pass `{param}` as {reason}", "length": f"`{param}`",
                     "instead": f"loop over `tf.range({param})` and pass `{param}` as a tensor"}
         for mod, site, arg in args:
-            if arg.what in _PYTHON_DATA:
+            if arg.what == "ndarray" or (arg.what in _PYTHON_DATA and arg.elements in _DATA_ELEMENTS):
                 where = f"line {site.span.line}" if mod == module.module else f"{mod} line {site.span.line}"
                 kind = "a NumPy array" if arg.what == "ndarray" else f"a Python {arg.what}"
                 return {"detail": f"callers pass {kind}, `{arg.text}` ({where}): one copy of the body per element",
@@ -693,3 +754,64 @@ class PythonLoopUnrolled(Rule):
 
 
 _PYTHON_DATA = frozenset({"list", "tuple", "ndarray", "range", "dict", "set"})
+#: Elements that make a list data (examples, numbers), not structure (layers, tensors, callbacks).
+_DATA_ELEMENTS = frozenset({"int", "float", "complex", "tuple", "list", "ndarray", "dict"})
+#: A literal bound this large is a data size rather than a model's fixed structure.
+LARGE_BOUND = 32
+
+
+def _varying_bound(shown) -> str | None:
+    """Why the Python bounds callers pass make the unrolled loop a problem: they vary (a loop
+    variable, a counter, different literals), or one is large; None for fixed small bounds."""
+    for arg in shown:
+        if arg.varies:
+            return f"a Python number that changes (`{arg.text}`, {arg.varies})"
+    values = {_literal(a.text) for a in shown} - {None}
+    if len(values) > 1:
+        return "different Python numbers (" + ", ".join(f"`{a.text}`" for a in shown[:3]) + ")"
+    big = next((a for a in shown if (_literal(a.text) or 0) >= LARGE_BOUND), None)
+    if big is not None:
+        return f"the Python number `{big.text}`"
+    return None
+
+
+#: Modules whose functions compute in Python, adding nothing to a graph.
+_PYTHON_MODULES = ("builtins.", "numpy.", "math.", "string.", "re.", "itertools.", "collections.",
+                   "functools.", "operator.", "copy.", "logging.", "absl.logging.", "warnings.")
+#: Methods of Python values (strings, containers).
+_PYTHON_METHODS = frozenset({
+    "append", "extend", "insert", "pop", "update", "keys", "values", "items", "get", "setdefault",
+    "format", "join", "split", "replace", "strip", "lower", "upper", "startswith", "endswith", "copy",
+    "add", "index", "count", "as_list", "is_integer",
+})
+
+
+def _body_ops(ctx, loop, func) -> Tensorness:
+    """Whether a loop's body adds graph ops: definitely (a framework op, a call of a function or
+    a layer that may add some), or if some parameters are tensors (arithmetic on them)."""
+    fw = ctx.framework
+    out = Tensorness()
+    stack = [loop.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Call):
+            names = ctx.qualified_names(node.func)
+            if any(fw.owns(q) for q in names):
+                return Tensorness(True)
+            method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+            if method not in _PYTHON_METHODS and not (names and all(q.startswith(_PYTHON_MODULES) for q in names)):
+                return Tensorness(True)  # `layer(x)`, `self._block(x)`, `callback(grads)`
+        elif isinstance(node, (cst.BinaryOperation, cst.Subscript)):
+            out = out | tensorness(ctx, node, func)
+        elif isinstance(node, cst.AugAssign):
+            out = out | tensorness(ctx, node.value, func)
+            if isinstance(node.target, cst.Name):  # `acc += x` with `acc = tf.constant(0.0)`
+                scope = ctx.scope(node.target)
+                for a in (scope.assignments[node.target.value] if scope is not None else ()):
+                    bound = ctx.bound_values.get(id(getattr(a, "node", None)))
+                    if bound is not None and not isinstance(bound, (cst.AugAssign, cst.For)):
+                        out = out | tensorness(ctx, bound, func)
+        stack.extend(node.children)
+    return out

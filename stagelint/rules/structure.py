@@ -7,6 +7,7 @@ import libcst as cst
 from stagelint import facts as F
 from stagelint.context import short_code
 from stagelint.rules.base import Rule
+from stagelint.stores import after_early_return_guard
 
 
 class RecursiveFunction(Rule):
@@ -14,7 +15,12 @@ class RecursiveFunction(Rule):
     ## What it does
     Flags a call in staged code that leads back to a function already being traced: direct
     recursion (`f` calls `f`) and mutual recursion through helpers (`a` -> `b` -> `a`), across
-    modules of the project.
+    modules of the project, when tracing cannot end it well: a `tf.function` in the cycle, a
+    base case that may be a tensor (`if n > 0:` with a tensor `n`), or no base case at all.
+
+    Not flagged: helpers that recurse over a Python structure while tracing (`if isinstance(x,
+    dict): return {k: walk(v) ...}`, `_get_slopes(n)` on a Python int): the recursion runs and ends
+    at trace time, as it does in eager mode.
 
     ## Why is this bad?
     `tf.function` traces calls by running them. With a tensor argument the base case is a
@@ -90,9 +96,87 @@ class RecursiveFunction(Rule):
 
         @tf.function
         def parity(n):
-            return is_even(n)
+            return is_even(tf.convert_to_tensor(n))  # a tensor: `n == 0` becomes a graph condition
         """,
     )
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        #: (function, condition, region): calls inside `region` run only when `condition` says so
+        self.conditions: list[tuple] = []
+        self.calls: list[tuple] = []  # (function, call)
+
+    def _condition(self, test, region) -> None:
+        if self.ctx.function is not None and region is not None:
+            span = self.ctx.position(region)
+            self.conditions.append((self.ctx.function, test, (span.line, span.column, span.end_line, span.end_column)))
+
+    def visit_If(self, node: cst.If) -> None:
+        self._condition(node.test, node.body)
+        self._condition(node.test, node.orelse)
+        func = self.ctx.function
+        if func is not None and node.orelse is None and _ends_with_exit(node.body):
+            # `if base_case: return ...` then the recursive call: the rest of the function is
+            # conditional on the test too
+            end = self.ctx.position(node)
+            f = self.ctx.position(func.node)
+            self.conditions.append((func, node.test, (end.end_line, end.end_column, f.end_line, f.end_column)))
+
+    def visit_While(self, node: cst.While) -> None:
+        self._condition(node.test, node.body)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._condition(node.test, node.body)
+        self._condition(node.test, node.orelse)
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        self._condition(node.left, node.right)  # `n == 0 or is_odd(n - 1)`
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.function is not None:
+            self.calls.append((self.ctx.function, node))
+
+    def finish(self) -> None:
+        """Record, for each call under a condition, how tensor-like the condition is: recursion
+        ends by a Python test (a structure's depth) or by a tensor test (traced forever)."""
+        from stagelint.tensors import tensorness
+
+        ctx = self.ctx
+        by_function: dict[int, list] = {}
+        for func, test, region in self.conditions:
+            by_function.setdefault(id(func), []).append((test, region))
+        for func, call in self.calls:
+            conditions = by_function.get(id(func))
+            if not conditions:
+                continue
+            span = ctx.position(call)
+            t = None
+            for test, (line, column, end_line, end_column) in conditions:
+                if (line, column) <= (span.line, span.column) and (span.end_line, span.end_column) <= (end_line, end_column):
+                    t = tensorness(ctx, test, func) if t is None else t | tensorness(ctx, test, func)
+            if t is not None:
+                func.facts.conditional_calls[f"{span.line}:{span.column}"] = [t.definite, sorted(t.params)]
+
+    @classmethod
+    def _ends_badly(cls, project, cycle) -> bool:
+        """A recursion tracing cannot handle: a Function in the cycle (one trace per depth, or
+        endless), no condition on any call of the cycle (endless in eager mode too), or a
+        condition that may be a tensor (AutoGraph traces both branches: endless). Recursion over
+        a Python structure (`if isinstance(x, dict): ... recurse`) ends while tracing."""
+        if any(project.entries.get(k) in ("decorator", "wrapper") for k in cycle):
+            return True
+        edges = []
+        for key, nxt in zip(cycle, cycle[1:]):
+            f = project.function(key)
+            for edge, callee in project.edges(key):
+                if callee == nxt:
+                    edges.append((key, f.conditional_calls.get(f"{edge.span.line}:{edge.span.column}")))
+        if edges and all(cond is None for _, cond in edges):
+            return True
+        for key, cond in edges:
+            if cond is not None and (cond[0] or set(cond[1]) & project.tensor_params(key)):
+                return True
+        return False
 
     @classmethod
     def project_candidates(cls, project):
@@ -112,6 +196,8 @@ class RecursiveFunction(Rule):
                     state = color.get(callee)
                     if state == "grey":
                         cycle = path[path.index(callee):] + [callee]
+                        if not cls._ends_badly(project, cycle):
+                            continue
                         names = " -> ".join(f"`{project.display(k, key[0])}`" for k in cycle)
                         out.append((key[0], F.Candidate(cls.code, key[1], edge.span, {"cycle": names})))
                     elif state is None:
@@ -125,6 +211,14 @@ class RecursiveFunction(Rule):
                     stack.pop()
                     path.pop()
         return out
+
+
+def _ends_with_exit(block) -> bool:
+    stmts = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    last = stmts[-1] if stmts else None
+    if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return any(isinstance(s, (cst.Return, cst.Raise)) for s in last.body)
+    return False
 
 
 class VariableCreation(Rule):
@@ -238,10 +332,15 @@ class VariableCreation(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
-        if ctx.function is None or ctx.guard_depth:
+        if ctx.function is None or ctx.guard_depth or after_early_return_guard(ctx, ctx.function, node):
             return
         fw = ctx.framework
-        if any(fw.creates_variables(q) for q in ctx.qualified_names(node.func)):
+        if isinstance(node.func, cst.Call):
+            return  # `Dense(3)(x)`: the construction inside is the one to report
+        names = ctx.qualified_names(node.func)
+        if any(fw.creates_variables(q) for q in names):
+            if any(fw.creates_no_variables(q) for q in names):
+                return  # `Add()`, `Activation("relu")`, pooling: a layer with no variables
             self.report(node, what=f"{short_code(node.func)}(...)")
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in fw.variable_creating_methods:
             self.report(node, what=f"{short_code(node.func)}(...)")

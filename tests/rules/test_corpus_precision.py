@@ -1,0 +1,551 @@
+"""False-positive patterns found by auditing stagelint on real code (issue 6, `bench/audit.py`).
+
+Each test is one pattern, named after where it was seen in the pinned corpus, as a snippet whose
+markers are exactly the expected findings: the pattern itself unmarked, and a positive twin beside
+it (the same shape, with the pitfall) so the test fails if the rule simply stopped working.
+"""
+
+from __future__ import annotations
+
+from rulecases import assert_marked
+
+# STG102 / STG201: what is and is not Python state outliving the call -----------------------------
+
+
+def test_library_functions_named_like_container_methods_mutate_nothing():
+    # keras-hub (118 findings): `ops.add(x, y)`; tf-addons: `tf.math.add`, `tf.add`.
+    assert_marked("""
+        import numpy as np
+        import tensorflow as tf
+        from keras import ops
+
+        seen = set()
+
+        @tf.function
+        def f(x):
+            y = ops.add(x, 1.0)
+            z = tf.math.add(y, 2.0) + tf.add(y, y)
+            seen.add(1)  # STG102
+            return z + np.add(1.0, 2.0)
+    """)
+
+
+def test_star_kwargs_is_made_afresh_for_every_call():
+    # tf-addons seq2seq decoders, TF-Agents networks: `init_kwargs = kwargs; init_kwargs[k] = v`.
+    assert_marked("""
+        import tensorflow as tf
+
+        class Decoder(tf.keras.layers.Layer):
+            def call(self, inputs, state, *args, **kwargs):
+                init_kwargs = kwargs
+                init_kwargs["initial_state"] = state
+                del kwargs["mask"]
+                self.last_state = state  # STG201
+                return inputs
+    """)
+
+
+def test_lambda_parameter_is_local_not_a_closure():
+    # TF-Agents metrics: `tf.nest.map_structure(lambda b: b.clear(), self._buffer)`.
+    assert_marked("""
+        import tensorflow as tf
+
+        class Metric(tf.Module):
+            def __init__(self):
+                self.history = []
+
+            @tf.function
+            def reset(self, xs):
+                tf.nest.map_structure(lambda b: b.append(0), [[1], [2]])
+                self.history.append(1)  # STG102
+                return xs
+    """)
+
+
+def test_methods_of_objects_that_are_not_containers():
+    # TF-Agents TFDeque (a deque backed by variables): `self.add(x)`, `self._buffer.clear()`.
+    assert_marked("""
+        import tensorflow as tf
+
+        class TFDeque:
+            def __init__(self):
+                self._data = tf.Variable(tf.zeros([10]))
+
+            def add(self, x):
+                return self._data.assign(tf.tensor_scatter_nd_update(self._data, [[0]], [x]))
+
+            def clear(self):
+                return self._data.assign(tf.zeros([10]))
+
+        class Metric(tf.Module):
+            def __init__(self):
+                self._buffer = TFDeque()
+                self._log = []
+
+            @tf.function
+            def call(self, x):
+                self._buffer.add(x)
+                self._log.append("called")  # STG102
+                return x
+
+            @tf.function
+            def reset(self):
+                self._buffer.clear()
+    """)
+
+
+def test_local_that_is_sometimes_a_fresh_list_is_the_call_s_own():
+    # TF-Agents EncodingNetwork: `processed = observation` or `processed = []` then appended to.
+    assert_marked("""
+        import tensorflow as tf
+
+        class Net(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.layers_ = []
+                self.calls = []
+
+            def call(self, observation):
+                if not self.layers_:
+                    processed = observation
+                else:
+                    processed = []
+                    for layer in self.layers_:
+                        processed.append(layer(observation))
+                seen = self.calls
+                seen.append(1)  # STG102
+                return processed
+    """)
+
+
+def test_writes_behind_a_build_guard_or_an_early_return_run_once():
+    # keras-hub preprocessors (`if not self.built: self.build(None)`), tokenizers and mask
+    # generators (`if self._table is not None: return` then create it).
+    assert_marked("""
+        import tensorflow as tf
+
+        class Packer(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self.packer = object()
+                self.built = True
+
+            def _maybe_initialize(self):
+                if self._table is not None:
+                    return
+                self._table = {"a": 1}
+
+            def call(self, x):
+                if not self.built:
+                    self.build(None)
+                self._maybe_initialize()
+                self.count = 1  # STG102
+                return x
+    """)
+
+
+def test_a_keras_call_parameter_belongs_to_its_traced_caller():
+    # Model Garden decoders and MoViNet streaming layers: `cache[name] = ...`, `states[name] = x`.
+    assert_marked("""
+        import tensorflow as tf
+
+        class Decoder(tf.keras.layers.Layer):
+            def call(self, x, cache=None, states=None):
+                cache["k"] = x * 2
+                states["buffer"] = x
+                return x
+
+        @tf.function
+        def decode(x, cache):
+            cache["k"] = tf.square(x)  # STG201
+            return x
+    """)
+
+
+# STG301: closures and module-level rebinding --------------------------------------------------------
+
+
+def test_nested_helper_traced_with_its_enclosing_function_reads_a_fresh_closure():
+    # tf-addons interpolate_bilinear `gather`, Model Garden `_loop_cond` / `_step_fn`: a nested
+    # def called while the enclosing function is traced sees that trace's values.
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def interpolate(grid, queries):
+            offsets = tf.range(3)
+            for i in range(2):
+                offsets = offsets + i
+
+            def gather(coords):
+                return tf.gather(grid, offsets + coords)
+
+            return gather(queries)
+
+        def train(steps):
+            scale = 1.0
+
+            @tf.function
+            def step(x):
+                return x * scale  # STG301
+
+            for _ in range(steps):
+                step(tf.constant(1.0))
+                scale *= 0.9
+    """)
+
+
+def test_closure_bound_before_the_def_is_final_when_traced():
+    # TF-Agents PolicySaver, tf-addons max_unpooling_2d: the variable is rebound, then the
+    # tf.function that reads it is defined.
+    assert_marked("""
+        import tensorflow as tf
+
+        def make(spec, rename):
+            spec_in = spec
+            if rename:
+                spec_in = str(spec)
+
+            @tf.function
+            def fn(x):
+                tf.print(spec_in)
+                return x
+
+            return fn
+    """)
+
+
+def test_object_method_named_clear_is_not_mutating_a_python_global():
+    # TF-Agents train_eval: `replay_buffer.clear()` on a TFUniformReplayBuffer.
+    assert_marked("""
+        import tensorflow as tf
+
+        class ReplayBuffer(tf.Module):
+            def __init__(self):
+                self.data = tf.Variable(tf.zeros([4]))
+
+            def gather_all(self):
+                return self.data.read_value()
+
+            def clear(self):
+                self.data.assign(tf.zeros([4]))
+
+        def train_eval(steps):
+            replay_buffer = ReplayBuffer()
+            history = []
+
+            @tf.function
+            def train_step():
+                return replay_buffer.gather_all() * len(history)  # STG301
+
+            for _ in range(steps):
+                train_step()
+                replay_buffer.clear()
+                history.append(1)
+    """)
+
+
+# STG302: set-up code ----------------------------------------------------------------------------------
+
+
+def test_attributes_set_by_helpers_of_init_or_build_are_set_up():
+    # tf-addons GroupNormalization (`_set_number_of_groups_for_instance_norm` from `build`),
+    # FilterResponseNormalization (`_check_axis` from `__init__`), TF-Agents `_setup_specs`.
+    assert_marked("""
+        import tensorflow as tf
+
+        class Norm(tf.keras.layers.Layer):
+            def __init__(self, axis, groups):
+                super().__init__()
+                self._check_axis(axis)
+                self.groups = groups
+                self.scale = 1.0
+
+            def _check_axis(self, axis):
+                self.axis = axis
+
+            def build(self, input_shape):
+                self._set_groups(input_shape)
+
+            def _set_groups(self, input_shape):
+                if self.groups == -1:
+                    self.groups = input_shape[-1]
+
+            def set_scale(self, scale):
+                self.scale = scale
+
+            def call(self, x):
+                return tf.reduce_mean(x, axis=self.axis) * self.groups * self.scale  # STG302
+    """)
+
+
+def test_lazily_set_attribute_and_variable_lists_are_not_stale():
+    # TF-Agents Network.create_variables (`if self._spec is None: self._spec = spec`), Model
+    # Garden's EMA optimizer (`self._model_weights = model.trainable_variables`).
+    assert_marked("""
+        import tensorflow as tf
+
+        class Net(tf.keras.layers.Layer):
+            def __init__(self, spec=None):
+                super().__init__()
+                self._spec = spec
+                self._weights = None
+                self.factor = 1.0
+
+            def attach(self, model, spec):
+                if self._spec is None:
+                    self._spec = spec
+                self._weights = model.trainable_variables
+                self.factor = 2.0
+
+            def call(self, x):
+                tf.nest.assert_same_structure(x, self._spec)
+                return x * len(self._weights) * self.factor  # STG302
+    """)
+
+
+# STG402: layers without variables -----------------------------------------------------------------------
+
+
+def test_layers_without_variables_may_be_made_in_call():
+    # Model Garden / keras-hub: `tf_keras.layers.Add()([a, b])`, `Activation`, pooling, `Reshape`,
+    # and Keras 2's `Dropout` (its random generator is stateless). Keras 3's `Dropout` owns a
+    # seed-generator variable: constructing it in a traced call raises.
+    assert_marked("""
+        import keras
+        import tf_keras
+
+        class Block(tf_keras.layers.Layer):
+            def call(self, x, y):
+                z = tf_keras.layers.Add()([x, y])
+                z = tf_keras.layers.Activation("relu")(z)
+                z = tf_keras.layers.GlobalAveragePooling2D()(z)
+                z = tf_keras.layers.Dropout(0.1)(z)
+                return tf_keras.layers.Dense(3)(z)  # STG402
+
+        class Block3(keras.layers.Layer):
+            def call(self, x):
+                x = keras.layers.Reshape((4,))(x)
+                return keras.layers.Dropout(0.1)(x)  # STG402
+    """)
+
+
+# STG401: recursion that ends while tracing ------------------------------------------------------------------
+
+
+def test_recursion_over_a_python_structure_ends_at_trace_time():
+    # TF-Agents `prune_extra_keys`, keras-hub `_get_slopes(n)` and `_decode_strings_to_utf8`.
+    assert_marked("""
+        import math
+        import tensorflow as tf
+
+        def prune(narrow, wide):
+            if isinstance(narrow, dict):
+                return {k: prune(v, wide[k]) for k, v in narrow.items()}
+            return wide
+
+        def slopes(n):
+            if math.log2(n).is_integer():
+                return [2.0 ** -i for i in range(n)]
+            return slopes(2 ** math.floor(math.log2(n)))
+
+        def countdown(n):
+            if n > 0:
+                return countdown(n - 1)  # STG401
+            return n
+
+        @tf.function
+        def f(x, spec):
+            pruned = prune(spec, x)
+            return pruned, slopes(8), countdown(tf.reduce_sum(x))
+    """)
+
+
+# STG502: Functions made once per run of a driver -------------------------------------------------------------
+
+
+def test_function_made_once_per_training_loop_or_per_outer_trace():
+    # TF-Agents / Model Garden train_eval drivers (`train_step = common.function(train_step)` then
+    # a loop of calls), PolicySaver (`@tf.function def _raise()` inside a traced function),
+    # TF-Agents xla (`@tf.function(jit_compile=True)` made only when not executing eagerly).
+    assert_marked("""
+        import tensorflow as tf
+
+        def train_eval(num_iterations):
+            def train_step():
+                return tf.constant(1.0)
+
+            train_step = tf.function(train_step)
+            for _ in range(num_iterations):
+                train_step()
+
+        @tf.function
+        def outer(x):
+            @tf.function
+            def inner(y):
+                return y + 1
+            return inner(x)
+
+        def compiled(fn, x):
+            if tf.executing_eagerly():
+                return fn(x)
+            else:
+                @tf.function(jit_compile=True)
+                def call_fn(y):
+                    return fn(y)
+                return call_fn(x)
+
+        def predict(x):
+            @tf.function  # STG502
+            def forward(y):
+                return y * 2
+            return forward(x)
+
+        for i in range(3):
+            train_eval(10)
+            predict(tf.constant(1.0))
+    """)
+
+
+# STG101: trace-time diagnostics ------------------------------------------------------------------------------
+
+
+def test_logs_of_python_values_describe_the_trace():
+    # Model Garden MaxViT (`logging.debug("Expand shape: %s", output.shape)`), BertPretrainerV2
+    # (`logging.warning("List inputs ... are discouraged.")`), tf-addons gelu's deprecation warning.
+    assert_marked("""
+        import warnings
+        from absl import logging
+        import tensorflow as tf
+
+        class Block(tf.keras.layers.Layer):
+            def call(self, inputs):
+                x = tf.nn.relu(inputs)
+                logging.debug("Expand shape: %s", x.shape)
+                logging.info("Using %d heads", 8)
+                warnings.warn("gelu moved to core TensorFlow", DeprecationWarning)
+                logging.info("activation %s", x)  # STG101
+                logging.info("activation {}".format(x))  # STG101
+                return x
+    """)
+
+
+# STG601 / STG602: what is a tensor ---------------------------------------------------------------------------
+
+
+def test_dtype_string_option_and_dict_methods_are_not_tensors():
+    # TF-Agents `dtype = tf.as_dtype(spec.dtype)` then `np.maximum(dtype.min / 8, ...)`; tf-addons
+    # `_pad(image, mode="CONSTANT")` with `tf.pad(..., mode=mode)`; Model Garden
+    # `list(features.keys())`.
+    assert_marked("""
+        import numpy as np
+        import tensorflow as tf
+
+        def pad(image, mode="CONSTANT"):
+            if mode.upper() not in {"REFLECT", "CONSTANT"}:
+                raise ValueError(mode)
+            return tf.pad(image, [[1, 1]], mode=mode)
+
+        @tf.function
+        def f(image, features, spec):
+            dtype = tf.as_dtype(spec.dtype)
+            low = np.maximum(dtype.min / 8, -1.0)
+            keys = list(features.keys())
+            y = pad(image) * low
+            return y, keys, np.mean(tf.square(image))  # STG601
+    """)
+
+
+def test_results_of_tuple_returning_ops_may_be_unpacked():
+    # Model Garden: `clipped, _ = tf.clip_by_global_norm(...)`, `... = tf.image.combined_non_max_suppression(...)`,
+    # `tuple([selected] + others)`.
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(grads, boxes, scores, x):
+            clipped, _ = tf.clip_by_global_norm(grads, clip_norm=1.0)
+            nmsed, nmsed_scores, _, _ = tf.image.combined_non_max_suppression(boxes, scores, 10, 10)
+            pairs = tuple([nmsed] + [nmsed_scores])
+            a, b = tf.reduce_sum(x, axis=0)  # STG602
+            return clipped, pairs, a
+    """)
+
+
+def test_parameter_tested_as_a_mapping_is_a_structure():
+    # TF-Agents `prune_extra_keys`: `isinstance(narrow, collections_abc.Mapping)` then
+    # `set(narrow.keys())`, `for k, v in narrow.items()`.
+    assert_marked("""
+        import collections.abc
+        import tensorflow as tf
+
+        def prune(narrow, wide):
+            if isinstance(narrow, collections.abc.Mapping):
+                return [wide[k] for k in sorted(narrow)]
+            return tf.identity(narrow)
+
+        @tf.function
+        def f(x, y):
+            return prune(x, y), [r for r in tf.reduce_sum(y, axis=0)]  # STG602
+    """)
+
+
+# STG503: deliberate, fixed unrolling ---------------------------------------------------------------------------
+
+
+def test_loops_that_add_no_ops_or_run_over_structure_or_a_small_fixed_size():
+    # Model Garden: `_build_proj_equation` (a string loop over `range(free_dims)`), MaxViT's NumPy
+    # lookup table, `_compute_grid_positions(..., output_size=7)`, `_run_callbacks(callbacks, ...)`;
+    # TF-Agents `_best_effort_input_batch_size(flat_input)` (a list of tensors).
+    assert_marked("""
+        import numpy as np
+        import tensorflow as tf
+
+        def equation(free_dims):
+            s = ""
+            for i in range(free_dims):
+                s += "abc"[i]
+            return s
+
+        def table(length):
+            ret = np.zeros((length, length))
+            for i in range(length):
+                ret[i, i] = 1
+            return ret
+
+        def grid(boxes, output_size):
+            out = []
+            for i in range(output_size):
+                out.append(boxes * i)
+            return tf.stack(out)
+
+        def run_callbacks(callbacks, grads):
+            for callback in callbacks:
+                grads = callback(grads)
+            return grads
+
+        def batch_size(flat_input):
+            for x in flat_input:
+                if x.shape[0] is not None:
+                    return x.shape[0]
+            return tf.shape(flat_input[0])[0]
+
+        def power(x, y):
+            result = tf.eye(3)
+            for _ in range(y):  # STG503
+                result = tf.matmul(x, result)
+            return result
+
+        def fit(batches):
+            total = tf.constant(0.0)
+            for b in batches:  # STG503
+                total += tf.reduce_sum(b)
+            return total
+
+        @tf.function
+        def step(x, boxes, grads):
+            e = equation(3) + str(table(4).sum())
+            g = grid(tf.convert_to_tensor(boxes), 7)
+            grads = run_callbacks([tf.identity], grads)
+            n = batch_size([tf.square(x), tf.square(x)])
+            return e, g, grads, n, power(x, 100), fit([(1.0, 2.0), (3.0, 4.0)])
+    """)
