@@ -62,7 +62,7 @@ class RunStatus:
     def sentence(self) -> str:
         """How the run ended, as a clause: `crashed (SIGSEGV) during test_segfault`."""
         if self.status == "timeout":
-            text = f"was stopped after its timeout ({self.detail.removeprefix('stopped after ')})"
+            text = f"timed out after {self.detail.removeprefix('stopped after ')}"
         elif self.status == "crashed":
             text = f"crashed ({self.detail})"
         elif self.status == "exited":

@@ -93,7 +93,11 @@ class Report:
         if len(failed) == len(self.runs) and len(details) == 1 and " failed to import: " in next(iter(details)):
             module, error = next(iter(details)).split(" failed to import: ", 1)
             return f"stagelint run: {module} failed to import in both runs: {error}"
-        runs = " and ".join(f"the {mode} run {s.sentence()}" for mode, s in failed.items())
+        sentences = {s.sentence() for s in failed.values()}
+        if len(failed) > 1 and len(sentences) == 1:
+            runs = f"the {' and '.join(failed)} runs each {sentences.pop()}"
+        else:
+            runs = " and ".join(f"the {mode} run {s.sentence()}" for mode, s in failed.items())
         kept = [mode for mode in self.runs if mode not in failed]
         tail = (f"; the {kept[0]} run's results are complete" if kept else "") + \
             "; the report uses everything recorded before the stop"
@@ -181,7 +185,7 @@ def render_full(report: Report) -> str:
             stopped.setdefault(s.sentence(), []).append(mode)
     for sentence, modes in stopped.items():  # both runs stopped the same way: say it once
         runs = " and ".join(modes) + (" runs" if len(modes) > 1 else " run")
-        lines += ["", f"The {runs} did not finish: {'both' if len(modes) > 1 else 'it'} {sentence}; "
+        lines += ["", f"The {runs} did not finish: {'each' if len(modes) > 1 else 'it'} {sentence}; "
                       "records up to that point were used."]
     lingering: dict[tuple[str, ...], list[str]] = {}
     for mode, s in report.runs.items():

@@ -42,9 +42,8 @@ def test_segfault_is_reported_with_its_signal(fixture_run):
     (failure,) = run.report["test_failures"]
     assert failure["test"].endswith("::test_sys_exit") and failure["modes"] == ["graph", "eager"]
     assert run.exit_code == 2
-    assert _messages(run) == ["stagelint run: the graph run crashed (SIGSEGV) during test_segfault and the eager run "
-                              "crashed (SIGSEGV) during test_segfault; the report uses everything recorded before "
-                              "the stop"]
+    assert _messages(run) == ["stagelint run: the graph and eager runs each crashed (SIGSEGV) during test_segfault; "
+                              "the report uses everything recorded before the stop"]
 
 
 def test_os_exit_is_reported_with_its_exit_code(fixture_run):
@@ -55,6 +54,8 @@ def test_os_exit_is_reported_with_its_exit_code(fixture_run):
     _first_test_survived(run)
     assert run.report["functions"][0]["calls"] == 1
     assert run.exit_code == 2
+    assert _messages(run) == ["stagelint run: the graph and eager runs each exited with code 7 during test_os_exit; "
+                              "the report uses everything recorded before the stop"]
 
 
 def test_hanging_module_is_stopped_by_the_timeout(fixture_run, tmp_path):
@@ -64,8 +65,11 @@ def test_hanging_module_is_stopped_by_the_timeout(fixture_run, tmp_path):
         assert status["status"] == "timeout"
         assert status["detail"] == f"stopped after {HANG_TIMEOUT} s"
         assert float(HANG_TIMEOUT) <= status["seconds"] < float(HANG_TIMEOUT) + 10
+        assert status["test"].endswith("::test_hang")
     _first_test_survived(run)
     assert run.exit_code == 2
+    assert _messages(run) == [f"stagelint run: the graph and eager runs each timed out after {HANG_TIMEOUT} s during "
+                              "test_hang; the report uses everything recorded before the stop"]
 
 
 def test_killed_runs_leave_no_process_behind(fixture_run):

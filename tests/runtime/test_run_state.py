@@ -150,6 +150,11 @@ def test_tests_failing_in_one_mode_are_explained_by_their_findings(run):
                         "test_discarded_gather": ["eager"]}
 
 
+def test_keras_and_optimizers_leave_no_thread_behind(run):
+    # The run ends its process itself only for threads tests left running; Keras leaves none.
+    assert {mode: r["threads_left"] for mode, r in run.report["runs"].items()} == {"graph": [], "eager": []}
+
+
 def test_no_runtime_only_findings_when_every_pitfall_is_marked(run):
     _, extra = run.judged()
     assert [(v.finding.code, v.evidence) for v in extra] == []
