@@ -29,6 +29,9 @@ def render_html(report: Report) -> str:
     parts = [f"<h1>stagelint run <code>{escape(data['module'])}</code></h1>",
              f"<p>Runs: {runs}<br>Tests: {t['passed']} passed, {t['failed']} failed, {t['errors']} errors</p>",
              "<h2>Staged functions</h2>"]
+    # A run that stopped early, or threads its tests left running: the same line as on stderr.
+    notes = [n.removeprefix("stagelint run: ") for n in (report.failure_message(), report.thread_warning()) if n]
+    parts[2:2] = [f"<p><strong>{escape(n[0].upper() + n[1:])}.</strong></p>" for n in notes]
     parts.append(_table(["function", "where", "calls", "traces", "eager vs graph", "signatures"], [
         [f"<code>{escape(f['name'])}</code>", escape(f"{f['path']}:{f['line']}"), str(f["calls"]), str(f["traces"]),
          escape(f["eager_vs_graph"] + ("" if f["compared"] == "values" else " (shapes only)")),

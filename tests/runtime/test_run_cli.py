@@ -141,3 +141,29 @@ def test_unknown_options_go_to_pytest():
     args, forwarded = parse_args(["t.py", "-k", "x", "--timeout", "9", "-x", "--", "--output-format", "y"])
     assert (args.test_module, args.timeout, args.output_format) == ("t.py", 9.0, "full")
     assert forwarded == ["-k", "x", "-x", "--output-format", "y"]
+
+
+def test_an_unfinished_run_exits_2_even_with_confirmed_findings():
+    """Its results are partial: a script must not take them for a complete run (exit 1)."""
+    from stagelint.findings import Finding
+    from stagelint.runtime.evidence import Evidence
+    from stagelint.runtime.html import render_html
+    from stagelint.runtime.records import Run
+    from stagelint.runtime.report import Report
+    from stagelint.runtime.verdicts import Verdict
+
+    finding = Finding("STG101", "trace-time-side-effect", "m.py", 3, 5, 3, 9, "print")
+    verdicts = [Verdict(finding, "confirmed", "line 3 ran 3× eager, 1× graph over 3 calls (1 trace)")]
+    graph, eager = Run("graph"), Run("eager")
+
+    def report(graph_status: RunStatus) -> Report:
+        runs = {"graph": graph_status, "eager": RunStatus("eager", "ok", 0, 1.0, "", "")}
+        return Report("m.py", runs, graph, eager, Evidence(graph, eager, []), verdicts, [], {})
+
+    assert report(RunStatus("graph", "ok", 1, 1.0, "", "")).exit_code() == 1
+    stopped = report(RunStatus("graph", "crashed", -11, 1.0, "", "", "SIGABRT", "m.py::test_x"))
+    assert stopped.exit_code() == 2
+    message = ("the graph run crashed (SIGABRT) during test_x; the eager run's results are complete; the report "
+               "uses everything recorded before the stop")
+    assert stopped.failure_message() == "stagelint run: " + message
+    assert f"<strong>{message[0].upper() + message[1:]}.</strong>".replace("'", "&#x27;") in render_html(stopped)
