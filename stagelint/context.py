@@ -33,7 +33,9 @@ from stagelint.frameworks import (
     LIST_TAKING_OPS,
     MAPPING_TYPES,
     MUTATING_METHODS,
+    EAGER_TESTS,
     SEQUENCE_TESTS,
+    TRACING_TESTS,
     VARIABLE_LIST_ATTRIBUTES,
     Framework,
 )
@@ -102,6 +104,12 @@ class FileContext:
         self._loop_stack: list[int] = []
         self._guarded_blocks: set[int] = set()
         self._lifted_blocks: set[int] = set()
+        #: Blocks that never run while tracing: the body of `if tf.executing_eagerly():`, the `else:`
+        #: of `if in_tf_function():`. Block id -> "" (certainly) or the target of a project predicate
+        #: that decides it (`self._use_tf_workflow()`); `eager_stack` holds the enclosing ones.
+        self._eager_blocks: dict[int, object] = {}
+        self.eager_stack: list = []
+        self._saved_eager: list[list] = []
         self._escaped_lambdas: set[int] = set()
         self.escaped_depth = 0
         #: Name node (target of a binding) -> the expression bound to it.
@@ -301,6 +309,9 @@ class FileContext:
         info = FunctionInfo(node, facts, parent, is_method, params[0] if is_method and params else None, defaults)
         self.facts.functions[qualname] = facts
         self.functions.append(info)
+        facts.tracing_test = tracing_test(self, node)
+        self._saved_eager.append(self.eager_stack)
+        self.eager_stack = []
         self._saved_depths.append((self.loop_depth, self.guard_depth, self._loop_stack))
         self.loop_depth = 0
         self.guard_depth = 0
@@ -315,6 +326,7 @@ class FileContext:
 
     def _leave_function(self) -> None:
         self.functions.pop()
+        self.eager_stack = self._saved_eager.pop()
         self.loop_depth, self.guard_depth, self._loop_stack = self._saved_depths.pop()
         self.loops = self._saved_loops.pop()
 
@@ -388,6 +400,64 @@ def staging_options(call: cst.Call) -> tuple[bool, bool]:
         elif key == "autograph":
             autograph = not (isinstance(value, cst.Name) and value.value == "False")
     return signature, autograph
+
+
+def _eager_unless(ctx) -> object:
+    """For a call edge: None when the call may run while tracing, "" when it never does, or the
+    target of the predicate whose truth while tracing keeps it out (innermost eager block)."""
+    if not ctx.eager_stack or ctx.function is None:
+        return None
+    return ctx.eager_stack[-1]
+
+
+def tracing_test(ctx, node: cst.FunctionDef):
+    """Whether a function returns True while tracing: "yes" (`return not tf.executing_eagerly()`,
+    `if tf.inside_function(): return True`), the target of the predicate it defers to
+    (`if in_tf_function(): return True`, `return in_tf_function()`), or None."""
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine) and stmt.body and isinstance(stmt.body[0], cst.Return):
+            return _tracing_value(ctx, stmt.body[0].value)
+        if isinstance(stmt, cst.If) and stmt.orelse is None and isinstance(stmt.body, cst.IndentedBlock):
+            first = stmt.body.body[0] if stmt.body.body else None
+            if (
+                isinstance(first, cst.SimpleStatementLine) and first.body and isinstance(first.body[0], cst.Return)
+                and isinstance(first.body[0].value, cst.Name) and first.body[0].value.value == "True"
+            ):
+                found = _tracing_value(ctx, stmt.test)
+                if found is not None:
+                    return found
+            continue  # `if tf is None: return False`: a case that cannot hold while tracing
+        if isinstance(stmt, (cst.SimpleStatementLine,)) and all(isinstance(s, (cst.Expr, cst.Pass)) for s in stmt.body):
+            continue  # docstring
+        return None
+    return None
+
+
+def _tracing_value(ctx, expr):
+    if expr is None:
+        return None
+    negated = False
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        expr, negated = expr.expression, True
+    if not isinstance(expr, cst.Call):
+        return None
+    names = ctx.qualified_names(expr.func)
+    if names & EAGER_TESTS:
+        return "yes" if negated else None
+    if names & TRACING_TESTS:
+        return None if negated else "yes"
+    if negated:
+        return None
+    func = ctx.function
+    if isinstance(expr.func, cst.Attribute) and isinstance(expr.func.value, cst.Name) and func is not None \
+            and func.self_name == expr.func.value.value and func.facts.class_qualname:
+        return ("self", func.facts.class_qualname, expr.func.attr.value)
+    if len(names) == 1:
+        (q,) = names
+        if not q.startswith("builtins."):
+            return ("name", q)
+    return None
 
 
 def _nested_in(scope, outer) -> bool:
@@ -508,6 +578,8 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.ClassDef:
             ctx._enter_class(node)
         elif t is cst.If:
+            if ctx.functions:
+                self._record_eager_branch(node)
             guard = ctx.first_call_guard(node.test)
             if guard == "body":
                 ctx._guarded_blocks.add(id(node.body))
@@ -576,6 +648,8 @@ class _Walker(cst.CSTVisitor):
         if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
             if id(node) in ctx._guarded_blocks:
                 ctx.guard_depth += 1
+            if id(node) in ctx._eager_blocks:
+                ctx.eager_stack.append(ctx._eager_blocks[id(node)])
             if id(node) in ctx._lifted_blocks:
                 ctx.lifted_depth += 1
         if t is cst.For and isinstance(node, cst.For):
@@ -590,6 +664,8 @@ class _Walker(cst.CSTVisitor):
         if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
             if id(original_node) in ctx._guarded_blocks:
                 ctx.guard_depth -= 1
+            if id(original_node) in ctx._eager_blocks:
+                ctx.eager_stack.pop()
             if id(original_node) in ctx._lifted_blocks:
                 ctx.lifted_depth -= 1
         if t is cst.FunctionDef:
@@ -640,6 +716,28 @@ class _Walker(cst.CSTVisitor):
                 ctx.loop_bound.add(id(name))
             if not ctx.functions:
                 ctx.branch_paths[id(name)] = tuple(ctx._branch_stack)
+
+    def _record_eager_branch(self, node: cst.If) -> None:
+        """`if tf.executing_eagerly(): A else: B`: A never runs while tracing; `if in_tf_function():`
+        (a project predicate, decided in the project phase): its `else:` never does."""
+        ctx = self.ctx
+        test, negated = node.test, False
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, negated = test.expression, True
+        if not isinstance(test, cst.Call):
+            return
+        names = ctx.qualified_names(test.func)
+        if names & EAGER_TESTS:
+            block, mark = (node.orelse if negated else node.body), ""
+        elif names & TRACING_TESTS:
+            block, mark = (node.body if negated else node.orelse), ""
+        else:
+            target = self._target_of(test.func)
+            if target is None or not self._is_project_target(target):
+                return
+            block, mark = (node.body if negated else node.orelse), target
+        if block is not None:
+            ctx._eager_blocks[id(block)] = mark
 
     def _record_store(self, stmt, target, value) -> None:
         ctx = self.ctx
@@ -705,7 +803,8 @@ class _Walker(cst.CSTVisitor):
             target = self._target_of(node.func)
             if target is not None and not (names and all(fw.owns(n) for n in names)):
                 func.facts.calls.append(
-                    F.CallEdge(target, ctx.position(node), guarded=ctx.guard_depth > 0 or ctx.lifted_depth > 0)
+                    F.CallEdge(target, ctx.position(node), guarded=ctx.guard_depth > 0 or ctx.lifted_depth > 0,
+                               eager_unless=_eager_unless(ctx))
                 )
             for arg in node.args:
                 ref = self._function_reference(arg.value)

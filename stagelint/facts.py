@@ -33,6 +33,10 @@ class CallEdge:
     guarded: bool = False
     #: "call" for a call, "ref" for a function passed as an argument (tf.cond(pred, f, g)).
     kind: str = "call"
+    #: In a branch that never runs while tracing: "" for `if tf.executing_eagerly():`, or the
+    #: target of a project predicate the branch depends on (`else:` of `if in_tf_function():`),
+    #: decided in the project phase; None otherwise.
+    eager_unless: object = None
 
 
 @dataclass
@@ -112,6 +116,9 @@ class FunctionFacts:
     #: calls made under a condition (`if`, `while`, `x if c else y`, `a or f()`), by "line:column":
     #: [the condition is definitely a tensor, parameters it depends on] (filled by STG401)
     conditional_calls: dict[str, list] = field(default_factory=dict)
+    #: returns True while tracing: "yes", or the target of the predicate it defers to (`return
+    #: in_tf_function()`), or None (`context.tracing_test`)
+    tracing_test: object = None
 
 
 @dataclass

@@ -371,6 +371,11 @@ def is_stateful_op(qualified_name: str) -> bool:
     return last.lower().startswith(("assert", "check_numerics", "print")) or ".summary" in q or ".debugging." in q
 
 
+#: Calls that are True only outside tracing, and only while tracing.
+EAGER_TESTS = frozenset({"tensorflow.executing_eagerly", "tensorflow.compat.v1.executing_eagerly",
+                         "tensorflow.compat.v2.executing_eagerly"})
+TRACING_TESTS = frozenset({"tensorflow.inside_function", "tensorflow.compat.v1.inside_function"})
+
 #: Calls that turn Python values into tensors: passing a parameter to one does not show that the
 #: parameter is a tensor (rather the opposite).
 CONVERSION_OPS = frozenset({

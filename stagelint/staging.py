@@ -220,6 +220,8 @@ class Project:
                 continue
             if only_unguarded and edge.guarded:
                 continue
+            if self.eager_only(key, edge):
+                continue  # `else: self._call_python(x)` after `if in_tf_function():`: never traced
             callee = self.resolve(key[0], edge.target)
             if callee is None:
                 continue
@@ -228,13 +230,34 @@ class Project:
                 continue
             yield callee
 
+    def eager_only(self, key: Key, edge: F.CallEdge) -> bool:
+        unless = getattr(edge, "eager_unless", None)
+        if unless is None:
+            return False
+        if unless == "":
+            return True
+        predicate = self.resolve(key[0], unless)
+        return predicate is not None and self.is_tracing_test(predicate)
+
+    def is_tracing_test(self, key: Key, _depth: int = 0) -> bool:
+        """The function returns True whenever it runs while tracing (`in_tf_function()`,
+        `_use_tf_workflow()` that starts `if in_tf_function(): return True`)."""
+        f = self.function(key)
+        test = getattr(f, "tracing_test", None) if f is not None else None
+        if test == "yes":
+            return True
+        if isinstance(test, tuple) and _depth < 4:
+            target = self.resolve(key[0], test)
+            return target is not None and self.is_tracing_test(target, _depth + 1)
+        return False
+
     def edges(self, key: Key):
         """(edge, callee) for the resolved call edges of a function."""
         f = self.function(key)
         if f is None:
             return
         for edge in f.calls:
-            if edge.kind != "call":
+            if edge.kind != "call" or self.eager_only(key, edge):
                 continue
             callee = self.resolve(key[0], edge.target)
             if callee is not None and self.function(callee) is not None and not self.function(callee).escape:

@@ -549,3 +549,51 @@ def test_loops_that_add_no_ops_or_run_over_structure_or_a_small_fixed_size():
             n = batch_size([tf.square(x), tf.square(x)])
             return e, g, grads, n, power(x, 100), fit([(1.0, 2.0), (3.0, 4.0)])
     """)
+
+
+# Staging: branches that never run while tracing ----------------------------------------------------------------
+
+
+def test_eager_only_branches_are_not_staged():
+    # keras-hub preprocessing layers: `call` runs `_call_tf` while tracing and `_call_python`
+    # (NumPy, Python's random) otherwise, decided by `_use_tf_workflow()`, which starts with
+    # `if in_tf_function(): return True`; `in_tf_function` is `not tf.executing_eagerly()`.
+    assert_marked("""
+        import random
+        import tensorflow as tf
+
+        def in_tf_function():
+            if tf is None:
+                return False
+            return not tf.executing_eagerly()
+
+        class MaskGenerator(tf.keras.layers.Layer):
+            def _use_tf_workflow(self):
+                if in_tf_function():
+                    return True
+                return False
+
+            def _call_python(self, x):
+                return [t for t in x if random.random() < 0.5]
+
+            def _call_tf(self, x):
+                return tf.nn.dropout(x, 0.5)
+
+            def call(self, x):
+                if self._use_tf_workflow():
+                    return self._call_tf(x)
+                else:
+                    return self._call_python(x)
+
+        def to_numpy(x):
+            print("converting", x)  # STG101
+            return x.numpy()  # STG601
+
+        @tf.function
+        def f(x):
+            if tf.executing_eagerly():
+                x = to_numpy(x)
+            if not tf.executing_eagerly():
+                return x
+            return to_numpy(x)
+    """)
