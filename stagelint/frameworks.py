@@ -74,6 +74,7 @@ class Framework:
         """A call under the framework's roots returns a tensor unless listed as not doing so."""
         if not self.owns(qualified_name):
             return False
+        qualified_name = canonical_tf_name(qualified_name)  # `tf.compat.v2.get_static_value` too
         if qualified_name in self.non_tensor_calls or qualified_name.startswith(self.non_tensor_prefixes):
             return False
         last = qualified_name.rsplit(".", 1)[-1]
@@ -165,7 +166,7 @@ TENSORFLOW = Framework(
     ),
     non_tensor_attributes=frozenset({
         "shape", "dtype", "name", "device", "graph", "op", "ndim", "get_shape", "numpy",
-        "value_index", "trainable", "__class__",
+        "value_index", "trainable", "__class__", "_fields",
     }),
     variable_types=frozenset({"tensorflow.Variable", "tensorflow.compat.v1.Variable", "keras.Variable"}),
 )

@@ -131,6 +131,10 @@ class Project:
         if not skip_self:
             qual = f"{facts.qualname[len(mod) + 1:]}.{method}"
             if qual in self.modules[mod].functions:
+                if any(d.endswith((".setter", ".deleter")) for d in self.modules[mod].functions[qual].decorators):
+                    # a property (its setter shares the name): `self.tokenizer(x)` calls the object
+                    # the property returns, never the setter
+                    return None
                 return (mod, qual)
         for base in facts.bases:
             key = self._method(base, method, _seen=_seen)

@@ -117,6 +117,8 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
                 continue
             if _is_self(ctx, func, target) or value_of(ctx, target, func).what in NOT_CONTAINERS:
                 continue  # `self.add(x)`, `self._buffer.clear()` on a TFDeque: a method, not a list's
+            if node.func.attr.value in NONE_RETURNING and id(node) not in _statement_calls(func):
+                continue  # `updates, state = optimizer.update(...)`: a list's `update` returns None
             method = node.func.attr.value
             args = [a.value for a in node.args]
             t = Tensorness()
@@ -174,6 +176,29 @@ def _is_built_test(test) -> bool:
     if isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name):
         return test.attr.value.lstrip("_") in ("built", "initialized", "is_built", "is_initialized")
     return isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "hasattr"
+
+
+#: Container methods that return None: a call whose result is used is some other object's method.
+NONE_RETURNING = frozenset({"append", "extend", "insert", "update", "add", "clear", "remove", "discard",
+                            "sort", "reverse", "appendleft", "extendleft"})
+_STATEMENT_CALLS: dict[int, set[int]] = {}
+
+
+def _statement_calls(func: FunctionInfo) -> set[int]:
+    """Calls that are expression statements in a function (their result is thrown away)."""
+    key = id(func.node)
+    if key not in _STATEMENT_CALLS:
+        found: set[int] = set()
+        stack = [func.node.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call):
+                found.add(id(node.value))
+            stack.extend(node.children)
+        if len(_STATEMENT_CALLS) > 2000:
+            _STATEMENT_CALLS.clear()
+        _STATEMENT_CALLS[key] = found
+    return _STATEMENT_CALLS[key]
 
 
 def _is_self(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression) -> bool:

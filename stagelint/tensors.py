@@ -435,7 +435,7 @@ class _Values:
                 return Value("function")
             if fw.creates_variables(q):
                 return Value(_keras_kind(fw, q), q, new)
-            if q in FW.MULTI_OUTPUT_OPS or q in FW.CONTROL_FLOW_OPS:
+            if FW.canonical_tf_name(q) in FW.MULTI_OUTPUT_OPS or FW.canonical_tf_name(q) in FW.CONTROL_FLOW_OPS:
                 return Value("list")  # a Python list/tuple of tensors (loop vars, branch outputs)
             if fw.returns_tensor(q):
                 return Value("tensor")
@@ -573,6 +573,8 @@ def loop_kind(ctx: FileContext, loop: cst.For | cst.While, func: FunctionInfo | 
     value = value_of(ctx, it, func)
     if value.what in ("tensor", "dataset", "data-iterator"):
         return "converted", frozenset()
+    if value.what in ("list", "tuple", "dict", "set", "str"):
+        return "python", frozenset()  # `for offset in [o1, o2, o3]`: a Python list of tensors
     t = tensorness(ctx, loop, func)
     if t.definite:
         return "converted", frozenset()

@@ -597,3 +597,68 @@ def test_eager_only_branches_are_not_staged():
                 return x
             return to_numpy(x)
     """)
+
+
+def test_calling_what_a_property_returns_does_not_run_its_setter():
+    # keras-hub `Preprocessor`: `self.audio_converter(audios)` in `call`, while the
+    # `@audio_converter.setter` (same name) stores its argument on self.
+    assert_marked("""
+        import tensorflow as tf
+
+        class Preprocessor(tf.keras.layers.Layer):
+            @property
+            def converter(self):
+                return self._converter
+
+            @converter.setter
+            def converter(self, value):
+                self._converter = value
+
+            def remember(self, value):
+                self._last = value  # STG201
+
+            def call(self, x):
+                y = self.converter(x)
+                self.remember(tf.square(x))
+                return y
+    """)
+
+
+def test_loop_over_a_literal_list_of_tensors_is_a_python_loop():
+    # Model Garden preprocess_ops_3d.crop_image: `for offset in [offset_1, offset_2, offset_3]:`
+    # then `crops.append(tf.slice(...))`: unrolled three times, the list is filled three times.
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def crop(frames, a, b, n):
+            crops = []
+            for offset in [tf.cast(a, tf.int32), tf.cast(b, tf.int32)]:
+                crops.append(tf.slice(frames, [offset], [2]))
+            more = []
+            for i in tf.range(n):
+                more.append(tf.slice(frames, [i], [2]))  # STG202
+            return tf.concat(crops, axis=0), more
+    """)
+
+
+def test_compat_v2_spellings_and_pure_update_methods():
+    # TFP (`import tensorflow.compat.v2 as tf`): `seeds = tf.unstack(seeds)` then a comprehension,
+    # `tf.get_static_value(x)` then NumPy; `updates, state = optimizer.update(grads, state)` (an
+    # optax-style optimizer: `list.update` would return None).
+    assert_marked("""
+        import numpy as np
+        import tensorflow.compat.v2 as tf
+
+        def make_step(optimizer, history):
+            @tf.function
+            def step(params, state, seeds, x):
+                seeds = tf.unstack(seeds)
+                seeds = [s + 1 for s in seeds]
+                x_ = tf.get_static_value(x)
+                size = np.prod(x_) if x_ is not None else tf.size(x)
+                updates, state = optimizer.update(params, state)
+                history.update({"last": 1})  # STG102
+                return updates, state, seeds, size
+            return step
+    """)

@@ -1,0 +1,332 @@
+"""Audit stagelint's findings on real code no one here wrote: precision per rule.
+
+    python bench/audit.py              # corpus -> findings -> sample -> docs/accuracy.md
+
+One command from a fresh clone (with stagelint installed in the interpreter that runs it):
+
+1. fetches the pinned corpus (`bench/corpus.py`: five wheels' Python files, git-ignored),
+2. runs `stagelint check --output-format json` over each project and writes every finding, with
+   its source line, to `bench/audit/findings.jsonl` (generated, git-ignored),
+3. draws the audit sample with a fixed seed: every finding when there are at most `--all-below`
+   of them (default 300), otherwise at least `--sample` (default 150) findings stratified by rule
+   (each rule's share of the total, at least `--per-rule-min` of each rule),
+4. joins the sample with the committed verdicts (`bench/audit_verdicts.csv`: one row per finding
+   key, TP/FP and a one-line reason, written by a person who read the code) and renders
+   `docs/accuracy.md`: precision per rule, before the precision fixes and now, and the audit table.
+
+A finding's key is (project, path relative to the project, line, code). The corpus is pinned, so
+keys do not move. Findings on the same line with the same code share one key (one verdict).
+
+`--reuse` skips step 2 and reads the findings file of an earlier run; `--projects tfa,tf_agents`
+checks (and reports) only some projects, for re-checking after a fix. `--check` exits 1 when a
+sampled finding has no verdict (the audit is incomplete).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from corpus import PROJECTS, corpus  # noqa: E402
+
+OUT = HERE / "audit"
+FINDINGS = OUT / "findings.jsonl"
+VERDICTS = HERE / "audit_verdicts.csv"
+DOC = ROOT / "docs" / "accuracy.md"
+SEED = 20261121
+VERDICT_FIELDS = ("project", "path", "line", "code", "verdict", "reason", "baseline", "source")
+TARGET = 0.90
+MIN_FINDINGS = 10
+
+
+def key_of(row: dict) -> tuple[str, str, int, str]:
+    return (row["project"], row["path"], int(row["line"]), row["code"])
+
+
+# 2. Findings ----------------------------------------------------------------------------------
+
+
+def run_project(folder: Path, jobs: int | None) -> tuple[list[dict], float]:
+    """`stagelint check --output-format json` over one project, from inside its folder, so the
+    paths are relative to the project and the module names are the package's own."""
+    cmd = [sys.executable, "-m", "stagelint", "check", "--output-format", "json", "."]
+    if jobs:
+        cmd += ["--jobs", str(jobs)]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"stagelint failed on {folder} (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout or "[]"), elapsed
+
+
+def source_line(folder: Path, path: str, line: int) -> str:
+    try:
+        lines = (folder / path).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return ""
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+def collect(projects: list[str], jobs: int | None) -> list[dict]:
+    folders = {p[2]: path for p, path in zip([p for p in PROJECTS if p[2] in projects], corpus(tuple(projects)))}
+    rows = []
+    for project in projects:
+        folder = folders[project]
+        found, elapsed = run_project(folder, jobs)
+        print(f"{project}: {len(found)} findings ({elapsed:.0f} s)", file=sys.stderr)
+        for f in found:
+            path = Path(f["path"]).as_posix().removeprefix("./")
+            rows.append({
+                "project": project, "path": path, "line": f["line"], "column": f["column"],
+                "code": f["code"], "name": f["name"], "function": f.get("function"),
+                "entry_point": f.get("entry_point"), "message": f["message"],
+                "source": source_line(folder, path, f["line"]),
+            })
+    return rows
+
+
+def write_findings(rows: list[dict], projects: list[str]) -> None:
+    """Replace the findings of the projects just checked, keep the others'."""
+    kept = [r for r in read_findings() if r["project"] not in projects] if FINDINGS.exists() else []
+    rows = sorted(kept + rows, key=lambda r: (r["project"], r["path"], r["line"], r["column"], r["code"]))
+    OUT.mkdir(exist_ok=True)
+    with FINDINGS.open("w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r, sort_keys=True) + "\n")
+
+
+def read_findings() -> list[dict]:
+    with FINDINGS.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+# 3. The sample ----------------------------------------------------------------------------------
+
+
+def unique_keys(rows: list[dict]) -> dict[tuple, dict]:
+    out: dict[tuple, dict] = {}
+    for r in rows:
+        out.setdefault(key_of(r), r)
+    return out
+
+
+def draw_sample(keys: list[tuple], size: int, all_below: int, per_rule_min: int, seed: int) -> list[tuple]:
+    """Every key when there are few; else a stratified random sample, reproducible by seed."""
+    keys = sorted(keys)
+    if len(keys) <= all_below:
+        return keys
+    rng = random.Random(seed)
+    by_rule: dict[str, list[tuple]] = defaultdict(list)
+    for k in keys:
+        by_rule[k[3]].append(k)
+    chosen = []
+    for code in sorted(by_rule):
+        items = by_rule[code]
+        want = max(per_rule_min, round(size * len(items) / len(keys)))
+        chosen += rng.sample(items, min(want, len(items)))
+    return sorted(chosen)
+
+
+# 4. Verdicts and the page ----------------------------------------------------------------------
+
+
+def read_verdicts() -> dict[tuple, dict]:
+    if not VERDICTS.exists():
+        return {}
+    with VERDICTS.open(encoding="utf-8", newline="") as fh:
+        return {key_of(r): r for r in csv.DictReader(fh)}
+
+
+def write_verdicts(verdicts: dict[tuple, dict]) -> None:
+    with VERDICTS.open("w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=VERDICT_FIELDS, lineterminator="\n")
+        w.writeheader()
+        for k in sorted(verdicts):
+            w.writerow({f: verdicts[k].get(f, "") for f in VERDICT_FIELDS})
+
+
+def precision_table(keys: list[tuple], verdicts: dict[tuple, dict]) -> dict[str, dict]:
+    stats: dict[str, Counter] = defaultdict(Counter)
+    for k in keys:
+        v = verdicts.get(k, {}).get("verdict", "")
+        stats[k[3]]["audited" if v in ("TP", "FP") else "unaudited"] += 1
+        if v in ("TP", "FP"):
+            stats[k[3]][v] += 1
+    return stats
+
+
+def fmt_precision(c: Counter) -> str:
+    n = c["TP"] + c["FP"]
+    return f"{100 * c['TP'] / n:.0f}%" if n else "–"
+
+
+def meets(c: Counter) -> str:
+    n = c["TP"] + c["FP"]
+    if n < MIN_FINDINGS:
+        return "n < 10"
+    return "yes" if c["TP"] / n >= TARGET else "**no**"
+
+
+def render(findings: list[dict], sample: list[tuple], verdicts: dict[tuple, dict], projects: list[str],
+           args) -> str:
+    found = unique_keys(findings)
+    per_project = Counter(r["project"] for r in findings)
+    per_rule = Counter(r["code"] for r in findings)
+    now = precision_table(sample, verdicts)
+    baseline_keys = sorted(k for k, v in verdicts.items() if v.get("baseline") == "yes")
+    before = precision_table(baseline_keys, verdicts)
+    codes = sorted(set(now) | set(before))
+    out = []
+    w = out.append
+    w("# Accuracy: stagelint's findings on real code, audited by hand\n")
+    w("<!-- generated by `python bench/audit.py`; edit bench/audit_verdicts.csv or bench/audit.py, not this page -->\n")
+    w("**Question:** of what `stagelint check` reports on code no one here wrote, how much would the "
+      "code's maintainers want reported? **Target:** precision (TP / (TP + FP) in the audited "
+      f"sample) of at least {TARGET:.0%} for every rule with at least {MIN_FINDINGS} audited findings.\n")
+    w("**Command** (from the repository root of a fresh clone, after `pip install -e .`):\n")
+    w("```sh\npython bench/audit.py\n```\n")
+    w("It fetches the pinned corpus (`bench/corpus.py`), runs `stagelint check --output-format json` on each "
+      "project, writes every finding with its source line to `bench/audit/findings.jsonl` (git-ignored), "
+      f"draws the sample (seed {args.seed}: every finding when there are at most {args.all_below}, otherwise "
+      f"a stratified sample of at least {args.sample}), joins it with the verdicts in "
+      "`bench/audit_verdicts.csv` and writes this page. `--reuse` renders from the last findings file "
+      "without running stagelint; `--check` fails when a sampled finding has no verdict.\n")
+    w("## Corpus\n")
+    w("| project | wheel | findings |")
+    w("|---|---|---:|")
+    for name, version, folder in PROJECTS:
+        if folder in projects:
+            w(f"| {folder} | {name} {version} | {per_project.get(folder, 0)} |")
+    w(f"| **total** | | **{len(findings)}** ({len(found)} distinct keys) |\n")
+    sampled = "every finding" if len(sample) == len(found) else f"{len(sample)} of {len(found)} findings"
+    w(f"Audited: {sampled}. A finding is a **TP** when the pitfall is real in that code under "
+      "`tf.function` (the code is staged there, and the behaviour the message describes would happen) "
+      "and a maintainer would want to hear about it; **FP** otherwise. Each verdict comes from reading "
+      "the function, its callers and how it is staged, checked against `tf-behaviour.md` (and a "
+      "TensorFlow 2.21 snippet where in doubt).\n")
+    w("## Precision per rule\n")
+    w("*Before*: the first audited run, before the precision fixes listed below (verdict rows marked "
+      "`baseline=yes`). *Now*: the current findings, with the same verdicts for the same keys.\n")
+    w("| rule | before: audited | before: TP | before: precision | now: findings | now: audited | now: TP | now: FP | now: precision | meets target |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for code in codes:
+        b, n = before[code], now[code]
+        w(f"| {code} | {b['TP'] + b['FP']} | {b['TP']} | {fmt_precision(b)} | {per_rule.get(code, 0)} | "
+          f"{n['TP'] + n['FP']} | {n['TP']} | {n['FP']} | {fmt_precision(n)} | {meets(n)} |")
+    tb = sum(before.values(), Counter())
+    tn = sum(now.values(), Counter())
+    w(f"| **all** | {tb['TP'] + tb['FP']} | {tb['TP']} | {fmt_precision(tb)} | {len(findings)} | "
+      f"{tn['TP'] + tn['FP']} | {tn['TP']} | {tn['FP']} | {fmt_precision(tn)} | |\n")
+    missing = [k for k in sample if verdicts.get(k, {}).get("verdict") not in ("TP", "FP")]
+    if missing:
+        w(f"**{len(missing)} sampled findings have no verdict yet**: the audit is incomplete.\n")
+    notes = (HERE / "audit_notes.md")
+    if notes.exists():
+        w(notes.read_text(encoding="utf-8").strip() + "\n")
+    w("## The audit table (current findings)\n")
+    w("| project | location | code | verdict | reason | source line |")
+    w("|---|---|---|---|---|---|")
+    for k in sample:
+        r = found[k]
+        v = verdicts.get(k, {})
+        w(f"| {k[0]} | `{k[1]}:{k[2]}` | {k[3]} | {v.get('verdict', '?') or '?'} | {_cell(v.get('reason', ''))} | "
+          f"`{_cell(r['source'], 90)}` |")
+    gone = [k for k in baseline_keys if k not in found and k[0] in projects]
+    if gone:
+        w("\n## Findings of the first run that are no longer reported\n")
+        w("Fixed false positives (and any true positive a fix lost, which would show here as TP).\n")
+        w("| project | location | code | verdict | reason |")
+        w("|---|---|---|---|---|")
+        for k in gone:
+            v = verdicts[k]
+            w(f"| {k[0]} | `{k[1]}:{k[2]}` | {k[3]} | {v['verdict']} | {_cell(v.get('reason', ''))} |")
+    return "\n".join(out) + "\n"
+
+
+def _cell(text: str, limit: int | None = None) -> str:
+    text = " ".join(str(text).split()).replace("|", "\\|").replace("`", "'")
+    if limit and len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text
+
+
+def mark_baseline(args) -> int:
+    """The "before" half of the audit: the first run's findings, sampled like the current ones."""
+    with args.baseline.open(encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
+    found = unique_keys(rows)
+    sample = draw_sample(list(found), args.sample, args.all_below, args.per_rule_min, args.seed)
+    verdicts = read_verdicts()
+    for k in sample:
+        row = verdicts.setdefault(k, {"project": k[0], "path": k[1], "line": k[2], "code": k[3], "verdict": "",
+                                      "reason": "", "source": found[k]["source"][:120]})
+        row["baseline"] = "yes"
+    write_verdicts(verdicts)
+    todo = sum(1 for k in sample if verdicts[k].get("verdict") not in ("TP", "FP"))
+    print(f"baseline: {len(rows)} findings, {len(found)} keys, {len(sample)} sampled, {todo} without verdict")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--projects", help="comma list of corpus folders (default: all)")
+    ap.add_argument("--reuse", action="store_true", help="read bench/audit/findings.jsonl instead of running stagelint")
+    ap.add_argument("--jobs", type=int, help="passed to stagelint check --jobs")
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--sample", type=int, default=150)
+    ap.add_argument("--all-below", type=int, default=300)
+    ap.add_argument("--per-rule-min", type=int, default=10)
+    ap.add_argument("--check", action="store_true", help="exit 1 if a sampled finding has no verdict")
+    ap.add_argument("--add-missing", action="store_true",
+                    help="add verdict rows (empty verdict) for sampled findings that have none, to fill in")
+    ap.add_argument("--no-doc", action="store_true", help="do not write docs/accuracy.md")
+    ap.add_argument("--baseline", type=Path,
+                    help="findings file of the run before the precision fixes: draw its sample (same seed and "
+                         "rules) and add verdict rows marked baseline=yes for the keys that have none")
+    args = ap.parse_args(argv)
+    if args.baseline:
+        return mark_baseline(args)
+    every = [p[2] for p in PROJECTS]
+    projects = args.projects.split(",") if args.projects else every
+    if args.reuse:
+        findings = [r for r in read_findings() if r["project"] in projects]
+    else:
+        findings = collect(projects, args.jobs)
+        write_findings(findings, projects)
+        findings = [r for r in read_findings() if r["project"] in projects]
+    keys = list(unique_keys(findings))
+    sample = draw_sample(keys, args.sample, args.all_below, args.per_rule_min, args.seed)
+    verdicts = read_verdicts()
+    missing = [k for k in sample if verdicts.get(k, {}).get("verdict") not in ("TP", "FP")]
+    if args.add_missing and missing:
+        found = unique_keys(findings)
+        for k in missing:
+            verdicts.setdefault(k, {"project": k[0], "path": k[1], "line": k[2], "code": k[3], "verdict": "",
+                                    "reason": "", "baseline": "", "source": found[k]["source"][:120]})
+        write_verdicts(verdicts)
+    if not args.no_doc and set(projects) == set(every):
+        DOC.write_text(render(findings, sample, verdicts, projects, args), encoding="utf-8")
+        print(f"wrote {DOC.relative_to(ROOT)}", file=sys.stderr)
+    stats = precision_table(sample, verdicts)
+    for code in sorted(stats):
+        c = stats[code]
+        print(f"{code}: {c['TP'] + c['FP'] + c['unaudited']} sampled, TP {c['TP']}, FP {c['FP']}, "
+              f"unaudited {c['unaudited']}, precision {fmt_precision(c)}")
+    print(f"{len(findings)} findings, {len(keys)} keys, {len(sample)} sampled, {len(missing)} without verdict")
+    return 1 if args.check and missing else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
