@@ -27,7 +27,11 @@ class StaleGlobal(Rule):
 
     Not flagged: names bound once (constants), imports, functions and classes, names bound in
     exclusive branches (`if ...: X = 1 else: X = 2`), and `tf.Variable`s or Keras objects,
-    which are read at run time.
+    which are read at run time. Module-level rebinding counts only with a call of the module's
+    functions in between (before that, nothing can have been traced). An enclosing function's
+    variable counts only across a Function boundary (a nested `tf.function`, not a helper traced
+    with its enclosing function), and only when it changes after the nested function is defined.
+    Methods of objects that are not containers (`replay_buffer.clear()`) are not mutations.
 
     ## Example
     ```python
@@ -343,9 +347,11 @@ class StaleAttribute(Rule):
     project: outside `__init__`/`build`, for example `simple_model.bias += 5.0` after a call, or a
     `set_scale()` method.
 
-    Not flagged: attributes set only in `__init__`/`build`; attributes holding a `tf.Variable`
-    or a Keras object (read at run time; replacing one is STG303); method calls and attribute
-    chains (`self.dense(x)`, `self.v.assign(...)`); reassignments inside staged code itself
+    Not flagged: attributes set only in `__init__`/`build` (and other set-up hooks such as
+    `_create_slots`), or in helpers only set-up code calls (`self._check_axis(axis)` from
+    `__init__`), or lazily under `if self.x is None:`; attributes holding a `tf.Variable`, a list
+    of variables (`model.trainable_variables`) or a Keras object (read at run time; replacing one
+    is STG303); method calls and attribute chains (`self.dense(x)`, `self.v.assign(...)`); reassignments inside staged code itself
     (STG102/STG105 report those); functions staged afresh for each use, the guide's workaround
     (`tf.function(evaluate).get_concrete_function(model, x)` after each change); argument objects
     whose class the callers do not show.

@@ -316,6 +316,16 @@ class ExternalStateMutation(Rule):
         external_list.append(x)    # happens once, at trace time
     ```
 
+    Not flagged: containers created inside the call (also through a name that is sometimes one:
+    `processed = []` in one branch), the call's own `*args`/`**kwargs`, lambda parameters;
+    library functions named like container methods (`keras.ops.add`, `tf.math.add`, `np.append`);
+    methods of objects that are not containers (`self.add(x)`, a variable-backed deque's
+    `.clear()`), and `x.update(...)` whose result is used (an optax-style optimizer, not a dict);
+    writes under a first-call guard, also in a helper only a guarded call reaches (`if not
+    self.built: self.build()`) or after an early-return guard (`if self._table is not None:
+    return`); and writes into a parameter of a Keras `call` or a helper, whose caller (usually
+    traced code) owns the object.
+
     ## Use instead
     Return values from the function and update Python state outside it, or keep the state in
     a `tf.Variable` and update it with `.assign()`/`.assign_add()`, or accumulate in a

@@ -308,7 +308,11 @@ class FunctionRecreated(Rule):
     the same function wrapped and called at once more than once in one scope.
 
     Not flagged: Functions made once and kept (`step = tf.function(f)` at module level, in
-    `__init__`, or stored in a dict inside a loop for later reuse); one-shot wrappers that run
+    `__init__`, or stored in a dict inside a loop for later reuse); Functions a driver makes
+    once per run and calls in its own loop (`train_step = tf.function(train_step)` then `for
+    ...: train_step()`); Functions made while the enclosing function is itself traced, or only
+    when not executing eagerly (made once per trace of the caller); calls from test modules, which
+    do not make a function "run repeatedly"; one-shot wrappers that run
     once (`tf.function(f)(x)` in a test or a script); `tf.function(f).get_concrete_function(...)`,
     the guide's way to build one concrete function per optimizer or per mutated object; factories
     that return the Function instead of calling it.
@@ -590,7 +594,10 @@ class PythonLoopUnrolled(Rule):
     Not flagged: `range(<tensor>)` (AutoGraph turns it into `tf.range`), `tf.range`, tensors and
     datasets; loops over model structure (`for layer in self.layers`), module-level constants and
     literal sequences (`for k in (1, 2, 3)`, `range(4)`), which are deliberate, fixed unrolling;
-    loops over parameters whose callers are not visible or pass tensors or datasets.
+    loops whose body adds no graph ops (building an einsum equation, a NumPy table); `range(n)`
+    where callers pass one small fixed number (a model's size, below 32), or nothing visible;
+    lists of structure rather than data (tensors, layers, callbacks); loops over parameters
+    whose callers are not visible or pass tensors or datasets.
 
     ## Why is this bad?
     A Python loop runs while tracing, and each iteration adds a copy of the body's ops to the

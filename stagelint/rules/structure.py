@@ -227,7 +227,11 @@ class VariableCreation(Rule):
     Flags `tf.Variable(...)`, `add_weight(...)`, `tf.random.Generator` and the construction of
     Keras layers, models, metrics and optimizers in staged code, unless they sit under a
     first-call guard: `if self.v is None:`, `if not self.built:`, `if not hasattr(self, "v"):`
-    (also when the guard is in a caller).
+    (also when the guard is in a caller, or returns early: `if self.v is not None: return`).
+
+    Not flagged: Keras layers that own no variables (`Add`, `Activation`, `Reshape`, pooling,
+    `Resizing`; in Keras 2 (`tf_keras`) also `Dropout` and the other random layers, which Keras 3
+    gives a seed-generator variable), listed as data in `stagelint/frameworks.py`.
 
     ## Why is this bad?
     A tf.function may create variables only on its first trace. An unconditional
