@@ -51,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--fix", action="store_true", help="apply the safe fixes (where a rule has one), then report what is left")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of applying them; exit 1 if there are any")
     check.add_argument("--jobs", type=_jobs, metavar="N", help="worker processes (default: the number of CPUs)")
+    check.add_argument("--no-cache", action="store_true",
+                       help="neither read nor write the result cache (.stagelint_cache/ in the project root)")
     check.add_argument("--verbose", action="store_true", help="show tracebacks of internal errors")
 
     run = sub.add_parser("run", help="run a test module in graph and eager mode and confirm findings", add_help=False)
@@ -96,7 +98,7 @@ def _check(args) -> int:
         settings = settings.with_overrides(select=args.select, ignore=())
     if args.ignore is not None:
         settings = settings.with_overrides(ignore=settings.ignore + args.ignore)
-    result = check_paths(args.paths, settings, jobs=args.jobs)
+    result = check_paths(args.paths, settings, jobs=args.jobs, cache=_cache(args, settings))
     if args.diff:
         return _diff(result)
     if args.fix:
@@ -115,6 +117,12 @@ def _check(args) -> int:
     else:
         FORMATS[args.output_format](result, sys.stdout)
     return status
+
+
+def _cache(args, settings):
+    from stagelint.cache import Cache, cache_root
+
+    return Cache(cache_root(settings), enabled=not args.no_cache)
 
 
 def _diff(result) -> int:
@@ -146,7 +154,7 @@ def _fix(args, settings, result):
             break
         fixed += outcome.fixed
         files.update(outcome.changed)
-        result = check_paths(args.paths, settings, jobs=args.jobs)
+        result = check_paths(args.paths, settings, jobs=args.jobs, cache=_cache(args, settings))
         if not outcome.deferred:
             break
     if fixed:

@@ -18,14 +18,11 @@ from libcst.metadata import (
     FunctionScope,
     GlobalScope,
     ImportAssignment,
-    MetadataWrapper,
-    PositionProvider,
-    QualifiedNameProvider,
     QualifiedNameSource,
-    ScopeProvider,
 )
 
 from stagelint import facts as F
+from stagelint.fastmeta import Metadata
 from stagelint.frameworks import (
     BUILDING_METHODS,
     CONFIG_KEYWORDS,
@@ -150,16 +147,16 @@ class FileContext:
     # Metadata -------------------------------------------------------------------------------
 
     def position(self, node: cst.CSTNode) -> F.Span:
-        r = self._meta(PositionProvider, node)
-        return F.Span(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+        line, column, end_line, end_column = self._meta.position(node)
+        return F.Span(line, column + 1, end_line, end_column + 1)
 
     def scope(self, node: cst.CSTNode):
-        return self._meta(ScopeProvider, node, None)
+        return self._meta.scope(node)
 
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
         """Absolute qualified names of an expression: aliases undone, relative imports and
         module-local names made absolute (`helper` in pkg/mod.py is `pkg.mod.helper`)."""
-        names = self._meta(QualifiedNameProvider, node, None) or ()
+        names = self._meta.qualified_names(node)
         out = set()
         for q in names:
             if q.source == QualifiedNameSource.IMPORT and q.name.startswith("."):
@@ -530,13 +527,12 @@ def target_names(target: cst.BaseExpression):
 
 
 class _Walker(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider, PositionProvider)
+    # Metadata (`fastmeta.Metadata`) is resolved by `analyze_module`, not by libcst's wrapper.
 
     def __init__(self, ctx: FileContext, rules):
         super().__init__()
         self.ctx = ctx
         self.rules = rules
-        ctx._meta = self.get_metadata
         self._visits: dict[type, list] = {}
         self._leaves: dict[type, list] = {}
         self.failed: set = set()
@@ -1031,11 +1027,12 @@ class _Walker(cst.CSTVisitor):
         return None
 
 
-def analyze_module(module: cst.Module, ctx: FileContext, rule_classes) -> F.ModuleFacts:
-    """Resolve metadata once, walk once; return the file's facts with the rules' candidates."""
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+def analyze_module(module: cst.Module, ctx: FileContext, rule_classes, metadata=Metadata) -> F.ModuleFacts:
+    """Resolve metadata once, walk once; return the file's facts with the rules' candidates.
+    (`metadata` is the resolver's class: tests pass one built on libcst's own providers.)"""
+    ctx._meta = metadata(module)
     rules = [cls(ctx) for cls in rule_classes]
     walker = _Walker(ctx, rules)
     ctx._rules = rules
-    wrapper.visit(walker)
+    module.visit(walker)
     return ctx.facts

@@ -8,6 +8,7 @@ imports or runs them.
 
 from __future__ import annotations
 
+import gc
 import os
 import traceback
 from pathlib import Path
@@ -116,6 +117,43 @@ def _package_root(path: Path) -> Path:
     return directory
 
 
+class ModuleNames:
+    """`module_name` and `_package_root` for one run, each folder looked at once (a tree of a
+    thousand files costs a few hundred `__init__.py` checks, not one per file and level)."""
+
+    def __init__(self, realpath=None):
+        from stagelint.screen import RealPaths
+
+        self.realpath = realpath or RealPaths()
+        self._packages: dict[str, tuple[str, ...]] = {}
+
+    def _package(self, directory: str) -> tuple[str, ...]:
+        got = self._packages.get(directory)
+        if got is None:
+            parent = os.path.dirname(directory)
+            if parent != directory and os.path.isfile(os.path.join(directory, "__init__.py")):
+                got = (*self._package(parent), os.path.basename(directory))
+            else:
+                got = ()
+            self._packages[directory] = got
+        return got
+
+    def __call__(self, path) -> tuple[str, bool]:
+        directory, name = os.path.split(self.realpath(os.fspath(path)))
+        is_package = name == "__init__.py"
+        parts = list(self._package(directory))
+        if not is_package:
+            i = name.rfind(".")
+            parts.append(name[:i] if 0 < i < len(name) - 1 else name)  # Path.stem
+        return ".".join(parts), is_package
+
+    def package_root(self, path) -> Path:
+        directory = os.path.dirname(self.realpath(os.fspath(path)))
+        for _ in self._package(directory):
+            directory = os.path.dirname(directory)
+        return Path(directory)
+
+
 def check_paths(
     paths: list[str],
     settings: Settings | None = None,
@@ -126,6 +164,7 @@ def check_paths(
     noqa: bool = True,
     sources: dict[str, bytes] | None = None,
     screen: bool = True,
+    cache=None,
 ) -> CheckResult:
     """Analyse files and directories; report findings in them (and, if asked, in the project
     modules they import, which are always analysed for the call graph).
@@ -134,7 +173,23 @@ def check_paths(
     real paths to contents that replace the disk's (an editor's unsaved buffer); those files are
     analysed in this process. `jobs=0` analyses everything in this process (inside a daemonic
     worker, such as flake8's, which may not start processes). `screen=False` turns off the
-    byte-level screen (`stagelint.screen`), for testing that it changes nothing."""
+    byte-level screen (`stagelint.screen`), for testing that it changes nothing. `cache` (a
+    `stagelint.cache.Cache`) serves and keeps per-file outcomes by content (`stagelint.cache`);
+    None analyses everything afresh."""
+    # Facts arrive as many small objects and stay to the end: the cyclic garbage collector
+    # would walk them over and over (unpickling the facts of a thousand files takes ten
+    # times longer with it on), and nothing here makes garbage cycles worth collecting.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, sources, screen, cache)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, sources, screen, cache) -> CheckResult:
+    from stagelint.cache import analysis_settings, digest as content_digest
     from stagelint.workers import analyse_files, default_jobs
 
     settings = settings or Settings()
@@ -145,30 +200,51 @@ def check_paths(
     files, missing = discover([p for p in paths if p not in virtual], settings)
     files = virtual + files
     result.skipped.extend(missing)
-    roots = frozenset(module_name(Path(f))[0].split(".")[0] for f in files)
-    search_roots = sorted({_package_root(Path(f)) for f in files} | {Path.cwd()}, key=str)
-    given = {os.path.realpath(f) for f in files}
+    names = ModuleNames()
+    realpath = names.realpath
+    roots = frozenset(names(f)[0].split(".")[0] for f in files)
+    search_roots = sorted({names.package_root(f) for f in files} | {Path.cwd()}, key=str)
+    given = {realpath(f) for f in files}
     placeholders: list[F.ModuleFacts] = []
+    digests: dict[str, str] = {}
     if screen:
         from stagelint import screen as screening
 
         read = (lambda real: sources[real] if real in sources else _read(real)) if sources else None
-        selection = screening.select(files, settings, search_roots, module_name, read)
+        selection = screening.select(files, settings, search_roots, names, read,
+                                     cache=cache if not sources else None, realpath=realpath)
         files = selection.analyse
+        digests = selection.digests
         for path in selection.skip:
             # Checked (it cannot have findings); its name still takes part in the engine's
             # resolution of module-name suffixes, as it would unscreened.
-            module, is_package = module_name(Path(path))
+            module, is_package = names(path)
             placeholders.append(F.ModuleFacts(path=path, module=module, is_package=is_package))
     # A screened-out file that an analysed one imports after all is analysed (and reported).
-    queued = {os.path.realpath(f) for f in files}
+    queued = {realpath(f) for f in files}
+    fact_settings = (analysis_settings(settings), tuple(sorted(roots)))
+
+    def lookup(path: str):
+        """The cached outcome of a file whose bytes, name, settings and stagelint are unchanged."""
+        from stagelint.workers import Outcome
+
+        real = realpath(path)
+        known = digests.get(real)
+        if known is None:
+            try:
+                known = digests[real] = content_digest(_read(real))
+            except OSError:
+                return None
+        module, is_package = names(path)
+        facts = cache.get("facts", facts_key(cache, fact_settings, path, module, is_package, known), F.ModuleFacts)
+        return None if facts is None else Outcome(path, "ok", facts, digest=known, cached=True)
 
     def more(outcome):
         if not follow_imports or outcome.facts is None or len(queued) >= 2000:
             return []
         new = []
         for p in _imported_files(outcome.facts, search_roots):
-            real = os.path.realpath(p)
+            real = realpath(p)
             if real not in queued:
                 queued.add(real)
                 new.append(p)
@@ -176,12 +252,15 @@ def check_paths(
 
     modules: list[F.ModuleFacts] = []
     reported: set[str] = set()
+    use_cache = cache is not None and cache.enabled and not sources
+    store = (cache, fact_settings) if use_cache else None
     if jobs == 0 or sources:
-        outcomes = _analyse_here(files, settings, roots, more, sources)
+        outcomes = _analyse_here(files, settings, roots, more, sources, lookup if use_cache else None, store)
     else:
-        outcomes = analyse_files(files, settings, roots, jobs or default_jobs(), more)
+        outcomes = analyse_files(files, settings, roots, jobs or default_jobs(), more,
+                                 lookup=lookup if use_cache else None, store=store)
     for outcome in outcomes:
-        is_given = os.path.realpath(outcome.path) in given
+        is_given = realpath(outcome.path) in given
         if outcome.status == "ok":
             modules.append(outcome.facts)
             if is_given:
@@ -195,8 +274,9 @@ def check_paths(
     if report_imported:
         reported = {m.path for m in modules}
     modules.sort(key=lambda m: m.path)
-    analysed = {os.path.realpath(m.path) for m in modules}
-    placeholders = [m for m in placeholders if os.path.realpath(m.path) not in analysed]
+    result.errors.sort()
+    analysed = {realpath(m.path) for m in modules}
+    placeholders = [m for m in placeholders if realpath(m.path) not in analysed]
     result.files_checked += len(placeholders)
     modules.extend(placeholders)
     project = Project(modules, settings, TENSORFLOW)
@@ -208,7 +288,23 @@ def check_paths(
     return result
 
 
-def _analyse_here(paths, settings, roots, more, sources):
+def facts_key(cache, fact_settings, path: str, module: str, is_package: bool, content_digest: str) -> str:
+    """The cache key of a file's facts: its bytes, its path as shown and dotted name, the
+    analysis settings and the packages checked (stagelint's own version is the cache's folder)."""
+    return cache.key("facts", fact_settings, path, module, is_package, content_digest)
+
+
+def store_outcome(store, outcome) -> None:
+    """Keep a fresh outcome of the per-file phase (only a finished analysis: a crash, a hang
+    or an internal error is tried again next time)."""
+    if store is None or outcome.status != "ok" or outcome.cached or not outcome.digest:
+        return
+    cache, fact_settings = store
+    facts = outcome.facts
+    cache.put("facts", facts_key(cache, fact_settings, outcome.path, facts.module, facts.is_package, outcome.digest), facts)
+
+
+def _analyse_here(paths, settings, roots, more, sources, lookup=None, store=None):
     """`workers.analyse_files` without worker processes; `sources` replace the disk's bytes."""
     from stagelint.workers import Outcome, analyse_one
 
@@ -224,7 +320,8 @@ def _analyse_here(paths, settings, roots, more, sources):
             except Exception:  # as in the workers: one file's internal error loses only that file
                 outcome = Outcome(path, "error", detail=traceback.format_exc(limit=-6))
         else:
-            outcome = analyse_one(path, settings, roots)
+            outcome = (lookup(path) if lookup is not None else None) or analyse_one(path, settings, roots)
+            store_outcome(store, outcome)
         yield outcome
         queue.extend(more(outcome))
 

@@ -8,6 +8,7 @@ the reason); a new worker takes its place and the run goes on.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import sys
@@ -29,9 +30,14 @@ class Outcome:
     status: str
     facts: F.ModuleFacts | None = None
     detail: str = ""
+    #: SHA-256 of the bytes analysed (the result cache's key)
+    digest: str = ""
+    #: served from the result cache
+    cached: bool = False
 
 
 def analyse_one(path: str, settings, roots) -> Outcome:
+    from stagelint.cache import digest
     from stagelint.engine import analyze_source
 
     try:
@@ -40,7 +46,7 @@ def analyse_one(path: str, settings, roots) -> Outcome:
     except OSError as e:
         return Outcome(path, "unreadable", detail=f"cannot read: {e.strerror or e}")
     try:
-        return Outcome(path, "ok", analyze_source(path, source, settings, roots))
+        return Outcome(path, "ok", analyze_source(path, source, settings, roots), digest=digest(source))
     except RecursionError:
         return Outcome(path, "skipped", detail="too deeply nested to analyse")
     except MemoryError:
@@ -49,9 +55,12 @@ def analyse_one(path: str, settings, roots) -> Outcome:
         return Outcome(path, "error", detail=traceback.format_exc(limit=-6))
 
 
-def _serve(conn, settings, roots) -> None:
+def _serve(conn, settings, roots, store=None) -> None:
+    from stagelint.engine import store_outcome
+
     # Long operator chains nest deeply in the tree; a crash here costs only this process.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+    gc.enable()  # the parent turns it off while it collects facts; a worker makes garbage
     while True:
         try:
             path = conn.recv()
@@ -59,13 +68,15 @@ def _serve(conn, settings, roots) -> None:
             return
         if path is None:
             return
-        conn.send(analyse_one(path, settings, roots))
+        outcome = analyse_one(path, settings, roots)
+        store_outcome(store, outcome)  # here, in parallel, rather than in the parent
+        conn.send(outcome)
 
 
 class _Worker:
-    def __init__(self, mp, settings, roots):
+    def __init__(self, mp, settings, roots, store=None):
         self.conn, child = mp.Pipe()
-        self.process = mp.Process(target=_serve, args=(child, settings, roots), daemon=True)
+        self.process = mp.Process(target=_serve, args=(child, settings, roots, store), daemon=True)
         self.process.start()
         child.close()
         self.path: str | None = None
@@ -89,17 +100,39 @@ def _context():
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
-def analyse_files(paths, settings, roots, jobs: int, more=None):
+def analyse_files(paths, settings, roots, jobs: int, more=None, lookup=None, store=None):
     """Yield an Outcome per file. `more(outcome)` may return further paths to analyse (the
-    project modules a file imports); they join the queue."""
+    project modules a file imports); they join the queue. `lookup(path)` may serve a file's
+    outcome (from the result cache) instead; `store` is where workers keep fresh outcomes
+    (`engine.store_outcome`). Workers start only when some file is not served: a run that the
+    cache serves entirely starts none."""
     import time
 
-    queue = deque(paths)
+    queue: deque = deque()
+
+    def serve(pending):
+        """Outcomes the cache serves, following their imports; the rest join the queue."""
+        pending = deque(pending)
+        while pending:
+            path = pending.popleft()
+            outcome = lookup(path) if lookup is not None else None
+            if outcome is None:
+                queue.append(path)
+                continue
+            yield outcome
+            if more is not None:
+                pending.extend(more(outcome))
+
+    yield from serve(paths)
     if not queue:
         return
+    # Biggest files first, so that no worker is left with a long file while the others idle.
+    biggest_first = sorted(queue, key=_size, reverse=True)
+    queue.clear()
+    queue.extend(biggest_first)
     mp = _context()
     jobs = max(1, min(jobs, len(queue)))
-    workers = [_Worker(mp, settings, roots) for _ in range(jobs)]
+    workers = [_Worker(mp, settings, roots, store) for _ in range(jobs)]
     try:
         while queue or any(w.path for w in workers):
             for w in workers:
@@ -125,22 +158,29 @@ def analyse_files(paths, settings, roots, jobs: int, more=None):
                     reason = f"signal {-code}" if code is not None and code < 0 else f"exit status {code}"
                     outcome = Outcome(w.path, "skipped",
                                       detail=f"the analysis process died ({reason}); the file is likely too deeply nested for the parser")
-                    workers[i] = _Worker(mp, settings, roots)
+                    workers[i] = _Worker(mp, settings, roots, store)
                 elif outcome is None and now - w.started > FILE_TIMEOUT:
                     w.process.kill()
                     w.process.join()
                     outcome = Outcome(w.path, "skipped", detail=f"analysis took longer than {FILE_TIMEOUT:.0f} s")
-                    workers[i] = _Worker(mp, settings, roots)
+                    workers[i] = _Worker(mp, settings, roots, store)
                 if outcome is None:
                     continue
                 if workers[i] is w:
                     w.path = None
                 yield outcome
                 if more is not None:
-                    queue.extend(more(outcome))
+                    yield from serve(more(outcome))
     finally:
         for w in workers:
             w.stop()
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 def default_jobs() -> int:

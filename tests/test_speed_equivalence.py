@@ -1,0 +1,128 @@
+"""What makes `stagelint check` fast must not change what it finds.
+
+* `fastmeta.Metadata` answers scopes, qualified names and positions as libcst's own providers
+  do: the facts of every example and fixture module are compared with both, and positions node
+  by node on sources with awkward whitespace.
+* The result cache (cold, warm, after an edit) and the number of worker processes give the same
+  findings on a small tree that mixes every rule's examples with the fixture project.
+
+No timings here: speed is measured by bench/speed.py, on the real corpus.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from stagelint import context as C
+from stagelint.cache import Cache
+from stagelint.config import Settings
+from stagelint.engine import check_paths, module_name
+from stagelint.fastmeta import LibcstMetadata, Metadata, TuplePositionProvider
+from stagelint.fix import digest
+from stagelint.frameworks import TENSORFLOW
+from stagelint.rules.base import all_rules, example_source
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT = ROOT / "tests" / "integrations" / "fixtures" / "project"
+
+
+def _sources(parsing_only: bool = False) -> list[tuple[str, str]]:
+    out = []
+    for rule in all_rules():
+        for kind in ("invalid", "valid"):
+            for i, example in enumerate(getattr(rule, kind)):
+                out.append((f"{rule.code.lower()}_{kind}_{i}.py", example_source(example)))
+    for base in (ROOT / "examples", PROJECT):
+        for path in sorted(base.rglob("*.py")):
+            out.append((str(path.relative_to(ROOT)), path.read_text()))
+    if parsing_only:
+        out = [(p, t) for p, t in out if _parses(t)]
+    return out
+
+
+def _parses(text: str) -> bool:
+    try:
+        cst.parse_module(text)
+    except cst.ParserSyntaxError:
+        return False
+    return True
+
+
+def _facts(path: str, text: str, metadata):
+    data = text.encode("utf-8")
+    module, is_package = module_name(Path(path))
+    ctx = C.FileContext(path, module, is_package, Settings(), TENSORFLOW)
+    ctx.project_roots = frozenset({"pkg"})
+    ctx.source_digest = digest(data)
+    return C.analyze_module(cst.parse_module(data), ctx, [r for r in all_rules() if not r.runtime_only], metadata)
+
+
+def test_fast_metadata_gives_the_facts_libcst_metadata_gives():
+    sources = _sources(parsing_only=True)
+    assert len(sources) > 100
+    for path, text in sources:
+        assert _facts(path, text, Metadata) == _facts(path, text, LibcstMetadata), path
+
+
+AWKWARD = [
+    "x = 1\r\ny = (2 +\r\n     3)\r\n",
+    "def f(a,\n\tb):\n\treturn a  # tab-indented\n",
+    's = """one\ntwo\n""" + \'\\\n\'\nt = "é" * 3; u = "😀"\n',
+    "if x:\\\n    pass\nelse:\n    y = [\n        1,\n    ]\n",
+    "@dec\n# comment\n\nclass C(  # trailing\n    Base,\n):\n    def m(self): return (yield)\n",
+    "x = 1\ry = 2\r",
+    "async def f():\n    async with a as b:\n        await c\n    return [i async for i in d]\n",
+    "match p:\n    case [1, *rest] if rest:\n        pass\n    case {'k': v}:\n        pass\n",
+]
+
+
+@pytest.mark.parametrize("text", AWKWARD + [t for _, t in _sources(parsing_only=True)[:40]])
+def test_positions_match_libcst_node_by_node(text):
+    module = cst.parse_module(text)
+    theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    ours = TuplePositionProvider()
+    ours._gen_impl(module)
+    assert len(ours._computed) == len(theirs)
+    for node, r in theirs.items():
+        assert ours._computed[node] == (r.start.line, r.start.column, r.end.line, r.end.column)
+
+
+def _mixed_tree(tmp_path: Path) -> Path:
+    root = tmp_path / "tree"
+    shutil.copytree(ROOT / "examples", root / "examples")
+    shutil.copytree(PROJECT, root / "project")
+    (root / "rules").mkdir()
+    for path, text in _sources():
+        if "/" not in path:
+            (root / "rules" / path).write_text(text)
+    return root
+
+
+def _keys(result):
+    return [(f.path, f.line, f.column, f.end_line, f.end_column, f.code, f.message, f.entry_point)
+            for f in result.findings]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="worker processes are forked")
+def test_findings_are_the_same_cold_warm_and_with_one_or_two_jobs(tmp_path, monkeypatch):
+    root = _mixed_tree(tmp_path)
+    monkeypatch.chdir(root)
+    reference = check_paths(["."], jobs=0)
+    assert reference.findings
+    runs = {}
+    for jobs in (1, 2):
+        cache = Cache(tmp_path / f"cache{jobs}")
+        runs[f"cold {jobs}"] = check_paths(["."], jobs=jobs, cache=cache)
+        assert cache.writes and not cache.hits
+        cache = Cache(tmp_path / f"cache{jobs}")
+        runs[f"warm {jobs}"] = check_paths(["."], jobs=jobs, cache=cache)
+        assert cache.hits and not cache.writes and not cache.misses
+    for name, result in runs.items():
+        assert _keys(result) == _keys(reference), name
+        assert result.files_checked == reference.files_checked, name
