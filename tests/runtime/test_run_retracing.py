@@ -17,8 +17,8 @@ def judged(run):
     return run.judged()
 
 
-def _line(run, code: str) -> int:
-    return next(line for line, c, _ in run.marked() if c == code)
+def _line(run, code: str, nth: int = 0) -> int:
+    return [line for line, c, _ in run.marked() if c == code][nth]
 
 
 def test_every_marked_finding_is_confirmed(run, judged):
@@ -44,6 +44,16 @@ def test_recreated_function_and_unrolled_loop(run, judged):
     assert evidence.startswith("3 traces built graphs of ")
     sizes = [int(n) for n in evidence.split("graphs of ")[1].split(" ops")[0].split(", ")]
     assert sizes == sorted(sizes) and len(set(sizes)) == 3
+
+
+def test_python_list_unrolled_into_the_graph(run, judged):
+    """The guide's T58: the graph grows with the list (3 and 10 elements)."""
+    verdicts, _ = judged
+    evidence = verdicts[(_line(run, "STG503", 1), "STG503")].evidence
+    small, big = (int(n) for n in evidence.removeprefix("2 traces built graphs of ").split(" ops")[0].split(", "))
+    assert big > small
+    fn = run.function("train")
+    assert (fn["calls"], fn["traces"], fn["eager_vs_graph"]) == (2, 2, "same")
 
 
 def test_runtime_only_findings_are_where_the_fixture_says(run, judged):
@@ -86,4 +96,4 @@ def test_test_failing_in_both_modes_is_a_test_failure_not_a_finding(run, judged)
     _, extra = judged
     assert not [v for v in extra if "test_user_bug" in v.evidence]
     assert not [f for f in run.report["findings"] if "test_user_bug" in f["evidence"]]
-    assert run.report["tests"] == {"passed": 6, "failed": 2, "errors": 0}
+    assert run.report["tests"] == {"passed": 7, "failed": 2, "errors": 0}
