@@ -61,15 +61,23 @@ def code_fingerprint() -> str:
         except Exception:  # pragma: no cover - libcst is a dependency
             libcst_version = "?"
         h.update(f"{FORMAT}|{__version__}|{sys.version}|{libcst_version}".encode())
-        package = Path(__file__).resolve().parent
-        for path in sorted(package.rglob("*.py")):
-            try:
-                data = path.read_bytes()
-            except OSError:
-                data = b"?"
-            h.update(path.relative_to(package).as_posix().encode() + b"\0" + hashlib.sha256(data).digest())
+        h.update(source_fingerprint(Path(__file__).resolve().parent).encode())
         _fingerprint = h.hexdigest()
     return _fingerprint
+
+
+def source_fingerprint(package: Path) -> str:
+    """A hash of every `.py` file below `package` (names and contents)."""
+    h = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b"?"
+        h.update(path.relative_to(package).as_posix().encode() + b"\0" + hashlib.sha256(data).digest())
+    return h.hexdigest()
 
 
 def _dist_version(name: str) -> str:

@@ -11,7 +11,12 @@ flake8 run, and hands each file its share:
   workers inherit the result; where flake8 does not fork, the first file a worker gets runs it
   in that worker, in-process.
 * The check starts with the byte-level screen (`stagelint.screen`), so a file or project that
-  stages nothing costs a read and two regular expressions, not a parse.
+  stages nothing costs a read and two regular expressions, not a parse; and it uses the same
+  result cache as `stagelint check` (`.stagelint_cache/`; `--stagelint-no-cache` turns it off),
+  so a run after an edit analyses the edited files again, not the project.
+* flake8 loads and runs every installed plugin whatever `--select` says, and filters the
+  reports afterwards. When flake8's select/ignore options turn every STG code off
+  (`--select E,F,W`, `--extend-ignore STG`), the plugin does no work at all.
 * A file whose text differs from the disk (flake8 reading standard input, an editor's unsaved
   buffer) is checked on its own from that text, with the project modules it imports.
 
@@ -37,9 +42,10 @@ _sessions: dict[tuple, _Session] = {}
 
 
 class _Session:
-    def __init__(self, paths: tuple[str, ...], config: str | None):
+    def __init__(self, paths: tuple[str, ...], config: str | None, use_cache: bool = True):
         from stagelint.config import load_settings
 
+        self.use_cache = use_cache
         self.paths = list(paths)
         # Like `stagelint check PATH ...`: the config found from the first path.
         self.settings = load_settings(self.paths[0] if self.paths else ".", config)
@@ -50,8 +56,11 @@ class _Session:
             return
         from stagelint.engine import check_paths
 
+        from stagelint.cache import Cache, cache_root
+
         daemonic = multiprocessing.current_process().daemon
-        result = check_paths(self.paths, self.settings, noqa=False, jobs=0 if daemonic else None)
+        cache = Cache(cache_root(self.settings), enabled=self.use_cache)
+        result = check_paths(self.paths, self.settings, noqa=False, jobs=0 if daemonic else None, cache=cache)
         self.by_path = {}
         for f in result.findings:
             self.by_path.setdefault(os.path.realpath(f.path), []).append(f)
@@ -67,19 +76,31 @@ class _Session:
         return self.by_path.get(os.path.realpath(filename), [])
 
 
-def _session(paths, config) -> _Session:
+def _session(paths, config, use_cache: bool = True) -> _Session:
     from stagelint.config import ConfigError
 
     paths = tuple(p for p in (paths or ["."]) if p != "-")
-    key = (paths, os.getcwd(), config)
+    key = (paths, os.getcwd(), config, use_cache)
     if key not in _sessions:
         try:
-            _sessions[key] = _Session(paths, config)
+            _sessions[key] = _Session(paths, config, use_cache)
         except ConfigError as e:
             # Exit 2 with the file and the key, as `stagelint check` does, not a traceback.
             print(f"stagelint: error: {e}", file=sys.stderr)
             raise SystemExit(2) from None
     return _sessions[key]
+
+
+def _any_code_selected(options) -> bool:
+    """Whether flake8's select/ignore options let any STGnnn code through (by flake8's own
+    decision rules); True when that cannot be told."""
+    try:
+        from flake8.style_guide import Decision, DecisionEngine
+
+        engine = DecisionEngine(options)
+        return any(engine.decision_for(f"STG{n:03d}") is Decision.Selected for n in range(1000))
+    except Exception:
+        return True
 
 
 def _same_as_disk(filename: str, text: str) -> bool:
@@ -95,9 +116,12 @@ class StagelintChecker:
     name = "stagelint"
     version = __version__
 
-    #: Set by `parse_options`: the paths flake8 checks and the `--stagelint-config` value.
+    #: Set by `parse_options`: the paths flake8 checks, the `--stagelint-config` value, whether
+    #: the cache is used, and whether flake8's select/ignore let any STG code through.
     _paths: tuple[str, ...] | None = None
     _config: str | None = None
+    _use_cache: bool = True
+    _selected: bool = True
 
     def __init__(self, tree, filename: str, lines: list[str]):
         self.filename = filename
@@ -112,18 +136,30 @@ class StagelintChecker:
             metavar="FILE",
             help="stagelint configuration (default: the nearest pyproject.toml with [tool.stagelint])",
         )
+        manager.add_option(
+            "--stagelint-no-cache",
+            action="store_true",
+            parse_from_config=True,
+            help="neither read nor write stagelint's result cache (.stagelint_cache/)",
+        )
 
     @classmethod
     def parse_options(cls, options) -> None:
         cls._paths = tuple(getattr(options, "filenames", None) or ["."])
         cls._config = getattr(options, "stagelint_config", None)
-        session = _session(cls._paths, cls._config)
+        cls._use_cache = not getattr(options, "stagelint_no_cache", False)
+        cls._selected = _any_code_selected(options)
+        if not cls._selected:
+            return
+        session = _session(cls._paths, cls._config, cls._use_cache)
         if cls._paths != ("-",) and not multiprocessing.current_process().daemon:
             session.run()  # before flake8 forks: its workers inherit the findings
 
     def run(self):
+        if not self._selected:
+            return
         paths = self._paths if self._paths is not None else (self.filename,)
-        session = _session(paths, self._config)
+        session = _session(paths, self._config, self._use_cache)
         text = "".join(self.lines)
         if session.paths and _same_as_disk(self.filename, text):
             findings = session.findings_for(self.filename)
