@@ -80,28 +80,57 @@ def _decode_lines(source: bytes) -> list[str]:
     return text.splitlines()
 
 
-def _imported_files(facts: F.ModuleFacts, search_roots: list[Path]) -> list[str]:
-    """Files of project modules a module imports, found under the search roots."""
+def _imported_files(facts: F.ModuleFacts, search_roots: list[Path], memo: dict | None = None) -> list[str]:
+    """Files of project modules a module imports, found under the search roots. `memo` keeps
+    each dotted name's answer, and which folders exist, for the run (a thousand modules ask
+    about the same names, most of them outside the project)."""
     names = set(facts.imports.values())
     for f in facts.functions.values():
         names.update(e.target[1] for e in f.calls if e.target[0] == "name")
     out = []
+    if memo is None:
+        memo = {}
+    folders = memo.setdefault(None, {})
     for name in sorted(names):
-        parts = name.split(".")
-        for i in range(len(parts), 0, -1):
-            rel = Path(*parts[:i])
-            for root in search_roots:
-                for candidate in (root / rel.with_suffix(".py"), root / rel / "__init__.py"):
-                    if candidate.is_file():
-                        out.append(_display_path(candidate))
-                        break
-                else:
-                    continue
-                break
-            else:
-                continue
-            break
+        found = memo.get(name)
+        if found is None:
+            found = memo[name] = _imported_files_of(name, search_roots, folders)
+        out.extend(found)
     return out
+
+
+def _imported_files_of(name: str, search_roots: list[Path], folders: dict[str, bool]) -> list[str]:
+    """The file of the longest prefix of `name` that is a module under a search root."""
+    parts = name.split(".")
+    if all(p and "/" not in p and "\0" not in p for p in parts):
+        # The same answer as below (`pathlib` would read each part as one name), without
+        # probing below folders that do not exist.
+        def is_dir(path: str, depth: int) -> bool:
+            if depth == 0:
+                return True  # the search root itself
+            known = folders.get(path)
+            if known is None:
+                known = folders[path] = is_dir(os.path.dirname(path), depth - 1) and os.path.isdir(path)
+            return known
+
+        roots = [str(r) for r in search_roots]
+        for i in range(len(parts), 0, -1):
+            for root in roots:
+                parent = os.path.join(root, *parts[: i - 1])
+                if not is_dir(parent, i - 1):
+                    continue
+                base = os.path.join(parent, parts[i - 1])
+                for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+                    if os.path.isfile(candidate):
+                        return [_display_path(Path(candidate))]
+        return []
+    for i in range(len(parts), 0, -1):
+        rel = Path(*parts[:i])
+        for root in search_roots:
+            for candidate in (root / rel.with_suffix(".py"), root / rel / "__init__.py"):
+                if candidate.is_file():
+                    return [_display_path(candidate)]
+    return []
 
 
 def _display_path(path: Path) -> str:
@@ -222,6 +251,7 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
             placeholders.append(F.ModuleFacts(path=path, module=module, is_package=is_package))
     # A screened-out file that an analysed one imports after all is analysed (and reported).
     queued = {realpath(f) for f in files}
+    imported_memo: dict[str, list[str]] = {}
     fact_settings = (analysis_settings(settings), tuple(sorted(roots)))
 
     def lookup(path: str):
@@ -243,7 +273,7 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
         if not follow_imports or outcome.facts is None or len(queued) >= 2000:
             return []
         new = []
-        for p in _imported_files(outcome.facts, search_roots):
+        for p in _imported_files(outcome.facts, search_roots, imported_memo):
             real = realpath(p)
             if real not in queued:
                 queued.add(real)

@@ -112,7 +112,7 @@ class Metadata:
         positions._gen_impl(module)
         self.scopes = scopes._computed
         self.positions = positions._computed
-        self._names: dict[int, frozenset] = {}
+        self._names: dict[cst.CSTNode, frozenset] = {}
 
     def scope(self, node: cst.CSTNode):
         return self.scopes.get(node)
@@ -122,11 +122,12 @@ class Metadata:
 
     def qualified_names(self, node: cst.CSTNode) -> frozenset:
         """What `QualifiedNameProvider` reports for the node."""
-        key = id(node)
-        names = self._names.get(key)
+        # Keyed by the node itself, not its id: rules also ask about nodes they build, and an id
+        # is reused once such a node is freed.
+        names = self._names.get(node)
         if names is None:
             scope: Optional[object] = self.scopes.get(node)
-            names = self._names[key] = frozenset(scope.get_qualified_names_for(node)) if scope else frozenset()
+            names = self._names[node] = frozenset(scope.get_qualified_names_for(node)) if scope else frozenset()
         return names
 
 

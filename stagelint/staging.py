@@ -49,6 +49,8 @@ class Project:
         #: (function, via) of wrapper bindings made with an `input_signature`
         self.signature_objects: set[tuple[Key, str]] = set()
         self._families: dict[str, set[str]] = {}
+        self._subclasses: dict[str, list[str]] | None = None
+        self._writes_by_attr: dict[str, list[tuple[str, F.AttrWrite]]] | None = None
         self._bound_method_sites: set[int] = set()
         self._afresh: set[Key] | None = None
         self._callers: dict[Key, set[Key]] | None = None
@@ -393,11 +395,41 @@ class Project:
             family.add(name)
             if found:
                 todo.extend(found[1].bases)
-        for name in self.classes:
-            if name not in family and self._derives(name, {own}):
-                family.add(name)
+        # Every class that derives from `own` (what `_derives(name, {own})` answers for each
+        # class, found by walking the subclass index down from `own` once).
+        todo = [own]
+        below: set[str] = set()
+        subclasses = self._subclass_index()
+        while todo:
+            for sub in subclasses.get(todo.pop(), ()):
+                if sub not in below:
+                    below.add(sub)
+                    todo.append(sub)
+        family |= below
         self._families[cls] = family
         return family
+
+    def _subclass_index(self) -> dict[str, list[str]]:
+        """Resolved base name -> the classes that list it as a base (built once)."""
+        if self._subclasses is None:
+            index: dict[str, list[str]] = {}
+            for name in self.classes:
+                for base in self.resolve_class(name)[1].bases:
+                    resolved = self.resolve_class(base)
+                    index.setdefault(resolved[1].qualname if resolved else base, []).append(name)
+            self._subclasses = index
+        return self._subclasses
+
+    def attr_writes(self, attr: str) -> list[tuple[str, F.AttrWrite]]:
+        """(module, write) for every write of the attribute `attr` (`obj.attr = ...`), in the
+        order of module names (indexed once, not scanned per question)."""
+        if self._writes_by_attr is None:
+            index: dict[str, list[tuple[str, F.AttrWrite]]] = {}
+            for name in sorted(self.modules):
+                for w in self.modules[name].attr_writes:
+                    index.setdefault(w.attr, []).append((name, w))
+            self._writes_by_attr = index
+        return self._writes_by_attr.get(attr, [])
 
     def _derives(self, cls: str, ancestors: set[str], _seen=None) -> bool:
         _seen = _seen or set()

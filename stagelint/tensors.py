@@ -453,7 +453,7 @@ class _Values:
         if isinstance(call.func, cst.Name):
             for b in ctx.bindings_of(call.func):
                 node = getattr(b, "node", None)
-                if isinstance(node, cst.FunctionDef) and _has_yield(node):
+                if isinstance(node, cst.FunctionDef) and _has_yield(node, ctx):
                     return Value("generator", ident=new)
                 if isinstance(node, cst.ClassDef):
                     names = ctx.qualified_names(call.func)
@@ -492,13 +492,13 @@ def _keras_kind(fw, q: str) -> str:
     return "object"
 
 
-_YIELD_MEMO: dict[int, bool] = {}
-
-
-def _has_yield(func: cst.FunctionDef) -> bool:
-    """The def's own body yields (nested defs and lambdas do not count)."""
+def _has_yield(func: cst.FunctionDef, ctx: FileContext) -> bool:
+    """The def's own body yields (nested defs and lambdas do not count). Remembered per file:
+    a node's id is unique only while its tree lives, and a process analyses file after file
+    (a memo across files answered for whichever def reused the id)."""
+    memo = ctx.__dict__.setdefault("_yield_memo", {})
     key = id(func)
-    if key not in _YIELD_MEMO:
+    if key not in memo:
         found = False
         stack = [func.body]
         while stack and not found:
@@ -509,10 +509,8 @@ def _has_yield(func: cst.FunctionDef) -> bool:
                 continue
             else:
                 stack.extend(node.children)
-        if len(_YIELD_MEMO) > 10000:
-            _YIELD_MEMO.clear()
-        _YIELD_MEMO[key] = found
-    return _YIELD_MEMO[key]
+        memo[key] = found
+    return memo[key]
 
 
 def _varies(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None, loops: tuple) -> str:

@@ -316,10 +316,7 @@ def _owner_class(project, write) -> str | None:
 
 
 def _attr_writes(project, attr: str):
-    for name in sorted(project.modules):
-        for w in project.modules[name].attr_writes:
-            if w.attr == attr:
-                yield name, w
+    yield from project.attr_writes(attr)
 
 
 def _where(module: str, here: str, w) -> str:
