@@ -439,7 +439,7 @@ def _tracing_value(ctx, expr):
         expr, negated = expr.expression, True
     if not isinstance(expr, cst.Call):
         return None
-    names = ctx.qualified_names(expr.func)
+    names = _eager_names(ctx, expr.func)
     if names & EAGER_TESTS:
         return "yes" if negated else None
     if names & TRACING_TESTS:
@@ -455,6 +455,22 @@ def _tracing_value(ctx, expr):
         if not q.startswith("builtins."):
             return ("name", q)
     return None
+
+
+def _exits(block) -> bool:
+    stmts = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    last = stmts[-1] if stmts else None
+    return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and any(
+        isinstance(s, (cst.Return, cst.Raise)) for s in last.body)
+
+
+def _eager_names(ctx, func) -> set[str]:
+    """Qualified names of a call's function; `<anything>.executing_eagerly` counts as TensorFlow's
+    (keras-hub binds `tf = try_import_tensorflow()`, which no import analysis follows)."""
+    names = set(ctx.qualified_names(func))
+    if isinstance(func, cst.Attribute) and func.attr.value in ("executing_eagerly", "inside_function"):
+        names.add("tensorflow." + func.attr.value)
+    return names
 
 
 def _nested_in(scope, outer) -> bool:
@@ -571,6 +587,7 @@ class _Walker(cst.CSTVisitor):
                 ctx.regions.append(region)
         if t is cst.FunctionDef:
             ctx._enter_function(node)
+            self._record_eager_tail(node)
         elif t is cst.ClassDef:
             ctx._enter_class(node)
         elif t is cst.If:
@@ -641,11 +658,11 @@ class _Walker(cst.CSTVisitor):
                 self._record_import(node)
         if id(node) in ctx._branch_of:
             ctx._branch_stack.append(ctx._branch_of[id(node)])
+        if ctx._eager_blocks and id(node) in ctx._eager_blocks:
+            ctx.eager_stack.append(ctx._eager_blocks[id(node)])
         if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
             if id(node) in ctx._guarded_blocks:
                 ctx.guard_depth += 1
-            if id(node) in ctx._eager_blocks:
-                ctx.eager_stack.append(ctx._eager_blocks[id(node)])
             if id(node) in ctx._lifted_blocks:
                 ctx.lifted_depth += 1
         if t is cst.For and isinstance(node, cst.For):
@@ -657,11 +674,11 @@ class _Walker(cst.CSTVisitor):
         ctx = self.ctx
         t = type(original_node)
         self._dispatch(self._leaves, "leave_", original_node)
+        if ctx._eager_blocks and id(original_node) in ctx._eager_blocks:
+            ctx.eager_stack.pop()
         if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
             if id(original_node) in ctx._guarded_blocks:
                 ctx.guard_depth -= 1
-            if id(original_node) in ctx._eager_blocks:
-                ctx.eager_stack.pop()
             if id(original_node) in ctx._lifted_blocks:
                 ctx.lifted_depth -= 1
         if t is cst.FunctionDef:
@@ -716,24 +733,44 @@ class _Walker(cst.CSTVisitor):
     def _record_eager_branch(self, node: cst.If) -> None:
         """`if tf.executing_eagerly(): A else: B`: A never runs while tracing; `if in_tf_function():`
         (a project predicate, decided in the project phase): its `else:` never does."""
+        found = self._eager_test(node.test)
+        if found is None:
+            return
+        eager_in_body, mark = found
+        block = node.body if eager_in_body else node.orelse
+        if block is not None:
+            self.ctx._eager_blocks[id(block)] = mark
+
+    def _record_eager_tail(self, func: cst.FunctionDef) -> None:
+        """`if in_tf_function(): return self._call_tf(x)` then `return self._call_python(x)`: the
+        statements after a tracing test that returns never run while tracing."""
+        body = func.body.body if isinstance(func.body, cst.IndentedBlock) else ()
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, cst.If) and stmt.orelse is None and _exits(stmt.body):
+                found = self._eager_test(stmt.test)
+                if found is not None and not found[0]:
+                    for later in body[i + 1:]:
+                        if not isinstance(later, (cst.FunctionDef, cst.ClassDef)):
+                            self.ctx._eager_blocks[id(later)] = found[1]
+                    return
+
+    def _eager_test(self, test):
+        """(the body is the eager branch, mark) for a test of whether code is being traced."""
         ctx = self.ctx
-        test, negated = node.test, False
+        negated = False
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, negated = test.expression, True
         if not isinstance(test, cst.Call):
-            return
-        names = ctx.qualified_names(test.func)
+            return None
+        names = _eager_names(ctx, test.func)
         if names & EAGER_TESTS:
-            block, mark = (node.orelse if negated else node.body), ""
-        elif names & TRACING_TESTS:
-            block, mark = (node.body if negated else node.orelse), ""
-        else:
-            target = self._target_of(test.func)
-            if target is None or not self._is_project_target(target):
-                return
-            block, mark = (node.body if negated else node.orelse), target
-        if block is not None:
-            ctx._eager_blocks[id(block)] = mark
+            return not negated, ""
+        if names & TRACING_TESTS:
+            return negated, ""
+        target = self._target_of(test.func)
+        if target is None or not self._is_project_target(target):
+            return None
+        return negated, target
 
     def _record_store(self, stmt, target, value) -> None:
         ctx = self.ctx

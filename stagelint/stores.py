@@ -181,24 +181,20 @@ def _is_built_test(test) -> bool:
 #: Container methods that return None: a call whose result is used is some other object's method.
 NONE_RETURNING = frozenset({"append", "extend", "insert", "update", "add", "clear", "remove", "discard",
                             "sort", "reverse", "appendleft", "extendleft"})
-_STATEMENT_CALLS: dict[int, set[int]] = {}
-
-
 def _statement_calls(func: FunctionInfo) -> set[int]:
-    """Calls that are expression statements in a function (their result is thrown away)."""
-    key = id(func.node)
-    if key not in _STATEMENT_CALLS:
-        found: set[int] = set()
+    """Calls that are expression statements in a function (their result is thrown away); kept
+    on the function's walk record, which lives as long as the nodes it names."""
+    found = getattr(func, "_statement_calls", None)
+    if found is None:
+        found = set()
         stack = [func.node.body]
         while stack:
             node = stack.pop()
             if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call):
                 found.add(id(node.value))
             stack.extend(node.children)
-        if len(_STATEMENT_CALLS) > 2000:
-            _STATEMENT_CALLS.clear()
-        _STATEMENT_CALLS[key] = found
-    return _STATEMENT_CALLS[key]
+        func._statement_calls = found
+    return found
 
 
 def _is_self(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression) -> bool:

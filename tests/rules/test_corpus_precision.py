@@ -593,8 +593,16 @@ def test_eager_only_branches_are_not_staged():
         def f(x):
             if tf.executing_eagerly():
                 x = to_numpy(x)
+            return g(x)
+
+        @tf.function
+        def g(x):
             if not tf.executing_eagerly():
-                return x
+                return x * 2
+            return to_numpy(x)
+
+        @tf.function
+        def h(x):
             return to_numpy(x)
     """)
 
@@ -661,4 +669,33 @@ def test_compat_v2_spellings_and_pure_update_methods():
                 history.update({"last": 1})  # STG102
                 return updates, state, seeds, size
             return step
+    """)
+
+
+def test_executing_eagerly_through_an_indirectly_imported_module():
+    # keras-hub tensor_utils: `tf = try_import_tensorflow()`, then `return not tf.executing_eagerly()`.
+    assert_marked("""
+        import random
+        import keras
+
+        def try_import_tensorflow():
+            import tensorflow
+            return tensorflow
+
+        tf = try_import_tensorflow()
+
+        def in_tf_function():
+            return not tf.executing_eagerly()
+
+        class Masker(keras.layers.Layer):
+            def _python(self, x):
+                return x if random.random() < 0.5 else None
+
+            def _graph(self, x):
+                return x * random.random()  # STG104
+
+            def call(self, x):
+                if in_tf_function():
+                    return self._graph(x)
+                return self._python(x)
     """)
