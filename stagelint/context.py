@@ -22,7 +22,7 @@ from libcst.metadata import (
 )
 
 from stagelint import facts as F
-from stagelint.fastmeta import Metadata
+from stagelint.fastmeta import Metadata, walk
 from stagelint.frameworks import (
     BUILDING_METHODS,
     CONFIG_KEYWORDS,
@@ -1071,5 +1071,5 @@ def analyze_module(module: cst.Module, ctx: FileContext, rule_classes, metadata=
     rules = [cls(ctx) for cls in rule_classes]
     walker = _Walker(ctx, rules)
     ctx._rules = rules
-    module.visit(walker)
+    walk(module, walker.on_visit, walker.on_leave)  # as module.visit(walker), without rebuilding nodes
     return ctx.facts

@@ -158,3 +158,56 @@ class LibcstMetadata:
         if isinstance(names, LazyValue):
             names = names()
         return frozenset(names or ())
+
+
+# The walk ---------------------------------------------------------------------------------------
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+class _FieldOrder(cst.CSTVisitor):
+    """Records the fields `_visit_and_replace_children` visits, in order, without descending."""
+
+    def __init__(self):
+        super().__init__()
+        self.fields: list[str] = []
+
+    def on_visit(self, node) -> bool:
+        return False
+
+    def on_leave(self, original_node) -> None:
+        pass
+
+    def on_visit_attribute(self, node, attribute: str) -> None:
+        if attribute not in self.fields:
+            self.fields.append(attribute)
+
+    def on_leave_attribute(self, original_node, attribute: str) -> None:
+        pass
+
+
+def _fields(node: cst.CSTNode) -> tuple[str, ...]:
+    kind = type(node)
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        recorder = _FieldOrder()
+        node._visit_and_replace_children(recorder)  # each class visits its fields in a fixed order
+        fields = _FIELDS[kind] = tuple(recorder.fields)
+    return fields
+
+
+def walk(node: cst.CSTNode, on_visit, on_leave) -> None:
+    """`node.visit(visitor)` for a `CSTVisitor` that has no attribute hooks (`visit_Call_func`):
+    the same nodes in the same order, `on_visit(node)` (children only if it returns true) and
+    `on_leave(node)`, without libcst's rebuilding of every node on the way back up, which a
+    visitor throws away (8.5 ms against 1.9 ms for a tf-models file)."""
+    if on_visit(node):
+        for name in _fields(node):
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                walk(value, on_visit, on_leave)
+            elif isinstance(value, (tuple, list)):
+                for child in value:
+                    if isinstance(child, cst.CSTNode):
+                        walk(child, on_visit, on_leave)
+    on_leave(node)

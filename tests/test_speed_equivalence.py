@@ -128,3 +128,36 @@ def test_findings_are_the_same_cold_warm_and_with_one_or_two_jobs(tmp_path, monk
     for name, result in runs.items():
         assert _keys(result) == _keys(reference), name
         assert result.files_checked == reference.files_checked, name
+
+
+class _Order(cst.CSTVisitor):
+    def __init__(self):
+        super().__init__()
+        self.events = []
+
+    def on_visit(self, node):
+        self.events.append(("visit", node))
+        return not isinstance(node, cst.Lambda)  # also: children skipped when on_visit says so
+
+    def on_leave(self, original_node):
+        self.events.append(("leave", original_node))
+
+
+@pytest.mark.parametrize("text", AWKWARD + [t for _, t in _sources(parsing_only=True)])
+def test_walk_visits_what_libcst_visits_in_the_same_order(text):
+    from stagelint.fastmeta import walk
+
+    module = cst.parse_module(text)
+    theirs, ours = _Order(), _Order()
+    module.visit(theirs)
+    walk(module, ours.on_visit, ours.on_leave)
+    assert len(ours.events) == len(theirs.events)
+    assert all(a[0] == b[0] and a[1] is b[1] for a, b in zip(ours.events, theirs.events))
+
+
+def test_the_walker_has_no_attribute_hooks_that_walk_would_skip():
+    import re
+
+    own = [k for k in C._Walker.__mro__ if k.__module__.startswith("stagelint")]
+    hooks = [n for k in own for n in vars(k) if re.match(r"(visit|leave)_[A-Z]\w*_[a-z]|on_(visit|leave)_attribute", n)]
+    assert own and hooks == []
