@@ -811,7 +811,11 @@ class _Walker(cst.CSTVisitor):
         if func is not None and node.args and isinstance(node.args[0].value, cst.Name):
             if _tests_for_sequence(ctx, node, names):
                 func.sequence_names.add(node.args[0].value.value)
-        if names & fw.eager_escapes:
+        escapes = bool(names & fw.eager_escapes) or (
+            # `tf.py_function(...)` with `tf = try_import_tensorflow()` (keras-hub): by its name
+            isinstance(node.func, cst.Attribute) and node.func.attr.value in ("py_function", "numpy_function")
+        )
+        if escapes:
             for arg in node.args:
                 if isinstance(arg.value, cst.Lambda):
                     ctx._escaped_lambdas.add(id(arg.value))
@@ -831,7 +835,7 @@ class _Walker(cst.CSTVisitor):
                         if id(node) in ctx._fresh_staging_calls:
                             ctx.facts.fresh_wrapped.append(target)
         if func is not None:
-            if names & fw.eager_escapes:
+            if escapes:
                 return  # the wrapped function runs eagerly: not traced into the graph
             target = self._target_of(node.func)
             if target is not None and not (names and all(fw.owns(n) for n in names)):

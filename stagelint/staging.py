@@ -489,8 +489,11 @@ class Project:
         if key in _seen:
             return True
         _seen.add(key)
+        f = self.function(key)
+        if f is None or not f.name.startswith("_") or key in self.entries:
+            return False  # a public method: users may call it at any time
         callers = self.callers(key)
-        if not callers or key in self.entries:
+        if not callers:
             return False
         for caller in callers:
             f = self.function(caller)

@@ -473,6 +473,16 @@ class StaleAttribute(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         self._callees.add(id(node.func))
 
+    def visit_If(self, node: cst.If) -> None:
+        if self.ctx.first_call_guard(node.test):
+            # `if self._table is None:` / `if not self.built:`: a set-once check, not a use
+            stack = [node.test]
+            while stack:
+                n = stack.pop()
+                if isinstance(n, cst.Attribute):
+                    self._callees.add(id(n))
+                stack.extend(n.children)
+
     def visit_Attribute(self, node: cst.Attribute) -> None:
         ctx = self.ctx
         self._callees.add(id(node.value))  # `self.v.assign(...)`: `self.v` is a receiver, not a value
@@ -495,6 +505,8 @@ class StaleAttribute(Rule):
     @classmethod
     def confirm(cls, candidate, project, module):
         key = (module.module, candidate.function)
+        if key not in project.unguarded:
+            return False  # read only by one-time set-up behind a first-call guard
         entry = project.reached.get(key)
         if entry is not None and project.staged_afresh(entry):
             return False  # a new Function per use sees the attribute's current value

@@ -699,3 +699,41 @@ def test_executing_eagerly_through_an_indirectly_imported_module():
                     return self._graph(x)
                 return self._python(x)
     """)
+
+
+def test_lazy_set_up_reads_and_py_function_through_an_indirect_import():
+    # keras-hub tokenizers: `if self._fast_word_piece is None: self._set_vocabulary_tf()` reads the
+    # vocabulary once; RWKV's `tf.py_function(tokenize_wrapper, ...)` with
+    # `tf = try_import_tensorflow()` runs the wrapper eagerly.
+    assert_marked("""
+        import keras
+
+        def try_import_tensorflow():
+            import tensorflow
+            return tensorflow
+
+        tf = try_import_tensorflow()
+
+        class Tokenizer(keras.layers.Layer):
+            def __init__(self, vocabulary):
+                super().__init__()
+                self.set_vocabulary(vocabulary)
+
+            def set_vocabulary(self, vocabulary):
+                self.vocabulary = vocabulary
+                self.lowercase = True
+                self._table = None
+
+            def _set_table(self):
+                self._table = {v: i for i, v in enumerate(self.vocabulary)}
+
+            def call(self, x):
+                if self._table is None:
+                    self._set_table()
+
+                def wrapper(t):
+                    return t.numpy()
+
+                y = tf.py_function(wrapper, [x], Tout="int32")
+                return y if self.lowercase else x  # STG302
+    """)
