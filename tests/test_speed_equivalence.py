@@ -23,7 +23,7 @@ from stagelint import context as C
 from stagelint.cache import Cache
 from stagelint.config import Settings
 from stagelint.engine import check_paths, module_name
-from stagelint.fastmeta import LibcstMetadata, Metadata, TuplePositionProvider
+from stagelint.fastmeta import _ORIGINAL_VISIT, LibcstMetadata, Metadata, TuplePositionProvider
 from stagelint.fix import digest
 from stagelint.frameworks import TENSORFLOW
 from stagelint.rules.base import all_rules, example_source
@@ -54,13 +54,13 @@ def _parses(text: str) -> bool:
     return True
 
 
-def _facts(path: str, text: str, metadata):
+def _facts(path: str, text: str, metadata, fast: bool = True):
     data = text.encode("utf-8")
     module, is_package = module_name(Path(path))
     ctx = C.FileContext(path, module, is_package, Settings(), TENSORFLOW)
     ctx.project_roots = frozenset({"pkg"})
     ctx.source_digest = digest(data)
-    return C.analyze_module(cst.parse_module(data), ctx, [r for r in all_rules() if not r.runtime_only], metadata)
+    return C.analyze_module(cst.parse_module(data), ctx, [r for r in all_rules() if not r.runtime_only], metadata, fast)
 
 
 def test_fast_metadata_gives_the_facts_libcst_metadata_gives():
@@ -69,7 +69,7 @@ def test_fast_metadata_gives_the_facts_libcst_metadata_gives():
     # Twice over, in one process: an answer remembered by a node's id (reused once a tree is
     # freed) would show as facts that change from one analysis to the next.
     for path, text in sources + sources:
-        assert _facts(path, text, Metadata) == _facts(path, text, LibcstMetadata), path
+        assert _facts(path, text, Metadata) == _facts(path, text, LibcstMetadata, fast=False), path
 
 
 AWKWARD = [
@@ -161,3 +161,28 @@ def test_the_walker_has_no_attribute_hooks_that_walk_would_skip():
     own = [k for k in C._Walker.__mro__ if k.__module__.startswith("stagelint")]
     hooks = [n for k in own for n in vars(k) if re.match(r"(visit|leave)_[A-Z]\w*_[a-z]|on_(visit|leave)_attribute", n)]
     assert own and hooks == []
+
+
+@pytest.mark.parametrize("text", AWKWARD + [t for _, t in _sources(parsing_only=True)][:60])
+def test_children_and_visits_under_fast_traversal_are_libcst_s(text):
+    from stagelint.fastmeta import _children, fast_traversal
+
+    module = cst.parse_module(text)
+    nodes = []
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack.extend(node.children)
+    for node in nodes:
+        expected = node.children
+        got = _children(node)
+        assert len(got) == len(expected) and all(a is b for a, b in zip(got, expected))
+    theirs = _Order()
+    module.visit(theirs)
+    ours = _Order()
+    with fast_traversal():
+        module.visit(ours)
+        assert cst.CSTNode.visit is not _ORIGINAL_VISIT
+    assert cst.CSTNode.visit is _ORIGINAL_VISIT  # put back afterwards
+    assert [(e, id(n)) for e, n in ours.events] == [(e, id(n)) for e, n in theirs.events]
