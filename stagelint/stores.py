@@ -119,6 +119,8 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
                 continue  # `self.add(x)`, `self._buffer.clear()` on a TFDeque: a method, not a list's
             if node.func.attr.value in NONE_RETURNING and id(node) not in _statement_calls(func):
                 continue  # `updates, state = optimizer.update(...)`: a list's `update` returns None
+            if not _fits_container_method(node):
+                continue  # `strategy.extended.update(var, fn, args=...)`: not `dict.update`
             method = node.func.attr.value
             args = [a.value for a in node.args]
             t = Tensorness()
@@ -181,6 +183,31 @@ def _is_built_test(test) -> bool:
 #: Container methods that return None: a call whose result is used is some other object's method.
 NONE_RETURNING = frozenset({"append", "extend", "insert", "update", "add", "clear", "remove", "discard",
                             "sort", "reverse", "appendleft", "extendleft"})
+#: (fewest, most) positional arguments, and the keywords allowed, of the container methods.
+_SIGNATURES = {
+    "append": (1, 1, ()), "extend": (1, 1, ()), "insert": (2, 2, ()), "update": (0, 1, None),
+    "add": (1, 1, ()), "clear": (0, 0, ()), "remove": (1, 1, ()), "discard": (1, 1, ()),
+    "sort": (0, 0, ("key", "reverse")), "reverse": (0, 0, ()), "pop": (0, 2, ()), "popitem": (0, 0, ()),
+    "setdefault": (1, 2, ()), "appendleft": (1, 1, ()), "extendleft": (1, 1, ()), "popleft": (0, 0, ()),
+}
+
+
+def _fits_container_method(call: cst.Call) -> bool:
+    """The call's arguments fit the list/dict/set method of that name (`dict.update` takes at most
+    one positional argument; `list.append` exactly one, and no keywords)."""
+    sig = _SIGNATURES.get(call.func.attr.value)
+    if sig is None:
+        return True
+    low, high, keywords = sig
+    if any(a.star for a in call.args):
+        return True
+    positional = sum(1 for a in call.args if a.keyword is None)
+    named = [a.keyword.value for a in call.args if a.keyword is not None]
+    if keywords is not None and any(k not in keywords for k in named):
+        return False
+    return low <= positional <= high
+
+
 def _statement_calls(func: FunctionInfo) -> set[int]:
     """Calls that are expression statements in a function (their result is thrown away); kept
     on the function's walk record, which lives as long as the nodes it names."""
@@ -212,7 +239,10 @@ def store_is_external(candidate, project, key) -> bool:
     Keras `call`'s, whose callers are usually traced code passing their own local dict."""
     if key not in project.unguarded:
         return False
-    if candidate.fields.get("_root") == "param" and project.entries.get(key) not in ("decorator", "wrapper"):
+    if candidate.fields.get("_root") in ("param", "closure") and project.entries.get(key) not in ("decorator", "wrapper"):
+        # a helper's parameter, or a nested helper's enclosing variable: the object belongs to
+        # the code that calls it, traced with it (RetinaNet's `_update_decoded_results` updating
+        # `outputs` of the `call` it is nested in)
         return False
     return True
 

@@ -341,6 +341,10 @@ class _Values:
                 return UNKNOWN
             node = getattr(r, "node", None)
             if isinstance(node, cst.Param):
+                star = _star_kind(self.func, node)
+                if star:
+                    values.append(Value(star))  # `*tensors`: a tuple; `**kwargs`: a dict
+                    continue
                 return UNKNOWN
             if isinstance(node, (cst.FunctionDef, cst.Lambda)):
                 values.append(Value("function"))
@@ -476,6 +480,17 @@ _BUILTIN_RESULTS = {
     "builtins.round": "int", "builtins.float": "float", "builtins.str": "str", "builtins.repr": "str",
     "builtins.format": "str", "builtins.bool": "bool",
 }
+
+
+def _star_kind(func: FunctionInfo | None, param: cst.Param) -> str:
+    if func is None:
+        return ""
+    params = func.node.params
+    if param is params.star_arg:
+        return "tuple"
+    if param is params.star_kwarg:
+        return "dict"
+    return ""
 
 
 def _keras_kind(fw, q: str) -> str:

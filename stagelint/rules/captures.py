@@ -145,6 +145,7 @@ class StaleGlobal(Rule):
         self.reads = []  # (function, Name node, bindings)
         self.mutated: dict[int, set[str]] = {}  # binding node id -> functions that mutate it
         self.loops: list[cst.CSTNode] = []  # every for/while loop, for "bound in a loop around the def"
+        self.mutation_sites: dict[int, list] = {}  # binding node id -> (function, node) of each mutation
 
     def visit_Name(self, node: cst.Name) -> None:
         ctx = self.ctx
@@ -192,6 +193,7 @@ class StaleGlobal(Rule):
                 node = getattr(b, "node", None)
                 if node is not None:
                     self.mutated.setdefault(id(node), set()).add(ctx.function.qualname)
+                    self.mutation_sites.setdefault(id(node), []).append((ctx.function.qualname, obj))
 
     def finish(self) -> None:
         ctx = self.ctx
@@ -263,7 +265,7 @@ class StaleGlobal(Rule):
             if after and len(after) < len(nodes):
                 return f"rebound on line {ctx.position(after[0]).line}, after `{chain[-1].facts.name}` is defined"
             if not after:
-                return self._mutation(func, nodes)
+                return self._mutation(func, nodes, outer_def)
             nodes = after
         for node in nodes:
             if id(node) in ctx.rebinding_targets or id(node) in ctx.loop_bound:
@@ -277,11 +279,14 @@ class StaleGlobal(Rule):
                     return f"rebound on line {line}"
         return self._mutation(func, nodes)
 
-    def _mutation(self, func, nodes) -> str | None:
+    def _mutation(self, func, nodes, outer_def=None) -> str | None:
         for node in nodes:
-            others = self.mutated.get(id(node), set()) - {func.qualname}
-            if others:
-                return f"mutated in `{sorted(others)[0]}`"
+            sites = [(q, n) for q, n in self.mutation_sites.get(id(node), ()) if q != func.qualname]
+            if outer_def is not None:
+                # an enclosing variable filled before the nested def (set-up) is final when traced
+                sites = [(q, n) for q, n in sites if not self._before(n, outer_def)]
+            if sites:
+                return f"mutated in `{sorted(q for q, _ in sites)[0]}`"
         return None
 
     def _before(self, binding: cst.CSTNode, outer_def: cst.FunctionDef) -> bool:

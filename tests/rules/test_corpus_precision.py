@@ -737,3 +737,54 @@ def test_lazy_set_up_reads_and_py_function_through_an_indirect_import():
                 y = tf.py_function(wrapper, [x], Tout="int32")
                 return y if self.lowercase else x  # STG302
     """)
+
+
+def test_strategy_update_star_args_closure_helpers_and_slot_lists():
+    # Model Garden: `strategy.extended.update(average, fn, args=(normal,))` (not `dict.update`),
+    # `cartesian_product(*tensors)` then `tf.meshgrid(*tensors)`, RetinaNet's nested
+    # `_update_decoded_results()` filling `outputs` of the `call` it is nested in, the EMA
+    # optimizer's `self._average_weights = [self.get_slot(var, "average") for var in ...]`, and a
+    # dict mutated while setting up, before the nested tf.function is defined.
+    assert_marked("""
+        import tensorflow as tf
+
+        class EMA(tf.Module):
+            def __init__(self):
+                self._average_weights = None
+                self.decay = 0.9
+
+            def shadow_copy(self, model):
+                self._average_weights = [self.get_slot(var, "average") for var in model.variables]
+
+            def set_decay(self, decay):
+                self.decay = decay
+
+            @tf.function
+            def update_average(self, strategy):
+                for average in self._average_weights:
+                    strategy.extended.update(average, lambda a: a * 0.9, args=(), group=False)
+                return self.decay  # STG302
+
+        def cartesian_product(*tensors, repeat=1):
+            tensors = tensors * repeat
+            return tf.stack(tf.meshgrid(*tensors, indexing="ij"))
+
+        class Model(tf.keras.Model):
+            def call(self, x):
+                outputs = {"x": x}
+
+                def _update():
+                    outputs.update({"y": x * 2})
+                    return outputs
+
+                return tf.cond(tf.reduce_any(x > 0), _update, lambda: outputs), cartesian_product(x, x)
+
+        def train(params):
+            params["steps"] = 10
+
+            @tf.function
+            def step(x):
+                return x * params["steps"]
+
+            return step
+    """)
