@@ -9,6 +9,7 @@ calls, staging markers), and dispatches every node to the rules' `visit_*` / `le
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -22,7 +23,7 @@ from libcst.metadata import (
 )
 
 from stagelint import facts as F
-from stagelint.fastmeta import Metadata, walk
+from stagelint.fastmeta import Metadata, fast_traversal, walk
 from stagelint.frameworks import (
     BUILDING_METHODS,
     CONFIG_KEYWORDS,
@@ -1073,12 +1074,17 @@ class _Walker(cst.CSTVisitor):
         return None
 
 
-def analyze_module(module: cst.Module, ctx: FileContext, rule_classes, metadata=Metadata) -> F.ModuleFacts:
+def analyze_module(module: cst.Module, ctx: FileContext, rule_classes, metadata=Metadata, fast: bool = True) -> F.ModuleFacts:
     """Resolve metadata once, walk once; return the file's facts with the rules' candidates.
-    (`metadata` is the resolver's class: tests pass one built on libcst's own providers.)"""
-    ctx._meta = metadata(module)
-    rules = [cls(ctx) for cls in rule_classes]
-    walker = _Walker(ctx, rules)
-    ctx._rules = rules
-    walk(module, walker.on_visit, walker.on_leave)  # as module.visit(walker), without rebuilding nodes
+    (`metadata=LibcstMetadata, fast=False` is the slow reference, all libcst's own providers and
+    traversals: tests compare the two.)"""
+    with fast_traversal() if fast else contextlib.nullcontext():
+        ctx._meta = metadata(module)
+        rules = [cls(ctx) for cls in rule_classes]
+        walker = _Walker(ctx, rules)
+        ctx._rules = rules
+        if fast:
+            walk(module, walker.on_visit, walker.on_leave)  # as module.visit(walker), without rebuilding nodes
+        else:
+            module.visit(walker)
     return ctx.facts
