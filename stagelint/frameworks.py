@@ -74,9 +74,9 @@ class Framework:
         """A call under the framework's roots returns a tensor unless listed as not doing so."""
         if not self.owns(qualified_name):
             return False
-        qualified_name = canonical_tf_name(qualified_name)  # `tf.compat.v2.get_static_value` too
-        if qualified_name in self.non_tensor_calls or qualified_name.startswith(self.non_tensor_prefixes):
-            return False
+        for name in (qualified_name, canonical_tf_name(qualified_name)):  # `tf.compat.v2.*` too
+            if name in self.non_tensor_calls or name.startswith(self.non_tensor_prefixes):
+                return False
         last = qualified_name.rsplit(".", 1)[-1]
         # Classes (tf.TensorSpec, tf.GradientTape, tf.keras.layers.Dense) build objects, not tensors.
         return not last[:1].isupper()
@@ -154,7 +154,7 @@ TENSORFLOW = Framework(
         "tensorflow.get_logger", "tensorflow.py_function", "tensorflow.numpy_function",
         "tensorflow.TensorArray", "tensorflow.Variable", "tensorflow.is_tensor",
         "tensorflow.get_static_value", "tensorflow.nest.flatten", "tensorflow.nest.map_structure",
-        "tensorflow.nest.pack_sequence_as", "tensorflow.as_dtype",
+        "tensorflow.nest.pack_sequence_as", "tensorflow.as_dtype", "tensorflow.compat.dimension_value",
     }),
     non_tensor_prefixes=(
         "tensorflow.config.", "tensorflow.data.", "tensorflow.keras.", "keras.", "tf_keras.",
@@ -183,7 +183,8 @@ PYTHON_IO_CALLS = frozenset({
     "sys.stdout.write", "sys.stderr.write", "sys.stdout.flush", "sys.stderr.flush",
     "time.sleep", "json.dump", "pickle.dump", "numpy.save", "numpy.savez", "numpy.savetxt",
 })
-PYTHON_IO_PREFIXES = ("logging.", "absl.logging.", "subprocess.", "socket.", "urllib.request.")
+PYTHON_IO_PREFIXES = ("logging.", "absl.logging.", "subprocess.", "socket.", "urllib.request.",
+                      "tensorflow.compat.v1.logging.")
 #: Module-level factories whose result is a logger: `log = logging.getLogger(__name__)`.
 LOGGER_FACTORIES = frozenset({"logging.getLogger", "absl.logging.get_absl_logger", "tensorflow.get_logger"})
 LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"})

@@ -174,7 +174,7 @@ class TraceTimeSideEffect(Rule):
                 short = q.removeprefix("builtins.")
                 if short == "print":
                     instead = "use `tf.print()` to print on every call"
-                elif short.startswith(("logging.", "absl.logging.", "warnings.")):
+                elif short.startswith(("logging.", "absl.logging.", "warnings.", "tensorflow.compat.v1.logging.")):
                     self.messages.append((ctx.function, node, f"{short}()"))
                     return
                 else:

@@ -788,3 +788,21 @@ def test_strategy_update_star_args_closure_helpers_and_slot_lists():
 
             return step
     """)
+
+
+def test_tf1_logging_is_python_logging_not_an_op():
+    # TFP `empirical_statistics`: `tf1.logging.warn("...")` (tf.compat.v1.logging is Python's
+    # logging); TFP `size0`: `n = tf.compat.dimension_value(x.shape[0])` then `np.int32(n)`.
+    assert_marked("""
+        import numpy as np
+        import tensorflow.compat.v1 as tf1
+        import tensorflow.compat.v2 as tf
+
+        @tf.function
+        def stats(x):
+            tf1.logging.warn("Using the empirical mean.")
+            tf1.logging.warn("mean %s", tf.reduce_mean(x))  # STG101
+            n = tf.compat.dimension_value(x.shape[0])
+            tf.identity(x)  # STG603
+            return np.int32(n) if n is not None else tf.size(x)
+    """)
