@@ -110,10 +110,26 @@ class EagerOnlyCall(Rule):
         """,
     )
 
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        #: depth of if/elif/else chains that dispatch on a value's type (`isinstance(x, np.ndarray)`,
+        #: `tf.is_tensor(x)`, `hasattr(x, "numpy")`): code written for several kinds of input,
+        #: whose NumPy branch is for the non-tensor kinds
+        self.dispatch = 0
+        self._dispatching: list[bool] = []
+
+    def visit_If(self, node: cst.If) -> None:
+        flag = _type_dispatch(self.ctx, node.test)
+        self._dispatching.append(flag)
+        self.dispatch += flag
+
+    def leave_If(self, node: cst.If) -> None:
+        self.dispatch -= self._dispatching.pop()
+
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
         func = ctx.function
-        if func is None or not ctx.in_staged_context:
+        if func is None or not ctx.in_staged_context or self.dispatch:
             return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in EAGER_ONLY_METHODS:
             self._method(node, node.func.attr.value, node.func.value)
@@ -166,6 +182,36 @@ class EagerOnlyCall(Rule):
                         **_tensor_fields(t))
 
     confirm = classmethod(lambda cls, candidate, project, module: _tensor_confirmed(candidate, project, module))
+
+
+#: Tests of what kind of value something is.
+_TYPE_TESTS = frozenset({"builtins.isinstance", "builtins.hasattr", "builtins.callable", "builtins.type",
+                         "tensorflow.is_tensor", "tensorflow.compat.v1.is_tensor", "tensorflow.compat.v2.is_tensor",
+                         "keras.ops.is_tensor"})
+
+
+def _type_dispatch(ctx, test) -> bool:
+    """`isinstance(x, np.ndarray)`, `not tf.is_tensor(x)`, `hasattr(x, "cpu") and ...`,
+    `"jax" in str(type(x))`, `JAX_MODE` (a module flag bound only to a literal)."""
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            names = ctx.qualified_names(node.func)
+            if names & _TYPE_TESTS or (isinstance(node.func, cst.Attribute) and node.func.attr.value == "is_tensor"):
+                return True
+        if isinstance(node, cst.Name) and node.value.isupper() and ctx.binding_kind(node) == "global":
+            bindings = ctx.bindings_of(node)
+            if bindings and all(
+                isinstance(ctx.bound_values.get(id(getattr(b, "node", None))), cst.Name)
+                and ctx.bound_values[id(b.node)].value in ("True", "False") for b in bindings
+            ):
+                return True  # `if JAX_MODE:` with `JAX_MODE = False`: which backend the module serves
+        if isinstance(node, (cst.BooleanOperation, cst.UnaryOperation, cst.Comparison)):
+            stack.extend(node.children)
+        elif isinstance(node, cst.ComparisonTarget):
+            stack.append(node.comparator)
+    return False
 
 
 #: Builtins that iterate over their (positional) arguments.

@@ -156,6 +156,8 @@ class PythonIterator(Rule):
         if not param:
             return True
         for mod, site, arg in project.args_for(key, param):
+            if site.caller is not None and (mod, site.caller) in project.reached:
+                continue  # made by a caller traced with it: a fresh iterator on every trace
             if arg.what in PYTHON_ITERATORS:
                 kind = "a generator" if arg.what == "generator" else "a Python iterator"
                 where = f"line {site.span.line}" if mod == module.module else f"{mod} line {site.span.line}"

@@ -806,3 +806,52 @@ def test_tf1_logging_is_python_logging_not_an_op():
             tf.identity(x)  # STG603
             return np.int32(n) if n is not None else tf.size(x)
     """)
+
+
+def test_numpy_in_branches_that_dispatch_on_the_value_s_type():
+    # TF-Agents `restart` (`if not tf.is_tensor(first_observation):` then NumPy), keras-hub
+    # (`if hasattr(audios, "cpu")`, `"jax" in str(type(videos))`), TFP (`if JAX_MODE:`,
+    # `isinstance(salt, int)`, `if not hasattr(input, "shape")`).
+    assert_marked("""
+        import numpy as np
+        import tensorflow as tf
+
+        JAX_MODE = False
+
+        @tf.function
+        def restart(observation, batch_size, salt):
+            if not tf.is_tensor(observation):
+                reward = np.zeros(batch_size)
+            else:
+                reward = tf.zeros([batch_size])
+            if hasattr(observation, "cpu") and hasattr(observation, "numpy"):
+                observation = observation.cpu().numpy()
+            if JAX_MODE:
+                salt = np.asarray(salt)
+            if isinstance(salt, int):
+                salt = np.uint64([salt])
+            total = tf.reduce_sum(observation)
+            return reward, salt, np.mean(total)  # STG601
+    """)
+
+
+def test_iterator_made_by_a_traced_caller_is_fresh_each_trace():
+    # Model Garden EMA optimizer: `_swap(zip(self._average_weights, self._model_weights))` from a
+    # tf.function; the helper loops over the zip.
+    assert_marked("""
+        import tensorflow as tf
+
+        def swap(pairs):
+            for a, b in pairs:
+                a.assign(b)
+
+        @tf.function
+        def swap_weights(xs, ys):
+            swap(zip(xs, ys))
+
+        @tf.function
+        def consume(iterator):
+            return next(iterator)  # STG103
+
+        consume(iter([1, 2, 3]))
+    """)
