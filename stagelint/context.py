@@ -994,12 +994,12 @@ class _Walker(cst.CSTVisitor):
             if isinstance(func, cst.Attribute) and func.attr.value in ctx.framework.variable_creating_methods:
                 return "variable"  # `self.w = self.add_weight(...)`
         if isinstance(value, cst.Attribute) and value.attr.value in VARIABLE_LIST_ATTRIBUTES:
-            return "variable"  # `self._weights = model.trainable_variables`: a list of variables
+            return "variables"  # `self._weights = model.trainable_variables`: a list of variables
         if (
             isinstance(value, cst.ListComp) and isinstance(value.elt, cst.Call)
             and isinstance(value.elt.func, cst.Attribute) and value.elt.func.attr.value in ("get_slot", "add_slot")
         ):
-            return "variable"  # `[self.get_slot(v, "average") for v in weights]`: slot variables
+            return "variables"  # `[self.get_slot(v, "average") for v in weights]`: slot variables
         from stagelint.tensors import tensorness
 
         if not augmented and tensorness(ctx, value, ctx.function).definite:

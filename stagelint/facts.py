@@ -134,8 +134,8 @@ class AttrWrite:
     function: str | None
     #: inside `__init__`/`build`: sets the attribute up rather than changing it
     in_init: bool
-    #: "variable" (a tf.Variable or `add_weight`), "keras" (a Keras object), "tensor", "python",
-    #: "none" or "unknown"
+    #: "variable" (a tf.Variable or `add_weight`), "variables" (a list of them), "keras" (a Keras
+    #: object), "tensor", "python", "none" or "unknown"
     value: str
     #: source of the write for messages, e.g. "self.bias += 5.0"
     text: str

@@ -295,3 +295,37 @@ def test_mutation_in_another_function_makes_a_global_stale():
         def f(x):
             return x * CONFIG["scale"]
     """) == {(10, "STG301")}
+
+
+# The accuracy audit (bench/audit.py) --------------------------------------------------------------
+
+
+def _audit_module():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "audit.py"
+    spec = importlib.util.spec_from_file_location("stagelint_bench_audit", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_audit_sample_is_seeded_stratified_and_complete_when_small():
+    audit = _audit_module()
+    keys = [("p", f"m{i}.py", i, "STG102") for i in range(400)] + [("p", "x.py", i, "STG401") for i in range(3)]
+    first = audit.draw_sample(keys, 150, 300, 10, 20261121)
+    assert first == audit.draw_sample(list(reversed(keys)), 150, 300, 10, 20261121)
+    assert sum(1 for k in first if k[3] == "STG401") == 3  # every finding of a small rule
+    assert len(first) >= 150
+    assert audit.draw_sample(keys[:250], 150, 300, 10, 1) == sorted(keys[:250])  # few: audit all
+
+
+def test_audit_verdicts_file_is_well_formed():
+    audit = _audit_module()
+    verdicts = audit.read_verdicts()
+    assert verdicts, "bench/audit_verdicts.csv holds the audit"
+    for key, row in verdicts.items():
+        assert row["verdict"] in ("TP", "FP"), key
+        assert row["reason"].strip(), key
+        assert key[3].startswith("STG") and key[2] > 0

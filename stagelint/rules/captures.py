@@ -494,8 +494,8 @@ class StaleAttribute(Rule):
         func = ctx.function
         if func is None or id(node) in self._callees or id(node) in ctx._store_attributes:
             return
-        if not ctx.in_staged_context or not isinstance(node.value, cst.Name):
-            return
+        if not ctx.in_staged_context or not isinstance(node.value, cst.Name) or ctx.guard_depth:
+            return  # (under a first-call guard: read by one-time set-up)
         kind = ctx.binding_kind(node.value, func)
         if kind not in ("self", "param"):
             return
@@ -531,8 +531,8 @@ class StaleAttribute(Rule):
                     continue
             elif owner not in family:
                 continue
-            if w.value in ("variable", "keras"):
-                return False  # a variable or Keras object attribute: read at run time
+            if w.value in ("variable", "variables", "keras"):
+                return False  # a variable (or a list of them) or Keras object attribute: read at run time
             if w.in_init or w.guarded or (w.function is not None and (mod, w.function) in project.reached):
                 continue  # set up once (`__init__`, `build`, `if self.x is None:`), or staged (STG102)
             if w.function is not None and project.runs_only_in_setup((mod, w.function), is_setup_method):

@@ -211,6 +211,8 @@ def _type_dispatch(ctx, test) -> bool:
             stack.extend(node.children)
         elif isinstance(node, cst.ComparisonTarget):
             stack.append(node.comparator)
+        elif isinstance(node, cst.Call) and ctx.qualified_names(node.func) & {"builtins.str", "builtins.repr"}:
+            stack.extend(a.value for a in node.args)  # `"jax" in str(type(videos))`
     return False
 
 

@@ -830,6 +830,8 @@ def test_numpy_in_branches_that_dispatch_on_the_value_s_type():
                 salt = np.asarray(salt)
             if isinstance(salt, int):
                 salt = np.uint64([salt])
+            if "jax" in str(type(salt)):
+                salt = np.array(salt)
             total = tf.reduce_sum(observation)
             return reward, salt, np.mean(total)  # STG601
     """)
@@ -854,4 +856,24 @@ def test_iterator_made_by_a_traced_caller_is_fresh_each_trace():
             return next(iterator)  # STG103
 
         consume(iter([1, 2, 3]))
+    """)
+
+
+def test_a_list_of_slot_variables_rebound_in_set_up_is_not_a_replaced_variable():
+    # tf-addons MovingAverage: `_create_slots` and `shadow_copy` both set
+    # `self._average_weights = [self.get_slot(var, "average") for var in var_list]`.
+    assert_marked("""
+        import tensorflow as tf
+
+        class MovingAverage(tf.Module):
+            def _create_slots(self, var_list):
+                self._average_weights = [self.get_slot(var, "average") for var in var_list]
+
+            def shadow_copy(self, model_weights):
+                self._average_weights = [self.get_slot(var, "average") for var in model_weights]
+
+            @tf.function
+            def swap(self):
+                for a in self._average_weights:
+                    a.assign(a * 2)
     """)
