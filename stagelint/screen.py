@@ -168,14 +168,18 @@ class RealPaths:
 
     def __init__(self):
         self._dirs: dict[str, str] = {}
+        self._paths: dict[str, str] = {}
 
     def __call__(self, path: str) -> str:
-        directory, name = os.path.split(os.path.abspath(path))
-        real_dir = self._dirs.get(directory)
-        if real_dir is None:
-            real_dir = self._dirs[directory] = os.path.realpath(directory)
-        full = os.path.join(real_dir, name)
-        return os.path.realpath(full) if os.path.islink(full) else full
+        real = self._paths.get(path)
+        if real is None:
+            directory, name = os.path.split(os.path.abspath(path))
+            real_dir = self._dirs.get(directory)
+            if real_dir is None:
+                real_dir = self._dirs[directory] = os.path.realpath(directory)
+            full = os.path.join(real_dir, name)
+            real = self._paths[path] = os.path.realpath(full) if os.path.islink(full) else full
+        return real
 
 
 @dataclass(frozen=True)
@@ -195,7 +199,10 @@ class _Graph:
         self.realpath = realpath
         self._top: dict[tuple[str, str], bool] = {}
         self._found: dict[str, tuple[str, ...]] = {}
+        self._prefixes: dict[tuple[str, str], tuple[tuple[str, ...], bool]] = {}
         self.index: dict[str, set[str]] = {}  # dotted suffix of a module name -> files
+        #: set by `complete()` once every file is in the index: each name's files, remembered
+        self._complete: dict[str, set[str]] | None = None
 
     def add_to_index(self, real: str) -> None:
         module, _ = self.module_name(Path(real))
@@ -216,26 +223,54 @@ class _Graph:
                 self._top[key] = os.path.isdir(base) or os.path.isfile(base + ".py")
             if not self._top[key]:
                 continue
-            for i in range(1, len(parts) + 1):
-                base = os.path.join(root, *parts[:i])
-                for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-                    if os.path.isfile(candidate):
-                        out.append(self.realpath(candidate))
-                if not os.path.isdir(base):
+            prefix = ""
+            for part in parts:
+                prefix = f"{prefix}.{part}" if prefix else part
+                files, is_dir = self._at(root, prefix)
+                out.extend(files)
+                if not is_dir:
                     break
         self._found[name] = tuple(out)
         return self._found[name]
 
+    def _at(self, root: str, prefix: str) -> tuple[tuple[str, ...], bool]:
+        """The module files of a dotted prefix under a root, and whether it is a folder (names
+        share prefixes: each is looked at once)."""
+        key = (root, prefix)
+        got = self._prefixes.get(key)
+        if got is None:
+            base = os.path.join(root, *prefix.split("."))
+            files = tuple(self.realpath(c) for c in (base + ".py", os.path.join(base, "__init__.py")) if os.path.isfile(c))
+            got = self._prefixes[key] = (files, os.path.isdir(base))
+        return got
+
+    def complete(self) -> None:
+        """Every file is in the index now: answers per name can be remembered."""
+        self._complete = {}
+
     def files_for(self, names, with_index: bool) -> set[str]:
         out: set[str] = set()
+        memo = self._complete if with_index else None
         for name in names:
             if not name or name.startswith("."):
                 continue
-            out.update(self._on_disk(name))
-            if with_index:
-                parts = name.split(".")
-                for i in range(1, len(parts) + 1):
-                    out.update(self.index.get(".".join(parts[:i]), ()))
+            if memo is not None:
+                files = memo.get(name)
+                if files is None:
+                    files = memo[name] = self._files_for_name(name, with_index)
+                out.update(files)
+            else:
+                out.update(self._files_for_name(name, with_index))
+        return out
+
+    def _files_for_name(self, name: str, with_index: bool) -> set[str]:
+        out = set(self._on_disk(name))
+        if with_index:
+            parts = name.split(".")
+            prefix = ""
+            for part in parts:
+                prefix = f"{prefix}.{part}" if prefix else part
+                out.update(self.index.get(prefix, ()))
         return out
 
 
@@ -302,6 +337,7 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
     for real in summaries:
         if real not in given:
             graph.add_to_index(real)
+    graph.complete()
 
     edges = {
         real: graph.files_for(s.names if s is not None else (), with_index=True) - {real}
