@@ -48,16 +48,27 @@ class _Inference:
         self.ctx = ctx
         self.func = func
         self.active: set[int] = set()
+        # Every (node, function) is answered once per file. Asked again and again (by several
+        # rules, by value_of for every sub-expression, through names bound many times), the
+        # inference was exponential on real modules (numpy's crackfortran: minutes).
+        self.memo: dict = ctx.memo.setdefault("tensorness", {})
 
     def of(self, expr) -> Tensorness:
-        key = id(expr)
-        if key in self.active:
-            return NOT  # a name bound from itself (`x = x + 1`): its other bindings decide
-        self.active.add(key)
+        key = (id(expr), id(self.func))
+        found = self.memo.get(key)
+        if found is not None:
+            return found
+        if id(expr) in self.active:
+            # A name bound from itself (`x = x + 1`): its other bindings decide. What is
+            # inferred inside such a cycle is kept: the answer the cycle's other paths give.
+            return NOT
+        self.active.add(id(expr))
         try:
-            return self._of(expr)
+            result = self._of(expr)
         finally:
-            self.active.discard(key)
+            self.active.discard(id(expr))
+        self.memo[key] = result
+        return result
 
     def _union(self, exprs) -> Tensorness:
         out = NOT
@@ -259,16 +270,24 @@ class _Values:
         self.ctx = ctx
         self.func = func
         self.active: set[int] = set()
+        # As for tensor-ness: one answer per (node, function) and file, or names bound many
+        # times make the walk over their bindings exponential.
+        self.memo: dict = ctx.memo.setdefault("values", {})
 
     def of(self, expr) -> Value:
-        key = id(expr)
-        if key in self.active:
+        key = (id(expr), id(self.func))
+        found = self.memo.get(key)
+        if found is not None:
+            return found
+        if id(expr) in self.active:
             return UNKNOWN
-        self.active.add(key)
+        self.active.add(id(expr))
         try:
-            return self._of(expr)
+            result = self._of(expr)
         finally:
-            self.active.discard(key)
+            self.active.discard(id(expr))
+        self.memo[key] = result
+        return result
 
     def _of(self, expr) -> Value:
         if isinstance(expr, cst.Integer):
@@ -403,11 +422,21 @@ class _Values:
         func = self.func
         if isinstance(expr.value, cst.Name) and func is not None and expr.value.value == func.self_name:
             cls = func.facts.class_qualname
-            values = ctx.self_attr_values.get((cls, expr.attr.value)) if cls else None
+            key = (cls, expr.attr.value)
+            # One answer per attribute and file: `self.head = self.head - n` in many methods
+            # otherwise re-derives the same attribute through every node, exponentially.
+            memo = ctx.memo.setdefault("attribute_values", {})
+            if key in memo:
+                return memo[key]
+            values = ctx.self_attr_values.get(key) if cls else None
+            result = UNKNOWN
             if values:
+                memo[key] = UNKNOWN  # a cycle through this attribute knows nothing more
                 merged = self._merge([self.of(v) for v in values])
                 if merged.what:
-                    return Value(merged.what, merged.cls, f"{ctx.relative(cls)}.{expr.attr.value}")
+                    result = Value(merged.what, merged.cls, f"{ctx.relative(cls)}.{expr.attr.value}")
+            memo[key] = result
+            return result
         return UNKNOWN
 
     def _call(self, call: cst.Call) -> Value:
