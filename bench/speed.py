@@ -18,8 +18,9 @@ In one run, on the same files and the same machine, alternating, it times:
 
 Each figure is the median of `--repeat` runs (wall time; CPU time of the whole process tree;
 peak resident memory of its largest process, from `wait4`). The stagelint code measured is a
-copy of the package taken when the script starts (other work in the checkout cannot change it
-mid-run, nor the cache fingerprint). The script checks that every stagelint run printed the
+copy of the committed package (`git archive HEAD`; `--working-tree` for the checkout's files)
+taken when the script starts: other work in the checkout cannot change it mid-run, nor the
+cache fingerprint. The script checks that every stagelint run printed the
 same findings, and exits 1 if they differ or a target is missed:
 
 * stagelint cold at most 0.5x flake8's wall time at the same --jobs;
@@ -113,6 +114,8 @@ def main(argv=None) -> int:
     parser.add_argument("--corpus", default="bench/.corpus/tf_models")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--working-tree", action="store_true",
+                        help="measure the stagelint/ of the working tree (default: the committed one, HEAD)")
     args = parser.parse_args(argv)
     # A stopped run still puts the edited corpus file back and removes its folder.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -130,7 +133,16 @@ def main(argv=None) -> int:
 
 def _measure(args, corpus: Path, python: str, work: Path) -> int:
     snapshot = work / "code"
-    shutil.copytree(ROOT / "stagelint", snapshot / "stagelint", ignore=shutil.ignore_patterns("__pycache__"))
+    if args.working_tree:
+        shutil.copytree(ROOT / "stagelint", snapshot / "stagelint", ignore=shutil.ignore_patterns("__pycache__"))
+        commit = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True,
+                                text=True).stdout.strip() + " (working tree)"
+    else:
+        snapshot.mkdir()
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", "HEAD", "stagelint"], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(snapshot)], input=archive.stdout, check=True)
+        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip()
     env = dict(os.environ, PYTHONPATH=str(snapshot), PYTHONDONTWRITEBYTECODE="1")
     wrapper = work / "flake8_without_stagelint.py"
     wrapper.write_text(FLAKE8_WITHOUT_STAGELINT)
@@ -150,13 +162,11 @@ def _measure(args, corpus: Path, python: str, work: Path) -> int:
     edited = next(f for f in files if "@tf.function" in Path(f).read_text(errors="replace"))
     original = Path(edited).read_bytes()
 
-    commit = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True,
-                            text=True).stdout.strip()
     versions = " ".join(run([python, str(wrapper), "--version"], env, cwd).stdout.decode().split())
     f8_count = run([python, str(wrapper), "--benchmark", "--select", "E999", str(corpus)], env, cwd).stdout.decode()
     f8_files = next((line.split()[0] for line in f8_count.splitlines() if "total files processed" in line), "?")
     print(f"corpus: {corpus} ({len(files)} files for stagelint, {f8_files} for flake8)")
-    print(f"stagelint: {commit} (a copy of the package taken now); cache: {cache_dir}")
+    print(f"stagelint: {commit} (a copy of the package taken at the start); cache: {cache_dir}")
     print(f"flake8 (stagelint's plugin left out): {versions}")
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; "
           f"{args.repeat} repetitions, medians\n")
