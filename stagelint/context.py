@@ -126,6 +126,8 @@ class FileContext:
         #: (function, node, kind, target, value, guarded) for stores/mutations in traced code
         self.raw_stores: list[tuple] = []
         self._store_sites = None
+        #: Per-file memos of the shared inferences (tensors.py), keyed by what they answer.
+        self.memo: dict[str, dict] = {}
         self._class_fn_depth: list[int] = []
         #: Top-level package names of the files being checked: calls into them are call sites.
         self.project_roots: frozenset[str] = frozenset()
