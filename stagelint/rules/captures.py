@@ -474,19 +474,44 @@ class StaleAttribute(Rule):
         super().__init__(ctx)
         self._callees: set[int] = set()  # attribute nodes that are called or dereferenced further
         self._seen: set[tuple] = set()
+        self._guarded: set[int] = set()  # blocks under `if self.x is None:` and the like
+        self._guard_depth = 0
 
     def visit_Call(self, node: cst.Call) -> None:
         self._callees.add(id(node.func))
 
     def visit_If(self, node: cst.If) -> None:
-        if self.ctx.first_call_guard(node.test):
-            # `if self._table is None:` / `if not self.built:`: a set-once check, not a use
-            stack = [node.test]
-            while stack:
-                n = stack.pop()
-                if isinstance(n, cst.Attribute):
-                    self._callees.add(id(n))
-                stack.extend(n.children)
+        guard = self.ctx.first_call_guard(node.test)
+        if not guard:
+            return
+        attributes = []
+        stack = [node.test]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, cst.Attribute):
+                attributes.append(n)
+            stack.extend(n.children)
+        func = self.ctx.function
+        if func is None or not any(isinstance(a.value, cst.Name) and a.value.value == func.self_name for a in attributes):
+            return  # `if length is None:` on a local: not a set-once guard of the object
+        # `if self._table is None:` / `if not self.built:`: a set-once check, not a use; and the
+        # set-up it guards reads attributes once
+        for a in attributes:
+            self._callees.add(id(a))
+        block = node.body if guard == "body" else node.orelse
+        if block is not None:
+            self._guarded.add(id(block))
+
+    def visit_IndentedBlock(self, node) -> None:
+        if id(node) in self._guarded:
+            self._guard_depth += 1
+
+    def leave_IndentedBlock(self, node) -> None:
+        if id(node) in self._guarded:
+            self._guard_depth -= 1
+
+    visit_Else = visit_IndentedBlock
+    leave_Else = leave_IndentedBlock
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         ctx = self.ctx
@@ -494,8 +519,8 @@ class StaleAttribute(Rule):
         func = ctx.function
         if func is None or id(node) in self._callees or id(node) in ctx._store_attributes:
             return
-        if not ctx.in_staged_context or not isinstance(node.value, cst.Name) or ctx.guard_depth:
-            return  # (under a first-call guard: read by one-time set-up)
+        if not ctx.in_staged_context or not isinstance(node.value, cst.Name) or self._guard_depth:
+            return  # (under a first-call guard of the object: read by one-time set-up)
         kind = ctx.binding_kind(node.value, func)
         if kind not in ("self", "param"):
             return

@@ -877,3 +877,33 @@ def test_a_list_of_slot_variables_rebound_in_set_up_is_not_a_replaced_variable()
                 for a in self._average_weights:
                     a.assign(a * 2)
     """)
+
+
+def test_a_none_test_on_a_local_is_not_a_set_once_guard():
+    # keras-hub Seq2SeqLMPreprocessor.call: `if decoder_sequence_length is None:
+    # decoder_sequence_length = self.decoder_sequence_length` reads the attribute on every trace,
+    # and the public setter changes it.
+    assert_marked("""
+        import tensorflow as tf
+
+        class Preprocessor(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self._length = 8
+                self._packer = None
+
+            @property
+            def length(self):
+                return self._length
+
+            def set_length(self, value):
+                self._length = value
+
+            def call(self, x, length=None):
+                if self._packer is None:
+                    self._packer = object()
+                    width = self._length
+                if length is None:
+                    length = self._length  # STG302
+                return x[:length]
+    """)
