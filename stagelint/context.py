@@ -193,14 +193,26 @@ class FileContext:
         return None
 
     def referents(self, name: cst.Name):
-        """The bindings a Name load refers to (libcst scope analysis), or None if unknown."""
+        """The bindings a Name load refers to (libcst scope analysis), or None if unknown; in
+        source order (libcst keeps them in a set, whose order follows object addresses and so
+        changes from one analysis to the next: a rule that takes the first would not be
+        deterministic)."""
         scope = self.scope(name)
         if scope is None:
             return None
         for access in scope.accesses[name]:
             if access.node is name:
-                return access.referents
+                refs = access.referents
+                return tuple(sorted(refs, key=self._binding_order)) if len(refs) > 1 else tuple(refs)
         return None
+
+    def _binding_order(self, binding) -> tuple:
+        node = getattr(binding, "node", None)
+        try:
+            where = self._meta.position(node) if node is not None else (0, 0, 0, 0)
+        except KeyError:
+            where = (0, 0, 0, 0)
+        return (where, type(binding).__name__, getattr(binding, "name", ""))
 
     # Where a name lives -----------------------------------------------------------------------
 
