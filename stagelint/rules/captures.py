@@ -492,7 +492,19 @@ class StaleAttribute(Rule):
                 attributes.append(n)
             stack.extend(n.children)
         func = self.ctx.function
-        if func is None or not any(isinstance(a.value, cst.Name) and a.value.value == func.self_name for a in attributes):
+        on_self = any(isinstance(a.value, cst.Name) and a.value.value == func.self_name for a in attributes) if func else False
+        if func is not None and not on_self:
+            # `getattr(self, "cache", None) is None`, `not hasattr(self, "table")`
+            stack = [node.test]
+            while stack and not on_self:
+                n = stack.pop()
+                if (
+                    isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in ("getattr", "hasattr")
+                    and n.args and isinstance(n.args[0].value, cst.Name) and n.args[0].value.value == func.self_name
+                ):
+                    on_self = True
+                stack.extend(n.children)
+        if not on_self:
             return  # `if length is None:` on a local: not a set-once guard of the object
         # `if self._table is None:` / `if not self.built:`: a set-once check, not a use; and the
         # set-up it guards reads attributes once

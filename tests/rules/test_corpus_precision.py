@@ -899,7 +899,12 @@ def test_a_none_test_on_a_local_is_not_a_set_once_guard():
             def set_length(self, value):
                 self._length = value
 
+            def _maybe_initialize(self):
+                if getattr(self, "_cache", None) is None:
+                    self._cache = {"width": self._length}
+
             def call(self, x, length=None):
+                self._maybe_initialize()
                 if self._packer is None:
                     self._packer = object()
                     width = self._length
