@@ -43,25 +43,31 @@ def tensorness(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | 
     return _Inference(ctx, func).of(expr)
 
 
-class _Inference:
+class _MemoizedWalk:
+    """Answers about expressions, each (node, function) once per file.
+
+    Asked again and again (by several rules, by value_of for every sub-expression, through
+    names bound many times), the walk was exponential on real modules (numpy's crackfortran:
+    minutes). A name bound from itself (`x = x + 1`) is a cycle: there the walk answers
+    `cycle`, and its other bindings decide.
+    """
+
+    memo_name = ""
+    cycle = None
+
     def __init__(self, ctx: FileContext, func: FunctionInfo | None):
         self.ctx = ctx
         self.func = func
         self.active: set[int] = set()
-        # Every (node, function) is answered once per file. Asked again and again (by several
-        # rules, by value_of for every sub-expression, through names bound many times), the
-        # inference was exponential on real modules (numpy's crackfortran: minutes).
-        self.memo: dict = ctx.memo.setdefault("tensorness", {})
+        self.memo: dict = ctx.memo.setdefault(self.memo_name, {})
 
-    def of(self, expr) -> Tensorness:
+    def of(self, expr):
         key = (id(expr), id(self.func))
         found = self.memo.get(key)
         if found is not None:
             return found
         if id(expr) in self.active:
-            # A name bound from itself (`x = x + 1`): its other bindings decide. What is
-            # inferred inside such a cycle is kept: the answer the cycle's other paths give.
-            return NOT
+            return self.cycle
         self.active.add(id(expr))
         try:
             result = self._of(expr)
@@ -69,6 +75,11 @@ class _Inference:
             self.active.discard(id(expr))
         self.memo[key] = result
         return result
+
+
+class _Inference(_MemoizedWalk):
+    memo_name = "tensorness"
+    cycle = NOT
 
     def _union(self, exprs) -> Tensorness:
         out = NOT
@@ -265,29 +276,9 @@ def value_of(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | No
     return _Values(ctx, func).of(expr)
 
 
-class _Values:
-    def __init__(self, ctx: FileContext, func: FunctionInfo | None):
-        self.ctx = ctx
-        self.func = func
-        self.active: set[int] = set()
-        # As for tensor-ness: one answer per (node, function) and file, or names bound many
-        # times make the walk over their bindings exponential.
-        self.memo: dict = ctx.memo.setdefault("values", {})
-
-    def of(self, expr) -> Value:
-        key = (id(expr), id(self.func))
-        found = self.memo.get(key)
-        if found is not None:
-            return found
-        if id(expr) in self.active:
-            return UNKNOWN
-        self.active.add(id(expr))
-        try:
-            result = self._of(expr)
-        finally:
-            self.active.discard(id(expr))
-        self.memo[key] = result
-        return result
+class _Values(_MemoizedWalk):
+    memo_name = "values"
+    cycle = UNKNOWN
 
     def _of(self, expr) -> Value:
         if isinstance(expr, cst.Integer):
