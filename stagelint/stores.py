@@ -140,6 +140,11 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
         if value is not None and isinstance(value, cst.Call):
             if any(fw.creates_variables(q) for q in ctx.qualified_names(value.func)):
                 continue  # creating state is STG402's business, storing it on self is the point
+        if value is not None and (_static_metadata(value) or _python_option_param(ctx, func, value)):
+            # shapes and dtypes (`self._output_specs = {k: t.get_shape() ...}`), or a Python option
+            # of the call (`self.training = training`): the same for every call that reuses the
+            # trace, and a new value retraces, which stores it again
+            continue
         action = f"`del {short_code(target)}`" if value is None else f"`{short_code(target)} {_op(node)} ...`"
         t = tensorness(ctx, value, func) if value is not None else Tensorness()
         sites.append(StoreSite(func, node, place, action, value, rk, t))
@@ -222,6 +227,44 @@ def _statement_calls(func: FunctionInfo) -> set[int]:
             stack.extend(node.children)
         func._statement_calls = found
     return found
+
+
+#: Attributes and methods that give a tensor's static metadata (Python values fixed per trace).
+_STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "rank", "ndim"})
+_STATIC_METHODS = frozenset({"get_shape", "as_list", "as_numpy_dtype", "num_elements", "is_fully_defined"})
+
+
+def _static_metadata(expr) -> bool:
+    """Made only of tensors' static shapes and dtypes: `x.shape`, `t.get_shape()`,
+    `{k: t.shape.as_list() for ...}`, `tf.nest.map_structure(lambda t: t.shape, result)`."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value in _STATIC_ATTRIBUTES or _static_metadata(expr.value)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        if expr.func.attr.value in _STATIC_METHODS:
+            return True
+        if expr.func.attr.value == "map_structure" and expr.args and isinstance(expr.args[0].value, cst.Lambda):
+            return _static_metadata(expr.args[0].value.body)
+        return False
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return bool(expr.elements) and all(_static_metadata(e.value) for e in expr.elements)
+    if isinstance(expr, cst.Dict):
+        return bool(expr.elements) and all(isinstance(e, cst.DictElement) and _static_metadata(e.value) for e in expr.elements)
+    if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return _static_metadata(expr.elt)
+    if isinstance(expr, cst.DictComp):
+        return _static_metadata(expr.value)
+    return False
+
+
+def _python_option_param(ctx: FileContext, func: FunctionInfo, expr) -> bool:
+    """The function's own parameter with a literal default other than None (`training=False`,
+    `mode="train"`): a Python value that is part of the trace key."""
+    if not isinstance(expr, cst.Name) or ctx.binding_kind(expr, func) != "param":
+        return False
+    default = func.defaults.get(expr.value)
+    if default is None or (isinstance(default, cst.Name) and default.value == "None"):
+        return False
+    return expr.value in func.facts.literal_default_params
 
 
 def _is_self(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression) -> bool:

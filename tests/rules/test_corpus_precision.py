@@ -912,3 +912,22 @@ def test_a_none_test_on_a_local_is_not_a_set_once_guard():
                     length = self._length  # STG302
                 return x[:length]
     """)
+
+
+def test_storing_static_shapes_or_a_python_option_is_the_same_for_every_reused_trace():
+    # Model Garden MaxViT `self._output_specs = {k: t.get_shape() ...}`, export_tfhub_lib_test's
+    # `container[0] = tf.nest.map_structure(lambda x: x.shape.as_list(), result)`, keras-hub
+    # SmolLM3 `self.training = training`: a new shape or flag retraces and stores again.
+    assert_marked("""
+        import tensorflow as tf
+
+        class Block(tf.keras.layers.Layer):
+            def call(self, x, training=False, mask=None):
+                y = tf.nn.relu(x)
+                self._output_specs = {"y": y.get_shape()}
+                self._shapes = tf.nest.map_structure(lambda t: t.shape.as_list(), [x, y])
+                self.training = training
+                self.mask = mask  # STG102
+                self.calls = 1  # STG102
+                return y
+    """)
