@@ -242,7 +242,7 @@ def render(findings: list[dict], sample: list[tuple], verdicts: dict[tuple, dict
         r = found[k]
         v = verdicts.get(k, {})
         w(f"| {k[0]} | `{k[1]}:{k[2]}` | {k[3]} | {v.get('verdict', '?') or '?'} | {_cell(v.get('reason', ''))} | "
-          f"`{_cell(r['source'], 90)}` |")
+          f"`{_cell(r['source'], 90, code=True)}` |")
     gone = [k for k in baseline_keys if k not in found and k[0] in projects]
     if gone:
         w("\n## Findings of the first run that are no longer reported\n")
@@ -255,8 +255,11 @@ def render(findings: list[dict], sample: list[tuple], verdicts: dict[tuple, dict
     return "\n".join(out) + "\n"
 
 
-def _cell(text: str, limit: int | None = None) -> str:
-    text = " ".join(str(text).split()).replace("|", "\\|").replace("`", "'")
+def _cell(text: str, limit: int | None = None, code: bool = False) -> str:
+    """A table cell: one line, pipes escaped; inside a code span, backticks become quotes."""
+    text = " ".join(str(text).split()).replace("|", "\\|")
+    if code:
+        text = text.replace("`", "'")
     if limit and len(text) > limit:
         text = text[: limit - 1] + "…"
     return text
