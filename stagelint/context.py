@@ -316,6 +316,9 @@ class FileContext:
         )
         if decorator_names & (self.framework.staging_decorators | set(self.settings.staging_decorators)):
             facts.staged_by = "decorator"
+            for dec in node.decorators:
+                if isinstance(dec.decorator, cst.Call):
+                    facts.tensor_params |= self._spec_params(dec.decorator, params[1:] if is_method else params)
         if decorator_names & self.framework.eager_escapes:
             facts.escape = True
         info = FunctionInfo(node, facts, parent, is_method, params[0] if is_method and params else None, defaults)
@@ -397,6 +400,24 @@ class FileContext:
             if isinstance(expr, cst.Call) and self.resolves_to(expr.func, self.framework.lifting_scopes):
                 return True
         return False
+
+    def _spec_params(self, call: cst.Call, params: list[str]) -> set[str]:
+        """Parameters an `input_signature=[tf.TensorSpec(...), ...]` fixes to one tensor each (a
+        nested structure of specs is a structure, whose elements Python may iterate)."""
+        for arg in call.args:
+            if arg.keyword is None or arg.keyword.value != "input_signature":
+                continue
+            if not isinstance(arg.value, (cst.List, cst.Tuple)):
+                return set()
+            return {
+                param
+                for param, el in zip(params, arg.value.elements)
+                if isinstance(el.value, cst.Call) and self.qualified_names(el.value.func) & TENSOR_SPECS
+            }
+        return set()
+
+
+TENSOR_SPECS = frozenset({"tensorflow.TensorSpec", "tensorflow.compat.v2.TensorSpec"})
 
 
 def staging_options(call: cst.Call) -> tuple[bool, bool]:

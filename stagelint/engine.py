@@ -399,7 +399,9 @@ def _findings(project: Project, modules, reported: set[str], sources: dict[str, 
                 # Found outside staged code (a call site, a rebinding): it stands for the first
                 # staged function it concerns, which its message names.
                 key = next((tuple(a) for a in cand.fields["_anchors"] if tuple(a) in project.reached), None)
-            if key not in project.reached or (m.path, rule.code) in failed:
+            # `tf.function(lambda ...)` stages its own code, reached or not.
+            staged_here = bool(cand.fields.get("_stages_itself"))
+            if (key not in project.reached and not staged_here) or (m.path, rule.code) in failed:
                 continue
             try:
                 verdict = rule.confirm(cand, project, m)
@@ -411,8 +413,9 @@ def _findings(project: Project, modules, reported: set[str], sources: dict[str, 
                 failed.add((m.path, rule.code))
                 errors.append((m.path, rule.code, traceback.format_exc(limit=-4)))
                 continue
-            fields.setdefault("func", project.function_phrase(key))
-            entry = project.display(project.reached[key], m.module)
+            if key in project.reached:
+                fields.setdefault("func", project.function_phrase(key))
+                entry = project.display(project.reached[key], m.module)
         finding = Finding(
             code=rule.code,
             name=rule.name,

@@ -327,6 +327,15 @@ class TensorAsPythonValue(Rule):
             n = tf.size(x)
             return tf.ones([int(n)])  # STG602
         """,
+        """
+        import tensorflow as tf
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def scale(x):
+            y = x * 2
+            assert tf.reduce_all(y > 0)  # STG602
+            return y
+        """,
     )
 
     def __init__(self, ctx):

@@ -302,7 +302,8 @@ class FunctionRecreated(Rule):
     """
     ## What it does
     Flags code that makes a new `tf.Function` and calls it each time it runs: `tf.function(f)`
-    called inside a loop (`tf.function(f)(x)`, or bound to a name the loop then calls); a
+    called inside a loop (`tf.function(f)(x)`, or bound to a name the loop then calls), or in a
+    comprehension (`[tf.function(f)(x) for x in xs]`), also when `f` is a lambda; a
     `@tf.function` defined and called inside a function that itself runs repeatedly (its call
     sites are in loops, or there are several); `tf.function(f)(x)` inside such a function; and
     the same function wrapped and called at once more than once in one scope.
@@ -438,6 +439,17 @@ class FunctionRecreated(Rule):
         #: blocks that run only while tracing: `if not tf.executing_eagerly():` and the `else:` of
         #: `if tf.executing_eagerly():` (a Function made there is made once per outer trace)
         self._graph_only: list[cst.CSTNode] = []
+        #: comprehensions around the walk: their element runs once per item, like a loop body
+        self._comprehensions: list[cst.CSTNode] = []
+
+    def visit_ListComp(self, node) -> None:
+        self._comprehensions.append(node)
+
+    def leave_ListComp(self, node) -> None:
+        self._comprehensions.pop()
+
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+    leave_SetComp = leave_DictComp = leave_GeneratorExp = leave_ListComp
 
     def visit_If(self, node: cst.If) -> None:
         test, negated = node.test, False
@@ -479,6 +491,8 @@ class FunctionRecreated(Rule):
         inner = node.func
         if isinstance(inner, cst.Call) and self._staging(inner.func) and inner.args:
             record = self._record(inner, inner.args[0].value, "immediate")
+            if self._comprehensions:
+                record["loop"] = self._comprehensions[-1]  # `[tf.function(f)(x) for x in xs]`
             record["used"] = record["loop"] if record["loop"] is not None else "scope"
             return
         if isinstance(node.func, cst.Name):
@@ -533,10 +547,14 @@ class FunctionRecreated(Rule):
             what = (f"`tf.function({short_code(record['target'])})`" if record["kind"] != "def"
                     else f"`@{short_code(record['node'].decorator)}` on `{key.rsplit('.', 1)[-1]}`")
             scope = record["scope"]
-            fields = {"what": what, "_anchors": [[ctx.module, key]]}
+            if isinstance(record["target"], cst.Lambda):
+                fields = {"what": what, "func": "the lambda", "_stages_itself": True}
+            else:
+                fields = {"what": what, "_anchors": [[ctx.module, key]]}
             if record["loop"] is not None:
-                self.report(record["node"], function=scope, where=f"the loop on line {ctx.position(record['loop']).line}",
-                            **fields)
+                loop = "loop" if isinstance(record["loop"], (cst.For, cst.While)) else "comprehension"
+                self.report(record["node"], function=scope,
+                            where=f"the {loop} on line {ctx.position(record['loop']).line}", **fields)
             elif record["kind"] == "immediate" and len(immediate_per_scope.get(
                     (scope.qualname if scope else None, key), ())) > 1:
                 self.report(record["node"], function=scope, where="this line", **fields)
@@ -556,6 +574,9 @@ class FunctionRecreated(Rule):
         ctx = self.ctx
         target = record["target"]
         scope = record["scope"]
+        if isinstance(target, cst.Lambda):
+            pos = ctx.position(target)
+            return f"<lambda>@{pos.line}:{pos.column}"  # each lambda is its own function
         if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and scope is not None:
             if target.value.value == scope.self_name and scope.facts.class_qualname:
                 qual = f"{ctx.relative(scope.facts.class_qualname)}.{target.attr.value}"
@@ -690,6 +711,18 @@ class PythonLoopUnrolled(Rule):
         train(small_data)
         train(big_data)
         """,
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def unrolled(x, n):
+            for _ in range(n):  # STG503
+                x = x + 1
+            return x
+
+        for n in (2, 4, 8):
+            unrolled(tf.constant(0), n)
+        """,
     )
 
     def visit_For(self, node: cst.For) -> None:
@@ -744,7 +777,8 @@ class PythonLoopUnrolled(Rule):
         if candidate.fields["_how"] == "range":
             if param in tensors or any(a.kind == "tensor" for _, _, a in args):
                 return False  # range(<tensor>) becomes tf.range
-            shown = [a for _, _, a in args if a.kind == "python"]
+            # `n` from `for n in (2, 4, 8)` is no literal, but a Python number all the same.
+            shown = [a for _, _, a in args if a.kind == "python" or a.what in NUMBERS]
             reason = _varying_bound(shown)
             if reason is None:
                 return False  # a fixed, small bound (a model's size): deliberate unrolling
@@ -772,7 +806,8 @@ def _varying_bound(shown) -> str | None:
     variable, a counter, different literals), or one is large; None for fixed small bounds."""
     for arg in shown:
         if arg.varies:
-            return f"a Python number that changes (`{arg.text}`, {arg.varies})"
+            shown = arg.varies if f"`{arg.text}`" in arg.varies else f"`{arg.text}`, {arg.varies}"
+            return f"a Python number that changes ({shown})"
     values = {_literal(a.text) for a in shown} - {None}
     if len(values) > 1:
         return "different Python numbers (" + ", ".join(f"`{a.text}`" for a in shown[:3]) + ")"

@@ -231,6 +231,30 @@ def test_function_made_in_a_loop_and_called_there():
     """)
 
 
+def test_a_lambda_wrapped_in_a_loop_is_a_new_function_each_time():
+    # A lambda has no def to reach: the wrapping alone stages it.
+    assert_marked("""
+        import tensorflow as tf
+
+        def run(xs):
+            return [tf.function(lambda v: v * 2)(x) for x in xs]  # STG502
+
+        def run_loop(xs):
+            for x in xs:
+                f = tf.function(lambda v: v + 1)  # STG502
+                f(x)
+                tf.function(lambda v: v - 1)(x)  # STG502
+
+        kept = {}
+        for k in ("a", "b"):
+            kept[k] = tf.function(lambda v: v - 1)
+        once = tf.function(lambda v: v)(tf.constant(1))
+        square = tf.function(lambda v: v * v)
+        for i in range(3):
+            square(tf.constant(i))
+    """)
+
+
 def test_nested_tf_function_in_a_repeatedly_called_function():
     assert_marked("""
         import tensorflow as tf

@@ -207,6 +207,30 @@ def test_int_float_len_raise_only_without_autograph():
     """)
 
 
+def test_an_input_signature_makes_each_tensorspec_parameter_a_tensor():
+    # Nothing calls these: the signature alone says what they receive. A nested structure of
+    # specs is a tuple of tensors, which Python may unpack.
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32), tf.TensorSpec([], tf.int32)])
+        def f(x, n):
+            y = x * 2
+            assert y > 0  # STG602
+            return y, n in (1, 2)  # STG602
+
+        @tf.function(input_signature=[(tf.TensorSpec([], tf.float32), tf.TensorSpec([], tf.float32))])
+        def g(pair):
+            a, b = pair
+            return a + b
+
+        class M(tf.Module):
+            @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+            def __call__(self, x):
+                return [r for r in x]  # STG602
+    """)
+
+
 def test_t04_t52_module_level_assert_and_tensor_if_are_fine():
     assert_marked("""
         import tensorflow as tf
