@@ -19,6 +19,7 @@ from stagelint import facts as F
 from stagelint.config import Settings
 from stagelint.context import FileContext, analyze_module
 from stagelint.discovery import SKIP_DIRS, discover  # noqa: F401  (re-exported)
+from stagelint.demand import Words, demanded
 from stagelint.findings import CheckResult, Finding, file_is_off, is_selected, is_suppressed
 from stagelint.fix import digest
 from stagelint.frameworks import TENSORFLOW
@@ -246,6 +247,7 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
     given = {realpath(f) for f in files}
     placeholders: list[F.ModuleFacts] = []
     digests: dict[str, str] = {}
+    selection = None
     if screen:
         from stagelint import screen as screening
 
@@ -259,8 +261,11 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
             # resolution of module-name suffixes, as it would unscreened.
             module, is_package = names(path)
             placeholders.append(F.ModuleFacts(path=path, module=module, is_package=is_package))
-    # A screened-out file that an analysed one imports after all is analysed (and reported).
-    queued = {realpath(f) for f in files}
+        if not follow_imports:
+            selection.deferred = {r: shown for r, shown in selection.deferred.items() if r in given}
+    # The screen's files are analysed when it or the rounds say so; `more` follows the imports
+    # the screen's reading of the sources missed.
+    queued = {realpath(f) for f in files} | (selection.known if selection is not None else set())
     imported_memo: dict[str, list[str]] = {}
     fact_settings = (analysis_settings(settings), tuple(sorted(roots)))
 
@@ -294,30 +299,63 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
     reported: set[str] = set()
     use_cache = cache is not None and cache.enabled and not sources
     store = (cache, fact_settings) if use_cache else None
-    if jobs == 0 or sources:
-        outcomes = _analyse_here(files, settings, roots, more, sources, lookup if use_cache else None, store)
-    else:
-        outcomes = analyse_files(files, settings, roots, jobs or default_jobs(), more,
-                                 lookup=lookup if use_cache else None, store=store)
-    for outcome in outcomes:
-        is_given = realpath(outcome.path) in given
-        if outcome.status == "ok":
-            modules.append(outcome.facts)
-            if is_given:
-                reported.add(outcome.path)
-                result.files_checked += 1
-                result.errors.extend((outcome.path, code, tb) for code, tb in outcome.facts.errors)
-        elif is_given and outcome.status == "error":
-            result.errors.append((outcome.path, "engine", outcome.detail))
-        elif is_given:
-            result.skipped.append((outcome.path, outcome.detail))
+    deferred = dict(selection.deferred) if selection is not None else {}
+    words = Words(selection.sources, selection.names) if selection is not None else None
+    if selection is not None and selection.known:
+        more = _nothing  # the screen has read every project file the analysed ones import
+    # The rounds' outcome depends only on the files' contents and names: a run over the same
+    # files takes it from the cache, rather than repeat the project phase once per round.
+    plan_key = planned = None
+    if use_cache and deferred:
+        plan_key = cache.key("plan", fact_settings, sorted(given), follow_imports, sorted(selection.digests.items()))
+        planned = cache.get("plan", plan_key, list)
+        if planned is not None and set(planned) <= deferred.keys():
+            files = files + [deferred.pop(real) for real in planned]
+        else:
+            planned = None
+    rounds: list[str] = []
+    clean = True
+    while True:
+        if jobs == 0 or sources:
+            outcomes = _analyse_here(files, settings, roots, more, sources, lookup if use_cache else None, store)
+        else:
+            outcomes = analyse_files(files, settings, roots, jobs or default_jobs(), more,
+                                     lookup=lookup if use_cache else None, store=store)
+        for outcome in outcomes:
+            is_given = realpath(outcome.path) in given
+            if outcome.status == "ok":
+                modules.append(outcome.facts)
+                if is_given:
+                    reported.add(outcome.path)
+                    result.files_checked += 1
+                    result.errors.extend((outcome.path, code, tb) for code, tb in outcome.facts.errors)
+            else:
+                clean = False
+                if is_given and outcome.status == "error":
+                    result.errors.append((outcome.path, "engine", outcome.detail))
+                elif is_given:
+                    result.skipped.append((outcome.path, outcome.detail))
+        if not deferred or planned is not None:
+            break
+        # The next round: the deferred files what has been found so far needs (`stagelint.demand`).
+        modules.sort(key=lambda m: m.path)
+        partial = Project(modules + _placeholders(deferred.values(), placeholders, names), settings, TENSORFLOW,
+                          call_sites=False)
+        wanted = demanded(partial, modules, deferred, selection.files_for, words)
+        if not wanted:
+            break
+        rounds.extend(wanted)
+        files = [deferred.pop(real) for real in wanted]
+    if plan_key is not None and planned is None and clean:
+        cache.put("plan", plan_key, rounds)  # a crash or hang changes the rounds: not kept
+    placeholders = _placeholders(deferred.values(), placeholders, names)  # nothing staged needs them
     if report_imported:
         reported = {m.path for m in modules}
     modules.sort(key=lambda m: m.path)
     result.errors.sort()
     analysed = {realpath(m.path) for m in modules}
     placeholders = [m for m in placeholders if realpath(m.path) not in analysed]
-    result.files_checked += len(placeholders)
+    result.files_checked += sum(1 for m in placeholders if realpath(m.path) in given)
     modules.extend(placeholders)
     project = Project(modules, settings, TENSORFLOW)
     shown = {m.path: sources[os.path.realpath(m.path)] for m in modules if os.path.realpath(m.path) in sources}
@@ -326,6 +364,20 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
     )
     result.skipped.sort()
     return result
+
+
+def _nothing(outcome) -> list[str]:
+    return []
+
+
+def _placeholders(paths, others: list[F.ModuleFacts], names) -> list[F.ModuleFacts]:
+    """Name-only facts of files not analysed: their names still take part in the engine's
+    resolution of module-name suffixes, as they would analysed."""
+    out = list(others)
+    for path in paths:
+        module, is_package = names(path)
+        out.append(F.ModuleFacts(path=path, module=module, is_package=is_package))
+    return out
 
 
 def facts_key(cache, fact_settings, path: str, module: str, is_package: bool, content_digest: str) -> str:

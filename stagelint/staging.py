@@ -22,7 +22,9 @@ Key = tuple[str, str]  # (module, qualname)
 
 
 class Project:
-    def __init__(self, modules: list[F.ModuleFacts], settings, framework: Framework):
+    def __init__(self, modules: list[F.ModuleFacts], settings, framework: Framework, call_sites: bool = True):
+        """`call_sites=False` finds the entry points and what they reach, and stops there
+        (`call_sites`, `function_calls` stay empty): what the rounds of `stagelint.demand` need."""
         self.settings = settings
         self.framework = framework
         self.modules: dict[str, F.ModuleFacts] = {}
@@ -56,7 +58,8 @@ class Project:
         self._callers: dict[Key, set[Key]] | None = None
         self._find_entries()
         self._reach()
-        self._index_call_sites()
+        if call_sites:
+            self._index_call_sites()
 
     # Lookup -----------------------------------------------------------------------------------
 

@@ -60,7 +60,12 @@ def _serve(conn, settings, roots, store=None) -> None:
 
     # Long operator chains nest deeply in the tree; a crash here costs only this process.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
-    gc.enable()  # the parent turns it off while it collects facts; a worker makes garbage
+    # A file's analysis makes a few hundred thousand objects and some cycles (the walk and its
+    # rules refer to each other). The collector running during the analysis costs a fifth of
+    # the time; one collection after each file, with what the fork inherited frozen out of its
+    # way, costs next to nothing and frees the cycles.
+    gc.disable()
+    gc.freeze()
     while True:
         try:
             path = conn.recv()
@@ -71,6 +76,8 @@ def _serve(conn, settings, roots, store=None) -> None:
         outcome = analyse_one(path, settings, roots)
         store_outcome(store, outcome)  # here, in parallel, rather than in the parent
         conn.send(outcome)
+        del outcome
+        gc.collect()
 
 
 class _Worker:

@@ -33,6 +33,11 @@ def _selection(paths, settings=None):
     return screen.select(files, settings, [Path.cwd()], module_name)
 
 
+def _live(selection):
+    """Analysed now, or when the staged code needs it (`stagelint.demand`)."""
+    return set(selection.analyse) | set(selection.deferred.values())
+
+
 def test_fixture_project(monkeypatch):
     monkeypatch.chdir(PROJECT)
     result = _same_either_way(["."])
@@ -42,7 +47,9 @@ def test_fixture_project(monkeypatch):
     # Staged without a TensorFlow word of their own: through an importer, a project wrapper,
     # a project base class of a Keras layer.
     for kept in ("pkg/utils.py", "pkg/uses_wrapper.py", "pkg/custom.py"):
-        assert kept in sel.analyse
+        assert kept in _live(sel)
+    # Only the files that spell an entry point go first; the rest wait to be needed.
+    assert "pkg/custom.py" in sel.analyse and "pkg/utils.py" in sel.deferred.values()
 
 
 def test_bundled_examples(monkeypatch):
@@ -59,7 +66,7 @@ def test_a_project_that_stages_nothing_is_screened_out_cheaply(tmp_path, monkeyp
     start = time.perf_counter()
     sel = _selection(["."])
     elapsed = time.perf_counter() - start
-    assert sel.analyse == [] and len(sel.skip) == 201
+    assert _live(sel) == set() and len(sel.skip) == 201
     assert elapsed < 2.0, elapsed  # libcst would take tens of seconds for these
     result = check_paths(["."], jobs=0)
     assert result.files_checked == 201 and not result.findings
@@ -79,9 +86,9 @@ def test_configured_decorator_word_keeps_a_file(tmp_path, monkeypatch):
     })
     monkeypatch.chdir(tmp_path)
     settings = Settings(staging_decorators=("mylib.compiled",))
-    assert "train.py" in _selection(["."], settings).analyse
+    assert "train.py" in _selection(["."], settings).analyse  # `@compiled` spells the entry
     assert [f.code for f in _same_either_way(["."], settings).findings] == ["STG101"]
-    assert _selection(["."]).analyse == []  # without the setting nothing can stage
+    assert _live(_selection(["."])) == set()  # without the setting nothing can stage
 
 
 def test_syntax_error_in_a_file_that_stages_nothing_is_still_reported(tmp_path, monkeypatch):
@@ -110,7 +117,7 @@ def test_helper_reached_through_an_attribute_chain(tmp_path, monkeypatch):
     })
     monkeypatch.chdir(tmp_path)
     sel = _selection(["."])
-    assert "pkg/sub/helpers.py" in sel.analyse
+    assert "pkg/sub/helpers.py" in sel.deferred.values()
     assert "pkg/sub/unrelated.py" in sel.skip
     _same_either_way(["."])
 
@@ -124,7 +131,7 @@ def test_relative_and_star_imports(tmp_path, monkeypatch):
     })
     monkeypatch.chdir(tmp_path)
     sel = _selection(["."])
-    assert {"pkg/star.py", "pkg/rel.py", "pkg/deco.py"} <= set(sel.analyse)
+    assert {"pkg/star.py", "pkg/rel.py", "pkg/deco.py"} <= _live(sel)
     _same_either_way(["."])
 
 
@@ -173,6 +180,58 @@ def test_one_tree_mixing_all_of_the_above(tmp_path, monkeypatch):
 def test_too_many_imported_files_turn_the_screen_off(tmp_path, monkeypatch):
     write_tree(tmp_path, {"a.py": "import b\n", "b.py": "import c\n", "c.py": "x = 1\n", "d.py": "y = 2\n"})
     monkeypatch.chdir(tmp_path)
-    assert _selection(["a.py", "d.py"]).analyse == []
+    assert _live(_selection(["a.py", "d.py"])) == set()
     monkeypatch.setattr(screen, "MAX_FILES", 1)
     assert _selection(["a.py", "d.py"]).analyse == ["a.py", "d.py"]
+
+
+def test_deferred_files_are_analysed_only_when_staged_code_needs_them(tmp_path, monkeypatch):
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/model.py": """
+            import tensorflow as tf
+            from pkg import helpers
+
+
+            class Config:
+                def __init__(self):
+                    self.temperature = 1.0
+
+
+            @tf.function
+            def step(config, x):
+                y = tf.square(x)
+                helpers.log(y)
+                return y / config.temperature
+        """,
+        # needed forward: staged code calls it
+        "pkg/helpers.py": "import tensorflow as tf\n\n\ndef log(x):\n    print(x)  # STG101\n",
+        # needed backward: a call site passing Python numbers, a write of an attribute staged code reads
+        "pkg/driver.py": """
+            import tensorflow as tf
+            from pkg.model import Config, step
+
+            config = Config()
+            for i in range(3):
+                step(config, i)
+            config.temperature = 0.5
+        """,
+        # live (it imports TensorFlow and the package) but nothing staged needs it
+        "pkg/data.py": "import tensorflow as tf\nfrom pkg import helpers\n\n\ndef load():\n    return tf.data.Dataset.range(3)\n",
+    })
+    monkeypatch.chdir(tmp_path)
+    from stagelint import workers
+
+    analysed = []
+    real = workers.analyse_one
+    monkeypatch.setattr(workers, "analyse_one", lambda path, *a: analysed.append(path) or real(path, *a))
+    result = check_paths(["."], jobs=0)
+    # The first round: the file that spells an entry point; then what it needs (the package's
+    # `__init__.py` may re-export `helpers`), and not data.py.
+    assert analysed[0] == "pkg/model.py"
+    assert sorted(analysed[1:]) == ["pkg/__init__.py", "pkg/driver.py", "pkg/helpers.py"]
+    assert {(f.path, f.code) for f in result.findings} == {
+        ("pkg/helpers.py", "STG101"), ("pkg/driver.py", "STG501"), ("pkg/model.py", "STG302"),
+    }
+    assert result.files_checked == 5
+    _same_either_way(["."])

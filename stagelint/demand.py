@@ -1,0 +1,143 @@
+"""Which deferred files the staged code needs: the rounds of `stagelint check` after the first.
+
+The screen (`stagelint.screen`) sends to the first round only the live files that spell an entry
+point (`tf.function`, `def call(`, a configured decorator); in a TensorFlow code base where every
+file imports TensorFlow, that is a fifth of the files or less. The other live files are
+*deferred*. After each round the project phase runs on what has been analysed, and a deferred
+file joins the next round when the staged code found so far needs it:
+
+* **forward**, because staged code may run it: the targets of the calls made by reached
+  functions, the functions wrapped (`tf.function(f)`) or decorated with a project helper, the
+  base classes of analysed classes (a Keras `call` is an entry point only once its base is
+  known to be a Layer), and the classes of objects passed in calls or whose attributes staged
+  code reads (their `__init__` sets attributes up once). Names go to files through the
+  screen's module graph, and through the re-exports of analysed packages.
+* **backward**, because it says something about the staged code: it imports (or spells after
+  an imported name) a staged function, a function that calls one, a Function-valued binding,
+  or a class with staged methods (a call site: Python scalars, tensors passed, a loop around
+  the call), or it assigns an attribute that staged code reads on another object
+  (`head.temperature = 0.5`: STG302).
+
+Rounds end when no deferred file is needed; those left are placeholders, as screened-out files
+are. Each round depends only on the facts of the files analysed before it, so the same files
+are analysed in the same rounds on every run, cold or warm, with any number of jobs.
+"""
+
+from __future__ import annotations
+
+import re
+
+from stagelint import facts as F
+
+# `.attr = ...`, `.attr += ...`, not `.attr == ...` (the receiver is checked by `_stores`)
+_ATTRIBUTE_STORE = re.compile(rb"\.[ \t]*([A-Za-z_]\w*)[ \t]*(?:[-+*/@%&|^]|//|\*\*|>>|<<)?=(?!=)")
+_OWN = (b"self", b"cls")
+
+
+def _stores(source: bytes) -> frozenset:
+    """Attributes assigned on other objects (`head.temperature = 0.5`), not on `self`/`cls`:
+    those belong to the object's own class, which staged code reaches through its bases."""
+    out = set()
+    for m in _ATTRIBUTE_STORE.finditer(source):
+        start = m.start()
+        if any(source[max(0, start - len(own)):start] == own
+               and (start == len(own) or not _word(source[start - len(own) - 1])) for own in _OWN):
+            continue
+        out.add(m.group(1).decode())
+    return frozenset(out)
+
+
+def _word(byte: int) -> bool:
+    return byte == 95 or byte == 46 or 48 <= byte <= 57 or 65 <= byte <= 90 or 97 <= byte <= 122
+
+
+class Words:
+    """What a deferred file can name from another module (the last parts of the dotted names it
+    imports or spells after an imported name: `from m import Foo`, `mod.helper(x)`), and the
+    attributes it assigns on other objects, read once."""
+
+    def __init__(self, sources: dict[str, bytes], names: dict[str, frozenset]):
+        self._sources = sources
+        self._names = names
+        self._words: dict[str, tuple[frozenset, frozenset]] = {}
+
+    def __call__(self, real: str) -> tuple[frozenset, frozenset]:
+        got = self._words.get(real)
+        if got is None:
+            got = self._words[real] = (
+                frozenset(n.rsplit(".", 1)[-1] for n in self._names.get(real, ())),
+                _stores(self._sources.get(real, b"")),
+            )
+        return got
+
+
+def demanded(project, analysed: list[F.ModuleFacts], deferred: dict[str, str], files_for, words: Words) -> list[str]:
+    """The deferred files (real paths) the next round must analyse, sorted."""
+    if not deferred:
+        return []
+    names: set[str] = set()  # dotted names staged code may run
+    spelled: set[str] = set()  # identifiers whose mention makes a file a caller
+    read_attrs: set[str] = set()
+    for m in analysed:
+        names.update(t[1] for t in (*m.wrapped, *m.fresh_wrapped) if t[0] == "name")
+        for c in m.classes.values():
+            names.update(c.bases)
+        for q, f in m.functions.items():
+            names.update(f.decorators)
+            if f.wraps_param:
+                spelled.add(q.split(".")[0])
+        for key in m.wrapper_bindings:
+            spelled.add(key.rsplit(":", 1)[-1].rsplit(".", 1)[-1])
+    reached_names: set[str] = set()  # last parts of the reached functions' names
+    for key in project.reached:
+        f = project.function(key)
+        if f is None:
+            continue
+        names.update(e.target[1] for e in f.calls if e.target[0] == "name")
+        read_attrs.update(attr for _, attr in f.attr_reads)
+        reached_names.add(key[1].rsplit(".", 1)[-1])
+        if project.entries.get(key) in ("decorator", "wrapper"):
+            # Call sites matter where they run a Function: what they pass retraces it. Keras
+            # traces `call` inside `fit`/`predict` whatever its callers pass, and a helper's
+            # staged callers are analysed already (attribute writes are caught below).
+            spelled.add(key[1].split(".")[0])  # the function, or the class of the method
+    for m in analysed:
+        # Call sites by the name they call (resolving them is the project phase's job): the
+        # callers of Functions, whose own callers may pass the arguments on, and the classes of
+        # objects handed to staged code, whose `__init__` says which attributes are set up once
+        # (STG302).
+        for site in m.call_sites:
+            if site.target[-1].rsplit(".", 1)[-1] not in reached_names:
+                continue  # cheap: most calls go elsewhere
+            key = project.resolve(m.module, site.target)
+            if key not in project.reached:
+                continue
+            if project.entries.get(key) in ("decorator", "wrapper") and site.caller:
+                spelled.add(site.caller.split(".")[0])
+            names.update(a.cls for a in (*site.args, *site.kwargs.values()) if a.cls)
+        names.update(w.owner for w in m.attr_writes if w.owner and w.attr in read_attrs)
+    names |= {alias for name in names for alias in _reexported(project, name)}
+    wanted = set(files_for(names)) & deferred.keys()
+    for real in deferred:
+        if real in wanted:
+            continue
+        identifiers, stores = words(real)
+        if not identifiers.isdisjoint(spelled) or not stores.isdisjoint(read_attrs):
+            wanted.add(real)
+    return sorted(wanted)
+
+
+def _reexported(project, name: str):
+    """Where an analysed package re-exports a name from (`from .impl import helper` in
+    `pkg/__init__.py` makes `pkg.helper` mean `pkg.impl.helper`), transitively."""
+    for _ in range(4):
+        split = project.split_qualified(name)
+        if split is None:
+            return
+        module, rest = split
+        head, _, tail = rest.partition(".")
+        target = project.modules[module].imports.get(head)
+        if target is None:
+            return
+        name = target + ("." + tail if tail else "")
+        yield name
