@@ -262,10 +262,10 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
             module, is_package = names(path)
             placeholders.append(F.ModuleFacts(path=path, module=module, is_package=is_package))
         if not follow_imports:
+            files = [f for f in files if realpath(f) in given]
             selection.deferred = {r: shown for r, shown in selection.deferred.items() if r in given}
-    # The screen's files are analysed when it or the rounds say so; `more` follows the imports
-    # the screen's reading of the sources missed.
-    queued = {realpath(f) for f in files} | (selection.known if selection is not None else set())
+    # Without the screen (or when it gave up), `more` follows the imports of each analysed file.
+    queued = {realpath(f) for f in files}
     imported_memo: dict[str, list[str]] = {}
     fact_settings = (analysis_settings(settings), tuple(sorted(roots)))
 
@@ -302,7 +302,9 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
     deferred = dict(selection.deferred) if selection is not None else {}
     words = Words(selection.sources, selection.names) if selection is not None else None
     if selection is not None and selection.known:
-        more = _nothing  # the screen has read every project file the analysed ones import
+        # The screen has read every project file the given ones import, transitively: the
+        # rounds decide which of them to analyse.
+        more = _nothing
     # The rounds' outcome depends only on the files' contents and names: a run over the same
     # files takes it from the cache, rather than repeat the project phase once per round.
     plan_key = planned = None

@@ -295,6 +295,21 @@ def _opens_for_writing(node: cst.Call) -> bool:
     return True  # a computed mode: assume it may write
 
 
+def _marker(node) -> bool:
+    """`calls.append(True)`: a list that records that the code ran, with no value of its own
+    (True, False, None). Under `tf.function` it records each trace, which is what such lists are
+    for (tests count traces with them); values lost to a stale trace are what STG102 is about,
+    and a number or a string may be one."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "append"
+        and len(node.args) == 1
+        and isinstance(node.args[0].value, cst.Name)
+        and node.args[0].value.value in ("True", "False", "None")
+    )
+
+
 class ExternalStateMutation(Rule):
     """
     ## What it does
@@ -319,8 +334,10 @@ class ExternalStateMutation(Rule):
     Not flagged: containers created inside the call (also through a name that is sometimes one:
     `processed = []` in one branch), the call's own `*args`/`**kwargs`, lambda parameters;
     library functions named like container methods (`keras.ops.add`, `tf.math.add`, `np.append`);
-    methods of objects that are not containers (`self.add(x)`, a variable-backed deque's
-    `.clear()`), and `x.update(...)` whose result is used (an optax-style optimizer, not a dict);
+    markers appended to a list (`calls.append(True)`: it records that a trace ran, what tests
+    use such lists for); methods of objects that are not containers (`self.add(x)`, a
+    variable-backed deque's `.clear()`), and `x.update(...)` whose result is used (an
+    optax-style optimizer, not a dict);
     writes under a first-call guard, also in a helper only a guarded call reaches (`if not
     self.built: self.build()`) or after an early-return guard (`if self._table is not None:
     return`); and writes into a parameter of a Keras `call` or a helper, whose caller (usually
@@ -413,6 +430,8 @@ class ExternalStateMutation(Rule):
         for site in store_sites(self.ctx):
             if site.tensor.definite:
                 continue  # STG201
+            if _marker(site.node):
+                continue
             self.report(site.node, action=site.action, place=site.place,
                         _root=site.root_kind, _params=sorted(site.tensor.params), function=site.func)
 

@@ -931,3 +931,23 @@ def test_storing_static_shapes_or_a_python_option_is_the_same_for_every_reused_t
                 self.calls = 1  # STG102
                 return y
     """)
+
+
+def test_a_marker_appended_to_a_list_records_a_trace():
+    # tf-models tests (encoder_scaffold_test, nn_blocks_test): a test double's `call` appends
+    # True to show it ran; the test checks that it ran, and once per trace is that.
+    assert_marked("""
+        import tensorflow as tf
+
+        class ValidatedLayer(tf.keras.layers.Layer):
+            def __init__(self, call_list):
+                super().__init__()
+                self.list = call_list
+                self.outputs = []
+
+            def call(self, inputs):
+                self.list.append(True)
+                self.outputs.append(inputs * 2)  # STG201
+                self.list.append(len(self.outputs))  # STG102
+                return inputs
+    """)
