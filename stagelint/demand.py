@@ -48,6 +48,7 @@ def _stores(source: bytes) -> frozenset:
 
 
 def _word(byte: int) -> bool:
+    """A byte of a name or a dotted chain: `myself.x` and `a.self.x` are not `self.x`."""
     return byte == 95 or byte == 46 or 48 <= byte <= 57 or 65 <= byte <= 90 or 97 <= byte <= 122
 
 
@@ -102,10 +103,9 @@ def demanded(project, analysed: list[F.ModuleFacts], deferred: dict[str, str], f
             # staged callers are analysed already (attribute writes are caught below).
             spelled.add(key[1].split(".")[0])  # the function, or the class of the method
     for m in analysed:
-        # Call sites by the name they call (resolving them is the project phase's job): the
-        # callers of Functions, whose own callers may pass the arguments on, and the classes of
-        # objects handed to staged code, whose `__init__` says which attributes are set up once
-        # (STG302).
+        # The call sites of reached functions: their callers, when they run a Function (their
+        # own callers may pass the arguments on), and the classes of the objects they hand to
+        # staged code, whose `__init__` says which attributes are set up once (STG302).
         for site in m.call_sites:
             if site.target[-1].rsplit(".", 1)[-1] not in reached_names:
                 continue  # cheap: most calls go elsewhere
