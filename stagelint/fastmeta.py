@@ -28,7 +28,6 @@ libcst reports, positions identical to `PositionProvider`'s (tests compare them 
 from __future__ import annotations
 
 import contextlib
-import re
 from typing import Optional
 
 import libcst as cst
@@ -270,39 +269,82 @@ def walk(node: cst.CSTNode, on_visit, on_leave) -> None:
 
 _ORIGINAL_VISIT = cst.CSTNode.visit
 _LIBCST_VISITOR_CLASSES = frozenset(cst.CSTVisitor.__mro__)
-_HOOK_NAME = re.compile(r"(visit|leave)_[A-Z]\w*_[a-z]\w*$|on_(visit|leave)_attribute$")
-_HOOKS: dict[type, bool] = {}
 _patched = 0
 
 
-def _has_attribute_hooks(kind: type) -> bool:
-    """Whether a visitor class (beyond libcst's no-op defaults) reacts to attributes."""
-    got = _HOOKS.get(kind)
-    if got is None:
-        got = _HOOKS[kind] = any(
-            _HOOK_NAME.match(name) for k in kind.__mro__ if k not in _LIBCST_VISITOR_CLASSES for name in vars(k)
-        )
-    return got
+class _Reactions:
+    """How one visitor class reacts to each node type, looked up once per type: its own
+    `visit_X`/`leave_X` (libcst's `on_visit`/`on_leave` find them by formatting a name for every
+    node), and its attribute hooks (`visit_ClassDef_bases`: libcst asks about every field of
+    every node). libcst's empty defaults count as no reaction. A class that overrides
+    `on_visit`/`on_leave` (or the attribute ones) keeps its own."""
+
+    def __init__(self, kind: type):
+        self.kind = kind
+        self.own_visit = kind.on_visit is not cst.CSTVisitor.on_visit
+        self.own_leave = kind.on_leave is not cst.CSTVisitor.on_leave
+        self.own_attribute = (kind.on_visit_attribute is not cst.CSTVisitor.on_visit_attribute
+                              or kind.on_leave_attribute is not cst.CSTVisitor.on_leave_attribute)
+        self._types: dict[type, tuple] = {}
+
+    def _own(self, name: str):
+        for k in self.kind.__mro__:
+            if k in _LIBCST_VISITOR_CLASSES:
+                return None
+            if name in vars(k):
+                return getattr(self.kind, name)
+        return None
+
+    def of(self, node_type: type) -> tuple:
+        """(visit, leave, {field: (visit, leave)}) as plain functions, None where there is none."""
+        got = self._types.get(node_type)
+        if got is None:
+            name = node_type.__name__
+            hooks = {}
+            for field in _FIELDS.get(node_type, ()):
+                pair = (self._own(f"visit_{name}_{field}"), self._own(f"leave_{name}_{field}"))
+                if pair != (None, None):
+                    hooks[field] = pair
+            got = self._types[node_type] = (self._own(f"visit_{name}"), self._own(f"leave_{name}"), hooks)
+        return got
 
 
-def _visit_without_rebuilding(node, visitor, hooks: bool) -> None:
-    if visitor.on_visit(node):
-        for name in _fields(node):
-            if hooks:
+_REACTIONS: dict[type, _Reactions] = {}
+
+
+def _visit_without_rebuilding(node, visitor, reactions: _Reactions) -> None:
+    kind = type(node)
+    if kind not in _FIELDS:
+        _fields(node)
+    visit, leave, hooks = reactions.of(kind)
+    if reactions.own_visit:
+        go = visitor.on_visit(node)
+    else:
+        go = visit is None or visit(visitor, node) is not False
+    if go:
+        for name in _FIELDS[kind]:
+            if reactions.own_attribute:
                 visitor.on_visit_attribute(node, name)
+            elif hooks and name in hooks and hooks[name][0] is not None:
+                hooks[name][0](visitor, node)
             value = getattr(node, name)
-            kind = _KINDS.get(type(value))
-            if kind is None:
-                kind = _kind(type(value))
-            if kind == 1:
-                _visit_without_rebuilding(value, visitor, hooks)
-            elif kind == 2:
+            value_kind = _KINDS.get(type(value))
+            if value_kind is None:
+                value_kind = _kind(type(value))
+            if value_kind == 1:
+                _visit_without_rebuilding(value, visitor, reactions)
+            elif value_kind == 2:
                 for child in value:
                     if _is_node(child):
-                        _visit_without_rebuilding(child, visitor, hooks)
-            if hooks:
+                        _visit_without_rebuilding(child, visitor, reactions)
+            if reactions.own_attribute:
                 visitor.on_leave_attribute(node, name)
-    visitor.on_leave(node)
+            elif hooks and name in hooks and hooks[name][1] is not None:
+                hooks[name][1](visitor, node)
+    if reactions.own_leave:
+        visitor.on_leave(node)
+    elif leave is not None:
+        leave(visitor, node)
 
 
 def _visit(self, visitor):
@@ -310,7 +352,11 @@ def _visit(self, visitor):
     node itself), the same calls without rebuilding nodes; transformers as libcst does."""
     if not isinstance(visitor, cst.CSTVisitor) or isinstance(self, cst.Module):
         return _ORIGINAL_VISIT(self, visitor)
-    _visit_without_rebuilding(self, visitor, _has_attribute_hooks(type(visitor)))
+    kind = type(visitor)
+    reactions = _REACTIONS.get(kind)
+    if reactions is None:
+        reactions = _REACTIONS[kind] = _Reactions(kind)
+    _visit_without_rebuilding(self, visitor, reactions)
     return self
 
 
