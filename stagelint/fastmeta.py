@@ -251,6 +251,18 @@ def _is_node(value) -> bool:
     return (got if got is not None else _kind(type(value))) == 1
 
 
+def _nodes_in(value) -> tuple | list:
+    """The nodes a field's value holds: the value itself, those of a sequence, or none."""
+    kind = _KINDS.get(type(value))
+    if kind is None:
+        kind = _kind(type(value))
+    if kind == 1:
+        return (value,)
+    if kind == 2:
+        return [child for child in value if _is_node(child)]
+    return ()
+
+
 def walk(node: cst.CSTNode, on_visit, on_leave) -> None:
     """`node.visit(visitor)` for a `CSTVisitor` that has no attribute hooks (`visit_Call_func`):
     the same nodes in the same order, `on_visit(node)` (children only if it returns true) and
@@ -258,16 +270,8 @@ def walk(node: cst.CSTNode, on_visit, on_leave) -> None:
     visitor throws away (8.5 ms against 1.9 ms for a tf-models file)."""
     if on_visit(node):
         for name in _fields(node):
-            value = getattr(node, name)
-            kind = _KINDS.get(type(value))
-            if kind is None:
-                kind = _kind(type(value))
-            if kind == 1:
-                walk(value, on_visit, on_leave)
-            elif kind == 2:
-                for child in value:
-                    if _is_node(child):
-                        walk(child, on_visit, on_leave)
+            for child in _nodes_in(getattr(node, name)):
+                walk(child, on_visit, on_leave)
     on_leave(node)
 
 
@@ -331,16 +335,8 @@ def _visit_without_rebuilding(node, visitor, reactions: _Reactions) -> None:
                 visitor.on_visit_attribute(node, name)
             elif hooks and name in hooks and hooks[name][0] is not None:
                 hooks[name][0](visitor, node)
-            value = getattr(node, name)
-            value_kind = _KINDS.get(type(value))
-            if value_kind is None:
-                value_kind = _kind(type(value))
-            if value_kind == 1:
-                _visit_without_rebuilding(value, visitor, reactions)
-            elif value_kind == 2:
-                for child in value:
-                    if _is_node(child):
-                        _visit_without_rebuilding(child, visitor, reactions)
+            for child in _nodes_in(getattr(node, name)):
+                _visit_without_rebuilding(child, visitor, reactions)
             if reactions.own_attribute:
                 visitor.on_leave_attribute(node, name)
             elif hooks and name in hooks and hooks[name][1] is not None:
@@ -372,14 +368,7 @@ def _children(self) -> tuple:
     the node to find them."""
     out = []
     for name in _fields(self):
-        value = getattr(self, name)
-        kind = _KINDS.get(type(value))
-        if kind is None:
-            kind = _kind(type(value))
-        if kind == 1:
-            out.append(value)
-        elif kind == 2:
-            out.extend(child for child in value if _is_node(child))
+        out.extend(_nodes_in(getattr(self, name)))
     return tuple(out)
 
 
