@@ -806,8 +806,8 @@ def _varying_bound(shown) -> str | None:
     variable, a counter, different literals), or one is large; None for fixed small bounds."""
     for arg in shown:
         if arg.varies:
-            shown = arg.varies if f"`{arg.text}`" in arg.varies else f"`{arg.text}`, {arg.varies}"
-            return f"a Python number that changes ({shown})"
+            why = arg.varies if f"`{arg.text}`" in arg.varies else f"`{arg.text}`, {arg.varies}"
+            return f"a Python number that changes ({why})"
     values = {_literal(a.text) for a in shown} - {None}
     if len(values) > 1:
         return "different Python numbers (" + ", ".join(f"`{a.text}`" for a in shown[:3]) + ")"
