@@ -32,11 +32,11 @@ import os
 import pickle
 import shutil
 import sys
-import tempfile
 from dataclasses import fields
 from pathlib import Path
 
 from stagelint import __version__
+from stagelint.files import write_atomically
 
 CACHE_DIR = ".stagelint_cache"
 #: Bumped when the layout of entries changes.
@@ -101,10 +101,6 @@ def analysis_settings(settings) -> tuple:
     return tuple(out)
 
 
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def cache_root(settings) -> Path:
     """The project root: the configuration's folder when there is a configuration file."""
     if settings is not None and getattr(settings, "source", None):
@@ -167,18 +163,7 @@ class Cache:
             self._prepare()
             path = self._path(kind, key)
             path.parent.mkdir(parents=True, exist_ok=True)
-            data = pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                os.replace(tmp, path)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            write_atomically(path, pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL), prefix=".tmp-")
             self.writes += 1
         except Exception:
             return  # a read-only or full disk: run uncached

@@ -21,7 +21,7 @@ from stagelint.context import FileContext, analyze_module
 from stagelint.discovery import SKIP_DIRS, discover  # noqa: F401  (re-exported)
 from stagelint.demand import Words, demanded
 from stagelint.findings import CheckResult, Finding, file_is_off, is_selected, is_suppressed
-from stagelint.fix import digest
+from stagelint.files import digest
 from stagelint.frameworks import TENSORFLOW
 from stagelint.rules.base import REGISTRY, all_rules
 from stagelint.staging import Project
@@ -229,7 +229,7 @@ def check_paths(
 
 
 def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, sources, screen, cache) -> CheckResult:
-    from stagelint.cache import analysis_settings, digest as content_digest
+    from stagelint.cache import analysis_settings
     from stagelint.workers import analyse_files, default_jobs
 
     settings = settings or Settings()
@@ -277,7 +277,7 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
         known = digests.get(real)
         if known is None:
             try:
-                known = digests[real] = content_digest(_read(real))
+                known = digests[real] = digest(_read(real))
             except OSError:
                 return None
         module, is_package = names(path)

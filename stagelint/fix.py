@@ -19,14 +19,12 @@ Guarantees:
 from __future__ import annotations
 
 import difflib
-import hashlib
 import io
-import os
 import re
-import shutil
-import tempfile
 import tokenize
 from dataclasses import dataclass, field
+
+from stagelint.files import digest, write_atomically
 
 MAX_PASSES = 10
 
@@ -48,10 +46,6 @@ class Fix:
     #: sha256 of the file's bytes as the analysis read them.
     digest: str
     edits: tuple[Edit, ...]
-
-
-def digest(source: bytes) -> str:
-    return hashlib.sha256(source).hexdigest()
 
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -162,24 +156,7 @@ def write(outcome: FixOutcome) -> None:
             outcome.refused.append((path, "changed while fixing; not fixed (run again)"))
             del outcome.changed[path]
             continue
-        _write_atomically(path, new)
-
-
-def _write_atomically(path: str, data: bytes) -> None:
-    real = os.path.realpath(path)  # through a symlink, to the file itself
-    directory = os.path.dirname(real) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".stagelint-fix-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        shutil.copymode(real, tmp)
-        os.replace(tmp, real)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        write_atomically(path, new, prefix=".stagelint-fix-")
 
 
 def unified_diff(outcome: FixOutcome) -> str:

@@ -325,7 +325,8 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
     """Split the given files into those the engine must analyse and those that cannot have
     findings. `read(path) -> bytes` may serve sources that differ from the disk (stdin).
     `cache` (a `stagelint.cache.Cache`) keeps each file's summary by its content."""
-    from stagelint.cache import analysis_settings, digest
+    from stagelint.cache import analysis_settings
+    from stagelint.files import digest
 
     pattern = staging_pattern(settings)
     entries = entry_pattern(settings)

@@ -37,7 +37,7 @@ class Outcome:
 
 
 def analyse_one(path: str, settings, roots) -> Outcome:
-    from stagelint.cache import digest
+    from stagelint.files import digest
     from stagelint.engine import analyze_source
 
     try:

@@ -24,7 +24,7 @@ from stagelint.cache import Cache
 from stagelint.config import Settings
 from stagelint.engine import check_paths, module_name
 from stagelint.fastmeta import _ORIGINAL_VISIT, LibcstMetadata, Metadata, TuplePositionProvider
-from stagelint.fix import digest
+from stagelint.files import digest
 from stagelint.frameworks import TENSORFLOW
 from stagelint.rules.base import all_rules, example_source
 
