@@ -265,6 +265,9 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
             files = [f for f in files if realpath(f) in given]
             selection.deferred = {r: shown for r, shown in selection.deferred.items() if r in given}
     # Without the screen (or when it gave up), `more` follows the imports of each analysed file.
+    # With it, the screen has read every project file the given ones import, transitively, and
+    # the rounds decide which of them to analyse.
+    follow = follow_imports and not (selection is not None and selection.known)
     queued = {realpath(f) for f in files}
     imported_memo: dict[str, list[str]] = {}
     fact_settings = (analysis_settings(settings), tuple(sorted(roots)))
@@ -285,7 +288,7 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
         return None if facts is None else Outcome(path, "ok", facts, digest=known, cached=True)
 
     def more(outcome):
-        if not follow_imports or outcome.facts is None or len(queued) >= 2000:
+        if not follow or outcome.facts is None or len(queued) >= 2000:
             return []
         new = []
         for p in _imported_files(outcome.facts, search_roots, imported_memo):
@@ -301,10 +304,6 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
     store = (cache, fact_settings) if use_cache else None
     deferred = dict(selection.deferred) if selection is not None else {}
     words = Words(selection.sources, selection.names) if selection is not None else None
-    if selection is not None and selection.known:
-        # The screen has read every project file the given ones import, transitively: the
-        # rounds decide which of them to analyse.
-        more = _nothing
     # The rounds' outcome depends only on the files' contents and names: a run over the same
     # files takes it from the cache, rather than repeat the project phase once per round.
     plan_key = planned = None
@@ -366,10 +365,6 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
     )
     result.skipped.sort()
     return result
-
-
-def _nothing(outcome) -> list[str]:
-    return []
 
 
 def _placeholders(paths, others: list[F.ModuleFacts], names) -> list[F.ModuleFacts]:
