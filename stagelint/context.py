@@ -467,19 +467,27 @@ def tracing_test(ctx, node: cst.FunctionDef):
     return None
 
 
-def _tracing_value(ctx, expr):
-    if expr is None:
-        return None
+def _tracing_call(ctx, expr):
+    """A test that may be of whether code is traced: (the call, negated by `not`, the names it
+    calls, and its value while tracing: True/False for TensorFlow's own tests such as
+    `tf.executing_eagerly()`, None for any other call); None when it is no call."""
     negated = False
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
         expr, negated = expr.expression, True
     if not isinstance(expr, cst.Call):
         return None
     names = _eager_names(ctx, expr.func)
-    if names & EAGER_TESTS:
-        return "yes" if negated else None
-    if names & TRACING_TESTS:
-        return None if negated else "yes"
+    traced = negated if names & EAGER_TESTS else (not negated) if names & TRACING_TESTS else None
+    return expr, negated, names, traced
+
+
+def _tracing_value(ctx, expr):
+    found = _tracing_call(ctx, expr) if expr is not None else None
+    if found is None:
+        return None
+    expr, negated, names, traced = found
+    if traced is not None:
+        return "yes" if traced else None
     if negated:
         return None
     func = ctx.function
@@ -792,17 +800,12 @@ class _Walker(cst.CSTVisitor):
 
     def _eager_test(self, test):
         """(the body is the eager branch, mark) for a test of whether code is being traced."""
-        ctx = self.ctx
-        negated = False
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            test, negated = test.expression, True
-        if not isinstance(test, cst.Call):
+        found = _tracing_call(self.ctx, test)
+        if found is None:
             return None
-        names = _eager_names(ctx, test.func)
-        if names & EAGER_TESTS:
-            return not negated, ""
-        if names & TRACING_TESTS:
-            return negated, ""
+        test, negated, _, traced = found
+        if traced is not None:
+            return not traced, ""
         target = self._target_of(test.func)
         if target is None or not self._is_project_target(target):
             return None
