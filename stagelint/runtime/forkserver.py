@@ -30,6 +30,7 @@ def _child(workdir: str, mode: str, test_module: str, pytest_args: list[str]) ->
     import pytest
 
     from stagelint.runtime.executor import PLUGIN
+    from stagelint.runtime.pytest_plugin import exit_now
 
     args = ["-p", PLUGIN, "-p", "no:cacheprovider", "--stagelint-record", os.path.join(workdir, f"{mode}.jsonl"),
             "--stagelint-mode", mode, test_module, *pytest_args]
@@ -38,13 +39,8 @@ def _child(workdir: str, mode: str, test_module: str, pytest_args: list[str]) ->
     try:
         code = int(pytest.main(args))
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
         # Not sys.exit: the server's own cleanup (atexit, finally blocks above us) is not ours.
-        os._exit(code)
+        exit_now(code)
 
 
 def _write(path: str, text: str) -> None:
