@@ -322,6 +322,8 @@ class FileContext:
         if decorator_names & self.framework.eager_escapes:
             facts.escape = True
         info = FunctionInfo(node, facts, parent, is_method, params[0] if is_method and params else None, defaults)
+        if parent is None and cls is None:
+            self._redefining(qualname)
         self.facts.functions[qualname] = facts
         self.functions.append(info)
         facts.tracing_test = tracing_test(self, node)
@@ -333,6 +335,27 @@ class FileContext:
         self._loop_stack = []
         self._saved_loops.append(self.loops)
         self.loops = []
+
+    def _redefining(self, name: str) -> None:
+        """A module-level `def name` / `class name` about to bind a name an earlier def or class
+        holds (notebooks and guides redefine `train`, `f`, `Model` cell after cell): the earlier
+        definition keeps its facts under `name@line`, its own location, and everything recorded
+        so far that named it (calls, Function wrappers, methods, attribute writes) now names it
+        there: code before the redefinition reaches the earlier one, as Python runs it. What
+        comes after binds to the new definition, which takes the plain name."""
+        earlier = self.facts.functions.get(name)
+        absolute = f"{self.module}.{name}" if self.module else name
+        if earlier is not None:
+            line = earlier.span.line
+        elif absolute in self.facts.classes and self.facts.classes[absolute].span is not None:
+            line = self.facts.classes[absolute].span.line
+        else:
+            return
+        F.relocate(self.facts, name, f"{name}@{line}", self.module)
+        for (cls, attr), values in list(self.self_attr_values.items()):
+            moved = F.moved_name(cls, absolute, f"{absolute}@{line}")
+            if moved != cls:
+                self.self_attr_values[(moved, attr)] = self.self_attr_values.pop((cls, attr))
 
     def relative(self, absolute: str) -> str:
         """`pkg.mod.Class` -> `Class` for names of this module."""
@@ -354,6 +377,8 @@ class FileContext:
         bases = []
         for arg in node.bases:
             bases.extend(sorted(self.qualified_names(arg.value)))
+        if not self.functions and not self.classes:
+            self._redefining(node.name.value)
         cf = F.ClassFacts(qualname=qualname, bases=bases, span=self.position(node.name))
         self.facts.classes[qualname] = cf
         self.classes.append(cf)

@@ -198,3 +198,81 @@ class ModuleFacts:
     #: (rule code, short traceback) for rules that raised on this file; their other
     #: candidates from the file are dropped, every other rule's stand.
     errors: list[tuple[str, str]] = field(default_factory=list)
+
+
+# Definitions by location -----------------------------------------------------------------------
+
+
+def moved_name(name: str, old: str, new: str) -> str:
+    """`name` with its leading dotted part `old` replaced by `new` (`f.<locals>.g` -> `f@3.<locals>.g`)."""
+    if name == old:
+        return new
+    if name.startswith(old + "."):
+        return new + name[len(old):]
+    return name
+
+
+def _moved_target(target, absolute_old: str, absolute_new: str):
+    if not isinstance(target, tuple) or len(target) < 2:
+        return target
+    if target[0] == "name":
+        return ("name", moved_name(target[1], absolute_old, absolute_new), *target[2:])
+    if target[0] in ("self", "super"):
+        return (target[0], moved_name(target[1], absolute_old, absolute_new), *target[2:])
+    return target
+
+
+def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
+    """Move the module-level definition `old` (a function or class, and what is nested in it)
+    to the name `new`, in every fact of the module recorded so far that names it."""
+    absolute_old = f"{module}.{old}" if module else old
+    absolute_new = f"{module}.{new}" if module else new
+
+    def target(t):
+        return _moved_target(t, absolute_old, absolute_new)
+
+    functions = {}
+    for q, f in facts.functions.items():
+        q2 = moved_name(q, old, new)
+        f.qualname = q2
+        if f.class_qualname:
+            f.class_qualname = moved_name(f.class_qualname, absolute_old, absolute_new)
+        for edge in f.calls:
+            edge.target = target(edge.target)
+            if isinstance(edge.eager_unless, tuple):
+                edge.eager_unless = target(edge.eager_unless)
+        if isinstance(f.tracing_test, tuple):
+            f.tracing_test = target(f.tracing_test)
+        functions[q2] = f
+    facts.functions = functions
+    classes = {}
+    for q, c in facts.classes.items():
+        q2 = moved_name(q, absolute_old, absolute_new)
+        c.qualname = q2
+        c.bases = [moved_name(b, absolute_old, absolute_new) for b in c.bases]
+        classes[q2] = c
+    facts.classes = classes
+    facts.wrapped = [target(t) for t in facts.wrapped]
+    facts.fresh_wrapped = [target(t) for t in facts.fresh_wrapped]
+    for site in facts.call_sites:
+        site.target = target(site.target)
+        if site.caller is not None:
+            site.caller = moved_name(site.caller, old, new)
+    bindings = {}
+    for key, binding in facts.wrapper_bindings.items():
+        kind, _, rest = key.partition(":")
+        if kind == "name":
+            key = "name:" + moved_name(rest, absolute_old, absolute_new)
+        elif kind == "self":
+            cls, _, attr = rest.rpartition(":")
+            key = f"self:{moved_name(cls, absolute_old, absolute_new)}:{attr}"
+        binding.target = target(binding.target)
+        bindings[key] = binding
+    facts.wrapper_bindings = bindings
+    for w in facts.attr_writes:
+        w.owner = moved_name(w.owner, absolute_old, absolute_new)
+        if w.function is not None:
+            w.function = moved_name(w.function, old, new)
+    for c in facts.candidates:
+        if c.function is not None:
+            c.function = moved_name(c.function, old, new)

@@ -1,0 +1,122 @@
+"""Issue 11, points 1-5: the analysis reads code the way Python runs it.
+
+Each class of misreading has a positive case (a pitfall the model must see) and its negative
+twin (the same shape, made harmless), also across functions and modules where the class has
+such a form.
+"""
+
+from __future__ import annotations
+
+from tests.rules.rulecases import assert_marked, assert_project_marked, found
+
+
+# 1. Definitions by location ---------------------------------------------------------------------
+
+
+def test_later_redefinition_does_not_hide_the_earlier_function():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            print("traced", x)  # STG101
+            return x
+
+        f(tf.constant(1))
+
+        def f(x):
+            print("eager", x)
+            return x
+
+        f(2)
+    """)
+
+
+def test_call_binds_to_the_definition_that_reaches_it():
+    # `step` calls the first `helper` (the one defined when `step` runs); the second is eager.
+    assert_marked("""
+        import tensorflow as tf
+
+        def helper(x):
+            print("tracing", x)  # STG101
+            return x
+
+        @tf.function
+        def step(x):
+            return helper(x)
+
+        step(tf.constant(1))
+
+        def helper(x):
+            print("eager", x)
+            return x
+
+        helper(3)
+    """)
+
+
+def test_redefinition_negative_twin_later_plain_def_is_not_staged():
+    # The staged one is the later definition: the earlier plain def is not staged.
+    assert_marked("""
+        import tensorflow as tf
+
+        def f(x):
+            print("eager", x)
+            return x
+
+        f(1)
+
+        @tf.function
+        def f(x):
+            tf.print(x)
+            return x
+
+        f(tf.constant(1))
+    """)
+
+
+def test_redefined_class_keeps_the_earlier_methods():
+    assert_marked("""
+        import tensorflow as tf
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.v = tf.Variable(1.0)
+
+            @tf.function
+            def __call__(self, x):
+                print("traced")  # STG101
+                return x * self.v
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.v = tf.Variable(1.0)
+
+            def __call__(self, x):
+                print("eager")
+                return x * self.v
+    """)
+
+
+def test_redefinition_across_modules_imports_the_last_definition(tmp_path):
+    # `from pkg.lib import f` after the module ran binds the last `f`.
+    assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/lib.py": """
+            def f(x):
+                print("first")
+                return x
+
+            def f(x):
+                print("second", x)  # STG101
+                return x
+        """,
+        "pkg/main.py": """
+            import tensorflow as tf
+            from pkg.lib import f
+
+            @tf.function
+            def step(x):
+                return f(x)
+        """,
+    })
