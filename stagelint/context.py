@@ -395,7 +395,11 @@ class FileContext:
 
     def first_call_guard(self, test: cst.BaseExpression) -> str | None:
         """"body" if `test` guards the if-body as run-once creation (`if self.v is None:`,
-        `if not self.built:`, `if not hasattr(self, "v"):`), "orelse" for the inverse."""
+        `if not self.built:`, `if not hasattr(self, "v"):`), "orelse" for the inverse. What is
+        tested must be state that outlives the call: `if not <parameter>:` or `if x is None:` on
+        a local decides per call, so it guards nothing."""
+        if self._per_call(test):
+            return None
         if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
             comp = test.comparisons[0]
             if isinstance(comp.comparator, cst.Name) and comp.comparator.value == "None":
@@ -413,6 +417,46 @@ class FileContext:
             if self.first_call_guard(test.left) == "body" or self.first_call_guard(test.right) == "body":
                 return "body"
         return None
+
+    def _per_call(self, test: cst.BaseExpression) -> bool:
+        """The tested object is the function's own parameter or local (`not training`, `mask is
+        None`): a value of this call, not state that is set once."""
+        func = self.function
+        if func is None:
+            return False
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test = test.expression
+        elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            test = test.left
+        return isinstance(test, cst.Name) and self.binding_kind(test, func) in ("param", "local")
+
+    def runs_ops_then_flips(self, node: cst.If, block) -> bool:
+        """A set-once guard whose block runs TensorFlow state ops (`v.assign(...)`, `tf.print`)
+        and sets a Python flag: the ops are recorded into every call's graph, the flag flips only
+        while tracing; not TensorFlow's create-variables-once idiom (STG105 and STG102 stand)."""
+        from stagelint.frameworks import STATEFUL_METHODS, STATEFUL_OPS, canonical_tf_name
+
+        op = flips = False
+        stack = [block]
+        while stack and not (op and flips):
+            n = stack.pop()
+            if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            if isinstance(n, cst.With) and self.is_lifting_scope(n):
+                continue  # `with tf.init_scope():` runs it once, as meant
+            if isinstance(n, cst.Call):
+                if isinstance(n.func, cst.Attribute) and n.func.attr.value in STATEFUL_METHODS:
+                    op = True
+                elif any(canonical_tf_name(q) in STATEFUL_OPS or canonical_tf_name(q).startswith(
+                        ("tensorflow.summary.", "tensorflow.debugging.", "tensorflow.assert_"))
+                        for q in self.qualified_names(n.func)):
+                    op = True
+            elif isinstance(n, (cst.Assign, cst.AugAssign)):
+                value = n.value
+                if isinstance(n, cst.AugAssign) or _is_literal(value):
+                    flips = True
+            stack.extend(n.children)
+        return op and flips
 
     def mark_region(self, node: cst.CSTNode | None, kind: str) -> None:
         """While the walk is inside `node` (not yet visited), `kind` is on `self.regions`."""
@@ -663,9 +707,9 @@ class _Walker(cst.CSTVisitor):
             if ctx.functions:
                 self._record_eager_branch(node)
             guard = ctx.first_call_guard(node.test)
-            if guard == "body":
+            if guard == "body" and not ctx.runs_ops_then_flips(node, node.body):
                 ctx._guarded_blocks.add(id(node.body))
-            elif guard == "orelse" and node.orelse is not None:
+            elif guard == "orelse" and node.orelse is not None and not ctx.runs_ops_then_flips(node, node.orelse):
                 ctx._guarded_blocks.add(id(node.orelse))
             if not ctx.functions:
                 ctx._branch_of[id(node.body)] = (id(node), "body")

@@ -120,3 +120,97 @@ def test_redefinition_across_modules_imports_the_last_definition(tmp_path):
                 return f(x)
         """,
     })
+
+
+# 4. Guards ----------------------------------------------------------------------------------------
+
+
+def test_not_parameter_is_no_first_call_guard():
+    # `if not training:` decides per call: the store under it is not set-once.
+    assert_marked("""
+        import tensorflow as tf
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.steps = 0
+
+            @tf.function
+            def __call__(self, x, training=False):
+                if not training:
+                    self.steps += 1  # STG102
+                return x
+    """)
+
+
+def test_not_parameter_is_no_first_call_guard_for_helpers():
+    # the same through a helper the Function calls, with a `None` test on a parameter
+    assert_marked("""
+        import tensorflow as tf
+
+        history = []
+
+        def record(x, mask=None):
+            if mask is None:
+                history.append(1)  # STG102
+            return x
+
+        @tf.function
+        def step(x):
+            return record(x)
+    """)
+
+
+def test_set_once_guard_that_only_creates_variables_is_fine():
+    assert_marked("""
+        import tensorflow as tf
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.v = None
+                self.built_once = False
+
+            @tf.function
+            def __call__(self, x):
+                if self.v is None:
+                    self.v = tf.Variable(tf.zeros_like(x))
+                if not self.built_once:
+                    self.built_once = True
+                return x + self.v
+    """)
+
+
+def test_set_once_guard_that_runs_ops_and_flips_a_flag():
+    assert_marked("""
+        import tensorflow as tf
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.v = tf.Variable(0)
+                self.started = False
+
+            @tf.function
+            def __call__(self, x):
+                if not self.started:  # STG105
+                    self.v.assign(10)
+                    self.started = True  # STG102
+                return x + self.v
+    """)
+
+
+def test_set_once_guard_with_ops_lifted_by_init_scope_is_fine():
+    assert_marked("""
+        import tensorflow as tf
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.v = tf.Variable(0)
+                self.started = False
+
+            @tf.function
+            def __call__(self, x):
+                if not self.started:
+                    with tf.init_scope():
+                        self.v.assign(10)
+                        self.started = True
+                return x + self.v
+    """)
