@@ -63,6 +63,9 @@ class ArgFacts:
     #: what the elements are when the value is a list/tuple the caller shows (`[(1, 1)] * 3`:
     #: "tuple"; `[layer_a, layer_b]`: "layer"), "" when unknown or mixed
     elements: str = ""
+    #: how the object passed is bound in the caller, when it outlives the caller's call:
+    #: "global", "self", "import", "closure", "param" (the caller's own argument), or ""
+    root: str = ""
 
 
 @dataclass

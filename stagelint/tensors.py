@@ -174,7 +174,7 @@ def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | N
     if isinstance(expr, cst.Name) and func is not None and ctx.binding_kind(expr, func) == "param":
         param = expr.value
     extra = dict(what=value.what, cls=value.cls, ident=value.ident, param=param,
-                 varies=_varies(ctx, expr, func, loops))
+                 varies=_varies(ctx, expr, func, loops), root=_root_kind(ctx, expr, func))
     if value.what in ("list", "tuple"):
         extra["elements"] = element_kind(ctx, expr, func)
     if is_literal(expr):
@@ -186,6 +186,16 @@ def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | N
     if isinstance(expr, cst.Name) and _is_python_number_name(ctx, expr):
         return F.ArgFacts("python", text, **extra)
     return F.ArgFacts("unknown", text, **extra)
+
+
+def _root_kind(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None) -> str:
+    """How the object an argument names is bound in the caller (for "does a helper write into
+    something that outlives the call?"): only for a name or a chain of attributes on one."""
+    if func is None or not isinstance(expr, (cst.Name, cst.Attribute)):
+        return ""
+    from stagelint.stores import root_kind
+
+    return root_kind(ctx, func, expr) or ""
 
 
 def element_kind(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None, _depth: int = 0) -> str:

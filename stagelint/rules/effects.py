@@ -14,7 +14,7 @@ from stagelint.frameworks import (
 )
 from stagelint.fix import tensorflow_alias
 from stagelint.rules.base import Rule
-from stagelint.stores import store_is_external, store_sites
+from stagelint.stores import store_is_external, store_sites, stored_tensor_params
 from stagelint.tensors import Tensorness, tensorness
 
 
@@ -341,7 +341,15 @@ class ExternalStateMutation(Rule):
     writes under a first-call guard, also in a helper only a guarded call reaches (`if not
     self.built: self.build()`) or after an early-return guard (`if self._table is not None:
     return`); and writes into a parameter of a Keras `call` or a helper, whose caller (usually
-    traced code) owns the object.
+    traced code) owns the object, unless a staged caller passes an object that outlives it (a
+    global, an attribute of its object, a `tf.function`'s own argument: `fill(cache, x)`).
+    `if not <parameter>:` or `if <local> is None:` is no first-call guard (it decides per call),
+    and neither is a set-once guard whose block runs TensorFlow state ops (see STG105).
+
+    Flagged as STG201 instead when the value stored is a tensor: an op's result, or a parameter
+    that is a tensor by the facts of the writing function's own module (the body's ops, a Keras
+    `call`'s inputs, the module's call sites), so a line gets the same code whichever files are
+    checked with it.
 
     ## Use instead
     Return values from the function and update Python state outside it, or keep the state in
@@ -408,6 +416,20 @@ class ExternalStateMutation(Rule):
         """
         import tensorflow as tf
 
+        log = []
+
+        def record(entry, mask=None):
+            if mask is None:          # a per-call test, not a first-call guard
+                log.append(entry)  # STG102
+
+        @tf.function
+        def step(x):
+            record("step")
+            return x
+        """,
+        """
+        import tensorflow as tf
+
         calls = 0
 
         def count():
@@ -432,8 +454,8 @@ class ExternalStateMutation(Rule):
                 continue  # STG201
             if _marker(site.node):
                 continue
-            self.report(site.node, action=site.action, place=site.place,
-                        _root=site.root_kind, _params=sorted(site.tensor.params), function=site.func)
+            self.report(site.node, action=site.action, place=site.place, _root=site.root_kind,
+                        _root_name=site.root, _params=sorted(site.tensor.params), function=site.func)
 
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
@@ -441,5 +463,5 @@ class ExternalStateMutation(Rule):
         if not store_is_external(candidate, project, key):
             return False
         params = set(candidate.fields.get("_params", ()))
-        return not (params and params & project.tensor_params(key))
+        return not (params and params & stored_tensor_params(project, key))
 
