@@ -1023,6 +1023,16 @@ class _Walker(cst.CSTVisitor):
     def _record_wrapper_binding(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         """`g = tf.function(f)` / `self.step = tf.function(self._step, input_signature=...)`."""
         ctx = self.ctx
+        if (
+            isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == "get_concrete_function" and isinstance(target, cst.Name)
+            and not ctx.functions
+        ):
+            traced = self._target_of(value.func.value)
+            names = ctx.qualified_names(target)
+            if traced is not None and len(names) == 1:
+                ctx.facts.concrete_bindings[next(iter(names))] = traced
+            return
         if not isinstance(value, cst.Call) or not value.args:
             return
         fw = ctx.framework

@@ -194,6 +194,9 @@ class ModuleFacts:
     #: wrapper targets staged only through one-shot wrappers (`tf.function(f)(x)`,
     #: `tf.function(f).get_concrete_function(...)`): each use traces afresh
     fresh_wrapped: list[Target] = field(default_factory=list)
+    #: names bound at module level to a ConcreteFunction, `traced = f.get_concrete_function(x)`:
+    #: "pkg.mod.traced" -> the target traced (calling it runs that trace: program order)
+    concrete_bindings: dict[str, Target] = field(default_factory=dict)
     #: attribute writes, for "is this attribute reassigned anywhere?" (STG302, STG303)
     attr_writes: list[AttrWrite] = field(default_factory=list)
     #: objects built (optimizer/model variables created) outside staged code: ident -> first line
@@ -256,6 +259,7 @@ def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
         classes[q2] = c
     facts.classes = classes
     facts.wrapped = [target(t) for t in facts.wrapped]
+    facts.concrete_bindings = {k: target(t) for k, t in facts.concrete_bindings.items()}
     facts.fresh_wrapped = [target(t) for t in facts.fresh_wrapped]
     for site in facts.call_sites:
         site.target = target(site.target)

@@ -378,3 +378,144 @@ def test_same_line_same_code_whichever_files_are_checked(tmp_path):
     # `step`'s argument: no call in ops.py shows what it is (main.py's tensor does not count for
     # a function its own module stages); `call`'s input is a tensor by Keras' contract.
     assert alone == whole == {(7, "STG102"), (12, "STG201")}
+
+
+# 2. Ordered bindings ------------------------------------------------------------------------------
+
+
+def test_global_rebound_before_the_function_is_defined_is_not_stale():
+    assert_marked("""
+        import tensorflow as tf
+
+        strategy = tf.distribute.get_strategy()
+        strategy = tf.distribute.get_strategy()
+
+        @tf.function
+        def step(x):
+            return strategy.run(tf.abs, args=(x,))
+
+        step(tf.constant(1.0))
+        step(tf.constant(2.0))
+    """)
+
+
+def test_global_rebound_after_the_last_call_is_not_stale():
+    assert_marked("""
+        import tensorflow as tf
+
+        g = tf.random.Generator.from_seed(1)
+        items = []
+
+        @tf.function
+        def foo(x):
+            return x + len(items)
+
+        foo(tf.constant(1))
+        items = [1, 2]
+        g = None
+    """)
+
+
+def test_global_rebound_between_two_calls_is_stale():
+    assert_marked("""
+        import tensorflow as tf
+
+        items = []
+
+        @tf.function
+        def foo(x):
+            return x + len(items)  # STG301
+
+        foo(tf.constant(1))
+        items = [1, 2]
+        foo(tf.constant(1))
+    """)
+
+
+def test_int_first_and_variable_later_is_judged_where_it_is_read():
+    # the guide's buggy_add / variable_add: `foo` is a Python int while buggy_add runs
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def buggy_add():
+            return 1 + foo  # STG301
+
+        foo = 1
+        print(buggy_add())
+        foo = 100
+        print(buggy_add())
+
+        foo = tf.Variable(1)
+
+        @tf.function
+        def variable_add():
+            return 1 + foo
+
+        print(variable_add())
+        foo.assign(100)
+        print(variable_add())
+    """)
+
+
+def test_variable_rebound_after_the_last_call_is_not_stale():
+    assert_marked("""
+        import tensorflow as tf
+
+        g = tf.Variable(1.0)
+
+        @tf.function
+        def foo():
+            return g * 2
+
+        foo()
+        g = tf.Variable(2.0)
+    """)
+
+
+def test_rebinding_between_calls_through_a_helper_that_runs_the_function():
+    # interprocedural: the module calls `train`, which calls the Function reading `SCALE`
+    assert_marked("""
+        import tensorflow as tf
+
+        SCALE = 1.0
+
+        @tf.function
+        def step(x):
+            return x * SCALE  # STG301
+
+        def train():
+            return step(tf.constant(1.0))
+
+        train()
+        SCALE = 2.0
+        train()
+    """)
+
+
+def test_rebinding_in_a_module_level_loop_with_calls_is_stale():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            return x * scale  # STG301
+
+        for scale in (1.0, 2.0):
+            f(tf.constant(1.0))
+    """)
+
+
+def test_concrete_function_traced_but_not_called_after_a_rebinding_is_not_stale():
+    assert_marked("""
+        import tensorflow as tf
+
+        v = tf.Variable(3)
+
+        @tf.function
+        def f(x):
+            return x * v
+
+        traced = f.get_concrete_function(4)
+        v = tf.Variable(4)
+    """)
