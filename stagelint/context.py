@@ -80,6 +80,8 @@ class FunctionInfo:
     #: names the function tests for being a list/tuple (`isinstance(x, (list, tuple))`,
     #: `tree.is_nested(x)`): they may hold a structure of tensors rather than one tensor
     sequence_names: set[str] = field(default_factory=set)
+    #: the expressions its own `return` statements return (for its summary, `analysis.values`)
+    returns: list = field(default_factory=list)
 
     @property
     def qualname(self) -> str:
@@ -146,6 +148,8 @@ class FileContext:
         self._store_attributes: set[int] = set()
         #: Call sites whose arguments are described at the end of the walk.
         self._pending_sites: list[tuple] = []
+        #: Every function's walk record, by its def node (for summaries asked after the walk).
+        self.function_infos: dict[int, FunctionInfo] = {}
 
     # Metadata -------------------------------------------------------------------------------
 
@@ -325,6 +329,7 @@ class FileContext:
         if parent is None and cls is None:
             self._redefining(qualname)
         self.facts.functions[qualname] = facts
+        self.function_infos[id(node)] = info
         self.functions.append(info)
         facts.tracing_test = tracing_test(self, node)
         self._saved_eager.append(self.eager_stack)
@@ -485,6 +490,11 @@ class FileContext:
             }
         return set()
 
+
+#: Calls that open a Python file object (`with open(p) as fh:` binds a file).
+FILE_OPENERS = frozenset({"builtins.open", "io.open", "codecs.open", "gzip.open", "bz2.open",
+                          "tensorflow.io.gfile.GFile", "tensorflow.gfile.GFile", "tensorflow.compat.v1.gfile.GFile",
+                          "tensorflow.gfile.Open", "tensorflow.compat.v1.gfile.Open"})
 
 TENSOR_SPECS = frozenset({"tensorflow.TensorSpec", "tensorflow.compat.v2.TensorSpec"})
 
@@ -762,6 +772,14 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.Yield:
             if ctx.functions:
                 ctx.function.facts.is_generator = True
+        elif t is cst.Return:
+            if ctx.functions:
+                ctx.function.returns.append(node.value)
+        elif t is cst.With:
+            for item in node.items:
+                if item.asname is not None and isinstance(item.asname.name, cst.Name) and isinstance(item.item, cst.Call) \
+                        and ctx.qualified_names(item.item.func) & FILE_OPENERS:
+                    self._record_binding(item.asname.name, item.item)  # `with open(p) as fh:`
         elif t is cst.Del:
             self._record_store(node, node.target, None)
         elif t is cst.NamedExpr:
@@ -811,6 +829,7 @@ class _Walker(cst.CSTVisitor):
             ctx.regions.pop()
         if t is cst.Module:
             self._describe_call_sites()
+            self._summarise()
             # Rules that decide with whole-file knowledge do so while metadata is still bound.
             for rule in self.rules:
                 if rule in self.failed:
@@ -982,6 +1001,16 @@ class _Walker(cst.CSTVisitor):
             # Arguments are described at the end of the file, when every binding is known (a
             # counter bumped after the call, `lr *= 0.9`, is still a counter).
             ctx._pending_sites.append((site, node, func, tuple(ctx.loops)))
+
+    def _summarise(self) -> None:
+        """Every function's return summary, for the project phase (`analysis.values.Summaries`)."""
+        from stagelint.analysis.values import summarise_returns
+
+        for info in self.ctx.function_infos.values():
+            if info.returns:
+                summary = summarise_returns(self.ctx, info)
+                if summary.definite or summary.params or summary.calls:
+                    info.facts.returns = (summary.definite, list(summary.params), [list(c) for c in summary.calls])
 
     def _describe_call_sites(self) -> None:
         from stagelint.tensors import arg_facts

@@ -122,6 +122,9 @@ class FunctionFacts:
     #: returns True while tracing: "yes", or the target of the predicate it defers to (`return
     #: in_tf_function()`), or None (`context.tracing_test`)
     tracing_test: object = None
+    #: what its returns are (`analysis.values.Summary`): (a tensor for sure, the parameters that
+    #: make it one, the targets of the project functions whose results it returns), or None
+    returns: object = None
 
 
 @dataclass
@@ -249,6 +252,8 @@ def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
                 edge.eager_unless = target(edge.eager_unless)
         if isinstance(f.tracing_test, tuple):
             f.tracing_test = target(f.tracing_test)
+        if f.returns:
+            f.returns = (f.returns[0], f.returns[1], [list(target(tuple(c))) for c in f.returns[2]])
         functions[q2] = f
     facts.functions = functions
     classes = {}

@@ -374,6 +374,24 @@ def stored_tensor_params(project, key, _depth: int = 0) -> set[str]:
     return out - f.python_default_params
 
 
+def stored_tensor(candidate, project, key) -> bool:
+    """The value a store candidate writes is a tensor (STG201, not STG102): an op's result, a
+    parameter shown to be one (`stored_tensor_params`), or the result of a project function in
+    another file whose summary returns one, counted only when the writing function is staged
+    through other modules (a run that shows this line shows that file too)."""
+    fields = candidate.fields
+    if fields.get("_definite"):
+        return True
+    if set(fields.get("_params", ())) & stored_tensor_params(project, key):
+        return True
+    calls = fields.get("_calls")
+    if calls and not _staged_by_own_module(project, key):
+        from stagelint.analysis.values import calls_return_tensor
+
+        return calls_return_tensor(project, key[0], [tuple(c) for c in calls])
+    return False
+
+
 def _staged_by_own_module(project, key) -> bool:
     """Reachable from an entry point of its own module (what a run on that file alone sees)."""
     own = project.__dict__.setdefault("_own_module_reach", {})

@@ -7,7 +7,7 @@ import libcst as cst
 from stagelint.context import short_code
 from stagelint.frameworks import MUTATING_METHODS
 from stagelint.rules.base import Rule
-from stagelint.stores import root_kind, store_is_external, store_sites, stored_tensor_params
+from stagelint.stores import root_kind, store_is_external, store_sites, stored_tensor
 from stagelint.tensors import loop_kind, tensorness, value_of
 
 
@@ -139,20 +139,19 @@ class LeakedTensor(Rule):
 
     def finish(self) -> None:
         for site in store_sites(self.ctx):
-            if not site.tensor.possible:
+            if not site.tensor.possible and not site.tensor.calls:
                 continue
             value = short_code(site.value) if site.value is not None else _stored_arg(site)
             self.report(site.node, value=value, place=site.place, _root=site.root_kind, _root_name=site.root,
-                        _definite=site.tensor.definite, _params=sorted(site.tensor.params), function=site.func)
+                        _definite=site.tensor.definite, _params=sorted(site.tensor.params),
+                        _calls=sorted(list(c) for c in site.tensor.calls), function=site.func)
 
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
         key = (module.module, candidate.function)
         if not store_is_external(candidate, project, key):
             return False
-        if candidate.fields.get("_definite"):
-            return True
-        return bool(set(candidate.fields.get("_params", ())) & stored_tensor_params(project, key))
+        return stored_tensor(candidate, project, key)
 
 
 def _stored_arg(site) -> str:

@@ -519,3 +519,187 @@ def test_concrete_function_traced_but_not_called_after_a_rebinding_is_not_stale(
         traced = f.get_concrete_function(4)
         v = tf.Variable(4)
     """)
+
+
+# 3. One abstract value per expression --------------------------------------------------------------
+
+
+def test_results_of_calling_keras_objects_are_tensors():
+    # a layer in an attribute, a model in a global, a loss object in a local
+    assert_marked("""
+        import logging
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        history = []
+
+        class Block(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self._bn = tf.keras.layers.BatchNormalization()
+
+            def call(self, x):
+                y = self._bn(x)
+                self.last = y  # STG201
+                return y
+
+        @tf.function
+        def step(x):
+            loss_fn = tf.keras.losses.MeanSquaredError()
+            loss = loss_fn(x, model(x))
+            logging.info("loss %s", loss)  # STG101
+            history.append(model(x))  # STG201
+            return loss
+    """)
+
+
+def test_python_values_from_keras_objects_negative_twin():
+    # what a Keras object holds that is not a call result: configuration, not tensors
+    assert_marked("""
+        import logging
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+        @tf.function
+        def step(x):
+            logging.info("model %s, %d layers", model.name, len(model.layers))
+            return model(x)
+    """)
+
+
+def test_project_function_that_returns_a_tensor():
+    assert_marked("""
+        import tensorflow as tf
+
+        cache = []
+        seen = []
+
+        def scaled(x):
+            return tf.abs(x) * 2
+
+        def passthrough(x):
+            return x
+
+        def describe(x):
+            return "shape %s" % (x.shape,)
+
+        @tf.function
+        def step(x):
+            cache.append(scaled(x))  # STG201
+            cache.append(passthrough(tf.ones([2])))  # STG201
+            seen.append(describe(x))  # STG102
+            return x
+    """)
+
+
+def test_project_function_returning_a_tensor_across_modules(tmp_path):
+    assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/ops.py": """
+            import tensorflow as tf
+
+            def scaled(x):
+                return tf.abs(x) * 2
+
+            def label(x):
+                return "scaled"
+        """,
+        "pkg/main.py": """
+            import logging
+            import tensorflow as tf
+            from pkg.ops import label, scaled
+
+            @tf.function
+            def step(x):
+                logging.info("value %s", scaled(x))  # STG101
+                logging.info("name %s", label(x))
+                return x
+        """,
+    })
+
+
+def test_multi_output_ops_unpack_in_python():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def load(contents, x):
+            audio, rate = tf.audio.decode_wav(contents)
+            pooled, argmax = tf.nn.max_pool_with_argmax(x, 2, 2, "VALID")
+            values, index = tf.unique(tf.reshape(x, [-1]))
+            first, second = tf.reduce_sum(x, axis=0)  # STG602
+            return audio, rate, pooled, argmax, values, index, first, second
+    """)
+
+
+def test_dataset_elements_may_be_structures():
+    assert_marked("""
+        import tensorflow as tf
+
+        dataset = tf.data.Dataset.from_tensors(([1.0], [1.0])).repeat(4)
+
+        @tf.function
+        def train_step(inputs):
+            features, labels = inputs
+            return labels - 0.3 * features
+
+        for inputs in dataset:
+            train_step(inputs)
+    """)
+
+
+def test_methods_of_open_files_are_python_io():
+    assert_marked("""
+        import tensorflow as tf
+
+        log = open("log.txt", "a")
+
+        class Writer(tf.Module):
+            def __init__(self):
+                self.out = open("out.txt", "w")
+
+            @tf.function
+            def __call__(self, x):
+                self.out.write("called\\n")  # STG101
+                return x
+
+        @tf.function
+        def step(x):
+            log.write("step\\n")  # STG101
+            return x
+    """)
+
+
+def test_file_like_methods_of_other_objects_are_not_io():
+    assert_marked("""
+        import io
+        import tensorflow as tf
+
+        class Buffer:
+            def write(self, x):
+                return x
+
+        buffer = Buffer()
+
+        @tf.function
+        def step(x):
+            buffer.write(x)
+            return x
+    """)
+
+
+def test_python_log_under_a_tensor_if_fires_at_trace_time():
+    assert_marked("""
+        import logging
+        import tensorflow as tf
+
+        @tf.function
+        def step(x, verbose=False):
+            loss = tf.reduce_sum(x)
+            if loss > 10:
+                logging.warning("loss is diverging")  # STG101
+            if verbose:
+                logging.info("verbose mode")
+            return loss
+    """)
