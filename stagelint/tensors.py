@@ -591,9 +591,30 @@ class _Values(_MemoizedWalk):
             last = q.rsplit(".", 1)[-1]
             if not fw.owns(q) and not q.startswith("builtins.") and last[:1].isupper():
                 return Value("object", q, new)  # a project or library class, resolved later
+        shape = self._call_shape(call)
+        if shape:
+            return Value(shape)
         if tensorness(ctx, call, self.func).definite:
             return Value("tensor")
         return UNKNOWN
+
+    def _call_shape(self, call: cst.Call) -> str:
+        """What a call of a Keras object or of a def of this file gives, when its tensors may
+        come in a structure: "nest" for a layer or model (an RNN with `return_state` returns a
+        list), the shape of the def's returns otherwise (`return image, label`: "tuple")."""
+        from stagelint.analysis.values import CALLABLE_KERAS, summarise_returns
+
+        func = call.func
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return ""
+        callee = self.of(func)
+        if callee.what in CALLABLE_KERAS:
+            return "nest" if callee.what in ("model", "layer") else "tensor"
+        info = _same_file_function(self.ctx, func, self.func)
+        if info is not None:
+            shape = summarise_returns(self.ctx, info).shape
+            return {"tuple": "tuple", "nest": "nest"}.get(shape, "")
+        return ""
 
 
 _BUILTIN_RESULTS = {

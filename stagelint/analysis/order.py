@@ -61,3 +61,19 @@ def stale_between(project, module: str, readers, rebinding: int, loop=None) -> b
             return True
         return any(line < start for line in lines) and any(line > end for line in lines)
     return any(line < rebinding for line in lines) and any(line > rebinding for line in lines)
+
+
+def writes_between(project, module: str, readers, writer) -> bool:
+    """A function that rebinds or mutates a global the `readers` read runs between two calls of
+    them. A module that never calls the readers at module level (a library) cannot show the
+    order: its functions may run at any time, so the write counts."""
+    lines = call_lines(project, module, readers)
+    if not lines:
+        return True
+    writes = call_lines(project, module, [writer])
+    return any(lines[0] < w < lines[-1] for w in writes) or _called_from_readers(project, readers, writer)
+
+
+def _called_from_readers(project, readers, writer) -> bool:
+    """The writer runs inside the readers' own calls (a helper of theirs): every call writes."""
+    return any(_reaches(project, tuple(r), tuple(writer)) for r in readers)

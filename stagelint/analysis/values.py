@@ -101,6 +101,9 @@ class Summary:
     definite: bool = False
     params: tuple = ()
     calls: tuple = ()
+    #: the shape of what it returns: "tensor" (one), "tuple" (a tuple or list display, of
+    #: tensors or not), "nest" (sometimes one, sometimes another), "" (unknown)
+    shape: str = ""
 
 
 def summarise_returns(ctx, info) -> Summary:
@@ -112,7 +115,9 @@ def summarise_returns(ctx, info) -> Summary:
     memo[key] = None  # recursion: a function returning its own call knows nothing more
     from stagelint.tensors import tensorness
 
-    definite, params, calls = False, set(), set()
+    from stagelint.tensors import value_of
+
+    definite, params, calls, shapes = False, set(), set(), set()
     returns = getattr(info, "returns", ())
     for value in returns:
         if value is None:
@@ -121,7 +126,13 @@ def summarise_returns(ctx, info) -> Summary:
         definite = definite or t.definite
         params |= t.params
         calls |= t.calls
-    out = Summary(definite, tuple(sorted(params)), tuple(sorted(calls)))
+        if isinstance(value, (cst.Tuple, cst.List)):
+            shapes.add("tuple")
+        else:
+            what = value_of(ctx, value, info).what
+            shapes.add("tuple" if what in ("tuple", "list") else what if what in ("tensor", "nest") else "")
+    shape = shapes.pop() if len(shapes) == 1 else "nest" if shapes else ""
+    out = Summary(definite, tuple(sorted(params)), tuple(sorted(calls)), shape)
     memo[key] = out
     return out
 

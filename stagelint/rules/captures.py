@@ -31,7 +31,10 @@ class StaleGlobal(Rule):
     judged on its Python bindings). A module-level rebinding counts only in program order: when
     a module-level call runs the reading code before it (directly, or through a function that
     calls it) and another call runs it after it; a rebinding before the Function is defined or
-    first called, or after its last call, changes nothing a trace sees. An enclosing function's
+    first called, or after its last call, changes nothing a trace sees. A function that rebinds
+    (`global x`) or mutates the global counts when the module calls it between two such calls,
+    or when the reading code calls it; in a module that never calls the reading code itself (a
+    library), it may run at any time and always counts. An enclosing function's
     variable counts only across a Function boundary (a nested `tf.function`, not a helper traced
     with its enclosing function), and only when it changes after the nested function is defined.
     Methods of objects that are not containers (`replay_buffer.clear()`) are not mutations.
@@ -149,6 +152,7 @@ class StaleGlobal(Rule):
         self.mutated: dict[int, set[str]] = {}  # binding node id -> functions that mutate it
         self.loops: list[cst.CSTNode] = []  # every for/while loop, for "bound in a loop around the def"
         self.mutation_sites: dict[int, list] = {}  # binding node id -> (function, node) of each mutation
+        self.holders: dict[int, str] = {}  # Name target bound in a function -> that function's qualname
 
     def visit_Name(self, node: cst.Name) -> None:
         ctx = self.ctx
@@ -179,10 +183,23 @@ class StaleGlobal(Rule):
         for t in node.targets:
             if isinstance(t.target, cst.Subscript):
                 self._mutated(t.target.value)
+            self._hold(t.target)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Subscript):
             self._mutated(node.target.value)
+        self._hold(node.target)
+
+    def _hold(self, target) -> None:
+        """Which function a binding of a name is made in (`global x; x = ...` in `reset`)."""
+        if self.ctx.function is None:
+            return
+        names = target.elements if isinstance(target, (cst.Tuple, cst.List)) else (target,)
+        for t in names:
+            if isinstance(t, (cst.Element, cst.StarredElement)):
+                t = t.value
+            if isinstance(t, cst.Name):
+                self.holders[id(t)] = self.ctx.function.qualname
 
     def _mutated(self, obj: cst.BaseExpression) -> None:
         """Record that a function changes the object a name is bound to (in place)."""
@@ -231,7 +248,7 @@ class StaleGlobal(Rule):
                 continue
             ordered = self._ordered(nodes) if kind == "global" else None
             change = self._change(func, nodes, kind, chain) if ordered is None else ""
-            if change is None or (ordered is not None and not ordered["rebinds"] and not ordered["mutation"]):
+            if change is None or (ordered is not None and not ordered["rebinds"] and not ordered["writers"]):
                 continue
             reported.add((func.qualname, name.value))
             self.report(name, function=func, name=name.value, change=change,
@@ -239,28 +256,35 @@ class StaleGlobal(Rule):
                         _chain=[f.qualname for f in chain], _order=ordered)
 
     def _ordered(self, nodes) -> dict | None:
-        """For a global bound only at module level: its rebindings in program order (line, and
-        the module-level loop around it), decided in the project phase by the calls around them
-        (`analysis.order`); None when a function rebinds it too (that can happen at any time)."""
+        """For a global: its module-level rebindings in program order (line, and the module-level
+        loop around it), and the functions that rebind or mutate it; decided in the project phase
+        by the calls around them (`analysis.order`). None when a rebinding's function is unknown."""
         ctx = self.ctx
-        if any(id(n) not in ctx.branch_paths for n in nodes):
-            return None
         ordered = sorted(nodes, key=lambda n: (ctx.position(n).line, ctx.position(n).column))
-        rebinds = []
-        for i, node in enumerate(ordered):
+        rebinds, writers = [], set()
+        module_level = [n for n in ordered if id(n) in ctx.branch_paths]
+        for node in ordered:
+            if id(node) not in ctx.branch_paths:
+                holder = self.holders.get(id(node))
+                if holder is None:
+                    return None
+                writers.add(holder)
+                continue
+            i = module_level.index(node)
             loop = next((lp for lp in self.loops if _inside(ctx, node, lp)), None)
             augmented = id(node) in ctx.rebinding_targets
             if i == 0 and loop is None and not augmented:
                 continue  # the first binding
-            if i > 0 and all(ctx.exclusive(node, other) for other in ordered[:i]) and loop is None:
+            if i > 0 and all(ctx.exclusive(node, other) for other in module_level[:i]) and loop is None:
                 continue  # `if ...: X = 1 else: X = 2`
             span = None
             if loop is not None:
                 p = ctx.position(loop)
                 span = [p.line, p.end_line]
             rebinds.append([ctx.position(node).line, span])
-        mutation = self._mutation(self._reading, nodes)
-        return {"rebinds": rebinds, "mutation": mutation}
+        for node in nodes:
+            writers |= {q for q, _ in self.mutation_sites.get(id(node), ()) if q != self._reading.qualname}
+        return {"rebinds": rebinds, "writers": sorted(writers)}
 
     def _chain(self, func, bindings) -> list:
         """The reading function and the functions around it, up to (not including) the one whose
@@ -279,15 +303,16 @@ class StaleGlobal(Rule):
     def confirm(cls, candidate, project, module):
         ordered = candidate.fields.get("_order")
         if ordered is not None:
-            from stagelint.analysis.order import stale_between
+            from stagelint.analysis.order import stale_between, writes_between
 
             readers = [(module.module, candidate.function)]
             for line, loop in ordered["rebinds"]:
                 if stale_between(project, module.module, readers, line, tuple(loop) if loop else None):
-                    where = "in a loop" if loop else "on line"
-                    return {"change": f"rebound {where} {line if not loop else f'(line {line})'} between calls"}
-            if ordered["mutation"]:
-                return {"change": ordered["mutation"]}
+                    where = f"rebound in a loop (line {line})" if loop else f"rebound on line {line}"
+                    return {"change": f"{where} between calls"}
+            for writer in ordered["writers"]:
+                if writes_between(project, module.module, readers, (module.module, writer)):
+                    return {"change": f"changed by `{writer}`"}
             return False
         chain = candidate.fields.get("_chain")
         if not chain:

@@ -703,3 +703,73 @@ def test_python_log_under_a_tensor_if_fires_at_trace_time():
                 logging.info("verbose mode")
             return loss
     """)
+
+
+def test_unpacking_what_a_layer_or_a_tuple_returning_helper_gives_is_fine():
+    assert_marked("""
+        import tensorflow as tf
+
+        def normalize(a, b):
+            return a / 127.5 - 1, b / 127.5 - 1
+
+        def total(a):
+            return tf.reduce_sum(a)
+
+        class Encoder(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.gru = tf.keras.layers.GRU(4, return_sequences=True, return_state=True)
+
+            def call(self, x):
+                output, state = self.gru(x)
+                return output, state
+
+        @tf.function
+        def step(a, b):
+            a, b = normalize(a, b)
+            low, high = total(a)  # STG602
+            return a, b, low, high
+    """)
+
+
+def test_global_written_by_a_function_called_between_two_calls_is_stale():
+    assert_marked("""
+        import tensorflow as tf
+
+        x = None
+
+        def reset():
+            global x
+            x = 2.0
+
+        @tf.function
+        def f(a):
+            return a * x  # STG301
+
+        x = 1.0
+        f(tf.constant(1.0))
+        reset()
+        f(tf.constant(1.0))
+    """)
+
+
+def test_global_written_by_a_function_only_before_the_one_call_is_not_stale():
+    # the guide's leaky_function / captures_leaked_tensor: written, then read by one call
+    assert_marked("""
+        import tensorflow as tf
+
+        x = None
+        items = []
+
+        def fill():
+            global x
+            x = 2.0
+            items.append(1)
+
+        @tf.function
+        def f(a):
+            return a * x + len(items)
+
+        fill()
+        f(tf.constant(1.0))
+    """)
