@@ -288,3 +288,97 @@ def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
     for c in facts.candidates:
         if c.function is not None:
             c.function = moved_name(c.function, old, new)
+
+
+# Module identity -------------------------------------------------------------------------------
+
+
+def disambiguate(modules: list[ModuleFacts]) -> None:
+    """Files that would have the same dotted name (`a/model.py` and `b/model.py`, folders without
+    `__init__.py`) get names that include their folders (`a.model`, `b.model`), in place, so one's
+    facts do not hide the other's. The name is a function of the path alone: a later round of
+    analysis that adds another `model.py` renames only that one. Imports of `model` then resolve
+    to the file nearest the importer (`Project`)."""
+    groups: dict[str, dict[str, ModuleFacts]] = {}
+    for m in modules:
+        original = m.__dict__.setdefault("dotted", m.module)
+        groups.setdefault(original, {})[m.path] = m
+    for original, by_path in groups.items():
+        if len(by_path) < 2 or not original:
+            continue
+        for path, m in by_path.items():
+            new = _path_name(path, original)
+            if new != m.module:
+                rename_module(m, m.module, new)
+
+
+def _path_name(path: str, dotted: str) -> str:
+    import os
+
+    rel = os.path.relpath(os.path.abspath(path))
+    parts = rel.replace(os.sep, "/").split("/")
+    if parts and parts[0] == "..":
+        parts = os.path.abspath(path).replace(os.sep, "/").strip("/").split("/")
+    folders = [p.replace(".", "_") for p in parts[:-1] if p not in ("", ".")]
+    # the folders above the packages the dotted name already spells
+    spelled = dotted.count(".") + (1 if parts[-1] == "__init__.py" else 0)
+    above = folders[: max(0, len(folders) - spelled)]
+    return ".".join([*above, dotted]) if above else dotted
+
+
+def rename_module(facts: ModuleFacts, old: str, new: str) -> None:
+    """Every absolute name of the module `old` in its facts becomes one of `new`."""
+    def name(q):
+        return moved_name(q, old, new) if isinstance(q, str) else q
+
+    def target(t):
+        return _moved_target(tuple(t), old, new) if isinstance(t, (tuple, list)) and t else t
+
+    facts.module = new
+    for f in facts.functions.values():
+        if f.class_qualname:
+            f.class_qualname = name(f.class_qualname)
+        f.decorators = [name(d) for d in f.decorators]
+        for edge in f.calls:
+            edge.target = target(edge.target)
+            if isinstance(edge.eager_unless, tuple):
+                edge.eager_unless = target(edge.eager_unless)
+        if isinstance(f.tracing_test, tuple):
+            f.tracing_test = target(f.tracing_test)
+        if f.returns:
+            f.returns = (f.returns[0], f.returns[1], [list(target(c)) for c in f.returns[2]])
+    classes = {}
+    for q, c in facts.classes.items():
+        c.qualname = name(c.qualname)
+        c.bases = [name(b) for b in c.bases]
+        classes[name(q)] = c
+    facts.classes = classes
+    facts.wrapped = [target(t) for t in facts.wrapped]
+    facts.fresh_wrapped = [target(t) for t in facts.fresh_wrapped]
+    facts.concrete_bindings = {name(k): target(t) for k, t in facts.concrete_bindings.items()}
+    for site in facts.call_sites:
+        site.target = target(site.target)
+        for arg in [*site.args, *site.kwargs.values()]:
+            arg.cls = name(arg.cls)
+    bindings = {}
+    for key, binding in facts.wrapper_bindings.items():
+        kind, _, rest = key.partition(":")
+        if kind == "name":
+            key = "name:" + name(rest)
+        elif kind == "self":
+            cls, _, attr = rest.rpartition(":")
+            key = f"self:{name(cls)}:{attr}"
+        binding.target = target(binding.target)
+        bindings[key] = binding
+    facts.wrapper_bindings = bindings
+    facts.imports = {k: name(v) for k, v in facts.imports.items()}
+    for w in facts.attr_writes:
+        w.owner = name(w.owner)
+    for c in facts.candidates:
+        fields = c.fields
+        if fields.get("_anchors"):
+            fields["_anchors"] = [[new if a[0] == old else a[0], a[1]] for a in fields["_anchors"]]
+        if fields.get("_calls"):
+            fields["_calls"] = [list(target(t)) for t in fields["_calls"]]
+        if isinstance(fields.get("_cls"), str):
+            fields["_cls"] = name(fields["_cls"])

@@ -773,3 +773,45 @@ def test_global_written_by_a_function_only_before_the_one_call_is_not_stale():
         fill()
         f(tf.constant(1.0))
     """)
+
+
+def test_same_file_name_in_two_folders_does_not_collide(tmp_path):
+    # a/ and b/ are script folders (no __init__.py): `model` is a different module in each
+    assert_project_marked(tmp_path, {
+        "a/model.py": """
+            import tensorflow as tf
+
+            @tf.function
+            def step(x):
+                print("a traced", x)  # STG101
+                return x
+        """,
+        "a/train.py": """
+            import tensorflow as tf
+            from model import step
+
+            for n in range(3):
+                step(n)  # STG501
+        """,
+        "b/model.py": """
+            import tensorflow as tf
+
+            def shout(x):
+                print("b traced", x)  # STG101
+
+            @tf.function
+            def other(x):
+                shout(x)
+                return x
+
+            def step(x):
+                print("eager", x)
+                return x
+        """,
+        "b/train.py": """
+            from model import step
+
+            for n in range(3):
+                step(n)
+        """,
+    })
