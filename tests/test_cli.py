@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "train_pitfalls.py"
 JSON_KEYS = ["code", "name", "path", "line", "column", "end_line", "end_column", "message",
-             "function", "entry_point", "fixable"]
+             "function", "entry_point", "fixable", "cell", "url", "fix"]
 
 
 def run(*args, cwd=ROOT):
@@ -31,12 +31,12 @@ def test_check_the_bundled_example_full_output():
     proc = run("check", "examples/")
     assert proc.returncode == 1, proc.stderr
     out = proc.stdout
-    assert "examples/train_pitfalls.py:14:5: STG101 [trace-time-side-effect]" in out
+    assert "examples/train_pitfalls.py:14:5: STG101 [*] [trace-time-side-effect]" in out
     assert '14 |     print("loss:", loss)' in out
     assert "   |     ^^^^^^^^^^^^^^^^^^^^ STG101" in out
     codes = {line.split()[1] for line in out.splitlines() if line.startswith("examples/")}
     assert {"STG101", "STG102", "STG201", "STG301", "STG401", "STG402"} <= codes
-    assert out.rstrip().endswith("findings.")
+    assert out.rstrip().endswith("Found 6 findings.\n[*] 1 fixable with `--fix`.")
 
 
 def test_json_output_matches_the_interface():

@@ -105,7 +105,7 @@ def test_a_pitfall_is_refused_and_a_clean_file_passes(tmp_path, hook):
     out = refused.stdout + refused.stderr
     assert refused.returncode != 0, out
     assert "stagelint....." in out and "Failed" in out
-    assert "model.py:6:5: STG101 [trace-time-side-effect]" in out
+    assert "model.py:6:5: STG101 [*] [trace-time-side-effect]" in out
     assert _run(["git", "rev-parse", "--verify", "HEAD"], tmp_path, env).returncode != 0  # nothing committed
 
     passed = _commit(tmp_path, env, {"model.py": PITFALL.replace('print("loss", x)', 'tf.print("loss", x)')})
