@@ -418,6 +418,8 @@ def _analyse_here(paths, settings, roots, more, sources, lookup=None, store=None
                 outcome = Outcome(path, "ok", analyze_source(path, sources[real], settings, roots))
             except RecursionError:
                 outcome = Outcome(path, "skipped", detail="too deeply nested to analyse")
+            except notebooks.NotPython as e:
+                outcome = Outcome(path, "skipped", detail=str(e))
             except Exception:  # as in the workers: one file's internal error loses only that file
                 outcome = Outcome(path, "error", detail=traceback.format_exc(limit=-6))
         else:

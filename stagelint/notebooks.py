@@ -3,7 +3,9 @@
 * The notebook is read with nbformat (any nbformat version it reads; v3 files are converted).
   Its code cells, in order, joined line after line, are the module stagelint analyses, as the
   kernel runs them top to bottom: a name a later cell redefines is the later cell's.
-* IPython syntax is skipped as IPython's input transformer sees it: a cell that starts with a
+* IPython syntax is skipped as IPython's input transformer sees it: a cell whose first line is
+  indented is dedented by that indentation (columns are reported as written); a cell that
+  starts with a
   cell magic (`%%time`, `%%bash`, `%%writefile ...`) is left out as a whole; at the start of a
   logical line, a line magic (`%pip ...`), a shell escape (`!ls`, `!!ls`), a help request
   (`?obj`, `obj?`, `obj??`), an auto-call escape (`,f a`, `;f a`, `/f a`) and an assignment from
@@ -59,6 +61,8 @@ class Cell:
     skipped: str = ""
     #: 1-based cell lines that were replaced (IPython syntax)
     replaced: set[int] = field(default_factory=set)
+    #: columns IPython took off every line (a cell whose first line is indented is dedented)
+    indent: int = 0
 
 
 @dataclass
@@ -113,7 +117,7 @@ def load(data: bytes) -> Notebook:
     meta = nb.get("metadata", {}) or {}
     language = ((meta.get("kernelspec") or {}).get("language") or (meta.get("language_info") or {}).get("name") or "")
     if language and str(language).lower() not in ("python", "python3", "ipython", "ipython3"):
-        raise NotPython(f"a {language} notebook, not Python")
+        raise NotPython(f"not a Python notebook (its kernel language is {language})")
     cells: list[Cell] = []
     starts: list[int] = []
     line = 1
@@ -124,7 +128,7 @@ def load(data: bytes) -> Notebook:
         if isinstance(source, list):
             source = "".join(source)
         c = Cell(number, source)
-        c.lines, c.skipped, c.replaced = transform(source)
+        c.lines, c.skipped, c.replaced, c.indent = transform(source)
         cells.append(c)
         starts.append(line)
         line += len(c.lines)
@@ -181,8 +185,9 @@ _ASSIGN = re.compile(r"^(\s*)([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*|\(.*?\)
 _STRING_START = re.compile(r"(?i)(?:rb|br|fr|rf|b|r|u|f)?('''|\"\"\"|'|\")")
 
 
-def transform(source: str) -> tuple[list[str], str, set[int]]:
-    """(module lines, reason the whole cell is skipped or "", replaced line numbers)."""
+def transform(source: str) -> tuple[list[str], str, set[int], int]:
+    """(module lines, reason the whole cell is skipped or "", replaced line numbers, columns
+    taken off each line)."""
     lines = source.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the newline that ends the last line
@@ -190,7 +195,11 @@ def transform(source: str) -> tuple[list[str], str, set[int]]:
     first = next((line for line in lines if line.strip()), "")
     if first.startswith("%%"):
         name = first[2:].split(None, 1)[0] if first[2:].strip() else ""
-        return [""] * len(lines), f"cell magic %%{name}", set(range(1, len(lines) + 1))
+        return [""] * len(lines), f"cell magic %%{name}", set(range(1, len(lines) + 1)), 0
+    # IPython's `leading_indent`: the first line's indentation comes off every line that has it.
+    prefix = first[: len(first) - len(first.lstrip(" \t"))]
+    if prefix:
+        lines = [line[len(prefix):] if line.startswith(prefix) else line for line in lines]
     out = list(lines)
     replaced: set[int] = set()
     scanner = _Scanner()
@@ -222,7 +231,7 @@ def transform(source: str) -> tuple[list[str], str, set[int]]:
                 continue
         scanner.feed(line)
         i += 1
-    return out, "", replaced
+    return out, "", replaced, len(prefix)
 
 
 def _code_part(line: str) -> str:
@@ -346,12 +355,12 @@ def place(finding, data: bytes):
     if end_cell is not cell:
         end_line, end_column = len(cell.lines) or 1, len(cell.lines[-1]) + 1 if cell.lines else 1
     else:
-        end_column = finding.end_column
+        end_column = finding.end_column + cell.indent
     fix = finding.fix
     if fix is not None:
         fix = _cell_fix(nb, cell, fix)
-    return replace(finding, cell=cell.number, line=line, end_line=end_line, end_column=end_column,
-                   fix=fix, fixable=fix is not None)
+    return replace(finding, cell=cell.number, line=line, column=finding.column + cell.indent, end_line=end_line,
+                   end_column=end_column, fix=fix, fixable=fix is not None)
 
 
 def _cell_fix(nb: Notebook, cell: Cell, fix):
@@ -363,7 +372,9 @@ def _cell_fix(nb: Notebook, cell: Cell, fix):
         c_end, end_line = nb.locate(e.end_line)
         if c is not cell or c_end is not cell or cell.replaced & set(range(line, end_line + 1)):
             return None
-        edits.append(Edit(line, e.column, end_line, e.end_column, e.text, cell=cell.number))
+        if cell.indent and "\n" in e.text:
+            return None  # new lines would need the indentation IPython takes off
+        edits.append(Edit(line, e.column + cell.indent, end_line, e.end_column + cell.indent, e.text, cell=cell.number))
     return Fix(fix.digest, tuple(edits))
 
 
