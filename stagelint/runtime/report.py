@@ -38,6 +38,23 @@ def _eager_vs_graph(pairs: list[Pair]) -> str:
     return "not-compared"
 
 
+def _signatures(calls: list[Call]) -> list[str]:
+    """The distinct argument summaries of the calls that traced."""
+    signatures = list(dict.fromkeys(signature(c) for c in calls if c.traced))
+    return signatures[:MAX_SIGNATURES] + ["..."] if len(signatures) > MAX_SIGNATURES else signatures
+
+
+@dataclass
+class FunctionDetail:
+    #: The `functions` entry of the JSON report.
+    row: dict
+    #: The graph run's calls it counts, in run order, and their joined pairs.
+    calls: list[Call]
+    pairs: list[Pair]
+    #: The staged function the calls are of (a library function for a `via` row).
+    key: FnKey
+
+
 @dataclass
 class Report:
     module: str
@@ -52,6 +69,10 @@ class Report:
     def functions(self) -> list[dict]:
         """The project's staged functions that were called, and the project functions a library
         `tf.function` ran (a Keras model's `call`/`train_step` under `fit`), with `via` naming it."""
+        return [d.row for d in self.function_details()]
+
+    def function_details(self) -> list[FunctionDetail]:
+        """`functions()` with, for each row, the graph calls and the joined pairs it counts."""
         ev = self.evidence
         randoms = random_functions(self.graph)
         out = []
@@ -60,23 +81,20 @@ class Report:
                 continue
             graph_calls = ev.graph_calls.get(key, [])
             pairs = ev.pairs_by_key.get(key, [])
-            signatures = list(dict.fromkeys(signature(c) for c in graph_calls if c.traced))
-            if len(signatures) > MAX_SIGNATURES:
-                signatures = signatures[:MAX_SIGNATURES] + ["..."]
-            out.append({
+            out.append(FunctionDetail({
                 "name": fn.name, "path": relpath(fn.path), "line": def_line(fn.path, fn.line),
                 "calls": len(graph_calls), "traces": sum(c.traced for c in graph_calls),
-                "eager_vs_graph": _eager_vs_graph(pairs), "signatures": signatures,
+                "eager_vs_graph": _eager_vs_graph(pairs), "signatures": _signatures(graph_calls),
                 "eager_calls": len(ev.eager_calls.get(key, [])),
                 "compared": "shapes and dtypes (stateful random ops)" if key in randoms else "values",
-            })
-        listed = {(norm(f["path"]), f["line"]) for f in out}
+            }, graph_calls, list(pairs), key))
+        listed = {(norm(d.row["path"]), d.row["line"]) for d in out}
         for key, fn in ev.functions.items():
             if not fn.project:
-                out += [row for row in self._reached(key, randoms) if (norm(row["path"]), row["line"]) not in listed]
-        return sorted(out, key=lambda f: (f["path"], f["line"], f.get("via", "")))
+                out += [d for d in self._reached(key, randoms) if (norm(d.row["path"]), d.row["line"]) not in listed]
+        return sorted(out, key=lambda d: (d.row["path"], d.row["line"], d.row.get("via", "")))
 
-    def _reached(self, key: FnKey, randoms: set[FnKey]) -> list[dict]:
+    def _reached(self, key: FnKey, randoms: set[FnKey]) -> list[FunctionDetail]:
         """Rows for the project functions whose lines ran during calls of the library function
         `key` (in graph mode, at its traces; in eager mode, at every call)."""
         ev = self.evidence
@@ -89,21 +107,20 @@ class Report:
             lines = set(call.lines) | (set(pair.eager.lines) if pair else set())
             for d in dict.fromkeys((path, d) for path, line in lines if path and (d := enclosing(path, line))):
                 reached.setdefault(d, []).append((call, pair))
-        rows = []
+        out = []
         for (path, d), calls in reached.items():
             module = modules.get(norm(path)) or os.path.splitext(os.path.basename(path))[0]
-            traced = [c for c, _ in calls if c.traced]
-            signatures = list(dict.fromkeys(signature(c) for c in traced))
-            rows.append({
+            graph_calls = [c for c, _ in calls]
+            joined = [p for _, p in calls if p is not None]
+            out.append(FunctionDetail({
                 "name": f"{module}.{d.qualname}", "path": relpath(path), "line": d.line,
-                "calls": len(calls), "traces": sum(c.traced for c, _ in calls),
-                "eager_vs_graph": _eager_vs_graph([p for _, p in calls if p is not None]),
-                "signatures": signatures[:MAX_SIGNATURES] + (["..."] if len(signatures) > MAX_SIGNATURES else []),
-                "eager_calls": sum(1 for _, p in calls if p is not None),
+                "calls": len(calls), "traces": sum(c.traced for c in graph_calls),
+                "eager_vs_graph": _eager_vs_graph(joined), "signatures": _signatures(graph_calls),
+                "eager_calls": len(joined),
                 "compared": "shapes and dtypes (stateful random ops)" if key in randoms else "values",
                 "via": library.name,
-            })
-        return rows
+            }, graph_calls, joined, key))
+        return out
 
     def sorted_verdicts(self) -> list[Verdict]:
         return sorted(self.verdicts, key=lambda v: (VERDICT_ORDER[v.verdict], relpath(v.finding.path),

@@ -83,8 +83,8 @@ def test_clean_run_full_output_progress_and_html(tmp_path, repo_root):
     """Also the two-subprocess path that replaces the fork server off Linux (STAGELINT_RUN_FORK=0)."""
     html = tmp_path / "report.html"
     proc = subprocess.run(
-        [sys.executable, "-m", "stagelint", "run", "tests/runtime/fixtures/fx_abort.py", "--report", str(html),
-         "--", "-k", "first"], cwd=repo_root, capture_output=True, text=True, timeout=300,
+        [sys.executable, "-m", "stagelint", "run", "tests/runtime/fixtures/fx_abort.py::test_first", "--report",
+         str(html)], cwd=repo_root, capture_output=True, text=True, timeout=300,
         env={**os.environ, "STAGELINT_RUN_FORK": "0"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
@@ -93,6 +93,7 @@ def test_clean_run_full_output_progress_and_html(tmp_path, repo_root):
     assert "fx_abort.plus_one" in out
     assert "0 confirmed, 0 not reproduced, 0 not exercised; 0 runtime-only findings" in out
     assert "stagelint run: graph 1/1 tests ok, eager 1/1 tests ok" in proc.stderr
+    assert f"stagelint run: HTML report written to {html}" in proc.stderr.splitlines()
     page = html.read_text()
     assert page.startswith("<!DOCTYPE html>") and "fx_abort.plus_one" in page and "<script" not in page
 
@@ -259,7 +260,8 @@ def test_an_unfinished_run_exits_2_even_with_confirmed_findings():
 
 # The project's own files must not replace the standard library ------------------------------------
 
-SHADOWING = {name: f"raise RuntimeError('the project\\'s {name} was imported')\n" for name in ("random.py", "timeit.py")}
+SHADOWING = {name: f"raise RuntimeError('the project\\'s {name} was imported')\n"
+             for name in ("random.py", "timeit.py")}
 
 
 def test_processes_started_for_a_run_keep_the_standard_library_first(tmp_path):
