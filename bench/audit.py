@@ -4,7 +4,10 @@
 
 One command from a fresh clone (with stagelint installed in the interpreter that runs it):
 
-1. fetches the pinned corpus (`bench/corpus.py`: five wheels' Python files, git-ignored),
+1. fetches the pinned corpus (`bench/corpus.py`, git-ignored): five wheels' Python files, the
+   tensorflow/docs guide and tutorial notebooks converted to `.py` (`bench/notebooks.py`) and the
+   tensorflow/examples Python files, both at a pinned commit (`--source FOLDER=PATH_OR_URL` says
+   where that commit is when the local mirror is absent; see `bench/corpus.py`),
 2. runs `stagelint check --output-format json` over each project and writes every finding, with
    its source line, to `bench/audit/findings.jsonl` (generated, git-ignored),
 3. draws the audit sample with a fixed seed: every finding when there are at most `--all-below`
@@ -19,7 +22,8 @@ keys do not move. Findings on the same line with the same code share one key (on
 
 `--reuse` skips step 2 and reads the findings file of an earlier run; `--projects tfa,tf_agents`
 checks (and reports) only some projects, for re-checking after a fix. `--check` exits 1 when a
-sampled finding has no verdict (the audit is incomplete).
+sampled finding has no verdict (the audit is incomplete). `--baseline FILE --projects ...` marks
+the sample of an earlier findings file as the "before" of those projects.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from corpus import PROJECTS, corpus  # noqa: E402
+from corpus import FOLDERS, GIT_PROJECTS, PROJECTS, corpus, parse_sources  # noqa: E402
 
 OUT = HERE / "audit"
 FINDINGS = OUT / "findings.jsonl"
@@ -79,8 +83,9 @@ def source_line(folder: Path, path: str, line: int) -> str:
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
-def collect(projects: list[str], jobs: int | None) -> list[dict]:
-    folders = {p[2]: path for p, path in zip([p for p in PROJECTS if p[2] in projects], corpus(tuple(projects)))}
+def collect(projects: list[str], jobs: int | None, sources: dict[str, str]) -> list[dict]:
+    chosen = [f for f in FOLDERS if f in projects]
+    folders = dict(zip(chosen, corpus(tuple(chosen), sources)))
     rows = []
     for project in projects:
         folder = folders[project]
@@ -269,6 +274,8 @@ def mark_baseline(args) -> int:
     """The "before" half of the audit: the first run's findings, sampled like the current ones."""
     with args.baseline.open(encoding="utf-8") as fh:
         rows = [json.loads(line) for line in fh if line.strip()]
+    if args.projects:
+        rows = [r for r in rows if r["project"] in args.projects.split(",")]
     found = unique_keys(rows)
     sample = draw_sample(list(found), args.sample, args.all_below, args.per_rule_min, args.seed)
     verdicts = read_verdicts()
@@ -287,6 +294,8 @@ def main(argv=None) -> int:
     ap.add_argument("--projects", help="comma list of corpus folders (default: all)")
     ap.add_argument("--reuse", action="store_true", help="read bench/audit/findings.jsonl instead of running stagelint")
     ap.add_argument("--jobs", type=int, help="passed to stagelint check --jobs")
+    ap.add_argument("--source", action="append", metavar="FOLDER=PATH_OR_URL",
+                    help="where a git project's pinned commit is (a git directory or URL; see bench/corpus.py)")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--sample", type=int, default=150)
     ap.add_argument("--all-below", type=int, default=300)
@@ -301,12 +310,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.baseline:
         return mark_baseline(args)
-    every = [p[2] for p in PROJECTS]
+    every = list(FOLDERS)
     projects = args.projects.split(",") if args.projects else every
     if args.reuse:
         findings = [r for r in read_findings() if r["project"] in projects]
     else:
-        findings = collect(projects, args.jobs)
+        findings = collect(projects, args.jobs, parse_sources(args.source))
         write_findings(findings, projects)
         findings = [r for r in read_findings() if r["project"] in projects]
     keys = list(unique_keys(findings))
