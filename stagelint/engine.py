@@ -309,7 +309,7 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
     plan_key = planned = None
     if use_cache and deferred:
         plan_key = cache.key("plan", fact_settings, sorted(given), follow_imports, sorted(selection.digests.items()))
-        planned = cache.get("plan", plan_key, list)
+        planned = cache.get("plan", plan_key, list[str])
         if planned is not None and set(planned) <= deferred.keys():
             files = files + [deferred.pop(real) for real in planned]
         else:

@@ -227,7 +227,7 @@ class FileSummary:
     and (once asked) whether Python parses it."""
 
     stages: bool
-    names: frozenset
+    names: frozenset[str]
     parses: bool | None = None
     entries: bool = False
 
