@@ -23,7 +23,9 @@ keys do not move. Findings on the same line with the same code share one key (on
 `--reuse` skips step 2 and reads the findings file of an earlier run; `--projects tfa,tf_agents`
 checks (and reports) only some projects, for re-checking after a fix. `--check` exits 1 when a
 sampled finding has no verdict (the audit is incomplete). `--baseline FILE --projects ...` marks
-the sample of an earlier findings file as the "before" of those projects.
+the sample of an earlier findings file as the "before" of those projects. `--stagelint DIR
+--label TEXT` audits the stagelint of another checkout (a worktree where branches are merged)
+with this interpreter; the page says which stagelint checked each project.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import random
 import subprocess
 import sys
@@ -46,6 +49,7 @@ from corpus import FOLDERS, GIT_PROJECTS, PROJECTS, corpus, parse_sources  # noq
 
 OUT = HERE / "audit"
 FINDINGS = OUT / "findings.jsonl"
+RUNS = OUT / "runs.json"  # which stagelint checked each project
 VERDICTS = HERE / "audit_verdicts.csv"
 DOC = ROOT / "docs" / "accuracy.md"
 SEED = 20261121
@@ -61,14 +65,18 @@ def key_of(row: dict) -> tuple[str, str, int, str]:
 # 2. Findings ----------------------------------------------------------------------------------
 
 
-def run_project(folder: Path, jobs: int | None) -> tuple[list[dict], float]:
+def run_project(folder: Path, jobs: int | None, code: Path | None = None) -> tuple[list[dict], float]:
     """`stagelint check --output-format json` over one project, from inside its folder, so the
-    paths are relative to the project and the module names are the package's own."""
+    paths are relative to the project and the module names are the package's own. `code`: a
+    checkout of stagelint to run instead of the installed one (same interpreter and packages)."""
     cmd = [sys.executable, "-m", "stagelint", "check", "--output-format", "json", "."]
     if jobs:
         cmd += ["--jobs", str(jobs)]
+    env = dict(os.environ)
+    if code is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), env.get("PYTHONPATH")]))
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, check=False)
+    proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, check=False, env=env)
     elapsed = time.perf_counter() - start
     if proc.returncode not in (0, 1):
         raise SystemExit(f"stagelint failed on {folder} (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -83,13 +91,22 @@ def source_line(folder: Path, path: str, line: int) -> str:
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
-def collect(projects: list[str], jobs: int | None, sources: dict[str, str]) -> list[dict]:
+def describe(code: Path | None, label: str | None) -> str:
+    """Which stagelint produced a run: the commit of the checkout (and a label, e.g. what was merged)."""
+    where = code or ROOT
+    proc = subprocess.run(["git", "-C", str(where), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, check=False)
+    commit = proc.stdout.strip() or "unknown commit"
+    return f"`{commit}`" + (f" ({label})" if label else "")
+
+
+def collect(projects: list[str], jobs: int | None, sources: dict[str, str], code: Path | None = None) -> list[dict]:
     chosen = [f for f in FOLDERS if f in projects]
     folders = dict(zip(chosen, corpus(tuple(chosen), sources)))
     rows = []
     for project in projects:
         folder = folders[project]
-        found, elapsed = run_project(folder, jobs)
+        found, elapsed = run_project(folder, jobs, code)
         print(f"{project}: {len(found)} findings ({elapsed:.0f} s)", file=sys.stderr)
         for f in found:
             path = Path(f["path"]).as_posix().removeprefix("./")
@@ -100,6 +117,17 @@ def collect(projects: list[str], jobs: int | None, sources: dict[str, str]) -> l
                 "source": source_line(folder, path, f["line"]),
             })
     return rows
+
+
+def write_runs(projects: list[str], what: str) -> None:
+    runs = read_runs()
+    runs.update({p: what for p in projects})
+    OUT.mkdir(exist_ok=True)
+    RUNS.write_text(json.dumps(runs, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def read_runs() -> dict[str, str]:
+    return json.loads(RUNS.read_text(encoding="utf-8")) if RUNS.exists() else {}
 
 
 def write_findings(rows: list[dict], projects: list[str]) -> None:
@@ -255,6 +283,11 @@ def render(findings: list[dict], sample: list[tuple], verdicts: dict[tuple, dict
                 else "its Python files"
             w(f"| {g.folder} | {g.repo} @ `{g.commit[:12]}`: {what} | {per_project.get(g.folder, 0)} |")
     w(f"| **total** | | **{len(findings)}** ({len(found)} distinct keys) |\n")
+    runs = read_runs()
+    checked = sorted({runs.get(p, "not recorded") for p in projects})
+    w("Checked with stagelint " + "; ".join(
+        f"{what} ({', '.join(p for p in projects if runs.get(p, 'not recorded') == what)})" if len(checked) > 1
+        else what for what in checked) + ".\n")
     sampled = "every finding" if len(sample) == len(found) else f"{len(sample)} of {len(found)} findings"
     w(f"Audited: {sampled}. A finding is a **TP** when the pitfall is real in that code under "
       "`tf.function` (the code is staged there, and the behaviour the message describes would happen) "
@@ -363,6 +396,10 @@ def main(argv=None) -> int:
     ap.add_argument("--projects", help="comma list of corpus folders (default: all)")
     ap.add_argument("--reuse", action="store_true", help="read bench/audit/findings.jsonl instead of running stagelint")
     ap.add_argument("--jobs", type=int, help="passed to stagelint check --jobs")
+    ap.add_argument("--stagelint", type=Path, metavar="DIR",
+                    help="audit the stagelint of this checkout (e.g. a worktree with branches merged) "
+                         "instead of the installed one")
+    ap.add_argument("--label", help="what that stagelint is, for the page (e.g. 'main + w-model')")
     ap.add_argument("--source", action="append", metavar="FOLDER=PATH_OR_URL",
                     help="where a git project's pinned commit is (a git directory or URL; see bench/corpus.py)")
     ap.add_argument("--seed", type=int, default=SEED)
@@ -384,8 +421,10 @@ def main(argv=None) -> int:
     if args.reuse:
         findings = [r for r in read_findings() if r["project"] in projects]
     else:
-        findings = collect(projects, args.jobs, parse_sources(args.source))
+        code = args.stagelint.resolve() if args.stagelint else None
+        findings = collect(projects, args.jobs, parse_sources(args.source), code)
         write_findings(findings, projects)
+        write_runs(projects, describe(code, args.label))
         findings = [r for r in read_findings() if r["project"] in projects]
     keys = list(unique_keys(findings))
     sample = draw_sample(keys, args.sample, args.all_below, args.per_rule_min, args.seed)
