@@ -35,8 +35,10 @@ import csv
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -50,6 +52,7 @@ from corpus import FOLDERS, GIT_PROJECTS, PROJECTS, corpus, parse_sources  # noq
 OUT = HERE / "audit"
 FINDINGS = OUT / "findings.jsonl"
 RUNS = OUT / "runs.json"  # which stagelint checked each project
+DEMO_RUN = OUT / "demonstrations.json"  # what it reported on the guides' demonstrations
 VERDICTS = HERE / "audit_verdicts.csv"
 DOC = ROOT / "docs" / "accuracy.md"
 SEED = 20261121
@@ -241,11 +244,44 @@ def _rule_table(w, sample: list[tuple], verdicts: dict[tuple, dict], findings: l
       f"{tn['TP'] + tn['FP']} | {tn['TP']} | {tn['FP']} | {fmt_precision(tn)} | {meets(tn)} |\n")
 
 
-def _demonstrations() -> list[dict]:
+def _demo_line(fixture: str, cell: str, snippet: str) -> int:
+    """The line of `snippet` (a whole stripped line) inside `# %% [cell N]` of a demonstration
+    fixture, as tests/test_guide_demonstrations.py finds it."""
+    lines = (DEMOS.parent / fixture).read_text(encoding="utf-8").splitlines()
+    start = lines.index(f"# %% [cell {cell}]")
+    for number, text in enumerate(lines[start + 1:], start + 2):
+        if text.startswith("# %% [cell "):
+            break
+        if text.strip() == snippet:
+            return number
+    raise SystemExit(f"{DEMOS}: {fixture} cell {cell} has no line {snippet!r}")
+
+
+def check_demonstrations(code: Path | None, what: str) -> None:
+    """Run the audited stagelint on the guides' demonstrations (tests/data/guide_demos) and keep
+    what it reports, so the page counts them for the same stagelint as the corpus."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for module in DEMOS.parent.glob("*.py"):
+            shutil.copy(module, Path(tmp) / module.name)
+        found, _ = run_project(Path(tmp), None, code)
+    reported = sorted([Path(f["path"]).name, f["line"], f["code"]] for f in found)
+    OUT.mkdir(exist_ok=True)
+    DEMO_RUN.write_text(json.dumps({"stagelint": what, "reported": reported}, indent=1) + "\n", encoding="utf-8")
+
+
+def _demonstrations() -> tuple[list[dict], str]:
+    """The demonstrations (rows of expected.csv to be reported), each with `now`: whether the
+    last audited stagelint reported it (None when it was not run on them)."""
     if not DEMOS.exists():
-        return []
+        return [], ""
     with DEMOS.open(encoding="utf-8", newline="") as fh:
-        return [r for r in csv.DictReader(fh) if r["expect"] == "reported"]
+        rows = [r for r in csv.DictReader(fh) if r["expect"] == "reported"]
+    run = json.loads(DEMO_RUN.read_text(encoding="utf-8")) if DEMO_RUN.exists() else {"stagelint": "", "reported": None}
+    seen = {tuple(x) for x in run["reported"]} if run["reported"] is not None else None
+    for r in rows:
+        line = _demo_line(r["fixture"], r["cell"], r["snippet"])
+        r["now"] = None if seen is None else (r["fixture"], line, r["code"]) in seen
+    return rows, run["stagelint"]
 
 
 def render(findings: list[dict], sample: list[tuple], verdicts: dict[tuple, dict], projects: list[str],
@@ -316,18 +352,22 @@ def render(findings: list[dict], sample: list[tuple], verdicts: dict[tuple, dict
         w(f"| {label} | {b['TP'] + b['FP']} | {fmt_precision(b)} | {count} | {n['TP']} | {n['FP']} | "
           f"{fmt_precision(n)} | {meets(n)} |")
     w("")
-    demos = _demonstrations()
+    demos, demo_run = _demonstrations()
     if demos:
         w("## The guides' demonstrations\n")
         w("Every staging pitfall that `site/en/guide/function.ipynb` and `intro_to_graphs.ipynb` demonstrate, "
-          "re-stated cell by cell in `tests/data/guide_demos/` and checked by `tests/test_guide_demonstrations.py` "
-          "(expected code per demonstration in `expected.csv`; a row is `pass` when this commit reports it):\n")
-        w("| guide | demonstrations | reported |")
-        w("|---|---:|---:|")
+          "re-stated cell by cell in `tests/data/guide_demos/` (expected code per demonstration in `expected.csv`, "
+          "checked by `tests/test_guide_demonstrations.py`). *Reported*: by the audited stagelint "
+          f"({demo_run or 'not run'}); *tests pass*: rows of `expected.csv` marked `pass` (the rest are strict "
+          "xfails of this commit).\n")
+        w("| guide | demonstrations | reported | tests pass | not reported |")
+        w("|---|---:|---:|---:|---|")
         for fixture, label in (("function_guide.py", "function.ipynb"),
                                ("intro_to_graphs_guide.py", "intro_to_graphs.ipynb")):
             rows = [r for r in demos if r["fixture"] == fixture]
-            w(f"| {label} | {len(rows)} | {sum(r['status'] == 'pass' for r in rows)} |")
+            now = "–" if any(r["now"] is None for r in rows) else str(sum(bool(r["now"]) for r in rows))
+            missed = ", ".join(f"{r['id']} {r['code']} ({r['guide']})" for r in rows if r["now"] is False)
+            w(f"| {label} | {len(rows)} | {now} | {sum(r['status'] == 'pass' for r in rows)} | {missed or '–'} |")
         w("")
     for label, folders in (("the pinned wheels", GROUPS[0][1]),
                            ("tf_docs and tf_examples", ("tf_docs", "tf_examples"))):
@@ -425,6 +465,7 @@ def main(argv=None) -> int:
         findings = collect(projects, args.jobs, parse_sources(args.source), code)
         write_findings(findings, projects)
         write_runs(projects, describe(code, args.label))
+        check_demonstrations(code, describe(code, args.label))
         findings = [r for r in read_findings() if r["project"] in projects]
     keys = list(unique_keys(findings))
     sample = draw_sample(keys, args.sample, args.all_below, args.per_rule_min, args.seed)
