@@ -155,6 +155,18 @@ class WrapperBinding:
 
 
 @dataclass
+class DatasetFunction:
+    """A function a `tf.data` transformation traces (`ds.map(parse)`, `ds.filter(self._keep)`,
+    `ds.map(functools.partial(parse, size=3))`, `ds.map(lambda x: ...)`)."""
+
+    target: Target
+    span: Span
+    #: parameters `functools.partial` binds: keywords, and how many leading positional ones
+    bound: tuple[str, ...] = ()
+    bound_positional: int = 0
+
+
+@dataclass
 class ClassFacts:
     qualname: str  # absolute
     bases: list[str] = field(default_factory=list)  # absolute qualified names
@@ -191,6 +203,8 @@ class ModuleFacts:
     #: wrapper targets staged only through one-shot wrappers (`tf.function(f)(x)`,
     #: `tf.function(f).get_concrete_function(...)`): each use traces afresh
     fresh_wrapped: list[Target] = field(default_factory=list)
+    #: functions `tf.data` transformations trace (point 6 of issue 11)
+    dataset_functions: list[DatasetFunction] = field(default_factory=list)
     #: attribute writes, for "is this attribute reassigned anywhere?" (STG302, STG303)
     attr_writes: list[AttrWrite] = field(default_factory=list)
     #: objects built (optimizer/model variables created) outside staged code: ident -> first line
