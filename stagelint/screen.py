@@ -51,7 +51,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stagelint.frameworks import FRAMEWORKS
+from stagelint.frameworks import DATASET_ENTRY_WORDS, FRAMEWORKS
 
 #: Words whose absence from a whole import neighbourhood means nothing there can stage code.
 FRAMEWORK_WORDS: tuple[str, ...] = tuple(sorted({
@@ -87,6 +87,8 @@ def entry_pattern(settings) -> re.Pattern[bytes]:
     ]
     if extra:
         parts.append(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in extra) + rb")\b")
+    # A `tf.data` transformation traces the function it is given (`stagelint.datasets`).
+    parts.append(b"|".join(re.escape(w.encode()) for w in DATASET_ENTRY_WORDS))
     return re.compile(b"|".join(parts))
 
 
