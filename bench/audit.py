@@ -84,7 +84,7 @@ def run_project(folder: Path, jobs: int | None, code: Path | None = None) -> tup
     # Exit 1 means "findings", but a stagelint that cannot even start exits 1 too: only a JSON list
     # on stdout counts as a result.
     try:
-        found = json.loads(proc.stdout) if proc.returncode in (0, 1) else None
+        found = json.loads(proc.stdout or ("[]" if proc.returncode == 0 else "")) if proc.returncode in (0, 1) else None
     except json.JSONDecodeError:
         found = None
     if not isinstance(found, list):
