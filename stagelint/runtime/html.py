@@ -193,7 +193,7 @@ def _pairs_table(report: Report, pairs: list[Pair], path: str | None = None, lin
     how often the finding's line ran, the output of each mode)."""
     if not pairs:
         return ""
-    ordered = sorted(pairs, key=lambda p: (p.kind not in _BAD, p.graph.test, p.graph.index))
+    ordered = sorted(pairs, key=lambda p: p.kind not in _BAD)  # stable: in the order the calls ran
     shown = ordered[:MAX_CALL_ROWS]
     with_lines = path is not None and any(_line_runs(p.eager, path, line) or _line_runs(p.graph, path, line)
                                           for p in shown)
