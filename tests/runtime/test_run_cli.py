@@ -178,6 +178,14 @@ def test_options_it_cannot_honour_are_refused_before_any_run(stagelint_cli, monk
     assert line.startswith("stagelint run: " + message), line
 
 
+def test_with_pyargs_the_targets_are_package_names():
+    from stagelint.runtime.arguments import UsageError, parse
+
+    assert parse(["mypackage.tests", "--pyargs"]).targets == ["mypackage.tests"]
+    with pytest.raises(UsageError, match="mypackage.tests: no such file or directory"):
+        parse(["mypackage.tests"])
+
+
 def test_xdist_off_is_allowed():
     from stagelint.runtime.arguments import refused
 
