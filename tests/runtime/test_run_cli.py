@@ -288,6 +288,17 @@ def test_processes_started_for_a_run_keep_the_standard_library_first(tmp_path):
     assert args.strip() == "['a', '--b']"
 
 
+def test_python_m_stagelint_keeps_the_standard_library_first(tmp_path):
+    """`python -m stagelint` itself (the parent, which imports tempfile and so random) does not run
+    the project's random.py either."""
+    for name, text in SHADOWING.items():
+        (tmp_path / name).write_text(text)
+    proc = subprocess.run([sys.executable, "-m", "stagelint", "run", "missing_test.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == "stagelint run: missing_test.py: no such test module\n"
+
+
 def _project(root) -> None:
     for name, text in SHADOWING.items():
         (root / name).write_text(text)
