@@ -116,7 +116,7 @@ def load(data: bytes) -> Notebook:
         raise NotebookError(f"not a notebook nbformat can read ({type(e).__name__}: {e})") from None
     meta = nb.get("metadata", {}) or {}
     language = ((meta.get("kernelspec") or {}).get("language") or (meta.get("language_info") or {}).get("name") or "")
-    if language and str(language).lower() not in ("python", "python3", "ipython", "ipython3"):
+    if language and not str(language).lower().startswith(("python", "ipython")):
         raise NotPython(f"not a Python notebook (its kernel language is {language})")
     cells: list[Cell] = []
     starts: list[int] = []
