@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import nbformat
 import pytest
-from integration_support import flake8, stagelint, write_tree
+from integration_support import flake8, stagelint
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from stagelint import notebooks
