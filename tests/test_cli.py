@@ -307,3 +307,14 @@ def test_stdin_takes_the_package_of_its_filename(tmp_path):
 
     assert check("pkg/model.py").stdout.startswith("pkg/model.py:6:5: STG101")
     assert "All checks passed!" in check("elsewhere/model.py").stdout
+
+
+def test_the_distribution_is_tf_stagelint_at_the_package_version():
+    import importlib.metadata
+
+    import stagelint
+
+    # "stagelint" on PyPI is another program: the distribution has its own name, one version.
+    assert importlib.metadata.version("tf-stagelint") == stagelint.__version__
+    assert importlib.metadata.distribution("tf-stagelint").entry_points.select(group="console_scripts")["stagelint"]
+    assert run("--version").stdout.strip() == f"stagelint {stagelint.__version__}"
