@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--jobs", type=_jobs, metavar="N", help="worker processes (default: the number of CPUs)")
     check.add_argument("--no-cache", action="store_true",
                        help="neither read nor write the result cache (.stagelint_cache/ in the project root)")
+    check.add_argument("--cache-dir", metavar="DIR",
+                       help="keep the result cache in DIR (default: $STAGELINT_CACHE_DIR, else .stagelint_cache/ in "
+                            "the folder of the nearest pyproject.toml, setup.cfg or .git)")
     check.add_argument("--verbose", action="store_true", help="show tracebacks of internal errors")
 
     run = sub.add_parser("run", help="run a test module in graph and eager mode and confirm findings", add_help=False)
@@ -120,9 +123,9 @@ def _check(args) -> int:
 
 
 def _cache(args, settings):
-    from stagelint.cache import Cache, cache_root
+    from stagelint.cache import open_cache
 
-    return Cache(cache_root(settings), enabled=not args.no_cache)
+    return open_cache(args.paths, enabled=not args.no_cache, directory=args.cache_dir)
 
 
 def _diff(result) -> int:
