@@ -418,8 +418,14 @@ def _analyse_here(paths, settings, roots, more, sources, lookup=None, store=None
         path = queue.pop(0)
         real = os.path.realpath(path)
         if real in sources:
+            from stagelint.budget import over_budget
+
+            reason = over_budget(sources[real], settings, in_process=True)
             try:
-                outcome = Outcome(path, "ok", analyze_source(path, sources[real], settings, roots))
+                if reason is not None:
+                    outcome = Outcome(path, "skipped", detail=reason)
+                else:
+                    outcome = Outcome(path, "ok", analyze_source(path, sources[real], settings, roots))
             except RecursionError:
                 outcome = Outcome(path, "skipped", detail="too deeply nested to analyse")
             except notebooks.NotPython as e:
@@ -427,7 +433,8 @@ def _analyse_here(paths, settings, roots, more, sources, lookup=None, store=None
             except Exception:  # as in the workers: one file's internal error loses only that file
                 outcome = Outcome(path, "error", detail=traceback.format_exc(limit=-6))
         else:
-            outcome = (lookup(path) if lookup is not None else None) or analyse_one(path, settings, roots)
+            outcome = (lookup(path) if lookup is not None else None) or analyse_one(path, settings, roots,
+                                                                                    in_process=True)
             store_outcome(store, outcome)
         yield outcome
         queue.extend(more(outcome))

@@ -520,9 +520,9 @@ def test_a_buffer_is_analysed_alone_with_the_projects_facts_from_the_cache(tree,
     analysed = []
     real_analyse = workers.analyse_one
 
-    def only_the_buffer(path, *args):
+    def only_the_buffer(path, *args, **kwargs):
         analysed.append(path)
-        return real_analyse(path, *args)
+        return real_analyse(path, *args, **kwargs)
 
     monkeypatch.setattr(workers, "analyse_one", only_the_buffer)
     buffer = (tree / "pkg/model.py").read_text() + "\n\n@tf.function\ndef more(x):\n    print(x)\n"
