@@ -165,7 +165,7 @@ def _check_into(args, paths, sources, settings, out) -> int:
     from stagelint.engine import check_paths
     from stagelint.report import FORMATS
 
-    result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, settings), sources=sources)
+    result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, paths), sources=sources)
     if args.diff:
         return _diff(result, out, args.quiet)
     if args.fix:
@@ -195,10 +195,10 @@ def _check_into(args, paths, sources, settings, out) -> int:
     return status
 
 
-def _cache(args, settings):
+def _cache(args, paths):
     from stagelint.cache import open_cache
 
-    return open_cache(args.paths, enabled=not args.no_cache, directory=args.cache_dir)
+    return open_cache(paths, enabled=not args.no_cache, directory=args.cache_dir)
 
 
 def _diff(result, out=None, quiet: bool = False) -> int:
@@ -231,7 +231,7 @@ def _fix(args, paths, settings, result):
             break
         fixed += outcome.fixed
         files.update(outcome.changed)
-        result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, settings))
+        result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, paths))
         if not outcome.deferred:
             break
     if fixed and not args.quiet:
