@@ -34,8 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("test_module", metavar="TEST_MODULE", help="the pytest module to run")
     parser.add_argument("--output-format", choices=("full", "json"), default="full")
     parser.add_argument("--report", metavar="FILE.html", help="also write a self-contained HTML report")
-    parser.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
-                        help="stop a run that takes longer than this (default: 300)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="stop a run that takes longer than this (default: automatic, from the "
+                             "tests' progress and the other run's time)")
     parser.add_argument("--select", type=_codes, default=None, metavar="CODES", help="comma list of codes or prefixes")
     parser.add_argument("--ignore", type=_codes, default=None, metavar="CODES", help="comma list of codes or prefixes")
     parser.add_argument("--keep-records", metavar="DIR", help="keep the two runs' JSON-lines records in DIR")
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     if not os.path.isfile(args.test_module):
         print(f"stagelint run: {args.test_module}: no such test module", file=sys.stderr)
         return 2
-    if args.timeout <= 0:
+    if args.timeout is not None and args.timeout <= 0:
         print("stagelint run: --timeout must be positive", file=sys.stderr)
         return 2
     workdir = args.keep_records or tempfile.mkdtemp(prefix="stagelint-run-")

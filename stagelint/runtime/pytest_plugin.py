@@ -40,11 +40,29 @@ def pytest_configure(config):
     from stagelint.runtime import recorder
 
     mode = config.getoption("stagelint_mode")
+    _forget_environment()
     _recorder = recorder.install(path, mode)
     import tensorflow as tf
 
     _recorder.emit({"ev": "start", "mode": mode, "pid": os.getpid(), "tf": tf.__version__,
                     "python": sys.version.split()[0]})
+
+
+def _forget_environment() -> None:
+    """`stagelint run` passes the plugin and its options through the environment (the tests' own
+    `sys.argv` stays what plain pytest gives them); a pytest the tests start must not record too."""
+    for name in ("STAGELINT_RECORD", "STAGELINT_MODE"):
+        os.environ.pop(name, None)
+    plugins = [p for p in os.environ.get("PYTEST_PLUGINS", "").split(",") if p and p != __name__]
+    if plugins:
+        os.environ["PYTEST_PLUGINS"] = ",".join(plugins)
+    else:
+        os.environ.pop("PYTEST_PLUGINS", None)
+    addopts = os.environ.get("PYTEST_ADDOPTS", "").replace("-p no:cacheprovider", "", 1).strip()
+    if addopts:
+        os.environ["PYTEST_ADDOPTS"] = addopts
+    else:
+        os.environ.pop("PYTEST_ADDOPTS", None)
 
 
 def pytest_collection_finish(session):
