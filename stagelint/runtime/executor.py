@@ -16,8 +16,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-import stagelint
 from stagelint.runtime.progress import Progress, RecordTail
+from stagelint.runtime.safepath import python_command
 
 MODES = ("graph", "eager")
 PLUGIN = "stagelint.runtime.pytest_plugin"
@@ -76,9 +76,9 @@ class RunStatus:
 
 
 def child_command(test_module: str, pytest_args: list[str]) -> list[str]:
-    """`python -m pytest TEST_MODULE ARGS`: the child's `sys.argv` is what plain pytest gives the
-    tests (absl flag parsing reads it); the plugin and its options come through the environment."""
-    return [sys.executable, "-m", "pytest", test_module, *pytest_args]
+    """`pytest TEST_MODULE ARGS`: the child's `sys.argv` is what plain pytest gives the tests (absl
+    flag parsing reads it); the plugin and its options come through the environment."""
+    return python_command("pytest", [test_module, *pytest_args])
 
 
 def child_mode_env(env: dict[str, str], record: str, mode: str) -> dict[str, str]:
@@ -99,9 +99,8 @@ def child_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST", "PYTEST_CURRENT_TEST"))}
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     env["PYTHONUNBUFFERED"] = "1"
-    # The children must import this stagelint, installed or not.
-    root = os.path.dirname(os.path.dirname(os.path.abspath(stagelint.__file__)))
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    # The children import this stagelint, installed or not: `python_command` puts its directory
+    # on their path (after the standard library, unlike PYTHONPATH).
     return env
 
 
@@ -185,8 +184,8 @@ def start_runs(test_module: str, pytest_args: list[str], workdir: str) -> dict[s
     started = time.monotonic()
     if use_fork_server():
         with open(os.path.join(workdir, "server.out"), "wb") as output:
-            server = subprocess.Popen([sys.executable, "-m", "stagelint.runtime.forkserver", workdir, test_module,
-                                       *pytest_args], stdout=output, stderr=subprocess.STDOUT,
+            command = python_command("stagelint.runtime.forkserver", [workdir, test_module, *pytest_args])
+            server = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT,
                                       stdin=subprocess.DEVNULL, env=env, start_new_session=True)
         return {mode: Child(mode, workdir, started, server=server) for mode in MODES}
     children = {}

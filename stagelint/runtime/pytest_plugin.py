@@ -65,6 +65,19 @@ def _forget_environment() -> None:
         os.environ.pop("PYTEST_ADDOPTS", None)
 
 
+def pytest_collection_modifyitems(config, items):
+    """`tf.test.TestCase` brings helpers named like tests (`test_session`): pytest collects them
+    from every subclass and skips them ("Not a test."). They are TensorFlow's, not the user's
+    tests: leave them out of the run."""
+    if _recorder is None:
+        return
+    helpers = [item for item in items
+               if getattr(getattr(item, "obj", None), "__module__", "").startswith("tensorflow.")]
+    if helpers:
+        config.hook.pytest_deselected(items=helpers)
+        items[:] = [item for item in items if item not in helpers]
+
+
 def pytest_collection_finish(session):
     if _recorder is not None:
         _recorder.emit({"ev": "collected", "n": len(session.items)})
