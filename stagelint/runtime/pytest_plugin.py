@@ -71,11 +71,22 @@ def pytest_collection_modifyitems(config, items):
     tests: leave them out of the run."""
     if _recorder is None:
         return
-    helpers = [item for item in items
-               if getattr(getattr(item, "obj", None), "__module__", "").startswith("tensorflow.")]
+    helpers = [item for item in items if _tensorflow_helper(item)]
     if helpers:
         config.hook.pytest_deselected(items=helpers)
         items[:] = [item for item in items if item not in helpers]
+
+
+def _tensorflow_helper(item) -> bool:
+    """A method a TensorFlow class defines, inherited by the user's test class. A test generated
+    by a TensorFlow decorator (tf-models' `combinations.generate`) is set on the user's class: its
+    function's module is TensorFlow's, but it is the user's test."""
+    cls = getattr(item, "cls", None)
+    name = getattr(item, "originalname", None) or item.name
+    for klass in getattr(cls, "__mro__", ()):
+        if name in vars(klass):
+            return klass.__module__.startswith("tensorflow.")
+    return False
 
 
 def pytest_collection_finish(session):
