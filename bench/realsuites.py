@@ -185,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
                                                        if os.path.isdir(p)), None),
                         help="git dir of tensorflow/addons (for its v0.23.0 tests)")
     parser.add_argument("--only", help="only the projects or modules whose name contains this")
+    parser.add_argument("--exclude", help="leave out the projects or modules whose name contains this")
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args(argv)
     if args.setup:
@@ -198,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     for project, (_, _, extra, modules) in PROJECTS.items():
         for module in modules:
             if args.only and args.only not in project and args.only not in module:
+                continue
+            if args.exclude and (args.exclude in project or args.exclude in module):
                 continue
             cwd, env = SRC / project, _env(extra)
             keep = records / module.replace("/", "_")

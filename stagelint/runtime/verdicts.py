@@ -207,11 +207,13 @@ def runtime_only(verdicts: list[Verdict], ev: Evidence, graph: Run, eager: Run) 
         where = _location(ev, key, pairs)
         if where is None:
             continue
-        bad = [p for p in pairs if p.kind in ("differ", "shapes-differ", "eager-error")]
+        # A test that asked for eager execution (tf.config.run_functions_eagerly(True)) knows its
+        # calls do not stage: what the graph run shows there is not news to its author.
+        bad = [p for p in pairs if p.kind in ("differ", "shapes-differ", "eager-error") and not p.graph.asked]
         if bad and key not in explained["divergence"]:
             out.append(_divergence(ev, key, bad, pairs, where))
             reported_tests |= {p.graph.test for p in bad}
-        errs = [p for p in pairs if p.kind == "graph-error"]
+        errs = [p for p in pairs if p.kind == "graph-error" and not p.graph.asked]
         if errs and key not in explained["graph-error"]:
             p = errs[0]
             text = (f"call {p.graph.index + 1} of `{fn.qualname}` in {short_test(p.graph.test)}: graph raised "
@@ -277,8 +279,9 @@ def _test_level(graph: Run, eager: Run, explained: set[str]) -> list[Verdict]:
     """Tests that fail in one mode only, where no staged call explains it (e.g. a leaked tensor used
     by the test itself)."""
     out = []
+    asked = {c.test for c in graph.calls if c.asked}
     for nodeid in graph.tests:
-        if nodeid in explained or nodeid not in eager.tests:
+        if nodeid in explained or nodeid not in eager.tests or nodeid in asked:
             continue
         g, e = graph.test_status(nodeid), eager.test_status(nodeid)
         if g in ("failed", "error") and e == "passed":

@@ -31,7 +31,7 @@ def test_runs_hold_their_mode_when_tests_switch_it(mode_switch):
     # Every call of the graph run was staged and every call of the eager run ran eagerly.
     assert all(c.ran is None for c in (*mode_switch.graph.calls, *mode_switch.eager.calls))
     verdicts, _ = mode_switch.judged()
-    line = mode_switch.marked()[0][0]
+    line = [line for line, code, _ in mode_switch.marked() if code == "STG301"][0]
     evidence = verdicts[(line, "STG301")].evidence
     assert verdicts[(line, "STG301")].verdict == "confirmed", evidence
     # Both fixture variants diverge: the stale global is seen whatever the test asked for.
@@ -41,7 +41,19 @@ def test_runs_hold_their_mode_when_tests_switch_it(mode_switch):
 
 def test_calls_made_while_the_test_asked_for_eager_are_flagged(mode_switch):
     asked = {c.test.rsplit("::", 1)[1] for c in mode_switch.graph.calls if c.asked == "eager"}
-    assert asked == {"test_scale_changes_between_calls[eager_mode]"}
+    assert asked == {"test_scale_changes_between_calls[eager_mode]", "test_needs_functions_run_eagerly"}
+
+
+def test_a_test_that_asked_for_eager_and_fails_staged_is_listed_not_alarmed(mode_switch):
+    verdicts, extra = mode_switch.judged()
+    # The static finding is confirmed (the graph run staged the call), but no runtime-only finding
+    # is made from calls of a test that asked for eager execution.
+    line = [line for line, code, _ in mode_switch.marked() if code == "STG601"][0]
+    assert verdicts[(line, "STG601")].verdict == "confirmed", verdicts[(line, "STG601")].evidence
+    assert not extra, [v.evidence for v in extra]
+    (outcome,) = mode_switch.report["mode_outcomes"]
+    assert (outcome["test"].rsplit("::", 1)[1], outcome["graph"], outcome["eager"], outcome["held"]) == (
+        "test_needs_functions_run_eagerly", "failed", "passed", 1)
 
 
 def test_calls_inside_a_graph_stay_staged_and_a_saved_model_finds_its_functions(fixture_run):
