@@ -170,7 +170,8 @@ def staged(module: str, cwd: Path, env: dict[str, str], keep: Path) -> tuple[flo
         report = json.loads(proc.stdout)
     except ValueError:
         report = {}
-    return seconds, report, proc.returncode, proc.stderr.strip().splitlines()[-1:] and proc.stderr.strip().splitlines()[-1]
+    last = (proc.stderr.strip().splitlines() or [""])[-1]
+    return seconds, report, proc.returncode, last
 
 
 def _passed(counts: dict) -> str:

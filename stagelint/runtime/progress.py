@@ -75,4 +75,3 @@ class RecordTail:
             name = self.current.rsplit("::", 1)[-1]
             text += f" ({name if len(name) <= 40 else name[:37] + '...'})"
         return text
-

@@ -282,7 +282,6 @@ class Recorder:
                     record["leaks"] = leaks
         self.emit(record)
 
-
     def _remember_signature(self, function, args, kwargs, summary) -> None:
         """Keep the argument signature of an eager call (tensors as TensorSpecs), so a SavedModel
         saved in the eager run finds the concrete functions the graph run traced."""

@@ -240,7 +240,8 @@ def render_full(report: Report) -> str:
             held = (f"; the test set run_functions_eagerly(True), the graph run held its mode for {o['held']} "
                     "calls" if o.get("held") else "")
             error = o.get("graph_error") or o.get("eager_error")
-            lines.append(f"  {o['test']}: graph {o['graph']}, eager {o['eager']}{held}" + (f": {error}" if error else ""))
+            lines.append(f"  {o['test']}: graph {o['graph']}, eager {o['eager']}{held}"
+                         + (f": {error}" if error else ""))
     stopped: dict[str, list[str]] = {}
     for mode, s in report.runs.items():
         if s.status != "ok":
