@@ -429,11 +429,14 @@ class FileContext:
         func = self.function
         if func is None:
             return False
+        kinds = ("param", "local")
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test = test.expression
         elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-            test = test.left
-        return isinstance(test, cst.Name) and self.binding_kind(test, func) in ("param", "local")
+            # `if transition_params is None: transition_params = tf.Variable(...)` fills a default
+            # the staged callers usually pass: left to the guard's reading; a local is per call
+            test, kinds = test.left, ("local",)
+        return isinstance(test, cst.Name) and self.binding_kind(test, func) in kinds
 
     def runs_ops_then_flips(self, node: cst.If, block) -> bool:
         """A set-once guard whose block runs TensorFlow state ops (`v.assign(...)`, `tf.print`)

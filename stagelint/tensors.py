@@ -40,6 +40,8 @@ class Tensorness:
 
 NOT = Tensorness()
 TENSOR = Tensorness(True)
+#: The result of calling a Keras layer or model: tensors, in a structure or not.
+KERAS_CALL = Tensorness(False, frozenset(), frozenset({("keras",)}))
 
 
 def tensorness(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None = None) -> Tensorness:
@@ -124,6 +126,8 @@ class _Inference(_MemoizedWalk):
         if isinstance(expr, cst.UnaryOperation):
             return NOT if isinstance(expr.operator, cst.Not) else self.of(expr.expression)
         if isinstance(expr, cst.Comparison):
+            if all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in expr.comparisons):
+                return NOT  # `x is not None`: an identity test, Python even on a tensor
             return self._union([expr.left, *(c.comparator for c in expr.comparisons)])
         if isinstance(expr, cst.Subscript):
             return self.of(expr.value)
@@ -153,8 +157,12 @@ class _Inference(_MemoizedWalk):
         if isinstance(func, cst.Attribute) and func.attr.value in ctx.framework.non_tensor_attributes:
             return None
         callee = value_of(ctx, func, self.func)
-        if callee.what in CALLABLE_KERAS:
+        if callee.what in ("metric", "loss"):
             return TENSOR
+        if callee.what in CALLABLE_KERAS:
+            # a layer or model: tensors, maybe in a list or tuple (`return_state=True`): not
+            # one tensor to unpack, but tensors to store or log (`analysis.values.KERAS_RESULT`)
+            return KERAS_CALL
         info = _same_file_function(ctx, func, self.func)
         if info is not None:
             summary = summarise_returns(ctx, info)

@@ -143,14 +143,14 @@ def test_not_parameter_is_no_first_call_guard():
 
 
 def test_not_parameter_is_no_first_call_guard_for_helpers():
-    # the same through a helper the Function calls, with a `None` test on a parameter
+    # the same through a helper the Function calls
     assert_marked("""
         import tensorflow as tf
 
         history = []
 
-        def record(x, mask=None):
-            if mask is None:
+        def record(x, quiet=False):
+            if not quiet:
                 history.append(1)  # STG102
             return x
 
@@ -815,3 +815,47 @@ def test_same_file_name_in_two_folders_does_not_collide(tmp_path):
                 step(n)
         """,
     })
+
+
+def test_identity_tests_and_mixed_returns_are_python():
+    # `x is not None` is Python even on a tensor; a helper that returns a tensor on one path and
+    # a static value on another (`tf.get_static_value`) returns no known tensor
+    assert_marked("""
+        import logging
+        import tensorflow as tf
+
+        def static_value(pred):
+            if tf.is_tensor(pred):
+                return tf.get_static_value(pred)
+            return pred
+
+        @tf.function
+        def step(x, weight=None):
+            if weight is not None:
+                logging.warning("weighted")
+            value = static_value(x)
+            if value in (0, 1):
+                value = bool(value)
+            return x
+    """)
+
+
+def test_keras_layer_result_rebound_then_unpacked_is_fine():
+    assert_marked("""
+        import tensorflow as tf
+
+        class Encoder(tf.keras.layers.Layer):
+            def __init__(self, layers, scores):
+                super().__init__()
+                self._dropout = tf.keras.layers.Dropout(0.1)
+                self._layers = layers
+                self._scores = scores
+
+            def call(self, x):
+                x = self._dropout(x)
+                for layer in self._layers:
+                    x = layer(x)
+                    if self._scores:
+                        x, scores = x
+                return x
+    """)
