@@ -210,6 +210,59 @@ class FileContext:
                 return tuple(sorted(refs, key=self._binding_order)) if len(refs) > 1 else tuple(refs)
         return None
 
+    def reaching(self, name: cst.Name, func: FunctionInfo | None):
+        """The bindings of a local Name load that reach it in program order: when a plain
+        assignment of the name comes before the load in the same straight-line code (its block,
+        or an enclosing one, with no loop or branch binding it in between), only that one; all of
+        libcst's referents otherwise (`x = embeddings` ... `x = layer(x)`; `x, s = x` sees the
+        second)."""
+        refs = self.referents(name)
+        if refs is None or len(refs) < 2 or func is None:
+            return refs
+        memo = self.memo.setdefault("reaching", {})
+        key = id(name)
+        if key not in memo:
+            memo[key] = self._reaching(name, func, refs)
+        return memo[key]
+
+    def _reaching(self, name: cst.Name, func: FunctionInfo, refs):
+        nodes = {id(getattr(r, "node", None)): r for r in refs}
+        where = self._meta.position(name)[:2]
+        path = []  # (statements, index of the one holding the load), outermost first
+        block = func.node.body
+        while isinstance(block, cst.IndentedBlock):
+            stmts = block.body
+            index = next((i for i, st in enumerate(stmts) if _holds(self, st, where)), None)
+            if index is None:
+                return refs
+            path.append((stmts, index))
+            stmt = stmts[index]
+            inner = None
+            for child in _blocks_of(stmt):
+                if _holds(self, child, where):
+                    inner = child
+                    break
+            block = inner
+        for stmts, index in reversed(path):
+            if stmts is not path[-1][0] and isinstance(stmts[index], (cst.For, cst.While)):
+                return refs  # not bound earlier in the loop's body: a later binding in it reaches
+            for st in reversed(stmts[:index]):
+                if isinstance(st, cst.SimpleStatementLine):
+                    for small in reversed(st.body):
+                        targets = ()
+                        if isinstance(small, cst.Assign):
+                            targets = [t.target for t in small.targets]
+                        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                            targets = [small.target]
+                        for t in targets:
+                            for n in target_names(t):
+                                if n.value == name.value and id(n) in nodes:
+                                    return (nodes[id(n)],)
+                    continue
+                if any(_within(self, getattr(r, "node", None), st) for r in refs):
+                    return refs  # bound in a branch or loop before it: several may reach
+        return refs
+
     def _binding_order(self, binding) -> tuple:
         node = getattr(binding, "node", None)
         try:
@@ -597,6 +650,44 @@ def _eager_names(ctx, func) -> set[str]:
     if isinstance(func, cst.Attribute) and func.attr.value in ("executing_eagerly", "inside_function"):
         names.add("tensorflow." + func.attr.value)
     return names
+
+
+def _holds(ctx, node, where) -> bool:
+    line, column, end_line, end_column = ctx._meta.position(node)
+    return (line, column) <= where <= (end_line, end_column)
+
+
+def _within(ctx, node, stmt) -> bool:
+    if node is None:
+        return False
+    try:
+        return _holds(ctx, stmt, ctx._meta.position(node)[:2])
+    except KeyError:
+        return False
+
+
+def _blocks_of(stmt):
+    """The indented blocks of a compound statement (an `if`'s body, `elif`s and `else`, a
+    `try`'s handlers, `else` and `finally`, a `with`'s body)."""
+    if isinstance(stmt, cst.If):
+        node = stmt
+        while node is not None:
+            if isinstance(node, cst.If):
+                yield node.body
+                node = node.orelse
+            else:
+                yield node.body
+                node = None
+        return
+    body = getattr(stmt, "body", None)
+    if isinstance(body, cst.IndentedBlock):
+        yield body
+    for handler in getattr(stmt, "handlers", ()):
+        yield handler.body
+    for attr in ("orelse", "finalbody"):
+        child = getattr(stmt, attr, None)
+        if child is not None and isinstance(getattr(child, "body", None), cst.IndentedBlock):
+            yield child.body
 
 
 def _nested_in(scope, outer) -> bool:

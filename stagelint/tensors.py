@@ -189,7 +189,7 @@ class _Inference(_MemoizedWalk):
 
     def _name(self, name: cst.Name) -> Tensorness:
         ctx = self.ctx
-        refs = ctx.referents(name)
+        refs = ctx.reaching(name, self.func)
         if not refs:
             return NOT
         out = NOT
@@ -448,7 +448,7 @@ class _Values(_MemoizedWalk):
 
     def _name(self, name: cst.Name) -> Value:
         ctx = self.ctx
-        refs = ctx.referents(name)
+        refs = ctx.reaching(name, self.func)
         if not refs:
             return UNKNOWN
         values = []

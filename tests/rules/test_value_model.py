@@ -859,3 +859,38 @@ def test_keras_layer_result_rebound_then_unpacked_is_fine():
                         x, scores = x
                 return x
     """)
+
+
+def test_the_binding_that_reaches_a_load_decides_its_value():
+    # straight-line code: `x = parts` kills `x = tf.abs(a)` for the unpacking below it
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def step(a, parts):
+            x = tf.abs(a)
+            y = x * 2
+            x = parts
+            first, second = x
+            z = tf.abs(a)
+            low, high = z  # STG602
+            return y, first, second, low, high
+    """)
+
+
+def test_reaching_bindings_in_loops():
+    # in a loop body, a binding before the load kills the earlier ones
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def step(a, layers):
+            x = tf.abs(a)
+            for layer in layers:
+                x = layer(x)
+                first, second = x
+            z = tf.abs(a)
+            for layer in layers:
+                low, high = z  # STG602
+            return first, second, low, high
+    """)
