@@ -32,6 +32,7 @@ from stagelint.frameworks import (
     MAPPING_TYPES,
     MUTATING_METHODS,
     EAGER_TESTS,
+    GET_OR_CREATE_CALLS,
     SEQUENCE_TESTS,
     TRACING_TESTS,
     VARIABLE_LIST_ATTRIBUTES,
@@ -1064,10 +1065,12 @@ class _Walker(cst.CSTVisitor):
                     F.CallEdge(target, ctx.position(node), guarded=ctx.guard_depth > 0 or ctx.lifted_depth > 0,
                                eager_unless=_eager_unless(ctx))
                 )
+            once = bool(names & GET_OR_CREATE_CALLS)  # the factory runs on the first call only
             for arg in node.args:
                 ref = self._function_reference(arg.value)
                 if ref is not None:
-                    func.facts.calls.append(F.CallEdge(ref, ctx.position(arg.value), kind="ref"))
+                    func.facts.calls.append(F.CallEdge(ref, ctx.position(arg.value), kind="ref",
+                                                       guarded=once or ctx.guard_depth > 0))
             if names and not names & CONVERSION_OPS and any(
                 fw.returns_tensor(n) or n.startswith(TENSOR_CHECKS) for n in names
             ):

@@ -894,3 +894,28 @@ def test_reaching_bindings_in_loops():
                 low, high = z  # STG602
             return first, second, low, high
     """)
+
+
+def test_get_or_create_idioms_create_once():
+    assert_marked("""
+        import tensorflow as tf
+
+        class Dense(tf.keras.layers.Layer):
+            @tf.compat.v1.keras.utils.track_tf1_style_variables
+            def call(self, x):
+                w = tf.compat.v1.get_variable("w", shape=[3, 3])
+                return tf.matmul(x, w)
+
+        class Wrapped(tf.keras.layers.Layer):
+            def call(self, x):
+                model = tf.compat.v1.keras.utils.get_or_create_layer("model", self.build_model)
+                return model(x)
+
+            def build_model(self):
+                return tf.keras.Sequential([tf.keras.layers.Dense(3)])
+
+        class Plain(tf.keras.layers.Layer):
+            def call(self, x):
+                w = tf.compat.v1.get_variable("w", shape=[3, 3])  # STG402
+                return tf.matmul(x, w)
+    """)
