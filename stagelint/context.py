@@ -151,6 +151,8 @@ class FileContext:
         self._pending_sites: list[tuple] = []
         #: Every function's walk record, by its def node (for summaries asked after the walk).
         self.function_infos: dict[int, FunctionInfo] = {}
+        #: Name nodes bound by a comprehension's `for` -> that CompFor (a value per element).
+        self.comprehension_targets: dict[int, cst.CompFor] = {}
 
     # Metadata -------------------------------------------------------------------------------
 
@@ -870,6 +872,9 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.Return:
             if ctx.functions:
                 ctx.function.returns.append(node.value)
+        elif t is cst.CompFor:
+            for name in target_names(node.target):
+                ctx.comprehension_targets[id(name)] = node
         elif t is cst.With:
             for item in node.items:
                 if item.asname is not None and isinstance(item.asname.name, cst.Name) and isinstance(item.item, cst.Call) \

@@ -919,3 +919,37 @@ def test_get_or_create_idioms_create_once():
                 w = tf.compat.v1.get_variable("w", shape=[3, 3])  # STG402
                 return tf.matmul(x, w)
     """)
+
+
+def test_python_numbers_varying_per_call():
+    # values computed from a loop variable, comprehension variables
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(x, n):
+            return x * n
+
+        x = tf.constant(1.0)
+        for i in range(3):
+            scale = i * 2
+            f(x, scale)  # STG501
+        results = [f(x, k) for k in range(3)]  # STG501
+    """)
+
+
+def test_python_values_that_do_not_vary_negative_twin():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(x, n):
+            return x * n
+
+        x = tf.constant(1.0)
+        base = 4
+        for i in range(3):
+            scale = base * 2
+            f(x, scale)
+        results = [f(x, 2) for name in ("a", "b")]
+    """)
