@@ -33,6 +33,7 @@ from stagelint.frameworks import (
     MUTATING_METHODS,
     EAGER_TESTS,
     GET_OR_CREATE_CALLS,
+    PARTIAL_CALLS,
     SEQUENCE_TESTS,
     TRACING_TESTS,
     VARIABLE_LIST_ATTRIBUTES,
@@ -88,6 +89,15 @@ class FunctionInfo:
     def qualname(self) -> str:
         return self.facts.qualname
 
+    @property
+    def self_class(self) -> str | None:
+        """The class `self` belongs to: a method's, or for a lambda, its enclosing method's."""
+        if self.facts.class_qualname:
+            return self.facts.class_qualname
+        if isinstance(self.node, cst.Lambda) and self.parent is not None:
+            return self.parent.self_class
+        return None
+
 
 class FileContext:
     def __init__(self, path: str, module: str, is_package: bool, settings, framework: Framework):
@@ -113,6 +123,9 @@ class FileContext:
         self._saved_eager: list[list] = []
         self._escaped_lambdas: set[int] = set()
         self.escaped_depth = 0
+        #: Lambdas a `tf.data` transformation traces: walked as functions of their own.
+        self._dataset_lambdas: set[int] = set()
+        self.module_node: cst.Module | None = None
         #: Name node (target of a binding) -> the expression bound to it.
         self.bound_values: dict[int, cst.BaseExpression] = {}
         #: Name node of a module-level binding -> the if/try branches it sits in.
@@ -282,6 +295,13 @@ class FileContext:
         refs = self.referents(name)
         if not refs:
             return "unknown"
+        if func is not None and isinstance(func.node, cst.Lambda) and func.parent is not None:
+            own = self.scope(func.node.body)
+            if not any(r.scope is own or _nested_in(r.scope, own) for r in refs if not isinstance(r, BuiltinAssignment)):
+                # a lambda walked as a function of its own (`ds.map(lambda x: self._parse(x))`):
+                # what the enclosing function binds is a closure to it, `self` still `self`
+                kind = self.binding_kind(name, func.parent)
+                return "closure" if kind in ("local", "param") else kind
         kinds = set()
         for r in refs:
             if isinstance(r, BuiltinAssignment):
@@ -417,6 +437,33 @@ class FileContext:
             moved = F.moved_name(cls, absolute, f"{absolute}@{line}")
             if moved != cls:
                 self.self_attr_values[(moved, attr)] = self.self_attr_values.pop((cls, attr))
+
+    def _enter_lambda(self, node: cst.Lambda) -> None:
+        """A lambda a `tf.data` transformation traces, walked as a function of its own (its own
+        findings, staged as an entry point of its own)."""
+        parent = self.function
+        where = self.position(node)
+        name = f"<lambda:{where.line}:{where.column}>"
+        qualname = f"{parent.qualname}.<locals>.{name}" if parent is not None else name
+        all_params = (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
+        params = [p.name.value for p in all_params]
+        defaults = {p.name.value: p.default for p in all_params if p.default is not None}
+        facts = F.FunctionFacts(
+            qualname=qualname, name="<lambda>", span=where, params=params,
+            literal_default_params={n for n, d in defaults.items() if _is_literal(d)},
+            python_default_params={n for n, d in defaults.items() if _is_python_option(d)},
+        )
+        info = FunctionInfo(node, facts, parent, False, parent.self_name if parent is not None else None, defaults)
+        self.facts.functions[qualname] = facts
+        self.functions.append(info)
+        self._saved_eager.append(self.eager_stack)
+        self.eager_stack = []
+        self._saved_depths.append((self.loop_depth, self.guard_depth, self._loop_stack))
+        self.loop_depth = 0
+        self.guard_depth = 0
+        self._loop_stack = []
+        self._saved_loops.append(self.loops)
+        self.loops = []
 
     def relative(self, absolute: str) -> str:
         """`pkg.mod.Class` -> `Class` for names of this module."""
@@ -837,6 +884,8 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.Lambda:
             if id(node) in ctx._escaped_lambdas:
                 ctx.escaped_depth += 1
+            if id(node) in ctx._dataset_lambdas:
+                ctx._enter_lambda(node)
         elif t is cst.For or t is cst.While:
             ctx._loop_stack.append(id(node))
             ctx.loop_depth += 1
@@ -919,6 +968,8 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.Lambda:
             if id(original_node) in ctx._escaped_lambdas:
                 ctx.escaped_depth -= 1
+            if id(original_node) in ctx._dataset_lambdas:
+                ctx._leave_function()
         elif t is cst.For or t is cst.While:
             ctx._loop_stack.pop()
             ctx.loop_depth -= 1
@@ -1046,6 +1097,8 @@ class _Walker(cst.CSTVisitor):
             for arg in node.args:
                 if isinstance(arg.value, cst.Lambda):
                     ctx._escaped_lambdas.add(id(arg.value))
+        elif isinstance(node.func, cst.Attribute) or names:
+            self._record_dataset_functions(node, names)
         if names & staging and node.args:
             first = node.args[0]
             if first.keyword is None or first.keyword.value in ("func", "fn", "python_function"):
@@ -1113,6 +1166,29 @@ class _Walker(cst.CSTVisitor):
                 summary = summarise_returns(self.ctx, info)
                 if summary.definite or summary.params or summary.calls:
                     info.facts.returns = (summary.definite, list(summary.params), [list(c) for c in summary.calls])
+
+    def _record_dataset_functions(self, node: cst.Call, names: set[str]) -> None:
+        """Functions a `tf.data` transformation traces (`stagelint.datasets`): entry points."""
+        from stagelint.datasets import function_arguments
+
+        ctx = self.ctx
+        for expr in function_arguments(ctx, node, names):
+            bound, positional = (), 0
+            if isinstance(expr, cst.Call) and ctx.qualified_names(expr.func) & PARTIAL_CALLS and expr.args:
+                rest = expr.args[1:]
+                bound = tuple(a.keyword.value for a in rest if a.keyword is not None)
+                positional = sum(1 for a in rest if a.keyword is None and not a.star)
+                expr = expr.args[0].value
+            if isinstance(expr, cst.Lambda):
+                ctx._dataset_lambdas.add(id(expr))
+                where = ctx.position(expr)
+                name = f"<lambda:{where.line}:{where.column}>"
+                qualname = f"{ctx.function.qualname}.<locals>.{name}" if ctx.function is not None else name
+                target = ("name", f"{ctx.module}.{qualname}" if ctx.module else qualname)
+            else:
+                target = self._target_of(expr)
+            if target is not None:
+                ctx.facts.dataset_functions.append(F.DatasetFunction(target, ctx.position(expr), bound, positional))
 
     def _describe_call_sites(self) -> None:
         from stagelint.tensors import arg_facts
@@ -1303,7 +1379,7 @@ class _Walker(cst.CSTVisitor):
         func = ctx.function
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and func is not None:
             if func.self_name and expr.value.value == func.self_name and ctx.binding_kind(expr.value, func) == "self":
-                return ("self", func.facts.class_qualname, expr.attr.value)
+                return ("self", func.self_class, expr.attr.value)
         if (
             isinstance(expr, cst.Attribute)
             and isinstance(expr.value, cst.Call)
@@ -1328,6 +1404,7 @@ def analyze_module(module: cst.Module, ctx: FileContext, rule_classes, metadata=
     traversals: tests compare the two.)"""
     with fast_traversal() if fast else contextlib.nullcontext():
         ctx._meta = metadata(module)
+        ctx.module_node = module
         rules = [cls(ctx) for cls in rule_classes]
         walker = _Walker(ctx, rules)
         ctx._rules = rules

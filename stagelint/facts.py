@@ -161,6 +161,18 @@ class WrapperBinding:
 
 
 @dataclass
+class DatasetFunction:
+    """A function a `tf.data` transformation traces (`ds.map(parse)`, `ds.filter(self._keep)`,
+    `ds.map(functools.partial(parse, size=3))`, `ds.map(lambda x: ...)`)."""
+
+    target: Target
+    span: Span
+    #: parameters `functools.partial` binds: keywords, and how many leading positional ones
+    bound: tuple[str, ...] = ()
+    bound_positional: int = 0
+
+
+@dataclass
 class ClassFacts:
     qualname: str  # absolute
     bases: list[str] = field(default_factory=list)  # absolute qualified names
@@ -200,6 +212,9 @@ class ModuleFacts:
     #: names bound at module level to a ConcreteFunction, `traced = f.get_concrete_function(x)`:
     #: "pkg.mod.traced" -> the target traced (calling it runs that trace: program order)
     concrete_bindings: dict[str, Target] = field(default_factory=dict)
+
+    #: functions `tf.data` transformations trace (point 6 of issue 11)
+    dataset_functions: list[DatasetFunction] = field(default_factory=list)
     #: attribute writes, for "is this attribute reassigned anywhere?" (STG302, STG303)
     attr_writes: list[AttrWrite] = field(default_factory=list)
     #: objects built (optimizer/model variables created) outside staged code: ident -> first line
