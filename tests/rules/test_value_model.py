@@ -7,7 +7,7 @@ such a form.
 
 from __future__ import annotations
 
-from tests.rules.rulecases import assert_marked, assert_project_marked, found
+from tests.rules.rulecases import assert_marked, assert_project_marked
 
 
 # 1. Definitions by location ---------------------------------------------------------------------
