@@ -464,3 +464,18 @@ SEQUENCE_TESTS = frozenset({
     "keras.tree.is_nested", "keras.src.tree.is_nested", "keras.src.tree.tree_api.is_nested",
     "tree.is_nested", "tree.is_sequence", "jax.tree_util.all_leaves",
 })
+
+
+# Get-or-create idioms (STG402) -----------------------------------------------------------------------
+
+#: Calls that run the function they are given once and reuse its result (`get_or_create_layer(
+#: "name", self.build_model)`): the factory's variables are made once.
+GET_OR_CREATE_CALLS = frozenset({
+    "tensorflow.compat.v1.keras.utils.get_or_create_layer",
+})
+#: Decorators under which `tf.compat.v1.get_variable` gets the variable of the first call again.
+GET_OR_CREATE_DECORATORS = frozenset({
+    "tensorflow.compat.v1.keras.utils.track_tf1_style_variables",
+})
+#: Variable constructors that get an existing variable by name when one is tracked.
+GET_OR_CREATE_VARIABLES = frozenset({"tensorflow.compat.v1.get_variable"})

@@ -6,6 +6,7 @@ import libcst as cst
 
 from stagelint import facts as F
 from stagelint.context import short_code
+from stagelint.frameworks import GET_OR_CREATE_DECORATORS, GET_OR_CREATE_VARIABLES
 from stagelint.rules.base import Rule
 from stagelint.stores import after_early_return_guard
 
@@ -345,6 +346,8 @@ class VariableCreation(Rule):
         if any(fw.creates_variables(q) for q in names):
             if any(fw.creates_no_variables(q) for q in names):
                 return  # `Add()`, `Activation("relu")`, pooling: a layer with no variables
+            if names & GET_OR_CREATE_VARIABLES and set(ctx.function.facts.decorators) & GET_OR_CREATE_DECORATORS:
+                return  # `get_variable` under `track_tf1_style_variables`: the first call's variable again
             self.report(node, what=f"{short_code(node.func)}(...)")
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in fw.variable_creating_methods:
             self.report(node, what=f"{short_code(node.func)}(...)")
