@@ -82,6 +82,16 @@ class Framework:
         return not last[:1].isupper()
 
 
+#: Base classes of Keras 3 (`import keras`): its `Layer.__call__` and `Model.fit` run `call`,
+#: `train_step`, `test_step` and `predict_step` without AutoGraph, also from a `tf.function`
+#: (observed with TF 2.21 / Keras 3.15, tf-behaviour.md row m2 and tests/test_keras3_autograph.py:
+#: a tensor `if` or a `for` over `tf.range` in `call`, in a helper it calls, or in `train_step`
+#: under `fit` raise OperatorNotAllowedInGraphError; `float(t)` raises TypeError). Keras 2
+#: (`tf_keras`, `tensorflow.python.keras`) converts them. `tf.keras` is Keras 3 too in TF 2.21,
+#: unless TF_USE_LEGACY_KERAS=1 selects `tf_keras`: which one runs depends on the environment and
+#: on the TensorFlow version the code targets, so it is left alone.
+KERAS3_BASE_PREFIXES = ("keras.",)
+
 #: Keras layer classes that create no variables, in Keras 2 and 3 (checked with TF 2.21 / Keras 3.15:
 #: constructing and calling them inside a tf.function twice works).
 WEIGHTLESS_KERAS_LAYERS = frozenset({

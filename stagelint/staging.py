@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import deque
 
 from stagelint import facts as F
-from stagelint.frameworks import Framework
+from stagelint.frameworks import KERAS3_BASE_PREFIXES, Framework
 
 Key = tuple[str, str]  # (module, qualname)
 
@@ -58,6 +58,7 @@ class Project:
         self._bound_method_sites: set[int] = set()
         self._afresh: set[Key] | None = None
         self._callers: dict[Key, set[Key]] | None = None
+        self._converted: set[Key] | None = None
         self._find_entries()
         self._reach()
         if call_sites:
@@ -165,6 +166,43 @@ class Project:
                     break
         self._layer_memo[cls] = result
         return result
+
+    def keras3_class(self, cls: str, _seen=None) -> bool:
+        """A Layer/Model subclass built on Keras 3 (`keras.layers.Layer`), directly or through
+        project base classes: Keras runs its methods without AutoGraph."""
+        _seen = _seen or set()
+        if cls in _seen:
+            return False
+        _seen.add(cls)
+        found = self.resolve_class(cls)
+        if found is None:
+            return False
+        for base in found[1].bases:
+            if self.framework.is_layer_base(base):
+                if base.startswith(KERAS3_BASE_PREFIXES):
+                    return True
+            elif self.keras3_class(base, _seen):
+                return True
+        return False
+
+    def converted(self, key: Key) -> bool:
+        """AutoGraph converts the function wherever staged code reaches it: False when every
+        entry point that reaches it runs without AutoGraph (`autograph=False`, or a Keras 3
+        method that Keras calls as plain Python)."""
+        if self._converted is None:
+            converting = []
+            for entry, kind in self.entries.items():
+                f = self.function(entry)
+                if f is None or not f.autograph:
+                    continue
+                if kind == "keras" and f.class_qualname and self.keras3_class(f.class_qualname):
+                    continue
+                converting.append(entry)
+            seen: dict[Key, Key] = {}
+            for entry in sorted(converting):
+                self._bfs(entry, seen, only_unguarded=False)
+            self._converted = set(seen)
+        return key in self._converted
 
     # Entry points and reachability ------------------------------------------------------------
 

@@ -616,8 +616,10 @@ class PythonLoopUnrolled(Rule):
     datasets; loops over model structure (`for layer in self.layers`), module-level constants and
     literal sequences (`for k in (1, 2, 3)`, `range(4)`), which are deliberate, fixed unrolling;
     loops whose body adds no graph ops (building an einsum equation, a NumPy table); `range(n)`
-    where callers pass one small fixed number (a model's size, below 32), or nothing visible;
-    lists of structure rather than data (tensors, layers, callbacks); loops over parameters
+    where callers pass one small fixed number (a model's size, below 32), or nothing visible,
+    or different small numbers from call sites that are themselves staged code
+    (`self._patch(x, 2)` in one traced function, `self._patch(x, 3)` in another: each unrolls
+    once, at a fixed size); lists of structure rather than data (tensors, layers, callbacks); loops over parameters
     whose callers are not visible or pass tensors or datasets.
 
     ## Why is this bad?
@@ -680,6 +682,19 @@ class PythonLoopUnrolled(Rule):
             return total
 
         train(tf.constant(10), tf.data.Dataset.range(3))
+        """,
+        """
+        import tensorflow as tf
+
+        def tile(x, n):
+            parts = []
+            for _ in range(n):
+                parts.append(tf.identity(x))
+            return tf.concat(parts, 0)
+
+        @tf.function
+        def mosaic(x):
+            return tile(x, 2) + tile(x, 3)[:2]
         """,
     )
     invalid = (
@@ -779,7 +794,12 @@ class PythonLoopUnrolled(Rule):
                 return False  # range(<tensor>) becomes tf.range
             # `n` from `for n in (2, 4, 8)` is no literal, but a Python number all the same.
             shown = [a for _, _, a in args if a.kind == "python" or a.what in NUMBERS]
-            reason = _varying_bound(shown)
+            # Different literals at call sites inside staged code (`self._patch(x, 2)` in one
+            # traced function, `self._patch(x, 3)` in another) unroll once each, at a fixed size:
+            # only calls from outside the graph make a new trace per value.
+            eager = [a for mod, site, a in args if (a.kind == "python" or a.what in NUMBERS)
+                     and (site.caller is None or (mod, site.caller) not in project.reached)]
+            reason = _varying_bound(shown, eager)
             if reason is None:
                 return False  # a fixed, small bound (a model's size): deliberate unrolling
             return {"detail": f"callers pass `{param}` as {reason}", "length": f"`{param}`",
@@ -801,16 +821,18 @@ _DATA_ELEMENTS = frozenset({"int", "float", "complex", "tuple", "list", "ndarray
 LARGE_BOUND = 32
 
 
-def _varying_bound(shown) -> str | None:
+def _varying_bound(shown, eager=None) -> str | None:
     """Why the Python bounds callers pass make the unrolled loop a problem: they vary (a loop
-    variable, a counter, different literals), or one is large; None for fixed small bounds."""
+    variable, a counter, different literals from calls outside staged code: `eager`, all of
+    `shown` when not given), or one is large; None for fixed small bounds."""
     for arg in shown:
         if arg.varies:
             why = arg.varies if f"`{arg.text}`" in arg.varies else f"`{arg.text}`, {arg.varies}"
             return f"a Python number that changes ({why})"
-    values = {_literal(a.text) for a in shown} - {None}
+    eager = shown if eager is None else eager
+    values = {_literal(a.text) for a in eager} - {None}
     if len(values) > 1:
-        return "different Python numbers (" + ", ".join(f"`{a.text}`" for a in shown[:3]) + ")"
+        return "different Python numbers (" + ", ".join(f"`{a.text}`" for a in eager[:3]) + ")"
     big = next((a for a in shown if (_literal(a.text) or 0) >= LARGE_BOUND), None)
     if big is not None:
         return f"the Python number `{big.text}`"

@@ -440,3 +440,35 @@ def test_stg503_interprocedural_helper_forwarding_the_parameter(tmp_path):
         """,
     })
     assert got[0].entry_point == "pkg.main.step" and "Python number `50`" in got[0].message
+
+
+def test_stg503_different_small_bounds_from_staged_call_sites_unroll_once_each():
+    # tf-models' Mosaic: `self._patch(samples, 2, 2)` and `self._patch(samples, 3, 3)` from two
+    # traced methods: two fixed unrolls, no growth. The same two numbers from eager calls of a
+    # Function trace it twice, each time unrolling a different length.
+    assert_marked("""
+        import tensorflow as tf
+
+        def tile(x, n):
+            parts = []
+            for _ in range(n):
+                parts.append(tf.identity(x))
+            return tf.concat(parts, 0)
+
+        @tf.function
+        def mosaic(x):
+            return tile(x, 2) + tile(x, 3)[:2]
+    """)
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def tile(x, n):
+            parts = []
+            for _ in range(n):  # STG503
+                parts.append(tf.identity(x))
+            return tf.concat(parts, 0)
+
+        a = tile(tf.ones([1]), 2)
+        b = tile(tf.ones([1]), 3)
+    """)
