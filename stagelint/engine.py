@@ -16,6 +16,7 @@ from pathlib import Path
 import libcst as cst
 
 from stagelint import facts as F
+from stagelint import notebooks
 from stagelint.config import Settings
 from stagelint.context import FileContext, analyze_module
 from stagelint.discovery import SKIP_DIRS, discover  # noqa: F401  (re-exported)
@@ -41,18 +42,29 @@ def module_name(path: Path) -> tuple[str, bool]:
 def analyze_source(path: str, source: bytes, settings: Settings, project_roots=frozenset()) -> F.ModuleFacts:
     """Parse and walk one file. A syntax error is one STG000 candidate, not an exception."""
     module, is_package = module_name(Path(path))
+    notebook = None
     try:
-        tree = cst.parse_module(source)
-    except (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError, LookupError) as e:
+        if notebooks.is_notebook(path):  # its code cells as one module, in module lines
+            tree, notebook = notebooks.parse(source, cst.parse_module)
+        else:
+            tree = cst.parse_module(source)
+    except (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError, LookupError, notebooks.NotebookError) as e:
         # The last three: not UTF-8 and no (valid) coding cookie; Python refuses those too.
-        line, column, message = _syntax_error_location(source, e)
+        line, column, message = (1, 1, str(e)) if notebook is None and notebooks.is_notebook(path) \
+            else _syntax_error_location(source, e)
         facts = F.ModuleFacts(path=path, module=module, is_package=is_package)
         facts.candidates.append(F.Candidate("STG000", None, F.Span(line, column, line, column), {"error": message}))
         return facts
     ctx = FileContext(path, module, is_package, settings, TENSORFLOW)
     ctx.project_roots = frozenset(project_roots)
     ctx.source_digest = digest(source)  # fixes are applied only to these exact bytes
-    return analyze_module(tree, ctx, [r for r in all_rules() if not r.runtime_only])
+    facts = analyze_module(tree, ctx, [r for r in all_rules() if not r.runtime_only])
+    if notebook is not None:  # one STG000 per cell that does not parse (the cell is left out)
+        for cell, line, column, message in notebook.broken:
+            at = notebook.starts[notebook.cells.index(cell)] + line - 1
+            facts.candidates.append(F.Candidate("STG000", None, F.Span(at, column, at, column),
+                                                {"error": f"{message} (this cell is skipped, the others are checked)"}))
+    return facts
 
 
 def _syntax_error_location(source: bytes, error: Exception) -> tuple[int, int, str]:
@@ -309,7 +321,7 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
     plan_key = planned = None
     if use_cache and deferred:
         plan_key = cache.key("plan", fact_settings, sorted(given), follow_imports, sorted(selection.digests.items()))
-        planned = cache.get("plan", plan_key, list)
+        planned = cache.get("plan", plan_key, list[str])
         if planned is not None and set(planned) <= deferred.keys():
             files = files + [deferred.pop(real) for real in planned]
         else:
@@ -406,6 +418,8 @@ def _analyse_here(paths, settings, roots, more, sources, lookup=None, store=None
                 outcome = Outcome(path, "ok", analyze_source(path, sources[real], settings, roots))
             except RecursionError:
                 outcome = Outcome(path, "skipped", detail="too deeply nested to analyse")
+            except notebooks.NotPython as e:
+                outcome = Outcome(path, "skipped", detail=str(e))
             except Exception:  # as in the workers: one file's internal error loses only that file
                 outcome = Outcome(path, "error", detail=traceback.format_exc(limit=-6))
         else:
@@ -432,7 +446,7 @@ def _findings(project: Project, modules, reported: set[str], sources: dict[str, 
         for module, cand in extra:
             candidates.append((by_module[module], cand))
     seen = set()
-    lines_cache: dict[str, list[str]] = {}
+    lines_cache: dict[str, tuple[list[str], bytes]] = {}
     for m, cand in candidates:
         if m.path not in reported:
             continue
@@ -482,7 +496,7 @@ def _findings(project: Project, modules, reported: set[str], sources: dict[str, 
         if finding.sort_key() + (finding.message,) in seen:
             continue
         seen.add(finding.sort_key() + (finding.message,))
-        lines = lines_cache.get(m.path)
+        lines, source = lines_cache.get(m.path) or (None, b"")
         if lines is None:
             source = sources.get(m.path)
             if source is None:
@@ -490,10 +504,12 @@ def _findings(project: Project, modules, reported: set[str], sources: dict[str, 
                     source = _read(m.path)
                 except OSError:
                     source = b""
-            lines = lines_cache[m.path] = _decode_lines(source)
+            lines = notebooks.module_lines(m.path, source) if notebooks.is_notebook(m.path) else _decode_lines(source)
+            lines_cache[m.path] = (lines, source)
         if rule.code != "STG000" and (file_is_off(lines, rule.code) or (noqa and is_suppressed(finding, lines))):
             continue
-        yield finding
+        # A notebook's findings are shown in cell coordinates (`stagelint.notebooks`).
+        yield notebooks.place(finding, source) if notebooks.is_notebook(m.path) else finding
 
 
 def _ignored_for_file(path: str, code: str, settings: Settings) -> bool:

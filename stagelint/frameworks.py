@@ -397,6 +397,10 @@ MULTI_OUTPUT_OPS = frozenset({
     "tensorflow.unravel_index", "tensorflow.sparse.fill_empty_rows", "tensorflow.raw_ops.Split",
     "tensorflow.compat.v1.image.sample_distorted_bounding_box", "tensorflow.compat.v1.clip_by_global_norm",
     "tensorflow.compat.v1.nn.moments", "tensorflow.compat.v1.parse_single_sequence_example",
+    # (audio, sample_rate), (output, argmax), (values, indices)...: unpacking them is plain Python
+    "tensorflow.audio.decode_wav", "tensorflow.nn.max_pool_with_argmax", "tensorflow.math.unique_with_counts",
+    "tensorflow.nn.fractional_max_pool", "tensorflow.nn.fractional_avg_pool", "tensorflow.math.approx_max_k",
+    "tensorflow.math.approx_min_k", "tensorflow.experimental.numpy.split",
 })
 #: Ops whose first argument is a list of tensors: passing a parameter there does not make it one.
 LIST_TAKING_OPS = frozenset({

@@ -229,7 +229,7 @@ class FileSummary:
     and (once asked) whether Python parses it."""
 
     stages: bool
-    names: frozenset
+    names: frozenset[str]
     parses: bool | None = None
     entries: bool = False
 
@@ -418,7 +418,9 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
                           files_for=lambda names: graph.files_for(names, with_index=True))
     for real, summary in summaries.items():
         shown = given.get(real)
-        if summary is None or (real in live and summary.entries):
+        # A notebook's JSON is not Python the screen can read (escaped strings, one cell's
+        # syntax error is not the file's): notebooks always get the full analysis.
+        if summary is None or (real in live and summary.entries) or (shown is not None and shown.endswith(".ipynb")):
             if shown is not None or summary is not None:
                 selection.analyse.append(shown if shown is not None else _display_path(Path(real)))
             continue

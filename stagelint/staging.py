@@ -28,6 +28,7 @@ class Project:
         self.settings = settings
         self.framework = framework
         self.modules: dict[str, F.ModuleFacts] = {}
+        F.disambiguate(modules)  # `a/model.py` and `b/model.py`: two modules, not one
         for m in modules:
             self.modules.setdefault(m.module, m)
         self._suffixes: dict[str, set[str]] = {}
@@ -70,19 +71,26 @@ class Project:
         m = self.modules.get(key[0])
         return m.functions.get(key[1]) if m else None
 
-    def _module_for(self, dotted: str) -> str | None:
+    def _module_for(self, dotted: str, near: str | None = None) -> str | None:
         if dotted in self.modules:
             return dotted
         matches = self._suffixes.get(dotted)
         if matches and len(matches) == 1:
             return next(iter(matches))
+        if matches and near:
+            # `from model import step` in a/train.py, with a/model.py and b/model.py: the one
+            # in the importer's folder
+            folder = near.rpartition(".")[0]
+            same = [m for m in matches if m.rpartition(".")[0] == folder]
+            if len(same) == 1:
+                return same[0]
         return None
 
-    def split_qualified(self, qualified: str) -> tuple[str, str] | None:
+    def split_qualified(self, qualified: str, near: str | None = None) -> tuple[str, str] | None:
         """`pkg.mod.Class.method` -> (`pkg.mod`, `Class.method`), longest module prefix first."""
         parts = qualified.split(".")
         for i in range(len(parts) - 1, 0, -1):
-            module = self._module_for(".".join(parts[:i]))
+            module = self._module_for(".".join(parts[:i]), near)
             if module is not None:
                 return module, ".".join(parts[i:])
         return None
@@ -100,7 +108,7 @@ class Project:
             _, cls, method = target
             return self._method(cls, method, skip_self=target[0] == "super")
         qualified = target[1]
-        split = self.split_qualified(qualified)
+        split = self.split_qualified(qualified, module)
         if split is None or depth > 4:
             return None
         mod, rest = split

@@ -39,6 +39,7 @@ class Outcome:
 def analyse_one(path: str, settings, roots) -> Outcome:
     from stagelint.files import digest
     from stagelint.engine import analyze_source
+    from stagelint.notebooks import NotPython
 
     try:
         with open(path, "rb") as fh:
@@ -49,6 +50,8 @@ def analyse_one(path: str, settings, roots) -> Outcome:
         return Outcome(path, "ok", analyze_source(path, source, settings, roots), digest=digest(source))
     except RecursionError:
         return Outcome(path, "skipped", detail="too deeply nested to analyse")
+    except NotPython as e:  # a notebook for another language
+        return Outcome(path, "skipped", detail=str(e))
     except MemoryError:
         return Outcome(path, "skipped", detail="out of memory while analysing")
     except Exception:  # one file's internal error must not lose the others' findings
