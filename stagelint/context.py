@@ -124,6 +124,8 @@ class FileContext:
         self.escaped_depth = 0
         #: Lambdas a `tf.data` transformation traces: walked as functions of their own.
         self._dataset_lambdas: set[int] = set()
+        #: functions whose decorators are being walked (taken off `functions` meanwhile)
+        self._decorated: list[FunctionInfo] = []
         self.module_node: cst.Module | None = None
         #: Name node (target of a binding) -> the expression bound to it.
         self.bound_values: dict[int, cst.BaseExpression] = {}
@@ -789,6 +791,10 @@ class _Walker(cst.CSTVisitor):
                 ctx.escaped_depth += 1
             if id(node) in ctx._dataset_lambdas:
                 ctx._enter_lambda(node)
+        elif t is cst.Decorator:
+            if ctx.functions and any(d is node for d in getattr(ctx.functions[-1].node, "decorators", ())):
+                # A decorator's expression runs once, where the def is, not in the function.
+                ctx._decorated.append(ctx.functions.pop())
         elif t is cst.For or t is cst.While:
             ctx._loop_stack.append(id(node))
             ctx.loop_depth += 1
@@ -870,6 +876,9 @@ class _Walker(cst.CSTVisitor):
                 ctx.escaped_depth -= 1
             if id(original_node) in ctx._dataset_lambdas:
                 ctx._leave_function()
+        elif t is cst.Decorator:
+            if ctx._decorated and any(d is original_node for d in ctx._decorated[-1].node.decorators):
+                ctx.functions.append(ctx._decorated.pop())
         elif t is cst.For or t is cst.While:
             ctx._loop_stack.pop()
             ctx.loop_depth -= 1

@@ -329,3 +329,27 @@ def test_imported_project_module_is_followed_but_only_given_files_are_reported(t
         ("pkg/helpers.py", 2)
     ]
     assert [(f.path, f.line) for f in check_paths(["pkg"]).findings] == [("pkg/helpers.py", 2)]
+
+
+def test_code_in_a_decorators_arguments_is_not_staged_code():
+    # `@tf.function(input_signature=make_spec(3))` runs `make_spec` once, where the def is
+    # (tensorflow/docs tutorials/distribute/input.py: `input_signature=[ds.element_spec]`); the
+    # same helper called from the body is traced.
+    source = """
+        import tensorflow as tf
+
+        def make_spec(n):
+            print("building the signature for", n)
+            return [tf.TensorSpec([n], tf.float32)]
+
+        def noisy(x):
+            print("tracing")
+            return x
+
+        @tf.function(input_signature=make_spec(3))
+        def step(x):
+            return noisy(x) * 2
+
+        step(tf.ones([3]))
+    """
+    assert pairs(source) == {(8, "STG101")}
