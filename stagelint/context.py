@@ -32,6 +32,8 @@ from stagelint.frameworks import (
     MAPPING_TYPES,
     MUTATING_METHODS,
     EAGER_TESTS,
+    KERAS_STEP_METHODS,
+    KERAS_TRAINING_METHODS,
     PARTIAL_CALLS,
     SEQUENCE_TESTS,
     TRACING_TESTS,
@@ -545,6 +547,7 @@ FILE_OPENERS = frozenset({"builtins.open", "io.open", "codecs.open", "gzip.open"
                           "tensorflow.io.gfile.GFile", "tensorflow.gfile.GFile", "tensorflow.compat.v1.gfile.GFile",
                           "tensorflow.gfile.Open", "tensorflow.compat.v1.gfile.Open"})
 
+KERAS_DRIVING_METHODS = KERAS_STEP_METHODS | KERAS_TRAINING_METHODS
 TENSOR_SPECS = frozenset({"tensorflow.TensorSpec", "tensorflow.compat.v2.TensorSpec"})
 
 
@@ -1115,6 +1118,12 @@ class _Walker(cst.CSTVisitor):
             inner = inner.value
         if isinstance(inner, cst.Call) and ctx.qualified_names(inner.func) & staging:
             ctx._fresh_staging_calls.add(id(inner))
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in KERAS_DRIVING_METHODS:
+            from stagelint.tensors import value_of
+
+            value = value_of(ctx, node.func.value, ctx.function)
+            ctx.facts.keras_drives.append(
+                (node.func.attr.value, value.cls, value.ident, ctx.function.qualname if ctx.function else None))
         receiver = None
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in BUILDING_METHODS:
             receiver = node.func.value

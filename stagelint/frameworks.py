@@ -360,6 +360,13 @@ DATASET_ENTRY_WORDS = ("Dataset", "tf.data", "num_parallel_calls", "flat_map", "
 #: `functools.partial(f, ...)`: calling it calls `f` with the remaining arguments.
 PARTIAL_CALLS = frozenset({"functools.partial"})
 
+#: Keras methods `fit` and friends trace (`train_step`, ...), and the calls that run them: a class
+#: whose `train_step` the code calls by hand, on objects it never trains, runs it eagerly.
+KERAS_STEP_METHODS = frozenset({"train_step", "test_step", "predict_step"})
+KERAS_TRAINING_METHODS = frozenset({"fit", "evaluate", "predict", "train_on_batch", "test_on_batch",
+                                    "predict_on_batch", "fit_generator", "evaluate_generator",
+                                    "predict_generator", "compile"})
+
 # Keras objects that create variables on first use (STG403) -----------------------------------------
 
 #: Methods whose call, outside staged code, creates an optimizer's or a model's variables.

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import deque
 
 from stagelint import facts as F
-from stagelint.frameworks import KERAS3_BASE_PREFIXES, Framework
+from stagelint.frameworks import KERAS3_BASE_PREFIXES, KERAS_STEP_METHODS, Framework
 
 Key = tuple[str, str]  # (module, qualname)
 
@@ -248,6 +248,38 @@ class Project:
                 self.dataset_bound.setdefault(key, set()).update(self._partial_bound(key, df))
                 if key not in self.entries:
                     self.entries[key] = "dataset"
+
+        self._drop_hand_driven()
+
+    def _drop_hand_driven(self) -> None:
+        """Keras methods of a class whose `train_step` (`test_step`, `predict_step`) the code calls
+        by hand, from eager code, on objects it never trains (no `fit`, `evaluate`, `predict`,
+        `compile` on them): Keras traces nothing of it, so they are no entry points (the
+        tensorflow/docs migration guides drive a model this way to log numbers eagerly)."""
+        driven: dict[str, set[str]] = {}  # class -> idents of the objects driven by hand
+        trained_classes: set[str] = set()
+        trained_idents: set[str] = set()
+        for m in self.modules.values():
+            for method, cls, ident, caller in m.keras_drives:
+                if method in KERAS_STEP_METHODS:
+                    if cls and ident and (caller is None or (m.module, caller) not in self.entries):
+                        driven.setdefault(self.resolved_class_name(cls), set()).add(ident)
+                elif cls or ident:
+                    trained_classes.add(self.resolved_class_name(cls))
+                    trained_idents.add(ident)
+        for cls, idents in driven.items():
+            if idents & trained_idents or self.class_family(cls) & trained_classes:
+                continue
+            lineage, todo = set(), [cls]
+            while todo:  # the class and its project bases, whose methods its objects run
+                found = self.resolve_class(todo.pop())
+                if found is not None and found[1].qualname not in lineage:
+                    lineage.add(found[1].qualname)
+                    todo.extend(found[1].bases)
+            for key, kind in list(self.entries.items()):
+                f = self.function(key)
+                if kind == "keras" and f is not None and self.resolved_class_name(f.class_qualname) in lineage:
+                    del self.entries[key]
 
     def _partial_bound(self, key: Key, df: F.DatasetFunction) -> set[str]:
         """Parameters `functools.partial` fixes: Python values, not the dataset's elements."""

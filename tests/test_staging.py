@@ -353,3 +353,41 @@ def test_code_in_a_decorators_arguments_is_not_staged_code():
         step(tf.ones([3]))
     """
     assert pairs(source) == {(8, "STG101")}
+
+
+HAND_DRIVEN = """
+    import tensorflow as tf
+
+    class SimpleModel(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(1)
+            self.logs = []
+
+        def call(self, x):
+            print("forward")
+            return self.dense(x)
+
+        def train_step(self, data):
+            x, y = data
+            loss = tf.reduce_mean(self(x) - y)
+            print("step")
+            return {"loss": loss}
+
+    model = SimpleModel()
+    for step in range(3):
+        model.train_step([tf.ones([2, 2]), tf.ones([2, 1])])
+"""
+
+
+def test_keras_methods_of_a_model_driven_by_hand_and_never_trained_run_eagerly():
+    # tensorflow/docs guide/migrate/migration_debugging: `model.train_step(batch)` in a Python
+    # loop, no compile/fit: Keras traces nothing.
+    assert pairs(HAND_DRIVEN) == set()
+
+
+def test_keras_methods_of_a_model_that_is_also_trained_are_staged():
+    trained = textwrap.dedent(HAND_DRIVEN) + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(tf.ones([4, 2]), tf.ones([4, 1]))\n"
+    assert pairs(trained) == {(10, "STG101"), (16, "STG101")}
+    other = textwrap.dedent(HAND_DRIVEN).replace("model = SimpleModel()", "model = SimpleModel()\nfitted = SimpleModel()\nfitted.fit(tf.ones([4, 2]), tf.ones([4, 1]))")
+    assert pairs(other) == {(10, "STG101"), (16, "STG101")}
