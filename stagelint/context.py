@@ -32,6 +32,7 @@ from stagelint.frameworks import (
     MAPPING_TYPES,
     MUTATING_METHODS,
     EAGER_TESTS,
+    KERAS_SETUP_HOOKS,
     KERAS_STEP_METHODS,
     KERAS_TRAINING_METHODS,
     PARTIAL_CALLS,
@@ -56,7 +57,8 @@ SETUP_METHODS = frozenset({"__init__", "__post_init__", "build", "compile", "set
 
 def is_setup_method(name: str) -> bool:
     """`__init__`, `build` and its helpers (`_build_head`, `int8_build`): they run before tracing."""
-    return name in SETUP_METHODS or name.startswith(("build", "_build")) or name.endswith("_build")
+    return (name in SETUP_METHODS or name in KERAS_SETUP_HOOKS or name.startswith(("build", "_build"))
+            or name.endswith("_build"))
 
 
 def code_of(node: cst.CSTNode) -> str:

@@ -367,6 +367,10 @@ KERAS_TRAINING_METHODS = frozenset({"fit", "evaluate", "predict", "train_on_batc
                                     "predict_on_batch", "fit_generator", "evaluate_generator",
                                     "predict_generator", "compile"})
 
+#: Keras hooks that set an object up before anything is traced: `fit` calls a callback's
+#: `set_model` / `set_params` before the first batch (STG302 takes their writes as set-up).
+KERAS_SETUP_HOOKS = frozenset({"set_model", "set_params"})
+
 # Keras objects that create variables on first use (STG403) -----------------------------------------
 
 #: Methods whose call, outside staged code, creates an optimizer's or a model's variables.

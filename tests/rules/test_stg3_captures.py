@@ -361,3 +361,25 @@ def test_keras_compile_is_set_up_code():
                 soft = tf.nn.softmax(self.teacher(x) / self.temperature)
                 return {"loss": self.alpha * tf.reduce_sum(soft)}
     """)
+
+
+def test_stg302_attributes_set_in_keras_set_up_hooks_are_set_up():
+    # tensorflow/examples efficientdet COCOCallback: `fit` calls `set_model` before the first
+    # batch; a setter the user calls between calls is a change.
+    assert_marked("""
+        import tensorflow as tf
+
+        def post(config, x):
+            return x * config
+
+        class Eval(tf.keras.callbacks.Callback):
+            def set_model(self, model):
+                self.config = model.config
+
+            def retune(self, config):
+                self.scale = config
+
+            @tf.function
+            def _detect(self, x):
+                return post(self.config, x) + self.scale  # STG302
+    """)
