@@ -373,13 +373,24 @@ def test_stg302_attributes_set_in_keras_set_up_hooks_are_set_up():
             return x * config
 
         class Eval(tf.keras.callbacks.Callback):
-            def set_model(self, model):
-                self.config = model.config
+            def __init__(self, data):
+                super().__init__()
+                self.data = data
+                self.scale = 1.0
 
-            def retune(self, config):
-                self.scale = config
+            def set_model(self, model):
+                self.model = model
+                config = model.config
+                self.config = config
+
+            def retune(self, scale):
+                self.scale = scale
 
             @tf.function
             def _detect(self, x):
-                return post(self.config, x) + self.scale  # STG302
+                return post(self.config, self.model(x)) * self.scale  # STG302
+
+            def on_epoch_end(self, epoch, logs=None):
+                for x in self.data:
+                    self._detect(x)
     """)
