@@ -388,7 +388,8 @@ def test_stg302_attributes_set_in_keras_set_up_hooks_are_set_up():
 
             @tf.function
             def _detect(self, x):
-                return post(self.config, self.model(x)) * self.scale  # STG302
+                y = post(self.config, self.model(x))
+                return y * self.scale  # STG302
 
             def on_epoch_end(self, epoch, logs=None):
                 for x in self.data:
