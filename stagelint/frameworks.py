@@ -371,6 +371,12 @@ KERAS_TRAINING_METHODS = frozenset({"fit", "evaluate", "predict", "train_on_batc
 #: `set_model` / `set_params` before the first batch (STG302 takes their writes as set-up).
 KERAS_SETUP_HOOKS = frozenset({"set_model", "set_params"})
 
+#: Decorators (last part) that register a function as a web request handler (Flask, FastAPI,
+#: Starlette, aiohttp `routes.get`): it runs once per request, so a Function made in it is made
+#: anew for every request (STG502).
+REQUEST_HANDLER_DECORATORS = frozenset({"route", "get", "post", "put", "patch", "delete", "websocket",
+                                        "api_route"})
+
 # Keras objects that create variables on first use (STG403) -----------------------------------------
 
 #: Methods whose call, outside staged code, creates an optimizer's or a model's variables.

@@ -11,6 +11,7 @@ from stagelint.context import TENSOR_CHECKS, short_code
 from stagelint.frameworks import (
     PYTHON_IO_CALLS,
     PYTHON_IO_PREFIXES,
+    REQUEST_HANDLER_DECORATORS,
     STATEFUL_METHODS,
     STRUCTURE_PARAMETER_NAMES,
 )
@@ -306,7 +307,10 @@ class FunctionRecreated(Rule):
     comprehension (`[tf.function(f)(x) for x in xs]`), also when `f` is a lambda; a
     `@tf.function` defined and called inside a function that itself runs repeatedly (its call
     sites are in loops, or there are several); `tf.function(f)(x)` inside such a function; and
-    the same function wrapped and called at once more than once in one scope.
+    the same function wrapped and called at once more than once in one scope; a factory that
+    returns a new Function, called and its result called at once in a loop
+    (`make_step(s)(x)`); a Function made in a web request handler (a function registered with
+    `@app.route`, `@app.post`, ...: it runs once per request).
 
     Not flagged: Functions made once and kept (`step = tf.function(f)` at module level, in
     `__init__`, or stored in a dict inside a loop for later reuse); Functions a driver makes
@@ -316,7 +320,8 @@ class FunctionRecreated(Rule):
     do not make a function "run repeatedly"; one-shot wrappers that run
     once (`tf.function(f)(x)` in a test or a script); `tf.function(f).get_concrete_function(...)`,
     the guide's way to build one concrete function per optimizer or per mutated object; factories
-    that return the Function instead of calling it.
+    that return the Function instead of calling it, whose result the caller keeps
+    (`step = make_step(model)`, `{k: make_step(k) for k in keys}`).
 
     ## Why is this bad?
     Traces belong to the Function object: separate Function objects never share traces, even
@@ -441,6 +446,8 @@ class FunctionRecreated(Rule):
         self._graph_only: list[cst.CSTNode] = []
         #: comprehensions around the walk: their element runs once per item, like a loop body
         self._comprehensions: list[cst.CSTNode] = []
+        #: `factory(...)(x)` inside a loop: (qualnames the factory may be, the loop)
+        self._factory_calls: list[tuple[set[str], cst.CSTNode]] = []
 
     def visit_ListComp(self, node) -> None:
         self._comprehensions.append(node)
@@ -489,6 +496,11 @@ class FunctionRecreated(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
         inner = node.func
+        if isinstance(inner, cst.Call) and not self._staging(inner.func) and (ctx.loops or self._comprehensions):
+            # `make_step(s)(x)` in a loop: the factory's Function is made and used once per iteration
+            names = {ctx.relative(q) for q in ctx.qualified_names(inner.func)}
+            loop = self._comprehensions[-1] if self._comprehensions else ctx.loops[-1]
+            self._factory_calls.append((names, loop))
         if isinstance(inner, cst.Call) and self._staging(inner.func) and inner.args:
             record = self._record(inner, inner.args[0].value, "immediate")
             if self._comprehensions:
@@ -541,6 +553,15 @@ class FunctionRecreated(Rule):
                 scope = record["scope"].qualname if record["scope"] else None
                 immediate_per_scope.setdefault((scope, self._key(record)), []).append(record)
         for record in self.made:
+            scope = record["scope"]
+            if record["used"] is None and scope is not None and record["loop"] is None:
+                # a factory that returns its Function, called and its result called at once, in
+                # a loop: a new Function per iteration
+                loop = next((lp for names, lp in self._factory_calls if scope.qualname in names), None)
+                if loop is not None:
+                    record["used"] = "factory"
+                    record["factory_loop"] = loop
+        for record in self.made:
             key = self._key(record)
             if key is None or record["used"] is None:
                 continue
@@ -551,7 +572,12 @@ class FunctionRecreated(Rule):
                 fields = {"what": what, "func": "the lambda", "_stages_itself": True}
             else:
                 fields = {"what": what, "_anchors": [[ctx.module, key]]}
-            if record["loop"] is not None:
+            if record.get("factory_loop") is not None:
+                loop = "loop" if isinstance(record["factory_loop"], (cst.For, cst.While)) else "comprehension"
+                self.report(record["node"], function=scope, where=(
+                    f"an iteration of the {loop} on line {ctx.position(record['factory_loop']).line} "
+                    f"(`{scope.facts.name}(...)(...)`)"), **fields)
+            elif record["loop"] is not None:
                 loop = "loop" if isinstance(record["loop"], (cst.For, cst.While)) else "comprehension"
                 self.report(record["node"], function=scope,
                             where=f"the {loop} on line {ctx.position(record['loop']).line}", **fields)
@@ -595,6 +621,9 @@ class FunctionRecreated(Rule):
             return True
         if (module.module, enclosing) in project.reached:
             return False  # made while the enclosing function is traced: once per trace, not per call
+        f = project.function((module.module, enclosing))
+        if f is not None and any(d.rsplit(".", 1)[-1] in REQUEST_HANDLER_DECORATORS for d in f.decorators):
+            return {"where": f"`{f.name}` (it handles every request)"}
         # Tests call a driver once each; several tests are not a loop.
         sites = [site for mod, site in project.call_sites.get((module.module, enclosing), ()) if not _is_test_module(mod)]
         return len(sites) > 1 or any(site.in_loop for site in sites)

@@ -472,3 +472,52 @@ def test_stg503_different_small_bounds_from_staged_call_sites_unroll_once_each()
         a = tile(tf.ones([1]), 2)
         b = tile(tf.ones([1]), 3)
     """)
+
+
+def test_stg502_factory_result_called_at_once_in_a_loop_and_request_handlers():
+    assert_marked("""
+        import tensorflow as tf
+        from flask import Flask
+
+        app = Flask(__name__)
+
+        def make_step(scale):
+            @tf.function  # STG502
+            def step(x):
+                return x * scale
+            return step
+
+        for s in range(10):
+            make_step(s)(tf.constant(1.0))
+
+        @app.route("/predict")
+        def predict(request):
+            f = tf.function(lambda x: x + 1)  # STG502
+            return f(request)
+    """)
+
+
+def test_stg502_factories_whose_functions_are_kept_and_handlers_using_a_kept_function_are_fine():
+    assert_marked("""
+        import tensorflow as tf
+        from flask import Flask
+
+        app = Flask(__name__)
+
+        def make_step(scale):
+            @tf.function
+            def step(x):
+                return x * scale
+            return step
+
+        kept = make_step(2.0)
+        for s in range(10):
+            kept(tf.constant(1.0))
+        steps = {k: make_step(k) for k in range(3)}
+
+        serve = tf.function(lambda x: x + 1)
+
+        @app.route("/predict")
+        def predict(request):
+            return serve(request)
+    """)
