@@ -261,14 +261,20 @@ class Project:
         trained_idents: set[str] = set()
         for m in self.modules.values():
             for method, cls, ident, caller in m.keras_drives:
+                # idents name a binding within one module (`model@12`)
                 if method in KERAS_STEP_METHODS:
                     if cls and ident and (caller is None or (m.module, caller) not in self.entries):
-                        driven.setdefault(self.resolved_class_name(cls), set()).add(ident)
-                elif cls or ident:
-                    trained_classes.add(self.resolved_class_name(cls))
-                    trained_idents.add(ident)
+                        driven.setdefault(self.resolved_class_name(cls), set()).add(f"{m.module}:{ident}")
+                else:
+                    if cls:
+                        trained_classes.add(self.resolved_class_name(cls))
+                    if ident:
+                        trained_idents.add(f"{m.module}:{ident}")
         for cls, idents in driven.items():
-            if idents & trained_idents or self.class_family(cls) & trained_classes:
+            # the project's classes an object of `cls` may be: `tf.keras.Model().fit(...)` elsewhere
+            # trains no object of this class
+            family = {c for c in self.class_family(cls) if c in self.classes}
+            if idents & trained_idents or family & trained_classes:
                 continue
             lineage, todo = set(), [cls]
             while todo:  # the class and its project bases, whose methods its objects run

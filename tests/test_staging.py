@@ -391,3 +391,22 @@ def test_keras_methods_of_a_model_that_is_also_trained_are_staged():
     assert pairs(trained) == {(10, "STG101"), (16, "STG101")}
     other = textwrap.dedent(HAND_DRIVEN).replace("model = SimpleModel()", "model = SimpleModel()\nfitted = SimpleModel()\nfitted.fit(tf.ones([4, 2]), tf.ones([4, 1]))")
     assert pairs(other) == {(10, "STG101"), (16, "STG101")}
+
+
+def test_a_model_driven_by_hand_stays_eager_when_other_modules_train_other_models(tmp_path, monkeypatch):
+    # The notebooks folder checked as one project: `tf.keras.Model(...).fit(...)` and a `model@N`
+    # binding in other files train nothing of this class.
+    root = _package(tmp_path, {
+        "nb/__init__.py": "",
+        "nb/debugging.py": HAND_DRIVEN,
+        "nb/other.py": """
+            import tensorflow as tf
+
+            inputs = tf.keras.Input((2,))
+            model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))
+            model.compile(optimizer="sgd", loss="mse")
+            model.fit(tf.ones([4, 2]), tf.ones([4, 1]))
+        """,
+    })
+    monkeypatch.chdir(root)
+    assert [(f.path, f.line, f.code) for f in check_paths(["nb"]).findings] == []
