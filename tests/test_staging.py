@@ -399,14 +399,15 @@ def test_a_model_driven_by_hand_stays_eager_when_other_modules_train_other_model
     root = _package(tmp_path, {
         "nb/__init__.py": "",
         "nb/debugging.py": HAND_DRIVEN,
-        "nb/other.py": """
-            import tensorflow as tf
-
+        # `model` bound on the same line number as in debugging.py
+        "nb/other.py": "import tensorflow as tf\n" + "\n" * 15 + textwrap.dedent("""
             inputs = tf.keras.Input((2,))
             model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))
             model.compile(optimizer="sgd", loss="mse")
             model.fit(tf.ones([4, 2]), tf.ones([4, 1]))
-        """,
+        """),
     })
+    line = next(i for i, text in enumerate((root / "nb/debugging.py").read_text().splitlines(), 1) if "model = " in text)
+    assert (root / "nb/other.py").read_text().splitlines()[line - 1].startswith("model = ")
     monkeypatch.chdir(root)
     assert [(f.path, f.line, f.code) for f in check_paths(["nb"]).findings] == []
