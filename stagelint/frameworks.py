@@ -355,8 +355,9 @@ DATASET_ONLY_METHODS = frozenset({
     "bucket_by_sequence_length", "group_by_window", "take_while",
 })
 #: How a dataset transformation shows in source, for the screen that decides which files to
-#: analyse first (a file with only a `map` on a dataset parameter is found through its callers).
-DATASET_ENTRY_WORDS = ("Dataset", "tf.data", "num_parallel_calls", "flat_map", "interleave")
+#: analyse first: a call of one of these methods (`.map(`, `.filter(`...).
+DATASET_ENTRY_WORDS = tuple(sorted(set(DATASET_FUNCTION_METHODS) | {
+    q.rsplit(".", 1)[-1] for q in DATASET_FUNCTION_TRANSFORMS}))
 #: `functools.partial(f, ...)`: calling it calls `f` with the remaining arguments.
 PARTIAL_CALLS = frozenset({"functools.partial"})
 
