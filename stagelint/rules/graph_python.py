@@ -226,6 +226,22 @@ _ITERATING_BUILTINS = frozenset({
 _CONTAINERS = frozenset({"list", "tuple", "dict", "set", "str", "range", "nest"})
 _ITERATE_ERROR = "OperatorNotAllowedInGraphError (iterating over a symbolic tf.Tensor)"
 _BOOL_ERROR = "OperatorNotAllowedInGraphError (using a symbolic tf.Tensor as a Python bool)"
+#: The branches checked where no AutoGraph runs (their tests must come from ops).
+_BRANCHES = frozenset({"`if`", "`while`", "`... if ... else ...`", "a `for` loop"})
+
+
+def _python_truth(expr) -> bool:
+    """A test whose value is a Python bool whatever its operands are: `x is None`, `x is not y`,
+    `not <such>`, `<such> and <such>`."""
+    if isinstance(expr, cst.Comparison):
+        return all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in expr.comparisons)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        return _python_truth(expr.expression)
+    if isinstance(expr, cst.BooleanOperation):
+        return _python_truth(expr.left) and _python_truth(expr.right)
+    return False
+
+
 _BRANCH_INSTEAD = "branch with `tf.cond` / `keras.ops.cond` (or select with `tf.where`)"
 
 
@@ -502,7 +518,11 @@ class TensorAsPythonValue(Rule):
     def finish(self) -> None:
         reported = set()
         for node, expr, func, fields in self.checks:
+            if fields.get("_unconverted") and _python_truth(expr):
+                continue  # `if x is None:`: a Python bool whatever `x` is
             t = self._tensor(expr, func)
+            if fields.get("_unconverted") and fields["what"] in _BRANCHES and not t.definite:
+                continue  # a branch needs an op's result as its test, not a parameter's guess
             if t.possible and id(node) not in reported:
                 reported.add(id(node))
                 self.report(node, function=func, **fields, **_tensor_fields(t))

@@ -502,3 +502,26 @@ def test_keras3_base_class_and_helper_across_modules(tmp_path):
                 return shared(x)
         """,
     })
+
+
+def test_keras3_and_autograph_off_python_tests_of_optional_inputs_are_fine():
+    # tfp (autograph=False everywhere) and keras-hub preprocessors: `if rate is None:` is a
+    # Python bool; a parameter's truth value needs evidence that it is a tensor.
+    assert_marked("""
+        import keras
+        import tensorflow as tf
+
+        @tf.function(autograph=False)
+        def sample(shape, rate=None, log_rate=None):
+            if rate is None and log_rate is not None:
+                rate = tf.exp(log_rate)
+            return tf.random.gamma(shape, 1.0) / (rate if rate is not None else 1.0)
+
+        class Pre(keras.layers.Layer):
+            def call(self, x, mask=None, training=False):
+                if mask is not None:
+                    x = x * mask
+                if not training:
+                    return x
+                return x * 2
+    """)
