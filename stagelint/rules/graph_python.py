@@ -400,6 +400,9 @@ class TensorAsPythonValue(Rule):
         #: (node, expression, function, fields): decided at the end of the file, when every
         #: binding and every `isinstance(x, (list, tuple))` test of the function is known
         self.checks: list[tuple] = []
+        #: (function, name) pairs the function tests against None: optional values, maybe static
+        #: Python ones (`pred_value = tf.get_static_value(p)`; `if pred_value is not None:`)
+        self.none_tested: set[tuple[int, str]] = set()
 
     def _tensor(self, expr, func) -> Tensorness:
         """A tensor itself, not a Python list/tuple of tensors (`tf.unstack(x)`, `[a, b]`, a
@@ -468,6 +471,11 @@ class TensorAsPythonValue(Rule):
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if not self._staged():
             return
+        if isinstance(node.left, cst.Name) and any(
+            isinstance(c.operator, (cst.Is, cst.IsNot)) and isinstance(c.comparator, cst.Name)
+            and c.comparator.value == "None" for c in node.comparisons
+        ):
+            self.none_tested.add((id(self.ctx.function), node.left.value))
         for target in node.comparisons:
             if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(
                 target.comparator, (cst.List, cst.Tuple, cst.Set)
@@ -520,6 +528,9 @@ class TensorAsPythonValue(Rule):
         for node, expr, func, fields in self.checks:
             if fields.get("_unconverted") and _python_truth(expr):
                 continue  # `if x is None:`: a Python bool whatever `x` is
+            bare = expr.expression if isinstance(expr, cst.UnaryOperation) else expr
+            if fields.get("_unconverted") and isinstance(bare, cst.Name) and (id(func), bare.value) in self.none_tested:
+                continue  # `if pred_value:` after `if pred_value is not None:`: a static value
             t = self._tensor(expr, func)
             if fields.get("_unconverted") and fields["what"] in _BRANCHES and not t.definite:
                 continue  # a branch needs an op's result as its test, not a parameter's guess

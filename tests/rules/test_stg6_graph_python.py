@@ -525,3 +525,23 @@ def test_keras3_and_autograph_off_python_tests_of_optional_inputs_are_fine():
                     return x
                 return x * 2
     """)
+
+
+def test_autograph_off_branch_on_an_optional_static_value_is_fine():
+    # tfp prefer_static.cond: `pred_value = static_value(pred)` is a NumPy value or None.
+    assert_marked("""
+        import tensorflow as tf
+
+        def static_value(pred):
+            value = tf.get_static_value(pred)
+            return value if value is not None else pred
+
+        @tf.function(autograph=False)
+        def cond(pred, a, b):
+            pred_value = static_value(pred)
+            if pred_value is not None:
+                if pred_value:
+                    return a
+                return b
+            return tf.where(pred, a, b)
+    """)
