@@ -230,6 +230,16 @@ _BOOL_ERROR = "OperatorNotAllowedInGraphError (using a symbolic tf.Tensor as a P
 _BRANCHES = frozenset({"`if`", "`while`", "`... if ... else ...`", "a `for` loop"})
 
 
+def _names_in(expr):
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            yield node.value
+        elif not isinstance(node, (cst.Lambda, cst.Call)):
+            stack.extend(node.children)
+
+
 def _python_truth(expr) -> bool:
     """A test whose value is a Python bool whatever its operands are: `x is None`, `x is not y`,
     `not <such>`, `<such> and <such>`."""
@@ -528,8 +538,9 @@ class TensorAsPythonValue(Rule):
         for node, expr, func, fields in self.checks:
             if fields.get("_unconverted") and _python_truth(expr):
                 continue  # `if x is None:`: a Python bool whatever `x` is
-            bare = expr.expression if isinstance(expr, cst.UnaryOperation) else expr
-            if fields.get("_unconverted") and isinstance(bare, cst.Name) and (id(func), bare.value) in self.none_tested:
+            if fields.get("_unconverted") and fields["what"] in _BRANCHES and any(
+                (id(func), n) in self.none_tested for n in _names_in(expr)
+            ):
                 continue  # `if pred_value:` after `if pred_value is not None:`: a static value
             t = self._tensor(expr, func)
             if fields.get("_unconverted") and fields["what"] in _BRANCHES and not t.definite:
