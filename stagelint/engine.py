@@ -264,8 +264,7 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
         from stagelint import screen as screening
 
         read = (lambda real: sources[real] if real in sources else _read(real)) if sources else None
-        selection = screening.select(files, settings, search_roots, names, read,
-                                     cache=cache if not sources else None, realpath=realpath)
+        selection = screening.select(files, settings, search_roots, names, read, cache=cache, realpath=realpath)
         files = selection.analyse
         digests = selection.digests
         for path in selection.skip:
@@ -297,7 +296,10 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
                 return None
         module, is_package = names(path)
         facts = cache.get("facts", facts_key(cache, fact_settings, path, module, is_package, known), F.ModuleFacts)
-        return None if facts is None else Outcome(path, "ok", facts, digest=known, cached=True)
+        if facts is None:
+            return None
+        facts.path = path  # the key holds it relative to the project root: shown as given here
+        return Outcome(path, "ok", facts, digest=known, cached=True)
 
     def more(outcome):
         if not follow or outcome.facts is None or len(queued) >= 2000:
@@ -312,14 +314,16 @@ def _check_paths(paths, settings, follow_imports, report_imported, jobs, noqa, s
 
     modules: list[F.ModuleFacts] = []
     reported: set[str] = set()
-    use_cache = cache is not None and cache.enabled and not sources
+    # With `sources` (an editor's buffer), the other files still come from the cache; the
+    # buffer is analysed afresh and not kept (`_analyse_here`), nor is a plan that depends on it.
+    use_cache = cache is not None and cache.enabled
     store = (cache, fact_settings) if use_cache else None
     deferred = dict(selection.deferred) if selection is not None else {}
     words = Words(selection.sources, selection.names) if selection is not None else None
     # The rounds' outcome depends only on the files' contents and names: a run over the same
     # files takes it from the cache, rather than repeat the project phase once per round.
     plan_key = planned = None
-    if use_cache and deferred:
+    if use_cache and deferred and not sources:
         plan_key = cache.key("plan", fact_settings, sorted(given), follow_imports, sorted(selection.digests.items()))
         planned = cache.get("plan", plan_key, list[str])
         if planned is not None and set(planned) <= deferred.keys():
@@ -390,9 +394,9 @@ def _placeholders(paths, others: list[F.ModuleFacts], names) -> list[F.ModuleFac
 
 
 def facts_key(cache, fact_settings, path: str, module: str, is_package: bool, content_digest: str) -> str:
-    """The cache key of a file's facts: its bytes, its path as shown and dotted name, the
+    """The cache key of a file's facts: its bytes, its path (from the project root) and dotted name, the
     analysis settings and the packages checked (stagelint's own version is the cache's folder)."""
-    return cache.key("facts", fact_settings, path, module, is_package, content_digest)
+    return cache.key("facts", fact_settings, cache.relative(path), module, is_package, content_digest)
 
 
 def store_outcome(store, outcome) -> None:
@@ -414,8 +418,14 @@ def _analyse_here(paths, settings, roots, more, sources, lookup=None, store=None
         path = queue.pop(0)
         real = os.path.realpath(path)
         if real in sources:
+            from stagelint.budget import over_budget
+
+            reason = over_budget(sources[real], settings, in_process=True)
             try:
-                outcome = Outcome(path, "ok", analyze_source(path, sources[real], settings, roots))
+                if reason is not None:
+                    outcome = Outcome(path, "skipped", detail=reason)
+                else:
+                    outcome = Outcome(path, "ok", analyze_source(path, sources[real], settings, roots))
             except RecursionError:
                 outcome = Outcome(path, "skipped", detail="too deeply nested to analyse")
             except notebooks.NotPython as e:
@@ -423,7 +433,8 @@ def _analyse_here(paths, settings, roots, more, sources, lookup=None, store=None
             except Exception:  # as in the workers: one file's internal error loses only that file
                 outcome = Outcome(path, "error", detail=traceback.format_exc(limit=-6))
         else:
-            outcome = (lookup(path) if lookup is not None else None) or analyse_one(path, settings, roots)
+            outcome = (lookup(path) if lookup is not None else None) or analyse_one(path, settings, roots,
+                                                                                    in_process=True)
             store_outcome(store, outcome)
         yield outcome
         queue.extend(more(outcome))

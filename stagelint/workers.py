@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 
 from stagelint import facts as F
+from stagelint.budget import over_budget
 
-#: A file whose analysis takes longer than this is abandoned (a hang, not a slow file).
-FILE_TIMEOUT = 300.0
+#: A file whose analysis takes longer than this is abandoned, unless the settings say otherwise
+#: (`file-timeout`).
+FILE_TIMEOUT = 120.0
 
 
 @dataclass
@@ -36,7 +38,9 @@ class Outcome:
     cached: bool = False
 
 
-def analyse_one(path: str, settings, roots) -> Outcome:
+def analyse_one(path: str, settings, roots, in_process: bool = False) -> Outcome:
+    """One file's outcome. `in_process`: not in a worker (a crash would end the run), so the
+    file is read by Python's parser first (`budget.over_budget`)."""
     from stagelint.files import digest
     from stagelint.engine import analyze_source
     from stagelint.notebooks import NotPython
@@ -46,6 +50,9 @@ def analyse_one(path: str, settings, roots) -> Outcome:
             source = fh.read()
     except OSError as e:
         return Outcome(path, "unreadable", detail=f"cannot read: {e.strerror or e}")
+    reason = over_budget(source, settings, in_process)
+    if reason is not None:
+        return Outcome(path, "skipped", detail=reason)
     try:
         return Outcome(path, "ok", analyze_source(path, source, settings, roots), digest=digest(source))
     except RecursionError:
@@ -141,6 +148,7 @@ def analyse_files(paths, settings, roots, jobs: int, more=None, lookup=None, sto
     queue.clear()
     queue.extend(biggest_first)
     mp = _context()
+    timeout = getattr(settings, "file_timeout", None) or FILE_TIMEOUT
     jobs = max(1, min(jobs, len(queue)))
     workers = [_Worker(mp, settings, roots, store) for _ in range(jobs)]
     try:
@@ -169,10 +177,11 @@ def analyse_files(paths, settings, roots, jobs: int, more=None, lookup=None, sto
                     outcome = Outcome(w.path, "skipped",
                                       detail=f"the analysis process died ({reason}); the file is likely too deeply nested for the parser")
                     workers[i] = _Worker(mp, settings, roots, store)
-                elif outcome is None and now - w.started > FILE_TIMEOUT:
+                elif outcome is None and now - w.started > timeout:
                     w.process.kill()
                     w.process.join()
-                    outcome = Outcome(w.path, "skipped", detail=f"analysis took longer than {FILE_TIMEOUT:.0f} s")
+                    outcome = Outcome(w.path, "skipped",
+                                      detail=f"skipped: the analysis took longer than {timeout:g} s (file-timeout)")
                     workers[i] = _Worker(mp, settings, roots, store)
                 if outcome is None:
                     continue
