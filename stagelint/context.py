@@ -33,6 +33,9 @@ from stagelint.frameworks import (
     MUTATING_METHODS,
     EAGER_TESTS,
     GET_OR_CREATE_CALLS,
+    KERAS_SETUP_HOOKS,
+    KERAS_STEP_METHODS,
+    KERAS_TRAINING_METHODS,
     PARTIAL_CALLS,
     SEQUENCE_TESTS,
     TRACING_TESTS,
@@ -55,7 +58,8 @@ SETUP_METHODS = frozenset({"__init__", "__post_init__", "build", "compile", "set
 
 def is_setup_method(name: str) -> bool:
     """`__init__`, `build` and its helpers (`_build_head`, `int8_build`): they run before tracing."""
-    return name in SETUP_METHODS or name.startswith(("build", "_build")) or name.endswith("_build")
+    return (name in SETUP_METHODS or name in KERAS_SETUP_HOOKS or name.startswith(("build", "_build"))
+            or name.endswith("_build"))
 
 
 def code_of(node: cst.CSTNode) -> str:
@@ -129,6 +133,8 @@ class FileContext:
         self.escaped_depth = 0
         #: Lambdas a `tf.data` transformation traces: walked as functions of their own.
         self._dataset_lambdas: set[int] = set()
+        #: functions whose decorators are being walked (taken off `functions` meanwhile)
+        self._decorated: list[FunctionInfo] = []
         self.module_node: cst.Module | None = None
         #: Name node (target of a binding) -> the expression bound to it.
         self.bound_values: dict[int, cst.BaseExpression] = {}
@@ -612,6 +618,7 @@ FILE_OPENERS = frozenset({"builtins.open", "io.open", "codecs.open", "gzip.open"
                           "tensorflow.io.gfile.GFile", "tensorflow.gfile.GFile", "tensorflow.compat.v1.gfile.GFile",
                           "tensorflow.gfile.Open", "tensorflow.compat.v1.gfile.Open"})
 
+KERAS_DRIVING_METHODS = KERAS_STEP_METHODS | KERAS_TRAINING_METHODS
 TENSOR_SPECS = frozenset({"tensorflow.TensorSpec", "tensorflow.compat.v2.TensorSpec"})
 
 
@@ -896,6 +903,10 @@ class _Walker(cst.CSTVisitor):
                 ctx.escaped_depth += 1
             if id(node) in ctx._dataset_lambdas:
                 ctx._enter_lambda(node)
+        elif t is cst.Decorator:
+            if ctx.functions and any(d is node for d in getattr(ctx.functions[-1].node, "decorators", ())):
+                # A decorator's expression runs once, where the def is, not in the function.
+                ctx._decorated.append(ctx.functions.pop())
         elif t is cst.For or t is cst.While:
             ctx._loop_stack.append(id(node))
             ctx.loop_depth += 1
@@ -980,6 +991,9 @@ class _Walker(cst.CSTVisitor):
                 ctx.escaped_depth -= 1
             if id(original_node) in ctx._dataset_lambdas:
                 ctx._leave_function()
+        elif t is cst.Decorator:
+            if ctx._decorated and any(d is original_node for d in ctx._decorated[-1].node.decorators):
+                ctx.functions.append(ctx._decorated.pop())
         elif t is cst.For or t is cst.While:
             ctx._loop_stack.pop()
             ctx.loop_depth -= 1
@@ -1218,6 +1232,12 @@ class _Walker(cst.CSTVisitor):
             inner = inner.value
         if isinstance(inner, cst.Call) and ctx.qualified_names(inner.func) & staging:
             ctx._fresh_staging_calls.add(id(inner))
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in KERAS_DRIVING_METHODS:
+            from stagelint.tensors import value_of
+
+            value = value_of(ctx, node.func.value, ctx.function)
+            ctx.facts.keras_drives.append(
+                (node.func.attr.value, value.cls, value.ident, ctx.function.qualname if ctx.function else None))
         receiver = None
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in BUILDING_METHODS:
             receiver = node.func.value

@@ -486,8 +486,10 @@ class _Values(_MemoizedWalk):
                 values.append(Value(inner.what) if inner.what in NUMBERS | {"list", "tuple", "str"} else UNKNOWN)
             else:
                 value = self.of(bound)
-                if isinstance(node, cst.Name) and value.what and (not value.ident or value.ident.startswith("new@")):
-                    # the object made on that line is the one this name holds
+                if isinstance(node, cst.Name) and value.what and (not value.ident or value.ident.startswith("new@")) \
+                        and not (value.ident and id(node) in ctx.loop_bound):
+                    # the object made on that line is the one this name holds (bound in a loop
+                    # to a new object: a new one on every iteration, as the `new@` ident says)
                     value = Value(value.what, value.cls, f"{node.value}@{ctx.position(node).line}")
                 values.append(value)
         return self._merge(values)
