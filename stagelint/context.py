@@ -1103,6 +1103,22 @@ class _Walker(cst.CSTVisitor):
             local = alias.evaluated_alias or alias.evaluated_name
             ctx.facts.imports[local] = f"{base}.{alias.evaluated_name}" if base else alias.evaluated_name
 
+    def _record_escaped_param(self, node: cst.Call) -> None:
+        """`tf.py_function(func, ...)` where `func` is a parameter of this or an enclosing function:
+        that function is a decorator keeping what it decorates eager."""
+        ctx = self.ctx
+        first = node.args[0] if node.args else None
+        if first is None or not isinstance(first.value, cst.Name):
+            return
+        if first.keyword is not None and first.keyword.value not in ("func", "fn"):
+            return
+        info = ctx.function
+        while info is not None:
+            if ctx.binding_kind(first.value, info) == "param":
+                info.facts.escapes_param = True
+                return
+            info = info.parent
+
     def _record_call(self, node: cst.Call) -> None:
         ctx = self.ctx
         fw = ctx.framework
@@ -1121,6 +1137,7 @@ class _Walker(cst.CSTVisitor):
             for arg in node.args:
                 if isinstance(arg.value, cst.Lambda):
                     ctx._escaped_lambdas.add(id(arg.value))
+            self._record_escaped_param(node)
         elif isinstance(node.func, cst.Attribute) or names:
             self._record_dataset_functions(node, names)
         if names & staging and node.args:

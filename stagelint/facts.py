@@ -103,6 +103,10 @@ class FunctionFacts:
     decorators: list[str] = field(default_factory=list)
     #: body returns `tf.function(<own parameter>)`: the function is itself a staging wrapper
     wraps_param: bool = False
+    #: a nested function hands this function's parameter to an eager escape
+    #: (`def deco(func): def wrapper(*a): return tf.py_function(func, a, ...)`): what it
+    #: decorates runs eagerly, the wrapper is what gets traced
+    escapes_param: bool = False
     calls: list[CallEdge] = field(default_factory=list)
     #: the staging decorator fixes an `input_signature` (Python values cannot retrace it)
     input_signature: bool = False

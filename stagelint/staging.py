@@ -58,6 +58,8 @@ class Project:
         self._writes_by_attr: dict[str, list[tuple[str, F.AttrWrite]]] | None = None
         self._bound_method_sites: set[int] = set()
         self._afresh: set[Key] | None = None
+        #: project decorators that hand what they decorate to `tf.py_function` (`escaped`)
+        self._escaping: set[str] = set()
         self._callers: dict[Key, set[Key]] | None = None
         self._converted: set[Key] | None = None
         self._find_entries()
@@ -221,9 +223,13 @@ class Project:
             for f in m.functions.values():
                 if f.wraps_param and "<locals>" not in f.qualname:
                     wrappers.add(f"{m.module}.{f.qualname}")
+        for m in self.modules.values():
+            for f in m.functions.values():
+                if f.escapes_param and "<locals>" not in f.qualname:
+                    self._escaping.add(f"{m.module}.{f.qualname}")
         for m in sorted(self.modules.values(), key=lambda m: m.module):
             for q, f in m.functions.items():
-                if f.escape:
+                if self.escaped((m.module, q)):
                     continue
                 key = (m.module, q)
                 if f.staged_by:
@@ -243,7 +249,7 @@ class Project:
                     self.entries[key] = "wrapper"
             for df in m.dataset_functions:
                 key = self.resolve(m.module, df.target)
-                if key is None:
+                if key is None or self.escaped(key):
                     continue
                 self.dataset_bound.setdefault(key, set()).update(self._partial_bound(key, df))
                 if key not in self.entries:
@@ -295,6 +301,16 @@ class Project:
         params = f.params[1:] if f.class_qualname and df.target[0] in ("self", "super") else f.params
         return set(df.bound) | set(params[:df.bound_positional])
 
+    def escaped(self, key: Key) -> bool:
+        """Runs eagerly: decorated with `tf.py_function`, or with a project decorator whose wrapper
+        hands it to one (what a caller traces is the wrapper, not this function)."""
+        f = self.function(key)
+        if f is None:
+            return False
+        if f.escape:
+            return True
+        return bool(self._escaping) and any(self._is_wrapper(key[0], d, self._escaping) for d in f.decorators)
+
     def _is_wrapper(self, module: str, decorator: str, wrappers: set[str]) -> bool:
         if decorator in wrappers:
             return True
@@ -336,7 +352,7 @@ class Project:
             if callee is None:
                 continue
             cf = self.function(callee)
-            if cf is None or cf.escape:
+            if cf is None or self.escaped(callee):
                 continue
             yield callee
 
@@ -370,7 +386,7 @@ class Project:
             if edge.kind != "call" or self.eager_only(key, edge):
                 continue
             callee = self.resolve(key[0], edge.target)
-            if callee is not None and self.function(callee) is not None and not self.function(callee).escape:
+            if callee is not None and self.function(callee) is not None and not self.escaped(callee):
                 yield edge, callee
 
     # Call sites and parameter tensor-ness -----------------------------------------------------

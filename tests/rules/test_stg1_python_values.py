@@ -231,6 +231,48 @@ def test_py_function_and_init_scope_run_python_on_purpose():
     """)
 
 
+def test_project_decorator_handing_the_function_to_py_function_keeps_it_eager():
+    # tensorflow/docs guide/data_performance: what `ds.map(naive_map)` traces is `wrapper`;
+    # `naive_map` itself runs in `tf.py_function`, eagerly, once per element
+    assert_marked("""
+        import time
+        import tensorflow as tf
+
+        def map_decorator(func):
+            def wrapper(steps, times, values):
+                return tf.py_function(func, inp=(steps, times, values), Tout=(tf.int64, tf.float32, tf.int32))
+            return wrapper
+
+        @map_decorator
+        def naive_map(steps, times, values):
+            start = time.perf_counter()
+            time.sleep(0.001)
+            return steps, times, values
+
+        ds = tf.data.Dataset.range(3).map(lambda s: (s, 0.0, 1)).map(naive_map)
+    """)
+
+
+def test_project_decorator_that_calls_the_function_in_the_graph_keeps_it_staged():
+    # the twin: a wrapper calling `func` directly traces it
+    assert_marked("""
+        import time
+        import tensorflow as tf
+
+        def map_decorator(func):
+            def wrapper(steps, times, values):
+                return func(steps, times, values)
+            return wrapper
+
+        @map_decorator
+        def naive_map(steps, times, values):
+            start = time.perf_counter()  # STG104
+            return steps, times, values
+
+        ds = tf.data.Dataset.range(3).map(lambda s: (s, 0.0, 1)).map(naive_map)
+    """)
+
+
 def test_stg104_interprocedural_across_modules(tmp_path):
     got = assert_project_marked(tmp_path, {
         "pkg/__init__.py": "",

@@ -474,6 +474,51 @@ def test_stg503_different_small_bounds_from_staged_call_sites_unroll_once_each()
     """)
 
 
+def test_stg503_different_small_bounds_through_a_helper_called_eagerly_unroll_once_each(tmp_path):
+    # tf-models' spatial_transform_ops: `multilevel_crop_and_resize(f, rois, output_size=7)` and
+    # `(..., output_size=14)` from a model's build code forward `output_size` to a helper a
+    # traced layer also reaches: eager calls of a plain helper run eagerly, traced ones unroll
+    # at their own fixed size. A Function called eagerly with 7 then 14 traces twice.
+    assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/ops.py": """
+            import tensorflow as tf
+
+            def grid(b, n):
+                out = []
+                for i in range(n):
+                    out.append(tf.identity(b) * i)
+                return tf.stack(out)
+
+            def crop(b, output_size=7):
+                return grid(b, output_size)
+
+            class Sampler(tf.keras.layers.Layer):
+                def call(self, b):
+                    return crop(b, 7)
+        """,
+        "pkg/model.py": """
+            from pkg.ops import crop
+
+            def build_outputs(b):
+                return crop(b, output_size=7), crop(b, output_size=14)
+        """,
+        "pkg/step.py": """
+            import tensorflow as tf
+
+            @tf.function
+            def crop_fn(b, output_size):
+                out = []
+                for i in range(output_size):  # STG503
+                    out.append(tf.identity(b) * i)
+                return tf.stack(out)
+
+            crop_fn(tf.ones([2]), 7)
+            crop_fn(tf.ones([2]), 14)
+        """,
+    })
+
+
 def test_stg502_factory_result_called_at_once_in_a_loop_and_request_handlers():
     assert_marked("""
         import tensorflow as tf
