@@ -180,7 +180,8 @@ class TraceTimeSideEffect(Rule):
             if q in PYTHON_IO_CALLS or q.startswith(PYTHON_IO_PREFIXES):
                 short = q.removeprefix("builtins.")
                 if short == "print":
-                    instead = "use `tf.print()` to print on every call"
+                    self._report_print(node)
+                    return
                 elif short.startswith(("logging.", "absl.logging.", "warnings.", "tensorflow.compat.v1.logging.")):
                     self.messages.append((ctx.function, node, f"{short}()", tuple(self.tests)))
                     return
@@ -247,6 +248,8 @@ class TraceTimeSideEffect(Rule):
 
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
+        if "_print_params" in candidate.fields:
+            return not cls._prints_python_values_in_a_dataset_function(candidate, project, module)
         if "_params" not in candidate.fields or candidate.fields.get("_definite"):
             return True
         calls = candidate.fields.get("_calls")
@@ -263,8 +266,39 @@ class TraceTimeSideEffect(Rule):
                 return True
         return bool(set(candidate.fields["_params"]) & project.tensor_params(key))
 
+    @staticmethod
+    def _prints_python_values_in_a_dataset_function(candidate, project, module) -> bool:
+        key = (module.module, candidate.function)
+        entry = project.reached.get(key)
+        if entry is None or project.entries.get(entry) != "dataset" or key in project.entries and key != entry:
+            return False
+        params = set(candidate.fields["_print_params"])
+        if key == entry:
+            # the dataset's elements arrive as the function's own parameters (not `partial`-bound ones)
+            f = project.function(key)
+            if f is None or params - project.dataset_bound.get(key, set()) - f.literal_default_params:
+                return False
+        return not (params & project.tensor_params(key))
+
     def _report(self, node: cst.Call, call: str, instead: str) -> None:
         self.report(node, call=call, instead=instead)
+
+    def _report_print(self, node: cst.Call) -> None:
+        """`print(...)`, with what `confirm` needs to leave a print of Python values alone in a
+        `tf.data` function (traced once, when the pipeline is built: it prints its configuration
+        once, as meant). `print("Tracing!")` of literals alone is the trace counter it always was."""
+        ctx = self.ctx
+        func = ctx.function
+        shown: list[str] = []
+        for arg in node.args:
+            if arg.keyword is not None or isinstance(arg.value, (cst.SimpleString, cst.ConcatenatedString)):
+                continue
+            if not (isinstance(arg.value, cst.Name) and ctx.binding_kind(arg.value, func) == "param"):
+                shown = []  # a local, a call, a structure: judged as a value of the graph
+                break
+            shown.append(arg.value.value)
+        fields = {"_print_params": sorted(shown)} if shown else {}
+        self.report(node, call="print()", instead="use `tf.print()` to print on every call", **fields)
 
     def fix(self, node: cst.CSTNode, fields: dict):
         """`print(a, b)` -> `tf.print(a, b)`, only where the two mean the same."""

@@ -429,6 +429,40 @@ def test_logs_of_python_values_describe_the_trace():
     """)
 
 
+def test_prints_of_python_values_in_a_tf_data_function_describe_the_pipeline():
+    # Model Garden image_classification/preprocessing.py: `print(height, width)` (ints from the
+    # config) in a helper of a `dataset.map` function: traced once when the pipeline is built,
+    # it prints once, as meant. A print of the elements (wmt_dataloader `print(tokenized_inputs)`)
+    # shows a symbolic tensor once: still flagged; and so is any print in a tf.function.
+    assert_marked("""
+        import tensorflow as tf
+
+        IMAGE_SIZE = 224
+
+        def resize_image(image, height=IMAGE_SIZE, width=IMAGE_SIZE):
+            print(height, width)
+            return tf.image.resize(image, tf.convert_to_tensor([height, width]))
+
+        def tokenize(inputs):
+            out = {k: tf.strings.split(v) for k, v in inputs.items()}
+            print(out)  # STG101
+            return out
+
+        def parse(record, size=IMAGE_SIZE):
+            print("element", record)  # STG101
+            return resize_image(tf.io.decode_jpeg(record), height=size, width=size)
+
+        def build(files, image_size):
+            ds = tf.data.TFRecordDataset(files).map(lambda r: parse(r, image_size))
+            return ds.map(lambda r: tokenize({"x": r}))
+
+        @tf.function
+        def step(x, n=3):
+            print(n)  # STG101
+            return x * n
+    """)
+
+
 # STG601 / STG602: what is a tensor ---------------------------------------------------------------------------
 
 
