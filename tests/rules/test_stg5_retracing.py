@@ -498,10 +498,15 @@ def test_stg503_different_small_bounds_through_a_helper_called_eagerly_unroll_on
                     return crop(b, 7)
         """,
         "pkg/model.py": """
+            import tensorflow as tf
             from pkg.ops import crop
 
             def build_outputs(b):
                 return crop(b, output_size=7), crop(b, output_size=14)
+
+            class Head(tf.keras.layers.Layer):
+                def call(self, x):
+                    return tf.nn.relu(x)
         """,
         "pkg/step.py": """
             import tensorflow as tf
