@@ -7,7 +7,8 @@ classes), functions decorated with a project helper that returns `tf.function(it
 and configured extra decorators. From there, calls are followed through the same module,
 `self.method()`, `super().method()`, nested functions, functions passed as arguments
 (`tf.cond(p, f, g)`), and project modules imported absolutely or relatively. Functions behind
-`tf.py_function` run eagerly and are not followed. The traversal visits every function once,
+`tf.py_function` run eagerly and are not followed, and so do functions decorated with a project
+decorator whose wrapper hands them to `tf.py_function` (what a caller traces is the wrapper). The traversal visits every function once,
 so recursion in the call graph terminates.
 """
 

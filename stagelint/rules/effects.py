@@ -34,7 +34,9 @@ class TraceTimeSideEffect(Rule):
     Not flagged: logs and warnings made only of Python values (a message, shapes, options):
     `logging.warning("List inputs are discouraged")`, `logging.debug("shape %s", x.shape)`. They
     describe the trace, and are the same for every call that reuses it, so once per trace is
-    what their authors mean (and Python shows a warning once per location anyway).
+    what their authors mean (and Python shows a warning once per location anyway). Likewise a
+    `print` of parameters holding Python values (`print(height, width)` from the configuration)
+    in a `tf.data` function, which is traced once, when the pipeline is built.
 
     ## Why is this bad?
     `tf.function` runs the Python body only while tracing. The effect happens on the first

@@ -648,7 +648,9 @@ class PythonLoopUnrolled(Rule):
     where callers pass one small fixed number (a model's size, below 32), or nothing visible,
     or different small numbers from call sites that are themselves staged code
     (`self._patch(x, 2)` in one traced function, `self._patch(x, 3)` in another: each unrolls
-    once, at a fixed size); lists of structure rather than data (tensors, layers, callbacks); loops over parameters
+    once, at a fixed size) or from eager code calling a plain helper rather than a Function
+    (`crop(x, output_size=7)`, `crop(x, output_size=14)` in a model's build code: those calls
+    run eagerly, and traced ones unroll at their own fixed size); lists of structure rather than data (tensors, layers, callbacks); loops over parameters
     whose callers are not visible or pass tensors or datasets.
 
     ## Why is this bad?
