@@ -31,7 +31,7 @@ def test_named_functions_methods_and_partials_given_to_dataset_transformations_a
             return x > 1
 
         def scale(x, k):
-            print("scale", k)  # STG101
+            print("scale", k, x)  # STG101
             return x * k
 
         def add(state, x):
@@ -157,7 +157,7 @@ def test_lambda_in_a_method_calls_a_method_across_modules(tmp_path):
 
             class Loader:
                 def _parse(self, record, training):
-                    print("parse", training)  # STG101
+                    print("parse", record, training)  # STG101
                     return decode(record)
 
                 def _describe(self):

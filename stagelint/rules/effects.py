@@ -16,7 +16,7 @@ from stagelint.fix import tensorflow_alias
 from stagelint.rules.base import Rule
 from stagelint.stores import store_is_external, store_sites, stored_tensor
 from stagelint.analysis.values import FILE_METHODS
-from stagelint.tensors import Tensorness, tensorness, value_of
+from stagelint.tensors import NUMBERS, Tensorness, tensorness, value_of
 
 
 class TraceTimeSideEffect(Rule):
@@ -280,7 +280,27 @@ class TraceTimeSideEffect(Rule):
             f = project.function(key)
             if f is None or params - project.dataset_bound.get(key, set()) - f.literal_default_params:
                 return False
-        return not (params & project.tensor_params(key))
+        if params & project.tensor_params(key):
+            return False
+        # a helper: every parameter shown must be a Python value at every call site that passes
+        # it (a literal, a Python number), or left to its literal default
+        f = project.function(key)
+        for p in params:
+            args = project.args_for(key, p)
+            if not args and (f is None or p not in f.literal_default_params):
+                return False
+            for mod, site, a in args:
+                if a.kind == "python" or a.what in NUMBERS:
+                    continue
+                if a.kind == "tensor":
+                    return False
+                if a.root in ("closure", "global", "self") and not a.param:
+                    continue  # `lambda r: parse(r, image_size)`, `self.image_size`: configuration
+                caller = (mod, site.caller) if site.caller is not None else None
+                if not a.param or caller is None or caller in project.entries:
+                    return False  # the dataset's element, or a value the caller computes
+                # else: a parameter of an eager caller that no call site fills (configuration)
+        return True
 
     def _report(self, node: cst.Call, call: str, instead: str) -> None:
         self.report(node, call=call, instead=instead)

@@ -456,6 +456,13 @@ def test_prints_of_python_values_in_a_tf_data_function_describe_the_pipeline():
             ds = tf.data.TFRecordDataset(files).map(lambda r: parse(r, image_size))
             return ds.map(lambda r: tokenize({"x": r}))
 
+        class Builder:
+            def __init__(self, size):
+                self.image_size = size
+
+            def preprocess(self, image):
+                return resize_image(image, height=self.image_size, width=self.image_size)
+
         @tf.function
         def step(x, n=3):
             print(n)  # STG101
