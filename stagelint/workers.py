@@ -12,52 +12,16 @@ import gc
 import multiprocessing
 import os
 import sys
-import traceback
 from collections import deque
-from dataclasses import dataclass
 from multiprocessing.connection import wait
 
-from stagelint import facts as F
+from stagelint.pipeline.perfile import Outcome, analyse_one, store_outcome
 
 #: A file whose analysis takes longer than this is abandoned (a hang, not a slow file).
 FILE_TIMEOUT = 300.0
 
 
-@dataclass
-class Outcome:
-    path: str
-    #: "ok", "unreadable", "skipped" (crash, hang, too deep) or "error" (an internal error)
-    status: str
-    facts: F.ModuleFacts | None = None
-    detail: str = ""
-    #: SHA-256 of the bytes analysed (the result cache's key)
-    digest: str = ""
-    #: served from the result cache
-    cached: bool = False
-
-
-def analyse_one(path: str, settings, roots) -> Outcome:
-    from stagelint.files import digest
-    from stagelint.engine import analyze_source
-
-    try:
-        with open(path, "rb") as fh:
-            source = fh.read()
-    except OSError as e:
-        return Outcome(path, "unreadable", detail=f"cannot read: {e.strerror or e}")
-    try:
-        return Outcome(path, "ok", analyze_source(path, source, settings, roots), digest=digest(source))
-    except RecursionError:
-        return Outcome(path, "skipped", detail="too deeply nested to analyse")
-    except MemoryError:
-        return Outcome(path, "skipped", detail="out of memory while analysing")
-    except Exception:  # one file's internal error must not lose the others' findings
-        return Outcome(path, "error", detail=traceback.format_exc(limit=-6))
-
-
 def _serve(conn, settings, roots, store=None) -> None:
-    from stagelint.engine import store_outcome
-
     # Long operator chains nest deeply in the tree; a crash here costs only this process.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
     # A file's analysis makes a few hundred thousand objects and some cycles (the walk and its
@@ -111,7 +75,7 @@ def analyse_files(paths, settings, roots, jobs: int, more=None, lookup=None, sto
     """Yield an Outcome per file. `more(outcome)` may return further paths to analyse (the
     project modules a file imports); they join the queue. `lookup(path)` may serve a file's
     outcome (from the result cache) instead; `store` is where workers keep fresh outcomes
-    (`engine.store_outcome`). Workers start only when some file is not served: a run that the
+    (`pipeline.perfile.store_outcome`). Workers start only when some file is not served: a run that the
     cache serves entirely starts none."""
     import time
 
