@@ -18,9 +18,15 @@ An entry's key is a SHA-256 of everything its value depends on:
 Entries live in `.stagelint_cache/` in the project root (the folder of the pyproject.toml the
 settings came from, else the working directory), one file each, under a folder per stagelint
 fingerprint (the four most recent are kept). Each is written to a temporary file and moved
-into place, so a reader sees a whole entry or none. A cache must never cause an error or a
-wrong answer: an entry that cannot be read or unpickled, or is of the wrong shape, is a miss;
-a cache that cannot be written is silently not written; `--no-cache` (`enabled=False`) neither
+into place, so a reader sees a whole entry or none.
+
+The cache folder sits in the project, where anyone who can commit to it can put files: an
+entry is data, never code. It is a header line (format, kind, the whole key) and JSON, read
+back through a decoder that checks every value against the type the caller expects
+(`stagelint.datacodec`); nothing in it is evaluated, imported or unpickled. A cache must never
+cause an error or a wrong answer: an entry that cannot be read, has another header, or is not
+JSON of the expected shape is a miss (and is rebuilt); a value the format cannot carry or a
+cache that cannot be written is silently not written; `--no-cache` (`enabled=False`) neither
 reads nor writes.
 """
 
@@ -28,19 +34,26 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import hmac
 import os
-import pickle
 import shutil
+import stat
 import sys
-from dataclasses import fields
+import tempfile
+from dataclasses import fields, is_dataclass
 from pathlib import Path
 
-from stagelint import __version__
-from stagelint.files import write_atomically
+from stagelint import __version__, datacodec
+from stagelint.fix import Edit, Fix
+
+# Candidates keep their autofix in an untyped `fields` dict.
+datacodec.allow(Fix, Edit)
 
 CACHE_DIR = ".stagelint_cache"
 #: Bumped when the layout of entries changes.
-FORMAT = 1
+FORMAT = 2
+#: An entry larger than this is not read (what stagelint writes stays far below it).
+MAX_ENTRY = 64 * 1024 * 1024
 #: Settings that only filter or place findings after the analysis: not part of a key.
 _REPORT_ONLY = frozenset({"select", "ignore", "per_file_ignores", "exclude", "source", "root"})
 #: Fingerprint folders kept side by side (switching branches or versions back and forth).
@@ -108,8 +121,78 @@ def cache_root(settings) -> Path:
     return Path.cwd()
 
 
+def user_key_path() -> Path:
+    """Where this user's cache-signing key lives: outside every project, in the user's cache
+    folder (`$XDG_CACHE_HOME/stagelint/cache-key`, else `~/.cache/stagelint/cache-key`)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "stagelint" / "cache-key"
+
+
+_user_key: bytes | None = None
+
+
+def user_key() -> bytes:
+    """The secret that signs this user's entries, made on first use. Entries written with
+    another key (another user's, another machine's, a repository's) are misses. When it cannot
+    be read nor made, a key for this process alone: the cache then serves only this run."""
+    global _user_key
+    if _user_key is None:
+        path = user_key_path()
+        key = b""
+        try:
+            key = _read_regular(path, 4096)
+        except OSError:
+            pass
+        if len(key) < 32:
+            fresh = os.urandom(32).hex().encode()
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                _create_new(path, fresh, mode=0o600)
+                key = fresh
+            except OSError:
+                try:  # made meanwhile by another process
+                    key = _read_regular(path, 4096)
+                except OSError:
+                    key = b""
+                if len(key) < 32:
+                    key = fresh
+        _user_key = key
+    return _user_key
+
+
+def _read_regular(path, limit: int) -> bytes:
+    """The bytes of a regular file, at most `limit` + 1 of them. Neither a symlink (a committed
+    entry pointing at /dev/zero or at a secret) nor a device or a FIFO is read: OSError."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read(limit + 1)
+    finally:
+        os.close(fd)
+
+
+def _create_new(path, data: bytes, mode: int = 0o644) -> None:
+    """Create a file that does not exist (never through a symlink: O_EXCL), or raise OSError."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+
+
+def _header(kind: str, key: str) -> bytes:
+    """The start of an entry's first line: the format, its kind and its whole key (the file
+    name holds only part of it), checked before anything else is read."""
+    return f"stagelint-cache {FORMAT} {kind} {key} ".encode()
+
+
+def _signature(header: bytes, body: bytes) -> bytes:
+    return hmac.new(user_key(), header + body, hashlib.sha256).hexdigest().encode()
+
+
 class Cache:
-    """Get and put picklable values by key. Every failure is a miss or a skipped write."""
+    """Get and put values by key, as checked data (`stagelint.datacodec`), never code. Every
+    failure is a miss or a skipped write."""
 
     def __init__(self, root: str | os.PathLike | None = None, enabled: bool = True):
         self.enabled = enabled
@@ -119,6 +202,7 @@ class Cache:
         self.misses = 0
         self.writes = 0
         self._prepared = False
+        self._sound_dirs: set[Path] = set()
 
     @staticmethod
     def key(*parts) -> str:
@@ -131,23 +215,32 @@ class Cache:
     def _path(self, kind: str, key: str) -> Path:
         return self.dir / kind / key[:2] / key[2:]
 
-    def get(self, kind: str, key: str, expect: type | tuple | None = None):
-        """The value stored under `key`, or None (a miss) for anything short of a sound entry."""
+    def get(self, kind: str, key: str, expect=object):
+        """The value stored under `key`, read as type `expect` (a dataclass or a type hint such
+        as `list[str]`: `stagelint.datacodec`), or None (a miss) for anything short of a sound
+        entry of this user's: another key or kind, another signature, a truncated, oversized or
+        special file, a value of another shape."""
         if not self.enabled:
             return None
         try:
-            with open(self._path(kind, key), "rb") as fh:
-                data = fh.read()
+            data = _read_regular(self._path(kind, key), MAX_ENTRY)
         except OSError:
             self.misses += 1
             return None
+        header = _header(kind, key)
+        end = data.find(b"\n", len(header), len(header) + 80)
+        if len(data) > MAX_ENTRY or not data.startswith(header) or end < 0:
+            self.misses += 1
+            return None
+        body = data[end + 1:]
+        if not hmac.compare_digest(data[len(header):end], _signature(header, body)):
+            self.misses += 1
+            return None
         enabled = gc.isenabled()
-        gc.disable()  # unpickling many small objects under the collector costs several times more
+        gc.disable()  # building many small objects under the collector costs several times more
         try:
-            stored_key, value = pickle.loads(data)
-            if stored_key != key or (expect is not None and not isinstance(value, expect)):
-                raise ValueError("not this entry")
-        except Exception:
+            value = datacodec.loads(body, expect)
+        except Exception:  # datacodec.Invalid, or anything else a damaged entry provokes
             self.misses += 1
             return None
         finally:
@@ -156,17 +249,49 @@ class Cache:
         self.hits += 1
         return value
 
-    def put(self, kind: str, key: str, value) -> None:
+    def put(self, kind: str, key: str, value, hint=None) -> None:
+        """Keep `value` (of type `hint`: by default its own dataclass, else plain data)."""
         if not self.enabled:
             return
         try:
+            if hint is None:
+                hint = type(value) if is_dataclass(value) else object
+            body = datacodec.dumps(value, hint)
             self._prepare()
             path = self._path(kind, key)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(path, pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL), prefix=".tmp-")
+            self._sound_dir(path.parent.parent)
+            self._sound_dir(path.parent)
+            header = _header(kind, key)
+            data = header + _signature(header, body) + b"\n" + body
+            # Into a temporary file beside it, then renamed over the entry's name: a symlink
+            # there is replaced, never followed.
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.replace(tmp, path)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
             self.writes += 1
         except Exception:
-            return  # a read-only or full disk: run uncached
+            return  # a value the format cannot carry, a read-only or full disk: run uncached
+
+    def _sound_dir(self, folder: Path) -> None:
+        """Make `folder` (inside the cache) a real folder, or raise OSError: a symlink in the
+        cache (a committed one) must not lead writes elsewhere."""
+        if folder in self._sound_dirs:
+            return
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            pass
+        if folder.is_symlink() or not folder.is_dir():
+            raise OSError(f"{folder}: not a folder of the cache")
+        self._sound_dirs.add(folder)
 
     def _prepare(self) -> None:
         """Create the cache folder (ignored by git, tagged for backup tools) and drop the
@@ -174,17 +299,21 @@ class Cache:
         if self._prepared:
             return
         self._prepared = True
+        self.base.parent.mkdir(parents=True, exist_ok=True)
+        self._sound_dir(self.base)
         new = not self.dir.exists()
-        self.dir.mkdir(parents=True, exist_ok=True)
-        gitignore = self.base / ".gitignore"
-        if not gitignore.exists():
-            gitignore.write_text("# Created by stagelint\n*\n")
-            (self.base / "CACHEDIR.TAG").write_text(
-                "Signature: 8a477f597d28d172789f06886806bc55\n# stagelint's result cache; see stagelint/cache.py\n"
-            )
+        self._sound_dir(self.dir)
+        for name, text in ((".gitignore", "# Created by stagelint\n*\n"),
+                           ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"
+                                            "# stagelint's result cache; see stagelint/cache.py\n")):
+            try:
+                _create_new(self.base / name, text.encode())
+            except OSError:
+                pass  # there already (or a symlink: left alone)
         if new:
             try:
-                others = sorted((p for p in self.base.iterdir() if p.is_dir() and p != self.dir),
+                others = sorted((p for p in self.base.iterdir()
+                                 if not p.is_symlink() and p.is_dir() and p != self.dir),
                                 key=lambda p: p.stat().st_mtime, reverse=True)
             except OSError:
                 return

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 #:   ("name", "pkg.mod.func")      a qualified name (absolute; module-local names are prefixed)
 #:   ("self", "pkg.mod.Class", "m") `self.m(...)` inside a method of Class
 #:   ("super", "pkg.mod.Class", "m") `super().m(...)`
-Target = tuple
+Target = tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -208,7 +208,7 @@ class FileSummary:
     and (once asked) whether Python parses it."""
 
     stages: bool
-    names: frozenset
+    names: frozenset[str]
     parses: bool | None = None
     entries: bool = False
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import os
 import pickle
 import shutil
@@ -13,9 +16,12 @@ from pathlib import Path
 import pytest
 
 from stagelint import cache as cache_module
+from stagelint import datacodec
+from stagelint import facts as F
 from stagelint.cache import Cache, analysis_settings, code_fingerprint
 from stagelint.config import Settings
 from stagelint.engine import check_paths
+from stagelint.screen import FileSummary
 
 MODEL = """
 import tensorflow as tf
@@ -49,6 +55,13 @@ def _tree(root: Path) -> Path:
 
 def _keys(result):
     return [(f.path, f.line, f.column, f.code, f.message) for f in result.findings]
+
+
+@pytest.fixture(autouse=True)
+def user_key(tmp_path, monkeypatch):
+    """A signing key of this test's own (subprocesses find it through XDG_CACHE_HOME)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    monkeypatch.setattr(cache_module, "_user_key", None)
 
 
 @pytest.fixture
@@ -139,30 +152,235 @@ def _entries(root: Path):
     return [p for p in (root / ".stagelint_cache").rglob("*") if p.is_file() and p.parent.parent.name in ("facts", "screen", "plan")]
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "wrong key", "wrong type", "empty"])
+def _signed(path: Path, body: bytes, key: str | None = None, kind: str | None = None) -> bytes:
+    """An entry for `path`'s place in the cache, signed with this user's key (as if the
+    attacker knew it: then the decoder alone stands between the bytes and the analysis)."""
+    kind = kind or path.parent.parent.name
+    key = key or path.parent.name + path.name
+    header = cache_module._header(kind, key)
+    return header + cache_module._signature(header, body) + b"\n" + body
+
+
+def _body(data: bytes) -> bytes:
+    return data.split(b"\n", 1)[1]
+
+
+def _damage(path: Path, data: bytes, damage: str) -> None:
+    body = _body(data)
+    value = json.loads(body)
+    if damage == "garbage":
+        path.write_bytes(b"\x80\x05not an entry at all")
+    elif damage == "truncated":
+        path.write_bytes(data[: len(data) // 2])
+    elif damage == "empty":
+        path.write_bytes(b"")
+    elif damage == "wrong key":
+        path.write_bytes(_signed(path, body, key="0" * 64))
+    elif damage == "unsigned":
+        path.write_bytes(data.replace(data.split(b"\n", 1)[0].rsplit(b" ", 1)[1], b"0" * 64, 1))
+    elif damage == "another user's key":
+        header = data.split(b"\n", 1)[0].rsplit(b" ", 1)[0] + b" "
+        mac = hmac.new(b"someone else", header + body, hashlib.sha256).hexdigest().encode()
+        path.write_bytes(header + mac + b"\n" + body)
+    elif damage == "wrong type":
+        path.write_bytes(_signed(path, b"42"))
+    elif damage == "wrong shape":  # one item short (facts, summaries), or items of another type (plans)
+        plan = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        short = [["a list"]] if plan else value[:-1]
+        path.write_bytes(_signed(path, json.dumps(short).encode()))
+    elif damage == "bad types":
+        path.write_bytes(_signed(path, json.dumps(_retyped(value)).encode()))
+    elif damage == "deep nesting":
+        path.write_bytes(_signed(path, b"[" * 200_000 + b"]" * 200_000))
+    elif damage == "huge number":
+        path.write_bytes(_signed(path, b"[" + b"9" * 100_000 + b"]"))
+
+
+def _retyped(value):
+    """`value` with its first number and its first flag strings, and its first string a number."""
+    done = set()
+
+    def walk(v):
+        if isinstance(v, bool) and "bool" not in done:
+            done.add("bool")
+            return "yes"
+        if isinstance(v, bool) or v is None:
+            return v
+        if isinstance(v, int) and "int" not in done:
+            done.add("int")
+            return str(v)
+        if isinstance(v, str) and "str" not in done:
+            done.add("str")
+            return 12
+        if isinstance(v, list):
+            return [walk(i) for i in v]
+        if isinstance(v, dict):
+            return {k: walk(i) for k, i in v.items()}
+        return v
+
+    return walk(value)
+
+
+DAMAGES = ["garbage", "truncated", "empty", "wrong key", "unsigned", "another user's key", "wrong type",
+           "wrong shape", "bad types", "deep nesting", "huge number"]
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
 def test_damaged_entries_are_misses_not_errors(tree, damage):
     cold, _ = _run(tree)
     entries = _entries(tree)
-    assert entries
+    assert {p.parent.parent.name for p in entries} == {"facts", "screen", "plan"}
     for path in entries:
-        data = path.read_bytes()
-        if damage == "garbage":
-            path.write_bytes(b"\x80\x05not a pickle at all")
-        elif damage == "truncated":
-            path.write_bytes(data[: len(data) // 2])
-        elif damage == "wrong key":
-            key, value = pickle.loads(data)
-            path.write_bytes(pickle.dumps(("0" * 64, value)))
-        elif damage == "wrong type":
-            key, _ = pickle.loads(data)
-            path.write_bytes(pickle.dumps((key, 42)))
-        else:
-            path.write_bytes(b"")
+        _damage(path, path.read_bytes(), damage)
     result, c = _run(tree)
     assert _keys(result) == _keys(cold)
     assert c.misses and not c.hits and c.writes  # and the entries are written afresh
     warm, c2 = _run(tree)
     assert c2.hits and not c2.misses and _keys(warm) == _keys(cold)
+
+
+class _TouchOnUnpickle:
+    """Unpickled, it creates a file: what a crafted pickle entry in a repository could do."""
+
+    def __init__(self, target):
+        self.target = str(target)
+
+    def __reduce__(self):
+        return (open, (self.target, "w"))
+
+
+def test_a_crafted_pickle_entry_runs_nothing(tree, tmp_path):
+    cold, _ = _run(tree)
+    marker = tmp_path / "pwned"
+    payload = pickle.dumps(_TouchOnUnpickle(marker))
+    for path in _entries(tree):
+        key = path.parent.name + path.name
+        crafted = pickle.dumps((key, _TouchOnUnpickle(marker)))  # the layout of the old cache
+        path.write_bytes(crafted if path.parent.parent.name == "facts" else _signed(path, payload))
+    result, c = _run(tree)
+    assert not marker.exists()
+    assert _keys(result) == _keys(cold) and c.misses and not c.hits and c.writes
+    warm, c2 = _run(tree)
+    assert c2.hits and not c2.misses and _keys(warm) == _keys(cold)
+    pickle.loads(payload)  # the payload is live: unpickled, it does create the file
+    assert marker.exists()
+
+
+@pytest.mark.parametrize("signed", [True, False])
+def test_a_crafted_json_entry_runs_nothing(tree, tmp_path, signed):
+    cold, _ = _run(tree)
+    marker = tmp_path / "pwned"
+    touch = f"touch {marker}"
+    bodies = [
+        {"c": "os.system", "v": [touch]},  # a "class" to call, if the reader called classes
+        {"py/reduce": [{"py/function": "os.system"}, {"py/tuple": [touch]}]},  # jsonpickle's form
+        {"__class__": "subprocess.Popen", "args": [["touch", str(marker)]]},
+    ]
+    for i, path in enumerate(_entries(tree)):
+        value = json.loads(_body(path.read_bytes()))
+        body = bodies[i % len(bodies)]
+        if isinstance(value, list) and path.parent.parent.name == "facts":
+            # the right shape around it: the facts with a crafted candidate
+            value[-6] = [["STG101", None, [1, 0, 1, 1], {"d": {"fix": body}}]]
+            body = value
+        data = json.dumps(body).encode()
+        path.write_bytes(_signed(path, data) if signed else b"stagelint-cache 2 x y z\n" + data)
+    result, c = _run(tree)
+    assert not marker.exists()
+    assert _keys(result) == _keys(cold) and c.misses and not c.hits and c.writes
+    warm, c2 = _run(tree)
+    assert c2.hits and not c2.misses and _keys(warm) == _keys(cold)
+    assert not marker.exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks on this platform")
+def test_symlinked_entries_are_neither_read_nor_written_through(tree, tmp_path):
+    cold, _ = _run(tree)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    entries = _entries(tree)
+    for i, path in enumerate(entries):
+        path.unlink()
+        path.symlink_to(victim if i % 2 else "/dev/zero")
+    result, c = _run(tree)
+    assert _keys(result) == _keys(cold) and c.misses and not c.hits and c.writes
+    assert victim.read_text() == "precious\n"
+    assert all(p.is_file() and not p.is_symlink() for p in entries)
+    # A symlinked folder inside the cache is not written through either.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    kind = entries[0].parent.parent
+    shutil.rmtree(kind)
+    kind.symlink_to(elsewhere)
+    (tree / "pkg/plain.py").write_text(PLAIN + "\n# edited\n")
+    _run(tree)
+    assert list(elsewhere.iterdir()) == []
+
+
+def _round_trip(value, hint=None):
+    hint = hint or type(value)
+    back = datacodec.loads(datacodec.dumps(value, hint), hint)
+    assert back == value and type(back) is type(value)
+    return back
+
+
+def _sample(hint, depth=0):
+    """A value of every part of `hint`, none of them a default."""
+    kind, args = datacodec._shape(hint)
+    if kind == "scalar":
+        return {str: "s\u00e9\ud800", int: -7, float: 1.5, bool: True, type(None): None}[args[0]]
+    if kind == "dataclass":
+        cls = args[0]
+        return cls(**{name: _sample(h, depth + 1) for name, h in datacodec._fields(cls)})
+    if kind in ("list", "set", "frozenset", "vartuple"):
+        container = {"list": list, "set": set, "frozenset": frozenset, "vartuple": tuple}[kind]
+        return container([_sample(args[0], depth + 1)])
+    if kind == "tuple":
+        return tuple(_sample(a, depth + 1) for a in args)
+    if kind == "dict":
+        return {_sample(args[0], depth + 1): _sample(args[1], depth + 1)}
+    if kind == "optional":
+        return _sample(args[0], depth + 1)
+    return ("name", "pkg.mod.f", [1, 2.5, None, {"a": (True,)}], frozenset({"x"}), {3: "int key"})
+
+
+CACHED_TYPES = [F.ModuleFacts, FileSummary, list[str]]
+
+
+@pytest.mark.parametrize("hint", CACHED_TYPES, ids=str)
+def test_every_cached_type_round_trips_with_every_field_set(hint):
+    """Every field of every dataclass a cache entry holds has a JSON form: a new field of a type
+    the codec cannot carry fails here, not silently in a user's cache."""
+    _round_trip(_sample(hint), hint)
+    for cls in list(datacodec._known.values()):
+        _round_trip(_sample(cls))
+
+
+def test_real_facts_round_trip(tree):
+    """The facts of every rule's examples and of the fixture project, summaries and plans, as
+    the engine makes them (candidate fields, fixes, call targets...)."""
+    from stagelint.rules.base import all_rules, example_source
+    from stagelint.workers import analyse_one
+
+    seen = 0
+    for rule in all_rules():
+        for i, example in enumerate(tuple(rule.invalid) + tuple(rule.valid)):
+            (tree / f"ex_{rule.code}_{i}.py").write_text(example_source(example))
+
+    for path in sorted(tree.rglob("*.py")):
+        outcome = analyse_one(str(path.relative_to(tree)), Settings(), ())
+        assert outcome.status == "ok", outcome.detail
+        _round_trip(outcome.facts)
+        seen += 1
+    assert seen > 100
+    _round_trip(["pkg/model.py", "pkg/utils.py"], list[str])
+
+
+def test_values_the_codec_cannot_carry_are_refused_when_written():
+    for value, hint in [(Path("x"), object), ({1, 2}, list[int]), (F.Span(1, 2, 3, 4), F.ModuleFacts),
+                        (F.Span(True, 2, 3, 4), F.Span), (object(), object)]:
+        with pytest.raises(datacodec.Invalid):
+            datacodec.dumps(value, hint)
 
 
 def test_a_cache_that_cannot_be_written_is_not_written(tree, tmp_path):

@@ -151,7 +151,7 @@ def plan_rounds(state: ProjectState) -> None:
     cache = state.cache
     state.plan_key = cache.key("plan", state.fact_settings(), sorted(state.given), state.options.follow_imports,
                                sorted(state.selection.digests.items()))
-    planned = cache.get("plan", state.plan_key, list)
+    planned = cache.get("plan", state.plan_key, list[str])
     if planned is not None and set(planned) <= state.deferred.keys():
         state.first_round = state.first_round + [state.deferred.pop(real) for real in planned]
         state.planned = planned
