@@ -98,7 +98,7 @@ def _check(args) -> int:
         settings = settings.with_overrides(select=args.select, ignore=())
     if args.ignore is not None:
         settings = settings.with_overrides(ignore=settings.ignore + args.ignore)
-    result = check_paths(args.paths, settings, jobs=args.jobs, cache=_cache(args, settings))
+    result = check_paths(args.paths, settings, jobs=args.jobs, cache=_cache(args, settings), whole_project=True)
     if args.diff:
         return _diff(result)
     if args.fix:
@@ -154,7 +154,7 @@ def _fix(args, settings, result):
             break
         fixed += outcome.fixed
         files.update(outcome.changed)
-        result = check_paths(args.paths, settings, jobs=args.jobs, cache=_cache(args, settings))
+        result = check_paths(args.paths, settings, jobs=args.jobs, cache=_cache(args, settings), whole_project=True)
         if not outcome.deferred:
             break
     if fixed:

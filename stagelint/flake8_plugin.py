@@ -60,7 +60,8 @@ class _Session:
 
         daemonic = multiprocessing.current_process().daemon
         cache = Cache(cache_root(self.settings), enabled=self.use_cache)
-        result = check_paths(self.paths, self.settings, noqa=False, jobs=0 if daemonic else None, cache=cache)
+        result = check_paths(self.paths, self.settings, noqa=False, jobs=0 if daemonic else None, cache=cache,
+                             whole_project=True)
         self.by_path = {}
         for f in result.findings:
             self.by_path.setdefault(os.path.realpath(f.path), []).append(f)
@@ -173,6 +174,7 @@ class StagelintChecker:
         from stagelint.engine import check_paths
 
         real = os.path.realpath(self.filename)
-        result = check_paths([self.filename], session.settings, noqa=False, jobs=0,
-                             sources={real: text.encode("utf-8")})
+        daemonic = multiprocessing.current_process().daemon
+        result = check_paths([self.filename], session.settings, noqa=False, jobs=0 if daemonic else None,
+                             sources={real: text.encode("utf-8")}, whole_project=True)
         return [f for f in result.findings if os.path.realpath(f.path) == real]
