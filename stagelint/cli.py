@@ -61,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     rule = sub.add_parser("rule", help="show the documentation of one rule")
     rule.add_argument("code", metavar="CODE")
     sub.add_parser("rules", help="list all rules")
+    sub.add_parser("server", help="the language server (LSP over standard input and output), for editors")
     return parser
 
 
@@ -78,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         return _rule(args.code)
     if args.command == "rules":
         return _rules()
+    if args.command == "server":
+        from stagelint.server import main as server_main
+
+        return server_main()
     parser.print_help()
     return EXIT_ERROR
 

@@ -65,13 +65,17 @@ class _Worker:
         self.conn.close()
 
 
-def _context():
-    # fork shares the already-imported libcst with the child at no cost; spawn elsewhere.
+def _context(method: str | None = None):
+    # fork shares the already-imported libcst with the child at no cost; spawn elsewhere. A
+    # process with threads of its own (the language server) asks for forkserver: a fork of a
+    # threaded process can inherit a lock another thread held, and hang.
     methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    if method is None or method not in methods:
+        method = "fork" if "fork" in methods and method is None else "spawn"
+    return multiprocessing.get_context(method)
 
 
-def analyse_files(paths, settings, roots, jobs: int, more=None, lookup=None, store=None):
+def analyse_files(paths, settings, roots, jobs: int, more=None, lookup=None, store=None, start_method=None):
     """Yield an Outcome per file. `more(outcome)` may return further paths to analyse (the
     project modules a file imports); they join the queue. `lookup(path)` may serve a file's
     outcome (from the result cache) instead; `store` is where workers keep fresh outcomes
@@ -101,7 +105,7 @@ def analyse_files(paths, settings, roots, jobs: int, more=None, lookup=None, sto
     biggest_first = sorted(queue, key=_size, reverse=True)
     queue.clear()
     queue.extend(biggest_first)
-    mp = _context()
+    mp = _context(start_method)
     jobs = max(1, min(jobs, len(queue)))
     workers = [_Worker(mp, settings, roots, store) for _ in range(jobs)]
     try:

@@ -221,7 +221,7 @@ def _outcomes(state: ProjectState, files: list[str]):
     yield from _analyse_here(state, here, more, lookup, store)
     if rest:
         yield from workers.analyse_files(rest, state.settings, state.roots, state.options.jobs or workers.default_jobs(),
-                                         more, lookup=lookup, store=store)
+                                         more, lookup=lookup, store=store, start_method=state.options.start_method)
 
 
 def _analyse_here(state: ProjectState, paths, more, lookup=None, store=None):

@@ -33,6 +33,8 @@ class Options:
     #: the byte-level screen (`stagelint.screen`); False analyses every file, for testing
     #: that the screen changes nothing
     screen: bool = True
+    #: how worker processes start (`multiprocessing`): None forks where it can
+    start_method: str | None = None
 
 
 @dataclass

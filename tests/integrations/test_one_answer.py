@@ -2,7 +2,7 @@
 
 `stagelint check .` (the reference), `stagelint check FILE`, `flake8 FILE`, flake8 on standard
 input (`flake8 --stdin-display-name FILE -`, what editors run on an unsaved buffer) and the
-language server (tests/integrations/test_server.py) must all give every file the findings of
+language server must all give every file the findings of
 the whole project: a helper module is reported when its staged caller lives in another module
 that the single-file run was not given. Full findings are compared: place, code and message
 (and, between the two `check` runs, the whole JSON record).
@@ -14,6 +14,7 @@ a project staging wrapper, call sites that retrace a Function defined elsewhere)
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from concurrent.futures import ThreadPoolExecutor
@@ -151,3 +152,25 @@ def test_every_file_gets_the_findings_of_the_whole_project(tmp_path, name):
         # flake8 applies `# noqa` itself and stagelint check does too: the same findings.
         assert _flake8_findings(lint.stdout, path) == _short(expected), path
         assert _flake8_findings(stdin.stdout, path) == _short(expected), path
+    # The language server, with every file open.
+    served = asyncio.run(_served(root, files))
+    for path in files:
+        expected = {(f["line"], f["column"], f["code"], f["message"]) for f in reference.get(path, [])}
+        assert served[path] == expected, path
+
+
+async def _served(root: Path, files: list[str]) -> dict[str, set[tuple]]:
+    from test_server import Client
+
+    c = Client(root)
+    await c.start()
+    try:
+        for path in files:
+            c.open(path)
+        out = {}
+        for path in files:
+            diagnostics = await c.wait_for(path, 1)
+            out[path] = {(d.range.start.line + 1, d.range.start.character + 1, d.code, d.message) for d in diagnostics}
+        return out
+    finally:
+        await c.stop()
