@@ -4,7 +4,10 @@
 
 One command from a fresh clone (with stagelint installed in the interpreter that runs it):
 
-1. fetches the pinned corpus (`bench/corpus.py`: five wheels' Python files, git-ignored),
+1. fetches the pinned corpus (`bench/corpus.py`, git-ignored): five wheels' Python files, the
+   tensorflow/docs guide and tutorial notebooks converted to `.py` (`bench/notebooks.py`) and the
+   tensorflow/examples Python files, both at a pinned commit (`--source FOLDER=PATH_OR_URL` says
+   where that commit is when the local mirror is absent; see `bench/corpus.py`),
 2. runs `stagelint check --output-format json` over each project and writes every finding, with
    its source line, to `bench/audit/findings.jsonl` (generated, git-ignored),
 3. draws the audit sample with a fixed seed: every finding when there are at most `--all-below`
@@ -19,7 +22,10 @@ keys do not move. Findings on the same line with the same code share one key (on
 
 `--reuse` skips step 2 and reads the findings file of an earlier run; `--projects tfa,tf_agents`
 checks (and reports) only some projects, for re-checking after a fix. `--check` exits 1 when a
-sampled finding has no verdict (the audit is incomplete).
+sampled finding has no verdict (the audit is incomplete). `--baseline FILE --projects ...` marks
+the sample of an earlier findings file as the "before" of those projects. `--stagelint DIR
+--label TEXT` audits the stagelint of another checkout (a worktree where branches are merged)
+with this interpreter; the page says which stagelint checked each project.
 """
 
 from __future__ import annotations
@@ -27,9 +33,12 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -38,10 +47,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from corpus import PROJECTS, corpus  # noqa: E402
+from corpus import FOLDERS, GIT_PROJECTS, PROJECTS, corpus, parse_sources  # noqa: E402
 
 OUT = HERE / "audit"
 FINDINGS = OUT / "findings.jsonl"
+RUNS = OUT / "runs.json"  # which stagelint checked each project
+DEMO_RUN = OUT / "demonstrations.json"  # what it reported on the guides' demonstrations
 VERDICTS = HERE / "audit_verdicts.csv"
 DOC = ROOT / "docs" / "accuracy.md"
 SEED = 20261121
@@ -57,14 +68,18 @@ def key_of(row: dict) -> tuple[str, str, int, str]:
 # 2. Findings ----------------------------------------------------------------------------------
 
 
-def run_project(folder: Path, jobs: int | None) -> tuple[list[dict], float]:
+def run_project(folder: Path, jobs: int | None, code: Path | None = None) -> tuple[list[dict], float]:
     """`stagelint check --output-format json` over one project, from inside its folder, so the
-    paths are relative to the project and the module names are the package's own."""
+    paths are relative to the project and the module names are the package's own. `code`: a
+    checkout of stagelint to run instead of the installed one (same interpreter and packages)."""
     cmd = [sys.executable, "-m", "stagelint", "check", "--output-format", "json", "."]
     if jobs:
         cmd += ["--jobs", str(jobs)]
+    env = dict(os.environ)
+    if code is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), env.get("PYTHONPATH")]))
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, check=False)
+    proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, check=False, env=env)
     elapsed = time.perf_counter() - start
     if proc.returncode not in (0, 1):
         raise SystemExit(f"stagelint failed on {folder} (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -79,12 +94,22 @@ def source_line(folder: Path, path: str, line: int) -> str:
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
-def collect(projects: list[str], jobs: int | None) -> list[dict]:
-    folders = {p[2]: path for p, path in zip([p for p in PROJECTS if p[2] in projects], corpus(tuple(projects)))}
+def describe(code: Path | None, label: str | None) -> str:
+    """Which stagelint produced a run: the commit of the checkout (and a label, e.g. what was merged)."""
+    where = code or ROOT
+    proc = subprocess.run(["git", "-C", str(where), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, check=False)
+    commit = proc.stdout.strip() or "unknown commit"
+    return f"`{commit}`" + (f" ({label})" if label else "")
+
+
+def collect(projects: list[str], jobs: int | None, sources: dict[str, str], code: Path | None = None) -> list[dict]:
+    chosen = [f for f in FOLDERS if f in projects]
+    folders = dict(zip(chosen, corpus(tuple(chosen), sources)))
     rows = []
     for project in projects:
         folder = folders[project]
-        found, elapsed = run_project(folder, jobs)
+        found, elapsed = run_project(folder, jobs, code)
         print(f"{project}: {len(found)} findings ({elapsed:.0f} s)", file=sys.stderr)
         for f in found:
             path = Path(f["path"]).as_posix().removeprefix("./")
@@ -95,6 +120,17 @@ def collect(projects: list[str], jobs: int | None) -> list[dict]:
                 "source": source_line(folder, path, f["line"]),
             })
     return rows
+
+
+def write_runs(projects: list[str], what: str) -> None:
+    runs = read_runs()
+    runs.update({p: what for p in projects})
+    OUT.mkdir(exist_ok=True)
+    RUNS.write_text(json.dumps(runs, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def read_runs() -> dict[str, str]:
+    return json.loads(RUNS.read_text(encoding="utf-8")) if RUNS.exists() else {}
 
 
 def write_findings(rows: list[dict], projects: list[str]) -> None:
@@ -179,62 +215,172 @@ def meets(c: Counter) -> str:
     return "yes" if c["TP"] / n >= TARGET else "**no**"
 
 
+#: The corpus groups the page reports apart: the pinned wheels (library code, audited first) and
+#: the code users write and read (issue 11: the docs notebooks and tensorflow/examples).
+GROUPS = (
+    ("pinned wheels", tuple(p[2] for p in PROJECTS)),
+    ("tf_docs", ("tf_docs",)),
+    ("tf_examples", ("tf_examples",)),
+)
+DEMOS = ROOT / "tests" / "data" / "guide_demos" / "expected.csv"
+
+
+def _rule_table(w, sample: list[tuple], verdicts: dict[tuple, dict], findings: list[dict], folders) -> None:
+    sample = [k for k in sample if k[0] in folders]
+    per_rule = Counter(r["code"] for r in findings if r["project"] in folders)
+    now = precision_table(sample, verdicts)
+    baseline_keys = sorted(k for k, v in verdicts.items() if v.get("baseline") == "yes" and k[0] in folders)
+    before = precision_table(baseline_keys, verdicts)
+    w("| rule | before: audited | before: TP | before: precision | now: findings | now: audited | now: TP | "
+      "now: FP | now: precision | meets target |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for code in sorted(set(now) | set(before)):
+        b, n = before[code], now[code]
+        w(f"| {code} | {b['TP'] + b['FP']} | {b['TP']} | {fmt_precision(b)} | {per_rule.get(code, 0)} | "
+          f"{n['TP'] + n['FP']} | {n['TP']} | {n['FP']} | {fmt_precision(n)} | {meets(n)} |")
+    tb = sum(before.values(), Counter())
+    tn = sum(now.values(), Counter())
+    w(f"| **all** | {tb['TP'] + tb['FP']} | {tb['TP']} | {fmt_precision(tb)} | {sum(per_rule.values())} | "
+      f"{tn['TP'] + tn['FP']} | {tn['TP']} | {tn['FP']} | {fmt_precision(tn)} | {meets(tn)} |\n")
+
+
+def _demo_line(fixture: str, cell: str, snippet: str) -> int:
+    """The line of `snippet` (a whole stripped line) inside `# %% [cell N]` of a demonstration
+    fixture, as tests/test_guide_demonstrations.py finds it."""
+    lines = (DEMOS.parent / fixture).read_text(encoding="utf-8").splitlines()
+    start = lines.index(f"# %% [cell {cell}]")
+    for number, text in enumerate(lines[start + 1:], start + 2):
+        if text.startswith("# %% [cell "):
+            break
+        if text.strip() == snippet:
+            return number
+    raise SystemExit(f"{DEMOS}: {fixture} cell {cell} has no line {snippet!r}")
+
+
+def check_demonstrations(code: Path | None, what: str) -> None:
+    """Run the audited stagelint on the guides' demonstrations (tests/data/guide_demos) and keep
+    what it reports, so the page counts them for the same stagelint as the corpus."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for module in DEMOS.parent.glob("*.py"):
+            shutil.copy(module, Path(tmp) / module.name)
+        found, _ = run_project(Path(tmp), None, code)
+    reported = sorted([Path(f["path"]).name, f["line"], f["code"]] for f in found)
+    OUT.mkdir(exist_ok=True)
+    DEMO_RUN.write_text(json.dumps({"stagelint": what, "reported": reported}, indent=1) + "\n", encoding="utf-8")
+
+
+def _demonstrations() -> tuple[list[dict], str]:
+    """The demonstrations (rows of expected.csv to be reported), each with `now`: whether the
+    last audited stagelint reported it (None when it was not run on them)."""
+    if not DEMOS.exists():
+        return [], ""
+    with DEMOS.open(encoding="utf-8", newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["expect"] == "reported"]
+    run = json.loads(DEMO_RUN.read_text(encoding="utf-8")) if DEMO_RUN.exists() else {"stagelint": "", "reported": None}
+    seen = {tuple(x) for x in run["reported"]} if run["reported"] is not None else None
+    for r in rows:
+        line = _demo_line(r["fixture"], r["cell"], r["snippet"])
+        r["now"] = None if seen is None else (r["fixture"], line, r["code"]) in seen
+    return rows, run["stagelint"]
+
+
 def render(findings: list[dict], sample: list[tuple], verdicts: dict[tuple, dict], projects: list[str],
            args) -> str:
     found = unique_keys(findings)
     per_project = Counter(r["project"] for r in findings)
-    per_rule = Counter(r["code"] for r in findings)
-    now = precision_table(sample, verdicts)
-    baseline_keys = sorted(k for k, v in verdicts.items() if v.get("baseline") == "yes")
-    before = precision_table(baseline_keys, verdicts)
-    codes = sorted(set(now) | set(before))
     out = []
     w = out.append
     w("# Accuracy: stagelint's findings on real code, audited by hand\n")
     w("<!-- generated by `python bench/audit.py`; edit bench/audit_verdicts.csv or bench/audit.py, not this page -->\n")
     w("**Question:** of what `stagelint check` reports on code no one here wrote, how much would the "
       "code's maintainers want reported? **Target:** precision (TP / (TP + FP) in the audited "
-      f"sample) of at least {TARGET:.0%} for every rule with at least {MIN_FINDINGS} audited findings.\n")
+      f"sample) of at least {TARGET:.0%} for every rule with at least {MIN_FINDINGS} audited findings, "
+      "and over all findings of each corpus (issue 11).\n")
     w("**Command** (from the repository root of a fresh clone, after `pip install -e .`):\n")
-    w("```sh\npython bench/audit.py\n```\n")
+    w("```sh\npython bench/audit.py\n# without the local mirrors of tensorflow/docs and tensorflow/examples:\n"
+      "python bench/audit.py --source tf_docs=https://github.com/tensorflow/docs.git "
+      "--source tf_examples=https://github.com/tensorflow/examples.git\n```\n")
     w("It fetches the pinned corpus (`bench/corpus.py`), runs `stagelint check --output-format json` on each "
-      "project, writes every finding with its source line to `bench/audit/findings.jsonl` (git-ignored), "
-      f"draws the sample (seed {args.seed}: every finding when there are at most {args.all_below}, otherwise "
-      f"a stratified sample of at least {args.sample}), joins it with the verdicts in "
+      "project from inside its folder, writes every finding with its source line to `bench/audit/findings.jsonl` "
+      f"(git-ignored), draws the sample (seed {args.seed}: every finding when there are at most {args.all_below}, "
+      f"otherwise a stratified sample of at least {args.sample}), joins it with the verdicts in "
       "`bench/audit_verdicts.csv` and writes this page. `--reuse` renders from the last findings file "
       "without running stagelint; `--check` fails when a sampled finding has no verdict.\n")
     w("## Corpus\n")
-    w("| project | wheel | findings |")
+    w("| project | source | findings |")
     w("|---|---|---:|")
     for name, version, folder in PROJECTS:
         if folder in projects:
-            w(f"| {folder} | {name} {version} | {per_project.get(folder, 0)} |")
+            w(f"| {folder} | wheel {name} {version} | {per_project.get(folder, 0)} |")
+    for g in GIT_PROJECTS:
+        if g.folder in projects:
+            what = ("the guide and tutorial notebooks (" + ", ".join(f"`{p}`" for p in g.paths)
+                    + "), code cells converted to one `.py` each by `bench/notebooks.py`") if g.notebooks \
+                else "its Python files"
+            w(f"| {g.folder} | {g.repo} @ `{g.commit[:12]}`: {what} | {per_project.get(g.folder, 0)} |")
     w(f"| **total** | | **{len(findings)}** ({len(found)} distinct keys) |\n")
+    runs = read_runs()
+    checked = sorted({runs.get(p, "not recorded") for p in projects})
+    w("Checked with stagelint " + "; ".join(
+        f"{what} ({', '.join(p for p in projects if runs.get(p, 'not recorded') == what)})" if len(checked) > 1
+        else what for what in checked) + ".\n")
     sampled = "every finding" if len(sample) == len(found) else f"{len(sample)} of {len(found)} findings"
     w(f"Audited: {sampled}. A finding is a **TP** when the pitfall is real in that code under "
       "`tf.function` (the code is staged there, and the behaviour the message describes would happen) "
       "and a maintainer would want to hear about it; **FP** otherwise. Each verdict comes from reading "
       "the function, its callers and how it is staged, checked against `tf-behaviour.md` (and a "
-      "TensorFlow 2.21 snippet where in doubt).\n")
-    w("## Precision per rule\n")
-    w("*Before*: the first audited run, before the precision fixes listed below (verdict rows marked "
-      "`baseline=yes`). *Now*: the current findings, with the same verdicts for the same keys.\n")
-    w("| rule | before: audited | before: TP | before: precision | now: findings | now: audited | now: TP | now: FP | now: precision | meets target |")
-    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    for code in codes:
-        b, n = before[code], now[code]
-        w(f"| {code} | {b['TP'] + b['FP']} | {b['TP']} | {fmt_precision(b)} | {per_rule.get(code, 0)} | "
-          f"{n['TP'] + n['FP']} | {n['TP']} | {n['FP']} | {fmt_precision(n)} | {meets(n)} |")
-    tb = sum(before.values(), Counter())
-    tn = sum(now.values(), Counter())
-    w(f"| **all** | {tb['TP'] + tb['FP']} | {tb['TP']} | {fmt_precision(tb)} | {len(findings)} | "
-      f"{tn['TP'] + tn['FP']} | {tn['TP']} | {tn['FP']} | {fmt_precision(tn)} | |\n")
+      "TensorFlow 2.21 snippet where in doubt). In the docs notebooks a pitfall the page *demonstrates* "
+      "(a `print` that shows when tracing happens, a trace counter) is a TP: the behaviour happens, and "
+      "it is what a reader copying the code needs to know.\n")
+    w("## Precision per corpus\n")
+    w("*Before*: the first audited run of each corpus (verdict rows marked `baseline=yes`: for the pinned "
+      "wheels the run before the first precision work, commit `518a5c9`; for tf_docs and tf_examples `main` "
+      "when they joined the audit, commit `f0175c6`, before the issue-11 value model). *Now*: the current "
+      "findings, with the same verdict for the same key.\n")
+    w("| corpus | before: audited | before: precision | now: findings | now: TP | now: FP | now: precision "
+      "| meets target |")
+    w("|---|---:|---:|---:|---:|---:|---:|---|")
+    rows = GROUPS + (("tf_docs + tf_examples", ("tf_docs", "tf_examples")), ("**all**", tuple(projects)))
+    for label, folders in rows:
+        folders = tuple(f for f in folders if f in projects)
+        if not folders:
+            continue
+        n = sum(precision_table([k for k in sample if k[0] in folders], verdicts).values(), Counter())
+        b = sum(precision_table(sorted(k for k, v in verdicts.items() if v.get("baseline") == "yes"
+                                       and k[0] in folders), verdicts).values(), Counter())
+        count = sum(per_project.get(f, 0) for f in folders)
+        w(f"| {label} | {b['TP'] + b['FP']} | {fmt_precision(b)} | {count} | {n['TP']} | {n['FP']} | "
+          f"{fmt_precision(n)} | {meets(n)} |")
+    w("")
+    demos, demo_run = _demonstrations()
+    if demos:
+        w("## The guides' demonstrations\n")
+        w("Every staging pitfall that `site/en/guide/function.ipynb` and `intro_to_graphs.ipynb` demonstrate, "
+          "re-stated cell by cell in `tests/data/guide_demos/` (expected code per demonstration in `expected.csv`, "
+          "checked by `tests/test_guide_demonstrations.py`). *Reported*: by the audited stagelint "
+          f"({demo_run or 'not run'}); *tests pass*: rows of `expected.csv` marked `pass` (the rest are strict "
+          "xfails of this commit).\n")
+        w("| guide | demonstrations | reported | tests pass | not reported |")
+        w("|---|---:|---:|---:|---|")
+        for fixture, label in (("function_guide.py", "function.ipynb"),
+                               ("intro_to_graphs_guide.py", "intro_to_graphs.ipynb")):
+            rows = [r for r in demos if r["fixture"] == fixture]
+            now = "–" if any(r["now"] is None for r in rows) else str(sum(bool(r["now"]) for r in rows))
+            missed = ", ".join(f"{r['id']} {r['code']} ({r['guide']})" for r in rows if r["now"] is False)
+            w(f"| {label} | {len(rows)} | {now} | {sum(r['status'] == 'pass' for r in rows)} | {missed or '–'} |")
+        w("")
+    for label, folders in (("the pinned wheels", GROUPS[0][1]),
+                           ("tf_docs and tf_examples", ("tf_docs", "tf_examples"))):
+        folders = tuple(f for f in folders if f in projects)
+        if folders:
+            w(f"## Precision per rule: {label}\n")
+            _rule_table(w, sample, verdicts, findings, folders)
     missing = [k for k in sample if verdicts.get(k, {}).get("verdict") not in ("TP", "FP")]
     if missing:
         w(f"**{len(missing)} sampled findings have no verdict yet**: the audit is incomplete.\n")
-    notes = (HERE / "audit_notes.md")
-    if notes.exists():
-        w(notes.read_text(encoding="utf-8").strip() + "\n")
+    for notes in (HERE / "audit_notes.md", HERE / "audit_notes_docs.md"):
+        if notes.exists():
+            w(notes.read_text(encoding="utf-8").strip() + "\n")
     w("## The audit table (current findings)\n")
     w("| project | location | code | verdict | reason | source line |")
     w("|---|---|---|---|---|---|")
@@ -243,9 +389,10 @@ def render(findings: list[dict], sample: list[tuple], verdicts: dict[tuple, dict
         v = verdicts.get(k, {})
         w(f"| {k[0]} | `{k[1]}:{k[2]}` | {k[3]} | {v.get('verdict', '?') or '?'} | {_cell(v.get('reason', ''))} | "
           f"`{_cell(r['source'], 90, code=True)}` |")
+    baseline_keys = sorted(k for k, v in verdicts.items() if v.get("baseline") == "yes")
     gone = [k for k in baseline_keys if k not in found and k[0] in projects]
     if gone:
-        w("\n## Findings of the first run that are no longer reported\n")
+        w("\n## Findings of the first runs that are no longer reported\n")
         w("Fixed false positives (and any true positive a fix lost, which would show here as TP).\n")
         w("| project | location | code | verdict | reason |")
         w("|---|---|---|---|---|")
@@ -269,6 +416,8 @@ def mark_baseline(args) -> int:
     """The "before" half of the audit: the first run's findings, sampled like the current ones."""
     with args.baseline.open(encoding="utf-8") as fh:
         rows = [json.loads(line) for line in fh if line.strip()]
+    if args.projects:
+        rows = [r for r in rows if r["project"] in args.projects.split(",")]
     found = unique_keys(rows)
     sample = draw_sample(list(found), args.sample, args.all_below, args.per_rule_min, args.seed)
     verdicts = read_verdicts()
@@ -287,6 +436,12 @@ def main(argv=None) -> int:
     ap.add_argument("--projects", help="comma list of corpus folders (default: all)")
     ap.add_argument("--reuse", action="store_true", help="read bench/audit/findings.jsonl instead of running stagelint")
     ap.add_argument("--jobs", type=int, help="passed to stagelint check --jobs")
+    ap.add_argument("--stagelint", type=Path, metavar="DIR",
+                    help="audit the stagelint of this checkout (e.g. a worktree with branches merged) "
+                         "instead of the installed one")
+    ap.add_argument("--label", help="what that stagelint is, for the page (e.g. 'main + w-model')")
+    ap.add_argument("--source", action="append", metavar="FOLDER=PATH_OR_URL",
+                    help="where a git project's pinned commit is (a git directory or URL; see bench/corpus.py)")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--sample", type=int, default=150)
     ap.add_argument("--all-below", type=int, default=300)
@@ -301,13 +456,16 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.baseline:
         return mark_baseline(args)
-    every = [p[2] for p in PROJECTS]
+    every = list(FOLDERS)
     projects = args.projects.split(",") if args.projects else every
     if args.reuse:
         findings = [r for r in read_findings() if r["project"] in projects]
     else:
-        findings = collect(projects, args.jobs)
+        code = args.stagelint.resolve() if args.stagelint else None
+        findings = collect(projects, args.jobs, parse_sources(args.source), code)
         write_findings(findings, projects)
+        write_runs(projects, describe(code, args.label))
+        check_demonstrations(code, describe(code, args.label))
         findings = [r for r in read_findings() if r["project"] in projects]
     keys = list(unique_keys(findings))
     sample = draw_sample(keys, args.sample, args.all_below, args.per_rule_min, args.seed)

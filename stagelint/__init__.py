@@ -1,3 +1,3 @@
 """stagelint: find tf.function staging pitfalls, statically and by running the user's tests."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

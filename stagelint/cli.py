@@ -40,12 +40,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"stagelint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    check = sub.add_parser("check", help="static analysis of Python files and directories")
-    check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help='files or directories (default: ".")')
-    check.add_argument("--select", type=_codes, help="comma list of codes or prefixes to report (e.g. STG1,STG201)")
-    check.add_argument("--ignore", type=_codes, help="comma list of codes or prefixes to leave out")
+    check = sub.add_parser("check", help="static analysis of Python files, notebooks and directories")
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH",
+                       help='files (.py, .ipynb) or directories (default: "."); "-" reads one file from stdin')
+    # Repeated, these add up (`--select STG1 --select STG201` is `--select STG1,STG201`).
+    check.add_argument("--select", type=_codes, action="append",
+                       help="comma list of codes or prefixes to report (e.g. STG1,STG201), instead of the configured ones")
+    check.add_argument("--extend-select", type=_codes, action="append", metavar="CODES",
+                       help="codes or prefixes to report in addition to the selected ones")
+    check.add_argument("--ignore", type=_codes, action="append", help="comma list of codes or prefixes to leave out")
     check.add_argument("--output-format", choices=("full", "concise", "json", "sarif", "github"), default="full",
                        help="full (default), concise (one line each), json, sarif (SARIF 2.1.0), github (workflow annotations)")
+    check.add_argument("--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
+    check.add_argument("--stdin-filename", metavar="PATH",
+                       help='with "-": the path the source on stdin stands for (its settings and package apply)')
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--quiet", "-q", action="store_true",
+                       help="print the findings and errors only (no summary, no fix counts)")
     check.add_argument("--config", metavar="FILE", help="configuration file (default: nearest pyproject.toml with [tool.stagelint])")
     check.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     check.add_argument("--fix", action="store_true", help="apply the safe fixes (where a rule has one), then report what is left")
@@ -60,8 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     rule = sub.add_parser("rule", help="show the documentation of one rule")
     rule.add_argument("code", metavar="CODE")
-    sub.add_parser("rules", help="list all rules")
     sub.add_parser("server", help="the language server (LSP over standard input and output), for editors")
+    rules = sub.add_parser("rules", help="list all rules")
+    rules.add_argument("--output-format", choices=("text", "json"), default="text",
+                       help="text (default: a table) or json (code, name, summary, fixable, runtime, url)")
     return parser
 
 
@@ -73,42 +86,94 @@ def main(argv: list[str] | None = None) -> int:
         return run_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command == "check":
-        return _check(args)
-    if args.command == "rule":
-        return _rule(args.code)
-    if args.command == "rules":
-        return _rules()
-    if args.command == "server":
-        from stagelint.server import main as server_main
+    try:
+        if args.command == "check":
+            return _check(args, parser)
+        if args.command == "rule":
+            return _rule(args.code)
+        if args.command == "rules":
+            return _rules(args.output_format)
+        if args.command == "server":
+            from stagelint.server import main as server_main
 
-        return server_main()
-    parser.print_help()
-    return EXIT_ERROR
+            return server_main()
+        parser.print_help()
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return _closed_pipe(EXIT_OK)
 
 
-def _check(args) -> int:
-    from stagelint.engine import check_paths
-    from stagelint.report import FORMATS
+def _closed_pipe(status: int) -> int:
+    """The reader went away (`stagelint rules | head -1`): end quietly. Python would report the
+    failed flush of stdout at exit; point stdout at /dev/null so that flush has nowhere to fail."""
+    import os
 
-    start = args.paths[0] if args.paths else "."
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return status
+
+
+def _flatten(groups) -> tuple[str, ...] | None:
+    return None if groups is None else tuple(c for group in groups for c in group)
+
+
+def _check(args, parser) -> int:
+    select, extend, ignore = _flatten(args.select), _flatten(args.extend_select), _flatten(args.ignore)
+    stdin = "-" in args.paths
+    if args.diff and args.output_format not in ("full", "concise"):
+        parser.error(f"--diff prints a unified diff; it does not combine with --output-format {args.output_format}")
+    if stdin and (len(args.paths) > 1):
+        parser.error('"-" (stdin) is the only path of its run')
+    if stdin and (args.fix or args.diff):
+        parser.error("--fix and --diff change files on disk; with \"-\" (stdin) there is none")
+    if args.stdin_filename and not stdin:
+        parser.error('--stdin-filename names the source read from stdin: give "-" as the path')
+    paths = [args.stdin_filename or "-"] if stdin else args.paths
+    sources = None
+    if stdin:
+        sources = {paths[0]: sys.stdin.buffer.read()}
+    start = paths[0] if paths else "."
     try:
         settings = load_settings(start, args.config)
     except ConfigError as e:
         print(f"stagelint: error: {e}", file=sys.stderr)
         return EXIT_ERROR
     # As in ruff: --select starts the selection afresh (the configured select and ignore give
-    # way to it); --ignore adds to whatever ignore is left.
-    if args.select is not None:
-        settings = settings.with_overrides(select=args.select, ignore=())
-    if args.ignore is not None:
-        settings = settings.with_overrides(ignore=settings.ignore + args.ignore)
-    result = check_paths(args.paths, settings, jobs=args.jobs, cache=_cache(args, settings), whole_project=True)
+    # way to it); --extend-select adds to the selection; --ignore adds to whatever ignore is left.
+    if select is not None:
+        settings = settings.with_overrides(select=select, ignore=())
+    if extend is not None:
+        settings = settings.with_overrides(select=settings.select + extend)
+    if ignore is not None:
+        settings = settings.with_overrides(ignore=settings.ignore + ignore)
+    out = sys.stdout
+    if args.output_file:
+        try:
+            out = open(args.output_file, "w", encoding="utf-8")
+        except OSError as e:
+            print(f"stagelint: error: cannot write {args.output_file}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_ERROR
+    try:
+        return _check_into(args, paths, sources, settings, out)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+
+
+def _check_into(args, paths, sources, settings, out) -> int:
+    from stagelint.engine import check_paths
+    from stagelint.report import FORMATS
+
+    result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, settings), sources=sources,
+                         whole_project=True)
     if args.diff:
-        return _diff(result)
+        return _diff(result, out, args.quiet)
     if args.fix:
-        result = _fix(args, settings, result)
-    status = EXIT_FINDINGS if result.findings else EXIT_OK
+        result = _fix(args, paths, settings, result)
+    status = EXIT_FINDINGS if result.findings and not args.exit_zero else EXIT_OK
     for path, reason in result.skipped:
         print(f"stagelint: error: {path}: {reason}", file=sys.stderr)
         status = EXIT_ERROR
@@ -117,10 +182,19 @@ def _check(args) -> int:
         if args.verbose:
             print(tb, file=sys.stderr)
         status = EXIT_ERROR
-    if args.statistics:
-        _statistics(result, args.output_format)
-    else:
-        FORMATS[args.output_format](result, sys.stdout)
+    if (result.files_checked == 0 and not result.findings and not result.skipped and not args.quiet
+            and args.output_format not in ("full", "concise")):  # those say it in their summary
+        print("stagelint: warning: No Python files found under the given paths", file=sys.stderr)
+    try:
+        if args.statistics:
+            _statistics(result, args.output_format, out)
+        elif args.output_format in ("full", "concise"):
+            FORMATS[args.output_format](result, out, summary=not args.quiet)
+        else:
+            FORMATS[args.output_format](result, out)
+        out.flush()
+    except BrokenPipeError:
+        return _closed_pipe(status)
     return status
 
 
@@ -130,21 +204,22 @@ def _cache(args, settings):
     return Cache(cache_root(settings), enabled=not args.no_cache)
 
 
-def _diff(result) -> int:
+def _diff(result, out=None, quiet: bool = False) -> int:
     from stagelint import fix
 
     outcome = fix.plan(result.findings)
-    sys.stdout.write(fix.unified_diff(outcome))
+    (out or sys.stdout).write(fix.unified_diff(outcome))
     for path, reason in outcome.refused:
         print(f"stagelint: {path}: {reason}", file=sys.stderr)
     n = outcome.fixed
-    print(f"Would fix {n} finding{'s' if n != 1 else ''}." if n else "No fixes available.", file=sys.stderr)
+    if not quiet:
+        print(f"Would fix {n} finding{'s' if n != 1 else ''}." if n else "No fixes available.", file=sys.stderr)
     if result.skipped or result.errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if outcome.changed else EXIT_OK
 
 
-def _fix(args, settings, result):
+def _fix(args, paths, settings, result):
     """Apply the fixes, pass after pass while fixes that overlapped wait, then re-check."""
     from stagelint import fix
     from stagelint.engine import check_paths
@@ -159,16 +234,17 @@ def _fix(args, settings, result):
             break
         fixed += outcome.fixed
         files.update(outcome.changed)
-        result = check_paths(args.paths, settings, jobs=args.jobs, cache=_cache(args, settings), whole_project=True)
+        result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, settings), whole_project=True)
         if not outcome.deferred:
             break
-    if fixed:
+    if fixed and not args.quiet:
         print(f"Fixed {fixed} finding{'s' if fixed != 1 else ''} in {len(files)} file{'s' if len(files) != 1 else ''}.",
               file=sys.stderr)
     return result
 
 
-def _statistics(result, output_format: str = "full") -> None:
+def _statistics(result, output_format: str = "full", out=None) -> None:
+    out = out or sys.stdout
     counts = Counter((f.code, f.name) for f in result.findings)
     fixable = Counter(f.code for f in result.findings if f.fixable)
     rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -176,11 +252,11 @@ def _statistics(result, output_format: str = "full") -> None:
         import json
 
         data = [{"code": code, "name": name, "count": n, "fixable": fixable[code]} for (code, name), n in rows]
-        print(json.dumps(data, indent=2))
+        print(json.dumps(data, indent=2), file=out)
         return
     for (code, name), n in rows:
-        print(f"{n:>5}  {code}  {name}")
-    print(f"{sum(counts.values()):>5}  total")
+        print(f"{n:>5}  {code}  {name}", file=out)
+    print(f"{sum(counts.values()):>5}  total", file=out)
 
 
 def _rule(code: str) -> int:
@@ -195,14 +271,25 @@ def _rule(code: str) -> int:
     return EXIT_OK
 
 
-def _rules() -> int:
+def _rules(output_format: str = "text") -> int:
     from stagelint.rules.base import all_rules
 
     rules = all_rules()
+    if output_format == "json":
+        import json
+
+        from stagelint.docs import rule_url
+
+        data = [{"code": r.code, "name": r.name, "summary": r.summary(), "fixable": bool(r.fixable),
+                 "runtime": bool(r.runtime_only), "url": rule_url(r.code)} for r in rules]
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        sys.stdout.flush()
+        return EXIT_OK
     width = max(len(r.name) for r in rules)
     for r in rules:
         tag = " (runtime)" if r.runtime_only else ""
         print(f"{r.code}  {r.name:<{width}}  {r.summary()}{tag}")
+    sys.stdout.flush()
     return EXIT_OK
 
 

@@ -91,7 +91,8 @@ def is_code_selector(text: str) -> bool:
 
 
 def _codes(path: Path, key: str, value) -> tuple[str, ...]:
-    codes = _str_list(path, key, value)
+    # Case-insensitive, as on the command line: `stg101` is STG101.
+    codes = tuple(c.strip().upper() for c in _str_list(path, key, value))
     for c in codes:
         if not is_code_selector(c):
             raise ConfigError(f"{path}: [tool.stagelint] {key}: {c!r} is not a stagelint code or prefix (e.g. STG, STG1, STG201)")

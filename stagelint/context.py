@@ -32,6 +32,7 @@ from stagelint.frameworks import (
     MAPPING_TYPES,
     MUTATING_METHODS,
     EAGER_TESTS,
+    PARTIAL_CALLS,
     SEQUENCE_TESTS,
     TRACING_TESTS,
     VARIABLE_LIST_ATTRIBUTES,
@@ -80,10 +81,21 @@ class FunctionInfo:
     #: names the function tests for being a list/tuple (`isinstance(x, (list, tuple))`,
     #: `tree.is_nested(x)`): they may hold a structure of tensors rather than one tensor
     sequence_names: set[str] = field(default_factory=set)
+    #: the expressions its own `return` statements return (for its summary, `analysis.values`)
+    returns: list = field(default_factory=list)
 
     @property
     def qualname(self) -> str:
         return self.facts.qualname
+
+    @property
+    def self_class(self) -> str | None:
+        """The class `self` belongs to: a method's, or for a lambda, its enclosing method's."""
+        if self.facts.class_qualname:
+            return self.facts.class_qualname
+        if isinstance(self.node, cst.Lambda) and self.parent is not None:
+            return self.parent.self_class
+        return None
 
 
 class FileContext:
@@ -110,6 +122,9 @@ class FileContext:
         self._saved_eager: list[list] = []
         self._escaped_lambdas: set[int] = set()
         self.escaped_depth = 0
+        #: Lambdas a `tf.data` transformation traces: walked as functions of their own.
+        self._dataset_lambdas: set[int] = set()
+        self.module_node: cst.Module | None = None
         #: Name node (target of a binding) -> the expression bound to it.
         self.bound_values: dict[int, cst.BaseExpression] = {}
         #: Name node of a module-level binding -> the if/try branches it sits in.
@@ -146,6 +161,8 @@ class FileContext:
         self._store_attributes: set[int] = set()
         #: Call sites whose arguments are described at the end of the walk.
         self._pending_sites: list[tuple] = []
+        #: Every function's walk record, by its def node (for summaries asked after the walk).
+        self.function_infos: dict[int, FunctionInfo] = {}
 
     # Metadata -------------------------------------------------------------------------------
 
@@ -222,6 +239,13 @@ class FileContext:
         refs = self.referents(name)
         if not refs:
             return "unknown"
+        if func is not None and isinstance(func.node, cst.Lambda) and func.parent is not None:
+            own = self.scope(func.node.body)
+            if not any(r.scope is own or _nested_in(r.scope, own) for r in refs if not isinstance(r, BuiltinAssignment)):
+                # a lambda walked as a function of its own (`ds.map(lambda x: self._parse(x))`):
+                # what the enclosing function binds is a closure to it, `self` still `self`
+                kind = self.binding_kind(name, func.parent)
+                return "closure" if kind in ("local", "param") else kind
         kinds = set()
         for r in refs:
             if isinstance(r, BuiltinAssignment):
@@ -322,9 +346,60 @@ class FileContext:
         if decorator_names & self.framework.eager_escapes:
             facts.escape = True
         info = FunctionInfo(node, facts, parent, is_method, params[0] if is_method and params else None, defaults)
+        if parent is None and cls is None:
+            self._redefining(qualname)
         self.facts.functions[qualname] = facts
+        self.function_infos[id(node)] = info
         self.functions.append(info)
         facts.tracing_test = tracing_test(self, node)
+        self._saved_eager.append(self.eager_stack)
+        self.eager_stack = []
+        self._saved_depths.append((self.loop_depth, self.guard_depth, self._loop_stack))
+        self.loop_depth = 0
+        self.guard_depth = 0
+        self._loop_stack = []
+        self._saved_loops.append(self.loops)
+        self.loops = []
+
+    def _redefining(self, name: str) -> None:
+        """A module-level `def name` / `class name` about to bind a name an earlier def or class
+        holds (notebooks and guides redefine `train`, `f`, `Model` cell after cell): the earlier
+        definition keeps its facts under `name@line`, its own location, and everything recorded
+        so far that named it (calls, Function wrappers, methods, attribute writes) now names it
+        there: code before the redefinition reaches the earlier one, as Python runs it. What
+        comes after binds to the new definition, which takes the plain name."""
+        earlier = self.facts.functions.get(name)
+        absolute = f"{self.module}.{name}" if self.module else name
+        if earlier is not None:
+            line = earlier.span.line
+        elif absolute in self.facts.classes and self.facts.classes[absolute].span is not None:
+            line = self.facts.classes[absolute].span.line
+        else:
+            return
+        F.relocate(self.facts, name, f"{name}@{line}", self.module)
+        for (cls, attr), values in list(self.self_attr_values.items()):
+            moved = F.moved_name(cls, absolute, f"{absolute}@{line}")
+            if moved != cls:
+                self.self_attr_values[(moved, attr)] = self.self_attr_values.pop((cls, attr))
+
+    def _enter_lambda(self, node: cst.Lambda) -> None:
+        """A lambda a `tf.data` transformation traces, walked as a function of its own (its own
+        findings, staged as an entry point of its own)."""
+        parent = self.function
+        where = self.position(node)
+        name = f"<lambda:{where.line}:{where.column}>"
+        qualname = f"{parent.qualname}.<locals>.{name}" if parent is not None else name
+        all_params = (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
+        params = [p.name.value for p in all_params]
+        defaults = {p.name.value: p.default for p in all_params if p.default is not None}
+        facts = F.FunctionFacts(
+            qualname=qualname, name="<lambda>", span=where, params=params,
+            literal_default_params={n for n, d in defaults.items() if _is_literal(d)},
+            python_default_params={n for n, d in defaults.items() if _is_python_option(d)},
+        )
+        info = FunctionInfo(node, facts, parent, False, parent.self_name if parent is not None else None, defaults)
+        self.facts.functions[qualname] = facts
+        self.functions.append(info)
         self._saved_eager.append(self.eager_stack)
         self.eager_stack = []
         self._saved_depths.append((self.loop_depth, self.guard_depth, self._loop_stack))
@@ -354,6 +429,8 @@ class FileContext:
         bases = []
         for arg in node.bases:
             bases.extend(sorted(self.qualified_names(arg.value)))
+        if not self.functions and not self.classes:
+            self._redefining(node.name.value)
         cf = F.ClassFacts(qualname=qualname, bases=bases, span=self.position(node.name))
         self.facts.classes[qualname] = cf
         self.classes.append(cf)
@@ -370,7 +447,11 @@ class FileContext:
 
     def first_call_guard(self, test: cst.BaseExpression) -> str | None:
         """"body" if `test` guards the if-body as run-once creation (`if self.v is None:`,
-        `if not self.built:`, `if not hasattr(self, "v"):`), "orelse" for the inverse."""
+        `if not self.built:`, `if not hasattr(self, "v"):`), "orelse" for the inverse. What is
+        tested must be state that outlives the call: `if not <parameter>:` or `if x is None:` on
+        a local decides per call, so it guards nothing."""
+        if self._per_call(test):
+            return None
         if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
             comp = test.comparisons[0]
             if isinstance(comp.comparator, cst.Name) and comp.comparator.value == "None":
@@ -388,6 +469,46 @@ class FileContext:
             if self.first_call_guard(test.left) == "body" or self.first_call_guard(test.right) == "body":
                 return "body"
         return None
+
+    def _per_call(self, test: cst.BaseExpression) -> bool:
+        """The tested object is the function's own parameter or local (`not training`, `mask is
+        None`): a value of this call, not state that is set once."""
+        func = self.function
+        if func is None:
+            return False
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test = test.expression
+        elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            test = test.left
+        return isinstance(test, cst.Name) and self.binding_kind(test, func) in ("param", "local")
+
+    def runs_ops_then_flips(self, node: cst.If, block) -> bool:
+        """A set-once guard whose block runs TensorFlow state ops (`v.assign(...)`, `tf.print`)
+        and sets a Python flag: the ops are recorded into every call's graph, the flag flips only
+        while tracing; not TensorFlow's create-variables-once idiom (STG105 and STG102 stand)."""
+        from stagelint.frameworks import STATEFUL_METHODS, STATEFUL_OPS, canonical_tf_name
+
+        op = flips = False
+        stack = [block]
+        while stack and not (op and flips):
+            n = stack.pop()
+            if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            if isinstance(n, cst.With) and self.is_lifting_scope(n):
+                continue  # `with tf.init_scope():` runs it once, as meant
+            if isinstance(n, cst.Call):
+                if isinstance(n.func, cst.Attribute) and n.func.attr.value in STATEFUL_METHODS:
+                    op = True
+                elif any(canonical_tf_name(q) in STATEFUL_OPS or canonical_tf_name(q).startswith(
+                        ("tensorflow.summary.", "tensorflow.debugging.", "tensorflow.assert_"))
+                        for q in self.qualified_names(n.func)):
+                    op = True
+            elif isinstance(n, (cst.Assign, cst.AugAssign)):
+                value = n.value
+                if isinstance(n, cst.AugAssign) or _is_literal(value):
+                    flips = True
+            stack.extend(n.children)
+        return op and flips
 
     def mark_region(self, node: cst.CSTNode | None, kind: str) -> None:
         """While the walk is inside `node` (not yet visited), `kind` is on `self.regions`."""
@@ -416,6 +537,11 @@ class FileContext:
             }
         return set()
 
+
+#: Calls that open a Python file object (`with open(p) as fh:` binds a file).
+FILE_OPENERS = frozenset({"builtins.open", "io.open", "codecs.open", "gzip.open", "bz2.open",
+                          "tensorflow.io.gfile.GFile", "tensorflow.gfile.GFile", "tensorflow.compat.v1.gfile.GFile",
+                          "tensorflow.gfile.Open", "tensorflow.compat.v1.gfile.Open"})
 
 TENSOR_SPECS = frozenset({"tensorflow.TensorSpec", "tensorflow.compat.v2.TensorSpec"})
 
@@ -638,9 +764,9 @@ class _Walker(cst.CSTVisitor):
             if ctx.functions:
                 self._record_eager_branch(node)
             guard = ctx.first_call_guard(node.test)
-            if guard == "body":
+            if guard == "body" and not ctx.runs_ops_then_flips(node, node.body):
                 ctx._guarded_blocks.add(id(node.body))
-            elif guard == "orelse" and node.orelse is not None:
+            elif guard == "orelse" and node.orelse is not None and not ctx.runs_ops_then_flips(node, node.orelse):
                 ctx._guarded_blocks.add(id(node.orelse))
             if not ctx.functions:
                 ctx._branch_of[id(node.body)] = (id(node), "body")
@@ -661,6 +787,8 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.Lambda:
             if id(node) in ctx._escaped_lambdas:
                 ctx.escaped_depth += 1
+            if id(node) in ctx._dataset_lambdas:
+                ctx._enter_lambda(node)
         elif t is cst.For or t is cst.While:
             ctx._loop_stack.append(id(node))
             ctx.loop_depth += 1
@@ -693,6 +821,14 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.Yield:
             if ctx.functions:
                 ctx.function.facts.is_generator = True
+        elif t is cst.Return:
+            if ctx.functions:
+                ctx.function.returns.append(node.value)
+        elif t is cst.With:
+            for item in node.items:
+                if item.asname is not None and isinstance(item.asname.name, cst.Name) and isinstance(item.item, cst.Call) \
+                        and ctx.qualified_names(item.item.func) & FILE_OPENERS:
+                    self._record_binding(item.asname.name, item.item)  # `with open(p) as fh:`
         elif t is cst.Del:
             self._record_store(node, node.target, None)
         elif t is cst.NamedExpr:
@@ -732,6 +868,8 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.Lambda:
             if id(original_node) in ctx._escaped_lambdas:
                 ctx.escaped_depth -= 1
+            if id(original_node) in ctx._dataset_lambdas:
+                ctx._leave_function()
         elif t is cst.For or t is cst.While:
             ctx._loop_stack.pop()
             ctx.loop_depth -= 1
@@ -742,6 +880,7 @@ class _Walker(cst.CSTVisitor):
             ctx.regions.pop()
         if t is cst.Module:
             self._describe_call_sites()
+            self._summarise()
             # Rules that decide with whole-file knowledge do so while metadata is still bound.
             for rule in self.rules:
                 if rule in self.failed:
@@ -858,6 +997,8 @@ class _Walker(cst.CSTVisitor):
             for arg in node.args:
                 if isinstance(arg.value, cst.Lambda):
                     ctx._escaped_lambdas.add(id(arg.value))
+        elif isinstance(node.func, cst.Attribute) or names:
+            self._record_dataset_functions(node, names)
         if names & staging and node.args:
             first = node.args[0]
             if first.keyword is None or first.keyword.value in ("func", "fn", "python_function"):
@@ -914,6 +1055,39 @@ class _Walker(cst.CSTVisitor):
             # counter bumped after the call, `lr *= 0.9`, is still a counter).
             ctx._pending_sites.append((site, node, func, tuple(ctx.loops)))
 
+    def _summarise(self) -> None:
+        """Every function's return summary, for the project phase (`analysis.values.Summaries`)."""
+        from stagelint.analysis.values import summarise_returns
+
+        for info in self.ctx.function_infos.values():
+            if info.returns:
+                summary = summarise_returns(self.ctx, info)
+                if summary.definite or summary.params or summary.calls:
+                    info.facts.returns = (summary.definite, list(summary.params), [list(c) for c in summary.calls])
+
+    def _record_dataset_functions(self, node: cst.Call, names: set[str]) -> None:
+        """Functions a `tf.data` transformation traces (`stagelint.datasets`): entry points."""
+        from stagelint.datasets import function_arguments
+
+        ctx = self.ctx
+        for expr in function_arguments(ctx, node, names):
+            bound, positional = (), 0
+            if isinstance(expr, cst.Call) and ctx.qualified_names(expr.func) & PARTIAL_CALLS and expr.args:
+                rest = expr.args[1:]
+                bound = tuple(a.keyword.value for a in rest if a.keyword is not None)
+                positional = sum(1 for a in rest if a.keyword is None and not a.star)
+                expr = expr.args[0].value
+            if isinstance(expr, cst.Lambda):
+                ctx._dataset_lambdas.add(id(expr))
+                where = ctx.position(expr)
+                name = f"<lambda:{where.line}:{where.column}>"
+                qualname = f"{ctx.function.qualname}.<locals>.{name}" if ctx.function is not None else name
+                target = ("name", f"{ctx.module}.{qualname}" if ctx.module else qualname)
+            else:
+                target = self._target_of(expr)
+            if target is not None:
+                ctx.facts.dataset_functions.append(F.DatasetFunction(target, ctx.position(expr), bound, positional))
+
     def _describe_call_sites(self) -> None:
         from stagelint.tensors import arg_facts
 
@@ -954,6 +1128,16 @@ class _Walker(cst.CSTVisitor):
     def _record_wrapper_binding(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         """`g = tf.function(f)` / `self.step = tf.function(self._step, input_signature=...)`."""
         ctx = self.ctx
+        if (
+            isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == "get_concrete_function" and isinstance(target, cst.Name)
+            and not ctx.functions
+        ):
+            traced = self._target_of(value.func.value)
+            names = ctx.qualified_names(target)
+            if traced is not None and len(names) == 1:
+                ctx.facts.concrete_bindings[next(iter(names))] = traced
+            return
         if not isinstance(value, cst.Call) or not value.args:
             return
         fw = ctx.framework
@@ -1093,7 +1277,7 @@ class _Walker(cst.CSTVisitor):
         func = ctx.function
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and func is not None:
             if func.self_name and expr.value.value == func.self_name and ctx.binding_kind(expr.value, func) == "self":
-                return ("self", func.facts.class_qualname, expr.attr.value)
+                return ("self", func.self_class, expr.attr.value)
         if (
             isinstance(expr, cst.Attribute)
             and isinstance(expr.value, cst.Call)
@@ -1118,6 +1302,7 @@ def analyze_module(module: cst.Module, ctx: FileContext, rule_classes, metadata=
     traversals: tests compare the two.)"""
     with fast_traversal() if fast else contextlib.nullcontext():
         ctx._meta = metadata(module)
+        ctx.module_node = module
         rules = [cls(ctx) for cls in rule_classes]
         walker = _Walker(ctx, rules)
         ctx._rules = rules

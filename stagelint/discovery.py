@@ -1,5 +1,7 @@
 """Which files `stagelint check PATH ...` looks at.
 
+* A folder walk checks `.py` files and Jupyter notebooks (`.ipynb`).
+
 * A file named on the command line is checked, whatever its name, unless `exclude` matches it
   (as flake8 does, and as ruff's `--force-exclude` does; pre-commit passes files one by one, and
   `exclude` must hold there too).
@@ -31,6 +33,10 @@ SKIP_DIRS = frozenset({
 })
 
 
+#: What a folder walk checks: Python files and Jupyter notebooks (`stagelint.notebooks`).
+SUFFIXES = (".py", ".ipynb")
+
+
 def git_ignored(directory: str) -> set[str] | None:
     """Paths below `directory` that git ignores, relative to it (folders end in `/`); None when
     `directory` is not in a git work tree (or git is missing), or is itself ignored."""
@@ -54,7 +60,7 @@ def _is_virtualenv(path: str) -> bool:
 
 
 def discover(paths: list[str], settings) -> tuple[list[str], list[tuple[str, str]]]:
-    """Python files under `paths`, in a stable order; (path, reason) for paths that do not exist."""
+    """Python files and notebooks under `paths`, in a stable order; (path, reason) for paths that do not exist."""
     files: list[str] = []
     missing: list[tuple[str, str]] = []
     seen: set[str] = set()
@@ -96,7 +102,7 @@ def discover(paths: list[str], settings) -> tuple[list[str], list[tuple[str, str
                 kept.append(d)
             dirs[:] = kept
             for name in sorted(names):
-                if not name.endswith(".py") or name.startswith("."):
+                if not name.endswith(SUFFIXES) or name.startswith("."):
                     continue
                 if ignored is not None and rel_root + name in ignored:
                     continue

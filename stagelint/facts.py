@@ -63,6 +63,9 @@ class ArgFacts:
     #: what the elements are when the value is a list/tuple the caller shows (`[(1, 1)] * 3`:
     #: "tuple"; `[layer_a, layer_b]`: "layer"), "" when unknown or mixed
     elements: str = ""
+    #: how the object passed is bound in the caller, when it outlives the caller's call:
+    #: "global", "self", "import", "closure", "param" (the caller's own argument), or ""
+    root: str = ""
 
 
 @dataclass
@@ -119,6 +122,9 @@ class FunctionFacts:
     #: returns True while tracing: "yes", or the target of the predicate it defers to (`return
     #: in_tf_function()`), or None (`context.tracing_test`)
     tracing_test: object = None
+    #: what its returns are (`analysis.values.Summary`): (a tensor for sure, the parameters that
+    #: make it one, the targets of the project functions whose results it returns), or None
+    returns: object = None
 
 
 @dataclass
@@ -152,6 +158,18 @@ class WrapperBinding:
 
     target: Target
     input_signature: bool = False
+
+
+@dataclass
+class DatasetFunction:
+    """A function a `tf.data` transformation traces (`ds.map(parse)`, `ds.filter(self._keep)`,
+    `ds.map(functools.partial(parse, size=3))`, `ds.map(lambda x: ...)`)."""
+
+    target: Target
+    span: Span
+    #: parameters `functools.partial` binds: keywords, and how many leading positional ones
+    bound: tuple[str, ...] = ()
+    bound_positional: int = 0
 
 
 @dataclass
@@ -191,6 +209,12 @@ class ModuleFacts:
     #: wrapper targets staged only through one-shot wrappers (`tf.function(f)(x)`,
     #: `tf.function(f).get_concrete_function(...)`): each use traces afresh
     fresh_wrapped: list[Target] = field(default_factory=list)
+    #: names bound at module level to a ConcreteFunction, `traced = f.get_concrete_function(x)`:
+    #: "pkg.mod.traced" -> the target traced (calling it runs that trace: program order)
+    concrete_bindings: dict[str, Target] = field(default_factory=dict)
+
+    #: functions `tf.data` transformations trace (point 6 of issue 11)
+    dataset_functions: list[DatasetFunction] = field(default_factory=list)
     #: attribute writes, for "is this attribute reassigned anywhere?" (STG302, STG303)
     attr_writes: list[AttrWrite] = field(default_factory=list)
     #: objects built (optimizer/model variables created) outside staged code: ident -> first line
@@ -198,3 +222,178 @@ class ModuleFacts:
     #: (rule code, short traceback) for rules that raised on this file; their other
     #: candidates from the file are dropped, every other rule's stand.
     errors: list[tuple[str, str]] = field(default_factory=list)
+
+
+# Definitions by location -----------------------------------------------------------------------
+
+
+def moved_name(name: str, old: str, new: str) -> str:
+    """`name` with its leading dotted part `old` replaced by `new` (`f.<locals>.g` -> `f@3.<locals>.g`)."""
+    if name == old:
+        return new
+    if name.startswith(old + "."):
+        return new + name[len(old):]
+    return name
+
+
+def _moved_target(target, absolute_old: str, absolute_new: str):
+    if not isinstance(target, tuple) or len(target) < 2:
+        return target
+    if target[0] == "name":
+        return ("name", moved_name(target[1], absolute_old, absolute_new), *target[2:])
+    if target[0] in ("self", "super"):
+        return (target[0], moved_name(target[1], absolute_old, absolute_new), *target[2:])
+    return target
+
+
+def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
+    """Move the module-level definition `old` (a function or class, and what is nested in it)
+    to the name `new`, in every fact of the module recorded so far that names it."""
+    absolute_old = f"{module}.{old}" if module else old
+    absolute_new = f"{module}.{new}" if module else new
+
+    def target(t):
+        return _moved_target(t, absolute_old, absolute_new)
+
+    functions = {}
+    for q, f in facts.functions.items():
+        q2 = moved_name(q, old, new)
+        f.qualname = q2
+        if f.class_qualname:
+            f.class_qualname = moved_name(f.class_qualname, absolute_old, absolute_new)
+        for edge in f.calls:
+            edge.target = target(edge.target)
+            if isinstance(edge.eager_unless, tuple):
+                edge.eager_unless = target(edge.eager_unless)
+        if isinstance(f.tracing_test, tuple):
+            f.tracing_test = target(f.tracing_test)
+        if f.returns:
+            f.returns = (f.returns[0], f.returns[1], [list(target(tuple(c))) for c in f.returns[2]])
+        functions[q2] = f
+    facts.functions = functions
+    classes = {}
+    for q, c in facts.classes.items():
+        q2 = moved_name(q, absolute_old, absolute_new)
+        c.qualname = q2
+        c.bases = [moved_name(b, absolute_old, absolute_new) for b in c.bases]
+        classes[q2] = c
+    facts.classes = classes
+    facts.wrapped = [target(t) for t in facts.wrapped]
+    facts.concrete_bindings = {k: target(t) for k, t in facts.concrete_bindings.items()}
+    facts.fresh_wrapped = [target(t) for t in facts.fresh_wrapped]
+    for site in facts.call_sites:
+        site.target = target(site.target)
+        if site.caller is not None:
+            site.caller = moved_name(site.caller, old, new)
+    bindings = {}
+    for key, binding in facts.wrapper_bindings.items():
+        kind, _, rest = key.partition(":")
+        if kind == "name":
+            key = "name:" + moved_name(rest, absolute_old, absolute_new)
+        elif kind == "self":
+            cls, _, attr = rest.rpartition(":")
+            key = f"self:{moved_name(cls, absolute_old, absolute_new)}:{attr}"
+        binding.target = target(binding.target)
+        bindings[key] = binding
+    facts.wrapper_bindings = bindings
+    for w in facts.attr_writes:
+        w.owner = moved_name(w.owner, absolute_old, absolute_new)
+        if w.function is not None:
+            w.function = moved_name(w.function, old, new)
+    for c in facts.candidates:
+        if c.function is not None:
+            c.function = moved_name(c.function, old, new)
+
+
+# Module identity -------------------------------------------------------------------------------
+
+
+def disambiguate(modules: list[ModuleFacts]) -> None:
+    """Files that would have the same dotted name (`a/model.py` and `b/model.py`, folders without
+    `__init__.py`) get names that include their folders (`a.model`, `b.model`), in place, so one's
+    facts do not hide the other's. The name is a function of the path alone: a later round of
+    analysis that adds another `model.py` renames only that one. Imports of `model` then resolve
+    to the file nearest the importer (`Project`)."""
+    groups: dict[str, dict[str, ModuleFacts]] = {}
+    for m in modules:
+        original = m.__dict__.setdefault("dotted", m.module)
+        groups.setdefault(original, {})[m.path] = m
+    for original, by_path in groups.items():
+        if len(by_path) < 2 or not original:
+            continue
+        for path, m in by_path.items():
+            new = _path_name(path, original)
+            if new != m.module:
+                rename_module(m, m.module, new)
+
+
+def _path_name(path: str, dotted: str) -> str:
+    import os
+
+    rel = os.path.relpath(os.path.abspath(path))
+    parts = rel.replace(os.sep, "/").split("/")
+    if parts and parts[0] == "..":
+        parts = os.path.abspath(path).replace(os.sep, "/").strip("/").split("/")
+    folders = [p.replace(".", "_") for p in parts[:-1] if p not in ("", ".")]
+    # the folders above the packages the dotted name already spells
+    spelled = dotted.count(".") + (1 if parts[-1] == "__init__.py" else 0)
+    above = folders[: max(0, len(folders) - spelled)]
+    return ".".join([*above, dotted]) if above else dotted
+
+
+def rename_module(facts: ModuleFacts, old: str, new: str) -> None:
+    """Every absolute name of the module `old` in its facts becomes one of `new`."""
+    def name(q):
+        return moved_name(q, old, new) if isinstance(q, str) else q
+
+    def target(t):
+        return _moved_target(tuple(t), old, new) if isinstance(t, (tuple, list)) and t else t
+
+    facts.module = new
+    for f in facts.functions.values():
+        if f.class_qualname:
+            f.class_qualname = name(f.class_qualname)
+        f.decorators = [name(d) for d in f.decorators]
+        for edge in f.calls:
+            edge.target = target(edge.target)
+            if isinstance(edge.eager_unless, tuple):
+                edge.eager_unless = target(edge.eager_unless)
+        if isinstance(f.tracing_test, tuple):
+            f.tracing_test = target(f.tracing_test)
+        if f.returns:
+            f.returns = (f.returns[0], f.returns[1], [list(target(c)) for c in f.returns[2]])
+    classes = {}
+    for q, c in facts.classes.items():
+        c.qualname = name(c.qualname)
+        c.bases = [name(b) for b in c.bases]
+        classes[name(q)] = c
+    facts.classes = classes
+    facts.wrapped = [target(t) for t in facts.wrapped]
+    facts.fresh_wrapped = [target(t) for t in facts.fresh_wrapped]
+    facts.concrete_bindings = {name(k): target(t) for k, t in facts.concrete_bindings.items()}
+    for site in facts.call_sites:
+        site.target = target(site.target)
+        for arg in [*site.args, *site.kwargs.values()]:
+            arg.cls = name(arg.cls)
+    bindings = {}
+    for key, binding in facts.wrapper_bindings.items():
+        kind, _, rest = key.partition(":")
+        if kind == "name":
+            key = "name:" + name(rest)
+        elif kind == "self":
+            cls, _, attr = rest.rpartition(":")
+            key = f"self:{name(cls)}:{attr}"
+        binding.target = target(binding.target)
+        bindings[key] = binding
+    facts.wrapper_bindings = bindings
+    facts.imports = {k: name(v) for k, v in facts.imports.items()}
+    for w in facts.attr_writes:
+        w.owner = name(w.owner)
+    for c in facts.candidates:
+        fields = c.fields
+        if fields.get("_anchors"):
+            fields["_anchors"] = [[new if a[0] == old else a[0], a[1]] for a in fields["_anchors"]]
+        if fields.get("_calls"):
+            fields["_calls"] = [list(target(t)) for t in fields["_calls"]]
+        if isinstance(fields.get("_cls"), str):
+            fields["_cls"] = name(fields["_cls"])

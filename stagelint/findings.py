@@ -22,16 +22,38 @@ class Finding:
     entry_point: str | None = None
     #: Whether this finding has a safe fix (`stagelint check --fix`).
     fixable: bool = False
-    #: The fix (`stagelint.fix.Fix`: edits applied all or none), if the finding has one; not
-    #: part of the JSON output.
+    #: The fix (`stagelint.fix.Fix`: edits applied all or none), if the finding has one.
     fix: object = field(default=None, compare=False, repr=False)
+    #: In a notebook: the cell (1-based, every cell counted); `line` and `end_line` then count
+    #: in the cell's source. None in a `.py` file.
+    cell: int | None = None
 
     def sort_key(self) -> tuple:
-        return (self.path, self.line, self.column, self.code)
+        return (self.path, self.cell or 0, self.line, self.column, self.code)
+
+    @property
+    def location(self) -> str:
+        """`path:line:col`, or `path:cell N:line:col` in a notebook."""
+        cell = f"cell {self.cell}:" if self.cell is not None else ""
+        return f"{self.path}:{cell}{self.line}:{self.column}"
 
     def to_json(self) -> dict:
+        from stagelint.docs import rule_url
+
         data = asdict(self)
-        del data["fix"]
+        del data["fix"], data["cell"]
+        # `cell`: the notebook cell (1-based) the lines count in, null in a .py file.
+        data["cell"] = self.cell
+        data["url"] = rule_url(self.code)
+        data["fix"] = None if self.fix is None else {
+            "applicability": "safe",
+            "message": f"Apply the {self.code} fix (stagelint check --fix)",
+            "edits": [
+                {"line": e.line, "column": e.column, "end_line": e.end_line, "end_column": e.end_column,
+                 "content": e.text, **({"cell": e.cell} if e.cell is not None else {})}
+                for e in self.fix.edits
+            ],
+        }
         return data
 
 

@@ -24,6 +24,7 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
+from stagelint import notebooks
 from stagelint.files import digest, write_atomically
 
 MAX_PASSES = 10
@@ -39,6 +40,9 @@ class Edit:
     end_line: int
     end_column: int
     text: str
+    #: the notebook cell (1-based, `stagelint.notebooks`) whose source the lines count in;
+    #: None in a `.py` file (and while a notebook's finding is still in module lines)
+    cell: int | None = None
 
 
 @dataclass(frozen=True)
@@ -128,18 +132,31 @@ def plan(findings) -> FixOutcome:
             outcome.refused.append((path, "changed since it was analysed; not fixed (run again)"))
             continue
         unique = list(dict.fromkeys(fixes))
-        new, applied, deferred = apply_fixes(old, unique)
+        if notebooks.is_notebook(path):  # edits in cell coordinates, into the cells' sources
+            new, applied, deferred = notebooks.apply_fixes(old, unique)
+        else:
+            new, applied, deferred = apply_fixes(old, unique)
         outcome.deferred += len(deferred)
         if new == old:
             continue
         try:
-            parse_module(new)
-        except (ParserSyntaxError, RecursionError) as e:  # a rule's bug must never break a file
+            if notebooks.is_notebook(path):
+                parse_module(_notebook_module(new))
+            else:
+                parse_module(new)
+        except (ParserSyntaxError, RecursionError, ValueError) as e:  # a rule's bug must never break a file
             outcome.refused.append((path, f"the fixed text would not parse ({type(e).__name__}); not fixed"))
             continue
         outcome.changed[path] = (old, new)
         outcome.fixed += len(applied)
     return outcome
+
+
+def _notebook_module(data: bytes) -> bytes:
+    nb = notebooks.cached("", data)
+    if nb is None:
+        raise ValueError("the fixed notebook does not read")
+    return nb.source
 
 
 def write(outcome: FixOutcome) -> None:
@@ -162,8 +179,12 @@ def write(outcome: FixOutcome) -> None:
 def unified_diff(outcome: FixOutcome) -> str:
     chunks = []
     for path, (old, new) in sorted(outcome.changed.items()):
-        a = _decode(old)[0].splitlines(keepends=True)
-        b = _decode(new)[0].splitlines(keepends=True)
+        if notebooks.is_notebook(path):  # the code cells, each under `# cell N`, not the JSON
+            a = notebooks.source_text(old).splitlines(keepends=True)
+            b = notebooks.source_text(new).splitlines(keepends=True)
+        else:
+            a = _decode(old)[0].splitlines(keepends=True)
+            b = _decode(new)[0].splitlines(keepends=True)
         lines = list(difflib.unified_diff(a, b, fromfile=path, tofile=path))
         chunks.append("".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
                               for line in lines))

@@ -157,7 +157,9 @@ class StagelintChecker:
             session.run()  # before flake8 forks: its workers inherit the findings
 
     def run(self):
-        if not self._selected:
+        if not self._selected or self.filename.endswith(".ipynb"):
+            # flake8 reads a notebook (`--filename '*.ipynb'`) as lines of JSON, with no cells to
+            # report in: notebooks are `stagelint check`'s (docs/integrations.md).
             return
         paths = self._paths if self._paths is not None else (self.filename,)
         session = _session(paths, self._config, self._use_cache)

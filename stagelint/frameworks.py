@@ -303,6 +303,53 @@ DATASET_NON_DATASET_METHODS = frozenset({
     "options", "unique_id", "__iter__", "take_while_fn",
 })
 
+#: Dataset transformations that trace the functions they are given into a graph, once per
+#: dataset (checked with TF 2.21: the Python body of a `map` function runs once for any number of
+#: elements, `np.random` in it is one constant, and `tf.config.run_functions_eagerly(True)` does
+#: not change that). Method -> the positions and keywords of its function arguments.
+DATASET_FUNCTION_METHODS: dict[str, tuple[tuple[int, str], ...]] = {
+    "map": ((0, "map_func"),),
+    "filter": ((0, "predicate"),),
+    "flat_map": ((0, "map_func"),),
+    "interleave": ((0, "map_func"),),
+    "parallel_interleave": ((0, "map_func"),),
+    "reduce": ((1, "reduce_func"),),
+    "scan": ((1, "scan_func"),),
+    "take_while": ((0, "predicate"),),
+    "group_by_window": ((0, "key_func"), (1, "reduce_func"), (3, "window_size_func")),
+    "bucket_by_sequence_length": ((0, "element_length_func"),),
+    "rejection_resample": ((0, "class_func"),),
+    "map_with_legacy_function": ((0, "map_func"),),
+    "filter_with_legacy_function": ((0, "predicate"),),
+}
+#: `tf.data.experimental` transformations (applied with `Dataset.apply`) and their function
+#: arguments, by qualified name.
+DATASET_FUNCTION_TRANSFORMS: dict[str, tuple[tuple[int, str], ...]] = {
+    "tensorflow.data.experimental.map_and_batch": ((0, "map_func"),),
+    "tensorflow.data.experimental.scan": ((1, "scan_func"),),
+    "tensorflow.data.experimental.group_by_window": ((0, "key_func"), (1, "reduce_func"), (3, "window_size_func")),
+    "tensorflow.data.experimental.group_by_reducer": ((0, "key_func"),),
+    "tensorflow.data.experimental.parallel_interleave": ((0, "map_func"),),
+    "tensorflow.data.experimental.take_while": ((0, "predicate"),),
+    "tensorflow.data.experimental.bucket_by_sequence_length": ((0, "element_length_func"),),
+    "tensorflow.data.experimental.rejection_resample": ((0, "class_func"),),
+    "tensorflow.data.experimental.Reducer": ((0, "init_func"), (1, "reduce_func"), (2, "finalize_func")),
+}
+#: A `.map(f)` on a receiver the file does not show to be a dataset is still a dataset's when
+#: the call passes one of these keywords, or is chained with one of these methods (pandas and
+#: multiprocessing have `map`, `filter` and `reduce` too, but none of these).
+DATASET_ONLY_KEYWORDS = frozenset({"num_parallel_calls", "deterministic", "cycle_length", "block_length"})
+DATASET_ONLY_METHODS = frozenset({
+    "batch", "padded_batch", "prefetch", "shuffle", "cache", "unbatch", "flat_map", "interleave",
+    "with_options", "ragged_batch", "rebatch", "shard", "map_with_legacy_function", "as_numpy_iterator",
+    "bucket_by_sequence_length", "group_by_window", "take_while",
+})
+#: How a dataset transformation shows in source, for the screen that decides which files to
+#: analyse first (a file with only a `map` on a dataset parameter is found through its callers).
+DATASET_ENTRY_WORDS = ("Dataset", "tf.data", "num_parallel_calls", "flat_map", "interleave")
+#: `functools.partial(f, ...)`: calling it calls `f` with the remaining arguments.
+PARTIAL_CALLS = frozenset({"functools.partial"})
+
 # Keras objects that create variables on first use (STG403) -----------------------------------------
 
 #: Methods whose call, outside staged code, creates an optimizer's or a model's variables.
@@ -340,6 +387,10 @@ MULTI_OUTPUT_OPS = frozenset({
     "tensorflow.unravel_index", "tensorflow.sparse.fill_empty_rows", "tensorflow.raw_ops.Split",
     "tensorflow.compat.v1.image.sample_distorted_bounding_box", "tensorflow.compat.v1.clip_by_global_norm",
     "tensorflow.compat.v1.nn.moments", "tensorflow.compat.v1.parse_single_sequence_example",
+    # (audio, sample_rate), (output, argmax), (values, indices)...: unpacking them is plain Python
+    "tensorflow.audio.decode_wav", "tensorflow.nn.max_pool_with_argmax", "tensorflow.math.unique_with_counts",
+    "tensorflow.nn.fractional_max_pool", "tensorflow.nn.fractional_avg_pool", "tensorflow.math.approx_max_k",
+    "tensorflow.math.approx_min_k", "tensorflow.experimental.numpy.split",
 })
 #: Ops whose first argument is a list of tensors: passing a parameter there does not make it one.
 LIST_TAKING_OPS = frozenset({

@@ -51,7 +51,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stagelint.frameworks import FRAMEWORKS
+from stagelint.frameworks import DATASET_ENTRY_WORDS, FRAMEWORKS
 from stagelint.pipeline.paths import RealPaths, display_path
 
 #: Words whose absence from a whole import neighbourhood means nothing there can stage code.
@@ -88,6 +88,8 @@ def entry_pattern(settings) -> re.Pattern[bytes]:
     ]
     if extra:
         parts.append(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in extra) + rb")\b")
+    # A `tf.data` transformation traces the function it is given (`stagelint.datasets`).
+    parts.append(b"|".join(re.escape(w.encode()) for w in DATASET_ENTRY_WORDS))
     return re.compile(b"|".join(parts))
 
 
@@ -395,7 +397,9 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
                           files_for=lambda names: graph.files_for(names, with_index=True))
     for real, summary in summaries.items():
         shown = given.get(real)
-        if summary is None or (real in live and summary.entries):
+        # A notebook's JSON is not Python the screen can read (escaped strings, one cell's
+        # syntax error is not the file's): notebooks always get the full analysis.
+        if summary is None or (real in live and summary.entries) or (shown is not None and shown.endswith(".ipynb")):
             if shown is not None or summary is not None:
                 selection.analyse.append(shown if shown is not None else display_path(Path(real)))
             continue

@@ -93,14 +93,19 @@ class Project:
 
     def shown(self, path: str) -> str:
         """The file as the state shows it (relative to the root when below it)."""
-        real = os.path.realpath(path)
+        real = self.state.realpath(path)
         facts = self.state.modules.get(real)
         if facts is not None:
             return facts.path
-        for m in self.state.placeholders:
-            if os.path.realpath(m.path) == real:
-                return m.path
-        return _relative(real)
+        placeholder = self._placeholders().get(real)
+        return placeholder.path if placeholder is not None else _relative(real)
+
+    def _placeholders(self) -> dict:
+        """The state's name-only facts by real path (rebuilt when the list changes)."""
+        if getattr(self, "_indexed", None) is not self.state.placeholders:
+            self._indexed = self.state.placeholders
+            self._by_real = {self.state.realpath(m.path): m for m in self._indexed}
+        return self._by_real
 
     def findings_for(self, paths: list[str]) -> dict[str, list[Finding]]:
         """The findings of some files (by the paths asked with), judged together."""
@@ -113,8 +118,8 @@ class Project:
         return out
 
     def known(self, path: str) -> bool:
-        real = os.path.realpath(path)
-        return real in self.state.modules or any(os.path.realpath(m.path) == real for m in self.state.placeholders)
+        real = self.state.realpath(path)
+        return real in self.state.modules or real in self._placeholders()
 
 
 def _relative(real: str) -> str:

@@ -28,6 +28,7 @@ class Project:
         self.settings = settings
         self.framework = framework
         self.modules: dict[str, F.ModuleFacts] = {}
+        F.disambiguate(modules)  # `a/model.py` and `b/model.py`: two modules, not one
         for m in modules:
             self.modules.setdefault(m.module, m)
         self._suffixes: dict[str, set[str]] = {}
@@ -42,6 +43,8 @@ class Project:
         self._resolved: dict[tuple, Key | None] = {}
         self._layer_memo: dict[str, bool] = {}
         self.entries: dict[Key, str] = {}
+        #: functions a `tf.data` transformation traces -> parameters `functools.partial` binds
+        self.dataset_bound: dict[Key, set[str]] = {}
         self.reached: dict[Key, Key] = {}  # function -> the entry point that reaches it
         self.unguarded: set[Key] = set()  # reachable without passing a first-call guard
         self.call_sites: dict[Key, list[tuple[str, F.CallSite]]] = {}
@@ -67,19 +70,26 @@ class Project:
         m = self.modules.get(key[0])
         return m.functions.get(key[1]) if m else None
 
-    def _module_for(self, dotted: str) -> str | None:
+    def _module_for(self, dotted: str, near: str | None = None) -> str | None:
         if dotted in self.modules:
             return dotted
         matches = self._suffixes.get(dotted)
         if matches and len(matches) == 1:
             return next(iter(matches))
+        if matches and near:
+            # `from model import step` in a/train.py, with a/model.py and b/model.py: the one
+            # in the importer's folder
+            folder = near.rpartition(".")[0]
+            same = [m for m in matches if m.rpartition(".")[0] == folder]
+            if len(same) == 1:
+                return same[0]
         return None
 
-    def split_qualified(self, qualified: str) -> tuple[str, str] | None:
+    def split_qualified(self, qualified: str, near: str | None = None) -> tuple[str, str] | None:
         """`pkg.mod.Class.method` -> (`pkg.mod`, `Class.method`), longest module prefix first."""
         parts = qualified.split(".")
         for i in range(len(parts) - 1, 0, -1):
-            module = self._module_for(".".join(parts[:i]))
+            module = self._module_for(".".join(parts[:i]), near)
             if module is not None:
                 return module, ".".join(parts[i:])
         return None
@@ -97,7 +107,7 @@ class Project:
             _, cls, method = target
             return self._method(cls, method, skip_self=target[0] == "super")
         qualified = target[1]
-        split = self.split_qualified(qualified)
+        split = self.split_qualified(qualified, module)
         if split is None or depth > 4:
             return None
         mod, rest = split
@@ -193,6 +203,21 @@ class Project:
                 key = self.resolve(m.module, target)
                 if key is not None and key not in self.entries:
                     self.entries[key] = "wrapper"
+            for df in m.dataset_functions:
+                key = self.resolve(m.module, df.target)
+                if key is None:
+                    continue
+                self.dataset_bound.setdefault(key, set()).update(self._partial_bound(key, df))
+                if key not in self.entries:
+                    self.entries[key] = "dataset"
+
+    def _partial_bound(self, key: Key, df: F.DatasetFunction) -> set[str]:
+        """Parameters `functools.partial` fixes: Python values, not the dataset's elements."""
+        f = self.function(key)
+        if f is None:
+            return set()
+        params = f.params[1:] if f.class_qualname and df.target[0] in ("self", "super") else f.params
+        return set(df.bound) | set(params[:df.bound_positional])
 
     def _is_wrapper(self, module: str, decorator: str, wrappers: set[str]) -> bool:
         if decorator in wrappers:
@@ -462,6 +487,10 @@ class Project:
         out = set(f.tensor_params)
         if keras_inputs and self.entries.get(key) == "keras":
             out |= {p for p in f.params[1:] if p not in f.literal_default_params}
+        if keras_inputs and key in self.dataset_bound:
+            # a dataset's elements (tensors, or tuples and dicts of them), bar what `partial` fixes
+            params = f.params[1:] if f.class_qualname else f.params
+            out |= {p for p in params if p not in f.literal_default_params} - self.dataset_bound[key]
         for _, site in self.call_sites.get(key, ()):
             # `self.m(x)` passes self implicitly; `Class.m(obj, x)` and plain calls do not.
             shift = self.shift(site, key)
@@ -509,11 +538,16 @@ class Project:
     # Messages ---------------------------------------------------------------------------------
 
     def display(self, key: Key, relative_to: str) -> str:
-        return key[1] if key[0] == relative_to else f"{key[0]}.{key[1]}"
+        name = key[1]
+        if name.endswith(">") and "<lambda:" in name:
+            return "the lambda on line " + name.rsplit("<lambda:", 1)[1].split(":")[0]
+        return name if key[0] == relative_to else f"{key[0]}.{name}"
 
     def function_phrase(self, key: Key) -> str:
         entry = self.reached.get(key, key)
-        name = key[1]
+        shown = self.display(key, key[0])
+        name = shown if shown.startswith("the lambda") else f"`{shown}`"
         if entry == key:
-            return f"`{name}`"
-        return f"`{name}` (traced by `{self.display(entry, key[0])}`)"
+            return f"{name} (a `tf.data` function)" if self.entries.get(key) == "dataset" else name
+        traced_by = self.display(entry, key[0])
+        return f"{name} (traced by {traced_by if traced_by.startswith('the lambda') else f'`{traced_by}`'})"

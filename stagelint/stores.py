@@ -30,6 +30,8 @@ class StoreSite:
     #: "global", "closure", "self", "param", "import"
     root_kind: str
     tensor: Tensorness
+    #: the name the written object is reached from (`acc` in `acc.append(x)`)
+    root: str = ""
 
 
 def _root(expr: cst.BaseExpression) -> cst.Name | None:
@@ -46,6 +48,8 @@ def root_kind(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression, _d
     kind = ctx.binding_kind(root, func)
     if kind == "param" and _is_star_param(ctx, root, func):
         return None  # `**kwargs` / `*args`: a dict or tuple made afresh for every call
+    if kind == "closure" and _enclosing_self(ctx, root, func):
+        return "self"  # `def keep(t): self.last = t` nested in `call`: the layer's own attribute
     if kind in ("global", "closure", "self", "param", "import"):
         return kind
     if kind == "local" and _depth < 4:
@@ -60,6 +64,22 @@ def root_kind(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression, _d
                 if aliased is not None:
                     return aliased
     return None
+
+
+def _enclosing_self(ctx: FileContext, name: cst.Name, func: FunctionInfo) -> bool:
+    """`name` is the `self` of a method enclosing `func` (a closure over the object)."""
+    outer = func.parent
+    while outer is not None:
+        if outer.self_name == name.value:
+            return any(isinstance(getattr(b, "node", None), cst.Param) and b.scope is ctx.scope(outer.node.body)
+                       for b in ctx.bindings_of(name))
+        outer = outer.parent
+    return False
+
+
+def root_name(expr: cst.BaseExpression) -> str:
+    root = _root(expr)
+    return root.value if root is not None else ""
 
 
 def _is_star_param(ctx: FileContext, name: cst.Name, func: FunctionInfo) -> bool:
@@ -127,7 +147,7 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
             for a in args:
                 t = t | tensorness(ctx, a, func)
             sites.append(StoreSite(func, node, f"`{short_code(target)}`", f"`{short_code(target)}.{method}(...)`",
-                                   None, rk, t))
+                                   None, rk, t, root_name(target)))
             continue
         if isinstance(target, cst.Name):
             rk = "global" if func.declared.get(target.value) == "global" else "closure"
@@ -147,7 +167,7 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
             continue
         action = f"`del {short_code(target)}`" if value is None else f"`{short_code(target)} {_op(node)} ...`"
         t = tensorness(ctx, value, func) if value is not None else Tensorness()
-        sites.append(StoreSite(func, node, place, action, value, rk, t))
+        sites.append(StoreSite(func, node, place, action, value, rk, t, root_name(target)))
     ctx._store_sites = sites
     return sites
 
@@ -278,16 +298,110 @@ def _op(node: cst.CSTNode) -> str:
 def store_is_external(candidate, project, key) -> bool:
     """Project-phase checks shared by STG102 and STG201: the write runs on every trace (not only
     behind a first-call guard such as `if not self.built: self.build()`), and a parameter it
-    writes into belongs to an eager caller: a `tf.function`'s own argument, not a helper's or a
-    Keras `call`'s, whose callers are usually traced code passing their own local dict."""
+    writes into belongs to an eager caller: a `tf.function`'s own argument, or a helper's
+    argument that some staged caller passes from outside the call (`fill(cache, x)` with a
+    global `cache`); not a Keras `call`'s, whose callers are usually traced code passing their
+    own local dict."""
     if key not in project.unguarded:
         return False
-    if candidate.fields.get("_root") in ("param", "closure") and project.entries.get(key) not in ("decorator", "wrapper"):
+    root = candidate.fields.get("_root")
+    if root in ("param", "closure") and project.entries.get(key) not in ("decorator", "wrapper"):
         # a helper's parameter, or a nested helper's enclosing variable: the object belongs to
         # the code that calls it, traced with it (RetinaNet's `_update_decoded_results` updating
-        # `outputs` of the `call` it is nested in)
-        return False
+        # `outputs` of the `call` it is nested in), unless a caller passes it from outside
+        return root == "param" and _passed_from_outside(project, key, candidate.fields.get("_root_name", ""))
     return True
+
+
+#: How an argument's object is bound at a call site (`ArgFacts.root`) for it to outlive the call.
+_OUTSIDE = frozenset({"global", "self", "import"})
+
+
+def _passed_from_outside(project, key, param: str, _depth: int = 0) -> bool:
+    """Some caller that is itself staged passes, for `param`, an object that outlives its call:
+    a global, an attribute of its object, or its own argument when it is a `tf.function`."""
+    f = project.function(key)
+    if not param or f is None or param not in f.params or _depth > 4:
+        return False
+    index = f.params.index(param)
+    for module, site in project.call_sites.get(key, ()):
+        arg = site.kwargs.get(param)
+        if arg is None:
+            i = index - project.shift(site, key)
+            arg = site.args[i] if 0 <= i < len(site.args) else None
+        caller = (module, site.caller) if site.caller is not None else None
+        if arg is None or caller is None or caller not in project.reached:
+            continue
+        root = getattr(arg, "root", "")
+        if root in _OUTSIDE:
+            return True
+        if root == "param" and arg.param:
+            if project.entries.get(caller) in ("decorator", "wrapper") or _passed_from_outside(
+                    project, caller, arg.param, _depth + 1):
+                return True
+    return False
+
+
+def stored_tensor_params(project, key, _depth: int = 0) -> set[str]:
+    """Parameters of the writing function that are tensors, decided only from facts of its own
+    module (its body's ops, Keras `call` inputs, call sites in the module, also through a caller
+    that forwards its own argument), so STG102 and STG201 share one answer for a line whichever other
+    files are checked with it."""
+    f = project.function(key)
+    if f is None:
+        return set()
+    # Staged only through other modules: a run that shows this line shows them too, and their
+    # call sites count.
+    everywhere = not _staged_by_own_module(project, key)
+    out = set(f.tensor_params)
+    entry = project.entries.get(key)
+    python: set[str] = set()
+    for module, site in project.call_sites.get(key, ()):
+        if module != key[0] and not everywhere:
+            continue
+        shift = project.shift(site, key)
+        passed = [(f.params[i + shift], arg) for i, arg in enumerate(site.args) if i + shift < len(f.params)]
+        for param, arg in [*passed, *site.kwargs.items()]:
+            if arg.kind == "tensor":
+                out.add(param)
+            elif arg.kind == "python":
+                python.add(param)
+            elif arg.param and site.caller is not None and _depth < 4:
+                if arg.param in stored_tensor_params(project, (module, site.caller), _depth + 1):
+                    out.add(param)
+    if entry == "keras":
+        out |= {p for p in f.params[1:] if p not in f.literal_default_params and p not in python}
+    return out - f.python_default_params
+
+
+def stored_tensor(candidate, project, key) -> bool:
+    """The value a store candidate writes is a tensor (STG201, not STG102): an op's result, a
+    parameter shown to be one (`stored_tensor_params`), or the result of a project function in
+    another file whose summary returns one, counted only when the writing function is staged
+    through other modules (a run that shows this line shows that file too)."""
+    fields = candidate.fields
+    if fields.get("_definite"):
+        return True
+    if set(fields.get("_params", ())) & stored_tensor_params(project, key):
+        return True
+    calls = fields.get("_calls")
+    if calls and not _staged_by_own_module(project, key):
+        from stagelint.analysis.values import calls_return_tensor
+
+        return calls_return_tensor(project, key[0], [tuple(c) for c in calls])
+    return False
+
+
+def _staged_by_own_module(project, key) -> bool:
+    """Reachable from an entry point of its own module (what a run on that file alone sees)."""
+    own = project.__dict__.setdefault("_own_module_reach", {})
+    module = key[0]
+    if module not in own:
+        seen: dict = {}
+        for entry in sorted(e for e in project.entries if e[0] == module):
+            project._bfs(entry, seen, only_unguarded=False)
+        own[module] = set(seen)
+    return key in own[module]
 
 
 def site_is_tensor(site: StoreSite, project, key) -> bool:

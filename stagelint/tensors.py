@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.metadata import BuiltinAssignment, ImportAssignment
 
 from stagelint import facts as F
-from stagelint.context import FileContext, FunctionInfo, is_literal
+from stagelint.context import FILE_OPENERS, FileContext, FunctionInfo, is_literal
 from stagelint.frameworks import CONTAINER_METHODS
 
 
@@ -26,9 +26,12 @@ from stagelint.frameworks import CONTAINER_METHODS
 class Tensorness:
     definite: bool = False
     params: frozenset[str] = frozenset()
+    #: targets of project functions in other files whose result it is made of: a tensor when one
+    #: of them returns one (`analysis.values.Summaries`, project phase)
+    calls: frozenset = frozenset()
 
     def __or__(self, other: Tensorness) -> Tensorness:
-        return Tensorness(self.definite or other.definite, self.params | other.params)
+        return Tensorness(self.definite or other.definite, self.params | other.params, self.calls | other.calls)
 
     @property
     def possible(self) -> bool:
@@ -98,11 +101,17 @@ class _Inference(_MemoizedWalk):
                 return TENSOR
             if names and any(fw.owns(q) for q in names):
                 return NOT
+            result = self._project_call(expr)
+            if result is not None:
+                return result
             if isinstance(expr.func, cst.Attribute):
                 if expr.func.attr.value in fw.non_tensor_attributes or expr.func.attr.value in CONTAINER_METHODS:
                     return NOT  # `x.get_shape()`, `features.keys()`
+                if isinstance(expr.func.value, cst.Name) and self.func is not None \
+                        and expr.func.value.value == self.func.self_name:
+                    return NOT  # `self.helper(x)` of a class elsewhere: decided by `_project_call`
                 receiver = self.of(expr.func.value)
-                return receiver
+                return Tensorness(receiver.definite, receiver.params)
             return NOT
         if isinstance(expr, cst.Attribute):
             if expr.attr.value in fw.non_tensor_attributes:
@@ -131,6 +140,34 @@ class _Inference(_MemoizedWalk):
         if isinstance(expr, cst.For):
             return self._iterated(expr.iter)
         return NOT
+
+    def _project_call(self, call: cst.Call) -> Tensorness | None:
+        """The result of calling a Keras object (a model, layer, loss or metric in a global, an
+        attribute or a local), or a project function: its summary (`analysis.values`)."""
+        from stagelint.analysis.values import CALLABLE_KERAS, summarise_returns
+
+        ctx = self.ctx
+        func = call.func
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return None
+        if isinstance(func, cst.Attribute) and func.attr.value in ctx.framework.non_tensor_attributes:
+            return None
+        callee = value_of(ctx, func, self.func)
+        if callee.what in CALLABLE_KERAS:
+            return TENSOR
+        info = _same_file_function(ctx, func, self.func)
+        if info is not None:
+            summary = summarise_returns(ctx, info)
+            out = Tensorness(summary.definite, frozenset(), frozenset(summary.calls))
+            if summary.params:
+                for param, arg in _bind_arguments(info, call):
+                    if param in summary.params:
+                        out = out | self.of(arg)
+            return out
+        target = _call_target(ctx, func, self.func)
+        if target is not None:
+            return Tensorness(False, frozenset(), frozenset({target}))
+        return None
 
     def _iterated(self, iterable) -> Tensorness:
         """Elements of a loop's iterable: tensors for `tf.range`, a tensor or a dataset."""
@@ -162,6 +199,57 @@ class _Inference(_MemoizedWalk):
         return out
 
 
+def _same_file_function(ctx: FileContext, func: cst.BaseExpression, within: FunctionInfo | None):
+    """The walk record of the def a call's function names in this file (`helper(...)`, or
+    `self.helper(...)` of the method's own class), if any."""
+    infos = ctx.__dict__.get("function_infos")
+    if not infos:
+        return None
+    if isinstance(func, cst.Name):
+        for b in ctx.bindings_of(func):
+            node = getattr(b, "node", None)
+            if isinstance(node, cst.FunctionDef):
+                return infos.get(id(node))
+        return None
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and within is not None \
+            and func.value.value == within.self_name and within.facts.class_qualname:
+        by_method = ctx.memo.setdefault("methods", {})
+        if not by_method:
+            for info in infos.values():
+                if info.facts.class_qualname:
+                    by_method[(info.facts.class_qualname, info.facts.name)] = info
+        return by_method.get((within.facts.class_qualname, func.attr.value))
+    return None
+
+
+def _bind_arguments(info: FunctionInfo, call: cst.Call):
+    """(parameter, argument) pairs of a call of a def of this file (`self` skipped for methods)."""
+    params = list(info.facts.params)
+    if info.is_method and params and isinstance(call.func, cst.Attribute):
+        params = params[1:]
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    for param, arg in zip(params, positional):
+        yield param, arg
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value in params:
+            yield a.keyword.value, a.value
+
+
+def _call_target(ctx: FileContext, func: cst.BaseExpression, within: FunctionInfo | None):
+    """The call target (`facts.Target`) of a call of a project function in another file."""
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and within is not None \
+            and func.value.value == within.self_name and within.facts.class_qualname:
+        return ("self", within.facts.class_qualname, func.attr.value)
+    if isinstance(func, (cst.Name, cst.Attribute)):
+        names = ctx.qualified_names(func)
+        if len(names) == 1:
+            (q,) = names
+            root = q.split(".", 1)[0]
+            if not q.startswith("builtins.") and (root in ctx.project_roots or root == ctx.module.split(".", 1)[0]):
+                return ("name", q)
+    return None
+
+
 def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None = None,
               loops: tuple = ()) -> F.ArgFacts:
     """How an argument looks at a call site in `func` inside `loops`: a tensor, a Python value,
@@ -174,18 +262,28 @@ def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | N
     if isinstance(expr, cst.Name) and func is not None and ctx.binding_kind(expr, func) == "param":
         param = expr.value
     extra = dict(what=value.what, cls=value.cls, ident=value.ident, param=param,
-                 varies=_varies(ctx, expr, func, loops))
+                 varies=_varies(ctx, expr, func, loops), root=_root_kind(ctx, expr, func))
     if value.what in ("list", "tuple"):
         extra["elements"] = element_kind(ctx, expr, func)
     if is_literal(expr):
         return F.ArgFacts("python", text, **extra)
-    if value.what in ("list", "tuple", "dict", "set"):
+    if value.what in ("list", "tuple", "dict", "set", "nest"):
         return F.ArgFacts("unknown", text, **extra)  # a structure of tensors is not a tensor
     if value.what == "tensor":
         return F.ArgFacts("tensor", text, **extra)
     if isinstance(expr, cst.Name) and _is_python_number_name(ctx, expr):
         return F.ArgFacts("python", text, **extra)
     return F.ArgFacts("unknown", text, **extra)
+
+
+def _root_kind(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None) -> str:
+    """How the object an argument names is bound in the caller (for "does a helper write into
+    something that outlives the call?"): only for a name or a chain of attributes on one."""
+    if func is None or not isinstance(expr, (cst.Name, cst.Attribute)):
+        return ""
+    from stagelint.stores import root_kind
+
+    return root_kind(ctx, func, expr) or ""
 
 
 def element_kind(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None, _depth: int = 0) -> str:
@@ -394,8 +492,10 @@ class _Values(_MemoizedWalk):
             iterated = self.of(it)
             if iterated.what in ("range",):
                 return Value("tensor") if tensorness(ctx, loop, self.func).definite else Value("int")
-            if iterated.what in ("tensor", "dataset", "data-iterator"):
+            if iterated.what == "tensor":
                 return Value("tensor")
+            if iterated.what in ("dataset", "data-iterator"):
+                return Value("nest")  # an element: one tensor, or a tuple or dict of them
             return UNKNOWN
         if (
             isinstance(loop.target, cst.Tuple)
@@ -447,6 +547,8 @@ class _Values(_MemoizedWalk):
                 return UNKNOWN
             if q in _BUILTIN_RESULTS:
                 return Value(_BUILTIN_RESULTS[q])
+            if q in FILE_OPENERS:
+                return Value("file", q, new)
             if q.startswith("itertools."):
                 return Value("py-iterator", ident=new)
             if q in FW.RNG_CONSTRUCTORS:
@@ -459,6 +561,8 @@ class _Values(_MemoizedWalk):
                 return Value("function")
             if fw.creates_variables(q):
                 return Value(_keras_kind(fw, q), q, new)
+            if ".losses." in q and q.rsplit(".", 1)[-1][:1].isupper() and fw.owns(q):
+                return Value("loss", q, new)  # `tf.keras.losses.MeanSquaredError()`: called on tensors
             if FW.canonical_tf_name(q) in FW.MULTI_OUTPUT_OPS or FW.canonical_tf_name(q) in FW.CONTROL_FLOW_OPS:
                 return Value("list")  # a Python list/tuple of tensors (loop vars, branch outputs)
             if fw.returns_tensor(q):
@@ -487,9 +591,30 @@ class _Values(_MemoizedWalk):
             last = q.rsplit(".", 1)[-1]
             if not fw.owns(q) and not q.startswith("builtins.") and last[:1].isupper():
                 return Value("object", q, new)  # a project or library class, resolved later
+        shape = self._call_shape(call)
+        if shape:
+            return Value(shape)
         if tensorness(ctx, call, self.func).definite:
             return Value("tensor")
         return UNKNOWN
+
+    def _call_shape(self, call: cst.Call) -> str:
+        """What a call of a Keras object or of a def of this file gives, when its tensors may
+        come in a structure: "nest" for a layer or model (an RNN with `return_state` returns a
+        list), the shape of the def's returns otherwise (`return image, label`: "tuple")."""
+        from stagelint.analysis.values import CALLABLE_KERAS, summarise_returns
+
+        func = call.func
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return ""
+        callee = self.of(func)
+        if callee.what in CALLABLE_KERAS:
+            return "nest" if callee.what in ("model", "layer") else "tensor"
+        info = _same_file_function(self.ctx, func, self.func)
+        if info is not None:
+            shape = summarise_returns(self.ctx, info).shape
+            return {"tuple": "tuple", "nest": "nest"}.get(shape, "")
+        return ""
 
 
 _BUILTIN_RESULTS = {
@@ -520,6 +645,8 @@ def _keras_kind(fw, q: str) -> str:
         return "optimizer"
     if ".metrics." in q:
         return "metric"
+    if ".losses." in q:
+        return "loss"
     if ".layers." in q:
         return "layer"
     if ".models." in q or q.rsplit(".", 1)[-1] in ("Sequential", "Model"):

@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "train_pitfalls.py"
 JSON_KEYS = ["code", "name", "path", "line", "column", "end_line", "end_column", "message",
-             "function", "entry_point", "fixable"]
+             "function", "entry_point", "fixable", "cell", "url", "fix"]
 
 
 def run(*args, cwd=ROOT):
@@ -31,12 +31,12 @@ def test_check_the_bundled_example_full_output():
     proc = run("check", "examples/")
     assert proc.returncode == 1, proc.stderr
     out = proc.stdout
-    assert "examples/train_pitfalls.py:14:5: STG101 [trace-time-side-effect]" in out
+    assert "examples/train_pitfalls.py:14:5: STG101 [*] [trace-time-side-effect]" in out
     assert '14 |     print("loss:", loss)' in out
     assert "   |     ^^^^^^^^^^^^^^^^^^^^ STG101" in out
     codes = {line.split()[1] for line in out.splitlines() if line.startswith("examples/")}
     assert {"STG101", "STG102", "STG201", "STG301", "STG401", "STG402"} <= codes
-    assert out.rstrip().endswith("findings.")
+    assert out.rstrip().endswith("Found 6 findings.\n[*] 1 fixable with `--fix`.")
 
 
 def test_json_output_matches_the_interface():
@@ -160,3 +160,128 @@ def test_console_script_is_installed():
     proc = subprocess.run([str(script), "check", "--output-format", "concise", str(EXAMPLE)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and "STG401" in proc.stdout
+
+
+# Input and output as ruff users expect them -------------------------------------------------
+
+PRINTS = """
+    import tensorflow as tf
+
+    @tf.function
+    def f(x):
+        print(x)
+        return x
+"""
+
+
+def test_stdin_with_stdin_filename_takes_that_file_s_settings(tmp_path):
+    write(tmp_path, "pyproject.toml", """
+        [tool.stagelint]
+        per-file-ignores = {"quiet/*" = ["STG101"]}
+    """)
+    source = textwrap.dedent(PRINTS).lstrip("\n")
+    proc = subprocess.run([sys.executable, "-m", "stagelint", "check", "--output-format", "concise", "-",
+                           "--stdin-filename", "loud/m.py"], cwd=tmp_path, input=source, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.startswith("loud/m.py:5:5: STG101 [*] [trace-time-side-effect]")
+    quiet = subprocess.run([sys.executable, "-m", "stagelint", "check", "-", "--stdin-filename", "quiet/m.py"],
+                           cwd=tmp_path, input=source, capture_output=True, text=True, timeout=120)
+    assert quiet.returncode == 0 and "All checks passed!" in quiet.stdout
+    bare = subprocess.run([sys.executable, "-m", "stagelint", "check", "--output-format", "concise", "-"],
+                          cwd=tmp_path, input=source, capture_output=True, text=True, timeout=120)
+    assert bare.stdout.startswith("-:5:5: STG101")
+
+
+def test_stdin_refuses_what_it_cannot_do(tmp_path):
+    for args in (["-", "--fix"], ["-", "--diff"], ["-", "other.py"], ["--stdin-filename", "x.py", "."]):
+        proc = run("check", *args, cwd=tmp_path)
+        assert proc.returncode == 2 and "usage:" in proc.stderr and "Traceback" not in proc.stderr, args
+
+
+def test_exit_zero_output_file_and_quiet(tmp_path):
+    write(tmp_path, "m.py", PRINTS)
+    proc = run("check", "--exit-zero", "--output-file", "report.json", "--output-format", "json", ".", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert [o["code"] for o in json.loads((tmp_path / "report.json").read_text())] == ["STG101"]
+    quiet = run("check", "--quiet", "--output-format", "concise", ".", cwd=tmp_path)
+    assert quiet.returncode == 1
+    assert quiet.stdout.splitlines() == [quiet.stdout.splitlines()[0]] and "Found" not in quiet.stdout
+    bad = run("check", "--output-file", str(tmp_path / "no" / "such" / "dir" / "r.txt"), ".", cwd=tmp_path)
+    assert bad.returncode == 2 and "cannot write" in bad.stderr
+
+
+def test_extend_select_repeated_select_and_lower_case_codes(tmp_path):
+    def codes(*args):
+        return {o["code"] for o in json.loads(run("check", "--output-format", "json", *args, "examples/").stdout)}
+
+    assert codes("--select", "stg1", "--select", "STG4") == codes("--select", "STG1,STG4") \
+        == {"STG101", "STG102", "STG401", "STG402"}
+    assert codes("--select", "STG1", "--extend-select", "stg401") == {"STG101", "STG102", "STG401"}
+    assert codes("--ignore", "stg1", "--ignore", "STG4") == {"STG201", "STG301"}
+
+
+def test_config_codes_are_case_insensitive(tmp_path):
+    write(tmp_path, "pyproject.toml", """
+        [tool.stagelint]
+        ignore = ["stg101"]
+    """)
+    write(tmp_path, "m.py", PRINTS)
+    proc = run("check", ".", cwd=tmp_path)
+    assert proc.returncode == 0 and "All checks passed!" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_diff_with_json_is_refused(tmp_path):
+    write(tmp_path, "m.py", PRINTS)
+    proc = run("check", "--diff", "--output-format", "json", ".", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "--diff prints a unified diff; it does not combine with --output-format json" in proc.stderr
+
+
+def test_rules_as_json():
+    proc = run("rules", "--output-format", "json")
+    data = json.loads(proc.stdout)
+    stg101 = next(r for r in data if r["code"] == "STG101")
+    assert stg101["name"] == "trace-time-side-effect" and stg101["fixable"] is True
+    assert stg101["url"].endswith("/docs/rules/STG101.md")
+    assert next(r for r in data if r["code"] == "STG901")["runtime"] is True
+
+
+@pytest.mark.parametrize("fmt", ["full", "concise", "json", "sarif", "github"])
+def test_a_missing_path_is_one_error_in_every_format(tmp_path, fmt):
+    write(tmp_path, "m.py", PRINTS)
+    proc = run("check", "--output-format", fmt, "m.py", "nope.py", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == ["stagelint: error: nope.py: no such file or directory"]
+    assert "All checks passed" not in proc.stdout
+    if fmt == "json":
+        assert [o["code"] for o in json.loads(proc.stdout)] == ["STG101"]
+    elif fmt == "sarif":
+        invocation = json.loads(proc.stdout)["runs"][0]["invocations"][0]
+        assert invocation["executionSuccessful"] is False
+        assert "nope.py: no such file or directory" in invocation["toolExecutionNotifications"][0]["message"]["text"]
+    elif fmt == "github":
+        assert "::error file=nope.py,title=stagelint::no such file or directory" in proc.stdout.splitlines()
+    else:
+        assert "1 path could not be checked" in proc.stdout
+
+
+def test_nothing_to_check_says_so(tmp_path):
+    (tmp_path / "docs").mkdir()
+    proc = run("check", "docs", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert proc.stdout == "No Python files found.\n"
+    as_json = run("check", "--output-format", "json", "docs", cwd=tmp_path)
+    assert as_json.stdout.strip() == "[]" and "No Python files found" in as_json.stderr
+
+
+@pytest.mark.parametrize("args", [["rules"], ["rules", "--output-format", "json"], ["rule", "STG101"],
+                                  ["check", "examples/"], ["check", "--output-format", "sarif", "examples/"]])
+def test_a_closed_pipe_ends_quietly(args):
+    # `stagelint rules | head -1`, made certain: the reader is gone before the first write.
+    proc = subprocess.Popen([sys.executable, "-m", "stagelint", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert err.decode() == ""
+    assert proc.returncode in (0, 1)

@@ -11,6 +11,7 @@ from pathlib import Path
 import libcst as cst
 
 from stagelint import facts as F
+from stagelint import notebooks
 from stagelint.context import FileContext, analyze_module
 from stagelint.files import digest
 from stagelint.frameworks import TENSORFLOW
@@ -34,18 +35,29 @@ class Outcome:
 def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()) -> F.ModuleFacts:
     """Parse and walk one file. A syntax error is one STG000 candidate, not an exception."""
     module, is_package = module_name(Path(path))
+    notebook = None
     try:
-        tree = cst.parse_module(source)
-    except (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError, LookupError) as e:
+        if notebooks.is_notebook(path):  # its code cells as one module, in module lines
+            tree, notebook = notebooks.parse(source, cst.parse_module)
+        else:
+            tree = cst.parse_module(source)
+    except (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError, LookupError, notebooks.NotebookError) as e:
         # The last three: not UTF-8 and no (valid) coding cookie; Python refuses those too.
-        line, column, message = _syntax_error_location(source, e)
+        line, column, message = (1, 1, str(e)) if notebook is None and notebooks.is_notebook(path) \
+            else _syntax_error_location(source, e)
         facts = F.ModuleFacts(path=path, module=module, is_package=is_package)
         facts.candidates.append(F.Candidate("STG000", None, F.Span(line, column, line, column), {"error": message}))
         return facts
     ctx = FileContext(path, module, is_package, settings, TENSORFLOW)
     ctx.project_roots = frozenset(project_roots)
     ctx.source_digest = digest(source)  # fixes are applied only to these exact bytes
-    return analyze_module(tree, ctx, [r for r in all_rules() if not r.runtime_only])
+    facts = analyze_module(tree, ctx, [r for r in all_rules() if not r.runtime_only])
+    if notebook is not None:  # one STG000 per cell that does not parse (the cell is left out)
+        for cell, line, column, message in notebook.broken:
+            at = notebook.starts[notebook.cells.index(cell)] + line - 1
+            facts.candidates.append(F.Candidate("STG000", None, F.Span(at, column, at, column),
+                                                {"error": f"{message} (this cell is skipped, the others are checked)"}))
+    return facts
 
 
 def _syntax_error_location(source: bytes, error: Exception) -> tuple[int, int, str]:
@@ -69,6 +81,8 @@ def analyse_bytes(path: str, source: bytes, settings, roots) -> Outcome:
         return Outcome(path, "ok", analyze_source(path, source, settings, roots), digest=digest(source))
     except RecursionError:
         return Outcome(path, "skipped", detail="too deeply nested to analyse")
+    except notebooks.NotPython as e:  # a notebook for another language
+        return Outcome(path, "skipped", detail=str(e))
     except MemoryError:
         return Outcome(path, "skipped", detail="out of memory while analysing")
     except Exception:  # one file's internal error must not lose the others' findings

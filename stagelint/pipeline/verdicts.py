@@ -9,6 +9,7 @@ from __future__ import annotations
 import traceback
 
 from stagelint import facts as F
+from stagelint import notebooks
 from stagelint.findings import Finding, file_is_off, is_selected, is_suppressed
 from stagelint.rules.base import REGISTRY, all_rules
 
@@ -55,7 +56,7 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
     """The findings among `candidates` (module facts, candidate) in the files `reported`."""
     failed: set[tuple[str, str]] = set()
     seen = set()
-    lines_cache: dict[str, list[str]] = {}
+    lines_cache: dict[str, tuple[list[str], bytes]] = {}
     for m, cand in candidates:
         if m.path not in reported:
             continue
@@ -105,7 +106,7 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
         if finding.sort_key() + (finding.message,) in seen:
             continue
         seen.add(finding.sort_key() + (finding.message,))
-        lines = lines_cache.get(m.path)
+        lines, source = lines_cache.get(m.path) or (None, b"")
         if lines is None:
             source = sources.get(m.path)
             if source is None:
@@ -113,7 +114,9 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                     source = read_bytes(m.path)
                 except OSError:
                     source = b""
-            lines = lines_cache[m.path] = decode_lines(source)
+            lines = notebooks.module_lines(m.path, source) if notebooks.is_notebook(m.path) else decode_lines(source)
+            lines_cache[m.path] = (lines, source)
         if rule.code != "STG000" and (file_is_off(lines, rule.code) or (noqa and is_suppressed(finding, lines))):
             continue
-        yield finding
+        # A notebook's findings are shown in cell coordinates (`stagelint.notebooks`).
+        yield notebooks.place(finding, source) if notebooks.is_notebook(m.path) else finding

@@ -1,19 +1,28 @@
-"""Findings with the source line and a caret underline, like ruff's full output."""
+"""Findings with the source line (in a notebook: the line of the cell) and a caret underline,
+like ruff's full output."""
 
 from __future__ import annotations
 
 from stagelint.report.concise import line_for
 
 
-def _lines(path: str, cache: dict) -> list[str]:
-    if path not in cache:
+def _lines(path: str, cache: dict, cell: int | None = None) -> list[str]:
+    """The file's lines, or (in a notebook) those of the finding's cell."""
+    if (path, cell) not in cache:
         try:
             with open(path, "rb") as fh:
-                text = fh.read().decode("utf-8", errors="replace")
+                data = fh.read()
         except OSError:
-            text = ""
-        cache[path] = text.lstrip("\ufeff").splitlines()
-    return cache[path]
+            data = b""
+        if cell is not None:
+            from stagelint.notebooks import cached
+
+            nb = cached(path, data)
+            found = nb.cell(cell) if nb is not None else None
+            cache[path, cell] = found.source.splitlines() if found is not None else []
+        else:
+            cache[path, cell] = data.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()
+    return cache[path, cell]
 
 
 def excerpt(f, lines: list[str]) -> str:
@@ -33,17 +42,29 @@ def excerpt(f, lines: list[str]) -> str:
     )
 
 
-def summary(result) -> str:
+def closing(result) -> str:
+    """The closing lines: how many findings, how many `--fix` can fix, what was not checked.
+    Nothing checked is said as such, never "All checks passed!"."""
     n = len(result.findings)
-    text = "All checks passed!" if n == 0 else f"Found {n} finding{'s' if n != 1 else ''}."
+    if n:
+        text = f"Found {n} finding{'s' if n != 1 else ''}."
+    elif result.files_checked == 0:
+        text = "No Python files found."
+    else:
+        text = "All checks passed!"
     if result.skipped:
-        text += f" {len(result.skipped)} path{'s' if len(result.skipped) != 1 else ''} skipped."
+        k = len(result.skipped)
+        text += f" {k} path{'s' if k != 1 else ''} could not be checked (see the errors above)."
+    fixable = sum(1 for f in result.findings if f.fixable)
+    if fixable:
+        text += f"\n[*] {fixable} fixable with `--fix`."
     return text
 
 
-def render(result, out) -> None:
+def render(result, out, summary: bool = True) -> None:
     cache: dict = {}
     for f in result.findings:
         out.write(line_for(f) + "\n")
-        out.write(excerpt(f, _lines(f.path, cache)) + "\n")
-    out.write(summary(result) + "\n")
+        out.write(excerpt(f, _lines(f.path, cache, f.cell)) + "\n")
+    if summary:
+        out.write(closing(result) + "\n")

@@ -6,12 +6,35 @@ SARIF `fix` where it has one. Paths below the working directory are written rela
 under `%SRCROOT%` (GitHub resolves them against the repository root when stagelint runs from
 there); other paths as absolute `file://` URIs. Columns count Unicode code points, as
 stagelint's do, and the run says so (`columnKind`): SARIF's default is UTF-16 code units.
+
+Each rule has a `helpUri` (its documentation page, `stagelint.docs.rule_url`) and a level
+(`defaultConfiguration.level`, and the same `level` on its results): `error` where staged code
+computes or does something else than it says, `warning` where it only costs time (retracing,
+unrolled loops, a discarded op). Each result has `partialFingerprints["stagelint/v1"]`: a hash
+of the rule, the function and the offending source line with its whitespace normalised (plus
+`:N` for the N-th identical one in the file), so an alert keeps its identity when lines above
+it move.
+
+Notebooks: SARIF addresses a file by its lines, and a notebook file is JSON. The region is the
+line of the `.ipynb` file that holds the offending source line (nbformat writes one line of a
+cell per line of the file), which is the line GitHub code scanning shows and links to; the
+cell, the line in the cell and the column are in the result's `properties` (`cell`,
+`cellLine`, `cellColumn`) and in its message. A notebook finding carries no SARIF `fix` (its
+edits are in cell coordinates; `stagelint check --fix` applies them).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
+
+#: Rules whose findings cost time rather than change results: SARIF level "warning".
+WARNING_RULES = frozenset({"STG501", "STG502", "STG503", "STG603", "STG902"})
+
+
+def level(code: str) -> str:
+    return "warning" if code in WARNING_RULES else "error"
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
@@ -30,7 +53,7 @@ def _uri(path: str) -> dict:
 
 
 def _rule_descriptor(rule) -> dict:
-    from stagelint.docs import render_rule
+    from stagelint.docs import render_rule, rule_url
 
     sections = rule.doc_sections()
     what = " ".join(sections.get("What it does", "").split())
@@ -40,7 +63,8 @@ def _rule_descriptor(rule) -> dict:
         "shortDescription": {"text": rule.summary() or rule.name},
         "fullDescription": {"text": what or rule.summary() or rule.name},
         "help": {"text": _plain(rule), "markdown": render_rule(rule)},
-        "defaultConfiguration": {"level": "error"},
+        "helpUri": rule_url(rule.code),
+        "defaultConfiguration": {"level": level(rule.code)},
         "properties": {
             "tags": ["tensorflow", "tf.function"] + (["runtime"] if rule.runtime_only else []),
             "fixable": bool(rule.fixable),
@@ -84,30 +108,66 @@ def _fix(finding) -> dict:
     }
 
 
+def _fingerprint(f, lines: list[str], seen: dict) -> str:
+    """Stable across line shifts: the rule, the function and the source line's words."""
+    text = " ".join(lines[f.line - 1].split()) if 1 <= f.line <= len(lines) else ""
+    key = (f.path, f.code, f.function or "", text)
+    seen[key] = n = seen.get(key, 0) + 1
+    data = "\0".join((f.code, f.function or "", text)).encode("utf-8")
+    return f"{hashlib.sha256(data).hexdigest()[:32]}:{n}"
+
+
+def _notebook_line(f, cache: dict) -> int:
+    from stagelint.notebooks import json_line
+
+    key = ("json", f.path)
+    if key not in cache:
+        try:
+            with open(f.path, "rb") as fh:
+                cache[key] = fh.read()
+        except OSError:
+            cache[key] = b""
+    return json_line(cache[key], f.cell, f.line) or 1
+
+
 def build(result) -> dict:
     from stagelint import __version__
     from stagelint.rules.base import all_rules
 
     rules = all_rules()
     index = {r.code: i for i, r in enumerate(rules)}
+    from stagelint.report.full import _lines
+
     results = []
+    lines: dict = {}
+    seen: dict[tuple, int] = {}
     for f in result.findings:
+        message = f.message
+        region = _region(f.line, f.column, f.end_line, f.end_column)
+        properties = {}
+        if f.entry_point or f.function:
+            properties = {"function": f.function, "entryPoint": f.entry_point}
+        if f.cell is not None:
+            region = {"startLine": _notebook_line(f, lines)}
+            properties.update(cell=f.cell, cellLine=f.line, cellColumn=f.column)
+            message += f" (notebook cell {f.cell}, line {f.line}, column {f.column})"
         res = {
             "ruleId": f.code,
-            "level": "error",
-            "message": {"text": f.message},
+            "level": level(f.code),
+            "message": {"text": message},
             "locations": [{
                 "physicalLocation": {
                     "artifactLocation": _uri(f.path),
-                    "region": _region(f.line, f.column, f.end_line, f.end_column),
+                    "region": region,
                 },
             }],
+            "partialFingerprints": {"stagelint/v1": _fingerprint(f, _lines(f.path, lines, f.cell), seen)},
         }
         if f.code in index:
             res["ruleIndex"] = index[f.code]
-        if f.entry_point or f.function:
-            res["properties"] = {"function": f.function, "entryPoint": f.entry_point}
-        if f.fix is not None:
+        if properties:
+            res["properties"] = properties
+        if f.fix is not None and f.cell is None:
             res["fixes"] = [_fix(f)]
         results.append(res)
     notifications = [

@@ -27,8 +27,14 @@ class StaleGlobal(Rule):
 
     Not flagged: names bound once (constants), imports, functions and classes, names bound in
     exclusive branches (`if ...: X = 1 else: X = 2`), and `tf.Variable`s or Keras objects,
-    which are read at run time. Module-level rebinding counts only with a call of the module's
-    functions in between (before that, nothing can have been traced). An enclosing function's
+    which are read at run time (a name bound to an int first and to a `tf.Variable` later is
+    judged on its Python bindings). A module-level rebinding counts only in program order: when
+    a module-level call runs the reading code before it (directly, or through a function that
+    calls it) and another call runs it after it; a rebinding before the Function is defined or
+    first called, or after its last call, changes nothing a trace sees. A function that rebinds
+    (`global x`) or mutates the global counts when the module calls it between two such calls,
+    or when the reading code calls it; in a module that never calls the reading code itself (a
+    library), it may run at any time and always counts. An enclosing function's
     variable counts only across a Function boundary (a nested `tf.function`, not a helper traced
     with its enclosing function), and only when it changes after the nested function is defined.
     Methods of objects that are not containers (`replay_buffer.clear()`) are not mutations.
@@ -146,6 +152,7 @@ class StaleGlobal(Rule):
         self.mutated: dict[int, set[str]] = {}  # binding node id -> functions that mutate it
         self.loops: list[cst.CSTNode] = []  # every for/while loop, for "bound in a loop around the def"
         self.mutation_sites: dict[int, list] = {}  # binding node id -> (function, node) of each mutation
+        self.holders: dict[int, str] = {}  # Name target bound in a function -> that function's qualname
 
     def visit_Name(self, node: cst.Name) -> None:
         ctx = self.ctx
@@ -176,10 +183,23 @@ class StaleGlobal(Rule):
         for t in node.targets:
             if isinstance(t.target, cst.Subscript):
                 self._mutated(t.target.value)
+            self._hold(t.target)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Subscript):
             self._mutated(node.target.value)
+        self._hold(node.target)
+
+    def _hold(self, target) -> None:
+        """Which function a binding of a name is made in (`global x; x = ...` in `reset`)."""
+        if self.ctx.function is None:
+            return
+        names = target.elements if isinstance(target, (cst.Tuple, cst.List)) else (target,)
+        for t in names:
+            if isinstance(t, (cst.Element, cst.StarredElement)):
+                t = t.value
+            if isinstance(t, cst.Name):
+                self.holders[id(t)] = self.ctx.function.qualname
 
     def _mutated(self, obj: cst.BaseExpression) -> None:
         """Record that a function changes the object a name is bound to (in place)."""
@@ -202,8 +222,10 @@ class StaleGlobal(Rule):
         for func, name, bindings, kind in self.reads:
             if (func.qualname, name.value) in reported or not bindings:
                 continue
+            self._reading = func
             nodes = []
             skip = False
+            objects = 0
             for b in bindings:
                 node = getattr(b, "node", None)
                 if isinstance(b, ImportAssignment) or not isinstance(node, cst.Name):
@@ -213,21 +235,56 @@ class StaleGlobal(Rule):
                 if isinstance(value, cst.Call):
                     names = ctx.qualified_names(value.func)
                     if any(fw.creates_variables(q) for q in names):
-                        skip = True  # a tf.Variable / Keras object: read at run time
-                        break
+                        objects += 1  # a tf.Variable / Keras object: read at run time
                 nodes.append(node)
-            if skip or not nodes:
+            if skip or not nodes or objects == len(nodes) or (objects and kind != "global"):
                 continue
+            if kind == "global" and objects:
+                # `foo = 1 ... foo = 100 ... foo = tf.Variable(1)`: the Python values the staged
+                # code may have read, in the order the module binds them, are judged on their own
+                nodes = [n for n in nodes if not _creates_object(ctx, fw, ctx.bound_values.get(id(n)))]
             chain = self._chain(func, bindings) if kind == "closure" else []
             if kind == "closure" and not chain:
                 continue
-            change = self._change(func, nodes, kind, chain)
-            if change is None:
+            ordered = self._ordered(nodes) if kind == "global" else None
+            change = self._change(func, nodes, kind, chain) if ordered is None else ""
+            if change is None or (ordered is not None and not ordered["rebinds"] and not ordered["writers"]):
                 continue
             reported.add((func.qualname, name.value))
             self.report(name, function=func, name=name.value, change=change,
                         scope="global" if kind == "global" else "the enclosing function's variable",
-                        _chain=[f.qualname for f in chain])
+                        _chain=[f.qualname for f in chain], _order=ordered)
+
+    def _ordered(self, nodes) -> dict | None:
+        """For a global: its module-level rebindings in program order (line, and the module-level
+        loop around it), and the functions that rebind or mutate it; decided in the project phase
+        by the calls around them (`analysis.order`). None when a rebinding's function is unknown."""
+        ctx = self.ctx
+        ordered = sorted(nodes, key=lambda n: (ctx.position(n).line, ctx.position(n).column))
+        rebinds, writers = [], set()
+        module_level = [n for n in ordered if id(n) in ctx.branch_paths]
+        for node in ordered:
+            if id(node) not in ctx.branch_paths:
+                holder = self.holders.get(id(node))
+                if holder is None:
+                    return None
+                writers.add(holder)
+                continue
+            i = module_level.index(node)
+            loop = next((lp for lp in self.loops if _inside(ctx, node, lp)), None)
+            augmented = id(node) in ctx.rebinding_targets
+            if i == 0 and loop is None and not augmented:
+                continue  # the first binding
+            if i > 0 and all(ctx.exclusive(node, other) for other in module_level[:i]) and loop is None:
+                continue  # `if ...: X = 1 else: X = 2`
+            span = None
+            if loop is not None:
+                p = ctx.position(loop)
+                span = [p.line, p.end_line]
+            rebinds.append([ctx.position(node).line, span])
+        for node in nodes:
+            writers |= {q for q, _ in self.mutation_sites.get(id(node), ()) if q != self._reading.qualname}
+        return {"rebinds": rebinds, "writers": sorted(writers)}
 
     def _chain(self, func, bindings) -> list:
         """The reading function and the functions around it, up to (not including) the one whose
@@ -243,7 +300,20 @@ class StaleGlobal(Rule):
         return []
 
     @classmethod
-    def confirm(cls, candidate, project, module) -> bool:
+    def confirm(cls, candidate, project, module):
+        ordered = candidate.fields.get("_order")
+        if ordered is not None:
+            from stagelint.analysis.order import stale_between, writes_between
+
+            readers = [(module.module, candidate.function)]
+            for line, loop in ordered["rebinds"]:
+                if stale_between(project, module.module, readers, line, tuple(loop) if loop else None):
+                    where = f"rebound in a loop (line {line})" if loop else f"rebound on line {line}"
+                    return {"change": f"{where} between calls"}
+            for writer in ordered["writers"]:
+                if writes_between(project, module.module, readers, (module.module, writer)):
+                    return {"change": f"changed by `{writer}`"}
+            return False
         chain = candidate.fields.get("_chain")
         if not chain:
             return True
@@ -304,6 +374,10 @@ class StaleGlobal(Rule):
         ctx = self.ctx
         lo, hi = sorted((ctx.position(a).line, ctx.position(b).line))
         return any(site.caller is None and lo < site.span.line < hi for site in ctx.facts.call_sites)
+
+
+def _creates_object(ctx, fw, value) -> bool:
+    return isinstance(value, cst.Call) and any(fw.creates_variables(q) for q in ctx.qualified_names(value.func))
 
 
 def _inside(ctx, node, container) -> bool:
@@ -591,7 +665,11 @@ class VariableRebinding(Rule):
 
     Not flagged: `.assign()`, `.assign_add()`, `.assign_sub()` (in-place updates, seen by the
     graph); variables never read by staged code; lazy creation under a first-call guard;
-    rebinding inside staged code itself, which STG102/STG201/STG402 report.
+    rebinding inside staged code itself, which STG102/STG201/STG402 report; module-level
+    bindings before the variable is created (`foo = 1` ... `foo = tf.Variable(1)`), and
+    module-level rebindings that no call of the reading code precedes and follows (made before
+    the first call, or after the last: `traced = f.get_concrete_function(x)` and `traced(x)`
+    count as calls).
 
     ## Why is this bad?
     A traced function captures the variable object itself. Rebinding the name or the attribute
@@ -664,9 +742,9 @@ class VariableRebinding(Rule):
         def f(x):
             return x * external_var
 
-        traced_f = f.get_concrete_function(4)
-        print(traced_f(4))
+        print(f(4))
         external_var = tf.Variable(4)  # STG303
+        print(f(4))
         """,
         """
         import tensorflow as tf
@@ -692,6 +770,7 @@ class VariableRebinding(Rule):
         super().__init__(ctx)
         self.reads: dict[str, list] = {}  # name -> [(function, Name node)]
         self.holders: dict[int, object] = {}  # Name target -> the function holding the binding
+        self._loops: list = []  # every for/while loop, for "rebound in a module-level loop"
 
     def visit_Name(self, node: cst.Name) -> None:
         ctx = self.ctx
@@ -727,21 +806,51 @@ class VariableRebinding(Rule):
                 continue
             original = creations[0]
             anchors = sorted({(ctx.module, f.qualname) for f, _ in reads})
+            first = ctx.position(original.node)
             for a in assignments:
                 if a is original or ctx.exclusive(a.node, original.node):
                     continue
+                holder = self.holders.get(id(a.node))
+                order = None
+                if holder is None and id(a.node) in ctx.branch_paths:
+                    # module level, in program order: `foo = 1` before `foo = tf.Variable(1)`
+                    # replaces no variable; after it, only a rebinding between a trace and a
+                    # later call is seen stale (`analysis.order`)
+                    here = ctx.position(a.node)
+                    loop = next((lp for lp in self._loops if _inside(ctx, a.node, lp)), None)
+                    if (here.line, here.column) < (first.line, first.column) and loop is None:
+                        continue
+                    span = None
+                    if loop is not None:
+                        p = ctx.position(loop)
+                        span = [p.line, p.end_line]
+                    order = [here.line, span]
                 value = ctx.bound_values.get(id(a.node))
                 augmented = isinstance(value, cst.AugAssign)
-                holder = self.holders.get(id(a.node))
                 text = short_code(value, 50) if augmented else f"{name} = {short_code(value, 40)}" if value is not None else name
                 self.report(a.node, function=holder, text=text, name=name,
-                            consequence=_consequence(augmented), fix=_fix(value),
+                            consequence=_consequence(augmented), fix=_fix(value), _order=order,
                             _anchors=[list(k) for k in anchors], _holder=holder.qualname if holder else None)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._loops.append(node)
+
+    def visit_While(self, node: cst.While) -> None:
+        self._loops.append(node)
 
     @classmethod
     def confirm(cls, candidate, project, module):
         holder = candidate.fields.get("_holder")
-        return not (holder and (module.module, holder) in project.reached)  # staged writes: STG102/201
+        if holder and (module.module, holder) in project.reached:
+            return False  # staged writes: STG102/201
+        order = candidate.fields.get("_order")
+        if order is not None:
+            from stagelint.analysis.order import stale_between
+
+            line, loop = order
+            readers = [tuple(a) for a in candidate.fields.get("_anchors", ()) if a[0] == module.module]
+            return stale_between(project, module.module, readers, line, tuple(loop) if loop else None)
+        return True
 
     @classmethod
     def project_candidates(cls, project):

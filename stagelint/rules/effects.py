@@ -14,8 +14,9 @@ from stagelint.frameworks import (
 )
 from stagelint.fix import tensorflow_alias
 from stagelint.rules.base import Rule
-from stagelint.stores import store_is_external, store_sites
-from stagelint.tensors import Tensorness, tensorness
+from stagelint.stores import store_is_external, store_sites, stored_tensor
+from stagelint.analysis.values import FILE_METHODS
+from stagelint.tensors import Tensorness, tensorness, value_of
 
 
 class TraceTimeSideEffect(Rule):
@@ -24,6 +25,11 @@ class TraceTimeSideEffect(Rule):
     Flags Python I/O in staged code: `print`, `input`, files opened for writing, `subprocess`,
     `os.system`, `time.sleep` and the like; and `logging.*`, logger methods and `warnings.warn`
     when what they log includes a tensor (an argument, or a value formatted into the message).
+
+    Also the methods of open Python file objects (`log.write(...)` on a file opened outside
+    the function, `self.out.write(...)`), and logs or warnings under an `if` on a tensor:
+    AutoGraph stages that `if` as a `tf.cond` and traces both branches, so the message is
+    logged while tracing whatever the condition, and never when the condition holds later.
 
     Not flagged: logs and warnings made only of Python values (a message, shapes, options):
     `logging.warning("List inputs are discouraged")`, `logging.debug("shape %s", x.shape)`. They
@@ -62,7 +68,8 @@ class TraceTimeSideEffect(Rule):
     left for you. Not always safe: `tf.print` writes to standard error unless told otherwise,
     where `print` wrote to standard output, and it prints a tensor's values where `print`
     printed its symbolic description; a deliberate trace-time message becomes a per-call one.
-    Other Python I/O (logging, files) has no fix.
+    Other Python I/O (logging, files) has no fix. Methods named like a file's on objects that
+    are not files (`buffer.write(x)` of a class of your own) are not flagged.
     """
 
     code = "STG101"
@@ -175,19 +182,33 @@ class TraceTimeSideEffect(Rule):
                 if short == "print":
                     instead = "use `tf.print()` to print on every call"
                 elif short.startswith(("logging.", "absl.logging.", "warnings.", "tensorflow.compat.v1.logging.")):
-                    self.messages.append((ctx.function, node, f"{short}()"))
+                    self.messages.append((ctx.function, node, f"{short}()", tuple(self.tests)))
                     return
                 else:
                     instead = "move it outside the tf.function, or into `tf.py_function`"
                 self._report(node, f"{short}()", instead)
                 return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in LOGGER_METHODS and self._is_logger(node.func.value):
-            self.messages.append((ctx.function, node, f"{short_code(node.func)}()"))
+            self.messages.append((ctx.function, node, f"{short_code(node.func)}()", tuple(self.tests)))
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value in FILE_METHODS:
+            self.file_calls.append((ctx.function, node))
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        #: logging and warnings calls: decided at the end of the file, on their arguments
+        #: logging and warnings calls: decided at the end of the file, on their arguments, with
+        #: the tests of the `if`s around them
         self.messages: list[tuple] = []
+        #: `x.write(...)`, `x.read()`: Python I/O when `x` is an open file
+        self.file_calls: list[tuple] = []
+        self.tests: list = []
+
+    def visit_If(self, node: cst.If) -> None:
+        if self.ctx.function is not None:
+            self.tests.append(node.test)
+
+    def leave_If(self, node: cst.If) -> None:
+        if self.tests and self.tests[-1] is node.test:
+            self.tests.pop()
 
     def finish(self) -> None:
         """A log or warning made only of Python values (a message, shapes, options) describes the
@@ -196,18 +217,44 @@ class TraceTimeSideEffect(Rule):
         %s", x.shape)`), and Python shows a warning once per location anyway. One that formats a
         tensor logs a symbolic `Tensor("add:0")` once, where the author expected a value per call."""
         ctx = self.ctx
-        for func, node, call in self.messages:
+        for func, node, call, tests in self.messages:
             t = Tensorness()
             for arg in node.args:
                 t = t | _formatted_tensorness(ctx, arg.value, func)
-            if t.possible:
+            if not (t.possible or t.calls) and tests:
+                # `if loss > 10: logging.warning("diverging")`: AutoGraph stages a tensor `if` as a
+                # `tf.cond` and traces both branches, so the message is logged at trace time
+                # whatever the condition, and never when it holds later
+                cond = Tensorness()
+                for test in tests:
+                    cond = cond | tensorness(ctx, test, func)
+                if cond.possible:
+                    self.report(node, function=func, call=call, _definite=cond.definite, _params=sorted(cond.params),
+                                instead="under a tensor `if` AutoGraph traces both branches, so it logs while tracing "
+                                        "whatever the condition; use `tf.print()` in the branch")
+                continue
+            if t.possible or t.calls:
                 self.report(node, function=func, call=call, _definite=t.definite, _params=sorted(t.params),
+                            _calls=sorted(list(c) for c in t.calls),
                             instead="it logs a symbolic tensor once per trace; use `tf.print()`, or log outside the tf.function")
+
+        for func, node in self.file_calls:
+            receiver = node.func.value
+            if value_of(ctx, receiver, func).what != "file" or _opened_here(ctx, receiver, func):
+                continue
+            self.report(node, function=func, call=f"{short_code(node.func)}()",
+                        instead="file I/O in Python runs while tracing; move it outside the tf.function, or use `tf.io`")
 
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
         if "_params" not in candidate.fields or candidate.fields.get("_definite"):
             return True
+        calls = candidate.fields.get("_calls")
+        if calls:
+            from stagelint.analysis.values import calls_return_tensor
+
+            if calls_return_tensor(project, module.module, [tuple(c) for c in calls]):
+                return True
         key = (module.module, candidate.function)
         f = project.function(key)
         if project.entries.get(key) in ("decorator", "wrapper") and f is not None:
@@ -283,6 +330,14 @@ def _formatted_tensorness(ctx, expr, func) -> Tensorness:
     return tensorness(ctx, expr, func)
 
 
+def _opened_here(ctx, receiver, func) -> bool:
+    """The file was opened by the function itself (`with open(p, "w") as fh:`): its `open(...)`
+    is the finding, when it writes."""
+    if not isinstance(receiver, cst.Name):
+        return False
+    return any(getattr(b, "scope", None) is ctx.scope(func.node.body) for b in ctx.bindings_of(receiver))
+
+
 def _opens_for_writing(node: cst.Call) -> bool:
     mode = None
     for i, arg in enumerate(node.args):
@@ -341,7 +396,15 @@ class ExternalStateMutation(Rule):
     writes under a first-call guard, also in a helper only a guarded call reaches (`if not
     self.built: self.build()`) or after an early-return guard (`if self._table is not None:
     return`); and writes into a parameter of a Keras `call` or a helper, whose caller (usually
-    traced code) owns the object.
+    traced code) owns the object, unless a staged caller passes an object that outlives it (a
+    global, an attribute of its object, a `tf.function`'s own argument: `fill(cache, x)`).
+    `if not <parameter>:` or `if <local> is None:` is no first-call guard (it decides per call),
+    and neither is a set-once guard whose block runs TensorFlow state ops (see STG105).
+
+    Flagged as STG201 instead when the value stored is a tensor: an op's result, or a parameter
+    that is a tensor by the facts of the writing function's own module (the body's ops, a Keras
+    `call`'s inputs, the module's call sites), so a line gets the same code whichever files are
+    checked with it.
 
     ## Use instead
     Return values from the function and update Python state outside it, or keep the state in
@@ -408,6 +471,20 @@ class ExternalStateMutation(Rule):
         """
         import tensorflow as tf
 
+        log = []
+
+        def record(entry, mask=None):
+            if mask is None:          # a per-call test, not a first-call guard
+                log.append(entry)  # STG102
+
+        @tf.function
+        def step(x):
+            record("step")
+            return x
+        """,
+        """
+        import tensorflow as tf
+
         calls = 0
 
         def count():
@@ -432,14 +509,14 @@ class ExternalStateMutation(Rule):
                 continue  # STG201
             if _marker(site.node):
                 continue
-            self.report(site.node, action=site.action, place=site.place,
-                        _root=site.root_kind, _params=sorted(site.tensor.params), function=site.func)
+            self.report(site.node, action=site.action, place=site.place, _root=site.root_kind,
+                        _root_name=site.root, _params=sorted(site.tensor.params),
+                        _calls=sorted(list(c) for c in site.tensor.calls), function=site.func)
 
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
         key = (module.module, candidate.function)
         if not store_is_external(candidate, project, key):
             return False
-        params = set(candidate.fields.get("_params", ()))
-        return not (params and params & project.tensor_params(key))
+        return not stored_tensor(candidate, project, key)  # a tensor: STG201
 

@@ -223,7 +223,7 @@ _ITERATING_BUILTINS = frozenset({
     "builtins.enumerate", "builtins.zip", "builtins.map", "builtins.filter", "builtins.reversed",
     "builtins.iter", "builtins.dict",
 })
-_CONTAINERS = frozenset({"list", "tuple", "dict", "set", "str", "range"})
+_CONTAINERS = frozenset({"list", "tuple", "dict", "set", "str", "range", "nest"})
 _ITERATE_ERROR = "OperatorNotAllowedInGraphError (iterating over a symbolic tf.Tensor)"
 _BOOL_ERROR = "OperatorNotAllowedInGraphError (using a symbolic tf.Tensor as a Python bool)"
 

@@ -7,7 +7,7 @@ import libcst as cst
 from stagelint.context import short_code
 from stagelint.frameworks import MUTATING_METHODS
 from stagelint.rules.base import Rule
-from stagelint.stores import root_kind, store_is_external, store_sites
+from stagelint.stores import root_kind, store_is_external, store_sites, stored_tensor
 from stagelint.tensors import loop_kind, tensorness, value_of
 
 
@@ -17,6 +17,11 @@ class LeakedTensor(Rule):
     Flags a tensor computed in staged code that is stored where it outlives the call: a global
     or nonlocal name, an attribute of `self` or of another non-local object, or a container
     that is not local to the call.
+
+    Also through a closure nested in the staged method (`def keep(t): self.last = t`), a
+    `nonlocal`, and a helper's parameter when a staged caller passes it an object that outlives
+    the call (`fill(cache, x)` with a global `cache`). Not flagged: containers the caller made
+    for the call (`parts = []; fill(parts, x)`), and values that are not tensors (STG102).
 
     ## Why is this bad?
     Inside a `tf.function` tensors are symbolic graph tensors. Stored outside, the value is a
@@ -110,24 +115,43 @@ class LeakedTensor(Rule):
                 self.last_scores = scores  # STG201
                 return tf.matmul(tf.nn.softmax(scores), v)
         """,
+        """
+        import tensorflow as tf
+
+        cache = []
+
+        def fill(acc, x):
+            acc.append(x * 2)  # STG201
+
+        class Scores(tf.keras.layers.Layer):
+            def call(self, q):
+                def keep(t):
+                    self.last = t  # STG201
+                keep(tf.matmul(q, q, transpose_b=True))
+                return q
+
+        @tf.function
+        def step(x):
+            fill(cache, tf.abs(x))
+            return x
+        """,
     )
 
     def finish(self) -> None:
         for site in store_sites(self.ctx):
-            if not site.tensor.possible:
+            if not site.tensor.possible and not site.tensor.calls:
                 continue
             value = short_code(site.value) if site.value is not None else _stored_arg(site)
-            self.report(site.node, value=value, place=site.place, _root=site.root_kind,
-                        _definite=site.tensor.definite, _params=sorted(site.tensor.params), function=site.func)
+            self.report(site.node, value=value, place=site.place, _root=site.root_kind, _root_name=site.root,
+                        _definite=site.tensor.definite, _params=sorted(site.tensor.params),
+                        _calls=sorted(list(c) for c in site.tensor.calls), function=site.func)
 
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
         key = (module.module, candidate.function)
         if not store_is_external(candidate, project, key):
             return False
-        if candidate.fields.get("_definite"):
-            return True
-        return bool(set(candidate.fields.get("_params", ())) & project.tensor_params(key))
+        return stored_tensor(candidate, project, key)
 
 
 def _stored_arg(site) -> str:

@@ -332,8 +332,12 @@ class PythonStateGuard(Rule):
     op (`.assign*()`, `apply_gradients`, `tf.print`, `tf.summary.*`, ...) and which also changes
     the state it tests: the guide's "counter" pattern.
 
+    A guard that looks set-once (`if not self.started:`, `if self.x is None:`) is no excuse
+    when its block runs such ops and sets a Python flag: the ops run on every call, the flag
+    flips once (STG102 reports the flag too).
+
     Not flagged: guards that create state once (`if self.v is None: self.v = tf.Variable(...)`,
-    the lazy-creation pattern); conditions on tensors (AutoGraph makes them a `tf.cond`); and
+    the lazy-creation pattern, whose block only creates variables); conditions on tensors (AutoGraph makes them a `tf.cond`); and
     guards whose TensorFlow op is inside `with tf.init_scope():`, the guide's fix, which runs
     it once, at trace time, as intended.
 
@@ -437,7 +441,7 @@ class PythonStateGuard(Rule):
             global announced
             if not announced:  # STG105
                 tf.print("training started")
-                announced = True
+                announced = True  # STG102
 
         @tf.function
         def train_step(x):

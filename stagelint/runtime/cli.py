@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -12,7 +11,7 @@ import tempfile
 import traceback
 
 from stagelint.findings import Finding, is_selected
-from stagelint.runtime import executor, lint
+from stagelint.runtime import arguments, executor, lint
 from stagelint.runtime.compare import join
 from stagelint.runtime.progress import Progress
 from stagelint.runtime.evidence import Evidence, norm
@@ -21,48 +20,14 @@ from stagelint.runtime.report import Report, render_full
 from stagelint.runtime.verdicts import judge, runtime_only, test_failures
 
 
-def _codes(text: str) -> tuple[str, ...]:
-    return tuple(c.strip().upper() for c in text.split(",") if c.strip())
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="stagelint run",
-        description="Run a test module twice (graph mode and eager mode), confirm the static findings "
-                    "in the code it exercises, and report eager/graph divergences. Arguments the "
-                    "command does not know (or everything after --) go to pytest.")
-    parser.add_argument("test_module", metavar="TEST_MODULE", help="the pytest module to run")
-    parser.add_argument("--output-format", choices=("full", "json"), default="full")
-    parser.add_argument("--report", metavar="FILE.html", help="also write a self-contained HTML report")
-    parser.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
-                        help="stop a run that takes longer than this (default: 300)")
-    parser.add_argument("--select", type=_codes, default=None, metavar="CODES", help="comma list of codes or prefixes")
-    parser.add_argument("--ignore", type=_codes, default=None, metavar="CODES", help="comma list of codes or prefixes")
-    parser.add_argument("--keep-records", metavar="DIR", help="keep the two runs' JSON-lines records in DIR")
-    return parser
-
-
-def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
-    if "--" in argv:
-        cut = argv.index("--")
-        argv, forwarded = argv[:cut], argv[cut + 1:]
-    else:
-        forwarded = []
-    args, unknown = build_parser().parse_known_args(argv)
-    return args, unknown + forwarded
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        args, pytest_args = parse_args(argv)
+        args = arguments.parse(argv)
     except SystemExit as e:  # argparse: --help is 0, a usage error 2
         return int(e.code or 0)
-    if not os.path.isfile(args.test_module):
-        print(f"stagelint run: {args.test_module}: no such test module", file=sys.stderr)
-        return 2
-    if args.timeout <= 0:
-        print("stagelint run: --timeout must be positive", file=sys.stderr)
+    except arguments.UsageError as e:
+        print(f"stagelint run: {e}", file=sys.stderr)
         return 2
     workdir = args.keep_records or tempfile.mkdtemp(prefix="stagelint-run-")
     os.makedirs(workdir, exist_ok=True)
@@ -72,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
             for suffix in ("jsonl", "out", "pid", "status"):
                 if os.path.exists(os.path.join(workdir, f"{mode}.{suffix}")):
                     os.remove(os.path.join(workdir, f"{mode}.{suffix}"))
-        children = executor.start_runs(args.test_module, pytest_args, workdir)
+        children = executor.start_runs(args.targets[0], args.targets[1:] + args.pytest_args, workdir)
         return _finish(args, children, workdir)
     except KeyboardInterrupt:
         print("stagelint run: interrupted", file=sys.stderr)
@@ -122,8 +87,9 @@ def analyse(module: str, statuses: dict, graph: Run, eager: Run, findings: list[
     return Report(module, statuses, graph, eager, ev, verdicts, test_failures(graph, eager), static)
 
 
-def _finish(args, children, workdir) -> int:
-    files = lint.project_files(args.test_module)
+def _finish(args: arguments.RunArguments, children, workdir) -> int:
+    modules = arguments.test_files(args.targets)
+    files = list(dict.fromkeys(f for module in modules for f in lint.project_files(module)))
     findings, static = _lint(files)
     statuses = executor.wait_runs(children, workdir, args.timeout, Progress())
     graph = load_run(statuses["graph"].record_path, "graph")
@@ -146,7 +112,7 @@ def _finish(args, children, workdir) -> int:
         static["files"] = files + info["files"]
         static["findings"] += info["findings"]
     settings_select, settings_ignore = _settings_codes()
-    report = analyse(args.test_module, statuses, graph, eager, findings, static, args.select or settings_select,
+    report = analyse(args.module, statuses, graph, eager, findings, static, args.select or settings_select,
                      (args.ignore or ()) + settings_ignore)
     if args.output_format == "json":
         print(json.dumps(report.to_json(), indent=2))
@@ -168,8 +134,13 @@ def _finish(args, children, workdir) -> int:
     if args.report:
         from stagelint.runtime.html import render_html
 
-        with open(args.report, "w", encoding="utf-8") as f:
-            f.write(render_html(report))
+        try:
+            with open(args.report, "w", encoding="utf-8") as f:
+                f.write(render_html(report))
+        except OSError as e:  # checked before the runs, but the disk may have filled since
+            print(f"stagelint run: could not write the report {args.report}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        print(f"stagelint run: HTML report written to {args.report}", file=sys.stderr)
     return report.exit_code()
 
 

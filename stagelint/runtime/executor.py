@@ -16,8 +16,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-import stagelint
 from stagelint.runtime.progress import Progress, RecordTail
+from stagelint.runtime.safepath import python_command
 
 MODES = ("graph", "eager")
 PLUGIN = "stagelint.runtime.pytest_plugin"
@@ -75,17 +75,16 @@ class RunStatus:
 
 
 def child_command(test_module: str, pytest_args: list[str], record: str, mode: str) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-p", PLUGIN, "-p", "no:cacheprovider",
-            "--stagelint-record", record, "--stagelint-mode", mode, test_module, *pytest_args]
+    return python_command("pytest", ["-p", PLUGIN, "-p", "no:cacheprovider", "--stagelint-record", record,
+                                     "--stagelint-mode", mode, test_module, *pytest_args])
 
 
 def child_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST", "PYTEST_CURRENT_TEST"))}
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     env["PYTHONUNBUFFERED"] = "1"
-    # The children must import this stagelint, installed or not.
-    root = os.path.dirname(os.path.dirname(os.path.abspath(stagelint.__file__)))
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    # The children import this stagelint, installed or not: `python_command` puts its directory
+    # on their path (after the standard library, unlike PYTHONPATH).
     return env
 
 
@@ -169,8 +168,8 @@ def start_runs(test_module: str, pytest_args: list[str], workdir: str) -> dict[s
     started = time.monotonic()
     if use_fork_server():
         with open(os.path.join(workdir, "server.out"), "wb") as output:
-            server = subprocess.Popen([sys.executable, "-m", "stagelint.runtime.forkserver", workdir, test_module,
-                                       *pytest_args], stdout=output, stderr=subprocess.STDOUT,
+            command = python_command("stagelint.runtime.forkserver", [workdir, test_module, *pytest_args])
+            server = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT,
                                       stdin=subprocess.DEVNULL, env=env, start_new_session=True)
         return {mode: Child(mode, workdir, started, server=server) for mode in MODES}
     children = {}

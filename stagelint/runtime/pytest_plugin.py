@@ -47,6 +47,19 @@ def pytest_configure(config):
                     "python": sys.version.split()[0]})
 
 
+def pytest_collection_modifyitems(config, items):
+    """`tf.test.TestCase` brings helpers named like tests (`test_session`): pytest collects them
+    from every subclass and skips them ("Not a test."). They are TensorFlow's, not the user's
+    tests: leave them out of the run."""
+    if _recorder is None:
+        return
+    helpers = [item for item in items
+               if getattr(getattr(item, "obj", None), "__module__", "").startswith("tensorflow.")]
+    if helpers:
+        config.hook.pytest_deselected(items=helpers)
+        items[:] = [item for item in items if item not in helpers]
+
+
 def pytest_collection_finish(session):
     if _recorder is not None:
         _recorder.emit({"ev": "collected", "n": len(session.items)})

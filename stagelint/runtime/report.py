@@ -6,12 +6,14 @@ The JSON keys `module`, `tests`, `functions`, `findings` are the contract; `runs
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from stagelint.runtime.compare import Pair, random_functions
-from stagelint.runtime.evidence import Evidence
+from stagelint.runtime.defs import Def, enclosing
+from stagelint.runtime.evidence import Evidence, norm
 from stagelint.runtime.executor import RunStatus
-from stagelint.runtime.records import Call, Run
+from stagelint.runtime.records import Call, FnKey, Run
 from stagelint.runtime.verdicts import Verdict, def_line, relpath
 
 MAX_SIGNATURES = 10
@@ -36,6 +38,23 @@ def _eager_vs_graph(pairs: list[Pair]) -> str:
     return "not-compared"
 
 
+def _signatures(calls: list[Call]) -> list[str]:
+    """The distinct argument summaries of the calls that traced."""
+    signatures = list(dict.fromkeys(signature(c) for c in calls if c.traced))
+    return signatures[:MAX_SIGNATURES] + ["..."] if len(signatures) > MAX_SIGNATURES else signatures
+
+
+@dataclass
+class FunctionDetail:
+    #: The `functions` entry of the JSON report.
+    row: dict
+    #: The graph run's calls it counts, in run order, and their joined pairs.
+    calls: list[Call]
+    pairs: list[Pair]
+    #: The staged function the calls are of (a library function for a `via` row).
+    key: FnKey
+
+
 @dataclass
 class Report:
     module: str
@@ -48,6 +67,12 @@ class Report:
     static: dict = field(default_factory=dict)
 
     def functions(self) -> list[dict]:
+        """The project's staged functions that were called, and the project functions a library
+        `tf.function` ran (a Keras model's `call`/`train_step` under `fit`), with `via` naming it."""
+        return [d.row for d in self.function_details()]
+
+    def function_details(self) -> list[FunctionDetail]:
+        """`functions()` with, for each row, the graph calls and the joined pairs it counts."""
         ev = self.evidence
         randoms = random_functions(self.graph)
         out = []
@@ -56,17 +81,46 @@ class Report:
                 continue
             graph_calls = ev.graph_calls.get(key, [])
             pairs = ev.pairs_by_key.get(key, [])
-            signatures = list(dict.fromkeys(signature(c) for c in graph_calls if c.traced))
-            if len(signatures) > MAX_SIGNATURES:
-                signatures = signatures[:MAX_SIGNATURES] + ["..."]
-            out.append({
+            out.append(FunctionDetail({
                 "name": fn.name, "path": relpath(fn.path), "line": def_line(fn.path, fn.line),
                 "calls": len(graph_calls), "traces": sum(c.traced for c in graph_calls),
-                "eager_vs_graph": _eager_vs_graph(pairs), "signatures": signatures,
+                "eager_vs_graph": _eager_vs_graph(pairs), "signatures": _signatures(graph_calls),
                 "eager_calls": len(ev.eager_calls.get(key, [])),
                 "compared": "shapes and dtypes (stateful random ops)" if key in randoms else "values",
-            })
-        return sorted(out, key=lambda f: (f["path"], f["line"]))
+            }, graph_calls, list(pairs), key))
+        listed = {(norm(d.row["path"]), d.row["line"]) for d in out}
+        for key, fn in ev.functions.items():
+            if not fn.project:
+                out += [d for d in self._reached(key, randoms) if (norm(d.row["path"]), d.row["line"]) not in listed]
+        return sorted(out, key=lambda d: (d.row["path"], d.row["line"], d.row.get("via", "")))
+
+    def _reached(self, key: FnKey, randoms: set[FnKey]) -> list[FunctionDetail]:
+        """Rows for the project functions whose lines ran during calls of the library function
+        `key` (in graph mode, at its traces; in eager mode, at every call)."""
+        ev = self.evidence
+        library = ev.functions[key]
+        pairs = {id(p.graph): p for p in ev.pairs_by_key.get(key, ())}
+        modules = {norm(f.path): f.module for f in ev.functions.values() if f.project and f.module}
+        reached: dict[tuple[str, Def], list[tuple[Call, Pair | None]]] = {}
+        for call in ev.graph_calls.get(key, ()):
+            pair = pairs.get(id(call))
+            lines = set(call.lines) | (set(pair.eager.lines) if pair else set())
+            for d in dict.fromkeys((path, d) for path, line in lines if path and (d := enclosing(path, line))):
+                reached.setdefault(d, []).append((call, pair))
+        out = []
+        for (path, d), calls in reached.items():
+            module = modules.get(norm(path)) or os.path.splitext(os.path.basename(path))[0]
+            graph_calls = [c for c, _ in calls]
+            joined = [p for _, p in calls if p is not None]
+            out.append(FunctionDetail({
+                "name": f"{module}.{d.qualname}", "path": relpath(path), "line": d.line,
+                "calls": len(calls), "traces": sum(c.traced for c in graph_calls),
+                "eager_vs_graph": _eager_vs_graph(joined), "signatures": _signatures(graph_calls),
+                "eager_calls": len(joined),
+                "compared": "shapes and dtypes (stateful random ops)" if key in randoms else "values",
+                "via": library.name,
+            }, graph_calls, joined, key))
+        return out
 
     def sorted_verdicts(self) -> list[Verdict]:
         return sorted(self.verdicts, key=lambda v: (VERDICT_ORDER[v.verdict], relpath(v.finding.path),
@@ -152,7 +206,7 @@ def render_full(report: Report) -> str:
     functions = data["functions"]
     lines += ["", "Staged functions"]
     if functions:
-        rows = [[f["name"], f"{f['path']}:{f['line']}", f["calls"], f["traces"], f["eager_vs_graph"]
+        rows = [[_function_label(f), f"{f['path']}:{f['line']}", f["calls"], f["traces"], f["eager_vs_graph"]
                  + (" (shapes only)" if f["compared"] != "values" else "")] for f in functions]
         lines += _table(rows, ["function", "where", "calls", "traces", "eager vs graph"])
     else:
@@ -201,6 +255,11 @@ def render_full(report: Report) -> str:
                   f"{counts['not-exercised']} not exercised; {runtime_only} runtime-only finding"
                   f"{'s' if runtime_only != 1 else ''}"]
     return "\n".join(lines) + "\n"
+
+
+def _function_label(f: dict) -> str:
+    """`fx.Model.call (via multi_step_on_iterator)` for project code a library tf.function ran."""
+    return f["name"] + (f" (via {f['via'].rsplit('.', 1)[-1]})" if f.get("via") else "")
 
 
 def _threads(names: list[str]) -> str:

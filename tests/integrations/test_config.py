@@ -50,7 +50,6 @@ def _codes(tmp_path, *args, cwd=None):
     ('select = "STG1"', "select must be a list of strings, got 'STG1'"),
     ('select = ["E501"]', "select: 'E501' is not a stagelint code or prefix"),
     ('ignore = ["STG1011"]', "ignore: 'STG1011' is not a stagelint code or prefix"),
-    ('ignore = ["stg101"]', "ignore: 'stg101' is not a stagelint code or prefix"),
     ('keras-methods = "yes"', "keras-methods must be true or false, got 'yes'"),
     ('exclude = "build"', "exclude must be a list of strings, got 'build'"),
     ('staging-decorators = ["@compiled"]', "staging-decorators: '@compiled' is not a dotted name"),

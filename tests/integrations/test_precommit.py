@@ -105,7 +105,7 @@ def test_a_pitfall_is_refused_and_a_clean_file_passes(tmp_path, hook):
     out = refused.stdout + refused.stderr
     assert refused.returncode != 0, out
     assert "stagelint....." in out and "Failed" in out
-    assert "model.py:6:5: STG101 [trace-time-side-effect]" in out
+    assert "model.py:6:5: STG101 [*] [trace-time-side-effect]" in out
     assert _run(["git", "rev-parse", "--verify", "HEAD"], tmp_path, env).returncode != 0  # nothing committed
 
     passed = _commit(tmp_path, env, {"model.py": PITFALL.replace('print("loss", x)', 'tf.print("loss", x)')})
@@ -135,3 +135,20 @@ def test_fix_args(tmp_path, hook):
     assert _run(["git", "add", "model.py"], tmp_path, env).returncode == 0
     second = _run(["git", "commit", "-m", "fixed"], tmp_path, env)
     assert second.returncode == 0, second.stdout + second.stderr
+
+
+def test_notebooks_are_checked_by_the_hook(tmp_path, hook):
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    env = _user_repo(tmp_path, hook)
+    nb = new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [new_markdown_cell("# Training"), new_code_cell("!pip install -q tensorflow\nimport tensorflow as tf"),
+                new_code_cell(PITFALL.strip("\n").replace("import tensorflow as tf\n\n\n", ""))]
+    nbformat.write(nb, str(tmp_path / "train.ipynb"))
+    assert _run(["git", "add", "train.ipynb"], tmp_path, env).returncode == 0
+    refused = _run(["git", "commit", "-m", "notebook"], tmp_path, env)
+    out = refused.stdout + refused.stderr
+    assert refused.returncode != 0, out
+    assert "train.ipynb:cell 3:3:5: STG101 [*] [trace-time-side-effect]" in out

@@ -110,3 +110,58 @@ def test_github_escaping():
         "::error file=a%2Cb%3Ac%25.py,line=1,col=2,endLine=3,endColumn=4,title=STG101 trace-time-side-effect"
         "::50%25 of%0Alines, here: yes"
     )
+
+
+PRINTS = """
+import tensorflow as tf
+
+
+@tf.function
+def step(x):
+    print("x", x)
+    for i in range(3):
+        x = x + i
+    return x
+"""
+
+
+def test_sarif_rules_have_help_uri_and_levels_and_results_follow(tmp_path):
+    write_tree(tmp_path, {"m.py": PRINTS})
+    doc = json.loads(stagelint("check", "--output-format", "sarif", ".", cwd=tmp_path).stdout)
+    _validate(doc)
+    rules = {r["id"]: r for r in doc["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules["STG101"]["helpUri"].endswith("/docs/rules/STG101.md")
+    assert all(r["helpUri"].endswith(f"/docs/rules/{code}.md") for code, r in rules.items())
+    assert rules["STG101"]["defaultConfiguration"]["level"] == "error"
+    assert rules["STG502"]["defaultConfiguration"]["level"] == "warning"
+    for res in doc["runs"][0]["results"]:
+        assert res["level"] == rules[res["ruleId"]]["defaultConfiguration"]["level"]
+
+
+def _fingerprints(tmp_path, source):
+    write_tree(tmp_path, {"m.py": source})
+    doc = json.loads(stagelint("check", "--output-format", "sarif", ".", cwd=tmp_path).stdout)
+    return {(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]):
+            r["partialFingerprints"]["stagelint/v1"] for r in doc["runs"][0]["results"]}
+
+
+def test_sarif_fingerprints_survive_line_shifts_and_tell_findings_apart(tmp_path):
+    before = _fingerprints(tmp_path, PRINTS)
+    shifted = PRINTS.replace("import tensorflow as tf\n", "import tensorflow as tf\nimport os\n\nX = 1\n")
+    after = _fingerprints(tmp_path, shifted.replace('    print("x", x)', '    print("x",   x)   '))  # whitespace runs
+    assert len(before) == 1 and sorted(before.values()) == sorted(after.values())
+    assert list(before)[0][1] != list(after)[0][1]  # the line moved, the fingerprint did not
+    two = _fingerprints(tmp_path, PRINTS.replace('    print("x", x)', '    print("x", x)\n    print("x", x)'))
+    assert len(set(two.values())) == 2  # identical lines: `:1` and `:2`
+    other = _fingerprints(tmp_path, PRINTS.replace('print("x", x)', 'print("y", x)'))
+    assert set(other.values()).isdisjoint(before.values())
+
+
+def test_json_has_the_rule_url_and_the_fix_edits(tmp_path):
+    write_tree(tmp_path, {"m.py": PRINTS})
+    (finding,) = json.loads(stagelint("check", "--output-format", "json", ".", cwd=tmp_path).stdout)
+    assert finding["url"].endswith("/docs/rules/STG101.md") and finding["cell"] is None
+    assert finding["fix"] == {
+        "applicability": "safe", "message": "Apply the STG101 fix (stagelint check --fix)",
+        "edits": [{"line": 6, "column": 5, "end_line": 6, "end_column": 10, "content": "tf.print"}],
+    }

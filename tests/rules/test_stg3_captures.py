@@ -243,8 +243,25 @@ def test_global_variable_rebound_by_arithmetic_or_in_a_function():
             global step
             step = tf.Variable(0)  # STG303
 
+        f(tf.constant(1.0))
         scale = scale * 2  # STG303
         unused = unused + 1
+        f(tf.constant(1.0))
+    """)
+
+
+def test_global_variable_rebound_at_import_before_any_call_is_not_stale():
+    # issue 11 point 2: importing the module rebinds `scale` before anything can trace `f`
+    assert_marked("""
+        import tensorflow as tf
+
+        scale = tf.Variable(1.0)
+
+        @tf.function
+        def f(x):
+            return x * scale
+
+        scale = scale * 2
     """)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -82,8 +83,8 @@ def test_clean_run_full_output_progress_and_html(tmp_path, repo_root):
     """Also the two-subprocess path that replaces the fork server off Linux (STAGELINT_RUN_FORK=0)."""
     html = tmp_path / "report.html"
     proc = subprocess.run(
-        [sys.executable, "-m", "stagelint", "run", "tests/runtime/fixtures/fx_abort.py", "--report", str(html),
-         "--", "-k", "first"], cwd=repo_root, capture_output=True, text=True, timeout=300,
+        [sys.executable, "-m", "stagelint", "run", "tests/runtime/fixtures/fx_abort.py::test_first", "--report",
+         str(html)], cwd=repo_root, capture_output=True, text=True, timeout=300,
         env={**os.environ, "STAGELINT_RUN_FORK": "0"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
@@ -92,6 +93,7 @@ def test_clean_run_full_output_progress_and_html(tmp_path, repo_root):
     assert "fx_abort.plus_one" in out
     assert "0 confirmed, 0 not reproduced, 0 not exercised; 0 runtime-only findings" in out
     assert "stagelint run: graph 1/1 tests ok, eager 1/1 tests ok" in proc.stderr
+    assert f"stagelint run: HTML report written to {html}" in proc.stderr.splitlines()
     page = html.read_text()
     assert page.startswith("<!DOCTYPE html>") and "fx_abort.plus_one" in page and "<script" not in page
 
@@ -125,22 +127,109 @@ def test_bad_option_is_a_usage_error(stagelint_cli):
     assert "invalid choice: 'xml'" in err
 
 
+def test_pytest_arguments_are_split_from_the_tests_and_stagelint_options():
+    from stagelint.runtime.arguments import parse
+
+    args = parse(["tests/runtime/fixtures/fx_abort.py::test_first", "tests/runtime/fixtures", "-k", "train and not x",
+                  "--timeout", "9", "-m", "not slow", "-x", "--deselect", "tests/runtime/fixtures/fx_state.py",
+                  "--tb=short", "--", "--output-format", "y"])
+    assert args.targets == ["tests/runtime/fixtures/fx_abort.py::test_first", "tests/runtime/fixtures"]
+    assert (args.timeout, args.output_format) == (9.0, "full")
+    assert args.pytest_args == ["-k", "train and not x", "-m", "not slow", "-x", "--deselect",
+                                "tests/runtime/fixtures/fx_state.py", "--tb=short", "--output-format", "y"]
+    assert args.module == "tests/runtime/fixtures/fx_abort.py::test_first tests/runtime/fixtures"
+
+
+def test_a_directory_target_lints_its_test_modules(repo_root):
+    from stagelint.runtime.arguments import test_files
+
+    here = os.getcwd()
+    os.chdir(repo_root)
+    try:
+        files = test_files(["tests/runtime", "tests/runtime/fixtures/fx_state.py::test_leak"])
+    finally:
+        os.chdir(here)
+    assert "tests/runtime/test_run_cli.py" in files
+    assert "tests/runtime/fixtures/fx_state.py" in files
+    # pytest's default patterns only: fixtures are `fx_*.py`, conftest is not a test module.
+    assert not any(f.endswith(("fx_abort.py", "conftest.py")) for f in files)
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["-n", "2"], "-n 2 cannot be honoured: stagelint records one pytest process per mode"),
+    (["-n2"], "-n 2 cannot be honoured"),
+    (["-nauto"], "-n auto cannot be honoured"),
+    (["--numprocesses=4"], "--numprocesses 4 cannot be honoured"),
+    (["-p", "xdist"], "-p xdist cannot be honoured: stagelint records one pytest process per mode"),
+    (["--dist", "load"], "--dist load cannot be honoured"),
+    (["--", "-n", "2"], "-n 2 cannot be honoured"),
+    (["--lf"], "--lf cannot be honoured: stagelint runs pytest without its cache"),
+    (["--collect-only"], "--collect-only cannot be honoured: it runs no tests"),
+    (["--pdb"], "--pdb cannot be honoured: the runs have no terminal to debug in"),
+])
+def test_options_it_cannot_honour_are_refused_before_any_run(stagelint_cli, monkeypatch, extra, message):
+    from stagelint.runtime import executor
+
+    started = []
+    monkeypatch.setattr(executor, "start_runs", lambda *a: started.append(a))
+    code, out, err = stagelint_cli(["tests/runtime/fixtures/fx_abort.py", *extra])
+    assert (code, out, started) == (2, "", [])
+    (line,) = err.splitlines()
+    assert line.startswith("stagelint run: " + message), line
+
+
+def test_xdist_off_is_allowed():
+    from stagelint.runtime.arguments import refused
+
+    assert refused(["-n", "0"]) is None and refused(["-n0"]) is None and refused(["--numprocesses=0"]) is None
+    assert refused(["-p", "no:randomly", "-k", "first", "-x"]) is None
+
+
+@pytest.mark.parametrize("targets,message", [
+    (["tests/runtime/fixtures/nothing_here/"], "tests/runtime/fixtures/nothing_here/: no such file or directory"),
+    (["tests/runtime/fixtures/fx_none.py::test_a"], "tests/runtime/fixtures/fx_none.py: no such test module"),
+    (["tests/runtime/fixtures::test_a"], "tests/runtime/fixtures::test_a: a node id names a test file"),
+    ([], "name the tests to run"),
+])
+def test_test_paths_are_checked_before_any_run(stagelint_cli, monkeypatch, targets, message):
+    from stagelint.runtime import executor
+
+    started = []
+    monkeypatch.setattr(executor, "start_runs", lambda *a: started.append(a))
+    code, out, err = stagelint_cli([*targets, "-k", "first"])
+    assert (code, out, started) == (2, "", [])
+    assert err.startswith("stagelint run: " + message), err
+
+
+def test_report_that_cannot_be_written_is_refused_before_any_run(stagelint_cli, monkeypatch, tmp_path):
+    from stagelint.runtime import executor
+
+    started = []
+    monkeypatch.setattr(executor, "start_runs", lambda *a: started.append(a))
+    for report, message in [(tmp_path / "missing" / "r.html", "does not exist"),
+                            (tmp_path, "is a directory; name the HTML file to write")]:
+        code, out, err = stagelint_cli(["tests/runtime/fixtures/fx_abort.py", "--report", str(report)])
+        assert (code, out, started) == (2, "", [])
+        assert err.startswith(f"stagelint run: --report {report}: ") and message in err, err
+    if os.geteuid() != 0:  # root may write anywhere: this part needs an ordinary user
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        code, _, err = stagelint_cli(["tests/runtime/fixtures/fx_abort.py", "--report", str(locked / "r.html")])
+        assert code == 2 and "is not writable" in err, err
+
+
 @pytest.mark.tf
-def test_xdist_in_the_runs_is_refused(stagelint_cli):
-    code, out, err = stagelint_cli(["tests/runtime/fixtures/fx_abort.py", "--", "-k", "first", "-n", "2"])
-    assert code == 2 and out == ""
-    # One line, with pytest's own words for why it stopped (its output is many lines).
-    (message,) = [line for line in err.splitlines() if not line.startswith("stagelint run: graph ")]
+def test_xdist_added_by_the_configuration_is_refused_by_the_plugin(tmp_path):
+    """`-n` that comes from the project's pytest configuration (not the command line) still stops
+    the runs before any test, with pytest's own words."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -n 2\n")
+    (tmp_path / "test_a.py").write_text("def test_a():\n    pass\n")
+    proc = subprocess.run([sys.executable, "-m", "stagelint", "run", "test_a.py"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout + proc.stderr
+    (message,) = [line for line in proc.stderr.splitlines() if not line.startswith("stagelint run: graph ")]
     assert message == ("stagelint run: pytest did not start (exit code 4): ERROR: stagelint records one pytest "
                        "process: run it with -n 0 (or -p no:xdist)")
-
-
-def test_unknown_options_go_to_pytest():
-    from stagelint.runtime.cli import parse_args
-
-    args, forwarded = parse_args(["t.py", "-k", "x", "--timeout", "9", "-x", "--", "--output-format", "y"])
-    assert (args.test_module, args.timeout, args.output_format) == ("t.py", 9.0, "full")
-    assert forwarded == ["-k", "x", "-x", "--output-format", "y"]
 
 
 def test_an_unfinished_run_exits_2_even_with_confirmed_findings():
@@ -167,3 +256,88 @@ def test_an_unfinished_run_exits_2_even_with_confirmed_findings():
                "uses everything recorded before the stop")
     assert stopped.failure_message() == "stagelint run: " + message
     assert f"<strong>{message[0].upper() + message[1:]}.</strong>".replace("'", "&#x27;") in render_html(stopped)
+
+
+# The project's own files must not replace the standard library ------------------------------------
+
+SHADOWING = {name: f"raise RuntimeError('the project\\'s {name} was imported')\n"
+             for name in ("random.py", "timeit.py")}
+
+
+def test_processes_started_for_a_run_keep_the_standard_library_first(tmp_path):
+    """`python -m` would import the project's random.py in place of the standard library's; the
+    command the runs start with puts the working directory after it (still importable)."""
+    from stagelint.runtime.safepath import python_command
+
+    for name, text in SHADOWING.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "probe.py").write_text("import random, tempfile, timeit, sys\nprint(random.__file__, sys.argv[1:])\n")
+    proc = subprocess.run(python_command("probe", ["a", "--b"], cwd=str(tmp_path)), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    where, args = proc.stdout.split(" ", 1)
+    assert not where.startswith(str(tmp_path)) and where.endswith("random.py")
+    assert args.strip() == "['a', '--b']"
+
+
+def _project(root) -> None:
+    for name, text in SHADOWING.items():
+        (root / name).write_text(text)
+    (root / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: a slow test\n")
+    (root / "tests" / "sub").mkdir(parents=True)
+    (root / "tests" / "test_one.py").write_text(
+        "import pytest\nimport tensorflow as tf\n\n\n@tf.function\ndef double(x):\n    return x * 2\n\n\n"
+        "def test_plain():\n    assert int(double(tf.constant(2))) == 4\n\n\n"
+        "@pytest.mark.slow\ndef test_slow():\n    assert int(double(tf.constant(3))) == 6\n\n\n"
+        "class TestGroup:\n    def test_b(self):\n        assert int(double(tf.constant(1))) == 2\n\n"
+        "    def test_c(self):\n        assert int(double(tf.constant(5))) == 10\n\n\n"
+        "class DoubleTest(tf.test.TestCase):\n    def test_double(self):\n"
+        "        self.assertAllEqual(double(tf.constant(4)), 8)\n")
+    (root / "tests" / "sub" / "test_two.py").write_text(
+        "import tensorflow as tf\n\n\n@tf.function\ndef triple(x):\n    print('traced')\n    return x * 3\n\n\n"
+        "def test_triple():\n    assert int(triple(tf.constant(1))) == 3\n\n\n"
+        "def test_skipme():\n    assert int(triple(tf.constant(2))) == 6\n")
+    (root / "test_root.py").write_text(
+        "import tensorflow as tf\n\n\n@tf.function\ndef plus(x):\n    return x + 1\n\n\n"
+        "def test_plus():\n    assert int(plus(tf.constant(1))) == 2\n")
+
+
+@pytest.mark.tf
+def test_node_ids_directories_k_and_m_beside_files_that_shadow_the_standard_library(tmp_path):
+    """As pytest takes them: a directory, node ids (a function, a class, a method), -k and -m; from a
+    project whose random.py and timeit.py raise when imported; tf.test.TestCase's own `test_session`
+    is not a test of the project."""
+    _project(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "stagelint", "run", "tests/sub", "tests/test_one.py::TestGroup::test_b",
+         "tests/test_one.py::DoubleTest", "tests/test_one.py::test_plain", "tests/test_one.py::test_slow",
+         "-m", "not slow", "-k", "not skipme", "--output-format", "json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.stdout, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["runs"]["graph"]["status"] == report["runs"]["eager"]["status"] == "ok", report["runs"]
+    assert report["tests"] == {"passed": 4, "failed": 0, "errors": 0}
+    assert report["runs"]["eager"]["tests"] == {"passed": 4, "failed": 0, "errors": 0}
+    assert sorted(f["name"] for f in report["functions"]) == ["test_one.double", "test_two.triple"]
+    assert sorted(report["static"]["files"]) == ["tests/sub/test_two.py", "tests/test_one.py"]
+    assert [(f["code"], f["line"]) for f in report["findings"]] == [("STG101", 6)]
+    assert "graph 4/4 tests ok, eager 4/4 tests ok" in proc.stderr
+
+
+@pytest.mark.tf
+def test_a_test_module_beside_the_shadowing_files_without_the_fork_server(tmp_path):
+    _project(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "stagelint", "run", "test_root.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600, env={**os.environ, "STAGELINT_RUN_FORK": "0"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "tests: 1 passed, 0 failed, 0 errors" in proc.stdout and "test_root.plus" in proc.stdout
+
+
+@pytest.mark.tf
+def test_project_code_run_by_keras_fit_is_listed_under_its_train_function(fixture_run):
+    run = fixture_run("fx_state")
+    (row,) = [f for f in run.report["functions"] if f.get("via")]
+    assert row["name"] == "fx_state.Scaled.call" and row["line"] == 133
+    assert row["via"].endswith("multi_step_on_iterator")
+    # Two fits of 2 batches: 4 calls of the train function; graph mode traced `call` once.
+    assert (row["calls"], row["traces"], row["eager_vs_graph"]) == (4, 1, "differ")

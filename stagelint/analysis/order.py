@@ -1,0 +1,79 @@
+"""Program order at module level: is a Function traced before a rebinding and called after it?
+
+Module-level code runs top to bottom (a notebook converted to a module is one such run). A
+rebinding of a global can make a trace stale only if some call traces the staged code that reads
+it before the rebinding and some call runs that code again after it: a rebinding made before the
+Function is defined or first called, or after its last call, changes nothing any trace sees.
+Calls count when they are made at module level and reach the reading function through the
+project's call graph (`train()` at module level, which calls the Function that reads the global).
+"""
+
+from __future__ import annotations
+
+
+def _reaches(project, start, goal) -> bool:
+    memo = project.__dict__.setdefault("_order_reach", {})
+    found = memo.get(start)
+    if found is None:
+        found = {}
+        project._bfs(start, found, only_unguarded=False)
+        found = memo[start] = set(found)
+    return goal in found
+
+
+def _module_calls(project, module: str) -> list[tuple[int, tuple]]:
+    """(line, resolved callee) of the module-level calls of project functions in `module`."""
+    memo = project.__dict__.setdefault("_order_calls", {})
+    if module not in memo:
+        calls = []
+        for key, sites in project.call_sites.items():
+            for m, site in sites:
+                if m == module and site.caller is None:
+                    calls.append((site.span.line, key))
+        facts = project.modules.get(module)
+        concrete = getattr(facts, "concrete_bindings", None) or {}
+        for site in facts.call_sites if concrete else ():
+            # `traced = f.get_concrete_function(x)` ... `traced(x)`: runs f's trace
+            if site.caller is None and site.target[0] == "name" and site.target[1] in concrete:
+                key = project.resolve(module, concrete[site.target[1]])
+                if key is not None:
+                    calls.append((site.span.line, key))
+        memo[module] = sorted(calls)
+    return memo[module]
+
+
+def call_lines(project, module: str, readers) -> list[int]:
+    """Lines of the module-level calls that run (and so may trace) one of `readers`."""
+    readers = [tuple(r) for r in readers]
+    return [line for line, key in _module_calls(project, module)
+            if any(key == r or _reaches(project, key, r) for r in readers)]
+
+
+def stale_between(project, module: str, readers, rebinding: int, loop=None) -> bool:
+    """A rebinding on line `rebinding` can be seen stale by `readers`: one of them is called (and
+    traced) before the rebinding, and called again after it. In a module-level loop (`loop` =
+    (first line, last line)) a call inside the loop runs both before and after the rebinding of
+    the next iteration."""
+    lines = call_lines(project, module, readers)
+    if loop is not None:
+        start, end = loop
+        if any(start <= line <= end for line in lines):
+            return True
+        return any(line < start for line in lines) and any(line > end for line in lines)
+    return any(line < rebinding for line in lines) and any(line > rebinding for line in lines)
+
+
+def writes_between(project, module: str, readers, writer) -> bool:
+    """A function that rebinds or mutates a global the `readers` read runs between two calls of
+    them. A module that never calls the readers at module level (a library) cannot show the
+    order: its functions may run at any time, so the write counts."""
+    lines = call_lines(project, module, readers)
+    if not lines:
+        return True
+    writes = call_lines(project, module, [writer])
+    return any(lines[0] < w < lines[-1] for w in writes) or _called_from_readers(project, readers, writer)
+
+
+def _called_from_readers(project, readers, writer) -> bool:
+    """The writer runs inside the readers' own calls (a helper of theirs): every call writes."""
+    return any(_reaches(project, tuple(r), tuple(writer)) for r in readers)

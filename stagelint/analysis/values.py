@@ -1,0 +1,190 @@
+"""One abstract value per expression, and what each function does with values (its summary).
+
+The lattice is small: what a rule needs to decide whether something is a pitfall.
+
+    tensor      one (symbolic, under staging) tensor
+    tensors     a Python tuple/list of tensors (`tf.unique(x)`, `tf.audio.decode_wav(b)`): unpacking
+                and iterating it is plain Python
+    nest        a tensor or a structure of tensors (an element of a dataset): not known to be one
+    constant    a Python value that is the same at every call (a literal, a module constant)
+    varying     a Python number that changes from call to call at a call site (a loop variable, an
+                `enumerate` index, a counter, a value computed from one)
+    function    a Python function or a Function
+    variable    a `tf.Variable`
+    keras       a Keras object (model, layer, metric, loss, optimizer): calling a model, layer,
+                loss or metric gives a tensor
+    iterator    a Python iterator or generator, or a `tf.data` iterator (`what` tells which)
+    file        an open Python file object: its methods are Python I/O
+    dataset     a `tf.data.Dataset`
+    unknown     anything else; `params` then names the parameters that would make it a tensor
+
+It is read off the per-file inferences of `stagelint.tensors` (tensor-ness, memoised per node,
+and `value_of`'s finer kinds) and adds what those leave out: call results. A call of a Keras
+object is a tensor; a call of a function of the same file is what that function's summary
+returns (a tensor, or a tensor when the arguments for some of its parameters are); a call of a
+project function elsewhere is decided in the project phase (`Summaries`), where every function's
+summary is known and "returns a tensor" is computed to a fixpoint over the call graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+TENSOR, TENSORS, NEST, CONSTANT, VARYING = "tensor", "tensors", "nest", "constant", "varying"
+FUNCTION, VARIABLE, KERAS, ITERATOR, FILE, DATASET, UNKNOWN = (
+    "function", "variable", "keras", "iterator", "file", "dataset", "unknown")
+
+#: `tensors.Value.what` -> lattice kind (numbers become "varying" when a call site shows they change).
+_KINDS = {
+    "tensor": TENSOR, "nest": NEST, "int": CONSTANT, "float": CONSTANT, "complex": CONSTANT, "str": CONSTANT,
+    "bool": CONSTANT, "none": CONSTANT, "range": CONSTANT, "function": FUNCTION, "class": FUNCTION,
+    "variable": VARIABLE, "model": KERAS, "layer": KERAS, "metric": KERAS, "loss": KERAS, "optimizer": KERAS,
+    "py-iterator": ITERATOR, "generator": ITERATOR, "data-iterator": ITERATOR, "file": FILE, "dataset": DATASET,
+}
+#: Keras objects whose call computes tensors (an optimizer's does not exist).
+CALLABLE_KERAS = frozenset({"model", "layer", "metric", "loss"})
+#: Methods of open file objects (Python I/O, STG101).
+FILE_METHODS = frozenset({"read", "readline", "readlines", "write", "writelines", "flush", "seek", "truncate"})
+
+
+@dataclass(frozen=True)
+class AbstractValue:
+    kind: str = UNKNOWN
+    #: the finer kind (`tensors.Value.what`): "int", "list", "model", "data-iterator", ...
+    what: str = ""
+    #: parameters of the enclosing function that make it a tensor when they are tensors
+    params: frozenset = frozenset()
+    #: why a Python number changes between calls ("loop variable `i`"), "" otherwise
+    varies: str = ""
+
+
+def abstract(ctx, expr: cst.BaseExpression, func=None, loops: tuple = ()) -> AbstractValue:
+    """The abstract value of `expr` in `func` (inside `loops`, for call sites)."""
+    from stagelint.tensors import _varies, tensorness, value_of
+
+    value = value_of(ctx, expr, func)
+    t = tensorness(ctx, expr, func)
+    what = value.what
+    if what in ("list", "tuple"):
+        from stagelint.tensors import element_kind
+
+        elements = element_kind(ctx, expr, func)
+        kind = TENSORS if elements == "tensor" or _multi_output(ctx, expr) else CONSTANT if elements else UNKNOWN
+        return AbstractValue(kind, what)
+    kind = _KINDS.get(what)
+    if kind is None:
+        kind = TENSOR if t.definite else UNKNOWN
+    varies = _varies(ctx, expr, func, loops) if kind == CONSTANT and loops is not None else ""
+    if varies:
+        kind = VARYING
+    return AbstractValue(kind, what, t.params, varies)
+
+
+def _multi_output(ctx, expr) -> bool:
+    from stagelint.frameworks import MULTI_OUTPUT_OPS, canonical_tf_name
+
+    return isinstance(expr, cst.Call) and any(
+        canonical_tf_name(q) in MULTI_OUTPUT_OPS for q in ctx.qualified_names(expr.func))
+
+
+# Per-function summaries ---------------------------------------------------------------------------
+
+
+@dataclass
+class Summary:
+    """What a function's returns are, in terms the project phase can finish: a tensor for sure
+    (`definite`), a tensor when the arguments for `params` are, or what the project functions
+    it returns the result of (`calls`, targets) return."""
+
+    definite: bool = False
+    params: tuple = ()
+    calls: tuple = ()
+    #: the shape of what it returns: "tensor" (one), "tuple" (a tuple or list display, of
+    #: tensors or not), "nest" (sometimes one, sometimes another), "" (unknown)
+    shape: str = ""
+
+
+def summarise_returns(ctx, info) -> Summary:
+    """The return summary of one function of the file being walked (memoised per function)."""
+    memo = ctx.memo.setdefault("return_summaries", {})
+    key = id(info.node)
+    if key in memo:
+        return memo[key] or Summary()
+    memo[key] = None  # recursion: a function returning its own call knows nothing more
+    from stagelint.tensors import tensorness
+
+    from stagelint.tensors import value_of
+
+    definite, params, calls, shapes = False, set(), set(), set()
+    returns = getattr(info, "returns", ())
+    for value in returns:
+        if value is None:
+            continue
+        t = tensorness(ctx, value, info)
+        definite = definite or t.definite
+        params |= t.params
+        calls |= t.calls
+        if isinstance(value, (cst.Tuple, cst.List)):
+            shapes.add("tuple")
+        else:
+            what = value_of(ctx, value, info).what
+            shapes.add("tuple" if what in ("tuple", "list") else what if what in ("tensor", "nest") else "")
+    shape = shapes.pop() if len(shapes) == 1 else "nest" if shapes else ""
+    out = Summary(definite, tuple(sorted(params)), tuple(sorted(calls)), shape)
+    memo[key] = out
+    return out
+
+
+class Summaries:
+    """Project phase: does a project function return a tensor? To a fixpoint over the call
+    graph: a function returns one when its own returns are (`Summary.definite`) or when a project
+    function whose result it returns does. Each function is settled once per change of one of
+    its callees, a worklist over reverse edges: linear in the edges of the return graph."""
+
+    def __init__(self, project):
+        self.project = project
+        self.returns: set = set()
+        deps: dict = {}
+        todo = []
+        for name, m in project.modules.items():
+            for q, f in m.functions.items():
+                summary = getattr(f, "returns", None)
+                if not summary:
+                    continue
+                key = (name, q)
+                definite, _params, calls = summary
+                if definite:
+                    self.returns.add(key)
+                    todo.append(key)
+                for target in calls:
+                    callee = project.resolve(name, tuple(target))
+                    if callee is not None:
+                        deps.setdefault(callee, []).append(key)
+        while todo:
+            key = todo.pop()
+            for caller in deps.get(key, ()):
+                if caller not in self.returns:
+                    self.returns.add(caller)
+                    todo.append(caller)
+
+    def returns_tensor(self, module: str, target) -> bool:
+        key = self.project.resolve(module, tuple(target))
+        return key is not None and key in self.returns
+
+
+def summaries(project) -> Summaries:
+    """The project's summaries, computed once per project."""
+    found = project.__dict__.get("_summaries")
+    if found is None:
+        found = project.__dict__["_summaries"] = Summaries(project)
+    return found
+
+
+def calls_return_tensor(project, module: str, calls) -> bool:
+    """One of the project functions whose results a value is made of returns a tensor."""
+    if not calls:
+        return False
+    s = summaries(project)
+    return any(s.returns_tensor(module, target) for target in calls)
