@@ -87,8 +87,15 @@ class Project:
         self.state = state
 
     def update(self, path: str, text: str | None) -> None:
-        """One file again, from an editor's buffer (or the disk for None), then the project phase."""
+        """One file again, from an editor's buffer (or the disk for None), then the project phase
+        (unless the file's facts came out the same: a comment typed, a line's spacing)."""
+        real = self.state.realpath(path)
+        before = self.state.modules.get(real)
         stages.reanalyse(self.state, path, None if text is None else text.encode("utf-8"))
+        after = self.state.modules.get(real)
+        if before is not None and after is not None and before == after and self.state.project is not None:
+            self.state.modules[real] = before  # the project phase's own object: same facts
+            return
         stages.project_phase(self.state)
 
     def shown(self, path: str) -> str:
