@@ -1,8 +1,8 @@
 """One answer per file: a file's findings are the same however it is checked.
 
 `stagelint check .` (the reference), `stagelint check FILE`, `flake8 FILE`, flake8 on standard
-input (`flake8 --stdin-display-name FILE -`, what editors run on an unsaved buffer) and the
-language server must all give every file the findings of
+input (`flake8 --stdin-display-name FILE -`, what editors run on an unsaved buffer), the
+language server and pre-commit with only that file changed must all give every file the findings of
 the whole project: a helper module is reported when its staged caller lives in another module
 that the single-file run was not given. Full findings are compared: place, code and message
 (and, between the two `check` runs, the whole JSON record).
@@ -21,7 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from integration_support import PROJECT, flake8, stagelint, write_tree
+from integration_support import PROJECT, flake8, reported, stagelint, write_tree
+from test_precommit import hook  # noqa: F401  (the pre-commit hook's environment, built once)
 
 #: Findings in each module come from staged code or call sites in another module.
 ACROSS_MODULES = {
@@ -174,3 +175,24 @@ async def _served(root: Path, files: list[str]) -> dict[str, set[tuple]]:
         return out
     finally:
         await c.stop()
+
+
+def test_pre_commit_with_only_the_helper_changed(tmp_path, hook):  # noqa: F811
+    """pre-commit hands the hook only the files of the commit: the helper alone still gets the
+    finding its staged caller in another (unchanged) module gives it."""
+    from test_precommit import _run, _user_repo
+
+    env = _user_repo(tmp_path, hook)
+    shutil.copytree(PROJECT, tmp_path, dirs_exist_ok=True)
+    assert _run(["git", "add", "-A"], tmp_path, env).returncode == 0
+    assert _run(["git", "commit", "-q", "--no-verify", "-m", "base"], tmp_path, env).returncode == 0
+    helper = tmp_path / "pkg" / "utils.py"
+    helper.write_text(helper.read_text() + "\n# an unrelated edit\n")
+    assert _run(["git", "add", "pkg/utils.py"], tmp_path, env).returncode == 0
+    commit = _run(["git", "commit", "-m", "only the helper"], tmp_path, env)
+    out = commit.stdout + commit.stderr
+    assert commit.returncode != 0, out
+    whole = stagelint("check", "--output-format", "concise", ".", cwd=tmp_path)
+    expected = {f for f in reported(whole.stdout) if f[0] == "pkg/utils.py"}
+    assert ("pkg/utils.py", 7, 5, "STG101") in expected
+    assert reported(out) == expected, out  # model.py is not in the commit: not reported
