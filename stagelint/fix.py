@@ -179,13 +179,11 @@ def write(outcome: FixOutcome) -> None:
 def unified_diff(outcome: FixOutcome) -> str:
     chunks = []
     for path, (old, new) in sorted(outcome.changed.items()):
-        if notebooks.is_notebook(path):  # the code cells, each under `# cell N`, not the JSON
-            a = notebooks.source_text(old).splitlines(keepends=True)
-            b = notebooks.source_text(new).splitlines(keepends=True)
+        if notebooks.is_notebook(path):  # each changed cell's source, not the JSON
+            parts = notebooks.cell_diffs(path, old, new)
         else:
-            a = _decode(old)[0].splitlines(keepends=True)
-            b = _decode(new)[0].splitlines(keepends=True)
-        lines = list(difflib.unified_diff(a, b, fromfile=path, tofile=path))
+            parts = [(path, _decode(old)[0].splitlines(keepends=True), _decode(new)[0].splitlines(keepends=True))]
+        lines = [line for name, a, b in parts for line in difflib.unified_diff(a, b, fromfile=name, tofile=name)]
         chunks.append("".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
                               for line in lines))
     return "".join(chunks)

@@ -60,7 +60,11 @@ class _Session:
 
         daemonic = multiprocessing.current_process().daemon
         cache = Cache(cache_root(self.settings), enabled=self.use_cache)
-        result = check_paths(self.paths, self.settings, noqa=False, jobs=0 if daemonic else None, cache=cache,
+        # Folder walks find notebooks, whose findings flake8 never asks for: leave them out.
+        from stagelint.discovery import discover
+
+        files = [f for f in discover(self.paths, self.settings)[0] if not f.endswith(".ipynb")]
+        result = check_paths(files, self.settings, noqa=False, jobs=0 if daemonic else None, cache=cache,
                              whole_project=True)
         self.by_path = {}
         for f in result.findings:

@@ -116,7 +116,7 @@ def load(data: bytes) -> Notebook:
         raise NotebookError(f"not a notebook nbformat can read ({type(e).__name__}: {e})") from None
     meta = nb.get("metadata", {}) or {}
     language = ((meta.get("kernelspec") or {}).get("language") or (meta.get("language_info") or {}).get("name") or "")
-    if language and str(language).lower() not in ("python", "python3", "ipython", "ipython3"):
+    if language and not str(language).lower().startswith(("python", "ipython")):
         raise NotPython(f"not a Python notebook (its kernel language is {language})")
     cells: list[Cell] = []
     starts: list[int] = []
@@ -520,10 +520,12 @@ def _encode_source(old: str, source: str) -> str:
     return "[" + lead + sep.join(json.dumps(line, ensure_ascii=ascii_only) for line in lines) + trail + "]"
 
 
-def source_text(data: bytes) -> str:
-    """The notebook's code cells as plain text for a diff: each cell under a `# cell N` line."""
-    nb = cached("", data)
-    if nb is None:
-        return data.decode("utf-8", "replace")
-    return "".join(f"# cell {c.number}\n{c.source}" + ("" if c.source.endswith("\n") or not c.source else "\n")
-                   for c in nb.cells)
+def cell_diffs(path: str, old: bytes, new: bytes) -> list[tuple[str, list[str], list[str]]]:
+    """(`path:cell N`, old lines, new lines) of each code cell whose source a fix changed."""
+    a, b = cached("", old), cached("", new)
+    if a is None or b is None:
+        return []
+    after = {c.number: c.source for c in b.cells}
+    return [(f"{path}:cell {c.number}", c.source.splitlines(keepends=True),
+             after.get(c.number, "").splitlines(keepends=True))
+            for c in a.cells if after.get(c.number, c.source) != c.source]

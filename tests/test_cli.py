@@ -285,3 +285,36 @@ def test_a_closed_pipe_ends_quietly(args):
     _, err = proc.communicate(timeout=120)
     assert err.decode() == ""
     assert proc.returncode in (0, 1)
+
+
+def test_stdin_takes_the_package_of_its_filename(tmp_path):
+    # The staging helper lives next to the file on disk: only the package of `--stdin-filename`
+    # lets the relative import find it, and with it the staged `print`.
+    (tmp_path / "pkg").mkdir()
+    write(tmp_path, "pkg/__init__.py", "")
+    write(tmp_path, "pkg/helpers.py", """
+        import tensorflow as tf
+
+        def compiled(f):
+            return tf.function(f)
+    """)
+    source = "from .helpers import compiled\n\n\n@compiled\ndef step(x):\n    print(x)\n    return x\n"
+
+    def check(name):
+        return subprocess.run([sys.executable, "-m", "stagelint", "check", "--output-format", "concise", "-",
+                               "--stdin-filename", name], cwd=tmp_path, input=source, capture_output=True,
+                              text=True, timeout=120)
+
+    assert check("pkg/model.py").stdout.startswith("pkg/model.py:6:5: STG101")
+    assert "All checks passed!" in check("elsewhere/model.py").stdout
+
+
+def test_the_distribution_is_tf_stagelint_at_the_package_version():
+    import importlib.metadata
+
+    import stagelint
+
+    # "stagelint" on PyPI is another program: the distribution has its own name, one version.
+    assert importlib.metadata.version("tf-stagelint") == stagelint.__version__
+    assert importlib.metadata.distribution("tf-stagelint").entry_points.select(group="console_scripts")["stagelint"]
+    assert run("--version").stdout.strip() == f"stagelint {stagelint.__version__}"

@@ -76,16 +76,21 @@ def _project_files(state: ProjectState, given_files: list[str]) -> list[str]:
     realpath = state.realpath
     out: list[str] = []
     seen = set(state.asked)
-    walked: dict[Path, list[str]] = {}
+    walked: dict[Path, tuple[list[str], set[str]]] = {}
+    roots: dict[str, Path | None] = {}
     for path in given_files:
-        root = project_root(os.path.dirname(os.path.abspath(path)) or ".")
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in roots:
+            roots[folder] = project_root(folder or ".")
+        root = roots[folder]
         if root is None:
             continue
         if root not in walked:
-            walked[root] = discover_files([display_path(root)], state.settings)[0]
-        found = walked[root]
+            found = discover_files([display_path(root)], state.settings)[0]
+            walked[root] = (found, {realpath(f) for f in found})
+        found, reals = walked[root]
         real = realpath(path)
-        if real not in state.sources and real not in {realpath(f) for f in found}:
+        if real not in state.sources and real not in reals:
             continue
         for f in found:
             r = realpath(f)

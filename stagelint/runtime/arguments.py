@@ -216,7 +216,11 @@ def parse(argv: list[str]) -> RunArguments:
     why = refused(result.pytest_args)
     if why:
         raise UsageError(why)
-    check_targets(result.targets)
+    if "--pyargs" in result.pytest_args:  # the targets are package names, which pytest resolves
+        if not result.targets:
+            raise UsageError("name the tests to run: with --pyargs, a package or module name")
+    else:
+        check_targets(result.targets)
     check_report(result.report)
     return result
 

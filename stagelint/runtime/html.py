@@ -17,6 +17,7 @@ import os
 from html import escape
 
 from stagelint import __version__
+from stagelint.docs import rule_url
 from stagelint.runtime.compare import Pair, describe_result, error_line
 from stagelint.runtime.evidence import format_values, norm, short_test
 from stagelint.runtime.executor import output_tail
@@ -69,15 +70,6 @@ svg text { font: 11px system-ui, sans-serif; fill: #444; }
 
 _EXIT_MEANING = {0: "nothing confirmed", 1: "a finding was confirmed or a runtime-only finding made",
                  2: "a run did not finish: the results are partial"}
-
-
-def rule_url(code: str) -> str:
-    """The rule's documentation page (the URL `stagelint.docs` gives the JSON and SARIF outputs)."""
-    try:
-        from stagelint.docs import rule_url as docs_rule_url
-    except ImportError:  # a stagelint.docs without it: the same page, for this version
-        return f"https://github.com/stagelint/stagelint/blob/v{__version__}/docs/rules/{code}.md"
-    return docs_rule_url(code)
 
 
 def _e(value) -> str:
@@ -193,7 +185,7 @@ def _pairs_table(report: Report, pairs: list[Pair], path: str | None = None, lin
     how often the finding's line ran, the output of each mode)."""
     if not pairs:
         return ""
-    ordered = sorted(pairs, key=lambda p: (p.kind not in _BAD, p.graph.test, p.graph.index))
+    ordered = sorted(pairs, key=lambda p: p.kind not in _BAD)  # stable: in the order the calls ran
     shown = ordered[:MAX_CALL_ROWS]
     with_lines = path is not None and any(_line_runs(p.eager, path, line) or _line_runs(p.graph, path, line)
                                           for p in shown)

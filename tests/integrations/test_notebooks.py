@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import nbformat
 import pytest
-from integration_support import flake8, stagelint, write_tree
+from integration_support import flake8, stagelint
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from stagelint import notebooks
@@ -149,8 +149,10 @@ def test_diff_shows_the_cells(tmp_path):
     demo(tmp_path)
     proc = stagelint("check", "--diff", "demo.ipynb", cwd=tmp_path)
     assert proc.returncode == 1
-    assert '-    print("x", x)\n+    tf.print("x", x)\n' in proc.stdout
-    assert proc.stdout.startswith("--- demo.ipynb\n+++ demo.ipynb\n") and '"source"' not in proc.stdout
+    assert proc.stdout == (
+        "--- demo.ipynb:cell 5\n+++ demo.ipynb:cell 5\n@@ -2,5 +2,5 @@\n tf.function?\n @tf.function\n"
+        ' def step(x):\n-    print("x", x)\n+    tf.print("x", x)\n     return x * 2\n'
+    )
 
 
 def test_folder_walk_includes_notebooks_and_respects_exclude(tmp_path):

@@ -15,7 +15,8 @@ import pytest
 
 from stagelint.runtime.cli import analyse
 from stagelint.runtime.executor import RunStatus
-from stagelint.runtime.html import render_html, rule_url
+from stagelint.docs import rule_url
+from stagelint.runtime.html import render_html
 from stagelint.runtime.lint import static_findings
 
 NS = "{http://www.w3.org/1999/xhtml}"

@@ -178,6 +178,14 @@ def test_options_it_cannot_honour_are_refused_before_any_run(stagelint_cli, monk
     assert line.startswith("stagelint run: " + message), line
 
 
+def test_with_pyargs_the_targets_are_package_names():
+    from stagelint.runtime.arguments import UsageError, parse
+
+    assert parse(["mypackage.tests", "--pyargs"]).targets == ["mypackage.tests"]
+    with pytest.raises(UsageError, match="mypackage.tests: no such file or directory"):
+        parse(["mypackage.tests"])
+
+
 def test_xdist_off_is_allowed():
     from stagelint.runtime.arguments import refused
 
@@ -278,6 +286,17 @@ def test_processes_started_for_a_run_keep_the_standard_library_first(tmp_path):
     where, args = proc.stdout.split(" ", 1)
     assert not where.startswith(str(tmp_path)) and where.endswith("random.py")
     assert args.strip() == "['a', '--b']"
+
+
+def test_python_m_stagelint_keeps_the_standard_library_first(tmp_path):
+    """`python -m stagelint` itself (the parent, which imports tempfile and so random) does not run
+    the project's random.py either."""
+    for name, text in SHADOWING.items():
+        (tmp_path / name).write_text(text)
+    proc = subprocess.run([sys.executable, "-m", "stagelint", "run", "missing_test.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == "stagelint run: missing_test.py: no such test module\n"
 
 
 def _project(root) -> None:
