@@ -347,6 +347,9 @@ class StagelintServer:
                     self._analyse_file(uri)
                 elif kind == "close":
                     self.project.published.pop(uri, None)
+                    path = to_fs_path(uri)
+                    if self.ready.is_set() and path and self.project.state.realpath(path) in self.project.state.sources:
+                        self.project.update(path, None)  # closed unsaved: the disk's text counts again
                     self._send(self.ls.text_document_publish_diagnostics,
                                lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
             except Exception as e:  # one failed job must not stop the server
