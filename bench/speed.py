@@ -81,10 +81,10 @@ LIST_FILES = r"""
 import sys
 from stagelint.config import load_settings
 from stagelint.discovery import discover
-from stagelint.cache import Cache, cache_root
+from stagelint.cache import open_cache
 settings = load_settings(sys.argv[1])
 files, _ = discover([sys.argv[1]], settings)
-print(Cache(cache_root(settings)).dir)
+print(open_cache([sys.argv[1]]).dir)
 print("\n".join(files))
 """
 
@@ -143,7 +143,9 @@ def _measure(args, corpus: Path, python: str, work: Path) -> int:
         subprocess.run(["tar", "-x", "-C", str(snapshot)], input=archive.stdout, check=True)
         commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True).stdout.strip()
-    env = dict(os.environ, PYTHONPATH=str(snapshot), PYTHONDONTWRITEBYTECODE="1")
+    # The result cache in the run's own folder, wherever the corpus's project root is.
+    env = dict(os.environ, PYTHONPATH=str(snapshot), PYTHONDONTWRITEBYTECODE="1",
+               STAGELINT_CACHE_DIR=str(work / "stagelint-cache"))
     wrapper = work / "flake8_without_stagelint.py"
     wrapper.write_text(FLAKE8_WITHOUT_STAGELINT)
     # Not the repository root: `python -m` puts the working directory first on sys.path, and

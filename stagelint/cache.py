@@ -7,7 +7,8 @@ cached: they join every file and are cheap next to a parse.
 
 An entry's key is a SHA-256 of everything its value depends on:
 
-* the file's bytes (their SHA-256), its path as shown, its dotted module name;
+* the file's bytes (their SHA-256), its path relative to the project root (so the project
+  checked from any folder finds the same entries), its dotted module name;
 * stagelint itself: `__version__` plus a hash of every `.py` file of the installed package, so
   a release, a local edit or a different checkout each start afresh; the versions of Python and
   libcst, which parse the file;
@@ -15,9 +16,10 @@ An entry's key is a SHA-256 of everything its value depends on:
   but which codes are reported and which files are excluded), and the top-level packages
   being checked (calls into them are recorded as call sites).
 
-Entries live in `.stagelint_cache/` in the project root (the folder of the pyproject.toml the
-settings came from, else the working directory), one file each, under a folder per stagelint
-fingerprint (the four most recent are kept). Each is written to a temporary file and moved
+Entries live in `.stagelint_cache/` in the project root (`project_root`: the folder of the
+nearest pyproject.toml, setup.cfg or .git above the checked paths, whatever the working
+directory), or in the folder `--cache-dir` or `$STAGELINT_CACHE_DIR` names; one file each,
+under a folder per stagelint fingerprint (the four most recent are kept). Each is written to a temporary file and moved
 into place, so a reader sees a whole entry or none.
 
 The cache folder sits in the project, where anyone who can commit to it can put files: an
@@ -55,7 +57,9 @@ FORMAT = 2
 #: An entry larger than this is not read (what stagelint writes stays far below it).
 MAX_ENTRY = 64 * 1024 * 1024
 #: Settings that only filter or place findings after the analysis: not part of a key.
-_REPORT_ONLY = frozenset({"select", "ignore", "per_file_ignores", "exclude", "source", "root"})
+_REPORT_ONLY = frozenset({"select", "ignore", "per_file_ignores", "exclude", "source", "root",
+                          # budgets decide whether a file is analysed, not what its facts say
+                          "max_file_size", "file_timeout"})
 #: Fingerprint folders kept side by side (switching branches or versions back and forth).
 KEEP = 4
 
@@ -114,11 +118,39 @@ def analysis_settings(settings) -> tuple:
     return tuple(out)
 
 
-def cache_root(settings) -> Path:
-    """The project root: the configuration's folder when there is a configuration file."""
-    if settings is not None and getattr(settings, "source", None):
-        return Path(settings.root)
-    return Path.cwd()
+#: What marks a project's root folder, where its cache lives.
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", ".git")
+#: The environment variable that moves the cache folder (as `--cache-dir` does).
+ENV_DIR = "STAGELINT_CACHE_DIR"
+
+
+def project_root(paths=()) -> Path:
+    """The folder of the nearest pyproject.toml, setup.cfg or .git above the first checked path
+    (the working directory when none is given), whatever the working directory is. Without
+    one, the folder above the outermost package holding that path: never a package folder."""
+    first = next((str(p) for p in paths if str(p) != "-"), ".")
+    start = Path(os.path.abspath(first))
+    if not start.is_dir():
+        start = start.parent
+    for folder in (start, *start.parents):
+        if any(os.path.lexists(folder / marker) for marker in ROOT_MARKERS):
+            return folder
+    folder = start
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        folder = folder.parent
+    return folder
+
+
+def cache_root(settings=None, paths=()) -> Path:
+    """The project root of the checked paths (see `project_root`)."""
+    return project_root(paths)
+
+
+def open_cache(paths=(), enabled: bool = True, directory: str | os.PathLike | None = None) -> Cache:
+    """The cache of the project the checked `paths` belong to: `.stagelint_cache/` in its root,
+    or `directory` (`--cache-dir`), else `$STAGELINT_CACHE_DIR`, when given."""
+    directory = directory or os.environ.get(ENV_DIR) or None
+    return Cache(project_root(paths), enabled=enabled, directory=directory)
 
 
 def user_key_path() -> Path:
@@ -194,9 +226,13 @@ class Cache:
     """Get and put values by key, as checked data (`stagelint.datacodec`), never code. Every
     failure is a miss or a skipped write."""
 
-    def __init__(self, root: str | os.PathLike | None = None, enabled: bool = True):
+    def __init__(self, root: str | os.PathLike | None = None, enabled: bool = True,
+                 directory: str | os.PathLike | None = None):
+        """`root`: the project root (keys hold paths relative to it); the entries live in
+        `directory`, by default `root/.stagelint_cache`."""
         self.enabled = enabled
-        self.base = Path(root if root is not None else Path.cwd()) / CACHE_DIR
+        self.root = os.path.abspath(root if root is not None else os.getcwd())
+        self.base = Path(os.path.abspath(directory)) if directory else Path(self.root) / CACHE_DIR
         self.dir = self.base / code_fingerprint()[:20]
         self.hits = 0
         self.misses = 0
@@ -212,8 +248,20 @@ class Cache:
             h.update(b"\0")
         return h.hexdigest()
 
+    def relative(self, path: str) -> str:
+        """`path` relative to the project root: the same file has the same key from any
+        working directory."""
+        absolute = os.path.abspath(path)
+        try:
+            return Path(os.path.relpath(absolute, self.root)).as_posix()
+        except ValueError:  # another drive
+            return Path(absolute).as_posix()
+
     def _path(self, kind: str, key: str) -> Path:
-        return self.dir / kind / key[:2] / key[2:]
+        return Path(self._file(kind, key))
+
+    def _file(self, kind: str, key: str) -> str:
+        return os.path.join(self.dir, kind, key[:2], key[2:])
 
     def get(self, kind: str, key: str, expect=object):
         """The value stored under `key`, read as type `expect` (a dataclass or a type hint such
@@ -223,7 +271,7 @@ class Cache:
         if not self.enabled:
             return None
         try:
-            data = _read_regular(self._path(kind, key), MAX_ENTRY)
+            data = _read_regular(self._file(kind, key), MAX_ENTRY)
         except OSError:
             self.misses += 1
             return None

@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--jobs", type=_jobs, metavar="N", help="worker processes (default: the number of CPUs)")
     check.add_argument("--no-cache", action="store_true",
                        help="neither read nor write the result cache (.stagelint_cache/ in the project root)")
+    check.add_argument("--cache-dir", metavar="DIR",
+                       help="keep the result cache in DIR (default: $STAGELINT_CACHE_DIR, else .stagelint_cache/ in "
+                            "the folder of the nearest pyproject.toml, setup.cfg or .git)")
     check.add_argument("--verbose", action="store_true", help="show tracebacks of internal errors")
 
     run = sub.add_parser("run", help="run a test module in graph and eager mode and confirm findings", add_help=False)
@@ -167,7 +170,7 @@ def _check_into(args, paths, sources, settings, out) -> int:
     from stagelint.engine import check_paths
     from stagelint.report import FORMATS
 
-    result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, settings), sources=sources,
+    result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, paths), sources=sources,
                          whole_project=True)
     if args.diff:
         return _diff(result, out, args.quiet)
@@ -198,10 +201,10 @@ def _check_into(args, paths, sources, settings, out) -> int:
     return status
 
 
-def _cache(args, settings):
-    from stagelint.cache import Cache, cache_root
+def _cache(args, paths):
+    from stagelint.cache import open_cache
 
-    return Cache(cache_root(settings), enabled=not args.no_cache)
+    return open_cache(paths, enabled=not args.no_cache, directory=args.cache_dir)
 
 
 def _diff(result, out=None, quiet: bool = False) -> int:
@@ -234,7 +237,7 @@ def _fix(args, paths, settings, result):
             break
         fixed += outcome.fixed
         files.update(outcome.changed)
-        result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, settings), whole_project=True)
+        result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, paths), whole_project=True)
         if not outcome.deferred:
             break
     if fixed and not args.quiet:

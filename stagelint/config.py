@@ -29,6 +29,10 @@ class Settings:
     staging_decorators: tuple[str, ...] = ()
     keras_methods: bool = True
     exclude: tuple[str, ...] = ()
+    #: Per-file budgets (`stagelint.budget`): larger files, and files whose analysis takes
+    #: longer (seconds, in a worker process), are reported as skipped.
+    max_file_size: int = 5_000_000
+    file_timeout: float = 120.0
     #: Where the settings came from (None: defaults).
     source: str | None = None
     #: The directory relative paths in the config are taken from.
@@ -119,6 +123,12 @@ def _bool(path: Path, key: str, value) -> bool:
     return value
 
 
+def _positive(path: Path, key: str, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ConfigError(f"{path}: [tool.stagelint] {key} must be a positive number, got {value!r}")
+    return value
+
+
 def _per_file(path: Path, key: str, value) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if not isinstance(value, dict):
         raise ConfigError(f"{path}: [tool.stagelint] {key} must be a table of glob = [codes], got {value!r}")
@@ -133,6 +143,8 @@ _KEYS = {
     "staging-decorators": ("staging_decorators", _dotted_names),
     "keras-methods": ("keras_methods", _bool),
     "exclude": ("exclude", _str_list),
+    "max-file-size": ("max_file_size", lambda path, key, value: int(_positive(path, key, value))),
+    "file-timeout": ("file_timeout", lambda path, key, value: float(_positive(path, key, value))),
 }
 
 

@@ -106,6 +106,10 @@ class FileContext:
         self.settings = settings
         self.framework = framework
         self.facts = F.ModuleFacts(path=path, module=module, is_package=is_package)
+        #: (scope id, name) -> {Name node id: its access} (`referents`)
+        self._access_index: dict[tuple, dict] = {}
+        #: module scope id -> names bound by `import tensorflow [as tf]` (`fix.tensorflow_alias`)
+        self.tf_import_names: dict[int, set[str]] = {}
         self.functions: list[FunctionInfo] = []  # the walk's function stack
         self.classes: list[F.ClassFacts] = []
         self.guard_depth = 0
@@ -217,11 +221,17 @@ class FileContext:
         scope = self.scope(name)
         if scope is None:
             return None
-        for access in scope.accesses[name]:
-            if access.node is name:
-                refs = access.referents
-                return tuple(sorted(refs, key=self._binding_order)) if len(refs) > 1 else tuple(refs)
-        return None
+        # Indexed once per scope and name: a search through every access of `tf` at module
+        # level, once per decorator, made a file of N functions cost N^2 (issue 12).
+        key = (id(scope), getattr(name, "value", None) if isinstance(name, cst.Name) else id(name))
+        index = self._access_index.get(key)
+        if index is None:
+            index = self._access_index[key] = {id(a.node): a for a in scope.accesses[name]}
+        access = index.get(id(name))
+        if access is None or access.node is not name:
+            return None
+        refs = access.referents
+        return tuple(sorted(refs, key=self._binding_order)) if len(refs) > 1 else tuple(refs)
 
     def _binding_order(self, binding) -> tuple:
         node = getattr(binding, "node", None)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import operator
 import types
 import typing
 from typing import Any, Callable
@@ -290,16 +291,16 @@ def _make_decoder(hint) -> Callable:
         item_hint = args[0]
         item = decoder(item_hint)
         scalar = item_hint if item_hint in (str, int, bool) else None
+        only = {scalar}
 
         def dec_items(v):
             if type(v) is not list:
                 raise Invalid(f"expected a list for {container.__name__}")
             if scalar is not None:
-                for i in v:
-                    if type(i) is not scalar:
-                        raise Invalid(f"expected {scalar.__name__} items")
+                if v and not set(map(type, v)) <= only:
+                    raise Invalid(f"expected {scalar.__name__} items")
                 return v if container is list else container(v)
-            out = [item(i) for i in v]
+            out = list(map(item, v))
             return out if container is list else container(out)
         return dec_items
     if kind == "tuple":
@@ -318,7 +319,7 @@ def _make_decoder(hint) -> Callable:
             def dec_str_dict(v):
                 if type(v) is not dict:
                     raise Invalid("expected an object")
-                return {k: val(x) for k, x in v.items()}
+                return dict(zip(v, map(val, v.values())))
             return dec_str_dict
         key = decoder(key_hint)
 
@@ -338,39 +339,58 @@ def _make_decoder(hint) -> Callable:
     return _dec_plain
 
 
+_contains = operator.contains
+
+
+def _scalar_types(hint) -> frozenset:
+    """The types a str/int/bool field, optional or not, may hold (empty for other fields)."""
+    if hint in (str, int, bool):
+        return frozenset({hint})
+    kind, args = _shape(hint)
+    if kind == "optional" and args[0] in (str, int, bool):
+        return frozenset({args[0], type(None)})
+    return frozenset()
+
+
 def _dataclass_decoder(cls) -> Callable:
     _register(cls)
-    plan: list = []
     new = object.__new__
+    # Built on first use: a dataclass may (indirectly) hold itself.
+    names: tuple = ()
+    n = -1
+    scalars = None  # the values of the str/int/bool fields, in one C call
+    scalar_types: tuple = ()
+    others: list = []  # (index, decoder) of the other fields
+
+    def build():
+        nonlocal names, n, scalars, scalar_types
+        hints = _fields(cls)
+        names = tuple(name for name, _ in hints)
+        allowed = [_scalar_types(h) for _, h in hints]
+        where = [i for i, a in enumerate(allowed) if a]
+        scalar_types = tuple(allowed[i] for i in where)
+        if len(where) == 1:
+            scalars = lambda v, i=where[0]: (v[i],)  # noqa: E731
+        elif where:
+            scalars = operator.itemgetter(*where)
+        others.extend((i, decoder(h)) for i, (_, h) in enumerate(hints) if i not in where)
+        n = len(hints)
 
     def dec_dataclass(v):
-        if not plan:
-            plan.extend((name, decoder(h)) for name, h in _fields(cls))
-        if type(v) is not list or len(v) != len(plan):
-            raise Invalid(f"expected {cls.__name__} as a list of {len(plan)}")
+        if n < 0:
+            build()
+        if type(v) is not list or len(v) != n:
+            raise Invalid(f"expected {cls.__name__} as a list of {n}")
+        if scalars is not None and not all(map(_contains, scalar_types, map(type, scalars(v)))):
+            raise Invalid(f"a field of {cls.__name__} of another type")
+        for i, d in others:
+            v[i] = d(v[i])  # the list is the parser's own: reused for the values
         obj = new(cls)
         # Set the fields directly: frozen dataclasses refuse setattr, and the values have been
         # checked here, which is all __init__ would have done.
-        obj.__dict__.update([(name, d(x)) for (name, d), x in zip(plan, v)])
+        obj.__dict__.update(zip(names, v))
         return obj
 
-    # All-scalar dataclasses (Span) are the most numerous: check them in one pass.
-    hints = _fields(cls)
-    kinds = [h for _, h in hints]
-    if kinds and all(h in (str, int, bool) for h in kinds):
-        names = [name for name, _ in hints]
-        n = len(names)
-
-        def dec_flat(v):
-            if type(v) is not list or len(v) != n:
-                raise Invalid(f"expected {cls.__name__} as a list of {n}")
-            for want, x in zip(kinds, v):
-                if type(x) is not want:
-                    raise Invalid(f"expected {want.__name__} in {cls.__name__}")
-            obj = new(cls)
-            obj.__dict__.update(zip(names, v))
-            return obj
-        return dec_flat
     return dec_dataclass
 
 

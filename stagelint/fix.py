@@ -217,8 +217,14 @@ def tensorflow_alias(ctx, node) -> str | None:
     scope = ctx.scope(node)
     if scope is None:
         return None
-    names = {a.name for a in scope.globals.assignments
-             if isinstance(a, ImportAssignment) and _tf_module_bound(a.node, a.name)}
+    # Once per module, not once per fix: the module's assignments grow with the file.
+    memo = getattr(ctx, "tf_import_names", None)
+    names = memo.get(id(scope.globals)) if memo is not None else None
+    if names is None:
+        names = {a.name for a in scope.globals.assignments
+                 if isinstance(a, ImportAssignment) and _tf_module_bound(a.node, a.name)}
+        if memo is not None:
+            memo[id(scope.globals)] = names
     for name in sorted(names, key=lambda n: (n != "tf", n)):
         seen = scope[name]
         if seen and all(isinstance(a, ImportAssignment) and _tf_module_bound(a.node, name) for a in seen):

@@ -18,7 +18,11 @@ flake8 run, and hands each file its share:
   reports afterwards. When flake8's select/ignore options turn every STG code off
   (`--select E,F,W`, `--extend-ignore STG`), the plugin does no work at all.
 * A file whose text differs from the disk (flake8 reading standard input, an editor's unsaved
-  buffer) is checked on its own from that text, with the project modules it imports.
+  buffer) is checked on its own from that text, with the project modules it imports, whose
+  facts come from the result cache: only the buffer is analysed.
+* The cache lives in the project root (the folder of the nearest pyproject.toml, setup.cfg or
+  .git above the checked paths), whatever folder flake8 starts in; `--stagelint-cache-dir` or
+  `$STAGELINT_CACHE_DIR` move it.
 
 Configuration: the analysis settings come from `[tool.stagelint]` in the nearest
 pyproject.toml (or the file named by flake8's `--stagelint-config` option, which flake8 also
@@ -42,10 +46,12 @@ _sessions: dict[tuple, _Session] = {}
 
 
 class _Session:
-    def __init__(self, paths: tuple[str, ...], config: str | None, use_cache: bool = True):
+    def __init__(self, paths: tuple[str, ...], config: str | None, use_cache: bool = True,
+                 cache_dir: str | None = None):
         from stagelint.config import load_settings
 
         self.use_cache = use_cache
+        self.cache_dir = cache_dir
         self.paths = list(paths)
         # Like `stagelint check PATH ...`: the config found from the first path.
         self.settings = load_settings(self.paths[0] if self.paths else ".", config)
@@ -56,10 +62,8 @@ class _Session:
             return
         from stagelint.engine import check_paths
 
-        from stagelint.cache import Cache, cache_root
-
         daemonic = multiprocessing.current_process().daemon
-        cache = Cache(cache_root(self.settings), enabled=self.use_cache)
+        cache = self.cache(self.paths)
         # Folder walks find notebooks, whose findings flake8 never asks for: leave them out.
         from stagelint.discovery import discover
 
@@ -76,19 +80,25 @@ class _Session:
             print(f"stagelint: internal error in {where} on {path} (run `stagelint check --verbose` for details)",
                   file=sys.stderr)
 
+    def cache(self, paths):
+        """The result cache of the project `paths` belong to (`stagelint.cache.open_cache`)."""
+        from stagelint.cache import open_cache
+
+        return open_cache(paths, enabled=self.use_cache, directory=self.cache_dir)
+
     def findings_for(self, filename: str) -> list:
         self.run()
         return self.by_path.get(os.path.realpath(filename), [])
 
 
-def _session(paths, config, use_cache: bool = True) -> _Session:
+def _session(paths, config, use_cache: bool = True, cache_dir: str | None = None) -> _Session:
     from stagelint.config import ConfigError
 
     paths = tuple(p for p in (paths or ["."]) if p != "-")
-    key = (paths, os.getcwd(), config, use_cache)
+    key = (paths, os.getcwd(), config, use_cache, cache_dir)
     if key not in _sessions:
         try:
-            _sessions[key] = _Session(paths, config, use_cache)
+            _sessions[key] = _Session(paths, config, use_cache, cache_dir)
         except ConfigError as e:
             # Exit 2 with the file and the key, as `stagelint check` does, not a traceback.
             print(f"stagelint: error: {e}", file=sys.stderr)
@@ -126,6 +136,7 @@ class StagelintChecker:
     _paths: tuple[str, ...] | None = None
     _config: str | None = None
     _use_cache: bool = True
+    _cache_dir: str | None = None
     _selected: bool = True
 
     def __init__(self, tree, filename: str, lines: list[str]):
@@ -147,16 +158,25 @@ class StagelintChecker:
             parse_from_config=True,
             help="neither read nor write stagelint's result cache (.stagelint_cache/)",
         )
+        manager.add_option(
+            "--stagelint-cache-dir",
+            default=None,
+            parse_from_config=True,
+            metavar="DIR",
+            help="keep stagelint's result cache in DIR (default: $STAGELINT_CACHE_DIR, else .stagelint_cache/ "
+                 "in the project root: the folder of the nearest pyproject.toml, setup.cfg or .git)",
+        )
 
     @classmethod
     def parse_options(cls, options) -> None:
         cls._paths = tuple(getattr(options, "filenames", None) or ["."])
         cls._config = getattr(options, "stagelint_config", None)
         cls._use_cache = not getattr(options, "stagelint_no_cache", False)
+        cls._cache_dir = getattr(options, "stagelint_cache_dir", None)
         cls._selected = _any_code_selected(options)
         if not cls._selected:
             return
-        session = _session(cls._paths, cls._config, cls._use_cache)
+        session = _session(cls._paths, cls._config, cls._use_cache, cls._cache_dir)
         if cls._paths != ("-",) and not multiprocessing.current_process().daemon:
             session.run()  # before flake8 forks: its workers inherit the findings
 
@@ -166,7 +186,7 @@ class StagelintChecker:
             # report in: notebooks are `stagelint check`'s (docs/integrations.md).
             return
         paths = self._paths if self._paths is not None else (self.filename,)
-        session = _session(paths, self._config, self._use_cache)
+        session = _session(paths, self._config, self._use_cache, self._cache_dir)
         text = "".join(self.lines)
         if session.paths and _same_as_disk(self.filename, text):
             findings = session.findings_for(self.filename)
@@ -180,7 +200,10 @@ class StagelintChecker:
         from stagelint.engine import check_paths
 
         real = os.path.realpath(self.filename)
+        # The project's other files come from the cache (their facts, the screen's summaries):
+        # an editor's run analyses only its buffer once the project has been checked.
         daemonic = multiprocessing.current_process().daemon
         result = check_paths([self.filename], session.settings, noqa=False, jobs=0 if daemonic else None,
-                             sources={real: text.encode("utf-8")}, whole_project=True)
+                             sources={real: text.encode("utf-8")}, cache=session.cache([self.filename]),
+                             whole_project=True)
         return [f for f in result.findings if os.path.realpath(f.path) == real]

@@ -69,9 +69,9 @@ class Project:
 
     def analyse_all(self, report=lambda message, percent: None) -> None:
         """The whole project, as `stagelint check .` from its root, stage by stage."""
-        from stagelint.cache import Cache, cache_root
+        from stagelint.cache import open_cache
 
-        cache = Cache(cache_root(self.settings))
+        cache = open_cache(["."])  # the project's own, as `stagelint check .` there uses
         state = ProjectState(settings=self.settings, paths=["."], options=Options(start_method="forkserver"), cache=cache)
         report("finding files", 0)
         stages.discover(state)

@@ -17,8 +17,9 @@ from multiprocessing.connection import wait
 
 from stagelint.pipeline.perfile import Outcome, analyse_one, store_outcome
 
-#: A file whose analysis takes longer than this is abandoned (a hang, not a slow file).
-FILE_TIMEOUT = 300.0
+#: A file whose analysis takes longer than this is abandoned, unless the settings say otherwise
+#: (`file-timeout`).
+FILE_TIMEOUT = 120.0
 
 
 def _serve(conn, settings, roots, store=None) -> None:
@@ -106,6 +107,7 @@ def analyse_files(paths, settings, roots, jobs: int, more=None, lookup=None, sto
     queue.clear()
     queue.extend(biggest_first)
     mp = _context(start_method)
+    timeout = getattr(settings, "file_timeout", None) or FILE_TIMEOUT
     jobs = max(1, min(jobs, len(queue)))
     workers = [_Worker(mp, settings, roots, store) for _ in range(jobs)]
     try:
@@ -134,10 +136,11 @@ def analyse_files(paths, settings, roots, jobs: int, more=None, lookup=None, sto
                     outcome = Outcome(w.path, "skipped",
                                       detail=f"the analysis process died ({reason}); the file is likely too deeply nested for the parser")
                     workers[i] = _Worker(mp, settings, roots, store)
-                elif outcome is None and now - w.started > FILE_TIMEOUT:
+                elif outcome is None and now - w.started > timeout:
                     w.process.kill()
                     w.process.join()
-                    outcome = Outcome(w.path, "skipped", detail=f"analysis took longer than {FILE_TIMEOUT:.0f} s")
+                    outcome = Outcome(w.path, "skipped",
+                                      detail=f"skipped: the analysis took longer than {timeout:g} s (file-timeout)")
                     workers[i] = _Worker(mp, settings, roots, store)
                 if outcome is None:
                     continue

@@ -449,3 +449,102 @@ def test_flake8_plugin_does_nothing_when_no_stg_code_is_selected(tree):
     shutil.rmtree(tree / ".stagelint_cache")
     uncached = _flake8("--select", "STG", "--stagelint-no-cache", ".", cwd=tree)
     assert uncached.stdout == out.stdout and not (tree / ".stagelint_cache").exists()
+
+
+# --- where the cache lives ------------------------------------------------------------------
+
+def _abs_keys(result, cwd: Path):
+    return sorted((str((cwd / f.path).resolve()), f.line, f.code) for f in result.findings)
+
+
+def test_the_project_root_is_found_from_any_folder(tree, monkeypatch):
+    (tree / "setup.cfg").write_text("[metadata]\nname = pkg\n")
+    assert cache_module.project_root(["pkg/model.py"]) == tree
+    monkeypatch.chdir(tree / "pkg")
+    assert cache_module.project_root(["."]) == tree
+    assert cache_module.project_root(["model.py"]) == tree
+    assert cache_module.open_cache(["."]).base == tree / ".stagelint_cache"
+    (tree / "setup.cfg").unlink()
+    # No marker anywhere above: the folder above the outermost package, never the package.
+    assert cache_module.project_root(["."]) == tree
+
+
+def test_a_subfolder_and_the_root_use_the_same_entries(tree, monkeypatch):
+    (tree / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    from_root = cache_module.open_cache(["pkg"])
+    first = check_paths(["pkg"], None, jobs=0, cache=from_root)
+    assert from_root.writes and not from_root.hits
+    monkeypatch.chdir(tree / "pkg")
+    from_sub = cache_module.open_cache(["."])
+    assert from_sub.dir == from_root.dir
+    second = check_paths(["."], None, jobs=0, cache=from_sub)
+    assert from_sub.hits >= 5 and not from_sub.misses and not from_sub.writes
+    assert _abs_keys(second, tree / "pkg") == _abs_keys(first, tree)
+    assert {f.path for f in second.findings} == {"model.py", "utils.py"}  # shown from where it ran
+    assert not (tree / "pkg" / ".stagelint_cache").exists()
+
+
+def test_cache_dir_option_and_environment_variable_move_the_cache(tree, tmp_path, monkeypatch):
+    (tree / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    elsewhere = tmp_path / "caches" / "mine"
+    out = _cli("check", "--cache-dir", str(elsewhere), "--output-format", "concise", ".", cwd=tree / "pkg")
+    assert out.returncode == 1 and out.stdout.count("STG101") == 2, out.stderr
+    assert any(elsewhere.rglob("facts/*/*")) and not (tree / ".stagelint_cache").exists()
+    from_env = tmp_path / "caches" / "env"
+    monkeypatch.setenv("STAGELINT_CACHE_DIR", str(from_env))
+    again = _cli("check", "--output-format", "concise", ".", cwd=tree)
+    assert any(from_env.rglob("facts/*/*")) and not (tree / ".stagelint_cache").exists()
+    assert again.stdout.replace("pkg/", "") == out.stdout
+    flake8 = _flake8("--select", "STG", ".", cwd=tree / "pkg")
+    assert flake8.stdout.count("STG101") == 2, flake8.stderr
+    assert not (tree / ".stagelint_cache").exists() and not (tree / "pkg" / ".stagelint_cache").exists()
+
+
+def test_flake8_run_inside_a_package_keeps_the_cache_in_the_project_root(tree):
+    (tree / ".git").mkdir()
+    out = _flake8("--select", "STG", ".", cwd=tree / "pkg")
+    assert out.stdout.count("STG101") == 2, out.stderr
+    assert not (tree / "pkg" / ".stagelint_cache").exists()
+    assert any((tree / ".stagelint_cache").rglob("facts/*/*"))
+    from_root = _flake8("--select", "STG", "pkg", cwd=tree)
+    assert from_root.stdout.replace("pkg/", "").replace("./", "") == out.stdout.replace("./", "")
+
+
+# --- the editor's path: flake8 on standard input ---------------------------------------------
+
+def test_a_buffer_is_analysed_alone_with_the_projects_facts_from_the_cache(tree, monkeypatch):
+    (tree / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    check_paths(["."], None, jobs=0, cache=cache_module.open_cache(["."]))
+    from stagelint import workers
+
+    analysed = []
+    real_analyse = workers.analyse_one
+
+    def only_the_buffer(path, *args, **kwargs):
+        analysed.append(path)
+        return real_analyse(path, *args, **kwargs)
+
+    monkeypatch.setattr(workers, "analyse_one", only_the_buffer)
+    buffer = (tree / "pkg/model.py").read_text() + "\n\n@tf.function\ndef more(x):\n    print(x)\n"
+    cache = cache_module.open_cache(["pkg/model.py"])
+    result = check_paths(["pkg/model.py"], None, jobs=0, noqa=False, cache=cache,
+                         sources={str(tree / "pkg/model.py"): buffer.encode()})
+    # utils.py's facts were served, not analysed; only the buffer's summary is new
+    assert analysed == [] and cache.hits >= 2 and cache.misses == cache.writes == 1
+    assert [(f.path, f.line, f.code) for f in result.findings] == [("pkg/model.py", 7, "STG101"),
+                                                                   ("pkg/model.py", 14, "STG101")]
+
+
+def test_flake8_on_standard_input_uses_the_cache(tree):
+    (tree / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    warm = _flake8("--select", "STG", ".", cwd=tree)
+    assert warm.stdout.count("STG101") == 2
+    entries = set(_entries(tree))
+    buffer = (tree / "pkg/model.py").read_text() + "\n\n@tf.function\ndef more(x):\n    print(x)\n"
+    out = subprocess.run([sys.executable, "-m", "flake8", "--select", "STG", "-", "--stdin-display-name",
+                          "model.py"], cwd=tree / "pkg", input=buffer, capture_output=True, text=True, timeout=300)
+    assert [line.split(" ")[0] for line in out.stdout.splitlines()] == ["model.py:7:5:", "model.py:14:5:"], (
+        out.stdout + out.stderr)
+    new = {p.parent.parent.name for p in set(_entries(tree)) - entries}
+    assert new == {"screen"}  # the buffer's summary; its facts are not kept, every other file's were served
+    assert not (tree / "pkg" / ".stagelint_cache").exists()

@@ -110,12 +110,101 @@ def test_unreadable_file_is_reported_and_the_rest_checked():
 
 
 def test_parser_crash_on_deep_nesting_is_isolated(tmp_path):
-    (tmp_path / "deep.py").write_text("x = " + "[" * 3000 + "]" * 3000 + "\n")
+    # Brackets nested over short lines: no long line, so no measure before the parse; libcst's
+    # native parser overflows its stack and kills the worker. The other files' results stand.
+    (tmp_path / "deep.py").write_text("x = " + "[\n" * 3000 + "]\n" * 3000)
     (tmp_path / "ok.py").write_text(STAGED_PRINT)
-    proc = run("check", "--output-format", "json", ".", cwd=tmp_path)
+    (tmp_path / "ok2.py").write_text(STAGED_PRINT.replace("def f", "def g"))
+    proc = run("check", "--output-format", "json", "--jobs", "1", ".", cwd=tmp_path)
     assert proc.returncode == 2
     assert "deep.py: the analysis process died" in proc.stderr
-    assert [(o["path"], o["code"]) for o in json.loads(proc.stdout)] == [("ok.py", "STG101")]
+    assert [(o["path"], o["code"]) for o in json.loads(proc.stdout)] == [("ok.py", "STG101"), ("ok2.py", "STG101")]
+
+
+def test_deep_nesting_in_process_is_a_skip_not_a_crash(tmp_path, monkeypatch):
+    """Where the analysis runs in this process (flake8's workers, an editor's buffer), Python's
+    parser reads the file first: what would crash libcst is a skip with the reason."""
+    (tmp_path / "deep.py").write_text("x = " + "[\n" * 3000 + "]\n" * 3000)
+    (tmp_path / "ok.py").write_text(STAGED_PRINT)
+    monkeypatch.chdir(tmp_path)
+    result = check_paths(["."], jobs=0)
+    assert [(p, r.split(":")[0]) for p, r in result.skipped] == [("deep.py", "skipped")]
+    assert "too many nested parentheses" in result.skipped[0][1]
+    assert lines_codes(result) == [("ok.py", 5, "STG101")]
+
+
+LONG_LINE = "x = 1" + " + 1" * 30_000 + "\n"
+
+
+@pytest.mark.parametrize("jobs", [0, 1])
+def test_a_huge_expression_line_is_skipped_with_the_reason_and_the_rest_checked(tmp_path, monkeypatch, jobs):
+    (tmp_path / "generated.py").write_text(STAGED_PRINT + LONG_LINE)
+    (tmp_path / "ok.py").write_text(STAGED_PRINT)
+    monkeypatch.chdir(tmp_path)
+    result = check_paths(["."], jobs=jobs)
+    assert [p for p, _ in result.skipped] == ["generated.py"] and not result.errors
+    reason = result.skipped[0][1]
+    assert reason.startswith("skipped:") and "deeper than the parser handles" in reason
+    assert lines_codes(result) == [("ok.py", 5, "STG101")]
+
+
+def test_huge_line_and_huge_file_through_the_cli_flake8_and_stdin(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text("[tool.stagelint]\nmax-file-size = 150000\n")
+    (tmp_path / "generated.py").write_text(STAGED_PRINT + LONG_LINE)
+    big = STAGED_PRINT + "".join(f"def helper_{i}(x):\n    return x + {i}\n\n" for i in range(5000))
+    (tmp_path / "big.py").write_text(big)
+    (tmp_path / "ok.py").write_text(STAGED_PRINT)
+    for fmt in ("concise", "json", "sarif", "github"):
+        proc = run("check", "--no-cache", "--output-format", fmt, ".", cwd=tmp_path)
+        assert proc.returncode == 2, proc.stderr
+        assert "big.py: skipped: " in proc.stderr and "over the size budget (150,000 bytes; max-file-size)" in proc.stderr
+        assert "generated.py: skipped: " in proc.stderr and "deeper than the parser handles" in proc.stderr
+        assert "Traceback" not in proc.stderr
+        assert "ok.py" in proc.stdout and "STG101" in proc.stdout
+    # flake8's own plugins (pyflakes) give up on a long chain: flake8 sees only the file over
+    # the size budget, then a buffer nested too deep for libcst on standard input.
+    (tmp_path / "generated.py").unlink()
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--select", "STG", "."], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=300)
+    assert [out.split(" ")[:2] for out in flake8.stdout.splitlines()] == [["./ok.py:5:5:", "STG101"]], (
+        flake8.stdout + flake8.stderr)
+    assert "big.py: skipped" in flake8.stderr and "Traceback" not in flake8.stderr
+    nested = STAGED_PRINT + "x = " + "[\n" * 3000 + "]\n" * 3000
+    stdin = subprocess.run([sys.executable, "-m", "flake8", "--select", "STG", "-", "--stdin-display-name",
+                            "generated.py"], cwd=tmp_path, input=nested, capture_output=True, text=True, timeout=300)
+    # flake8 itself reports the syntax error (Python refuses 200+ nested brackets) and runs no
+    # plugin; the buffer must not crash the run either way
+    assert stdin.returncode in (0, 1) and "STG" not in stdin.stdout and "Traceback" not in stdin.stderr, (
+        stdin.stdout + stdin.stderr)
+    # An editor's buffer with a huge line, analysed in-process: a skip with the reason.
+    monkeypatch.chdir(tmp_path)
+    result = check_paths(["generated.py"], jobs=0, cache=None,
+                         sources={str(tmp_path / "generated.py"): (STAGED_PRINT + LONG_LINE).encode()})
+    assert [p for p, _ in result.skipped] == ["generated.py"] and "deeper than the parser" in result.skipped[0][1]
+
+
+def test_a_file_over_the_time_budget_is_abandoned_and_the_rest_checked(tmp_path, monkeypatch):
+    # A 2,500-term chain on short lines takes libcst seconds (its time grows faster than the
+    # chain); a budget of a fraction of that abandons it.
+    chain = "x = (\n    1\n" + "    + 1\n" * 2500 + ")\n"
+    (tmp_path / "slow.py").write_text(STAGED_PRINT + chain)  # staged: the screen sends it to analysis
+    (tmp_path / "ok.py").write_text(STAGED_PRINT)
+    monkeypatch.chdir(tmp_path)
+    result = check_paths(["."], Settings(file_timeout=0.3), jobs=1)
+    assert result.skipped == [("slow.py", "skipped: the analysis took longer than 0.3 s (file-timeout)")]
+    assert lines_codes(result) == [("ok.py", 5, "STG101")]
+
+
+def test_budgets_are_configured_and_checked(tmp_path):
+    from stagelint.config import ConfigError, load_settings
+
+    (tmp_path / "pyproject.toml").write_text("[tool.stagelint]\nmax-file-size = 1000\nfile-timeout = 2.5\n")
+    settings = load_settings(str(tmp_path))
+    assert (settings.max_file_size, settings.file_timeout) == (1000, 2.5)
+    for bad in ("max-file-size = 0", 'file-timeout = "1"', "max-file-size = true"):
+        (tmp_path / "pyproject.toml").write_text(f"[tool.stagelint]\n{bad}\n")
+        with pytest.raises(ConfigError, match="must be a positive number"):
+            load_settings(str(tmp_path))
 
 
 def test_long_operator_chain_and_large_file(tmp_path, monkeypatch):

@@ -12,6 +12,7 @@ import libcst as cst
 
 from stagelint import facts as F
 from stagelint import notebooks
+from stagelint.budget import over_budget
 from stagelint.context import FileContext, analyze_module
 from stagelint.files import digest
 from stagelint.frameworks import TENSORFLOW
@@ -74,9 +75,13 @@ def _syntax_error_location(source: bytes, error: Exception) -> tuple[int, int, s
     return max(1, getattr(error, "raw_line", 1)), max(1, getattr(error, "raw_column", 0) + 1), message
 
 
-def analyse_bytes(path: str, source: bytes, settings, roots) -> Outcome:
+def analyse_bytes(path: str, source: bytes, settings, roots, in_process: bool = False) -> Outcome:
     """The outcome of analysing `source` as the file `path`: one file's internal error, or code
-    too deep to walk, loses only that file."""
+    too deep to walk, loses only that file. `in_process`: not in a worker (a crash would end the
+    run), so the file is read by Python's parser first (`budget.over_budget`)."""
+    reason = over_budget(source, settings, in_process)
+    if reason is not None:
+        return Outcome(path, "skipped", detail=reason)
     try:
         return Outcome(path, "ok", analyze_source(path, source, settings, roots), digest=digest(source))
     except RecursionError:
@@ -89,19 +94,19 @@ def analyse_bytes(path: str, source: bytes, settings, roots) -> Outcome:
         return Outcome(path, "error", detail=traceback.format_exc(limit=-6))
 
 
-def analyse_one(path: str, settings, roots) -> Outcome:
+def analyse_one(path: str, settings, roots, in_process: bool = False) -> Outcome:
     try:
         with open(path, "rb") as fh:
             source = fh.read()
     except OSError as e:
         return Outcome(path, "unreadable", detail=f"cannot read: {e.strerror or e}")
-    return analyse_bytes(path, source, settings, roots)
+    return analyse_bytes(path, source, settings, roots, in_process)
 
 
 def facts_key(cache, fact_settings, path: str, module: str, is_package: bool, content_digest: str) -> str:
-    """The cache key of a file's facts: its bytes, its path as shown and dotted name, the
+    """The cache key of a file's facts: its bytes, its path (from the project root) and dotted name, the
     analysis settings and the packages checked (stagelint's own version is the cache's folder)."""
-    return cache.key("facts", fact_settings, path, module, is_package, content_digest)
+    return cache.key("facts", fact_settings, cache.relative(path), module, is_package, content_digest)
 
 
 def store_outcome(store, outcome) -> None:

@@ -151,8 +151,8 @@ def _placeholder(state: ProjectState, path: str) -> F.ModuleFacts:
 def plan_rounds(state: ProjectState) -> None:
     """The rounds' outcome depends only on the files' contents and names: a run over the same
     files takes it from the cache, rather than repeat the project phase once per round."""
-    if not (state.use_cache and state.deferred):
-        return
+    if not (state.use_cache and state.deferred) or state.sources:
+        return  # (a plan that depends on an editor's buffer is neither used nor kept)
     cache = state.cache
     state.plan_key = cache.key("plan", state.fact_settings(), sorted(state.given), state.options.follow_imports,
                                sorted(state.selection.digests.items()))
@@ -236,9 +236,10 @@ def _analyse_here(state: ProjectState, paths, more, lookup=None, store=None):
         path = queue.pop(0)
         real = state.realpath(path)
         if real in state.sources:
-            outcome = analyse_bytes(path, state.sources[real], state.settings, state.roots)
+            outcome = analyse_bytes(path, state.sources[real], state.settings, state.roots, in_process=True)
         else:
-            outcome = (lookup(path) if lookup is not None else None) or workers.analyse_one(path, state.settings, state.roots)
+            outcome = (lookup(path) if lookup is not None else None) or workers.analyse_one(
+                path, state.settings, state.roots, in_process=True)
             store_outcome(store, outcome)
         yield outcome
         queue.extend(more(outcome))
@@ -263,7 +264,10 @@ class _CachedFacts:
         module, is_package = state.names(path)
         key = facts_key(state.cache, self.fact_settings, path, module, is_package, known)
         facts = state.cache.get("facts", key, F.ModuleFacts)
-        return None if facts is None else Outcome(path, "ok", facts, digest=known, cached=True)
+        if facts is None:
+            return None
+        facts.path = path  # the key holds it relative to the project root: shown as given here
+        return Outcome(path, "ok", facts, digest=known, cached=True)
 
 
 class _FollowImports:

@@ -225,7 +225,7 @@ def test_deferred_files_are_analysed_only_when_staged_code_needs_them(tmp_path, 
 
     analysed = []
     real = workers.analyse_one
-    monkeypatch.setattr(workers, "analyse_one", lambda path, *a: analysed.append(path) or real(path, *a))
+    monkeypatch.setattr(workers, "analyse_one", lambda path, *a, **kw: analysed.append(path) or real(path, *a, **kw))
     result = check_paths(["."], jobs=0)
     # The first round: the file that spells an entry point; then what it needs (the package's
     # `__init__.py` may re-export `helpers`), and not data.py.

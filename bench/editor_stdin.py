@@ -1,0 +1,94 @@
+"""What an editor waits for: flake8 with stagelint on standard input, next to `flake8 --select F`.
+
+Usage (from the repository root, after `.venv/bin/python bench/corpus.py`):
+
+    .venv/bin/python bench/editor_stdin.py [--corpus bench/.corpus/tf_models]
+        [--file official/vision/modeling/layers/nn_layers.py] [--repeat 7]
+
+Editors lint an unsaved buffer with `flake8 - --stdin-display-name FILE` (the buffer on
+standard input). In one run, from the corpus folder, with a result cache of its own
+(`STAGELINT_CACHE_DIR` in a temporary folder), it times:
+
+* stdin, cold: the first such run (the cache empty: the files the buffer needs are analysed);
+* stdin, warm: the same command again, `--repeat` times, alternating with
+* `flake8 --select F FILE` (pyflakes' checks on the same file, stagelint's plugin selected out).
+
+Each figure is the median (wall time, and CPU time of the process). It prints the ratio of the
+warm stdin run to `flake8 --select F` and exits 1 when it is above the target, 2x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET = 2.0
+
+
+def _timed(cmd, cwd, env, stdin: bytes | None = None):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, input=stdin, capture_output=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if proc.returncode not in (0, 1):
+        sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr.decode(errors='replace')}")
+    return wall, cpu, proc.stdout.decode(errors="replace")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", default="bench/.corpus/tf_models")
+    parser.add_argument("--file", default="official/vision/modeling/layers/nn_layers.py")
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    corpus = Path(args.corpus).resolve()
+    target = corpus / args.file
+    if not target.is_file():
+        sys.exit(f"{target}: no such file; run `.venv/bin/python bench/corpus.py` first")
+    buffer = target.read_bytes()
+    python = sys.executable
+    stdin_cmd = [python, "-m", "flake8", "-", "--stdin-display-name", args.file]
+    pyflakes_cmd = [python, "-m", "flake8", "--select", "F", args.file]
+    with tempfile.TemporaryDirectory(prefix="stagelint-editor-") as tmp:
+        env = dict(os.environ, STAGELINT_CACHE_DIR=str(Path(tmp) / "cache"))
+        cold = _timed(stdin_cmd, corpus, env, buffer)
+        stdin_runs, pyflakes_runs = [], []
+        for _ in range(args.repeat):
+            stdin_runs.append(_timed(stdin_cmd, corpus, env, buffer))
+            pyflakes_runs.append(_timed(pyflakes_cmd, corpus, env))
+    outputs = {out for _, _, out in stdin_runs} | {cold[2]}
+    stg = [line for line in cold[2].splitlines() if " STG" in line]
+    load = os.getloadavg()[0]
+    lines = buffer.count(b"\n")
+    print(f"file: {target} ({lines} lines); corpus {corpus.name}; "
+          f"{os.cpu_count()} CPUs, load average {load:.1f}; {args.repeat} alternating repetitions, medians")
+    rows = [("flake8 on stdin, cold (cache empty)", [cold]), ("flake8 on stdin, warm", stdin_runs),
+            ("flake8 --select F FILE", pyflakes_runs)]
+    print(f"{'':44s} {'wall s':>8s} {'CPU s':>8s}")
+    med = {}
+    for name, runs in rows:
+        wall = statistics.median(r[0] for r in runs)
+        cpu = statistics.median(r[1] for r in runs)
+        med[name] = (wall, cpu)
+        print(f"{name:44s} {wall:8.2f} {cpu:8.2f}")
+    warm, base = med["flake8 on stdin, warm"], med["flake8 --select F FILE"]
+    ratio_wall, ratio_cpu = warm[0] / base[0], warm[1] / base[1]
+    met = ratio_wall <= TARGET
+    print(f"warm stdin / flake8 --select F: {ratio_wall:.2f}x wall, {ratio_cpu:.2f}x CPU "
+          f"(target {TARGET:.0f}x wall: {'met' if met else 'NOT MET'})")
+    print(f"stagelint findings on the buffer: {len(stg)}; every stdin run printed the same: {len(outputs) == 1}")
+    return 0 if met and len(outputs) == 1 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
