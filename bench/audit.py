@@ -81,9 +81,15 @@ def run_project(folder: Path, jobs: int | None, code: Path | None = None) -> tup
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, check=False, env=env)
     elapsed = time.perf_counter() - start
-    if proc.returncode not in (0, 1):
+    # Exit 1 means "findings", but a stagelint that cannot even start exits 1 too: only a JSON list
+    # on stdout counts as a result.
+    try:
+        found = json.loads(proc.stdout or ("[]" if proc.returncode == 0 else "")) if proc.returncode in (0, 1) else None
+    except json.JSONDecodeError:
+        found = None
+    if not isinstance(found, list):
         raise SystemExit(f"stagelint failed on {folder} (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout or "[]"), elapsed
+    return found, elapsed
 
 
 def source_line(folder: Path, path: str, line: int) -> str:

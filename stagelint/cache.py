@@ -23,9 +23,13 @@ under a folder per stagelint fingerprint (the four most recent are kept). Each i
 into place, so a reader sees a whole entry or none.
 
 The cache folder sits in the project, where anyone who can commit to it can put files: an
-entry is data, never code. It is a header line (format, kind, the whole key) and JSON, read
-back through a decoder that checks every value against the type the caller expects
-(`stagelint.datacodec`); nothing in it is evaluated, imported or unpickled. A cache must never
+entry is data, never code. It is a header line (format, kind, the whole key, and an
+HMAC-SHA256 of the body under this user's key, kept outside every project: `user_key`) and
+JSON, read back through a decoder that checks every value against the type the caller expects
+(`stagelint.datacodec`); nothing in it is evaluated, imported or unpickled. An entry someone
+else wrote (committed to a repository, copied from another machine) fails the signature.
+Entries are read only if they are regular files (no symlink is followed), and written by
+renaming a new file over the name, in folders checked not to be symlinks. A cache must never
 cause an error or a wrong answer: an entry that cannot be read, has another header, or is not
 JSON of the expected shape is a miss (and is rebuilt); a value the format cannot carry or a
 cache that cannot be written is silently not written; `--no-cache` (`enabled=False`) neither

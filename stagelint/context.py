@@ -32,6 +32,10 @@ from stagelint.frameworks import (
     MAPPING_TYPES,
     MUTATING_METHODS,
     EAGER_TESTS,
+    GET_OR_CREATE_CALLS,
+    KERAS_SETUP_HOOKS,
+    KERAS_STEP_METHODS,
+    KERAS_TRAINING_METHODS,
     PARTIAL_CALLS,
     SEQUENCE_TESTS,
     TRACING_TESTS,
@@ -54,7 +58,8 @@ SETUP_METHODS = frozenset({"__init__", "__post_init__", "build", "compile", "set
 
 def is_setup_method(name: str) -> bool:
     """`__init__`, `build` and its helpers (`_build_head`, `int8_build`): they run before tracing."""
-    return name in SETUP_METHODS or name.startswith(("build", "_build")) or name.endswith("_build")
+    return (name in SETUP_METHODS or name in KERAS_SETUP_HOOKS or name.startswith(("build", "_build"))
+            or name.endswith("_build"))
 
 
 def code_of(node: cst.CSTNode) -> str:
@@ -128,6 +133,8 @@ class FileContext:
         self.escaped_depth = 0
         #: Lambdas a `tf.data` transformation traces: walked as functions of their own.
         self._dataset_lambdas: set[int] = set()
+        #: functions whose decorators are being walked (taken off `functions` meanwhile)
+        self._decorated: list[FunctionInfo] = []
         self.module_node: cst.Module | None = None
         #: Name node (target of a binding) -> the expression bound to it.
         self.bound_values: dict[int, cst.BaseExpression] = {}
@@ -167,6 +174,8 @@ class FileContext:
         self._pending_sites: list[tuple] = []
         #: Every function's walk record, by its def node (for summaries asked after the walk).
         self.function_infos: dict[int, FunctionInfo] = {}
+        #: Name nodes bound by a comprehension's `for` -> that CompFor (a value per element).
+        self.comprehension_targets: dict[int, cst.CompFor] = {}
 
     # Metadata -------------------------------------------------------------------------------
 
@@ -232,6 +241,59 @@ class FileContext:
             return None
         refs = access.referents
         return tuple(sorted(refs, key=self._binding_order)) if len(refs) > 1 else tuple(refs)
+
+    def reaching(self, name: cst.Name, func: FunctionInfo | None):
+        """The bindings of a local Name load that reach it in program order: when a plain
+        assignment of the name comes before the load in the same straight-line code (its block,
+        or an enclosing one, with no loop or branch binding it in between), only that one; all of
+        libcst's referents otherwise (`x = embeddings` ... `x = layer(x)`; `x, s = x` sees the
+        second)."""
+        refs = self.referents(name)
+        if refs is None or len(refs) < 2 or func is None:
+            return refs
+        memo = self.memo.setdefault("reaching", {})
+        key = id(name)
+        if key not in memo:
+            memo[key] = self._reaching(name, func, refs)
+        return memo[key]
+
+    def _reaching(self, name: cst.Name, func: FunctionInfo, refs):
+        nodes = {id(getattr(r, "node", None)): r for r in refs}
+        where = self._meta.position(name)[:2]
+        path = []  # (statements, index of the one holding the load), outermost first
+        block = func.node.body
+        while isinstance(block, cst.IndentedBlock):
+            stmts = block.body
+            index = next((i for i, st in enumerate(stmts) if _holds(self, st, where)), None)
+            if index is None:
+                return refs
+            path.append((stmts, index))
+            stmt = stmts[index]
+            inner = None
+            for child in _blocks_of(stmt):
+                if _holds(self, child, where):
+                    inner = child
+                    break
+            block = inner
+        for stmts, index in reversed(path):
+            if stmts is not path[-1][0] and isinstance(stmts[index], (cst.For, cst.While)):
+                return refs  # not bound earlier in the loop's body: a later binding in it reaches
+            for st in reversed(stmts[:index]):
+                if isinstance(st, cst.SimpleStatementLine):
+                    for small in reversed(st.body):
+                        targets = ()
+                        if isinstance(small, cst.Assign):
+                            targets = [t.target for t in small.targets]
+                        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                            targets = [small.target]
+                        for t in targets:
+                            for n in target_names(t):
+                                if n.value == name.value and id(n) in nodes:
+                                    return (nodes[id(n)],)
+                    continue
+                if any(_within(self, getattr(r, "node", None), st) for r in refs):
+                    return refs  # bound in a branch or loop before it: several may reach
+        return refs
 
     def _binding_order(self, binding) -> tuple:
         node = getattr(binding, "node", None)
@@ -486,11 +548,14 @@ class FileContext:
         func = self.function
         if func is None:
             return False
+        kinds = ("param", "local")
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test = test.expression
         elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-            test = test.left
-        return isinstance(test, cst.Name) and self.binding_kind(test, func) in ("param", "local")
+            # `if transition_params is None: transition_params = tf.Variable(...)` fills a default
+            # the staged callers usually pass: left to the guard's reading; a local is per call
+            test, kinds = test.left, ("local",)
+        return isinstance(test, cst.Name) and self.binding_kind(test, func) in kinds
 
     def runs_ops_then_flips(self, node: cst.If, block) -> bool:
         """A set-once guard whose block runs TensorFlow state ops (`v.assign(...)`, `tf.print`)
@@ -553,6 +618,7 @@ FILE_OPENERS = frozenset({"builtins.open", "io.open", "codecs.open", "gzip.open"
                           "tensorflow.io.gfile.GFile", "tensorflow.gfile.GFile", "tensorflow.compat.v1.gfile.GFile",
                           "tensorflow.gfile.Open", "tensorflow.compat.v1.gfile.Open"})
 
+KERAS_DRIVING_METHODS = KERAS_STEP_METHODS | KERAS_TRAINING_METHODS
 TENSOR_SPECS = frozenset({"tensorflow.TensorSpec", "tensorflow.compat.v2.TensorSpec"})
 
 
@@ -651,6 +717,44 @@ def _eager_names(ctx, func) -> set[str]:
     if isinstance(func, cst.Attribute) and func.attr.value in ("executing_eagerly", "inside_function"):
         names.add("tensorflow." + func.attr.value)
     return names
+
+
+def _holds(ctx, node, where) -> bool:
+    line, column, end_line, end_column = ctx._meta.position(node)
+    return (line, column) <= where <= (end_line, end_column)
+
+
+def _within(ctx, node, stmt) -> bool:
+    if node is None:
+        return False
+    try:
+        return _holds(ctx, stmt, ctx._meta.position(node)[:2])
+    except KeyError:
+        return False
+
+
+def _blocks_of(stmt):
+    """The indented blocks of a compound statement (an `if`'s body, `elif`s and `else`, a
+    `try`'s handlers, `else` and `finally`, a `with`'s body)."""
+    if isinstance(stmt, cst.If):
+        node = stmt
+        while node is not None:
+            if isinstance(node, cst.If):
+                yield node.body
+                node = node.orelse
+            else:
+                yield node.body
+                node = None
+        return
+    body = getattr(stmt, "body", None)
+    if isinstance(body, cst.IndentedBlock):
+        yield body
+    for handler in getattr(stmt, "handlers", ()):
+        yield handler.body
+    for attr in ("orelse", "finalbody"):
+        child = getattr(stmt, attr, None)
+        if child is not None and isinstance(getattr(child, "body", None), cst.IndentedBlock):
+            yield child.body
 
 
 def _nested_in(scope, outer) -> bool:
@@ -799,6 +903,10 @@ class _Walker(cst.CSTVisitor):
                 ctx.escaped_depth += 1
             if id(node) in ctx._dataset_lambdas:
                 ctx._enter_lambda(node)
+        elif t is cst.Decorator:
+            if ctx.functions and any(d is node for d in getattr(ctx.functions[-1].node, "decorators", ())):
+                # A decorator's expression runs once, where the def is, not in the function.
+                ctx._decorated.append(ctx.functions.pop())
         elif t is cst.For or t is cst.While:
             ctx._loop_stack.append(id(node))
             ctx.loop_depth += 1
@@ -834,6 +942,9 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.Return:
             if ctx.functions:
                 ctx.function.returns.append(node.value)
+        elif t is cst.CompFor:
+            for name in target_names(node.target):
+                ctx.comprehension_targets[id(name)] = node
         elif t is cst.With:
             for item in node.items:
                 if item.asname is not None and isinstance(item.asname.name, cst.Name) and isinstance(item.item, cst.Call) \
@@ -880,6 +991,9 @@ class _Walker(cst.CSTVisitor):
                 ctx.escaped_depth -= 1
             if id(original_node) in ctx._dataset_lambdas:
                 ctx._leave_function()
+        elif t is cst.Decorator:
+            if ctx._decorated and any(d is original_node for d in ctx._decorated[-1].node.decorators):
+                ctx.functions.append(ctx._decorated.pop())
         elif t is cst.For or t is cst.While:
             ctx._loop_stack.pop()
             ctx.loop_depth -= 1
@@ -1033,10 +1147,12 @@ class _Walker(cst.CSTVisitor):
                     F.CallEdge(target, ctx.position(node), guarded=ctx.guard_depth > 0 or ctx.lifted_depth > 0,
                                eager_unless=_eager_unless(ctx))
                 )
+            once = bool(names & GET_OR_CREATE_CALLS)  # the factory runs on the first call only
             for arg in node.args:
                 ref = self._function_reference(arg.value)
                 if ref is not None:
-                    func.facts.calls.append(F.CallEdge(ref, ctx.position(arg.value), kind="ref"))
+                    func.facts.calls.append(F.CallEdge(ref, ctx.position(arg.value), kind="ref",
+                                                       guarded=once or ctx.guard_depth > 0))
             if names and not names & CONVERSION_OPS and any(
                 fw.returns_tensor(n) or n.startswith(TENSOR_CHECKS) for n in names
             ):
@@ -1116,6 +1232,12 @@ class _Walker(cst.CSTVisitor):
             inner = inner.value
         if isinstance(inner, cst.Call) and ctx.qualified_names(inner.func) & staging:
             ctx._fresh_staging_calls.add(id(inner))
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in KERAS_DRIVING_METHODS:
+            from stagelint.tensors import value_of
+
+            value = value_of(ctx, node.func.value, ctx.function)
+            ctx.facts.keras_drives.append(
+                (node.func.attr.value, value.cls, value.ident, ctx.function.qualname if ctx.function else None))
         receiver = None
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in BUILDING_METHODS:
             receiver = node.func.value

@@ -213,6 +213,9 @@ class ModuleFacts:
     #: "pkg.mod.traced" -> the target traced (calling it runs that trace: program order)
     concrete_bindings: dict[str, Target] = field(default_factory=dict)
 
+    #: calls of Keras step and training methods (`model.train_step(b)`, `model.fit(...)`):
+    #: (method, receiver's class or "", receiver's ident or "", calling function or None)
+    keras_drives: list[tuple] = field(default_factory=list)
     #: functions `tf.data` transformations trace (point 6 of issue 11)
     dataset_functions: list[DatasetFunction] = field(default_factory=list)
     #: attribute writes, for "is this attribute reassigned anywhere?" (STG302, STG303)

@@ -82,6 +82,16 @@ class Framework:
         return not last[:1].isupper()
 
 
+#: Base classes of Keras 3 (`import keras`): its `Layer.__call__` and `Model.fit` run `call`,
+#: `train_step`, `test_step` and `predict_step` without AutoGraph, also from a `tf.function`
+#: (observed with TF 2.21 / Keras 3.15, tf-behaviour.md row m2 and tests/test_keras3_autograph.py:
+#: a tensor `if` or a `for` over `tf.range` in `call`, in a helper it calls, or in `train_step`
+#: under `fit` raise OperatorNotAllowedInGraphError; `float(t)` raises TypeError). Keras 2
+#: (`tf_keras`, `tensorflow.python.keras`) converts them. `tf.keras` is Keras 3 too in TF 2.21,
+#: unless TF_USE_LEGACY_KERAS=1 selects `tf_keras`: which one runs depends on the environment and
+#: on the TensorFlow version the code targets, so it is left alone.
+KERAS3_BASE_PREFIXES = ("keras.",)
+
 #: Keras layer classes that create no variables, in Keras 2 and 3 (checked with TF 2.21 / Keras 3.15:
 #: constructing and calling them inside a tf.function twice works).
 WEIGHTLESS_KERAS_LAYERS = frozenset({
@@ -345,10 +355,28 @@ DATASET_ONLY_METHODS = frozenset({
     "bucket_by_sequence_length", "group_by_window", "take_while",
 })
 #: How a dataset transformation shows in source, for the screen that decides which files to
-#: analyse first (a file with only a `map` on a dataset parameter is found through its callers).
-DATASET_ENTRY_WORDS = ("Dataset", "tf.data", "num_parallel_calls", "flat_map", "interleave")
+#: analyse first: a call of one of these methods (`.map(`, `.filter(`...).
+DATASET_ENTRY_WORDS = tuple(sorted(set(DATASET_FUNCTION_METHODS) | {
+    q.rsplit(".", 1)[-1] for q in DATASET_FUNCTION_TRANSFORMS}))
 #: `functools.partial(f, ...)`: calling it calls `f` with the remaining arguments.
 PARTIAL_CALLS = frozenset({"functools.partial"})
+
+#: Keras methods `fit` and friends trace (`train_step`, ...), and the calls that run them: a class
+#: whose `train_step` the code calls by hand, on objects it never trains, runs it eagerly.
+KERAS_STEP_METHODS = frozenset({"train_step", "test_step", "predict_step"})
+KERAS_TRAINING_METHODS = frozenset({"fit", "evaluate", "predict", "train_on_batch", "test_on_batch",
+                                    "predict_on_batch", "fit_generator", "evaluate_generator",
+                                    "predict_generator", "compile"})
+
+#: Keras hooks that set an object up before anything is traced: `fit` calls a callback's
+#: `set_model` / `set_params` before the first batch (STG302 takes their writes as set-up).
+KERAS_SETUP_HOOKS = frozenset({"set_model", "set_params"})
+
+#: Decorators (last part) that register a function as a web request handler (Flask, FastAPI,
+#: Starlette, aiohttp `routes.get`): it runs once per request, so a Function made in it is made
+#: anew for every request (STG502).
+REQUEST_HANDLER_DECORATORS = frozenset({"route", "get", "post", "put", "patch", "delete", "websocket",
+                                        "api_route"})
 
 # Keras objects that create variables on first use (STG403) -----------------------------------------
 
@@ -464,3 +492,18 @@ SEQUENCE_TESTS = frozenset({
     "keras.tree.is_nested", "keras.src.tree.is_nested", "keras.src.tree.tree_api.is_nested",
     "tree.is_nested", "tree.is_sequence", "jax.tree_util.all_leaves",
 })
+
+
+# Get-or-create idioms (STG402) -----------------------------------------------------------------------
+
+#: Calls that run the function they are given once and reuse its result (`get_or_create_layer(
+#: "name", self.build_model)`): the factory's variables are made once.
+GET_OR_CREATE_CALLS = frozenset({
+    "tensorflow.compat.v1.keras.utils.get_or_create_layer",
+})
+#: Decorators under which `tf.compat.v1.get_variable` gets the variable of the first call again.
+GET_OR_CREATE_DECORATORS = frozenset({
+    "tensorflow.compat.v1.keras.utils.track_tf1_style_variables",
+})
+#: Variable constructors that get an existing variable by name when one is tracked.
+GET_OR_CREATE_VARIABLES = frozenset({"tensorflow.compat.v1.get_variable"})

@@ -89,7 +89,7 @@ def entry_pattern(settings) -> re.Pattern[bytes]:
     if extra:
         parts.append(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in extra) + rb")\b")
     # A `tf.data` transformation traces the function it is given (`stagelint.datasets`).
-    parts.append(b"|".join(re.escape(w.encode()) for w in DATASET_ENTRY_WORDS))
+    parts.append(rb"\.[ \t]*(?:" + b"|".join(re.escape(w.encode()) for w in DATASET_ENTRY_WORDS) + rb")[ \t]*\(")
     return re.compile(b"|".join(parts))
 
 

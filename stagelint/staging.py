@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import deque
 
 from stagelint import facts as F
-from stagelint.frameworks import Framework
+from stagelint.frameworks import KERAS3_BASE_PREFIXES, KERAS_STEP_METHODS, Framework
 
 Key = tuple[str, str]  # (module, qualname)
 
@@ -59,6 +59,7 @@ class Project:
         self._bound_method_sites: set[int] = set()
         self._afresh: set[Key] | None = None
         self._callers: dict[Key, set[Key]] | None = None
+        self._converted: set[Key] | None = None
         self._find_entries()
         self._reach()
         if call_sites:
@@ -174,6 +175,43 @@ class Project:
         self._layer_memo[cls] = result
         return result
 
+    def keras3_class(self, cls: str, _seen=None) -> bool:
+        """A Layer/Model subclass built on Keras 3 (`keras.layers.Layer`), directly or through
+        project base classes: Keras runs its methods without AutoGraph."""
+        _seen = _seen or set()
+        if cls in _seen:
+            return False
+        _seen.add(cls)
+        found = self.resolve_class(cls)
+        if found is None:
+            return False
+        for base in found[1].bases:
+            if self.framework.is_layer_base(base):
+                if base.startswith(KERAS3_BASE_PREFIXES):
+                    return True
+            elif self.keras3_class(base, _seen):
+                return True
+        return False
+
+    def converted(self, key: Key) -> bool:
+        """AutoGraph converts the function wherever staged code reaches it: False when every
+        entry point that reaches it runs without AutoGraph (`autograph=False`, or a Keras 3
+        method that Keras calls as plain Python)."""
+        if self._converted is None:
+            converting = []
+            for entry, kind in self.entries.items():
+                f = self.function(entry)
+                if f is None or not f.autograph:
+                    continue
+                if kind == "keras" and f.class_qualname and self.keras3_class(f.class_qualname):
+                    continue
+                converting.append(entry)
+            seen: dict[Key, Key] = {}
+            for entry in sorted(converting):
+                self._bfs(entry, seen, only_unguarded=False)
+            self._converted = set(seen)
+        return key in self._converted
+
     # Entry points and reachability ------------------------------------------------------------
 
     def _find_entries(self) -> None:
@@ -210,6 +248,44 @@ class Project:
                 self.dataset_bound.setdefault(key, set()).update(self._partial_bound(key, df))
                 if key not in self.entries:
                     self.entries[key] = "dataset"
+
+        self._drop_hand_driven()
+
+    def _drop_hand_driven(self) -> None:
+        """Keras methods of a class whose `train_step` (`test_step`, `predict_step`) the code calls
+        by hand, from eager code, on objects it never trains (no `fit`, `evaluate`, `predict`,
+        `compile` on them): Keras traces nothing of it, so they are no entry points (the
+        tensorflow/docs migration guides drive a model this way to log numbers eagerly)."""
+        driven: dict[str, set[str]] = {}  # class -> idents of the objects driven by hand
+        trained_classes: set[str] = set()
+        trained_idents: set[str] = set()
+        for m in self.modules.values():
+            for method, cls, ident, caller in m.keras_drives:
+                # idents name a binding within one module (`model@12`)
+                if method in KERAS_STEP_METHODS:
+                    if cls and ident and (caller is None or (m.module, caller) not in self.entries):
+                        driven.setdefault(self.resolved_class_name(cls), set()).add(f"{m.module}:{ident}")
+                else:
+                    if cls:
+                        trained_classes.add(self.resolved_class_name(cls))
+                    if ident:
+                        trained_idents.add(f"{m.module}:{ident}")
+        for cls, idents in driven.items():
+            # the project's classes an object of `cls` may be: `tf.keras.Model().fit(...)` elsewhere
+            # trains no object of this class
+            family = {c for c in self.class_family(cls) if c in self.classes}
+            if idents & trained_idents or family & trained_classes:
+                continue
+            lineage, todo = set(), [cls]
+            while todo:  # the class and its project bases, whose methods its objects run
+                found = self.resolve_class(todo.pop())
+                if found is not None and found[1].qualname not in lineage:
+                    lineage.add(found[1].qualname)
+                    todo.extend(found[1].bases)
+            for key, kind in list(self.entries.items()):
+                f = self.function(key)
+                if kind == "keras" and f is not None and self.resolved_class_name(f.class_qualname) in lineage:
+                    del self.entries[key]
 
     def _partial_bound(self, key: Key, df: F.DatasetFunction) -> set[str]:
         """Parameters `functools.partial` fixes: Python values, not the dataset's elements."""

@@ -384,11 +384,13 @@ def stored_tensor(candidate, project, key) -> bool:
         return True
     if set(fields.get("_params", ())) & stored_tensor_params(project, key):
         return True
-    calls = fields.get("_calls")
-    if calls and not _staged_by_own_module(project, key):
-        from stagelint.analysis.values import calls_return_tensor
+    from stagelint.analysis.values import KERAS_RESULT, calls_return_tensor
 
-        return calls_return_tensor(project, key[0], [tuple(c) for c in calls])
+    calls = [tuple(c) for c in fields.get("_calls", ())]
+    if KERAS_RESULT in calls:
+        return True  # a layer's or model's result, seen in the file itself
+    if calls and not _staged_by_own_module(project, key):
+        return calls_return_tensor(project, key[0], calls)
     return False
 
 

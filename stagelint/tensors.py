@@ -40,6 +40,8 @@ class Tensorness:
 
 NOT = Tensorness()
 TENSOR = Tensorness(True)
+#: The result of calling a Keras layer or model: tensors, in a structure or not.
+KERAS_CALL = Tensorness(False, frozenset(), frozenset({("keras",)}))
 
 
 def tensorness(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None = None) -> Tensorness:
@@ -124,6 +126,8 @@ class _Inference(_MemoizedWalk):
         if isinstance(expr, cst.UnaryOperation):
             return NOT if isinstance(expr.operator, cst.Not) else self.of(expr.expression)
         if isinstance(expr, cst.Comparison):
+            if all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in expr.comparisons):
+                return NOT  # `x is not None`: an identity test, Python even on a tensor
             return self._union([expr.left, *(c.comparator for c in expr.comparisons)])
         if isinstance(expr, cst.Subscript):
             return self.of(expr.value)
@@ -153,8 +157,12 @@ class _Inference(_MemoizedWalk):
         if isinstance(func, cst.Attribute) and func.attr.value in ctx.framework.non_tensor_attributes:
             return None
         callee = value_of(ctx, func, self.func)
-        if callee.what in CALLABLE_KERAS:
+        if callee.what in ("metric", "loss"):
             return TENSOR
+        if callee.what in CALLABLE_KERAS:
+            # a layer or model: tensors, maybe in a list or tuple (`return_state=True`): not
+            # one tensor to unpack, but tensors to store or log (`analysis.values.KERAS_RESULT`)
+            return KERAS_CALL
         info = _same_file_function(ctx, func, self.func)
         if info is not None:
             summary = summarise_returns(ctx, info)
@@ -181,7 +189,7 @@ class _Inference(_MemoizedWalk):
 
     def _name(self, name: cst.Name) -> Tensorness:
         ctx = self.ctx
-        refs = ctx.referents(name)
+        refs = ctx.reaching(name, self.func)
         if not refs:
             return NOT
         out = NOT
@@ -440,7 +448,7 @@ class _Values(_MemoizedWalk):
 
     def _name(self, name: cst.Name) -> Value:
         ctx = self.ctx
-        refs = ctx.referents(name)
+        refs = ctx.reaching(name, self.func)
         if not refs:
             return UNKNOWN
         values = []
@@ -461,6 +469,14 @@ class _Values(_MemoizedWalk):
                 values.append(Value("class"))
                 continue
             bound = ctx.bound_values.get(id(node))
+            comp = ctx.comprehension_targets.get(id(node)) if bound is None else None
+            if comp is not None and comp.target is node and _numbers_iterated(ctx, comp.iter, self.func):
+                it = comp.iter
+                if isinstance(it, (cst.Tuple, cst.List)):
+                    values.append(self._merge([self.of(el.value) for el in it.elements]))
+                else:
+                    values.append(Value("int"))  # `for k in range(3)`: Python ints
+                continue
             if bound is None:
                 return UNKNOWN
             if isinstance(bound, cst.For):
@@ -470,8 +486,10 @@ class _Values(_MemoizedWalk):
                 values.append(Value(inner.what) if inner.what in NUMBERS | {"list", "tuple", "str"} else UNKNOWN)
             else:
                 value = self.of(bound)
-                if isinstance(node, cst.Name) and value.what and (not value.ident or value.ident.startswith("new@")):
-                    # the object made on that line is the one this name holds
+                if isinstance(node, cst.Name) and value.what and (not value.ident or value.ident.startswith("new@")) \
+                        and not (value.ident and id(node) in ctx.loop_bound):
+                    # the object made on that line is the one this name holds (bound in a loop
+                    # to a new object: a new one on every iteration, as the `new@` ident says)
                     value = Value(value.what, value.cls, f"{node.value}@{ctx.position(node).line}")
                 values.append(value)
         return self._merge(values)
@@ -675,9 +693,11 @@ def _has_yield(func: cst.FunctionDef, ctx: FileContext) -> bool:
     return memo[key]
 
 
-def _varies(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None, loops: tuple) -> str:
+def _varies(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None, loops: tuple,
+            _depth: int = 0) -> str:
     """Why an argument takes a new value at each execution of the call: it is (or is computed
-    from) the variable of an enclosing Python loop, or a counter bumped with `+=`."""
+    from, also through locals: `scale = i * 2`) the variable of an enclosing Python loop or
+    comprehension over numbers, or a counter bumped with `+=`."""
     for name in _names_in(expr):
         refs = ctx.referents(name) or ()
         for r in refs:
@@ -686,6 +706,17 @@ def _varies(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | Non
             if isinstance(bound, cst.For) and any(loop is bound for loop in loops):
                 if value_of(ctx, name, func).what in NUMBERS:
                     return f"loop variable `{name.value}`"
+            comp = ctx.comprehension_targets.get(id(node)) if node is not None else None
+            if comp is not None and _numbers_iterated(ctx, comp.iter, func):
+                return f"comprehension variable `{name.value}`"
+            if (
+                bound is not None and _depth < 3 and loops and not isinstance(bound, (cst.For, cst.AugAssign))
+                and any(_inside_node(ctx, node, loop) for loop in loops)
+            ):
+                # `scale = i * 2` in the loop body: computed from the loop variable
+                why = _varies(ctx, bound, func, loops, _depth + 1)
+                if why and value_of(ctx, name, func).what in NUMBERS:
+                    return f"`{name.value}`, computed from the {why}"
         # Every binding in the name's scope, also those after the call (`lr *= 0.9` at the end
         # of the loop body), which scope analysis does not count as reaching it.
         for scope in {id(r.scope): r.scope for r in refs if getattr(r, "scope", None) is not None}.values():
@@ -694,6 +725,23 @@ def _varies(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | Non
                 if isinstance(bound, cst.AugAssign) and value_of(ctx, bound.value, func).what in NUMBERS:
                     return f"counter `{name.value}`"
     return ""
+
+
+def _numbers_iterated(ctx: FileContext, iterable, func) -> bool:
+    """`range(...)`, or a literal tuple/list of numbers."""
+    if isinstance(iterable, cst.Call) and "builtins.range" in ctx.qualified_names(iterable.func):
+        return True
+    if isinstance(iterable, (cst.Tuple, cst.List)) and iterable.elements:
+        return all(value_of(ctx, el.value, func).what in NUMBERS for el in iterable.elements)
+    return False
+
+
+def _inside_node(ctx: FileContext, node, container) -> bool:
+    try:
+        a, b = ctx.position(node), ctx.position(container)
+    except KeyError:
+        return False
+    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)
 
 
 def _names_in(expr: cst.BaseExpression):

@@ -329,3 +329,85 @@ def test_imported_project_module_is_followed_but_only_given_files_are_reported(t
         ("pkg/helpers.py", 2)
     ]
     assert [(f.path, f.line) for f in check_paths(["pkg"]).findings] == [("pkg/helpers.py", 2)]
+
+
+def test_code_in_a_decorators_arguments_is_not_staged_code():
+    # `@tf.function(input_signature=make_spec(3))` runs `make_spec` once, where the def is
+    # (tensorflow/docs tutorials/distribute/input.py: `input_signature=[ds.element_spec]`); the
+    # same helper called from the body is traced.
+    source = """
+        import tensorflow as tf
+
+        def make_spec(n):
+            print("building the signature for", n)
+            return [tf.TensorSpec([n], tf.float32)]
+
+        def noisy(x):
+            print("tracing")
+            return x
+
+        @tf.function(input_signature=make_spec(3))
+        def step(x):
+            return noisy(x) * 2
+
+        step(tf.ones([3]))
+    """
+    assert pairs(source) == {(8, "STG101")}
+
+
+HAND_DRIVEN = """
+    import tensorflow as tf
+
+    class SimpleModel(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(1)
+            self.logs = []
+
+        def call(self, x):
+            print("forward")
+            return self.dense(x)
+
+        def train_step(self, data):
+            x, y = data
+            loss = tf.reduce_mean(self(x) - y)
+            print("step")
+            return {"loss": loss}
+
+    model = SimpleModel()
+    for step in range(3):
+        model.train_step([tf.ones([2, 2]), tf.ones([2, 1])])
+"""
+
+
+def test_keras_methods_of_a_model_driven_by_hand_and_never_trained_run_eagerly():
+    # tensorflow/docs guide/migrate/migration_debugging: `model.train_step(batch)` in a Python
+    # loop, no compile/fit: Keras traces nothing.
+    assert pairs(HAND_DRIVEN) == set()
+
+
+def test_keras_methods_of_a_model_that_is_also_trained_are_staged():
+    trained = textwrap.dedent(HAND_DRIVEN) + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(tf.ones([4, 2]), tf.ones([4, 1]))\n"
+    assert pairs(trained) == {(10, "STG101"), (16, "STG101")}
+    other = textwrap.dedent(HAND_DRIVEN).replace("model = SimpleModel()", "model = SimpleModel()\nfitted = SimpleModel()\nfitted.fit(tf.ones([4, 2]), tf.ones([4, 1]))")
+    assert pairs(other) == {(10, "STG101"), (16, "STG101")}
+
+
+def test_a_model_driven_by_hand_stays_eager_when_other_modules_train_other_models(tmp_path, monkeypatch):
+    # The notebooks folder checked as one project: `tf.keras.Model(...).fit(...)` and a `model@N`
+    # binding in other files train nothing of this class.
+    root = _package(tmp_path, {
+        "nb/__init__.py": "",
+        "nb/debugging.py": HAND_DRIVEN,
+        # `model` bound on the same line number as in debugging.py
+        "nb/other.py": "import tensorflow as tf\n" + "\n" * 15 + textwrap.dedent("""
+            inputs = tf.keras.Input((2,))
+            model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))
+            model.compile(optimizer="sgd", loss="mse")
+            model.fit(tf.ones([4, 2]), tf.ones([4, 1]))
+        """),
+    })
+    line = next(i for i, text in enumerate((root / "nb/debugging.py").read_text().splitlines(), 1) if "model = " in text)
+    assert (root / "nb/other.py").read_text().splitlines()[line - 1].startswith("model = ")
+    monkeypatch.chdir(root)
+    assert [(f.path, f.line, f.code) for f in check_paths(["nb"]).findings] == []

@@ -170,3 +170,28 @@ def test_lambda_in_a_method_calls_a_method_across_modules(tmp_path):
                     return ds.map(lambda r: self._parse(r, True))
         """,
     })
+
+
+def test_a_dataset_lambda_reads_its_enclosing_function_as_it_is_when_the_dataset_is_built():
+    # tf-models' input_reader: the lambda is traced by `map` right there; a binding of the same
+    # name in the other branch (or later) is no stale closure. A global counter is still state.
+    assert_marked("""
+        import tensorflow as tf
+
+        calls = 0
+
+        def count(x):
+            global calls
+            calls += 1  # STG102
+            return x
+
+        def build(service, replicas):
+            if replicas > 1:
+                kwargs = {"service": service}
+                ds = tf.data.Dataset.range(replicas)
+                ds = ds.map(lambda i: tf.strings.as_string(i) + kwargs["service"])
+            else:
+                kwargs = {"service": service, "job": "one"}
+                ds = tf.data.Dataset.range(1).map(count)
+            return ds
+    """)

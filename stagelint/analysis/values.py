@@ -120,9 +120,14 @@ def summarise_returns(ctx, info) -> Summary:
     definite, params, calls, shapes = False, set(), set(), set()
     returns = getattr(info, "returns", ())
     for value in returns:
-        if value is None:
+        if value is None or (isinstance(value, cst.Name) and value.value == "None"):
             continue
         t = tensorness(ctx, value, info)
+        if not (t.definite or t.params or t.calls):
+            # a return that is no tensor (`return pred_value` of `tf.get_static_value`): what the
+            # function returns depends on its path, so the summary claims nothing
+            memo[key] = Summary(shape="nest" if shapes else "")
+            return memo[key]
         definite = definite or t.definite
         params |= t.params
         calls |= t.calls
@@ -159,6 +164,10 @@ class Summaries:
                     self.returns.add(key)
                     todo.append(key)
                 for target in calls:
+                    if tuple(target) == KERAS_RESULT:
+                        self.returns.add(key)
+                        todo.append(key)
+                        continue
                     callee = project.resolve(name, tuple(target))
                     if callee is not None:
                         deps.setdefault(callee, []).append(key)
@@ -182,9 +191,16 @@ def summaries(project) -> Summaries:
     return found
 
 
+#: The pseudo-target of a Keras layer's or model's call result (`tensors.KERAS_CALL`).
+KERAS_RESULT = ("keras",)
+
+
 def calls_return_tensor(project, module: str, calls) -> bool:
-    """One of the project functions whose results a value is made of returns a tensor."""
+    """One of the project functions whose results a value is made of returns a tensor (or it is
+    what a Keras layer or model returned)."""
     if not calls:
         return False
+    if any(tuple(c) == KERAS_RESULT for c in calls):
+        return True
     s = summaries(project)
-    return any(s.returns_tensor(module, target) for target in calls)
+    return any(s.returns_tensor(module, target) for target in calls if tuple(target) != KERAS_RESULT)

@@ -319,7 +319,9 @@ class StaleGlobal(Rule):
             return True
         # A closure is stale only across a Function boundary: a nested helper called while its
         # enclosing function is traced reads the enclosing variable's value of that same trace.
-        return any((module.module, q) in project.entries for q in chain)
+        # A `tf.data` function is traced where it is given to the dataset, with the values of that
+        # moment; later rebindings in its enclosing function are left alone.
+        return any(project.entries.get((module.module, q), "dataset") != "dataset" for q in chain)
 
     def _change(self, func, nodes, kind, chain) -> str | None:
         ctx = self.ctx

@@ -226,6 +226,33 @@ _ITERATING_BUILTINS = frozenset({
 _CONTAINERS = frozenset({"list", "tuple", "dict", "set", "str", "range", "nest"})
 _ITERATE_ERROR = "OperatorNotAllowedInGraphError (iterating over a symbolic tf.Tensor)"
 _BOOL_ERROR = "OperatorNotAllowedInGraphError (using a symbolic tf.Tensor as a Python bool)"
+#: The branches checked where no AutoGraph runs (their tests must come from ops).
+_BRANCHES = frozenset({"`if`", "`while`", "`... if ... else ...`", "a `for` loop"})
+
+
+def _names_in(expr):
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            yield node.value
+        elif not isinstance(node, (cst.Lambda, cst.Call)):
+            stack.extend(node.children)
+
+
+def _python_truth(expr) -> bool:
+    """A test whose value is a Python bool whatever its operands are: `x is None`, `x is not y`,
+    `not <such>`, `<such> and <such>`."""
+    if isinstance(expr, cst.Comparison):
+        return all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in expr.comparisons)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        return _python_truth(expr.expression)
+    if isinstance(expr, cst.BooleanOperation):
+        return _python_truth(expr.left) and _python_truth(expr.right)
+    return False
+
+
+_BRANCH_INSTEAD = "branch with `tf.cond` / `keras.ops.cond` (or select with `tf.where`)"
 
 
 class TensorAsPythonValue(Rule):
@@ -235,8 +262,16 @@ class TensorAsPythonValue(Rule):
     convert them: `assert` on a tensor condition; `bool(t)`; membership tests (`t in [1, 2]`);
     `while True:` loops left by `if <tensor>: break`; and iteration that is not a plain `for`
     statement: `list(t)`, `tuple(t)`, `sum(t)`, `max(t)`, `sorted(t)`, comprehensions over `t`,
-    `for i, r in enumerate(t)`, `zip(t, u)`, `a, b = t` and `f(*t)`. Under `autograph=False` it
-    also flags `int(t)`, `float(t)` and `len(t)`.
+    `for i, r in enumerate(t)`, `zip(t, u)`, `a, b = t` and `f(*t)`.
+
+    Where no AutoGraph runs it also flags `if t:`, `while t:`, `x if t else y`, `for` loops over
+    a tensor or `tf.range`, and `int(t)`, `float(t)`, `len(t)`: under `autograph=False`, and in
+    the methods Keras 3 runs (`call`, `train_step`, `test_step`, `predict_step` of a subclass of
+    `keras.layers.Layer` / `keras.Model`, and the helpers they call). Keras 3 runs them as plain
+    Python, also when the layer is called from a `tf.function` or trained with `fit` (run with
+    TF 2.21 / Keras 3.15 in `tests/test_keras3_autograph.py`: a tensor `if` and a `for` over
+    `tf.range` in `call` raise `OperatorNotAllowedInGraphError`, `float(t)` raises `TypeError`,
+    and the same code in a `tf.function` body runs).
 
     Not flagged, because AutoGraph converts them into graph ops: `if t:`, `while t:`, `x if t
     else y`, `t and u`, `not t`, `for r in t:` (a `tf.while_loop`), and `int(t)`, `float(t)`,
@@ -247,6 +282,11 @@ class TensorAsPythonValue(Rule):
     outputs of `tf.while_loop`/`tf.cond`), and parameters that may be such structures: Keras
     `call` inputs with no other evidence of being one tensor, or a parameter the function tests
     with `isinstance(x, (list, tuple))` or `tf.nest.is_nested(x)`.
+    In Keras methods, not flagged: Keras 2 layers (`tf_keras`), which AutoGraph converts; a
+    `call` that is itself decorated with `tf.function`; code that a `tf.function` also reaches
+    (AutoGraph converts it there); and layers built on `tf.keras`, which in TF 2.21 is Keras 3
+    unless `TF_USE_LEGACY_KERAS=1` selects Keras 2: which one runs depends on the environment and
+    on the TensorFlow version the code was written for, so they are left alone.
 
     ## Why is this bad?
     While tracing, a tensor has no value, so Python cannot decide a truth value or iterate over
@@ -271,7 +311,8 @@ class TensorAsPythonValue(Rule):
         return tf.map_fn(lambda r: r * 2, x)
     ```
     Loop with `for r in x:` or `tf.range`, and give a `while` loop a tensor condition
-    (`while not done:`) instead of `while True:` with a tensor `break`.
+    (`while not done:`) instead of `while True:` with a tensor `break`. In a Keras 3 `call`,
+    branch with `tf.cond` / `keras.ops.cond` and loop with `tf.while_loop` / `keras.ops.fori_loop`.
     """
 
     code = "STG602"
@@ -292,6 +333,17 @@ class TensorAsPythonValue(Rule):
             for r in x:
                 total += r
             return total, int(x[0]), len(x)
+        """,
+        """
+        import keras
+        import tensorflow as tf
+
+        class Gate(keras.layers.Layer):
+            def call(self, x, training=False):
+                if training:
+                    x = x * 0.5
+                x = tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2, lambda: x)
+                return tf.while_loop(lambda v: tf.reduce_sum(v) > 10, lambda v: v / 2, [x])[0]
         """,
     )
     invalid = (
@@ -336,6 +388,18 @@ class TensorAsPythonValue(Rule):
             assert tf.reduce_all(y > 0)  # STG602
             return y
         """,
+        """
+        import keras
+        import tensorflow as tf
+
+        class Gate(keras.layers.Layer):
+            def call(self, x):
+                if tf.reduce_sum(x) > 0:  # STG602
+                    x = x * 2
+                for i in tf.range(3):  # STG602
+                    x = x + 1.0
+                return x
+        """,
     )
 
     def __init__(self, ctx):
@@ -346,6 +410,9 @@ class TensorAsPythonValue(Rule):
         #: (node, expression, function, fields): decided at the end of the file, when every
         #: binding and every `isinstance(x, (list, tuple))` test of the function is known
         self.checks: list[tuple] = []
+        #: (function, name) pairs the function tests against None: optional values, maybe static
+        #: Python ones (`pred_value = tf.get_static_value(p)`; `if pred_value is not None:`)
+        self.none_tested: set[tuple[int, str]] = set()
 
     def _tensor(self, expr, func) -> Tensorness:
         """A tensor itself, not a Python list/tuple of tensors (`tf.unstack(x)`, `[a, b]`, a
@@ -392,9 +459,8 @@ class TensorAsPythonValue(Rule):
                         "compare with TensorFlow ops and branch with `if <tensor>:` (a `tf.cond`)")
         elif names & {"builtins.int", "builtins.float", "builtins.len"}:
             name = next(iter(sorted(names & {"builtins.int", "builtins.float", "builtins.len"})))[9:]
-            self._check(node, positional[0], f"`{name}(...)`",
-                        "TypeError (AutoGraph is off, so it is not converted)",
-                        "use `tf.cast`/`tf.shape`, or leave AutoGraph on", _autograph_off=True)
+            self._check(node, positional[0], f"`{name}(...)`", "TypeError",
+                        "use `tf.cast`/`tf.shape`", _unconverted=True)
         elif names & _ITERATING_BUILTINS:
             name = next(iter(sorted(names & _ITERATING_BUILTINS)))[9:]
             args = positional[1:] if name in ("map", "filter") else positional
@@ -415,6 +481,11 @@ class TensorAsPythonValue(Rule):
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if not self._staged():
             return
+        if isinstance(node.left, cst.Name) and any(
+            isinstance(c.operator, (cst.Is, cst.IsNot)) and isinstance(c.comparator, cst.Name)
+            and c.comparator.value == "None" for c in node.comparisons
+        ):
+            self.none_tested.add((id(self.ctx.function), node.left.value))
         for target in node.comparisons:
             if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(
                 target.comparator, (cst.List, cst.Tuple, cst.Set)
@@ -437,9 +508,22 @@ class TensorAsPythonValue(Rule):
         )
         if forever and self._staged():
             self.forever[id(node)] = (node, self.ctx.function, [])
+        elif self._staged():
+            self._check(node, test, "`while`", _BOOL_ERROR, _BRANCH_INSTEAD, _unconverted=True)
 
     def visit_If(self, node: cst.If) -> None:
         self.ifs.append(node.test)
+        if self._staged():
+            self._check(node, node.test, "`if`", _BOOL_ERROR, _BRANCH_INSTEAD, _unconverted=True)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        if self._staged():
+            self._check(node, node.test, "`... if ... else ...`", _BOOL_ERROR, _BRANCH_INSTEAD, _unconverted=True)
+
+    def visit_For(self, node: cst.For) -> None:
+        if self._staged():
+            self._check(node, node.iter, "a `for` loop", _ITERATE_ERROR,
+                        "loop with `tf.while_loop` / `keras.ops.fori_loop`, or vectorise", _unconverted=True)
 
     def leave_If(self, node: cst.If) -> None:
         self.ifs.pop()
@@ -452,7 +536,15 @@ class TensorAsPythonValue(Rule):
     def finish(self) -> None:
         reported = set()
         for node, expr, func, fields in self.checks:
+            if fields.get("_unconverted") and _python_truth(expr):
+                continue  # `if x is None:`: a Python bool whatever `x` is
+            if fields.get("_unconverted") and fields["what"] in _BRANCHES and any(
+                (id(func), n) in self.none_tested for n in _names_in(expr)
+            ):
+                continue  # `if pred_value:` after `if pred_value is not None:`: a static value
             t = self._tensor(expr, func)
+            if fields.get("_unconverted") and fields["what"] in _BRANCHES and not t.definite:
+                continue  # a branch needs an op's result as its test, not a parameter's guess
             if t.possible and id(node) not in reported:
                 reported.add(id(node))
                 self.report(node, function=func, **fields, **_tensor_fields(t))
@@ -469,14 +561,23 @@ class TensorAsPythonValue(Rule):
 
     @classmethod
     def confirm(cls, candidate, project, module):
-        if candidate.fields.get("_autograph_off"):
-            entry = project.reached.get((module.module, candidate.function))
-            f = project.function(entry) if entry else None
-            if f is None or f.autograph:
+        verdict = True
+        if candidate.fields.get("_unconverted"):
+            # Converted by AutoGraph (a `tf.cond`, a `tf.while_loop`, a cast) wherever AutoGraph
+            # runs; a pitfall only where no entry point that reaches the code converts it.
+            key = (module.module, candidate.function)
+            if project.converted(key):
                 return False
+            entry = project.reached.get(key)
+            if project.entries.get(entry) == "keras":
+                why = "Keras 3 runs `%s` as plain Python, without AutoGraph, also under `tf.function` and `fit`" % entry[1].rsplit(".", 1)[-1]
+            else:
+                why = "AutoGraph is off"
+            error = candidate.fields["error"]
+            verdict = {"error": f"{error[:-1]}; {why})" if error.endswith(")") else f"{error} ({why})"}
         # A Keras `call(self, inputs, states)` may receive lists of tensors: iterating or
         # testing those is fine, so a parameter needs evidence of its own here.
-        return _tensor_confirmed(candidate, project, module, keras_inputs=False)
+        return _tensor_confirmed(candidate, project, module, keras_inputs=False) and verdict
 
 
 class DiscardedOp(Rule):

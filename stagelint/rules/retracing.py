@@ -11,6 +11,7 @@ from stagelint.context import TENSOR_CHECKS, short_code
 from stagelint.frameworks import (
     PYTHON_IO_CALLS,
     PYTHON_IO_PREFIXES,
+    REQUEST_HANDLER_DECORATORS,
     STATEFUL_METHODS,
     STRUCTURE_PARAMETER_NAMES,
 )
@@ -306,7 +307,10 @@ class FunctionRecreated(Rule):
     comprehension (`[tf.function(f)(x) for x in xs]`), also when `f` is a lambda; a
     `@tf.function` defined and called inside a function that itself runs repeatedly (its call
     sites are in loops, or there are several); `tf.function(f)(x)` inside such a function; and
-    the same function wrapped and called at once more than once in one scope.
+    the same function wrapped and called at once more than once in one scope; a factory that
+    returns a new Function, called and its result called at once in a loop
+    (`make_step(s)(x)`); a Function made in a web request handler (a function registered with
+    `@app.route`, `@app.post`, ...: it runs once per request).
 
     Not flagged: Functions made once and kept (`step = tf.function(f)` at module level, in
     `__init__`, or stored in a dict inside a loop for later reuse); Functions a driver makes
@@ -316,7 +320,8 @@ class FunctionRecreated(Rule):
     do not make a function "run repeatedly"; one-shot wrappers that run
     once (`tf.function(f)(x)` in a test or a script); `tf.function(f).get_concrete_function(...)`,
     the guide's way to build one concrete function per optimizer or per mutated object; factories
-    that return the Function instead of calling it.
+    that return the Function instead of calling it, whose result the caller keeps
+    (`step = make_step(model)`, `{k: make_step(k) for k in keys}`).
 
     ## Why is this bad?
     Traces belong to the Function object: separate Function objects never share traces, even
@@ -441,6 +446,8 @@ class FunctionRecreated(Rule):
         self._graph_only: list[cst.CSTNode] = []
         #: comprehensions around the walk: their element runs once per item, like a loop body
         self._comprehensions: list[cst.CSTNode] = []
+        #: `factory(...)(x)` inside a loop: (qualnames the factory may be, the loop)
+        self._factory_calls: list[tuple[set[str], cst.CSTNode]] = []
 
     def visit_ListComp(self, node) -> None:
         self._comprehensions.append(node)
@@ -489,6 +496,11 @@ class FunctionRecreated(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
         inner = node.func
+        if isinstance(inner, cst.Call) and not self._staging(inner.func) and (ctx.loops or self._comprehensions):
+            # `make_step(s)(x)` in a loop: the factory's Function is made and used once per iteration
+            names = {ctx.relative(q) for q in ctx.qualified_names(inner.func)}
+            loop = self._comprehensions[-1] if self._comprehensions else ctx.loops[-1]
+            self._factory_calls.append((names, loop))
         if isinstance(inner, cst.Call) and self._staging(inner.func) and inner.args:
             record = self._record(inner, inner.args[0].value, "immediate")
             if self._comprehensions:
@@ -541,6 +553,15 @@ class FunctionRecreated(Rule):
                 scope = record["scope"].qualname if record["scope"] else None
                 immediate_per_scope.setdefault((scope, self._key(record)), []).append(record)
         for record in self.made:
+            scope = record["scope"]
+            if record["used"] is None and scope is not None and record["loop"] is None:
+                # a factory that returns its Function, called and its result called at once, in
+                # a loop: a new Function per iteration
+                loop = next((lp for names, lp in self._factory_calls if scope.qualname in names), None)
+                if loop is not None:
+                    record["used"] = "factory"
+                    record["factory_loop"] = loop
+        for record in self.made:
             key = self._key(record)
             if key is None or record["used"] is None:
                 continue
@@ -551,7 +572,12 @@ class FunctionRecreated(Rule):
                 fields = {"what": what, "func": "the lambda", "_stages_itself": True}
             else:
                 fields = {"what": what, "_anchors": [[ctx.module, key]]}
-            if record["loop"] is not None:
+            if record.get("factory_loop") is not None:
+                loop = "loop" if isinstance(record["factory_loop"], (cst.For, cst.While)) else "comprehension"
+                self.report(record["node"], function=scope, where=(
+                    f"an iteration of the {loop} on line {ctx.position(record['factory_loop']).line} "
+                    f"(`{scope.facts.name}(...)(...)`)"), **fields)
+            elif record["loop"] is not None:
                 loop = "loop" if isinstance(record["loop"], (cst.For, cst.While)) else "comprehension"
                 self.report(record["node"], function=scope,
                             where=f"the {loop} on line {ctx.position(record['loop']).line}", **fields)
@@ -595,6 +621,9 @@ class FunctionRecreated(Rule):
             return True
         if (module.module, enclosing) in project.reached:
             return False  # made while the enclosing function is traced: once per trace, not per call
+        f = project.function((module.module, enclosing))
+        if f is not None and any(d.rsplit(".", 1)[-1] in REQUEST_HANDLER_DECORATORS for d in f.decorators):
+            return {"where": f"`{f.name}` (it handles every request)"}
         # Tests call a driver once each; several tests are not a loop.
         sites = [site for mod, site in project.call_sites.get((module.module, enclosing), ()) if not _is_test_module(mod)]
         return len(sites) > 1 or any(site.in_loop for site in sites)
@@ -616,8 +645,10 @@ class PythonLoopUnrolled(Rule):
     datasets; loops over model structure (`for layer in self.layers`), module-level constants and
     literal sequences (`for k in (1, 2, 3)`, `range(4)`), which are deliberate, fixed unrolling;
     loops whose body adds no graph ops (building an einsum equation, a NumPy table); `range(n)`
-    where callers pass one small fixed number (a model's size, below 32), or nothing visible;
-    lists of structure rather than data (tensors, layers, callbacks); loops over parameters
+    where callers pass one small fixed number (a model's size, below 32), or nothing visible,
+    or different small numbers from call sites that are themselves staged code
+    (`self._patch(x, 2)` in one traced function, `self._patch(x, 3)` in another: each unrolls
+    once, at a fixed size); lists of structure rather than data (tensors, layers, callbacks); loops over parameters
     whose callers are not visible or pass tensors or datasets.
 
     ## Why is this bad?
@@ -680,6 +711,19 @@ class PythonLoopUnrolled(Rule):
             return total
 
         train(tf.constant(10), tf.data.Dataset.range(3))
+        """,
+        """
+        import tensorflow as tf
+
+        def tile(x, n):
+            parts = []
+            for _ in range(n):
+                parts.append(tf.identity(x))
+            return tf.concat(parts, 0)
+
+        @tf.function
+        def mosaic(x):
+            return tile(x, 2) + tile(x, 3)[:2]
         """,
     )
     invalid = (
@@ -779,7 +823,12 @@ class PythonLoopUnrolled(Rule):
                 return False  # range(<tensor>) becomes tf.range
             # `n` from `for n in (2, 4, 8)` is no literal, but a Python number all the same.
             shown = [a for _, _, a in args if a.kind == "python" or a.what in NUMBERS]
-            reason = _varying_bound(shown)
+            # Different literals at call sites inside staged code (`self._patch(x, 2)` in one
+            # traced function, `self._patch(x, 3)` in another) unroll once each, at a fixed size:
+            # only calls from outside the graph make a new trace per value.
+            eager = [a for mod, site, a in args if (a.kind == "python" or a.what in NUMBERS)
+                     and (site.caller is None or (mod, site.caller) not in project.reached)]
+            reason = _varying_bound(shown, eager)
             if reason is None:
                 return False  # a fixed, small bound (a model's size): deliberate unrolling
             return {"detail": f"callers pass `{param}` as {reason}", "length": f"`{param}`",
@@ -801,16 +850,18 @@ _DATA_ELEMENTS = frozenset({"int", "float", "complex", "tuple", "list", "ndarray
 LARGE_BOUND = 32
 
 
-def _varying_bound(shown) -> str | None:
+def _varying_bound(shown, eager=None) -> str | None:
     """Why the Python bounds callers pass make the unrolled loop a problem: they vary (a loop
-    variable, a counter, different literals), or one is large; None for fixed small bounds."""
+    variable, a counter, different literals from calls outside staged code: `eager`, all of
+    `shown` when not given), or one is large; None for fixed small bounds."""
     for arg in shown:
         if arg.varies:
             why = arg.varies if f"`{arg.text}`" in arg.varies else f"`{arg.text}`, {arg.varies}"
             return f"a Python number that changes ({why})"
-    values = {_literal(a.text) for a in shown} - {None}
+    eager = shown if eager is None else eager
+    values = {_literal(a.text) for a in eager} - {None}
     if len(values) > 1:
-        return "different Python numbers (" + ", ".join(f"`{a.text}`" for a in shown[:3]) + ")"
+        return "different Python numbers (" + ", ".join(f"`{a.text}`" for a in eager[:3]) + ")"
     big = next((a for a in shown if (_literal(a.text) or 0) >= LARGE_BOUND), None)
     if big is not None:
         return f"the Python number `{big.text}`"

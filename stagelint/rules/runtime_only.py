@@ -107,10 +107,11 @@ class EagerGraphDivergence(Rule):
 class ExcessiveRetracing(Rule):
     """
     ## What it does
-    Reports a staged function that traced five or more times on one Function object during the
-    tests, when no static finding (STG501, STG502, STG503) explains it. The evidence names the
+    Reports a staged function that traced five or more times on one Function object within one
+    test, when no static finding (STG501, STG502, STG503) explains it. The evidence names the
     argument that changed at each retrace: the Python values it took, or the tensor shapes and
-    dtypes.
+    dtypes. A parametrized test matrix whose tests each trace one new signature is not reported:
+    a program would not repeat those traces.
 
     ## Why is this bad?
     Every trace runs the Python body again and builds a new graph: 7 to 55 ms each for small

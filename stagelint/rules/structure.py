@@ -6,6 +6,7 @@ import libcst as cst
 
 from stagelint import facts as F
 from stagelint.context import short_code
+from stagelint.frameworks import GET_OR_CREATE_DECORATORS, GET_OR_CREATE_VARIABLES
 from stagelint.rules.base import Rule
 from stagelint.stores import after_early_return_guard
 
@@ -345,6 +346,8 @@ class VariableCreation(Rule):
         if any(fw.creates_variables(q) for q in names):
             if any(fw.creates_no_variables(q) for q in names):
                 return  # `Add()`, `Activation("relu")`, pooling: a layer with no variables
+            if names & GET_OR_CREATE_VARIABLES and set(ctx.function.facts.decorators) & GET_OR_CREATE_DECORATORS:
+                return  # `get_variable` under `track_tf1_style_variables`: the first call's variable again
             self.report(node, what=f"{short_code(node.func)}(...)")
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in fw.variable_creating_methods:
             self.report(node, what=f"{short_code(node.func)}(...)")
@@ -360,7 +363,9 @@ class SharedFunctionStatefulObject(Rule):
     Flags a call of a `tf.function` that passes a Keras optimizer, model or layer different from
     the one an earlier call passed for the same parameter, when the new object has not been
     built before the call: two optimizers in turn (`train_step(w, x, y, opt1)`, then `opt2`), a
-    loop over optimizers or models, or an optimizer constructed in the call itself.
+    loop over optimizers or models, an optimizer constructed in the call itself, or a model or
+    optimizer constructed anew on each iteration of the loop that makes the call (a
+    hyper-parameter sweep: `for lr in rates: opt = SGD(lr); train_step(model, opt, x)`).
 
     Not flagged: the same object at every call; objects built before the call
     (`opt2.build(variables)`, `model.build(shape)`, a model already called or fitted); one
@@ -503,7 +508,8 @@ class SharedFunctionStatefulObject(Rule):
                         if ident == first[0] or _built_before(project, module, ident, site.span.line):
                             continue
                         if ident.split("#")[0] == first[0].split("#")[0]:
-                            earlier = "gets a new one each time this line runs"
+                            earlier = ("gets a new one each time this line runs" if "(" in arg.text
+                                       else "gets a new one on each iteration of the loop")
                         elif (first[2], first[3]) == (module, site.span.line):
                             earlier = "gets a different one on each iteration of the loop"
                         else:

@@ -65,7 +65,8 @@ class RunArguments:
     pytest_args: list[str]
     output_format: str = "full"
     report: str | None = None
-    timeout: float = 300.0
+    #: Seconds per run; None: the automatic limit (executor.auto_limit).
+    timeout: float | None = None
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
     keep_records: str | None = None
@@ -91,8 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("targets", metavar="TEST_PATH", nargs="*", help="test files, directories or node ids")
     parser.add_argument("--output-format", choices=("full", "json"), default="full")
     parser.add_argument("--report", metavar="FILE.html", help="also write a self-contained HTML report")
-    parser.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
-                        help="stop a run that takes longer than this (default: 300)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="stop a run that takes longer than this (default: automatic, from the tests' "
+                             "progress and the other run's time)")
     parser.add_argument("--select", type=_codes, default=None, metavar="CODES", help="comma list of codes or prefixes")
     parser.add_argument("--ignore", type=_codes, default=None, metavar="CODES",
                         help="comma list of codes or prefixes (pytest's --ignore=PATH goes after --)")
@@ -211,7 +213,7 @@ def parse(argv: list[str]) -> RunArguments:
     args = build_parser().parse_args(own)
     result = RunArguments(targets + args.targets, pytest_args, args.output_format, args.report, args.timeout,
                           args.select, args.ignore, args.keep_records)
-    if result.timeout <= 0:
+    if result.timeout is not None and result.timeout <= 0:
         raise UsageError("--timeout must be positive")
     why = refused(result.pytest_args)
     if why:

@@ -10,6 +10,7 @@ only shapes and dtypes are compared there.
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -27,7 +28,9 @@ STATS_RTOL = 1e-4
 class Pair:
     graph: Call
     eager: Call
-    #: same | differ | shapes-same | shapes-differ | inputs-differ | graph-error | eager-error | both-error
+    #: same | differ | shapes-same | shapes-differ | inputs-differ | graph-error | eager-error | both-error,
+    #: or not comparable: in-graph (made inside a graph: staged in both runs), other-mode (a call
+    #: did not run in its run's mode), asserted (the error one mode raised is one the test asserts)
     kind: str
     detail: str = ""
 
@@ -55,7 +58,17 @@ def join(graph: Run, eager: Run) -> list[Pair]:
     return pairs
 
 
+#: Pair kinds that say nothing about eager against graph.
+NOT_COMPARABLE = ("in-graph", "other-mode", "asserted")
+
+
 def classify(g: Call, e: Call, random: bool) -> Pair:
+    if g.in_graph or e.in_graph:
+        return Pair(g, e, "in-graph", "made inside a graph: staged in both runs")
+    if g.ran or e.ran:
+        return Pair(g, e, "other-mode", f"ran {g.ran or 'graph'} in the graph run, {e.ran or 'eager'} in the eager run")
+    if bool(g.error) != bool(e.error) and (g.asserted or e.asserted):
+        return Pair(g, e, "asserted", "the test asserts the error " + error_line((g.error or e.error)))
     if g.error and e.error:
         return Pair(g, e, "both-error", f"graph: {error_line(g.error)}; eager: {error_line(e.error)}")
     if g.error:
@@ -85,9 +98,22 @@ def _floats(values: list) -> np.ndarray:
     return np.array([float(v) if isinstance(v, str) else v for v in values], dtype=np.float64)
 
 
+def _text(value: str) -> str:
+    """A text leaf with bytes decoded: a `tf.string` tensor gives `b'abc'` where the eager Python
+    returned the str `'abc'`; the two are the same result."""
+    if value[:2] in ("b'", 'b"'):
+        try:
+            return repr(ast.literal_eval(value).decode("utf-8"))
+        except (ValueError, SyntaxError, UnicodeDecodeError, AttributeError):
+            return value
+    return value
+
+
 def leaf_equal(a: dict, b: dict, shapes_only: bool = False) -> bool:
     if a.get("t") != b.get("t"):
         return False
+    if a["t"] == "text":
+        return shapes_only or [_text(v) for v in a.get("v", [])] == [_text(v) for v in b.get("v", [])]
     if a["t"] != "num":
         return shapes_only or a.get("v") == b.get("v")
     if a["sh"] != b["sh"]:

@@ -137,9 +137,12 @@ class Evidence:
         path = norm(path)
         ran_eager = sum(n for p in pairs for (f, ln), n in p.eager.lines.items() if ln == line and norm(f) == path)
         ran_graph = sum(n for p in pairs for (f, ln), n in p.graph.lines.items() if ln == line and norm(f) == path)
-        if ran_eager <= ran_graph:
-            return None
         traces = sum(p.graph.traced for p in pairs)
+        # A side effect runs once per trace: fewer times than eager when a trace is reused, more
+        # when one call traced twice (a function creating variables traces again without them).
+        retraced = any(p.graph.traced > 1 for p in pairs)
+        if ran_eager == ran_graph or (ran_eager < ran_graph and not retraced):
+            return None
         text = (f"line {line} ran {ran_eager}× eager, {ran_graph}× graph over {len(pairs)} "
                 f"call{'s' if len(pairs) != 1 else ''} ({traces} trace{'s' if traces != 1 else ''})")
         out_eager = sum(1 for p in pairs if p.eager.output.strip())

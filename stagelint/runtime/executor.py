@@ -62,7 +62,8 @@ class RunStatus:
     def sentence(self) -> str:
         """How the run ended, as a clause: `crashed (SIGSEGV) during test_segfault`."""
         if self.status == "timeout":
-            text = f"timed out after {self.detail.removeprefix('stopped after ')}"
+            text = f"timed out: {self.detail}" if "," in self.detail or "(" in self.detail else \
+                f"timed out after {self.detail.removeprefix('stopped after ')}"
         elif self.status == "crashed":
             text = f"crashed ({self.detail})"
         elif self.status == "exited":
@@ -74,9 +75,24 @@ class RunStatus:
         return text
 
 
-def child_command(test_module: str, pytest_args: list[str], record: str, mode: str) -> list[str]:
-    return python_command("pytest", ["-p", PLUGIN, "-p", "no:cacheprovider", "--stagelint-record", record,
-                                     "--stagelint-mode", mode, test_module, *pytest_args])
+def child_command(test_module: str, pytest_args: list[str]) -> list[str]:
+    """`pytest TEST_MODULE ARGS`: the child's `sys.argv` is what plain pytest gives the tests (absl
+    flag parsing reads it); the plugin and its options come through the environment."""
+    return python_command("pytest", [test_module, *pytest_args])
+
+
+def child_mode_env(env: dict[str, str], record: str, mode: str) -> dict[str, str]:
+    env = dict(env)
+    env["STAGELINT_RECORD"], env["STAGELINT_MODE"] = record, mode
+    env["PYTEST_PLUGINS"] = ",".join(p for p in (env.get("PYTEST_PLUGINS", ""), PLUGIN) if p)
+    env["PYTEST_ADDOPTS"] = " ".join(p for p in ("-p no:cacheprovider", env.get("PYTEST_ADDOPTS", "")) if p)
+    return env
+
+
+def pytest_argv0() -> str:
+    """`sys.argv[0]` of a plain `pytest` command: the script beside this Python, if there is one."""
+    script = os.path.join(os.path.dirname(sys.executable), "pytest")
+    return script if os.path.exists(script) else "pytest"
 
 
 def child_env() -> dict[str, str]:
@@ -176,9 +192,9 @@ def start_runs(test_module: str, pytest_args: list[str], workdir: str) -> dict[s
     for mode in MODES:
         record = os.path.join(workdir, f"{mode}.jsonl")
         with open(os.path.join(workdir, f"{mode}.out"), "wb") as output:
-            proc = subprocess.Popen(child_command(test_module, pytest_args, record, mode), stdout=output,
-                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                                    start_new_session=True)
+            proc = subprocess.Popen(child_command(test_module, pytest_args), stdout=output,
+                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    env=child_mode_env(env, record, mode), start_new_session=True)
         children[mode] = Child(mode, workdir, started, proc=proc)
     return children
 
@@ -202,28 +218,60 @@ def stop_all(children: dict[str, Child]) -> None:
             server.wait()
 
 
-def wait_runs(children: dict[str, Child], workdir: str, timeout: float,
+#: Without --timeout: a run that writes nothing to its record (no test started or finished, no
+#: staged call) for STALL seconds is stopped as hung; once the other run has finished in T
+#: seconds, a run is stopped after max(FLOOR, MULTIPLE * T) (the graph run takes about what plain
+#: pytest takes; eager runs are slower, but not by this much).
+STALL = 300.0
+FLOOR = 300.0
+MULTIPLE = 6.0
+
+
+def auto_limit(mode: str, elapsed: float, idle: float, finished: dict[str, float]) -> str | None:
+    """Why a run should stop now under the automatic timeout, or None to let it go on."""
+    if idle > STALL:
+        return f"stopped after {elapsed:.0f} s, {STALL:g} s without progress"
+    others = [t for m, t in finished.items() if m != mode]
+    if others:
+        limit = max(FLOOR, MULTIPLE * max(others))
+        if elapsed > limit:
+            return f"stopped after {limit:.0f} s ({MULTIPLE:g}x the other run)"
+    return None
+
+
+def wait_runs(children: dict[str, Child], workdir: str, timeout: float | None,
               progress: Progress | None = None) -> dict[str, RunStatus]:
+    """Wait for both runs. `timeout` is a fixed limit per run in seconds; None: the automatic
+    limits above, which scale with what the tests need."""
     tails = {mode: RecordTail(os.path.join(workdir, f"{mode}.jsonl")) for mode in children}
     statuses: dict[str, RunStatus] = {}
+    finished: dict[str, float] = {}
     started = min(c.started for c in children.values())
     while len(statuses) < len(children):
         for mode, child in children.items():
             if mode in statuses:
                 continue
-            elapsed = time.monotonic() - child.started
+            tails[mode].poll()
+            now = time.monotonic()
+            elapsed = now - child.started
             code = child.poll()
-            if code is None and elapsed > timeout:
-                child.kill()
-                statuses[mode] = _status(mode, child, None, elapsed, timed_out=True, timeout=timeout)
-            elif code is not None:
+            if code is not None:
                 statuses[mode] = _status(mode, child, code, elapsed)
+                finished[mode] = elapsed
+                continue
+            if timeout is not None:
+                why = f"stopped after {timeout:g} s" if elapsed > timeout else None
+            else:
+                why = auto_limit(mode, elapsed, now - max(tails[mode].last_change, child.started), finished)
+            if why:
+                child.kill()
+                statuses[mode] = _status(mode, child, None, elapsed, timed_out=True, timeout=timeout or 0)
+                statuses[mode].detail = why
         if progress is not None:
             parts = []
             for mode, tail in tails.items():
-                tail.poll()
                 state = f" {statuses[mode].status}" if mode in statuses else ""
-                parts.append(f"{mode} {tail.text()} tests{state}")
+                parts.append(f"{mode} {tail.text(current=mode not in statuses)}{state}")
             progress.show(f"stagelint run: {', '.join(parts)} [{time.monotonic() - started:.0f}s]",
                           final=len(statuses) == len(children))
         if len(statuses) < len(children):

@@ -29,12 +29,14 @@ def _child(workdir: str, mode: str, test_module: str, pytest_args: list[str]) ->
     os.close(out)
     import pytest
 
-    from stagelint.runtime.executor import PLUGIN
+    from stagelint.runtime.executor import PLUGIN, pytest_argv0
     from stagelint.runtime.pytest_plugin import exit_now
 
-    args = ["-p", PLUGIN, "-p", "no:cacheprovider", "--stagelint-record", os.path.join(workdir, f"{mode}.jsonl"),
-            "--stagelint-mode", mode, test_module, *pytest_args]
-    sys.argv = ["pytest", *args]
+    os.environ["STAGELINT_RECORD"] = os.path.join(workdir, f"{mode}.jsonl")
+    os.environ["STAGELINT_MODE"] = mode
+    args = ["-p", PLUGIN, "-p", "no:cacheprovider", test_module, *pytest_args]
+    # Tests that parse the command line (absl flags, absltest) must see what plain pytest gives them.
+    sys.argv = [pytest_argv0(), test_module, *pytest_args]
     code = 3
     try:
         code = int(pytest.main(args))

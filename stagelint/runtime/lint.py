@@ -60,7 +60,12 @@ def project_root_of(path: Path) -> Path:
     return path.parent
 
 
-def project_files(test_module: str) -> list[str]:
+def direct_imports(test_module: str) -> list[str]:
+    """The project modules the test module imports by name (one step, not transitively)."""
+    return project_files(test_module, transitive=False)[1:]
+
+
+def project_files(test_module: str, transitive: bool = True) -> list[str]:
     """The test module followed by the project modules it imports, transitively."""
     start = Path(test_module).resolve()
     root = project_root_of(start)
@@ -69,6 +74,8 @@ def project_files(test_module: str) -> list[str]:
     queue = [start]
     while queue:
         path = queue.pop()
+        if path != start and not transitive:
+            continue
         package = path.parent
         for module, level, names in _imports(path):
             if level:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 
@@ -28,13 +29,17 @@ class Progress:
 
 
 class RecordTail:
-    """Counts tests started and collected in a growing record file without parsing it all."""
+    """Follows a growing record file: tests started and collected, the test running now, the
+    tests failed so far, and when the run last wrote anything (to tell a hung run)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.offset = 0
         self.started = 0
         self.collected: int | None = None
+        self.current = ""
+        self.failed = 0
+        self.last_change = time.monotonic()
 
     def poll(self) -> None:
         try:
@@ -44,12 +49,29 @@ class RecordTail:
         except OSError:
             return
         cut = data.rfind(b"\n") + 1
+        if not cut:
+            return
         self.offset += cut
-        chunk = data[:cut]
-        self.started += chunk.count(b'{"ev":"test",')
-        if self.collected is None and b'"ev":"collected"' in chunk:
-            start = chunk.index(b'"ev":"collected","n":') + len(b'"ev":"collected","n":')
-            self.collected = int(chunk[start:chunk.index(b"}", start)])
+        self.last_change = time.monotonic()
+        for line in data[:cut].splitlines():
+            if line.startswith(b'{"ev":"test",'):
+                self.started += 1
+                try:
+                    self.current = json.loads(line).get("nodeid", "")
+                except ValueError:
+                    pass
+            elif line.startswith(b'{"ev":"outcome",') and b'"outcome":"failed"' in line:
+                self.failed += 1
+            elif self.collected is None and line.startswith(b'{"ev":"collected",'):
+                self.collected = int(line.split(b'"n":', 1)[1].rstrip(b"}"))
 
-    def text(self) -> str:
-        return f"{self.started}/{self.collected}" if self.collected is not None else f"{self.started}/?"
+    def text(self, current: bool = True) -> str:
+        """`12/40 tests, 1 failed (test_name)`; the test running now only while the run goes on."""
+        done = f"{self.started}/{self.collected}" if self.collected is not None else f"{self.started}/?"
+        text = f"{done} tests"
+        if self.failed:
+            text += f", {self.failed} failed"
+        if self.current and current:
+            name = self.current.rsplit("::", 1)[-1]
+            text += f" ({name if len(name) <= 40 else name[:37] + '...'})"
+        return text

@@ -40,11 +40,29 @@ def pytest_configure(config):
     from stagelint.runtime import recorder
 
     mode = config.getoption("stagelint_mode")
+    _forget_environment()
     _recorder = recorder.install(path, mode)
     import tensorflow as tf
 
     _recorder.emit({"ev": "start", "mode": mode, "pid": os.getpid(), "tf": tf.__version__,
                     "python": sys.version.split()[0]})
+
+
+def _forget_environment() -> None:
+    """`stagelint run` passes the plugin and its options through the environment (the tests' own
+    `sys.argv` stays what plain pytest gives them); a pytest the tests start must not record too."""
+    for name in ("STAGELINT_RECORD", "STAGELINT_MODE"):
+        os.environ.pop(name, None)
+    plugins = [p for p in os.environ.get("PYTEST_PLUGINS", "").split(",") if p and p != __name__]
+    if plugins:
+        os.environ["PYTEST_PLUGINS"] = ",".join(plugins)
+    else:
+        os.environ.pop("PYTEST_PLUGINS", None)
+    addopts = os.environ.get("PYTEST_ADDOPTS", "").replace("-p no:cacheprovider", "", 1).strip()
+    if addopts:
+        os.environ["PYTEST_ADDOPTS"] = addopts
+    else:
+        os.environ.pop("PYTEST_ADDOPTS", None)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -53,11 +71,22 @@ def pytest_collection_modifyitems(config, items):
     tests: leave them out of the run."""
     if _recorder is None:
         return
-    helpers = [item for item in items
-               if getattr(getattr(item, "obj", None), "__module__", "").startswith("tensorflow.")]
+    helpers = [item for item in items if _tensorflow_helper(item)]
     if helpers:
         config.hook.pytest_deselected(items=helpers)
         items[:] = [item for item in items if item not in helpers]
+
+
+def _tensorflow_helper(item) -> bool:
+    """A method a TensorFlow class defines, inherited by the user's test class. A test generated
+    by a TensorFlow decorator (tf-models' `combinations.generate`) is set on the user's class: its
+    function's module is TensorFlow's, but it is the user's test."""
+    cls = getattr(item, "cls", None)
+    name = getattr(item, "originalname", None) or item.name
+    for klass in getattr(cls, "__mro__", ()):
+        if name in vars(klass):
+            return klass.__module__.startswith("tensorflow.")
+    return False
 
 
 def pytest_collection_finish(session):

@@ -7,6 +7,16 @@ inside another one is part of the outer call (in graph mode it runs only while t
 
 Record kinds (field `ev`): `start`, `collected`, `test`, `fn`, `call`, `outcome`, `end`,
 `internal` (a recorder failure: the test goes on unrecorded rather than failing).
+
+The run's mode is held per call, not through TensorFlow's global flag: the eager run makes a
+Function run its Python body only where TensorFlow's own flag would be honoured *and* useful, a
+call made while executing eagerly. A call made inside a graph (a `Dataset.map` function, a
+SavedModel signature being traced, another graph) stays staged in both runs, as tf.data does for
+its own functions; the global flag itself is left to the tests (a test or fixture that calls
+`tf.config.run_functions_eagerly` no longer swaps the runs' modes), and Keras 2 (`tf_keras`), which
+builds no `tf.function` for `fit` when that flag is on, builds the same train function in both
+runs. Each call records the mode it really ran in (`ran`), whether it was made inside a graph
+(`ig`), and the mode the test had asked for when that differs from the run's (`asked`).
 """
 
 from __future__ import annotations
@@ -55,6 +65,36 @@ def _clean_qualname(qualname: str) -> str:
     return qualname.replace(".<locals>", "")
 
 
+_VARARGS, _VARKEYWORDS = inspect.CO_VARARGS, inspect.CO_VARKEYWORDS
+
+
+def user_function(target):
+    """The user's function behind generic decorator wrappers.
+
+    `inspect.unwrap` follows `__wrapped__`; a decorator that does not set it leaves a wrapper
+    taking `(*args, **kwargs)` whose closure holds the decorated function: the wrapper is not
+    where the user's code is, so findings and line counts would land on the decorator.
+    """
+    for _ in range(5):
+        target = inspect.unwrap(target)
+        code = getattr(target, "__code__", None)
+        cells = getattr(target, "__closure__", None) or ()
+        if code is None or not (code.co_flags & _VARARGS and code.co_flags & _VARKEYWORDS):
+            return target
+        inner = []
+        for cell in cells:
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if inspect.isfunction(value) or inspect.ismethod(value):
+                inner.append(value)
+        if len(inner) != 1:
+            return target
+        target = inner[0]
+    return target
+
+
 class Recorder:
     def __init__(self, path: str, mode: str):
         self.mode = mode
@@ -68,6 +108,12 @@ class Recorder:
         self.test_index = -1
         self._call_index: dict[int, int] = {}
         self._object_ids = None
+        #: What the tests last passed to tf.config.run_functions_eagerly (None: never called).
+        self.asked: bool | None = None
+        #: Assertion contexts (pytest.raises, assertRaises) open now: the exception types each expects.
+        self.expecting: list[tuple] = []
+        #: Eager run: argument signatures of eager calls per Function, traced when a SavedModel asks.
+        self.untraced = weakref.WeakKeyDictionary()
 
     # Writing -----------------------------------------------------------------------------
 
@@ -109,6 +155,9 @@ class Recorder:
             # tf.function binds methods through a TfMethodTarget holding a weakref to the instance.
             instance = getattr(owner, "target", owner)
             target = target.__func__
+        target = user_function(target)
+        if inspect.ismethod(target):
+            target = target.__func__
         code = getattr(target, "__code__", None)
         key = code if code is not None else target
         info = self._infos.get(key)
@@ -144,6 +193,8 @@ class Recorder:
         try:
             info, instance = self._info(function)
             before = function.experimental_get_tracing_count()
+            eager = bool(function._run_functions_eagerly)
+            in_graph = not _executing_eagerly()
         except Exception:  # noqa: BLE001 - never let the recorder break the user's call
             self.emit({"ev": "internal", "where": "info", "error": traceback.format_exc(limit=3)})
             return original(function, *args, **kwargs)
@@ -155,9 +206,9 @@ class Recorder:
         self._depth = 1
         result = error = None
         linetrace.begin_call()
-        # Eager mode runs the Python body on every call; graph mode only while tracing, where
-        # the hook installed by `install` switches line counting on.
-        if self.mode == "eager":
+        # A call that runs eagerly runs the Python body every time; a staged one only while
+        # tracing, where the hook installed by `install` switches line counting on.
+        if eager:
             linetrace.enable()
         started = time.perf_counter()
         try:
@@ -168,17 +219,19 @@ class Recorder:
             raise
         finally:
             elapsed = time.perf_counter() - started
-            if self.mode == "eager":
+            if eager:
                 linetrace.disable()
             counts = linetrace.collect()
             output = self._capture.stop()
             self._depth = 0
             try:
-                self._record(info, instance, function, args, kwargs, before, result, error, counts, output, elapsed)
+                self._record(info, instance, function, args, kwargs, before, result, error, counts, output, elapsed,
+                             eager, in_graph)
             except Exception:  # noqa: BLE001
                 self.emit({"ev": "internal", "where": "record", "error": traceback.format_exc(limit=3)})
 
-    def _record(self, info, instance, function, args, kwargs, before, result, error, counts, output, elapsed):
+    def _record(self, info, instance, function, args, kwargs, before, result, error, counts, output, elapsed,
+                eager, in_graph):
         from stagelint.runtime import summaries
 
         traced = function.experimental_get_tracing_count() - before
@@ -193,10 +246,22 @@ class Recorder:
         site = _call_site()
         if site is not None:
             record["site"] = [self._file_id(site[0]), site[1]]
+        if eager != (self.mode == "eager"):
+            record["ran"] = "eager" if eager else "graph"
+        if in_graph:
+            record["ig"] = 1
+        if self.asked and self.mode == "graph":
+            # The test set tf.config.run_functions_eagerly(True); the graph run held its mode.
+            record["asked"] = "eager"
         if error is None:
-            record["res"] = summaries.summarize_result(result)
+            record["res"] = summaries.summarize_result(result) if not in_graph else []
         else:
             record["exc"] = {"type": type(error).__name__, "msg": clip_message(str(error))}
+            if any(_is_instance(error, expected) for expected in self.expecting):
+                # The test asserts this very error (pytest.raises, assertRaises).
+                record["exc"]["asserted"] = 1
+        if eager and error is None and not in_graph:
+            self._remember_signature(function, args, kwargs, record["args"])
         if counts:
             per_file: dict[int, dict[int, int]] = {}
             for (filename, line), n in counts.items():
@@ -216,6 +281,52 @@ class Recorder:
                 if leaks:
                     record["leaks"] = leaks
         self.emit(record)
+
+    def _remember_signature(self, function, args, kwargs, summary) -> None:
+        """Keep the argument signature of an eager call (tensors as TensorSpecs), so a SavedModel
+        saved in the eager run finds the concrete functions the graph run traced."""
+        import tensorflow as tf
+
+        key = repr([(name, s.get("s")) for name, s in summary])
+        known = self.untraced.setdefault(function, {})
+        if key in known or len(known) >= 8:
+            return
+
+        def spec(value):
+            return tf.TensorSpec.from_tensor(value) if isinstance(value, tf.Tensor) else value
+
+        try:
+            known[key] = tf.nest.map_structure(spec, (args, kwargs))
+        except Exception:  # noqa: BLE001 - a structure nest cannot walk: no signature kept
+            pass
+
+    def trace_remembered(self, function) -> None:
+        """Trace the signatures eager calls of `function` had, once (SavedModel export)."""
+        pending = self.untraced.pop(function, None)
+        if not pending:
+            return
+        depth, self._depth = self._depth, 1  # calls made while tracing are not the test's calls
+        try:
+            for args, kwargs in pending.values():
+                try:
+                    function.get_concrete_function(*args, **kwargs)
+                except Exception:  # noqa: BLE001 - the export reports what it cannot trace
+                    pass
+        finally:
+            self._depth = depth
+
+
+def _is_instance(error, types: tuple) -> bool:
+    try:
+        return isinstance(error, types)
+    except TypeError:  # not a tuple of classes (a pytest.RaisesGroup, ...)
+        return False
+
+
+def _executing_eagerly() -> bool:
+    from tensorflow.python.eager import context
+
+    return context.executing_eagerly()
 
 
 def _call_site() -> tuple[str, int] | None:
@@ -249,9 +360,76 @@ def install(path: str, mode: str) -> Recorder:
         return recorder.call(original, self, args, kwargs)
 
     pf.Function.__call__ = __call__
-    linetrace.install_autograph_hook()
-    if mode == "graph":
-        linetrace.install_trace_hook(lambda: recorder._depth > 0)
+    _hold_mode(pf, mode)
+    _watch_mode_requests(tf, recorder)
+    _watch_assertions(recorder)
     if mode == "eager":
-        tf.config.run_functions_eagerly(True)
+        original_list = pf.Function._list_all_concrete_functions
+
+        def _list_all_concrete_functions(self):
+            recorder.trace_remembered(self)
+            return original_list(self)
+
+        pf.Function._list_all_concrete_functions = _list_all_concrete_functions
+    linetrace.install_autograph_hook()
+    linetrace.install_trace_hook(lambda: recorder._depth > 0)
     return _recorder
+
+
+def _hold_mode(pf, mode: str) -> None:
+    """Whether a Function runs its Python body: in the eager run, when called while executing
+    eagerly; never in the graph run. TensorFlow's global flag is not consulted (the tests own it);
+    subclasses with their own rule (a restored SavedModel function never runs eagerly) keep it."""
+    from tensorflow.python.eager import context
+
+    if mode == "eager":
+        pf.Function._run_functions_eagerly = property(lambda self: context.executing_eagerly())
+    else:
+        pf.Function._run_functions_eagerly = property(lambda self: False)
+
+
+def _watch_mode_requests(tf, recorder: Recorder) -> None:
+    """Remember what the tests ask of tf.config.run_functions_eagerly (it still sets the flag,
+    which libraries such as Keras 2 read; the runs' modes do not follow it)."""
+    for name in ("run_functions_eagerly", "experimental_run_functions_eagerly"):
+        original = getattr(tf.config, name, None)
+        if original is None or getattr(original, "_stagelint", False):
+            continue
+
+        def asked(run_eagerly, _original=original):
+            recorder.asked = bool(run_eagerly)
+            return _original(run_eagerly)
+
+        asked._stagelint = True
+        setattr(tf.config, name, asked)
+
+
+def _watch_assertions(recorder: Recorder) -> None:
+    """Track the open pytest.raises / assertRaises contexts and the exception types they expect."""
+    import unittest.case
+
+    targets = [(unittest.case._AssertRaisesContext, "expected")]
+    for module, cls in (("_pytest.raises", "RaisesExc"), ("_pytest.python_api", "RaisesContext")):
+        try:
+            found = getattr(__import__(module, fromlist=[cls]), cls, None)
+        except ImportError:
+            found = None
+        if found is not None:
+            targets.append((found, "expected_exceptions" if cls == "RaisesExc" else "expected_exception"))
+    for cls, attr in targets:
+        if getattr(cls.__enter__, "_stagelint", False):
+            continue
+        enter, exit_ = cls.__enter__, cls.__exit__
+
+        def __enter__(self, _enter=enter, _attr=attr):
+            expected = getattr(self, _attr, None) or ()
+            recorder.expecting.append(expected if isinstance(expected, tuple) else (expected,))
+            return _enter(self)
+
+        def __exit__(self, *exc, _exit=exit_):
+            if recorder.expecting:
+                recorder.expecting.pop()
+            return _exit(self, *exc)
+
+        __enter__._stagelint = True
+        cls.__enter__, cls.__exit__ = __enter__, __exit__

@@ -68,6 +68,18 @@ class Call:
     random: bool
     leaks: list[dict]
     seconds: float
+    #: The mode the call really ran in, when it is not the run's ("graph" in the eager run for a
+    #: restored SavedModel function); None when it ran in the run's mode.
+    ran: str | None = None
+    #: Made inside a graph (a Dataset.map function, a SavedModel signature): staged in both runs.
+    in_graph: bool = False
+    #: "eager" when the test had set tf.config.run_functions_eagerly(True) in the graph run.
+    asked: str | None = None
+
+    @property
+    def asserted(self) -> bool:
+        """The call raised an error the test asserts (pytest.raises, assertRaises)."""
+        return bool(self.error and self.error.get("asserted"))
 
 
 @dataclass
@@ -180,7 +192,8 @@ def _apply(run: Run, rec: dict, files: dict, fns: dict, tests: dict) -> None:
             traced=rec["traced"], args=[(a[0], a[1]) for a in rec["args"]],
             site=(files.get(site[0]), site[1]) if site else None, result=rec.get("res"), error=rec.get("exc"),
             lines=lines, output=rec.get("out", ""), ops=rec.get("ops"), random=rec.get("rnd", False),
-            leaks=rec.get("leaks", []), seconds=rec.get("dur", 0.0)))
+            leaks=rec.get("leaks", []), seconds=rec.get("dur", 0.0), ran=rec.get("ran"),
+            in_graph=bool(rec.get("ig")), asked=rec.get("asked")))
     elif ev == "outcome":
         run.outcomes.setdefault(rec["nodeid"], []).append(Outcome(rec["when"], rec["outcome"], rec.get("error", "")))
     elif ev == "end":

@@ -14,7 +14,7 @@ from stagelint.runtime.defs import Def, enclosing
 from stagelint.runtime.evidence import Evidence, norm
 from stagelint.runtime.executor import RunStatus
 from stagelint.runtime.records import Call, FnKey, Run
-from stagelint.runtime.verdicts import Verdict, def_line, relpath
+from stagelint.runtime.verdicts import Verdict, def_line, mode_outcomes, relpath
 
 MAX_SIGNATURES = 10
 VERDICT_ORDER = {"confirmed": 0, "not-reproduced": 1, "not-exercised": 2}
@@ -180,6 +180,7 @@ class Report:
                             "recorder_errors": len((self.graph if mode == "graph" else self.eager).internal_errors)}
                      for mode, s in self.runs.items()},
             "test_failures": self.test_failures,
+            "mode_outcomes": mode_outcomes(self.graph, self.eager),
             "static": self.static,
         }
 
@@ -233,6 +234,14 @@ def render_full(report: Report) -> str:
                 lines.append(f"  {tf['test']}: {what} in {modes}: {error}")
             else:
                 lines.append(f"  {tf['test']}: fails in {modes}{note}: {error}")
+    if data["mode_outcomes"]:
+        lines += ["", "Tests whose outcome differs between the runs"]
+        for o in data["mode_outcomes"]:
+            held = (f"; the test set run_functions_eagerly(True), the graph run held its mode for {o['held']} "
+                    "calls" if o.get("held") else "")
+            error = o.get("graph_error") or o.get("eager_error")
+            lines.append(f"  {o['test']}: graph {o['graph']}, eager {o['eager']}{held}"
+                         + (f": {error}" if error else ""))
     stopped: dict[str, list[str]] = {}
     for mode, s in report.runs.items():
         if s.status != "ok":

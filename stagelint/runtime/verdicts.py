@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import linecache
 import os
+import re
 from dataclasses import dataclass, field
 
 from stagelint.findings import Finding
-from stagelint.runtime.compare import Pair, describe_result, error_line
+from stagelint.runtime.compare import NOT_COMPARABLE, Pair, describe_result, error_line
 from stagelint.runtime.evidence import (EAGER_ONLY_ERRORS, RECURSION_ERRORS, SCOPE_ERRORS, VARIABLE_ERRORS,
                                         Evidence, format_values, norm, short_test)
 from stagelint.runtime.records import FnKey, Run
@@ -79,6 +80,7 @@ class Verdict:
 
 def judge(findings: list[Finding], ev: Evidence, graph: Run, eager: Run) -> list[Verdict]:
     verdicts = []
+    near = _near_files(ev, graph, eager)
     for f in findings:
         # A finding in a test's own body (a variable rebound between two calls, a call site) is
         # judged on that test's calls: another test's divergence of the same function is not its.
@@ -91,13 +93,40 @@ def judge(findings: list[Finding], ev: Evidence, graph: Run, eager: Run) -> list
             verdicts.append(Verdict(f, "confirmed", evidence, keys=keys, tests=fev.tests_of(keys),
                                     shows={kind for kind, _ in found}))
             continue
-        verdicts.append(Verdict(f, *_unconfirmed(fev, f, keys, graph, eager, tests), keys=keys))
+        verdict, text = _unconfirmed(fev, f, keys, graph, eager, tests)
+        if verdict == "not-exercised" and not keys and norm(f.path) not in near:
+            # A file the tests reach only through a package's imports: what they do not exercise
+            # there is not news about these tests (it would repeat on every test module).
+            continue
+        verdicts.append(Verdict(f, verdict, text, keys=keys))
     return verdicts
+
+
+def _near_files(ev: Evidence, graph: Run, eager: Run) -> set[str]:
+    """The test modules, the project modules they import by name, and the files staged code ran in."""
+    from stagelint.runtime.lint import direct_imports
+
+    tests = {norm(loc[0]) for run in (graph, eager) for loc in run.test_locations.values() if loc[0]}
+    near = set(tests)
+    for path in tests:
+        near |= {norm(p) for p in direct_imports(path)}
+    near |= {norm(fn.path) for fn in ev.functions.values()}
+    near |= {norm(path) for path, _ in ev.keys_by_line}
+    return near
 
 
 def _unconfirmed(ev: Evidence, f: Finding, keys: set[FnKey], graph: Run, eager: Run,
                  tests: set[str] = frozenset()) -> tuple[str, str]:
-    pairs = [p for k in keys for p in ev.pairs_by_key.get(k, ())]
+    joined = [p for k in keys for p in ev.pairs_by_key.get(k, ())]
+    pairs = [p for p in joined if p.kind not in NOT_COMPARABLE]
+    if joined and not pairs:
+        names = ", ".join(sorted({f"`{ev.name(p.key)}`" for p in joined}))
+        kinds = {p.kind for p in joined}
+        why = ("made inside a graph (a tf.data function, a SavedModel signature), staged in both runs"
+               if kinds == {"in-graph"} else
+               "raised an error the test asserts" if kinds == {"asserted"} else
+               "ran in the same mode in both runs or inside a graph")
+        return "not-exercised", f"{names} ran {_n(len(joined), 'call')}, all {why}: eager and graph not compared"
     if pairs:
         names = ", ".join(sorted({f"`{ev.name(k)}`" for k in keys if ev.pairs_by_key.get(k)}))
         traces = sum(p.graph.traced for p in pairs)
@@ -110,12 +139,34 @@ def _unconfirmed(ev: Evidence, f: Finding, keys: set[FnKey], graph: Run, eager: 
     in_graph = sum(len(ev.graph_calls.get(k, ())) for k in keys)
     in_eager = sum(len(ev.eager_calls.get(k, ())) for k in keys)
     if in_graph or in_eager:
-        return "not-exercised", (f"calls reached only one run (graph {in_graph}, eager {in_eager}): "
-                                 "the other run stopped first")
+        return "not-exercised", _one_sided(ev, keys, graph, eager, in_graph, in_eager)
     if tests:
         names = ", ".join(sorted(short_test(t) for t in tests))
         return "not-exercised", f"{names} never called the staged code this line concerns"
     return "not-exercised", "the tests never called the staged code that holds this line"
+
+
+def _one_sided(ev: Evidence, keys: set[FnKey], graph: Run, eager: Run, in_graph: int, in_eager: int) -> str:
+    """Why calls made in one run have no partner in the other, as it really happened."""
+    counts = f"graph {in_graph}, eager {in_eager}"
+    if not in_graph or not in_eager:
+        ran, other = (graph, eager) if in_graph else (eager, graph)
+        calls = ev.graph_calls if ran is graph else ev.eager_calls
+        tests = list(dict.fromkeys(c.test for k in keys for c in calls.get(k, ())))
+        if not other.ended and (not other.tests or tests[-1] not in other.tests
+                                or other.test_status(tests[-1]) == "not-run"):
+            return f"calls reached only the {ran.mode} run ({counts}): the {other.mode} run stopped first"
+        for test in tests:
+            status = other.test_status(test)
+            if status == "skipped":
+                return (f"calls reached only the {ran.mode} run ({counts}): {short_test(test)} was skipped "
+                        f"in the {other.mode} run")
+            if status in ("failed", "error"):
+                return (f"calls reached only the {ran.mode} run ({counts}): {short_test(test)} failed in the "
+                        f"{other.mode} run before calling it: {other.failure(test)}")
+        return (f"calls reached only the {ran.mode} run ({counts}): the {other.mode} run finished the same "
+                f"tests without calling it")
+    return f"the two runs' calls could not be joined ({counts}): no call at the same test and index"
 
 
 def _n(count: int, noun: str) -> str:
@@ -156,11 +207,13 @@ def runtime_only(verdicts: list[Verdict], ev: Evidence, graph: Run, eager: Run) 
         where = _location(ev, key, pairs)
         if where is None:
             continue
-        bad = [p for p in pairs if p.kind in ("differ", "shapes-differ", "eager-error")]
+        # A test that asked for eager execution (tf.config.run_functions_eagerly(True)) knows its
+        # calls do not stage: what the graph run shows there is not news to its author.
+        bad = [p for p in pairs if p.kind in ("differ", "shapes-differ", "eager-error") and not p.graph.asked]
         if bad and key not in explained["divergence"]:
             out.append(_divergence(ev, key, bad, pairs, where))
             reported_tests |= {p.graph.test for p in bad}
-        errs = [p for p in pairs if p.kind == "graph-error"]
+        errs = [p for p in pairs if p.kind == "graph-error" and not p.graph.asked]
         if errs and key not in explained["graph-error"]:
             p = errs[0]
             text = (f"call {p.graph.index + 1} of `{fn.qualname}` in {short_test(p.graph.test)}: graph raised "
@@ -204,10 +257,12 @@ def _retracing(ev: Evidence, explained: set[FnKey]) -> list[Verdict]:
         fn = ev.functions.get(key)
         if fn is None or not fn.project or key in explained:
             continue
-        per_object: dict[int, int] = {}
+        # Traces of one Function object within one test: a parametrized test matrix gives each
+        # test a new signature, one trace per test, which a program would not repeat.
+        per_test: dict[tuple[int, str], int] = {}
         for c in calls:
-            per_object[c.obj] = per_object.get(c.obj, 0) + c.traced
-        if max(per_object.values(), default=0) < RETRACE_MIN_TRACES:
+            per_test[(c.obj, c.test)] = per_test.get((c.obj, c.test), 0) + c.traced
+        if max(per_test.values(), default=0) < RETRACE_MIN_TRACES:
             continue
         py, spec, _ = ev.retrace_causes(calls)
         causes = [f"argument `{n}` took the Python values {format_values(v)}" for n, v in py.items()]
@@ -224,8 +279,9 @@ def _test_level(graph: Run, eager: Run, explained: set[str]) -> list[Verdict]:
     """Tests that fail in one mode only, where no staged call explains it (e.g. a leaked tensor used
     by the test itself)."""
     out = []
+    asked = {c.test for c in graph.calls if c.asked}
     for nodeid in graph.tests:
-        if nodeid in explained or nodeid not in eager.tests:
+        if nodeid in explained or nodeid not in eager.tests or nodeid in asked:
             continue
         g, e = graph.test_status(nodeid), eager.test_status(nodeid)
         if g in ("failed", "error") and e == "passed":
@@ -234,10 +290,40 @@ def _test_level(graph: Run, eager: Run, explained: set[str]) -> list[Verdict]:
             code, name, failing = "STG901", "eager-graph-divergence", eager
         else:
             continue
+        other = eager if failing is graph else graph
+        if _asserts_other_modes_error(failing.failure(nodeid), other, nodeid):
+            continue  # reported under the tests whose outcome differs between the runs
         text = f"test `{short_test(nodeid)}` fails only in {failing.mode} mode: {failing.failure(nodeid)}"
         path, line = graph.test_locations.get(nodeid, (nodeid.split("::")[0], 1))
         out.append(Verdict(_runtime_finding(code, name, path, line or 1, text, short_test(nodeid)),
                            "confirmed", text, True, tests={nodeid}))
+    return out
+
+
+def _asserts_other_modes_error(failure: str, other: Run, nodeid: str) -> bool:
+    """The test asserts an error (pytest.raises, assertRaises) that the other mode raised and this
+    one did not: the test pins one mode's error, not a staging pitfall of the code."""
+    if not re.search(r"DID NOT RAISE|not raised", failure):
+        return False
+    return any(c.asserted for c in other.calls if c.test == nodeid)
+
+
+def mode_outcomes(graph: Run, eager: Run) -> list[dict]:
+    """Tests whose outcome differs between the two runs (passed in one, skipped or failing in the
+    other): their calls could not all be compared, and a user must know which."""
+    out = []
+    for nodeid in dict.fromkeys([*graph.tests, *eager.tests]):
+        g, e = graph.test_status(nodeid), eager.test_status(nodeid)
+        if g == e or ("not-run" in (g, e) and not (graph.ended and eager.ended)):
+            continue
+        entry = {"test": nodeid, "graph": g, "eager": e}
+        held = sum(1 for c in graph.calls if c.test == nodeid and c.asked == "eager")
+        if held:
+            entry["held"] = held
+        for run, status in ((graph, g), (eager, e)):
+            if status in ("failed", "error"):
+                entry[f"{run.mode}_error"] = run.failure(nodeid)
+        out.append(entry)
     return out
 
 
@@ -271,4 +357,4 @@ def relpath(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-__all__ = ["Verdict", "judge", "runtime_only", "test_failures", "relpath", "norm"]
+__all__ = ["Verdict", "judge", "runtime_only", "test_failures", "mode_outcomes", "relpath", "norm"]

@@ -361,3 +361,37 @@ def test_keras_compile_is_set_up_code():
                 soft = tf.nn.softmax(self.teacher(x) / self.temperature)
                 return {"loss": self.alpha * tf.reduce_sum(soft)}
     """)
+
+
+def test_stg302_attributes_set_in_keras_set_up_hooks_are_set_up():
+    # tensorflow/examples efficientdet COCOCallback: `fit` calls `set_model` before the first
+    # batch; a setter the user calls between calls is a change.
+    assert_marked("""
+        import tensorflow as tf
+
+        def post(config, x):
+            return x * config
+
+        class Eval(tf.keras.callbacks.Callback):
+            def __init__(self, data):
+                super().__init__()
+                self.data = data
+                self.scale = 1.0
+
+            def set_model(self, model):
+                self.model = model
+                config = model.config
+                self.config = config
+
+            def retune(self, scale):
+                self.scale = scale
+
+            @tf.function
+            def _detect(self, x):
+                y = post(self.config, self.model(x))
+                return y * self.scale  # STG302
+
+            def on_epoch_end(self, epoch, logs=None):
+                for x in self.data:
+                    self._detect(x)
+    """)

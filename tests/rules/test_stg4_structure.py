@@ -166,3 +166,71 @@ def test_stg403_interprocedural_across_modules(tmp_path):
     })
     assert got[0].entry_point == "pkg.steps.train_step"
     assert "to `train_step`, which was already traced with `fast` (line 7)" in got[0].message
+
+
+def test_stg403_a_new_model_and_optimizer_bound_on_each_iteration():
+    # Issue 11 point 8: a hyper-parameter sweep that builds a model and an optimizer per
+    # iteration and trains them with one Function.
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def train_step(model, opt, x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(model(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        for lr in [0.1, 0.01]:
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            opt = tf.keras.optimizers.SGD(lr)
+            train_step(model, opt, tf.ones([2, 2]))  # STG403
+    """)
+
+
+def test_stg403_objects_built_first_or_made_once_are_fine():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def train_step(model, opt, x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(model(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        for lr in [0.1, 0.01]:
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.build((None, 2))
+            opt = tf.keras.optimizers.SGD(lr)
+            opt.build(model.trainable_variables)
+            train_step(model, opt, tf.ones([2, 2]))
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        opt = tf.keras.optimizers.SGD(0.1)
+        for epoch in range(3):
+            train_step(model, opt, tf.ones([2, 2]))
+    """)
+
+
+def test_stg403_new_objects_per_iteration_across_modules(tmp_path):
+    assert_project_marked(tmp_path, {
+        "sweep/__init__.py": "",
+        "sweep/steps.py": """
+            import tensorflow as tf
+
+            @tf.function
+            def fit_batch(model, x):
+                return model(x)
+        """,
+        "sweep/run.py": """
+            import tensorflow as tf
+            from sweep.steps import fit_batch
+
+            for width in (4, 8):
+                model = tf.keras.Sequential([tf.keras.layers.Dense(width)])
+                fit_batch(model, tf.ones([1, 3]))  # STG403
+        """,
+    })

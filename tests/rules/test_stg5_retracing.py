@@ -440,3 +440,84 @@ def test_stg503_interprocedural_helper_forwarding_the_parameter(tmp_path):
         """,
     })
     assert got[0].entry_point == "pkg.main.step" and "Python number `50`" in got[0].message
+
+
+def test_stg503_different_small_bounds_from_staged_call_sites_unroll_once_each():
+    # tf-models' Mosaic: `self._patch(samples, 2, 2)` and `self._patch(samples, 3, 3)` from two
+    # traced methods: two fixed unrolls, no growth. The same two numbers from eager calls of a
+    # Function trace it twice, each time unrolling a different length.
+    assert_marked("""
+        import tensorflow as tf
+
+        def tile(x, n):
+            parts = []
+            for _ in range(n):
+                parts.append(tf.identity(x))
+            return tf.concat(parts, 0)
+
+        @tf.function
+        def mosaic(x):
+            return tile(x, 2) + tile(x, 3)[:2]
+    """)
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def tile(x, n):
+            parts = []
+            for _ in range(n):  # STG503
+                parts.append(tf.identity(x))
+            return tf.concat(parts, 0)
+
+        a = tile(tf.ones([1]), 2)
+        b = tile(tf.ones([1]), 3)
+    """)
+
+
+def test_stg502_factory_result_called_at_once_in_a_loop_and_request_handlers():
+    assert_marked("""
+        import tensorflow as tf
+        from flask import Flask
+
+        app = Flask(__name__)
+
+        def make_step(scale):
+            @tf.function  # STG502
+            def step(x):
+                return x * scale
+            return step
+
+        for s in range(10):
+            make_step(s)(tf.constant(1.0))
+
+        @app.route("/predict")
+        def predict(request):
+            f = tf.function(lambda x: x + 1)  # STG502
+            return f(request)
+    """)
+
+
+def test_stg502_factories_whose_functions_are_kept_and_handlers_using_a_kept_function_are_fine():
+    assert_marked("""
+        import tensorflow as tf
+        from flask import Flask
+
+        app = Flask(__name__)
+
+        def make_step(scale):
+            @tf.function
+            def step(x):
+                return x * scale
+            return step
+
+        kept = make_step(2.0)
+        for s in range(10):
+            kept(tf.constant(1.0))
+        steps = {k: make_step(k) for k in range(3)}
+
+        serve = tf.function(lambda x: x + 1)
+
+        @app.route("/predict")
+        def predict(request):
+            return serve(request)
+    """)

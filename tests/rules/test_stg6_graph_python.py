@@ -397,3 +397,151 @@ def test_a_parameter_tested_as_a_structure_is_not_iterated_as_a_tensor():
             first = [s * 2 for s in x]  # STG602
             return y, states, first
     """)
+
+
+# STG602 in Keras 3 methods (issue 11 point 7; tests/test_keras3_autograph.py runs the facts) ----
+
+
+def test_keras3_call_and_its_helpers_are_not_converted_by_autograph():
+    assert_marked("""
+        import keras
+        import tensorflow as tf
+
+        class Gate(keras.layers.Layer):
+            def call(self, x, training=False):
+                if training:
+                    x = x * 0.5
+                if tf.reduce_sum(x) > 0:  # STG602
+                    x = x * 2
+                for i in tf.range(3):  # STG602
+                    x = x + 1.0
+                return self.scale(x) * float(tf.reduce_max(x))  # STG602
+
+            def scale(self, x):
+                return x * 2 if tf.reduce_mean(x) > 0 else x  # STG602
+
+        class Trainer(keras.Model):
+            def train_step(self, data):
+                x, y = data
+                while tf.reduce_sum(x) > 10:  # STG602
+                    x = x / 2
+                return {"loss": tf.reduce_sum(x - y)}
+    """)
+
+
+def test_the_same_code_where_autograph_converts_it_is_fine():
+    # A tf.function body, Keras 2 (`tf_keras`), a Keras 3 `call` that is itself a tf.function,
+    # and the graph ops Keras 3 asks for (`tf.cond`, `tf.while_loop`, `tf.cast`).
+    assert_marked("""
+        import keras
+        import tensorflow as tf
+        import tf_keras
+
+        @tf.function
+        def body(x):
+            if tf.reduce_sum(x) > 0:
+                x = x * 2
+            for i in tf.range(3):
+                x = x + 1.0
+            return x * float(tf.reduce_max(x))
+
+        class Legacy(tf_keras.layers.Layer):
+            def call(self, x):
+                if tf.reduce_sum(x) > 0:
+                    x = x * 2
+                return x
+
+        class Compiled(keras.layers.Layer):
+            @tf.function
+            def call(self, x):
+                if tf.reduce_sum(x) > 0:
+                    x = x * 2
+                return x
+
+        class Graph(keras.layers.Layer):
+            def call(self, x):
+                x = tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2, lambda: x)
+                x = tf.while_loop(lambda v: tf.reduce_sum(v) > 10, lambda v: v / 2, [x])[0]
+                return x * tf.cast(tf.reduce_max(x), x.dtype)
+    """)
+
+
+def test_keras3_base_class_and_helper_across_modules(tmp_path):
+    assert_project_marked(tmp_path, {
+        "net/__init__.py": "",
+        "net/base.py": """
+            import keras
+
+            class Block(keras.layers.Layer):
+                pass
+        """,
+        "net/ops.py": """
+            import tensorflow as tf
+
+            def clip(x):
+                if tf.reduce_max(x) > 1.0:  # STG602
+                    return x / tf.reduce_max(x)
+                return x
+
+            def shared(x):
+                if tf.reduce_min(x) < 0:
+                    return -x
+                return x
+        """,
+        "net/layers.py": """
+            import tensorflow as tf
+            from net.base import Block
+            from net.ops import clip, shared
+
+            class Clip(Block):
+                def call(self, x):
+                    return shared(clip(x))
+
+            @tf.function
+            def step(x):
+                return shared(x)
+        """,
+    })
+
+
+def test_keras3_and_autograph_off_python_tests_of_optional_inputs_are_fine():
+    # tfp (autograph=False everywhere) and keras-hub preprocessors: `if rate is None:` is a
+    # Python bool; a parameter's truth value needs evidence that it is a tensor.
+    assert_marked("""
+        import keras
+        import tensorflow as tf
+
+        @tf.function(autograph=False)
+        def sample(shape, rate=None, log_rate=None):
+            if rate is None and log_rate is not None:
+                rate = tf.exp(log_rate)
+            return tf.random.gamma(shape, 1.0) / (rate if rate is not None else 1.0)
+
+        class Pre(keras.layers.Layer):
+            def call(self, x, mask=None, training=False):
+                if mask is not None:
+                    x = x * mask
+                if not training:
+                    return x
+                return x * 2
+    """)
+
+
+def test_autograph_off_branch_on_an_optional_static_value_is_fine():
+    # tfp prefer_static.cond: `pred_value = static_value(pred)` is a NumPy value or None.
+    assert_marked("""
+        import tensorflow as tf
+
+        def static_value(pred):
+            value = tf.get_static_value(pred)
+            return value if value is not None else pred
+
+        @tf.function(autograph=False)
+        def cond(pred, a, b):
+            pred_value = static_value(pred)
+            if pred_value is not None:
+                if pred_value:
+                    return a
+                return b
+            return tf.where(pred, a, b)
+    """)

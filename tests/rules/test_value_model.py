@@ -7,7 +7,7 @@ such a form.
 
 from __future__ import annotations
 
-from tests.rules.rulecases import assert_marked, assert_project_marked, found
+from tests.rules.rulecases import assert_marked, assert_project_marked
 
 
 # 1. Definitions by location ---------------------------------------------------------------------
@@ -143,14 +143,14 @@ def test_not_parameter_is_no_first_call_guard():
 
 
 def test_not_parameter_is_no_first_call_guard_for_helpers():
-    # the same through a helper the Function calls, with a `None` test on a parameter
+    # the same through a helper the Function calls
     assert_marked("""
         import tensorflow as tf
 
         history = []
 
-        def record(x, mask=None):
-            if mask is None:
+        def record(x, quiet=False):
+            if not quiet:
                 history.append(1)  # STG102
             return x
 
@@ -815,3 +815,141 @@ def test_same_file_name_in_two_folders_does_not_collide(tmp_path):
                 step(n)
         """,
     })
+
+
+def test_identity_tests_and_mixed_returns_are_python():
+    # `x is not None` is Python even on a tensor; a helper that returns a tensor on one path and
+    # a static value on another (`tf.get_static_value`) returns no known tensor
+    assert_marked("""
+        import logging
+        import tensorflow as tf
+
+        def static_value(pred):
+            if tf.is_tensor(pred):
+                return tf.get_static_value(pred)
+            return pred
+
+        @tf.function
+        def step(x, weight=None):
+            if weight is not None:
+                logging.warning("weighted")
+            value = static_value(x)
+            if value in (0, 1):
+                value = bool(value)
+            return x
+    """)
+
+
+def test_keras_layer_result_rebound_then_unpacked_is_fine():
+    assert_marked("""
+        import tensorflow as tf
+
+        class Encoder(tf.keras.layers.Layer):
+            def __init__(self, layers, scores):
+                super().__init__()
+                self._dropout = tf.keras.layers.Dropout(0.1)
+                self._layers = layers
+                self._scores = scores
+
+            def call(self, x):
+                x = self._dropout(x)
+                for layer in self._layers:
+                    x = layer(x)
+                    if self._scores:
+                        x, scores = x
+                return x
+    """)
+
+
+def test_the_binding_that_reaches_a_load_decides_its_value():
+    # straight-line code: `x = parts` kills `x = tf.abs(a)` for the unpacking below it
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def step(a, parts):
+            x = tf.abs(a)
+            y = x * 2
+            x = parts
+            first, second = x
+            z = tf.abs(a)
+            low, high = z  # STG602
+            return y, first, second, low, high
+    """)
+
+
+def test_reaching_bindings_in_loops():
+    # in a loop body, a binding before the load kills the earlier ones
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def step(a, layers):
+            x = tf.abs(a)
+            for layer in layers:
+                x = layer(x)
+                first, second = x
+            z = tf.abs(a)
+            for layer in layers:
+                low, high = z  # STG602
+            return first, second, low, high
+    """)
+
+
+def test_get_or_create_idioms_create_once():
+    assert_marked("""
+        import tensorflow as tf
+
+        class Dense(tf.keras.layers.Layer):
+            @tf.compat.v1.keras.utils.track_tf1_style_variables
+            def call(self, x):
+                w = tf.compat.v1.get_variable("w", shape=[3, 3])
+                return tf.matmul(x, w)
+
+        class Wrapped(tf.keras.layers.Layer):
+            def call(self, x):
+                model = tf.compat.v1.keras.utils.get_or_create_layer("model", self.build_model)
+                return model(x)
+
+            def build_model(self):
+                return tf.keras.Sequential([tf.keras.layers.Dense(3)])
+
+        class Plain(tf.keras.layers.Layer):
+            def call(self, x):
+                w = tf.compat.v1.get_variable("w", shape=[3, 3])  # STG402
+                return tf.matmul(x, w)
+    """)
+
+
+def test_python_numbers_varying_per_call():
+    # values computed from a loop variable, comprehension variables
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(x, n):
+            return x * n
+
+        x = tf.constant(1.0)
+        for i in range(3):
+            scale = i * 2
+            f(x, scale)  # STG501
+        results = [f(x, k) for k in range(3)]  # STG501
+    """)
+
+
+def test_python_values_that_do_not_vary_negative_twin():
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(x, n):
+            return x * n
+
+        x = tf.constant(1.0)
+        base = 4
+        for i in range(3):
+            scale = base * 2
+            f(x, scale)
+        results = [f(x, 2) for name in ("a", "b")]
+    """)

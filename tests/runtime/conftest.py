@@ -81,6 +81,10 @@ class FixtureRun:
         extra = runtime_only(verdicts, ev, self.graph, self.eager)
         return {(v.finding.line, v.finding.code): v for v in verdicts}, extra
 
+    def judged_pairs(self) -> list:
+        """The two runs' calls joined and compared."""
+        return join(self.graph, self.eager)
+
     def function(self, qualname: str) -> dict:
         matches = [f for f in self.report["functions"] if f["name"].endswith("." + qualname)]
         assert len(matches) == 1, f"{qualname} in {[f['name'] for f in self.report['functions']]}"

@@ -11,16 +11,17 @@ def test_tail_counts_tests_in_a_growing_record(tmp_path):
     path = tmp_path / "graph.jsonl"
     tail = RecordTail(str(path))
     tail.poll()
-    assert tail.text() == "0/?"
+    assert tail.text() == "0/? tests"
     with open(path, "w") as f:
         f.write('{"ev":"start","mode":"graph"}\n{"ev":"collected","n":12}\n{"ev":"test","i":0,"nodeid":"a"}\n')
         f.write('{"ev":"test","i":1,"nodeid":"b"}\n{"ev":"test","i":2,"no')  # a line still being written
         f.flush()
         tail.poll()
-        assert tail.text() == "2/12"
-        f.write('deid":"c"}\n')
+        assert tail.text() == "2/12 tests (b)"
+        f.write('deid":"c"}\n{"ev":"outcome","nodeid":"a","when":"call","outcome":"failed"}\n')
     tail.poll()
-    assert tail.text() == "3/12"
+    assert tail.text() == "3/12 tests, 1 failed (c)"
+    assert tail.text(current=False) == "3/12 tests, 1 failed"
 
 
 class _Terminal(io.StringIO):

@@ -14,7 +14,7 @@ from stagelint.runtime.capture import MAX_KEEP
 pytestmark = pytest.mark.tf
 
 #: Long enough for TensorFlow to import on a loaded machine, short enough for the suite.
-HANG_TIMEOUT = "15"
+HANG_TIMEOUT = "40"  # pytest must start within it, also on a loaded machine
 MB = 1 << 20
 PROGRESS = re.compile(r"^stagelint run: graph \S+ tests")
 
