@@ -52,7 +52,8 @@ _find = finder._find_importlib_plugins
 
 
 def _without_stagelint():
-    return (p for p in _find() if p.package.lower() != "stagelint")
+    # By the module the entry point names, not the distribution (renamed tf-stagelint).
+    return (p for p in _find() if not p.entry_point.value.startswith("stagelint."))
 
 
 finder._find_importlib_plugins = _without_stagelint

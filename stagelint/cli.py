@@ -74,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rule = sub.add_parser("rule", help="show the documentation of one rule")
     rule.add_argument("code", metavar="CODE")
+    sub.add_parser("server", help="the language server (LSP over standard input and output), for editors")
     rules = sub.add_parser("rules", help="list all rules")
     rules.add_argument("--output-format", choices=("text", "json"), default="text",
                        help="text (default: a table) or json (code, name, summary, fixable, runtime, url)")
@@ -95,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
             return _rule(args.code)
         if args.command == "rules":
             return _rules(args.output_format)
+        if args.command == "server":
+            from stagelint.server import main as server_main
+
+            return server_main()
         parser.print_help()
         return EXIT_ERROR
     except BrokenPipeError:
@@ -165,7 +170,8 @@ def _check_into(args, paths, sources, settings, out) -> int:
     from stagelint.engine import check_paths
     from stagelint.report import FORMATS
 
-    result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, paths), sources=sources)
+    result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, paths), sources=sources,
+                         whole_project=True)
     if args.diff:
         return _diff(result, out, args.quiet)
     if args.fix:
@@ -231,7 +237,7 @@ def _fix(args, paths, settings, result):
             break
         fixed += outcome.fixed
         files.update(outcome.changed)
-        result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, paths))
+        result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, paths), whole_project=True)
         if not outcome.deferred:
             break
     if fixed and not args.quiet:

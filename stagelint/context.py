@@ -424,6 +424,11 @@ class FileContext:
         self.function_infos[id(node)] = info
         self.functions.append(info)
         facts.tracing_test = tracing_test(self, node)
+        self._open_body()
+
+    def _open_body(self) -> None:
+        """A function's body starts afresh: no enclosing loops, guards or eager branches (they
+        are the caller's, restored by `_leave_function`)."""
         self._saved_eager.append(self.eager_stack)
         self.eager_stack = []
         self._saved_depths.append((self.loop_depth, self.guard_depth, self._loop_stack))
@@ -472,14 +477,7 @@ class FileContext:
         info = FunctionInfo(node, facts, parent, False, parent.self_name if parent is not None else None, defaults)
         self.facts.functions[qualname] = facts
         self.functions.append(info)
-        self._saved_eager.append(self.eager_stack)
-        self.eager_stack = []
-        self._saved_depths.append((self.loop_depth, self.guard_depth, self._loop_stack))
-        self.loop_depth = 0
-        self.guard_depth = 0
-        self._loop_stack = []
-        self._saved_loops.append(self.loops)
-        self.loops = []
+        self._open_body()
 
     def relative(self, absolute: str) -> str:
         """`pkg.mod.Class` -> `Class` for names of this module."""

@@ -253,6 +253,18 @@ def _moved_target(target, absolute_old: str, absolute_new: str):
     return target
 
 
+def _retarget_function(f: FunctionFacts, target) -> None:
+    """The call targets a function's facts hold, passed through `target` (a definition moved)."""
+    for edge in f.calls:
+        edge.target = target(edge.target)
+        if isinstance(edge.eager_unless, tuple):
+            edge.eager_unless = target(edge.eager_unless)
+    if isinstance(f.tracing_test, tuple):
+        f.tracing_test = target(f.tracing_test)
+    if f.returns:
+        f.returns = (f.returns[0], f.returns[1], [list(target(tuple(c))) for c in f.returns[2]])
+
+
 def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
     """Move the module-level definition `old` (a function or class, and what is nested in it)
     to the name `new`, in every fact of the module recorded so far that names it."""
@@ -268,14 +280,7 @@ def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
         f.qualname = q2
         if f.class_qualname:
             f.class_qualname = moved_name(f.class_qualname, absolute_old, absolute_new)
-        for edge in f.calls:
-            edge.target = target(edge.target)
-            if isinstance(edge.eager_unless, tuple):
-                edge.eager_unless = target(edge.eager_unless)
-        if isinstance(f.tracing_test, tuple):
-            f.tracing_test = target(f.tracing_test)
-        if f.returns:
-            f.returns = (f.returns[0], f.returns[1], [list(target(tuple(c))) for c in f.returns[2]])
+        _retarget_function(f, target)
         functions[q2] = f
     facts.functions = functions
     classes = {}
@@ -288,6 +293,11 @@ def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
     facts.wrapped = [target(t) for t in facts.wrapped]
     facts.concrete_bindings = {k: target(t) for k, t in facts.concrete_bindings.items()}
     facts.fresh_wrapped = [target(t) for t in facts.fresh_wrapped]
+    for d in facts.dataset_functions:
+        d.target = target(d.target)
+    facts.keras_drives = [(method, moved_name(cls, absolute_old, absolute_new) if cls else cls, ident,
+                           moved_name(caller, old, new) if caller is not None else None)
+                          for method, cls, ident, caller in facts.keras_drives]
     for site in facts.call_sites:
         site.target = target(site.target)
         if site.caller is not None:
@@ -361,14 +371,7 @@ def rename_module(facts: ModuleFacts, old: str, new: str) -> None:
         if f.class_qualname:
             f.class_qualname = name(f.class_qualname)
         f.decorators = [name(d) for d in f.decorators]
-        for edge in f.calls:
-            edge.target = target(edge.target)
-            if isinstance(edge.eager_unless, tuple):
-                edge.eager_unless = target(edge.eager_unless)
-        if isinstance(f.tracing_test, tuple):
-            f.tracing_test = target(f.tracing_test)
-        if f.returns:
-            f.returns = (f.returns[0], f.returns[1], [list(target(c)) for c in f.returns[2]])
+        _retarget_function(f, target)
     classes = {}
     for q, c in facts.classes.items():
         c.qualname = name(c.qualname)
@@ -378,6 +381,9 @@ def rename_module(facts: ModuleFacts, old: str, new: str) -> None:
     facts.wrapped = [target(t) for t in facts.wrapped]
     facts.fresh_wrapped = [target(t) for t in facts.fresh_wrapped]
     facts.concrete_bindings = {name(k): target(t) for k, t in facts.concrete_bindings.items()}
+    for d in facts.dataset_functions:
+        d.target = target(d.target)
+    facts.keras_drives = [(method, name(cls), ident, caller) for method, cls, ident, caller in facts.keras_drives]
     for site in facts.call_sites:
         site.target = target(site.target)
         for arg in [*site.args, *site.kwargs.values()]:

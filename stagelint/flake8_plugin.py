@@ -68,7 +68,8 @@ class _Session:
         from stagelint.discovery import discover
 
         files = [f for f in discover(self.paths, self.settings)[0] if not f.endswith(".ipynb")]
-        result = check_paths(files, self.settings, noqa=False, jobs=0 if daemonic else None, cache=cache)
+        result = check_paths(files, self.settings, noqa=False, jobs=0 if daemonic else None, cache=cache,
+                             whole_project=True)
         self.by_path = {}
         for f in result.findings:
             self.by_path.setdefault(os.path.realpath(f.path), []).append(f)
@@ -201,6 +202,8 @@ class StagelintChecker:
         real = os.path.realpath(self.filename)
         # The project's other files come from the cache (their facts, the screen's summaries):
         # an editor's run analyses only its buffer once the project has been checked.
-        result = check_paths([self.filename], session.settings, noqa=False, jobs=0,
-                             sources={real: text.encode("utf-8")}, cache=session.cache([self.filename]))
+        daemonic = multiprocessing.current_process().daemon
+        result = check_paths([self.filename], session.settings, noqa=False, jobs=0 if daemonic else None,
+                             sources={real: text.encode("utf-8")}, cache=session.cache([self.filename]),
+                             whole_project=True)
         return [f for f in result.findings if os.path.realpath(f.path) == real]

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stagelint.frameworks import DATASET_ENTRY_WORDS, FRAMEWORKS
+from stagelint.pipeline.paths import RealPaths, display_path
 
 #: Words whose absence from a whole import neighbourhood means nothing there can stage code.
 FRAMEWORK_WORDS: tuple[str, ...] = tuple(sorted({
@@ -200,26 +201,6 @@ class Selection:
     names: dict[str, frozenset] = field(default_factory=dict)
     known: set[str] = field(default_factory=set)
     files_for: object = None
-
-
-class RealPaths:
-    """`os.path.realpath`, resolving each folder once: a tree of a thousand files in a few
-    hundred folders costs a few hundred resolutions, not a thousand times the path's depth."""
-
-    def __init__(self):
-        self._dirs: dict[str, str] = {}
-        self._paths: dict[str, str] = {}
-
-    def __call__(self, path: str) -> str:
-        real = self._paths.get(path)
-        if real is None:
-            directory, name = os.path.split(os.path.abspath(path))
-            real_dir = self._dirs.get(directory)
-            if real_dir is None:
-                real_dir = self._dirs[directory] = os.path.realpath(directory)
-            full = os.path.join(real_dir, name)
-            real = self._paths[path] = os.path.realpath(full) if os.path.islink(full) else full
-        return real
 
 
 @dataclass(frozen=True)
@@ -412,8 +393,6 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
                 live.add(target)
                 queue.append(target)
 
-    from stagelint.engine import _display_path
-
     selection = Selection(digests=digests, known=set(summaries),
                           files_for=lambda names: graph.files_for(names, with_index=True))
     for real, summary in summaries.items():
@@ -422,7 +401,7 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
         # syntax error is not the file's): notebooks always get the full analysis.
         if summary is None or (real in live and summary.entries) or (shown is not None and shown.endswith(".ipynb")):
             if shown is not None or summary is not None:
-                selection.analyse.append(shown if shown is not None else _display_path(Path(real)))
+                selection.analyse.append(shown if shown is not None else display_path(Path(real)))
             continue
         if summary.parses is None and (shown is not None):
             summary = FileSummary(summary.stages, summary.names, parses(sources[real], shown), summary.entries)
@@ -431,7 +410,7 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
         if shown is not None and not summary.parses:
             selection.analyse.append(shown)  # its STG000
         elif real in live:
-            selection.deferred[real] = shown if shown is not None else _display_path(Path(real))
+            selection.deferred[real] = shown if shown is not None else display_path(Path(real))
             selection.sources[real] = sources[real]
             selection.names[real] = summary.names
         elif shown is not None:

@@ -12,62 +12,17 @@ import gc
 import multiprocessing
 import os
 import sys
-import traceback
 from collections import deque
-from dataclasses import dataclass
 from multiprocessing.connection import wait
 
-from stagelint import facts as F
-from stagelint.budget import over_budget
+from stagelint.pipeline.perfile import Outcome, analyse_one, store_outcome
 
 #: A file whose analysis takes longer than this is abandoned, unless the settings say otherwise
 #: (`file-timeout`).
 FILE_TIMEOUT = 120.0
 
 
-@dataclass
-class Outcome:
-    path: str
-    #: "ok", "unreadable", "skipped" (crash, hang, too deep) or "error" (an internal error)
-    status: str
-    facts: F.ModuleFacts | None = None
-    detail: str = ""
-    #: SHA-256 of the bytes analysed (the result cache's key)
-    digest: str = ""
-    #: served from the result cache
-    cached: bool = False
-
-
-def analyse_one(path: str, settings, roots, in_process: bool = False) -> Outcome:
-    """One file's outcome. `in_process`: not in a worker (a crash would end the run), so the
-    file is read by Python's parser first (`budget.over_budget`)."""
-    from stagelint.files import digest
-    from stagelint.engine import analyze_source
-    from stagelint.notebooks import NotPython
-
-    try:
-        with open(path, "rb") as fh:
-            source = fh.read()
-    except OSError as e:
-        return Outcome(path, "unreadable", detail=f"cannot read: {e.strerror or e}")
-    reason = over_budget(source, settings, in_process)
-    if reason is not None:
-        return Outcome(path, "skipped", detail=reason)
-    try:
-        return Outcome(path, "ok", analyze_source(path, source, settings, roots), digest=digest(source))
-    except RecursionError:
-        return Outcome(path, "skipped", detail="too deeply nested to analyse")
-    except NotPython as e:  # a notebook for another language
-        return Outcome(path, "skipped", detail=str(e))
-    except MemoryError:
-        return Outcome(path, "skipped", detail="out of memory while analysing")
-    except Exception:  # one file's internal error must not lose the others' findings
-        return Outcome(path, "error", detail=traceback.format_exc(limit=-6))
-
-
 def _serve(conn, settings, roots, store=None) -> None:
-    from stagelint.engine import store_outcome
-
     # Long operator chains nest deeply in the tree; a crash here costs only this process.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
     # A file's analysis makes a few hundred thousand objects and some cycles (the walk and its
@@ -111,17 +66,21 @@ class _Worker:
         self.conn.close()
 
 
-def _context():
-    # fork shares the already-imported libcst with the child at no cost; spawn elsewhere.
+def _context(method: str | None = None):
+    # fork shares the already-imported libcst with the child at no cost; spawn elsewhere. A
+    # process with threads of its own (the language server) asks for forkserver: a fork of a
+    # threaded process can inherit a lock another thread held, and hang.
     methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    if method is None or method not in methods:
+        method = "fork" if "fork" in methods and method is None else "spawn"
+    return multiprocessing.get_context(method)
 
 
-def analyse_files(paths, settings, roots, jobs: int, more=None, lookup=None, store=None):
+def analyse_files(paths, settings, roots, jobs: int, more=None, lookup=None, store=None, start_method=None):
     """Yield an Outcome per file. `more(outcome)` may return further paths to analyse (the
     project modules a file imports); they join the queue. `lookup(path)` may serve a file's
     outcome (from the result cache) instead; `store` is where workers keep fresh outcomes
-    (`engine.store_outcome`). Workers start only when some file is not served: a run that the
+    (`pipeline.perfile.store_outcome`). Workers start only when some file is not served: a run that the
     cache serves entirely starts none."""
     import time
 
@@ -147,7 +106,7 @@ def analyse_files(paths, settings, roots, jobs: int, more=None, lookup=None, sto
     biggest_first = sorted(queue, key=_size, reverse=True)
     queue.clear()
     queue.extend(biggest_first)
-    mp = _context()
+    mp = _context(start_method)
     timeout = getattr(settings, "file_timeout", None) or FILE_TIMEOUT
     jobs = max(1, min(jobs, len(queue)))
     workers = [_Worker(mp, settings, roots, store) for _ in range(jobs)]

@@ -217,6 +217,7 @@ def test_deferred_files_are_analysed_only_when_staged_code_needs_them(tmp_path, 
             config.temperature = 0.5
         """,
         # live (it imports TensorFlow and the package) but nothing staged needs it
+        # (not `tf.data`: a tf.data transformation spells an entry point now)
         "pkg/data.py": "import tensorflow as tf\nfrom pkg import helpers\n\n\ndef load():\n    return tf.data.Dataset.range(3)\n",
     })
     monkeypatch.chdir(tmp_path)

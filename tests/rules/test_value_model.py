@@ -75,6 +75,43 @@ def test_redefinition_negative_twin_later_plain_def_is_not_staged():
     """)
 
 
+def test_dataset_function_binds_to_the_definition_that_reaches_it():
+    # `ds.map(parse)` traces the `parse` defined when `.map()` runs; the later one is eager.
+    assert_marked("""
+        import tensorflow as tf
+
+        def parse(x):
+            print("tracing", x)  # STG101
+            return x
+
+        ds = tf.data.Dataset.range(3).map(parse)
+
+        def parse(x):
+            print("eager", x)
+            return x
+
+        parse(3)
+    """)
+
+
+def test_dataset_function_negative_twin_later_definition_is_mapped():
+    assert_marked("""
+        import tensorflow as tf
+
+        def parse(x):
+            print("eager", x)
+            return x
+
+        parse(3)
+
+        def parse(x):
+            print("tracing", x)  # STG101
+            return x
+
+        ds = tf.data.Dataset.range(3).map(parse)
+    """)
+
+
 def test_redefined_class_keeps_the_earlier_methods():
     assert_marked("""
         import tensorflow as tf

@@ -1,0 +1,119 @@
+"""The per-file phase: one file's bytes -> its `ModuleFacts` (one parse, one traversal), and
+the outcome of trying (analysed, unreadable, skipped, an internal error). What a worker process
+runs; it knows nothing of the run it is part of."""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+import libcst as cst
+
+from stagelint import facts as F
+from stagelint import notebooks
+from stagelint.budget import over_budget
+from stagelint.context import FileContext, analyze_module
+from stagelint.files import digest
+from stagelint.frameworks import TENSORFLOW
+from stagelint.pipeline.paths import module_name
+from stagelint.rules.base import all_rules
+
+
+@dataclass
+class Outcome:
+    path: str
+    #: "ok", "unreadable", "skipped" (crash, hang, too deep) or "error" (an internal error)
+    status: str
+    facts: F.ModuleFacts | None = None
+    detail: str = ""
+    #: SHA-256 of the bytes analysed (the result cache's key)
+    digest: str = ""
+    #: served from the result cache
+    cached: bool = False
+
+
+def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()) -> F.ModuleFacts:
+    """Parse and walk one file. A syntax error is one STG000 candidate, not an exception."""
+    module, is_package = module_name(Path(path))
+    notebook = None
+    try:
+        if notebooks.is_notebook(path):  # its code cells as one module, in module lines
+            tree, notebook = notebooks.parse(source, cst.parse_module)
+        else:
+            tree = cst.parse_module(source)
+    except (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError, LookupError, notebooks.NotebookError) as e:
+        # The last three: not UTF-8 and no (valid) coding cookie; Python refuses those too.
+        line, column, message = (1, 1, str(e)) if notebook is None and notebooks.is_notebook(path) \
+            else _syntax_error_location(source, e)
+        facts = F.ModuleFacts(path=path, module=module, is_package=is_package)
+        facts.candidates.append(F.Candidate("STG000", None, F.Span(line, column, line, column), {"error": message}))
+        return facts
+    ctx = FileContext(path, module, is_package, settings, TENSORFLOW)
+    ctx.project_roots = frozenset(project_roots)
+    ctx.source_digest = digest(source)  # fixes are applied only to these exact bytes
+    facts = analyze_module(tree, ctx, [r for r in all_rules() if not r.runtime_only])
+    if notebook is not None:  # one STG000 per cell that does not parse (the cell is left out)
+        for cell, line, column, message in notebook.broken:
+            at = notebook.starts[notebook.cells.index(cell)] + line - 1
+            facts.candidates.append(F.Candidate("STG000", None, F.Span(at, column, at, column),
+                                                {"error": f"{message} (this cell is skipped, the others are checked)"}))
+    return facts
+
+
+def _syntax_error_location(source: bytes, error: Exception) -> tuple[int, int, str]:
+    """Python's own message and position when it agrees the file is invalid (users know its
+    wording); libcst's otherwise (e.g. syntax newer than libcst's grammar)."""
+    try:
+        compile(source, "<stagelint>", "exec", dont_inherit=True)
+    except SyntaxError as py:
+        if py.lineno:
+            return py.lineno, max(1, py.offset or 1), py.msg
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    message = " ".join(str(getattr(error, "message", error)).split()) or "invalid syntax"
+    return max(1, getattr(error, "raw_line", 1)), max(1, getattr(error, "raw_column", 0) + 1), message
+
+
+def analyse_bytes(path: str, source: bytes, settings, roots, in_process: bool = False) -> Outcome:
+    """The outcome of analysing `source` as the file `path`: one file's internal error, or code
+    too deep to walk, loses only that file. `in_process`: not in a worker (a crash would end the
+    run), so the file is read by Python's parser first (`budget.over_budget`)."""
+    reason = over_budget(source, settings, in_process)
+    if reason is not None:
+        return Outcome(path, "skipped", detail=reason)
+    try:
+        return Outcome(path, "ok", analyze_source(path, source, settings, roots), digest=digest(source))
+    except RecursionError:
+        return Outcome(path, "skipped", detail="too deeply nested to analyse")
+    except notebooks.NotPython as e:  # a notebook for another language
+        return Outcome(path, "skipped", detail=str(e))
+    except MemoryError:
+        return Outcome(path, "skipped", detail="out of memory while analysing")
+    except Exception:  # one file's internal error must not lose the others' findings
+        return Outcome(path, "error", detail=traceback.format_exc(limit=-6))
+
+
+def analyse_one(path: str, settings, roots, in_process: bool = False) -> Outcome:
+    try:
+        with open(path, "rb") as fh:
+            source = fh.read()
+    except OSError as e:
+        return Outcome(path, "unreadable", detail=f"cannot read: {e.strerror or e}")
+    return analyse_bytes(path, source, settings, roots, in_process)
+
+
+def facts_key(cache, fact_settings, path: str, module: str, is_package: bool, content_digest: str) -> str:
+    """The cache key of a file's facts: its bytes, its path (from the project root) and dotted name, the
+    analysis settings and the packages checked (stagelint's own version is the cache's folder)."""
+    return cache.key("facts", fact_settings, cache.relative(path), module, is_package, content_digest)
+
+
+def store_outcome(store, outcome) -> None:
+    """Keep a fresh outcome of the per-file phase (only a finished analysis: a crash, a hang
+    or an internal error is tried again next time). `store` is (cache, fact settings) or None."""
+    if store is None or outcome.status != "ok" or outcome.cached or not outcome.digest:
+        return
+    cache, fact_settings = store
+    facts = outcome.facts
+    cache.put("facts", facts_key(cache, fact_settings, outcome.path, facts.module, facts.is_package, outcome.digest), facts)

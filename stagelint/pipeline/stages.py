@@ -1,0 +1,356 @@
+"""The stages of a check, in order, over one `ProjectState`:
+
+    discover -> screen -> plan the rounds -> analyse -> project phase -> findings
+
+Each stage reads what the ones before it filled in and fills in its own part; none calls back
+into another. `run` runs them all (the command line, the flake8 plugin); the language server
+runs them once, then `reanalyse` and `project_phase` and `findings_for` as files change.
+
+Per file: one parse, one metadata resolution, one traversal (`pipeline.perfile`), which yields
+picklable `ModuleFacts`. Then the project phase (`staging.Project`) decides which functions are
+staged and which candidates stand. The static analyzer reads files; it never imports or runs
+them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from stagelint import facts as F
+from stagelint import workers
+from stagelint.demand import Words, demanded
+from stagelint.discovery import discover as discover_files
+from stagelint.files import digest
+from stagelint.findings import CheckResult, Finding
+from stagelint.frameworks import TENSORFLOW
+from stagelint.pipeline.imports import imported_files
+from stagelint.pipeline.paths import display_path, project_root
+from stagelint.pipeline.perfile import Outcome, analyse_bytes, facts_key, store_outcome
+from stagelint.pipeline.state import ProjectState
+from stagelint.pipeline.verdicts import judge, project_candidates, read_bytes
+from stagelint.staging import Project
+
+#: Files followed through imports (without the screen) before following stops.
+MAX_FOLLOWED = 2000
+
+
+def run(state: ProjectState) -> CheckResult:
+    """Every stage, in order: the result of the check."""
+    discover(state)
+    screen(state)
+    plan_rounds(state)
+    analyse(state)
+    project_phase(state)
+    findings(state)
+    return state.result
+
+
+# discover ---------------------------------------------------------------------------------------
+
+def discover(state: ProjectState) -> None:
+    """The files of the check: those under the given paths and, with `whole_project`, every file
+    of the project each given file belongs to (reported only for the given ones)."""
+    settings, sources = state.settings, state.sources
+    # A buffer with no file behind it (flake8's standard input) is checked under its name.
+    virtual = [p for p in state.paths if os.path.realpath(p) in sources and not os.path.exists(p)]
+    asked, missing = discover_files([p for p in state.paths if p not in virtual], settings)
+    asked = virtual + asked
+    state.result.skipped.extend(missing)
+    realpath = state.realpath
+    state.asked = {realpath(f) for f in asked}
+    files = asked
+    if state.options.whole_project:
+        files = asked + _project_files(state, [p for p in state.paths if p in virtual or os.path.isfile(p)])
+    state.files = files
+    names = state.names
+    state.roots = frozenset(names(f)[0].split(".")[0] for f in files)
+    state.search_roots = sorted({names.package_root(f) for f in files} | {Path.cwd()}, key=str)
+    state.given = {realpath(f) for f in files}
+
+
+def _project_files(state: ProjectState, given_files: list[str]) -> list[str]:
+    """The other files of the projects of files given one by one, as `check ROOT` finds them;
+    the given file must be one of them (a file in a folder the project's walk skips, or with no
+    project around it, is checked on its own)."""
+    realpath = state.realpath
+    out: list[str] = []
+    seen = set(state.asked)
+    walked: dict[Path, tuple[list[str], set[str]]] = {}
+    roots: dict[str, Path | None] = {}
+    for path in given_files:
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in roots:
+            roots[folder] = project_root(folder or ".")
+        root = roots[folder]
+        if root is None:
+            continue
+        if root not in walked:
+            found = discover_files([display_path(root)], state.settings)[0]
+            walked[root] = (found, {realpath(f) for f in found})
+        found, reals = walked[root]
+        real = realpath(path)
+        if real not in state.sources and real not in reals:
+            continue
+        for f in found:
+            r = realpath(f)
+            if r not in seen:
+                seen.add(r)
+                out.append(f)
+    return out
+
+
+# screen -----------------------------------------------------------------------------------------
+
+def screen(state: ProjectState) -> None:
+    """Which files can have findings at all (`stagelint.screen`), and which of them go first."""
+    files = list(state.files)
+    state.follow = state.options.follow_imports
+    if state.options.screen:
+        from stagelint import screen as screening
+
+        read = _reader(state.sources) if state.sources else None
+        selection = screening.select(files, state.settings, state.search_roots, state.names, read,
+                                     cache=state.cache, realpath=state.realpath)
+        state.selection = selection
+        files = selection.analyse
+        state.digests = selection.digests
+        for path in selection.skip:
+            # Checked (it cannot have findings); its name still takes part in the engine's
+            # resolution of module-name suffixes, as it would unscreened.
+            state.placeholders.append(_placeholder(state, path))
+        if not state.options.follow_imports:
+            files = [f for f in files if state.realpath(f) in state.given]
+            selection.deferred = {r: shown for r, shown in selection.deferred.items() if r in state.given}
+        state.deferred = dict(selection.deferred)
+        # Without the screen (or when it gave up), the analysis follows the imports of each
+        # analysed file. With it, the screen has read every project file the given ones import,
+        # transitively, and the rounds decide which of them to analyse.
+        state.follow = state.options.follow_imports and not selection.known
+    state.first_round = files
+    state.queued = {state.realpath(f) for f in files}
+
+
+class _reader:
+    def __init__(self, sources: dict[str, bytes]):
+        self.sources = sources
+
+    def __call__(self, real: str) -> bytes:
+        return self.sources[real] if real in self.sources else read_bytes(real)
+
+
+def _placeholder(state: ProjectState, path: str) -> F.ModuleFacts:
+    """Name-only facts of a file not analysed: its name still takes part in the engine's
+    resolution of module-name suffixes, as it would analysed."""
+    module, is_package = state.names(path)
+    return F.ModuleFacts(path=path, module=module, is_package=is_package)
+
+
+# plan the rounds --------------------------------------------------------------------------------
+
+def plan_rounds(state: ProjectState) -> None:
+    """The rounds' outcome depends only on the files' contents and names: a run over the same
+    files takes it from the cache, rather than repeat the project phase once per round."""
+    if not (state.use_cache and state.deferred) or state.sources:
+        return  # (a plan that depends on an editor's buffer is neither used nor kept)
+    cache = state.cache
+    state.plan_key = cache.key("plan", state.fact_settings(), sorted(state.given), state.options.follow_imports,
+                               sorted(state.selection.digests.items()))
+    planned = cache.get("plan", state.plan_key, list[str])
+    if planned is not None and set(planned) <= state.deferred.keys():
+        state.first_round = state.first_round + [state.deferred.pop(real) for real in planned]
+        state.planned = planned
+
+
+# analyse ----------------------------------------------------------------------------------------
+
+def analyse(state: ProjectState) -> None:
+    """The per-file phase, round after round: the first round's files, then the deferred files
+    the staged code found so far needs (`stagelint.demand`), until none is."""
+    files = state.first_round
+    words = Words(state.selection.sources, state.selection.names) if state.selection is not None else None
+    while True:
+        for outcome in _outcomes(state, files):
+            _take(state, outcome)
+        if not state.deferred or state.planned is not None:
+            break
+        analysed = sorted(state.modules.values(), key=lambda m: m.path)
+        partial = Project(analysed + _placeholders(state, state.deferred.values()), state.settings, TENSORFLOW,
+                          call_sites=False)
+        wanted = demanded(partial, analysed, state.deferred, state.selection.files_for, words)
+        if not wanted:
+            break
+        state.rounds.extend(wanted)
+        files = [state.deferred.pop(real) for real in wanted]
+    if state.plan_key is not None and state.planned is None and state.clean:
+        state.cache.put("plan", state.plan_key, state.rounds)  # a crash or hang changes the rounds: not kept
+    # Nothing staged needs the deferred files left: placeholders, as screened-out files are.
+    state.placeholders = _placeholders(state, state.deferred.values())
+    state.deferred = {}
+    if state.options.report_imported:
+        state.reported = {m.path for m in state.modules.values()}
+
+
+def _placeholders(state: ProjectState, paths) -> list[F.ModuleFacts]:
+    return state.placeholders + [_placeholder(state, p) for p in paths]
+
+
+def _take(state: ProjectState, outcome: Outcome) -> None:
+    result = state.result
+    is_asked = state.realpath(outcome.path) in state.asked
+    if outcome.status == "ok":
+        state.modules[state.realpath(outcome.path)] = outcome.facts
+        if is_asked:
+            state.reported.add(outcome.path)
+            result.files_checked += 1
+            result.errors.extend((outcome.path, code, tb) for code, tb in outcome.facts.errors)
+    else:
+        state.clean = False
+        if is_asked and outcome.status == "error":
+            result.errors.append((outcome.path, "engine", outcome.detail))
+        elif is_asked:
+            result.skipped.append((outcome.path, outcome.detail))
+
+
+def _outcomes(state: ProjectState, files: list[str]):
+    """The outcomes of one round: buffers and, with `jobs=0`, everything in this process; the
+    rest in worker processes. The result cache serves files whose bytes it has seen."""
+    lookup = _CachedFacts(state) if state.use_cache else None
+    store = (state.cache, state.fact_settings()) if state.use_cache else None
+    more = _FollowImports(state)
+    if state.options.jobs == 0:
+        here, rest = files, []
+    else:
+        here = [f for f in files if state.realpath(f) in state.sources]
+        rest = [f for f in files if state.realpath(f) not in state.sources]
+    yield from _analyse_here(state, here, more, lookup, store)
+    if rest:
+        yield from workers.analyse_files(rest, state.settings, state.roots, state.options.jobs or workers.default_jobs(),
+                                         more, lookup=lookup, store=store, start_method=state.options.start_method)
+
+
+def _analyse_here(state: ProjectState, paths, more, lookup=None, store=None):
+    """`workers.analyse_files` without worker processes; buffers replace the disk's bytes."""
+    queue = list(paths)
+    while queue:
+        path = queue.pop(0)
+        real = state.realpath(path)
+        if real in state.sources:
+            outcome = analyse_bytes(path, state.sources[real], state.settings, state.roots, in_process=True)
+        else:
+            outcome = (lookup(path) if lookup is not None else None) or workers.analyse_one(
+                path, state.settings, state.roots, in_process=True)
+            store_outcome(store, outcome)
+        yield outcome
+        queue.extend(more(outcome))
+
+
+class _CachedFacts:
+    """The cached outcome of a file whose bytes, name, settings and stagelint are unchanged."""
+
+    def __init__(self, state: ProjectState):
+        self.state = state
+        self.fact_settings = state.fact_settings()
+
+    def __call__(self, path: str):
+        state = self.state
+        real = state.realpath(path)
+        known = state.digests.get(real)
+        if known is None:
+            try:
+                known = state.digests[real] = digest(read_bytes(real))
+            except OSError:
+                return None
+        module, is_package = state.names(path)
+        key = facts_key(state.cache, self.fact_settings, path, module, is_package, known)
+        facts = state.cache.get("facts", key, F.ModuleFacts)
+        if facts is None:
+            return None
+        facts.path = path  # the key holds it relative to the project root: shown as given here
+        return Outcome(path, "ok", facts, digest=known, cached=True)
+
+
+class _FollowImports:
+    """The project files an analysed file imports, not queued yet (when imports are followed)."""
+
+    def __init__(self, state: ProjectState):
+        self.state = state
+
+    def __call__(self, outcome: Outcome) -> list[str]:
+        state = self.state
+        if not state.follow or outcome.facts is None or len(state.queued) >= MAX_FOLLOWED:
+            return []
+        new = []
+        for p in imported_files(outcome.facts, state.search_roots, state.imported_memo):
+            real = state.realpath(p)
+            if real not in state.queued:
+                state.queued.add(real)
+                new.append(p)
+        return new
+
+
+# project phase ----------------------------------------------------------------------------------
+
+def project_phase(state: ProjectState) -> None:
+    """Join the facts of every file: which functions are staged, what reaches what."""
+    realpath = state.realpath
+    modules = sorted(state.modules.values(), key=lambda m: m.path)
+    analysed = set(state.modules)
+    placeholders = [m for m in state.placeholders if realpath(m.path) not in analysed]
+    modules.extend(placeholders)
+    state.project_modules = modules
+    state.project = Project(modules, state.settings, TENSORFLOW)
+
+
+# findings ---------------------------------------------------------------------------------------
+
+def findings(state: ProjectState) -> None:
+    """The result: the candidates that stand in the reported files, and what could not be checked."""
+    result = state.result
+    result.errors.sort()
+    analysed = set(state.modules)
+    result.files_checked += sum(1 for m in state.placeholders
+                                if state.realpath(m.path) not in analysed and state.realpath(m.path) in state.asked)
+    result.findings = _judged(state, state.reported, result.errors)
+    result.skipped.sort()
+
+
+def findings_for(state: ProjectState, paths: set[str], errors: list | None = None) -> list[Finding]:
+    """The findings in some files (paths as shown), after the project phase: what the language
+    server publishes for a file, without judging the others."""
+    return _judged(state, paths, errors if errors is not None else [])
+
+
+def _judged(state: ProjectState, reported: set[str], errors: list) -> list[Finding]:
+    realpath = state.realpath
+    modules = state.project_modules
+    shown = {m.path: state.sources[realpath(m.path)] for m in modules if realpath(m.path) in state.sources}
+    candidates = project_candidates(state.project, modules, errors)
+    return sorted(judge(state.project, candidates, reported, shown, state.settings, errors, noqa=state.options.noqa),
+                  key=Finding.sort_key)
+
+
+# one file again ---------------------------------------------------------------------------------
+
+def reanalyse(state: ProjectState, path: str, source: bytes | None) -> Outcome:
+    """Analyse one file again, from `source` (an editor's buffer) or from the disk (None), and
+    put its facts in place of the old ones; `project_phase` then joins them with the rest."""
+    real = state.realpath(path)
+    if source is None:
+        state.sources.pop(real, None)
+        try:
+            source = read_bytes(real)
+        except OSError as e:
+            state.modules.pop(real, None)
+            return Outcome(path, "unreadable", detail=f"cannot read: {e.strerror or e}")
+    else:
+        state.sources[real] = source
+    shown = next((m.path for r, m in state.modules.items() if r == real), None) or path
+    outcome = analyse_bytes(shown, source, state.settings, state.roots)
+    if outcome.status == "ok":
+        state.modules[real] = outcome.facts
+        state.reported.add(shown)
+        state.placeholders = [m for m in state.placeholders if state.realpath(m.path) != real]
+    else:
+        state.modules.pop(real, None)
+    return outcome

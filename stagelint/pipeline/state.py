@@ -1,0 +1,112 @@
+"""The state of one project's check: what the stages of `stagelint.pipeline.stages` read and
+fill in, in order. The command line and the flake8 plugin run every stage once over a fresh
+state; the language server keeps the state, and re-runs the last stages when a file changes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from stagelint import facts as F
+from stagelint.config import Settings
+from stagelint.findings import CheckResult
+from stagelint.pipeline.paths import ModuleNames
+
+
+@dataclass
+class Options:
+    """How a check runs; none of it changes a finding, except `follow_imports`,
+    `report_imported` and `whole_project` (which files it looks at and reports)."""
+
+    #: analyse the project modules the given files import (for the call graph)
+    follow_imports: bool = True
+    #: report findings in those imported modules too
+    report_imported: bool = False
+    #: a file given on its own is checked as part of its project (the folder of the nearest
+    #: pyproject.toml, setup.cfg or .git): its findings are those of a check of the project
+    whole_project: bool = False
+    #: worker processes; 0 analyses in this process (inside a daemonic worker, such as
+    #: flake8's, which may not start processes); None: one per CPU
+    jobs: int | None = None
+    #: apply inline `# noqa` (False leaves it to the host, as flake8 applies its own)
+    noqa: bool = True
+    #: the byte-level screen (`stagelint.screen`); False analyses every file, for testing
+    #: that the screen changes nothing
+    screen: bool = True
+    #: how worker processes start (`multiprocessing`): None forks where it can
+    start_method: str | None = None
+
+
+@dataclass
+class ProjectState:
+    settings: Settings
+    #: the paths as given (files and folders)
+    paths: list[str]
+    options: Options = field(default_factory=Options)
+    #: real path -> contents that replace the disk's (an editor's unsaved buffer)
+    sources: dict[str, bytes] = field(default_factory=dict)
+    #: a `stagelint.cache.Cache`, or None: analyse everything afresh
+    cache: object = None
+
+    # discover ---------------------------------------------------------------------------------
+    names: ModuleNames = field(default_factory=ModuleNames)
+    #: the files of the check, as shown: the given ones and, for `whole_project`, their projects'
+    files: list[str] = field(default_factory=list)
+    #: real paths of the files the check was asked about (their findings are reported)
+    asked: set[str] = field(default_factory=set)
+    #: real paths of `files`
+    given: set[str] = field(default_factory=set)
+    #: the top-level packages checked (calls into them are recorded as call sites)
+    roots: frozenset = frozenset()
+    #: where imported project modules are looked for
+    search_roots: list[Path] = field(default_factory=list)
+    result: CheckResult = field(default_factory=CheckResult)
+
+    # screen -----------------------------------------------------------------------------------
+    #: `stagelint.screen.Selection`, or None without the screen
+    selection: object = None
+    #: the files of the first round
+    first_round: list[str] = field(default_factory=list)
+    #: live files not analysed yet (real path -> as shown); the rounds take from them
+    deferred: dict[str, str] = field(default_factory=dict)
+    #: name-only facts of the files the screen ruled out
+    placeholders: list[F.ModuleFacts] = field(default_factory=list)
+    #: the SHA-256 of every file read, by real path
+    digests: dict[str, str] = field(default_factory=dict)
+    #: follow each analysed file's imports (without the screen, or when it gave up)
+    follow: bool = True
+    queued: set[str] = field(default_factory=set)
+    imported_memo: dict = field(default_factory=dict)
+
+    # plan the rounds --------------------------------------------------------------------------
+    plan_key: str | None = None
+    #: the deferred files of the later rounds, from the cache (None: decided round by round)
+    planned: list[str] | None = None
+    rounds: list[str] = field(default_factory=list)
+
+    # analyse ----------------------------------------------------------------------------------
+    #: the facts of every file analysed, by real path
+    modules: dict[str, F.ModuleFacts] = field(default_factory=dict)
+    #: paths as shown whose findings are reported
+    reported: set[str] = field(default_factory=set)
+    #: no crash, hang or internal error (the rounds' plan may be kept)
+    clean: bool = True
+
+    # project phase ----------------------------------------------------------------------------
+    #: `stagelint.staging.Project` over the analysed files and placeholders
+    project: object = None
+    #: the facts the project was built from, sorted by path
+    project_modules: list[F.ModuleFacts] = field(default_factory=list)
+
+    @property
+    def realpath(self):
+        return self.names.realpath
+
+    @property
+    def use_cache(self) -> bool:
+        return self.cache is not None and getattr(self.cache, "enabled", False)
+
+    def fact_settings(self) -> tuple:
+        from stagelint.cache import analysis_settings
+
+        return (analysis_settings(self.settings), tuple(sorted(self.roots)))

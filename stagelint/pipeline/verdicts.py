@@ -1,0 +1,122 @@
+"""The end of the project phase: which candidates stand, as findings.
+
+A candidate found in one file stands when the staged code of the whole project reaches its
+function (or it stages itself) and its rule's `confirm` agrees; then the configuration
+(select, ignore, per-file-ignores) and the file's suppression comments have their say."""
+
+from __future__ import annotations
+
+import traceback
+
+from stagelint import facts as F
+from stagelint import notebooks
+from stagelint.findings import Finding, file_is_off, is_selected, is_suppressed
+from stagelint.rules.base import REGISTRY, all_rules
+
+
+def read_bytes(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def decode_lines(source: bytes) -> list[str]:
+    text = source.decode("utf-8", errors="replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.splitlines()
+
+
+def project_candidates(project, modules, errors: list) -> list[tuple[F.ModuleFacts, F.Candidate]]:
+    """Every file's candidates, and those only the project shows (`rule.project_candidates`).
+    A rule that raises here is recorded in `errors` and loses only its own candidates."""
+    by_module = {m.module: m for m in modules}
+    candidates: list[tuple[F.ModuleFacts, F.Candidate]] = [(m, c) for m in modules for c in m.candidates]
+    for rule in all_rules():
+        try:
+            extra = list(rule.project_candidates(project))
+        except Exception:
+            errors.append(("<project>", rule.code, traceback.format_exc(limit=-4)))
+            continue
+        for module, cand in extra:
+            candidates.append((by_module[module], cand))
+    return candidates
+
+
+def findings(project, modules, reported: set[str], sources: dict[str, bytes], settings,
+             errors: list | None = None, noqa: bool = True):
+    """Candidates that stand, as findings. A rule that raises in the project phase is recorded
+    in `errors` (path, rule, traceback) and loses only its own findings there."""
+    errors = errors if errors is not None else []
+    candidates = project_candidates(project, modules, errors)
+    yield from judge(project, candidates, reported, sources, settings, errors, noqa)
+
+
+def judge(project, candidates, reported: set[str], sources: dict[str, bytes], settings, errors: list,
+          noqa: bool = True):
+    """The findings among `candidates` (module facts, candidate) in the files `reported`."""
+    failed: set[tuple[str, str]] = set()
+    seen = set()
+    lines_cache: dict[str, tuple[list[str], bytes]] = {}
+    for m, cand in candidates:
+        if m.path not in reported:
+            continue
+        rule = REGISTRY[cand.code]
+        if not is_selected(rule.code, settings.select, settings.ignore) or settings.ignored_for(m.path, rule.code):
+            continue
+        fields = dict(cand.fields)
+        fix = fields.pop("_fix", None)
+        entry = None
+        if not rule.always:
+            key = (m.module, cand.function)
+            if cand.fields.get("_anchors"):
+                # Found outside staged code (a call site, a rebinding): it stands for the first
+                # staged function it concerns, which its message names.
+                key = next((tuple(a) for a in cand.fields["_anchors"] if tuple(a) in project.reached), None)
+            # `tf.function(lambda ...)` stages its own code, reached or not.
+            staged_here = bool(cand.fields.get("_stages_itself"))
+            if (key not in project.reached and not staged_here) or (m.path, rule.code) in failed:
+                continue
+            try:
+                verdict = rule.confirm(cand, project, m)
+                if not verdict:
+                    continue
+                if isinstance(verdict, dict):  # what only the project shows, for the message
+                    fields.update(verdict)
+            except Exception:
+                failed.add((m.path, rule.code))
+                errors.append((m.path, rule.code, traceback.format_exc(limit=-4)))
+                continue
+            if key in project.reached:
+                fields.setdefault("func", project.function_phrase(key))
+                entry = project.display(project.reached[key], m.module)
+        finding = Finding(
+            code=rule.code,
+            name=rule.name,
+            path=m.path,
+            line=cand.span.line,
+            column=cand.span.column,
+            end_line=cand.span.end_line,
+            end_column=cand.span.end_column,
+            message=rule.message.format(**fields),
+            function=cand.function,
+            entry_point=entry,
+            fixable=fix is not None,
+            fix=fix,
+        )
+        if finding.sort_key() + (finding.message,) in seen:
+            continue
+        seen.add(finding.sort_key() + (finding.message,))
+        lines, source = lines_cache.get(m.path) or (None, b"")
+        if lines is None:
+            source = sources.get(m.path)
+            if source is None:
+                try:
+                    source = read_bytes(m.path)
+                except OSError:
+                    source = b""
+            lines = notebooks.module_lines(m.path, source) if notebooks.is_notebook(m.path) else decode_lines(source)
+            lines_cache[m.path] = (lines, source)
+        if rule.code != "STG000" and (file_is_off(lines, rule.code) or (noqa and is_suppressed(finding, lines))):
+            continue
+        # A notebook's findings are shown in cell coordinates (`stagelint.notebooks`).
+        yield notebooks.place(finding, source) if notebooks.is_notebook(m.path) else finding

@@ -1,0 +1,456 @@
+"""`stagelint server`: a language server (LSP over stdio) that keeps the project in memory.
+
+On start it analyses the workspace folder as `stagelint check .` does there (in the background,
+with LSP work-done progress), then publishes each open file's findings. When a buffer changes,
+it analyses that file again from the buffer's text and re-runs the project phase
+(`stagelint.pipeline.stages.reanalyse` and `project_phase`): the other files' facts stay as
+they are. It offers the rule's safe fix and a `# noqa: CODE` as code actions, shows the rule's
+page on hover, and reloads `[tool.stagelint]` (and starts over) when pyproject.toml changes.
+
+All analysis runs on one thread of its own, one job at a time, so the LSP thread answers
+hover and code actions at once; a burst of changes to one file is analysed once, at its latest
+version. Nothing is ever written to standard output but the protocol: the analysis' workers
+inherit a standard output that goes to standard error.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from stagelint import __version__
+from stagelint.config import ConfigError, Settings, load_settings
+from stagelint.findings import Finding, noqa_codes, noqa_line_map
+from stagelint.pipeline import stages
+from stagelint.pipeline.state import Options, ProjectState
+
+try:  # the `server` extra
+    from lsprotocol import types as lsp
+    from pygls.lsp.server import LanguageServer
+    from pygls.uris import to_fs_path
+except ImportError:  # pragma: no cover - reported by main()
+    lsp = LanguageServer = None
+
+SOURCE = "stagelint"
+
+
+@dataclass
+class Published:
+    """What the server last said about one document: the findings of which version."""
+
+    version: int | None
+    findings: list[Finding] = field(default_factory=list)
+    #: the text the findings were computed from (code actions apply only to it)
+    text: str = ""
+
+
+class Project:
+    """The project's state and what the server does with it; used from the analysis thread only
+    (apart from `published`, which the LSP thread reads)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.settings = Settings()
+        self.state: ProjectState | None = None
+        self.published: dict[str, Published] = {}
+
+    def load_settings(self) -> str | None:
+        """Read `[tool.stagelint]`; the error message if it is invalid (the old settings stay)."""
+        try:
+            self.settings = load_settings(self.root)
+        except ConfigError as e:
+            return str(e)
+        return None
+
+    def analyse_all(self, report=lambda message, percent: None) -> None:
+        """The whole project, as `stagelint check .` from its root, stage by stage."""
+        from stagelint.cache import open_cache
+
+        cache = open_cache(["."])  # the project's own, as `stagelint check .` there uses
+        state = ProjectState(settings=self.settings, paths=["."], options=Options(start_method="forkserver"), cache=cache)
+        report("finding files", 0)
+        stages.discover(state)
+        report(f"screening {len(state.files)} files", 10)
+        stages.screen(state)
+        stages.plan_rounds(state)
+        report(f"analysing {len(state.first_round)} files", 30)
+        stages.analyse(state)
+        report("joining the project", 90)
+        stages.project_phase(state)
+        # Every analysed file's findings can be asked for later, not only the given ones'.
+        state.reported = {m.path for m in state.modules.values()}
+        self.state = state
+
+    def update(self, path: str, text: str | None) -> None:
+        """One file again, from an editor's buffer (or the disk for None), then the project phase
+        (unless the file's facts came out the same: a comment typed, a line's spacing)."""
+        real = self.state.realpath(path)
+        before = self.state.modules.get(real)
+        stages.reanalyse(self.state, path, None if text is None else text.encode("utf-8"))
+        after = self.state.modules.get(real)
+        if before is not None and after is not None and before == after and self.state.project is not None:
+            self.state.modules[real] = before  # the project phase's own object: same facts
+            return
+        stages.project_phase(self.state)
+
+    def shown(self, path: str) -> str:
+        """The file as the state shows it (relative to the root when below it)."""
+        real = self.state.realpath(path)
+        facts = self.state.modules.get(real)
+        if facts is not None:
+            return facts.path
+        placeholder = self._placeholders().get(real)
+        return placeholder.path if placeholder is not None else _relative(real)
+
+    def _placeholders(self) -> dict:
+        """The state's name-only facts by real path (rebuilt when the list changes)."""
+        if getattr(self, "_indexed", None) is not self.state.placeholders:
+            self._indexed = self.state.placeholders
+            self._by_real = {self.state.realpath(m.path): m for m in self._indexed}
+        return self._by_real
+
+    def findings_for(self, paths: list[str]) -> dict[str, list[Finding]]:
+        """The findings of some files (by the paths asked with), judged together."""
+        shown = {self.shown(p): p for p in paths}
+        out: dict[str, list[Finding]] = {p: [] for p in paths}
+        wanted = {s for s in shown if s in self.state.reported}
+        if wanted:
+            for finding in stages.findings_for(self.state, wanted):
+                out[shown[finding.path]].append(finding)
+        return out
+
+    def known(self, path: str) -> bool:
+        real = self.state.realpath(path)
+        return real in self.state.modules or real in self._placeholders()
+
+
+def _relative(real: str) -> str:
+    rel = os.path.relpath(real)
+    return real if rel.startswith("..") else Path(rel).as_posix()
+
+
+def _disk_text(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+# LSP <-> findings ------------------------------------------------------------------------------
+
+def _utf16(line: str, column: int) -> int:
+    """An LSP character offset (UTF-16 code units) for a 1-based column in characters."""
+    head = line[: max(0, column - 1)]
+    return len(head.encode("utf-16-le")) // 2
+
+
+def _position(lines: list[str], line: int, column: int) -> lsp.Position:
+    text = lines[line - 1] if 1 <= line <= len(lines) else ""
+    return lsp.Position(line=max(0, line - 1), character=_utf16(text, column))
+
+
+def _range(lines, line, column, end_line, end_column) -> lsp.Range:
+    return lsp.Range(start=_position(lines, line, column), end=_position(lines, end_line, end_column))
+
+
+def diagnostic(finding: Finding, lines: list[str]) -> lsp.Diagnostic:
+    return lsp.Diagnostic(
+        range=_range(lines, finding.line, finding.column, finding.end_line, finding.end_column),
+        message=f"{finding.message}",
+        severity=lsp.DiagnosticSeverity.Warning,
+        code=finding.code,
+        source=SOURCE,
+        code_description=None,
+        data={"name": finding.name, "fixable": finding.fixable},
+    )
+
+
+def _overlaps(a: lsp.Range, b: lsp.Range) -> bool:
+    return (a.start.line, a.start.character) <= (b.end.line, b.end.character) and \
+        (b.start.line, b.start.character) <= (a.end.line, a.end.character)
+
+
+def noqa_edit(finding: Finding, lines: list[str]) -> lsp.TextEdit:
+    """`# noqa: CODE` where flake8 and stagelint look for it: at the end of the finding's first
+    line, or of the last line of a string that spans lines from there; added to the codes of a
+    `# noqa: ...` already there."""
+    mapping = noqa_line_map(lines)
+    target = finding.line
+    group = mapping.get(finding.line)
+    if group is not None:
+        while mapping.get(target + 1) is group:
+            target += 1
+    text = lines[target - 1] if 1 <= target <= len(lines) else ""
+    codes = noqa_codes(text)
+    if codes:
+        comment = text.rstrip()
+        insert = f",{finding.code}"
+        column = len(comment) + 1
+    else:
+        insert = f"  # noqa: {finding.code}"
+        column = len(text.rstrip()) + 1
+    end = _position(lines, target, len(text) + 1)
+    start = _position(lines, target, column)
+    return lsp.TextEdit(range=lsp.Range(start=start, end=end), new_text=insert)
+
+
+def fix_edits(finding: Finding, lines: list[str]) -> list[lsp.TextEdit]:
+    return [lsp.TextEdit(range=_range(lines, e.line, e.column, e.end_line, e.end_column), new_text=e.text)
+            for e in finding.fix.edits]
+
+
+def rule_page(code: str) -> str | None:
+    from stagelint.docs import render_rule
+    from stagelint.rules.base import get_rule
+
+    rule = get_rule(code)
+    return None if rule is None else render_rule(rule)
+
+
+# the server -----------------------------------------------------------------------------------
+
+class StagelintServer:
+    """The LSP side: handlers on pygls's thread, analysis on a thread of its own."""
+
+    def __init__(self):
+        self.ls = LanguageServer("stagelint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        self.project: Project | None = None
+        self.jobs: queue.Queue = queue.Queue()
+        self.pending: set[str] = set()  # documents waiting for analysis (uris)
+        self.pending_lock = threading.Lock()
+        self.ready = threading.Event()
+        self.loop = None
+        self._register()
+
+    # sending from the analysis thread, through the LSP thread's loop
+    def _send(self, fn, *args) -> None:
+        self.loop.call_soon_threadsafe(fn, *args)
+
+    def _register(self) -> None:
+        ls = self.ls
+
+        @ls.feature(lsp.INITIALIZE)
+        def initialize(params: lsp.InitializeParams):
+            folders = params.workspace_folders or []
+            root = (to_fs_path(folders[0].uri) if folders else None) or (
+                to_fs_path(params.root_uri) if params.root_uri else None) or params.root_path or os.getcwd()
+            # Paths are shown and cached as `stagelint check .` shows them from the root.
+            os.chdir(root)
+            self.project = Project(Path(root))
+
+        @ls.feature(lsp.INITIALIZED)
+        def initialized(params):
+            import asyncio
+
+            self.loop = asyncio.get_running_loop()
+            caps = ls.client_capabilities
+            watch = caps.workspace and caps.workspace.did_change_watched_files
+            if watch and watch.dynamic_registration:
+                ls.client_register_capability(lsp.RegistrationParams(registrations=[lsp.Registration(
+                    id="stagelint-config", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
+                        watchers=[lsp.FileSystemWatcher(glob_pattern="**/pyproject.toml")]),
+                )]))
+            threading.Thread(target=self._work, name="stagelint-analysis", daemon=True).start()
+            self.jobs.put(("all", None))
+
+        @ls.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+        def did_open(params: lsp.DidOpenTextDocumentParams):
+            self._changed(params.text_document.uri)
+
+        @ls.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+        def did_change(params: lsp.DidChangeTextDocumentParams):
+            self._changed(params.text_document.uri)
+
+        @ls.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+        def did_save(params: lsp.DidSaveTextDocumentParams):
+            if self._is_config(params.text_document.uri):
+                self.jobs.put(("all", None))
+            else:
+                self._changed(params.text_document.uri)
+
+        @ls.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+        def did_close(params: lsp.DidCloseTextDocumentParams):
+            self.jobs.put(("close", params.text_document.uri))
+
+        @ls.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+        def did_change_watched(params: lsp.DidChangeWatchedFilesParams):
+            if any(self._is_config(c.uri) for c in params.changes):
+                self.jobs.put(("all", None))
+
+        @ls.feature(lsp.TEXT_DOCUMENT_HOVER)
+        def hover(params: lsp.HoverParams):
+            for finding, rng in self._findings_at(params.text_document.uri, lsp.Range(params.position, params.position)):
+                page = rule_page(finding.code)
+                if page:
+                    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=page), range=rng)
+            return None
+
+        @ls.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
+                    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
+        def code_action(params: lsp.CodeActionParams):
+            uri = params.text_document.uri
+            doc = ls.workspace.get_text_document(uri)
+            published = self.project.published.get(uri) if self.project else None
+            if published is None or published.text != doc.source:
+                return []  # stale: the edits would land in the wrong place
+            lines = doc.source.splitlines()
+            actions = []
+            for finding, rng in self._findings_at(uri, params.range):
+                diag = [diagnostic(finding, lines)]
+                if finding.fix is not None:
+                    actions.append(lsp.CodeAction(
+                        title=f"Fix {finding.code}: {finding.name}", kind=lsp.CodeActionKind.QuickFix,
+                        diagnostics=diag, is_preferred=True,
+                        edit=lsp.WorkspaceEdit(changes={uri: fix_edits(finding, lines)})))
+                actions.append(lsp.CodeAction(
+                    title=f"Ignore {finding.code} on this line (# noqa: {finding.code})",
+                    kind=lsp.CodeActionKind.QuickFix, diagnostics=diag,
+                    edit=lsp.WorkspaceEdit(changes={uri: [noqa_edit(finding, lines)]})))
+            return actions
+
+    def _is_config(self, uri: str) -> bool:
+        return uri.endswith("/pyproject.toml")
+
+    def _findings_at(self, uri: str, where: lsp.Range):
+        published = self.project.published.get(uri) if self.project else None
+        if published is None:
+            return
+        lines = published.text.splitlines()
+        for finding in published.findings:
+            rng = _range(lines, finding.line, finding.column, finding.end_line, finding.end_column)
+            if _overlaps(rng, where):
+                yield finding, rng
+
+    def _changed(self, uri: str) -> None:
+        with self.pending_lock:
+            if uri in self.pending:
+                return  # already waiting: it will be analysed at its latest version
+            self.pending.add(uri)
+        self.jobs.put(("file", uri))
+
+    # the analysis thread ----------------------------------------------------------------------
+
+    def _work(self) -> None:
+        while True:
+            kind, uri = self.jobs.get()
+            try:
+                if kind == "all":
+                    self._analyse_all()
+                elif kind == "file" and self.ready.is_set():
+                    self._analyse_file(uri)
+                elif kind == "close":
+                    self.project.published.pop(uri, None)
+                    path = to_fs_path(uri)
+                    if self.ready.is_set() and path and self.project.state.realpath(path) in self.project.state.sources:
+                        self.project.update(path, None)  # closed unsaved: the disk's text counts again
+                    self._send(self.ls.text_document_publish_diagnostics,
+                               lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+            except Exception as e:  # one failed job must not stop the server
+                import traceback
+
+                self._send(self.ls.window_log_message, lsp.LogMessageParams(
+                    type=lsp.MessageType.Error, message=f"stagelint: {e}\n{traceback.format_exc(limit=-6)}"))
+
+    def _analyse_all(self) -> None:
+        self.ready.clear()
+        error = self.project.load_settings()
+        if error:
+            self._send(self.ls.window_show_message, lsp.ShowMessageParams(type=lsp.MessageType.Error,
+                                                                         message=f"stagelint: {error}"))
+        token = f"stagelint-{time.monotonic_ns()}"
+        progress = self._progress(token)
+        self.project.analyse_all(progress)
+        self._end(token)
+        self.ready.set()
+        # The documents open now (those already changed are analysed again at their version).
+        for uri in list(self.ls.workspace.text_documents):
+            self._analyse_file(uri)
+
+    def _progress(self, token: str):
+        caps = self.ls.client_capabilities
+        if not (caps.window and caps.window.work_done_progress):
+            return lambda message, percent: None
+        created = threading.Event()
+
+        def create():
+            # Begin only once the client has the token (an error answer ends the wait too).
+            self.ls.work_done_progress.create(token).add_done_callback(lambda _: created.set())
+
+        self._send(create)
+        created.wait(timeout=5)
+        self._send(self.ls.work_done_progress.begin, token, lsp.WorkDoneProgressBegin(
+            title="stagelint", message="analysing the project", percentage=0, cancellable=False))
+
+        def report(message: str, percent: int) -> None:
+            self._send(self.ls.work_done_progress.report, token,
+                       lsp.WorkDoneProgressReport(message=message, percentage=percent))
+
+        return report
+
+    def _end(self, token: str) -> None:
+        caps = self.ls.client_capabilities
+        if caps.window and caps.window.work_done_progress:
+            files = len(self.project.state.files)
+            self._send(self.ls.work_done_progress.end, token,
+                       lsp.WorkDoneProgressEnd(message=f"{files} files checked"))
+
+    def _analyse_file(self, uri: str) -> None:
+        with self.pending_lock:
+            self.pending.discard(uri)
+        path = to_fs_path(uri)
+        if self._is_config(uri) or not path or not path.endswith(".py"):
+            return
+        doc = self.ls.workspace.text_documents.get(uri)
+        if doc is None:
+            return
+        text, version = doc.source, doc.version
+        project = self.project
+        disk = _disk_text(path)
+        if text != disk or not project.known(path):
+            project.update(path, text)
+        elif os.path.realpath(path) in project.state.sources:
+            project.update(path, None)  # saved, or changed back: the disk's text again
+        findings = project.findings_for([path])[path]
+        self._publish(uri, version, text, findings)
+        # What changed here may change what other open files get (a helper staged from here).
+        others = {}
+        for other, doc in list(self.ls.workspace.text_documents.items()):
+            if other != uri and other in project.published and project.published[other].text == doc.source:
+                others[to_fs_path(other)] = (other, doc.version, doc.source)
+        if others:
+            for other_path, found in project.findings_for(list(others)).items():
+                other, version, text = others[other_path]
+                if found != project.published[other].findings:
+                    self._publish(other, version, text, found)
+
+    def _publish(self, uri: str, version, text: str, findings: list[Finding]) -> None:
+        self.project.published[uri] = Published(version, findings, text)
+        lines = text.splitlines()
+        self._send(self.ls.text_document_publish_diagnostics, lsp.PublishDiagnosticsParams(
+            uri=uri, version=version, diagnostics=[diagnostic(f, lines) for f in findings]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`stagelint server`: speak LSP on standard input and output."""
+    if LanguageServer is None:
+        print("stagelint: error: the language server needs pygls: pip install 'stagelint[server]'", file=sys.stderr)
+        return 2
+    # The protocol owns the real standard output; anything else printed (by this process or
+    # the analysis workers it forks) goes to standard error instead of corrupting it.
+    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+    server = StagelintServer()
+    server.ls.start_io(sys.stdin.buffer, protocol_out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,223 @@
+"""`stagelint server` driven by a real LSP client (pygls's) over the server process's standard
+input and output, as an editor drives it: initialize, open, change, code actions, hover,
+configuration reload, shutdown and exit."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from integration_support import PROJECT
+
+lsp = pytest.importorskip("lsprotocol.types")  # the `server` extra, part of dev
+from pygls.lsp.client import LanguageClient  # noqa: E402
+from pygls.uris import from_fs_path  # noqa: E402
+
+
+class Client:
+    """A language client that records what the server publishes and sends."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.client = LanguageClient("stagelint-tests", "1")
+        self.diagnostics: dict[str, list] = {}
+        self.versions: dict[str, int | None] = {}
+        self.progress: list = []
+        self.registrations: list = []
+        self.changed = asyncio.Event()
+
+        @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def published(params):
+            self.diagnostics[params.uri] = params.diagnostics
+            self.versions[params.uri] = params.version
+            self.changed.set()
+
+        @self.client.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        def create(params):
+            return None
+
+        @self.client.feature(lsp.PROGRESS)
+        def progress(params):
+            self.progress.append(params.value)
+
+        @self.client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+        def register(params):
+            self.registrations.extend(params.registrations)
+            return None
+
+    async def start(self):
+        await self.client.start_io(sys.executable, "-m", "stagelint", "server")
+        caps = lsp.ClientCapabilities(
+            window=lsp.WindowClientCapabilities(work_done_progress=True),
+            workspace=lsp.WorkspaceClientCapabilities(
+                did_change_watched_files=lsp.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)),
+        )
+        result = await self.client.initialize_async(lsp.InitializeParams(
+            capabilities=caps, root_uri=from_fs_path(str(self.root)),
+            workspace_folders=[lsp.WorkspaceFolder(uri=from_fs_path(str(self.root)), name="p")]))
+        self.client.initialized(lsp.InitializedParams())
+        return result
+
+    def uri(self, rel: str) -> str:
+        return from_fs_path(str(self.root / rel))
+
+    def open(self, rel: str, text: str | None = None):
+        text = (self.root / rel).read_text() if text is None else text
+        self.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+            text_document=lsp.TextDocumentItem(uri=self.uri(rel), language_id="python", version=1, text=text)))
+
+    def change(self, rel: str, version: int, text: str):
+        self.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=self.uri(rel), version=version),
+            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
+
+    async def wait_for(self, rel: str, version: int, timeout: float = 120):
+        """The diagnostics the server publishes for this version of the document."""
+        uri = self.uri(rel)
+        deadline = asyncio.get_running_loop().time() + timeout
+        while self.versions.get(uri, -1) != version:
+            self.changed.clear()
+            left = deadline - asyncio.get_running_loop().time()
+            assert left > 0, f"no diagnostics for {rel} version {version}"
+            try:
+                await asyncio.wait_for(self.changed.wait(), timeout=left)
+            except asyncio.TimeoutError:
+                pass
+        return self.diagnostics[uri]
+
+    async def stop(self):
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await asyncio.wait_for(self.client.stop(), timeout=30)
+
+
+def _codes(diagnostics) -> list[tuple[int, str]]:
+    return sorted((d.range.start.line + 1, d.code) for d in diagnostics)
+
+
+def test_diagnostics_actions_hover_and_reload(tmp_path):
+    root = tmp_path / "p"
+    shutil.copytree(PROJECT, root)
+    (root / "pyproject.toml").write_text("[tool.stagelint]\n")
+    asyncio.run(_session(root))
+
+
+async def _session(root: Path):
+    c = Client(root)
+    result = await c.start()
+    assert result.capabilities.hover_provider and result.capabilities.code_action_provider
+    try:
+        # A helper staged from another module: its findings come from the project in memory.
+        c.open("pkg/utils.py")
+        utils = await c.wait_for("pkg/utils.py", 1)
+        assert (7, "STG101") in _codes(utils)
+        assert all(d.source == "stagelint" for d in utils)
+        # The initial analysis reported work-done progress, from begin to end.
+        kinds = [v["kind"] if isinstance(v, dict) else v.kind for v in c.progress]
+        assert kinds[0] == "begin" and kinds[-1] == "end"
+        assert any(r.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in c.registrations)
+
+        model = (root / "pkg" / "model.py").read_text()
+        c.open("pkg/model.py", model)
+        first = _codes(await c.wait_for("pkg/model.py", 1))
+        assert (11, "STG101") in first and (10, "STG101") not in first  # line 10 has a noqa
+
+        # An unsaved change: a new print in the staged function, and a line moved down.
+        edited = model.replace("    log_metrics(loss)\n", "    log_metrics(loss)\n    print('unsaved')\n")
+        c.change("pkg/model.py", 2, edited)
+        after = _codes(await c.wait_for("pkg/model.py", 2))
+        assert (10, "STG101") in after and (12, "STG101") in after and (11, "STG101") not in after
+
+        # The helper is no longer staged once model.py stops calling it: its findings go.
+        c.change("pkg/model.py", 3, edited.replace("    log_metrics(loss)\n", ""))
+        await c.wait_for("pkg/model.py", 3)
+        for _ in range(100):
+            if not c.diagnostics[c.uri("pkg/utils.py")]:
+                break
+            await asyncio.sleep(0.1)
+        assert not c.diagnostics[c.uri("pkg/utils.py")]
+
+        # Code actions: `# noqa: CODE` on the finding's line, and the rule's fix where it has one.
+        target = min(c.diagnostics[c.uri("pkg/model.py")], key=lambda d: d.range.start.line)
+        assert (target.range.start.line, target.code) == (8, "STG101")  # print('unsaved')
+        actions = await c.client.text_document_code_action_async(lsp.CodeActionParams(
+            text_document=lsp.TextDocumentIdentifier(uri=c.uri("pkg/model.py")), range=target.range,
+            context=lsp.CodeActionContext(diagnostics=[target])))
+        noqa = [a for a in actions if "noqa" in a.title]
+        assert noqa, [a.title for a in actions]
+        edit = noqa[0].edit.changes[c.uri("pkg/model.py")][0]
+        assert edit.new_text == "  # noqa: STG101" and edit.range.start.line == 8
+        assert edit.range.start.character == len("    print('unsaved')")
+
+        # Hover on a finding: the rule's page, as `stagelint rule STG101` prints it.
+        hover = await c.client.text_document_hover_async(lsp.HoverParams(
+            text_document=lsp.TextDocumentIdentifier(uri=c.uri("pkg/model.py")), position=target.range.start))
+        from stagelint.docs import render_rule
+        from stagelint.rules.base import get_rule
+
+        assert hover.contents.value == render_rule(get_rule("STG101"))
+
+        # The configuration changes on disk: the project is analysed again under it.
+        (root / "pyproject.toml").write_text('[tool.stagelint]\nignore = ["STG101"]\n')
+        c.client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(changes=[
+            lsp.FileEvent(uri=c.uri("pyproject.toml"), type=lsp.FileChangeType.Changed)]))
+        for _ in range(600):
+            codes = _codes(c.diagnostics[c.uri("pkg/model.py")])
+            if codes and all(code != "STG101" for _, code in codes) or not codes:
+                break
+            await asyncio.sleep(0.1)
+        assert all(code != "STG101" for _, code in _codes(c.diagnostics[c.uri("pkg/model.py")]))
+    finally:
+        await c.stop()
+
+
+def test_fix_code_action_edits_like_check_fix(tmp_path):
+    """A fixable finding offers its fix, and the edits make what `stagelint check --fix` makes."""
+    from stagelint.engine import check_source
+
+    source = textwrap.dedent('''
+        import numpy as np
+        import tensorflow as tf
+
+
+        @tf.function
+        def noisy(x):
+            return x + np.random.uniform()
+    ''').lstrip()
+    fixable = [f for f in check_source(source, "m.py") if f.fixable]
+    assert len(fixable) == 1, fixable
+    (tmp_path / "m.py").write_text(source)
+    (tmp_path / "pyproject.toml").write_text("[tool.stagelint]\n")
+
+    async def session():
+        c = Client(tmp_path)
+        await c.start()
+        try:
+            c.open("m.py")
+            diags = await c.wait_for("m.py", 1)
+            target = next(d for d in diags if d.code == fixable[0].code)
+            actions = await c.client.text_document_code_action_async(lsp.CodeActionParams(
+                text_document=lsp.TextDocumentIdentifier(uri=c.uri("m.py")), range=target.range,
+                context=lsp.CodeActionContext(diagnostics=[target])))
+            fix = next(a for a in actions if a.title.startswith("Fix"))
+            return fix.edit.changes[c.uri("m.py")]
+        finally:
+            await c.stop()
+
+    edits = asyncio.run(session())
+    lines = source.splitlines(keepends=True)
+    for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        start = sum(len(x) for x in lines[: e.range.start.line]) + e.range.start.character
+        end = sum(len(x) for x in lines[: e.range.end.line]) + e.range.end.character
+        text = "".join(lines)
+        lines = (text[:start] + e.new_text + text[end:]).splitlines(keepends=True)
+    from stagelint.fix import apply_fixes
+    from stagelint.files import digest
+
+    expected, _, _ = apply_fixes(source.encode(), [fixable[0].fix])
+    assert "".join(lines) == expected.decode()
+    assert digest(expected) != digest(source.encode())
