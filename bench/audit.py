@@ -54,6 +54,10 @@ FINDINGS = OUT / "findings.jsonl"
 RUNS = OUT / "runs.json"  # which stagelint checked each project
 DEMO_RUN = OUT / "demonstrations.json"  # what it reported on the guides' demonstrations
 VERDICTS = HERE / "audit_verdicts.csv"
+#: The keys `main` reported at the start of the issue-11 session (commit `f0175c6`), one a row:
+#: the page's "session start" columns judge them with the same verdicts as the current findings.
+SESSION_START = HERE / "audit_session_start.csv"
+SESSION_COMMIT = "f0175c6"
 DOC = ROOT / "docs" / "accuracy.md"
 SEED = 20261121
 VERDICT_FIELDS = ("project", "path", "line", "code", "verdict", "reason", "baseline", "source")
@@ -199,6 +203,14 @@ def write_verdicts(verdicts: dict[tuple, dict]) -> None:
             w.writerow({f: verdicts[k].get(f, "") for f in VERDICT_FIELDS})
 
 
+def session_start_keys(folders) -> list[tuple]:
+    if not SESSION_START.exists():
+        return []
+    with SESSION_START.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return sorted({(r["project"], r["path"], int(r["line"]), r["code"]) for r in rows if r["project"] in folders})
+
+
 def precision_table(keys: list[tuple], verdicts: dict[tuple, dict]) -> dict[str, dict]:
     stats: dict[str, Counter] = defaultdict(Counter)
     for k in keys:
@@ -237,17 +249,20 @@ def _rule_table(w, sample: list[tuple], verdicts: dict[tuple, dict], findings: l
     now = precision_table(sample, verdicts)
     baseline_keys = sorted(k for k, v in verdicts.items() if v.get("baseline") == "yes" and k[0] in folders)
     before = precision_table(baseline_keys, verdicts)
-    w("| rule | before: audited | before: TP | before: precision | now: findings | now: audited | now: TP | "
+    start = precision_table(session_start_keys(folders), verdicts)
+    w("| rule | first audit: audited | first audit: TP | first audit: precision | session start: findings | "
+      "session start: TP | session start: precision | now: findings | now: audited | now: TP | "
       "now: FP | now: precision | meets target |")
-    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    for code in sorted(set(now) | set(before)):
-        b, n = before[code], now[code]
-        w(f"| {code} | {b['TP'] + b['FP']} | {b['TP']} | {fmt_precision(b)} | {per_rule.get(code, 0)} | "
-          f"{n['TP'] + n['FP']} | {n['TP']} | {n['FP']} | {fmt_precision(n)} | {meets(n)} |")
-    tb = sum(before.values(), Counter())
-    tn = sum(now.values(), Counter())
-    w(f"| **all** | {tb['TP'] + tb['FP']} | {tb['TP']} | {fmt_precision(tb)} | {sum(per_rule.values())} | "
-      f"{tn['TP'] + tn['FP']} | {tn['TP']} | {tn['FP']} | {fmt_precision(tn)} | {meets(tn)} |\n")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+
+    def row(label, b, s, n, count):
+        return (f"| {label} | {b['TP'] + b['FP']} | {b['TP']} | {fmt_precision(b)} | "
+                f"{s['TP'] + s['FP'] + s['unaudited']} | {s['TP']} | {fmt_precision(s)} | {count} | "
+                f"{n['TP'] + n['FP']} | {n['TP']} | {n['FP']} | {fmt_precision(n)} | {meets(n)} |")
+    for code in sorted(set(now) | set(before) | set(start)):
+        w(row(code, before[code], start[code], now[code], per_rule.get(code, 0)))
+    w(row("**all**", sum(before.values(), Counter()), sum(start.values(), Counter()),
+          sum(now.values(), Counter()), sum(per_rule.values())) + "\n")
 
 
 def _demo_line(fixture: str, cell: str, snippet: str) -> int:
@@ -339,13 +354,16 @@ def render(findings: list[dict], sample: list[tuple], verdicts: dict[tuple, dict
       "(a `print` that shows when tracing happens, a trace counter) is a TP: the behaviour happens, and "
       "it is what a reader copying the code needs to know.\n")
     w("## Precision per corpus\n")
-    w("*Before*: the first audited run of each corpus (verdict rows marked `baseline=yes`: for the pinned "
-      "wheels the run before the first precision work, commit `518a5c9`; for tf_docs and tf_examples `main` "
-      "when they joined the audit, commit `f0175c6`, before the issue-11 value model). *Now*: the current "
-      "findings, with the same verdict for the same key.\n")
-    w("| corpus | before: audited | before: precision | now: findings | now: TP | now: FP | now: precision "
+    w("*First audit*: the first audited run of each corpus (verdict rows marked `baseline=yes`: for the "
+      "pinned wheels the run before the first precision work, commit `518a5c9`; for tf_docs and tf_examples "
+      f"`main` when they joined the audit, commit `{SESSION_COMMIT}`, before the issue-11 value model). "
+      f"*Session start*: every finding of `main` at the start of the issue-11 session (commit "
+      f"`{SESSION_COMMIT}`, keys in `bench/audit_session_start.csv`). *Now*: the current findings. The same "
+      "key has the same verdict in every column.\n")
+    w("| corpus | first audit: audited | first audit: precision | session start: findings | session start: TP "
+      "| session start: FP | session start: precision | now: findings | now: TP | now: FP | now: precision "
       "| meets target |")
-    w("|---|---:|---:|---:|---:|---:|---:|---|")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     rows = GROUPS + (("tf_docs + tf_examples", ("tf_docs", "tf_examples")), ("**all**", tuple(projects)))
     for label, folders in rows:
         folders = tuple(f for f in folders if f in projects)
@@ -354,8 +372,10 @@ def render(findings: list[dict], sample: list[tuple], verdicts: dict[tuple, dict
         n = sum(precision_table([k for k in sample if k[0] in folders], verdicts).values(), Counter())
         b = sum(precision_table(sorted(k for k, v in verdicts.items() if v.get("baseline") == "yes"
                                        and k[0] in folders), verdicts).values(), Counter())
+        st = sum(precision_table(session_start_keys(folders), verdicts).values(), Counter())
         count = sum(per_project.get(f, 0) for f in folders)
-        w(f"| {label} | {b['TP'] + b['FP']} | {fmt_precision(b)} | {count} | {n['TP']} | {n['FP']} | "
+        w(f"| {label} | {b['TP'] + b['FP']} | {fmt_precision(b)} | {st['TP'] + st['FP'] + st['unaudited']} | "
+          f"{st['TP']} | {st['FP']} | {fmt_precision(st)} | {count} | {n['TP']} | {n['FP']} | "
           f"{fmt_precision(n)} | {meets(n)} |")
     w("")
     demos, demo_run = _demonstrations()
