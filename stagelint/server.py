@@ -260,6 +260,15 @@ class StagelintServer:
             threading.Thread(target=self._work, name="stagelint-analysis", daemon=True).start()
             self.jobs.put(("all", None))
 
+        @ls.feature(lsp.EXIT)
+        def exit_(params):
+            # pygls leaves by sys.exit, which then waits for its stdin-reading thread (blocked
+            # until the client closes our stdin) and for worker processes mid-analysis: the
+            # process could outlive the client. Exit means exit (pygls's writer flushes every
+            # message; workers see their pipe close and end).
+            sys.stderr.flush()
+            os._exit(0 if ls.protocol._shutdown else 1)
+
         @ls.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
         def did_open(params: lsp.DidOpenTextDocumentParams):
             self._changed(params.text_document.uri)

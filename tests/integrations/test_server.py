@@ -221,3 +221,37 @@ def test_fix_code_action_edits_like_check_fix(tmp_path):
     expected, _, _ = apply_fixes(source.encode(), [fixable[0].fix])
     assert "".join(lines) == expected.decode()
     assert digest(expected) != digest(source.encode())
+
+
+def test_exit_ends_the_process_while_the_client_keeps_stdin_open(tmp_path):
+    """`exit` ends the server at once, even mid-analysis and with its stdin still open (an
+    editor may close the pipe late): no process outlives the session."""
+    import json
+    import subprocess
+
+    (tmp_path / "pyproject.toml").write_text("[tool.stagelint]\n")
+    # Enough staged modules that the background analysis is still running when `exit` comes.
+    for i in range(300):
+        (tmp_path / f"m{i}.py").write_text(
+            "import tensorflow as tf\n\n" + "".join(
+                f"@tf.function\ndef f{j}(x):\n    print(x)\n    return x + {j}\n\n" for j in range(20)))
+
+    def message(obj) -> bytes:
+        body = json.dumps({"jsonrpc": "2.0", **obj}).encode()
+        return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+    proc = subprocess.Popen([sys.executable, "-m", "stagelint", "server"], cwd=tmp_path,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        proc.stdin.write(message({"id": 1, "method": "initialize", "params": {
+            "processId": None, "rootUri": from_fs_path(str(tmp_path)), "capabilities": {}}}))
+        proc.stdin.write(message({"method": "initialized", "params": {}}))
+        proc.stdin.write(message({"id": 2, "method": "shutdown"}))
+        proc.stdin.write(message({"method": "exit"}))
+        proc.stdin.flush()  # and stdin stays open
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdin.close()
+        proc.stdout.close()
