@@ -445,9 +445,13 @@ class Project:
             return 0
         return 1 if site.target[0] in ("self", "super") or id(site) in self._bound_method_sites else 0
 
-    def args_for(self, key: Key, param: str, _depth: int = 0) -> list[tuple[str, F.CallSite, F.ArgFacts]]:
+    def args_for(self, key: Key, param: str) -> list[tuple[str, F.CallSite, F.ArgFacts]]:
         """What the call sites pass for a parameter: (module, site, argument), following a caller
         that forwards its own parameter (`helper(x)` inside `step(x)`) to the caller's callers."""
+        return [(module, site, arg) for module, site, arg, _ in self.args_with_callee(key, param)]
+
+    def args_with_callee(self, key: Key, param: str, _depth: int = 0) -> list[tuple[str, F.CallSite, F.ArgFacts, Key]]:
+        """`args_for`, each with the function its site calls (`key`, or the forwarding caller)."""
         f = self.function(key)
         if f is None or param not in f.params:
             return []
@@ -461,11 +465,11 @@ class Project:
             if arg is None:
                 continue
             if arg.param and site.caller is not None and _depth < 4:
-                forwarded = self.args_for((module, site.caller), arg.param, _depth + 1)
+                forwarded = self.args_with_callee((module, site.caller), arg.param, _depth + 1)
                 if forwarded:
                     out.extend(forwarded)
                     continue
-            out.append((module, site, arg))
+            out.append((module, site, arg, key))
         return out
 
     def staged_afresh(self, key: Key) -> bool:

@@ -830,7 +830,7 @@ class PythonLoopUnrolled(Rule):
             # only calls from outside the graph make a new trace per value.
             # Calls from eager code count only when they call a Function (an entry point): a
             # helper called eagerly runs eagerly, and each traced call site unrolls at its own size.
-            eager = [a for mod, site, a, callee in _args_with_callee(project, key, param)
+            eager = [a for mod, site, a, callee in project.args_with_callee(key, param)
                      if (a.kind == "python" or a.what in NUMBERS)
                      and (site.caller is None or (mod, site.caller) not in project.reached)
                      and callee in project.entries]
@@ -847,29 +847,6 @@ class PythonLoopUnrolled(Rule):
                         "length": "length",
                         "instead": "pass a `tf.data.Dataset` (or a tensor) and iterate over it"}
         return False
-
-
-def _args_with_callee(project, key, param, depth=0):
-    """`project.args_for` with the function each site calls: (module, site, argument, callee)."""
-    f = project.function(key)
-    if f is None or param not in f.params:
-        return []
-    index = f.params.index(param)
-    out = []
-    for module, site in project.call_sites.get(key, ()):
-        arg = site.kwargs.get(param)
-        if arg is None:
-            i = index - project.shift(site, key)
-            arg = site.args[i] if 0 <= i < len(site.args) else None
-        if arg is None:
-            continue
-        if arg.param and site.caller is not None and depth < 4:
-            forwarded = _args_with_callee(project, (module, site.caller), arg.param, depth + 1)
-            if forwarded:
-                out.extend(forwarded)
-                continue
-        out.append((module, site, arg, key))
-    return out
 
 
 _PYTHON_DATA = frozenset({"list", "tuple", "ndarray", "range", "dict", "set"})
