@@ -24,6 +24,7 @@ from libcst.metadata import (
 
 from stagelint import facts as F
 from stagelint.fastmeta import Metadata, fast_traversal, walk
+from stagelint.frameworks import size_argument
 from stagelint.frameworks import (
     BUILDING_METHODS,
     CONFIG_KEYWORDS,
@@ -1180,6 +1181,8 @@ class _Walker(cst.CSTVisitor):
                         continue  # `tf.concat(parts, 0)`: a list of tensors, not a tensor
                     if arg.keyword is not None and arg.keyword.value in CONFIG_KEYWORDS:
                         continue  # `tf.pad(x, p, mode=mode)`: a Python option
+                    if size_argument(names, i, arg.keyword.value if arg.keyword is not None else None):
+                        continue  # `tf.nn.top_k(x, k=k)`: a Python int as often as a tensor
                     for name in _operands(arg.value):
                         if ctx.binding_kind(name, func) == "param":
                             func.facts.tensor_params.add(name.value)

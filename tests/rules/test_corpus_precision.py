@@ -1144,3 +1144,38 @@ def test_methods_of_an_object_bound_further_down_the_module_are_not_list_mutatio
                 return x * len(_history)  # STG301
             return x
     """)
+
+
+def test_size_arguments_of_ops_do_not_make_a_range_bound_a_tensor():
+    # Model Garden TEAMS `sample_k_from_softmax(logits, k)`: `tf.nn.top_k(..., k=k)` in one
+    # branch, `for _ in range(k)` in the other; video `sample_linspace_sequence`:
+    # `tf.linspace(0.0, m, num_windows)` then `for i in range(num_windows)`. Both bounds are
+    # config ints. The twin: a bound the caller passes as a tensor.
+    assert_marked("""
+        import tensorflow as tf
+
+        def sample_k(logits, k, use_topk=False):
+            if use_topk:
+                return tf.nn.top_k(logits, k=k).indices
+            out = []
+            for _ in range(k):
+                out.append(tf.argmax(logits, -1))
+            return tf.stack(out, -1)
+
+        def linspace_windows(sequence, num_windows):
+            offsets = tf.linspace(0.0, 10.0, num_windows)
+            parts = []
+            for i in range(num_windows):
+                parts.append(sequence[i] + offsets[i])
+            return tf.concat(parts, 0)
+
+        def tensor_bound(sequence, n):
+            parts = []
+            for i in range(n):
+                parts.append(sequence[i])  # STG202
+            return tf.concat(parts, 0)
+
+        @tf.function
+        def f(logits, sequence):
+            return sample_k(logits, 3), linspace_windows(sequence, 4), tensor_bound(sequence, tf.size(sequence))
+    """)
