@@ -804,6 +804,8 @@ def _operands(expr: cst.BaseExpression):
     if isinstance(expr, cst.Name):
         yield expr
     elif isinstance(expr, cst.BinaryOperation):
+        if any(isinstance(side, (cst.List, cst.ListComp, cst.Tuple)) for side in (expr.left, expr.right)):
+            return  # `[np.int32(0)] + loop_vars`: a list concatenated, not arithmetic on tensors
         yield from _operands(expr.left)
         yield from _operands(expr.right)
     elif isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):

@@ -472,10 +472,12 @@ CONFIG_KEYWORDS = frozenset({
     "validate_args", "allow_nan_stats", "antialias", "preserve_aspect_ratio", "reduction",
     "from_logits", "use_locking", "indexing", "exclusive", "reverse", "batch_dims",
 })
-#: Size and count arguments of ops (`tf.nn.top_k(x, k=k)`, `tf.linspace(a, b, num)`,
-#: `tf.one_hot(ids, depth)`): they take Python ints as often as tensors, so a parameter passed
-#: there is no evidence that it is a tensor (a config int bounding a Python `range(k)` beside it).
-SIZE_KEYWORDS = frozenset({"k", "num", "depth", "num_or_size_splits", "maxlen", "num_samples"})
+#: Size, count and dimension arguments of ops (`tf.nn.top_k(x, k=k)`, `tf.linspace(a, b, num)`,
+#: `tf.one_hot(ids, depth)`, XLA's `dimensions_to_reduce=axis`): they take Python ints (and
+#: lists of them) as often as tensors, so a parameter passed there is no evidence that it is a
+#: tensor (a config int bounding a Python `range(k)` beside it, a tuple of axes tested with `in`).
+SIZE_KEYWORDS = frozenset({"k", "num", "depth", "num_or_size_splits", "maxlen", "num_samples",
+                           "dimensions_to_reduce", "dimensions", "axes", "dims"})
 SIZE_POSITIONS = {
     "tensorflow.linspace": 2, "tensorflow.lin_space": 2, "tensorflow.one_hot": 1,
     "tensorflow.nn.top_k": 1, "tensorflow.math.top_k": 1, "tensorflow.split": 1,

@@ -1179,3 +1179,51 @@ def test_size_arguments_of_ops_do_not_make_a_range_bound_a_tensor():
         def f(logits, sequence):
             return sample_k(logits, 3), linspace_windows(sequence, 4), tensor_bound(sequence, tf.size(sequence))
     """)
+
+
+def test_lists_concatenated_into_loop_vars_and_axes_given_to_xla_are_python_values():
+    # TFP `smart_for_loop`: `loop_vars=[np.int32(0)] + initial_loop_vars` makes
+    # `initial_loop_vars` a list (statically unrolled with `body_fn(*result)`); TFP
+    # `variadic_reduce`: `dimensions_to_reduce=axis`, a tuple of ints tested with `i not in axis`.
+    # The twins: the same parameters in arithmetic with a tensor.
+    assert_marked("""
+        import numpy as np
+        import tensorflow as tf
+        from tensorflow.compiler.tf2xla.python import xla
+
+        def smart_for_loop(n, body_fn, initial_loop_vars):
+            if n > 10:
+                return tf.while_loop(
+                    cond=lambda i, *args: i < n,
+                    body=lambda i, *args: [i + 1] + list(body_fn(*args)),
+                    loop_vars=[np.int32(0)] + initial_loop_vars,
+                )[1:]
+            result = initial_loop_vars
+            for _ in range(n):
+                result = body_fn(*result)
+            return result
+
+        def scaled_loop(body_fn, loop_vars):
+            total = tf.reduce_sum(loop_vars * 2.0)
+            return body_fn(*loop_vars), total  # STG602
+
+        def make_reduce(reducer):
+            @tf.function(jit_compile=True)
+            def xla_reduce(operands, inits, axis):
+                result = xla.variadic_reduce(operands, init_values=inits, dimensions_to_reduce=axis)
+                shape = operands[0].shape
+                for part in result:
+                    part.set_shape(tuple(d for i, d in enumerate(shape) if i not in axis))
+                return result
+
+            @tf.function
+            def shifted(x, axis):
+                y = tf.add(x, axis)
+                return [d for i, d in enumerate(x.shape) if i not in axis]  # STG602
+
+            return xla_reduce, shifted
+
+        @tf.function
+        def run(x):
+            return smart_for_loop(3, lambda a: [a + 1], [x]), scaled_loop(lambda a: a, x)
+    """)
