@@ -14,6 +14,7 @@ from stagelint.frameworks import (
 )
 from stagelint.fix import tensorflow_alias
 from stagelint.rules.base import Rule
+from stagelint.rules.graph_python import _type_dispatch
 from stagelint.stores import store_is_external, store_sites, stored_tensor
 from stagelint.analysis.values import FILE_METHODS
 from stagelint.tensors import NUMBERS, Tensorness, tensorness, value_of
@@ -36,7 +37,10 @@ class TraceTimeSideEffect(Rule):
     describe the trace, and are the same for every call that reuses it, so once per trace is
     what their authors mean (and Python shows a warning once per location anyway). Likewise a
     `print` of parameters holding Python values (`print(height, width)` from the configuration)
-    in a `tf.data` function, which is traced once, when the pipeline is built.
+    in a `tf.data` function, which is traced once, when the pipeline is built. And warnings or
+    errors logged in a branch that tests a value's type (`if not isinstance(images, list):
+    logging.warning("expects a list, got %s", type(images))`): the type is fixed for a trace, so
+    the diagnostic belongs to the trace.
 
     ## Why is this bad?
     `tf.function` runs the Python body only while tracing. The effect happens on the first
@@ -221,6 +225,10 @@ class TraceTimeSideEffect(Rule):
         tensor logs a symbolic `Tensor("add:0")` once, where the author expected a value per call."""
         ctx = self.ctx
         for func, node, call, tests in self.messages:
+            if tests and _type_dispatch(ctx, tests[-1]) and _warns(node):
+                # `if not isinstance(images, list): logging.warning("expects a list, got %s", ...)`:
+                # a value's type is fixed for a trace, so a warning about it belongs to the trace
+                continue
             t = Tensorness()
             for arg in node.args:
                 t = t | _formatted_tensorness(ctx, arg.value, func)
@@ -576,3 +584,9 @@ class ExternalStateMutation(Rule):
             return False
         return not stored_tensor(candidate, project, key)  # a tensor: STG201
 
+
+def _warns(node: cst.Call) -> bool:
+    """A warning or an error (`logging.warning`, `logger.error`, `warnings.warn`), not an info log."""
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    return name in ("warn", "warning", "error", "fatal", "critical", "exception")

@@ -1227,3 +1227,24 @@ def test_lists_concatenated_into_loop_vars_and_axes_given_to_xla_are_python_valu
         def run(x):
             return smart_for_loop(3, lambda a: [a + 1], [x]), scaled_loop(lambda a: a, x)
     """)
+
+
+def test_a_warning_about_an_argument_s_type_belongs_to_the_trace():
+    # Model Garden `visualize_images_with_bounding_boxes`: `if not isinstance(images, list):
+    # logging.warning("... received type: %s and value: %s", type(images), images); return`.
+    # The twins: an info log of the tensor under the same test, and a warning under a value test.
+    assert_marked("""
+        import tensorflow as tf
+        from absl import logging
+
+        @tf.function
+        def visualize(images, step):
+            if not isinstance(images, list):
+                logging.warning("expects a list but received type: %s and value: %s", type(images), images)
+                return
+            if tf.is_tensor(step):
+                logging.info("step %s", step)  # STG101
+            if len(images) > 3:
+                logging.warning("too many images: %s", images)  # STG101
+            return tf.stack(images)
+    """)
