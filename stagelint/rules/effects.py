@@ -15,6 +15,7 @@ from stagelint.frameworks import (
 from stagelint.fix import tensorflow_alias
 from stagelint.rules.base import Rule
 from stagelint.rules.graph_python import _type_dispatch
+from stagelint.rules.retracing import _is_test_module
 from stagelint.stores import store_is_external, store_sites, stored_tensor
 from stagelint.analysis.values import FILE_METHODS
 from stagelint.tensors import NUMBERS, Tensorness, tensorness, value_of
@@ -454,7 +455,8 @@ class ExternalStateMutation(Rule):
     `processed = []` in one branch), the call's own `*args`/`**kwargs`, lambda parameters;
     library functions named like container methods (`keras.ops.add`, `tf.math.add`, `np.append`);
     markers appended to a list (`calls.append(True)`: it records that a trace ran, what tests
-    use such lists for); methods of objects that are not containers (`self.add(x)`, a
+    use such lists for), and a test double in a test module keeping an argument it was called
+    with (`self.mask = mask`) for the test to assert on; methods of objects that are not containers (`self.add(x)`, a
     variable-backed deque's `.clear()`), and `x.update(...)` whose result is used (an
     optax-style optimizer, not a dict);
     writes under a first-call guard, also in a helper only a guarded call reaches (`if not
@@ -571,7 +573,7 @@ class ExternalStateMutation(Rule):
         for site in store_sites(self.ctx):
             if site.tensor.definite:
                 continue  # STG201
-            if _marker(site.node):
+            if _marker(site.node) or _records_its_argument(self.ctx, site):
                 continue
             self.report(site.node, action=site.action, place=site.place, _root=site.root_kind,
                         _root_name=site.root, _params=sorted(site.tensor.params),
@@ -590,3 +592,16 @@ def _warns(node: cst.Call) -> bool:
     func = node.func
     name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
     return name in ("warn", "warning", "error", "fatal", "critical", "exception")
+
+
+def _records_its_argument(ctx, site) -> bool:
+    """A test double (in a test module) keeping on `self` an argument it was called with, as is
+    (`self.mask = mask`), so the test can assert on what it received: the test runs it eagerly
+    and reads it back; were it traced, the assertion would see the trace's value and fail there."""
+    node = site.node
+    if not _is_test_module(ctx.module) or site.root_kind != "self" or not isinstance(node, cst.Assign):
+        return False
+    if not all(isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name)
+               and t.target.value.value == site.func.self_name for t in node.targets):
+        return False
+    return isinstance(node.value, cst.Name) and ctx.binding_kind(node.value, site.func) == "param"

@@ -7,7 +7,7 @@ it (the same shape, with the pitfall) so the test fails if the rule simply stopp
 
 from __future__ import annotations
 
-from rulecases import assert_marked
+from rulecases import assert_marked, assert_project_marked
 
 # STG102 / STG201: what is and is not Python state outliving the call -----------------------------
 
@@ -1248,3 +1248,32 @@ def test_a_warning_about_an_argument_s_type_belongs_to_the_trace():
                 logging.warning("too many images: %s", images)  # STG101
             return tf.stack(images)
     """)
+
+
+_WRAPPED_NETWORK = """
+    import tensorflow as tf
+
+    class WrappedNetwork(tf.keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.mask = None
+            self.calls = 0
+            self.masks = []
+
+        def call(self, observation, mask=None):
+            self.mask = mask
+            self.calls += 1  # STG102
+            self.masks.append(mask)  # STG102
+            return observation
+"""
+
+
+def test_a_test_double_keeping_the_argument_it_was_called_with(tmp_path):
+    # TF-Agents `mask_splitter_network_test.py`: `WrappedDistributionNetwork.call` keeps
+    # `self.mask = mask` so the test can assert on what it received. The twins: the same class
+    # outside a test module, and state a test double changes rather than records.
+    library = _WRAPPED_NETWORK.replace("self.mask = mask", "self.mask = mask  # STG102")
+    assert_project_marked(tmp_path, {
+        "pkg/networks/mask_splitter_network_test.py": _WRAPPED_NETWORK,
+        "pkg/networks/wrapped.py": library,
+    })
