@@ -21,7 +21,9 @@ class RecursiveFunction(Rule):
 
     Not flagged: helpers that recurse over a Python structure while tracing (`if isinstance(x,
     dict): return {k: walk(v) ...}`, `_get_slopes(n)` on a Python int): the recursion runs and ends
-    at trace time, as it does in eager mode.
+    at trace time, as it does in eager mode. Likewise a call back into the cycle made only under
+    a Python option flag (a parameter with a bool or string default: `if jit_compile:` ... call
+    itself with `jit_compile=False` inside a jit-compiled Function): the flag decides while tracing.
 
     ## Why is this bad?
     `tf.function` traces calls by running them. With a tensor argument the base case is a
@@ -163,15 +165,21 @@ class RecursiveFunction(Rule):
         """A recursion tracing cannot handle: a Function in the cycle (one trace per depth, or
         endless), no condition on any call of the cycle (endless in eager mode too), or a
         condition that may be a tensor (AutoGraph traces both branches: endless). Recursion over
-        a Python structure (`if isinstance(x, dict): ... recurse`) ends while tracing."""
-        if any(project.entries.get(k) in ("decorator", "wrapper") for k in cycle):
-            return True
+        a Python structure (`if isinstance(x, dict): ... recurse`) ends while tracing, and so does
+        one whose call is made only under a Python option flag (`if jit_compile:` with
+        `jit_compile=False`: TFP's `_minimize_common` runs itself once inside a jit-compiled
+        Function with the flag off), Function or not."""
         edges = []
         for key, nxt in zip(cycle, cycle[1:]):
             f = project.function(key)
             for edge, callee in project.edges(key):
                 if callee == nxt:
-                    edges.append((key, f.conditional_calls.get(f"{edge.span.line}:{edge.span.column}")))
+                    cond = f.conditional_calls.get(f"{edge.span.line}:{edge.span.column}")
+                    edges.append((key, cond))
+                    if cond is not None and not cond[0] and cond[1] and set(cond[1]) <= f.python_default_params:
+                        return False  # a bool or string option decides, as in eager mode
+        if any(project.entries.get(k) in ("decorator", "wrapper") for k in cycle):
+            return True
         if edges and all(cond is None for _, cond in edges):
             return True
         for key, cond in edges:

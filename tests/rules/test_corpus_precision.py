@@ -1277,3 +1277,33 @@ def test_a_test_double_keeping_the_argument_it_was_called_with(tmp_path):
         "pkg/networks/mask_splitter_network_test.py": _WRAPPED_NETWORK,
         "pkg/networks/wrapped.py": library,
     })
+
+
+def test_recursion_under_a_python_option_flag_ends_at_trace_time():
+    # TFP `_minimize_common(..., jit_compile=False)`: `if jit_compile:` it runs itself once inside
+    # a jit-compiled Function with `kwargs['jit_compile'] = False`. The twin: a Function recursing
+    # on a Python int, one trace per depth.
+    assert_marked("""
+        import tensorflow as tf
+
+        def minimize_common(num_steps, loss_fn, jit_compile=False, name="minimize"):
+            if jit_compile:
+                kwargs = dict(locals())
+                kwargs["jit_compile"] = False
+
+                @tf.function(autograph=False, jit_compile=True)
+                def run_jitted_minimize():
+                    return minimize_common(**kwargs)
+                return run_jitted_minimize()
+            return tf.reduce_sum(loss_fn()) * num_steps
+
+        @tf.function
+        def countdown(n):
+            if n > 0:
+                return countdown(n - 1)  # STG401
+            return 1
+
+        @tf.function
+        def train(loss_fn):
+            return minimize_common(10, loss_fn), countdown(3)
+    """)
