@@ -1307,3 +1307,50 @@ def test_recursion_under_a_python_option_flag_ends_at_trace_time():
         def train(loss_fn):
             return minimize_common(10, loss_fn), countdown(3)
     """)
+
+
+def test_an_rnn_over_a_cell_without_variables_creates_none():
+    # tf-addons `crf_decode_forward`: `tf.keras.layers.RNN(CrfDecodeForwardRnnCell(...))` in a
+    # traced function; the cell's `build` creates nothing. The twin: a cell that adds a weight.
+    assert_marked("""
+        import tensorflow as tf
+
+        class CrfDecodeForwardRnnCell(tf.keras.layers.AbstractRNNCell):
+            def __init__(self, transition_params, **kwargs):
+                super().__init__(**kwargs)
+                self._transition_params = tf.expand_dims(transition_params, 0)
+
+            @property
+            def state_size(self):
+                return 3
+
+            @property
+            def output_size(self):
+                return 3
+
+            def build(self, input_shape):
+                super().build(input_shape)
+
+            def call(self, inputs, state):
+                return inputs, [state[0] + inputs]
+
+        class ScaledCell(tf.keras.layers.AbstractRNNCell):
+            state_size = 3
+            output_size = 3
+
+            def build(self, input_shape):
+                self.scale = self.add_weight(name="scale", shape=[3])
+
+            def call(self, inputs, state):
+                return inputs * self.scale, [state[0]]
+
+        def crf_decode_forward(inputs, state, transition_params):
+            crf_fwd_cell = CrfDecodeForwardRnnCell(transition_params, dtype=inputs.dtype)
+            crf_fwd_layer = tf.keras.layers.RNN(crf_fwd_cell, return_sequences=True, return_state=True)
+            scaled = tf.keras.layers.RNN(ScaledCell())  # STG402
+            return crf_fwd_layer(inputs, state), scaled(inputs)
+
+        @tf.function
+        def decode(inputs, state, transition_params):
+            return crf_decode_forward(inputs, state, transition_params)
+    """)
