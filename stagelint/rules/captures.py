@@ -426,6 +426,21 @@ class StaleGlobal(Rule):
         return any(site.caller is None and lo < site.span.line < hi for site in ctx.facts.call_sites)
 
 
+#: Methods of Keras layers and optimizers that create a variable on the object.
+_VARIABLE_MAKERS = frozenset({"add_weight", "add_variable", "add_slot"})
+
+
+def _creates_variables(project, key) -> bool:
+    """The method creates variables on its own object (`self.add_slot(...)`, `self.add_weight`):
+    like `build`, it sets the object up; calling it again would make new variables, not change
+    a value a trace read."""
+    f = project.function(key)
+    return f is not None and any(
+        e.kind == "call" and e.target[0] == "self" and e.target[-1] in _VARIABLE_MAKERS
+        for e in f.calls
+    )
+
+
 def _set_up_only(project, writer) -> bool:
     """Every call of the function that rebinds the global is made in set-up (`__init__`, `build`
     and their helpers): it runs when objects are configured, before their pipelines and Functions
@@ -502,7 +517,8 @@ class StaleAttribute(Rule):
 
     Not flagged: attributes set only in `__init__`/`build` (and other set-up hooks such as
     `_create_slots`), or in helpers only set-up code calls (`self._check_axis(axis)` from
-    `__init__`), or lazily under `if self.x is None:`; attributes holding a `tf.Variable`, a list
+    `__init__`), or in a method that creates the object's variables (`shadow_copy` adding the
+    slots whose list it keeps), or lazily under `if self.x is None:`; attributes holding a `tf.Variable`, a list
     of variables (`model.trainable_variables`) or a Keras object (read at run time; replacing one
     is STG303); method calls and attribute chains (`self.dense(x)`, `self.v.assign(...)`); reassignments inside staged code itself
     (STG102/STG105 report those); functions staged afresh for each use, the guide's workaround
@@ -725,6 +741,8 @@ class StaleAttribute(Rule):
                 continue  # set up once (`__init__`, `build`, `if self.x is None:`), or staged (STG102)
             if w.function is not None and project.runs_only_in_setup((mod, w.function), is_setup_method):
                 continue  # a helper of `__init__`/`build`: `self._check_axis(axis)`
+            if w.function is not None and w.on_self and _creates_variables(project, (mod, w.function)):
+                continue  # `shadow_copy` adds the slots whose list it keeps: set-up by another name
             changes.append((mod, w))
         if not changes:
             return False

@@ -1354,3 +1354,36 @@ def test_an_rnn_over_a_cell_without_variables_creates_none():
         def decode(inputs, state, transition_params):
             return crf_decode_forward(inputs, state, transition_params)
     """)
+
+
+def test_attributes_kept_by_a_method_that_creates_the_object_s_variables_are_set_up():
+    # tf-addons `MovingAverage.shadow_copy(model_weights)`: adds the "average" slots, then keeps
+    # `self._model_weights = model_weights`, as `_create_slots` does. The twin: a public method
+    # that only rebinds the list.
+    assert_marked("""
+        import tensorflow as tf
+
+        class MovingAverage(tf.keras.optimizers.Optimizer):
+            def __init__(self):
+                super().__init__("moving_average")
+                self._model_weights = None
+                self._extra = None
+
+            def _create_slots(self, var_list):
+                for var in var_list:
+                    self.add_slot(var, "average", var.read_value())
+                self._model_weights = var_list
+
+            def shadow_copy(self, model_weights):
+                for var in model_weights:
+                    self.add_slot(var, "average", initializer="zeros")
+                self._model_weights = model_weights
+
+            def set_extra(self, extra):
+                self._extra = extra
+
+            @tf.function
+            def _swap_weights(self):
+                weights = [w * 2 for w in self._model_weights]
+                return weights, self._extra  # STG302
+    """)
