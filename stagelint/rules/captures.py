@@ -36,8 +36,13 @@ class StaleGlobal(Rule):
     or when the reading code calls it; in a module that never calls the reading code itself (a
     library), it may run at any time and always counts. An enclosing function's
     variable counts only across a Function boundary (a nested `tf.function`, not a helper traced
-    with its enclosing function), and only when it changes after the nested function is defined.
-    Methods of objects that are not containers (`replay_buffer.clear()`) are not mutations.
+    with its enclosing function), and only when it changes after the nested function is defined
+    and the Function may run after the change: a rebinding after its last call (a test rebinding
+    `metrics` for the next Function), or before a Function defined afresh in each loop iteration,
+    changes nothing a trace sees. A global rebound only by a function that set-up code calls
+    (`set_random_seeds()` from a task's `__init__`) is configuration, not a change between calls.
+    Methods of objects that are not containers (`replay_buffer.clear()`, a module's
+    `_context_stack.pop()` on an object it binds further down) are not mutations.
 
     ## Example
     ```python

@@ -281,7 +281,10 @@ class TensorAsPythonValue(Rule):
     Also not flagged: Python lists and tuples of tensors (`tf.unstack(x)`, `tf.split(...)`, the
     outputs of `tf.while_loop`/`tf.cond`), and parameters that may be such structures: Keras
     `call` inputs with no other evidence of being one tensor, or a parameter the function tests
-    with `isinstance(x, (list, tuple))` or `tf.nest.is_nested(x)`.
+    with `isinstance(x, (list, tuple))` or `tf.nest.is_nested(x)`; a parameter whose only evidence
+    of being a tensor is an op argument that takes Python values as well: a list concatenated into
+    it (`loop_vars=[np.int32(0)] + initial_loop_vars`), or a size, count or dimension argument
+    (`tf.nn.top_k(x, k=k)`, `dimensions_to_reduce=axis`).
     In Keras methods, not flagged: Keras 2 layers (`tf_keras`), which AutoGraph converts; a
     `call` that is itself decorated with `tf.function`; code that a `tf.function` also reaches
     (AutoGraph converts it there); and layers built on `tf.keras`, which in TF 2.21 is Keras 3
