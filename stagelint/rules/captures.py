@@ -395,6 +395,8 @@ class StaleGlobal(Rule):
         (returned, stored). A rebinding after its last call changes nothing a trace sees (a test
         that rebinds `metrics` for the next `step_fn_b`)."""
         ctx = self.ctx
+        if not isinstance(outer_def, cst.FunctionDef):
+            return True  # a lambda: where it is called is not tracked
         scope = ctx.scope(outer_def)
         name = outer_def.name.value
         refs = []

@@ -1062,6 +1062,18 @@ def test_closure_rebound_after_the_nested_function_s_last_call_is_not_stale():
 
             scale = 2.0
             return h
+
+        def rebound_under_a_map_lambda(dataset, round_robin):
+            range_dataset = tf.data.Dataset.range(4)
+            # Model Garden `input_reader.py`: the reading function is a lambda (no name to
+            # follow), and `kwargs` is bound again in the other branch, after it
+            if round_robin:
+                kwargs = {"mode": "parallel_epochs"}
+                dataset = range_dataset.map(lambda i: dataset.apply(tf.identity, **kwargs))
+            else:
+                kwargs = {"mode": "off"}
+                dataset = dataset.apply(tf.identity, **kwargs)
+            return dataset
     """)
 
 
