@@ -410,6 +410,10 @@ class FileContext:
             input_signature=signature,
             autograph=autograph,
         )
+        star = node.params.star_arg
+        if isinstance(star, cst.Param):
+            facts.varargs = star.name.value
+            facts.varargs_at = len(node.params.posonly_params) + len(node.params.params)
         if decorator_names & (self.framework.staging_decorators | set(self.settings.staging_decorators)):
             facts.staged_by = "decorator"
             for dec in node.decorators:
@@ -1183,18 +1187,45 @@ class _Walker(cst.CSTVisitor):
                     for name in _operands(arg.value):
                         if ctx.binding_kind(name, func) == "param":
                             func.facts.tensor_params.add(name.value)
-        target = self._target_of(node.func)
-        concrete = False
-        if target is None and isinstance(node.func, cst.Attribute) and node.func.attr.value == "get_concrete_function":
-            target = self._target_of(node.func.value)  # `f.get_concrete_function(args)` traces f with args
-            concrete = True
+        callee = node.func
+        concrete = isinstance(callee, cst.Attribute) and callee.attr.value == "get_concrete_function"
+        if concrete:
+            callee = callee.value  # `f.get_concrete_function(args)` traces f with args
+        if func is not None and isinstance(callee, cst.Name) and ctx.binding_kind(callee, func) == "param":
+            # `def measure(f, *args): f.get_concrete_function(*args)`: calls what its callers
+            # pass for `f`, with what they pass for `args` (the project phase follows them)
+            target = ("param", callee.value)
+        else:
+            target = self._target_of(node.func)
+            concrete = concrete and target is None
+            if concrete:
+                target = self._target_of(callee)
         if target is not None and self._is_project_target(target):
             site = F.CallSite(target, ctx.position(node), func.qualname if func else None,
                               in_loop=bool(ctx._loop_stack), concrete=concrete)
+            self._record_refs(site, node, func)
             ctx.facts.call_sites.append(site)
             # Arguments are described at the end of the file, when every binding is known (a
             # counter bumped after the call, `lr *= 0.9`, is still a counter).
             ctx._pending_sites.append((site, node, func, tuple(ctx.loops)))
+
+    def _record_refs(self, site: F.CallSite, node: cst.Call, func) -> None:
+        """The project functions a call passes (by position or keyword), and a `*args` of the
+        caller's own forwarded whole: named now, where the definitions that reach the call are
+        the ones a name means (a later `def train` must not capture them)."""
+        position = 0
+        for arg in node.args:
+            if arg.star:
+                if (arg.star == "*" and func is not None and isinstance(arg.value, cst.Name)
+                        and arg.value.value == func.facts.varargs and self.ctx.binding_kind(arg.value, func) == "param"):
+                    site.star = arg.value.value
+                continue
+            ref = self._function_reference(arg.value)
+            key = arg.keyword.value if arg.keyword is not None else str(position)
+            if arg.keyword is None:
+                position += 1
+            if ref is not None and ref[0] == "name":
+                site.refs[key] = ref
 
     def _summarise(self) -> None:
         """Every function's return summary, for the project phase (`analysis.values.Summaries`)."""

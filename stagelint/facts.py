@@ -80,6 +80,11 @@ class CallSite:
     in_loop: bool = False
     #: `f.get_concrete_function(...)`: traces with these arguments but is not a call
     concrete: bool = False
+    #: the project functions the arguments name, by position ("0", "1", ...) or keyword
+    #: (`measure(train, data)`: {"0": train}): a helper calling its parameter calls them
+    refs: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: the caller's own `*args` parameter, forwarded after the positional arguments (`f(*args)`)
+    star: str = ""
 
 
 @dataclass
@@ -89,6 +94,9 @@ class FunctionFacts:
     span: Span
     class_qualname: str | None = None  # absolute qualified name of the directly enclosing class
     params: list[str] = field(default_factory=list)
+    #: the `*args` parameter and how many positional parameters come before it ("", -1 if none)
+    varargs: str = ""
+    varargs_at: int = -1
     #: params whose default is a Python literal (not tensors: flags such as `training=False`)
     literal_default_params: set[str] = field(default_factory=set)
     #: params whose default is a string or a bool (`mode="CONSTANT"`): Python options, never tensors
@@ -300,6 +308,7 @@ def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
                           for method, cls, ident, caller in facts.keras_drives]
     for site in facts.call_sites:
         site.target = target(site.target)
+        site.refs = {k: target(tuple(t)) for k, t in site.refs.items()}
         if site.caller is not None:
             site.caller = moved_name(site.caller, old, new)
     bindings = {}
@@ -386,6 +395,7 @@ def rename_module(facts: ModuleFacts, old: str, new: str) -> None:
     facts.keras_drives = [(method, name(cls), ident, caller) for method, cls, ident, caller in facts.keras_drives]
     for site in facts.call_sites:
         site.target = target(site.target)
+        site.refs = {k: target(tuple(t)) for k, t in site.refs.items()}
         for arg in [*site.args, *site.kwargs.values()]:
             arg.cls = name(arg.cls)
     bindings = {}

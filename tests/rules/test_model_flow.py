@@ -1,0 +1,171 @@
+"""Issue 11, the rest of the model: arguments that reach a Function through helpers, per-function
+summaries of what a function stores, mutates and creates, and class attributes in program order.
+
+Each class has a positive case and its negative twin, and an interprocedural or cross-module form.
+"""
+
+from __future__ import annotations
+
+from tests.rules.rulecases import assert_marked, assert_project_marked
+
+
+# Arguments reaching a Function through a helper ---------------------------------------------------
+
+
+def test_python_list_reaches_the_function_through_get_concrete_function_in_a_helper():
+    # The guide's measure_graph_size (T58): `*args` forwarded to `f.get_concrete_function`.
+    assert_marked("""
+        import tensorflow as tf
+
+        def measure_graph_size(f, *args):
+            g = f.get_concrete_function(*args).graph
+            return len(g.as_graph_def().node)
+
+        @tf.function
+        def train(dataset):
+            loss = tf.constant(0)
+            for x, y in dataset:  # STG503
+                loss += tf.abs(y - x)
+            return loss
+
+        measure_graph_size(train, [(1, 1)] * 3)
+        measure_graph_size(train, [(1, 1)] * 10)
+    """)
+
+
+def test_dataset_through_the_same_helper_is_fine():
+    assert_marked("""
+        import tensorflow as tf
+
+        def measure_graph_size(f, *args):
+            g = f.get_concrete_function(*args).graph
+            return len(g.as_graph_def().node)
+
+        @tf.function
+        def train(dataset):
+            loss = tf.constant(0)
+            for x, y in dataset:
+                loss += tf.abs(y - x)
+            return loss
+
+        measure_graph_size(train, tf.data.Dataset.from_tensor_slices(([1] * 3, [1] * 3)))
+    """)
+
+
+def test_named_parameter_forwarded_to_a_function_the_helper_calls():
+    # `run(f, n)` calls `f(tf.constant(0), n)` with each Python number its callers pass.
+    assert_marked("""
+        import tensorflow as tf
+
+        def run(f, n):
+            return f(tf.constant(0), n)
+
+        @tf.function
+        def unrolled(x, n):
+            for _ in range(n):  # STG503
+                x = x + 1
+            return x
+
+        for n in (2, 4, 8):
+            run(unrolled, n)
+    """)
+
+
+def test_named_parameter_forwarded_negative_twin_tensor_bound():
+    assert_marked("""
+        import tensorflow as tf
+
+        def run(f, n):
+            return f(tf.constant(0), n)
+
+        @tf.function
+        def unrolled(x, n):
+            for _ in range(n):
+                x = x + 1
+            return x
+
+        for n in (2, 4, 8):
+            run(unrolled, tf.constant(n))
+    """)
+
+
+def test_helper_passes_the_function_on_to_another_helper():
+    # Two levels: `bench(f, data)` hands `f` and `data` to `measure(f, *args)`.
+    assert_marked("""
+        import tensorflow as tf
+
+        def measure(f, *args):
+            return f.get_concrete_function(*args)
+
+        def bench(f, data):
+            return measure(f, data)
+
+        @tf.function
+        def train(dataset):
+            loss = tf.constant(0)
+            for x in dataset:  # STG503
+                loss += x
+            return loss
+
+        bench(train, [1, 2, 3])
+    """)
+
+
+def test_function_passed_to_a_helper_across_modules(tmp_path):
+    assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/tools.py": """
+            def measure_graph_size(f, *args):
+                g = f.get_concrete_function(*args).graph
+                return len(g.as_graph_def().node)
+        """,
+        "pkg/main.py": """
+            import tensorflow as tf
+            from pkg.tools import measure_graph_size
+
+            @tf.function
+            def train(dataset):
+                loss = tf.constant(0)
+                for x, y in dataset:  # STG503
+                    loss += tf.abs(y - x)
+                return loss
+
+            @tf.function
+            def train_ds(dataset):
+                loss = tf.constant(0)
+                for x, y in dataset:
+                    loss += tf.abs(y - x)
+                return loss
+
+            measure_graph_size(train, [(1, 1)] * 10)
+            measure_graph_size(train_ds, tf.data.Dataset.from_tensor_slices(([1] * 3, [1] * 3)))
+        """,
+    })
+
+
+def test_helper_reaches_the_definition_of_the_moment():
+    # A later `def train` must not take the earlier one's call through the helper.
+    assert_marked("""
+        import tensorflow as tf
+
+        def measure(f, *args):
+            return f.get_concrete_function(*args)
+
+        @tf.function
+        def train(dataset):
+            loss = tf.constant(0)
+            for x in dataset:  # STG503
+                loss += x
+            return loss
+
+        measure(train, [1, 2, 3])
+
+        @tf.function
+        def train(dataset):
+            loss = tf.constant(0)
+            for x in dataset:
+                loss += x
+            return loss
+
+        measure(train, tf.data.Dataset.range(3))
+    """)
