@@ -1187,6 +1187,8 @@ class _Walker(cst.CSTVisitor):
                     for name in _operands(arg.value):
                         if ctx.binding_kind(name, func) == "param":
                             func.facts.tensor_params.add(name.value)
+        if func is None and not ctx.functions:
+            self._record_object_call(node)
         callee = node.func
         concrete = isinstance(callee, cst.Attribute) and callee.attr.value == "get_concrete_function"
         if concrete:
@@ -1208,6 +1210,30 @@ class _Walker(cst.CSTVisitor):
             # Arguments are described at the end of the file, when every binding is known (a
             # counter bumped after the call, `lr *= 0.9`, is still a counter).
             ctx._pending_sites.append((site, node, func, tuple(ctx.loops)))
+
+    def _module_loop(self) -> list[int]:
+        """[first line, last line] of the outermost loop around a module-level statement, or []."""
+        ctx = self.ctx
+        if not ctx.loops:
+            return []
+        p = ctx.position(ctx.loops[0])
+        return [p.line, p.end_line]
+
+    def _record_object_call(self, node: cst.Call) -> None:
+        """A module-level call of a method of an object whose class the module shows (`m.fit()`,
+        `m(x)`, `m = Model()` before): where, in program order, that method runs."""
+        ctx = self.ctx
+        if isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
+            receiver, method = node.func.value, node.func.attr.value
+        elif isinstance(node.func, cst.Name):
+            receiver, method = node.func, "__call__"
+        else:
+            return
+        from stagelint.tensors import value_of
+
+        value = value_of(ctx, receiver, None)
+        if value.what == "object" and value.cls:
+            ctx.facts.object_calls.append((ctx.position(node).line, value.cls, method))
 
     def _record_refs(self, site: F.CallSite, node: cst.Call, func) -> None:
         """The project functions a call passes (by position or keyword), and a `*args` of the
@@ -1376,6 +1402,7 @@ class _Walker(cst.CSTVisitor):
                 text=short_code(stmt, 60),
                 augmented=isinstance(stmt, cst.AugAssign),
                 on_self=on_self,
+                loop=self._module_loop() if func is None else [],
             ))
 
     def _stored_kind(self, value: cst.BaseExpression | None, augmented: bool) -> str:

@@ -162,6 +162,9 @@ class AttrWrite:
     on_self: bool = False
     #: under a first-call guard (`if self.table is None:`): set once, lazily
     guarded: bool = False
+    #: at module level inside a loop: the outermost loop's [first line, last line] (it runs both
+    #: before and after the calls in the loop)
+    loop: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -224,6 +227,9 @@ class ModuleFacts:
     #: names bound at module level to a ConcreteFunction, `traced = f.get_concrete_function(x)`:
     #: "pkg.mod.traced" -> the target traced (calling it runs that trace: program order)
     concrete_bindings: dict[str, Target] = field(default_factory=dict)
+    #: module-level calls of a method on an object of a known class (`m.configure(2.0)`,
+    #: `m(x)`): [line, class qualified name, method], for program order (`analysis.order`)
+    object_calls: list[tuple[int, str, str]] = field(default_factory=list)
 
     #: calls of Keras step and training methods (`model.train_step(b)`, `model.fit(...)`):
     #: (method, receiver's class or "", receiver's ident or "", calling function or None)
@@ -300,6 +306,8 @@ def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
     facts.classes = classes
     facts.wrapped = [target(t) for t in facts.wrapped]
     facts.concrete_bindings = {k: target(t) for k, t in facts.concrete_bindings.items()}
+    facts.object_calls = [(line, moved_name(cls, absolute_old, absolute_new), method)
+                          for line, cls, method in facts.object_calls]
     facts.fresh_wrapped = [target(t) for t in facts.fresh_wrapped]
     for d in facts.dataset_functions:
         d.target = target(d.target)
@@ -390,6 +398,7 @@ def rename_module(facts: ModuleFacts, old: str, new: str) -> None:
     facts.wrapped = [target(t) for t in facts.wrapped]
     facts.fresh_wrapped = [target(t) for t in facts.fresh_wrapped]
     facts.concrete_bindings = {name(k): target(t) for k, t in facts.concrete_bindings.items()}
+    facts.object_calls = [(line, name(cls), method) for line, cls, method in facts.object_calls]
     for d in facts.dataset_functions:
         d.target = target(d.target)
     facts.keras_drives = [(method, name(cls), ident, caller) for method, cls, ident, caller in facts.keras_drives]

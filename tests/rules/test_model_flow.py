@@ -169,3 +169,115 @@ def test_helper_reaches_the_definition_of_the_moment():
 
         measure(train, tf.data.Dataset.range(3))
     """)
+
+
+# Class attributes in program order ----------------------------------------------------------------
+
+_SCALER = """
+        import tensorflow as tf
+
+        class Scaler(tf.Module):
+            def __init__(self):
+                self.scale = 1.0
+
+            def configure(self, scale):
+                self.scale = scale
+
+            @tf.function
+            def __call__(self, x):
+                return x * self.scale{mark}
+
+        m = Scaler()
+"""
+
+
+def test_attribute_set_on_the_object_between_two_calls_is_stale():
+    assert_marked(_SCALER.format(mark="  # STG302") + """
+        m(tf.constant(1.0))
+        m.scale = 2.0
+        m(tf.constant(1.0))
+    """)
+
+
+def test_attribute_set_on_the_object_only_before_the_first_call_is_fine():
+    assert_marked(_SCALER.format(mark="") + """
+        m.scale = 2.0
+        m.configure(3.0)
+        m(tf.constant(1.0))
+        m(tf.constant(2.0))
+        m.scale = 4.0
+    """)
+
+
+def test_method_setting_self_attribute_called_between_two_calls_is_stale():
+    assert_marked(_SCALER.format(mark="  # STG302") + """
+        m(tf.constant(1.0))
+        m.configure(3.0)
+        m(tf.constant(1.0))
+    """)
+
+
+def test_attribute_set_in_a_module_level_loop_around_the_calls_is_stale():
+    assert_marked(_SCALER.format(mark="  # STG302") + """
+        for s in (1.0, 2.0):
+            m.scale = s
+            m(tf.constant(1.0))
+    """)
+
+
+def test_library_class_whose_module_shows_no_calls_keeps_the_write():
+    # No module-level calls: the order is unknown, a method that changes the attribute counts.
+    assert_marked("""
+        import tensorflow as tf
+
+        class Scaler(tf.Module):
+            def __init__(self):
+                self.scale = 1.0
+
+            def configure(self, scale):
+                self.scale = scale
+
+            @tf.function
+            def __call__(self, x):
+                return x * self.scale  # STG302
+    """)
+
+
+def test_attribute_order_across_modules(tmp_path):
+    lib = """
+        import tensorflow as tf
+
+        class Scaler(tf.Module):
+            def __init__(self):
+                self.scale = 1.0
+
+            @tf.function
+            def __call__(self, x):
+                return x * self.scale{mark}
+    """
+    assert_project_marked(tmp_path / "before", {
+        "pkg/__init__.py": "",
+        "pkg/lib.py": lib.format(mark=""),
+        "pkg/main.py": """
+            import tensorflow as tf
+            from pkg.lib import Scaler
+
+            m = Scaler()
+            m.scale = 2.0
+            m(tf.constant(1.0))
+            m(tf.constant(2.0))
+        """,
+    })
+    assert_project_marked(tmp_path / "between", {
+        "pkg/__init__.py": "",
+        "pkg/lib.py": lib.format(mark="  # STG302"),
+        "pkg/main.py": """
+            import tensorflow as tf
+            from pkg.lib import Scaler
+
+            m = Scaler()
+            m(tf.constant(1.0))
+            m.scale = 2.0
+            m(tf.constant(2.0))
+        """,
+    })
