@@ -117,6 +117,7 @@ class FileContext:
         self.tf_import_names: dict[int, set[str]] = {}
         self.functions: list[FunctionInfo] = []  # the walk's function stack
         self.classes: list[F.ClassFacts] = []
+        self._class_nodes: list[cst.ClassDef] = []
         self.guard_depth = 0
         self.lifted_depth = 0
         self.loop_depth = 0  # Python loops of the current function (reset per function)
@@ -508,11 +509,21 @@ class FileContext:
         cf = F.ClassFacts(qualname=qualname, bases=bases, span=self.position(node.name))
         self.facts.classes[qualname] = cf
         self.classes.append(cf)
+        self._class_nodes.append(node)
         self._class_fn_depth.append(len(self.functions))
 
     def _leave_class(self) -> None:
         self.classes.pop()
+        self._class_nodes.pop()
         self._class_fn_depth.pop()
+
+    def class_node_of(self, func: FunctionInfo | None) -> cst.ClassDef | None:
+        """The class statement (being walked) whose method `func` is, or holds it as a closure."""
+        cls = func.self_class if func is not None else None
+        for facts, node in zip(reversed(self.classes), reversed(self._class_nodes)):
+            if facts.qualname == cls:
+                return node
+        return None
 
     def current_class_for_methods(self) -> F.ClassFacts | None:
         if self.classes and self._class_fn_depth[-1] == len(self.functions):
@@ -563,9 +574,10 @@ class FileContext:
         """A set-once guard whose block runs TensorFlow state ops (`v.assign(...)`, `tf.print`)
         and sets a Python flag: the ops are recorded into every call's graph, the flag flips only
         while tracing; not TensorFlow's create-variables-once idiom (STG105 and STG102 stand)."""
-        from stagelint.frameworks import STATEFUL_METHODS, STATEFUL_OPS, canonical_tf_name
+        from stagelint.analysis.effects import runs_state_op
 
         op = flips = False
+        owner = (self.class_node_of(self.function), self.function.self_name if self.function else None)
         stack = [block]
         while stack and not (op and flips):
             n = stack.pop()
@@ -574,12 +586,8 @@ class FileContext:
             if isinstance(n, cst.With) and self.is_lifting_scope(n):
                 continue  # `with tf.init_scope():` runs it once, as meant
             if isinstance(n, cst.Call):
-                if isinstance(n.func, cst.Attribute) and n.func.attr.value in STATEFUL_METHODS:
-                    op = True
-                elif any(canonical_tf_name(q) in STATEFUL_OPS or canonical_tf_name(q).startswith(
-                        ("tensorflow.summary.", "tensorflow.debugging.", "tensorflow.assert_"))
-                        for q in self.qualified_names(n.func)):
-                    op = True
+                # the op itself, or one a helper of this file runs (`self._warm(x)`)
+                op = op or bool(runs_state_op(self, n, owner))
             elif isinstance(n, (cst.Assign, cst.AugAssign)):
                 value = n.value
                 if isinstance(n, cst.AugAssign) or _is_literal(value):

@@ -11,10 +11,8 @@ from stagelint.frameworks import (
     FROZEN_VALUE_PREFIXES,
     RNG_CONSTRUCTORS,
     RNG_NON_DRAW_METHODS,
-    STATEFUL_METHODS,
-    STATEFUL_OPS,
-    canonical_tf_name,
 )
+from stagelint.analysis.effects import runs_state_op, state_op
 from stagelint.rules.base import Rule
 from stagelint.stores import root_kind
 from stagelint.tensors import PYTHON_ITERATORS, tensorness, value_of
@@ -307,23 +305,6 @@ class FrozenPythonValue(Rule):
         return None
 
 
-def _tf_state_op(ctx, node: cst.Call) -> str | None:
-    """The TensorFlow state change a call makes (`v.assign_add(...)`, `tf.print(...)`), if any."""
-    if isinstance(node.func, cst.Attribute) and node.func.attr.value in STATEFUL_METHODS:
-        return f"{short_code(node.func)}(...)"
-    for q in ctx.qualified_names(node.func):
-        canonical = canonical_tf_name(q)
-        if canonical in STATEFUL_OPS or canonical.startswith(_STATE_PREFIXES):
-            return f"{short_code(node.func)}(...)"
-    return None
-
-
-#: The stateful ops a trace-time guard wrongly makes unconditional: output, checks, summaries,
-#: variable updates (random draws, configuration and data pipelines are not "state ops" here).
-_STATE_PREFIXES = ("tensorflow.debugging.", "tensorflow.summary.", "tensorflow.raw_ops.",
-                   "tensorflow.assert_", "tensorflow.scatter_", "tensorflow.lookup.")
-
-
 class PythonStateGuard(Rule):
     """
     ## What it does
@@ -476,7 +457,12 @@ class PythonStateGuard(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if not self.open or not self.ctx.in_staged_context:
             return
-        op = _tf_state_op(self.ctx, node)
+        ctx = self.ctx
+        # the op itself, or one a helper of this file runs (`self._warm(x)`): `analysis.effects`
+        owner = (ctx.class_node_of(ctx.function), ctx.function.self_name if ctx.function else None)
+        op = runs_state_op(ctx, node, owner)
+        if op and not state_op(ctx, node):
+            op = f"{short_code(node.func)}(...)"  # the helper call in the block, which runs `op`
         if op:
             for record in self.open:
                 record["op"] = record["op"] or op

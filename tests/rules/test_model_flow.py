@@ -281,3 +281,98 @@ def test_attribute_order_across_modules(tmp_path):
             m(tf.constant(2.0))
         """,
     })
+
+
+# What a function does: state ops through helpers (analysis.effects) -------------------------------
+
+
+def test_guard_whose_helper_runs_an_op_and_flips_a_flag():
+    # The op is in a method the guard's block calls: baked into every call, the flag flips once.
+    assert_marked("""
+        import tensorflow as tf
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.warmed = False
+                self.total = tf.Variable(0.0)
+
+            def _warm(self, x):
+                self._bump(x)
+
+            def _bump(self, x):
+                self.total.assign_add(tf.reduce_sum(x))
+
+            @tf.function
+            def __call__(self, x):
+                if not self.warmed:  # STG105
+                    self._warm(x)
+                    self.warmed = True  # STG102
+                return x * 2
+    """)
+
+
+def test_guard_whose_helper_only_creates_variables_is_fine():
+    assert_marked("""
+        import tensorflow as tf
+
+        def make_total():
+            return tf.Variable(0.0)
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.total = None
+                self.built = False
+
+            def _build(self):
+                self.total = make_total()
+
+            @tf.function
+            def __call__(self, x):
+                if not self.built:
+                    self._build()
+                    self.built = True
+                return x * self.total
+    """)
+
+
+def test_global_guard_whose_function_helper_prints():
+    assert_marked("""
+        import tensorflow as tf
+
+        announced = False
+
+        def say(text):
+            tf.print(text)
+
+        def announce():
+            global announced
+            if not announced:  # STG105
+                say("training started")
+                announced = True  # STG102
+
+        @tf.function
+        def train_step(x):
+            announce()
+            return x
+    """)
+
+
+def test_global_guard_whose_helper_is_lifted_into_init_scope_is_fine():
+    assert_marked("""
+        import tensorflow as tf
+
+        counter = tf.Variable(0)
+        announced = False
+
+        def bump():
+            with tf.init_scope():
+                counter.assign_add(1)
+
+        @tf.function
+        def train_step(x):
+            global announced
+            if not announced:
+                bump()
+                announced = True
+            return x
+    """)
