@@ -408,6 +408,6 @@ def _staged_by_own_module(project, key) -> bool:
 
 def site_is_tensor(site: StoreSite, project, key) -> bool:
     """Definitely a tensor, or built from parameters the project shows are tensors."""
-    if site.tensor.definite:
-        return True
-    return bool(site.tensor.params and site.tensor.params & project.tensor_params(key))
+    from stagelint.analysis.values import tensor_in_project
+
+    return tensor_in_project(project, key, site.tensor.definite, site.tensor.params)

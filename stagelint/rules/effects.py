@@ -16,7 +16,8 @@ from stagelint.fix import tensorflow_alias
 from stagelint.rules.base import Rule
 from stagelint.stores import store_is_external, store_sites, stored_tensor
 from stagelint.analysis.values import FILE_METHODS
-from stagelint.tensors import NUMBERS, Tensorness, tensorness, value_of
+from stagelint.analysis.values import FILE, kind_of, python_number
+from stagelint.tensors import Tensorness, tensorness
 
 
 class TraceTimeSideEffect(Rule):
@@ -243,7 +244,7 @@ class TraceTimeSideEffect(Rule):
 
         for func, node in self.file_calls:
             receiver = node.func.value
-            if value_of(ctx, receiver, func).what != "file" or _opened_here(ctx, receiver, func):
+            if kind_of(ctx, receiver, func) != FILE or _opened_here(ctx, receiver, func):
                 continue
             self.report(node, function=func, call=f"{short_code(node.func)}()",
                         instead="file I/O in Python runs while tracing; move it outside the tf.function, or use `tf.io`")
@@ -290,7 +291,7 @@ class TraceTimeSideEffect(Rule):
             if not args and (f is None or p not in f.literal_default_params):
                 return False
             for mod, site, a in args:
-                if a.kind == "python" or a.what in NUMBERS:
+                if python_number(a):
                     continue
                 if a.kind == "tensor":
                     return False
