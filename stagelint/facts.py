@@ -66,6 +66,9 @@ class ArgFacts:
     #: how the object passed is bound in the caller, when it outlives the caller's call:
     #: "global", "self", "import", "closure", "param" (the caller's own argument), or ""
     root: str = ""
+    #: the caller's parameters that make the argument a tensor when they are (`x * 2`: ["x"]),
+    #: for the parameter summaries of the callee (`stores.stored_tensor_params`)
+    params: list[str] = field(default_factory=list)
 
 
 @dataclass

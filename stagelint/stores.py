@@ -366,8 +366,10 @@ def stored_tensor_params(project, key, _depth: int = 0) -> set[str]:
                 out.add(param)
             elif arg.kind == "python":
                 python.add(param)
-            elif arg.param and site.caller is not None and _depth < 4:
-                if arg.param in stored_tensor_params(project, (module, site.caller), _depth + 1):
+            elif (arg.param or arg.params) and site.caller is not None and _depth < 4:
+                # the caller's own parameter, or a value built from its parameters (`x * 2`):
+                # a tensor when they are, in the caller's summary
+                if {arg.param, *arg.params} & stored_tensor_params(project, (module, site.caller), _depth + 1):
                     out.add(param)
     if entry == "keras":
         out |= {p for p in f.params[1:] if p not in f.literal_default_params and p not in python}

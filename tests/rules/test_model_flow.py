@@ -376,3 +376,65 @@ def test_global_guard_whose_helper_is_lifted_into_init_scope_is_fine():
                 announced = True
             return x
     """)
+
+
+# Parameter summaries: what a helper's parameter is, from what its callers build it from -----------
+
+
+def test_value_built_from_a_tensor_parameter_stored_by_a_helper_is_a_leak():
+    assert_marked("""
+        import tensorflow as tf
+
+        history = []
+
+        def note(acc, value):
+            acc.append(value)  # STG201
+
+        @tf.function
+        def f(x):
+            note(history, x * 2)
+            return x
+
+        f(tf.constant(1))
+    """)
+
+
+def test_value_built_from_a_python_parameter_stored_by_a_helper_is_a_state_change():
+    assert_marked("""
+        import tensorflow as tf
+
+        history = []
+
+        def note(acc, value):
+            acc.append(value)  # STG102
+
+        @tf.function
+        def f(x, n):
+            note(history, n * 2)
+            return x
+
+        f(tf.constant(1), 3)
+    """)
+
+
+def test_parameter_summary_across_modules(tmp_path):
+    assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/util.py": """
+            def note(acc, value):
+                acc.append(value)  # STG201
+        """,
+        "pkg/main.py": """
+            import tensorflow as tf
+            from pkg.util import note
+
+            history = []
+
+            @tf.function
+            def f(x):
+                note(history, x * 2)
+                return x
+
+            f(tf.constant(1))
+        """,
+    })
