@@ -1168,6 +1168,10 @@ class _Walker(cst.CSTVisitor):
         if func is not None:
             if escapes:
                 return  # the wrapped function runs eagerly: not traced into the graph
+            if not func.facts.state_op and ctx.lifted_depth == 0:
+                from stagelint.analysis.effects import state_op
+
+                func.facts.state_op = state_op(ctx, node) or ""
             target = self._target_of(node.func)
             if target is not None and not (names and all(fw.owns(n) for n in names)):
                 func.facts.calls.append(

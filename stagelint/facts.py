@@ -140,6 +140,9 @@ class FunctionFacts:
     #: what its returns are (`analysis.values.Summary`): (a tensor for sure, the parameters that
     #: make it one, the targets of the project functions whose results it returns), or None
     returns: object = None
+    #: the first TensorFlow state op its own body runs (`v.assign_add(...)`, `tf.print(...)`),
+    #: outside `tf.init_scope()`; "" for none (`analysis.effects.project_state_op` follows calls)
+    state_op: str = ""
 
 
 @dataclass

@@ -6,7 +6,9 @@ op into every call's graph (STG105, and STG102 for the flag); whether the block 
 depend on whether the op is written in the block or in a helper it calls (`self._warm(x)`). A
 function's summary is the first state op its own body runs, directly or through a call of a
 function or method of the same file, memoised per function: each body is read once per file,
-so the cost is linear in the file.
+so the cost is linear in the file. Across files, each function's own first state op is a fact
+(`FunctionFacts.state_op`, recorded during the walk) and the project phase propagates it to the
+callers to a fixpoint (`project_state_op`): a worklist over reverse call edges, linear in them.
 """
 
 from __future__ import annotations
@@ -90,3 +92,37 @@ def callee_defs(ctx, call: cst.Call, owner: tuple):
         for stmt in cls.body.body:
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value == func.attr.value:
                 yield stmt, cls
+
+
+def project_state_op(project, key) -> str:
+    """Project phase: the first state op the function `key` runs, itself or through the project
+    functions it calls (plain calls, not function references), "" for none."""
+    found = project.__dict__.get("_state_ops")
+    if found is None:
+        found = project.__dict__["_state_ops"] = _propagate(project)
+    return found.get(key, "")
+
+
+def _propagate(project) -> dict:
+    ops: dict = {}
+    callers: dict = {}
+    todo = []
+    for name, m in project.modules.items():
+        for q, f in m.functions.items():
+            key = (name, q)
+            if f.state_op:
+                ops[key] = f.state_op
+                todo.append(key)
+            for edge in f.calls:
+                if edge.kind != "call":
+                    continue
+                callee = project.resolve(name, edge.target)
+                if callee is not None:
+                    callers.setdefault(callee, []).append(key)
+    while todo:  # each function enters once: linear in the call edges
+        key = todo.pop()
+        for caller in callers.get(key, ()):
+            if caller not in ops:
+                ops[caller] = ops[key]
+                todo.append(caller)
+    return ops

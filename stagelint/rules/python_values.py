@@ -450,9 +450,33 @@ class PythonStateGuard(Rule):
     def leave_If(self, node: cst.If) -> None:
         if self.open and self.open[-1]["node"] is node:
             record = self.open.pop()
-            if record["op"] and record["flips"]:
-                state = " and ".join(f"`{text}`" for text in sorted(record["keys"].values()))
+            if not record["flips"]:
+                return
+            state = " and ".join(f"`{text}`" for text in sorted(record["keys"].values()))
+            if record["op"]:
                 self.report(node, state=state, op=record["op"], _test=sorted(record["keys"]))
+                return
+            # No op in the block or in a helper of this file: a project function it calls may
+            # run one (`warm(counter)` from another module), decided in the project phase.
+            ctx = self.ctx
+            where = ctx.position(node)
+            calls = sorted({tuple(e.target) for e in ctx.function.facts.calls
+                            if e.kind == "call" and where.line <= e.span.line <= where.end_line})
+            if calls:
+                self.report(node, state=state, _test=sorted(record["keys"]), _calls=[list(c) for c in calls])
+
+    @classmethod
+    def confirm(cls, candidate, project, module):
+        calls = candidate.fields.get("_calls")
+        if not calls:
+            return True
+        from stagelint.analysis.effects import project_state_op
+
+        for target in calls:
+            key = project.resolve(module.module, tuple(target))
+            if key is not None and key[0] != module.module and project_state_op(project, key):
+                return {"op": f"{key[1].rsplit('.', 1)[-1]}(...)"}
+        return False
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.open or not self.ctx.in_staged_context:

@@ -438,3 +438,45 @@ def test_parameter_summary_across_modules(tmp_path):
             f(tf.constant(1))
         """,
     })
+
+
+def test_guard_whose_helper_in_another_module_runs_an_op(tmp_path):
+    # Across modules the guard's block is judged in the project phase (STG105); the flag's own
+    # STG102 is decided with the file, which does not see the helper's body.
+    assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/util.py": """
+            import tensorflow as tf
+
+            def warm(counter):
+                counter.assign_add(1)
+
+            def lifted(counter):
+                with tf.init_scope():
+                    counter.assign_add(1)
+
+            def configure(options):
+                options["ready"] = True
+        """,
+        "pkg/main.py": """
+            import tensorflow as tf
+            from pkg.util import configure, lifted, warm
+
+            counter = tf.Variable(0)
+            started = False
+            lifted_done = False
+            options = {}
+
+            @tf.function
+            def step(x):
+                global started, lifted_done
+                if not started:  # STG105
+                    warm(counter)
+                    started = True
+                if not lifted_done:
+                    lifted(counter)
+                    configure(options)
+                    lifted_done = True
+                return x
+        """,
+    })
