@@ -310,7 +310,8 @@ class PythonStateGuard(Rule):
     ## What it does
     Flags a Python `if` in staged code whose condition reads mutable Python state (an attribute
     of `self`, a global or an enclosing function's variable), whose body runs a TensorFlow state
-    op (`.assign*()`, `apply_gradients`, `tf.print`, `tf.summary.*`, ...) and which also changes
+    op (`.assign*()`, `apply_gradients`, `tf.print`, `tf.summary.*`, ...), itself or in a function
+    it calls (`self._warm(x)`, a helper of another module), and which also changes
     the state it tests: the guide's "counter" pattern.
 
     A guard that looks set-once (`if not self.started:`, `if self.x is None:`) is no excuse
