@@ -640,7 +640,9 @@ class PythonLoopUnrolled(Rule):
     ## What it does
     Flags a Python `for` loop in staged code over `range(<parameter>)` or `range(len(<parameter>))`
     when the parameter is a Python value, and over a parameter that callers pass as a Python
-    list, tuple or NumPy array.
+    list, tuple or NumPy array. Callers count directly and through helpers that call (or trace,
+    `f.get_concrete_function(*args)`) the function they are handed with the arguments they are
+    given (the guide's `measure_graph_size(train, small_data)`).
 
     Not flagged: `range(<tensor>)` (AutoGraph turns it into `tf.range`), `tf.range`, tensors and
     datasets; loops over model structure (`for layer in self.layers`), module-level constants and
