@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from stagelint.analysis.values import python_option_param
 from stagelint.context import FileContext, FunctionInfo, code_of, short_code
 from stagelint.tensors import Tensorness, tensorness, value_of
 
@@ -160,7 +161,7 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
         if value is not None and isinstance(value, cst.Call):
             if any(fw.creates_variables(q) for q in ctx.qualified_names(value.func)):
                 continue  # creating state is STG402's business, storing it on self is the point
-        if value is not None and (_static_metadata(value) or _python_option_param(ctx, func, value)):
+        if value is not None and (_static_metadata(value) or python_option_param(ctx, func, value)):
             # shapes and dtypes (`self._output_specs = {k: t.get_shape() ...}`), or a Python option
             # of the call (`self.training = training`): the same for every call that reuses the
             # trace, and a new value retraces, which stores it again
@@ -274,17 +275,6 @@ def _static_metadata(expr) -> bool:
     if isinstance(expr, cst.DictComp):
         return _static_metadata(expr.value)
     return False
-
-
-def _python_option_param(ctx: FileContext, func: FunctionInfo, expr) -> bool:
-    """The function's own parameter with a literal default other than None (`training=False`,
-    `mode="train"`): a Python value that is part of the trace key."""
-    if not isinstance(expr, cst.Name) or ctx.binding_kind(expr, func) != "param":
-        return False
-    default = func.defaults.get(expr.value)
-    if default is None or (isinstance(default, cst.Name) and default.value == "None"):
-        return False
-    return expr.value in func.facts.literal_default_params
 
 
 def _is_self(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression) -> bool:

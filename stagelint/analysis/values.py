@@ -268,3 +268,42 @@ def python_number(arg) -> bool:
     from stagelint.tensors import NUMBERS
 
     return arg.kind == "python" or arg.what in NUMBERS
+
+
+def formatted_tensorness(ctx, expr: cst.BaseExpression, func):
+    """Tensors an argument shows: itself, or what `"...".format(...)` / an f-string / `%` formats
+    (what a `print` or a log call would turn into text at trace time)."""
+    from stagelint.tensors import Tensorness, tensorness
+
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format":
+        t = Tensorness()
+        for arg in expr.args:
+            t = t | formatted_tensorness(ctx, arg.value, func)
+        return t
+    if isinstance(expr, cst.FormattedString):
+        t = Tensorness()
+        for part in expr.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                t = t | formatted_tensorness(ctx, part.expression, func)
+        return t
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        t = Tensorness()
+        for el in expr.elements:
+            t = t | formatted_tensorness(ctx, el.value, func)
+        return t
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) and isinstance(
+        expr.left, (cst.SimpleString, cst.ConcatenatedString)
+    ):
+        return formatted_tensorness(ctx, expr.right, func)
+    return tensorness(ctx, expr, func)
+
+
+def python_option_param(ctx, func, expr: cst.BaseExpression) -> bool:
+    """The function's own parameter with a literal default other than None (`training=False`,
+    `mode="train"`): a Python value that is part of the trace key."""
+    if not isinstance(expr, cst.Name) or ctx.binding_kind(expr, func) != "param":
+        return False
+    default = func.defaults.get(expr.value)
+    if default is None or (isinstance(default, cst.Name) and default.value == "None"):
+        return False
+    return expr.value in func.facts.literal_default_params

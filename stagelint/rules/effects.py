@@ -16,7 +16,7 @@ from stagelint.fix import tensorflow_alias
 from stagelint.rules.base import Rule
 from stagelint.stores import store_is_external, store_sites, stored_tensor
 from stagelint.analysis.values import FILE_METHODS
-from stagelint.analysis.values import FILE, kind_of, python_number
+from stagelint.analysis.values import FILE, formatted_tensorness, kind_of, python_number
 from stagelint.tensors import Tensorness, tensorness
 
 
@@ -224,7 +224,7 @@ class TraceTimeSideEffect(Rule):
         for func, node, call, tests in self.messages:
             t = Tensorness()
             for arg in node.args:
-                t = t | _formatted_tensorness(ctx, arg.value, func)
+                t = t | formatted_tensorness(ctx, arg.value, func)
             if not (t.possible or t.calls) and tests:
                 # `if loss > 10: logging.warning("diverging")`: AutoGraph stages a tensor `if` as a
                 # `tf.cond` and traces both branches, so the message is logged at trace time
@@ -360,31 +360,6 @@ class TraceTimeSideEffect(Rule):
                 if isinstance(value, cst.Call) and ctx.qualified_names(value.func) & LOGGER_FACTORIES:
                     return True
         return False
-
-
-def _formatted_tensorness(ctx, expr, func) -> Tensorness:
-    """Tensors an argument shows: itself, or what `"...".format(...)` / an f-string / `%` formats."""
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format":
-        t = Tensorness()
-        for arg in expr.args:
-            t = t | _formatted_tensorness(ctx, arg.value, func)
-        return t
-    if isinstance(expr, cst.FormattedString):
-        t = Tensorness()
-        for part in expr.parts:
-            if isinstance(part, cst.FormattedStringExpression):
-                t = t | _formatted_tensorness(ctx, part.expression, func)
-        return t
-    if isinstance(expr, (cst.Tuple, cst.List)):
-        t = Tensorness()
-        for el in expr.elements:
-            t = t | _formatted_tensorness(ctx, el.value, func)
-        return t
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) and isinstance(
-        expr.left, (cst.SimpleString, cst.ConcatenatedString)
-    ):
-        return _formatted_tensorness(ctx, expr.right, func)
-    return tensorness(ctx, expr, func)
 
 
 def _opened_here(ctx, receiver, func) -> bool:
