@@ -502,6 +502,24 @@ def _where(module: str, here: str, w) -> str:
     return f"`{w.text}`, {place}"
 
 
+def _between_calls(project, reader, module: str, w) -> bool:
+    """Program order where the module shows it (`analysis.order`): a module-level write
+    (`m.scale = 2.0`), or a call of the method that writes (`m.configure(2.0)`), made only before
+    the first call of the reading code or only after its last changes nothing a trace sees.
+    When the module does not show the calls (a library), the write counts."""
+    from stagelint.analysis.order import shows_order, stale_between, writes_between
+
+    readers = [reader]
+    if w.function is None:
+        if not shows_order(project, module, readers):
+            return True
+        return stale_between(project, module, readers, w.span.line, tuple(w.loop) if w.loop else None)
+    writer = (module, w.function)
+    if not shows_order(project, module, readers, writer):
+        return True
+    return writes_between(project, module, readers, writer)
+
+
 def _reader_families(project, key, recv: str, cls: str | None) -> set[str]:
     """The classes an attribute read's object may belong to: `self`'s class family, or the
     families of the classes callers construct the argument from."""
@@ -530,7 +548,8 @@ class StaleAttribute(Rule):
     is STG303); method calls and attribute chains (`self.dense(x)`, `self.v.assign(...)`); reassignments inside staged code itself
     (STG102/STG105 report those); functions staged afresh for each use, the guide's workaround
     (`tf.function(evaluate).get_concrete_function(model, x)` after each change); argument objects
-    whose class the callers do not show.
+    whose class the callers do not show; in program order, a module-level change (`m.scale = 2.0`,
+    `m.configure(2.0)`) made only before the first call of the reading code or only after its last.
 
     ## Why is this bad?
     tf.function keys a trace on an object's identity, not on its attributes. Changing an
@@ -750,6 +769,8 @@ class StaleAttribute(Rule):
                 continue  # a helper of `__init__`/`build`: `self._check_axis(axis)`
             if w.function is not None and w.on_self and _creates_variables(project, (mod, w.function)):
                 continue  # `shadow_copy` adds the slots whose list it keeps: set-up by another name
+            if not _between_calls(project, key, mod, w):
+                continue  # made before the first call or after the last: no trace sees it stale
             changes.append((mod, w))
         if not changes:
             return False

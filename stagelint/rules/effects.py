@@ -18,7 +18,8 @@ from stagelint.rules.graph_python import _type_dispatch
 from stagelint.rules.retracing import _is_test_module
 from stagelint.stores import store_is_external, store_sites, stored_tensor
 from stagelint.analysis.values import FILE_METHODS
-from stagelint.tensors import NUMBERS, Tensorness, tensorness, value_of
+from stagelint.analysis.values import FILE, formatted_tensorness, kind_of, python_number
+from stagelint.tensors import Tensorness, tensorness
 
 
 class TraceTimeSideEffect(Rule):
@@ -232,7 +233,7 @@ class TraceTimeSideEffect(Rule):
                 continue
             t = Tensorness()
             for arg in node.args:
-                t = t | _formatted_tensorness(ctx, arg.value, func)
+                t = t | formatted_tensorness(ctx, arg.value, func)
             if not (t.possible or t.calls) and tests:
                 # `if loss > 10: logging.warning("diverging")`: AutoGraph stages a tensor `if` as a
                 # `tf.cond` and traces both branches, so the message is logged at trace time
@@ -252,7 +253,7 @@ class TraceTimeSideEffect(Rule):
 
         for func, node in self.file_calls:
             receiver = node.func.value
-            if value_of(ctx, receiver, func).what != "file" or _opened_here(ctx, receiver, func):
+            if kind_of(ctx, receiver, func) != FILE or _opened_here(ctx, receiver, func):
                 continue
             self.report(node, function=func, call=f"{short_code(node.func)}()",
                         instead="file I/O in Python runs while tracing; move it outside the tf.function, or use `tf.io`")
@@ -299,7 +300,7 @@ class TraceTimeSideEffect(Rule):
             if not args and (f is None or p not in f.literal_default_params):
                 return False
             for mod, site, a in args:
-                if a.kind == "python" or a.what in NUMBERS:
+                if python_number(a):
                     continue
                 if a.kind == "tensor":
                     return False
@@ -368,31 +369,6 @@ class TraceTimeSideEffect(Rule):
                 if isinstance(value, cst.Call) and ctx.qualified_names(value.func) & LOGGER_FACTORIES:
                     return True
         return False
-
-
-def _formatted_tensorness(ctx, expr, func) -> Tensorness:
-    """Tensors an argument shows: itself, or what `"...".format(...)` / an f-string / `%` formats."""
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format":
-        t = Tensorness()
-        for arg in expr.args:
-            t = t | _formatted_tensorness(ctx, arg.value, func)
-        return t
-    if isinstance(expr, cst.FormattedString):
-        t = Tensorness()
-        for part in expr.parts:
-            if isinstance(part, cst.FormattedStringExpression):
-                t = t | _formatted_tensorness(ctx, part.expression, func)
-        return t
-    if isinstance(expr, (cst.Tuple, cst.List)):
-        t = Tensorness()
-        for el in expr.elements:
-            t = t | _formatted_tensorness(ctx, el.value, func)
-        return t
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) and isinstance(
-        expr.left, (cst.SimpleString, cst.ConcatenatedString)
-    ):
-        return _formatted_tensorness(ctx, expr.right, func)
-    return tensorness(ctx, expr, func)
 
 
 def _opened_here(ctx, receiver, func) -> bool:

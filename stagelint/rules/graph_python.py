@@ -5,17 +5,17 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.context import short_code
+from stagelint.analysis.values import VARIABLE, kind_of, one_tensor, tensor_in_project
 from stagelint.frameworks import EAGER_ONLY_METHODS, NUMPY_STATIC_FUNCTIONS, is_stateful_op
 from stagelint.rules.base import Rule
-from stagelint.tensors import Tensorness, tensorness, value_of
+from stagelint.tensors import Tensorness, tensorness
 
 
 def _tensor_confirmed(candidate, project, module, keras_inputs: bool = True) -> bool:
     """Definitely a tensor, or built from parameters the project shows are tensors."""
-    if candidate.fields.get("_definite"):
-        return True
-    key = (module.module, candidate.function)
-    return bool(set(candidate.fields.get("_params", ())) & project.tensor_params(key, keras_inputs))
+    fields = candidate.fields
+    return tensor_in_project(project, (module.module, candidate.function), fields.get("_definite", False),
+                             fields.get("_params", ()), keras_inputs)
 
 
 def _tensor_fields(t: Tensorness) -> dict:
@@ -144,12 +144,12 @@ class EagerOnlyCall(Rule):
         func = ctx.function
         call = f"{short_code(receiver)}.{method}()"
         if isinstance(receiver, cst.Name) and ctx.binding_kind(receiver, func) in ("global", "closure", "import"):
-            if value_of(ctx, receiver, func).what == "variable":
+            if kind_of(ctx, receiver, func) == VARIABLE:
                 self.report(node, call=call, value=short_code(receiver), _definite=True,
                             error="NotImplementedError (a variable has no value while tracing)",
                             instead="read it as a tensor (`v` or `v.read_value()`) and use TensorFlow ops")
             return  # a module-level eager tensor is a captured constant: `.numpy()` works once
-        if value_of(ctx, receiver, func).what == "variable":
+        if kind_of(ctx, receiver, func) == VARIABLE:
             self.report(node, call=call, value=short_code(receiver), _definite=True,
                         error="NotImplementedError (a variable has no value while tracing)",
                         instead="read it as a tensor (`v` or `v.read_value()`) and use TensorFlow ops")
@@ -223,7 +223,6 @@ _ITERATING_BUILTINS = frozenset({
     "builtins.enumerate", "builtins.zip", "builtins.map", "builtins.filter", "builtins.reversed",
     "builtins.iter", "builtins.dict",
 })
-_CONTAINERS = frozenset({"list", "tuple", "dict", "set", "str", "range", "nest"})
 _ITERATE_ERROR = "OperatorNotAllowedInGraphError (iterating over a symbolic tf.Tensor)"
 _BOOL_ERROR = "OperatorNotAllowedInGraphError (using a symbolic tf.Tensor as a Python bool)"
 #: The branches checked where no AutoGraph runs (their tests must come from ops).
@@ -418,21 +417,8 @@ class TensorAsPythonValue(Rule):
         self.none_tested: set[tuple[int, str]] = set()
 
     def _tensor(self, expr, func) -> Tensorness:
-        """A tensor itself, not a Python list/tuple of tensors (`tf.unstack(x)`, `[a, b]`, a
-        parameter the function tests with `isinstance(x, (list, tuple))`)."""
-        ctx = self.ctx
-        if value_of(ctx, expr, func).what in _CONTAINERS:
-            return Tensorness()
-        if isinstance(expr, cst.Name):
-            if expr.value in func.sequence_names:
-                return Tensorness()
-            for b in ctx.bindings_of(expr):
-                bound = ctx.bound_values.get(id(getattr(b, "node", None)))
-                if bound is not None and value_of(ctx, bound, func).what in _CONTAINERS:
-                    return Tensorness()  # sometimes a list (`x = [x]`): iterating it may be fine
-        t = tensorness(ctx, expr, func)
-        # `narrow.items()` after `isinstance(narrow, Mapping)`: the parameter is a structure
-        return Tensorness(t.definite, t.params - func.sequence_names)
+        """A tensor itself, not a Python list/tuple of tensors (the model's `one_tensor`)."""
+        return one_tensor(self.ctx, expr, func)
 
     def _staged(self) -> bool:
         return self.ctx.function is not None and self.ctx.in_staged_context
