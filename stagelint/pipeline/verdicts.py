@@ -93,7 +93,7 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                 fields.setdefault("func", project.function_phrase(key))
                 entry = project.display(project.reached[key], m.module)
         template = rule.message
-        if key is not None and rule.jax_message and project.jax.framework_of(key) == "jax":
+        if rule.jax_message and (cand.fields.get("_jax_api") or (key is not None and project.jax.framework_of(key) == "jax")):
             template = rule.jax_message  # the framework's own remedy
         finding = Finding(
             code=rule.code,

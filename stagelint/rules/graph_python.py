@@ -6,7 +6,7 @@ import libcst as cst
 
 from stagelint.context import short_code
 from stagelint.frameworks import EAGER_ONLY_METHODS, NUMPY_STATIC_FUNCTIONS, is_stateful_op
-from stagelint.jaxrules import confirm_tracer_as_python_value, jax_branch_test
+from stagelint.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
 from stagelint.rules.base import Rule
 from stagelint.tensors import Tensorness, tensorness, value_of
 
@@ -136,10 +136,18 @@ class EagerOnlyCall(Rule):
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in EAGER_ONLY_METHODS:
             self._method(node, node.func.attr.value, node.func.value)
             return
-        for q in ctx.qualified_names(node.func):
+        names = ctx.qualified_names(node.func)
+        for q in names:
             if q.startswith("numpy.") and not q.startswith("numpy.random.") and q not in NUMPY_STATIC_FUNCTIONS:
                 self._numpy(node, q)
                 return
+        conversion = names & {"builtins.float", "builtins.int", "builtins.complex"}
+        if conversion and node.args and node.args[0].keyword is None:
+            # (under tf.function these are STG602's TypeError; JAX raises ConcretizationTypeError)
+            t = tensorness(ctx, node.args[0].value, func)
+            if t.possible:
+                self.report(node, call=f"{min(conversion)[9:]}(...)", value=short_code(node.args[0].value),
+                            error="", instead="", _jax_only=True, **_tensor_fields(t))
 
     def _method(self, node: cst.Call, method: str, receiver: cst.BaseExpression) -> None:
         ctx = self.ctx
@@ -183,7 +191,12 @@ class EagerOnlyCall(Rule):
                         instead="use the TensorFlow equivalent (`tf.reduce_*`, `tf.math.*`, `tf.experimental.numpy`), or `tf.numpy_function`",
                         **_tensor_fields(t))
 
-    confirm = classmethod(lambda cls, candidate, project, module: _tensor_confirmed(candidate, project, module))
+    @classmethod
+    def confirm(cls, candidate, project, module):
+        key = (module.module, candidate.function)
+        if project.jax.framework_of(key) == "jax":
+            return confirm_concrete_value(candidate, project, key)
+        return not candidate.fields.get("_jax_only") and _tensor_confirmed(candidate, project, module)
 
 
 #: Tests of what kind of value something is.
