@@ -245,7 +245,8 @@ JAX = Framework(
     layer_base_prefixes=(),
     layer_base_names=frozenset(),
     staged_methods=frozenset(),
-    variable_constructors=frozenset(),
+    # a `jax.Ref` global rebound instead of updated in place is STG303's (row 8)
+    variable_constructors=frozenset({"jax.new_ref", "jax.empty_ref", "jax.ref.new_ref", "jax.ref.empty_ref"}),
     variable_creating_methods=frozenset(),
     variable_owner_prefixes=(),
     non_tensor_calls=JAX_JIT | JAX_TRACE | JAX_GRAD | JAX_EAGER_ESCAPES | frozenset({
@@ -281,8 +282,8 @@ FRAMEWORKS = (TENSORFLOW, JAX)
 
 def _combined(*frameworks: Framework) -> Framework:
     """One view of several frameworks, for the per-file walk: a file may import both, and which
-    one stages a function is decided per function (`stagelint.jaxstaging`). Layer classes and
-    variables stay TensorFlow's (the first)."""
+    one stages a function is decided per function (`stagelint.jaxstaging`). Layer classes stay
+    TensorFlow's (the first)."""
     first = frameworks[0]
     return Framework(
         name="+".join(f.name for f in frameworks),
@@ -293,7 +294,7 @@ def _combined(*frameworks: Framework) -> Framework:
         layer_base_prefixes=first.layer_base_prefixes,
         layer_base_names=first.layer_base_names,
         staged_methods=first.staged_methods,
-        variable_constructors=first.variable_constructors,
+        variable_constructors=frozenset().union(*(f.variable_constructors for f in frameworks)),
         variable_creating_methods=first.variable_creating_methods,
         variable_owner_prefixes=first.variable_owner_prefixes,
         non_tensor_calls=frozenset().union(*(f.non_tensor_calls for f in frameworks)),

@@ -46,9 +46,12 @@ MODES = ("jit", "trace", "grad")
 #: Codes that hold in each mode. "jit": every family; "trace" (not cached: traced again on every
 #: use): no staleness, no retracing; "grad" (concrete values, Python control flow works, row 15):
 #: leaked tracers and host conversions only.
+#: Whatever the mode: AutoGraph loops (STG202), tf.Variable creation rules (STG402, STG403) and
+#: pruned ops with checks (STG603) are TensorFlow's own.
+TENSORFLOW_ONLY = frozenset({"STG202", "STG402", "STG403", "STG603"})
 CODES_OUT_OF_MODE = {
-    "jit": frozenset(),
-    "trace": frozenset({"STG301", "STG302", "STG303", "STG501", "STG502"}),
+    "jit": TENSORFLOW_ONLY,
+    "trace": TENSORFLOW_ONLY | {"STG301", "STG302", "STG303", "STG501", "STG502"},
     "grad": frozenset({"STG101", "STG102", "STG103", "STG104", "STG105", "STG202", "STG301", "STG302",
                        "STG303", "STG401", "STG402", "STG403", "STG501", "STG502", "STG503", "STG602",
                        "STG603"}),
@@ -224,6 +227,7 @@ class JaxView:
         self._linen_entries()
         self.modes: dict[Key, str] = {}
         self.tensorflow: set[Key] = set()
+        self.nnx_only: set[Key] = set()
         self._traced: dict[Key, frozenset[str]] = {}
 
     def reach(self) -> None:
@@ -235,6 +239,14 @@ class JaxView:
                 project._bfs(key, seen, only_unguarded=False)
             for key in seen:
                 self.modes.setdefault(key, mode)
+        # Reached only from Flax NNX transforms (`nnx.jit`): they carry Variable updates of the
+        # modules passed in out of the trace (row 41)
+        nnx: dict[Key, Key] = {}
+        other: dict[Key, Key] = {}
+        for key, entry in sorted(self.entries.items()):
+            nnx_entry = all(a.startswith("flax.nnx.") for a in entry.apis)
+            project._bfs(key, nnx if nnx_entry else other, only_unguarded=False)
+        self.nnx_only: set[Key] = set(nnx) - set(other)
         tf_entries = [k for k in project.entries if k not in self.entries]
         seen = {}
         for key in sorted(tf_entries):
@@ -254,7 +266,6 @@ class JaxView:
                 if f.name in LINEN_STAGED_METHODS or set(f.decorators) & LINEN_COMPACT:
                     entry = self.entries.setdefault((module, q), JaxEntry())
                     entry.apis.add("flax.linen.Module")
-                    entry.params_unknown = True
 
     def _derives_linen(self, cls: str, _seen=None) -> bool:
         _seen = _seen if _seen is not None else set()
@@ -282,6 +293,11 @@ class JaxView:
         """"jit", "trace" or "grad" for a function JAX stages (the most demanding way it is
         reached), None otherwise."""
         return self.modes.get(key) if key not in self.tensorflow else None
+
+    def linen_method(self, key: Key) -> bool:
+        """A Flax Linen module's `__call__`/`setup`/`@compact` method."""
+        e = self.entries.get(key)
+        return e is not None and "flax.linen.Module" in e.apis
 
     def linen_setup(self, key: Key) -> bool:
         """A Flax Linen module's `setup` (it assigns submodules to `self` by design)."""

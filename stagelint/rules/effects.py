@@ -576,6 +576,11 @@ class ExternalStateMutation(Rule):
         key = (module.module, candidate.function)
         if project.jax.linen_setup(key):
             return False  # Flax Linen's `setup` assigns submodules and params to `self` by design
+        root = candidate.fields.get("_root")
+        if key in project.jax.nnx_only and root in ("param", "self"):
+            return False  # `nnx.jit` carries the updates of the modules passed in out of the trace
+        if project.jax.linen_method(key) and root == "self":
+            return True  # a bound Linen module is frozen outside `setup`: any store raises
         if not store_is_external(candidate, project, key):
             return False
         return not stored_tensor(candidate, project, key)  # a tensor: STG201
