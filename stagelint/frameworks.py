@@ -230,6 +230,10 @@ JAX_FUNCTION_ARGUMENTS: dict[str, tuple[tuple[int, str], ...]] = {
 LINEN_MODULE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
 LINEN_STAGED_METHODS = frozenset({"__call__", "setup"})
 LINEN_COMPACT = frozenset({"flax.linen.compact", "flax.linen.module.compact", "flax.linen.nowrap"})
+#: Equinox modules: `__call__` runs under `eqx.filter_jit` in practice, and a module is a frozen
+#: dataclass (assigning a field outside `__init__` raises, row 43).
+EQUINOX_MODULE_BASES = frozenset({"equinox.Module", "equinox._module.Module"})
+EQUINOX_STAGED_METHODS = frozenset({"__call__"})
 #: Calls whose function runs in Python on every call, with concrete values, even under jit.
 JAX_EAGER_ESCAPES = frozenset({
     "jax.pure_callback", "jax.debug.callback", "jax.experimental.io_callback",
@@ -264,7 +268,11 @@ JAX = Framework(
         "flax.linen.share_scope", "jax.numpy.ndarray", "jax.Array",
     }),
     non_tensor_prefixes=(
-        "jax.tree_util.", "jax.tree.", "jax.config.", "jax.debug.", "jax.sharding.", "jax.experimental.mesh_utils.",
+        # (`jax.tree.map` / `tree_util.tree_map` return the traced values they map: left out)
+        "jax.tree_util.tree_flatten", "jax.tree_util.tree_unflatten", "jax.tree_util.tree_leaves",
+        "jax.tree_util.tree_structure", "jax.tree_util.register", "jax.tree_util.tree_all",
+        "jax.tree_util.keystr", "jax.tree_util.all_leaves", "jax.tree_util.Partial", "jax.tree.flatten",
+        "jax.tree.unflatten", "jax.tree.leaves", "jax.tree.structure", "jax.tree.all", "jax.config.", "jax.debug.", "jax.sharding.", "jax.experimental.mesh_utils.",
         "jax.dtypes.", "jax.typing.", "jax.errors.", "jax.profiler.", "jax.monitoring.", "jax.nn.initializers.",
         "jax.distributed.", "jax.stages.", "jax.export.", "flax.linen.initializers.", "flax.nnx.initializers.",
         "flax.serialization.", "flax.training.", "flax.struct.", "flax.core.", "flax.traverse_util.",

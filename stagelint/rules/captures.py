@@ -318,6 +318,8 @@ class StaleGlobal(Rule):
         chain = candidate.fields.get("_chain")
         if not chain:
             return True
+        if any(project.staged_afresh((module.module, q)) for q in chain):
+            return False  # `jax.jit(lambda: ...)(x)`: traced anew at each use, with the values of the moment
         # A closure is stale only across a Function boundary: a nested helper called while its
         # enclosing function is traced reads the enclosing variable's value of that same trace.
         # A `tf.data` function is traced where it is given to the dataset, with the values of that

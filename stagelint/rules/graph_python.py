@@ -529,6 +529,13 @@ class TensorAsPythonValue(Rule):
         if self._staged() and isinstance(node.operator, cst.Not):
             self._check(node, node.expression, "`not`", _BOOL_ERROR, _BRANCH_INSTEAD, _jax_only=True)
 
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        # `WEIGHTS[label]` on a Python dict: hashing a tracer raises (row 20)
+        if self._staged() and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
+                and value_of(self.ctx, node.value, self.ctx.function).what == "dict":
+            index = node.slice[0].slice.value
+            self._check(node, index, "a dict key", "TypeError (unhashable)", "", _jax_only=True)
+
     def visit_Dict(self, node: cst.Dict) -> None:
         if self._staged():
             for el in node.elements:

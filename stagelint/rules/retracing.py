@@ -581,6 +581,9 @@ class FunctionRecreated(Rule):
                     record["factory_loop"] = loop
         for record in self.made:
             key = self._key(record)
+            if key is None and record["used"] is not None and record["kind"] != "def" \
+                    and ctx.resolves_to(record["node"].func, JAX_STAGING):
+                key = "<bound>"  # `jax.jit(model.loss)`: a new bound method, a new cache, each time
             if key is None or record["used"] is None:
                 continue
             what = (f"`tf.function({short_code(record['target'])})`" if record["kind"] != "def"
@@ -591,6 +594,8 @@ class FunctionRecreated(Rule):
             scope = record["scope"]
             if isinstance(record["target"], cst.Lambda):
                 fields = {"what": what, "func": "the lambda", "_stages_itself": True}
+            elif key == "<bound>":
+                fields = {"what": what, "func": f"`{short_code(record['target'])}`", "_stages_itself": True}
             else:
                 fields = {"what": what, "_anchors": [[ctx.module, key]]}
             if jax_api is not None:
@@ -625,6 +630,8 @@ class FunctionRecreated(Rule):
         scope = record["scope"]
         if isinstance(target, cst.Call) and ctx.qualified_names(target.func) & PARTIAL_CALLS and target.args:
             target = target.args[0].value  # `jax.jit(partial(f, n=2))`: a new partial object each time
+        while isinstance(target, cst.Call) and target.args and ctx.resolves_to(target.func, JAX_STAGING):
+            target = target.args[0].value  # `jax.jit(jax.grad(f))`
         if isinstance(target, cst.Lambda):
             pos = ctx.position(target)
             return f"<lambda>@{pos.line}:{pos.column}"  # each lambda is its own function
