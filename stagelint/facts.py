@@ -190,6 +190,8 @@ class JaxStaged:
     static_argnames: list[str] = field(default_factory=list)
     donate_argnums: list[int] = field(default_factory=list)
     donate_argnames: list[str] = field(default_factory=list)
+    #: `jax.vmap(f, in_axes=(0, None))`: the positions passed unbatched (Python values under vmap alone)
+    unmapped: list[int] = field(default_factory=list)
     #: a decorator on the def (not a call)
     decorator: bool = False
 

@@ -43,6 +43,8 @@ Key = tuple[str, str]
 
 #: Every JAX API that stages the function it is given first.
 JAX_STAGING = JAX_JIT | JAX_TRACE | JAX_GRAD
+#: Those whose `in_axes` (second positional) may leave arguments unbatched.
+JAX_MAPPING = frozenset({"jax.vmap", "jax.pmap", "flax.nnx.vmap", "flax.nnx.pmap"})
 #: Modes, most demanding first: a function reached in several modes is judged by the first.
 MODES = ("jit", "trace", "grad")
 #: Codes that hold in each mode. "jit": every family; "trace" (not cached: traced again on every
@@ -106,8 +108,13 @@ def _strs(expr: cst.BaseExpression) -> list[str]:
 def staged_record(ctx, target: F.Target, where: cst.CSTNode, api: str, options: cst.Call | None,
                   decorator: bool) -> F.JaxStaged:
     record = F.JaxStaged(target, ctx.position(where), api, decorator=decorator)
-    for arg in options.args if options is not None else ():
+    positional = [a for a in options.args if a.keyword is None] if options is not None else []
+    for i, arg in enumerate(options.args if options is not None else ()):
         key = arg.keyword.value if arg.keyword is not None else None
+        if key == "in_axes" or (key is None and api in JAX_MAPPING and len(positional) > 1 and arg is positional[1]):
+            if isinstance(arg.value, (cst.Tuple, cst.List)):
+                record.unmapped = [j for j, el in enumerate(arg.value.elements)
+                                   if isinstance(el.value, cst.Name) and el.value.value == "None"]
         if key == "static_argnums":
             record.static_argnums = _ints(arg.value)
         elif key == "static_argnames":
@@ -202,6 +209,8 @@ class JaxEntry:
     apis: set[str] = field(default_factory=set)
     static: set[str] = field(default_factory=set)
     donated: set[str] = field(default_factory=set)
+    #: `jax.vmap(f, in_axes=(0, None))`: parameters passed unbatched (Python values under vmap alone)
+    unmapped: set[str] = field(default_factory=set)
     #: Linen methods and `eqx.filter_jit`: parameters are not known to hold tracers (Python flags
     #: are passed as they are, or are static)
     params_unknown: bool = False
@@ -233,6 +242,7 @@ class JaxView:
                 entry.static |= set(record.static_argnames) & set(params)
                 entry.donated |= {params[i] for i in record.donate_argnums if -len(params) <= i < len(params)}
                 entry.donated |= set(record.donate_argnames) & set(params)
+                entry.unmapped |= {params[i] for i in record.unmapped if i < len(params)}
                 if record.api in JAX_FILTERING_JIT:
                     entry.params_unknown = True
         self._linen_entries()
@@ -268,6 +278,16 @@ class JaxView:
         """Flax Linen `__call__`/`setup`/`@compact` methods and Equinox `__call__` methods."""
         project = self.project
         self.frozen_modules = set()  # Linen and Equinox classes: `self.x = ...` raises
+        # Modules applied where nothing is jitted (a design test, a notebook) run as Python: a
+        # module class counts where its own module jits, or a module that imports from it does.
+        jitting: set[str] = set()
+        for m in project.modules.values():
+            if any(r.api in JAX_JIT for r in m.jax_staged):
+                jitting.add(m.module)
+                for v in m.imports.values():  # `import models`, `from models import CNN`
+                    found = project._module_for(v, m.module) or (project.split_qualified(v, m.module) or (None,))[0]
+                    if found is not None:
+                        jitting.add(found)
         for cls in sorted(project.classes):
             if self._derives(cls, LINEN_MODULE_BASES):
                 api, methods = "flax.linen.Module", LINEN_STAGED_METHODS
@@ -276,6 +296,8 @@ class JaxView:
             else:
                 continue
             module, facts = project.classes[cls]
+            if module not in jitting:
+                continue
             self.frozen_modules.add(facts.qualname)
             prefix = facts.qualname[len(module) + 1:] if module else facts.qualname
             for q, f in project.modules[module].functions.items():
@@ -354,6 +376,8 @@ class JaxView:
         if entry is not None and not entry.params_unknown:
             params = f.params[1:] if f.class_qualname else f.params
             out |= set(params) - entry.static - f.literal_default_params
+            if entry.mode != "jit":
+                out -= entry.unmapped
         for module, site in project.call_sites.get(key, ()):
             shift = project.shift(site, key)
             for i, arg in enumerate(site.args):

@@ -104,7 +104,8 @@ class _Inference(_MemoizedWalk):
             return self._name(expr)
         if isinstance(expr, cst.Call):
             names = ctx.qualified_names(expr.func)
-            if any(fw.returns_tensor(q) for q in names):
+            # (the framework's own source checked as a project: its functions are project functions)
+            if any(fw.returns_tensor(q) and q.split(".", 1)[0] not in ctx.project_roots for q in names):
                 return TENSOR
             if isinstance(expr.func, cst.Call) and ctx.resolves_to(expr.func.func, _JAX_TRANSFORMS):
                 return TENSOR  # `jax.grad(loss)(w)`, `jax.vmap(f)(xs)`: arrays

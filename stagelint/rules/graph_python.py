@@ -180,6 +180,8 @@ class EagerOnlyCall(Rule):
         t = Tensorness()
         tensor_arg = None
         for arg in node.args:
+            if value_of(ctx, arg.value, ctx.function).what == "dict":
+                continue  # NumPy keeps a dict as one object (`np.sum(metrics, -1)` returns it): no conversion
             at = tensorness(ctx, arg.value, ctx.function)
             if at.possible and tensor_arg is None:
                 tensor_arg = arg.value
@@ -584,6 +586,9 @@ class TensorAsPythonValue(Rule):
             ):
                 continue  # `if pred_value:` after `if pred_value is not None:`: a static value
             t = self._tensor(expr, func)
+            if fields.get("_jax_only") and fields["what"] in ("`not`", "`and`", "`or`") and not t.definite \
+                    and not jax_branch_test(expr):
+                continue  # `not train`: a jitted function's argument may be a Python flag (or None)
             if fields.get("_unconverted") and fields["what"] in _BRANCHES and not t.definite:
                 if not (t.params and jax_branch_test(expr)):
                     continue  # a branch needs an op's result as its test, not a parameter's guess

@@ -150,8 +150,11 @@ class LeakedTensor(Rule):
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
         key = (module.module, candidate.function)
-        if project.jax.linen_method(key) and candidate.fields.get("_root") == "self":
+        root = candidate.fields.get("_root")
+        if project.jax.linen_method(key) and root == "self":
             return False  # STG102: the store itself raises in a bound Linen module
+        if key in project.jax.nnx_only and root in ("param", "self"):
+            return False  # `nnx.jit` carries the updates of the modules passed in out of the trace
         if not store_is_external(candidate, project, key):
             return False
         return stored_tensor(candidate, project, key)
