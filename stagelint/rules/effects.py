@@ -13,6 +13,7 @@ from stagelint.frameworks import (
     PYTHON_IO_PREFIXES,
 )
 from stagelint.fix import tensorflow_alias
+from stagelint.jaxrules import writes_into_ref
 from stagelint.rules.base import Rule
 from stagelint.stores import store_is_external, store_sites, stored_tensor
 from stagelint.analysis.values import FILE_METHODS
@@ -563,6 +564,8 @@ class ExternalStateMutation(Rule):
 
     def finish(self) -> None:
         for site in store_sites(self.ctx):
+            if writes_into_ref(self.ctx, site):
+                continue  # a `jax.Ref` updated in place: state JAX keeps
             if site.tensor.definite:
                 continue  # STG201
             if _marker(site.node):

@@ -6,6 +6,7 @@ import libcst as cst
 
 from stagelint.context import short_code
 from stagelint.frameworks import MUTATING_METHODS
+from stagelint.jaxrules import writes_into_ref
 from stagelint.rules.base import Rule
 from stagelint.stores import root_kind, store_is_external, store_sites, stored_tensor
 from stagelint.tensors import loop_kind, tensorness, value_of
@@ -140,6 +141,8 @@ class LeakedTensor(Rule):
 
     def finish(self) -> None:
         for site in store_sites(self.ctx):
+            if writes_into_ref(self.ctx, site):
+                continue  # a `jax.Ref` updated in place: state JAX keeps
             if not site.tensor.possible and not site.tensor.calls:
                 continue
             value = short_code(site.value) if site.value is not None else _stored_arg(site)
