@@ -39,6 +39,10 @@ class TraceTimeSideEffect(Rule):
     `print` of parameters holding Python values (`print(height, width)` from the configuration)
     in a `tf.data` function, which is traced once, when the pipeline is built.
 
+
+    Under JAX (`jax.jit`, `jax.pmap`, the bodies of `lax.cond`/`while_loop`/`scan`, Flax and Equinox
+    modules) the same holds, and the message names `jax.debug.print` / `jax.debug.callback`.
+
     ## Why is this bad?
     `tf.function` runs the Python body only while tracing. The effect happens on the first
     call and again on each retrace, but not on the calls that reuse a trace, so a log that
@@ -129,6 +133,14 @@ class TraceTimeSideEffect(Rule):
             logging.debug("input shape %s", inputs.shape)
             return inputs * 2
         """,
+        """
+        import jax
+
+        @jax.jit
+        def step(x):
+            jax.debug.print("x = {}", x)   # JAX: printed on every call
+            return x * 2
+        """,
     )
     invalid = (
         """
@@ -166,6 +178,14 @@ class TraceTimeSideEffect(Rule):
             return x
 
         step = compile_fn(body)
+        """,
+        """
+        import jax
+
+        @jax.jit
+        def step(x):
+            print("x =", x)  # STG101
+            return x * 2
         """,
     )
 
@@ -429,6 +449,11 @@ class ExternalStateMutation(Rule):
     Flags staged code that changes Python state living outside the call: `global`/`nonlocal`
     rebinding, `.append()`/`.update()`/`.pop()`/... on a container that is not local to the call,
     and stores into attributes or items of non-local objects, such as `self.counter += 1`.
+
+
+    Under JAX: a `nonlocal` counter, an outer list, a Flax NNX module mutated under plain `jax.jit`
+    (not under `nnx.jit`, which carries the update out), `self.x = ...` in a Flax Linen `__call__` or
+    an Equinox module (frozen: it raises). A `jax.Ref` updated in place (`ref[...] += x`) is fine.
 
     ## Why is this bad?
     The change happens while tracing. Calls that reuse the trace skip it, so a list that should

@@ -35,6 +35,10 @@ class EagerOnlyCall(Rule):
     which is a constant captured at trace time; code inside `tf.py_function`/`tf.numpy_function`,
     which runs eagerly.
 
+
+    Under JAX: `float()`, `int()`, `.item()` and NumPy on a tracer (ConcretizationTypeError,
+    TracerArrayConversionError); `np.prod(x.shape)`, `x.ndim`, `len(x)` are static and fine.
+
     ## Why is this bad?
     Inside a `tf.function` tensors are symbolic: they have a shape and a dtype but no value
     until the graph runs. `.numpy()` raises `AttributeError: 'SymbolicTensor' object has no
@@ -87,6 +91,14 @@ class EagerOnlyCall(Rule):
         def f(x):
             return tf.numpy_function(np_sum, [x], tf.float32)
         """,
+        """
+        import numpy as np
+        import jax
+
+        @jax.jit
+        def scale(x):
+            return x / np.prod(x.shape)    # JAX: shapes are static
+        """,
     )
     invalid = (
         """
@@ -109,6 +121,13 @@ class EagerOnlyCall(Rule):
         def f(x):
             y = tf.square(x)
             return tf.constant(to_list(y))
+        """,
+        """
+        import jax
+
+        @jax.jit
+        def accuracy(correct, total):
+            return float(correct) / total  # STG601
         """,
     )
 
@@ -305,6 +324,13 @@ class TensorAsPythonValue(Rule):
     unless `TF_USE_LEGACY_KERAS=1` selects Keras 2: which one runs depends on the environment and
     on the TensorFlow version the code was written for, so they are left alone.
 
+
+    Under JAX there is no AutoGraph: every Python `if`, `while`, `assert`, `and`/`or`/`not`, `range()`
+    and dict key on a traced value fails (TracerBoolConversionError), including on a jitted
+    function's non-static arguments, under `jax.vmap` and in `lax` bodies; not under `jax.grad` alone
+    (concrete values), not on static arguments, shapes or `x is None`. Iterating a traced array
+    and `len(x)` work in JAX (STG503 covers the unrolling).
+
     ## Why is this bad?
     While tracing, a tensor has no value, so Python cannot decide a truth value or iterate over
     it: TensorFlow raises `OperatorNotAllowedInGraphError` (for `assert x > 0`, even when it
@@ -363,6 +389,17 @@ class TensorAsPythonValue(Rule):
                 x = tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2, lambda: x)
                 return tf.while_loop(lambda v: tf.reduce_sum(v) > 10, lambda v: v / 2, [x])[0]
         """,
+        """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        @functools.partial(jax.jit, static_argnames="training")
+        def layer(x, training):
+            if training:                   # JAX: a static argument is a Python value
+                x = x * 0.5
+            return jnp.where(x > 0, x, 0.0)
+        """,
     )
     invalid = (
         """
@@ -417,6 +454,15 @@ class TensorAsPythonValue(Rule):
                 for i in tf.range(3):  # STG602
                     x = x + 1.0
                 return x
+        """,
+        """
+        import jax
+
+        @jax.jit
+        def relu(x):
+            if x > 0:  # STG602
+                return x
+            return 0.0
         """,
     )
 

@@ -24,6 +24,10 @@ class LeakedTensor(Rule):
     the call (`fill(cache, x)` with a global `cache`). Not flagged: containers the caller made
     for the call (`parts = []; fill(parts, x)`), and values that are not tensors (STG102).
 
+
+    Under JAX: a tracer stored outside (a leaked tracer, UnexpectedTracerError later), also out of
+    `jax.grad`, `jax.vmap` and `lax.scan` without `jit`.
+
     ## Why is this bad?
     Inside a `tf.function` tensors are symbolic graph tensors. Stored outside, the value is a
     `SymbolicTensor` with no value: `.numpy()` raises `AttributeError`, and using it in another
@@ -76,6 +80,14 @@ class LeakedTensor(Rule):
             def add(self, x):
                 self.total.assign_add(tf.reduce_sum(x))
                 return self.total
+        """,
+        """
+        import jax
+
+        @jax.jit
+        def step(w, g):
+            new = w - 0.1 * g
+            return new, g                  # JAX: returned, not stored
         """,
     )
     invalid = (
@@ -136,6 +148,17 @@ class LeakedTensor(Rule):
         def step(x):
             fill(cache, tf.abs(x))
             return x
+        """,
+        """
+        import jax
+
+        last_grad = None
+
+        @jax.jit
+        def step(w, g):
+            global last_grad
+            last_grad = g  # STG201
+            return w - 0.1 * g
         """,
     )
 

@@ -178,6 +178,9 @@ class FrozenPythonValue(Rule):
     `tf.random.Generator`, and calls inside `tf.py_function` or `tf.init_scope()`, which run in
     Python on every call or on purpose once.
 
+
+    Under JAX the remedy is an explicit `jax.random` key passed in and split per call.
+
     ## Why is this bad?
     Tracing runs the Python call once and records its result as a constant in the graph. Every
     later call of the function reuses that constant: a "random" augmentation applies the same
@@ -247,6 +250,13 @@ class FrozenPythonValue(Rule):
             random.seed(0)
             return x + g.normal(tf.shape(x))
         """,
+        """
+        import jax
+
+        @jax.jit
+        def noisy(x, key):
+            return x + jax.random.normal(key, x.shape)   # JAX: an explicit key per call
+        """,
     )
     invalid = (
         """
@@ -275,6 +285,14 @@ class FrozenPythonValue(Rule):
         def step(x):
             started = time.time()  # STG104
             return jitter(x), started
+        """,
+        """
+        import numpy as np
+        import jax
+
+        @jax.jit
+        def noisy(x):
+            return x + np.random.normal()  # STG104
         """,
     )
 

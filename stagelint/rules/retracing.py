@@ -48,6 +48,11 @@ class PythonScalarArgument(Rule):
     the same value; and for calls made while tracing another staged function. `get_concrete_function`
     pins Python values on purpose and is not a call.
 
+
+    Under JAX, only where JAX retraces: arguments in `static_argnums`/`static_argnames`, and Python
+    scalars passed to `eqx.filter_jit`. A Python number passed to plain `jax.jit` is one
+    weak-typed trace for every value, and is not flagged.
+
     ## Why is this bad?
     tf.function keys traces on Python values: `f(1)`, `f(2)`, `f(3)` trace three times, where
     `f(tf.constant(1))`... trace once. Tracing costs milliseconds to seconds, so a training loop
@@ -115,6 +120,16 @@ class PythonScalarArgument(Rule):
         for factor in (0.5, 1.0, 2.0):
             scale(factor)
         """,
+        """
+        import jax
+
+        @jax.jit
+        def scale(x, factor):
+            return x * factor
+
+        for step in range(10):
+            scale(1.0, step)               # JAX: one weak-typed trace for every Python number
+        """,
     )
     invalid = (
         """
@@ -151,6 +166,17 @@ class PythonScalarArgument(Rule):
                 for x in batches:
                     step(x, lr)  # STG501
                     lr *= 0.9
+        """,
+        """
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, static_argnames="rate")
+        def dropout(x, rate):
+            return x * (1 - rate)
+
+        for step in range(10):
+            dropout(1.0, rate=step / 10)  # STG501
         """,
     )
 
@@ -336,6 +362,11 @@ class FunctionRecreated(Rule):
     that return the Function instead of calling it, whose result the caller keeps
     (`step = make_step(model)`, `{k: make_step(k) for k in keys}`).
 
+
+    Under JAX: `jax.jit(lambda ...)`, `jax.jit(partial(f, ...))`, `jax.jit(obj.method)` and an inner
+    `@jax.jit` def made again and again; not `jax.jit(f)` of the same module-level `f` (JAX caches
+    traces by the function object), nor `jax.vmap`/`jax.grad`, which cache nothing.
+
     ## Why is this bad?
     Traces belong to the Function object: separate Function objects never share traces, even
     for the same Python function and the same arguments. A Function made anew on every step
@@ -411,6 +442,17 @@ class FunctionRecreated(Rule):
         train_step_1 = tf.function(train_step).get_concrete_function(w, x, y, opt1)
         train_step_2 = tf.function(train_step).get_concrete_function(w, x, y, opt2)
         """,
+        """
+        import jax
+
+        def mse(w, x):
+            return ((x * w) ** 2).mean()
+
+        def train(w, batches):
+            for x in batches:
+                w = w - jax.jit(mse)(w, x)  # JAX: the same function object, one cache
+            return w
+        """,
     )
     invalid = (
         """
@@ -446,6 +488,17 @@ class FunctionRecreated(Rule):
         results = []
         for i in range(10):
             results.append(tf.function(double)(tf.constant(i)))  # STG502
+        """,
+        """
+        import jax
+
+        def mse(w, x):
+            return ((x * w) ** 2).mean()
+
+        def train(w, batches):
+            for x in batches:
+                w = w - jax.jit(lambda v: mse(v, x))(w)  # STG502
+            return w
         """,
     )
 
@@ -685,6 +738,10 @@ class PythonLoopUnrolled(Rule):
     run eagerly, and traced ones unroll at their own fixed size); lists of structure rather than data (tensors, layers, callbacks); loops over parameters
     whose callers are not visible or pass tensors or datasets.
 
+
+    Under JAX: `range(<static argument>)` and a `for` over a traced array's rows (a list of layer
+    parameters, `for w, b in params:`, is left alone); `range(<traced value>)` fails instead (STG602).
+
     ## Why is this bad?
     A Python loop runs while tracing, and each iteration adds a copy of the body's ops to the
     graph: `for _ in range(100)` with a matmul builds 100 matmuls; a training loop over a Python
@@ -760,6 +817,14 @@ class PythonLoopUnrolled(Rule):
         def mosaic(x):
             return tile(x, 2) + tile(x, 3)[:2]
         """,
+        """
+        import jax
+        from jax import lax
+
+        @jax.jit
+        def smooth(x, n):
+            return lax.fori_loop(0, n, lambda i, v: v * 0.5, x)
+        """,
     )
     invalid = (
         """
@@ -801,6 +866,16 @@ class PythonLoopUnrolled(Rule):
 
         for n in (2, 4, 8):
             unrolled(tf.constant(0), n)
+        """,
+        """
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def smooth(x, n):
+            for _ in range(n):  # STG503
+                x = x * 0.5
+            return x
         """,
     )
 
