@@ -88,7 +88,20 @@ def writes_between(project, module: str, readers, writer) -> bool:
     if not lines:
         return True
     writes = call_lines(project, module, [writer])
-    return any(lines[0] < w < lines[-1] for w in writes) or _called_from_readers(project, readers, writer)
+    return any(lines[0] < w < lines[-1] for w in writes) or _called_from_readers(project, readers, writer) \
+        or _calls_readers_in_loop(project, readers, writer)
+
+
+def _calls_readers_in_loop(project, readers, writer) -> bool:
+    """The writer itself calls a reader in a loop (`for t in temps: temperature = t; step(x)`):
+    the second iteration's call reuses the first one's trace."""
+    writer = tuple(writer)
+    readers = [tuple(r) for r in readers]
+    for callee, sites in project.call_sites.items():
+        if any(site.in_loop and site.caller is not None and (module, site.caller) == writer for module, site in sites):
+            if any(callee == r or _reaches(project, callee, r) for r in readers):
+                return True
+    return False
 
 
 def _called_from_readers(project, readers, writer) -> bool:

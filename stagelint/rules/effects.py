@@ -13,6 +13,7 @@ from stagelint.frameworks import (
     PYTHON_IO_PREFIXES,
 )
 from stagelint.fix import tensorflow_alias
+from stagelint.jaxrules import writes_into_ref
 from stagelint.rules.base import Rule
 from stagelint.rules.graph_python import _type_dispatch
 from stagelint.rules.retracing import _is_test_module
@@ -43,6 +44,10 @@ class TraceTimeSideEffect(Rule):
     errors logged in a branch that tests a value's type (`if not isinstance(images, list):
     logging.warning("expects a list, got %s", type(images))`): the type is fixed for a trace, so
     the diagnostic belongs to the trace.
+
+
+    Under JAX (`jax.jit`, `jax.pmap`, the bodies of `lax.cond`/`while_loop`/`scan`, Flax and Equinox
+    modules) the same holds, and the message names `jax.debug.print` / `jax.debug.callback`.
 
     ## Why is this bad?
     `tf.function` runs the Python body only while tracing. The effect happens on the first
@@ -84,6 +89,7 @@ class TraceTimeSideEffect(Rule):
     name = "trace-time-side-effect"
     fixable = True
     message = "`{call}` runs only while {func} is traced, not on every call; {instead}"
+    jax_message = "`{call}` runs only while {func} is traced by JAX, not on every call; use `jax.debug.print` (or `jax.debug.callback` for other I/O)"
     valid = (
         """
         import tensorflow as tf
@@ -133,6 +139,14 @@ class TraceTimeSideEffect(Rule):
             logging.debug("input shape %s", inputs.shape)
             return inputs * 2
         """,
+        """
+        import jax
+
+        @jax.jit
+        def step(x):
+            jax.debug.print("x = {}", x)   # JAX: printed on every call
+            return x * 2
+        """,
     )
     invalid = (
         """
@@ -170,6 +184,14 @@ class TraceTimeSideEffect(Rule):
             return x
 
         step = compile_fn(body)
+        """,
+        """
+        import jax
+
+        @jax.jit
+        def step(x):
+            print("x =", x)  # STG101
+            return x * 2
         """,
     )
 
@@ -413,6 +435,11 @@ class ExternalStateMutation(Rule):
     rebinding, `.append()`/`.update()`/`.pop()`/... on a container that is not local to the call,
     and stores into attributes or items of non-local objects, such as `self.counter += 1`.
 
+
+    Under JAX: a `nonlocal` counter, an outer list, a Flax NNX module mutated under plain `jax.jit`
+    (not under `nnx.jit`, which carries the update out), `self.x = ...` in a Flax Linen `__call__` or
+    an Equinox module (frozen: it raises). A `jax.Ref` updated in place (`ref[...] += x`) is fine.
+
     ## Why is this bad?
     The change happens while tracing. Calls that reuse the trace skip it, so a list that should
     grow by one per call grows once, and a Python counter stops counting. (A tensor stored
@@ -457,6 +484,7 @@ class ExternalStateMutation(Rule):
     code = "STG102"
     name = "external-state-mutation"
     message = "{action} changes {place} only while {func} is traced, later calls skip it; return the value or keep the state in a `tf.Variable`"
+    jax_message = "{action} changes {place} only while {func} is traced by JAX, later calls skip it; return the new state from the function instead"
     valid = (
         """
         import tensorflow as tf
@@ -547,6 +575,8 @@ class ExternalStateMutation(Rule):
 
     def finish(self) -> None:
         for site in store_sites(self.ctx):
+            if writes_into_ref(self.ctx, site):
+                continue  # a `jax.Ref` updated in place: state JAX keeps
             if site.tensor.definite:
                 continue  # STG201
             if _marker(site.node) or _records_its_argument(self.ctx, site):
@@ -558,6 +588,13 @@ class ExternalStateMutation(Rule):
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
         key = (module.module, candidate.function)
+        if project.jax.linen_setup(key):
+            return False  # Flax Linen's `setup` assigns submodules and params to `self` by design
+        root = candidate.fields.get("_root")
+        if key in project.jax.nnx_only and root in ("param", "self"):
+            return False  # `nnx.jit` carries the updates of the modules passed in out of the trace
+        if project.jax.linen_method(key) and root == "self":
+            return True  # a bound Linen module is frozen outside `setup`: any store raises
         if not store_is_external(candidate, project, key):
             return False
         return not stored_tensor(candidate, project, key)  # a tensor: STG201
