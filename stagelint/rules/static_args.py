@@ -34,6 +34,48 @@ _PYTREE_REGISTRATION = frozenset({
 })
 
 
+_EQUINOX_MODULES = frozenset({"equinox.Module", "equinox._module.Module"})
+_CALLABLE_HINTS = frozenset({"builtins.callable", "typing.Callable", "collections.abc.Callable"})
+
+
+def _function_field(ctx, node: cst.ClassDef) -> tuple[int, str, cst.BaseExpression | None] | None:
+    """The first field of an Equinox module annotated as a callable and not declared static:
+    (its position among the fields, its name, its default)."""
+    position = 0
+    for st in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
+        if not isinstance(st, cst.SimpleStatementLine):
+            continue
+        for small in st.body:
+            if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
+                continue
+            position += 1
+            hint = small.annotation.annotation
+            hint = hint.value if isinstance(hint, cst.Subscript) else hint
+            if not ctx.qualified_names(hint) & _CALLABLE_HINTS:
+                continue
+            value = small.value
+            if isinstance(value, cst.Call) and any(
+                    a.keyword is not None and a.keyword.value == "static" and isinstance(a.value, cst.Name)
+                    and a.value.value == "True" for a in value.args):
+                continue  # `eqx.field(static=True)`: part of the treedef, not a leaf
+            return position - 1, small.target.value, value
+    return None
+
+
+def _is_function(ctx, expr: cst.BaseExpression | None, func) -> bool:
+    """A plain function (not a module or another pytree): a lambda, a def, a JAX function."""
+    if expr is None:
+        return False
+    if isinstance(expr, cst.Lambda):
+        return True
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        if value_of(ctx, expr, func).what == "function":
+            return True
+        return any(q.startswith(("jax.nn.", "jax.numpy.", "jax.lax.", "jax.scipy.")) and q.rsplit(".", 1)[-1][:1].islower()
+                   for q in ctx.qualified_names(expr))
+    return False
+
+
 def class_kind(ctx, node: cst.ClassDef, local: dict[str, str]) -> tuple[str, str]:
     """How instances of a class of this file hash: ("identity" | "value" | "unhashable" |
     "unknown", why) from its decorators, its `__hash__`/`__eq__` and its bases (`local`: the
@@ -93,12 +135,18 @@ class _StaticSites(Rule):
         super().__init__(ctx)
         self.sites = JitSites(self)
         self.classes: dict[str, tuple[str, str]] = {}
+        #: Equinox modules of this file with a field holding a function: qualified name -> field
+        self.function_fields: dict[str, str] = {}
         self._pending: list[tuple] = []
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         cls = self.ctx.classes[-1] if self.ctx.classes else None
         if cls is not None:
             self.classes[cls.qualname] = class_kind(self.ctx, node, self.classes)
+            if any(b in _EQUINOX_MODULES for b in cls.bases):
+                field = _function_field(self.ctx, node)
+                if field:
+                    self.function_fields[cls.qualname] = field
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.sites.function(node)
@@ -107,45 +155,70 @@ class _StaticSites(Rule):
         self.sites.assignment(node)
 
     def visit_Call(self, node: cst.Call) -> None:
+        func, in_loop = self.ctx.function, bool(self.ctx.loops)
+        if isinstance(node.func, cst.Call):  # `jax.jit(f, static_argnums=1)(x, cfg)`: decided here
+            found = jaxjit.jit_of(self.ctx, node.func, self.sites.partials)
+            if found is not None and found[2] is not None:
+                spec = jaxjit.resolve_spec(found[1], self.sites.signature_of(found[2]))
+                for index, keyword, arg in JitSites.arguments(node):
+                    self._pending.append((func, in_loop, node, None, index, keyword, arg.value, spec))
+                return
         callee = self.sites.callee(node)
         if callee is None:
             return
         for index, keyword, arg in JitSites.arguments(node):
-            self._pending.append((self.ctx.function, bool(self.ctx.loops), node, callee, index, keyword, arg.value))
+            self._pending.append((func, in_loop, node, callee, index, keyword, arg.value, None))
 
     def finish(self) -> None:
-        for func, in_loop, call, callee, index, keyword, value in self._pending:
-            if not any(self.sites._relative(q) in self.sites.local or self.sites._relative(q) == q for q in callee):
+        for func, in_loop, call, callee, index, keyword, value, spec in self._pending:
+            if callee is not None and not any(
+                    self.sites._relative(q) in self.sites.local or self.sites._relative(q) == q for q in callee):
                 continue  # a function of this file that nothing jits
             fields = self.describe(func, in_loop, value)
             if fields is None:
                 continue
-            fields.update({"_stages_itself": True, "_callee": list(callee), "_index": index, "_keyword": keyword,
+            fields.update({"_stages_itself": True, "_callee": list(callee or ()), "_index": index, "_keyword": keyword,
                            "arg": short_code(value), "callee": short_code(call.func)})
+            if spec is not None:  # the jit is in the call: the file decides
+                verdict = self.judge(spec, fields)
+                if not verdict:
+                    continue
+                fields.update(verdict, _spec=True)
             self.ctx.facts.candidates.append(F.Candidate(
                 self.code, None if func is None else func.qualname, self.ctx.position(value), fields))
 
     def describe(self, func, in_loop: bool, value: cst.BaseExpression) -> dict | None:
         raise NotImplementedError
 
-    def _class_of(self, func, value):
-        """The local class `value` is an instance of (qualified name, (kind, why)), if known."""
+    def _class_of(self, func, value, classes=None):
+        """The local class `value` is an instance of (qualified name, what `classes` holds for
+        it; by default the hashing kind), if known."""
+        classes = self.classes if classes is None else classes
         if isinstance(value, cst.Call):
             for q in self.ctx.qualified_names(value.func):
-                if q in self.classes:
-                    return q, self.classes[q]
+                if q in classes:
+                    return q, classes[q]
             return None
         if isinstance(value, cst.Name):
             v = value_of(self.ctx, value, func)
-            if v.what == "object" and v.cls in self.classes:
-                return v.cls, self.classes[v.cls]
+            if v.what == "object" and v.cls in classes:
+                return v.cls, classes[v.cls]
         return None
 
     @classmethod
     def confirm(cls, candidate, project, module):
         fields = candidate.fields
+        if fields.get("_spec"):
+            return True  # decided in the file
         spec = jaxjit.lookup(project, module.module, fields["_callee"])
-        if spec is None or not jaxjit.is_static(spec, fields["_index"], fields["_keyword"]):
+        return False if spec is None else cls.judge(spec, fields)
+
+    @classmethod
+    def judge(cls, spec: dict, fields: dict) -> dict | bool:
+        """Message fields when the argument a candidate describes is static (`fields["_need"]`
+        says "traced" where it is the traced positions that matter), else False."""
+        static = jaxjit.is_static(spec, fields["_index"], fields["_keyword"])
+        if static != (fields.get("_need", "static") == "static"):
             return False
         param = jaxjit.bound_parameter(spec, fields["_index"], fields["_keyword"])
         return {"param": param if not param.startswith("#") else f"argument {param[1:]}"}
@@ -172,7 +245,8 @@ class UnhashableStaticArgument(_StaticSites):
     raises `ValueError: Non-hashable static arguments are not supported` at the call, but only
     under jit: under `jax.disable_jit()` (or in tests that mock jit) it works, so the bug shows
     up late. A bad spec raises `ValueError: Jitted function has static_argnums=(3,), but only
-    accepts 1 positional arguments`; a method jitted with a traced `self` raises `TypeError:
+    accepts 1 positional arguments` where `jax.jit` wraps the function; a method jitted with a
+    traced `self` raises `TypeError:
     Error interpreting argument ... as an abstract array` on the first call.
 
     ## Example
@@ -263,19 +337,26 @@ class UnhashableStaticArgument(_StaticSites):
             return scale(x, config=Config(2.0))  # STG504
 
         class Model:
-            @jax.jit
-            def apply(self, x):  # STG504
+            @jax.jit  # STG504
+            def apply(self, x):
                 return x * 2
         """,
     )
 
-    instead_value = "pass a tuple, a string or a frozen dataclass, or make `{param}` a traced argument"
-
     def describe(self, func, in_loop, value):
         what = self._unhashable(func, value)
-        if what is None:
-            return None
-        return {"_what": what}
+        if what is not None:
+            return {"_what": what}
+        found = self._class_of(func, value, self.function_fields)
+        if found is not None and isinstance(value, cst.Call):
+            position, field, default = found[1]
+            given = [a.value for a in value.args if a.keyword is not None and a.keyword.value == field]
+            positional = [a.value for a in value.args if a.keyword is None and not a.star]
+            if not given and position < len(positional):
+                given = [positional[position]]
+            if _is_function(self.ctx, given[0] if given else default, func):
+                return {"_need": "traced", "_field": field}
+        return None
 
     def _unhashable(self, func, value) -> str | None:
         if isinstance(value, (cst.List, cst.ListComp)):
@@ -302,17 +383,22 @@ class UnhashableStaticArgument(_StaticSites):
         return None
 
     @classmethod
-    def confirm(cls, candidate, project, module):
-        if "_spec" in candidate.fields:
-            return True  # decided in the file: a bad spec, a method's traced `self`
-        verdict = super().confirm(candidate, project, module)
+    def judge(cls, spec, fields):
+        verdict = super().judge(spec, fields)
         if not verdict:
             return False
-        fields = candidate.fields
+        param = verdict["param"]
+        if fields.get("_need") == "traced":
+            verdict.update({
+                "what": f"`{fields['arg']}` is an Equinox module with the function field `{fields['_field']}`, passed for `{param}` of `{fields['callee']}`",
+                "why": "every leaf of a traced argument must be an array, and a function is not (TypeError: Error interpreting argument ... as an abstract array)",
+                "instead": "jit with `eqx.filter_jit`, or declare the field `eqx.field(static=True)`",
+            })
+            return verdict
         verdict.update({
-            "what": f"`{fields['arg']}` is {fields['_what']}, passed for the static parameter `{verdict['param']}` of `{fields['callee']}`",
+            "what": f"`{fields['arg']}` is {fields['_what']}, passed for the static parameter `{param}` of `{fields['callee']}`",
             "why": "static arguments must be hashable (ValueError: Non-hashable static arguments are not supported)",
-            "instead": cls.instead_value.format(param=verdict["param"]),
+            "instead": f"pass a tuple, a string or a frozen dataclass, or make `{param}` a traced argument",
         })
         return verdict
 
@@ -330,7 +416,7 @@ class UnhashableStaticArgument(_StaticSites):
             if 0 not in spec["static"] and not any(
                     q in ("builtins.staticmethod", "builtins.classmethod") for d in node.decorators
                     for q in self.ctx.qualified_names(d.decorator)):
-                self._spec_finding(node.name, func.qualname, {
+                self._spec_finding(self._jit_decorator(node), func.qualname, {
                     "what": f"method `{node.name.value}` is jitted with `{self_name}` as a traced argument",
                     "why": f"`{self_name}` is not an array nor a pytree, so the first call raises TypeError (Error interpreting argument ... as an abstract array)",
                     "instead": f"add `static_argnums=0` (and make the class hash by value), or jit a function of the arrays `{node.name.value}` needs",
@@ -356,7 +442,7 @@ class UnhashableStaticArgument(_StaticSites):
                 node = raw["nodes"][key]
                 self._spec_finding(node, function, {
                     "what": f"`{words}={short_code(node.value)}` names no parameter of a function of {len(params)} positional parameter{'s' if len(params) != 1 else ''}",
-                    "why": f"the first call raises ValueError (Jitted function has {words}=..., but only accepts {len(params)} positional arguments)",
+                    "why": f"`jax.jit` raises ValueError where it wraps the function (Jitted function has {words}=..., but only accepts {len(params)} positional arguments)",
                     "instead": "count positions from 0, or name the parameter with `static_argnames`",
                 })
         for key, words in (("static_names", "static_argnames"), ("donate_names", "donate_argnames")):
@@ -367,9 +453,15 @@ class UnhashableStaticArgument(_StaticSites):
                 node = raw["nodes"][key]
                 self._spec_finding(node, function, {
                     "what": f"`{words}` names `{bad[0]}`, which is not a parameter",
-                    "why": f"jit raises ValueError (Jitted function has invalid argnames {{'{bad[0]}'}} in {words})",
+                    "why": f"`jax.jit` raises ValueError where it wraps the function (Jitted function has invalid argnames {{'{bad[0]}'}} in {words})",
                     "instead": f"name one of the parameters ({', '.join(params + kwonly) or 'none'})",
                 })
+
+    def _jit_decorator(self, node: cst.FunctionDef) -> cst.CSTNode:
+        for dec in node.decorators:
+            if jaxjit.jit_of(self.ctx, dec.decorator, self.sites.partials) is not None:
+                return dec.decorator
+        return node.name
 
     def _spec_finding(self, node, function, fields) -> None:
         fields = dict(fields, _spec=True, _stages_itself=True)

@@ -136,16 +136,16 @@ def test_methods_jitted_with_a_traced_self():
         from flax import nnx
 
         class Plain:
-            @jax.jit
-            def f(self, x):  # STG504
+            @jax.jit  # STG504
+            def f(self, x):
                 return x
 
             @functools.partial(jax.jit, static_argnums=0)
             def g(self, x):
                 return x
 
-            @functools.partial(jax.jit, static_argnums=1)
-            def h(self, n, x):  # STG504
+            @functools.partial(jax.jit, static_argnums=1)  # STG504
+            def h(self, n, x):
                 return x
 
             @staticmethod
@@ -289,3 +289,56 @@ def test_stg505_message():
     """, "STG505")
     assert f.message.startswith("`Config()` makes a new `Config` for the static parameter `cfg` of `step` on every iteration of the loop")
     assert "every call traces and compiles again" in f.message and "@dataclass(frozen=True)" in f.message
+
+
+def test_equinox_module_with_a_function_field_under_plain_jit():
+    assert_marked("""
+        from typing import Callable
+
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Scaled(eqx.Module):
+            weight: jax.Array
+            activation: Callable
+
+            def __call__(self, x):
+                return self.activation(self.weight * x)
+
+        class StaticAct(eqx.Module):
+            weight: jax.Array
+            activation: Callable = eqx.field(static=True)
+
+        class Holder(eqx.Module):
+            inner: callable
+
+        def relu(x):
+            return x
+
+        @jax.jit
+        def apply(m, x):
+            return m(x)
+
+        def run(x, layer):
+            a = jax.jit(lambda m, x: m(x))(Scaled(jnp.ones(2), jax.nn.relu), x)  # STG504
+            b = apply(Scaled(jnp.ones(2), activation=relu), x)  # STG504
+            c = eqx.filter_jit(lambda m, x: m(x))(Scaled(jnp.ones(2), jax.nn.relu), x)
+            d = apply(StaticAct(jnp.ones(2), jax.nn.relu), x)
+            e = apply(Holder(layer), x)
+            return a, b, c, d, e
+    """)
+
+
+def test_jit_applied_in_the_call_is_decided_in_the_file():
+    assert_marked("""
+        import jax
+
+        def f(x, sizes):
+            return x
+
+        def run(x):
+            jax.jit(f, static_argnums=1)(x, [1, 2])  # STG504
+            jax.jit(f, static_argnums=1)(x, (1, 2))
+            jax.jit(f)(x, [1, 2])
+    """)
