@@ -52,6 +52,7 @@ class LeakedTensor(Rule):
     code = "STG201"
     name = "leaked-tensor"
     message = "tensor `{value}` is stored in {place}, which outlives {func}: a symbolic tensor that is out of scope after the call; return it instead"
+    jax_message = "traced value `{value}` is stored in {place}, which outlives {func}: a leaked tracer (UnexpectedTracerError when used later); return it instead"
     valid = (
         """
         import tensorflow as tf
