@@ -442,7 +442,7 @@ class UnhashableStaticArgument(_StaticSites):
                 node = raw["nodes"][key]
                 self._spec_finding(node, function, {
                     "what": f"`{words}={short_code(node.value)}` names no parameter of a function of {len(params)} positional parameter{'s' if len(params) != 1 else ''}",
-                    "why": f"`jax.jit` raises ValueError where it wraps the function (Jitted function has {words}=..., but only accepts {len(params)} positional arguments)",
+                    "why": f"wrapping the function raises ValueError (Jitted function has {words}=..., but only accepts {len(params)} positional arguments)",
                     "instead": "count positions from 0, or name the parameter with `static_argnames`",
                 })
         for key, words in (("static_names", "static_argnames"), ("donate_names", "donate_argnames")):
@@ -453,7 +453,7 @@ class UnhashableStaticArgument(_StaticSites):
                 node = raw["nodes"][key]
                 self._spec_finding(node, function, {
                     "what": f"`{words}` names `{bad[0]}`, which is not a parameter",
-                    "why": f"`jax.jit` raises ValueError where it wraps the function (Jitted function has invalid argnames {{'{bad[0]}'}} in {words})",
+                    "why": f"wrapping the function raises ValueError (Jitted function has invalid argnames {{'{bad[0]}'}} in {words})",
                     "instead": f"name one of the parameters ({', '.join(params + kwonly) or 'none'})",
                 })
 

@@ -331,14 +331,16 @@ def test_equinox_module_with_a_function_field_under_plain_jit():
 
 
 def test_jit_applied_in_the_call_is_decided_in_the_file():
-    assert_marked("""
+    got = findings("""
         import jax
 
         def f(x, sizes):
             return x
 
         def run(x):
-            jax.jit(f, static_argnums=1)(x, [1, 2])  # STG504
+            jax.jit(f, static_argnums=1)(x, [1, 2])
             jax.jit(f, static_argnums=1)(x, (1, 2))
             jax.jit(f)(x, [1, 2])
-    """)
+    """, "STG504")
+    assert [f.line for f in got] == [7]
+    assert "`[1, 2]` is a list, passed for the static parameter `sizes` of `jax.jit(f, static_argnums=1)`" in got[0].message
