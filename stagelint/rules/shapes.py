@@ -27,6 +27,10 @@ LENGTH_ARGUMENTS = {
     "jax.numpy.tri": (("N", 0), ("M", 1)),
     "jax.numpy.repeat": (("repeats", 1),),
 }
+#: Array constructors: their shapes are model dimensions, nearly always Python ints the code does
+#: not show (bound by `functools.partial`, `static_broadcasted_argnums`, a config): flagged only
+#: for a shape computed by JAX itself (`jnp.zeros(jnp.sum(mask))`), not for a parameter.
+SHAPE_CONSTRUCTORS = frozenset(f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "eye", "tri"))
 #: Keywords that fix the output's length where the value would set it.
 LENGTH_FIXES = {"jax.numpy.repeat": "total_repeat_length", "jax.numpy.bincount": "length"}
 #: Functions giving a boolean array (a mask), beside comparisons and `&`, `|`, `~`.
@@ -49,8 +53,8 @@ class DataDependentShape(Rule):
     `jnp.compress`, `jnp.extract`, the set functions (`jnp.setdiff1d`, ...) and one-argument
     `jnp.where(c)` without `size=`; `jnp.bincount` without `length=` and `jnp.repeat` without
     `total_repeat_length=` on traced values; `jnp.arange`, `jnp.linspace(num=...)`,
-    `jnp.zeros`/`ones`/`full`/`empty`/`eye` with a traced length; slices with traced bounds
-    (`x[:n]`).
+    `jnp.zeros`/`ones`/`full`/`empty`/`eye` with a shape JAX computes (`jnp.zeros(jnp.sum(m))`);
+    slices with traced bounds (`x[:n]`).
 
     Where the line is drawn, and why: the value must be traced: an operation of `jax.numpy`
     or `jax.lax`, or a parameter the project shows holds a tracer (not static through
@@ -58,7 +62,9 @@ class DataDependentShape(Rule):
     `jnp.where(c, x, y)`, slices by Python ints or shape arithmetic (`x[: x.shape[0] // 2]`),
     integer indexing with a traced index (`x[i]`, a gather) and code that only `jax.grad` stages
     (values are concrete there) are left alone, as is TensorFlow code (its graphs allow dynamic
-    shapes).
+    shapes). Array constructors given a parameter as their shape are left alone too: model
+    dimensions are Python ints bound in ways a reader of one call cannot see (a
+    `functools.partial`, pmap's `static_broadcasted_argnums`, a config object).
 
     ## Why is this bad?
     XLA compiles for fixed shapes, so JAX must know every array's shape while tracing. Where
@@ -209,9 +215,10 @@ class DataDependentShape(Rule):
                         and not tensorness(ctx, values[0], func).definite and not _is_param(ctx, values[0], func):
                     return  # `jnp.repeat(x, 2)`, `jnp.repeat(x, k)` with a Python int
                 t = _any_traced(ctx, values, func)
-                if t.possible:
-                    error = "TypeError: Shapes must be 1D sequences of concrete values" if q.rsplit(".", 1)[-1] in (
-                        "zeros", "ones", "empty", "full", "eye", "tri") else "ConcretizationTypeError"
+                constructor = q in SHAPE_CONSTRUCTORS
+                if t.definite or t.possible and not constructor:
+                    error = "TypeError: Shapes must be 1D sequences of concrete values" if constructor \
+                        else "ConcretizationTypeError"
                     fix = LENGTH_FIXES.get(q)
                     self._report(node, t, what=f"`{call}` with a traced length", error=error,
                                  instead=f"pass `{fix}=`" if fix else

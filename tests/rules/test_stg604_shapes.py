@@ -21,7 +21,7 @@ def test_every_size_less_function_and_its_sized_twin():
             g = jnp.bincount(x)  # STG604
             h = jnp.repeat(x, m)  # STG604
             i = jnp.linspace(0.0, 1.0, m)  # STG604
-            j = jnp.zeros(m)  # STG604
+            j = jnp.zeros(jnp.sum(m))  # STG604
             k = x.nonzero()  # STG604
             return a, b, c, d, e, f, g, h, i, j, k
 
@@ -35,7 +35,7 @@ def test_every_size_less_function_and_its_sized_twin():
             h = jnp.repeat(x, m, total_repeat_length=6)
             h2 = jnp.repeat(x, 2)
             i = jnp.linspace(0.0, 1.0, 5)
-            j = jnp.zeros(x.shape) + jnp.ones((x.shape[0], 2)).sum()
+            j = jnp.zeros(x.shape) + jnp.ones((x.shape[0], 2)).sum() + jnp.zeros((m, 2)).sum()
             w = jnp.where(m, x, 0.0) + jnp.where(m, size=2)[0]
             return a, b, c, d, g, h, h2, i, j, w
     """)
