@@ -2,12 +2,15 @@
 
 from stagelint.rules import (  # noqa: F401
     captures,
+    donation,
     effects,
+    functional_updates,
     graph_python,
     leaks,
     python_values,
     retracing,
     runtime_only,
+    static_args,
     structure,
     syntax,
 )
