@@ -31,9 +31,12 @@ JAX_HOST_ERRORS = ("TracerArrayConversionError", "The problem arose with the `fl
                    "item() method")
 JAX_CONTROL_ERRORS = ("TracerBoolConversionError", "TracerIntegerConversionError")
 JAX_SHAPE_ERRORS = ("NonConcreteBooleanIndexError", "must be statically specified", "jnp.arange argument",
-                    "compatible with JIT and other transforms", "Slice entries must be static")
-JAX_STATIC_ERRORS = ("Non-hashable static arguments", "unhashable type")
-JAX_DELETED_ERRORS = ("Array has been deleted",)
+                    "compatible with JIT and other transforms", "Slice entries must be static",
+                    "Shapes must be 1D sequences of concrete values")
+# A static spec naming no parameter and a method jitted with a traced `self` are STG504 too.
+JAX_STATIC_ERRORS = ("Non-hashable static arguments", "unhashable type", "Jitted function has static_argnums",
+                     "Jitted function has invalid argnames", "as an abstract array")
+JAX_DELETED_ERRORS = ("Array has been deleted", "Buffer has been deleted or donated")
 #: JAX's staging errors by type: under vmap (and a scan JAX still traces) the eager run raises them
 #: too, and they are still staging evidence.
 JAX_TRACER_ERROR_TYPES = frozenset({"TracerBoolConversionError", "TracerIntegerConversionError",
@@ -282,6 +285,18 @@ class Evidence:
                 traces = sum(c.traced for c in calls)
                 args = "; ".join(f"argument `{n}` took the Python values {format_values(v)}" for n, v in py.items())
                 return f"{len(calls)} calls, {traces} traces; {args}" + jax_explanation(calls)
+        return None
+
+    def retrace_unchanged(self, keys: set[FnKey]) -> str | None:
+        """JAX: did every call retrace with no argument value or spec changed (a static argument hashed by
+        identity, built anew for each call)? JAX's explanation names the static argument."""
+        for key in sorted(keys):
+            calls = self.graph_calls.get(key, [])
+            traces = sum(c.traced for c in calls)
+            _, _, unexplained = self.retrace_causes(calls)
+            if traces >= 2 and unexplained >= traces - 1 and any(c.why for c in calls):
+                return (f"{len(calls)} calls, {traces} traces; no argument's value or spec changed"
+                        + jax_explanation(calls))
         return None
 
     def retrace_objects(self, keys: set[FnKey]) -> str | None:

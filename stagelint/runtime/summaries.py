@@ -11,7 +11,8 @@ import numpy as np
 import tensorflow as tf
 
 from stagelint.runtime.values import (DIGEST_BYTES, FULL_LIMIT, SAMPLE, Binder,  # noqa: F401 - re-exported
-                                      digest, find_staged_values, is_python_number, numeric_leaf, spec_text, summarize_container, summarize_scalar)
+                                      digest, find_staged_values, is_python_number, numeric_leaf, spec_text,
+                                      summarize_container, summarize_scalar)
 
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
 

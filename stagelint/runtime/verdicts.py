@@ -66,6 +66,7 @@ def _checks(code: str):
         # JAX-only families (rules STG203, STG504, STG604).
         "STG203": (errors(JAX_DELETED_ERRORS), test_errors(JAX_DELETED_ERRORS)),
         "STG504": (errors(JAX_STATIC_ERRORS), test_errors(JAX_STATIC_ERRORS)),
+        "STG505": (("retrace", lambda ev, f, keys: ev.retrace_unchanged(keys)),),
         "STG604": (errors(JAX_SHAPE_ERRORS), traced(JAX_SHAPE_ERRORS), results),
     }
     for prefix in (code, code[:5]):

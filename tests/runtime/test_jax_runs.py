@@ -179,3 +179,11 @@ def test_pmap_is_not_compared(retracing):
     assert pairs[0].detail == "pmap traced it in the eager run too (JAX cannot run it eagerly)"
     row = retracing.function("pmapped_square")
     assert row["calls"] == 2
+
+
+def test_identity_hashed_static_argument_retraces_every_call(retracing):
+    verdicts, _ = retracing.judged()
+    line = _line(retracing, "STG505")
+    evidence = verdicts[(line, "STG505")].evidence
+    assert evidence.startswith("3 calls, 3 traces; no argument's value or spec changed; JAX: at input path [0][1], "
+                               "now static <"), evidence
