@@ -41,6 +41,9 @@ def test_the_runs_are_jax_runs_without_tensorflow(effects):
         start = path.read_text().splitlines()[0]
         assert '"jax":"0.' in start and '"tf"' not in start
     assert effects.report["runs"]["graph"]["status"] == "ok" and effects.report["runs"]["eager"]["status"] == "ok"
+    for run in (effects.graph, effects.eager):
+        nodeid = next(t for t in run.tests if t.endswith("test_tensorflow_is_not_imported"))
+        assert run.test_status(nodeid) == "passed", run.failure(nodeid)
 
 
 def test_print_and_append_run_once_per_trace(effects):
