@@ -397,6 +397,12 @@ class FileContext:
             decorator_names |= names
             if isinstance(dec.decorator, cst.Call) and names & self.framework.staging_decorators:
                 signature, autograph = staging_options(dec.decorator)
+        from stagelint.jaxstaging import decorated_api, record_decorated
+
+        jax_api = decorated_api(self, node) if node.decorators else None
+        if jax_api is not None:
+            decorator_names.add(jax_api)  # `@partial(jax.jit, ...)` stages too
+            autograph = False  # JAX has no AutoGraph
         is_method = cls is not None and "builtins.staticmethod" not in decorator_names
         facts = F.FunctionFacts(
             qualname=qualname,
@@ -421,6 +427,8 @@ class FileContext:
         if parent is None and cls is None:
             self._redefining(qualname)
         self.facts.functions[qualname] = facts
+        if jax_api is not None:
+            record_decorated(self, node, qualname)
         self.function_infos[id(node)] = info
         self.functions.append(info)
         facts.tracing_test = tracing_test(self, node)
@@ -1138,6 +1146,10 @@ class _Walker(cst.CSTVisitor):
             self._record_escaped_param(node)
         elif isinstance(node.func, cst.Attribute) or names:
             self._record_dataset_functions(node, names)
+        if names and any(q.startswith(("jax.", "flax.", "equinox.")) for q in names):
+            from stagelint.jaxstaging import record_call
+
+            record_call(self, node, names)
         if names & staging and node.args:
             first = node.args[0]
             if first.keyword is None or first.keyword.value in ("func", "fn", "python_function"):

@@ -177,6 +177,24 @@ class DatasetFunction:
 
 
 @dataclass
+class JaxStaged:
+    """A function a JAX API stages (`@jax.jit`, `jax.jit(f, static_argnums=1)`, the branches of
+    `lax.cond`, `@partial(jax.jit, ...)`, `jax.vmap(f)`): `stagelint.jaxstaging`."""
+
+    target: Target
+    span: Span
+    #: the staging API's qualified name (`jax.jit`, `jax.lax.scan`, `equinox.filter_jit`)
+    api: str
+    #: static and donated arguments, as the call spells them
+    static_argnums: list[int] = field(default_factory=list)
+    static_argnames: list[str] = field(default_factory=list)
+    donate_argnums: list[int] = field(default_factory=list)
+    donate_argnames: list[str] = field(default_factory=list)
+    #: a decorator on the def (not a call)
+    decorator: bool = False
+
+
+@dataclass
 class ClassFacts:
     qualname: str  # absolute
     bases: list[str] = field(default_factory=list)  # absolute qualified names
@@ -222,6 +240,8 @@ class ModuleFacts:
     keras_drives: list[tuple] = field(default_factory=list)
     #: functions `tf.data` transformations trace (point 6 of issue 11)
     dataset_functions: list[DatasetFunction] = field(default_factory=list)
+    #: functions JAX APIs stage (issue 14, `stagelint.jaxstaging`)
+    jax_staged: list[JaxStaged] = field(default_factory=list)
     #: attribute writes, for "is this attribute reassigned anywhere?" (STG302, STG303)
     attr_writes: list[AttrWrite] = field(default_factory=list)
     #: objects built (optimizer/model variables created) outside staged code: ident -> first line
@@ -295,6 +315,8 @@ def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
     facts.fresh_wrapped = [target(t) for t in facts.fresh_wrapped]
     for d in facts.dataset_functions:
         d.target = target(d.target)
+    for j in facts.jax_staged:
+        j.target = target(j.target)
     facts.keras_drives = [(method, moved_name(cls, absolute_old, absolute_new) if cls else cls, ident,
                            moved_name(caller, old, new) if caller is not None else None)
                           for method, cls, ident, caller in facts.keras_drives]

@@ -64,7 +64,15 @@ class Project:
         self._callers: dict[Key, set[Key]] | None = None
         self._converted: set[Key] | None = None
         self._find_entries()
+        from stagelint.jaxstaging import JaxView
+
+        #: what JAX stages, and how (issue 14): its entry points are entry points here too
+        self.jax = JaxView(self)
+        for key in self.jax.entries:
+            if not self.escaped(key):
+                self.entries.setdefault(key, "wrapper")
         self._reach()
+        self.jax.reach()
         if call_sites:
             self._index_call_sites()
 
@@ -204,8 +212,8 @@ class Project:
             converting = []
             for entry, kind in self.entries.items():
                 f = self.function(entry)
-                if f is None or not f.autograph:
-                    continue
+                if f is None or not f.autograph or entry in self.jax.entries:
+                    continue  # (JAX has no AutoGraph)
                 if kind == "keras" and f.class_qualname and self.keras3_class(f.class_qualname):
                     continue
                 converting.append(entry)
@@ -582,6 +590,8 @@ class Project:
         if f is None:
             return set()
         out = set(f.tensor_params)
+        if keras_inputs:
+            out |= self.jax.traced_params(key)  # (pytrees, maybe: not for structure questions)
         if keras_inputs and self.entries.get(key) == "keras":
             out |= {p for p in f.params[1:] if p not in f.literal_default_params}
         if keras_inputs and key in self.dataset_bound:

@@ -371,6 +371,7 @@ def stored_tensor_params(project, key, _depth: int = 0) -> set[str]:
                     out.add(param)
     if entry == "keras":
         out |= {p for p in f.params[1:] if p not in f.literal_default_params and p not in python}
+    out |= project.jax.traced_params(key)  # a jitted function's arguments are tracers
     return out - f.python_default_params
 
 

@@ -253,7 +253,8 @@ def _call_target(ctx: FileContext, func: cst.BaseExpression, within: FunctionInf
         if len(names) == 1:
             (q,) = names
             root = q.split(".", 1)[0]
-            if not q.startswith("builtins.") and (root in ctx.project_roots or root == ctx.module.split(".", 1)[0]):
+            if not q.startswith("builtins.") and (root in ctx.project_roots or root == ctx.module.split(".", 1)[0]) \
+                    and ".<locals>." not in q:  # `y.sum()` on a parameter: a method of the value
                 return ("name", q)
     return None
 

@@ -23,7 +23,7 @@ from stagelint.demand import Words, demanded
 from stagelint.discovery import discover as discover_files
 from stagelint.files import digest
 from stagelint.findings import CheckResult, Finding
-from stagelint.frameworks import TENSORFLOW
+from stagelint.frameworks import STAGING
 from stagelint.pipeline.imports import imported_files
 from stagelint.pipeline.paths import display_path, project_root
 from stagelint.pipeline.perfile import Outcome, analyse_bytes, facts_key, store_outcome
@@ -175,7 +175,7 @@ def analyse(state: ProjectState) -> None:
         if not state.deferred or state.planned is not None:
             break
         analysed = sorted(state.modules.values(), key=lambda m: m.path)
-        partial = Project(analysed + _placeholders(state, state.deferred.values()), state.settings, TENSORFLOW,
+        partial = Project(analysed + _placeholders(state, state.deferred.values()), state.settings, STAGING,
                           call_sites=False)
         wanted = demanded(partial, analysed, state.deferred, state.selection.files_for, words)
         if not wanted:
@@ -299,7 +299,7 @@ def project_phase(state: ProjectState) -> None:
     placeholders = [m for m in state.placeholders if realpath(m.path) not in analysed]
     modules.extend(placeholders)
     state.project_modules = modules
-    state.project = Project(modules, state.settings, TENSORFLOW)
+    state.project = Project(modules, state.settings, STAGING)
 
 
 # findings ---------------------------------------------------------------------------------------

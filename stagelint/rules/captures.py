@@ -63,6 +63,7 @@ class StaleGlobal(Rule):
     code = "STG301"
     name = "stale-global"
     message = "{func} reads {scope} `{name}`, which is {change}; its value is frozen at trace time, so pass it as an argument or keep it in a `tf.Variable`"
+    jax_message = "{func} reads {scope} `{name}`, which is {change}; jit bakes its value in at trace time and later calls reuse the trace, so pass it as an argument"
     valid = (
         """
         import tensorflow as tf
@@ -471,6 +472,7 @@ class StaleAttribute(Rule):
     code = "STG302"
     name = "stale-attribute"
     message = "{func} reads `{obj}`, a plain Python attribute that is reassigned elsewhere ({where}); the object is keyed by identity, so later calls reuse the trace and the old value; keep it in a `tf.Variable` updated with `.assign()`, or pass it as an argument"
+    jax_message = "{func} reads `{obj}`, a plain Python attribute that is reassigned elsewhere ({where}); a static object is keyed by its hash, so later calls reuse the trace and the old value; pass the value as a traced argument, or make the object a pytree"
     valid = (
         """
         import tensorflow as tf
@@ -700,6 +702,7 @@ class VariableRebinding(Rule):
     code = "STG303"
     name = "variable-rebinding"
     message = "`{text}` replaces the tf.Variable `{name}` that {func} reads: {consequence}; update it in place with `{fix}`"
+    jax_message = "`{text}` rebinds `{name}` that {func} reads: the compiled function keeps the old one; update it in place, or pass it as an argument"
     valid = (
         """
         import tensorflow as tf

@@ -78,6 +78,7 @@ class TraceTimeSideEffect(Rule):
     name = "trace-time-side-effect"
     fixable = True
     message = "`{call}` runs only while {func} is traced, not on every call; {instead}"
+    jax_message = "`{call}` runs only while {func} is traced by JAX, not on every call; use `jax.debug.print` (or `jax.debug.callback` for other I/O)"
     valid = (
         """
         import tensorflow as tf
@@ -471,6 +472,7 @@ class ExternalStateMutation(Rule):
     code = "STG102"
     name = "external-state-mutation"
     message = "{action} changes {place} only while {func} is traced, later calls skip it; return the value or keep the state in a `tf.Variable`"
+    jax_message = "{action} changes {place} only while {func} is traced by JAX, later calls skip it; return the new state from the function instead"
     valid = (
         """
         import tensorflow as tf
@@ -572,6 +574,13 @@ class ExternalStateMutation(Rule):
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
         key = (module.module, candidate.function)
+        if project.jax.linen_setup(key):
+            return False  # Flax Linen's `setup` assigns submodules and params to `self` by design
+        root = candidate.fields.get("_root")
+        if key in project.jax.nnx_only and root in ("param", "self"):
+            return False  # `nnx.jit` carries the updates of the modules passed in out of the trace
+        if project.jax.linen_method(key) and root == "self":
+            return True  # a bound Linen module is frozen outside `setup`: any store raises
         if not store_is_external(candidate, project, key):
             return False
         return not stored_tensor(candidate, project, key)  # a tensor: STG201

@@ -6,6 +6,7 @@ import libcst as cst
 
 from stagelint.context import short_code
 from stagelint.frameworks import EAGER_ONLY_METHODS, NUMPY_STATIC_FUNCTIONS, is_stateful_op
+from stagelint.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
 from stagelint.rules.base import Rule
 from stagelint.tensors import Tensorness, tensorness, value_of
 
@@ -62,6 +63,7 @@ class EagerOnlyCall(Rule):
     code = "STG601"
     name = "eager-only-call"
     message = "`{call}` needs a concrete value, but in {func} `{value}` is a symbolic tensor: {error} at trace time; {instead}"
+    jax_message = "`{call}` needs a concrete value, but in {func} `{value}` is a JAX tracer: ConcretizationTypeError / TracerArrayConversionError at trace time; use `jax.numpy` ops, mark the argument static (`static_argnums`), or use `jax.pure_callback`"
     valid = (
         """
         import numpy as np
@@ -134,10 +136,18 @@ class EagerOnlyCall(Rule):
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in EAGER_ONLY_METHODS:
             self._method(node, node.func.attr.value, node.func.value)
             return
-        for q in ctx.qualified_names(node.func):
+        names = ctx.qualified_names(node.func)
+        for q in names:
             if q.startswith("numpy.") and not q.startswith("numpy.random.") and q not in NUMPY_STATIC_FUNCTIONS:
                 self._numpy(node, q)
                 return
+        conversion = names & {"builtins.float", "builtins.int", "builtins.complex"}
+        if conversion and node.args and node.args[0].keyword is None:
+            # (under tf.function these are STG602's TypeError; JAX raises ConcretizationTypeError)
+            t = tensorness(ctx, node.args[0].value, func)
+            if t.possible:
+                self.report(node, call=f"{min(conversion)[9:]}(...)", value=short_code(node.args[0].value),
+                            error="", instead="", _jax_only=True, **_tensor_fields(t))
 
     def _method(self, node: cst.Call, method: str, receiver: cst.BaseExpression) -> None:
         ctx = self.ctx
@@ -181,7 +191,12 @@ class EagerOnlyCall(Rule):
                         instead="use the TensorFlow equivalent (`tf.reduce_*`, `tf.math.*`, `tf.experimental.numpy`), or `tf.numpy_function`",
                         **_tensor_fields(t))
 
-    confirm = classmethod(lambda cls, candidate, project, module: _tensor_confirmed(candidate, project, module))
+    @classmethod
+    def confirm(cls, candidate, project, module):
+        key = (module.module, candidate.function)
+        if project.jax.framework_of(key) == "jax":
+            return confirm_concrete_value(candidate, project, key)
+        return not candidate.fields.get("_jax_only") and _tensor_confirmed(candidate, project, module)
 
 
 #: Tests of what kind of value something is.
@@ -318,6 +333,7 @@ class TensorAsPythonValue(Rule):
     code = "STG602"
     name = "tensor-as-python-value"
     message = "{what} needs a Python value, but `{value}` is a symbolic tensor in {func}: {error} at trace time (eager mode runs it); {instead}"
+    jax_message = "{what} needs a Python value, but `{value}` is a JAX tracer in {func}: {jax_error} at trace time (JAX has no AutoGraph); {jax_instead}"
     valid = (
         """
         import tensorflow as tf
@@ -454,6 +470,9 @@ class TensorAsPythonValue(Rule):
                             "pass the elements with `tf.unstack(...)` or index them")
         if not positional:
             return
+        if "builtins.range" in names:
+            for arg in positional:
+                self._check(node, arg, "`range(...)`", "TypeError", "", _jax_only=True)
         if "builtins.bool" in names:
             self._check(node, positional[0], "`bool(...)`", _BOOL_ERROR,
                         "compare with TensorFlow ops and branch with `if <tensor>:` (a `tf.cond`)")
@@ -501,6 +520,21 @@ class TensorAsPythonValue(Rule):
                 self._check(node, node.value, "unpacking", _ITERATE_ERROR,
                             "split it with `tf.unstack(...)` (or index it)")
 
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        if self._staged():  # `a and b` asks `bool(a)`: AutoGraph converts it, JAX cannot
+            what = "`and`" if isinstance(node.operator, cst.And) else "`or`"
+            self._check(node, node.left, what, _BOOL_ERROR, _BRANCH_INSTEAD, _jax_only=True)
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if self._staged() and isinstance(node.operator, cst.Not):
+            self._check(node, node.expression, "`not`", _BOOL_ERROR, _BRANCH_INSTEAD, _jax_only=True)
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        if self._staged():
+            for el in node.elements:
+                if isinstance(el, cst.DictElement):
+                    self._check(el.key, el.key, "a dict key", "TypeError (unhashable)", "", _jax_only=True)
+
     def visit_While(self, node: cst.While) -> None:
         test = node.test
         forever = (isinstance(test, cst.Name) and test.value == "True") or (
@@ -544,7 +578,9 @@ class TensorAsPythonValue(Rule):
                 continue  # `if pred_value:` after `if pred_value is not None:`: a static value
             t = self._tensor(expr, func)
             if fields.get("_unconverted") and fields["what"] in _BRANCHES and not t.definite:
-                continue  # a branch needs an op's result as its test, not a parameter's guess
+                if not (t.params and jax_branch_test(expr)):
+                    continue  # a branch needs an op's result as its test, not a parameter's guess
+                fields = dict(fields, _jax_only=True)  # JAX traces a jitted function's parameters
             if t.possible and id(node) not in reported:
                 reported.add(id(node))
                 self.report(node, function=func, **fields, **_tensor_fields(t))
@@ -561,6 +597,11 @@ class TensorAsPythonValue(Rule):
 
     @classmethod
     def confirm(cls, candidate, project, module):
+        key = (module.module, candidate.function)
+        if project.jax.framework_of(key) == "jax":
+            return confirm_tracer_as_python_value(candidate, project, key)
+        if candidate.fields.get("_jax_only"):
+            return False
         verdict = True
         if candidate.fields.get("_unconverted"):
             # Converted by AutoGraph (a `tf.cond`, a `tf.while_loop`, a cast) wherever AutoGraph

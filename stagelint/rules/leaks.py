@@ -52,6 +52,7 @@ class LeakedTensor(Rule):
     code = "STG201"
     name = "leaked-tensor"
     message = "tensor `{value}` is stored in {place}, which outlives {func}: a symbolic tensor that is out of scope after the call; return it instead"
+    jax_message = "traced value `{value}` is stored in {place}, which outlives {func}: a leaked tracer (UnexpectedTracerError when used later); return it instead"
     valid = (
         """
         import tensorflow as tf
@@ -149,6 +150,8 @@ class LeakedTensor(Rule):
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
         key = (module.module, candidate.function)
+        if project.jax.linen_method(key) and candidate.fields.get("_root") == "self":
+            return False  # STG102: the store itself raises in a bound Linen module
         if not store_is_external(candidate, project, key):
             return False
         return stored_tensor(candidate, project, key)

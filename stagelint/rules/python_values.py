@@ -64,6 +64,7 @@ class PythonIterator(Rule):
     code = "STG103"
     name = "python-iterator"
     message = "{what} advances a Python iterator ({source}) only while {func} is traced: every call sees the same element; iterate a `tf.data` dataset instead (`iter(tf.data.Dataset...)`)"
+    jax_message = "{what} advances a Python iterator ({source}) only while {func} is traced by JAX: every call sees the same element; take the next element outside and pass it in"
     valid = (
         """
         import tensorflow as tf
@@ -220,6 +221,7 @@ class FrozenPythonValue(Rule):
     name = "frozen-python-value"
     fixable = True
     message = "`{call}` is evaluated once while {func} is traced and baked into the graph as a constant, so every call gets the same value; use {instead}"
+    jax_message = "`{call}` is evaluated once while {func} is traced by JAX and baked in as a constant, so every call gets the same value; pass an explicit `jax.random` key (split per call), or the value, as an argument"
     valid = (
         """
         import numpy as np
@@ -378,6 +380,7 @@ class PythonStateGuard(Rule):
     code = "STG105"
     name = "python-state-guard"
     message = "this `if` on {state} is decided once while {func} is traced, but `{op}` in it is recorded into the graph and runs on every call (or never), while {state} changes only once; keep the state in a `tf.Variable`, or wrap the block in `tf.init_scope()`"
+    jax_message = "this `if` on {state} is decided once while {func} is traced by JAX, but `{op}` in it runs on every call (or never), while {state} changes only once; pass the state in and return it"
     valid = (
         """
         import tensorflow as tf

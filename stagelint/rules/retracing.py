@@ -9,12 +9,16 @@ import libcst as cst
 from stagelint import facts as F
 from stagelint.context import TENSOR_CHECKS, short_code
 from stagelint.frameworks import (
+    JAX_FILTERING_JIT,
+    PARTIAL_CALLS,
     PYTHON_IO_CALLS,
     PYTHON_IO_PREFIXES,
     REQUEST_HANDLER_DECORATORS,
     STATEFUL_METHODS,
     STRUCTURE_PARAMETER_NAMES,
 )
+from stagelint.jaxrules import confirm_loop_unrolled, jax_retrace_free
+from stagelint.jaxstaging import JAX_STAGING
 from stagelint.rules.base import Rule
 from stagelint.tensors import NUMBERS, Tensorness, tensorness
 
@@ -72,6 +76,7 @@ class PythonScalarArgument(Rule):
     code = "STG501"
     name = "python-scalar-argument"
     message = "this call passes the Python number `{value}` for `{param}` of {func} ({reason}): each new value traces the function again; pass a tensor (`tf.constant({value})`) or give it an `input_signature`"
+    jax_message = "this call passes the Python value `{value}` for `{param}` of {func} ({reason}), which is static there: each new value traces and compiles the function again; make it a traced argument (`jnp.asarray({value})`, not in `static_argnums`)"
     valid = (
         """
         import tensorflow as tf
@@ -250,6 +255,11 @@ class PythonScalarArgument(Rule):
         out = []
         for key, calls in sorted(project.function_calls.items()):
             f = project.function(key)
+            # JAX: a Python number passed to `jax.jit` is one weak-typed trace (row 27); only static
+            # arguments, and `eqx.filter_jit`'s Python scalars, trace per value (rows 29, 30)
+            jax_entry = project.jax.entry(key)
+            jax_static = set() if jax_entry is None else (
+                set(f.params) if jax_entry.apis & JAX_FILTERING_JIT else jax_entry.static)
             groups: dict[tuple[str, str], list] = {}
             for module, site, via in calls:
                 if site.caller is not None and (module, site.caller) in project.reached:
@@ -260,7 +270,10 @@ class PythonScalarArgument(Rule):
                 pairs = [(f.params[i + shift], a) for i, a in enumerate(site.args) if i + shift < len(f.params)]
                 pairs += [(kw, a) for kw, a in site.kwargs.items() if kw in f.params]
                 for param, arg in pairs:
-                    if param in STRUCTURE_PARAMETER_NAMES or f.param_uses.get(param) != "tensor":
+                    if jax_entry is not None:
+                        if param not in jax_static:
+                            continue
+                    elif param in STRUCTURE_PARAMETER_NAMES or f.param_uses.get(param) != "tensor":
                         continue
                     if arg.what in NUMBERS:
                         groups.setdefault((via, param), []).append((module, site, arg))
@@ -356,6 +369,7 @@ class FunctionRecreated(Rule):
     code = "STG502"
     name = "function-recreated"
     message = "{what} makes a new Function for {func} each time {where} runs, and a new Function never reuses traces: every call traces again; create it once, outside, and reuse it"
+    jax_message = "{what} makes a new jitted function for {func} each time {where} runs, and JAX caches traces per function object: every call traces and compiles again; jit it once, outside, and reuse it"
     valid = (
         """
         import tensorflow as tf
@@ -502,6 +516,8 @@ class FunctionRecreated(Rule):
             loop = self._comprehensions[-1] if self._comprehensions else ctx.loops[-1]
             self._factory_calls.append((names, loop))
         if isinstance(inner, cst.Call) and self._staging(inner.func) and inner.args:
+            if jax_retrace_free(ctx, inner):
+                return
             record = self._record(inner, inner.args[0].value, "immediate")
             if self._comprehensions:
                 record["loop"] = self._comprehensions[-1]  # `[tf.function(f)(x) for x in xs]`
@@ -524,6 +540,8 @@ class FunctionRecreated(Rule):
             return
         if self.ctx.function is None and not self.ctx.loops:
             return  # made once at import
+        if jax_retrace_free(self.ctx, value):
+            return
         for t in node.targets:
             if isinstance(t.target, cst.Name):
                 record = self._record(value, value.args[0].value, "bound")
@@ -567,11 +585,16 @@ class FunctionRecreated(Rule):
                 continue
             what = (f"`tf.function({short_code(record['target'])})`" if record["kind"] != "def"
                     else f"`@{short_code(record['node'].decorator)}` on `{key.rsplit('.', 1)[-1]}`")
+            jax_api = ctx.resolves_to(record["node"].func, JAX_STAGING) if record["kind"] != "def" else None
+            if jax_api is not None:
+                what = f"`{short_code(record['node'], 60)}`"
             scope = record["scope"]
             if isinstance(record["target"], cst.Lambda):
                 fields = {"what": what, "func": "the lambda", "_stages_itself": True}
             else:
                 fields = {"what": what, "_anchors": [[ctx.module, key]]}
+            if jax_api is not None:
+                fields["_jax_api"] = jax_api
             if record.get("factory_loop") is not None:
                 loop = "loop" if isinstance(record["factory_loop"], (cst.For, cst.While)) else "comprehension"
                 self.report(record["node"], function=scope, where=(
@@ -600,6 +623,8 @@ class FunctionRecreated(Rule):
         ctx = self.ctx
         target = record["target"]
         scope = record["scope"]
+        if isinstance(target, cst.Call) and ctx.qualified_names(target.func) & PARTIAL_CALLS and target.args:
+            target = target.args[0].value  # `jax.jit(partial(f, n=2))`: a new partial object each time
         if isinstance(target, cst.Lambda):
             pos = ctx.position(target)
             return f"<lambda>@{pos.line}:{pos.column}"  # each lambda is its own function
@@ -682,6 +707,7 @@ class PythonLoopUnrolled(Rule):
     code = "STG503"
     name = "python-loop-unrolled"
     message = "this Python `for` over `{iter}` runs while {func} is traced, so it is unrolled into the graph ({detail}): the graph grows with every iteration and a new {length} traces again; {instead}"
+    jax_message = "this Python `for` over `{iter}` runs while {func} is traced by JAX, so it is unrolled ({detail}): the program and its compile time grow with every iteration; use `lax.fori_loop` / `lax.scan`"
     valid = (
         """
         import tensorflow as tf
@@ -778,9 +804,11 @@ class PythonLoopUnrolled(Rule):
             return
         it = node.iter
         if isinstance(it, cst.Name) and ctx.binding_kind(it, func) == "param":
-            self._candidate(node, iter=short_code(it), _param=it.value, _how="data")
+            self._candidate(node, iter=short_code(it), _param=it.value, _how="data", _rows=_used_as_rows(node))
             return
         if not (isinstance(it, cst.Call) and "builtins.range" in ctx.qualified_names(it.func)):
+            if tensorness(ctx, it, func).definite:  # JAX unrolls over a traced array's first axis
+                self._candidate(node, iter=short_code(it), _param="", _how="array", _jax_only=True)
             return
         for arg in it.args:
             value = arg.value
@@ -813,6 +841,10 @@ class PythonLoopUnrolled(Rule):
     @classmethod
     def confirm(cls, candidate, project, module):
         key = (module.module, candidate.function)
+        if project.jax.framework_of(key) == "jax":
+            return confirm_loop_unrolled(candidate, project, key)
+        if candidate.fields.get("_jax_only"):
+            return False
         param = candidate.fields["_param"]
         tensors = project.tensor_params(key)
         # A body that builds no graph ops (an einsum equation, a NumPy table, shape checks) costs
@@ -847,6 +879,28 @@ class PythonLoopUnrolled(Rule):
                         "length": "length",
                         "instead": "pass a `tf.data.Dataset` (or a tensor) and iterate over it"}
         return False
+
+
+def _used_as_rows(loop: cst.For) -> bool:
+    """The loop's one target is used as a value (`total + row`), never as a structure (`layer["w"]`,
+    `layer.kernel`, `for w, b in params`): what a loop over an array's rows looks like in JAX code,
+    where a loop over a pytree of parameters is the common other case."""
+    if not isinstance(loop.target, cst.Name):
+        return False
+    name = loop.target.value
+    stack = [loop.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value == name:
+            if any(isinstance(getattr(el.slice, "value", None), cst.SimpleString) for el in node.slice):
+                return False
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == name \
+                and node.attr.value not in ("shape", "dtype", "ndim", "size", "T"):
+            return False
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == name:
+            return False  # `for layer in layers: x = layer(x)`
+        stack.extend(node.children)
+    return True
 
 
 _PYTHON_DATA = frozenset({"list", "tuple", "ndarray", "range", "dict", "set"})

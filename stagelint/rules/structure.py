@@ -52,6 +52,7 @@ class RecursiveFunction(Rule):
     code = "STG401"
     name = "recursive-function"
     message = "recursive call {cycle} in {func}: tf.function cannot trace recursion (StagingError/RecursionError, or one trace per depth); rewrite it as a loop"
+    jax_message = "recursive call {cycle} in {func}: JAX traces it with tracers, so a base case tested on a traced value never ends the recursion (TracerBoolConversionError); rewrite it as `lax.while_loop` / `lax.fori_loop`"
     valid = (
         """
         import tensorflow as tf
