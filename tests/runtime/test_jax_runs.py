@@ -190,3 +190,34 @@ def test_identity_hashed_static_argument_retraces_every_call(retracing):
     evidence = verdicts[(line, "STG505")].evidence
     assert evidence.startswith("3 calls, 3 traces; no argument's value or spec changed; JAX: at input path [0][1], "
                                "now static <"), evidence
+
+
+# End to end: `stagelint check`'s own JAX findings (w-jaxcore, w-jaxrules) judged by the runs.
+
+EXPECTED_STATIC = {
+    "fx_jax_effects": {"STG101", "STG102", "STG301"},
+    "fx_jax_errors": {"STG201", "STG203", "STG504", "STG601", "STG602", "STG604"},
+    "fx_jax_retracing": {"STG101", "STG501", "STG502", "STG505"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_STATIC))
+def test_static_jax_findings_are_confirmed_end_to_end(fixture_run, name):
+    run = fixture_run(name)
+    marked = {(line, code): verdict for line, code, verdict in run.marked()}
+    static = [f for f in run.report["findings"] if not f["runtime_only"]]
+    judged = {(f["line"], f["code"]): f for f in static}
+    # Every static finding the fixture marks gets the marked verdict; the families all show up.
+    for key, finding in judged.items():
+        if key in marked:
+            assert finding["verdict"] == marked[key], finding
+    confirmed = {code for (line, code), f in judged.items() if f["verdict"] == "confirmed" and (line, code) in marked}
+    assert confirmed >= EXPECTED_STATIC[name], (confirmed, static)
+
+
+def test_negatives_have_no_static_or_runtime_finding(effects):
+    """jax.debug.print, lax.fori_loop and jax.jit(half) in a loop: nothing reported there at all."""
+    negative = {effects.function(n)["line"] for n in ("debug_printed", "summed_with_fori", "half")}
+    spans = [(line, line + 4) for line in negative]
+    reported = [f for f in effects.report["findings"] if any(a <= f["line"] <= b for a, b in spans)]
+    assert reported == []
