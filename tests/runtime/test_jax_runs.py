@@ -221,3 +221,23 @@ def test_negatives_have_no_static_or_runtime_finding(effects):
     spans = [(line, line + 4) for line in negative]
     reported = [f for f in effects.report["findings"] if any(a <= f["line"] <= b for a, b in spans)]
     assert reported == []
+
+
+@pytest.mark.tf
+def test_a_module_using_both_frameworks_gets_both_recorders(fixture_run):
+    run = fixture_run("fx_jax_mixed")
+    start = (run.workdir / "graph.jsonl").read_text().splitlines()[0]
+    assert '"tf":"2.' in start and '"jax":"0.' in start
+    verdicts, extra = run.judged()
+    for line, code, expected in run.marked():
+        assert verdicts[(line, code)].verdict == expected, (line, code, verdicts[(line, code)].evidence)
+        assert verdicts[(line, code)].evidence.startswith(f"line {line} ran 3× eager, 1× graph over 3 calls")
+    assert {f["name"].rsplit(".", 1)[-1] for f in run.report["functions"]} == {"tf_noisy", "jax_noisy"}
+
+
+def test_two_subprocess_path_gives_the_same_verdicts(fixture_run, effects):
+    """Off Linux (STAGELINT_RUN_FORK=0) the eager child gets JAX_DISABLE_JIT=1 in its environment."""
+    plain = fixture_run("fx_jax_effects", env={"STAGELINT_RUN_FORK": "0"})
+    verdicts, _ = plain.judged()
+    forked, _ = effects.judged()
+    assert {k: v.evidence for k, v in verdicts.items()} == {k: v.evidence for k, v in forked.items()}
