@@ -61,6 +61,8 @@ class JaxCalls:
 
     def __init__(self, recorder, mode: str, jax):
         self.recorder, self.mode, self.jax = recorder, mode, jax
+        #: kind -> the installed replacement decorator (for `jax.jit(static_argnums=...)` without fun).
+        self._patched: dict = {}
         self.shims: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         #: During a top-level call: did the eager run trace the function (a transformation)?
         self.traced_in_eager = False
@@ -82,7 +84,7 @@ class JaxCalls:
             return original(*args, **kwargs)
         shim, counter = self._shim(fun)
         jitted = original(shim, *args[1:], **kwargs)
-        return Jitted(jitted, fun, counter, kind, self)
+        return Jitted(jitted, fun, target, counter, kind, self)
 
     def _shim(self, fun):
         try:
@@ -161,12 +163,11 @@ class JaxCalls:
     def _info(self, jitted: Jitted, instance):
         """The recorder's FunctionInfo for the user's function, and the object it is bound to."""
         recorder = self.recorder
-        fun = jitted._fun
         self_object = instance
-        target = inspect.unwrap(fun)
-        if inspect.ismethod(target):
-            self_object = target.__self__
-        target = _user_target(fun)
+        bound_to = inspect.unwrap(jitted._fun)
+        if inspect.ismethod(bound_to):
+            self_object = bound_to.__self__
+        target = jitted._target
         # Either way the arguments come without the instance: the signature drops `self`.
         return recorder.function_info(target, self_object is not None), self_object
 
@@ -284,8 +285,9 @@ class Jitted:
     """What a patched decorator returns for a project function: calls are recorded, everything else
     is the jitted object's (`lower`, `trace`, `eval_shape`, `_cache_size`, `__wrapped__`, ...)."""
 
-    def __init__(self, jitted, fun, counter: Shim, kind: str, calls: JaxCalls):
-        self._jitted, self._fun, self._counter, self._kind, self._calls = jitted, fun, counter, kind, calls
+    def __init__(self, jitted, fun, target, counter: Shim, kind: str, calls: JaxCalls):
+        self._jitted, self._fun, self._target = jitted, fun, target
+        self._counter, self._kind, self._calls = counter, kind, calls
         functools.update_wrapper(self, jitted, updated=())
 
     def __call__(self, *args, **kwargs):
@@ -377,7 +379,6 @@ def install(recorder, mode: str, libraries: set[str] = frozenset()) -> JaxCalls:
         logger.addHandler(_ExplainHandler(calls))
         # The explanations are the recorder's evidence, not the tests' output.
         logger.propagate = False
-    calls._patched = {}
     for module_name, attr, kind in DECORATORS:
         if module_name != "jax" and module_name.split(".")[0] not in libraries:
             continue
