@@ -86,17 +86,23 @@ class Project:
         state.reported = {m.path for m in state.modules.values()}
         self.state = state
 
-    def update(self, path: str, text: str | None) -> None:
+    def update(self, path: str, text: str | None, superseded=lambda: False) -> bool:
         """One file again, from an editor's buffer (or the disk for None), then the project phase
-        (unless the file's facts came out the same: a comment typed, a line's spacing)."""
+        (unless the file's facts came out the same: a comment typed, a line's spacing). False,
+        and no project phase, when `superseded()` says after the file's analysis that a newer
+        text is waiting: the project is joined once, for that one."""
         real = self.state.realpath(path)
         before = self.state.modules.get(real)
         stages.reanalyse(self.state, path, None if text is None else text.encode("utf-8"))
         after = self.state.modules.get(real)
-        if before is not None and after is not None and before == after and self.state.project is not None:
+        if before is not None and after is not None and before == after and self.state.changed == {real}:
             self.state.modules[real] = before  # the project phase's own object: same facts
-            return
+            self.state.changed = set()
+            return True
+        if superseded():
+            return False
         stages.project_phase(self.state)
+        return True
 
     def shown(self, path: str) -> str:
         """The file as the state shows it (relative to the root when below it)."""
@@ -225,6 +231,8 @@ class StagelintServer:
         self.pending: set[str] = set()  # documents waiting for analysis (uris)
         self.pending_lock = threading.Lock()
         self.ready = threading.Event()
+        #: an open file's findings may have changed with another file's (`_refresh_others`)
+        self.others_stale = False
         self.loop = None
         self._register()
 
@@ -348,9 +356,14 @@ class StagelintServer:
 
     def _work(self) -> None:
         while True:
-            kind, uri = self.jobs.get()
+            if self.others_stale and self.jobs.empty() and self.ready.is_set():
+                kind, uri = "others", None  # what changed may change other open files' findings
+            else:
+                kind, uri = self.jobs.get()
             try:
-                if kind == "all":
+                if kind == "others":
+                    self._refresh_others()
+                elif kind == "all":
                     self._analyse_all()
                 elif kind == "file" and self.ready.is_set():
                     self._analyse_file(uri)
@@ -421,17 +434,40 @@ class StagelintServer:
             return
         text, version = doc.source, doc.version
         project = self.project
+
+        def superseded() -> bool:
+            # A newer change of this document is waiting: what was found for this one would be
+            # published only to be replaced (the waiting job analyses the newest text).
+            with self.pending_lock:
+                return uri in self.pending
+
         disk = _disk_text(path)
         if text != disk or not project.known(path):
-            project.update(path, text)
+            done = project.update(path, text, superseded)
         elif os.path.realpath(path) in project.state.sources:
-            project.update(path, None)  # saved, or changed back: the disk's text again
+            done = project.update(path, None, superseded)  # saved, or changed back: the disk's text again
+        else:
+            done = True
+        if not done:
+            return
+        if project.state.changed:  # a superseded analysis of another file left the project behind
+            stages.project_phase(project.state)
         findings = project.findings_for([path])[path]
         self._publish(uri, version, text, findings)
-        # What changed here may change what other open files get (a helper staged from here).
+        # What changed here may change what other open files get (a helper staged from here):
+        # they are judged again once no change is waiting (`_work`).
+        self.others_stale = True
+
+    def _refresh_others(self) -> None:
+        """Publish again the open files whose findings the last changes altered (those whose
+        buffer is still the text they were published for; the others have a job waiting)."""
+        self.others_stale = False
+        project = self.project
+        if project.state.changed:  # a superseded analysis left the project behind its facts
+            stages.project_phase(project.state)
         others = {}
         for other, doc in list(self.ls.workspace.text_documents.items()):
-            if other != uri and other in project.published and project.published[other].text == doc.source:
+            if other in project.published and project.published[other].text == doc.source:
                 others[to_fs_path(other)] = (other, doc.version, doc.source)
         if others:
             for other_path, found in project.findings_for(list(others)).items():

@@ -25,10 +25,11 @@ from stagelint.files import digest
 from stagelint.findings import CheckResult, Finding
 from stagelint.frameworks import TENSORFLOW
 from stagelint.pipeline.imports import imported_files
+from stagelint.pipeline.incremental import reusable
 from stagelint.pipeline.paths import display_path, project_root
 from stagelint.pipeline.perfile import Outcome, analyse_bytes, facts_key, store_outcome
 from stagelint.pipeline.state import ProjectState
-from stagelint.pipeline.verdicts import judge, project_candidates, read_bytes
+from stagelint.pipeline.verdicts import judge, project_candidates, project_only_candidates, read_bytes
 from stagelint.staging import Project
 
 #: Files followed through imports (without the screen) before following stops.
@@ -292,14 +293,24 @@ class _FollowImports:
 # project phase ----------------------------------------------------------------------------------
 
 def project_phase(state: ProjectState) -> None:
-    """Join the facts of every file: which functions are staged, what reaches what."""
+    """Join the facts of every file: which functions are staged, what reaches what. After
+    `reanalyse`, the last project's resolutions are reused when they still hold
+    (`pipeline.incremental`): a change inside a function costs entry points, reachability and
+    call sites, not the resolution of every call in the project again."""
     realpath = state.realpath
     modules = sorted(state.modules.values(), key=lambda m: m.path)
     analysed = set(state.modules)
     placeholders = [m for m in state.placeholders if realpath(m.path) not in analysed]
     modules.extend(placeholders)
+    reuse = None
+    if state.project is not None and state.changed:
+        F.disambiguate(modules)  # (as the project does) names as they will be, to compare
+        if reusable(state.project_modules, modules, state.changed, realpath):
+            reuse = state.project
     state.project_modules = modules
-    state.project = Project(modules, state.settings, TENSORFLOW)
+    state.project = Project(modules, state.settings, TENSORFLOW, reuse=reuse)
+    state.project_extra = None
+    state.changed = set()
 
 
 # findings ---------------------------------------------------------------------------------------
@@ -317,8 +328,18 @@ def findings(state: ProjectState) -> None:
 
 def findings_for(state: ProjectState, paths: set[str], errors: list | None = None) -> list[Finding]:
     """The findings in some files (paths as shown), after the project phase: what the language
-    server publishes for a file, without judging the others."""
-    return _judged(state, paths, errors if errors is not None else [])
+    server publishes for a file, without judging the others (only their candidates are looked
+    at; those only the project shows are found once per project)."""
+    errors = errors if errors is not None else []
+    realpath = state.realpath
+    modules = [m for m in state.project_modules if m.path in paths]
+    if state.project_extra is None:
+        state.project_extra = project_only_candidates(state.project, state.project_modules, errors)
+    candidates = [(m, c) for m in modules for c in m.candidates] + \
+        [(m, c) for m, c in state.project_extra if m.path in paths]
+    shown = {m.path: state.sources[realpath(m.path)] for m in modules if realpath(m.path) in state.sources}
+    return sorted(judge(state.project, candidates, paths, shown, state.settings, errors, noqa=state.options.noqa),
+                  key=Finding.sort_key)
 
 
 def _judged(state: ProjectState, reported: set[str], errors: list) -> list[Finding]:
@@ -336,6 +357,7 @@ def reanalyse(state: ProjectState, path: str, source: bytes | None) -> Outcome:
     """Analyse one file again, from `source` (an editor's buffer) or from the disk (None), and
     put its facts in place of the old ones; `project_phase` then joins them with the rest."""
     real = state.realpath(path)
+    state.changed.add(real)
     if source is None:
         state.sources.pop(real, None)
         try:

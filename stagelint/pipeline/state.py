@@ -97,6 +97,10 @@ class ProjectState:
     project: object = None
     #: the facts the project was built from, sorted by path
     project_modules: list[F.ModuleFacts] = field(default_factory=list)
+    #: real paths of the files analysed again (`reanalyse`) since the project was built
+    changed: set[str] = field(default_factory=set)
+    #: the project-level candidates (`rule.project_candidates`) of `project`, once asked for
+    project_extra: list | None = None
 
     @property
     def realpath(self):
