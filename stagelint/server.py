@@ -53,8 +53,11 @@ class Project:
     """The project's state and what the server does with it; used from the analysis thread only
     (apart from `published`, which the LSP thread reads)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, options: Options | None = None):
         self.root = root
+        #: how the analysis runs (worker processes started by a fork server: the server's
+        #: threads make a plain fork unsafe)
+        self.options = options or Options(start_method="forkserver")
         self.settings = Settings()
         self.state: ProjectState | None = None
         self.published: dict[str, Published] = {}
@@ -67,12 +70,14 @@ class Project:
             return str(e)
         return None
 
-    def analyse_all(self, report=lambda message, percent: None) -> None:
-        """The whole project, as `stagelint check .` from its root, stage by stage."""
+    def analyse_all(self, report=lambda message, percent: None, sources: dict[str, bytes] | None = None) -> None:
+        """The whole project, as `stagelint check .` from its root, stage by stage (with the
+        editor's unsaved buffers, real path -> bytes, in place of the disk's text)."""
         from stagelint.cache import open_cache
 
         cache = open_cache(["."])  # the project's own, as `stagelint check .` there uses
-        state = ProjectState(settings=self.settings, paths=["."], options=Options(start_method="forkserver"), cache=cache)
+        state = ProjectState(settings=self.settings, paths=["."], options=self.options, cache=cache,
+                             sources=dict(sources or {}))
         report("finding files", 0)
         stages.discover(state)
         report(f"screening {len(state.files)} files", 10)
@@ -93,7 +98,20 @@ class Project:
         text is waiting: the project is joined once, for that one."""
         real = self.state.realpath(path)
         before = self.state.modules.get(real)
-        stages.reanalyse(self.state, path, None if text is None else text.encode("utf-8"))
+        old = self.state.sources.get(real)
+        if old is None:
+            old = _disk_bytes(real)
+        new = _disk_bytes(real) if text is None else text.encode("utf-8")
+        if new is not None and stages.screen_moved(self.state, path, old, new):
+            # An import or a staging word typed or removed: which files are live may change.
+            # Start over from the screen (the cache serves every file but this one).
+            sources = dict(self.state.sources)
+            sources.pop(real, None)
+            if text is not None:
+                sources[real] = new
+            self.analyse_all(sources=sources)
+            return True
+        stages.reanalyse(self.state, path, None if text is None else new)
         after = self.state.modules.get(real)
         if before is not None and after is not None and before == after and self.state.changed == {real}:
             self.state.modules[real] = before  # the project phase's own object: same facts
@@ -101,8 +119,15 @@ class Project:
             return True
         if superseded():
             return False
-        stages.project_phase(self.state)
+        self.project_phase()
         return True
+
+    def project_phase(self) -> None:
+        """The project phase over the facts in memory, and again if the staged code now needs
+        files no round analysed (`stages.analyse_demanded`)."""
+        stages.project_phase(self.state)
+        if stages.analyse_demanded(self.state):
+            stages.project_phase(self.state)
 
     def shown(self, path: str) -> str:
         """The file as the state shows it (relative to the root when below it)."""
@@ -138,6 +163,14 @@ class Project:
 def _relative(real: str) -> str:
     rel = os.path.relpath(real)
     return real if rel.startswith("..") else Path(rel).as_posix()
+
+
+def _disk_bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
 
 
 def _disk_text(path: str) -> str | None:
@@ -451,7 +484,7 @@ class StagelintServer:
         if not done:
             return
         if project.state.changed:  # a superseded analysis of another file left the project behind
-            stages.project_phase(project.state)
+            project.project_phase()
         findings = project.findings_for([path])[path]
         self._publish(uri, version, text, findings)
         # What changed here may change what other open files get (a helper staged from here):
@@ -464,7 +497,7 @@ class StagelintServer:
         self.others_stale = False
         project = self.project
         if project.state.changed:  # a superseded analysis left the project behind its facts
-            stages.project_phase(project.state)
+            project.project_phase()
         others = {}
         for other, doc in list(self.ls.workspace.text_documents.items()):
             if other in project.published and project.published[other].text == doc.source:

@@ -187,7 +187,7 @@ def analyse(state: ProjectState) -> None:
         state.cache.put("plan", state.plan_key, state.rounds)  # a crash or hang changes the rounds: not kept
     # Nothing staged needs the deferred files left: placeholders, as screened-out files are.
     state.placeholders = _placeholders(state, state.deferred.values())
-    state.deferred = {}
+    state.unneeded, state.deferred = state.deferred, {}
     if state.options.report_imported:
         state.reported = {m.path for m in state.modules.values()}
 
@@ -352,6 +352,51 @@ def _judged(state: ProjectState, reported: set[str], errors: list) -> list[Findi
 
 
 # one file again ---------------------------------------------------------------------------------
+
+def screen_moved(state: ProjectState, path: str, before: bytes | None, after: bytes) -> bool:
+    """The screen would judge the project differently after this change of one file: what the
+    file imports or names, whether it spells a staging word or an entry point. Which files are
+    live (analysed, or placeholders) follows from those alone (`stagelint.screen`); when they
+    moved, only the stages from the screen on give the answer a fresh check gives."""
+    if state.selection is None:
+        return False
+    if before is None:
+        return True
+    from stagelint import screen as screening
+
+    module, is_package = state.names(path)
+    pattern, entries = screening.staging_pattern(state.settings), screening.entry_pattern(state.settings)
+    return screening.summarize(before, pattern, module, is_package, entries) != \
+        screening.summarize(after, pattern, module, is_package, entries)
+
+
+def analyse_demanded(state: ProjectState) -> bool:
+    """After a change and its `project_phase`: the deferred files no round needed that the staged
+    code needs now (an edit added a staged caller of a helper in one of them), analysed as the
+    rounds of `analyse` would, in this process (they are few). True when there were any: the
+    project phase must then run again."""
+    if not state.unneeded or state.selection is None:
+        return False
+    words = Words(state.selection.sources, state.selection.names)
+    project, found = state.project, False
+    while state.unneeded:
+        analysed = sorted(state.modules.values(), key=lambda m: m.path)
+        wanted = demanded(project, analysed, state.unneeded, state.selection.files_for, words)
+        if not wanted:
+            break
+        found = True
+        files = [state.unneeded.pop(real) for real in wanted]
+        lookup = _CachedFacts(state) if state.use_cache else None
+        store = (state.cache, state.fact_settings()) if state.use_cache else None
+        for outcome in _analyse_here(state, files, lambda outcome: [], lookup, store):
+            _take(state, outcome)
+            state.changed.add(state.realpath(outcome.path))
+        taken = set(wanted)
+        state.placeholders = [m for m in state.placeholders if state.realpath(m.path) not in taken]
+        project = Project(sorted(state.modules.values(), key=lambda m: m.path) + state.placeholders,
+                          state.settings, TENSORFLOW, call_sites=False)
+    return found
+
 
 def reanalyse(state: ProjectState, path: str, source: bytes | None) -> Outcome:
     """Analyse one file again, from `source` (an editor's buffer) or from the disk (None), and

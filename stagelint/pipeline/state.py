@@ -71,6 +71,9 @@ class ProjectState:
     deferred: dict[str, str] = field(default_factory=dict)
     #: name-only facts of the files the screen ruled out
     placeholders: list[F.ModuleFacts] = field(default_factory=list)
+    #: deferred files no round needed (real path -> as shown): placeholders until a change
+    #: of the staged code needs them (`stages.analyse_demanded`)
+    unneeded: dict[str, str] = field(default_factory=dict)
     #: the SHA-256 of every file read, by real path
     digests: dict[str, str] = field(default_factory=dict)
     #: follow each analysed file's imports (without the screen, or when it gave up)
