@@ -62,8 +62,8 @@ EDITS = [
     # the staged caller goes
     (MODEL, "    unused(x)\n", "", True),
     # a helper in a file the screen ruled out: a call into pkg/plain.py
-    (MODEL, "from pkg.utils import log_metrics, unused\n", "from pkg.plain import add\nfrom pkg.utils import log_metrics\n",
-     None),
+    (MODEL, "from pkg.utils import log_metrics, unused\n",
+     "from pkg.plain import add\nfrom pkg.utils import log_metrics\n", None),
     (MODEL, "    log_metrics(loss)\n", "    log_metrics(loss)\n    add(x, x)\n", True),
     # and away again
     (MODEL, "    add(x, x)\n", "", True),
