@@ -23,9 +23,12 @@ Key = tuple[str, str]  # (module, qualname)
 
 
 class Project:
-    def __init__(self, modules: list[F.ModuleFacts], settings, framework: Framework, call_sites: bool = True):
+    def __init__(self, modules: list[F.ModuleFacts], settings, framework: Framework, call_sites: bool = True,
+                 reuse: "Project | None" = None):
         """`call_sites=False` finds the entry points and what they reach, and stops there
-        (`call_sites`, `function_calls` stay empty): what the rounds of `stagelint.demand` need."""
+        (`call_sites`, `function_calls` stay empty): what the rounds of `stagelint.demand` need.
+        `reuse`: a project whose resolutions still hold for these modules (the same modules and
+        resolution surfaces, `stagelint.pipeline.incremental`): they are not made again."""
         self.settings = settings
         self.framework = framework
         self.modules: dict[str, F.ModuleFacts] = {}
@@ -41,8 +44,8 @@ class Project:
         for m in self.modules.values():
             for q, c in m.classes.items():
                 self.classes[q] = (m.module, c)
-        self._resolved: dict[tuple, Key | None] = {}
-        self._layer_memo: dict[str, bool] = {}
+        self._resolved: dict[tuple, Key | None] = dict(reuse._resolved) if reuse is not None else {}
+        self._layer_memo: dict[str, bool] = dict(reuse._layer_memo) if reuse is not None else {}
         self.entries: dict[Key, str] = {}
         #: functions a `tf.data` transformation traces -> parameters `functools.partial` binds
         self.dataset_bound: dict[Key, set[str]] = {}
