@@ -9,7 +9,7 @@ from stagelint.analysis.values import VARIABLE, kind_of, one_tensor, tensor_in_p
 from stagelint.frameworks import EAGER_ONLY_METHODS, NUMPY_STATIC_FUNCTIONS, is_stateful_op
 from stagelint.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
 from stagelint.rules.base import Rule
-from stagelint.tensors import Tensorness, tensorness
+from stagelint.tensors import Tensorness, tensorness, value_of
 
 
 def _tensor_confirmed(candidate, project, module, keras_inputs: bool = True) -> bool:
