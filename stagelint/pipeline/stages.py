@@ -394,7 +394,7 @@ def analyse_demanded(state: ProjectState) -> bool:
         taken = set(wanted)
         state.placeholders = [m for m in state.placeholders if state.realpath(m.path) not in taken]
         project = Project(sorted(state.modules.values(), key=lambda m: m.path) + state.placeholders,
-                          state.settings, TENSORFLOW, call_sites=False)
+                          state.settings, STAGING, call_sites=False)
     return found
 
 
