@@ -963,9 +963,15 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.Return:
             if ctx.functions:
                 ctx.function.returns.append(node.value)
-        elif t is cst.CompFor:
-            for name in target_names(node.target):
-                ctx.comprehension_targets[id(name)] = node
+        elif t is cst.ListComp or t is cst.SetComp or t is cst.GeneratorExp or t is cst.DictComp:
+            # Registered on entering the comprehension, before its element (`f(x, k)` in
+            # `[f(x, k) for k in range(3)]`) is visited: a rule asking about `k` there must not
+            # get (and memoise) an answer made before the `for` clause is known.
+            comp = node.for_in
+            while comp is not None:
+                for name in target_names(comp.target):
+                    ctx.comprehension_targets[id(name)] = comp
+                comp = comp.inner_for_in
         elif t is cst.With:
             for item in node.items:
                 if item.asname is not None and isinstance(item.asname.name, cst.Name) and isinstance(item.item, cst.Call) \
