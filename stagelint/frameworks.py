@@ -604,6 +604,26 @@ CONFIG_KEYWORDS = frozenset({
     "validate_args", "allow_nan_stats", "antialias", "preserve_aspect_ratio", "reduction",
     "from_logits", "use_locking", "indexing", "exclusive", "reverse", "batch_dims",
 })
+#: Size, count and dimension arguments of ops (`tf.nn.top_k(x, k=k)`, `tf.linspace(a, b, num)`,
+#: `tf.one_hot(ids, depth)`, XLA's `dimensions_to_reduce=axis`): they take Python ints (and
+#: lists of them) as often as tensors, so a parameter passed there is no evidence that it is a
+#: tensor (a config int bounding a Python `range(k)` beside it, a tuple of axes tested with `in`).
+SIZE_KEYWORDS = frozenset({"k", "num", "depth", "num_or_size_splits", "maxlen", "num_samples",
+                           "dimensions_to_reduce", "dimensions", "axes", "dims"})
+SIZE_POSITIONS = {
+    "tensorflow.linspace": 2, "tensorflow.lin_space": 2, "tensorflow.one_hot": 1,
+    "tensorflow.nn.top_k": 1, "tensorflow.math.top_k": 1, "tensorflow.split": 1,
+    "tensorflow.sequence_mask": 1, "tensorflow.random.categorical": 1,
+}
+
+
+def size_argument(qualified_names, index: int, keyword: str | None) -> bool:
+    """The argument at `index` (or `keyword=`) of the op is a size or count."""
+    if keyword is not None:
+        return keyword in SIZE_KEYWORDS
+    return any(SIZE_POSITIONS.get(canonical_tf_name(q)) == index for q in qualified_names)
+
+
 #: Classes an `isinstance` test names when a value may be a dict of tensors.
 MAPPING_TYPES = frozenset({
     "builtins.dict", "collections.abc.Mapping", "collections.abc.MutableMapping", "typing.Mapping",

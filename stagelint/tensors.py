@@ -282,6 +282,8 @@ def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | N
                  varies=_varies(ctx, expr, func, loops), root=_root_kind(ctx, expr, func))
     if value.what in ("list", "tuple"):
         extra["elements"] = element_kind(ctx, expr, func)
+    elif func is not None and not param and value.what not in ("dict", "set", "nest", "tensor"):
+        extra["params"] = sorted(tensorness(ctx, expr, func).params)
     if is_literal(expr):
         return F.ArgFacts("python", text, **extra)
     if value.what in ("list", "tuple", "dict", "set", "nest"):

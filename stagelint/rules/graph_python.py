@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.context import short_code
+from stagelint.analysis.values import VARIABLE, kind_of, one_tensor, tensor_in_project
 from stagelint.frameworks import EAGER_ONLY_METHODS, NUMPY_STATIC_FUNCTIONS, is_stateful_op
 from stagelint.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
 from stagelint.rules.base import Rule
@@ -13,10 +14,9 @@ from stagelint.tensors import Tensorness, tensorness, value_of
 
 def _tensor_confirmed(candidate, project, module, keras_inputs: bool = True) -> bool:
     """Definitely a tensor, or built from parameters the project shows are tensors."""
-    if candidate.fields.get("_definite"):
-        return True
-    key = (module.module, candidate.function)
-    return bool(set(candidate.fields.get("_params", ())) & project.tensor_params(key, keras_inputs))
+    fields = candidate.fields
+    return tensor_in_project(project, (module.module, candidate.function), fields.get("_definite", False),
+                             fields.get("_params", ()), keras_inputs)
 
 
 def _tensor_fields(t: Tensorness) -> dict:
@@ -173,12 +173,12 @@ class EagerOnlyCall(Rule):
         func = ctx.function
         call = f"{short_code(receiver)}.{method}()"
         if isinstance(receiver, cst.Name) and ctx.binding_kind(receiver, func) in ("global", "closure", "import"):
-            if value_of(ctx, receiver, func).what == "variable":
+            if kind_of(ctx, receiver, func) == VARIABLE:
                 self.report(node, call=call, value=short_code(receiver), _definite=True,
                             error="NotImplementedError (a variable has no value while tracing)",
                             instead="read it as a tensor (`v` or `v.read_value()`) and use TensorFlow ops")
             return  # a module-level eager tensor is a captured constant: `.numpy()` works once
-        if value_of(ctx, receiver, func).what == "variable":
+        if kind_of(ctx, receiver, func) == VARIABLE:
             self.report(node, call=call, value=short_code(receiver), _definite=True,
                         error="NotImplementedError (a variable has no value while tracing)",
                         instead="read it as a tensor (`v` or `v.read_value()`) and use TensorFlow ops")
@@ -259,7 +259,6 @@ _ITERATING_BUILTINS = frozenset({
     "builtins.enumerate", "builtins.zip", "builtins.map", "builtins.filter", "builtins.reversed",
     "builtins.iter", "builtins.dict",
 })
-_CONTAINERS = frozenset({"list", "tuple", "dict", "set", "str", "range", "nest"})
 _ITERATE_ERROR = "OperatorNotAllowedInGraphError (iterating over a symbolic tf.Tensor)"
 _BOOL_ERROR = "OperatorNotAllowedInGraphError (using a symbolic tf.Tensor as a Python bool)"
 #: The branches checked where no AutoGraph runs (their tests must come from ops).
@@ -317,7 +316,10 @@ class TensorAsPythonValue(Rule):
     Also not flagged: Python lists and tuples of tensors (`tf.unstack(x)`, `tf.split(...)`, the
     outputs of `tf.while_loop`/`tf.cond`), and parameters that may be such structures: Keras
     `call` inputs with no other evidence of being one tensor, or a parameter the function tests
-    with `isinstance(x, (list, tuple))` or `tf.nest.is_nested(x)`.
+    with `isinstance(x, (list, tuple))` or `tf.nest.is_nested(x)`; a parameter whose only evidence
+    of being a tensor is an op argument that takes Python values as well: a list concatenated into
+    it (`loop_vars=[np.int32(0)] + initial_loop_vars`), or a size, count or dimension argument
+    (`tf.nn.top_k(x, k=k)`, `dimensions_to_reduce=axis`).
     In Keras methods, not flagged: Keras 2 layers (`tf_keras`), which AutoGraph converts; a
     `call` that is itself decorated with `tf.function`; code that a `tf.function` also reaches
     (AutoGraph converts it there); and layers built on `tf.keras`, which in TF 2.21 is Keras 3
@@ -479,21 +481,8 @@ class TensorAsPythonValue(Rule):
         self.none_tested: set[tuple[int, str]] = set()
 
     def _tensor(self, expr, func) -> Tensorness:
-        """A tensor itself, not a Python list/tuple of tensors (`tf.unstack(x)`, `[a, b]`, a
-        parameter the function tests with `isinstance(x, (list, tuple))`)."""
-        ctx = self.ctx
-        if value_of(ctx, expr, func).what in _CONTAINERS:
-            return Tensorness()
-        if isinstance(expr, cst.Name):
-            if expr.value in func.sequence_names:
-                return Tensorness()
-            for b in ctx.bindings_of(expr):
-                bound = ctx.bound_values.get(id(getattr(b, "node", None)))
-                if bound is not None and value_of(ctx, bound, func).what in _CONTAINERS:
-                    return Tensorness()  # sometimes a list (`x = [x]`): iterating it may be fine
-        t = tensorness(ctx, expr, func)
-        # `narrow.items()` after `isinstance(narrow, Mapping)`: the parameter is a structure
-        return Tensorness(t.definite, t.params - func.sequence_names)
+        """A tensor itself, not a Python list/tuple of tensors (the model's `one_tensor`)."""
+        return one_tensor(self.ctx, expr, func)
 
     def _staged(self) -> bool:
         return self.ctx.function is not None and self.ctx.in_staged_context

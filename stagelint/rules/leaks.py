@@ -200,8 +200,9 @@ class PythonAccumulatorInGraphLoop(Rule):
     the loop, and the loop runs over `tf.range(...)`, `range(<tensor>)`, a tensor, a `tf.data`
     dataset or iterator (also through `enumerate`/`zip`), or is a `while` on a tensor condition.
 
-    Not flagged: Python loops (over `range(3)`, a list), which run at trace time and may fill
-    Python containers freely; containers created inside the loop body; stores with a fixed key
+    Not flagged: Python loops (over `range(3)`, a list, or `range(k)` of a parameter that ops take
+    only as a size or count: `tf.nn.top_k(x, k=k)`, `tf.linspace(a, b, num)`), which run at trace
+    time and may fill Python containers freely; containers created inside the loop body; stores with a fixed key
     (`state["total"] = ...`), which AutoGraph carries as a loop variable; containers that live
     outside the call, which STG102/STG201 report.
 

@@ -20,6 +20,7 @@ from stagelint.frameworks import (
 from stagelint.jaxrules import confirm_loop_unrolled, jax_retrace_free
 from stagelint.jaxstaging import JAX_STAGING
 from stagelint.rules.base import Rule
+from stagelint.analysis.values import python_number
 from stagelint.tensors import NUMBERS, Tensorness, tensorness
 
 #: How a parameter use counts for STG501: a tensor would do the same ("tensor"), it only shows
@@ -724,7 +725,9 @@ class PythonLoopUnrolled(Rule):
     ## What it does
     Flags a Python `for` loop in staged code over `range(<parameter>)` or `range(len(<parameter>))`
     when the parameter is a Python value, and over a parameter that callers pass as a Python
-    list, tuple or NumPy array.
+    list, tuple or NumPy array. Callers count directly and through helpers that call (or trace,
+    `f.get_concrete_function(*args)`) the function they are handed with the arguments they are
+    given (the guide's `measure_graph_size(train, small_data)`).
 
     Not flagged: `range(<tensor>)` (AutoGraph turns it into `tf.range`), `tf.range`, tensors and
     datasets; loops over model structure (`for layer in self.layers`), module-level constants and
@@ -938,14 +941,14 @@ class PythonLoopUnrolled(Rule):
             if param in tensors or any(a.kind == "tensor" for _, _, a in args):
                 return False  # range(<tensor>) becomes tf.range
             # `n` from `for n in (2, 4, 8)` is no literal, but a Python number all the same.
-            shown = [a for _, _, a in args if a.kind == "python" or a.what in NUMBERS]
+            shown = [a for _, _, a in args if python_number(a)]
             # Different literals at call sites inside staged code (`self._patch(x, 2)` in one
             # traced function, `self._patch(x, 3)` in another) unroll once each, at a fixed size:
             # only calls from outside the graph make a new trace per value.
             # Calls from eager code count only when they call a Function (an entry point): a
             # helper called eagerly runs eagerly, and each traced call site unrolls at its own size.
             eager = [a for mod, site, a, callee in project.args_with_callee(key, param)
-                     if (a.kind == "python" or a.what in NUMBERS)
+                     if python_number(a)
                      and (site.caller is None or (mod, site.caller) not in project.reached)
                      and callee in project.entries]
             reason = _varying_bound(shown, eager)
