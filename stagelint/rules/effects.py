@@ -614,7 +614,11 @@ class ExternalStateMutation(Rule):
         if key in project.jax.nnx_only and root in ("param", "self"):
             return False  # `nnx.jit` carries the updates of the modules passed in out of the trace
         if project.jax.linen_method(key) and root == "self":
-            return True  # a bound Linen module is frozen outside `setup`: any store raises
+            # a bound Linen module is frozen outside `setup`: any store raises, but a Linen variable's
+            # `.value` (`self.variable("counter", ...)`) is a mutable collection
+            return not candidate.fields.get("place", "").endswith(".value`")
+        if root == "param" and project.jax.framework_of(key) == "jax" and candidate.fields.get("action", "").endswith("(...)`"):
+            return False  # `state.pop("params")`: jit passes pytrees rebuilt from their leaves (a FrozenDict's `pop` is functional)
         if not store_is_external(candidate, project, key):
             return False
         return not stored_tensor(candidate, project, key)  # a tensor: STG201
