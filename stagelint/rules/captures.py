@@ -6,7 +6,7 @@ import libcst as cst
 from libcst.metadata import ImportAssignment
 
 from stagelint import facts as F
-from stagelint.context import is_setup_method, short_code
+from stagelint.context import at_indexer, is_setup_method, short_code
 from stagelint.frameworks import MUTATING_METHODS
 from stagelint.rules.base import Rule
 from stagelint.stores import NOT_CONTAINERS
@@ -175,7 +175,7 @@ class StaleGlobal(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
+        if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS and not at_indexer(func.value):
             if value_of(self.ctx, func.value, self.ctx.function).what in NOT_CONTAINERS:
                 return  # `replay_buffer.clear()`: a method of an object, not a list's
             self._mutated(func.value)
