@@ -13,6 +13,21 @@ import libcst as cst
 from stagelint import jaxjit
 
 
+#: Context managers that expect the statements they hold to raise (tests of the error itself).
+EXPECT_ERROR = frozenset({"pytest.raises", "numpy.testing.assert_raises"})
+EXPECT_ERROR_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp",
+                                  "assertRaisesWithLiteralMatch"})
+
+
+def expects_error(ctx, expr: cst.BaseExpression) -> bool:
+    """`pytest.raises(...)`, `self.assertRaises(...)`: the block is there to raise."""
+    if not isinstance(expr, cst.Call):
+        return False
+    if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in EXPECT_ERROR_METHODS:
+        return True
+    return ctx is not None and bool(ctx.qualified_names(expr.func) & EXPECT_ERROR)
+
+
 class JitSites:
     def __init__(self, rule):
         self.rule = rule
@@ -23,6 +38,16 @@ class JitSites:
         self.partials: dict[str, tuple] = {}
         #: the file's jitted callables: name in the module -> resolved spec
         self.local: dict[str, dict] = {}
+        #: `with pytest.raises(...)` blocks around the walk's position
+        self.expecting_error = 0
+
+    def enter_with(self, node: cst.With) -> None:
+        if any(expects_error(self.ctx, item.item) for item in node.items):
+            self.expecting_error += 1
+
+    def leave_with(self, node: cst.With) -> None:
+        if any(expects_error(self.ctx, item.item) for item in node.items):
+            self.expecting_error -= 1
 
     # Definitions -------------------------------------------------------------------------------
 

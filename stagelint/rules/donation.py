@@ -7,10 +7,12 @@ import libcst as cst
 from stagelint import facts as F
 from stagelint import jaxjit
 from stagelint.context import short_code
-from stagelint.jitsites import JitSites
+from stagelint.jitsites import JitSites, expects_error
 from stagelint.rules.base import Rule
 from stagelint.tensors import NUMBERS, value_of
 
+#: Methods of a jitted function that read only its arguments' shapes and dtypes.
+_ABSTRACT_USES = frozenset({"lower", "trace", "eval_shape"})
 #: Values a donation does not delete: copied to the device for the call.
 _NOT_DONATED = NUMBERS | {"ndarray", "str", "bool", "none"}
 
@@ -30,7 +32,8 @@ class UseAfterDonation(Rule):
     Where the line is drawn, and why: rebinding the name to the result (`x = step(x)`, the
     idiom donation is made for) ends the old array's life, so nothing is flagged; reading only
     its metadata (`x.shape`, `x.dtype`, `x.is_deleted()`) works on a deleted array, so that is
-    not a read. A donation spec that is not a literal is unknown, and nothing is flagged.
+    not a read, and neither is a check of the deletion (`self.assertDeleted(x)`) or a read under
+    `with pytest.raises(...)`/`self.assertRaises(...)` (a test of the error). A donation spec that is not a literal is unknown, and nothing is flagged.
 
     ## Why is this bad?
     Donation lets XLA reuse the argument's buffer for the output, and JAX deletes the array
@@ -227,12 +230,12 @@ class UseAfterDonation(Rule):
             return None  # `x = step(x)`: the name now holds the result
         for stmts, index, owner in path:
             for st in stmts[index + 1:]:
-                event = _first_use(st, name)
+                event = _first_use(st, name, ctx)
                 if event is not None:
                     kind, node = event
                     return (node, f"read again at line {ctx.position(node).line}") if kind == "read" else None
             if isinstance(owner, (cst.For, cst.While)):
-                if _first_use(owner, name, stores_only=True) is None and not _leaves(owner.body):
+                if _first_use(owner, name, ctx, stores_only=True) is None and not _leaves(owner.body):
                     return (call, "passed again on the loop's next iteration")
         return None
 
@@ -253,6 +256,12 @@ def _leaves_return(loop: cst.CSTNode) -> bool:
     if isinstance(loop, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
         return False
     return any(_leaves_return(child) for child in loop.children)
+
+
+def _checks_deletion(call: cst.Call) -> bool:
+    func = call.func
+    last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return "deleted" in last.lower()
 
 
 def _holds(ctx, node, where) -> bool:
@@ -287,16 +296,16 @@ def _target_names(target) -> list[str]:
     return []
 
 
-def _first_use(node: cst.CSTNode, name: str, stores_only: bool = False):
+def _first_use(node: cst.CSTNode, name: str, ctx=None, stores_only: bool = False):
     """The first ("read", Name) or ("store", node) of `name` in `node`, in evaluation order;
     nested defs, lambdas and classes are not entered (their bodies run later, if ever)."""
-    for kind, n in _uses(node, name):
+    for kind, n in _uses(node, name, ctx):
         if kind == "store" or not stores_only:
             return kind, n
     return None
 
 
-def _uses(node: cst.CSTNode, name: str):
+def _uses(node: cst.CSTNode, name: str, ctx=None):
     if isinstance(node, cst.Name):
         if node.value == name:
             yield "read", node
@@ -310,11 +319,18 @@ def _uses(node: cst.CSTNode, name: str):
     if isinstance(node, cst.Attribute):
         if isinstance(node.value, cst.Name) and node.value.value == name and node.attr.value in _METADATA:
             return  # metadata survives the deletion
-        yield from _uses(node.value, name)
+        yield from _uses(node.value, name, ctx)
         return
     if isinstance(node, cst.Arg):
-        yield from _uses(node.value, name)
+        yield from _uses(node.value, name, ctx)
         return
+    if isinstance(node, cst.Call) and _checks_deletion(node):
+        return  # `self.assertDeleted(x)`: asks whether the donation happened
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _ABSTRACT_USES:
+        yield from _uses(node.func.value, name, ctx)
+        return  # `step.lower(x)`, `step.trace(x)`: only shapes and dtypes are read
+    if isinstance(node, cst.With) and any(expects_error(ctx, item.item) for item in node.items):
+        return  # `with self.assertRaises(RuntimeError):` reads it to see the error
     if isinstance(node, (cst.Import, cst.ImportFrom)):
         if isinstance(node.names, cst.ImportStar):
             return
@@ -324,37 +340,37 @@ def _uses(node: cst.CSTNode, name: str):
                 yield "store", node
         return
     if isinstance(node, cst.Assign):
-        yield from _uses(node.value, name)
+        yield from _uses(node.value, name, ctx)
         for t in node.targets:
-            yield from _stores(t.target, name)
+            yield from _stores(t.target, name, ctx)
         return
     if isinstance(node, cst.AnnAssign):
         if node.value is not None:
-            yield from _uses(node.value, name)
-            yield from _stores(node.target, name)
+            yield from _uses(node.value, name, ctx)
+            yield from _stores(node.target, name, ctx)
         return
     if isinstance(node, cst.AugAssign):
-        yield from _uses(node.value, name)
-        yield from _uses(node.target, name)
+        yield from _uses(node.value, name, ctx)
+        yield from _uses(node.target, name, ctx)
         return
     if isinstance(node, cst.NamedExpr):
-        yield from _uses(node.value, name)
-        yield from _stores(node.target, name)
+        yield from _uses(node.value, name, ctx)
+        yield from _stores(node.target, name, ctx)
         return
     if isinstance(node, cst.For):
-        yield from _uses(node.iter, name)
-        yield from _stores(node.target, name)
-        yield from _uses(node.body, name)
+        yield from _uses(node.iter, name, ctx)
+        yield from _stores(node.target, name, ctx)
+        yield from _uses(node.body, name, ctx)
         if node.orelse is not None:
-            yield from _uses(node.orelse, name)
+            yield from _uses(node.orelse, name, ctx)
         return
     if isinstance(node, cst.WithItem):
-        yield from _uses(node.item, name)
+        yield from _uses(node.item, name, ctx)
         if node.asname is not None:
-            yield from _stores(node.asname.name, name)
+            yield from _stores(node.asname.name, name, ctx)
         return
     if isinstance(node, cst.Del):
-        yield from _stores(node.target, name)
+        yield from _stores(node.target, name, ctx)
         return
     if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
         # The comprehension's own variables shadow the name.
@@ -364,22 +380,22 @@ def _uses(node: cst.CSTNode, name: str):
             names.update(_target_names(f.target))
             f = f.inner_for_in
         if name in names:
-            yield from _uses(node.for_in.iter, name)
+            yield from _uses(node.for_in.iter, name, ctx)
             return
     for child in node.children:
-        yield from _uses(child, name)
+        yield from _uses(child, name, ctx)
 
 
-def _stores(target: cst.CSTNode, name: str):
+def _stores(target: cst.CSTNode, name: str, ctx=None):
     if isinstance(target, cst.Name):
         if target.value == name:
             yield "store", target
         return
     if isinstance(target, (cst.Tuple, cst.List)):
         for el in target.elements:
-            yield from _stores(el.value, name)
+            yield from _stores(el.value, name, ctx)
         return
     if isinstance(target, cst.StarredElement):
-        yield from _stores(target.value, name)
+        yield from _stores(target.value, name, ctx)
         return
-    yield from _uses(target, name)  # `x[0] = ...`, `obj.attr = ...`: reads the object
+    yield from _uses(target, name, ctx)  # `x[0] = ...`, `obj.attr = ...`: reads the object

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.context import short_code
+from stagelint.jitsites import expects_error
 from stagelint.rules.base import Rule
 
 #: The update methods of `x.at[...]` (JAX 0.10.2); `get` reads and is left to other checks.
@@ -24,19 +25,6 @@ def discarded_update(node: cst.Expr) -> tuple[cst.Call, cst.BaseExpression, str]
     if not (isinstance(at, cst.Attribute) and at.attr.value == "at"):
         return None
     return call, at.value, method
-
-
-#: Context managers that expect the statements they hold to raise.
-_EXPECT_ERROR = frozenset({"pytest.raises", "numpy.testing.assert_raises", "absl.testing.absltest.TestCase.assertRaises"})
-_EXPECT_ERROR_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesWithLiteralMatch"})
-
-
-def _expects_error(ctx, expr: cst.BaseExpression) -> bool:
-    if not isinstance(expr, cst.Call):
-        return False
-    if ctx.qualified_names(expr.func) & _EXPECT_ERROR:
-        return True
-    return isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _EXPECT_ERROR_METHODS
 
 
 class DiscardedFunctionalUpdate(Rule):
@@ -116,11 +104,11 @@ class DiscardedFunctionalUpdate(Rule):
         self._expecting_error = 0
 
     def visit_With(self, node: cst.With) -> None:
-        if any(_expects_error(self.ctx, item.item) for item in node.items):
+        if any(expects_error(self.ctx, item.item) for item in node.items):
             self._expecting_error += 1
 
     def leave_With(self, node: cst.With) -> None:
-        if any(_expects_error(self.ctx, item.item) for item in node.items):
+        if any(expects_error(self.ctx, item.item) for item in node.items):
             self._expecting_error -= 1
 
     def visit_Expr(self, node: cst.Expr) -> None:

@@ -154,7 +154,15 @@ class _StaticSites(Rule):
     def visit_Assign(self, node: cst.Assign) -> None:
         self.sites.assignment(node)
 
+    def visit_With(self, node: cst.With) -> None:
+        self.sites.enter_with(node)
+
+    def leave_With(self, node: cst.With) -> None:
+        self.sites.leave_with(node)
+
     def visit_Call(self, node: cst.Call) -> None:
+        if self.sites.expecting_error:
+            return  # `with pytest.raises(ValueError):` a test of the error itself
         func, in_loop = self.ctx.function, bool(self.ctx.loops)
         if isinstance(node.func, cst.Call):  # `jax.jit(f, static_argnums=1)(x, cfg)`: decided here
             found = jaxjit.jit_of(self.ctx, node.func, self.sites.partials)

@@ -344,3 +344,26 @@ def test_jit_applied_in_the_call_is_decided_in_the_file():
     """, "STG504")
     assert [f.line for f in got] == [7]
     assert "`[1, 2]` is a list, passed for the static parameter `sizes` of `jax.jit(f, static_argnums=1)`" in got[0].message
+
+
+def test_tests_of_the_error_itself_are_left_alone():
+    assert_marked("""
+        import functools
+        import unittest
+
+        import jax
+        import numpy as np
+        import pytest
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def f(x, y):
+            return x
+
+        class T(unittest.TestCase):
+            def test_unhashable(self):
+                with self.assertRaisesRegex(ValueError, "Non-hashable static arguments"):
+                    f(1, np.asarray(1))
+                with pytest.raises(ValueError):
+                    f(1, [1])
+                f(1, [2])  # STG504
+    """)
