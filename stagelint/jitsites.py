@@ -13,14 +13,18 @@ import libcst as cst
 from stagelint import jaxjit
 
 
-#: Context managers that expect the statements they hold to raise (tests of the error itself).
-EXPECT_ERROR = frozenset({"pytest.raises", "numpy.testing.assert_raises"})
+#: Context managers of tests that check what the statements they hold raise or warn (tests of
+#: the error itself, or of its absence): the statements are there for that, not their results.
+EXPECT_ERROR = frozenset({"pytest.raises", "pytest.warns", "numpy.testing.assert_raises",
+                          "numpy.testing.assert_warns"})
 EXPECT_ERROR_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp",
-                                  "assertRaisesWithLiteralMatch"})
+                                  "assertRaisesWithLiteralMatch", "assertWarns", "assertWarnsRegex",
+                                  "assertNoWarnings"})
 
 
 def expects_error(ctx, expr: cst.BaseExpression) -> bool:
-    """`pytest.raises(...)`, `self.assertRaises(...)`: the block is there to raise."""
+    """`pytest.raises(...)`, `self.assertRaises(...)`, `self.assertWarns(...)`: the block is
+    there to raise or warn (or to show it does not)."""
     if not isinstance(expr, cst.Call):
         return False
     if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in EXPECT_ERROR_METHODS:

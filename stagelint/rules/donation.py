@@ -193,6 +193,7 @@ class UseAfterDonation(Rule):
             self.ctx.facts.candidates.append(F.Candidate(
                 self.code, None if func is None else func.qualname, self.ctx.position(where), {
                     "_stages_itself": True, "_callee": list(callee), "_index": index, "_keyword": keyword,
+                    "_attr": isinstance(call.func, cst.Attribute),
                     "_param": param, "name": name.value, "callee": short_code(call.func), "how": how,
                 }))
 
@@ -202,9 +203,12 @@ class UseAfterDonation(Rule):
         if not fields["_callee"]:
             return {"param": fields["_param"]}  # the jit is in the call: decided in the file
         spec = jaxjit.lookup(project, module.module, fields["_callee"])
-        if spec is None or not jaxjit.is_donated(spec, fields["_index"], fields["_keyword"]):
+        if spec is None:
             return False
-        return {"param": jaxjit.bound_parameter(spec, fields["_index"], fields["_keyword"]).lstrip("#")}
+        index = jaxjit.shifted(spec, fields["_index"], fields.get("_attr", False))
+        if not jaxjit.is_donated(spec, index, fields["_keyword"]):
+            return False
+        return {"param": jaxjit.bound_parameter(spec, index, fields["_keyword"]).lstrip("#")}
 
     # What follows the call.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.context import short_code
+from stagelint.jitsites import expects_error
 from stagelint.rules.base import Rule
 from stagelint.tensors import Tensorness, tensorness
 
@@ -64,7 +65,8 @@ class DataDependentShape(Rule):
     (values are concrete there) are left alone, as is TensorFlow code (its graphs allow dynamic
     shapes). Array constructors given a parameter as their shape are left alone too: model
     dimensions are Python ints bound in ways a reader of one call cannot see (a
-    `functools.partial`, pmap's `static_broadcasted_argnums`, a config object).
+    `functools.partial`, pmap's `static_broadcasted_argnums`, a config object). Code under
+    `with pytest.raises(...)` or `self.assertRaises(...)` tests the error itself.
 
     ## Why is this bad?
     XLA compiles for fixed shapes, so JAX must know every array's shape while tracing. Where
@@ -150,9 +152,21 @@ class DataDependentShape(Rule):
         """,
     )
 
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self._expecting_error = 0
+
+    def visit_With(self, node: cst.With) -> None:
+        if any(expects_error(self.ctx, item.item) for item in node.items):
+            self._expecting_error += 1
+
+    def leave_With(self, node: cst.With) -> None:
+        if any(expects_error(self.ctx, item.item) for item in node.items):
+            self._expecting_error -= 1
+
     def visit_Subscript(self, node: cst.Subscript) -> None:
         ctx, func = self.ctx, self.ctx.function
-        if func is None or not ctx.in_staged_context:
+        if func is None or not ctx.in_staged_context or self._expecting_error:
             return
         for element in node.slice:
             sl = element.slice
@@ -178,8 +192,8 @@ class DataDependentShape(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx, func = self.ctx, self.ctx.function
-        if func is None or not ctx.in_staged_context:
-            return
+        if func is None or not ctx.in_staged_context or self._expecting_error:
+            return  # (under `pytest.raises(...)`: a test of the error itself)
         names = ctx.qualified_names(node.func)
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
         positional = [a.value for a in node.args if a.keyword is None and not a.star]

@@ -186,6 +186,7 @@ class _StaticSites(Rule):
             if fields is None:
                 continue
             fields.update({"_stages_itself": True, "_callee": list(callee or ()), "_index": index, "_keyword": keyword,
+                           "_attr": callee is not None and isinstance(call.func, cst.Attribute),
                            "arg": short_code(value), "callee": short_code(call.func)})
             if spec is not None:  # the jit is in the call: the file decides
                 verdict = self.judge(spec, fields)
@@ -225,10 +226,11 @@ class _StaticSites(Rule):
     def judge(cls, spec: dict, fields: dict) -> dict | bool:
         """Message fields when the argument a candidate describes is static (`fields["_need"]`
         says "traced" where it is the traced positions that matter), else False."""
-        static = jaxjit.is_static(spec, fields["_index"], fields["_keyword"])
+        index = jaxjit.shifted(spec, fields["_index"], fields.get("_attr", False))
+        static = jaxjit.is_static(spec, index, fields["_keyword"])
         if static != (fields.get("_need", "static") == "static"):
             return False
-        param = jaxjit.bound_parameter(spec, fields["_index"], fields["_keyword"])
+        param = jaxjit.bound_parameter(spec, index, fields["_keyword"])
         return {"param": param if not param.startswith("#") else f"argument {param[1:]}"}
 
 

@@ -367,3 +367,28 @@ def test_tests_of_the_error_itself_are_left_alone():
                     f(1, [1])
                 f(1, [2])  # STG504
     """)
+
+
+def test_methods_called_through_an_instance_bind_self():
+    got = findings("""
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        class A:
+            def __hash__(self):
+                return 0
+
+            def __eq__(self, other):
+                return True
+
+            @functools.partial(jax.pmap, static_broadcasted_argnums=(0, 2))
+            def f(self, x, sizes):
+                return x + 2
+
+        def run(x):
+            A().f(jnp.ones(2), [1])
+            A().f(jnp.asarray([3]), (1,))
+    """, "STG504")
+    assert [(f.line, f.message.split(":")[0]) for f in got] == [
+        (17, "`[1]` is a list, passed for the static parameter `sizes` of `A().f`")]
