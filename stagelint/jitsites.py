@@ -32,6 +32,37 @@ def expects_error(ctx, expr: cst.BaseExpression) -> bool:
     return ctx is not None and bool(ctx.qualified_names(expr.func) & EXPECT_ERROR)
 
 
+#: Pallas works on refs: `x_ref.at[i].set(v)` stores, `ref[:n]` slices a ref, shapes come from
+#: the kernel's block specs. Modules that import it are left to Pallas's own checks.
+PALLAS = ("jax.experimental.pallas", "jax._src.pallas")
+
+
+def uses_pallas(ctx) -> bool:
+    memo = ctx.__dict__.get("_uses_pallas")
+    if memo is None:
+        memo = any(q.startswith(PALLAS) for q in ctx.facts.imports.values())
+        if not memo and ctx.module_node is not None:
+            memo = any(_imports_pallas(st) for st in ctx.module_node.body)
+        ctx.__dict__["_uses_pallas"] = memo
+    return memo
+
+
+def _imports_pallas(st) -> bool:
+    if not isinstance(st, cst.SimpleStatementLine):
+        return False
+    for small in st.body:
+        if isinstance(small, cst.ImportFrom) and small.module is not None:
+            module = cst.Module([]).code_for_node(small.module)
+            names = [] if isinstance(small.names, cst.ImportStar) else [
+                cst.Module([]).code_for_node(a.name) for a in small.names]
+            if module.startswith(PALLAS) or (module == "jax.experimental" and "pallas" in names):
+                return True
+        elif isinstance(small, cst.Import):
+            if any(cst.Module([]).code_for_node(a.name).startswith(PALLAS) for a in small.names):
+                return True
+    return False
+
+
 class JitSites:
     def __init__(self, rule):
         self.rule = rule

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.context import short_code
-from stagelint.jitsites import expects_error
+from stagelint.jitsites import expects_error, uses_pallas
 from stagelint.rules.base import Rule
 
 #: The update methods of `x.at[...]` (JAX 0.10.2); `get` reads and is left to other checks.
@@ -38,6 +38,7 @@ class DiscardedFunctionalUpdate(Rule):
     Where the line is drawn, and why: an update whose result is assigned, returned, passed on or
     used in an expression is what `.at[]` is for. `x.at[i].get()` only reads. A statement inside
     `with pytest.raises(...)` (or `self.assertRaises(...)`) is there to raise, not for its result.
+    Modules that import Pallas are left alone: a Pallas ref's `x_ref.at[i].set(v)` is a store.
 
     ## Why is this bad?
     JAX arrays are immutable: `.at[i].set(v)` returns an updated copy and leaves `x` as it was.
@@ -114,6 +115,8 @@ class DiscardedFunctionalUpdate(Rule):
     def visit_Expr(self, node: cst.Expr) -> None:
         if self._expecting_error:
             return  # `with pytest.raises(...)`: the statement is there to raise
+        if uses_pallas(self.ctx):
+            return  # a Pallas ref's `.at[i].set(v)` stores into the ref
         found = discarded_update(node)
         if found is None:
             return

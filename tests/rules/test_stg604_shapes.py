@@ -175,3 +175,27 @@ def test_tests_of_the_error_itself_are_left_alone():
                     jax.jit(lambda n: jnp.arange(n))(3)
                 jax.jit(lambda x, i: x[i:i + 2])(x, 2)  # STG604
     """)
+
+
+def test_shapes_from_helpers_and_pallas_modules_are_left_alone():
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+
+        def output_shape(b):
+            return (b + b, jax.lax.max(b, 1))
+
+        @jax.jit
+        def f(x):
+            b = x.shape[0]
+            return jnp.ones(output_shape(b)), jnp.zeros(jnp.sum(x > 0))  # STG604
+    """)
+    assert not findings("""
+        import jax
+        import jax.numpy as jnp
+        import jax.experimental.pallas as pl
+
+        @jax.jit
+        def f(x, n):
+            return x[:n]
+    """, "STG604")
