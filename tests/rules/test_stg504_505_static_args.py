@@ -392,3 +392,28 @@ def test_methods_called_through_an_instance_bind_self():
     """, "STG504")
     assert [(f.line, f.message.split(":")[0]) for f in got] == [
         (17, "`[1]` is a list, passed for the static parameter `sizes` of `A().f`")]
+
+
+def test_a_class_redefined_then_registered_keeps_the_first_flagged():
+    assert_marked("""
+        from jax import jit, tree_util
+
+        class CustomClass:
+            @jit  # STG504
+            def calc(self, y):
+                return y
+
+        class CustomClass:
+            @jit
+            def calc(self, y):
+                return y
+
+            def _tree_flatten(self):
+                return (), None
+
+            @classmethod
+            def _tree_unflatten(cls, aux, children):
+                return cls()
+
+        tree_util.register_pytree_node(CustomClass, CustomClass._tree_flatten, CustomClass._tree_unflatten)
+    """)
