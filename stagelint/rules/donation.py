@@ -175,27 +175,35 @@ class UseAfterDonation(Rule):
         callee = self.sites.callee(node) if spec is None else []
         if callee is None:
             return
+        names = []
         for index, keyword, arg in JitSites.arguments(node):
             if spec is not None and not jaxjit.is_donated(spec, index, keyword):
                 continue
             if isinstance(arg.value, cst.Name) and arg.value.value not in ("None", "True", "False"):
-                if value_of(self.ctx, arg.value, self.ctx.function).what in _NOT_DONATED:
-                    continue  # a NumPy array or a Python value is copied to the device, not deleted
-                found = self._after(node, arg.value.value)
-                if found is not None:
-                    param = "" if spec is None else jaxjit.bound_parameter(spec, index, keyword).lstrip("#")
-                    self._pending.append((self.ctx.function, node, callee, index, keyword, arg.value, found, param))
+                param = "" if spec is None else jaxjit.bound_parameter(spec, index, keyword).lstrip("#")
+                names.append((index, keyword, arg.value, param))
+        if names:
+            # Decided in `finish`, once the file shows which of its functions are jitted: the
+            # enclosing blocks are kept as they are now.
+            self._pending.append((self.ctx.function, node, callee, names, list(self._blocks)))
 
     def finish(self) -> None:
-        for func, call, callee, index, keyword, name, (where, how), param in self._pending:
+        for func, call, callee, names, blocks in self._pending:
             if callee and not any(self.sites._relative(q) in self.sites.local or self.sites._relative(q) == q for q in callee):
                 continue  # a function of this file that nothing jits
-            self.ctx.facts.candidates.append(F.Candidate(
-                self.code, None if func is None else func.qualname, self.ctx.position(where), {
-                    "_stages_itself": True, "_callee": list(callee), "_index": index, "_keyword": keyword,
-                    "_attr": isinstance(call.func, cst.Attribute),
-                    "_param": param, "name": name.value, "callee": short_code(call.func), "how": how,
-                }))
+            for index, keyword, name, param in names:
+                if value_of(self.ctx, name, func).what in _NOT_DONATED:
+                    continue  # a NumPy array or a Python value is copied to the device, not deleted
+                found = self._after(call, name.value, blocks)
+                if found is None:
+                    continue
+                where, how = found
+                self.ctx.facts.candidates.append(F.Candidate(
+                    self.code, None if func is None else func.qualname, self.ctx.position(where), {
+                        "_stages_itself": True, "_callee": list(callee), "_index": index, "_keyword": keyword,
+                        "_attr": isinstance(call.func, cst.Attribute),
+                        "_param": param, "name": name.value, "callee": short_code(call.func), "how": how,
+                    }))
 
     @classmethod
     def confirm(cls, candidate, project, module):
@@ -212,7 +220,7 @@ class UseAfterDonation(Rule):
 
     # What follows the call.
 
-    def _after(self, call: cst.Call, name: str):
+    def _after(self, call: cst.Call, name: str, blocks):
         """Where `name` is read after `call` passed it: (node, how) or None. Scans the
         statements after the call's, block by block outwards to the end of the function (or
         module); a store of the name ends the search. In a loop that never rebinds it, the next
@@ -220,7 +228,7 @@ class UseAfterDonation(Rule):
         ctx = self.ctx
         where = ctx.position(call)
         path = []  # (statements, index of the one holding the call, owner), innermost first
-        for stmts, owner in reversed(self._blocks):
+        for stmts, owner in reversed(blocks):
             index = next((i for i, st in enumerate(stmts) if _holds(ctx, st, where)), None)
             if index is None:
                 return None
@@ -232,9 +240,13 @@ class UseAfterDonation(Rule):
         statement = path[0][0][path[0][1]]
         if _binds(statement, name):
             return None  # `x = step(x)`: the name now holds the result
+        memo = self.__dict__.setdefault("_uses_memo", {})
         for stmts, index, owner in path:
             for st in stmts[index + 1:]:
-                event = _first_use(st, name, ctx)
+                key = (id(st), name)
+                if key not in memo:
+                    memo[key] = _first_use(st, name, ctx)
+                event = memo[key]
                 if event is not None:
                     kind, node = event
                     return (node, f"read again at line {ctx.position(node).line}") if kind == "read" else None
