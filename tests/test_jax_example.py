@@ -20,7 +20,7 @@ EXPECTED = (
     ("history.append(loss)", "STG102"),
     ("noise = np.random.normal(0.0, 1e-3)", "STG104"),
     ("if norm > clip:", "STG602"),
-    ("total += jax.jit(lambda p: loss_fn(p, x, y))(params)", "STG502"),
+    ("total += jax.jit(lambda p, x, y: loss_fn(p, x, y))(params, x, y)", "STG502"),
 )
 #: Pitfalls of the example stagelint does not report yet (w-jaxcore; strict xfails).
 MISSED = (
