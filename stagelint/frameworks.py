@@ -230,6 +230,10 @@ JAX_FUNCTION_ARGUMENTS: dict[str, tuple[tuple[int, str], ...]] = {
 LINEN_MODULE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
 LINEN_STAGED_METHODS = frozenset({"__call__", "setup"})
 LINEN_COMPACT = frozenset({"flax.linen.compact", "flax.linen.module.compact", "flax.linen.nowrap"})
+#: Equinox modules: `__call__` runs under `eqx.filter_jit` in practice, and a module is a frozen
+#: dataclass (assigning a field outside `__init__` raises, row 43).
+EQUINOX_MODULE_BASES = frozenset({"equinox.Module", "equinox._module.Module"})
+EQUINOX_STAGED_METHODS = frozenset({"__call__"})
 #: Calls whose function runs in Python on every call, with concrete values, even under jit.
 JAX_EAGER_ESCAPES = frozenset({
     "jax.pure_callback", "jax.debug.callback", "jax.experimental.io_callback",
@@ -264,7 +268,12 @@ JAX = Framework(
         "flax.linen.share_scope", "jax.numpy.ndarray", "jax.Array",
     }),
     non_tensor_prefixes=(
-        "jax.tree_util.", "jax.tree.", "jax.config.", "jax.debug.", "jax.sharding.", "jax.experimental.mesh_utils.",
+        # (`jax.tree.map` / `tree_util.tree_map` return the traced values they map: left out)
+        "jax.tree_util.tree_flatten", "jax.tree_util.tree_unflatten", "jax.tree_util.tree_leaves",
+        "jax.tree_util.tree_structure", "jax.tree_util.register", "jax.tree_util.tree_all",
+        "jax.tree_util.keystr", "jax.tree_util.all_leaves", "jax.tree_util.Partial", "jax.tree.flatten",
+        "jax.tree.unflatten", "jax.tree.leaves", "jax.tree.structure", "jax.tree.all", "jax.tree.reduce",
+        "jax.tree_util.tree_reduce", "jax.config.", "jax.debug.", "jax.sharding.", "jax.experimental.mesh_utils.",
         "jax.dtypes.", "jax.typing.", "jax.errors.", "jax.profiler.", "jax.monitoring.", "jax.nn.initializers.",
         "jax.distributed.", "jax.stages.", "jax.export.", "flax.linen.initializers.", "flax.nnx.initializers.",
         "flax.serialization.", "flax.training.", "flax.struct.", "flax.core.", "flax.traverse_util.",
@@ -595,6 +604,26 @@ CONFIG_KEYWORDS = frozenset({
     "validate_args", "allow_nan_stats", "antialias", "preserve_aspect_ratio", "reduction",
     "from_logits", "use_locking", "indexing", "exclusive", "reverse", "batch_dims",
 })
+#: Size, count and dimension arguments of ops (`tf.nn.top_k(x, k=k)`, `tf.linspace(a, b, num)`,
+#: `tf.one_hot(ids, depth)`, XLA's `dimensions_to_reduce=axis`): they take Python ints (and
+#: lists of them) as often as tensors, so a parameter passed there is no evidence that it is a
+#: tensor (a config int bounding a Python `range(k)` beside it, a tuple of axes tested with `in`).
+SIZE_KEYWORDS = frozenset({"k", "num", "depth", "num_or_size_splits", "maxlen", "num_samples",
+                           "dimensions_to_reduce", "dimensions", "axes", "dims"})
+SIZE_POSITIONS = {
+    "tensorflow.linspace": 2, "tensorflow.lin_space": 2, "tensorflow.one_hot": 1,
+    "tensorflow.nn.top_k": 1, "tensorflow.math.top_k": 1, "tensorflow.split": 1,
+    "tensorflow.sequence_mask": 1, "tensorflow.random.categorical": 1,
+}
+
+
+def size_argument(qualified_names, index: int, keyword: str | None) -> bool:
+    """The argument at `index` (or `keyword=`) of the op is a size or count."""
+    if keyword is not None:
+        return keyword in SIZE_KEYWORDS
+    return any(SIZE_POSITIONS.get(canonical_tf_name(q)) == index for q in qualified_names)
+
+
 #: Classes an `isinstance` test names when a value may be a dict of tensors.
 MAPPING_TYPES = frozenset({
     "builtins.dict", "collections.abc.Mapping", "collections.abc.MutableMapping", "typing.Mapping",

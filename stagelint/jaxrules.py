@@ -83,10 +83,12 @@ def confirm_loop_unrolled(candidate, project, key):
         if reason is None:
             return False
         return {"detail": f"callers pass `{param}` as {reason}", "length": f"`{param}`"}
+    # A jitted parameter may be a pytree (`for w, b in params:`, `for layer in layers: layer(x)`):
+    # an array needs evidence, an op on the parameter itself or rows used as values
     f = project.function(key)
-    evidence = param in (f.tensor_params if f is not None else ()) or any(
-        a.kind == "tensor" for _, _, a in project.args_for(key, param))
-    if param in traced and (evidence or (fields.get("_rows") and param in fields.get("_ops_params", ()))):
+    evidence = param in (f.tensor_params if f is not None else ())
+    rows = fields.get("_rows") and (fields.get("_ops_definite") or param in fields.get("_ops_params", ()))
+    if param in traced and (evidence or rows):
         return {"detail": f"`{param}` is a traced array: one copy of the body per row", "length": "first dimension"}
     for mod, site, arg in project.args_for(key, param):
         if arg.what == "ndarray" or (arg.what in ("list", "tuple", "range") and arg.elements in ("int", "float")):
@@ -119,3 +121,25 @@ def jax_retrace_free(ctx, call: cst.Call) -> bool:
     if kind == "global":
         return all(isinstance(getattr(b, "node", None), cst.FunctionDef) for b in ctx.bindings_of(target))
     return False
+
+
+def writes_into_ref(ctx, site) -> bool:
+    """`total[...] += x` / `ref[0] = v` on a `jax.Ref` (`jax.new_ref(...)`): JAX's own mutable state,
+    updated on every call, like a tf.Variable's `assign` (not Python state, not a leak)."""
+    node = site.node
+    target = getattr(node, "target", None)
+    if target is None and isinstance(node, cst.Assign) and len(node.targets) == 1:
+        target = node.targets[0].target
+    if not isinstance(target, cst.Subscript) or not isinstance(target.value, cst.Name):
+        return False
+    bindings = [b for b in ctx.bindings_of(target.value) if isinstance(getattr(b, "node", None), cst.Name)]
+    return bool(bindings) and all(_made_by(ctx, b.node, JAX_REF_CONSTRUCTORS) for b in bindings)
+
+
+#: Calls that make a `jax.Ref`.
+JAX_REF_CONSTRUCTORS = frozenset({"jax.new_ref", "jax.empty_ref", "jax.ref.new_ref", "jax.ref.empty_ref"})
+
+
+def _made_by(ctx, name: cst.Name, constructors) -> bool:
+    value = ctx.bound_values.get(id(name))
+    return isinstance(value, cst.Call) and bool(ctx.qualified_names(value.func) & constructors)

@@ -31,6 +31,8 @@ from stagelint.frameworks import (
     JAX_GRAD,
     JAX_JIT,
     JAX_TRACE,
+    EQUINOX_MODULE_BASES,
+    EQUINOX_STAGED_METHODS,
     LINEN_COMPACT,
     LINEN_MODULE_BASES,
     LINEN_STAGED_METHODS,
@@ -41,6 +43,8 @@ Key = tuple[str, str]
 
 #: Every JAX API that stages the function it is given first.
 JAX_STAGING = JAX_JIT | JAX_TRACE | JAX_GRAD
+#: Those whose `in_axes` (second positional) may leave arguments unbatched.
+JAX_MAPPING = frozenset({"jax.vmap", "jax.pmap", "flax.nnx.vmap", "flax.nnx.pmap"})
 #: Modes, most demanding first: a function reached in several modes is judged by the first.
 MODES = ("jit", "trace", "grad")
 #: Codes that hold in each mode. "jit": every family; "trace" (not cached: traced again on every
@@ -59,7 +63,7 @@ CODES_OUT_OF_MODE = {
 
 
 def api_mode(api: str) -> str:
-    if api in JAX_JIT or api.startswith("flax.linen"):
+    if api in JAX_JIT or api.startswith("flax.linen") or api == "equinox.Module":
         return "jit"
     if api in JAX_GRAD:
         return "grad"
@@ -104,8 +108,13 @@ def _strs(expr: cst.BaseExpression) -> list[str]:
 def staged_record(ctx, target: F.Target, where: cst.CSTNode, api: str, options: cst.Call | None,
                   decorator: bool) -> F.JaxStaged:
     record = F.JaxStaged(target, ctx.position(where), api, decorator=decorator)
-    for arg in options.args if options is not None else ():
+    positional = [a for a in options.args if a.keyword is None] if options is not None else []
+    for i, arg in enumerate(options.args if options is not None else ()):
         key = arg.keyword.value if arg.keyword is not None else None
+        if key == "in_axes" or (key is None and api in JAX_MAPPING and len(positional) > 1 and arg is positional[1]):
+            if isinstance(arg.value, (cst.Tuple, cst.List)):
+                record.unmapped = [j for j, el in enumerate(arg.value.elements)
+                                   if isinstance(el.value, cst.Name) and el.value.value == "None"]
         if key == "static_argnums":
             record.static_argnums = _ints(arg.value)
         elif key == "static_argnames":
@@ -147,9 +156,18 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
         first = node.args[0] if node.args else None
         if first is None or (first.keyword is not None and first.keyword.value not in ("fun", "f", "fn")):
             return
-        target = _function_target(walker, first.value)
+        value = first.value
+        while isinstance(value, cst.Call) and value.args and ctx.resolves_to(value.func, JAX_STAGING):
+            value = value.args[0].value  # `jax.jit(jax.grad(f))`: f is traced under jit (row 15)
+        target = _function_target(walker, value)
         if target is not None:
-            ctx.facts.jax_staged.append(staged_record(ctx, target, first.value, api, node, False))
+            ctx.facts.jax_staged.append(staged_record(ctx, target, value, api, node, False))
+            if walker._target_of(first.value) is None:
+                # a lambda, `partial(f)`, `jit(grad(f))`: what the TF path records for a named
+                # function (`Project.staged_afresh`: used once, it traces with the values of the moment)
+                ctx.facts.wrapped.append(target)
+                if id(node) in ctx._fresh_staging_calls:
+                    ctx.facts.fresh_wrapped.append(target)
         return
     api = next((q for q in sorted(names) if q in JAX_FUNCTION_ARGUMENTS), None)
     if api is None:
@@ -191,6 +209,8 @@ class JaxEntry:
     apis: set[str] = field(default_factory=set)
     static: set[str] = field(default_factory=set)
     donated: set[str] = field(default_factory=set)
+    #: `jax.vmap(f, in_axes=(0, None))`: parameters passed unbatched (Python values under vmap alone)
+    unmapped: set[str] = field(default_factory=set)
     #: Linen methods and `eqx.filter_jit`: parameters are not known to hold tracers (Python flags
     #: are passed as they are, or are static)
     params_unknown: bool = False
@@ -222,6 +242,7 @@ class JaxView:
                 entry.static |= set(record.static_argnames) & set(params)
                 entry.donated |= {params[i] for i in record.donate_argnums if -len(params) <= i < len(params)}
                 entry.donated |= set(record.donate_argnames) & set(params)
+                entry.unmapped |= {params[i] for i in record.unmapped if i < len(params)}
                 if record.api in JAX_FILTERING_JIT:
                     entry.params_unknown = True
         self._linen_entries()
@@ -254,20 +275,39 @@ class JaxView:
         self.tensorflow = set(seen)
 
     def _linen_entries(self) -> None:
+        """Flax Linen `__call__`/`setup`/`@compact` methods and Equinox `__call__` methods."""
         project = self.project
+        self.frozen_modules = set()  # Linen and Equinox classes: `self.x = ...` raises
+        # Modules applied where nothing is jitted (a design test, a notebook) run as Python: a
+        # module class counts where its own module jits, or a module that imports from it does.
+        jitting: set[str] = set()
+        for m in project.modules.values():
+            if any(r.api in JAX_JIT for r in m.jax_staged):
+                jitting.add(m.module)
+                for v in m.imports.values():  # `import models`, `from models import CNN`
+                    found = project._module_for(v, m.module) or (project.split_qualified(v, m.module) or (None,))[0]
+                    if found is not None:
+                        jitting.add(found)
         for cls in sorted(project.classes):
-            if not self._derives_linen(cls):
+            if self._derives(cls, LINEN_MODULE_BASES):
+                api, methods = "flax.linen.Module", LINEN_STAGED_METHODS
+            elif self._derives(cls, EQUINOX_MODULE_BASES):
+                api, methods = "equinox.Module", EQUINOX_STAGED_METHODS
+            else:
                 continue
             module, facts = project.classes[cls]
+            if module not in jitting:
+                continue
+            self.frozen_modules.add(facts.qualname)
             prefix = facts.qualname[len(module) + 1:] if module else facts.qualname
             for q, f in project.modules[module].functions.items():
                 if f.class_qualname != facts.qualname or q != f"{prefix}.{f.name}":
                     continue
-                if f.name in LINEN_STAGED_METHODS or set(f.decorators) & LINEN_COMPACT:
+                if f.name in methods or (api == "flax.linen.Module" and set(f.decorators) & LINEN_COMPACT):
                     entry = self.entries.setdefault((module, q), JaxEntry())
-                    entry.apis.add("flax.linen.Module")
+                    entry.apis.add(api)
 
-    def _derives_linen(self, cls: str, _seen=None) -> bool:
+    def _derives(self, cls: str, bases: frozenset[str], _seen=None) -> bool:
         _seen = _seen if _seen is not None else set()
         if cls in _seen:
             return False
@@ -276,7 +316,7 @@ class JaxView:
         if found is None:
             return False
         for base in found[1].bases:
-            if base in LINEN_MODULE_BASES or self._derives_linen(base, _seen):
+            if base in bases or self._derives(base, bases, _seen):
                 return True
         return False
 
@@ -295,9 +335,9 @@ class JaxView:
         return self.modes.get(key) if key not in self.tensorflow else None
 
     def linen_method(self, key: Key) -> bool:
-        """A Flax Linen module's `__call__`/`setup`/`@compact` method."""
+        """A staged method of a Flax Linen or Equinox module (frozen: `self.x = ...` raises)."""
         e = self.entries.get(key)
-        return e is not None and "flax.linen.Module" in e.apis
+        return e is not None and bool({"flax.linen.Module", "equinox.Module"} & e.apis)
 
     def linen_setup(self, key: Key) -> bool:
         """A Flax Linen module's `setup` (it assigns submodules to `self` by design)."""
@@ -336,6 +376,8 @@ class JaxView:
         if entry is not None and not entry.params_unknown:
             params = f.params[1:] if f.class_qualname else f.params
             out |= set(params) - entry.static - f.literal_default_params
+            if entry.mode != "jit":
+                out -= entry.unmapped
         for module, site in project.call_sites.get(key, ()):
             shift = project.shift(site, key)
             for i, arg in enumerate(site.args):

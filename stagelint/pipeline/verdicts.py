@@ -29,8 +29,14 @@ def decode_lines(source: bytes) -> list[str]:
 def project_candidates(project, modules, errors: list) -> list[tuple[F.ModuleFacts, F.Candidate]]:
     """Every file's candidates, and those only the project shows (`rule.project_candidates`).
     A rule that raises here is recorded in `errors` and loses only its own candidates."""
-    by_module = {m.module: m for m in modules}
     candidates: list[tuple[F.ModuleFacts, F.Candidate]] = [(m, c) for m in modules for c in m.candidates]
+    return candidates + project_only_candidates(project, modules, errors)
+
+
+def project_only_candidates(project, modules, errors: list) -> list[tuple[F.ModuleFacts, F.Candidate]]:
+    """The candidates only the project shows (`rule.project_candidates`), in any file."""
+    by_module = {m.module: m for m in modules}
+    candidates: list[tuple[F.ModuleFacts, F.Candidate]] = []
     for rule in all_rules():
         try:
             extra = list(rule.project_candidates(project))

@@ -10,6 +10,7 @@ from stagelint.rules import (  # noqa: F401
     python_values,
     retracing,
     runtime_only,
+    shapes,
     static_args,
     structure,
     syntax,

@@ -26,6 +26,19 @@ def discarded_update(node: cst.Expr) -> tuple[cst.Call, cst.BaseExpression, str]
     return call, at.value, method
 
 
+#: Context managers that expect the statements they hold to raise.
+_EXPECT_ERROR = frozenset({"pytest.raises", "numpy.testing.assert_raises", "absl.testing.absltest.TestCase.assertRaises"})
+_EXPECT_ERROR_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesWithLiteralMatch"})
+
+
+def _expects_error(ctx, expr: cst.BaseExpression) -> bool:
+    if not isinstance(expr, cst.Call):
+        return False
+    if ctx.qualified_names(expr.func) & _EXPECT_ERROR:
+        return True
+    return isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _EXPECT_ERROR_METHODS
+
+
 class DiscardedFunctionalUpdate(Rule):
     """
     ## What it does
@@ -34,7 +47,8 @@ class DiscardedFunctionalUpdate(Rule):
     dropped. Anywhere, staged or not: the update is lost in both modes.
 
     Where the line is drawn, and why: an update whose result is assigned, returned, passed on or
-    used in an expression is what `.at[]` is for. `x.at[i].get()` only reads.
+    used in an expression is what `.at[]` is for. `x.at[i].get()` only reads. A statement inside
+    `with pytest.raises(...)` (or `self.assertRaises(...)`) is there to raise, not for its result.
 
     ## Why is this bad?
     JAX arrays are immutable: `.at[i].set(v)` returns an updated copy and leaves `x` as it was.
@@ -92,7 +106,21 @@ class DiscardedFunctionalUpdate(Rule):
         """,
     )
 
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self._expecting_error = 0
+
+    def visit_With(self, node: cst.With) -> None:
+        if any(_expects_error(self.ctx, item.item) for item in node.items):
+            self._expecting_error += 1
+
+    def leave_With(self, node: cst.With) -> None:
+        if any(_expects_error(self.ctx, item.item) for item in node.items):
+            self._expecting_error -= 1
+
     def visit_Expr(self, node: cst.Expr) -> None:
+        if self._expecting_error:
+            return  # `with pytest.raises(...)`: the statement is there to raise
         found = discarded_update(node)
         if found is None:
             return

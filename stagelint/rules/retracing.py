@@ -20,6 +20,7 @@ from stagelint.frameworks import (
 from stagelint.jaxrules import confirm_loop_unrolled, jax_retrace_free
 from stagelint.jaxstaging import JAX_STAGING
 from stagelint.rules.base import Rule
+from stagelint.analysis.values import python_number
 from stagelint.tensors import NUMBERS, Tensorness, tensorness
 
 #: How a parameter use counts for STG501: a tensor would do the same ("tensor"), it only shows
@@ -47,6 +48,11 @@ class PythonScalarArgument(Rule):
     one (`training`, `mode`); when the function has an `input_signature`; when every call passes
     the same value; and for calls made while tracing another staged function. `get_concrete_function`
     pins Python values on purpose and is not a call.
+
+
+    Under JAX, only where JAX retraces: arguments in `static_argnums`/`static_argnames`, and Python
+    scalars passed to `eqx.filter_jit`. A Python number passed to plain `jax.jit` is one
+    weak-typed trace for every value, and is not flagged.
 
     ## Why is this bad?
     tf.function keys traces on Python values: `f(1)`, `f(2)`, `f(3)` trace three times, where
@@ -115,6 +121,16 @@ class PythonScalarArgument(Rule):
         for factor in (0.5, 1.0, 2.0):
             scale(factor)
         """,
+        """
+        import jax
+
+        @jax.jit
+        def scale(x, factor):
+            return x * factor
+
+        for step in range(10):
+            scale(1.0, step)               # JAX: one weak-typed trace for every Python number
+        """,
     )
     invalid = (
         """
@@ -151,6 +167,17 @@ class PythonScalarArgument(Rule):
                 for x in batches:
                     step(x, lr)  # STG501
                     lr *= 0.9
+        """,
+        """
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, static_argnames="rate")
+        def dropout(x, rate):
+            return x * (1 - rate)
+
+        for step in range(10):
+            dropout(1.0, rate=step / 10)  # STG501
         """,
     )
 
@@ -336,6 +363,11 @@ class FunctionRecreated(Rule):
     that return the Function instead of calling it, whose result the caller keeps
     (`step = make_step(model)`, `{k: make_step(k) for k in keys}`).
 
+
+    Under JAX: `jax.jit(lambda ...)`, `jax.jit(partial(f, ...))`, `jax.jit(obj.method)` and an inner
+    `@jax.jit` def made again and again; not `jax.jit(f)` of the same module-level `f` (JAX caches
+    traces by the function object), nor `jax.vmap`/`jax.grad`, which cache nothing.
+
     ## Why is this bad?
     Traces belong to the Function object: separate Function objects never share traces, even
     for the same Python function and the same arguments. A Function made anew on every step
@@ -411,6 +443,17 @@ class FunctionRecreated(Rule):
         train_step_1 = tf.function(train_step).get_concrete_function(w, x, y, opt1)
         train_step_2 = tf.function(train_step).get_concrete_function(w, x, y, opt2)
         """,
+        """
+        import jax
+
+        def mse(w, x):
+            return ((x * w) ** 2).mean()
+
+        def train(w, batches):
+            for x in batches:
+                w = w - jax.jit(mse)(w, x)  # JAX: the same function object, one cache
+            return w
+        """,
     )
     invalid = (
         """
@@ -446,6 +489,17 @@ class FunctionRecreated(Rule):
         results = []
         for i in range(10):
             results.append(tf.function(double)(tf.constant(i)))  # STG502
+        """,
+        """
+        import jax
+
+        def mse(w, x):
+            return ((x * w) ** 2).mean()
+
+        def train(w, batches):
+            for x in batches:
+                w = w - jax.jit(lambda v: mse(v, x))(w)  # STG502
+            return w
         """,
     )
 
@@ -581,6 +635,9 @@ class FunctionRecreated(Rule):
                     record["factory_loop"] = loop
         for record in self.made:
             key = self._key(record)
+            if key is None and record["used"] is not None and record["kind"] != "def" \
+                    and ctx.resolves_to(record["node"].func, JAX_STAGING):
+                key = "<bound>"  # `jax.jit(model.loss)`: a new bound method, a new cache, each time
             if key is None or record["used"] is None:
                 continue
             what = (f"`tf.function({short_code(record['target'])})`" if record["kind"] != "def"
@@ -591,6 +648,8 @@ class FunctionRecreated(Rule):
             scope = record["scope"]
             if isinstance(record["target"], cst.Lambda):
                 fields = {"what": what, "func": "the lambda", "_stages_itself": True}
+            elif key == "<bound>":
+                fields = {"what": what, "func": f"`{short_code(record['target'])}`", "_stages_itself": True}
             else:
                 fields = {"what": what, "_anchors": [[ctx.module, key]]}
             if jax_api is not None:
@@ -625,6 +684,8 @@ class FunctionRecreated(Rule):
         scope = record["scope"]
         if isinstance(target, cst.Call) and ctx.qualified_names(target.func) & PARTIAL_CALLS and target.args:
             target = target.args[0].value  # `jax.jit(partial(f, n=2))`: a new partial object each time
+        while isinstance(target, cst.Call) and target.args and ctx.resolves_to(target.func, JAX_STAGING):
+            target = target.args[0].value  # `jax.jit(jax.grad(f))`
         if isinstance(target, cst.Lambda):
             pos = ctx.position(target)
             return f"<lambda>@{pos.line}:{pos.column}"  # each lambda is its own function
@@ -664,7 +725,9 @@ class PythonLoopUnrolled(Rule):
     ## What it does
     Flags a Python `for` loop in staged code over `range(<parameter>)` or `range(len(<parameter>))`
     when the parameter is a Python value, and over a parameter that callers pass as a Python
-    list, tuple or NumPy array.
+    list, tuple or NumPy array. Callers count directly and through helpers that call (or trace,
+    `f.get_concrete_function(*args)`) the function they are handed with the arguments they are
+    given (the guide's `measure_graph_size(train, small_data)`).
 
     Not flagged: `range(<tensor>)` (AutoGraph turns it into `tf.range`), `tf.range`, tensors and
     datasets; loops over model structure (`for layer in self.layers`), module-level constants and
@@ -677,6 +740,10 @@ class PythonLoopUnrolled(Rule):
     (`crop(x, output_size=7)`, `crop(x, output_size=14)` in a model's build code: those calls
     run eagerly, and traced ones unroll at their own fixed size); lists of structure rather than data (tensors, layers, callbacks); loops over parameters
     whose callers are not visible or pass tensors or datasets.
+
+
+    Under JAX: `range(<static argument>)` and a `for` over a traced array's rows (a list of layer
+    parameters, `for w, b in params:`, is left alone); `range(<traced value>)` fails instead (STG602).
 
     ## Why is this bad?
     A Python loop runs while tracing, and each iteration adds a copy of the body's ops to the
@@ -753,6 +820,14 @@ class PythonLoopUnrolled(Rule):
         def mosaic(x):
             return tile(x, 2) + tile(x, 3)[:2]
         """,
+        """
+        import jax
+        from jax import lax
+
+        @jax.jit
+        def smooth(x, n):
+            return lax.fori_loop(0, n, lambda i, v: v * 0.5, x)
+        """,
     )
     invalid = (
         """
@@ -794,6 +869,16 @@ class PythonLoopUnrolled(Rule):
 
         for n in (2, 4, 8):
             unrolled(tf.constant(0), n)
+        """,
+        """
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def smooth(x, n):
+            for _ in range(n):  # STG503
+                x = x * 0.5
+            return x
         """,
     )
 
@@ -856,14 +941,14 @@ class PythonLoopUnrolled(Rule):
             if param in tensors or any(a.kind == "tensor" for _, _, a in args):
                 return False  # range(<tensor>) becomes tf.range
             # `n` from `for n in (2, 4, 8)` is no literal, but a Python number all the same.
-            shown = [a for _, _, a in args if a.kind == "python" or a.what in NUMBERS]
+            shown = [a for _, _, a in args if python_number(a)]
             # Different literals at call sites inside staged code (`self._patch(x, 2)` in one
             # traced function, `self._patch(x, 3)` in another) unroll once each, at a fixed size:
             # only calls from outside the graph make a new trace per value.
             # Calls from eager code count only when they call a Function (an entry point): a
             # helper called eagerly runs eagerly, and each traced call site unrolls at its own size.
             eager = [a for mod, site, a, callee in project.args_with_callee(key, param)
-                     if (a.kind == "python" or a.what in NUMBERS)
+                     if python_number(a)
                      and (site.caller is None or (mod, site.caller) not in project.reached)
                      and callee in project.entries]
             reason = _varying_bound(shown, eager)

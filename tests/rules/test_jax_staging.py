@@ -108,6 +108,7 @@ def test_debug_print_and_callbacks_are_not_side_effects():
 
 def test_linen_call_setup_and_compact_methods_are_staged():
     assert_marked("""
+        import jax
         import flax.linen as nn
 
         class Base(nn.Module):
@@ -132,7 +133,44 @@ def test_linen_call_setup_and_compact_methods_are_staged():
             def encode(self, x):
                 print(x)  # STG101
                 return nn.Dense(3)(x)
+
+        @jax.jit
+        def apply(variables, x):
+            return MLP().apply(variables, x)
     """)
+
+
+def test_linen_modules_where_nothing_is_jitted_run_as_python(tmp_path):
+    """`MLP().init(key, x)` in a design script: `setup` runs once per call, as Python. A module
+    whose class a jitting module imports is staged (the usual models.py + train.py)."""
+    assert_project_marked(tmp_path, {
+        "proj/__init__.py": "",
+        "proj/design.py": """
+            import flax.linen as nn
+
+            class Lazy(nn.Module):
+                def setup(self):
+                    print("setting up")
+                    self.dense = nn.Dense(2)
+        """,
+        "proj/models.py": """
+            import flax.linen as nn
+
+            class CNN(nn.Module):
+                @nn.compact
+                def __call__(self, x):
+                    print("calling")  # STG101
+                    return nn.Dense(2)(x)
+        """,
+        "proj/train.py": """
+            import jax
+            from proj.models import CNN
+
+            @jax.jit
+            def step(variables, x):
+                return CNN().apply(variables, x)
+        """,
+    })
 
 
 def test_helpers_across_modules(tmp_path):

@@ -35,6 +35,24 @@ def test_every_update_method_discarded_and_used_twins():
     """)
 
 
+def test_statements_expected_to_raise_are_left_alone():
+    assert_marked("""
+        import unittest
+
+        import pytest
+
+        def test_bad_index(x):
+            with pytest.raises(IndexError):
+                x.at[10].set(1.0)
+            x.at[0].set(1.0)  # STG605
+
+        class T(unittest.TestCase):
+            def test_it(self, x):
+                with self.assertRaisesRegex(TypeError, "bad"):
+                    x.at["a"].add(1)
+    """)
+
+
 def test_message():
     (f,) = findings("""
         def reset(x, i):
