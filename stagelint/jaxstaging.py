@@ -109,7 +109,7 @@ def staged_record(ctx, target: F.Target, where: cst.CSTNode, api: str, options: 
                   decorator: bool) -> F.JaxStaged:
     record = F.JaxStaged(target, ctx.position(where), api, decorator=decorator)
     positional = [a for a in options.args if a.keyword is None] if options is not None else []
-    for i, arg in enumerate(options.args if options is not None else ()):
+    for arg in options.args if options is not None else ():
         key = arg.keyword.value if arg.keyword is not None else None
         if key == "in_axes" or (key is None and api in JAX_MAPPING and len(positional) > 1 and arg is positional[1]):
             if isinstance(arg.value, (cst.Tuple, cst.List)):

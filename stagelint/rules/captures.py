@@ -749,6 +749,8 @@ class StaleAttribute(Rule):
         entry = project.reached.get(key)
         if entry is not None and project.staged_afresh(entry):
             return False  # a new Function per use sees the attribute's current value
+        if project.jax.framework_of(key) == "jax" and not _jax_static_receiver(candidate, project, key):
+            return False
         attr = candidate.fields["_attr"]
         family = _reader_families(project, key, candidate.fields["_recv"], candidate.fields.get("_cls"))
         writes = list(_attr_writes(project, attr))
@@ -780,6 +782,20 @@ class StaleAttribute(Rule):
             return False
         mod, w = changes[0]
         return {"where": _where(mod, module.module, w)}
+
+
+def _jax_static_receiver(candidate, project, key) -> bool:
+    """Under JAX an argument object is a pytree (its attributes are traced, or static and hashed:
+    a change retraces) unless it is a static argument; `self` is stale when static or bound
+    (`jax.jit(self.step)`), not in a frozen Flax Linen / Equinox module nor under `nnx.jit`."""
+    jax = project.jax
+    if key in jax.nnx_only:
+        return False
+    recv = candidate.fields["_recv"]
+    if recv != "self":
+        return recv in jax.static_params(key)
+    cls = candidate.fields.get("_cls")
+    return not (cls and project.resolved_class_name(cls) in jax.frozen_modules)
 
 
 class VariableRebinding(Rule):

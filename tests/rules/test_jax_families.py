@@ -493,3 +493,25 @@ def test_tensorflow_messages_unchanged_in_a_tensorflow_file():
             return x
     """)
     assert "tf.print" in f.message and "JAX" not in f.message
+
+
+def test_stg302_not_for_pytree_arguments_or_modules_under_nnx_jit():
+    """An argument object is a pytree under JAX: a static attribute that changes retraces (row 42),
+    it is not read stale (checked with flax 0.12.8: the new value is used)."""
+    assert_marked("""
+        import jax
+        from flax import nnx
+
+        class Model(nnx.Module):
+            def __init__(self):
+                self.scale = 1.0
+
+        @nnx.jit
+        def apply(model, x):
+            return x * model.scale
+
+        m = Model()
+        apply(m, 1.0)
+        m.scale = 2.0
+        apply(m, 1.0)
+    """)
