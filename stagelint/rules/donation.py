@@ -164,32 +164,40 @@ class UseAfterDonation(Rule):
         self.sites.assignment(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        callee = self.sites.callee(node)
+        spec = None
+        if isinstance(node.func, cst.Call):  # `jax.jit(f, donate_argnums=0)(x)`: decided here
+            found = jaxjit.jit_of(self.ctx, node.func, self.sites.partials)
+            if found is not None and found[2] is not None:
+                spec = jaxjit.resolve_spec(found[1], self.sites.signature_of(found[2]))
+        callee = self.sites.callee(node) if spec is None else []
         if callee is None:
             return
         for index, keyword, arg in JitSites.arguments(node):
+            if spec is not None and not jaxjit.is_donated(spec, index, keyword):
+                continue
             if isinstance(arg.value, cst.Name) and arg.value.value not in ("None", "True", "False"):
                 if value_of(self.ctx, arg.value, self.ctx.function).what in _NOT_DONATED:
                     continue  # a NumPy array or a Python value is copied to the device, not deleted
                 found = self._after(node, arg.value.value)
                 if found is not None:
-                    self._pending.append((self.ctx.function, node, callee, index, keyword, arg.value, found))
+                    param = "" if spec is None else jaxjit.bound_parameter(spec, index, keyword).lstrip("#")
+                    self._pending.append((self.ctx.function, node, callee, index, keyword, arg.value, found, param))
 
     def finish(self) -> None:
-        for func, call, callee, index, keyword, name, (where, how) in self._pending:
-            if not any(self.sites._relative(q) in self.sites.local or self.sites._relative(q) == q for q in callee):
+        for func, call, callee, index, keyword, name, (where, how), param in self._pending:
+            if callee and not any(self.sites._relative(q) in self.sites.local or self.sites._relative(q) == q for q in callee):
                 continue  # a function of this file that nothing jits
-            self.ctx.facts.candidates.append(self._candidate(func, call, callee, index, keyword, name, where, how))
-
-    def _candidate(self, func, call, callee, index, keyword, name, where, how):
-        return F.Candidate(self.code, None if func is None else func.qualname, self.ctx.position(where), {
-            "_stages_itself": True, "_callee": list(callee), "_index": index, "_keyword": keyword,
-            "name": name.value, "callee": short_code(call.func), "how": how,
-        })
+            self.ctx.facts.candidates.append(F.Candidate(
+                self.code, None if func is None else func.qualname, self.ctx.position(where), {
+                    "_stages_itself": True, "_callee": list(callee), "_index": index, "_keyword": keyword,
+                    "_param": param, "name": name.value, "callee": short_code(call.func), "how": how,
+                }))
 
     @classmethod
     def confirm(cls, candidate, project, module):
         fields = candidate.fields
+        if not fields["_callee"]:
+            return {"param": fields["_param"]}  # the jit is in the call: decided in the file
         spec = jaxjit.lookup(project, module.module, fields["_callee"])
         if spec is None or not jaxjit.is_donated(spec, fields["_index"], fields["_keyword"]):
             return False

@@ -44,7 +44,8 @@ class DiscardedFunctionalUpdate(Rule):
     ## What it does
     Flags `x.at[i].set(v)` (and `.add`, `.subtract`, `.multiply`/`.mul`, `.divide`, `.power`,
     `.min`, `.max`, `.apply`) written as a statement of its own, so that its result is
-    dropped. Anywhere, staged or not: the update is lost in both modes.
+    dropped, in staged code and the helpers it reaches (like every stagelint finding; the update
+    is lost in eager code too).
 
     Where the line is drawn, and why: an update whose result is assigned, returned, passed on or
     used in an expression is what `.at[]` is for. `x.at[i].get()` only reads. A statement inside
@@ -69,14 +70,13 @@ class DiscardedFunctionalUpdate(Rule):
         x = x.at[i].set(0.0)
         return x
     ```
-    `--fix` writes the assignment where the array is a plain local name (or a module-level name
-    at module level): rebinding it there keeps the rest of the program's meaning.
+    `--fix` writes the assignment where the array is a plain local name or parameter: rebinding
+    it there keeps the rest of the program's meaning.
     """
 
     code = "STG605"
     name = "discarded-functional-update"
-    message = "`{expr}` returns an updated copy that is dropped: JAX arrays are immutable, so `{array}` stays unchanged (with or without jax.jit); assign it: `{array} = {array}.at[...].{method}(...)`"
-    always = True
+    message = "`{expr}` in {func} returns an updated copy that is dropped: JAX arrays are immutable, so `{array}` stays unchanged (with or without jax.jit); assign it: `{array} = {array}.at[...].{method}(...)`"
     fixable = True
     valid = (
         """
@@ -101,8 +101,13 @@ class DiscardedFunctionalUpdate(Rule):
             x.at[i].set(0.0)  # STG605
             return x
 
-        counts = jnp.zeros(3)
-        counts.at[0].add(1)  # STG605
+        def bump(counts):
+            counts.at[0].add(1)  # STG605
+            return counts
+
+        @jax.jit
+        def step(counts):
+            return bump(counts)
         """,
     )
 
@@ -128,19 +133,14 @@ class DiscardedFunctionalUpdate(Rule):
         self.report(call, expr=short_code(call), array=short_code(array), method=method)
 
     def fix(self, node: cst.CSTNode, fields: dict):
-        """`x.at[i].set(v)` -> `x = x.at[i].set(v)`, where `x` is a name the code may rebind: a
-        local or a parameter of the enclosing function, or a module-level name at module level
-        (in a function, rebinding a global or a closure variable would make it local)."""
+        """`x.at[i].set(v)` -> `x = x.at[i].set(v)`, where `x` is a local or a parameter of the
+        enclosing function (rebinding a global or a closure variable would make it local)."""
         found = discarded_update(cst.Expr(node)) if isinstance(node, cst.Call) else None
         if found is None or not isinstance(found[1], cst.Name):
             return None
         name = found[1]
         func = self.ctx.function
-        kind = self.ctx.binding_kind(name, func)
-        if func is None:
-            if kind not in ("global", "import"):
-                return None
-        elif kind not in ("local", "param") or name.value in func.declared:
+        if func is None or self.ctx.binding_kind(name, func) not in ("local", "param") or name.value in func.declared:
             return None
         from stagelint.context import code_of
 

@@ -141,3 +141,18 @@ def test_non_literal_spec_and_undecorated_function_stay_silent():
             b = plain(state)
             return a, b, state
     """)
+
+
+def test_jit_applied_in_the_call():
+    got = findings("""
+        import jax
+
+        def double(x, y):
+            return x * 2, y
+
+        def run(x, y):
+            out = jax.jit(double, donate_argnums=0)(x, y)
+            return out, x.sum(), y.sum()
+    """, "STG203")
+    assert [(f.line, f.message.split(" was ")[0]) for f in got] == [(8, "`x`")]
+    assert "(its `x` is in" in got[0].message
