@@ -595,6 +595,8 @@ class ExternalStateMutation(Rule):
             return False  # `nnx.jit` carries the updates of the modules passed in out of the trace
         if project.jax.linen_method(key) and root == "self":
             return True  # a bound Linen module is frozen outside `setup`: any store raises
+        if root == "param" and project.jax.framework_of(key) == "jax" and candidate.fields.get("action", "").endswith("(...)`"):
+            return False  # `state.pop("params")`: jit passes pytrees rebuilt from their leaves (a FrozenDict's `pop` is functional)
         if not store_is_external(candidate, project, key):
             return False
         return not stored_tensor(candidate, project, key)  # a tensor: STG201

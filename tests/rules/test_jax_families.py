@@ -516,3 +516,16 @@ def test_stg302_not_for_pytree_arguments_or_modules_under_nnx_jit():
         m.scale = 2.0
         apply(m, 1.0)
     """)
+
+
+def test_stg102_not_for_container_methods_on_arguments_jit_rebuilds():
+    """`jax.jit` passes pytrees rebuilt from their leaves: `state.pop("params")` on an argument (a
+    Flax FrozenDict's functional `pop`, tensorflow/docs guide/jax2tf) changes nothing outside."""
+    assert_marked("""
+        import jax
+
+        @jax.jit
+        def train_step(state, grads):
+            other, params = state.pop("params")
+            return other, jax.tree_util.tree_map(lambda p, g: p - g, params, grads)
+    """)
