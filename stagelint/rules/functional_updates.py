@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.context import short_code
+from stagelint.jitsites import expects_error, uses_pallas
 from stagelint.rules.base import Rule
 
 #: The update methods of `x.at[...]` (JAX 0.10.2); `get` reads and is left to other checks.
@@ -26,19 +27,6 @@ def discarded_update(node: cst.Expr) -> tuple[cst.Call, cst.BaseExpression, str]
     return call, at.value, method
 
 
-#: Context managers that expect the statements they hold to raise.
-_EXPECT_ERROR = frozenset({"pytest.raises", "numpy.testing.assert_raises", "absl.testing.absltest.TestCase.assertRaises"})
-_EXPECT_ERROR_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesWithLiteralMatch"})
-
-
-def _expects_error(ctx, expr: cst.BaseExpression) -> bool:
-    if not isinstance(expr, cst.Call):
-        return False
-    if ctx.qualified_names(expr.func) & _EXPECT_ERROR:
-        return True
-    return isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _EXPECT_ERROR_METHODS
-
-
 class DiscardedFunctionalUpdate(Rule):
     """
     ## What it does
@@ -50,6 +38,7 @@ class DiscardedFunctionalUpdate(Rule):
     Where the line is drawn, and why: an update whose result is assigned, returned, passed on or
     used in an expression is what `.at[]` is for. `x.at[i].get()` only reads. A statement inside
     `with pytest.raises(...)` (or `self.assertRaises(...)`) is there to raise, not for its result.
+    Modules that import Pallas are left alone: a Pallas ref's `x_ref.at[i].set(v)` is a store.
 
     ## Why is this bad?
     JAX arrays are immutable: `.at[i].set(v)` returns an updated copy and leaves `x` as it was.
@@ -116,16 +105,18 @@ class DiscardedFunctionalUpdate(Rule):
         self._expecting_error = 0
 
     def visit_With(self, node: cst.With) -> None:
-        if any(_expects_error(self.ctx, item.item) for item in node.items):
+        if any(expects_error(self.ctx, item.item) for item in node.items):
             self._expecting_error += 1
 
     def leave_With(self, node: cst.With) -> None:
-        if any(_expects_error(self.ctx, item.item) for item in node.items):
+        if any(expects_error(self.ctx, item.item) for item in node.items):
             self._expecting_error -= 1
 
     def visit_Expr(self, node: cst.Expr) -> None:
         if self._expecting_error:
             return  # `with pytest.raises(...)`: the statement is there to raise
+        if uses_pallas(self.ctx):
+            return  # a Pallas ref's `.at[i].set(v)` stores into the ref
         found = discarded_update(node)
         if found is None:
             return

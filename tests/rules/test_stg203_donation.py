@@ -156,3 +156,32 @@ def test_jit_applied_in_the_call():
     """, "STG203")
     assert [(f.line, f.message.split(" was ")[0]) for f in got] == [(8, "`x`")]
     assert "(its `x` is in" in got[0].message
+
+
+def test_tests_of_donation_itself_are_not_reads():
+    assert_marked("""
+        import functools
+        import unittest
+
+        import jax
+        import pytest
+
+        @functools.partial(jax.jit, donate_argnums=0)
+        def f(x):
+            return x * 2
+
+        class DonationTest(unittest.TestCase):
+            def test_deleted(self, x):
+                f(x)
+                self.assertDeleted(x)
+                self.assertTrue(x.is_deleted())
+                text = f.lower(x).as_text()
+
+            def test_raises(self, x):
+                f(x)
+                with self.assertRaises(RuntimeError):
+                    jax.device_put(x)
+                with pytest.raises(RuntimeError):
+                    x + 1
+                print(x)  # STG203
+    """)

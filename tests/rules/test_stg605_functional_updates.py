@@ -118,3 +118,17 @@ def test_fix_rebinds_locals_and_params_only():
     assert "        z.at[0].set(1.0)\n" in out  # a closure variable
     again = _fixed(out)
     assert again == out  # idempotent: the fixed code has no fixable finding left
+
+
+def test_pallas_refs_store_with_at_set():
+    assert_marked("""
+        import jax
+        from jax.experimental import pallas as pl
+
+        def kernel(x_ref, y_ref):
+            y_ref.at[0].set(x_ref.at[0].get())
+
+        @jax.jit
+        def f(x):
+            return pl.pallas_call(kernel, out_shape=x)(x)
+    """)
