@@ -23,7 +23,7 @@ from stagelint.demand import Words, demanded
 from stagelint.discovery import discover as discover_files
 from stagelint.files import digest
 from stagelint.findings import CheckResult, Finding
-from stagelint.frameworks import TENSORFLOW
+from stagelint.frameworks import STAGING
 from stagelint.pipeline.imports import imported_files
 from stagelint.pipeline.incremental import reusable
 from stagelint.pipeline.paths import display_path, project_root
@@ -176,7 +176,7 @@ def analyse(state: ProjectState) -> None:
         if not state.deferred or state.planned is not None:
             break
         analysed = sorted(state.modules.values(), key=lambda m: m.path)
-        partial = Project(analysed + _placeholders(state, state.deferred.values()), state.settings, TENSORFLOW,
+        partial = Project(analysed + _placeholders(state, state.deferred.values()), state.settings, STAGING,
                           call_sites=False)
         wanted = demanded(partial, analysed, state.deferred, state.selection.files_for, words)
         if not wanted:
@@ -308,7 +308,7 @@ def project_phase(state: ProjectState) -> None:
         if reusable(state.project_modules, modules, state.changed, realpath):
             reuse = state.project
     state.project_modules = modules
-    state.project = Project(modules, state.settings, TENSORFLOW, reuse=reuse)
+    state.project = Project(modules, state.settings, STAGING, reuse=reuse)
     state.project_extra = None
     state.changed = set()
 
@@ -394,7 +394,7 @@ def analyse_demanded(state: ProjectState) -> bool:
         taken = set(wanted)
         state.placeholders = [m for m in state.placeholders if state.realpath(m.path) not in taken]
         project = Project(sorted(state.modules.values(), key=lambda m: m.path) + state.placeholders,
-                          state.settings, TENSORFLOW, call_sites=False)
+                          state.settings, STAGING, call_sites=False)
     return found
 
 
