@@ -14,6 +14,9 @@ committed, and running it again reuses what is already there:
   tensorflow/examples. The source is, first found: `--source FOLDER=PATH_OR_URL`, the
   environment variable the project names (`STAGELINT_TF_DOCS`, `STAGELINT_TF_EXAMPLES`), the
   local mirror `/work/.mirror/<owner>+<name>/repo`, then the project's GitHub URL.
+- `JAX_GIT_PROJECTS` (fetched only when named: `--projects flax,equinox,jax_examples`): the
+  examples and guide notebooks of google/flax, patrick-kidger/equinox and jax-ml/jax at pinned
+  commits, `.py` and `.ipynb` files as they are (stagelint reads notebooks itself).
 """
 
 from __future__ import annotations
@@ -74,10 +77,11 @@ class GitProject:
     folder: str
     repo: str  # owner/name on GitHub
     commit: str
-    paths: tuple[str, ...]  # what is taken from the commit (all of it when empty)
+    paths: tuple[str, ...]  # what is taken from the commit (all of it when empty; git pathspecs)
     strip: str  # a leading folder removed from the paths in the corpus
     notebooks: bool  # convert `.ipynb` to `.py` (else: take the `.py` files)
     env: str  # environment variable naming the source
+    keep: tuple[str, ...] = ()  # take files with these endings as they are (stagelint reads `.ipynb`)
 
     @property
     def url(self) -> str:
@@ -97,8 +101,27 @@ GIT_PROJECTS = (
                (), "", False, "STAGELINT_TF_EXAMPLES"),
 )
 
-#: Every corpus folder, wheels first.
+#: Code that users of JAX write and read (issue 14): the examples and guide notebooks of Flax,
+#: Equinox and JAX itself, `.py` and `.ipynb` as they are. Fetched only when named
+#: (`--projects flax,...`; `bench/audit.py --jax`), so the TensorFlow benchmarks stay as they were.
+JAX_GIT_PROJECTS = (
+    # docs_nnx/examples/vit_training.ipynb is left out: the local mirror lacks its (large) blob.
+    GitProject("flax", "google/flax", "18f8f311c275d57f46d95e41b15aa97b454754c0",
+               ("examples", "docs", "docs_nnx/guides", "docs_nnx/hijax", "docs_nnx/key_concepts.ipynb",
+                "docs_nnx/mnist_tutorial.ipynb", "docs_nnx/nnx_basics.ipynb",
+                *(f"docs_nnx/examples/{name}.ipynb" for name in (
+                    "digits_diffusion_model", "gemma", "image_segmentation", "machine_translation", "minigpt",
+                    "object_detection_detr"))),
+               "", False, "STAGELINT_FLAX", (".py", ".ipynb")),
+    GitProject("equinox", "patrick-kidger/equinox", "9336d820b2ef66b360fc6cb3611b3da5cefbb14d",
+               ("docs/examples/*.ipynb",), "", False, "STAGELINT_EQUINOX", (".py", ".ipynb")),
+    GitProject("jax_examples", "jax-ml/jax", "cec06d116c05f0d52adfceee3d3b730fdbcb0ce5",
+               ("examples", "docs/notebooks/*.ipynb"), "", False, "STAGELINT_JAX_EXAMPLES", (".py", ".ipynb")),
+)
+
+#: Every corpus folder, wheels first (TensorFlow); the JAX corpus apart.
 FOLDERS = tuple(p[2] for p in PROJECTS) + tuple(g.folder for g in GIT_PROJECTS)
+JAX_FOLDERS = tuple(g.folder for g in JAX_GIT_PROJECTS)
 
 
 def _git(git_dir: Path, *args: str, **kw) -> subprocess.CompletedProcess:
@@ -160,7 +183,7 @@ def fetch_git(project: GitProject, source: str | None = None) -> Path:
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
     prefix = project.strip.rstrip("/") + "/" if project.strip else ""
-    suffix = ".ipynb" if project.notebooks else ".py"
+    suffix = project.keep or (".ipynb" if project.notebooks else ".py")
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         for member in tar.getmembers():
             if not member.isfile() or not member.name.endswith(suffix) or ".ipynb_checkpoints" in member.name:
@@ -181,16 +204,18 @@ def corpus(names: tuple[str, ...] | None = None, sources: dict[str, str] | None 
     """The corpus folders, in `FOLDERS` order (only `names` when given), fetched when missing."""
     sources = sources or {}
     wheels = [fetch(*p) for p in PROJECTS if names is None or p[2] in names]
-    return wheels + [fetch_git(g, sources.get(g.folder)) for g in GIT_PROJECTS if names is None or g.folder in names]
+    jax = [fetch_git(g, sources.get(g.folder)) for g in JAX_GIT_PROJECTS if names is not None and g.folder in names]
+    return wheels + [fetch_git(g, sources.get(g.folder)) for g in GIT_PROJECTS
+                     if names is None or g.folder in names] + jax
 
 
 def parse_sources(items: list[str] | None) -> dict[str, str]:
     out = {}
     for item in items or []:
         folder, sep, value = item.partition("=")
-        if not sep or folder not in {g.folder for g in GIT_PROJECTS}:
+        if not sep or folder not in {g.folder for g in GIT_PROJECTS + JAX_GIT_PROJECTS}:
             raise SystemExit(f"--source {item!r}: expected FOLDER=PATH_OR_URL with FOLDER one of "
-                             + ", ".join(g.folder for g in GIT_PROJECTS))
+                             + ", ".join(g.folder for g in GIT_PROJECTS + JAX_GIT_PROJECTS))
         out[folder] = value
     return out
 
@@ -203,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     names = tuple(args.projects.split(",")) if args.projects else None
     for path in corpus(names, parse_sources(args.source)):
-        files = sum(1 for _ in path.rglob("*.py"))
+        files = sum(1 for _ in path.rglob("*.py")) + sum(1 for _ in path.rglob("*.ipynb"))
         lines = sum(len(p.read_bytes().splitlines()) for p in path.rglob("*.py"))
         print(f"{path.relative_to(HERE.parent)}: {files} files, {lines} lines")
     return 0

@@ -16,9 +16,9 @@ An entry's key is a SHA-256 of everything its value depends on:
   but which codes are reported and which files are excluded), and the top-level packages
   being checked (calls into them are recorded as call sites).
 
-Entries live in `.stagelint_cache/` in the project root (`project_root`: the folder of the
-nearest pyproject.toml, setup.cfg or .git above the checked paths, whatever the working
-directory), or in the folder `--cache-dir` or `$STAGELINT_CACHE_DIR` names; one file each,
+Entries live in `.stagelint_cache/` in the project root (`pipeline.paths.project_root`: the
+folder of the nearest pyproject.toml, setup.cfg or .git above the checked paths, whatever the
+working directory), or in the folder `--cache-dir` or `$STAGELINT_CACHE_DIR` names; one file each,
 under a folder per stagelint fingerprint (the four most recent are kept). Each is written to a temporary file and moved
 into place, so a reader sees a whole entry or none.
 
@@ -51,6 +51,7 @@ from pathlib import Path
 
 from stagelint import __version__, datacodec
 from stagelint.fix import Edit, Fix
+from stagelint.pipeline.paths import project_root
 
 # Candidates keep their autofix in an untyped `fields` dict.
 datacodec.allow(Fix, Edit)
@@ -131,39 +132,23 @@ def analysis_settings(settings) -> tuple:
     return tuple(out)
 
 
-#: What marks a project's root folder, where its cache lives.
-ROOT_MARKERS = ("pyproject.toml", "setup.cfg", ".git")
 #: The environment variable that moves the cache folder (as `--cache-dir` does).
 ENV_DIR = "STAGELINT_CACHE_DIR"
 
 
-def project_root(paths=()) -> Path:
-    """The folder of the nearest pyproject.toml, setup.cfg or .git above the first checked path
-    (the working directory when none is given), whatever the working directory is. Without
-    one, the folder above the outermost package holding that path: never a package folder."""
-    first = next((str(p) for p in paths if str(p) != "-"), ".")
-    start = Path(os.path.abspath(first))
-    if not start.is_dir():
-        start = start.parent
-    for folder in (start, *start.parents):
-        if any(os.path.lexists(folder / marker) for marker in ROOT_MARKERS):
-            return folder
-    folder = start
-    while (folder / "__init__.py").is_file() and folder.parent != folder:
-        folder = folder.parent
-    return folder
-
-
 def cache_root(settings=None, paths=()) -> Path:
-    """The project root of the checked paths (see `project_root`)."""
-    return project_root(paths)
+    """The project root of the first checked path (the working directory when none is given):
+    `stagelint.pipeline.paths.project_root`, falling back to the folder above the outermost
+    package holding it."""
+    first = next((str(p) for p in paths if str(p) != "-"), ".")
+    return project_root(first, fallback=True)
 
 
 def open_cache(paths=(), enabled: bool = True, directory: str | os.PathLike | None = None) -> Cache:
     """The cache of the project the checked `paths` belong to: `.stagelint_cache/` in its root,
     or `directory` (`--cache-dir`), else `$STAGELINT_CACHE_DIR`, when given."""
     directory = directory or os.environ.get(ENV_DIR) or None
-    return Cache(project_root(paths), enabled=enabled, directory=directory)
+    return Cache(cache_root(paths=paths), enabled=enabled, directory=directory)
 
 
 def user_key_path() -> Path:

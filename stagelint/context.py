@@ -24,6 +24,7 @@ from libcst.metadata import (
 
 from stagelint import facts as F
 from stagelint.fastmeta import Metadata, fast_traversal, walk
+from stagelint.frameworks import size_argument
 from stagelint.frameworks import (
     BUILDING_METHODS,
     CONFIG_KEYWORDS,
@@ -117,6 +118,7 @@ class FileContext:
         self.tf_import_names: dict[int, set[str]] = {}
         self.functions: list[FunctionInfo] = []  # the walk's function stack
         self.classes: list[F.ClassFacts] = []
+        self._class_nodes: list[cst.ClassDef] = []
         self.guard_depth = 0
         self.lifted_depth = 0
         self.loop_depth = 0  # Python loops of the current function (reset per function)
@@ -397,6 +399,12 @@ class FileContext:
             decorator_names |= names
             if isinstance(dec.decorator, cst.Call) and names & self.framework.staging_decorators:
                 signature, autograph = staging_options(dec.decorator)
+        from stagelint.jaxstaging import decorated_api, record_decorated
+
+        jax_api = decorated_api(self, node) if node.decorators else None
+        if jax_api is not None:
+            decorator_names.add(jax_api)  # `@partial(jax.jit, ...)` stages too
+            autograph = False  # JAX has no AutoGraph
         is_method = cls is not None and "builtins.staticmethod" not in decorator_names
         facts = F.FunctionFacts(
             qualname=qualname,
@@ -410,6 +418,10 @@ class FileContext:
             input_signature=signature,
             autograph=autograph,
         )
+        star = node.params.star_arg
+        if isinstance(star, cst.Param):
+            facts.varargs = star.name.value
+            facts.varargs_at = len(node.params.posonly_params) + len(node.params.params)
         if decorator_names & (self.framework.staging_decorators | set(self.settings.staging_decorators)):
             facts.staged_by = "decorator"
             for dec in node.decorators:
@@ -421,6 +433,8 @@ class FileContext:
         if parent is None and cls is None:
             self._redefining(qualname)
         self.facts.functions[qualname] = facts
+        if jax_api is not None:
+            record_decorated(self, node, qualname)
         self.function_infos[id(node)] = info
         self.functions.append(info)
         facts.tracing_test = tracing_test(self, node)
@@ -504,11 +518,21 @@ class FileContext:
         cf = F.ClassFacts(qualname=qualname, bases=bases, span=self.position(node.name))
         self.facts.classes[qualname] = cf
         self.classes.append(cf)
+        self._class_nodes.append(node)
         self._class_fn_depth.append(len(self.functions))
 
     def _leave_class(self) -> None:
         self.classes.pop()
+        self._class_nodes.pop()
         self._class_fn_depth.pop()
+
+    def class_node_of(self, func: FunctionInfo | None) -> cst.ClassDef | None:
+        """The class statement (being walked) whose method `func` is, or holds it as a closure."""
+        cls = func.self_class if func is not None else None
+        for facts, node in zip(reversed(self.classes), reversed(self._class_nodes)):
+            if facts.qualname == cls:
+                return node
+        return None
 
     def current_class_for_methods(self) -> F.ClassFacts | None:
         if self.classes and self._class_fn_depth[-1] == len(self.functions):
@@ -559,9 +583,10 @@ class FileContext:
         """A set-once guard whose block runs TensorFlow state ops (`v.assign(...)`, `tf.print`)
         and sets a Python flag: the ops are recorded into every call's graph, the flag flips only
         while tracing; not TensorFlow's create-variables-once idiom (STG105 and STG102 stand)."""
-        from stagelint.frameworks import STATEFUL_METHODS, STATEFUL_OPS, canonical_tf_name
+        from stagelint.analysis.effects import runs_state_op
 
         op = flips = False
+        owner = (self.class_node_of(self.function), self.function.self_name if self.function else None)
         stack = [block]
         while stack and not (op and flips):
             n = stack.pop()
@@ -570,12 +595,8 @@ class FileContext:
             if isinstance(n, cst.With) and self.is_lifting_scope(n):
                 continue  # `with tf.init_scope():` runs it once, as meant
             if isinstance(n, cst.Call):
-                if isinstance(n.func, cst.Attribute) and n.func.attr.value in STATEFUL_METHODS:
-                    op = True
-                elif any(canonical_tf_name(q) in STATEFUL_OPS or canonical_tf_name(q).startswith(
-                        ("tensorflow.summary.", "tensorflow.debugging.", "tensorflow.assert_"))
-                        for q in self.qualified_names(n.func)):
-                    op = True
+                # the op itself, or one a helper of this file runs (`self._warm(x)`)
+                op = op or bool(runs_state_op(self, n, owner))
             elif isinstance(n, (cst.Assign, cst.AugAssign)):
                 value = n.value
                 if isinstance(n, cst.AugAssign) or _is_literal(value):
@@ -803,6 +824,8 @@ def _operands(expr: cst.BaseExpression):
     if isinstance(expr, cst.Name):
         yield expr
     elif isinstance(expr, cst.BinaryOperation):
+        if any(isinstance(side, (cst.List, cst.ListComp, cst.Tuple)) for side in (expr.left, expr.right)):
+            return  # `[np.int32(0)] + loop_vars`: a list concatenated, not arithmetic on tensors
         yield from _operands(expr.left)
         yield from _operands(expr.right)
     elif isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
@@ -1138,6 +1161,10 @@ class _Walker(cst.CSTVisitor):
             self._record_escaped_param(node)
         elif isinstance(node.func, cst.Attribute) or names:
             self._record_dataset_functions(node, names)
+        if names and any(q.startswith(("jax.", "flax.", "equinox.")) for q in names):
+            from stagelint.jaxstaging import record_call
+
+            record_call(self, node, names)
         if names & staging and node.args:
             first = node.args[0]
             if first.keyword is None or first.keyword.value in ("func", "fn", "python_function"):
@@ -1156,6 +1183,10 @@ class _Walker(cst.CSTVisitor):
         if func is not None:
             if escapes:
                 return  # the wrapped function runs eagerly: not traced into the graph
+            if not func.facts.state_op and ctx.lifted_depth == 0:
+                from stagelint.analysis.effects import state_op
+
+                func.facts.state_op = state_op(ctx, node) or ""
             target = self._target_of(node.func)
             if target is not None and not (names and all(fw.owns(n) for n in names)):
                 func.facts.calls.append(
@@ -1180,21 +1211,76 @@ class _Walker(cst.CSTVisitor):
                         continue  # `tf.concat(parts, 0)`: a list of tensors, not a tensor
                     if arg.keyword is not None and arg.keyword.value in CONFIG_KEYWORDS:
                         continue  # `tf.pad(x, p, mode=mode)`: a Python option
+                    if size_argument(names, i, arg.keyword.value if arg.keyword is not None else None):
+                        continue  # `tf.nn.top_k(x, k=k)`: a Python int as often as a tensor
                     for name in _operands(arg.value):
                         if ctx.binding_kind(name, func) == "param":
                             func.facts.tensor_params.add(name.value)
-        target = self._target_of(node.func)
-        concrete = False
-        if target is None and isinstance(node.func, cst.Attribute) and node.func.attr.value == "get_concrete_function":
-            target = self._target_of(node.func.value)  # `f.get_concrete_function(args)` traces f with args
-            concrete = True
+        if func is None and not ctx.functions:
+            self._record_object_call(node)
+        callee = node.func
+        concrete = isinstance(callee, cst.Attribute) and callee.attr.value == "get_concrete_function"
+        if concrete:
+            callee = callee.value  # `f.get_concrete_function(args)` traces f with args
+        if func is not None and isinstance(callee, cst.Name) and ctx.binding_kind(callee, func) == "param":
+            # `def measure(f, *args): f.get_concrete_function(*args)`: calls what its callers
+            # pass for `f`, with what they pass for `args` (the project phase follows them)
+            target = ("param", callee.value)
+        else:
+            target = self._target_of(node.func)
+            concrete = concrete and target is None
+            if concrete:
+                target = self._target_of(callee)
         if target is not None and self._is_project_target(target):
             site = F.CallSite(target, ctx.position(node), func.qualname if func else None,
                               in_loop=bool(ctx._loop_stack), concrete=concrete)
+            self._record_refs(site, node, func)
             ctx.facts.call_sites.append(site)
             # Arguments are described at the end of the file, when every binding is known (a
             # counter bumped after the call, `lr *= 0.9`, is still a counter).
             ctx._pending_sites.append((site, node, func, tuple(ctx.loops)))
+
+    def _module_loop(self) -> list[int]:
+        """[first line, last line] of the outermost loop around a module-level statement, or []."""
+        ctx = self.ctx
+        if not ctx.loops:
+            return []
+        p = ctx.position(ctx.loops[0])
+        return [p.line, p.end_line]
+
+    def _record_object_call(self, node: cst.Call) -> None:
+        """A module-level call of a method of an object whose class the module shows (`m.fit()`,
+        `m(x)`, `m = Model()` before): where, in program order, that method runs."""
+        ctx = self.ctx
+        if isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
+            receiver, method = node.func.value, node.func.attr.value
+        elif isinstance(node.func, cst.Name):
+            receiver, method = node.func, "__call__"
+        else:
+            return
+        from stagelint.tensors import value_of
+
+        value = value_of(ctx, receiver, None)
+        if value.what == "object" and value.cls:
+            ctx.facts.object_calls.append((ctx.position(node).line, value.cls, method))
+
+    def _record_refs(self, site: F.CallSite, node: cst.Call, func) -> None:
+        """The project functions a call passes (by position or keyword), and a `*args` of the
+        caller's own forwarded whole: named now, where the definitions that reach the call are
+        the ones a name means (a later `def train` must not capture them)."""
+        position = 0
+        for arg in node.args:
+            if arg.star:
+                if (arg.star == "*" and func is not None and isinstance(arg.value, cst.Name)
+                        and arg.value.value == func.facts.varargs and self.ctx.binding_kind(arg.value, func) == "param"):
+                    site.star = arg.value.value
+                continue
+            ref = self._function_reference(arg.value)
+            key = arg.keyword.value if arg.keyword is not None else str(position)
+            if arg.keyword is None:
+                position += 1
+            if ref is not None and ref[0] == "name":
+                site.refs[key] = ref
 
     def _summarise(self) -> None:
         """Every function's return summary, for the project phase (`analysis.values.Summaries`)."""
@@ -1345,6 +1431,7 @@ class _Walker(cst.CSTVisitor):
                 text=short_code(stmt, 60),
                 augmented=isinstance(stmt, cst.AugAssign),
                 on_self=on_self,
+                loop=self._module_loop() if func is None else [],
             ))
 
     def _stored_kind(self, value: cst.BaseExpression | None, augmented: bool) -> str:

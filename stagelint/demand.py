@@ -7,7 +7,7 @@ file imports TensorFlow, that is a fifth of the files or less. The other live fi
 file joins the next round when the staged code found so far needs it:
 
 * **forward**, because staged code may run it: the targets of the calls made by reached
-  functions, the functions wrapped (`tf.function(f)`) or decorated with a project helper, the
+  functions, the helpers a staged function is handed to (`measure(train, data)`), the functions wrapped (`tf.function(f)`) or decorated with a project helper, the
   base classes of analysed classes (a Keras `call` is an entry point only once its base is
   known to be a Layer), and the classes of objects passed in calls or whose attributes staged
   code reads (their `__init__` sets attributes up once). Names go to files through the
@@ -107,6 +107,9 @@ def demanded(project, analysed: list[F.ModuleFacts], deferred: dict[str, str], f
         # own callers may pass the arguments on), and the classes of the objects they hand to
         # staged code, whose `__init__` says which attributes are set up once (STG302).
         for site in m.call_sites:
+            if site.refs and site.target[0] == "name" and any(
+                    project.resolve(m.module, tuple(r)) in project.reached for r in site.refs.values()):
+                names.add(site.target[1])  # `measure(train, data)`: the helper may call `train` with data
             if site.target[-1].rsplit(".", 1)[-1] not in reached_names:
                 continue  # cheap: most calls go elsewhere
             key = project.resolve(m.module, site.target)

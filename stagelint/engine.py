@@ -15,7 +15,7 @@ import os
 from stagelint.config import Settings
 from stagelint.discovery import SKIP_DIRS, discover  # noqa: F401  (re-exported)
 from stagelint.findings import CheckResult, Finding
-from stagelint.frameworks import TENSORFLOW
+from stagelint.frameworks import STAGING
 from stagelint.pipeline import stages
 from stagelint.pipeline.paths import ModuleNames, module_name  # noqa: F401  (re-exported)
 from stagelint.pipeline.state import Options, ProjectState
@@ -80,7 +80,7 @@ def check_source(source: str, path: str = "example.py", settings: Settings | Non
     settings = settings or Settings()
     data = source.encode("utf-8")
     facts = analyze_source(path, data, settings)
-    project = Project([facts], settings, TENSORFLOW)
+    project = Project([facts], settings, STAGING)
     return sorted(judged_findings(project, [facts], {path}, {path: data}, settings), key=Finding.sort_key)
 
 

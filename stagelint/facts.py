@@ -66,6 +66,9 @@ class ArgFacts:
     #: how the object passed is bound in the caller, when it outlives the caller's call:
     #: "global", "self", "import", "closure", "param" (the caller's own argument), or ""
     root: str = ""
+    #: the caller's parameters that make the argument a tensor when they are (`x * 2`: ["x"]),
+    #: for the parameter summaries of the callee (`stores.stored_tensor_params`)
+    params: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -80,6 +83,11 @@ class CallSite:
     in_loop: bool = False
     #: `f.get_concrete_function(...)`: traces with these arguments but is not a call
     concrete: bool = False
+    #: the project functions the arguments name, by position ("0", "1", ...) or keyword
+    #: (`measure(train, data)`: {"0": train}): a helper calling its parameter calls them
+    refs: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: the caller's own `*args` parameter, forwarded after the positional arguments (`f(*args)`)
+    star: str = ""
 
 
 @dataclass
@@ -89,6 +97,9 @@ class FunctionFacts:
     span: Span
     class_qualname: str | None = None  # absolute qualified name of the directly enclosing class
     params: list[str] = field(default_factory=list)
+    #: the `*args` parameter and how many positional parameters come before it ("", -1 if none)
+    varargs: str = ""
+    varargs_at: int = -1
     #: params whose default is a Python literal (not tensors: flags such as `training=False`)
     literal_default_params: set[str] = field(default_factory=set)
     #: params whose default is a string or a bool (`mode="CONSTANT"`): Python options, never tensors
@@ -129,6 +140,9 @@ class FunctionFacts:
     #: what its returns are (`analysis.values.Summary`): (a tensor for sure, the parameters that
     #: make it one, the targets of the project functions whose results it returns), or None
     returns: object = None
+    #: the first TensorFlow state op its own body runs (`v.assign_add(...)`, `tf.print(...)`),
+    #: outside `tf.init_scope()`; "" for none (`analysis.effects.project_state_op` follows calls)
+    state_op: str = ""
 
 
 @dataclass
@@ -154,6 +168,9 @@ class AttrWrite:
     on_self: bool = False
     #: under a first-call guard (`if self.table is None:`): set once, lazily
     guarded: bool = False
+    #: at module level inside a loop: the outermost loop's [first line, last line] (it runs both
+    #: before and after the calls in the loop)
+    loop: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -174,6 +191,26 @@ class DatasetFunction:
     #: parameters `functools.partial` binds: keywords, and how many leading positional ones
     bound: tuple[str, ...] = ()
     bound_positional: int = 0
+
+
+@dataclass
+class JaxStaged:
+    """A function a JAX API stages (`@jax.jit`, `jax.jit(f, static_argnums=1)`, the branches of
+    `lax.cond`, `@partial(jax.jit, ...)`, `jax.vmap(f)`): `stagelint.jaxstaging`."""
+
+    target: Target
+    span: Span
+    #: the staging API's qualified name (`jax.jit`, `jax.lax.scan`, `equinox.filter_jit`)
+    api: str
+    #: static and donated arguments, as the call spells them
+    static_argnums: list[int] = field(default_factory=list)
+    static_argnames: list[str] = field(default_factory=list)
+    donate_argnums: list[int] = field(default_factory=list)
+    donate_argnames: list[str] = field(default_factory=list)
+    #: `jax.vmap(f, in_axes=(0, None))`: the positions passed unbatched (Python values under vmap alone)
+    unmapped: list[int] = field(default_factory=list)
+    #: a decorator on the def (not a call)
+    decorator: bool = False
 
 
 @dataclass
@@ -216,12 +253,17 @@ class ModuleFacts:
     #: names bound at module level to a ConcreteFunction, `traced = f.get_concrete_function(x)`:
     #: "pkg.mod.traced" -> the target traced (calling it runs that trace: program order)
     concrete_bindings: dict[str, Target] = field(default_factory=dict)
+    #: module-level calls of a method on an object of a known class (`m.configure(2.0)`,
+    #: `m(x)`): [line, class qualified name, method], for program order (`analysis.order`)
+    object_calls: list[tuple[int, str, str]] = field(default_factory=list)
 
     #: calls of Keras step and training methods (`model.train_step(b)`, `model.fit(...)`):
     #: (method, receiver's class or "", receiver's ident or "", calling function or None)
     keras_drives: list[tuple] = field(default_factory=list)
     #: functions `tf.data` transformations trace (point 6 of issue 11)
     dataset_functions: list[DatasetFunction] = field(default_factory=list)
+    #: functions JAX APIs stage (issue 14, `stagelint.jaxstaging`)
+    jax_staged: list[JaxStaged] = field(default_factory=list)
     #: attribute writes, for "is this attribute reassigned anywhere?" (STG302, STG303)
     attr_writes: list[AttrWrite] = field(default_factory=list)
     #: objects built (optimizer/model variables created) outside staged code: ident -> first line
@@ -292,14 +334,19 @@ def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
     facts.classes = classes
     facts.wrapped = [target(t) for t in facts.wrapped]
     facts.concrete_bindings = {k: target(t) for k, t in facts.concrete_bindings.items()}
+    facts.object_calls = [(line, moved_name(cls, absolute_old, absolute_new), method)
+                          for line, cls, method in facts.object_calls]
     facts.fresh_wrapped = [target(t) for t in facts.fresh_wrapped]
     for d in facts.dataset_functions:
         d.target = target(d.target)
+    for j in facts.jax_staged:
+        j.target = target(j.target)
     facts.keras_drives = [(method, moved_name(cls, absolute_old, absolute_new) if cls else cls, ident,
                            moved_name(caller, old, new) if caller is not None else None)
                           for method, cls, ident, caller in facts.keras_drives]
     for site in facts.call_sites:
         site.target = target(site.target)
+        site.refs = {k: target(tuple(t)) for k, t in site.refs.items()}
         if site.caller is not None:
             site.caller = moved_name(site.caller, old, new)
     bindings = {}
@@ -381,11 +428,13 @@ def rename_module(facts: ModuleFacts, old: str, new: str) -> None:
     facts.wrapped = [target(t) for t in facts.wrapped]
     facts.fresh_wrapped = [target(t) for t in facts.fresh_wrapped]
     facts.concrete_bindings = {name(k): target(t) for k, t in facts.concrete_bindings.items()}
+    facts.object_calls = [(line, name(cls), method) for line, cls, method in facts.object_calls]
     for d in facts.dataset_functions:
         d.target = target(d.target)
     facts.keras_drives = [(method, name(cls), ident, caller) for method, cls, ident, caller in facts.keras_drives]
     for site in facts.call_sites:
         site.target = target(site.target)
+        site.refs = {k: target(tuple(t)) for k, t in site.refs.items()}
         for arg in [*site.args, *site.kwargs.values()]:
             arg.cls = name(arg.cls)
     bindings = {}

@@ -181,8 +181,140 @@ TENSORFLOW = Framework(
     variable_types=frozenset({"tensorflow.Variable", "tensorflow.compat.v1.Variable", "keras.Variable"}),
 )
 
+# JAX (issue 14) -------------------------------------------------------------------------------
+#
+# Observed with jax 0.10.2, flax 0.12.8, equinox 0.13.8 (../shared/spec/jax-behaviour.md). JAX has
+# no AutoGraph: every Python `if` on a traced value fails. How a function is staged decides which
+# pitfalls exist, so each staging API has a *mode*:
+#   "jit"   compiled and cached: its Python runs once per trace (all families);
+#   "trace" traced on every use, not cached (vmap, checkpoint, bodies of lax control flow): Python
+#           control flow on tracers fails, tracers leak, a loop body's Python runs once;
+#   "grad"  differentiated on concrete values: Python control flow works (row 15), tracers leak.
+
+#: Staging APIs taking the function first, as decorator or call, by mode.
+JAX_JIT = frozenset({
+    "jax.jit", "jax.pmap", "jax.experimental.pjit.pjit", "jax.pjit", "flax.nnx.jit", "flax.linen.jit",
+    "equinox.filter_jit", "equinox.filter_pmap",
+})
+JAX_TRACE = frozenset({
+    "jax.vmap", "jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "jax.eval_shape",
+    "jax.make_jaxpr", "jax.experimental.shard_map.shard_map", "jax.shard_map", "flax.nnx.vmap",
+    "flax.nnx.remat", "flax.nnx.pmap", "flax.nnx.shard_map", "equinox.filter_vmap",
+    "equinox.filter_checkpoint", "equinox.filter_eval_shape", "equinox.filter_make_jaxpr",
+})
+JAX_GRAD = frozenset({
+    "jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian", "jax.jvp", "jax.vjp",
+    "jax.linearize", "flax.nnx.grad", "flax.nnx.value_and_grad", "equinox.filter_grad",
+    "equinox.filter_value_and_grad", "equinox.filter_jvp", "equinox.filter_vjp",
+})
+#: Staging APIs whose Python scalars are static (a new value traces again, row 30).
+JAX_FILTERING_JIT = frozenset({"equinox.filter_jit", "equinox.filter_pmap"})
+#: `jax.lax` control flow traces the functions it is given, under jit or not (rows 25, 26):
+#: API -> the positions and keywords of its function arguments (a list of them for `switch`).
+JAX_FUNCTION_ARGUMENTS: dict[str, tuple[tuple[int, str], ...]] = {
+    "jax.lax.cond": ((1, "true_fun"), (2, "false_fun")),
+    "jax.lax.switch": ((1, "branches"),),
+    "jax.lax.while_loop": ((0, "cond_fun"), (1, "body_fun")),
+    "jax.lax.fori_loop": ((2, "body_fun"),),
+    "jax.lax.scan": ((0, "f"),),
+    "jax.lax.map": ((0, "f"),),
+    "jax.lax.associative_scan": ((0, "fn"),),
+    "flax.nnx.cond": ((1, "true_fun"), (2, "false_fun")),
+    "flax.nnx.switch": ((1, "branches"),),
+    "flax.nnx.while_loop": ((0, "cond_fun"), (1, "body_fun")),
+    "flax.nnx.fori_loop": ((2, "body_fun"),),
+    "flax.nnx.scan": ((0, "f"),),
+}
+#: Flax Linen modules: `__call__`, `setup` and `@nn.compact` methods run under `init`/`apply`,
+#: which JAX programs jit (row 40).
+LINEN_MODULE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
+LINEN_STAGED_METHODS = frozenset({"__call__", "setup"})
+LINEN_COMPACT = frozenset({"flax.linen.compact", "flax.linen.module.compact", "flax.linen.nowrap"})
+#: Equinox modules: `__call__` runs under `eqx.filter_jit` in practice, and a module is a frozen
+#: dataclass (assigning a field outside `__init__` raises, row 43).
+EQUINOX_MODULE_BASES = frozenset({"equinox.Module", "equinox._module.Module"})
+EQUINOX_STAGED_METHODS = frozenset({"__call__"})
+#: Calls whose function runs in Python on every call, with concrete values, even under jit.
+JAX_EAGER_ESCAPES = frozenset({
+    "jax.pure_callback", "jax.debug.callback", "jax.experimental.io_callback",
+    "jax.experimental.host_callback.call", "jax.experimental.host_callback.id_tap",
+})
+
+JAX = Framework(
+    name="jax",
+    roots=("jax", "flax", "equinox"),
+    staging_decorators=JAX_JIT | JAX_TRACE | JAX_GRAD,
+    eager_escapes=JAX_EAGER_ESCAPES,
+    lifting_scopes=frozenset({"jax.ensure_compile_time_eval", "jax.core.ensure_compile_time_eval"}),
+    layer_base_prefixes=(),
+    layer_base_names=frozenset(),
+    staged_methods=frozenset(),
+    # a `jax.Ref` global rebound instead of updated in place is STG303's (row 8)
+    variable_constructors=frozenset({"jax.new_ref", "jax.empty_ref", "jax.ref.new_ref", "jax.ref.empty_ref"}),
+    variable_creating_methods=frozenset(),
+    variable_owner_prefixes=(),
+    non_tensor_calls=JAX_JIT | JAX_TRACE | JAX_GRAD | JAX_EAGER_ESCAPES | frozenset({
+        "jax.devices", "jax.local_devices", "jax.device_count", "jax.local_device_count",
+        "jax.process_index", "jax.process_count", "jax.default_backend", "jax.block_until_ready",
+        "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "jax.numpy.dtype", "jax.numpy.iinfo",
+        "jax.numpy.finfo", "jax.numpy.result_type", "jax.numpy.issubdtype", "jax.numpy.promote_types",
+        "jax.numpy.can_cast", "jax.numpy.isscalar", "jax.numpy.iscomplexobj", "jax.numpy.isrealobj",
+        "jax.named_scope", "jax.default_device", "jax.disable_jit", "jax.ensure_compile_time_eval",
+        "jax.core.ensure_compile_time_eval", "jax.named_call", "jax.custom_jvp", "jax.custom_vjp",
+        "jax.ShapeDtypeStruct", "equinox.filter", "equinox.partition", "equinox.combine",
+        "equinox.is_array", "equinox.is_inexact_array", "equinox.is_array_like", "equinox.field",
+        "equinox.tree_at", "equinox.tree_pformat", "flax.nnx.split", "flax.nnx.merge", "flax.nnx.state",
+        "flax.nnx.graphdef", "flax.nnx.update", "flax.nnx.display", "flax.linen.compact",
+        "flax.linen.share_scope", "jax.numpy.ndarray", "jax.Array",
+    }),
+    non_tensor_prefixes=(
+        # (`jax.tree.map` / `tree_util.tree_map` return the traced values they map: left out)
+        "jax.tree_util.tree_flatten", "jax.tree_util.tree_unflatten", "jax.tree_util.tree_leaves",
+        "jax.tree_util.tree_structure", "jax.tree_util.register", "jax.tree_util.tree_all",
+        "jax.tree_util.keystr", "jax.tree_util.all_leaves", "jax.tree_util.Partial", "jax.tree.flatten",
+        "jax.tree.unflatten", "jax.tree.leaves", "jax.tree.structure", "jax.tree.all", "jax.tree.reduce",
+        "jax.tree_util.tree_reduce", "jax.config.", "jax.debug.", "jax.sharding.", "jax.experimental.mesh_utils.",
+        "jax.dtypes.", "jax.typing.", "jax.errors.", "jax.profiler.", "jax.monitoring.", "jax.nn.initializers.",
+        "jax.distributed.", "jax.stages.", "jax.export.", "flax.linen.initializers.", "flax.nnx.initializers.",
+        "flax.serialization.", "flax.training.", "flax.struct.", "flax.core.", "flax.traverse_util.",
+        "flax.linen.module.", "flax.typing.", "equinox.nn.", "equinox.internal.", "equinox.debug.",
+    ),
+    non_tensor_attributes=frozenset({
+        "shape", "dtype", "ndim", "size", "itemsize", "nbytes", "sharding", "aval", "weak_type",
+        "device", "devices", "__class__", "_fields", "name",
+    }),
+)
+
 #: The framework(s) stagelint knows. Rules take the framework from the analysis context.
-FRAMEWORKS = (TENSORFLOW,)
+FRAMEWORKS = (TENSORFLOW, JAX)
+
+
+def _combined(*frameworks: Framework) -> Framework:
+    """One view of several frameworks, for the per-file walk: a file may import both, and which
+    one stages a function is decided per function (`stagelint.jaxstaging`). Layer classes stay
+    TensorFlow's (the first)."""
+    first = frameworks[0]
+    return Framework(
+        name="+".join(f.name for f in frameworks),
+        roots=tuple(r for f in frameworks for r in f.roots),
+        staging_decorators=frozenset().union(*(f.staging_decorators for f in frameworks)),
+        eager_escapes=frozenset().union(*(f.eager_escapes for f in frameworks)),
+        lifting_scopes=frozenset().union(*(f.lifting_scopes for f in frameworks)),
+        layer_base_prefixes=first.layer_base_prefixes,
+        layer_base_names=first.layer_base_names,
+        staged_methods=first.staged_methods,
+        variable_constructors=frozenset().union(*(f.variable_constructors for f in frameworks)),
+        variable_creating_methods=first.variable_creating_methods,
+        variable_owner_prefixes=first.variable_owner_prefixes,
+        non_tensor_calls=frozenset().union(*(f.non_tensor_calls for f in frameworks)),
+        non_tensor_prefixes=tuple(p for f in frameworks for p in f.non_tensor_prefixes),
+        non_tensor_attributes=frozenset().union(*(f.non_tensor_attributes for f in frameworks)),
+        variable_types=first.variable_types,
+    )
+
+
+#: What the per-file walk asks: every framework at once (TensorFlow's data where they differ).
+STAGING = _combined(TENSORFLOW, JAX)
 
 #: Python I/O whose effect happens once per trace under staging (STG101).
 PYTHON_IO_CALLS = frozenset({
@@ -472,6 +604,26 @@ CONFIG_KEYWORDS = frozenset({
     "validate_args", "allow_nan_stats", "antialias", "preserve_aspect_ratio", "reduction",
     "from_logits", "use_locking", "indexing", "exclusive", "reverse", "batch_dims",
 })
+#: Size, count and dimension arguments of ops (`tf.nn.top_k(x, k=k)`, `tf.linspace(a, b, num)`,
+#: `tf.one_hot(ids, depth)`, XLA's `dimensions_to_reduce=axis`): they take Python ints (and
+#: lists of them) as often as tensors, so a parameter passed there is no evidence that it is a
+#: tensor (a config int bounding a Python `range(k)` beside it, a tuple of axes tested with `in`).
+SIZE_KEYWORDS = frozenset({"k", "num", "depth", "num_or_size_splits", "maxlen", "num_samples",
+                           "dimensions_to_reduce", "dimensions", "axes", "dims"})
+SIZE_POSITIONS = {
+    "tensorflow.linspace": 2, "tensorflow.lin_space": 2, "tensorflow.one_hot": 1,
+    "tensorflow.nn.top_k": 1, "tensorflow.math.top_k": 1, "tensorflow.split": 1,
+    "tensorflow.sequence_mask": 1, "tensorflow.random.categorical": 1,
+}
+
+
+def size_argument(qualified_names, index: int, keyword: str | None) -> bool:
+    """The argument at `index` (or `keyword=`) of the op is a size or count."""
+    if keyword is not None:
+        return keyword in SIZE_KEYWORDS
+    return any(SIZE_POSITIONS.get(canonical_tf_name(q)) == index for q in qualified_names)
+
+
 #: Classes an `isinstance` test names when a value may be a dict of tensors.
 MAPPING_TYPES = frozenset({
     "builtins.dict", "collections.abc.Mapping", "collections.abc.MutableMapping", "typing.Mapping",

@@ -51,7 +51,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stagelint.frameworks import DATASET_ENTRY_WORDS, FRAMEWORKS
+from stagelint.frameworks import DATASET_ENTRY_WORDS, FRAMEWORKS, JAX_FUNCTION_ARGUMENTS, LINEN_STAGED_METHODS
 from stagelint.pipeline.paths import RealPaths, display_path
 
 #: Words whose absence from a whole import neighbourhood means nothing there can stage code.
@@ -77,8 +77,9 @@ def entry_pattern(settings) -> re.Pattern[bytes]:
     """How an entry point of staged code is spelled: a staging decorator's last part after a dot
     or in an import (`tf.function`, `common.function`, `from tensorflow import function as f`),
     a Keras staged method's `def` (`def call(`), or a configured decorator's last part anywhere."""
-    lasts = sorted({name.rsplit(".", 1)[-1] for fw in FRAMEWORKS for name in fw.staging_decorators})
-    methods = sorted({m for fw in FRAMEWORKS for m in fw.staged_methods})
+    # (`@nn.compact` marks a Flax Linen method traced like `__call__`)
+    lasts = sorted({name.rsplit(".", 1)[-1] for fw in FRAMEWORKS for name in fw.staging_decorators} | {"compact"})
+    methods = sorted({m for fw in FRAMEWORKS for m in fw.staged_methods} | LINEN_STAGED_METHODS)
     extra = sorted({name.rsplit(".", 1)[-1] for name in getattr(settings, "staging_decorators", ()) if name})
     last = b"|".join(re.escape(w.encode()) for w in lasts)
     parts = [
@@ -88,8 +89,9 @@ def entry_pattern(settings) -> re.Pattern[bytes]:
     ]
     if extra:
         parts.append(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in extra) + rb")\b")
-    # A `tf.data` transformation traces the function it is given (`stagelint.datasets`).
-    parts.append(rb"\.[ \t]*(?:" + b"|".join(re.escape(w.encode()) for w in DATASET_ENTRY_WORDS) + rb")[ \t]*\(")
+    # A `tf.data` transformation, `jax.lax` control flow trace the functions they are given.
+    words = sorted(set(DATASET_ENTRY_WORDS) | {q.rsplit(".", 1)[-1] for q in JAX_FUNCTION_ARGUMENTS})
+    parts.append(rb"\.[ \t]*(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")[ \t]*\(")
     return re.compile(b"|".join(parts))
 
 

@@ -15,6 +15,7 @@ inherit a standard output that goes to standard error.
 
 from __future__ import annotations
 
+import gc
 import os
 import queue
 import sys
@@ -53,8 +54,11 @@ class Project:
     """The project's state and what the server does with it; used from the analysis thread only
     (apart from `published`, which the LSP thread reads)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, options: Options | None = None):
         self.root = root
+        #: how the analysis runs (worker processes started by a fork server: the server's
+        #: threads make a plain fork unsafe)
+        self.options = options or Options(start_method="forkserver")
         self.settings = Settings()
         self.state: ProjectState | None = None
         self.published: dict[str, Published] = {}
@@ -67,12 +71,14 @@ class Project:
             return str(e)
         return None
 
-    def analyse_all(self, report=lambda message, percent: None) -> None:
-        """The whole project, as `stagelint check .` from its root, stage by stage."""
+    def analyse_all(self, report=lambda message, percent: None, sources: dict[str, bytes] | None = None) -> None:
+        """The whole project, as `stagelint check .` from its root, stage by stage (with the
+        editor's unsaved buffers, real path -> bytes, in place of the disk's text)."""
         from stagelint.cache import open_cache
 
         cache = open_cache(["."])  # the project's own, as `stagelint check .` there uses
-        state = ProjectState(settings=self.settings, paths=["."], options=Options(start_method="forkserver"), cache=cache)
+        state = ProjectState(settings=self.settings, paths=["."], options=self.options, cache=cache,
+                             sources=dict(sources or {}))
         report("finding files", 0)
         stages.discover(state)
         report(f"screening {len(state.files)} files", 10)
@@ -85,18 +91,50 @@ class Project:
         # Every analysed file's findings can be asked for later, not only the given ones'.
         state.reported = {m.path for m in state.modules.values()}
         self.state = state
+        # The project's facts (millions of objects) stay for the server's life: out of the
+        # garbage collector's sight, or every full collection during an edit's parse walks them
+        # all (it doubled the time from a change to its diagnostics).
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
 
-    def update(self, path: str, text: str | None) -> None:
+    def update(self, path: str, text: str | None, superseded=lambda: False) -> bool:
         """One file again, from an editor's buffer (or the disk for None), then the project phase
-        (unless the file's facts came out the same: a comment typed, a line's spacing)."""
+        (unless the file's facts came out the same: a comment typed, a line's spacing). False,
+        and no project phase, when `superseded()` says after the file's analysis that a newer
+        text is waiting: the project is joined once, for that one."""
         real = self.state.realpath(path)
         before = self.state.modules.get(real)
-        stages.reanalyse(self.state, path, None if text is None else text.encode("utf-8"))
+        old = self.state.sources.get(real)
+        if old is None:
+            old = _disk_bytes(real)
+        new = _disk_bytes(real) if text is None else text.encode("utf-8")
+        if new is not None and stages.screen_moved(self.state, path, old, new):
+            # An import or a staging word typed or removed: which files are live may change.
+            # Start over from the screen (the cache serves every file but this one).
+            sources = dict(self.state.sources)
+            sources.pop(real, None)
+            if text is not None:
+                sources[real] = new
+            self.analyse_all(sources=sources)
+            return True
+        stages.reanalyse(self.state, path, None if text is None else new)
         after = self.state.modules.get(real)
-        if before is not None and after is not None and before == after and self.state.project is not None:
+        if before is not None and after is not None and before == after and self.state.changed == {real}:
             self.state.modules[real] = before  # the project phase's own object: same facts
-            return
+            self.state.changed = set()
+            return True
+        if superseded():
+            return False
+        self.project_phase()
+        return True
+
+    def project_phase(self) -> None:
+        """The project phase over the facts in memory, and again if the staged code now needs
+        files no round analysed (`stages.analyse_demanded`)."""
         stages.project_phase(self.state)
+        if stages.analyse_demanded(self.state):
+            stages.project_phase(self.state)
 
     def shown(self, path: str) -> str:
         """The file as the state shows it (relative to the root when below it)."""
@@ -132,6 +170,14 @@ class Project:
 def _relative(real: str) -> str:
     rel = os.path.relpath(real)
     return real if rel.startswith("..") else Path(rel).as_posix()
+
+
+def _disk_bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
 
 
 def _disk_text(path: str) -> str | None:
@@ -225,6 +271,8 @@ class StagelintServer:
         self.pending: set[str] = set()  # documents waiting for analysis (uris)
         self.pending_lock = threading.Lock()
         self.ready = threading.Event()
+        #: an open file's findings may have changed with another file's (`_refresh_others`)
+        self.others_stale = False
         self.loop = None
         self._register()
 
@@ -348,9 +396,14 @@ class StagelintServer:
 
     def _work(self) -> None:
         while True:
-            kind, uri = self.jobs.get()
+            if self.others_stale and self.jobs.empty() and self.ready.is_set():
+                kind, uri = "others", None  # what changed may change other open files' findings
+            else:
+                kind, uri = self.jobs.get()
             try:
-                if kind == "all":
+                if kind == "others":
+                    self._refresh_others()
+                elif kind == "all":
                     self._analyse_all()
                 elif kind == "file" and self.ready.is_set():
                     self._analyse_file(uri)
@@ -421,17 +474,40 @@ class StagelintServer:
             return
         text, version = doc.source, doc.version
         project = self.project
+
+        def superseded() -> bool:
+            # A newer change of this document is waiting: what was found for this one would be
+            # published only to be replaced (the waiting job analyses the newest text).
+            with self.pending_lock:
+                return uri in self.pending
+
         disk = _disk_text(path)
         if text != disk or not project.known(path):
-            project.update(path, text)
+            done = project.update(path, text, superseded)
         elif os.path.realpath(path) in project.state.sources:
-            project.update(path, None)  # saved, or changed back: the disk's text again
+            done = project.update(path, None, superseded)  # saved, or changed back: the disk's text again
+        else:
+            done = True
+        if not done:
+            return
+        if project.state.changed:  # a superseded analysis of another file left the project behind
+            project.project_phase()
         findings = project.findings_for([path])[path]
         self._publish(uri, version, text, findings)
-        # What changed here may change what other open files get (a helper staged from here).
+        # What changed here may change what other open files get (a helper staged from here):
+        # they are judged again once no change is waiting (`_work`).
+        self.others_stale = True
+
+    def _refresh_others(self) -> None:
+        """Publish again the open files whose findings the last changes altered (those whose
+        buffer is still the text they were published for; the others have a job waiting)."""
+        self.others_stale = False
+        project = self.project
+        if project.state.changed:  # a superseded analysis left the project behind its facts
+            project.project_phase()
         others = {}
         for other, doc in list(self.ls.workspace.text_documents.items()):
-            if other != uri and other in project.published and project.published[other].text == doc.source:
+            if other in project.published and project.published[other].text == doc.source:
                 others[to_fs_path(other)] = (other, doc.version, doc.source)
         if others:
             for other_path, found in project.findings_for(list(others)).items():

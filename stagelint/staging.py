@@ -23,9 +23,12 @@ Key = tuple[str, str]  # (module, qualname)
 
 
 class Project:
-    def __init__(self, modules: list[F.ModuleFacts], settings, framework: Framework, call_sites: bool = True):
+    def __init__(self, modules: list[F.ModuleFacts], settings, framework: Framework, call_sites: bool = True,
+                 reuse: "Project | None" = None):
         """`call_sites=False` finds the entry points and what they reach, and stops there
-        (`call_sites`, `function_calls` stay empty): what the rounds of `stagelint.demand` need."""
+        (`call_sites`, `function_calls` stay empty): what the rounds of `stagelint.demand` need.
+        `reuse`: a project whose resolutions still hold for these modules (the same modules and
+        resolution surfaces, `stagelint.pipeline.incremental`): they are not made again."""
         self.settings = settings
         self.framework = framework
         self.modules: dict[str, F.ModuleFacts] = {}
@@ -41,8 +44,8 @@ class Project:
         for m in self.modules.values():
             for q, c in m.classes.items():
                 self.classes[q] = (m.module, c)
-        self._resolved: dict[tuple, Key | None] = {}
-        self._layer_memo: dict[str, bool] = {}
+        self._resolved: dict[tuple, Key | None] = dict(reuse._resolved) if reuse is not None else {}
+        self._layer_memo: dict[str, bool] = dict(reuse._layer_memo) if reuse is not None else {}
         self.entries: dict[Key, str] = {}
         #: functions a `tf.data` transformation traces -> parameters `functools.partial` binds
         self.dataset_bound: dict[Key, set[str]] = {}
@@ -64,7 +67,15 @@ class Project:
         self._callers: dict[Key, set[Key]] | None = None
         self._converted: set[Key] | None = None
         self._find_entries()
+        from stagelint.jaxstaging import JaxView
+
+        #: what JAX stages, and how (issue 14): its entry points are entry points here too
+        self.jax = JaxView(self)
+        for key in self.jax.entries:
+            if not self.escaped(key):
+                self.entries.setdefault(key, "wrapper")
         self._reach()
+        self.jax.reach()
         if call_sites:
             self._index_call_sites()
 
@@ -107,6 +118,8 @@ class Project:
         return result
 
     def _resolve(self, module: str, target: F.Target, depth: int) -> Key | None:
+        if target[0] == "param":
+            return None  # a call of the caller's own parameter: `_forward_param_calls`
         if target[0] in ("self", "super"):
             _, cls, method = target
             return self._method(cls, method, skip_self=target[0] == "super")
@@ -204,8 +217,8 @@ class Project:
             converting = []
             for entry, kind in self.entries.items():
                 f = self.function(entry)
-                if f is None or not f.autograph:
-                    continue
+                if f is None or not f.autograph or entry in self.jax.entries:
+                    continue  # (JAX has no AutoGraph)
                 if kind == "keras" and f.class_qualname and self.keras3_class(f.class_qualname):
                     continue
                 converting.append(entry)
@@ -415,6 +428,80 @@ class Project:
                     continue
                 if via or self.entries.get(key) == "decorator":
                     self.function_calls.setdefault(key, []).append((m.module, site, via))
+        self._forward_param_calls()
+
+    def _forward_param_calls(self) -> None:
+        """A helper that calls (or traces) the function its caller passes, with the arguments its
+        caller passes (`def measure(f, *args): f.get_concrete_function(*args)` called as
+        `measure(train, data)`): a call of `train` with `data`, made where the helper is called.
+        Each such site becomes one call site per function its callers pass; a helper that hands
+        its parameter on to another such helper is followed a few levels deep."""
+        pending = [(m.module, site) for m in sorted(self.modules.values(), key=lambda m: m.module)
+                   for site in m.call_sites if site.target[0] == "param" and site.caller is not None]
+        for _round in range(4):
+            derived = []
+            for module, site in pending:
+                helper = (module, site.caller)
+                for cmod, csite, slot in self._slots(helper, site.target[1]):
+                    ref = csite.refs.get(slot)
+                    if ref is None:
+                        arg = self._arg_in(csite, helper, slot)
+                        if arg is not None and arg.param and csite.caller is not None:
+                            # the helper's caller hands on its own parameter: a param call there
+                            derived.append((cmod, self._substitute(site, helper, csite, ("param", arg.param))))
+                        continue
+                    key = self.resolve(cmod, tuple(ref))
+                    if key is None:
+                        continue
+                    new = self._substitute(site, helper, csite, tuple(ref))
+                    self.call_sites.setdefault(key, []).append((cmod, new))
+                    if not new.concrete and self.entries.get(key) == "decorator":
+                        self.function_calls.setdefault(key, []).append((cmod, new, ""))
+            if not derived:
+                break
+            pending = derived
+
+    def _slots(self, key: Key, param: str):
+        """(module, site, slot) of the call sites of `key`: where each passes `param` ("0", ...
+        or the keyword)."""
+        f = self.function(key)
+        if f is None or param not in f.params:
+            return
+        index = f.params.index(param)
+        for module, site in self.call_sites.get(key, ()):
+            if param in site.kwargs or param in site.refs:
+                yield module, site, param
+                continue
+            i = index - self.shift(site, key)
+            if 0 <= i < len(site.args) or str(i) in site.refs:
+                yield module, site, str(i)
+
+    def _arg_in(self, site: F.CallSite, key: Key, slot: str) -> F.ArgFacts | None:
+        if not slot.isdigit():
+            return site.kwargs.get(slot)
+        i = int(slot)
+        return site.args[i] if i < len(site.args) else None
+
+    def _substitute(self, site: F.CallSite, helper: Key, outer: F.CallSite, target: F.Target) -> F.CallSite:
+        """The helper's call `site` as made from `outer` (a call of the helper): the helper's own
+        parameters it passes on replaced by what `outer` passes for them, its `*args` by the
+        positional arguments `outer` passes there; made where `outer` is."""
+        f = self.function(helper)
+        shift = self.shift(outer, helper)
+
+        def passed(arg: F.ArgFacts) -> F.ArgFacts:
+            if not arg.param or f is None or arg.param not in f.params:
+                return arg
+            if arg.param in outer.kwargs:
+                return outer.kwargs[arg.param]
+            i = f.params.index(arg.param) - shift
+            return outer.args[i] if 0 <= i < len(outer.args) else arg
+
+        args = [passed(a) for a in site.args]
+        if site.star and f is not None and f.varargs == site.star:
+            args.extend(outer.args[max(0, f.varargs_at - shift):])
+        return F.CallSite(target, outer.span, outer.caller, args, {k: passed(a) for k, a in site.kwargs.items()},
+                          in_loop=outer.in_loop or site.in_loop, concrete=site.concrete)
 
     def _wrapper_binding(self, target: F.Target, bindings):
         """The `g = tf.function(f)` binding a call target names, if any: (binding name, (module, binding))."""
@@ -582,6 +669,8 @@ class Project:
         if f is None:
             return set()
         out = set(f.tensor_params)
+        if keras_inputs:
+            out |= self.jax.traced_params(key)  # (pytrees, maybe: not for structure questions)
         if keras_inputs and self.entries.get(key) == "keras":
             out |= {p for p in f.params[1:] if p not in f.literal_default_params}
         if keras_inputs and key in self.dataset_bound:

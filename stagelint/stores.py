@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from stagelint.analysis.values import python_option_param
 from stagelint.context import FileContext, FunctionInfo, code_of, short_code
 from stagelint.tensors import Tensorness, tensorness, value_of
 
@@ -160,7 +161,7 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
         if value is not None and isinstance(value, cst.Call):
             if any(fw.creates_variables(q) for q in ctx.qualified_names(value.func)):
                 continue  # creating state is STG402's business, storing it on self is the point
-        if value is not None and (_static_metadata(value) or _python_option_param(ctx, func, value)):
+        if value is not None and (_static_metadata(value) or python_option_param(ctx, func, value)):
             # shapes and dtypes (`self._output_specs = {k: t.get_shape() ...}`), or a Python option
             # of the call (`self.training = training`): the same for every call that reuses the
             # trace, and a new value retraces, which stores it again
@@ -276,17 +277,6 @@ def _static_metadata(expr) -> bool:
     return False
 
 
-def _python_option_param(ctx: FileContext, func: FunctionInfo, expr) -> bool:
-    """The function's own parameter with a literal default other than None (`training=False`,
-    `mode="train"`): a Python value that is part of the trace key."""
-    if not isinstance(expr, cst.Name) or ctx.binding_kind(expr, func) != "param":
-        return False
-    default = func.defaults.get(expr.value)
-    if default is None or (isinstance(default, cst.Name) and default.value == "None"):
-        return False
-    return expr.value in func.facts.literal_default_params
-
-
 def _is_self(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == func.self_name and ctx.binding_kind(expr, func) == "self"
 
@@ -366,11 +356,14 @@ def stored_tensor_params(project, key, _depth: int = 0) -> set[str]:
                 out.add(param)
             elif arg.kind == "python":
                 python.add(param)
-            elif arg.param and site.caller is not None and _depth < 4:
-                if arg.param in stored_tensor_params(project, (module, site.caller), _depth + 1):
+            elif (arg.param or arg.params) and site.caller is not None and _depth < 4:
+                # the caller's own parameter, or a value built from its parameters (`x * 2`):
+                # a tensor when they are, in the caller's summary
+                if {arg.param, *arg.params} & stored_tensor_params(project, (module, site.caller), _depth + 1):
                     out.add(param)
     if entry == "keras":
         out |= {p for p in f.params[1:] if p not in f.literal_default_params and p not in python}
+    out |= project.jax.traced_params(key)  # a jitted function's arguments are tracers
     return out - f.python_default_params
 
 
@@ -408,6 +401,6 @@ def _staged_by_own_module(project, key) -> bool:
 
 def site_is_tensor(site: StoreSite, project, key) -> bool:
     """Definitely a tensor, or built from parameters the project shows are tensors."""
-    if site.tensor.definite:
-        return True
-    return bool(site.tensor.params and site.tensor.params & project.tensor_params(key))
+    from stagelint.analysis.values import tensor_in_project
+
+    return tensor_in_project(project, key, site.tensor.definite, site.tensor.params)

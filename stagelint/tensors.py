@@ -38,6 +38,11 @@ class Tensorness:
         return self.definite or bool(self.params)
 
 
+#: JAX transforms: calling what they return computes arrays.
+from stagelint.frameworks import JAX_GRAD, JAX_JIT, JAX_TRACE  # noqa: E402
+
+_JAX_TRANSFORMS = JAX_JIT | JAX_TRACE | JAX_GRAD
+
 NOT = Tensorness()
 TENSOR = Tensorness(True)
 #: The result of calling a Keras layer or model: tensors, in a structure or not.
@@ -99,8 +104,11 @@ class _Inference(_MemoizedWalk):
             return self._name(expr)
         if isinstance(expr, cst.Call):
             names = ctx.qualified_names(expr.func)
-            if any(fw.returns_tensor(q) for q in names):
+            # (the framework's own source checked as a project: its functions are project functions)
+            if any(fw.returns_tensor(q) and q.split(".", 1)[0] not in ctx.project_roots for q in names):
                 return TENSOR
+            if isinstance(expr.func, cst.Call) and ctx.resolves_to(expr.func.func, _JAX_TRANSFORMS):
+                return TENSOR  # `jax.grad(loss)(w)`, `jax.vmap(f)(xs)`: arrays
             if names and any(fw.owns(q) for q in names):
                 return NOT
             result = self._project_call(expr)
@@ -253,7 +261,8 @@ def _call_target(ctx: FileContext, func: cst.BaseExpression, within: FunctionInf
         if len(names) == 1:
             (q,) = names
             root = q.split(".", 1)[0]
-            if not q.startswith("builtins.") and (root in ctx.project_roots or root == ctx.module.split(".", 1)[0]):
+            if not q.startswith("builtins.") and (root in ctx.project_roots or root == ctx.module.split(".", 1)[0]) \
+                    and ".<locals>." not in q:  # `y.sum()` on a parameter: a method of the value
                 return ("name", q)
     return None
 
@@ -273,6 +282,8 @@ def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | N
                  varies=_varies(ctx, expr, func, loops), root=_root_kind(ctx, expr, func))
     if value.what in ("list", "tuple"):
         extra["elements"] = element_kind(ctx, expr, func)
+    elif func is not None and not param and value.what not in ("dict", "set", "nest", "tensor"):
+        extra["params"] = sorted(tensorness(ctx, expr, func).params)
     if is_literal(expr):
         return F.ArgFacts("python", text, **extra)
     if value.what in ("list", "tuple", "dict", "set", "nest"):

@@ -466,14 +466,14 @@ def _abs_keys(result, cwd: Path):
 
 def test_the_project_root_is_found_from_any_folder(tree, monkeypatch):
     (tree / "setup.cfg").write_text("[metadata]\nname = pkg\n")
-    assert cache_module.project_root(["pkg/model.py"]) == tree
+    assert cache_module.cache_root(paths=["pkg/model.py"]) == tree
     monkeypatch.chdir(tree / "pkg")
-    assert cache_module.project_root(["."]) == tree
-    assert cache_module.project_root(["model.py"]) == tree
+    assert cache_module.cache_root(paths=["."]) == tree
+    assert cache_module.cache_root(paths=["model.py"]) == tree
     assert cache_module.open_cache(["."]).base == tree / ".stagelint_cache"
     (tree / "setup.cfg").unlink()
     # No marker anywhere above: the folder above the outermost package, never the package.
-    assert cache_module.project_root(["."]) == tree
+    assert cache_module.cache_root(paths=["."]) == tree
 
 
 def test_a_subfolder_and_the_root_use_the_same_entries(tree, monkeypatch):

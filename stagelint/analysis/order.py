@@ -1,5 +1,9 @@
 """Program order at module level: is a Function traced before a rebinding and called after it?
 
+The same holds for an attribute of an object (`m.scale = 2.0` at module level, or a method that
+sets `self.scale` called there): the calls of the object's methods (`m(x)`, `m.configure()`) are
+module-level calls of the class's methods.
+
 Module-level code runs top to bottom (a notebook converted to a module is one such run). A
 rebinding of a global can make a trace stale only if some call traces the staged code that reads
 it before the rebinding and some call runs that code again after it: a rebinding made before the
@@ -38,6 +42,11 @@ def _module_calls(project, module: str) -> list[tuple[int, tuple]]:
                 key = project.resolve(module, concrete[site.target[1]])
                 if key is not None:
                     calls.append((site.span.line, key))
+        for line, cls, method in getattr(facts, "object_calls", ()):
+            # `m.configure(2.0)`, `m(x)` on an object of a project class: that method runs here
+            key = project._method(cls, method)
+            if key is not None:
+                calls.append((line, key))
         memo[module] = sorted(calls)
     return memo[module]
 
@@ -63,6 +72,14 @@ def stale_between(project, module: str, readers, rebinding: int, loop=None) -> b
     return any(line < rebinding for line in lines) and any(line > rebinding for line in lines)
 
 
+def shows_order(project, module: str, readers, writer=None) -> bool:
+    """The module's own code calls the readers (and the writer, when given) at module level:
+    the order of the calls, not a guess, decides whether a write is stale."""
+    if not call_lines(project, module, readers):
+        return False
+    return writer is None or bool(call_lines(project, module, [writer]))
+
+
 def writes_between(project, module: str, readers, writer) -> bool:
     """A function that rebinds or mutates a global the `readers` read runs between two calls of
     them. A module that never calls the readers at module level (a library) cannot show the
@@ -71,7 +88,20 @@ def writes_between(project, module: str, readers, writer) -> bool:
     if not lines:
         return True
     writes = call_lines(project, module, [writer])
-    return any(lines[0] < w < lines[-1] for w in writes) or _called_from_readers(project, readers, writer)
+    return any(lines[0] < w < lines[-1] for w in writes) or _called_from_readers(project, readers, writer) \
+        or _calls_readers_in_loop(project, readers, writer)
+
+
+def _calls_readers_in_loop(project, readers, writer) -> bool:
+    """The writer itself calls a reader in a loop (`for t in temps: temperature = t; step(x)`):
+    the second iteration's call reuses the first one's trace."""
+    writer = tuple(writer)
+    readers = [tuple(r) for r in readers]
+    for callee, sites in project.call_sites.items():
+        if any(site.in_loop and site.caller is not None and (module, site.caller) == writer for module, site in sites):
+            if any(callee == r or _reaches(project, callee, r) for r in readers):
+                return True
+    return False
 
 
 def _called_from_readers(project, readers, writer) -> bool:

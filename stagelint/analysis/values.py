@@ -204,3 +204,106 @@ def calls_return_tensor(project, module: str, calls) -> bool:
         return True
     s = summaries(project)
     return any(s.returns_tensor(module, target) for target in calls if tuple(target) != KERAS_RESULT)
+
+
+# Questions the rules ask --------------------------------------------------------------------------
+# Rules ask these rather than reading `value_of(...).what` or re-deriving tensor-ness themselves.
+
+#: Finer kinds of Python structures (`tensors.Value.what`): never one tensor, whatever they hold.
+STRUCTURES = frozenset({"list", "tuple", "dict", "set", "str", "range", "nest"})
+
+
+def kind_of(ctx, expr: cst.BaseExpression, func=None) -> str:
+    """The lattice kind of `expr` as far as its bindings show (a variable, a file, a Keras object,
+    a dataset, a Python constant, ...), without the tensor inference `abstract` adds: cheap."""
+    from stagelint.tensors import value_of
+
+    return _KINDS.get(value_of(ctx, expr, func).what, UNKNOWN)
+
+
+def one_tensor(ctx, expr: cst.BaseExpression, func):
+    """Tensor-ness (`tensors.Tensorness`) of `expr` as one tensor, not a Python structure of
+    tensors (`tf.unstack(x)`, `[a, b]`, a name sometimes bound to a list, a parameter the function
+    tests with `isinstance(x, (list, tuple))`): iterating or testing such a value is plain Python."""
+    from stagelint.tensors import Tensorness, tensorness, value_of
+
+    if value_of(ctx, expr, func).what in STRUCTURES:
+        return Tensorness()
+    if isinstance(expr, cst.Name):
+        if expr.value in func.sequence_names:
+            return Tensorness()
+        for b in ctx.bindings_of(expr):
+            bound = ctx.bound_values.get(id(getattr(b, "node", None)))
+            if bound is not None and value_of(ctx, bound, func).what in STRUCTURES:
+                return Tensorness()  # sometimes a list (`x = [x]`): iterating it may be fine
+    t = tensorness(ctx, expr, func)
+    # `narrow.items()` after `isinstance(narrow, Mapping)`: the parameter is a structure
+    return Tensorness(t.definite, t.params - func.sequence_names)
+
+
+def tensor_in_project(project, key, definite: bool, params, keras_inputs: bool = True) -> bool:
+    """Project phase: a value of function `key` is a tensor: for sure (`definite`), or built from
+    parameters the project shows are tensors (call sites, op operands, Keras `call` inputs unless
+    `keras_inputs` is False)."""
+    return bool(definite or (params and set(params) & project.tensor_params(key, keras_inputs)))
+
+
+def arg_kind(arg) -> str:
+    """The lattice kind of what a call site passes (`facts.ArgFacts`)."""
+    from stagelint.tensors import NUMBERS
+
+    if arg.kind == "tensor":
+        return TENSOR
+    if arg.kind == "python" or arg.what in NUMBERS:
+        return VARYING if arg.varies else CONSTANT
+    if arg.what in ("list", "tuple") and arg.elements == "tensor":
+        return TENSORS
+    if arg.what == "object":
+        return UNKNOWN  # an instance of a project class (`arg.cls`): the project decides
+    return _KINDS.get(arg.what, UNKNOWN)
+
+
+def python_number(arg) -> bool:
+    """A call site passes a Python number or literal (a counter, a loop variable, `3`, `"same"`)."""
+    from stagelint.tensors import NUMBERS
+
+    return arg.kind == "python" or arg.what in NUMBERS
+
+
+def formatted_tensorness(ctx, expr: cst.BaseExpression, func):
+    """Tensors an argument shows: itself, or what `"...".format(...)` / an f-string / `%` formats
+    (what a `print` or a log call would turn into text at trace time)."""
+    from stagelint.tensors import Tensorness, tensorness
+
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format":
+        t = Tensorness()
+        for arg in expr.args:
+            t = t | formatted_tensorness(ctx, arg.value, func)
+        return t
+    if isinstance(expr, cst.FormattedString):
+        t = Tensorness()
+        for part in expr.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                t = t | formatted_tensorness(ctx, part.expression, func)
+        return t
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        t = Tensorness()
+        for el in expr.elements:
+            t = t | formatted_tensorness(ctx, el.value, func)
+        return t
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) and isinstance(
+        expr.left, (cst.SimpleString, cst.ConcatenatedString)
+    ):
+        return formatted_tensorness(ctx, expr.right, func)
+    return tensorness(ctx, expr, func)
+
+
+def python_option_param(ctx, func, expr: cst.BaseExpression) -> bool:
+    """The function's own parameter with a literal default other than None (`training=False`,
+    `mode="train"`): a Python value that is part of the trace key."""
+    if not isinstance(expr, cst.Name) or ctx.binding_kind(expr, func) != "param":
+        return False
+    default = func.defaults.get(expr.value)
+    if default is None or (isinstance(default, cst.Name) and default.value == "None"):
+        return False
+    return expr.value in func.facts.literal_default_params

@@ -34,16 +34,24 @@ def package_root(path: Path) -> Path:
     return directory
 
 
-def project_root(path: str | os.PathLike) -> Path | None:
-    """The folder of the nearest pyproject.toml, setup.cfg or .git at or above `path`; None
-    when there is none."""
-    here = Path(os.path.realpath(path))
+def project_root(path: str | os.PathLike = ".", fallback: bool = False) -> Path | None:
+    """The folder of the nearest pyproject.toml, setup.cfg or .git at or above `path` (as
+    given, symlinks not followed), whatever the working directory is. Without one: None, or
+    with `fallback` (where the cache goes) the folder above the outermost package holding
+    `path`, never a package folder. The one definition of a project's root: the cache, and a
+    file checked as part of its project, use it."""
+    here = Path(os.path.abspath(path))
     if not here.is_dir():
         here = here.parent
     for directory in (here, *here.parents):
-        if any((directory / marker).exists() for marker in PROJECT_MARKERS):
+        if any(os.path.lexists(directory / marker) for marker in PROJECT_MARKERS):
             return directory
-    return None
+    if not fallback:
+        return None
+    directory = here
+    while (directory / "__init__.py").is_file() and directory.parent != directory:
+        directory = directory.parent
+    return directory
 
 
 class RealPaths:

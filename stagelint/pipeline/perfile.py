@@ -16,7 +16,7 @@ from stagelint.budget import over_budget
 from stagelint.context import FileContext, analyze_module
 from stagelint.fastmeta import release
 from stagelint.files import digest
-from stagelint.frameworks import TENSORFLOW
+from stagelint.frameworks import STAGING
 from stagelint.pipeline.paths import module_name
 from stagelint.rules.base import all_rules
 
@@ -50,7 +50,7 @@ def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()
         facts = F.ModuleFacts(path=path, module=module, is_package=is_package)
         facts.candidates.append(F.Candidate("STG000", None, F.Span(line, column, line, column), {"error": message}))
         return facts
-    ctx = FileContext(path, module, is_package, settings, TENSORFLOW)
+    ctx = FileContext(path, module, is_package, settings, STAGING)
     ctx.project_roots = frozenset(project_roots)
     ctx.source_digest = digest(source)  # fixes are applied only to these exact bytes
     facts = analyze_module(tree, ctx, [r for r in all_rules() if not r.runtime_only])

@@ -24,8 +24,9 @@ from stagelint.demand import Words, demanded
 from stagelint.discovery import discover as discover_files
 from stagelint.files import digest
 from stagelint.findings import CheckResult, Finding
-from stagelint.frameworks import TENSORFLOW
+from stagelint.frameworks import STAGING
 from stagelint.pipeline.imports import imported_files
+from stagelint.pipeline.incremental import reusable
 from stagelint.pipeline.paths import display_path, project_root
 from stagelint.pipeline.state import ProjectState
 from stagelint.staging import Project
@@ -187,7 +188,7 @@ def analyse(state: ProjectState) -> None:
         if not state.deferred or state.planned is not None:
             break
         analysed = sorted(state.modules.values(), key=lambda m: m.path)
-        partial = Project(analysed + _placeholders(state, state.deferred.values()), state.settings, TENSORFLOW,
+        partial = Project(analysed + _placeholders(state, state.deferred.values()), state.settings, STAGING,
                           call_sites=False)
         wanted = demanded(partial, analysed, state.deferred, state.selection.files_for, words)
         if not wanted:
@@ -198,7 +199,7 @@ def analyse(state: ProjectState) -> None:
         state.cache.put("plan", state.plan_key, state.rounds)  # a crash or hang changes the rounds: not kept
     # Nothing staged needs the deferred files left: placeholders, as screened-out files are.
     state.placeholders = _placeholders(state, state.deferred.values())
-    state.deferred = {}
+    state.unneeded, state.deferred = state.deferred, {}
     if state.options.report_imported:
         state.reported = {m.path for m in state.modules.values()}
 
@@ -312,14 +313,24 @@ class _FollowImports:
 # project phase ----------------------------------------------------------------------------------
 
 def project_phase(state: ProjectState) -> None:
-    """Join the facts of every file: which functions are staged, what reaches what."""
+    """Join the facts of every file: which functions are staged, what reaches what. After
+    `reanalyse`, the last project's resolutions are reused when they still hold
+    (`pipeline.incremental`): a change inside a function costs entry points, reachability and
+    call sites, not the resolution of every call in the project again."""
     realpath = state.realpath
     modules = sorted(state.modules.values(), key=lambda m: m.path)
     analysed = set(state.modules)
     placeholders = [m for m in state.placeholders if realpath(m.path) not in analysed]
     modules.extend(placeholders)
+    reuse = None
+    if state.project is not None and state.changed:
+        F.disambiguate(modules)  # (as the project does) names as they will be, to compare
+        if reusable(state.project_modules, modules, state.changed, realpath):
+            reuse = state.project
     state.project_modules = modules
-    state.project = Project(modules, state.settings, TENSORFLOW)
+    state.project = Project(modules, state.settings, STAGING, reuse=reuse)
+    state.project_extra = None
+    state.changed = set()
 
 
 # findings ---------------------------------------------------------------------------------------
@@ -337,22 +348,79 @@ def findings(state: ProjectState) -> None:
 
 def findings_for(state: ProjectState, paths: set[str], errors: list | None = None) -> list[Finding]:
     """The findings in some files (paths as shown), after the project phase: what the language
-    server publishes for a file, without judging the others."""
-    return _judged(state, paths, errors if errors is not None else [])
+    server publishes for a file, without judging the others (only their candidates are looked
+    at; those only the project shows are found once per project)."""
+    from stagelint.pipeline.verdicts import judge, project_only_candidates
+
+    errors = errors if errors is not None else []
+    realpath = state.realpath
+    modules = [m for m in state.project_modules if m.path in paths]
+    if state.project_extra is None:
+        state.project_extra = project_only_candidates(state.project, state.project_modules, errors)
+    candidates = [(m, c) for m in modules for c in m.candidates] + \
+        [(m, c) for m, c in state.project_extra if m.path in paths]
+    shown = {m.path: state.sources[realpath(m.path)] for m in modules if realpath(m.path) in state.sources}
+    return sorted(judge(state.project, candidates, paths, shown, state.settings, errors, noqa=state.options.noqa),
+                  key=Finding.sort_key)
 
 
 def _judged(state: ProjectState, reported: set[str], errors: list) -> list[Finding]:
+    from stagelint.pipeline.verdicts import judge, project_candidates
+
     realpath = state.realpath
     modules = state.project_modules
     shown = {m.path: state.sources[realpath(m.path)] for m in modules if realpath(m.path) in state.sources}
-    from stagelint.pipeline.verdicts import judge, project_candidates
-
     candidates = project_candidates(state.project, modules, errors)
     return sorted(judge(state.project, candidates, reported, shown, state.settings, errors, noqa=state.options.noqa),
                   key=Finding.sort_key)
 
 
 # one file again ---------------------------------------------------------------------------------
+
+def screen_moved(state: ProjectState, path: str, before: bytes | None, after: bytes) -> bool:
+    """The screen would judge the project differently after this change of one file: what the
+    file imports or names, whether it spells a staging word or an entry point. Which files are
+    live (analysed, or placeholders) follows from those alone (`stagelint.screen`); when they
+    moved, only the stages from the screen on give the answer a fresh check gives."""
+    if state.selection is None:
+        return False
+    if before is None:
+        return True
+    from stagelint import screen as screening
+
+    module, is_package = state.names(path)
+    pattern, entries = screening.staging_pattern(state.settings), screening.entry_pattern(state.settings)
+    return screening.summarize(before, pattern, module, is_package, entries) != \
+        screening.summarize(after, pattern, module, is_package, entries)
+
+
+def analyse_demanded(state: ProjectState) -> bool:
+    """After a change and its `project_phase`: the deferred files no round needed that the staged
+    code needs now (an edit added a staged caller of a helper in one of them), analysed as the
+    rounds of `analyse` would, in this process (they are few). True when there were any: the
+    project phase must then run again."""
+    if not state.unneeded or state.selection is None:
+        return False
+    words = Words(state.selection.sources, state.selection.names)
+    project, found = state.project, False
+    while state.unneeded:
+        analysed = sorted(state.modules.values(), key=lambda m: m.path)
+        wanted = demanded(project, analysed, state.unneeded, state.selection.files_for, words)
+        if not wanted:
+            break
+        found = True
+        files = [state.unneeded.pop(real) for real in wanted]
+        lookup = _CachedFacts(state) if state.use_cache else None
+        store = (state.cache, state.fact_settings()) if state.use_cache else None
+        for outcome in _analyse_here(state, files, lambda outcome: [], lookup, store):
+            _take(state, outcome)
+            state.changed.add(state.realpath(outcome.path))
+        taken = set(wanted)
+        state.placeholders = [m for m in state.placeholders if state.realpath(m.path) not in taken]
+        project = Project(sorted(state.modules.values(), key=lambda m: m.path) + state.placeholders,
+                          state.settings, STAGING, call_sites=False)
+    return found
+
 
 def reanalyse(state: ProjectState, path: str, source: bytes | None) -> Outcome:
     """Analyse one file again, from `source` (an editor's buffer) or from the disk (None), and
@@ -361,6 +429,7 @@ def reanalyse(state: ProjectState, path: str, source: bytes | None) -> Outcome:
     from stagelint.pipeline.verdicts import read_bytes
 
     real = state.realpath(path)
+    state.changed.add(real)
     if source is None:
         state.sources.pop(real, None)
         try:

@@ -71,6 +71,9 @@ class ProjectState:
     deferred: dict[str, str] = field(default_factory=dict)
     #: name-only facts of the files the screen ruled out
     placeholders: list[F.ModuleFacts] = field(default_factory=list)
+    #: deferred files no round needed (real path -> as shown): placeholders until a change
+    #: of the staged code needs them (`stages.analyse_demanded`)
+    unneeded: dict[str, str] = field(default_factory=dict)
     #: the SHA-256 of every file read, by real path
     digests: dict[str, str] = field(default_factory=dict)
     #: follow each analysed file's imports (without the screen, or when it gave up)
@@ -97,6 +100,10 @@ class ProjectState:
     project: object = None
     #: the facts the project was built from, sorted by path
     project_modules: list[F.ModuleFacts] = field(default_factory=list)
+    #: real paths of the files analysed again (`reanalyse`) since the project was built
+    changed: set[str] = field(default_factory=set)
+    #: the project-level candidates (`rule.project_candidates`) of `project`, once asked for
+    project_extra: list | None = None
 
     @property
     def realpath(self):

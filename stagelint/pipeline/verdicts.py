@@ -29,8 +29,14 @@ def decode_lines(source: bytes) -> list[str]:
 def project_candidates(project, modules, errors: list) -> list[tuple[F.ModuleFacts, F.Candidate]]:
     """Every file's candidates, and those only the project shows (`rule.project_candidates`).
     A rule that raises here is recorded in `errors` and loses only its own candidates."""
-    by_module = {m.module: m for m in modules}
     candidates: list[tuple[F.ModuleFacts, F.Candidate]] = [(m, c) for m in modules for c in m.candidates]
+    return candidates + project_only_candidates(project, modules, errors)
+
+
+def project_only_candidates(project, modules, errors: list) -> list[tuple[F.ModuleFacts, F.Candidate]]:
+    """The candidates only the project shows (`rule.project_candidates`), in any file."""
+    by_module = {m.module: m for m in modules}
+    candidates: list[tuple[F.ModuleFacts, F.Candidate]] = []
     for rule in all_rules():
         try:
             extra = list(rule.project_candidates(project))
@@ -65,7 +71,7 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
             continue
         fields = dict(cand.fields)
         fix = fields.pop("_fix", None)
-        entry = None
+        entry = key = None
         if not rule.always:
             key = (m.module, cand.function)
             if cand.fields.get("_anchors"):
@@ -86,9 +92,15 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                 failed.add((m.path, rule.code))
                 errors.append((m.path, rule.code, traceback.format_exc(limit=-4)))
                 continue
+            jax = getattr(project, "jax", None)
+            if jax is not None and key is not None and not jax.applies(rule.code, key):
+                continue  # not a pitfall the way JAX stages this function (`stagelint.jaxstaging`)
             if key in project.reached:
                 fields.setdefault("func", project.function_phrase(key))
                 entry = project.display(project.reached[key], m.module)
+        template = rule.message
+        if rule.jax_message and (cand.fields.get("_jax_api") or (key is not None and project.jax.framework_of(key) == "jax")):
+            template = rule.jax_message  # the framework's own remedy
         finding = Finding(
             code=rule.code,
             name=rule.name,
@@ -97,7 +109,7 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
             column=cand.span.column,
             end_line=cand.span.end_line,
             end_column=cand.span.end_column,
-            message=rule.message.format(**fields),
+            message=template.format(**fields),
             function=cand.function,
             entry_point=entry,
             fixable=fix is not None,

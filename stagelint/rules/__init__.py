@@ -2,12 +2,16 @@
 
 from stagelint.rules import (  # noqa: F401
     captures,
+    donation,
     effects,
+    functional_updates,
     graph_python,
     leaks,
     python_values,
     retracing,
     runtime_only,
+    shapes,
+    static_args,
     structure,
     syntax,
 )

@@ -34,6 +34,8 @@ class Rule:
     #: One line, `str.format` fields filled by the rule's `report(...)` plus `{func}`, the
     #: function phrase ("`helper` (traced by `step`)") the engine supplies.
     message: ClassVar[str]
+    #: The message for code JAX stages (same fields, JAX's remedy), or None to keep `message`.
+    jax_message: ClassVar[str | None] = None
     #: Invalid examples mark the expected findings bugbear-style: `print(x)  # STG101`.
     valid: ClassVar[tuple[str, ...]] = ()
     invalid: ClassVar[tuple[str, ...]] = ()

@@ -36,8 +36,13 @@ class StaleGlobal(Rule):
     or when the reading code calls it; in a module that never calls the reading code itself (a
     library), it may run at any time and always counts. An enclosing function's
     variable counts only across a Function boundary (a nested `tf.function`, not a helper traced
-    with its enclosing function), and only when it changes after the nested function is defined.
-    Methods of objects that are not containers (`replay_buffer.clear()`) are not mutations.
+    with its enclosing function), and only when it changes after the nested function is defined
+    and the Function may run after the change: a rebinding after its last call (a test rebinding
+    `metrics` for the next Function), or before a Function defined afresh in each loop iteration,
+    changes nothing a trace sees. A global rebound only by a function that set-up code calls
+    (`set_random_seeds()` from a task's `__init__`) is configuration, not a change between calls.
+    Methods of objects that are not containers (`replay_buffer.clear()`, a module's
+    `_context_stack.pop()` on an object it binds further down) are not mutations.
 
     ## Example
     ```python
@@ -63,6 +68,7 @@ class StaleGlobal(Rule):
     code = "STG301"
     name = "stale-global"
     message = "{func} reads {scope} `{name}`, which is {change}; its value is frozen at trace time, so pass it as an argument or keep it in a `tf.Variable`"
+    jax_message = "{func} reads {scope} `{name}`, which is {change}; jit bakes its value in at trace time and later calls reuse the trace, so pass it as an argument"
     valid = (
         """
         import tensorflow as tf
@@ -153,6 +159,8 @@ class StaleGlobal(Rule):
         self.loops: list[cst.CSTNode] = []  # every for/while loop, for "bound in a loop around the def"
         self.mutation_sites: dict[int, list] = {}  # binding node id -> (function, node) of each mutation
         self.holders: dict[int, str] = {}  # Name target bound in a function -> that function's qualname
+        self.method_calls: list = []  # (function, receiver) of each `x.append(...)`-like call
+        self.run_refs: set[int] = set()  # Name nodes called or passed to a call (not escaping)
 
     def visit_Name(self, node: cst.Name) -> None:
         ctx = self.ctx
@@ -174,10 +182,14 @@ class StaleGlobal(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        for expr in (node.func, *(a.value for a in node.args)):
+            if isinstance(expr, cst.Name):
+                self.run_refs.add(id(expr))  # `step(x)`, `strategy.run(step, ...)`: runs it here
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
-            if value_of(self.ctx, func.value, self.ctx.function).what in NOT_CONTAINERS:
-                return  # `replay_buffer.clear()`: a method of an object, not a list's
-            self._mutated(func.value)
+            if self.ctx.function is not None:
+                # judged in `finish`: the receiver's binding may come later in the file
+                # (`_context_stack = _ContextStack()` below the class whose methods push/pop it)
+                self.method_calls.append((self.ctx.function, func.value))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
@@ -201,10 +213,11 @@ class StaleGlobal(Rule):
             if isinstance(t, cst.Name):
                 self.holders[id(t)] = self.ctx.function.qualname
 
-    def _mutated(self, obj: cst.BaseExpression) -> None:
+    def _mutated(self, obj: cst.BaseExpression, function=None) -> None:
         """Record that a function changes the object a name is bound to (in place)."""
         ctx = self.ctx
-        if ctx.function is None:
+        function = function or ctx.function
+        if function is None:
             return  # module-level setup runs at import, before anything is traced
         while isinstance(obj, cst.Subscript):
             obj = obj.value
@@ -212,12 +225,16 @@ class StaleGlobal(Rule):
             for b in ctx.referents(obj) or ():
                 node = getattr(b, "node", None)
                 if node is not None:
-                    self.mutated.setdefault(id(node), set()).add(ctx.function.qualname)
-                    self.mutation_sites.setdefault(id(node), []).append((ctx.function.qualname, obj))
+                    self.mutated.setdefault(id(node), set()).add(function.qualname)
+                    self.mutation_sites.setdefault(id(node), []).append((function.qualname, obj))
 
     def finish(self) -> None:
         ctx = self.ctx
         fw = ctx.framework
+        for function, receiver in self.method_calls:
+            if _not_a_container(ctx, receiver, function):
+                continue  # `replay_buffer.clear()`: a method of an object, not a list's
+            self._mutated(receiver, function)
         reported = set()
         for func, name, bindings, kind in self.reads:
             if (func.qualname, name.value) in reported or not bindings:
@@ -311,12 +328,16 @@ class StaleGlobal(Rule):
                     where = f"rebound in a loop (line {line})" if loop else f"rebound on line {line}"
                     return {"change": f"{where} between calls"}
             for writer in ordered["writers"]:
+                if _set_up_only(project, (module.module, writer)):
+                    continue  # `set_random_seeds()` called from a task's `__init__`: configuration
                 if writes_between(project, module.module, readers, (module.module, writer)):
                     return {"change": f"changed by `{writer}`"}
             return False
         chain = candidate.fields.get("_chain")
         if not chain:
             return True
+        if any(project.staged_afresh((module.module, q)) for q in chain):
+            return False  # `jax.jit(lambda: ...)(x)`: traced anew at each use, with the values of the moment
         # A closure is stale only across a Function boundary: a nested helper called while its
         # enclosing function is traced reads the enclosing variable's value of that same trace.
         # A `tf.data` function is traced where it is given to the dataset, with the values of that
@@ -333,7 +354,7 @@ class StaleGlobal(Rule):
             # Bindings made before the nested def, outside any loop around it, are done by the
             # time it can be traced: the closure sees their final value.
             outer_def = chain[-1].node
-            after = [n for n in nodes if not self._before(n, outer_def)]
+            after = [n for n in nodes if not self._before(n, outer_def) and self._run_after(n, outer_def)]
             if after and len(after) < len(nodes):
                 return f"rebound on line {ctx.position(after[0]).line}, after `{chain[-1].facts.name}` is defined"
             if not after:
@@ -370,12 +391,91 @@ class StaleGlobal(Rule):
             return False
         return not any(_inside(ctx, binding, loop) and _inside(ctx, outer_def, loop) for loop in self.loops)
 
+    def _run_after(self, binding: cst.CSTNode, outer_def: cst.FunctionDef) -> bool:
+        """The nested Function may run after `binding` rebinds the variable it reads: its name is
+        called (or handed to a call: `strategy.run(step_fn, ...)`) after the binding, or in a
+        loop around the binding that does not define the Function afresh, or it escapes
+        (returned, stored). A rebinding after its last call changes nothing a trace sees (a test
+        that rebinds `metrics` for the next `step_fn_b`)."""
+        ctx = self.ctx
+        if not isinstance(outer_def, cst.FunctionDef):
+            return True  # a lambda: where it is called is not tracked
+        scope = ctx.scope(outer_def)
+        name = outer_def.name.value
+        refs = []
+        for assignment in (scope.assignments[name] if scope is not None else ()):
+            if getattr(assignment, "node", None) is outer_def:
+                refs = [a.node for a in assignment.references]
+        if scope is None:
+            return True
+        value = ctx.bound_values.get(id(binding))
+        b, d = ctx.position(binding), ctx.position(outer_def)
+        # bound before the def in a loop that defines the Function afresh: each iteration's
+        # Function is traced after that iteration's binding
+        fresh = (b.line, b.column) < (d.line, d.column)
+        for ref in refs:
+            if id(ref) not in self.run_refs:
+                return True  # escapes: it may be called at any time
+            if fresh:
+                continue
+            if isinstance(value, cst.BaseExpression) and _inside(ctx, ref, value):
+                continue  # `text = strategy.run(fn)`: runs before the name is rebound
+            r = ctx.position(ref)
+            if (r.line, r.column) > (b.line, b.column):
+                return True
+            if any(_inside(ctx, binding, lp) and _inside(ctx, ref, lp) and not _inside(ctx, outer_def, lp)
+                   for lp in self.loops):
+                return True  # a later iteration calls the same Function after the rebinding
+        return False
+
     def _call_between(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
         """A module-level call of a project function between two module-level bindings: the only
         way a trace can happen before the second one (the guide's `print(buggy_add())`)."""
         ctx = self.ctx
         lo, hi = sorted((ctx.position(a).line, ctx.position(b).line))
         return any(site.caller is None and lo < site.span.line < hi for site in ctx.facts.call_sites)
+
+
+#: Methods of Keras layers and optimizers that create a variable on the object.
+_VARIABLE_MAKERS = frozenset({"add_weight", "add_variable", "add_slot"})
+
+
+def _creates_variables(project, key) -> bool:
+    """The method creates variables on its own object (`self.add_slot(...)`, `self.add_weight`):
+    like `build`, it sets the object up; calling it again would make new variables, not change
+    a value a trace read."""
+    f = project.function(key)
+    return f is not None and any(
+        e.kind == "call" and e.target[0] == "self" and e.target[-1] in _VARIABLE_MAKERS
+        for e in f.calls
+    )
+
+
+def _set_up_only(project, writer) -> bool:
+    """Every call of the function that rebinds the global is made in set-up (`__init__`, `build`
+    and their helpers): it runs when objects are configured, before their pipelines and Functions
+    exist, not between two calls of a trace."""
+    sites = project.call_sites.get(tuple(writer), ())
+    return bool(sites) and all(
+        site.caller is not None and is_setup_method(site.caller.rsplit(".", 1)[-1]) for _, site in sites
+    )
+
+
+def _not_a_container(ctx, receiver, function) -> bool:
+    """The receiver of `x.pop()` is an object, not a list. A global's value is asked of its
+    bindings here, after the walk: a method that runs before the module binds the name (its
+    `_stack = _ContextStack()` is further down) was asked about it before the binding was seen."""
+    if value_of(ctx, receiver, function).what in NOT_CONTAINERS:
+        return True
+    if not isinstance(receiver, cst.Name) or ctx.binding_kind(receiver, function) != "global":
+        return False
+    values = []
+    for b in ctx.referents(receiver) or ():
+        bound = ctx.bound_values.get(id(getattr(b, "node", None)))
+        if not isinstance(bound, cst.Call):
+            return False
+        values.append(value_of(ctx, bound, None).what)
+    return bool(values) and all(v in NOT_CONTAINERS for v in values)
 
 
 def _creates_object(ctx, fw, value) -> bool:
@@ -405,6 +505,24 @@ def _where(module: str, here: str, w) -> str:
     return f"`{w.text}`, {place}"
 
 
+def _between_calls(project, reader, module: str, w) -> bool:
+    """Program order where the module shows it (`analysis.order`): a module-level write
+    (`m.scale = 2.0`), or a call of the method that writes (`m.configure(2.0)`), made only before
+    the first call of the reading code or only after its last changes nothing a trace sees.
+    When the module does not show the calls (a library), the write counts."""
+    from stagelint.analysis.order import shows_order, stale_between, writes_between
+
+    readers = [reader]
+    if w.function is None:
+        if not shows_order(project, module, readers):
+            return True
+        return stale_between(project, module, readers, w.span.line, tuple(w.loop) if w.loop else None)
+    writer = (module, w.function)
+    if not shows_order(project, module, readers, writer):
+        return True
+    return writes_between(project, module, readers, writer)
+
+
 def _reader_families(project, key, recv: str, cls: str | None) -> set[str]:
     """The classes an attribute read's object may belong to: `self`'s class family, or the
     families of the classes callers construct the argument from."""
@@ -427,12 +545,14 @@ class StaleAttribute(Rule):
 
     Not flagged: attributes set only in `__init__`/`build` (and other set-up hooks such as
     `_create_slots`), or in helpers only set-up code calls (`self._check_axis(axis)` from
-    `__init__`), or lazily under `if self.x is None:`; attributes holding a `tf.Variable`, a list
+    `__init__`), or in a method that creates the object's variables (`shadow_copy` adding the
+    slots whose list it keeps), or lazily under `if self.x is None:`; attributes holding a `tf.Variable`, a list
     of variables (`model.trainable_variables`) or a Keras object (read at run time; replacing one
     is STG303); method calls and attribute chains (`self.dense(x)`, `self.v.assign(...)`); reassignments inside staged code itself
     (STG102/STG105 report those); functions staged afresh for each use, the guide's workaround
     (`tf.function(evaluate).get_concrete_function(model, x)` after each change); argument objects
-    whose class the callers do not show.
+    whose class the callers do not show; in program order, a module-level change (`m.scale = 2.0`,
+    `m.configure(2.0)`) made only before the first call of the reading code or only after its last.
 
     ## Why is this bad?
     tf.function keys a trace on an object's identity, not on its attributes. Changing an
@@ -471,6 +591,7 @@ class StaleAttribute(Rule):
     code = "STG302"
     name = "stale-attribute"
     message = "{func} reads `{obj}`, a plain Python attribute that is reassigned elsewhere ({where}); the object is keyed by identity, so later calls reuse the trace and the old value; keep it in a `tf.Variable` updated with `.assign()`, or pass it as an argument"
+    jax_message = "{func} reads `{obj}`, a plain Python attribute that is reassigned elsewhere ({where}); a static object is keyed by its hash, so later calls reuse the trace and the old value; pass the value as a traced argument, or make the object a pytree"
     valid = (
         """
         import tensorflow as tf
@@ -650,6 +771,10 @@ class StaleAttribute(Rule):
                 continue  # set up once (`__init__`, `build`, `if self.x is None:`), or staged (STG102)
             if w.function is not None and project.runs_only_in_setup((mod, w.function), is_setup_method):
                 continue  # a helper of `__init__`/`build`: `self._check_axis(axis)`
+            if w.function is not None and w.on_self and _creates_variables(project, (mod, w.function)):
+                continue  # `shadow_copy` adds the slots whose list it keeps: set-up by another name
+            if not _between_calls(project, key, mod, w):
+                continue  # made before the first call or after the last: no trace sees it stale
             changes.append((mod, w))
         if not changes:
             return False
@@ -700,6 +825,7 @@ class VariableRebinding(Rule):
     code = "STG303"
     name = "variable-rebinding"
     message = "`{text}` replaces the tf.Variable `{name}` that {func} reads: {consequence}; update it in place with `{fix}`"
+    jax_message = "`{text}` rebinds `{name}` that {func} reads: the compiled function keeps the old one; update it in place, or pass it as an argument"
     valid = (
         """
         import tensorflow as tf

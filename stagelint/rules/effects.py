@@ -13,10 +13,14 @@ from stagelint.frameworks import (
     PYTHON_IO_PREFIXES,
 )
 from stagelint.fix import tensorflow_alias
+from stagelint.jaxrules import writes_into_ref
 from stagelint.rules.base import Rule
+from stagelint.rules.graph_python import _type_dispatch
+from stagelint.rules.retracing import _is_test_module
 from stagelint.stores import store_is_external, store_sites, stored_tensor
 from stagelint.analysis.values import FILE_METHODS
-from stagelint.tensors import NUMBERS, Tensorness, tensorness, value_of
+from stagelint.analysis.values import FILE, formatted_tensorness, kind_of, python_number
+from stagelint.tensors import Tensorness, tensorness
 
 
 class TraceTimeSideEffect(Rule):
@@ -36,7 +40,14 @@ class TraceTimeSideEffect(Rule):
     describe the trace, and are the same for every call that reuses it, so once per trace is
     what their authors mean (and Python shows a warning once per location anyway). Likewise a
     `print` of parameters holding Python values (`print(height, width)` from the configuration)
-    in a `tf.data` function, which is traced once, when the pipeline is built.
+    in a `tf.data` function, which is traced once, when the pipeline is built. And warnings or
+    errors logged in a branch that tests a value's type (`if not isinstance(images, list):
+    logging.warning("expects a list, got %s", type(images))`): the type is fixed for a trace, so
+    the diagnostic belongs to the trace.
+
+
+    Under JAX (`jax.jit`, `jax.pmap`, the bodies of `lax.cond`/`while_loop`/`scan`, Flax and Equinox
+    modules) the same holds, and the message names `jax.debug.print` / `jax.debug.callback`.
 
     ## Why is this bad?
     `tf.function` runs the Python body only while tracing. The effect happens on the first
@@ -78,6 +89,7 @@ class TraceTimeSideEffect(Rule):
     name = "trace-time-side-effect"
     fixable = True
     message = "`{call}` runs only while {func} is traced, not on every call; {instead}"
+    jax_message = "`{call}` runs only while {func} is traced by JAX, not on every call; use `jax.debug.print` (or `jax.debug.callback` for other I/O)"
     valid = (
         """
         import tensorflow as tf
@@ -127,6 +139,14 @@ class TraceTimeSideEffect(Rule):
             logging.debug("input shape %s", inputs.shape)
             return inputs * 2
         """,
+        """
+        import jax
+
+        @jax.jit
+        def step(x):
+            jax.debug.print("x = {}", x)   # JAX: printed on every call
+            return x * 2
+        """,
     )
     invalid = (
         """
@@ -164,6 +184,14 @@ class TraceTimeSideEffect(Rule):
             return x
 
         step = compile_fn(body)
+        """,
+        """
+        import jax
+
+        @jax.jit
+        def step(x):
+            print("x =", x)  # STG101
+            return x * 2
         """,
     )
 
@@ -221,9 +249,13 @@ class TraceTimeSideEffect(Rule):
         tensor logs a symbolic `Tensor("add:0")` once, where the author expected a value per call."""
         ctx = self.ctx
         for func, node, call, tests in self.messages:
+            if tests and _type_dispatch(ctx, tests[-1]) and _warns(node):
+                # `if not isinstance(images, list): logging.warning("expects a list, got %s", ...)`:
+                # a value's type is fixed for a trace, so a warning about it belongs to the trace
+                continue
             t = Tensorness()
             for arg in node.args:
-                t = t | _formatted_tensorness(ctx, arg.value, func)
+                t = t | formatted_tensorness(ctx, arg.value, func)
             if not (t.possible or t.calls) and tests:
                 # `if loss > 10: logging.warning("diverging")`: AutoGraph stages a tensor `if` as a
                 # `tf.cond` and traces both branches, so the message is logged at trace time
@@ -243,7 +275,7 @@ class TraceTimeSideEffect(Rule):
 
         for func, node in self.file_calls:
             receiver = node.func.value
-            if value_of(ctx, receiver, func).what != "file" or _opened_here(ctx, receiver, func):
+            if kind_of(ctx, receiver, func) != FILE or _opened_here(ctx, receiver, func):
                 continue
             self.report(node, function=func, call=f"{short_code(node.func)}()",
                         instead="file I/O in Python runs while tracing; move it outside the tf.function, or use `tf.io`")
@@ -290,7 +322,7 @@ class TraceTimeSideEffect(Rule):
             if not args and (f is None or p not in f.literal_default_params):
                 return False
             for mod, site, a in args:
-                if a.kind == "python" or a.what in NUMBERS:
+                if python_number(a):
                     continue
                 if a.kind == "tensor":
                     return False
@@ -361,31 +393,6 @@ class TraceTimeSideEffect(Rule):
         return False
 
 
-def _formatted_tensorness(ctx, expr, func) -> Tensorness:
-    """Tensors an argument shows: itself, or what `"...".format(...)` / an f-string / `%` formats."""
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format":
-        t = Tensorness()
-        for arg in expr.args:
-            t = t | _formatted_tensorness(ctx, arg.value, func)
-        return t
-    if isinstance(expr, cst.FormattedString):
-        t = Tensorness()
-        for part in expr.parts:
-            if isinstance(part, cst.FormattedStringExpression):
-                t = t | _formatted_tensorness(ctx, part.expression, func)
-        return t
-    if isinstance(expr, (cst.Tuple, cst.List)):
-        t = Tensorness()
-        for el in expr.elements:
-            t = t | _formatted_tensorness(ctx, el.value, func)
-        return t
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) and isinstance(
-        expr.left, (cst.SimpleString, cst.ConcatenatedString)
-    ):
-        return _formatted_tensorness(ctx, expr.right, func)
-    return tensorness(ctx, expr, func)
-
-
 def _opened_here(ctx, receiver, func) -> bool:
     """The file was opened by the function itself (`with open(p, "w") as fh:`): its `open(...)`
     is the finding, when it writes."""
@@ -428,6 +435,11 @@ class ExternalStateMutation(Rule):
     rebinding, `.append()`/`.update()`/`.pop()`/... on a container that is not local to the call,
     and stores into attributes or items of non-local objects, such as `self.counter += 1`.
 
+
+    Under JAX: a `nonlocal` counter, an outer list, a Flax NNX module mutated under plain `jax.jit`
+    (not under `nnx.jit`, which carries the update out), `self.x = ...` in a Flax Linen `__call__` or
+    an Equinox module (frozen: it raises). A `jax.Ref` updated in place (`ref[...] += x`) is fine.
+
     ## Why is this bad?
     The change happens while tracing. Calls that reuse the trace skip it, so a list that should
     grow by one per call grows once, and a Python counter stops counting. (A tensor stored
@@ -446,7 +458,8 @@ class ExternalStateMutation(Rule):
     `processed = []` in one branch), the call's own `*args`/`**kwargs`, lambda parameters;
     library functions named like container methods (`keras.ops.add`, `tf.math.add`, `np.append`);
     markers appended to a list (`calls.append(True)`: it records that a trace ran, what tests
-    use such lists for); methods of objects that are not containers (`self.add(x)`, a
+    use such lists for), and a test double in a test module keeping an argument it was called
+    with (`self.mask = mask`) for the test to assert on; methods of objects that are not containers (`self.add(x)`, a
     variable-backed deque's `.clear()`), and `x.update(...)` whose result is used (an
     optax-style optimizer, not a dict);
     writes under a first-call guard, also in a helper only a guarded call reaches (`if not
@@ -471,6 +484,7 @@ class ExternalStateMutation(Rule):
     code = "STG102"
     name = "external-state-mutation"
     message = "{action} changes {place} only while {func} is traced, later calls skip it; return the value or keep the state in a `tf.Variable`"
+    jax_message = "{action} changes {place} only while {func} is traced by JAX, later calls skip it; return the new state from the function instead"
     valid = (
         """
         import tensorflow as tf
@@ -561,9 +575,11 @@ class ExternalStateMutation(Rule):
 
     def finish(self) -> None:
         for site in store_sites(self.ctx):
+            if writes_into_ref(self.ctx, site):
+                continue  # a `jax.Ref` updated in place: state JAX keeps
             if site.tensor.definite:
                 continue  # STG201
-            if _marker(site.node):
+            if _marker(site.node) or _records_its_argument(self.ctx, site):
                 continue
             self.report(site.node, action=site.action, place=site.place, _root=site.root_kind,
                         _root_name=site.root, _params=sorted(site.tensor.params),
@@ -572,7 +588,33 @@ class ExternalStateMutation(Rule):
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
         key = (module.module, candidate.function)
+        if project.jax.linen_setup(key):
+            return False  # Flax Linen's `setup` assigns submodules and params to `self` by design
+        root = candidate.fields.get("_root")
+        if key in project.jax.nnx_only and root in ("param", "self"):
+            return False  # `nnx.jit` carries the updates of the modules passed in out of the trace
+        if project.jax.linen_method(key) and root == "self":
+            return True  # a bound Linen module is frozen outside `setup`: any store raises
         if not store_is_external(candidate, project, key):
             return False
         return not stored_tensor(candidate, project, key)  # a tensor: STG201
 
+
+def _warns(node: cst.Call) -> bool:
+    """A warning or an error (`logging.warning`, `logger.error`, `warnings.warn`), not an info log."""
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    return name in ("warn", "warning", "error", "fatal", "critical", "exception")
+
+
+def _records_its_argument(ctx, site) -> bool:
+    """A test double (in a test module) keeping on `self` an argument it was called with, as is
+    (`self.mask = mask`), so the test can assert on what it received: the test runs it eagerly
+    and reads it back; were it traced, the assertion would see the trace's value and fail there."""
+    node = site.node
+    if not _is_test_module(ctx.module) or site.root_kind != "self" or not isinstance(node, cst.Assign):
+        return False
+    if not all(isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name)
+               and t.target.value.value == site.func.self_name for t in node.targets):
+        return False
+    return isinstance(node.value, cst.Name) and ctx.binding_kind(node.value, site.func) == "param"

@@ -5,17 +5,18 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.context import short_code
+from stagelint.analysis.values import VARIABLE, kind_of, one_tensor, tensor_in_project
 from stagelint.frameworks import EAGER_ONLY_METHODS, NUMPY_STATIC_FUNCTIONS, is_stateful_op
+from stagelint.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
 from stagelint.rules.base import Rule
 from stagelint.tensors import Tensorness, tensorness, value_of
 
 
 def _tensor_confirmed(candidate, project, module, keras_inputs: bool = True) -> bool:
     """Definitely a tensor, or built from parameters the project shows are tensors."""
-    if candidate.fields.get("_definite"):
-        return True
-    key = (module.module, candidate.function)
-    return bool(set(candidate.fields.get("_params", ())) & project.tensor_params(key, keras_inputs))
+    fields = candidate.fields
+    return tensor_in_project(project, (module.module, candidate.function), fields.get("_definite", False),
+                             fields.get("_params", ()), keras_inputs)
 
 
 def _tensor_fields(t: Tensorness) -> dict:
@@ -33,6 +34,10 @@ class EagerOnlyCall(Rule):
     `np.prod(x.shape)`, `np.float32` as a dtype); `.numpy()` on a module-level eager tensor,
     which is a constant captured at trace time; code inside `tf.py_function`/`tf.numpy_function`,
     which runs eagerly.
+
+
+    Under JAX: `float()`, `int()`, `.item()` and NumPy on a tracer (ConcretizationTypeError,
+    TracerArrayConversionError); `np.prod(x.shape)`, `x.ndim`, `len(x)` are static and fine.
 
     ## Why is this bad?
     Inside a `tf.function` tensors are symbolic: they have a shape and a dtype but no value
@@ -62,6 +67,7 @@ class EagerOnlyCall(Rule):
     code = "STG601"
     name = "eager-only-call"
     message = "`{call}` needs a concrete value, but in {func} `{value}` is a symbolic tensor: {error} at trace time; {instead}"
+    jax_message = "`{call}` needs a concrete value, but in {func} `{value}` is a JAX tracer: ConcretizationTypeError / TracerArrayConversionError at trace time; use `jax.numpy` ops, mark the argument static (`static_argnums`), or use `jax.pure_callback`"
     valid = (
         """
         import numpy as np
@@ -85,6 +91,14 @@ class EagerOnlyCall(Rule):
         def f(x):
             return tf.numpy_function(np_sum, [x], tf.float32)
         """,
+        """
+        import numpy as np
+        import jax
+
+        @jax.jit
+        def scale(x):
+            return x / np.prod(x.shape)    # JAX: shapes are static
+        """,
     )
     invalid = (
         """
@@ -107,6 +121,13 @@ class EagerOnlyCall(Rule):
         def f(x):
             y = tf.square(x)
             return tf.constant(to_list(y))
+        """,
+        """
+        import jax
+
+        @jax.jit
+        def accuracy(correct, total):
+            return float(correct) / total  # STG601
         """,
     )
 
@@ -134,22 +155,30 @@ class EagerOnlyCall(Rule):
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in EAGER_ONLY_METHODS:
             self._method(node, node.func.attr.value, node.func.value)
             return
-        for q in ctx.qualified_names(node.func):
+        names = ctx.qualified_names(node.func)
+        for q in names:
             if q.startswith("numpy.") and not q.startswith("numpy.random.") and q not in NUMPY_STATIC_FUNCTIONS:
                 self._numpy(node, q)
                 return
+        conversion = names & {"builtins.float", "builtins.int", "builtins.complex"}
+        if conversion and node.args and node.args[0].keyword is None:
+            # (under tf.function these are STG602's TypeError; JAX raises ConcretizationTypeError)
+            t = tensorness(ctx, node.args[0].value, func)
+            if t.possible:
+                self.report(node, call=f"{min(conversion)[9:]}(...)", value=short_code(node.args[0].value),
+                            error="", instead="", _jax_only=True, **_tensor_fields(t))
 
     def _method(self, node: cst.Call, method: str, receiver: cst.BaseExpression) -> None:
         ctx = self.ctx
         func = ctx.function
         call = f"{short_code(receiver)}.{method}()"
         if isinstance(receiver, cst.Name) and ctx.binding_kind(receiver, func) in ("global", "closure", "import"):
-            if value_of(ctx, receiver, func).what == "variable":
+            if kind_of(ctx, receiver, func) == VARIABLE:
                 self.report(node, call=call, value=short_code(receiver), _definite=True,
                             error="NotImplementedError (a variable has no value while tracing)",
                             instead="read it as a tensor (`v` or `v.read_value()`) and use TensorFlow ops")
             return  # a module-level eager tensor is a captured constant: `.numpy()` works once
-        if value_of(ctx, receiver, func).what == "variable":
+        if kind_of(ctx, receiver, func) == VARIABLE:
             self.report(node, call=call, value=short_code(receiver), _definite=True,
                         error="NotImplementedError (a variable has no value while tracing)",
                         instead="read it as a tensor (`v` or `v.read_value()`) and use TensorFlow ops")
@@ -170,6 +199,8 @@ class EagerOnlyCall(Rule):
         t = Tensorness()
         tensor_arg = None
         for arg in node.args:
+            if value_of(ctx, arg.value, ctx.function).what == "dict":
+                continue  # NumPy keeps a dict as one object (`np.sum(metrics, -1)` returns it): no conversion
             at = tensorness(ctx, arg.value, ctx.function)
             if at.possible and tensor_arg is None:
                 tensor_arg = arg.value
@@ -181,7 +212,12 @@ class EagerOnlyCall(Rule):
                         instead="use the TensorFlow equivalent (`tf.reduce_*`, `tf.math.*`, `tf.experimental.numpy`), or `tf.numpy_function`",
                         **_tensor_fields(t))
 
-    confirm = classmethod(lambda cls, candidate, project, module: _tensor_confirmed(candidate, project, module))
+    @classmethod
+    def confirm(cls, candidate, project, module):
+        key = (module.module, candidate.function)
+        if project.jax.framework_of(key) == "jax":
+            return confirm_concrete_value(candidate, project, key)
+        return not candidate.fields.get("_jax_only") and _tensor_confirmed(candidate, project, module)
 
 
 #: Tests of what kind of value something is.
@@ -223,7 +259,6 @@ _ITERATING_BUILTINS = frozenset({
     "builtins.enumerate", "builtins.zip", "builtins.map", "builtins.filter", "builtins.reversed",
     "builtins.iter", "builtins.dict",
 })
-_CONTAINERS = frozenset({"list", "tuple", "dict", "set", "str", "range", "nest"})
 _ITERATE_ERROR = "OperatorNotAllowedInGraphError (iterating over a symbolic tf.Tensor)"
 _BOOL_ERROR = "OperatorNotAllowedInGraphError (using a symbolic tf.Tensor as a Python bool)"
 #: The branches checked where no AutoGraph runs (their tests must come from ops).
@@ -281,12 +316,22 @@ class TensorAsPythonValue(Rule):
     Also not flagged: Python lists and tuples of tensors (`tf.unstack(x)`, `tf.split(...)`, the
     outputs of `tf.while_loop`/`tf.cond`), and parameters that may be such structures: Keras
     `call` inputs with no other evidence of being one tensor, or a parameter the function tests
-    with `isinstance(x, (list, tuple))` or `tf.nest.is_nested(x)`.
+    with `isinstance(x, (list, tuple))` or `tf.nest.is_nested(x)`; a parameter whose only evidence
+    of being a tensor is an op argument that takes Python values as well: a list concatenated into
+    it (`loop_vars=[np.int32(0)] + initial_loop_vars`), or a size, count or dimension argument
+    (`tf.nn.top_k(x, k=k)`, `dimensions_to_reduce=axis`).
     In Keras methods, not flagged: Keras 2 layers (`tf_keras`), which AutoGraph converts; a
     `call` that is itself decorated with `tf.function`; code that a `tf.function` also reaches
     (AutoGraph converts it there); and layers built on `tf.keras`, which in TF 2.21 is Keras 3
     unless `TF_USE_LEGACY_KERAS=1` selects Keras 2: which one runs depends on the environment and
     on the TensorFlow version the code was written for, so they are left alone.
+
+
+    Under JAX there is no AutoGraph: every Python `if`, `while`, `assert`, `and`/`or`/`not`, `range()`
+    and dict key on a traced value fails (TracerBoolConversionError), including on a jitted
+    function's non-static arguments, under `jax.vmap` and in `lax` bodies; not under `jax.grad` alone
+    (concrete values), not on static arguments, shapes or `x is None`. Iterating a traced array
+    and `len(x)` work in JAX (STG503 covers the unrolling).
 
     ## Why is this bad?
     While tracing, a tensor has no value, so Python cannot decide a truth value or iterate over
@@ -318,6 +363,7 @@ class TensorAsPythonValue(Rule):
     code = "STG602"
     name = "tensor-as-python-value"
     message = "{what} needs a Python value, but `{value}` is a symbolic tensor in {func}: {error} at trace time (eager mode runs it); {instead}"
+    jax_message = "{what} needs a Python value, but `{value}` is a JAX tracer in {func}: {jax_error} at trace time (JAX has no AutoGraph); {jax_instead}"
     valid = (
         """
         import tensorflow as tf
@@ -344,6 +390,17 @@ class TensorAsPythonValue(Rule):
                     x = x * 0.5
                 x = tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2, lambda: x)
                 return tf.while_loop(lambda v: tf.reduce_sum(v) > 10, lambda v: v / 2, [x])[0]
+        """,
+        """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        @functools.partial(jax.jit, static_argnames="training")
+        def layer(x, training):
+            if training:                   # JAX: a static argument is a Python value
+                x = x * 0.5
+            return jnp.where(x > 0, x, 0.0)
         """,
     )
     invalid = (
@@ -400,6 +457,15 @@ class TensorAsPythonValue(Rule):
                     x = x + 1.0
                 return x
         """,
+        """
+        import jax
+
+        @jax.jit
+        def relu(x):
+            if x > 0:  # STG602
+                return x
+            return 0.0
+        """,
     )
 
     def __init__(self, ctx):
@@ -415,21 +481,8 @@ class TensorAsPythonValue(Rule):
         self.none_tested: set[tuple[int, str]] = set()
 
     def _tensor(self, expr, func) -> Tensorness:
-        """A tensor itself, not a Python list/tuple of tensors (`tf.unstack(x)`, `[a, b]`, a
-        parameter the function tests with `isinstance(x, (list, tuple))`)."""
-        ctx = self.ctx
-        if value_of(ctx, expr, func).what in _CONTAINERS:
-            return Tensorness()
-        if isinstance(expr, cst.Name):
-            if expr.value in func.sequence_names:
-                return Tensorness()
-            for b in ctx.bindings_of(expr):
-                bound = ctx.bound_values.get(id(getattr(b, "node", None)))
-                if bound is not None and value_of(ctx, bound, func).what in _CONTAINERS:
-                    return Tensorness()  # sometimes a list (`x = [x]`): iterating it may be fine
-        t = tensorness(ctx, expr, func)
-        # `narrow.items()` after `isinstance(narrow, Mapping)`: the parameter is a structure
-        return Tensorness(t.definite, t.params - func.sequence_names)
+        """A tensor itself, not a Python list/tuple of tensors (the model's `one_tensor`)."""
+        return one_tensor(self.ctx, expr, func)
 
     def _staged(self) -> bool:
         return self.ctx.function is not None and self.ctx.in_staged_context
@@ -454,6 +507,9 @@ class TensorAsPythonValue(Rule):
                             "pass the elements with `tf.unstack(...)` or index them")
         if not positional:
             return
+        if "builtins.range" in names:
+            for arg in positional:
+                self._check(node, arg, "`range(...)`", "TypeError", "", _jax_only=True)
         if "builtins.bool" in names:
             self._check(node, positional[0], "`bool(...)`", _BOOL_ERROR,
                         "compare with TensorFlow ops and branch with `if <tensor>:` (a `tf.cond`)")
@@ -501,6 +557,28 @@ class TensorAsPythonValue(Rule):
                 self._check(node, node.value, "unpacking", _ITERATE_ERROR,
                             "split it with `tf.unstack(...)` (or index it)")
 
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        if self._staged():  # `a and b` asks `bool(a)`: AutoGraph converts it, JAX cannot
+            what = "`and`" if isinstance(node.operator, cst.And) else "`or`"
+            self._check(node, node.left, what, _BOOL_ERROR, _BRANCH_INSTEAD, _jax_only=True)
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if self._staged() and isinstance(node.operator, cst.Not):
+            self._check(node, node.expression, "`not`", _BOOL_ERROR, _BRANCH_INSTEAD, _jax_only=True)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        # `WEIGHTS[label]` on a Python dict: hashing a tracer raises (row 20)
+        if self._staged() and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
+                and value_of(self.ctx, node.value, self.ctx.function).what == "dict":
+            index = node.slice[0].slice.value
+            self._check(node, index, "a dict key", "TypeError (unhashable)", "", _jax_only=True)
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        if self._staged():
+            for el in node.elements:
+                if isinstance(el, cst.DictElement):
+                    self._check(el.key, el.key, "a dict key", "TypeError (unhashable)", "", _jax_only=True)
+
     def visit_While(self, node: cst.While) -> None:
         test = node.test
         forever = (isinstance(test, cst.Name) and test.value == "True") or (
@@ -543,8 +621,13 @@ class TensorAsPythonValue(Rule):
             ):
                 continue  # `if pred_value:` after `if pred_value is not None:`: a static value
             t = self._tensor(expr, func)
+            if fields.get("_jax_only") and fields["what"] in ("`not`", "`and`", "`or`") and not t.definite \
+                    and not jax_branch_test(expr):
+                continue  # `not train`: a jitted function's argument may be a Python flag (or None)
             if fields.get("_unconverted") and fields["what"] in _BRANCHES and not t.definite:
-                continue  # a branch needs an op's result as its test, not a parameter's guess
+                if not (t.params and jax_branch_test(expr)):
+                    continue  # a branch needs an op's result as its test, not a parameter's guess
+                fields = dict(fields, _jax_only=True)  # JAX traces a jitted function's parameters
             if t.possible and id(node) not in reported:
                 reported.add(id(node))
                 self.report(node, function=func, **fields, **_tensor_fields(t))
@@ -561,6 +644,11 @@ class TensorAsPythonValue(Rule):
 
     @classmethod
     def confirm(cls, candidate, project, module):
+        key = (module.module, candidate.function)
+        if project.jax.framework_of(key) == "jax":
+            return confirm_tracer_as_python_value(candidate, project, key)
+        if candidate.fields.get("_jax_only"):
+            return False
         verdict = True
         if candidate.fields.get("_unconverted"):
             # Converted by AutoGraph (a `tf.cond`, a `tf.while_loop`, a cast) wherever AutoGraph

@@ -6,6 +6,7 @@ import libcst as cst
 
 from stagelint.context import short_code
 from stagelint.frameworks import MUTATING_METHODS
+from stagelint.jaxrules import writes_into_ref
 from stagelint.rules.base import Rule
 from stagelint.stores import root_kind, store_is_external, store_sites, stored_tensor
 from stagelint.tensors import loop_kind, tensorness, value_of
@@ -22,6 +23,10 @@ class LeakedTensor(Rule):
     `nonlocal`, and a helper's parameter when a staged caller passes it an object that outlives
     the call (`fill(cache, x)` with a global `cache`). Not flagged: containers the caller made
     for the call (`parts = []; fill(parts, x)`), and values that are not tensors (STG102).
+
+
+    Under JAX: a tracer stored outside (a leaked tracer, UnexpectedTracerError later), also out of
+    `jax.grad`, `jax.vmap` and `lax.scan` without `jit`.
 
     ## Why is this bad?
     Inside a `tf.function` tensors are symbolic graph tensors. Stored outside, the value is a
@@ -52,6 +57,7 @@ class LeakedTensor(Rule):
     code = "STG201"
     name = "leaked-tensor"
     message = "tensor `{value}` is stored in {place}, which outlives {func}: a symbolic tensor that is out of scope after the call; return it instead"
+    jax_message = "traced value `{value}` is stored in {place}, which outlives {func}: a leaked tracer (UnexpectedTracerError when used later); return it instead"
     valid = (
         """
         import tensorflow as tf
@@ -74,6 +80,14 @@ class LeakedTensor(Rule):
             def add(self, x):
                 self.total.assign_add(tf.reduce_sum(x))
                 return self.total
+        """,
+        """
+        import jax
+
+        @jax.jit
+        def step(w, g):
+            new = w - 0.1 * g
+            return new, g                  # JAX: returned, not stored
         """,
     )
     invalid = (
@@ -135,10 +149,23 @@ class LeakedTensor(Rule):
             fill(cache, tf.abs(x))
             return x
         """,
+        """
+        import jax
+
+        last_grad = None
+
+        @jax.jit
+        def step(w, g):
+            global last_grad
+            last_grad = g  # STG201
+            return w - 0.1 * g
+        """,
     )
 
     def finish(self) -> None:
         for site in store_sites(self.ctx):
+            if writes_into_ref(self.ctx, site):
+                continue  # a `jax.Ref` updated in place: state JAX keeps
             if not site.tensor.possible and not site.tensor.calls:
                 continue
             value = short_code(site.value) if site.value is not None else _stored_arg(site)
@@ -149,6 +176,11 @@ class LeakedTensor(Rule):
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
         key = (module.module, candidate.function)
+        root = candidate.fields.get("_root")
+        if project.jax.linen_method(key) and root == "self":
+            return False  # STG102: the store itself raises in a bound Linen module
+        if key in project.jax.nnx_only and root in ("param", "self"):
+            return False  # `nnx.jit` carries the updates of the modules passed in out of the trace
         if not store_is_external(candidate, project, key):
             return False
         return stored_tensor(candidate, project, key)
@@ -168,8 +200,9 @@ class PythonAccumulatorInGraphLoop(Rule):
     the loop, and the loop runs over `tf.range(...)`, `range(<tensor>)`, a tensor, a `tf.data`
     dataset or iterator (also through `enumerate`/`zip`), or is a `while` on a tensor condition.
 
-    Not flagged: Python loops (over `range(3)`, a list), which run at trace time and may fill
-    Python containers freely; containers created inside the loop body; stores with a fixed key
+    Not flagged: Python loops (over `range(3)`, a list, or `range(k)` of a parameter that ops take
+    only as a size or count: `tf.nn.top_k(x, k=k)`, `tf.linspace(a, b, num)`), which run at trace
+    time and may fill Python containers freely; containers created inside the loop body; stores with a fixed key
     (`state["total"] = ...`), which AutoGraph carries as a loop variable; containers that live
     outside the call, which STG102/STG201 report.
 

@@ -11,10 +11,8 @@ from stagelint.frameworks import (
     FROZEN_VALUE_PREFIXES,
     RNG_CONSTRUCTORS,
     RNG_NON_DRAW_METHODS,
-    STATEFUL_METHODS,
-    STATEFUL_OPS,
-    canonical_tf_name,
 )
+from stagelint.analysis.effects import runs_state_op, state_op
 from stagelint.rules.base import Rule
 from stagelint.stores import root_kind
 from stagelint.tensors import PYTHON_ITERATORS, tensorness, value_of
@@ -64,6 +62,7 @@ class PythonIterator(Rule):
     code = "STG103"
     name = "python-iterator"
     message = "{what} advances a Python iterator ({source}) only while {func} is traced: every call sees the same element; iterate a `tf.data` dataset instead (`iter(tf.data.Dataset...)`)"
+    jax_message = "{what} advances a Python iterator ({source}) only while {func} is traced by JAX: every call sees the same element; take the next element outside and pass it in"
     valid = (
         """
         import tensorflow as tf
@@ -177,6 +176,9 @@ class FrozenPythonValue(Rule):
     `tf.random.Generator`, and calls inside `tf.py_function` or `tf.init_scope()`, which run in
     Python on every call or on purpose once.
 
+
+    Under JAX the remedy is an explicit `jax.random` key passed in and split per call.
+
     ## Why is this bad?
     Tracing runs the Python call once and records its result as a constant in the graph. Every
     later call of the function reuses that constant: a "random" augmentation applies the same
@@ -220,6 +222,7 @@ class FrozenPythonValue(Rule):
     name = "frozen-python-value"
     fixable = True
     message = "`{call}` is evaluated once while {func} is traced and baked into the graph as a constant, so every call gets the same value; use {instead}"
+    jax_message = "`{call}` is evaluated once while {func} is traced by JAX and baked in as a constant, so every call gets the same value; pass an explicit `jax.random` key (split per call), or the value, as an argument"
     valid = (
         """
         import numpy as np
@@ -244,6 +247,13 @@ class FrozenPythonValue(Rule):
         def noisy(x):
             random.seed(0)
             return x + g.normal(tf.shape(x))
+        """,
+        """
+        import jax
+
+        @jax.jit
+        def noisy(x, key):
+            return x + jax.random.normal(key, x.shape)   # JAX: an explicit key per call
         """,
     )
     invalid = (
@@ -273,6 +283,14 @@ class FrozenPythonValue(Rule):
         def step(x):
             started = time.time()  # STG104
             return jitter(x), started
+        """,
+        """
+        import numpy as np
+        import jax
+
+        @jax.jit
+        def noisy(x):
+            return x + np.random.normal()  # STG104
         """,
     )
 
@@ -307,29 +325,13 @@ class FrozenPythonValue(Rule):
         return None
 
 
-def _tf_state_op(ctx, node: cst.Call) -> str | None:
-    """The TensorFlow state change a call makes (`v.assign_add(...)`, `tf.print(...)`), if any."""
-    if isinstance(node.func, cst.Attribute) and node.func.attr.value in STATEFUL_METHODS:
-        return f"{short_code(node.func)}(...)"
-    for q in ctx.qualified_names(node.func):
-        canonical = canonical_tf_name(q)
-        if canonical in STATEFUL_OPS or canonical.startswith(_STATE_PREFIXES):
-            return f"{short_code(node.func)}(...)"
-    return None
-
-
-#: The stateful ops a trace-time guard wrongly makes unconditional: output, checks, summaries,
-#: variable updates (random draws, configuration and data pipelines are not "state ops" here).
-_STATE_PREFIXES = ("tensorflow.debugging.", "tensorflow.summary.", "tensorflow.raw_ops.",
-                   "tensorflow.assert_", "tensorflow.scatter_", "tensorflow.lookup.")
-
-
 class PythonStateGuard(Rule):
     """
     ## What it does
     Flags a Python `if` in staged code whose condition reads mutable Python state (an attribute
     of `self`, a global or an enclosing function's variable), whose body runs a TensorFlow state
-    op (`.assign*()`, `apply_gradients`, `tf.print`, `tf.summary.*`, ...) and which also changes
+    op (`.assign*()`, `apply_gradients`, `tf.print`, `tf.summary.*`, ...), itself or in a function
+    it calls (`self._warm(x)`, a helper of another module), and which also changes
     the state it tests: the guide's "counter" pattern.
 
     A guard that looks set-once (`if not self.started:`, `if self.x is None:`) is no excuse
@@ -378,6 +380,7 @@ class PythonStateGuard(Rule):
     code = "STG105"
     name = "python-state-guard"
     message = "this `if` on {state} is decided once while {func} is traced, but `{op}` in it is recorded into the graph and runs on every call (or never), while {state} changes only once; keep the state in a `tf.Variable`, or wrap the block in `tf.init_scope()`"
+    jax_message = "this `if` on {state} is decided once while {func} is traced by JAX, but `{op}` in it runs on every call (or never), while {state} changes only once; pass the state in and return it"
     valid = (
         """
         import tensorflow as tf
@@ -469,14 +472,43 @@ class PythonStateGuard(Rule):
     def leave_If(self, node: cst.If) -> None:
         if self.open and self.open[-1]["node"] is node:
             record = self.open.pop()
-            if record["op"] and record["flips"]:
-                state = " and ".join(f"`{text}`" for text in sorted(record["keys"].values()))
+            if not record["flips"]:
+                return
+            state = " and ".join(f"`{text}`" for text in sorted(record["keys"].values()))
+            if record["op"]:
                 self.report(node, state=state, op=record["op"], _test=sorted(record["keys"]))
+                return
+            # No op in the block or in a helper of this file: a project function it calls may
+            # run one (`warm(counter)` from another module), decided in the project phase.
+            ctx = self.ctx
+            where = ctx.position(node)
+            calls = sorted({tuple(e.target) for e in ctx.function.facts.calls
+                            if e.kind == "call" and where.line <= e.span.line <= where.end_line})
+            if calls:
+                self.report(node, state=state, _test=sorted(record["keys"]), _calls=[list(c) for c in calls])
+
+    @classmethod
+    def confirm(cls, candidate, project, module):
+        calls = candidate.fields.get("_calls")
+        if not calls:
+            return True
+        from stagelint.analysis.effects import project_state_op
+
+        for target in calls:
+            key = project.resolve(module.module, tuple(target))
+            if key is not None and key[0] != module.module and project_state_op(project, key):
+                return {"op": f"{key[1].rsplit('.', 1)[-1]}(...)"}
+        return False
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.open or not self.ctx.in_staged_context:
             return
-        op = _tf_state_op(self.ctx, node)
+        ctx = self.ctx
+        # the op itself, or one a helper of this file runs (`self._warm(x)`): `analysis.effects`
+        owner = (ctx.class_node_of(ctx.function), ctx.function.self_name if ctx.function else None)
+        op = runs_state_op(ctx, node, owner)
+        if op and not state_op(ctx, node):
+            op = f"{short_code(node.func)}(...)"  # the helper call in the block, which runs `op`
         if op:
             for record in self.open:
                 record["op"] = record["op"] or op

@@ -9,13 +9,18 @@ import libcst as cst
 from stagelint import facts as F
 from stagelint.context import TENSOR_CHECKS, short_code
 from stagelint.frameworks import (
+    JAX_FILTERING_JIT,
+    PARTIAL_CALLS,
     PYTHON_IO_CALLS,
     PYTHON_IO_PREFIXES,
     REQUEST_HANDLER_DECORATORS,
     STATEFUL_METHODS,
     STRUCTURE_PARAMETER_NAMES,
 )
+from stagelint.jaxrules import confirm_loop_unrolled, jax_retrace_free
+from stagelint.jaxstaging import JAX_STAGING
 from stagelint.rules.base import Rule
+from stagelint.analysis.values import python_number
 from stagelint.tensors import NUMBERS, Tensorness, tensorness
 
 #: How a parameter use counts for STG501: a tensor would do the same ("tensor"), it only shows
@@ -43,6 +48,11 @@ class PythonScalarArgument(Rule):
     one (`training`, `mode`); when the function has an `input_signature`; when every call passes
     the same value; and for calls made while tracing another staged function. `get_concrete_function`
     pins Python values on purpose and is not a call.
+
+
+    Under JAX, only where JAX retraces: arguments in `static_argnums`/`static_argnames`, and Python
+    scalars passed to `eqx.filter_jit`. A Python number passed to plain `jax.jit` is one
+    weak-typed trace for every value, and is not flagged.
 
     ## Why is this bad?
     tf.function keys traces on Python values: `f(1)`, `f(2)`, `f(3)` trace three times, where
@@ -72,6 +82,7 @@ class PythonScalarArgument(Rule):
     code = "STG501"
     name = "python-scalar-argument"
     message = "this call passes the Python number `{value}` for `{param}` of {func} ({reason}): each new value traces the function again; pass a tensor (`tf.constant({value})`) or give it an `input_signature`"
+    jax_message = "this call passes the Python value `{value}` for `{param}` of {func} ({reason}), which is static there: each new value traces and compiles the function again; make it a traced argument (`jnp.asarray({value})`, not in `static_argnums`)"
     valid = (
         """
         import tensorflow as tf
@@ -110,6 +121,16 @@ class PythonScalarArgument(Rule):
         for factor in (0.5, 1.0, 2.0):
             scale(factor)
         """,
+        """
+        import jax
+
+        @jax.jit
+        def scale(x, factor):
+            return x * factor
+
+        for step in range(10):
+            scale(1.0, step)               # JAX: one weak-typed trace for every Python number
+        """,
     )
     invalid = (
         """
@@ -146,6 +167,17 @@ class PythonScalarArgument(Rule):
                 for x in batches:
                     step(x, lr)  # STG501
                     lr *= 0.9
+        """,
+        """
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, static_argnames="rate")
+        def dropout(x, rate):
+            return x * (1 - rate)
+
+        for step in range(10):
+            dropout(1.0, rate=step / 10)  # STG501
         """,
     )
 
@@ -250,6 +282,11 @@ class PythonScalarArgument(Rule):
         out = []
         for key, calls in sorted(project.function_calls.items()):
             f = project.function(key)
+            # JAX: a Python number passed to `jax.jit` is one weak-typed trace (row 27); only static
+            # arguments, and `eqx.filter_jit`'s Python scalars, trace per value (rows 29, 30)
+            jax_entry = project.jax.entry(key)
+            jax_static = set() if jax_entry is None else (
+                set(f.params) if jax_entry.apis & JAX_FILTERING_JIT else jax_entry.static)
             groups: dict[tuple[str, str], list] = {}
             for module, site, via in calls:
                 if site.caller is not None and (module, site.caller) in project.reached:
@@ -260,7 +297,10 @@ class PythonScalarArgument(Rule):
                 pairs = [(f.params[i + shift], a) for i, a in enumerate(site.args) if i + shift < len(f.params)]
                 pairs += [(kw, a) for kw, a in site.kwargs.items() if kw in f.params]
                 for param, arg in pairs:
-                    if param in STRUCTURE_PARAMETER_NAMES or f.param_uses.get(param) != "tensor":
+                    if jax_entry is not None:
+                        if param not in jax_static:
+                            continue
+                    elif param in STRUCTURE_PARAMETER_NAMES or f.param_uses.get(param) != "tensor":
                         continue
                     if arg.what in NUMBERS:
                         groups.setdefault((via, param), []).append((module, site, arg))
@@ -323,6 +363,11 @@ class FunctionRecreated(Rule):
     that return the Function instead of calling it, whose result the caller keeps
     (`step = make_step(model)`, `{k: make_step(k) for k in keys}`).
 
+
+    Under JAX: `jax.jit(lambda ...)`, `jax.jit(partial(f, ...))`, `jax.jit(obj.method)` and an inner
+    `@jax.jit` def made again and again; not `jax.jit(f)` of the same module-level `f` (JAX caches
+    traces by the function object), nor `jax.vmap`/`jax.grad`, which cache nothing.
+
     ## Why is this bad?
     Traces belong to the Function object: separate Function objects never share traces, even
     for the same Python function and the same arguments. A Function made anew on every step
@@ -356,6 +401,7 @@ class FunctionRecreated(Rule):
     code = "STG502"
     name = "function-recreated"
     message = "{what} makes a new Function for {func} each time {where} runs, and a new Function never reuses traces: every call traces again; create it once, outside, and reuse it"
+    jax_message = "{what} makes a new jitted function for {func} each time {where} runs, and JAX caches traces per function object: every call traces and compiles again; jit it once, outside, and reuse it"
     valid = (
         """
         import tensorflow as tf
@@ -397,6 +443,17 @@ class FunctionRecreated(Rule):
         train_step_1 = tf.function(train_step).get_concrete_function(w, x, y, opt1)
         train_step_2 = tf.function(train_step).get_concrete_function(w, x, y, opt2)
         """,
+        """
+        import jax
+
+        def mse(w, x):
+            return ((x * w) ** 2).mean()
+
+        def train(w, batches):
+            for x in batches:
+                w = w - jax.jit(mse)(w, x)  # JAX: the same function object, one cache
+            return w
+        """,
     )
     invalid = (
         """
@@ -432,6 +489,17 @@ class FunctionRecreated(Rule):
         results = []
         for i in range(10):
             results.append(tf.function(double)(tf.constant(i)))  # STG502
+        """,
+        """
+        import jax
+
+        def mse(w, x):
+            return ((x * w) ** 2).mean()
+
+        def train(w, batches):
+            for x in batches:
+                w = w - jax.jit(lambda v: mse(v, x))(w)  # STG502
+            return w
         """,
     )
 
@@ -502,6 +570,8 @@ class FunctionRecreated(Rule):
             loop = self._comprehensions[-1] if self._comprehensions else ctx.loops[-1]
             self._factory_calls.append((names, loop))
         if isinstance(inner, cst.Call) and self._staging(inner.func) and inner.args:
+            if jax_retrace_free(ctx, inner):
+                return
             record = self._record(inner, inner.args[0].value, "immediate")
             if self._comprehensions:
                 record["loop"] = self._comprehensions[-1]  # `[tf.function(f)(x) for x in xs]`
@@ -524,6 +594,8 @@ class FunctionRecreated(Rule):
             return
         if self.ctx.function is None and not self.ctx.loops:
             return  # made once at import
+        if jax_retrace_free(self.ctx, value):
+            return
         for t in node.targets:
             if isinstance(t.target, cst.Name):
                 record = self._record(value, value.args[0].value, "bound")
@@ -563,15 +635,25 @@ class FunctionRecreated(Rule):
                     record["factory_loop"] = loop
         for record in self.made:
             key = self._key(record)
+            if key is None and record["used"] is not None and record["kind"] != "def" \
+                    and ctx.resolves_to(record["node"].func, JAX_STAGING):
+                key = "<bound>"  # `jax.jit(model.loss)`: a new bound method, a new cache, each time
             if key is None or record["used"] is None:
                 continue
             what = (f"`tf.function({short_code(record['target'])})`" if record["kind"] != "def"
                     else f"`@{short_code(record['node'].decorator)}` on `{key.rsplit('.', 1)[-1]}`")
+            jax_api = ctx.resolves_to(record["node"].func, JAX_STAGING) if record["kind"] != "def" else None
+            if jax_api is not None:
+                what = f"`{short_code(record['node'], 60)}`"
             scope = record["scope"]
             if isinstance(record["target"], cst.Lambda):
                 fields = {"what": what, "func": "the lambda", "_stages_itself": True}
+            elif key == "<bound>":
+                fields = {"what": what, "func": f"`{short_code(record['target'])}`", "_stages_itself": True}
             else:
                 fields = {"what": what, "_anchors": [[ctx.module, key]]}
+            if jax_api is not None:
+                fields["_jax_api"] = jax_api
             if record.get("factory_loop") is not None:
                 loop = "loop" if isinstance(record["factory_loop"], (cst.For, cst.While)) else "comprehension"
                 self.report(record["node"], function=scope, where=(
@@ -600,6 +682,10 @@ class FunctionRecreated(Rule):
         ctx = self.ctx
         target = record["target"]
         scope = record["scope"]
+        if isinstance(target, cst.Call) and ctx.qualified_names(target.func) & PARTIAL_CALLS and target.args:
+            target = target.args[0].value  # `jax.jit(partial(f, n=2))`: a new partial object each time
+        while isinstance(target, cst.Call) and target.args and ctx.resolves_to(target.func, JAX_STAGING):
+            target = target.args[0].value  # `jax.jit(jax.grad(f))`
         if isinstance(target, cst.Lambda):
             pos = ctx.position(target)
             return f"<lambda>@{pos.line}:{pos.column}"  # each lambda is its own function
@@ -639,7 +725,9 @@ class PythonLoopUnrolled(Rule):
     ## What it does
     Flags a Python `for` loop in staged code over `range(<parameter>)` or `range(len(<parameter>))`
     when the parameter is a Python value, and over a parameter that callers pass as a Python
-    list, tuple or NumPy array.
+    list, tuple or NumPy array. Callers count directly and through helpers that call (or trace,
+    `f.get_concrete_function(*args)`) the function they are handed with the arguments they are
+    given (the guide's `measure_graph_size(train, small_data)`).
 
     Not flagged: `range(<tensor>)` (AutoGraph turns it into `tf.range`), `tf.range`, tensors and
     datasets; loops over model structure (`for layer in self.layers`), module-level constants and
@@ -652,6 +740,10 @@ class PythonLoopUnrolled(Rule):
     (`crop(x, output_size=7)`, `crop(x, output_size=14)` in a model's build code: those calls
     run eagerly, and traced ones unroll at their own fixed size); lists of structure rather than data (tensors, layers, callbacks); loops over parameters
     whose callers are not visible or pass tensors or datasets.
+
+
+    Under JAX: `range(<static argument>)` and a `for` over a traced array's rows (a list of layer
+    parameters, `for w, b in params:`, is left alone); `range(<traced value>)` fails instead (STG602).
 
     ## Why is this bad?
     A Python loop runs while tracing, and each iteration adds a copy of the body's ops to the
@@ -682,6 +774,7 @@ class PythonLoopUnrolled(Rule):
     code = "STG503"
     name = "python-loop-unrolled"
     message = "this Python `for` over `{iter}` runs while {func} is traced, so it is unrolled into the graph ({detail}): the graph grows with every iteration and a new {length} traces again; {instead}"
+    jax_message = "this Python `for` over `{iter}` runs while {func} is traced by JAX, so it is unrolled ({detail}): the program and its compile time grow with every iteration; use `lax.fori_loop` / `lax.scan`"
     valid = (
         """
         import tensorflow as tf
@@ -727,6 +820,14 @@ class PythonLoopUnrolled(Rule):
         def mosaic(x):
             return tile(x, 2) + tile(x, 3)[:2]
         """,
+        """
+        import jax
+        from jax import lax
+
+        @jax.jit
+        def smooth(x, n):
+            return lax.fori_loop(0, n, lambda i, v: v * 0.5, x)
+        """,
     )
     invalid = (
         """
@@ -769,6 +870,16 @@ class PythonLoopUnrolled(Rule):
         for n in (2, 4, 8):
             unrolled(tf.constant(0), n)
         """,
+        """
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def smooth(x, n):
+            for _ in range(n):  # STG503
+                x = x * 0.5
+            return x
+        """,
     )
 
     def visit_For(self, node: cst.For) -> None:
@@ -778,9 +889,11 @@ class PythonLoopUnrolled(Rule):
             return
         it = node.iter
         if isinstance(it, cst.Name) and ctx.binding_kind(it, func) == "param":
-            self._candidate(node, iter=short_code(it), _param=it.value, _how="data")
+            self._candidate(node, iter=short_code(it), _param=it.value, _how="data", _rows=_used_as_rows(node))
             return
         if not (isinstance(it, cst.Call) and "builtins.range" in ctx.qualified_names(it.func)):
+            if tensorness(ctx, it, func).definite:  # JAX unrolls over a traced array's first axis
+                self._candidate(node, iter=short_code(it), _param="", _how="array", _jax_only=True)
             return
         for arg in it.args:
             value = arg.value
@@ -813,6 +926,10 @@ class PythonLoopUnrolled(Rule):
     @classmethod
     def confirm(cls, candidate, project, module):
         key = (module.module, candidate.function)
+        if project.jax.framework_of(key) == "jax":
+            return confirm_loop_unrolled(candidate, project, key)
+        if candidate.fields.get("_jax_only"):
+            return False
         param = candidate.fields["_param"]
         tensors = project.tensor_params(key)
         # A body that builds no graph ops (an einsum equation, a NumPy table, shape checks) costs
@@ -824,14 +941,14 @@ class PythonLoopUnrolled(Rule):
             if param in tensors or any(a.kind == "tensor" for _, _, a in args):
                 return False  # range(<tensor>) becomes tf.range
             # `n` from `for n in (2, 4, 8)` is no literal, but a Python number all the same.
-            shown = [a for _, _, a in args if a.kind == "python" or a.what in NUMBERS]
+            shown = [a for _, _, a in args if python_number(a)]
             # Different literals at call sites inside staged code (`self._patch(x, 2)` in one
             # traced function, `self._patch(x, 3)` in another) unroll once each, at a fixed size:
             # only calls from outside the graph make a new trace per value.
             # Calls from eager code count only when they call a Function (an entry point): a
             # helper called eagerly runs eagerly, and each traced call site unrolls at its own size.
             eager = [a for mod, site, a, callee in project.args_with_callee(key, param)
-                     if (a.kind == "python" or a.what in NUMBERS)
+                     if python_number(a)
                      and (site.caller is None or (mod, site.caller) not in project.reached)
                      and callee in project.entries]
             reason = _varying_bound(shown, eager)
@@ -847,6 +964,28 @@ class PythonLoopUnrolled(Rule):
                         "length": "length",
                         "instead": "pass a `tf.data.Dataset` (or a tensor) and iterate over it"}
         return False
+
+
+def _used_as_rows(loop: cst.For) -> bool:
+    """The loop's one target is used as a value (`total + row`), never as a structure (`layer["w"]`,
+    `layer.kernel`, `for w, b in params`): what a loop over an array's rows looks like in JAX code,
+    where a loop over a pytree of parameters is the common other case."""
+    if not isinstance(loop.target, cst.Name):
+        return False
+    name = loop.target.value
+    stack = [loop.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value == name:
+            if any(isinstance(getattr(el.slice, "value", None), cst.SimpleString) for el in node.slice):
+                return False
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == name \
+                and node.attr.value not in ("shape", "dtype", "ndim", "size", "T"):
+            return False
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == name:
+            return False  # `for layer in layers: x = layer(x)`
+        stack.extend(node.children)
+    return True
 
 
 _PYTHON_DATA = frozenset({"list", "tuple", "ndarray", "range", "dict", "set"})

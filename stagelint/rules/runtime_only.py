@@ -21,6 +21,10 @@ class EagerGraphDivergence(Rule):
     mode is reported the same way. Functions with stateful random ops are compared by shape and
     dtype only.
 
+    Not reported: differences a static finding in the code the call runs already explains (its
+    confirmed verdict carries the evidence instead), results within the tolerance above, and
+    values of stateful random ops (only their shapes and dtypes must agree).
+
     ## Why is this bad?
     Eager mode runs the Python code as written; graph mode runs what tracing captured. A
     difference means the graph does not compute what the code says: some Python state was
@@ -113,6 +117,10 @@ class ExcessiveRetracing(Rule):
     dtypes. A parametrized test matrix whose tests each trace one new signature is not reported:
     a program would not repeat those traces.
 
+    Not reported: fewer than five traces of one Function object in one test; retracing that a
+    static finding (STG501, STG502, STG503) explains, which that finding's verdict confirms; new
+    Function objects each traced once (STG502's matter when the code makes them).
+
     ## Why is this bad?
     Every trace runs the Python body again and builds a new graph: 7 to 55 ms each for small
     functions, seconds for large models, plus the memory of every concrete function kept.
@@ -177,6 +185,9 @@ class GraphOnlyError(Rule):
     and a test that fails only in graph mode, when no static finding explains it. The evidence
     is the call, the graph error (the real cause inside AutoGraph's `in user code:` wrapper) and
     what eager mode returned.
+
+    Not reported: errors raised in both modes (a bug of the code, not of staging), and graph
+    errors a static finding in the code the call runs explains (its verdict is confirmed instead).
 
     ## Why is this bad?
     The code is correct Python but cannot be staged: a tensor used as a Python `bool`, a symbolic

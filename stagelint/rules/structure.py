@@ -21,7 +21,9 @@ class RecursiveFunction(Rule):
 
     Not flagged: helpers that recurse over a Python structure while tracing (`if isinstance(x,
     dict): return {k: walk(v) ...}`, `_get_slopes(n)` on a Python int): the recursion runs and ends
-    at trace time, as it does in eager mode.
+    at trace time, as it does in eager mode. Likewise a call back into the cycle made only under
+    a Python option flag (a parameter with a bool or string default: `if jit_compile:` ... call
+    itself with `jit_compile=False` inside a jit-compiled Function): the flag decides while tracing.
 
     ## Why is this bad?
     `tf.function` traces calls by running them. With a tensor argument the base case is a
@@ -52,6 +54,7 @@ class RecursiveFunction(Rule):
     code = "STG401"
     name = "recursive-function"
     message = "recursive call {cycle} in {func}: tf.function cannot trace recursion (StagingError/RecursionError, or one trace per depth); rewrite it as a loop"
+    jax_message = "recursive call {cycle} in {func}: JAX traces it with tracers, so a base case tested on a traced value never ends the recursion (TracerBoolConversionError); rewrite it as `lax.while_loop` / `lax.fori_loop`"
     valid = (
         """
         import tensorflow as tf
@@ -163,15 +166,21 @@ class RecursiveFunction(Rule):
         """A recursion tracing cannot handle: a Function in the cycle (one trace per depth, or
         endless), no condition on any call of the cycle (endless in eager mode too), or a
         condition that may be a tensor (AutoGraph traces both branches: endless). Recursion over
-        a Python structure (`if isinstance(x, dict): ... recurse`) ends while tracing."""
-        if any(project.entries.get(k) in ("decorator", "wrapper") for k in cycle):
-            return True
+        a Python structure (`if isinstance(x, dict): ... recurse`) ends while tracing, and so does
+        one whose call is made only under a Python option flag (`if jit_compile:` with
+        `jit_compile=False`: TFP's `_minimize_common` runs itself once inside a jit-compiled
+        Function with the flag off), Function or not."""
         edges = []
         for key, nxt in zip(cycle, cycle[1:]):
             f = project.function(key)
             for edge, callee in project.edges(key):
                 if callee == nxt:
-                    edges.append((key, f.conditional_calls.get(f"{edge.span.line}:{edge.span.column}")))
+                    cond = f.conditional_calls.get(f"{edge.span.line}:{edge.span.column}")
+                    edges.append((key, cond))
+                    if cond is not None and not cond[0] and cond[1] and set(cond[1]) <= f.python_default_params:
+                        return False  # a bool or string option decides, as in eager mode
+        if any(project.entries.get(k) in ("decorator", "wrapper") for k in cycle):
+            return True
         if edges and all(cond is None for _, cond in edges):
             return True
         for key, cond in edges:
@@ -232,7 +241,9 @@ class VariableCreation(Rule):
 
     Not flagged: Keras layers that own no variables (`Add`, `Activation`, `Reshape`, pooling,
     `Resizing`; in Keras 2 (`tf_keras`) also `Dropout` and the other random layers, which Keras 3
-    gives a seed-generator variable), listed as data in `stagelint/frameworks.py`.
+    gives a seed-generator variable), listed as data in `stagelint/frameworks.py`; and a Keras
+    `RNN` over a cell whose class (in the same file, on the framework's base classes) creates no
+    variables (tf-addons' CRF decoding cell): the RNN's variables are its cell's.
 
     ## Why is this bad?
     A tf.function may create variables only on its first trace. An unconditional
@@ -335,22 +346,65 @@ class VariableCreation(Rule):
         """,
     )
 
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        #: classes of this file whose methods create variables (`add_weight`, `tf.Variable`)
+        self.creating_classes: set[str] = set()
+        #: `RNN(cell)` constructions, judged at the end on the cell's class: (node, function, cell)
+        self.wrappers: list[tuple] = []
+
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
-        if ctx.function is None or ctx.guard_depth or after_early_return_guard(ctx, ctx.function, node):
+        if ctx.function is None:
             return
         fw = ctx.framework
+        names = ctx.qualified_names(node.func) if not isinstance(node.func, cst.Call) else set()
+        creates = any(fw.creates_variables(q) for q in names) or (
+            isinstance(node.func, cst.Attribute) and node.func.attr.value in fw.variable_creating_methods)
+        if creates and ctx.function.facts.class_qualname:
+            self.creating_classes.add(ctx.function.facts.class_qualname)
+        if ctx.guard_depth or after_early_return_guard(ctx, ctx.function, node):
+            return
         if isinstance(node.func, cst.Call):
             return  # `Dense(3)(x)`: the construction inside is the one to report
-        names = ctx.qualified_names(node.func)
         if any(fw.creates_variables(q) for q in names):
             if any(fw.creates_no_variables(q) for q in names):
                 return  # `Add()`, `Activation("relu")`, pooling: a layer with no variables
             if names & GET_OR_CREATE_VARIABLES and set(ctx.function.facts.decorators) & GET_OR_CREATE_DECORATORS:
                 return  # `get_variable` under `track_tf1_style_variables`: the first call's variable again
+            if node.args and any(q.rsplit(".", 1)[-1] == "RNN" and fw.owns(q) for q in names):
+                self.wrappers.append((node, ctx.function, node.args[0].value))
+                return
             self.report(node, what=f"{short_code(node.func)}(...)")
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in fw.variable_creating_methods:
             self.report(node, what=f"{short_code(node.func)}(...)")
+
+    def finish(self) -> None:
+        for node, func, cell in self.wrappers:
+            if self._cell_without_variables(cell, func):
+                continue  # `RNN(CrfDecodeForwardRnnCell(...))`: the RNN owns only its cell's variables
+            self.report(node, function=func, what=f"{short_code(node.func)}(...)")
+
+    def _cell_without_variables(self, cell, func) -> bool:
+        """The RNN's cell is an object of a class of this file whose methods create no variables
+        and whose bases are the framework's (a Keras cell class, not one of the project)."""
+        ctx = self.ctx
+        if isinstance(cell, cst.Name):
+            refs = ctx.reaching(cell, func) or ()
+            values = [ctx.bound_values.get(id(getattr(r, "node", None))) for r in refs]
+            if len(values) != 1:
+                return False
+            cell = values[0]
+        if not isinstance(cell, cst.Call) or not isinstance(cell.func, cst.Name):
+            return False
+        classes = [getattr(b, "node", None) for b in ctx.bindings_of(cell.func)]
+        if len(classes) != 1 or not isinstance(classes[0], cst.ClassDef):
+            return False
+        fw = ctx.framework
+        for base in classes[0].bases:
+            if not any(fw.owns(q) for q in ctx.qualified_names(base.value)):
+                return False  # a project base class may create variables of its own
+        return not (ctx.qualified_names(cell.func) & self.creating_classes)
 
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:

@@ -10,6 +10,9 @@ class SyntaxErrorRule(Rule):
     ## What it does
     Reports a file that does not parse as Python, at the position of the syntax error.
 
+    Not reported: files excluded by the configuration, and files that parse but that Python
+    would reject later (an import that fails, a name error): stagelint never runs the code.
+
     ## Why is this bad?
     stagelint cannot look for staging pitfalls in a file it cannot parse, so the file is
     reported rather than silently skipped; the other files are still checked.

@@ -30,7 +30,8 @@ class Pair:
     eager: Call
     #: same | differ | shapes-same | shapes-differ | inputs-differ | graph-error | eager-error | both-error,
     #: or not comparable: in-graph (made inside a graph: staged in both runs), other-mode (a call
-    #: did not run in its run's mode), asserted (the error one mode raised is one the test asserts)
+    #: did not run in its run's mode), asserted (the error one mode raised is one the test asserts),
+    #: not-compared (JAX traced it in the eager run too: pmap, vmap)
     kind: str
     detail: str = ""
 
@@ -59,7 +60,7 @@ def join(graph: Run, eager: Run) -> list[Pair]:
 
 
 #: Pair kinds that say nothing about eager against graph.
-NOT_COMPARABLE = ("in-graph", "other-mode", "asserted")
+NOT_COMPARABLE = ("in-graph", "other-mode", "asserted", "not-compared")
 
 
 def classify(g: Call, e: Call, random: bool) -> Pair:
@@ -71,6 +72,8 @@ def classify(g: Call, e: Call, random: bool) -> Pair:
         return Pair(g, e, "asserted", "the test asserts the error " + error_line((g.error or e.error)))
     if g.error and e.error:
         return Pair(g, e, "both-error", f"graph: {error_line(g.error)}; eager: {error_line(e.error)}")
+    if g.not_compared or e.not_compared:
+        return Pair(g, e, "not-compared", g.not_compared or e.not_compared)
     if g.error:
         return Pair(g, e, "graph-error", error_line(g.error))
     if e.error:

@@ -23,6 +23,26 @@ VARIABLE_ERRORS = ("singleton tf.Variables", "Creating variables on a non-first 
 EAGER_ONLY_ERRORS = ("SymbolicTensor", "Cannot convert a symbolic", "OperatorNotAllowedInGraphError",
                      "symbolic tf.Tensor", "symbolic Tensor", "is not allowed in Graph execution")
 
+# What JAX raises while tracing, per family (spec/jax-behaviour.md, "Runtime confirmation for JAX").
+# ConcretizationTypeError serves several families: its message says which conversion failed.
+JAX_SCOPE_ERRORS = ("UnexpectedTracerError",)
+JAX_HOST_ERRORS = ("TracerArrayConversionError", "The problem arose with the `float` function",
+                   "The problem arose with the `int` function", "The problem arose with the `complex` function",
+                   "item() method")
+JAX_CONTROL_ERRORS = ("TracerBoolConversionError", "TracerIntegerConversionError")
+JAX_SHAPE_ERRORS = ("NonConcreteBooleanIndexError", "must be statically specified", "jnp.arange argument",
+                    "compatible with JIT and other transforms", "Slice entries must be static",
+                    "Shapes must be 1D sequences of concrete values")
+# A static spec naming no parameter and a method jitted with a traced `self` are STG504 too.
+JAX_STATIC_ERRORS = ("Non-hashable static arguments", "unhashable type", "Jitted function has static_argnums",
+                     "Jitted function has invalid argnames", "as an abstract array")
+JAX_DELETED_ERRORS = ("Array has been deleted", "Buffer has been deleted or donated")
+#: JAX's staging errors by type: under vmap (and a scan JAX still traces) the eager run raises them
+#: too, and they are still staging evidence.
+JAX_TRACER_ERROR_TYPES = frozenset({"TracerBoolConversionError", "TracerIntegerConversionError",
+                                    "TracerArrayConversionError", "ConcretizationTypeError",
+                                    "NonConcreteBooleanIndexError", "UnexpectedTracerError"})
+
 PY_KINDS = ("py", "seq", "map")
 SPEC_KINDS = ("tensor", "var", "array")
 
@@ -184,6 +204,27 @@ class Evidence:
                             f"eager returned {describe_result(p.eager.result)}")
         return None
 
+    def traced_errors(self, keys: set[FnKey], patterns: tuple[str, ...]) -> str | None:
+        """JAX: did both runs raise the predicted tracer error (a vmap or scan traces the eager run too)?"""
+        for key in sorted(keys):
+            for p in self.pairs_by_key.get(key, ()):
+                if (p.kind == "both-error" and p.graph.error.get("type") in JAX_TRACER_ERROR_TYPES
+                        and _matches(p.graph.error, patterns)):
+                    return (f"{self._call_phrase(p.graph)}: both runs raised {error_line(p.graph.error)} "
+                            f"(JAX traced it in the eager run too)")
+        return None
+
+    def test_errors(self, tests: set[str], patterns: tuple[str, ...]) -> str | None:
+        """Did a test fail in graph mode only with the predicted error, raised outside any recorded
+        call (a donated array used after the call, a leaked tracer used by the test itself)?"""
+        for nodeid in sorted(tests):
+            if self.graph.test_status(nodeid) not in ("failed", "error") or self.eager.test_status(nodeid) != "passed":
+                continue
+            failure = self.graph.failure(nodeid)
+            if _matches({"msg": failure}, patterns):
+                return f"test `{short_test(nodeid)}` failed only in graph mode: {failure}"
+        return None
+
     def eager_errors(self, keys: set[FnKey]) -> str | None:
         for key in sorted(keys):
             for p in self.pairs_by_key.get(key, ()):
@@ -243,7 +284,19 @@ class Evidence:
             if py:
                 traces = sum(c.traced for c in calls)
                 args = "; ".join(f"argument `{n}` took the Python values {format_values(v)}" for n, v in py.items())
-                return f"{len(calls)} calls, {traces} traces; {args}"
+                return f"{len(calls)} calls, {traces} traces; {args}" + jax_explanation(calls)
+        return None
+
+    def retrace_unchanged(self, keys: set[FnKey]) -> str | None:
+        """JAX: did every call retrace with no argument value or spec changed (a static argument hashed by
+        identity, built anew for each call)? JAX's explanation names the static argument."""
+        for key in sorted(keys):
+            calls = self.graph_calls.get(key, [])
+            traces = sum(c.traced for c in calls)
+            _, _, unexplained = self.retrace_causes(calls)
+            if traces >= 2 and unexplained >= traces - 1 and any(c.why for c in calls):
+                return (f"{len(calls)} calls, {traces} traces; no argument's value or spec changed"
+                        + jax_explanation(calls))
         return None
 
     def retrace_objects(self, keys: set[FnKey]) -> str | None:
@@ -265,6 +318,12 @@ class Evidence:
             if len(set(sizes)) > 1:
                 return f"{len(sizes)} traces built graphs of {', '.join(map(str, sizes[:6]))} ops"
         return None
+
+
+def jax_explanation(calls: list[Call]) -> str:
+    """What JAX said about the first retrace of these calls (`jax_explain_cache_misses`), or ""."""
+    why = next((c.why[0] for c in calls if c.why), None)
+    return f"; JAX: {why}" if why else ""
 
 
 def _matches(error: dict | None, patterns: tuple[str, ...] | None) -> bool:

@@ -16,6 +16,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+from stagelint.runtime import frameworks
 from stagelint.runtime.progress import Progress, RecordTail
 from stagelint.runtime.safepath import python_command
 
@@ -84,6 +85,8 @@ def child_command(test_module: str, pytest_args: list[str]) -> list[str]:
 def child_mode_env(env: dict[str, str], record: str, mode: str) -> dict[str, str]:
     env = dict(env)
     env["STAGELINT_RECORD"], env["STAGELINT_MODE"] = record, mode
+    if mode == "eager" and "jax" in frameworks.from_env(env):
+        env["JAX_DISABLE_JIT"] = "1"
     env["PYTEST_PLUGINS"] = ",".join(p for p in (env.get("PYTEST_PLUGINS", ""), PLUGIN) if p)
     env["PYTEST_ADDOPTS"] = " ".join(p for p in ("-p no:cacheprovider", env.get("PYTEST_ADDOPTS", "")) if p)
     return env
@@ -181,6 +184,7 @@ def use_fork_server() -> bool:
 
 def start_runs(test_module: str, pytest_args: list[str], workdir: str) -> dict[str, Child]:
     env = child_env()
+    env[frameworks.ENV] = frameworks.to_env(frameworks.of_test_module(test_module))
     started = time.monotonic()
     if use_fork_server():
         with open(os.path.join(workdir, "server.out"), "wb") as output:

@@ -1,4 +1,4 @@
-"""Import TensorFlow once, then fork the graph and the eager pytest run from that process.
+"""Import TensorFlow (and/or JAX) once, then fork the graph and the eager pytest run from that process.
 
 `import tensorflow` costs 2.5-4 s of CPU, as much as a small test module's whole run. Both runs
 need it, so on Linux one process imports it and forks twice. Forking is safe here because no
@@ -52,12 +52,29 @@ def _write(path: str, text: str) -> None:
     os.replace(tmp, path)  # the parent never reads a half-written file
 
 
+def _import_frameworks() -> None:
+    """Import what the tests stage with (STAGELINT_FRAMEWORKS), once for both runs. JAX too must be
+    imported before any op runs: its backend and thread pools start with the first op."""
+    from stagelint.runtime import frameworks
+
+    used = frameworks.from_env()
+    if "tf" in used:
+        import tensorflow  # noqa: F401 - the point of this process
+
+        import stagelint.runtime.summaries  # noqa: F401 - numpy and the recorder's helpers, once
+    if "jax" in used:
+        import jax  # noqa: F401
+
+        import stagelint.runtime.jaxmode  # noqa: F401
+    for name in ("flax", "equinox"):
+        if name in used:
+            __import__({"flax": "flax.nnx"}.get(name, name))
+
+
 def serve(workdir: str, test_module: str, pytest_args: list[str]) -> int:
-    import tensorflow  # noqa: F401 - the point of this process
+    _import_frameworks()
 
     import pytest  # noqa: F401
-
-    import stagelint.runtime.summaries  # noqa: F401 - numpy and the recorder's helpers, once
 
     children = {}
     for mode in MODES:

@@ -6,7 +6,9 @@ directly:
     pytest -p stagelint.runtime.pytest_plugin --stagelint-record calls.jsonl --stagelint-mode eager tests/test_model.py
 
 Every test starts from the same seeds (`random`, `numpy`, `tf.random.set_seed`, and Keras's global
-seed generator when Keras is loaded), so the graph and the eager run draw the same numbers.
+seed generator when Keras is loaded), so the graph and the eager run draw the same numbers. JAX
+draws from explicit keys; its eager run is `jax_disable_jit` (STAGELINT_FRAMEWORKS says which
+frameworks the tests use: see runtime/frameworks.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import pytest
 
 SEED = 0
 _recorder = None
+#: What the tests stage with ("tf", "jax", ...): only those are imported and seeded.
+_frameworks: frozenset[str] = frozenset()
 
 
 def pytest_addoption(parser):
@@ -26,7 +30,8 @@ def pytest_addoption(parser):
     group.addoption("--stagelint-record", default=os.environ.get("STAGELINT_RECORD"), metavar="FILE.jsonl",
                     help="append one JSON line per staged call to FILE")
     group.addoption("--stagelint-mode", default=os.environ.get("STAGELINT_MODE", "graph"), choices=("graph", "eager"),
-                    help="graph: as the code normally runs; eager: tf.config.run_functions_eagerly(True)")
+                    help="graph: as the code normally runs; eager: tf.config.run_functions_eagerly(True) "
+                         "and jax_disable_jit")
 
 
 def pytest_configure(config):
@@ -39,19 +44,24 @@ def pytest_configure(config):
         raise pytest.UsageError("stagelint records one pytest process: run it with -n 0 (or -p no:xdist)")
     from stagelint.runtime import recorder
 
-    mode = config.getoption("stagelint_mode")
-    _forget_environment()
-    _recorder = recorder.install(path, mode)
-    import tensorflow as tf
+    from stagelint.runtime import frameworks
 
-    _recorder.emit({"ev": "start", "mode": mode, "pid": os.getpid(), "tf": tf.__version__,
-                    "python": sys.version.split()[0]})
+    global _frameworks
+    mode = config.getoption("stagelint_mode")
+    _frameworks = frameworks.from_env()
+    _forget_environment()
+    _recorder = recorder.install(path, mode, _frameworks)
+    start = {"ev": "start", "mode": mode, "pid": os.getpid(), "python": sys.version.split()[0]}
+    for name, module in (("tf", "tensorflow"), ("jax", "jax")):
+        if name in _frameworks:
+            start[name] = sys.modules[module].__version__
+    _recorder.emit(start)
 
 
 def _forget_environment() -> None:
     """`stagelint run` passes the plugin and its options through the environment (the tests' own
     `sys.argv` stays what plain pytest gives them); a pytest the tests start must not record too."""
-    for name in ("STAGELINT_RECORD", "STAGELINT_MODE"):
+    for name in ("STAGELINT_RECORD", "STAGELINT_MODE", "STAGELINT_FRAMEWORKS"):
         os.environ.pop(name, None)
     plugins = [p for p in os.environ.get("PYTEST_PLUGINS", "").split(",") if p and p != __name__]
     if plugins:
@@ -97,9 +107,12 @@ def pytest_collection_finish(session):
 def _seed_everything() -> None:
     random.seed(SEED)
     import numpy as np
-    import tensorflow as tf
 
     np.random.seed(SEED)
+    if "tf" not in _frameworks:
+        return  # JAX draws from explicit keys: nothing global to seed
+    import tensorflow as tf
+
     tf.random.set_seed(SEED)
     keras = sys.modules.get("keras")
     if keras is not None and hasattr(keras, "utils"):

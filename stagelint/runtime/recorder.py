@@ -40,7 +40,7 @@ class FunctionInfo:
     __slots__ = ("id", "func", "binder", "project", "objects", "next_object")
 
     def __init__(self, fid: int, func, project: bool, method: bool):
-        from stagelint.runtime.summaries import Binder
+        from stagelint.runtime.values import Binder
 
         self.id = fid
         self.func = func
@@ -158,21 +158,25 @@ class Recorder:
         target = user_function(target)
         if inspect.ismethod(target):
             target = target.__func__
+        return self.function_info(target, instance is not None), instance
+
+    def function_info(self, target, method: bool) -> FunctionInfo:
+        """The info of a staged Python function (per code object), announced by an `fn` record."""
         code = getattr(target, "__code__", None)
         key = code if code is not None else target
         info = self._infos.get(key)
         if info is None:
             filename = code.co_filename if code is not None else "<unknown>"
             first, last = _code_span(code) if code is not None else (0, 0)
-            info = FunctionInfo(len(self._infos), target, linetrace.is_project_file(filename), instance is not None)
+            info = FunctionInfo(len(self._infos), target, linetrace.is_project_file(filename), method)
             self._infos[key] = info
             self.emit({
                 "ev": "fn", "id": info.id, "path": os.path.abspath(filename), "line": first, "end": last,
                 "qualname": _clean_qualname(getattr(target, "__qualname__", repr(target))),
                 "module": getattr(target, "__module__", None) or "", "project": info.project,
-                "method": instance is not None,
+                "method": method,
             })
-        return info, instance
+        return info
 
     def _object_index(self, info: FunctionInfo, function) -> int:
         # Function objects are weak-referenceable; a finalizer keeps ids from being reused silently.
@@ -346,15 +350,27 @@ def _call_site() -> tuple[str, int] | None:
 _recorder: Recorder | None = None
 
 
-def install(path: str, mode: str) -> Recorder:
-    """Patch tf.function globally; `mode` is "graph" or "eager" (run_functions_eagerly)."""
+def install(path: str, mode: str, frameworks: frozenset[str] = frozenset({"tf"})) -> Recorder:
+    """Patch what stages functions; `mode` is "graph" or "eager". `frameworks` says which the tests
+    use: "tf" (tf.function, run_functions_eagerly), "jax" (jax.jit and co., jax_disable_jit; with
+    "flax" and "equinox" their own jit decorators). A framework not named is not imported."""
     global _recorder
+    _recorder = Recorder(path, mode)
+    _watch_assertions(_recorder)
+    if "tf" in frameworks:
+        _install_tensorflow(_recorder, mode)
+    if "jax" in frameworks:
+        from stagelint.runtime import jaxmode
+
+        jaxmode.install(_recorder, mode, set(frameworks))
+    return _recorder
+
+
+def _install_tensorflow(recorder: Recorder, mode: str) -> None:
     import tensorflow as tf
     from tensorflow.python.eager.polymorphic_function import polymorphic_function as pf
 
-    _recorder = Recorder(path, mode)
     original = pf.Function.__call__
-    recorder = _recorder
 
     def __call__(self, *args, **kwargs):
         return recorder.call(original, self, args, kwargs)
@@ -362,7 +378,6 @@ def install(path: str, mode: str) -> Recorder:
     pf.Function.__call__ = __call__
     _hold_mode(pf, mode)
     _watch_mode_requests(tf, recorder)
-    _watch_assertions(recorder)
     if mode == "eager":
         original_list = pf.Function._list_all_concrete_functions
 
@@ -373,7 +388,6 @@ def install(path: str, mode: str) -> Recorder:
         pf.Function._list_all_concrete_functions = _list_all_concrete_functions
     linetrace.install_autograph_hook()
     linetrace.install_trace_hook(lambda: recorder._depth > 0)
-    return _recorder
 
 
 def _hold_mode(pf, mode: str) -> None:

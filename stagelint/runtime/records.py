@@ -75,6 +75,10 @@ class Call:
     in_graph: bool = False
     #: "eager" when the test had set tf.config.run_functions_eagerly(True) in the graph run.
     asked: str | None = None
+    #: JAX: why the eager run is no reference for this call (pmap/vmap traced it there too).
+    not_compared: str | None = None
+    #: JAX: what `jax_explain_cache_misses` said about the call's retraces.
+    why: list[str] = field(default_factory=list)
 
     @property
     def asserted(self) -> bool:
@@ -193,7 +197,8 @@ def _apply(run: Run, rec: dict, files: dict, fns: dict, tests: dict) -> None:
             site=(files.get(site[0]), site[1]) if site else None, result=rec.get("res"), error=rec.get("exc"),
             lines=lines, output=rec.get("out", ""), ops=rec.get("ops"), random=rec.get("rnd", False),
             leaks=rec.get("leaks", []), seconds=rec.get("dur", 0.0), ran=rec.get("ran"),
-            in_graph=bool(rec.get("ig")), asked=rec.get("asked")))
+            in_graph=bool(rec.get("ig")), asked=rec.get("asked"), not_compared=rec.get("nc"),
+            why=rec.get("why", [])))
     elif ev == "outcome":
         run.outcomes.setdefault(rec["nodeid"], []).append(Outcome(rec["when"], rec["outcome"], rec.get("error", "")))
     elif ev == "end":

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 
 from stagelint.findings import Finding
 from stagelint.runtime.compare import NOT_COMPARABLE, Pair, describe_result, error_line
-from stagelint.runtime.evidence import (EAGER_ONLY_ERRORS, RECURSION_ERRORS, SCOPE_ERRORS, VARIABLE_ERRORS,
-                                        Evidence, format_values, norm, short_test)
+from stagelint.runtime.evidence import (EAGER_ONLY_ERRORS, JAX_CONTROL_ERRORS, JAX_DELETED_ERRORS, JAX_HOST_ERRORS,
+                                        JAX_SCOPE_ERRORS, JAX_SHAPE_ERRORS, JAX_STATIC_ERRORS, RECURSION_ERRORS,
+                                        SCOPE_ERRORS, VARIABLE_ERRORS, Evidence, format_values, jax_explanation, norm,
+                                        short_test)
 from stagelint.runtime.records import FnKey, Run
 
 #: Thresholds for STG902: TF itself warns from the 5th retrace within 10 calls.
@@ -33,6 +35,13 @@ def _checks(code: str):
     def errors(patterns):
         return ("graph-error", lambda ev, f, keys: ev.graph_errors(keys, patterns))
 
+    def traced(patterns):  # JAX: raised in both runs because the eager run traced too (vmap, scan)
+        return ("graph-error", lambda ev, f, keys: ev.traced_errors(keys, patterns))
+
+    def test_errors(patterns):  # JAX: a test failed in graph mode only, outside the recorded calls
+        return ("graph-error", lambda ev, f, keys: ev.test_errors(ev.tests_holding(f.path, f.line)
+                                                                  | ev.tests_of(keys), patterns))
+
     retrace_python = ("retrace", lambda ev, f, keys: ev.retrace_python(keys, ev.calls_at_site(f.path, f.line) or None))
     table = {
         # print/logging and external mutation show as lines that ran less; a frozen iterator,
@@ -40,7 +49,7 @@ def _checks(code: str):
         "STG101": (("lines", lambda ev, f, keys: ev.lines(keys, f.path, f.line, output=True)),),
         "STG102": (lines,),
         "STG10": (lines, results),
-        "STG201": (leaks, errors(SCOPE_ERRORS)),
+        "STG201": (leaks, errors(SCOPE_ERRORS + JAX_SCOPE_ERRORS), test_errors(JAX_SCOPE_ERRORS)),
         # An append in a converted loop runs once per trace, not once per iteration, so what the
         # function returns from the list differs too.
         "STG202": (leaks, errors(SCOPE_ERRORS), lines, results),
@@ -50,8 +59,15 @@ def _checks(code: str):
         "STG501": (retrace_python,),
         "STG502": (("retrace", lambda ev, f, keys: ev.retrace_objects(keys)), retrace_python),
         "STG503": (("retrace", lambda ev, f, keys: ev.graph_growth(keys)), retrace_python),
+        "STG601": (errors(EAGER_ONLY_ERRORS + JAX_HOST_ERRORS), traced(JAX_HOST_ERRORS), results),
+        "STG602": (errors(EAGER_ONLY_ERRORS + JAX_CONTROL_ERRORS), traced(JAX_CONTROL_ERRORS), results),
         "STG60": (errors(EAGER_ONLY_ERRORS), results),
         "STG603": (("divergence", lambda ev, f, keys: ev.eager_errors(keys)),),
+        # JAX-only families (rules STG203, STG504, STG604).
+        "STG203": (errors(JAX_DELETED_ERRORS), test_errors(JAX_DELETED_ERRORS)),
+        "STG504": (errors(JAX_STATIC_ERRORS), test_errors(JAX_STATIC_ERRORS)),
+        "STG505": (("retrace", lambda ev, f, keys: ev.retrace_unchanged(keys)),),
+        "STG604": (errors(JAX_SHAPE_ERRORS), traced(JAX_SHAPE_ERRORS), results),
     }
     for prefix in (code, code[:5]):
         if prefix in table:
@@ -90,7 +106,7 @@ def judge(findings: list[Finding], ev: Evidence, graph: Run, eager: Run) -> list
         found = [(kind, text) for kind, check in _checks(f.code) if (text := check(fev, f, keys))]
         if found:
             evidence = "; ".join(dict.fromkeys(text for _, text in found))
-            verdicts.append(Verdict(f, "confirmed", evidence, keys=keys, tests=fev.tests_of(keys),
+            verdicts.append(Verdict(f, "confirmed", evidence, keys=keys, tests=fev.tests_of(keys) | tests,
                                     shows={kind for kind, _ in found}))
             continue
         verdict, text = _unconfirmed(fev, f, keys, graph, eager, tests)
@@ -122,6 +138,9 @@ def _unconfirmed(ev: Evidence, f: Finding, keys: set[FnKey], graph: Run, eager: 
     if joined and not pairs:
         names = ", ".join(sorted({f"`{ev.name(p.key)}`" for p in joined}))
         kinds = {p.kind for p in joined}
+        if kinds == {"not-compared"}:
+            reason = next(p.detail for p in joined)
+            return "not-exercised", f"{names} ran {_n(len(joined), 'call')}; {reason}: eager and graph not compared"
         why = ("made inside a graph (a tf.data function, a SavedModel signature), staged in both runs"
                if kinds == {"in-graph"} else
                "raised an error the test asserts" if kinds == {"asserted"} else
@@ -269,7 +288,7 @@ def _retracing(ev: Evidence, explained: set[FnKey]) -> list[Verdict]:
         causes += [f"argument `{n}` took {len(v)} tensor specs {format_values(v)}" for n, v in spec.items()]
         traces = sum(c.traced for c in calls)
         cause = "; ".join(causes) or "no argument changed (new objects or captured state)"
-        text = f"{len(calls)} calls, {traces} traces; {cause}"
+        text = f"{len(calls)} calls, {traces} traces; {cause}" + jax_explanation(calls)
         out.append(Verdict(_runtime_finding("STG902", "excessive-retracing", fn.path, def_line(fn.path, fn.line),
                                             text, fn.qualname), "confirmed", text, True, {key}))
     return out

@@ -26,6 +26,8 @@ class Client:
         self.client = LanguageClient("stagelint-tests", "1")
         self.diagnostics: dict[str, list] = {}
         self.versions: dict[str, int | None] = {}
+        #: every publication: (uri, version, diagnostics)
+        self.history: list[tuple[str, int | None, list]] = []
         self.progress: list = []
         self.registrations: list = []
         self.changed = asyncio.Event()
@@ -34,6 +36,7 @@ class Client:
         def published(params):
             self.diagnostics[params.uri] = params.diagnostics
             self.versions[params.uri] = params.version
+            self.history.append((params.uri, params.version, params.diagnostics))
             self.changed.set()
 
         @self.client.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CREATE)
@@ -173,6 +176,105 @@ async def _session(root: Path):
         assert all(code != "STG101" for _, code in _codes(c.diagnostics[c.uri("pkg/model.py")]))
     finally:
         await c.stop()
+
+
+async def _until(predicate, timeout: float = 60) -> bool:
+    for _ in range(int(timeout * 10)):
+        if predicate():
+            return True
+        await asyncio.sleep(0.1)
+    return predicate()
+
+
+def test_an_edit_stages_a_helper_in_another_open_file_and_unstages_it(tmp_path):
+    """Incremental edits: a staged caller typed in one file makes a helper's finding appear in
+    another open file, as `stagelint check .` of the same texts reports it; removing the call
+    clears it. Both files keep the findings of a fresh check after each step."""
+    from stagelint.config import load_settings
+    from stagelint.engine import check_paths
+
+    root = tmp_path / "p"
+    shutil.copytree(PROJECT, root)
+    (root / "pyproject.toml").write_text("[tool.stagelint]\n")
+    model = (root / "pkg" / "model.py").read_text()
+    calling = model.replace("from pkg.utils import log_metrics\n", "from pkg.utils import log_metrics, unused\n") \
+        .replace("    log_metrics(loss)\n", "    log_metrics(loss)\n    unused(x)\n")
+
+    def expected(model_text: str) -> list[tuple[int, str]]:
+        """`stagelint check .` on the texts, for pkg/utils.py (a scratch copy of the project)."""
+        import os
+
+        scratch = tmp_path / f"scratch{len(model_text)}"
+        shutil.copytree(root, scratch)
+        (scratch / "pkg" / "model.py").write_text(model_text)
+        here = os.getcwd()
+        os.chdir(scratch)
+        try:
+            result = check_paths(["."], load_settings(Path(".")), jobs=0)
+        finally:
+            os.chdir(here)
+        return sorted((f.line, f.code) for f in result.findings if f.path == "pkg/utils.py")
+
+    async def session():
+        c = Client(root)
+        await c.start()
+        try:
+            c.open("pkg/utils.py")
+            before = _codes(await c.wait_for("pkg/utils.py", 1))
+            c.open("pkg/model.py", model)
+            await c.wait_for("pkg/model.py", 1)
+            c.change("pkg/model.py", 2, calling)
+            await c.wait_for("pkg/model.py", 2)
+            assert await _until(lambda: (12, "STG101") in _codes(c.diagnostics[c.uri("pkg/utils.py")]))
+            during = _codes(c.diagnostics[c.uri("pkg/utils.py")])
+            c.change("pkg/model.py", 3, model)
+            await c.wait_for("pkg/model.py", 3)
+            assert await _until(lambda: (12, "STG101") not in _codes(c.diagnostics[c.uri("pkg/utils.py")]))
+            after = _codes(c.diagnostics[c.uri("pkg/utils.py")])
+            return before, during, after
+        finally:
+            await c.stop()
+
+    before, during, after = asyncio.run(session())
+    assert (12, "STG101") not in before and (7, "STG101") in before
+    assert during == expected(calling) and (12, "STG101") in during
+    assert before == after == expected(model)
+
+
+def test_a_newer_change_supersedes_the_analysis_of_an_older_one(tmp_path):
+    """Changes typed faster than a file is analysed: the analysis of an older text is dropped
+    once a newer one waits (its diagnostics are never published), the versions published only
+    go up, and the last one has the findings of its own text."""
+    (tmp_path / "pyproject.toml").write_text("[tool.stagelint]\n")
+    # big enough that one analysis outlasts the sending of all the changes
+    body = "import tensorflow as tf\n\n" + "".join(
+        f"@tf.function\ndef f{j}(x):\n    y = x * {j}\n    return y + 1\n\n" for j in range(400))
+    (tmp_path / "big.py").write_text(body)
+    texts = [body.replace(f"    y = x * {j}\n", f"    y = x * {j}\n    print(y)\n")
+             for j in range(1, 6)]  # version k + 2 has its one print in f{k + 1}
+
+    async def session():
+        c = Client(tmp_path)
+        await c.start()
+        try:
+            c.open("big.py", body)
+            assert not await c.wait_for("big.py", 1)
+            start = len(c.history)
+            for k, text in enumerate(texts):
+                c.change("big.py", k + 2, text)
+            final = await c.wait_for("big.py", len(texts) + 1)
+            await asyncio.sleep(1)  # anything published late would show now
+            # (version 1 may be published twice: on open, and when the initial analysis ends)
+            return [v for uri, v, _ in c.history[start:] if uri == c.uri("big.py") and v != 1], final
+        finally:
+            await c.stop()
+
+    versions, final = asyncio.run(session())
+    # The first change's analysis starts before the others arrive and is dropped once they
+    # wait: only the newest text is published.
+    assert versions == [len(texts) + 1], versions
+    printed = texts[-1].splitlines().index("    print(y)") + 1
+    assert [(d.code, d.range.start.line + 1) for d in final] == [("STG101", printed)]
 
 
 def test_fix_code_action_edits_like_check_fix(tmp_path):

@@ -7,7 +7,7 @@ it (the same shape, with the pitfall) so the test fails if the rule simply stopp
 
 from __future__ import annotations
 
-from rulecases import assert_marked
+from rulecases import assert_marked, assert_project_marked
 
 # STG102 / STG201: what is and is not Python state outliving the call -----------------------------
 
@@ -991,4 +991,411 @@ def test_a_marker_appended_to_a_list_records_a_trace():
                 self.outputs.append(inputs * 2)  # STG201
                 self.list.append(len(self.outputs))  # STG102
                 return inputs
+    """)
+
+
+# Session 4 (issue 11 on the pinned wheels): the remaining false-positive classes ------------------
+
+
+def test_closure_rebound_after_the_nested_function_s_last_call_is_not_stale():
+    # Model Garden tests (`pretrain_dynamic_dataloader_test.py`, `t5_test.py`): `metrics` / `l`
+    # rebound after `step_fn` ran for the last time, for the next Function; `translate.py`: a
+    # Function defined afresh in each loop iteration, run before `text` is rebound. The twins: a
+    # call after the rebinding, a loop around the rebinding and the call, and an escape.
+    assert_marked("""
+        import tensorflow as tf
+
+        def test_attention(strategy, make, data):
+            metrics = make()
+
+            @tf.function
+            def step_fn(x):
+                return x * len(metrics)
+
+            strategy.run(step_fn, args=(data,))
+            metrics = make()
+
+            @tf.function
+            def step_fn_b(x):
+                return x * len(metrics)
+
+            step_fn_b(data)
+
+        def translate(strategy, batches):
+            for text in batches:
+                text = tf.constant(text)
+
+                @tf.function
+                def per_replica():
+                    return text[0]
+
+                text = strategy.run(per_replica)
+
+        def stale_call(data):
+            scale = 1.0
+
+            @tf.function
+            def f(x):
+                return x * scale  # STG301
+
+            f(data)
+            scale = 2.0
+            f(data)
+
+        def stale_loop(data, scales):
+            scale = 1.0
+
+            @tf.function
+            def g(x):
+                return x * scale  # STG301
+
+            for s in scales:
+                g(data)
+                scale = s
+
+        def stale_escape():
+            scale = 1.0
+
+            @tf.function
+            def h(x):
+                return x * scale  # STG301
+
+            scale = 2.0
+            return h
+
+        def rebound_under_a_map_lambda(dataset, round_robin):
+            range_dataset = tf.data.Dataset.range(4)
+            # Model Garden `input_reader.py`: the reading function is a lambda (no name to
+            # follow), and `kwargs` is bound again in the other branch, after it
+            if round_robin:
+                kwargs = {"mode": "parallel_epochs"}
+                dataset = range_dataset.map(lambda i: dataset.apply(tf.identity, **kwargs))
+            else:
+                kwargs = {"mode": "off"}
+                dataset = dataset.apply(tf.identity, **kwargs)
+            return dataset
+    """)
+
+
+def test_global_set_by_a_function_called_only_in_set_up_is_configuration():
+    # Model Garden YOLO: `set_random_seeds()` sets `GLOBAL_SEED_SET`, and only a task's
+    # `__init__` calls it, before any input pipeline exists. The twin: the same writer called
+    # from an ordinary method, which may run between two calls.
+    assert_marked("""
+        import tensorflow as tf
+
+        GLOBAL_SEED_SET = False
+        FAST = False
+
+        def set_random_seeds(seed=0):
+            global GLOBAL_SEED_SET
+            GLOBAL_SEED_SET = True
+            tf.random.set_seed(seed)
+
+        def set_fast():
+            global FAST
+            FAST = True
+
+        def random_uniform_strong(minval, maxval, seed=None):
+            if GLOBAL_SEED_SET:
+                seed = None
+            return tf.random.uniform([], minval, maxval, seed=seed)
+
+        def scale(x):
+            if FAST:  # STG301
+                return x
+            return 2 * x
+
+        class Task:
+            def __init__(self, seed):
+                set_random_seeds(seed=seed)
+
+            def speed_up(self):
+                set_fast()
+
+            @tf.function
+            def preprocess(self, image):
+                return scale(image) * random_uniform_strong(0.5, 1.5)
+    """)
+
+
+def test_methods_of_an_object_bound_further_down_the_module_are_not_list_mutations():
+    # Model Garden `recompute_grad.py`: `RecomputeContext.__exit__` calls `_context_stack.pop(self)`
+    # on a `_ContextStack` object that the module binds below the class. The twin: a list.
+    assert_marked("""
+        import tensorflow as tf
+
+        class RecomputeContext:
+            def __enter__(self):
+                return _context_stack.push(self)
+
+            def __exit__(self, *exc):
+                _context_stack.pop(self)
+                _history.pop()
+
+        class _ContextStack:
+            def __init__(self):
+                self._stack = []
+
+            def top(self):
+                return self._stack[-1] if self._stack else None
+
+            def push(self, context):
+                self._stack.append(context)
+                return context
+
+            def pop(self, context):
+                self._stack.pop()
+
+        _context_stack = _ContextStack()
+        _history = [1]
+
+        @tf.function
+        def f(x):
+            if _context_stack.top() is None:
+                return x * len(_history)  # STG301
+            return x
+    """)
+
+
+def test_size_arguments_of_ops_do_not_make_a_range_bound_a_tensor():
+    # Model Garden TEAMS `sample_k_from_softmax(logits, k)`: `tf.nn.top_k(..., k=k)` in one
+    # branch, `for _ in range(k)` in the other; video `sample_linspace_sequence`:
+    # `tf.linspace(0.0, m, num_windows)` then `for i in range(num_windows)`. Both bounds are
+    # config ints. The twin: a bound the caller passes as a tensor.
+    assert_marked("""
+        import tensorflow as tf
+
+        def sample_k(logits, k, use_topk=False):
+            if use_topk:
+                return tf.nn.top_k(logits, k=k).indices
+            out = []
+            for _ in range(k):
+                out.append(tf.argmax(logits, -1))
+            return tf.stack(out, -1)
+
+        def linspace_windows(sequence, num_windows):
+            offsets = tf.linspace(0.0, 10.0, num_windows)
+            parts = []
+            for i in range(num_windows):
+                parts.append(sequence[i] + offsets[i])
+            return tf.concat(parts, 0)
+
+        def tensor_bound(sequence, n):
+            parts = []
+            for i in range(n):
+                parts.append(sequence[i])  # STG202
+            return tf.concat(parts, 0)
+
+        @tf.function
+        def f(logits, sequence):
+            return sample_k(logits, 3), linspace_windows(sequence, 4), tensor_bound(sequence, tf.size(sequence))
+    """)
+
+
+def test_lists_concatenated_into_loop_vars_and_axes_given_to_xla_are_python_values():
+    # TFP `smart_for_loop`: `loop_vars=[np.int32(0)] + initial_loop_vars` makes
+    # `initial_loop_vars` a list (statically unrolled with `body_fn(*result)`); TFP
+    # `variadic_reduce`: `dimensions_to_reduce=axis`, a tuple of ints tested with `i not in axis`.
+    # The twins: the same parameters in arithmetic with a tensor.
+    assert_marked("""
+        import numpy as np
+        import tensorflow as tf
+        from tensorflow.compiler.tf2xla.python import xla
+
+        def smart_for_loop(n, body_fn, initial_loop_vars):
+            if n > 10:
+                return tf.while_loop(
+                    cond=lambda i, *args: i < n,
+                    body=lambda i, *args: [i + 1] + list(body_fn(*args)),
+                    loop_vars=[np.int32(0)] + initial_loop_vars,
+                )[1:]
+            result = initial_loop_vars
+            for _ in range(n):
+                result = body_fn(*result)
+            return result
+
+        def scaled_loop(body_fn, loop_vars):
+            total = tf.reduce_sum(loop_vars * 2.0)
+            return body_fn(*loop_vars), total  # STG602
+
+        def make_reduce(reducer):
+            @tf.function(jit_compile=True)
+            def xla_reduce(operands, inits, axis):
+                result = xla.variadic_reduce(operands, init_values=inits, dimensions_to_reduce=axis)
+                shape = operands[0].shape
+                for part in result:
+                    part.set_shape(tuple(d for i, d in enumerate(shape) if i not in axis))
+                return result
+
+            @tf.function
+            def shifted(x, axis):
+                y = tf.add(x, axis)
+                return [d for i, d in enumerate(x.shape) if i not in axis]  # STG602
+
+            return xla_reduce, shifted
+
+        @tf.function
+        def run(x):
+            return smart_for_loop(3, lambda a: [a + 1], [x]), scaled_loop(lambda a: a, x)
+    """)
+
+
+def test_a_warning_about_an_argument_s_type_belongs_to_the_trace():
+    # Model Garden `visualize_images_with_bounding_boxes`: `if not isinstance(images, list):
+    # logging.warning("... received type: %s and value: %s", type(images), images); return`.
+    # The twins: an info log of the tensor under the same test, and a warning under a value test.
+    assert_marked("""
+        import tensorflow as tf
+        from absl import logging
+
+        @tf.function
+        def visualize(images, step):
+            if not isinstance(images, list):
+                logging.warning("expects a list but received type: %s and value: %s", type(images), images)
+                return
+            if tf.is_tensor(step):
+                logging.info("step %s", step)  # STG101
+            if len(images) > 3:
+                logging.warning("too many images: %s", images)  # STG101
+            return tf.stack(images)
+    """)
+
+
+_WRAPPED_NETWORK = """
+    import tensorflow as tf
+
+    class WrappedNetwork(tf.keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.mask = None
+            self.calls = 0
+            self.masks = []
+
+        def call(self, observation, mask=None):
+            self.mask = mask
+            self.calls += 1  # STG102
+            self.masks.append(mask)  # STG102
+            return observation
+"""
+
+
+def test_a_test_double_keeping_the_argument_it_was_called_with(tmp_path):
+    # TF-Agents `mask_splitter_network_test.py`: `WrappedDistributionNetwork.call` keeps
+    # `self.mask = mask` so the test can assert on what it received. The twins: the same class
+    # outside a test module, and state a test double changes rather than records.
+    library = _WRAPPED_NETWORK.replace("self.mask = mask", "self.mask = mask  # STG102")
+    assert_project_marked(tmp_path, {
+        "pkg/networks/mask_splitter_network_test.py": _WRAPPED_NETWORK,
+        "pkg/networks/wrapped.py": library,
+    })
+
+
+def test_recursion_under_a_python_option_flag_ends_at_trace_time():
+    # TFP `_minimize_common(..., jit_compile=False)`: `if jit_compile:` it runs itself once inside
+    # a jit-compiled Function with `kwargs['jit_compile'] = False`. The twin: a Function recursing
+    # on a Python int, one trace per depth.
+    assert_marked("""
+        import tensorflow as tf
+
+        def minimize_common(num_steps, loss_fn, jit_compile=False, name="minimize"):
+            if jit_compile:
+                kwargs = dict(locals())
+                kwargs["jit_compile"] = False
+
+                @tf.function(autograph=False, jit_compile=True)
+                def run_jitted_minimize():
+                    return minimize_common(**kwargs)
+                return run_jitted_minimize()
+            return tf.reduce_sum(loss_fn()) * num_steps
+
+        @tf.function
+        def countdown(n):
+            if n > 0:
+                return countdown(n - 1)  # STG401
+            return 1
+
+        @tf.function
+        def train(loss_fn):
+            return minimize_common(10, loss_fn), countdown(3)
+    """)
+
+
+def test_an_rnn_over_a_cell_without_variables_creates_none():
+    # tf-addons `crf_decode_forward`: `tf.keras.layers.RNN(CrfDecodeForwardRnnCell(...))` in a
+    # traced function; the cell's `build` creates nothing. The twin: a cell that adds a weight.
+    assert_marked("""
+        import tensorflow as tf
+
+        class CrfDecodeForwardRnnCell(tf.keras.layers.AbstractRNNCell):
+            def __init__(self, transition_params, **kwargs):
+                super().__init__(**kwargs)
+                self._transition_params = tf.expand_dims(transition_params, 0)
+
+            @property
+            def state_size(self):
+                return 3
+
+            @property
+            def output_size(self):
+                return 3
+
+            def build(self, input_shape):
+                super().build(input_shape)
+
+            def call(self, inputs, state):
+                return inputs, [state[0] + inputs]
+
+        class ScaledCell(tf.keras.layers.AbstractRNNCell):
+            state_size = 3
+            output_size = 3
+
+            def build(self, input_shape):
+                self.scale = self.add_weight(name="scale", shape=[3])
+
+            def call(self, inputs, state):
+                return inputs * self.scale, [state[0]]
+
+        def crf_decode_forward(inputs, state, transition_params):
+            crf_fwd_cell = CrfDecodeForwardRnnCell(transition_params, dtype=inputs.dtype)
+            crf_fwd_layer = tf.keras.layers.RNN(crf_fwd_cell, return_sequences=True, return_state=True)
+            scaled = tf.keras.layers.RNN(ScaledCell())  # STG402
+            return crf_fwd_layer(inputs, state), scaled(inputs)
+
+        @tf.function
+        def decode(inputs, state, transition_params):
+            return crf_decode_forward(inputs, state, transition_params)
+    """)
+
+
+def test_attributes_kept_by_a_method_that_creates_the_object_s_variables_are_set_up():
+    # tf-addons `MovingAverage.shadow_copy(model_weights)`: adds the "average" slots, then keeps
+    # `self._model_weights = model_weights`, as `_create_slots` does. The twin: a public method
+    # that only rebinds the list.
+    assert_marked("""
+        import tensorflow as tf
+
+        class MovingAverage(tf.keras.optimizers.Optimizer):
+            def __init__(self):
+                super().__init__("moving_average")
+                self._model_weights = None
+                self._extra = None
+
+            def _create_slots(self, var_list):
+                for var in var_list:
+                    self.add_slot(var, "average", var.read_value())
+                self._model_weights = var_list
+
+            def shadow_copy(self, model_weights):
+                for var in model_weights:
+                    self.add_slot(var, "average", initializer="zeros")
+                self._model_weights = model_weights
+
+            def set_extra(self, extra):
+                self._extra = extra
+
+            @tf.function
+            def _swap_weights(self):
+                weights = [w * 2 for w in self._model_weights]
+                return weights, self._extra  # STG302
     """)

@@ -37,6 +37,7 @@ def test_t42_mutated_plain_attribute_of_an_argument_is_stale():
     simple_model = SimpleModel()
     evaluate(simple_model, tf.constant(10.))
     simple_model.bias += 5.0
+    evaluate(simple_model, tf.constant(10.))
     """, "STG302")
     assert "`model.bias`" in f.message and "`simple_model.bias += 5.0`, line 14" in f.message
 
@@ -163,6 +164,7 @@ def test_stg302_interprocedural_across_modules(tmp_path):
             config = Config()
             predict(config, tf.ones([2]))
             config.temperature = 0.5
+            predict(config, tf.ones([2]))
         """,
     })
     assert got[0].entry_point == "pkg.train.predict"

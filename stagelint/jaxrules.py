@@ -1,0 +1,145 @@
+"""What the existing rule families decide differently for code JAX stages (issue 14).
+
+The rule classes stay the one home of each rule; where JAX's semantics differ from TensorFlow's
+they call in here (observed on jax 0.10.2, ../shared/spec/jax-behaviour.md):
+
+* no AutoGraph: every Python `if`/`while`/`assert`/`and`/`or`/`not`, `range()` and dict key
+  on a tracer fails (rows 13, 18, 20), including on a jitted function's parameters, which are
+  tracers unless static;
+* iterating or unpacking a traced array works (it unrolls: STG503's business, row 23), and so does
+  `len(x)` (the shape is static);
+* `float()`/`int()` on a tracer is a ConcretizationTypeError (STG601, row 16).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+#: STG602 checks that JAX does not fail on: iteration unrolls, `len` reads the static shape,
+#: `int()`/`float()` are STG601's there.
+_NOT_IN_JAX = frozenset({"a `for` loop", "unpacking", "a comprehension", "`len(...)`", "`int(...)`",
+                         "`float(...)`"})
+_ERRORS = {
+    "`range(...)`": "TracerIntegerConversionError",
+    "a dict key": "TypeError (unhashable tracer)",
+}
+_INSTEAD = {
+    "`while`": "loop with `jax.lax.while_loop` / `lax.fori_loop`, or mark the argument static (`static_argnums`)",
+    "`assert`": "check with `checkify.check` or `jax.debug.callback`, or assert on static values (shapes)",
+    "`range(...)`": "loop with `lax.fori_loop` / `lax.scan`, or mark the bound static (`static_argnums`)",
+    "a dict key": "key the dict by a static value",
+}
+_BRANCH = "branch with `jax.lax.cond` / `jnp.where`, or mark the argument static (`static_argnums`)"
+
+
+def jax_branch_test(expr: cst.BaseExpression) -> bool:
+    """A test that computes on a value (`x > 0`, `x.sum()`), not one that asks whether an
+    optional argument was given (`if mask:`, `if not cfg.flag:`): a jitted function's argument
+    may be None or a Python flag as well as an array."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        return jax_branch_test(expr.expression)
+    return not isinstance(expr, (cst.Name, cst.Attribute))
+
+
+def confirm_tracer_as_python_value(candidate, project, key):
+    """STG602 for a function JAX stages: a dict of message fields, or False."""
+    fields = candidate.fields
+    what = fields.get("what", "")
+    if what in _NOT_IN_JAX or "iterat" in fields.get("error", ""):
+        return False
+    if not fields.get("_definite") and not project.jax.is_traced(key, fields.get("_params", ())):
+        return False
+    return {
+        "jax_error": _ERRORS.get(what, "TracerBoolConversionError"),
+        "jax_instead": _INSTEAD.get(what, _BRANCH),
+    }
+
+
+def confirm_concrete_value(candidate, project, key):
+    """STG601 for a function JAX stages: traced values only (a static argument is a Python value)."""
+    fields = candidate.fields
+    return bool(fields.get("_definite") or project.jax.is_traced(key, fields.get("_params", ())))
+
+
+def confirm_loop_unrolled(candidate, project, key):
+    """STG503 for a function JAX stages: a Python `for` over `range(<static argument>)` (each
+    value unrolls and compiles anew), over a traced array (unrolled over its first axis, row 23),
+    or over Python data callers pass; `range(<tracer>)` is STG602's (it fails)."""
+    fields = candidate.fields
+    how, param = fields["_how"], fields["_param"]
+    traced = project.jax.traced_params(key)
+    if how == "array":
+        return {"detail": "one copy of the body per row of the traced array", "length": "first dimension"}
+    if how == "range":
+        if param in traced:
+            return False  # TracerIntegerConversionError: STG602
+        if param in project.jax.static_params(key):
+            return {"detail": f"`{param}` is static: one copy of the body per step", "length": f"`{param}`"}
+        args = project.args_for(key, param)
+        from stagelint.rules.retracing import _varying_bound
+        from stagelint.tensors import NUMBERS
+
+        reason = _varying_bound([a for _, _, a in args if a.kind == "python" or a.what in NUMBERS])
+        if reason is None:
+            return False
+        return {"detail": f"callers pass `{param}` as {reason}", "length": f"`{param}`"}
+    # A jitted parameter may be a pytree (`for w, b in params:`, `for layer in layers: layer(x)`):
+    # an array needs evidence, an op on the parameter itself or rows used as values
+    f = project.function(key)
+    evidence = param in (f.tensor_params if f is not None else ())
+    rows = fields.get("_rows") and (fields.get("_ops_definite") or param in fields.get("_ops_params", ()))
+    if param in traced and (evidence or rows):
+        return {"detail": f"`{param}` is a traced array: one copy of the body per row", "length": "first dimension"}
+    for mod, site, arg in project.args_for(key, param):
+        if arg.what == "ndarray" or (arg.what in ("list", "tuple", "range") and arg.elements in ("int", "float")):
+            return {"detail": f"callers pass `{arg.text}` (line {site.span.line}): one copy of the body per element",
+                    "length": "length"}
+    return False
+
+
+def jax_retrace_free(ctx, call: cst.Call) -> bool:
+    """A JAX staging call that costs no retrace when made again (row 35): `jax.jit(f)` of a
+    module-level or imported function (JAX caches traces by the function object, and `f` is the
+    same object every time), and the transforms that trace on every use anyway (`jax.vmap`,
+    `jax.grad`: nothing cached to lose)."""
+    from stagelint.frameworks import JAX_JIT
+    from stagelint.jaxstaging import JAX_STAGING
+
+    api = ctx.resolves_to(call.func, JAX_STAGING)
+    if api is None:
+        return False
+    if api not in JAX_JIT:
+        return True
+    if not call.args or not isinstance(call.args[0].value, (cst.Name, cst.Attribute)):
+        return False  # a lambda, `partial(f, ...)`: a new object each time
+    target = call.args[0].value
+    if isinstance(target, cst.Attribute):
+        return False  # `jax.jit(obj.method)`: a new bound method each time
+    kind = ctx.binding_kind(target, ctx.function)
+    if kind == "import":
+        return True
+    if kind == "global":
+        return all(isinstance(getattr(b, "node", None), cst.FunctionDef) for b in ctx.bindings_of(target))
+    return False
+
+
+def writes_into_ref(ctx, site) -> bool:
+    """`total[...] += x` / `ref[0] = v` on a `jax.Ref` (`jax.new_ref(...)`): JAX's own mutable state,
+    updated on every call, like a tf.Variable's `assign` (not Python state, not a leak)."""
+    node = site.node
+    target = getattr(node, "target", None)
+    if target is None and isinstance(node, cst.Assign) and len(node.targets) == 1:
+        target = node.targets[0].target
+    if not isinstance(target, cst.Subscript) or not isinstance(target.value, cst.Name):
+        return False
+    bindings = [b for b in ctx.bindings_of(target.value) if isinstance(getattr(b, "node", None), cst.Name)]
+    return bool(bindings) and all(_made_by(ctx, b.node, JAX_REF_CONSTRUCTORS) for b in bindings)
+
+
+#: Calls that make a `jax.Ref`.
+JAX_REF_CONSTRUCTORS = frozenset({"jax.new_ref", "jax.empty_ref", "jax.ref.new_ref", "jax.ref.empty_ref"})
+
+
+def _made_by(ctx, name: cst.Name, constructors) -> bool:
+    value = ctx.bound_values.get(id(name))
+    return isinstance(value, cst.Call) and bool(ctx.qualified_names(value.func) & constructors)

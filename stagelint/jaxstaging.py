@@ -1,0 +1,405 @@
+"""Which code JAX stages, and how: the per-file record and the project's view (issue 14).
+
+The per-file walk (`stagelint.context`) takes every framework at once (`frameworks.STAGING`), so
+`@jax.jit`, `jax.jit(f)` and `jax.vmap(f)` become entry points exactly as `tf.function` does, and
+the project call graph reaches their helpers across modules. This module adds what is JAX's own:
+
+* `record_call` / `decorator_api` (per file): the JAX API that stages a function, with its
+  static and donated arguments (`@partial(jax.jit, static_argnums=1)`, `jax.jit(f,
+  static_argnames="n")`), and the functions `jax.lax` control flow traces (`lax.cond(p, f, g,
+  x)`, `lax.scan(body, c, xs)`, lambdas included), as `facts.JaxStaged` records.
+* `JaxView` (project phase, `Project.jax`): per function, the framework that stages it
+  ("jax" or "tensorflow"), JAX's staging mode (`frameworks.JAX_JIT` ...), the parameters that
+  hold tracers, and the static / donated parameters of a jitted function. Flax Linen modules'
+  `__call__`, `setup` and `@nn.compact` methods are entry points here (through project base
+  classes too).
+
+The public questions other code asks are listed in /work/notes/jax-api.md (`framework_of`,
+`mode_of`, `traced_params`, `static_params`, `donated_params`, `is_traced`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from stagelint import facts as F
+from stagelint.frameworks import (
+    JAX_FILTERING_JIT,
+    JAX_FUNCTION_ARGUMENTS,
+    JAX_GRAD,
+    JAX_JIT,
+    JAX_TRACE,
+    EQUINOX_MODULE_BASES,
+    EQUINOX_STAGED_METHODS,
+    LINEN_COMPACT,
+    LINEN_MODULE_BASES,
+    LINEN_STAGED_METHODS,
+    PARTIAL_CALLS,
+)
+
+Key = tuple[str, str]
+
+#: Every JAX API that stages the function it is given first.
+JAX_STAGING = JAX_JIT | JAX_TRACE | JAX_GRAD
+#: Those whose `in_axes` (second positional) may leave arguments unbatched.
+JAX_MAPPING = frozenset({"jax.vmap", "jax.pmap", "flax.nnx.vmap", "flax.nnx.pmap"})
+#: Modes, most demanding first: a function reached in several modes is judged by the first.
+MODES = ("jit", "trace", "grad")
+#: Codes that hold in each mode. "jit": every family; "trace" (not cached: traced again on every
+#: use): no staleness, no retracing; "grad" (concrete values, Python control flow works, row 15):
+#: leaked tracers and host conversions only.
+#: Whatever the mode: AutoGraph loops (STG202), tf.Variable creation rules (STG402, STG403) and
+#: pruned ops with checks (STG603) are TensorFlow's own.
+TENSORFLOW_ONLY = frozenset({"STG202", "STG402", "STG403", "STG603"})
+CODES_OUT_OF_MODE = {
+    "jit": TENSORFLOW_ONLY,
+    "trace": TENSORFLOW_ONLY | {"STG301", "STG302", "STG303", "STG501", "STG502"},
+    "grad": frozenset({"STG101", "STG102", "STG103", "STG104", "STG105", "STG202", "STG301", "STG302",
+                       "STG303", "STG401", "STG402", "STG403", "STG501", "STG502", "STG503", "STG602",
+                       "STG603"}),
+}
+
+
+def api_mode(api: str) -> str:
+    if api in JAX_JIT or api.startswith("flax.linen") or api == "equinox.Module":
+        return "jit"
+    if api in JAX_GRAD:
+        return "grad"
+    return "trace"
+
+
+# Per file --------------------------------------------------------------------------------------
+
+
+def decorator_api(ctx, decorator: cst.BaseExpression) -> tuple[str, cst.Call | None] | None:
+    """The JAX API a decorator stages with, and the call holding its options: `@jax.jit`,
+    `@jax.jit(static_argnames=...)`-style factories, `@partial(jax.jit, static_argnums=1)`."""
+    if isinstance(decorator, cst.Call):
+        names = ctx.qualified_names(decorator.func)
+        if names & PARTIAL_CALLS and decorator.args and decorator.args[0].keyword is None:
+            inner = ctx.resolves_to(decorator.args[0].value, JAX_STAGING)
+            return (inner, decorator) if inner else None
+        api = ctx.resolves_to(decorator.func, JAX_STAGING)
+        return (api, decorator) if api else None
+    api = ctx.resolves_to(decorator, JAX_STAGING)
+    return (api, None) if api else None
+
+
+def _ints(expr: cst.BaseExpression) -> list[int]:
+    if isinstance(expr, cst.Integer):
+        return [int(expr.value)]
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and isinstance(expr.expression, cst.Integer):
+        return [-int(expr.expression.value)]
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return [i for el in expr.elements for i in _ints(el.value)]
+    return []
+
+
+def _strs(expr: cst.BaseExpression) -> list[str]:
+    if isinstance(expr, cst.SimpleString):
+        return [expr.evaluated_value] if isinstance(expr.evaluated_value, str) else []
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return [s for el in expr.elements for s in _strs(el.value)]
+    return []
+
+
+def staged_record(ctx, target: F.Target, where: cst.CSTNode, api: str, options: cst.Call | None,
+                  decorator: bool) -> F.JaxStaged:
+    record = F.JaxStaged(target, ctx.position(where), api, decorator=decorator)
+    positional = [a for a in options.args if a.keyword is None] if options is not None else []
+    for i, arg in enumerate(options.args if options is not None else ()):
+        key = arg.keyword.value if arg.keyword is not None else None
+        if key == "in_axes" or (key is None and api in JAX_MAPPING and len(positional) > 1 and arg is positional[1]):
+            if isinstance(arg.value, (cst.Tuple, cst.List)):
+                record.unmapped = [j for j, el in enumerate(arg.value.elements)
+                                   if isinstance(el.value, cst.Name) and el.value.value == "None"]
+        if key == "static_argnums":
+            record.static_argnums = _ints(arg.value)
+        elif key == "static_argnames":
+            record.static_argnames = _strs(arg.value)
+        elif key == "donate_argnums":
+            record.donate_argnums = _ints(arg.value)
+        elif key == "donate_argnames":
+            record.donate_argnames = _strs(arg.value)
+    return record
+
+
+def decorated_api(ctx, node: cst.FunctionDef) -> str | None:
+    """The JAX API a decorator of the def stages it with, if any."""
+    for dec in node.decorators:
+        found = decorator_api(ctx, dec.decorator)
+        if found is not None:
+            return found[0]
+    return None
+
+
+def record_decorated(ctx, node: cst.FunctionDef, qualname: str) -> str | None:
+    """Record a def staged by a JAX decorator; its API, or None."""
+    for dec in node.decorators:
+        found = decorator_api(ctx, dec.decorator)
+        if found is not None:
+            api, options = found
+            absolute = f"{ctx.module}.{qualname}" if ctx.module else qualname
+            ctx.facts.jax_staged.append(staged_record(ctx, ("name", absolute), node.name, api, options, True))
+            return api
+    return None
+
+
+def record_call(walker, node: cst.Call, names: set[str]) -> None:
+    """`jax.jit(f, ...)`, `jax.vmap(self.step)`, `jax.jit(partial(f, n=3))`, and the functions
+    `jax.lax` control flow is given (lambdas are walked as functions of their own)."""
+    ctx = walker.ctx
+    api = next((q for q in sorted(names) if q in JAX_STAGING), None)
+    if api is not None:
+        first = node.args[0] if node.args else None
+        if first is None or (first.keyword is not None and first.keyword.value not in ("fun", "f", "fn")):
+            return
+        value = first.value
+        while isinstance(value, cst.Call) and value.args and ctx.resolves_to(value.func, JAX_STAGING):
+            value = value.args[0].value  # `jax.jit(jax.grad(f))`: f is traced under jit (row 15)
+        target = _function_target(walker, value)
+        if target is not None:
+            ctx.facts.jax_staged.append(staged_record(ctx, target, value, api, node, False))
+            if walker._target_of(first.value) is None:
+                # a lambda, `partial(f)`, `jit(grad(f))`: what the TF path records for a named
+                # function (`Project.staged_afresh`: used once, it traces with the values of the moment)
+                ctx.facts.wrapped.append(target)
+                if id(node) in ctx._fresh_staging_calls:
+                    ctx.facts.fresh_wrapped.append(target)
+        return
+    api = next((q for q in sorted(names) if q in JAX_FUNCTION_ARGUMENTS), None)
+    if api is None:
+        return
+    positional = [a for a in node.args if a.keyword is None and not a.star]
+    for index, keyword in JAX_FUNCTION_ARGUMENTS[api]:
+        arg = next((a for a in node.args if a.keyword is not None and a.keyword.value == keyword), None)
+        if arg is None and index < len(positional):
+            arg = positional[index]
+        if arg is None:
+            continue
+        values = [el.value for el in arg.value.elements] if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg.value]
+        for value in values:
+            target = _function_target(walker, value)
+            if target is not None:
+                ctx.facts.jax_staged.append(staged_record(ctx, target, value, api, None, False))
+
+
+def _function_target(walker, expr: cst.BaseExpression) -> F.Target | None:
+    ctx = walker.ctx
+    if isinstance(expr, cst.Call) and ctx.qualified_names(expr.func) & PARTIAL_CALLS and expr.args:
+        expr = expr.args[0].value
+    if isinstance(expr, cst.Lambda):
+        ctx._dataset_lambdas.add(id(expr))  # walked as a function of its own
+        where = ctx.position(expr)
+        name = f"<lambda:{where.line}:{where.column}>"
+        qualname = f"{ctx.function.qualname}.<locals>.{name}" if ctx.function is not None else name
+        return ("name", f"{ctx.module}.{qualname}" if ctx.module else qualname)
+    return walker._target_of(expr)
+
+
+# Project phase -----------------------------------------------------------------------------------
+
+
+@dataclass
+class JaxEntry:
+    """How JAX stages one entry point (several records of one function merge)."""
+
+    apis: set[str] = field(default_factory=set)
+    static: set[str] = field(default_factory=set)
+    donated: set[str] = field(default_factory=set)
+    #: `jax.vmap(f, in_axes=(0, None))`: parameters passed unbatched (Python values under vmap alone)
+    unmapped: set[str] = field(default_factory=set)
+    #: Linen methods and `eqx.filter_jit`: parameters are not known to hold tracers (Python flags
+    #: are passed as they are, or are static)
+    params_unknown: bool = False
+
+    @property
+    def mode(self) -> str:
+        modes = {api_mode(a) for a in self.apis}
+        return next(m for m in MODES if m in modes)
+
+
+class JaxView:
+    """Per function of a `staging.Project`: which framework stages it, in which JAX mode, and
+    which of its parameters hold tracers."""
+
+    def __init__(self, project):
+        self.project = project
+        self.entries: dict[Key, JaxEntry] = {}
+        for m in sorted(project.modules.values(), key=lambda m: m.module):
+            for record in m.jax_staged:
+                key = project.resolve(m.module, record.target)
+                f = project.function(key) if key is not None else None
+                if f is None:
+                    continue
+                entry = self.entries.setdefault(key, JaxEntry())
+                entry.apis.add(record.api)
+                bound = record.target[0] in ("self", "super")  # `jax.jit(self.step)`: self is bound
+                params = f.params[1:] if f.class_qualname and bound else f.params
+                entry.static |= {params[i] for i in record.static_argnums if -len(params) <= i < len(params)}
+                entry.static |= set(record.static_argnames) & set(params)
+                entry.donated |= {params[i] for i in record.donate_argnums if -len(params) <= i < len(params)}
+                entry.donated |= set(record.donate_argnames) & set(params)
+                entry.unmapped |= {params[i] for i in record.unmapped if i < len(params)}
+                if record.api in JAX_FILTERING_JIT:
+                    entry.params_unknown = True
+        self._linen_entries()
+        self.modes: dict[Key, str] = {}
+        self.tensorflow: set[Key] = set()
+        self.nnx_only: set[Key] = set()
+        self._traced: dict[Key, frozenset[str]] = {}
+
+    def reach(self) -> None:
+        """The modes of what the entry points reach (after `Project` has added them as entries)."""
+        project = self.project
+        for mode in MODES:
+            seen: dict[Key, Key] = {}
+            for key in sorted(k for k, e in self.entries.items() if e.mode == mode):
+                project._bfs(key, seen, only_unguarded=False)
+            for key in seen:
+                self.modes.setdefault(key, mode)
+        # Reached only from Flax NNX transforms (`nnx.jit`): they carry Variable updates of the
+        # modules passed in out of the trace (row 41)
+        nnx: dict[Key, Key] = {}
+        other: dict[Key, Key] = {}
+        for key, entry in sorted(self.entries.items()):
+            nnx_entry = all(a.startswith("flax.nnx.") for a in entry.apis)
+            project._bfs(key, nnx if nnx_entry else other, only_unguarded=False)
+        self.nnx_only: set[Key] = set(nnx) - set(other)
+        tf_entries = [k for k in project.entries if k not in self.entries]
+        seen = {}
+        for key in sorted(tf_entries):
+            project._bfs(key, seen, only_unguarded=False)
+        self.tensorflow = set(seen)
+
+    def _linen_entries(self) -> None:
+        """Flax Linen `__call__`/`setup`/`@compact` methods and Equinox `__call__` methods."""
+        project = self.project
+        self.frozen_modules = set()  # Linen and Equinox classes: `self.x = ...` raises
+        # Modules applied where nothing is jitted (a design test, a notebook) run as Python: a
+        # module class counts where its own module jits, or a module that imports from it does.
+        jitting: set[str] = set()
+        for m in project.modules.values():
+            if any(r.api in JAX_JIT for r in m.jax_staged):
+                jitting.add(m.module)
+                for v in m.imports.values():  # `import models`, `from models import CNN`
+                    found = project._module_for(v, m.module) or (project.split_qualified(v, m.module) or (None,))[0]
+                    if found is not None:
+                        jitting.add(found)
+        for cls in sorted(project.classes):
+            if self._derives(cls, LINEN_MODULE_BASES):
+                api, methods = "flax.linen.Module", LINEN_STAGED_METHODS
+            elif self._derives(cls, EQUINOX_MODULE_BASES):
+                api, methods = "equinox.Module", EQUINOX_STAGED_METHODS
+            else:
+                continue
+            module, facts = project.classes[cls]
+            if module not in jitting:
+                continue
+            self.frozen_modules.add(facts.qualname)
+            prefix = facts.qualname[len(module) + 1:] if module else facts.qualname
+            for q, f in project.modules[module].functions.items():
+                if f.class_qualname != facts.qualname or q != f"{prefix}.{f.name}":
+                    continue
+                if f.name in methods or (api == "flax.linen.Module" and set(f.decorators) & LINEN_COMPACT):
+                    entry = self.entries.setdefault((module, q), JaxEntry())
+                    entry.apis.add(api)
+
+    def _derives(self, cls: str, bases: frozenset[str], _seen=None) -> bool:
+        _seen = _seen if _seen is not None else set()
+        if cls in _seen:
+            return False
+        _seen.add(cls)
+        found = self.project.resolve_class(cls)
+        if found is None:
+            return False
+        for base in found[1].bases:
+            if base in bases or self._derives(base, bases, _seen):
+                return True
+        return False
+
+    # The questions ---------------------------------------------------------------------------
+
+    def framework_of(self, key: Key) -> str | None:
+        """"jax" when only JAX stages the function, "tensorflow" when TensorFlow does, None when
+        nothing does."""
+        if key in self.tensorflow:
+            return "tensorflow"
+        return "jax" if key in self.modes else None
+
+    def mode_of(self, key: Key) -> str | None:
+        """"jit", "trace" or "grad" for a function JAX stages (the most demanding way it is
+        reached), None otherwise."""
+        return self.modes.get(key) if key not in self.tensorflow else None
+
+    def linen_method(self, key: Key) -> bool:
+        """A staged method of a Flax Linen or Equinox module (frozen: `self.x = ...` raises)."""
+        e = self.entries.get(key)
+        return e is not None and bool({"flax.linen.Module", "equinox.Module"} & e.apis)
+
+    def linen_setup(self, key: Key) -> bool:
+        """A Flax Linen module's `setup` (it assigns submodules to `self` by design)."""
+        e = self.entries.get(key)
+        return e is not None and "flax.linen.Module" in e.apis and key[1].rsplit(".", 1)[-1] == "setup"
+
+    def entry(self, key: Key) -> JaxEntry | None:
+        return self.entries.get(key)
+
+    def static_params(self, key: Key) -> set[str]:
+        e = self.entries.get(key)
+        return set(e.static) if e else set()
+
+    def donated_params(self, key: Key) -> set[str]:
+        e = self.entries.get(key)
+        return set(e.donated) if e else set()
+
+    def applies(self, code: str, key: Key) -> bool:
+        """Whether a finding of `code` in the function can happen under the way JAX stages it."""
+        mode = self.mode_of(key)
+        return mode is None or code not in CODES_OUT_OF_MODE[mode]
+
+    def traced_params(self, key: Key, _depth: int = 0) -> frozenset[str]:
+        """Parameters that hold tracers: the non-static parameters of a jitted or transformed
+        function (a Python int passed to `jax.jit` becomes a tracer too; literal defaults are
+        left out, a default is not traced), and a helper's parameters that such values reach."""
+        if key in self._traced:
+            return self._traced[key]
+        if self.framework_of(key) != "jax" or _depth > 6:
+            return frozenset()
+        self._traced[key] = frozenset()  # a cycle adds nothing
+        project = self.project
+        f = project.function(key)
+        out: set[str] = set()
+        entry = self.entries.get(key)
+        if entry is not None and not entry.params_unknown:
+            params = f.params[1:] if f.class_qualname else f.params
+            out |= set(params) - entry.static - f.literal_default_params
+            if entry.mode != "jit":
+                out -= entry.unmapped
+        for module, site in project.call_sites.get(key, ()):
+            shift = project.shift(site, key)
+            for i, arg in enumerate(site.args):
+                if i + shift < len(f.params):
+                    if self._arg_traced(module, site, arg, _depth):
+                        out.add(f.params[i + shift])
+            for kw, arg in site.kwargs.items():
+                if kw in f.params and self._arg_traced(module, site, arg, _depth):
+                    out.add(kw)
+        if entry is not None:
+            out -= entry.static
+        result = frozenset(out - f.python_default_params)
+        self._traced[key] = result
+        return result
+
+    def _arg_traced(self, module: str, site: F.CallSite, arg: F.ArgFacts, depth: int) -> bool:
+        if arg.kind == "tensor":
+            return True
+        if arg.param and site.caller is not None:
+            return arg.param in self.traced_params((module, site.caller), depth + 1)
+        return False
+
+    def is_traced(self, key: Key, params) -> bool:
+        """Any of `params` (a candidate's `_params`) holds a tracer in the function `key`."""
+        return bool(set(params) & self.traced_params(key))

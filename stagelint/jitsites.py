@@ -1,0 +1,127 @@
+"""The walk state the call-site rules of jitted functions share (STG203, STG504, STG505).
+
+Each of those rules keeps one `JitSites` per file: it learns the jitted callables the file defines
+(recording their specs once per file for the project phase, `jaxjit.record`), the signatures of
+the file's functions, and which calls may run a jitted callable (one of the file's, or a
+function of another project module, decided in the project phase by `jaxjit.lookup`).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from stagelint import jaxjit
+
+
+class JitSites:
+    def __init__(self, rule):
+        self.rule = rule
+        self.ctx = rule.ctx
+        #: absolute qualified name -> signature, for the file's defs and lambdas bound to names
+        self.signatures: dict[str, dict] = {}
+        #: names bound to `functools.partial(jax.jit, ...)`: qualified name -> (transform, spec)
+        self.partials: dict[str, tuple] = {}
+        #: the file's jitted callables: name in the module -> resolved spec
+        self.local: dict[str, dict] = {}
+
+    # Definitions -------------------------------------------------------------------------------
+
+    def _absolute(self, relative: str) -> str:
+        module = self.ctx.module
+        return f"{module}.{relative}" if module else relative
+
+    def _relative(self, absolute: str) -> str:
+        module = self.ctx.module
+        return absolute[len(module) + 1:] if module and absolute.startswith(module + ".") else absolute
+
+    def _keep(self, node, name: str, spec: dict) -> None:
+        self.local[name] = spec
+        recorded = self.ctx.__dict__.setdefault("_jaxjit_recorded", set())
+        if (id(node), name) not in recorded:
+            recorded.add((id(node), name))
+            jaxjit.record(self.ctx, self.rule.code, node, name, spec)
+
+    def function(self, node: cst.FunctionDef):
+        """A def: its signature; when a jit decorator sits on it, (decorator, raw spec, resolved
+        spec). The rule's `visit_FunctionDef` calls it (ctx.function is the def)."""
+        func = self.ctx.function
+        sig = jaxjit.signature(node.params, method=bool(func and func.is_method))
+        self.signatures[self._absolute(func.qualname)] = sig
+        for dec in node.decorators:
+            found = jaxjit.jit_of(self.ctx, dec.decorator, self.partials)
+            if found is None or found[2] is not None:
+                continue
+            _, raw, = found[:2]
+            spec = jaxjit.resolve_spec(raw, sig)
+            self._keep(node, func.qualname, spec)
+            return dec, raw, spec
+        return None
+
+    def assignment(self, node: cst.Assign):
+        """`step = jax.jit(f, ...)`, `jit_static = functools.partial(jax.jit, ...)`: what it binds,
+        as (target Name, raw spec, resolved spec, jit call) for a jitted callable, else None."""
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return None
+        target = node.targets[0].target
+        value = node.value
+        names = self.ctx.qualified_names(target)
+        if isinstance(value, cst.Lambda):
+            for q in names:
+                self.signatures[q] = jaxjit.signature(value.params)
+            return None
+        found = jaxjit.jit_of(self.ctx, value, self.partials)
+        if found is None:
+            return None
+        transform, raw, wrapped = found
+        if wrapped is None:
+            if isinstance(value, cst.Call):  # a partial or a decorator factory, not a callable yet
+                for q in names:
+                    self.partials[q] = (transform, raw)
+            return None
+        sig = self.signature_of(wrapped)
+        spec = jaxjit.resolve_spec(raw, sig)
+        for q in names:
+            self._keep(node, self._relative(q), spec)
+        return target, raw, spec, value
+
+    def signature_of(self, wrapped: cst.BaseExpression) -> dict | None:
+        if isinstance(wrapped, cst.Lambda):
+            return jaxjit.signature(wrapped.params)
+        for q in self.ctx.qualified_names(wrapped):
+            if q in self.signatures:
+                return self.signatures[q]
+        return None
+
+    # Calls -------------------------------------------------------------------------------------
+
+    def callee(self, call: cst.Call) -> list[str] | None:
+        """The absolute names of a call's callee when it may be a jitted callable: one of this
+        file's, or a function of the project (decided later); None for anything else."""
+        names = self.ctx.qualified_names(call.func)
+        if not names:
+            return None
+        out = []
+        for q in sorted(names):
+            if q.startswith("builtins."):
+                return None
+            root = q.split(".", 1)[0]
+            if self._relative(q) in self.local or root in self.ctx.project_roots \
+                    or root == self.ctx.module.split(".", 1)[0]:
+                out.append(q)
+        return out or None
+
+    @staticmethod
+    def arguments(call: cst.Call):
+        """(index, keyword, argument) for each argument a call passes one by one; stops at `*args`
+        (positions after it are unknown)."""
+        index = 0
+        for arg in call.args:
+            if arg.star == "*":
+                return
+            if arg.star == "**":
+                continue
+            if arg.keyword is None:
+                yield index, None, arg
+                index += 1
+            else:
+                yield None, arg.keyword.value, arg

@@ -1,0 +1,281 @@
+"""Shapes that depend on traced values, in code JAX stages (STG604)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from stagelint.context import short_code
+from stagelint.rules.base import Rule
+from stagelint.tensors import Tensorness, tensorness
+
+#: jax.numpy functions whose output length is the number of hits, unless `size=` fixes it.
+SIZED = frozenset(f"jax.numpy.{n}" for n in (
+    "nonzero", "flatnonzero", "argwhere", "unique", "unique_all", "unique_counts", "unique_inverse",
+    "unique_values", "compress", "extract", "union1d", "intersect1d", "setdiff1d", "setxor1d"))
+#: Functions whose output length is an argument's value: function -> (keyword, position) of it,
+#: and the keyword that fixes the length instead.
+LENGTH_ARGUMENTS = {
+    "jax.numpy.arange": (("start", 0), ("stop", 1), ("step", 2)),
+    "jax.numpy.linspace": (("num", 2),),
+    "jax.numpy.logspace": (("num", 2),),
+    "jax.numpy.geomspace": (("num", 2),),
+    "jax.numpy.zeros": (("shape", 0),),
+    "jax.numpy.ones": (("shape", 0),),
+    "jax.numpy.empty": (("shape", 0),),
+    "jax.numpy.full": (("shape", 0),),
+    "jax.numpy.eye": (("N", 0), ("M", 1)),
+    "jax.numpy.tri": (("N", 0), ("M", 1)),
+    "jax.numpy.repeat": (("repeats", 1),),
+}
+#: Array constructors: their shapes are model dimensions, nearly always Python ints the code does
+#: not show (bound by `functools.partial`, `static_broadcasted_argnums`, a config): flagged only
+#: for a shape computed by JAX itself (`jnp.zeros(jnp.sum(mask))`), not for a parameter.
+SHAPE_CONSTRUCTORS = frozenset(f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "eye", "tri"))
+#: Keywords that fix the output's length where the value would set it.
+LENGTH_FIXES = {"jax.numpy.repeat": "total_repeat_length", "jax.numpy.bincount": "length"}
+#: Functions giving a boolean array (a mask), beside comparisons and `&`, `|`, `~`.
+MASK_FUNCTIONS = frozenset(f"jax.numpy.{n}" for n in (
+    "logical_and", "logical_or", "logical_not", "logical_xor", "isnan", "isinf", "isfinite", "isclose",
+    "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "isin", "signbit", "isneginf",
+    "isposinf"))
+_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+
+_WHY = "the result's shape would depend on traced values"
+
+
+class DataDependentShape(Rule):
+    """
+    ## What it does
+    Flags, in code that `jax.jit`, `jax.vmap`, `jax.pmap` or a `jax.lax` control-flow body
+    traces, operations whose output shape depends on the values of traced arrays: boolean
+    indexing (`x[x > 0]`, `x[mask]` where `mask` is a comparison, `x.at[x > 0].set(0)`);
+    `jnp.nonzero`, `jnp.flatnonzero`, `jnp.argwhere`, `jnp.unique` (and its `unique_*` forms),
+    `jnp.compress`, `jnp.extract`, the set functions (`jnp.setdiff1d`, ...) and one-argument
+    `jnp.where(c)` without `size=`; `jnp.bincount` without `length=` and `jnp.repeat` without
+    `total_repeat_length=` on traced values; `jnp.arange`, `jnp.linspace(num=...)`,
+    `jnp.zeros`/`ones`/`full`/`empty`/`eye` with a shape JAX computes (`jnp.zeros(jnp.sum(m))`);
+    slices with traced bounds (`x[:n]`).
+
+    Where the line is drawn, and why: the value must be traced: an operation of `jax.numpy`
+    or `jax.lax`, or a parameter the project shows holds a tracer (not static through
+    `static_argnums`/`static_argnames`, not a Python default). So `size=` given, the three-argument
+    `jnp.where(c, x, y)`, slices by Python ints or shape arithmetic (`x[: x.shape[0] // 2]`),
+    integer indexing with a traced index (`x[i]`, a gather) and code that only `jax.grad` stages
+    (values are concrete there) are left alone, as is TensorFlow code (its graphs allow dynamic
+    shapes). Array constructors given a parameter as their shape are left alone too: model
+    dimensions are Python ints bound in ways a reader of one call cannot see (a
+    `functools.partial`, pmap's `static_broadcasted_argnums`, a config object).
+
+    ## Why is this bad?
+    XLA compiles for fixed shapes, so JAX must know every array's shape while tracing. Where
+    it depends on the data, tracing fails: `NonConcreteBooleanIndexError` for a boolean index,
+    `ConcretizationTypeError` for `nonzero`/`unique`/`arange`, `IndexError: Slice entries must
+    be static integers` for `x[:n]`. Under `jax.disable_jit()` all of it works, so eager tests
+    pass and the jitted code fails.
+
+    ## Example
+    ```python
+    @jax.jit
+    def positive_mean(x):
+        return jnp.mean(x[x > 0])       # NonConcreteBooleanIndexError
+
+    @jax.jit
+    def prefix_sum(x, n):
+        return jnp.sum(x[:n])           # IndexError: slice entries must be static
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def positive_mean(x):
+        mask = x > 0
+        return jnp.sum(jnp.where(mask, x, 0.0)) / jnp.maximum(mask.sum(), 1)
+
+    @jax.jit
+    def prefix_sum(x, n):
+        return jnp.sum(jnp.where(jnp.arange(x.shape[0]) < n, x, 0.0))
+    ```
+    Or give the size: `jnp.nonzero(mask, size=k, fill_value=-1)`; or make the bound static
+    (`static_argnums`), which compiles once per value.
+    """
+
+    code = "STG604"
+    name = "data-dependent-shape"
+    message = "{what} in {func}: under jax.jit {why} ({error}); {instead}"
+    valid = (
+        """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def positive_mean(x):
+            mask = x > 0
+            return jnp.sum(jnp.where(mask, x, 0.0)) / jnp.maximum(mask.sum(), 1)
+
+        @jax.jit
+        def first_ids(mask):
+            return jnp.nonzero(mask, size=4, fill_value=-1)
+
+        @jax.jit
+        def first_half(x, i):
+            return x[: x.shape[0] // 2], x[i], jnp.arange(x.shape[0])
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def prefix(x, n):
+            return x[:n], jnp.arange(n)
+
+        def eager(x, n):
+            return x[x > 0], x[:n], jnp.nonzero(x)
+
+        grad = jax.grad(lambda x: jnp.sum(x[x > 0]))
+        """,
+    )
+    invalid = (
+        """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def positive_mean(x):
+            return jnp.mean(x[x > 0])  # STG604
+
+        @jax.jit
+        def active(mask, labels):
+            return jnp.nonzero(mask), jnp.unique(labels), jnp.where(mask)  # STG604
+
+        @jax.jit
+        def prefix_sum(x, n):
+            return jnp.sum(x[:n]) + jnp.arange(n).sum()  # STG604
+        """,
+    )
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        ctx, func = self.ctx, self.ctx.function
+        if func is None or not ctx.in_staged_context:
+            return
+        for element in node.slice:
+            sl = element.slice
+            if isinstance(sl, cst.Index) and sl.star is None and _is_mask(ctx, sl.value, func):
+                t = tensorness(ctx, sl.value, func)
+                if t.possible:
+                    self._report(node, t, what=f"boolean indexing `{short_code(node)}`",
+                                 error="NonConcreteBooleanIndexError",
+                                 instead="keep the shape with `jnp.where(mask, x, fill)` (reductions take `where=`), "
+                                         "or use `jnp.nonzero(mask, size=k)`")
+                    return
+            elif isinstance(sl, cst.Slice):
+                t = Tensorness()
+                for bound in (sl.lower, sl.upper, sl.step):
+                    if bound is not None:
+                        t = t | tensorness(ctx, bound, func)
+                if t.possible:
+                    self._report(node, t, what=f"the slice `{short_code(node)}` with a traced bound",
+                                 error="IndexError: Slice entries must be static integers",
+                                 instead="slice a fixed size with `jax.lax.dynamic_slice`, mask with "
+                                         "`jnp.where(jnp.arange(x.shape[0]) < n, x, 0)`, or make the bound static")
+                    return
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx, func = self.ctx, self.ctx.function
+        if func is None or not ctx.in_staged_context:
+            return
+        names = ctx.qualified_names(node.func)
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        if any(a.star for a in node.args):
+            return  # `f(*args, **kw)`: `size=` may be among them
+        call = short_code(node)
+        for q in sorted(names):
+            if (q in SIZED or q == "jax.numpy.where" and len(positional) == 1 and not {"x", "y"} & set(keywords)) \
+                    and "size" not in keywords:
+                data = positional[:2] if positional else list(keywords.values())[:1]
+                t = _any_traced(ctx, data, func)
+                if t.possible:
+                    self._report(node, t, what=f"`{call}` without `size=`", error="ConcretizationTypeError",
+                                 instead="pass `size=` (and `fill_value=`) to fix the output's length"
+                                 + (", or use the three-argument `jnp.where(c, x, y)`" if q == "jax.numpy.where" else ""))
+                return
+            if q in LENGTH_FIXES and LENGTH_FIXES[q] in keywords:
+                return
+            if q == "jax.numpy.bincount" and positional:
+                t = tensorness(ctx, positional[0], func)
+                if t.possible:
+                    self._report(node, t, what=f"`{call}` without `length=`", error="ConcretizationTypeError",
+                                 instead="pass `length=` to fix the output's length")
+                return
+            if q in LENGTH_ARGUMENTS:
+                values = []
+                for keyword, position in LENGTH_ARGUMENTS[q]:
+                    if keyword in keywords:
+                        values.append(keywords[keyword])
+                    elif position < len(positional):
+                        values.append(positional[position])
+                if q == "jax.numpy.repeat" and values and isinstance(values[0], (cst.Integer, cst.Name)) \
+                        and not tensorness(ctx, values[0], func).definite and not _is_param(ctx, values[0], func):
+                    return  # `jnp.repeat(x, 2)`, `jnp.repeat(x, k)` with a Python int
+                t = _any_traced(ctx, values, func)
+                constructor = q in SHAPE_CONSTRUCTORS
+                if t.definite or t.possible and not constructor:
+                    error = "TypeError: Shapes must be 1D sequences of concrete values" if constructor \
+                        else "ConcretizationTypeError"
+                    fix = LENGTH_FIXES.get(q)
+                    self._report(node, t, what=f"`{call}` with a traced length", error=error,
+                                 instead=f"pass `{fix}=`" if fix else
+                                 "take the length from a shape (`x.shape[0]`) or make it static (`static_argnums`), "
+                                 "and mask a fixed-size result")
+                return
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "nonzero" \
+                and "size" not in keywords:
+            t = tensorness(ctx, node.func.value, func)
+            if t.possible:
+                self._report(node, t, what=f"`{call}` without `size=`", error="ConcretizationTypeError",
+                             instead="pass `size=` (and `fill_value=`) to fix the output's length")
+
+    def _report(self, node, t: Tensorness, **fields) -> None:
+        self.report(node, why=_WHY, _definite=t.definite, _params=sorted(t.params), _jax_only=True, **fields)
+
+    @classmethod
+    def confirm(cls, candidate, project, module):
+        key = (module.module, candidate.function)
+        jax = project.jax
+        if jax.framework_of(key) != "jax" or jax.mode_of(key) not in ("jit", "trace"):
+            return False  # TensorFlow allows dynamic shapes; under grad alone values are concrete
+        fields = candidate.fields
+        return bool(fields.get("_definite") or jax.is_traced(key, fields.get("_params", ())))
+
+
+def _any_traced(ctx, values, func) -> Tensorness:
+    t = Tensorness()
+    for v in values:
+        t = t | tensorness(ctx, v, func)
+    return t
+
+
+def _is_param(ctx, expr, func) -> bool:
+    return isinstance(expr, cst.Name) and ctx.binding_kind(expr, func) == "param"
+
+
+def _is_mask(ctx, expr: cst.BaseExpression, func, depth: int = 0) -> bool:
+    """The expression is a boolean array as far as the code shows: a comparison, `~`/`&`/`|`
+    of masks, a `jnp.isnan`-like call, or a local name bound only to one of those."""
+    if depth > 4:
+        return False
+    if isinstance(expr, cst.Comparison):
+        return all(isinstance(c.operator, _COMPARISONS) for c in expr.comparisons)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+        return _is_mask(ctx, expr.expression, func, depth + 1)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        return _is_mask(ctx, expr.left, func, depth + 1) or _is_mask(ctx, expr.right, func, depth + 1)
+    if isinstance(expr, cst.Call):
+        return bool(ctx.qualified_names(expr.func) & MASK_FUNCTIONS)
+    if isinstance(expr, cst.Name):
+        refs = ctx.reaching(expr, func)
+        if not refs:
+            return False
+        for r in refs:
+            value = ctx.bound_values.get(id(getattr(r, "node", None)))
+            if value is None or not isinstance(value, cst.BaseExpression) or not _is_mask(ctx, value, func, depth + 1):
+                return False
+        return True
+    return False

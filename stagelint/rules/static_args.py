@@ -1,0 +1,640 @@
+"""Static arguments of jitted functions: unhashable ones, bad specs (STG504), objects hashed by
+identity that are made anew for each call (STG505)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from stagelint import facts as F
+from stagelint import jaxjit
+from stagelint.context import short_code
+from stagelint.jitsites import JitSites
+from stagelint.rules.base import Rule
+from stagelint.tensors import value_of
+
+_UNHASHABLE_VALUES = {"list": "a list", "dict": "a dict", "set": "a set", "ndarray": "a NumPy array"}
+_UNHASHABLE_BUILTINS = {"builtins.list": "a list", "builtins.dict": "a dict", "builtins.set": "a set",
+                        "builtins.bytearray": "a bytearray"}
+#: jax.numpy functions that make an array (a jax.Array is not hashable).
+_JNP_ARRAYS = frozenset(f"jax.numpy.{n}" for n in (
+    "array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity",
+    "zeros_like", "ones_like", "full_like", "empty_like"))
+_VALUE_BASES = frozenset({"typing.NamedTuple", "enum.Enum", "enum.IntEnum", "enum.Flag", "enum.IntFlag",
+                          "enum.StrEnum", "builtins.tuple", "builtins.str", "builtins.int", "builtins.float",
+                          "builtins.frozenset", "builtins.bytes"})
+_DATACLASS = frozenset({"dataclasses.dataclass"})
+#: Decorators that make a frozen (hashable by value) dataclass.
+_FROZEN_DATACLASSES = frozenset({"flax.struct.dataclass"})
+#: Decorators and bases that make a class a pytree (it may be passed as a traced `self`).
+_PYTREE_BASES = ("equinox.Module", "flax.struct.PyTreeNode", "flax.nnx.Module", "flax.linen.Module", "flax.nnx.Pytree")
+_PYTREE_REGISTRATION = frozenset({
+    "jax.tree_util.register_pytree_node_class", "jax.tree_util.register_pytree_node",
+    "jax.tree_util.register_pytree_with_keys_class", "jax.tree_util.register_pytree_with_keys",
+    "jax.tree_util.register_dataclass", "jax.tree_util.register_static",
+})
+
+
+_EQUINOX_MODULES = frozenset({"equinox.Module", "equinox._module.Module"})
+_CALLABLE_HINTS = frozenset({"builtins.callable", "typing.Callable", "collections.abc.Callable"})
+
+
+def _function_field(ctx, node: cst.ClassDef) -> tuple[int, str, cst.BaseExpression | None] | None:
+    """The first field of an Equinox module annotated as a callable and not declared static:
+    (its position among the fields, its name, its default)."""
+    position = 0
+    for st in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
+        if not isinstance(st, cst.SimpleStatementLine):
+            continue
+        for small in st.body:
+            if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
+                continue
+            position += 1
+            hint = small.annotation.annotation
+            hint = hint.value if isinstance(hint, cst.Subscript) else hint
+            if not ctx.qualified_names(hint) & _CALLABLE_HINTS:
+                continue
+            value = small.value
+            if isinstance(value, cst.Call) and any(
+                    a.keyword is not None and a.keyword.value == "static" and isinstance(a.value, cst.Name)
+                    and a.value.value == "True" for a in value.args):
+                continue  # `eqx.field(static=True)`: part of the treedef, not a leaf
+            return position - 1, small.target.value, value
+    return None
+
+
+def _is_function(ctx, expr: cst.BaseExpression | None, func) -> bool:
+    """A plain function (not a module or another pytree): a lambda, a def, a JAX function."""
+    if expr is None:
+        return False
+    if isinstance(expr, cst.Lambda):
+        return True
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        if value_of(ctx, expr, func).what == "function":
+            return True
+        return any(q.startswith(("jax.nn.", "jax.numpy.", "jax.lax.", "jax.scipy.")) and q.rsplit(".", 1)[-1][:1].islower()
+                   for q in ctx.qualified_names(expr))
+    return False
+
+
+def class_kind(ctx, node: cst.ClassDef, local: dict[str, str]) -> tuple[str, str]:
+    """How instances of a class of this file hash: ("identity" | "value" | "unhashable" |
+    "unknown", why) from its decorators, its `__hash__`/`__eq__` and its bases (`local`: the
+    kinds of the file's classes seen so far, by qualified name)."""
+    defines = set()
+    for st in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
+        if isinstance(st, cst.FunctionDef):
+            defines.add(st.name.value)
+        elif isinstance(st, cst.SimpleStatementLine):
+            for small in st.body:
+                if isinstance(small, cst.Assign) and any(
+                        isinstance(t.target, cst.Name) and t.target.value == "__hash__" for t in small.targets):
+                    if isinstance(small.value, cst.Name) and small.value.value == "None":
+                        return "unhashable", "it sets `__hash__ = None`"
+                    defines.add("__hash__")
+    if "__hash__" in defines:
+        return "value", ""
+    for dec in node.decorators:
+        expr = dec.decorator
+        target = expr.func if isinstance(expr, cst.Call) else expr
+        names = ctx.qualified_names(target)
+        if names & _FROZEN_DATACLASSES:
+            return "value", ""
+        if names & _DATACLASS:
+            options = {a.keyword.value: a.value for a in expr.args if a.keyword} if isinstance(expr, cst.Call) else {}
+            if any(isinstance(options.get(k), cst.Name) and options[k].value == "True" for k in ("frozen", "unsafe_hash")):
+                return "value", ""
+            eq = options.get("eq")
+            if not (isinstance(eq, cst.Name) and eq.value == "False"):
+                return "unhashable", "a `@dataclass` without `frozen=True` sets `__hash__` to None"
+            continue
+        return "unknown", ""  # another decorator may add hashing
+    if "__eq__" in defines:
+        return "unhashable", "it defines `__eq__` without `__hash__`"
+    if any(a.keyword is not None for a in node.keywords):
+        return "unknown", ""
+    kind = "identity"
+    for base in node.bases:
+        names = ctx.qualified_names(base.value)
+        if names & _VALUE_BASES:
+            return "value", ""
+        if names <= {"builtins.object"} and names:
+            continue
+        inherited = [local[q] for q in names if q in local]
+        if not inherited:
+            return "unknown", ""
+        if inherited[0][0] != "identity":
+            return inherited[0]
+    return kind, ""
+
+
+class _StaticSites(Rule):
+    """Shared walk of STG504/STG505: the file's jitted callables, its classes, and the calls
+    that pass something suspicious for a parameter; `confirm` asks the project whether it is static."""
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.sites = JitSites(self)
+        self.classes: dict[str, tuple[str, str]] = {}
+        #: Equinox modules of this file with a field holding a function: qualified name -> field
+        self.function_fields: dict[str, str] = {}
+        self._pending: list[tuple] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        cls = self.ctx.classes[-1] if self.ctx.classes else None
+        if cls is not None:
+            self.classes[cls.qualname] = class_kind(self.ctx, node, self.classes)
+            if any(b in _EQUINOX_MODULES for b in cls.bases):
+                field = _function_field(self.ctx, node)
+                if field:
+                    self.function_fields[cls.qualname] = field
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.sites.function(node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.sites.assignment(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func, in_loop = self.ctx.function, bool(self.ctx.loops)
+        if isinstance(node.func, cst.Call):  # `jax.jit(f, static_argnums=1)(x, cfg)`: decided here
+            found = jaxjit.jit_of(self.ctx, node.func, self.sites.partials)
+            if found is not None and found[2] is not None:
+                spec = jaxjit.resolve_spec(found[1], self.sites.signature_of(found[2]))
+                for index, keyword, arg in JitSites.arguments(node):
+                    self._pending.append((func, in_loop, node, None, index, keyword, arg.value, spec))
+                return
+        callee = self.sites.callee(node)
+        if callee is None:
+            return
+        for index, keyword, arg in JitSites.arguments(node):
+            self._pending.append((func, in_loop, node, callee, index, keyword, arg.value, None))
+
+    def finish(self) -> None:
+        for func, in_loop, call, callee, index, keyword, value, spec in self._pending:
+            if callee is not None and not any(
+                    self.sites._relative(q) in self.sites.local or self.sites._relative(q) == q for q in callee):
+                continue  # a function of this file that nothing jits
+            fields = self.describe(func, in_loop, value)
+            if fields is None:
+                continue
+            fields.update({"_stages_itself": True, "_callee": list(callee or ()), "_index": index, "_keyword": keyword,
+                           "arg": short_code(value), "callee": short_code(call.func)})
+            if spec is not None:  # the jit is in the call: the file decides
+                verdict = self.judge(spec, fields)
+                if not verdict:
+                    continue
+                fields.update(verdict, _spec=True)
+            self.ctx.facts.candidates.append(F.Candidate(
+                self.code, None if func is None else func.qualname, self.ctx.position(value), fields))
+
+    def describe(self, func, in_loop: bool, value: cst.BaseExpression) -> dict | None:
+        raise NotImplementedError
+
+    def _class_of(self, func, value, classes=None):
+        """The local class `value` is an instance of (qualified name, what `classes` holds for
+        it; by default the hashing kind), if known."""
+        classes = self.classes if classes is None else classes
+        if isinstance(value, cst.Call):
+            for q in self.ctx.qualified_names(value.func):
+                if q in classes:
+                    return q, classes[q]
+            return None
+        if isinstance(value, cst.Name):
+            v = value_of(self.ctx, value, func)
+            if v.what == "object" and v.cls in classes:
+                return v.cls, classes[v.cls]
+        return None
+
+    @classmethod
+    def confirm(cls, candidate, project, module):
+        fields = candidate.fields
+        if fields.get("_spec"):
+            return True  # decided in the file
+        spec = jaxjit.lookup(project, module.module, fields["_callee"])
+        return False if spec is None else cls.judge(spec, fields)
+
+    @classmethod
+    def judge(cls, spec: dict, fields: dict) -> dict | bool:
+        """Message fields when the argument a candidate describes is static (`fields["_need"]`
+        says "traced" where it is the traced positions that matter), else False."""
+        static = jaxjit.is_static(spec, fields["_index"], fields["_keyword"])
+        if static != (fields.get("_need", "static") == "static"):
+            return False
+        param = jaxjit.bound_parameter(spec, fields["_index"], fields["_keyword"])
+        return {"param": param if not param.startswith("#") else f"argument {param[1:]}"}
+
+
+class UnhashableStaticArgument(_StaticSites):
+    """
+    ## What it does
+    Flags a jitted function's static arguments that cannot work: a list, dict, set or array (a
+    NumPy array or a `jax.Array`), or an instance of a class that is not hashable (a
+    `@dataclass` without `frozen=True`, a class with `__eq__` but no `__hash__`), passed in a
+    `static_argnums`/`static_argnames` position, at the call or through a name bound to one; a
+    static spec that names no parameter (`static_argnums=3` for a function of one parameter,
+    `static_argnames="zz"`); a method of a plain class jitted without `self` among its static
+    arguments. The jitted function may be defined in another module of the project.
+
+    Where the line is drawn, and why: tuples, strings, numbers, frozen dataclasses and
+    NamedTuples hash by value and are what static arguments are for; a class that is a pytree
+    (an `equinox.Module`, a Flax module or struct, a class registered with
+    `jax.tree_util.register_pytree_node_class`) may be traced as `self`.
+
+    ## Why is this bad?
+    `jax.jit` keys its compilation cache on the static arguments' hashes. An unhashable one
+    raises `ValueError: Non-hashable static arguments are not supported` at the call, but only
+    under jit: under `jax.disable_jit()` (or in tests that mock jit) it works, so the bug shows
+    up late. A bad spec raises `ValueError: Jitted function has static_argnums=(3,), but only
+    accepts 1 positional arguments` where `jax.jit` wraps the function; a method jitted with a
+    traced `self` raises `TypeError:
+    Error interpreting argument ... as an abstract array` on the first call.
+
+    ## Example
+    ```python
+    @functools.partial(jax.jit, static_argnums=1)
+    def pad_to(x, widths):
+        return jnp.pad(x, widths)
+
+    pad_to(x, [(1, 1)])            # ValueError: Non-hashable static arguments
+    ```
+
+    ## Use instead
+    ```python
+    pad_to(x, ((1, 1),))           # a tuple hashes by value
+    ```
+    For a method, `@functools.partial(jax.jit, static_argnums=0)` (and make the class hash by
+    value), or jit a function that takes the arrays it needs; for a config object, a
+    `@dataclass(frozen=True)`.
+    """
+
+    code = "STG504"
+    name = "unhashable-static-argument"
+    message = "{what}: under jax.jit {why}; {instead}"
+    valid = (
+        """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def pad_to(x, widths):
+            return jnp.pad(x, widths)
+
+        pad_to(jnp.ones(3), ((1, 1),))
+        pad_to(jnp.ones(3), widths=((2, 2),))
+        """,
+        """
+        import dataclasses
+        import functools
+        import jax
+
+        @dataclasses.dataclass(frozen=True)
+        class Config:
+            scale: float
+
+        @functools.partial(jax.jit, static_argnames="config")
+        def scale(x, config):
+            return x * config.scale
+
+        class Model:
+            @functools.partial(jax.jit, static_argnums=0)
+            def apply(self, x):
+                return x * 2
+
+        def run(x):
+            return scale(x, config=Config(2.0)), Model().apply(x)
+        """,
+    )
+    invalid = (
+        """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def pad_to(x, widths):
+            return jnp.pad(x, widths)
+
+        pad_to(jnp.ones(3), [(1, 1)])  # STG504
+        widths = {"left": 1}
+        pad_to(jnp.ones(3), widths)  # STG504
+        """,
+        """
+        import dataclasses
+        import jax
+
+        @dataclasses.dataclass
+        class Config:
+            scale: float
+
+        def _scale(x, config):
+            return x * config.scale
+
+        scale = jax.jit(_scale, static_argnames="config")
+        typo = jax.jit(_scale, static_argnums=3)  # STG504
+
+        def run(x):
+            return scale(x, config=Config(2.0))  # STG504
+
+        class Model:
+            @jax.jit  # STG504
+            def apply(self, x):
+                return x * 2
+        """,
+    )
+
+    def describe(self, func, in_loop, value):
+        what = self._unhashable(func, value)
+        if what is not None:
+            return {"_what": what}
+        found = self._class_of(func, value, self.function_fields)
+        if found is not None and isinstance(value, cst.Call):
+            position, field, default = found[1]
+            given = [a.value for a in value.args if a.keyword is not None and a.keyword.value == field]
+            positional = [a.value for a in value.args if a.keyword is None and not a.star]
+            if not given and position < len(positional):
+                given = [positional[position]]
+            if _is_function(self.ctx, given[0] if given else default, func):
+                return {"_need": "traced", "_field": field}
+        return None
+
+    def _unhashable(self, func, value) -> str | None:
+        if isinstance(value, (cst.List, cst.ListComp)):
+            return "a list"
+        if isinstance(value, (cst.Dict, cst.DictComp)):
+            return "a dict"
+        if isinstance(value, (cst.Set, cst.SetComp)):
+            return "a set"
+        if isinstance(value, cst.Call):
+            names = self.ctx.qualified_names(value.func)
+            for q in names:
+                if q in _UNHASHABLE_BUILTINS:
+                    return _UNHASHABLE_BUILTINS[q]
+                if q in _JNP_ARRAYS:
+                    return "a jax.Array"
+        found = self._class_of(func, value)
+        if found is not None and found[1][0] == "unhashable":
+            name = found[0].rsplit(".", 1)[-1]
+            return f"a `{name}` object ({found[1][1]})"
+        if isinstance(value, (cst.Call, cst.Name)):
+            v = value_of(self.ctx, value, func)
+            if v.what in _UNHASHABLE_VALUES:
+                return _UNHASHABLE_VALUES[v.what]
+        return None
+
+    @classmethod
+    def judge(cls, spec, fields):
+        verdict = super().judge(spec, fields)
+        if not verdict:
+            return False
+        param = verdict["param"]
+        if fields.get("_need") == "traced":
+            verdict.update({
+                "what": f"`{fields['arg']}` is an Equinox module with the function field `{fields['_field']}`, passed for `{param}` of `{fields['callee']}`",
+                "why": "every leaf of a traced argument must be an array, and a function is not (TypeError: Error interpreting argument ... as an abstract array)",
+                "instead": "jit with `eqx.filter_jit`, or declare the field `eqx.field(static=True)`",
+            })
+            return verdict
+        verdict.update({
+            "what": f"`{fields['arg']}` is {fields['_what']}, passed for the static parameter `{param}` of `{fields['callee']}`",
+            "why": "static arguments must be hashable (ValueError: Non-hashable static arguments are not supported)",
+            "instead": f"pass a tuple, a string or a frozen dataclass, or make `{param}` a traced argument",
+        })
+        return verdict
+
+    # Specs the file itself shows to be wrong.
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        found = self.sites.function(node)
+        if found is None:
+            return
+        dec, raw, spec = found
+        func = self.ctx.function
+        self._check_spec(dec.decorator, raw, spec, func.qualname)
+        if func.is_method and spec.get("params") and not self._pytree_class():
+            self_name = spec["params"][0]
+            if 0 not in spec["static"] and not any(
+                    q in ("builtins.staticmethod", "builtins.classmethod") for d in node.decorators
+                    for q in self.ctx.qualified_names(d.decorator)):
+                self._spec_finding(self._jit_decorator(node), func.qualname, {
+                    "what": f"method `{node.name.value}` is jitted with `{self_name}` as a traced argument",
+                    "why": f"`{self_name}` is not an array nor a pytree, so the first call raises TypeError (Error interpreting argument ... as an abstract array)",
+                    "instead": f"add `static_argnums=0` (and make the class hash by value), or jit a function of the arrays `{node.name.value}` needs",
+                })
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        found = self.sites.assignment(node)
+        if found is None:
+            return
+        target, raw, spec, call = found
+        func = self.ctx.function
+        self._check_spec(call, raw, spec, None if func is None else func.qualname, node.targets[0].target)
+
+    def _check_spec(self, where, raw: dict, spec: dict, function: str | None, at=None) -> None:
+        if "params" not in spec:
+            return  # the signature is not in this file
+        params, kwonly = spec["params"], spec["kwonly"]
+        for key, words in (("static", "static_argnums"), ("donate", "donate_argnums")):
+            if spec["star"]:
+                continue
+            bad = [i for i in raw[key] if not -len(params) <= i < len(params)]
+            if bad:
+                node = raw["nodes"][key]
+                self._spec_finding(node, function, {
+                    "what": f"`{words}={short_code(node.value)}` names no parameter of a function of {len(params)} positional parameter{'s' if len(params) != 1 else ''}",
+                    "why": f"wrapping the function raises ValueError (Jitted function has {words}=..., but only accepts {len(params)} positional arguments)",
+                    "instead": "count positions from 0, or name the parameter with `static_argnames`",
+                })
+        for key, words in (("static_names", "static_argnames"), ("donate_names", "donate_argnames")):
+            if spec["kwstar"]:
+                continue
+            bad = [n for n in raw[key] if n not in params and n not in kwonly]
+            if bad:
+                node = raw["nodes"][key]
+                self._spec_finding(node, function, {
+                    "what": f"`{words}` names `{bad[0]}`, which is not a parameter",
+                    "why": f"wrapping the function raises ValueError (Jitted function has invalid argnames {{'{bad[0]}'}} in {words})",
+                    "instead": f"name one of the parameters ({', '.join(params + kwonly) or 'none'})",
+                })
+
+    def _jit_decorator(self, node: cst.FunctionDef) -> cst.CSTNode:
+        for dec in node.decorators:
+            if jaxjit.jit_of(self.ctx, dec.decorator, self.sites.partials) is not None:
+                return dec.decorator
+        return node.name
+
+    def _spec_finding(self, node, function, fields) -> None:
+        fields = dict(fields, _spec=True, _stages_itself=True)
+        self.ctx.facts.candidates.append(F.Candidate(self.code, function, self.ctx.position(node), fields))
+
+    def _pytree_class(self) -> bool:
+        """The method's class is a pytree (Equinox, Flax, registered) or of unknown make."""
+        ctx = self.ctx
+        cls = ctx.classes[-1] if ctx.classes else None
+        if cls is None:
+            return True
+        if any(b.startswith(_PYTREE_BASES) for b in cls.bases):
+            return True
+        kind = self.classes.get(cls.qualname, ("unknown", ""))[0]
+        if kind == "unknown" or cls.bases and not set(cls.bases) <= {"builtins.object"}:
+            return True  # decorated (`@register_pytree_node_class`) or derived from a library class
+        return cls.qualname in self._registered()
+
+    def _registered(self) -> set[str]:
+        """Classes registered as pytrees by a call in this file (`register_pytree_node(C, ...)`)."""
+        memo = self.__dict__.get("_registered_memo")
+        if memo is None:
+            memo = set()
+            module = self.ctx.module_node
+            for call in _calls(module) if module is not None else ():
+                if self.ctx.qualified_names(call.func) & _PYTREE_REGISTRATION and call.args:
+                    memo |= self.ctx.qualified_names(call.args[0].value)
+            self._registered_memo = memo
+        return memo
+
+
+def _calls(node: cst.CSTNode):
+    if isinstance(node, cst.Call):
+        yield node
+    for child in node.children:
+        yield from _calls(child)
+
+
+class IdentityHashedStaticArgument(_StaticSites):
+    """
+    ## What it does
+    Flags an object passed for a jitted function's static parameter (`static_argnums`,
+    `static_argnames`) when its class hashes by identity (a plain class of the project without
+    `__hash__` and `__eq__`) and the object is built anew for each call: constructed in the call
+    (`step(x, Config(2.0))`) inside a loop or a function, or bound to a name in the loop or the
+    function that makes the call.
+
+    Where the line is drawn, and why: one object built once (a module-level singleton, a name
+    bound outside the loop) hashes the same at every call and traces once; a frozen dataclass,
+    a NamedTuple or a class with `__hash__`/`__eq__` hashes by value, so equal configs share one
+    trace. Classes of other modules and libraries are not judged (their hashing is not in view).
+
+    ## Why is this bad?
+    `jax.jit` looks its compiled code up by the static arguments' hash and equality. An object
+    hashed by identity is a new key every time it is built, so each call traces and compiles the
+    function again (3 calls, 3 traces), silently: nothing fails, it is only slow, and the cache
+    keeps every compiled version alive.
+
+    ## Example
+    ```python
+    class Config:
+        def __init__(self, scale):
+            self.scale = scale
+
+    for x in batches:
+        step(x, Config(2.0))        # a new key: traces on every call
+    ```
+
+    ## Use instead
+    ```python
+    @dataclasses.dataclass(frozen=True)
+    class Config:
+        scale: float                # hashed by value: equal configs share one trace
+    ```
+    Or build the object once, before the loop.
+    """
+
+    code = "STG505"
+    name = "identity-hashed-static-argument"
+    message = "`{arg}` makes a new `{cls}` for the static parameter `{param}` of `{callee}` {when}: `{cls}` hashes by identity, so under jax.jit every call traces and compiles again; make it a `@dataclass(frozen=True)` (or give it `__hash__` and `__eq__`), or build it once and reuse it"
+    valid = (
+        """
+        import dataclasses
+        import functools
+        import jax
+
+        @dataclasses.dataclass(frozen=True)
+        class Config:
+            scale: float
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def step(x, config):
+            return x * config.scale
+
+        def train(batches):
+            for x in batches:
+                step(x, Config(2.0))
+        """,
+        """
+        import functools
+        import jax
+
+        class Config:
+            def __init__(self, scale):
+                self.scale = scale
+
+        CONFIG = Config(2.0)
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def step(x, config):
+            return x * config.scale
+
+        def train(batches):
+            config = Config(3.0)
+            for x in batches:
+                step(x, CONFIG)
+                step(x, config)
+        """,
+    )
+    invalid = (
+        """
+        import functools
+        import jax
+
+        class Config:
+            def __init__(self, scale):
+                self.scale = scale
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def step(x, config):
+            return x * config.scale
+
+        def train(batches):
+            for x in batches:
+                step(x, Config(2.0))  # STG505
+        """,
+        """
+        import jax
+
+        class Options:
+            pass
+
+        def _apply(x, options):
+            return x + 1
+
+        apply = jax.jit(_apply, static_argnames="options")
+
+        def predict(x):
+            options = Options()
+            return apply(x, options=options)  # STG505
+        """,
+    )
+
+    def describe(self, func, in_loop, value):
+        found = self._class_of(func, value)
+        if found is None or found[1][0] != "identity":
+            return None
+        cls = found[0].rsplit(".", 1)[-1]
+        if isinstance(value, cst.Call):
+            if in_loop:
+                when = "on every iteration of the loop"
+            elif func is not None:
+                when = f"on every call of `{func.facts.name}`"
+            else:
+                return None  # one module-level call: one object, one trace
+        else:
+            v = value_of(self.ctx, value, func)
+            if v.ident.startswith("new@"):
+                when = "on every iteration of the loop"
+            elif in_loop:
+                return None  # built before the loop: every iteration passes the same object
+            elif func is not None and self.ctx.binding_kind(value, func) == "local":
+                when = f"on every call of `{func.facts.name}`"
+            else:
+                return None
+        return {"cls": cls, "when": when}

@@ -1,0 +1,495 @@
+"""Issue 14: the existing families with JAX's semantics, a positive and its negative twin each
+(jax-behaviour.md rows in brackets; behaviour checked with JAX 0.10.2 in this venv)."""
+
+from __future__ import annotations
+
+from rulecases import assert_marked, assert_project_marked, findings
+
+
+# STG101 (rows 1, 2, 25, 26) ---------------------------------------------------------------------
+
+
+def test_stg101_print_and_logging_under_jit_but_not_debug_print():
+    assert_marked("""
+        import logging
+        import jax
+
+        log = logging.getLogger(__name__)
+
+        @jax.jit
+        def step(x):
+            print("x", x)  # STG101
+            log.info("x %s", x)  # STG101
+            log.info("compiling step for shape %s", x.shape)
+            jax.debug.print("x {}", x)
+            return x * 2
+    """)
+
+
+def test_stg101_in_cond_branches_and_while_bodies_without_jit():
+    assert_marked("""
+        from jax import lax
+
+        def cond_fun(c):
+            return c < 10
+
+        def body_fun(c):
+            print("iteration", c)  # STG101
+            return c + 1
+
+        def loop(x):
+            return lax.while_loop(cond_fun, body_fun, x)
+
+        def branches(p, x):
+            return lax.cond(p, lambda v: v * 2, lambda v: -v, x)
+    """)
+
+
+# STG102 / STG201 (rows 3, 4, 10, 11, 40, 41, 43) ------------------------------------------------------
+
+
+def test_stg102_nonlocal_counter_and_stg201_tracer_into_outer_list():
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+
+        losses = []
+        calls = 0
+
+        @jax.jit
+        def step(w, x):
+            global calls
+            calls += 1  # STG102
+            loss = jnp.sum((w * x) ** 2)
+            losses.append(loss)  # STG201
+            return w - 0.1 * x, loss
+
+        def fit(w, x):
+            history = []
+            for _ in range(3):
+                w, loss = step(w, x)
+                history.append(loss)
+            return history
+    """)
+
+
+def test_stg201_leaks_out_of_grad_vmap_and_scan_without_jit():
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+        from jax import lax
+
+        seen = {}
+        activations = []
+
+        def loss(w):
+            seen["w"] = w  # STG201
+            return jnp.sum(w ** 2)
+
+        def body(carry, x):
+            activations.append(x)  # STG201
+            return carry + x, x
+
+        def run(w, xs):
+            g = jax.grad(loss)(w)
+            return g, lax.scan(body, 0.0, xs)
+
+        def returned(w):
+            return jax.grad(lambda v: jnp.sum(v ** 2))(w)
+    """)
+
+
+def test_flax_nnx_mutation_lost_under_plain_jit_kept_under_nnx_jit():
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+        from flax import nnx
+
+        class Counter(nnx.Module):
+            def __init__(self):
+                self.count = nnx.Variable(jnp.array(0))
+
+        @jax.jit
+        def bump(counter, x):
+            counter.count.value += 1  # STG102
+            return x
+
+        @nnx.jit
+        def bump_ok(counter, x):
+            counter.count.value += 1
+            return x
+    """)
+
+
+def test_linen_setattr_in_call_and_equinox_field_assignment():
+    assert_marked("""
+        import jax
+        import equinox as eqx
+        import flax.linen as nn
+
+        class Block(nn.Module):
+            def setup(self):
+                self.dense = nn.Dense(3)
+
+            def __call__(self, x):
+                self.last = x  # STG102
+                return self.dense(x)
+
+        class Scaled(eqx.Module):
+            weight: jax.Array
+
+            def __call__(self, x):
+                self.weight = x  # STG102
+                return self.weight * x
+
+        @eqx.filter_jit
+        def run(model, x):
+            return model(x)
+
+        @jax.jit
+        def apply(variables, x):
+            return Block().apply(variables, x)
+    """)
+
+
+# STG103, STG104 (rows 9, 24) ---------------------------------------------------------------------
+
+
+def test_stg103_outer_iterator_and_stg104_python_random_but_not_jax_random_keys():
+    assert_marked("""
+        import random
+        import time
+        import numpy as np
+        import jax
+
+        schedule = iter([0.1, 0.01])
+
+        @jax.jit
+        def noisy(x):
+            lr = next(schedule)  # STG103
+            return x * lr + np.random.normal() + random.random() + time.time()  # STG104 STG104 STG104
+
+        @jax.jit
+        def noisy_ok(x, key, lr):
+            return x * lr + jax.random.normal(key, x.shape)
+
+        def train(x):
+            key = jax.random.key(0)
+            for lr in (0.1, 0.01):
+                key, sub = jax.random.split(key)
+                x = noisy_ok(x, sub, lr)
+            return x
+    """)
+
+
+# STG301, STG302, STG303 (rows 5, 6, 7, 8) -----------------------------------------------------------
+
+
+def test_stg301_stale_global_but_not_a_constant_or_an_argument():
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+
+        EPS = 1e-6
+        temperature = 1.0
+
+        @jax.jit
+        def softmax(logits):
+            return jax.nn.softmax(logits / temperature)  # STG301
+
+        @jax.jit
+        def safe_log(x, t):
+            return jnp.log(x + EPS) / t
+
+        def anneal(logits):
+            global temperature
+            for t in (1.0, 100.0):
+                temperature = t
+                softmax(logits)
+                safe_log(logits, t)
+    """)
+
+
+def test_stg302_static_self_and_stg303_rebound_ref():
+    assert_marked("""
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        class Scaler:
+            def __init__(self):
+                self.scale = 2.0
+
+            @functools.partial(jax.jit, static_argnums=0)
+            def apply(self, x):
+                return x * self.scale  # STG302
+
+            def __hash__(self):
+                return 0
+
+            def __eq__(self, other):
+                return True
+
+        total = jax.new_ref(jnp.zeros(()))
+
+        @jax.jit
+        def accumulate(x):
+            total[...] += x
+            return x
+
+        def reset():
+            global total
+            total = jax.new_ref(jnp.zeros(()))  # STG303
+
+        s = Scaler()
+        s.apply(1.0)
+        s.scale = 3.0
+    """)
+
+
+# STG401 (row 21) -------------------------------------------------------------------------------------
+
+
+def test_stg401_recursion_on_a_traced_base_case_not_over_a_python_pytree():
+    got = {(f.line, f.code) for f in findings("""
+        import jax
+
+        def power(x, n):
+            if n == 0:
+                return 1.0
+            return x * power(x, n - 1)
+
+        @jax.jit
+        def cube(x, n):
+            return power(x, n)
+    """)}
+    assert (6, "STG401") in got
+
+
+# STG501 (rows 27, 29, 30) ---------------------------------------------------------------------------
+
+
+def test_stg501_static_and_filter_jit_scalars_but_not_python_numbers_to_plain_jit():
+    assert_marked("""
+        import functools
+        import jax
+        import equinox as eqx
+
+        @jax.jit
+        def scale(x, factor):
+            return x * factor
+
+        @functools.partial(jax.jit, static_argnames=("rate",))
+        def dropout(x, rate):
+            return x * (1 - rate)
+
+        @eqx.filter_jit
+        def shrink(x, alpha):
+            return x * alpha
+
+        def train(x):
+            for step in range(10):
+                x = scale(x, step)
+                x = dropout(x, rate=step / 10)  # STG501
+                x = shrink(x, 1.0 / (step + 1))  # STG501
+            return x
+    """)
+
+
+# STG502 (rows 35, 36) ---------------------------------------------------------------------------------
+
+
+def test_stg502_jit_of_lambda_partial_and_bound_method_in_a_loop_not_the_same_function():
+    assert_marked("""
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        def mse(w, x):
+            return jnp.mean((x @ w) ** 2)
+
+        class Model:
+            def loss(self, w, x):
+                return jnp.sum(x @ w)
+
+        def train(w, batches, model):
+            for x in batches:
+                w = w - jax.jit(lambda v: mse(v, x))(w)  # STG502
+                w = w - jax.jit(functools.partial(mse, x=x))(w)  # STG502
+                w = w + jax.jit(model.loss)(w, x)  # STG502
+                w = w - jax.jit(mse)(w, x)
+                w = w - jax.vmap(lambda v: v * 2)(w)
+            return w
+    """)
+
+
+# STG503 (rows 22, 23) --------------------------------------------------------------------------------
+
+
+def test_stg503_static_bound_and_traced_rows_not_fori_loop_or_a_list_of_layers():
+    assert_marked("""
+        import functools
+        import jax
+        import jax.numpy as jnp
+        from jax import lax
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def smooth(x, num_steps):
+            for _ in range(num_steps):  # STG503
+                x = jnp.tanh(x)
+            return x
+
+        @jax.jit
+        def running_max(xs):
+            best = -jnp.inf
+            for x in xs:  # STG503
+                best = jnp.maximum(best, x)
+            return best
+
+        @jax.jit
+        def smooth_ok(x, num_steps):
+            return lax.fori_loop(0, num_steps, lambda i, v: jnp.tanh(v), x)
+
+        @jax.jit
+        def mlp(params, x):
+            for w, b in params:
+                x = jnp.tanh(x @ w + b)
+            return x
+    """)
+
+
+# STG601 (rows 16, 17) --------------------------------------------------------------------------------
+
+
+def test_stg601_host_conversions_but_not_shape_metadata():
+    assert_marked("""
+        import numpy as np
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def accuracy(logits, labels):
+            correct = jnp.sum(jnp.argmax(logits, -1) == labels)
+            a = float(correct)  # STG601
+            b = correct.item()  # STG601
+            c = np.log(correct)  # STG601
+            n = np.prod(logits.shape) + logits.ndim + len(labels) + labels.shape[0]
+            return correct / n, a, b, c
+
+        @jax.jit
+        def static_ok(x):
+            return x * float(x.shape[0]) * int(np.prod(x.shape))
+    """)
+
+
+# STG602 (rows 13, 14, 15, 18, 20, 36) ---------------------------------------------------------------------
+
+
+def test_stg602_python_control_flow_on_tracers_everywhere_jax_has_no_autograph():
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+
+        WEIGHTS = {0: 1.0, 1: 5.0}
+
+        @jax.jit
+        def step(x, y, n, label):
+            if x > 0:  # STG602
+                x = -x
+            while jnp.abs(y) > 1:  # STG602
+                y = y / 2
+            assert jnp.all(x >= 0)  # STG602
+            for _ in range(n):  # STG602
+                x = x + 1
+            w = WEIGHTS[label]  # STG602
+            return (x > 0) and (y > 0), w  # STG602
+    """)
+
+
+def test_stg602_negatives_static_values_shapes_grad_only_and_lax_cond():
+    assert_marked("""
+        import functools
+        import jax
+        import jax.numpy as jnp
+        from jax import lax
+
+        @functools.partial(jax.jit, static_argnames=("training",))
+        def layer(x, training, mask=None):
+            if training:
+                x = x * 0.5
+            if mask is not None:
+                x = x * mask
+            if x.shape[0] > 2 and x.ndim == 2:
+                x = x[:2]
+            return lax.cond(jnp.sum(x) > 0, lambda v: v, lambda v: -v, x)
+
+        def smooth_abs(x):
+            if x > 0:
+                return x ** 2
+            return -x
+
+        grad_abs = jax.grad(smooth_abs)
+        print(grad_abs(2.0))
+    """)
+
+
+def test_stg602_under_vmap_and_in_helpers_the_jitted_function_calls():
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+
+        def relu(x):
+            if x > 0:  # STG602
+                return x
+            return 0.0
+
+        def clip(v, limit):
+            if v.sum() > limit:  # STG602
+                return v / v.sum()
+            return v
+
+        @jax.jit
+        def step(v):
+            return clip(v, 1.0)
+
+        batched = jax.vmap(relu)(jnp.arange(3.0))
+    """)
+
+
+# Across modules and frameworks --------------------------------------------------------------------------
+
+
+def test_cross_module_helper_reached_from_a_jitted_function_in_another_module(tmp_path):
+    got = assert_project_marked(tmp_path, {
+        "app/__init__.py": "",
+        "app/ops.py": """
+            import numpy as np
+
+            def normalise(x):
+                return x / np.linalg.norm(x)  # STG601
+
+            def unused(x):
+                return x / np.linalg.norm(x)
+        """,
+        "app/train.py": """
+            import jax
+            from app import ops
+
+            @jax.jit
+            def step(x):
+                return ops.normalise(x) * 2
+        """,
+    })
+    assert "JAX tracer" in got[0].message and "traced by `app.train.step`" in got[0].message
+
+
+def test_tensorflow_messages_unchanged_in_a_tensorflow_file():
+    (f,) = findings("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            print(x)
+            return x
+    """)
+    assert "tf.print" in f.message and "JAX" not in f.message

@@ -1,0 +1,133 @@
+"""The language server's incremental project phase: after a file is analysed again
+(`stages.reanalyse`), the project built over the facts in memory, reusing the last project's
+resolutions where they hold (`pipeline.incremental`), gives every file the findings a fresh
+check of the same texts gives, and the same staged call graph."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "integrations"))
+from integration_support import PROJECT  # noqa: E402
+
+from stagelint.config import load_settings  # noqa: E402
+from stagelint.pipeline import incremental, stages  # noqa: E402
+from stagelint.pipeline.state import Options, ProjectState  # noqa: E402
+
+
+def _analysed(sources: dict[str, bytes] | None = None) -> ProjectState:
+    """The project in the working directory, as the server analyses it (every file reported)."""
+    state = ProjectState(settings=load_settings(Path(".")), paths=["."], options=Options(jobs=0),
+                         sources={str(Path(p).resolve()): b for p, b in (sources or {}).items()})
+    stages.discover(state)
+    stages.screen(state)
+    stages.plan_rounds(state)
+    stages.analyse(state)
+    stages.project_phase(state)
+    state.reported = {m.path for m in state.modules.values()}
+    return state
+
+
+def _all_findings(state: ProjectState) -> list[tuple]:
+    paths = {m.path for m in state.project_modules}
+    return sorted((f.path, f.line, f.column, f.code, f.message) for f in stages.findings_for(state, paths))
+
+
+def _graph(state: ProjectState) -> tuple:
+    p = state.project
+    return (dict(p.entries), dict(p.reached), sorted(p.unguarded),
+            {k: sorted((m, repr(s)) for m, s in v) for k, v in p.call_sites.items()},
+            {k: sorted((m, repr(s), via) for m, s, via in v) for k, v in p.function_calls.items()})
+
+
+MODEL = "pkg/model.py"
+UTILS = "pkg/utils.py"
+
+#: Edits, one after the other (file, old, new), and whether the last project's resolutions are
+#: reused (True), not (False), or the screen's view of the project moved (None: from the screen on).
+EDITS = [
+    # inside a staged body: a new print, every line below it moved
+    (MODEL, "    log_metrics(loss)\n", "    log_metrics(loss)\n    print('typed')\n", True),
+    # a new staged caller of a helper elsewhere (an import: what the screen reads changes)
+    (MODEL, "from pkg.utils import log_metrics\n", "from pkg.utils import log_metrics, unused\n", None),
+    (MODEL, "    print('typed')\n", "    unused(x)\n", True),
+    # the helper's own body
+    (UTILS, '    print("never staged", x)\n', '    print("staged now", x)\n    history.append(x)\n', True),
+    # a new function: the resolution surface changes
+    (UTILS, "def unused(x):\n", "def added(y):\n    return y\n\n\ndef unused(x):\n", False),
+    # the staged caller goes
+    (MODEL, "    unused(x)\n", "", True),
+    # a helper in a file the screen ruled out: a call into pkg/plain.py
+    (MODEL, "from pkg.utils import log_metrics, unused\n",
+     "from pkg.plain import add\nfrom pkg.utils import log_metrics\n", None),
+    (MODEL, "    log_metrics(loss)\n", "    log_metrics(loss)\n    add(x, x)\n", True),
+    # and away again
+    (MODEL, "    add(x, x)\n", "", True),
+]
+
+
+def test_each_edit_gives_what_a_fresh_check_of_the_same_texts_gives(tmp_path, monkeypatch):
+    """The server's `Project.update`, edit after edit, against a fresh check of the same texts:
+    the same findings in every file and the same staged call graph."""
+    from stagelint.server import Project
+
+    root = tmp_path / "p"
+    shutil.copytree(PROJECT, root)
+    monkeypatch.chdir(root)
+    reused: list[bool] = []
+    real_reusable = incremental.reusable
+
+    def spy(*args):
+        reused.append(real_reusable(*args))
+        return reused[-1]
+
+    monkeypatch.setattr(stages, "reusable", spy)
+    project = Project(root, Options(jobs=0))
+    project.load_settings()
+    project.analyse_all()
+    assert "pkg/plain.py" not in {m.path for m in project.state.modules.values()}  # screened out
+    texts = {MODEL: (root / MODEL).read_text(), UTILS: (root / UTILS).read_text()}
+    plain = []
+    for path, old, new, holds in EDITS:
+        assert old in texts[path], (path, old)
+        texts[path] = texts[path].replace(old, new, 1)
+        del reused[:]
+        project.update(path, texts[path])
+        plain.append(len(project.findings_for(["pkg/plain.py"])["pkg/plain.py"]))
+        # `holds`: the last project's resolutions reused; None: the screen's view moved, a
+        # fresh start from the screen on
+        assert (reused[0] if reused else None) is holds, (path, new)
+
+        fresh = _analysed({p: t.encode() for p, t in texts.items()})
+        assert _all_findings(project.state) == _all_findings(fresh), (path, new)
+        assert _graph(project.state) == _graph(fresh), (path, new)
+    # the last edits staged pkg/plain.py's `add` (screened out at first): its print counted, then not
+    assert plain[-2:] == [1, 0] and not any(plain[:-2])
+
+
+@pytest.mark.parametrize("change", [
+    lambda m: m.imports.update({"extra": "pkg.extra"}),
+    lambda m: m.functions.pop(next(iter(m.functions))),
+    lambda m: next(iter(m.functions.values())).decorators.append("tf.function"),
+])
+def test_a_changed_surface_is_not_reused(tmp_path, monkeypatch, change):
+    import copy
+
+    root = tmp_path / "p"
+    shutil.copytree(PROJECT, root)
+    monkeypatch.chdir(root)
+    state = _analysed()
+    old = state.project_modules
+    new = list(old)
+    i = next(i for i, m in enumerate(new) if m.path == MODEL)
+    new[i] = copy.deepcopy(new[i])
+    real = state.realpath(MODEL)
+    assert incremental.reusable(old, new, {real}, state.realpath)
+    change(new[i])
+    assert not incremental.reusable(old, new, {real}, state.realpath)
+    # a module replaced without being reported as changed is never trusted
+    assert not incremental.reusable(old, [copy.deepcopy(m) for m in old], set(), state.realpath)
