@@ -3,6 +3,7 @@
 Usage (from the repository root, after `.venv/bin/python bench/corpus.py`):
 
     .venv/bin/python bench/speed.py [--corpus bench/.corpus/tf_models] [--repeat 3] [--jobs 1 2]
+        [--baseline REV] [--no-flake8]
 
 In one run, on the same files and the same machine, alternating, it times:
 
@@ -24,7 +25,11 @@ cache fingerprint. The script checks that every stagelint run printed the
 same findings, and exits 1 if they differ or a target is missed:
 
 * stagelint cold at most 0.5x flake8's wall time at the same --jobs;
-* stagelint warm at most 0.1x.
+* stagelint warm at most 0.1x;
+* with `--baseline REV` (issue 11, "no slower"): the stagelint/ of commit REV is measured too, in
+  its own folder and cache, alternating with this one (the order swapped every repetition), and
+  cold and warm must stay within 1.10x its CPU time (`--no-flake8` leaves flake8 and the floor
+  out, to measure only the two).
 """
 
 from __future__ import annotations
@@ -202,8 +207,10 @@ def _measure(args, corpus: Path, python: str, work: Path) -> int:
     original = Path(edited).read_bytes()
 
     versions = " ".join(run([python, str(wrapper), "--version"], env, cwd).stdout.decode().split())
-    f8_count = run([python, str(wrapper), "--benchmark", "--select", "E999", str(corpus)], env, cwd).stdout.decode()
-    f8_files = next((line.split()[0] for line in f8_count.splitlines() if "total files processed" in line), "?")
+    f8_files = "(not run)"
+    if not args.no_flake8:
+        f8_count = run([python, str(wrapper), "--benchmark", "--select", "E999", str(corpus)], env, cwd).stdout.decode()
+        f8_files = next((line.split()[0] for line in f8_count.splitlines() if "total files processed" in line), "?")
     print(f"corpus: {corpus} ({len(files)} files for stagelint, {f8_files} for flake8)")
     for v in variants:
         print(f"{v.label or 'stagelint: '}{'stagelint: ' if v.label else ''}{v.commit} "
