@@ -789,6 +789,11 @@ def _nested_in(scope, outer) -> bool:
     return False
 
 
+def at_indexer(node: cst.BaseExpression) -> bool:
+    """`x.at[i]`: JAX's functional update (`x.at[i].add(v)` returns a new array, mutates nothing)."""
+    return isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) and node.value.attr.value == "at"
+
+
 def _is_literal(node: cst.BaseExpression | None) -> bool:
     if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.Imaginary)):
         return True
@@ -935,7 +940,7 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.Call:
             self._record_call(node)
             if ctx.functions and ctx.in_staged_context and isinstance(node.func, cst.Attribute):
-                if node.func.attr.value in MUTATING_METHODS:
+                if node.func.attr.value in MUTATING_METHODS and not at_indexer(node.func.value):
                     ctx.raw_stores.append(
                         (ctx.function, node, "method", node.func.value, node, ctx.guard_depth > 0)
                     )

@@ -209,6 +209,9 @@ class JaxStaged:
     donate_argnames: list[str] = field(default_factory=list)
     #: `jax.vmap(f, in_axes=(0, None))`: the positions passed unbatched (Python values under vmap alone)
     unmapped: list[int] = field(default_factory=list)
+    #: what `functools.partial` binds in `jax.jit(partial(f, ...))`: keywords, leading positionals
+    bound: list[str] = field(default_factory=list)
+    bound_positional: int = 0
     #: a decorator on the def (not a call)
     decorator: bool = False
 

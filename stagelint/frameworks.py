@@ -265,7 +265,8 @@ JAX = Framework(
         "equinox.is_array", "equinox.is_inexact_array", "equinox.is_array_like", "equinox.field",
         "equinox.tree_at", "equinox.tree_pformat", "flax.nnx.split", "flax.nnx.merge", "flax.nnx.state",
         "flax.nnx.graphdef", "flax.nnx.update", "flax.nnx.display", "flax.linen.compact",
-        "flax.linen.share_scope", "jax.numpy.ndarray", "jax.Array",
+        "flax.linen.share_scope", "jax.numpy.ndarray", "jax.Array", "jax.lax.axis_size", "jax.typeof",
+        "jax.lax.psum_scatter_size", "jax.sharding.PartitionSpec", "jax.P",
     }),
     non_tensor_prefixes=(
         # (`jax.tree.map` / `tree_util.tree_map` return the traced values they map: left out)
@@ -281,7 +282,7 @@ JAX = Framework(
     ),
     non_tensor_attributes=frozenset({
         "shape", "dtype", "ndim", "size", "itemsize", "nbytes", "sharding", "aval", "weak_type",
-        "device", "devices", "__class__", "_fields", "name",
+        "device", "devices", "__class__", "_fields", "name", "metadata", "spec", "vma", "committed",
     }),
 )
 

@@ -49,6 +49,8 @@ def confirm_tracer_as_python_value(candidate, project, key):
         return False
     if not fields.get("_definite") and not project.jax.is_traced(key, fields.get("_params", ())):
         return False
+    if not fields.get("_definite") and key in project.jax.nnx_only:
+        return False  # `if model.dim == 4` under nnx.jit: a module's Python attributes are static
     return {
         "jax_error": _ERRORS.get(what, "TracerBoolConversionError"),
         "jax_instead": _INSTEAD.get(what, _BRANCH),

@@ -43,19 +43,29 @@ Key = tuple[str, str]
 
 #: Every JAX API that stages the function it is given first.
 JAX_STAGING = JAX_JIT | JAX_TRACE | JAX_GRAD
+#: Methods that run a Flax Linen module's methods (`model.apply(variables, x)`, `state.apply_fn`),
+#: and an Equinox module's call (`model(x)` is a call of the object: any call counts there).
+LINEN_RUNNERS = frozenset({"apply", "init", "apply_fn", "init_with_output", "lazy_init"})
+#: The target name of `jax.jit(model.apply)` records (no function of the project has it).
+APPLY_MARK = "<jitted apply>"
 #: Those whose `in_axes` (second positional) may leave arguments unbatched.
 JAX_MAPPING = frozenset({"jax.vmap", "jax.pmap", "flax.nnx.vmap", "flax.nnx.pmap"})
 #: Modes, most demanding first: a function reached in several modes is judged by the first.
-MODES = ("jit", "trace", "grad")
-#: Codes that hold in each mode. "jit": every family; "trace" (not cached: traced again on every
-#: use): no staleness, no retracing; "grad" (concrete values, Python control flow works, row 15):
+MODES = ("jit", "body", "trace", "grad")
+#: Codes that hold in each mode. "jit": every family; "body", "trace" (not cached: traced again on
+#: every use): no staleness, no retracing; "grad" (concrete values, Python control flow works, row 15):
 #: leaked tracers and host conversions only.
 #: Whatever the mode: AutoGraph loops (STG202), tf.Variable creation rules (STG402, STG403) and
 #: pruned ops with checks (STG603) are TensorFlow's own.
 TENSORFLOW_ONLY = frozenset({"STG202", "STG402", "STG403", "STG603"})
 CODES_OUT_OF_MODE = {
     "jit": TENSORFLOW_ONLY,
-    "trace": TENSORFLOW_ONLY | {"STG301", "STG302", "STG303", "STG501", "STG502"},
+    # a `lax` loop body or cond branch: traced once for all its iterations (rows 25, 26), not cached
+    "body": TENSORFLOW_ONLY | {"STG301", "STG302", "STG303", "STG501", "STG502"},
+    # `vmap`, `shard_map`, `checkpoint` outside jit: traced again on every call, so Python effects
+    # run on every call too (checked with JAX 0.10.2: a print in an eager shard_map ran on each call)
+    "trace": TENSORFLOW_ONLY | {"STG101", "STG102", "STG103", "STG104", "STG105", "STG301", "STG302", "STG303",
+                                "STG501", "STG502"},
     "grad": frozenset({"STG101", "STG102", "STG103", "STG104", "STG105", "STG202", "STG301", "STG302",
                        "STG303", "STG401", "STG402", "STG403", "STG501", "STG502", "STG503", "STG602",
                        "STG603"}),
@@ -67,6 +77,8 @@ def api_mode(api: str) -> str:
         return "jit"
     if api in JAX_GRAD:
         return "grad"
+    if api in JAX_FUNCTION_ARGUMENTS:
+        return "body"
     return "trace"
 
 
@@ -109,13 +121,13 @@ def staged_record(ctx, target: F.Target, where: cst.CSTNode, api: str, options: 
                   decorator: bool) -> F.JaxStaged:
     record = F.JaxStaged(target, ctx.position(where), api, decorator=decorator)
     positional = [a for a in options.args if a.keyword is None] if options is not None else []
-    for i, arg in enumerate(options.args if options is not None else ()):
+    for arg in options.args if options is not None else ():
         key = arg.keyword.value if arg.keyword is not None else None
         if key == "in_axes" or (key is None and api in JAX_MAPPING and len(positional) > 1 and arg is positional[1]):
             if isinstance(arg.value, (cst.Tuple, cst.List)):
                 record.unmapped = [j for j, el in enumerate(arg.value.elements)
                                    if isinstance(el.value, cst.Name) and el.value.value == "None"]
-        if key == "static_argnums":
+        if key in ("static_argnums", "static_broadcasted_argnums"):
             record.static_argnums = _ints(arg.value)
         elif key == "static_argnames":
             record.static_argnames = _strs(arg.value)
@@ -157,11 +169,18 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
         if first is None or (first.keyword is not None and first.keyword.value not in ("fun", "f", "fn")):
             return
         value = first.value
+        if isinstance(value, cst.Attribute) and value.attr.value in LINEN_RUNNERS and api in JAX_JIT:
+            # `jax.jit(Block(2).apply)`: the module's methods run under jit (`JaxView._linen_entries`)
+            ctx.facts.jax_staged.append(staged_record(ctx, ("name", f"{ctx.module}.{APPLY_MARK}"), value, api,
+                                                      node, False))
+            return
         while isinstance(value, cst.Call) and value.args and ctx.resolves_to(value.func, JAX_STAGING):
             value = value.args[0].value  # `jax.jit(jax.grad(f))`: f is traced under jit (row 15)
         target = _function_target(walker, value)
         if target is not None:
-            ctx.facts.jax_staged.append(staged_record(ctx, target, value, api, node, False))
+            record = staged_record(ctx, target, value, api, node, False)
+            record.bound, record.bound_positional = _partial_bound(ctx, value)
+            ctx.facts.jax_staged.append(record)
             if walker._target_of(first.value) is None:
                 # a lambda, `partial(f)`, `jit(grad(f))`: what the TF path records for a named
                 # function (`Project.staged_afresh`: used once, it traces with the values of the moment)
@@ -184,6 +203,15 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
             target = _function_target(walker, value)
             if target is not None:
                 ctx.facts.jax_staged.append(staged_record(ctx, target, value, api, None, False))
+
+
+def _partial_bound(ctx, expr: cst.BaseExpression) -> tuple[list[str], int]:
+    """Keywords and the number of leading positional arguments `functools.partial` binds."""
+    if isinstance(expr, cst.Call) and ctx.qualified_names(expr.func) & PARTIAL_CALLS and expr.args:
+        rest = expr.args[1:]
+        return ([a.keyword.value for a in rest if a.keyword is not None],
+                sum(1 for a in rest if a.keyword is None and not a.star))
+    return [], 0
 
 
 def _function_target(walker, expr: cst.BaseExpression) -> F.Target | None:
@@ -238,6 +266,10 @@ class JaxView:
                 entry.apis.add(record.api)
                 bound = record.target[0] in ("self", "super")  # `jax.jit(self.step)`: self is bound
                 params = f.params[1:] if f.class_qualname and bound else f.params
+                # `jax.pmap(partial(f, config=c))`: what partial binds is a Python value
+                entry.static |= set(record.bound) & set(params)
+                entry.static |= set(params[:record.bound_positional])
+                params = [p for p in params[record.bound_positional:] if p not in record.bound]
                 entry.static |= {params[i] for i in record.static_argnums if -len(params) <= i < len(params)}
                 entry.static |= set(record.static_argnames) & set(params)
                 entry.donated |= {params[i] for i in record.donate_argnums if -len(params) <= i < len(params)}
@@ -280,23 +312,29 @@ class JaxView:
         self.frozen_modules = set()  # Linen and Equinox classes: `self.x = ...` raises
         # Modules applied where nothing is jitted (a design test, a notebook) run as Python: a
         # module class counts where its own module jits, or a module that imports from it does.
-        jitting: set[str] = set()
-        for m in project.modules.values():
-            if any(r.api in JAX_JIT for r in m.jax_staged):
-                jitting.add(m.module)
-                for v in m.imports.values():  # `import models`, `from models import CNN`
-                    found = project._module_for(v, m.module) or (project.split_qualified(v, m.module) or (None,))[0]
-                    if found is not None:
-                        jitting.add(found)
+        # A Linen module traces its methods only when `init`/`apply` runs inside jit: the modules
+        # whose jitted code (or what it calls) runs `.apply(...)`, `.init(...)`, `.apply_fn(...)`,
+        # and the modules they import, hold the staged module classes.
+        reached: dict[Key, Key] = {}
+        for key, entry in sorted(self.entries.items()):
+            if entry.mode == "jit":
+                project._bfs(key, reached, only_unguarded=False)
+        applying = {m.module for m in project.modules.values()
+                    if any(r.target[-1].endswith(APPLY_MARK) for r in m.jax_staged)}
+        applying |= {key[0] for key in reached if any(
+            edge.target[-1].rsplit(".", 1)[-1] in LINEN_RUNNERS for edge in project.function(key).calls)}
+        # An Equinox module is called as `model(x)` in jitted code: the modules that jit, and theirs.
+        jitting = {m.module for m in project.modules.values() if any(r.api in JAX_JIT for r in m.jax_staged)}
+        linen_modules, equinox_modules = self._with_imports(applying), self._with_imports(jitting)
         for cls in sorted(project.classes):
             if self._derives(cls, LINEN_MODULE_BASES):
-                api, methods = "flax.linen.Module", LINEN_STAGED_METHODS
+                api, methods, staged = "flax.linen.Module", LINEN_STAGED_METHODS, linen_modules
             elif self._derives(cls, EQUINOX_MODULE_BASES):
-                api, methods = "equinox.Module", EQUINOX_STAGED_METHODS
+                api, methods, staged = "equinox.Module", EQUINOX_STAGED_METHODS, equinox_modules
             else:
                 continue
             module, facts = project.classes[cls]
-            if module not in jitting:
+            if module not in staged:
                 continue
             self.frozen_modules.add(facts.qualname)
             prefix = facts.qualname[len(module) + 1:] if module else facts.qualname
@@ -307,7 +345,18 @@ class JaxView:
                     entry = self.entries.setdefault((module, q), JaxEntry())
                     entry.apis.add(api)
 
-    def _derives(self, cls: str, bases: frozenset[str], _seen=None) -> bool:
+    def _with_imports(self, modules: set[str]) -> set[str]:
+        """The modules and the project modules they import (`import models`, `from models import CNN`)."""
+        project = self.project
+        out = set(modules)
+        for name in modules:
+            for v in project.modules[name].imports.values():
+                found = project._module_for(v, name) or (project.split_qualified(v, name) or (None,))[0]
+                if found is not None:
+                    out.add(found)
+        return out
+
+    def _derives(self, cls: str, bases: frozenset, _seen=None) -> bool:
         _seen = _seen if _seen is not None else set()
         if cls in _seen:
             return False

@@ -6,7 +6,7 @@ import libcst as cst
 from libcst.metadata import ImportAssignment
 
 from stagelint import facts as F
-from stagelint.context import is_setup_method, short_code
+from stagelint.context import at_indexer, is_setup_method, short_code
 from stagelint.frameworks import MUTATING_METHODS
 from stagelint.rules.base import Rule
 from stagelint.stores import NOT_CONTAINERS
@@ -185,7 +185,7 @@ class StaleGlobal(Rule):
         for expr in (node.func, *(a.value for a in node.args)):
             if isinstance(expr, cst.Name):
                 self.run_refs.add(id(expr))  # `step(x)`, `strategy.run(step, ...)`: runs it here
-        if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
+        if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS and not at_indexer(func.value):
             if self.ctx.function is not None:
                 # judged in `finish`: the receiver's binding may come later in the file
                 # (`_context_stack = _ContextStack()` below the class whose methods push/pop it)
@@ -749,6 +749,8 @@ class StaleAttribute(Rule):
         entry = project.reached.get(key)
         if entry is not None and project.staged_afresh(entry):
             return False  # a new Function per use sees the attribute's current value
+        if project.jax.framework_of(key) == "jax" and not _jax_static_receiver(candidate, project, key):
+            return False
         attr = candidate.fields["_attr"]
         family = _reader_families(project, key, candidate.fields["_recv"], candidate.fields.get("_cls"))
         writes = list(_attr_writes(project, attr))
@@ -780,6 +782,20 @@ class StaleAttribute(Rule):
             return False
         mod, w = changes[0]
         return {"where": _where(mod, module.module, w)}
+
+
+def _jax_static_receiver(candidate, project, key) -> bool:
+    """Under JAX an argument object is a pytree (its attributes are traced, or static and hashed:
+    a change retraces) unless it is a static argument; `self` is stale when static or bound
+    (`jax.jit(self.step)`), not in a frozen Flax Linen / Equinox module nor under `nnx.jit`."""
+    jax = project.jax
+    if key in jax.nnx_only:
+        return False
+    recv = candidate.fields["_recv"]
+    if recv != "self":
+        return recv in jax.static_params(key)
+    cls = candidate.fields.get("_cls")
+    return not (cls and project.resolved_class_name(cls) in jax.frozen_modules)
 
 
 class VariableRebinding(Rule):

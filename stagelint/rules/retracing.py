@@ -664,7 +664,8 @@ class FunctionRecreated(Rule):
                 self.report(record["node"], function=scope,
                             where=f"the {loop} on line {ctx.position(record['loop']).line}", **fields)
             elif record["kind"] == "immediate" and len(immediate_per_scope.get(
-                    (scope.qualname if scope else None, key), ())) > 1:
+                    (scope.qualname if scope else None, key), ())) > 1 and not (jax_api and scope is None):
+                # (a notebook's `print(jit(grad(f))(3.))` lines under JAX: each runs once)
                 self.report(record["node"], function=scope, where="this line", **fields)
             elif scope is not None:
                 if record.get("reused") or self._in_graph_only(record["node"]):

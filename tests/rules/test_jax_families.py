@@ -494,3 +494,38 @@ def test_tensorflow_messages_unchanged_in_a_tensorflow_file():
             return x
     """)
     assert "tf.print" in f.message and "JAX" not in f.message
+
+
+def test_stg302_not_for_pytree_arguments_or_modules_under_nnx_jit():
+    """An argument object is a pytree under JAX: a static attribute that changes retraces (row 42),
+    it is not read stale (checked with flax 0.12.8: the new value is used)."""
+    assert_marked("""
+        import jax
+        from flax import nnx
+
+        class Model(nnx.Module):
+            def __init__(self):
+                self.scale = 1.0
+
+        @nnx.jit
+        def apply(model, x):
+            return x * model.scale
+
+        m = Model()
+        apply(m, 1.0)
+        m.scale = 2.0
+        apply(m, 1.0)
+    """)
+
+
+def test_stg102_not_for_container_methods_on_arguments_jit_rebuilds():
+    """`jax.jit` passes pytrees rebuilt from their leaves: `state.pop("params")` on an argument (a
+    Flax FrozenDict's functional `pop`, tensorflow/docs guide/jax2tf) changes nothing outside."""
+    assert_marked("""
+        import jax
+
+        @jax.jit
+        def train_step(state, grads):
+            other, params = state.pop("params")
+            return other, jax.tree_util.tree_map(lambda p, g: p - g, params, grads)
+    """)
