@@ -16,8 +16,10 @@ an edit is the time from sending `textDocument/didChange` to receiving the
 
 In the same run, as a floor, it times the per-file phase alone in this process (one parse and
 one traversal of the edited text, `pipeline.perfile.analyze_source`): what any re-analysis of
-the file costs before the project phase. It prints the medians, the ratio of the latency to
-the 150 ms target and to the floor, and exits 1 when the median misses the target.
+the file costs before the project phase, and libcst's parse alone, its first part. It prints
+the medians, the load average (on a shared machine, compare the latency with the floor of the
+same run), the ratio of the latency to the 150 ms target and to the floor, and exits 1 when
+the median misses the target.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ def clip_grads(grads, clip):
 def evaluate(params, batches):
     total = 0.0
     for x, y in batches:
-        total += jax.jit(lambda p: loss_fn(p, x, y))(params)  # a new function: compiled every batch
+        total += jax.jit(lambda p, x, y: loss_fn(p, x, y))(params, x, y)  # a new function: traced every batch
     return total / len(batches)
 
 

@@ -789,6 +789,11 @@ def _nested_in(scope, outer) -> bool:
     return False
 
 
+def at_indexer(node: cst.BaseExpression) -> bool:
+    """`x.at[i]`: JAX's functional update (`x.at[i].add(v)` returns a new array, mutates nothing)."""
+    return isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) and node.value.attr.value == "at"
+
+
 def _is_literal(node: cst.BaseExpression | None) -> bool:
     if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.Imaginary)):
         return True
@@ -935,7 +940,7 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.Call:
             self._record_call(node)
             if ctx.functions and ctx.in_staged_context and isinstance(node.func, cst.Attribute):
-                if node.func.attr.value in MUTATING_METHODS:
+                if node.func.attr.value in MUTATING_METHODS and not at_indexer(node.func.value):
                     ctx.raw_stores.append(
                         (ctx.function, node, "method", node.func.value, node, ctx.guard_depth > 0)
                     )
@@ -963,9 +968,15 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.Return:
             if ctx.functions:
                 ctx.function.returns.append(node.value)
-        elif t is cst.CompFor:
-            for name in target_names(node.target):
-                ctx.comprehension_targets[id(name)] = node
+        elif t is cst.ListComp or t is cst.SetComp or t is cst.GeneratorExp or t is cst.DictComp:
+            # Registered on entering the comprehension, before its element (`f(x, k)` in
+            # `[f(x, k) for k in range(3)]`) is visited: a rule asking about `k` there must not
+            # get (and memoise) an answer made before the `for` clause is known.
+            comp = node.for_in
+            while comp is not None:
+                for name in target_names(comp.target):
+                    ctx.comprehension_targets[id(name)] = comp
+                comp = comp.inner_for_in
         elif t is cst.With:
             for item in node.items:
                 if item.asname is not None and isinstance(item.asname.name, cst.Name) and isinstance(item.item, cst.Call) \

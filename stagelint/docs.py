@@ -9,17 +9,7 @@ import sys
 from pathlib import Path
 
 from stagelint.rules.base import SECTIONS, all_rules, example_source
-
-
-#: Where each rule's page is published: docs/rules/ of the stagelint repository at the tag of
-#: the installed version (the SARIF `helpUri`, the JSON `url`, the HTML report's links).
-RULES_URL = "https://github.com/stagelint/stagelint/blob/v{version}/docs/rules/{code}.md"
-
-
-def rule_url(code: str) -> str:
-    from stagelint import __version__
-
-    return RULES_URL.format(version=__version__, code=code)
+from stagelint.ruleurls import RULES_URL, rule_url  # noqa: F401  (re-exported)
 
 
 def render_rule(rule) -> str:

@@ -18,9 +18,7 @@ from stagelint.findings import CheckResult, Finding
 from stagelint.frameworks import STAGING
 from stagelint.pipeline import stages
 from stagelint.pipeline.paths import ModuleNames, module_name  # noqa: F401  (re-exported)
-from stagelint.pipeline.perfile import analyze_source  # noqa: F401  (re-exported)
 from stagelint.pipeline.state import Options, ProjectState
-from stagelint.pipeline.verdicts import findings as judged_findings
 from stagelint.staging import Project
 
 
@@ -76,8 +74,21 @@ def run(state: ProjectState) -> CheckResult:
 
 def check_source(source: str, path: str = "example.py", settings: Settings | None = None) -> list[Finding]:
     """Check one in-memory module (used by the examples' tests and the docs)."""
+    from stagelint.pipeline.perfile import analyze_source
+    from stagelint.pipeline.verdicts import findings as judged_findings
+
     settings = settings or Settings()
     data = source.encode("utf-8")
     facts = analyze_source(path, data, settings)
     project = Project([facts], settings, STAGING)
     return sorted(judged_findings(project, [facts], {path}, {path: data}, settings), key=Finding.sort_key)
+
+
+def __getattr__(name: str):
+    # Re-exported, imported on first use: `check_paths` answered from the result cache
+    # (`stagelint.checkcache`) needs neither libcst nor the rules.
+    if name == "analyze_source":
+        from stagelint.pipeline.perfile import analyze_source
+
+        return analyze_source
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -155,6 +155,30 @@ class Metadata:
     def scope(self, node: cst.CSTNode):
         return self.scopes.get(node)
 
+    def release(self) -> None:
+        """Break the reference cycles of libcst's scope model (a scope holds its assignments and
+        accesses, which point back at it and at each other), once the file's analysis is done:
+        reference counting then frees the file's tree at once, and the garbage collector, which
+        the workers run after each file, has no cyclic tree of tens of thousands of objects to
+        walk (that walk was a tenth of a file's analysis)."""
+        seen: set[int] = set()
+        queue = list(self.scopes.values())
+        while queue:
+            scope = queue.pop()
+            if scope is None or id(scope) in seen:
+                continue
+            seen.add(id(scope))
+            state = getattr(scope, "__dict__", {})
+            queue.extend(v for v in (state.get("parent"), state.get("globals")) if v is not None)
+            for bucket in state.values():
+                if isinstance(bucket, dict):
+                    for items in bucket.values():
+                        for item in items if isinstance(items, set) else ():
+                            _release_binding(item)
+            state.clear()
+        self.scopes = {}
+        self._names = {}
+
     def position(self, node: cst.CSTNode) -> tuple[int, int, int, int]:
         return self.positions[node]
 
@@ -167,6 +191,29 @@ class Metadata:
             scope: Optional[object] = self.scopes.get(node)
             names = self._names[node] = frozenset(scope.get_qualified_names_for(node)) if scope else frozenset()
         return names
+
+
+def _release_binding(item) -> None:
+    """Empty what an assignment or an access of libcst's scope model points at."""
+    state = getattr(item, "__dict__", None)
+    if state is not None:
+        state.clear()
+    for name in getattr(type(item), "__slots__", ()):
+        try:
+            value = getattr(item, name)
+        except AttributeError:
+            continue
+        if isinstance(value, (set, dict, list)):
+            value.clear()
+
+
+def release(ctx) -> None:
+    """Drop what one file's analysis built (its metadata, the rules' and the model's state) once
+    its facts are taken: see `Metadata.release`."""
+    meta = ctx.__dict__.get("_meta")
+    if isinstance(meta, Metadata):
+        meta.release()
+    ctx.__dict__.clear()
 
 
 class LibcstMetadata:

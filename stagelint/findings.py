@@ -38,7 +38,7 @@ class Finding:
         return f"{self.path}:{cell}{self.line}:{self.column}"
 
     def to_json(self) -> dict:
-        from stagelint.docs import rule_url
+        from stagelint.ruleurls import rule_url
 
         data = asdict(self)
         del data["fix"], data["cell"]

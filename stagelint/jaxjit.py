@@ -209,6 +209,14 @@ def lookup(project, module: str, callee: list[str]) -> dict | None:
     return None
 
 
+def shifted(spec: dict, index: int | None, through_attribute: bool) -> int | None:
+    """The position among the def's parameters of a call's positional argument: one further for
+    a method called through an instance (`obj.step(x)`: `self` is bound)."""
+    if index is not None and through_attribute and spec.get("method"):
+        return index + 1
+    return index
+
+
 def bound_parameter(spec: dict, index: int | None, keyword: str | None) -> str | None:
     """The parameter an argument fills (`index` for positional, `keyword` otherwise), by name
     when the signature is known, else as "#index" / the keyword."""

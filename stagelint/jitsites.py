@@ -13,6 +13,56 @@ import libcst as cst
 from stagelint import jaxjit
 
 
+#: Context managers of tests that check what the statements they hold raise or warn (tests of
+#: the error itself, or of its absence): the statements are there for that, not their results.
+EXPECT_ERROR = frozenset({"pytest.raises", "pytest.warns", "numpy.testing.assert_raises",
+                          "numpy.testing.assert_warns"})
+EXPECT_ERROR_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp",
+                                  "assertRaisesWithLiteralMatch", "assertWarns", "assertWarnsRegex",
+                                  "assertNoWarnings"})
+
+
+def expects_error(ctx, expr: cst.BaseExpression) -> bool:
+    """`pytest.raises(...)`, `self.assertRaises(...)`, `self.assertWarns(...)`: the block is
+    there to raise or warn (or to show it does not)."""
+    if not isinstance(expr, cst.Call):
+        return False
+    if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in EXPECT_ERROR_METHODS:
+        return True
+    return ctx is not None and bool(ctx.qualified_names(expr.func) & EXPECT_ERROR)
+
+
+#: Pallas works on refs: `x_ref.at[i].set(v)` stores, `ref[:n]` slices a ref, shapes come from
+#: the kernel's block specs. Modules that import it are left to Pallas's own checks.
+PALLAS = ("jax.experimental.pallas", "jax._src.pallas")
+
+
+def uses_pallas(ctx) -> bool:
+    memo = ctx.__dict__.get("_uses_pallas")
+    if memo is None:
+        memo = any(q.startswith(PALLAS) for q in ctx.facts.imports.values())
+        if not memo and ctx.module_node is not None:
+            memo = any(_imports_pallas(st) for st in ctx.module_node.body)
+        ctx.__dict__["_uses_pallas"] = memo
+    return memo
+
+
+def _imports_pallas(st) -> bool:
+    if not isinstance(st, cst.SimpleStatementLine):
+        return False
+    for small in st.body:
+        if isinstance(small, cst.ImportFrom) and small.module is not None:
+            module = cst.Module([]).code_for_node(small.module)
+            names = [] if isinstance(small.names, cst.ImportStar) else [
+                cst.Module([]).code_for_node(a.name) for a in small.names]
+            if module.startswith(PALLAS) or (module == "jax.experimental" and "pallas" in names):
+                return True
+        elif isinstance(small, cst.Import):
+            if any(cst.Module([]).code_for_node(a.name).startswith(PALLAS) for a in small.names):
+                return True
+    return False
+
+
 class JitSites:
     def __init__(self, rule):
         self.rule = rule
@@ -23,6 +73,16 @@ class JitSites:
         self.partials: dict[str, tuple] = {}
         #: the file's jitted callables: name in the module -> resolved spec
         self.local: dict[str, dict] = {}
+        #: `with pytest.raises(...)` blocks around the walk's position
+        self.expecting_error = 0
+
+    def enter_with(self, node: cst.With) -> None:
+        if any(expects_error(self.ctx, item.item) for item in node.items):
+            self.expecting_error += 1
+
+    def leave_with(self, node: cst.With) -> None:
+        if any(expects_error(self.ctx, item.item) for item in node.items):
+            self.expecting_error -= 1
 
     # Definitions -------------------------------------------------------------------------------
 

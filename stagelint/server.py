@@ -4,13 +4,18 @@ On start it analyses the workspace folder as `stagelint check .` does there (in 
 with LSP work-done progress), then publishes each open file's findings. When a buffer changes,
 it analyses that file again from the buffer's text and re-runs the project phase
 (`stagelint.pipeline.stages.reanalyse` and `project_phase`): the other files' facts stay as
-they are. It offers the rule's safe fix and a `# noqa: CODE` as code actions, shows the rule's
-page on hover, and reloads `[tool.stagelint]` (and starts over) when pyproject.toml changes.
+they are, and so do the last project's name resolutions when the file's resolution surface is
+unchanged (`stagelint.pipeline.incremental`). A change that moves what the screen reads of the
+file (imports, staging words) starts over from the screen, with the cache. It offers the
+rule's safe fix and a `# noqa: CODE` as code actions, shows the rule's page on hover, and
+reloads `[tool.stagelint]` (and starts over) when pyproject.toml changes.
 
 All analysis runs on one thread of its own, one job at a time, so the LSP thread answers
 hover and code actions at once; a burst of changes to one file is analysed once, at its latest
-version. Nothing is ever written to standard output but the protocol: the analysis' workers
-inherit a standard output that goes to standard error.
+version, and an analysis overtaken by a newer change of its file is dropped after the file's
+own phase (no project phase, nothing published). The edited file is published first; other
+open files are judged again once no change waits. Nothing is ever written to standard output
+but the protocol: the analysis' workers inherit a standard output that goes to standard error.
 """
 
 from __future__ import annotations

@@ -103,9 +103,9 @@ def test_an_edited_file_is_analysed_again_and_only_it(tree):
     (tree / "pkg/utils.py").write_text("def log(x):\n    return x\n")
     result, c = _run(tree)
     assert [f.path for f in result.findings] == ["pkg/model.py"]
-    # utils.py misses twice (screen summary, facts), and so does the plan of the rounds (the
-    # project's contents changed); the other files hit
-    assert c.misses == 3 and c.hits >= 5
+    # utils.py misses twice (screen summary, facts), and so do the plan of the rounds and the
+    # whole check's result (the project's contents changed); the other files hit
+    assert c.misses == 4 and c.hits >= 5
     again, c3 = _run(tree)
     assert not c3.misses and _keys(again) == _keys(result)
 
@@ -121,8 +121,10 @@ def test_analysis_settings_are_part_of_the_key_and_report_settings_are_not(tree)
     _run(tree)
     _, c = _run(tree, Settings(staging_decorators=("mylib.compiled",)))
     assert c.misses and not c.hits
+    before = set(_entries(tree))
     selected, c2 = _run(tree, Settings(ignore=("STG101",)))
-    assert c2.hits and not c2.misses
+    # every file's entries serve; only the whole check's result (its findings) is another
+    assert c2.hits and c2.misses == 1 and {p.parent.parent.name for p in set(_entries(tree)) - before} == {"result"}
     assert selected.findings == []
     assert analysis_settings(Settings(select=("STG1",))) == analysis_settings(Settings())
     assert analysis_settings(Settings(keras_methods=False)) != analysis_settings(Settings())
@@ -149,7 +151,7 @@ def test_another_stagelint_version_or_source_starts_afresh(tree, monkeypatch, tm
 
 
 def _entries(root: Path):
-    return [p for p in (root / ".stagelint_cache").rglob("*") if p.is_file() and p.parent.parent.name in ("facts", "screen", "plan")]
+    return [p for p in (root / ".stagelint_cache").rglob("*") if p.is_file() and p.parent.parent.name in ("facts", "screen", "plan", "result")]
 
 
 def _signed(path: Path, body: bytes, key: str | None = None, kind: str | None = None) -> bytes:
@@ -229,7 +231,7 @@ DAMAGES = ["garbage", "truncated", "empty", "wrong key", "unsigned", "another us
 def test_damaged_entries_are_misses_not_errors(tree, damage):
     cold, _ = _run(tree)
     entries = _entries(tree)
-    assert {p.parent.parent.name for p in entries} == {"facts", "screen", "plan"}
+    assert {p.parent.parent.name for p in entries} == {"facts", "screen", "plan", "result"}
     for path in entries:
         _damage(path, path.read_bytes(), damage)
     result, c = _run(tree)
@@ -282,6 +284,11 @@ def test_a_crafted_json_entry_runs_nothing(tree, tmp_path, signed):
         if isinstance(value, list) and path.parent.parent.name == "facts":
             # the right shape around it: the facts with a crafted candidate
             value[-6] = [["STG101", None, [1, 0, 1, 1], {"d": {"fix": body}}]]
+            body = value
+        elif path.parent.parent.name == "result":
+            # a whole check's result whose one finding carries it as its fix
+            value[0] = [["STG101", "trace-time-side-effect", "pkg/model.py", 1, 1, 1, 2, "m", None, None, True,
+                         body, None]]
             body = value
         data = json.dumps(body).encode()
         path.write_bytes(_signed(path, data) if signed else b"stagelint-cache 2 x y z\n" + data)
@@ -478,7 +485,8 @@ def test_a_subfolder_and_the_root_use_the_same_entries(tree, monkeypatch):
     from_sub = cache_module.open_cache(["."])
     assert from_sub.dir == from_root.dir
     second = check_paths(["."], None, jobs=0, cache=from_sub)
-    assert from_sub.hits >= 5 and not from_sub.misses and not from_sub.writes
+    # every file's entries serve; the check's result shows other paths (from where it ran)
+    assert from_sub.hits >= 5 and from_sub.misses == from_sub.writes == 1
     assert _abs_keys(second, tree / "pkg") == _abs_keys(first, tree)
     assert {f.path for f in second.findings} == {"model.py", "utils.py"}  # shown from where it ran
     assert not (tree / "pkg" / ".stagelint_cache").exists()
@@ -529,8 +537,9 @@ def test_a_buffer_is_analysed_alone_with_the_projects_facts_from_the_cache(tree,
     cache = cache_module.open_cache(["pkg/model.py"])
     result = check_paths(["pkg/model.py"], None, jobs=0, noqa=False, cache=cache,
                          sources={str(tree / "pkg/model.py"): buffer.encode()})
-    # utils.py's facts were served, not analysed; only the buffer's summary is new
-    assert analysed == [] and cache.hits >= 2 and cache.misses == cache.writes == 1
+    # utils.py's facts were served, not analysed; only the buffer's summary and the check's
+    # result are new
+    assert analysed == [] and cache.hits >= 2 and cache.misses == cache.writes == 2
     assert [(f.path, f.line, f.code) for f in result.findings] == [("pkg/model.py", 7, "STG101"),
                                                                    ("pkg/model.py", 14, "STG101")]
 
@@ -546,5 +555,6 @@ def test_flake8_on_standard_input_uses_the_cache(tree):
     assert [line.split(" ")[0] for line in out.stdout.splitlines()] == ["model.py:7:5:", "model.py:14:5:"], (
         out.stdout + out.stderr)
     new = {p.parent.parent.name for p in set(_entries(tree)) - entries}
-    assert new == {"screen"}  # the buffer's summary; its facts are not kept, every other file's were served
+    # the buffer's summary and the check's result; its facts are not kept, every other file's were served
+    assert new == {"screen", "result"}
     assert not (tree / "pkg" / ".stagelint_cache").exists()

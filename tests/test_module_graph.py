@@ -21,7 +21,8 @@ PIPELINE = ("stagelint.pipeline", "stagelint.engine", "stagelint.screen", "stage
 #: anywhere else, or across two of them, fails.
 KNOWN_ELSEWHERE = [
     {"stagelint.context", "stagelint.tensors", "stagelint.stores", "stagelint.datasets", "stagelint.analysis",
-     "stagelint.analysis.values", "stagelint.analysis.order", "stagelint.facts", "stagelint.fastmeta"},
+     "stagelint.analysis.values", "stagelint.analysis.order", "stagelint.analysis.effects", "stagelint.facts",
+     "stagelint.fastmeta"},
     {"stagelint.report", "stagelint.report.concise", "stagelint.report.full"},
     {"stagelint.fix", "stagelint.notebooks"},  # a notebook's fixes are placed in its cells
 ]

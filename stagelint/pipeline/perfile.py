@@ -14,6 +14,7 @@ from stagelint import facts as F
 from stagelint import notebooks
 from stagelint.budget import over_budget
 from stagelint.context import FileContext, analyze_module
+from stagelint.fastmeta import release
 from stagelint.files import digest
 from stagelint.frameworks import STAGING
 from stagelint.pipeline.paths import module_name
@@ -53,6 +54,7 @@ def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()
     ctx.project_roots = frozenset(project_roots)
     ctx.source_digest = digest(source)  # fixes are applied only to these exact bytes
     facts = analyze_module(tree, ctx, [r for r in all_rules() if not r.runtime_only])
+    release(ctx)  # its reference cycles broken: freed now, not by a walk of the collector
     if notebook is not None:  # one STG000 per cell that does not parse (the cell is left out)
         for cell, line, column, message in notebook.broken:
             at = notebook.starts[notebook.cells.index(cell)] + line - 1

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from stagelint import checkcache
 from stagelint import facts as F
-from stagelint import workers
 from stagelint.demand import Words, demanded
 from stagelint.discovery import discover as discover_files
 from stagelint.files import digest
@@ -27,23 +28,31 @@ from stagelint.frameworks import STAGING
 from stagelint.pipeline.imports import imported_files
 from stagelint.pipeline.incremental import reusable
 from stagelint.pipeline.paths import display_path, project_root
-from stagelint.pipeline.perfile import Outcome, analyse_bytes, facts_key, store_outcome
 from stagelint.pipeline.state import ProjectState
-from stagelint.pipeline.verdicts import judge, project_candidates, project_only_candidates, read_bytes
 from stagelint.staging import Project
+
+if TYPE_CHECKING:
+    from stagelint.pipeline.perfile import Outcome
 
 #: Files followed through imports (without the screen) before following stops.
 MAX_FOLLOWED = 2000
+
+# The per-file analysis (`pipeline.perfile`, `workers`: libcst and the rules) and the judging
+# (`pipeline.verdicts`) are imported where they are used: a check answered whole from the result
+# cache (`stagelint.checkcache`) needs neither, and importing them is a third of such a run.
 
 
 def run(state: ProjectState) -> CheckResult:
     """Every stage, in order: the result of the check."""
     discover(state)
     screen(state)
+    if checkcache.reuse(state):  # nothing the findings depend on changed since a clean check
+        return state.result
     plan_rounds(state)
     analyse(state)
     project_phase(state)
     findings(state)
+    checkcache.keep(state)
     return state.result
 
 
@@ -137,7 +146,10 @@ class _reader:
         self.sources = sources
 
     def __call__(self, real: str) -> bytes:
-        return self.sources[real] if real in self.sources else read_bytes(real)
+        if real in self.sources:
+            return self.sources[real]
+        with open(real, "rb") as fh:
+            return fh.read()
 
 
 def _placeholder(state: ProjectState, path: str) -> F.ModuleFacts:
@@ -216,6 +228,8 @@ def _take(state: ProjectState, outcome: Outcome) -> None:
 def _outcomes(state: ProjectState, files: list[str]):
     """The outcomes of one round: buffers and, with `jobs=0`, everything in this process; the
     rest in worker processes. The result cache serves files whose bytes it has seen."""
+    from stagelint import workers
+
     lookup = _CachedFacts(state) if state.use_cache else None
     store = (state.cache, state.fact_settings()) if state.use_cache else None
     more = _FollowImports(state)
@@ -232,6 +246,9 @@ def _outcomes(state: ProjectState, files: list[str]):
 
 def _analyse_here(state: ProjectState, paths, more, lookup=None, store=None):
     """`workers.analyse_files` without worker processes; buffers replace the disk's bytes."""
+    from stagelint import workers
+    from stagelint.pipeline.perfile import analyse_bytes, store_outcome
+
     queue = list(paths)
     while queue:
         path = queue.pop(0)
@@ -254,6 +271,9 @@ class _CachedFacts:
         self.fact_settings = state.fact_settings()
 
     def __call__(self, path: str):
+        from stagelint.pipeline.perfile import Outcome, facts_key
+        from stagelint.pipeline.verdicts import read_bytes
+
         state = self.state
         real = state.realpath(path)
         known = state.digests.get(real)
@@ -330,6 +350,8 @@ def findings_for(state: ProjectState, paths: set[str], errors: list | None = Non
     """The findings in some files (paths as shown), after the project phase: what the language
     server publishes for a file, without judging the others (only their candidates are looked
     at; those only the project shows are found once per project)."""
+    from stagelint.pipeline.verdicts import judge, project_only_candidates
+
     errors = errors if errors is not None else []
     realpath = state.realpath
     modules = [m for m in state.project_modules if m.path in paths]
@@ -343,6 +365,8 @@ def findings_for(state: ProjectState, paths: set[str], errors: list | None = Non
 
 
 def _judged(state: ProjectState, reported: set[str], errors: list) -> list[Finding]:
+    from stagelint.pipeline.verdicts import judge, project_candidates
+
     realpath = state.realpath
     modules = state.project_modules
     shown = {m.path: state.sources[realpath(m.path)] for m in modules if realpath(m.path) in state.sources}
@@ -401,6 +425,9 @@ def analyse_demanded(state: ProjectState) -> bool:
 def reanalyse(state: ProjectState, path: str, source: bytes | None) -> Outcome:
     """Analyse one file again, from `source` (an editor's buffer) or from the disk (None), and
     put its facts in place of the old ones; `project_phase` then joins them with the rest."""
+    from stagelint.pipeline.perfile import Outcome, analyse_bytes
+    from stagelint.pipeline.verdicts import read_bytes
+
     real = state.realpath(path)
     state.changed.add(real)
     if source is None:

@@ -6,7 +6,7 @@ import libcst as cst
 from libcst.metadata import ImportAssignment
 
 from stagelint import facts as F
-from stagelint.context import is_setup_method, short_code
+from stagelint.context import at_indexer, is_setup_method, short_code
 from stagelint.frameworks import MUTATING_METHODS
 from stagelint.rules.base import Rule
 from stagelint.stores import NOT_CONTAINERS
@@ -185,7 +185,7 @@ class StaleGlobal(Rule):
         for expr in (node.func, *(a.value for a in node.args)):
             if isinstance(expr, cst.Name):
                 self.run_refs.add(id(expr))  # `step(x)`, `strategy.run(step, ...)`: runs it here
-        if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
+        if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS and not at_indexer(func.value):
             if self.ctx.function is not None:
                 # judged in `finish`: the receiver's binding may come later in the file
                 # (`_context_stack = _ContextStack()` below the class whose methods push/pop it)

@@ -7,10 +7,12 @@ import libcst as cst
 from stagelint import facts as F
 from stagelint import jaxjit
 from stagelint.context import short_code
-from stagelint.jitsites import JitSites
+from stagelint.jitsites import JitSites, expects_error
 from stagelint.rules.base import Rule
 from stagelint.tensors import NUMBERS, value_of
 
+#: Methods of a jitted function that read only its arguments' shapes and dtypes.
+_ABSTRACT_USES = frozenset({"lower", "trace", "eval_shape"})
 #: Values a donation does not delete: copied to the device for the call.
 _NOT_DONATED = NUMBERS | {"ndarray", "str", "bool", "none"}
 
@@ -30,7 +32,8 @@ class UseAfterDonation(Rule):
     Where the line is drawn, and why: rebinding the name to the result (`x = step(x)`, the
     idiom donation is made for) ends the old array's life, so nothing is flagged; reading only
     its metadata (`x.shape`, `x.dtype`, `x.is_deleted()`) works on a deleted array, so that is
-    not a read. A donation spec that is not a literal is unknown, and nothing is flagged.
+    not a read, and neither is a check of the deletion (`self.assertDeleted(x)`) or a read under
+    `with pytest.raises(...)`/`self.assertRaises(...)` (a test of the error). A donation spec that is not a literal is unknown, and nothing is flagged.
 
     ## Why is this bad?
     Donation lets XLA reuse the argument's buffer for the output, and JAX deletes the array
@@ -164,40 +167,60 @@ class UseAfterDonation(Rule):
         self.sites.assignment(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        callee = self.sites.callee(node)
+        spec = None
+        if isinstance(node.func, cst.Call):  # `jax.jit(f, donate_argnums=0)(x)`: decided here
+            found = jaxjit.jit_of(self.ctx, node.func, self.sites.partials)
+            if found is not None and found[2] is not None:
+                spec = jaxjit.resolve_spec(found[1], self.sites.signature_of(found[2]))
+        callee = self.sites.callee(node) if spec is None else []
         if callee is None:
             return
+        names = []
         for index, keyword, arg in JitSites.arguments(node):
+            if spec is not None and not jaxjit.is_donated(spec, index, keyword):
+                continue
             if isinstance(arg.value, cst.Name) and arg.value.value not in ("None", "True", "False"):
-                if value_of(self.ctx, arg.value, self.ctx.function).what in _NOT_DONATED:
-                    continue  # a NumPy array or a Python value is copied to the device, not deleted
-                found = self._after(node, arg.value.value)
-                if found is not None:
-                    self._pending.append((self.ctx.function, node, callee, index, keyword, arg.value, found))
+                param = "" if spec is None else jaxjit.bound_parameter(spec, index, keyword).lstrip("#")
+                names.append((index, keyword, arg.value, param))
+        if names:
+            # Decided in `finish`, once the file shows which of its functions are jitted: the
+            # enclosing blocks are kept as they are now.
+            self._pending.append((self.ctx.function, node, callee, names, list(self._blocks)))
 
     def finish(self) -> None:
-        for func, call, callee, index, keyword, name, (where, how) in self._pending:
-            if not any(self.sites._relative(q) in self.sites.local or self.sites._relative(q) == q for q in callee):
+        for func, call, callee, names, blocks in self._pending:
+            if callee and not any(self.sites._relative(q) in self.sites.local or self.sites._relative(q) == q for q in callee):
                 continue  # a function of this file that nothing jits
-            self.ctx.facts.candidates.append(self._candidate(func, call, callee, index, keyword, name, where, how))
-
-    def _candidate(self, func, call, callee, index, keyword, name, where, how):
-        return F.Candidate(self.code, None if func is None else func.qualname, self.ctx.position(where), {
-            "_stages_itself": True, "_callee": list(callee), "_index": index, "_keyword": keyword,
-            "name": name.value, "callee": short_code(call.func), "how": how,
-        })
+            for index, keyword, name, param in names:
+                if value_of(self.ctx, name, func).what in _NOT_DONATED:
+                    continue  # a NumPy array or a Python value is copied to the device, not deleted
+                found = self._after(call, name.value, blocks)
+                if found is None:
+                    continue
+                where, how = found
+                self.ctx.facts.candidates.append(F.Candidate(
+                    self.code, None if func is None else func.qualname, self.ctx.position(where), {
+                        "_stages_itself": True, "_callee": list(callee), "_index": index, "_keyword": keyword,
+                        "_attr": isinstance(call.func, cst.Attribute),
+                        "_param": param, "name": name.value, "callee": short_code(call.func), "how": how,
+                    }))
 
     @classmethod
     def confirm(cls, candidate, project, module):
         fields = candidate.fields
+        if not fields["_callee"]:
+            return {"param": fields["_param"]}  # the jit is in the call: decided in the file
         spec = jaxjit.lookup(project, module.module, fields["_callee"])
-        if spec is None or not jaxjit.is_donated(spec, fields["_index"], fields["_keyword"]):
+        if spec is None:
             return False
-        return {"param": jaxjit.bound_parameter(spec, fields["_index"], fields["_keyword"]).lstrip("#")}
+        index = jaxjit.shifted(spec, fields["_index"], fields.get("_attr", False))
+        if not jaxjit.is_donated(spec, index, fields["_keyword"]):
+            return False
+        return {"param": jaxjit.bound_parameter(spec, index, fields["_keyword"]).lstrip("#")}
 
     # What follows the call.
 
-    def _after(self, call: cst.Call, name: str):
+    def _after(self, call: cst.Call, name: str, blocks):
         """Where `name` is read after `call` passed it: (node, how) or None. Scans the
         statements after the call's, block by block outwards to the end of the function (or
         module); a store of the name ends the search. In a loop that never rebinds it, the next
@@ -205,7 +228,7 @@ class UseAfterDonation(Rule):
         ctx = self.ctx
         where = ctx.position(call)
         path = []  # (statements, index of the one holding the call, owner), innermost first
-        for stmts, owner in reversed(self._blocks):
+        for stmts, owner in reversed(blocks):
             index = next((i for i, st in enumerate(stmts) if _holds(ctx, st, where)), None)
             if index is None:
                 return None
@@ -217,14 +240,18 @@ class UseAfterDonation(Rule):
         statement = path[0][0][path[0][1]]
         if _binds(statement, name):
             return None  # `x = step(x)`: the name now holds the result
+        memo = self.__dict__.setdefault("_uses_memo", {})
         for stmts, index, owner in path:
             for st in stmts[index + 1:]:
-                event = _first_use(st, name)
+                key = (id(st), name)
+                if key not in memo:
+                    memo[key] = _first_use(st, name, ctx)
+                event = memo[key]
                 if event is not None:
                     kind, node = event
                     return (node, f"read again at line {ctx.position(node).line}") if kind == "read" else None
             if isinstance(owner, (cst.For, cst.While)):
-                if _first_use(owner, name, stores_only=True) is None and not _leaves(owner.body):
+                if _first_use(owner, name, ctx, stores_only=True) is None and not _leaves(owner.body):
                     return (call, "passed again on the loop's next iteration")
         return None
 
@@ -245,6 +272,12 @@ def _leaves_return(loop: cst.CSTNode) -> bool:
     if isinstance(loop, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
         return False
     return any(_leaves_return(child) for child in loop.children)
+
+
+def _checks_deletion(call: cst.Call) -> bool:
+    func = call.func
+    last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return "deleted" in last.lower()
 
 
 def _holds(ctx, node, where) -> bool:
@@ -279,16 +312,16 @@ def _target_names(target) -> list[str]:
     return []
 
 
-def _first_use(node: cst.CSTNode, name: str, stores_only: bool = False):
+def _first_use(node: cst.CSTNode, name: str, ctx=None, stores_only: bool = False):
     """The first ("read", Name) or ("store", node) of `name` in `node`, in evaluation order;
     nested defs, lambdas and classes are not entered (their bodies run later, if ever)."""
-    for kind, n in _uses(node, name):
+    for kind, n in _uses(node, name, ctx):
         if kind == "store" or not stores_only:
             return kind, n
     return None
 
 
-def _uses(node: cst.CSTNode, name: str):
+def _uses(node: cst.CSTNode, name: str, ctx=None):
     if isinstance(node, cst.Name):
         if node.value == name:
             yield "read", node
@@ -302,11 +335,18 @@ def _uses(node: cst.CSTNode, name: str):
     if isinstance(node, cst.Attribute):
         if isinstance(node.value, cst.Name) and node.value.value == name and node.attr.value in _METADATA:
             return  # metadata survives the deletion
-        yield from _uses(node.value, name)
+        yield from _uses(node.value, name, ctx)
         return
     if isinstance(node, cst.Arg):
-        yield from _uses(node.value, name)
+        yield from _uses(node.value, name, ctx)
         return
+    if isinstance(node, cst.Call) and _checks_deletion(node):
+        return  # `self.assertDeleted(x)`: asks whether the donation happened
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _ABSTRACT_USES:
+        yield from _uses(node.func.value, name, ctx)
+        return  # `step.lower(x)`, `step.trace(x)`: only shapes and dtypes are read
+    if isinstance(node, cst.With) and any(expects_error(ctx, item.item) for item in node.items):
+        return  # `with self.assertRaises(RuntimeError):` reads it to see the error
     if isinstance(node, (cst.Import, cst.ImportFrom)):
         if isinstance(node.names, cst.ImportStar):
             return
@@ -316,37 +356,37 @@ def _uses(node: cst.CSTNode, name: str):
                 yield "store", node
         return
     if isinstance(node, cst.Assign):
-        yield from _uses(node.value, name)
+        yield from _uses(node.value, name, ctx)
         for t in node.targets:
-            yield from _stores(t.target, name)
+            yield from _stores(t.target, name, ctx)
         return
     if isinstance(node, cst.AnnAssign):
         if node.value is not None:
-            yield from _uses(node.value, name)
-            yield from _stores(node.target, name)
+            yield from _uses(node.value, name, ctx)
+            yield from _stores(node.target, name, ctx)
         return
     if isinstance(node, cst.AugAssign):
-        yield from _uses(node.value, name)
-        yield from _uses(node.target, name)
+        yield from _uses(node.value, name, ctx)
+        yield from _uses(node.target, name, ctx)
         return
     if isinstance(node, cst.NamedExpr):
-        yield from _uses(node.value, name)
-        yield from _stores(node.target, name)
+        yield from _uses(node.value, name, ctx)
+        yield from _stores(node.target, name, ctx)
         return
     if isinstance(node, cst.For):
-        yield from _uses(node.iter, name)
-        yield from _stores(node.target, name)
-        yield from _uses(node.body, name)
+        yield from _uses(node.iter, name, ctx)
+        yield from _stores(node.target, name, ctx)
+        yield from _uses(node.body, name, ctx)
         if node.orelse is not None:
-            yield from _uses(node.orelse, name)
+            yield from _uses(node.orelse, name, ctx)
         return
     if isinstance(node, cst.WithItem):
-        yield from _uses(node.item, name)
+        yield from _uses(node.item, name, ctx)
         if node.asname is not None:
-            yield from _stores(node.asname.name, name)
+            yield from _stores(node.asname.name, name, ctx)
         return
     if isinstance(node, cst.Del):
-        yield from _stores(node.target, name)
+        yield from _stores(node.target, name, ctx)
         return
     if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
         # The comprehension's own variables shadow the name.
@@ -356,22 +396,22 @@ def _uses(node: cst.CSTNode, name: str):
             names.update(_target_names(f.target))
             f = f.inner_for_in
         if name in names:
-            yield from _uses(node.for_in.iter, name)
+            yield from _uses(node.for_in.iter, name, ctx)
             return
     for child in node.children:
-        yield from _uses(child, name)
+        yield from _uses(child, name, ctx)
 
 
-def _stores(target: cst.CSTNode, name: str):
+def _stores(target: cst.CSTNode, name: str, ctx=None):
     if isinstance(target, cst.Name):
         if target.value == name:
             yield "store", target
         return
     if isinstance(target, (cst.Tuple, cst.List)):
         for el in target.elements:
-            yield from _stores(el.value, name)
+            yield from _stores(el.value, name, ctx)
         return
     if isinstance(target, cst.StarredElement):
-        yield from _stores(target.value, name)
+        yield from _stores(target.value, name, ctx)
         return
-    yield from _uses(target, name)  # `x[0] = ...`, `obj.attr = ...`: reads the object
+    yield from _uses(target, name, ctx)  # `x[0] = ...`, `obj.attr = ...`: reads the object

@@ -459,7 +459,9 @@ class ExternalStateMutation(Rule):
     library functions named like container methods (`keras.ops.add`, `tf.math.add`, `np.append`);
     markers appended to a list (`calls.append(True)`: it records that a trace ran, what tests
     use such lists for), and a test double in a test module keeping an argument it was called
-    with (`self.mask = mask`) for the test to assert on; methods of objects that are not containers (`self.add(x)`, a
+    with (`self.mask = mask`) for the test to assert on; a pop by key unpacked into two names
+    (`rest, value = state.pop("params")`: Flax's `FrozenDict.pop`, which mutates nothing);
+    methods of objects that are not containers (`self.add(x)`, a
     variable-backed deque's `.clear()`), and `x.update(...)` whose result is used (an
     optax-style optimizer, not a dict);
     writes under a first-call guard, also in a helper only a guarded call reaches (`if not
@@ -573,13 +575,31 @@ class ExternalStateMutation(Rule):
         """,
     )
 
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.pairs: set[int] = set()  # `rest, value = d.pop("k")`: calls whose result is unpacked in two
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if isinstance(node.value, cst.Call) and any(
+            isinstance(t.target, (cst.Tuple, cst.List)) and len(t.target.elements) == 2 for t in node.targets
+        ):
+            self.pairs.add(id(node.value))
+
+    def _functional_pop(self, node) -> bool:
+        """`rest, params = state.pop("params")`: a `dict.pop` returns the value alone, so a key's
+        pop unpacked into two names is Flax's `FrozenDict.pop`, which returns a new dict and the
+        value and changes nothing."""
+        return (isinstance(node, cst.Call) and id(node) in self.pairs and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value == "pop" and len(node.args) == 1
+                and isinstance(node.args[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
     def finish(self) -> None:
         for site in store_sites(self.ctx):
             if writes_into_ref(self.ctx, site):
                 continue  # a `jax.Ref` updated in place: state JAX keeps
             if site.tensor.definite:
                 continue  # STG201
-            if _marker(site.node) or _records_its_argument(self.ctx, site):
+            if _marker(site.node) or _records_its_argument(self.ctx, site) or self._functional_pop(site.node):
                 continue
             self.report(site.node, action=site.action, place=site.place, _root=site.root_kind,
                         _root_name=site.root, _params=sorted(site.tensor.params),

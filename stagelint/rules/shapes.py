@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.context import short_code
+from stagelint.jitsites import expects_error, uses_pallas
 from stagelint.rules.base import Rule
 from stagelint.tensors import Tensorness, tensorness
 
@@ -64,7 +65,9 @@ class DataDependentShape(Rule):
     (values are concrete there) are left alone, as is TensorFlow code (its graphs allow dynamic
     shapes). Array constructors given a parameter as their shape are left alone too: model
     dimensions are Python ints bound in ways a reader of one call cannot see (a
-    `functools.partial`, pmap's `static_broadcasted_argnums`, a config object).
+    `functools.partial`, pmap's `static_broadcasted_argnums`, a config object). Code under
+    `with pytest.raises(...)` or `self.assertRaises(...)` tests the error itself. Modules that
+    import Pallas are left alone (kernels index refs, their shapes come from block specs).
 
     ## Why is this bad?
     XLA compiles for fixed shapes, so JAX must know every array's shape while tracing. Where
@@ -150,9 +153,21 @@ class DataDependentShape(Rule):
         """,
     )
 
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self._expecting_error = 0
+
+    def visit_With(self, node: cst.With) -> None:
+        if any(expects_error(self.ctx, item.item) for item in node.items):
+            self._expecting_error += 1
+
+    def leave_With(self, node: cst.With) -> None:
+        if any(expects_error(self.ctx, item.item) for item in node.items):
+            self._expecting_error -= 1
+
     def visit_Subscript(self, node: cst.Subscript) -> None:
         ctx, func = self.ctx, self.ctx.function
-        if func is None or not ctx.in_staged_context:
+        if func is None or not ctx.in_staged_context or self._expecting_error or uses_pallas(ctx):
             return
         for element in node.slice:
             sl = element.slice
@@ -178,8 +193,8 @@ class DataDependentShape(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx, func = self.ctx, self.ctx.function
-        if func is None or not ctx.in_staged_context:
-            return
+        if func is None or not ctx.in_staged_context or self._expecting_error or uses_pallas(ctx):
+            return  # (under `pytest.raises(...)`: a test of the error itself; Pallas: refs and block specs)
         names = ctx.qualified_names(node.func)
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
         positional = [a.value for a in node.args if a.keyword is None and not a.star]
@@ -216,7 +231,9 @@ class DataDependentShape(Rule):
                     return  # `jnp.repeat(x, 2)`, `jnp.repeat(x, k)` with a Python int
                 t = _any_traced(ctx, values, func)
                 constructor = q in SHAPE_CONSTRUCTORS
-                if t.definite or t.possible and not constructor:
+                if constructor and not any(_computes(ctx, v) for v in values):
+                    return  # a shape from parameters or helpers: see SHAPE_CONSTRUCTORS
+                if t.possible:
                     error = "TypeError: Shapes must be 1D sequences of concrete values" if constructor \
                         else "ConcretizationTypeError"
                     fix = LENGTH_FIXES.get(q)
@@ -243,6 +260,17 @@ class DataDependentShape(Rule):
             return False  # TensorFlow allows dynamic shapes; under grad alone values are concrete
         fields = candidate.fields
         return bool(fields.get("_definite") or jax.is_traced(key, fields.get("_params", ())))
+
+
+def _computes(ctx, expr: cst.BaseExpression) -> bool:
+    """The expression itself calls a `jax.numpy`/`jax.lax` operation (`jnp.sum(mask)`)."""
+    if isinstance(expr, cst.Call):
+        if any(q.startswith(("jax.numpy.", "jax.lax.")) and ctx.framework.returns_tensor(q)
+               for q in ctx.qualified_names(expr.func)):
+            return True
+    if isinstance(expr, (cst.Lambda, cst.FunctionDef)):
+        return False
+    return any(_computes(ctx, child) for child in expr.children if isinstance(child, cst.CSTNode))
 
 
 def _any_traced(ctx, values, func) -> Tensorness:

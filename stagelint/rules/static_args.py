@@ -134,6 +134,7 @@ class _StaticSites(Rule):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.sites = JitSites(self)
+        self._class_nodes: list[cst.ClassDef] = []
         self.classes: dict[str, tuple[str, str]] = {}
         #: Equinox modules of this file with a field holding a function: qualified name -> field
         self.function_fields: dict[str, str] = {}
@@ -154,7 +155,15 @@ class _StaticSites(Rule):
     def visit_Assign(self, node: cst.Assign) -> None:
         self.sites.assignment(node)
 
+    def visit_With(self, node: cst.With) -> None:
+        self.sites.enter_with(node)
+
+    def leave_With(self, node: cst.With) -> None:
+        self.sites.leave_with(node)
+
     def visit_Call(self, node: cst.Call) -> None:
+        if self.sites.expecting_error:
+            return  # `with pytest.raises(ValueError):` a test of the error itself
         func, in_loop = self.ctx.function, bool(self.ctx.loops)
         if isinstance(node.func, cst.Call):  # `jax.jit(f, static_argnums=1)(x, cfg)`: decided here
             found = jaxjit.jit_of(self.ctx, node.func, self.sites.partials)
@@ -178,6 +187,7 @@ class _StaticSites(Rule):
             if fields is None:
                 continue
             fields.update({"_stages_itself": True, "_callee": list(callee or ()), "_index": index, "_keyword": keyword,
+                           "_attr": callee is not None and isinstance(call.func, cst.Attribute),
                            "arg": short_code(value), "callee": short_code(call.func)})
             if spec is not None:  # the jit is in the call: the file decides
                 verdict = self.judge(spec, fields)
@@ -217,10 +227,11 @@ class _StaticSites(Rule):
     def judge(cls, spec: dict, fields: dict) -> dict | bool:
         """Message fields when the argument a candidate describes is static (`fields["_need"]`
         says "traced" where it is the traced positions that matter), else False."""
-        static = jaxjit.is_static(spec, fields["_index"], fields["_keyword"])
+        index = jaxjit.shifted(spec, fields["_index"], fields.get("_attr", False))
+        static = jaxjit.is_static(spec, index, fields["_keyword"])
         if static != (fields.get("_need", "static") == "static"):
             return False
-        param = jaxjit.bound_parameter(spec, fields["_index"], fields["_keyword"])
+        param = jaxjit.bound_parameter(spec, index, fields["_keyword"])
         return {"param": param if not param.startswith("#") else f"argument {param[1:]}"}
 
 
@@ -478,26 +489,45 @@ class UnhashableStaticArgument(_StaticSites):
         kind = self.classes.get(cls.qualname, ("unknown", ""))[0]
         if kind == "unknown" or cls.bases and not set(cls.bases) <= {"builtins.object"}:
             return True  # decorated (`@register_pytree_node_class`) or derived from a library class
-        return cls.qualname in self._registered()
+        node = self._class_nodes[-1] if self._class_nodes else None
+        return node is not None and id(node) in self._registered()
 
-    def _registered(self) -> set[str]:
-        """Classes registered as pytrees by a call in this file (`register_pytree_node(C, ...)`)."""
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        super().visit_ClassDef(node)
+        self._class_nodes.append(node)
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._class_nodes.pop()
+
+    def _registered(self) -> set[int]:
+        """The class definitions a call in this file registers as pytrees
+        (`register_pytree_node(C, ...)`): for each call, the last `class C` above it (a notebook
+        may define `C` several times, and register only the last)."""
         memo = self.__dict__.get("_registered_memo")
         if memo is None:
             memo = set()
             module = self.ctx.module_node
-            for call in _calls(module) if module is not None else ():
-                if self.ctx.qualified_names(call.func) & _PYTREE_REGISTRATION and call.args:
-                    memo |= self.ctx.qualified_names(call.args[0].value)
+            if module is not None:
+                defs = [n for n in _nodes(module, cst.ClassDef)]
+                for call in _nodes(module, cst.Call):
+                    if not (self.ctx.qualified_names(call.func) & _PYTREE_REGISTRATION and call.args):
+                        continue
+                    arg = call.args[0].value
+                    if not isinstance(arg, cst.Name):
+                        continue
+                    line = self.ctx.position(call).line
+                    above = [d for d in defs if d.name.value == arg.value and self.ctx.position(d).line < line]
+                    if above:
+                        memo.add(id(max(above, key=lambda d: self.ctx.position(d).line)))
             self._registered_memo = memo
         return memo
 
 
-def _calls(node: cst.CSTNode):
-    if isinstance(node, cst.Call):
+def _nodes(node: cst.CSTNode, kind):
+    if isinstance(node, kind):
         yield node
     for child in node.children:
-        yield from _calls(child)
+        yield from _nodes(child, kind)
 
 
 class IdentityHashedStaticArgument(_StaticSites):

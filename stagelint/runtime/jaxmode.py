@@ -297,7 +297,10 @@ class Jitted:
         # A jitted method: bound like the jitted object binds itself (the instance is the first argument).
         if instance is None:
             return self
-        return functools.partial(self._calls.call, self, instance)
+        return functools.partial(self._call_bound, instance)
+
+    def _call_bound(self, instance, *args, **kwargs):
+        return self._calls.call(self, instance, args, kwargs)
 
     def __getattr__(self, name):
         return getattr(self.__dict__["_jitted"], name)

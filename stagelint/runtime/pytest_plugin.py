@@ -4,6 +4,7 @@
 directly:
 
     pytest -p stagelint.runtime.pytest_plugin --stagelint-record calls.jsonl --stagelint-mode eager tests/test_model.py
+    pytest -p stagelint.runtime.pytest_plugin --stagelint-record calls.jsonl --stagelint-frameworks jax tests/test_j.py
 
 Every test starts from the same seeds (`random`, `numpy`, `tf.random.set_seed`, and Keras's global
 seed generator when Keras is loaded), so the graph and the eager run draw the same numbers. JAX
@@ -32,6 +33,8 @@ def pytest_addoption(parser):
     group.addoption("--stagelint-mode", default=os.environ.get("STAGELINT_MODE", "graph"), choices=("graph", "eager"),
                     help="graph: as the code normally runs; eager: tf.config.run_functions_eagerly(True) "
                          "and jax_disable_jit")
+    group.addoption("--stagelint-frameworks", default=os.environ.get("STAGELINT_FRAMEWORKS", "tf"), metavar="NAMES",
+                    help="what the tests stage with, comma-separated: tf, jax, flax, equinox (default: tf)")
 
 
 def pytest_configure(config):
@@ -48,7 +51,7 @@ def pytest_configure(config):
 
     global _frameworks
     mode = config.getoption("stagelint_mode")
-    _frameworks = frameworks.from_env()
+    _frameworks = frameworks.from_env({frameworks.ENV: config.getoption("stagelint_frameworks")})
     _forget_environment()
     _recorder = recorder.install(path, mode, _frameworks)
     start = {"ev": "start", "mode": mode, "pid": os.getpid(), "python": sys.version.split()[0]}

@@ -215,6 +215,7 @@ def test_deferred_files_are_analysed_only_when_staged_code_needs_them(tmp_path, 
             for i in range(3):
                 step(config, i)
             config.temperature = 0.5
+            step(config, 3)
         """,
         # live (it imports TensorFlow and the package) but nothing staged needs it
         # (not `tf.data`: a tf.data transformation spells an entry point now)

@@ -1399,3 +1399,22 @@ def test_attributes_kept_by_a_method_that_creates_the_object_s_variables_are_set
                 weights = [w * 2 for w in self._model_weights]
                 return weights, self._extra  # STG302
     """)
+
+
+def test_a_pop_by_key_unpacked_into_two_names_is_flax_s_functional_pop():
+    # tensorflow/docs `jax2tf.ipynb`: `other_state, params = state.pop('params')` on the Flax
+    # `FrozenDict` of `model.init(...)`, in a jitted step. The twins: a dict's pop of one value,
+    # and a list's pop unpacked into a pair.
+    assert_marked("""
+        import jax
+
+        cache = {"params": 1, "stats": 2}
+        pairs = [(1, 2)]
+
+        @jax.jit
+        def train_step(state, x):
+            other_state, params = state.pop("params")
+            stats = cache.pop("stats")  # STG102
+            a, b = pairs.pop()  # STG102
+            return params, other_state, x
+    """)

@@ -244,7 +244,7 @@ def test_stg302_static_self_and_stg303_rebound_ref():
         s = Scaler()
         s.apply(1.0)
         s.scale = 3.0
-        s.apply(1.0)
+        s.apply(1.0)  # (a change after the last call would change nothing: program order)
     """)
 
 

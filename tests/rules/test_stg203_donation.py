@@ -141,3 +141,47 @@ def test_non_literal_spec_and_undecorated_function_stay_silent():
             b = plain(state)
             return a, b, state
     """)
+
+
+def test_jit_applied_in_the_call():
+    got = findings("""
+        import jax
+
+        def double(x, y):
+            return x * 2, y
+
+        def run(x, y):
+            out = jax.jit(double, donate_argnums=0)(x, y)
+            return out, x.sum(), y.sum()
+    """, "STG203")
+    assert [(f.line, f.message.split(" was ")[0]) for f in got] == [(8, "`x`")]
+    assert "(its `x` is in" in got[0].message
+
+
+def test_tests_of_donation_itself_are_not_reads():
+    assert_marked("""
+        import functools
+        import unittest
+
+        import jax
+        import pytest
+
+        @functools.partial(jax.jit, donate_argnums=0)
+        def f(x):
+            return x * 2
+
+        class DonationTest(unittest.TestCase):
+            def test_deleted(self, x):
+                f(x)
+                self.assertDeleted(x)
+                self.assertTrue(x.is_deleted())
+                text = f.lower(x).as_text()
+
+            def test_raises(self, x):
+                f(x)
+                with self.assertRaises(RuntimeError):
+                    jax.device_put(x)
+                with pytest.raises(RuntimeError):
+                    x + 1
+                print(x)  # STG203
+    """)

@@ -344,3 +344,76 @@ def test_jit_applied_in_the_call_is_decided_in_the_file():
     """, "STG504")
     assert [f.line for f in got] == [7]
     assert "`[1, 2]` is a list, passed for the static parameter `sizes` of `jax.jit(f, static_argnums=1)`" in got[0].message
+
+
+def test_tests_of_the_error_itself_are_left_alone():
+    assert_marked("""
+        import functools
+        import unittest
+
+        import jax
+        import numpy as np
+        import pytest
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def f(x, y):
+            return x
+
+        class T(unittest.TestCase):
+            def test_unhashable(self):
+                with self.assertRaisesRegex(ValueError, "Non-hashable static arguments"):
+                    f(1, np.asarray(1))
+                with pytest.raises(ValueError):
+                    f(1, [1])
+                f(1, [2])  # STG504
+    """)
+
+
+def test_methods_called_through_an_instance_bind_self():
+    got = findings("""
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        class A:
+            def __hash__(self):
+                return 0
+
+            def __eq__(self, other):
+                return True
+
+            @functools.partial(jax.pmap, static_broadcasted_argnums=(0, 2))
+            def f(self, x, sizes):
+                return x + 2
+
+        def run(x):
+            A().f(jnp.ones(2), [1])
+            A().f(jnp.asarray([3]), (1,))
+    """, "STG504")
+    assert [(f.line, f.message.split(":")[0]) for f in got] == [
+        (17, "`[1]` is a list, passed for the static parameter `sizes` of `A().f`")]
+
+
+def test_a_class_redefined_then_registered_keeps_the_first_flagged():
+    assert_marked("""
+        from jax import jit, tree_util
+
+        class CustomClass:
+            @jit  # STG504
+            def calc(self, y):
+                return y
+
+        class CustomClass:
+            @jit
+            def calc(self, y):
+                return y
+
+            def _tree_flatten(self):
+                return (), None
+
+            @classmethod
+            def _tree_unflatten(cls, aux, children):
+                return cls()
+
+        tree_util.register_pytree_node(CustomClass, CustomClass._tree_flatten, CustomClass._tree_unflatten)
+    """)

@@ -157,3 +157,45 @@ def test_message():
     assert f.message.startswith("the slice `x[:n]` with a traced bound in `prefix_sum`: under jax.jit the result's shape")
     assert "IndexError: Slice entries must be static integers" in f.message
     assert "jax.lax.dynamic_slice" in f.message
+
+
+def test_tests_of_the_error_itself_are_left_alone():
+    assert_marked("""
+        import unittest
+
+        import jax
+        import jax.numpy as jnp
+
+        class T(unittest.TestCase):
+            def test_slice(self):
+                x = jnp.arange(5)
+                with self.assertRaises(IndexError):
+                    jax.jit(lambda x, i: x[i:i + 2])(x, 2)
+                with self.assertRaisesRegex(TypeError, "concrete"):
+                    jax.jit(lambda n: jnp.arange(n))(3)
+                jax.jit(lambda x, i: x[i:i + 2])(x, 2)  # STG604
+    """)
+
+
+def test_shapes_from_helpers_and_pallas_modules_are_left_alone():
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+
+        def output_shape(b):
+            return (b + b, jax.lax.max(b, 1))
+
+        @jax.jit
+        def f(x):
+            b = x.shape[0]
+            return jnp.ones(output_shape(b)), jnp.zeros(jnp.sum(x > 0))  # STG604
+    """)
+    assert not findings("""
+        import jax
+        import jax.numpy as jnp
+        import jax.experimental.pallas as pl
+
+        @jax.jit
+        def f(x, n):
+            return x[:n]
+    """, "STG604")

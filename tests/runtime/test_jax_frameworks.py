@@ -100,3 +100,23 @@ def test_a_tensorflow_run_without_jax_installed(tmp_path):
     """, ("jax",), tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["False"]
+
+
+@pytest.mark.jax
+def test_the_plugin_used_directly_records_jax_with_its_option(tmp_path):
+    """`pytest -p stagelint.runtime.pytest_plugin --stagelint-frameworks jax`: the eager run runs the
+    jitted functions as Python (no traces, the print at every call)."""
+    import json
+    from pathlib import Path
+
+    record = tmp_path / "eager.jsonl"
+    fixture = Path(__file__).parent / "fixtures" / "fx_jax_effects.py"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STAGELINT", "PYTEST_XDIST"))}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "stagelint.runtime.pytest_plugin",
+                           "-p", "no:cacheprovider", "--stagelint-record", str(record), "--stagelint-mode", "eager",
+                           "--stagelint-frameworks", "jax", str(fixture), "-k", "print_and_append"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    calls = [json.loads(line) for line in record.read_text().splitlines() if '"ev":"call"' in line]
+    assert [c["traced"] for c in calls] == [0, 0, 0]
+    assert all(c["out"] == "tracing noisy_double\n" for c in calls)

@@ -198,6 +198,7 @@ EXPECTED_STATIC = {
     "fx_jax_effects": {"STG101", "STG102", "STG301"},
     "fx_jax_errors": {"STG201", "STG203", "STG504", "STG601", "STG602", "STG604"},
     "fx_jax_retracing": {"STG101", "STG501", "STG502", "STG505"},
+    "fx_jax_methods": {"STG101"},
 }
 
 
@@ -241,3 +242,14 @@ def test_two_subprocess_path_gives_the_same_verdicts(fixture_run, effects):
     verdicts, _ = plain.judged()
     forked, _ = effects.judged()
     assert {k: v.evidence for k, v in verdicts.items()} == {k: v.evidence for k, v in forked.items()}
+
+
+def test_jitted_methods_are_recorded_with_their_arguments(fixture_run):
+    run = fixture_run("fx_jax_methods")
+    verdicts, extra = run.judged()
+    for line, code, expected in run.marked():
+        assert verdicts[(line, code)].verdict == expected, (line, code, verdicts[(line, code)].evidence)
+        assert verdicts[(line, code)].evidence.startswith(f"line {line} ran 3× eager, 1× graph over 3 calls")
+    calls = [c for c in run.graph.calls if c.fn[2] == "Scaler.__call__"]
+    assert [name for name, _ in calls[0].args] == ["x"] and [c.traced for c in calls] == [1, 0, 0]
+    assert extra == []
