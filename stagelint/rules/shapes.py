@@ -200,6 +200,9 @@ class DataDependentShape(Rule):
         positional = [a.value for a in node.args if a.keyword is None and not a.star]
         if any(a.star for a in node.args):
             return  # `f(*args, **kw)`: `size=` may be among them
+        if not any(q.startswith("jax.numpy.") for q in names) and not (
+                isinstance(node.func, cst.Attribute) and node.func.attr.value == "nonzero"):
+            return
         call = short_code(node)
         for q in sorted(names):
             if (q in SIZED or q == "jax.numpy.where" and len(positional) == 1 and not {"x", "y"} & set(keywords)) \

@@ -135,6 +135,11 @@ class _StaticSites(Rule):
         super().__init__(ctx)
         self.sites = JitSites(self)
         self._class_nodes: list[cst.ClassDef] = []
+        self._class_defs: list[cst.ClassDef] = []
+        #: (class node, where, function, message fields) of methods jitted with a traced `self`
+        self._methods: list[tuple] = []
+        #: (class name, line) of `register_pytree_node(C, ...)` calls
+        self._registrations: list[tuple[str, int]] = []
         self.classes: dict[str, tuple[str, str]] = {}
         #: Equinox modules of this file with a field holding a function: qualified name -> field
         self.function_fields: dict[str, str] = {}
@@ -422,16 +427,35 @@ class UnhashableStaticArgument(_StaticSites):
         dec, raw, spec = found
         func = self.ctx.function
         self._check_spec(dec.decorator, raw, spec, func.qualname)
-        if func.is_method and spec.get("params") and not self._pytree_class():
+        if func.is_method and spec.get("params") and not self._pytree_base():
             self_name = spec["params"][0]
             if 0 not in spec["static"] and not any(
                     q in ("builtins.staticmethod", "builtins.classmethod") for d in node.decorators
                     for q in self.ctx.qualified_names(d.decorator)):
-                self._spec_finding(self._jit_decorator(node), func.qualname, {
+                # Decided in `finish`: a registration as a pytree may come later in the file.
+                self._methods.append((self._class_nodes[-1], self._jit_decorator(node), func.qualname, {
                     "what": f"method `{node.name.value}` is jitted with `{self_name}` as a traced argument",
                     "why": f"`{self_name}` is not an array nor a pytree, so the first call raises TypeError (Error interpreting argument ... as an abstract array)",
                     "instead": f"add `static_argnums=0` (and make the class hash by value), or jit a function of the arrays `{node.name.value}` needs",
-                })
+                }))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        super().visit_Call(node)
+        if node.args and isinstance(node.args[0].value, cst.Name) \
+                and self.ctx.qualified_names(node.func) & _PYTREE_REGISTRATION:
+            self._registrations.append((node.args[0].value.value, self.ctx.position(node).line))
+
+    def finish(self) -> None:
+        super().finish()
+        registered = set()
+        for name, line in self._registrations:
+            # the last `class C` above the call (a notebook may define `C` several times)
+            above = [d for d in self._class_defs if d.name.value == name and self.ctx.position(d).line < line]
+            if above:
+                registered.add(id(max(above, key=lambda d: self.ctx.position(d).line)))
+        for cls_node, where, function, fields in self._methods:
+            if id(cls_node) not in registered:
+                self._spec_finding(where, function, fields)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         found = self.sites.assignment(node)
@@ -478,56 +502,25 @@ class UnhashableStaticArgument(_StaticSites):
         fields = dict(fields, _spec=True, _stages_itself=True)
         self.ctx.facts.candidates.append(F.Candidate(self.code, function, self.ctx.position(node), fields))
 
-    def _pytree_class(self) -> bool:
-        """The method's class is a pytree (Equinox, Flax, registered) or of unknown make."""
+    def _pytree_base(self) -> bool:
+        """The method's class is a pytree by its bases or decorators (Equinox, Flax,
+        `@register_pytree_node_class`), or of unknown make; registration calls are `finish`'s."""
         ctx = self.ctx
         cls = ctx.classes[-1] if ctx.classes else None
-        if cls is None:
+        if cls is None or not self._class_nodes:
             return True
         if any(b.startswith(_PYTREE_BASES) for b in cls.bases):
             return True
         kind = self.classes.get(cls.qualname, ("unknown", ""))[0]
-        if kind == "unknown" or cls.bases and not set(cls.bases) <= {"builtins.object"}:
-            return True  # decorated (`@register_pytree_node_class`) or derived from a library class
-        node = self._class_nodes[-1] if self._class_nodes else None
-        return node is not None and id(node) in self._registered()
+        return kind == "unknown" or bool(cls.bases and not set(cls.bases) <= {"builtins.object"})
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         super().visit_ClassDef(node)
         self._class_nodes.append(node)
+        self._class_defs.append(node)
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         self._class_nodes.pop()
-
-    def _registered(self) -> set[int]:
-        """The class definitions a call in this file registers as pytrees
-        (`register_pytree_node(C, ...)`): for each call, the last `class C` above it (a notebook
-        may define `C` several times, and register only the last)."""
-        memo = self.__dict__.get("_registered_memo")
-        if memo is None:
-            memo = set()
-            module = self.ctx.module_node
-            if module is not None:
-                defs = [n for n in _nodes(module, cst.ClassDef)]
-                for call in _nodes(module, cst.Call):
-                    if not (self.ctx.qualified_names(call.func) & _PYTREE_REGISTRATION and call.args):
-                        continue
-                    arg = call.args[0].value
-                    if not isinstance(arg, cst.Name):
-                        continue
-                    line = self.ctx.position(call).line
-                    above = [d for d in defs if d.name.value == arg.value and self.ctx.position(d).line < line]
-                    if above:
-                        memo.add(id(max(above, key=lambda d: self.ctx.position(d).line)))
-            self._registered_memo = memo
-        return memo
-
-
-def _nodes(node: cst.CSTNode, kind):
-    if isinstance(node, kind):
-        yield node
-    for child in node.children:
-        yield from _nodes(child, kind)
 
 
 class IdentityHashedStaticArgument(_StaticSites):
