@@ -4,7 +4,6 @@ input of the check is the same, and then exactly what a fresh check gives."""
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 import pytest
 
