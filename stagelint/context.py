@@ -1172,6 +1172,10 @@ class _Walker(cst.CSTVisitor):
             self._record_escaped_param(node)
         elif isinstance(node.func, cst.Attribute) or names:
             self._record_dataset_functions(node, names)
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("apply", "init", "init_with_output", "lazy_init"):
+            from stagelint.jaxstaging import record_linen_run
+
+            record_linen_run(self, node.func.value, None)
         if names and any(q.startswith(("jax.", "flax.", "equinox.")) for q in names):
             from stagelint.jaxstaging import record_call
 

@@ -267,6 +267,10 @@ class ModuleFacts:
     dataset_functions: list[DatasetFunction] = field(default_factory=list)
     #: functions JAX APIs stage (issue 14, `stagelint.jaxstaging`)
     jax_staged: list[JaxStaged] = field(default_factory=list)
+    #: `model.apply(...)`, `Model().init(...)`, `jax.jit(model.apply)`: (calling function's
+    #: qualname, `jaxstaging.APPLY_MARK` for a jitted runner, or None at module level; the
+    #: receiver's class qualified name or "" when the file does not show it)
+    linen_runs: list[tuple] = field(default_factory=list)
     #: attribute writes, for "is this attribute reassigned anywhere?" (STG302, STG303)
     attr_writes: list[AttrWrite] = field(default_factory=list)
     #: objects built (optimizer/model variables created) outside staged code: ident -> first line
@@ -347,6 +351,9 @@ def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
     facts.keras_drives = [(method, moved_name(cls, absolute_old, absolute_new) if cls else cls, ident,
                            moved_name(caller, old, new) if caller is not None else None)
                           for method, cls, ident, caller in facts.keras_drives]
+    facts.linen_runs = [(moved_name(caller, old, new) if caller and caller[0] != "<" else caller,
+                         moved_name(cls, absolute_old, absolute_new) if cls else cls)
+                        for caller, cls in facts.linen_runs]
     for site in facts.call_sites:
         site.target = target(site.target)
         site.refs = {k: target(tuple(t)) for k, t in site.refs.items()}

@@ -51,7 +51,10 @@ APPLY_MARK = "<jitted apply>"
 #: Those whose `in_axes` (second positional) may leave arguments unbatched.
 JAX_MAPPING = frozenset({"jax.vmap", "jax.pmap", "flax.nnx.vmap", "flax.nnx.pmap"})
 #: Modes, most demanding first: a function reached in several modes is judged by the first.
-MODES = ("jit", "body", "trace", "grad")
+#: "python": a Flax Linen module method only `init`/`apply` outside jit runs (concrete values).
+MODES = ("jit", "body", "trace", "grad", "python")
+#: The API of those Linen methods' entries.
+LINEN_EAGER = "flax.linen.Module:python"
 #: Codes that hold in each mode. "jit": every family; "body", "trace" (not cached: traced again on
 #: every use): no staleness, no retracing; "grad" (concrete values, Python control flow works, row 15):
 #: leaked tracers and host conversions only.
@@ -73,6 +76,8 @@ CODES_OUT_OF_MODE = {
 
 
 def api_mode(api: str) -> str:
+    if api == LINEN_EAGER:
+        return "python"
     if api in JAX_JIT or api.startswith("flax.linen") or api == "equinox.Module":
         return "jit"
     if api in JAX_GRAD:
@@ -173,6 +178,7 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
             # `jax.jit(Block(2).apply)`: the module's methods run under jit (`JaxView._linen_entries`)
             ctx.facts.jax_staged.append(staged_record(ctx, ("name", f"{ctx.module}.{APPLY_MARK}"), value, api,
                                                       node, False))
+            record_linen_run(walker, value.value, APPLY_MARK)
             return
         while isinstance(value, cst.Call) and value.args and ctx.resolves_to(value.func, JAX_STAGING):
             value = value.args[0].value  # `jax.jit(jax.grad(f))`: f is traced under jit (row 15)
@@ -203,6 +209,18 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
             target = _function_target(walker, value)
             if target is not None:
                 ctx.facts.jax_staged.append(staged_record(ctx, target, value, api, None, False))
+
+
+def record_linen_run(walker, receiver: cst.BaseExpression, mark: str | None) -> None:
+    """`model.apply(...)` / `Model().init(...)` (mark None: the calling function runs it) or
+    `jax.jit(model.apply)` (mark APPLY_MARK): which module class runs, when the file shows it."""
+    from stagelint.tensors import value_of
+
+    ctx = walker.ctx
+    value = value_of(ctx, receiver, ctx.function)
+    cls = value.cls if value.what == "object" and value.cls else ""
+    caller = mark if mark is not None else (ctx.function.qualname if ctx.function is not None else None)
+    ctx.facts.linen_runs.append((caller, cls))
 
 
 def _partial_bound(ctx, expr: cst.BaseExpression) -> tuple[list[str], int]:
@@ -297,6 +315,8 @@ class JaxView:
         nnx: dict[Key, Key] = {}
         other: dict[Key, Key] = {}
         for key, entry in sorted(self.entries.items()):
+            if entry.mode == "python":
+                continue
             nnx_entry = all(a.startswith("flax.nnx.") for a in entry.apis)
             project._bfs(key, nnx if nnx_entry else other, only_unguarded=False)
         self.nnx_only: set[Key] = set(nnx) - set(other)
@@ -319,10 +339,22 @@ class JaxView:
         for key, entry in sorted(self.entries.items()):
             if entry.mode == "jit":
                 project._bfs(key, reached, only_unguarded=False)
-        applying = {m.module for m in project.modules.values()
-                    if any(r.target[-1].endswith(APPLY_MARK) for r in m.jax_staged)}
+        # Runs of a module class the file shows (`Model().apply`, `model = Model()` then
+        # `model.apply`) stage that class alone; a run of an unknown module (`state.apply_fn`,
+        # a parameter's `.apply`) stages the module classes of its module and of what it imports.
+        applying: set[str] = set()
+        applied: set[str] = set()
+        for m in project.modules.values():
+            for caller, cls in m.linen_runs:
+                if caller == APPLY_MARK or (caller is not None and (m.module, caller) in reached):
+                    found = project.resolve_class(cls) if cls else None
+                    if found is not None:
+                        applied.add(found[1].qualname)
+                    else:
+                        applying.add(m.module)
         applying |= {key[0] for key in reached if any(
-            edge.target[-1].rsplit(".", 1)[-1] in LINEN_RUNNERS for edge in project.function(key).calls)}
+            edge.target[-1].rsplit(".", 1)[-1] == "apply_fn" for edge in project.function(key).calls)}
+        applied = self._with_parts(applied)
         # An Equinox module is called as `model(x)` in jitted code: the modules that jit, and theirs.
         jitting = {m.module for m in project.modules.values() if any(r.api in JAX_JIT for r in m.jax_staged)}
         linen_modules, equinox_modules = self._with_imports(applying), self._with_imports(jitting)
@@ -334,9 +366,11 @@ class JaxView:
             else:
                 continue
             module, facts = project.classes[cls]
-            if module not in staged:
-                continue
             self.frozen_modules.add(facts.qualname)
+            if module not in staged and facts.qualname not in applied:
+                if api != "flax.linen.Module":
+                    continue
+                api = LINEN_EAGER  # runs as Python, but a bound module is frozen all the same
             prefix = facts.qualname[len(module) + 1:] if module else facts.qualname
             for q, f in project.modules[module].functions.items():
                 if f.class_qualname != facts.qualname or q != f"{prefix}.{f.name}":
@@ -344,6 +378,26 @@ class JaxView:
                 if f.name in methods or (api == "flax.linen.Module" and set(f.decorators) & LINEN_COMPACT):
                     entry = self.entries.setdefault((module, q), JaxEntry())
                     entry.apis.add(api)
+
+    def _with_parts(self, classes: set[str]) -> set[str]:
+        """The module classes and the project classes they derive from or build in their
+        methods (`Sub()(x)`, `self.dense = Dense2()` in `setup`): what runs when they run."""
+        project = self.project
+        out: set[str] = set()
+        todo = sorted(classes)
+        while todo:
+            name = todo.pop()
+            found = project.resolve_class(name)
+            if found is None or found[1].qualname in out:
+                continue
+            module, facts = found
+            out.add(facts.qualname)
+            todo.extend(facts.bases)
+            prefix = facts.qualname[len(module) + 1:] if module else facts.qualname
+            for q, f in project.modules[module].functions.items():
+                if f.class_qualname == facts.qualname and q.startswith(prefix + "."):
+                    todo.extend(e.target[1] for e in f.calls if e.target[0] == "name" and len(e.target) == 2)
+        return out
 
     def _with_imports(self, modules: set[str]) -> set[str]:
         """The modules and the project modules they import (`import models`, `from models import CNN`)."""
@@ -386,12 +440,12 @@ class JaxView:
     def linen_method(self, key: Key) -> bool:
         """A staged method of a Flax Linen or Equinox module (frozen: `self.x = ...` raises)."""
         e = self.entries.get(key)
-        return e is not None and bool({"flax.linen.Module", "equinox.Module"} & e.apis)
+        return e is not None and bool({"flax.linen.Module", "equinox.Module", LINEN_EAGER} & e.apis)
 
     def linen_setup(self, key: Key) -> bool:
         """A Flax Linen module's `setup` (it assigns submodules to `self` by design)."""
         e = self.entries.get(key)
-        return e is not None and "flax.linen.Module" in e.apis and key[1].rsplit(".", 1)[-1] == "setup"
+        return e is not None and bool({"flax.linen.Module", LINEN_EAGER} & e.apis) and key[1].rsplit(".", 1)[-1] == "setup"
 
     def entry(self, key: Key) -> JaxEntry | None:
         return self.entries.get(key)
@@ -407,6 +461,8 @@ class JaxView:
     def applies(self, code: str, key: Key) -> bool:
         """Whether a finding of `code` in the function can happen under the way JAX stages it."""
         mode = self.mode_of(key)
+        if mode == "python":
+            return code == "STG102"  # a store on a bound, frozen Linen module raises (row 40)
         return mode is None or code not in CODES_OUT_OF_MODE[mode]
 
     def traced_params(self, key: Key, _depth: int = 0) -> frozenset[str]:

@@ -613,6 +613,8 @@ class ExternalStateMutation(Rule):
         root = candidate.fields.get("_root")
         if key in project.jax.nnx_only and root in ("param", "self"):
             return False  # `nnx.jit` carries the updates of the modules passed in out of the trace
+        if project.jax.mode_of(key) == "python" and (root != "self" or not project.jax.linen_method(key)):
+            return False  # a Linen method run as Python (`init`/`apply` outside jit): only the frozen module raises
         if project.jax.linen_method(key) and root == "self":
             # a bound Linen module is frozen outside `setup`: any store raises, but a Linen variable's
             # `.value` (`self.variable("counter", ...)`) is a mutable collection

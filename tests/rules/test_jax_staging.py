@@ -137,6 +137,8 @@ def test_linen_call_setup_and_compact_methods_are_staged():
         @jax.jit
         def apply(variables, x):
             return MLP().apply(variables, x)
+
+        encode = jax.jit(Compact().apply)
     """)
 
 

@@ -1,0 +1,89 @@
+"""Issue 14, the JAX audit's false-positive classes (bench/audit_verdicts_jax.csv): each negative
+with its positive twin. Behaviour checked with JAX 0.10.2 / Flax 0.12.8 in this venv."""
+
+from __future__ import annotations
+
+from rulecases import assert_marked
+
+
+def test_linen_module_run_by_init_outside_jit_is_python_while_the_jitted_model_is_staged():
+    """rng_guide.ipynb: `RNGModule().init(...)` at top level runs `__call__` as Python (the
+    print shows concrete keys on every call); only the model whose `.apply` runs inside the
+    jitted `forward` (and the submodule it builds) is staged, though the page jits something."""
+    assert_marked("""
+        import jax
+        import flax.linen as nn
+
+        class Sub(nn.Module):
+            @nn.compact
+            def __call__(self):
+                print(self.make_rng("rng_stream"))
+
+        class RNGModule(nn.Module):
+            @nn.compact
+            def __call__(self):
+                print(self.make_rng("rng_stream"))
+                Sub()()
+
+        rng_module = RNGModule()
+        variables = rng_module.init({"rng_stream": jax.random.key(0)})
+
+        class Inner(nn.Module):
+            @nn.compact
+            def __call__(self, x):
+                print("inner", x)  # STG101
+                return nn.Dense(2)(x)
+
+        class Model(nn.Module):
+            @nn.compact
+            def __call__(self, x):
+                print("model", x)  # STG101
+                return Inner()(x)
+
+        module = Model()
+
+        def forward(variables, x):
+            return module.apply(variables, x)
+
+        jit_forward = jax.jit(forward)
+    """)
+
+
+def test_linen_module_of_unknown_receiver_under_jit_stages_the_file_s_modules():
+    """`state.apply_fn(...)` in a jitted step: the file does not say which module runs, so its
+    module classes stay staged."""
+    assert_marked("""
+        import jax
+        import flax.linen as nn
+
+        class CNN(nn.Module):
+            @nn.compact
+            def __call__(self, x):
+                print("tracing", x)  # STG101
+                return nn.Dense(2)(x)
+
+        @jax.jit
+        def step(state, x):
+            return state.apply_fn({"params": state.params}, x)
+    """)
+
+
+def test_linen_module_run_outside_jit_still_raises_on_attribute_stores():
+    """A bound Linen module is frozen whether or not jit runs it (row 40: `Counter().init(...)`
+    raises SetAttributeFrozenModuleError eagerly); other stores there run as Python."""
+    assert_marked("""
+        import jax
+        import flax.linen as nn
+
+        seen = []
+
+        class Counter(nn.Module):
+            @nn.compact
+            def __call__(self, x):
+                self.calls = 1  # STG102
+                seen.append(1)
+                print("calls", x)
+                return nn.Dense(2)(x)
+
+        variables = Counter().init(jax.random.key(0), jax.numpy.ones((1, 2)))
+    """)
