@@ -267,6 +267,9 @@ JAX = Framework(
         "flax.nnx.graphdef", "flax.nnx.update", "flax.nnx.display", "flax.linen.compact",
         "flax.linen.share_scope", "jax.numpy.ndarray", "jax.Array", "jax.lax.axis_size", "jax.typeof",
         "jax.lax.psum_scatter_size", "jax.sharding.PartitionSpec", "jax.P",
+        # sharding metadata of a (traced) variable tree: PartitionSpecs, Python values
+        "flax.linen.get_partition_spec", "flax.linen.spmd.get_partition_spec", "flax.nnx.get_partition_spec",
+        "flax.linen.logical_to_mesh_axes", "flax.linen.get_sharding", "flax.nnx.get_named_sharding",
     }),
     non_tensor_prefixes=(
         # (`jax.tree.map` / `tree_util.tree_map` return the traced values they map: left out)

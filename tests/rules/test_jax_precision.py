@@ -87,3 +87,51 @@ def test_linen_module_run_outside_jit_still_raises_on_attribute_stores():
 
         variables = Counter().init(jax.random.key(0), jax.numpy.ones((1, 2)))
     """)
+
+
+def test_stg602_partition_specs_of_a_traced_variable_tree_are_python_values():
+    """bridge_guide.ipynb: `nn.get_partition_spec(variables)` under jit returns PartitionSpecs
+    (checked: `jax.P` inside the trace); comparing a traced value still fails."""
+    assert_marked("""
+        import jax
+        import flax.linen as nn
+
+        @jax.jit
+        def create(variables, x):
+            specs = nn.get_partition_spec(variables)
+            assert specs["params"]["w"] == jax.sharding.PartitionSpec("in", "out")
+            assert variables["params"]["w"].sum() > 0  # STG602
+            return x
+    """)
+
+
+def test_stg101_under_transforms_that_trace_every_call_outside_jit():
+    """A print in a function `jax.shard_map` / `jax.vmap` / `nnx.vmap` runs outside jit: traced
+    on every call, so the print runs on every call (checked with JAX 0.10.2); under jit it runs
+    once per trace."""
+    assert_marked("""
+        import jax
+        from flax import nnx
+
+        def per_shard(x):
+            print("shard", x)
+            return x * 2
+
+        def per_example(x):
+            print("example", x)
+            return x + 1
+
+        def per_row(x):
+            print("row", x)
+            return x - 1
+
+        def jitted_rows(x):
+            print("traced once", x)  # STG101
+            return x
+
+        def run(mesh, x):
+            y = jax.shard_map(per_shard, mesh=mesh, in_specs=jax.P("i"), out_specs=jax.P("i"))(x)
+            y = jax.vmap(per_example)(y)
+            y = nnx.vmap(per_row)(y)
+            return jax.jit(jax.vmap(jitted_rows))(y)
+    """)
