@@ -135,3 +135,24 @@ def test_stg101_under_transforms_that_trace_every_call_outside_jit():
             y = nnx.vmap(per_row)(y)
             return jax.jit(jax.vmap(jitted_rows))(y)
     """)
+
+
+def test_stg502_jitted_function_made_on_a_line_that_runs_once_vs_in_a_loop():
+    """Custom_derivative_rules.ipynb: `print(jit(grad(f))(3.))` at top level runs once (one
+    trace, nothing re-created); the same made inside a loop traces on every iteration."""
+    assert_marked("""
+        import jax
+        from jax import grad, jit
+
+        def f(x):
+            return x ** 2
+
+        print(jit(grad(f))(3.))
+        g = jax.jit(lambda x: f(x) + 1)
+        print(g(2.0))
+
+        def train(batches, w):
+            for x in batches:
+                w = w - jax.jit(lambda p: f(p * x))(w)  # STG502
+            return w
+    """)
