@@ -156,3 +156,27 @@ def test_stg502_jitted_function_made_on_a_line_that_runs_once_vs_in_a_loop():
                 w = w - jax.jit(lambda p: f(p * x))(w)  # STG502
             return w
     """)
+
+
+def test_stg502_nn_jit_made_in_a_linen_loop_counts_even_when_the_module_runs_as_python():
+    """linen_intro.ipynb: `nn.jit(nn.Dense)(...)` inside `__call__`'s loop makes a new jitted module
+    per layer and call (flax 0.12.8: 3 applies x 2 layers traced 6 times), though `init`/`apply`
+    run outside jit; a print there runs as Python."""
+    assert_marked("""
+        import jax
+        import flax.linen as nn
+
+        class MLP(nn.Module):
+            features: tuple
+
+            @nn.compact
+            def __call__(self, x):
+                print("applying", x.shape)
+                for i, feat in enumerate(self.features):
+                    x = nn.jit(nn.Dense)(feat, name=f"layers_{i}")(x)  # STG502
+                return x
+
+        model = MLP(features=(3, 4))
+        variables = model.init(jax.random.key(0), jax.numpy.ones((4, 4)))
+        y = model.apply(variables, jax.numpy.ones((4, 4)))
+    """)
