@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-
 import libcst as cst
 
 from stagelint import facts as F
@@ -20,7 +18,7 @@ from stagelint.frameworks import (
 from stagelint.jaxrules import confirm_loop_unrolled, jax_retrace_free
 from stagelint.jaxstaging import JAX_STAGING
 from stagelint.rules.base import Rule
-from stagelint.analysis.bounds import LARGE_BOUND, literal, varying_bound
+from stagelint.analysis.bounds import literal, varying_bound
 from stagelint.analysis.values import python_number
 from stagelint.tensors import NUMBERS, Tensorness, tensorness
 

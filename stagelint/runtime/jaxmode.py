@@ -200,11 +200,7 @@ class JaxCalls:
             if any(_is_instance(error, expected) for expected in recorder.expecting):
                 record["exc"]["asserted"] = 1
         if counts:
-            per_file: dict[int, dict[int, int]] = {}
-            for (filename, line), n in counts.items():
-                if linetrace.is_project_file(filename):
-                    per_file.setdefault(recorder._file_id(filename), {})[line] = n
-            record["lines"] = per_file
+            record["lines"] = recorder.lines_by_file(counts)
         if output:
             record["out"] = output
         if self.misses:

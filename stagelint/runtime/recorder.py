@@ -66,8 +66,6 @@ def _clean_qualname(qualname: str) -> str:
     return qualname.replace(".<locals>", "")
 
 
-
-
 class Recorder:
     def __init__(self, path: str, mode: str):
         self.mode = mode
@@ -102,6 +100,14 @@ class Recorder:
             fid = self._files[filename] = len(self._files)
             self.emit({"ev": "file", "id": fid, "path": os.path.abspath(filename)})
         return fid
+
+    def lines_by_file(self, counts: dict[tuple[str, int], int]) -> dict[int, dict[int, int]]:
+        """Line execution counts of the project's files, keyed by file id then line."""
+        per_file: dict[int, dict[int, int]] = {}
+        for (filename, line), n in counts.items():
+            if linetrace.is_project_file(filename):
+                per_file.setdefault(self._file_id(filename), {})[line] = n
+        return per_file
 
     # Tests ---------------------------------------------------------------------------------
 
@@ -240,11 +246,7 @@ class Recorder:
         if eager and error is None and not in_graph:
             self._remember_signature(function, args, kwargs, record["args"])
         if counts:
-            per_file: dict[int, dict[int, int]] = {}
-            for (filename, line), n in counts.items():
-                if linetrace.is_project_file(filename):
-                    per_file.setdefault(self._file_id(filename), {})[line] = n
-            record["lines"] = per_file
+            record["lines"] = self.lines_by_file(counts)
         if output:
             record["out"] = output
         if traced and self.mode == "graph":
