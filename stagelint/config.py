@@ -8,7 +8,7 @@ import fnmatch
 import os
 import re
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 if sys.version_info >= (3, 11):

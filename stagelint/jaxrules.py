@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.bounds import varying_bound
+
 #: STG602 checks that JAX does not fail on: iteration unrolls, `len` reads the static shape,
 #: `int()`/`float()` are STG601's there.
 _NOT_IN_JAX = frozenset({"a `for` loop", "unpacking", "a comprehension", "`len(...)`", "`int(...)`",
@@ -78,10 +80,9 @@ def confirm_loop_unrolled(candidate, project, key):
         if param in project.jax.static_params(key):
             return {"detail": f"`{param}` is static: one copy of the body per step", "length": f"`{param}`"}
         args = project.args_for(key, param)
-        from stagelint.rules.retracing import _varying_bound
         from stagelint.tensors import NUMBERS
 
-        reason = _varying_bound([a for _, _, a in args if a.kind == "python" or a.what in NUMBERS])
+        reason = varying_bound([a for _, _, a in args if a.kind == "python" or a.what in NUMBERS])
         if reason is None:
             return False
         return {"detail": f"callers pass `{param}` as {reason}", "length": f"`{param}`"}

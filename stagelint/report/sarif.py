@@ -36,6 +36,7 @@ WARNING_RULES = frozenset({"STG501", "STG502", "STG503", "STG505", "STG603", "ST
 def level(code: str) -> str:
     return "warning" if code in WARNING_RULES else "error"
 
+
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.context import short_code
-from stagelint.jitsites import expects_error, uses_pallas
+from stagelint.jitsites import ExpectedErrors, uses_pallas
 from stagelint.rules.base import Rule
 
 #: The update methods of `x.at[...]` (JAX 0.10.2); `get` reads and is left to other checks.
@@ -102,18 +102,16 @@ class DiscardedFunctionalUpdate(Rule):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self._expecting_error = 0
+        self._errors = ExpectedErrors(ctx)
 
     def visit_With(self, node: cst.With) -> None:
-        if any(expects_error(self.ctx, item.item) for item in node.items):
-            self._expecting_error += 1
+        self._errors.enter(node)
 
     def leave_With(self, node: cst.With) -> None:
-        if any(expects_error(self.ctx, item.item) for item in node.items):
-            self._expecting_error -= 1
+        self._errors.leave(node)
 
     def visit_Expr(self, node: cst.Expr) -> None:
-        if self._expecting_error:
+        if self._errors.depth:
             return  # `with pytest.raises(...)`: the statement is there to raise
         if uses_pallas(self.ctx):
             return  # a Pallas ref's `.at[i].set(v)` stores into the ref

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-
 import libcst as cst
 
 from stagelint import facts as F
@@ -20,6 +18,7 @@ from stagelint.frameworks import (
 from stagelint.jaxrules import confirm_loop_unrolled, jax_retrace_free
 from stagelint.jaxstaging import JAX_STAGING
 from stagelint.rules.base import Rule
+from stagelint.analysis.bounds import literal, varying_bound
 from stagelint.analysis.values import python_number
 from stagelint.tensors import NUMBERS, Tensorness, tensorness
 
@@ -307,12 +306,12 @@ class PythonScalarArgument(Rule):
             for (via, param), items in sorted(groups.items()):
                 literals = {}
                 for module, site, arg in items:
-                    value = _literal(arg.text)
+                    value = literal(arg.text)
                     if value is not None:
                         literals.setdefault(value, []).append(arg.text)
                 for module, site, arg in items:
                     reason = arg.varies
-                    value = _literal(arg.text)
+                    value = literal(arg.text)
                     if not reason and value is not None and len(literals) > 1:
                         others = sorted({texts[0] for v, texts in literals.items() if v != value})
                         reason = "other calls pass " + ", ".join(f"`{t}`" for t in others[:3])
@@ -326,17 +325,6 @@ class PythonScalarArgument(Rule):
 
 #: Calls that only show a value (it does not shape the graph).
 _SHOWING = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.isinstance", "builtins.type"})
-
-
-def _literal(text: str):
-    """The Python value of a number literal's source text (`1` and `1.0` are one trace key)."""
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
 
 
 class FunctionRecreated(Rule):
@@ -952,7 +940,7 @@ class PythonLoopUnrolled(Rule):
                      if python_number(a)
                      and (site.caller is None or (mod, site.caller) not in project.reached)
                      and callee in project.entries]
-            reason = _varying_bound(shown, eager)
+            reason = varying_bound(shown, eager)
             if reason is None:
                 return False  # a fixed, small bound (a model's size): deliberate unrolling
             return {"detail": f"callers pass `{param}` as {reason}", "length": f"`{param}`",
@@ -992,26 +980,6 @@ def _used_as_rows(loop: cst.For) -> bool:
 _PYTHON_DATA = frozenset({"list", "tuple", "ndarray", "range", "dict", "set"})
 #: Elements that make a list data (examples, numbers), not structure (layers, tensors, callbacks).
 _DATA_ELEMENTS = frozenset({"int", "float", "complex", "tuple", "list", "ndarray", "dict"})
-#: A literal bound this large is a data size rather than a model's fixed structure.
-LARGE_BOUND = 32
-
-
-def _varying_bound(shown, eager=None) -> str | None:
-    """Why the Python bounds callers pass make the unrolled loop a problem: they vary (a loop
-    variable, a counter, different literals from calls outside staged code: `eager`, all of
-    `shown` when not given), or one is large; None for fixed small bounds."""
-    for arg in shown:
-        if arg.varies:
-            why = arg.varies if f"`{arg.text}`" in arg.varies else f"`{arg.text}`, {arg.varies}"
-            return f"a Python number that changes ({why})"
-    eager = shown if eager is None else eager
-    values = {_literal(a.text) for a in eager} - {None}
-    if len(values) > 1:
-        return "different Python numbers (" + ", ".join(f"`{a.text}`" for a in eager[:3]) + ")"
-    big = next((a for a in shown if (_literal(a.text) or 0) >= LARGE_BOUND), None)
-    if big is not None:
-        return f"the Python number `{big.text}`"
-    return None
 
 
 #: Modules whose functions compute in Python, adding nothing to a graph.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.context import short_code
-from stagelint.jitsites import expects_error, uses_pallas
+from stagelint.jitsites import ExpectedErrors, uses_pallas
 from stagelint.rules.base import Rule
 from stagelint.tensors import Tensorness, tensorness
 
@@ -155,19 +155,17 @@ class DataDependentShape(Rule):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self._expecting_error = 0
+        self._errors = ExpectedErrors(ctx)
 
     def visit_With(self, node: cst.With) -> None:
-        if any(expects_error(self.ctx, item.item) for item in node.items):
-            self._expecting_error += 1
+        self._errors.enter(node)
 
     def leave_With(self, node: cst.With) -> None:
-        if any(expects_error(self.ctx, item.item) for item in node.items):
-            self._expecting_error -= 1
+        self._errors.leave(node)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         ctx, func = self.ctx, self.ctx.function
-        if func is None or not ctx.in_staged_context or self._expecting_error or uses_pallas(ctx):
+        if func is None or not ctx.in_staged_context or self._errors.depth or uses_pallas(ctx):
             return
         for element in node.slice:
             sl = element.slice
@@ -193,7 +191,7 @@ class DataDependentShape(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx, func = self.ctx, self.ctx.function
-        if func is None or not ctx.in_staged_context or self._expecting_error or uses_pallas(ctx):
+        if func is None or not ctx.in_staged_context or self._errors.depth or uses_pallas(ctx):
             return  # (under `pytest.raises(...)`: a test of the error itself; Pallas: refs and block specs)
         names = ctx.qualified_names(node.func)
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}

@@ -161,13 +161,13 @@ class _StaticSites(Rule):
         self.sites.assignment(node)
 
     def visit_With(self, node: cst.With) -> None:
-        self.sites.enter_with(node)
+        self.sites.errors.enter(node)
 
     def leave_With(self, node: cst.With) -> None:
-        self.sites.leave_with(node)
+        self.sites.errors.leave(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.sites.expecting_error:
+        if self.sites.errors.depth:
             return  # `with pytest.raises(ValueError):` a test of the error itself
         func, in_loop = self.ctx.function, bool(self.ctx.loops)
         if isinstance(node.func, cst.Call):  # `jax.jit(f, static_argnums=1)(x, cfg)`: decided here

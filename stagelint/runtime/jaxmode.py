@@ -31,6 +31,7 @@ import traceback
 import weakref
 
 from stagelint.runtime import linetrace
+from stagelint.runtime.callers import call_site, user_function
 from stagelint.runtime.records import clip_message
 from stagelint.runtime.values import (digest, find_staged_values, numeric_leaf, spec_text, summarize_container,
                                       summarize_scalar, SCALARS)
@@ -199,11 +200,7 @@ class JaxCalls:
             if any(_is_instance(error, expected) for expected in recorder.expecting):
                 record["exc"]["asserted"] = 1
         if counts:
-            per_file: dict[int, dict[int, int]] = {}
-            for (filename, line), n in counts.items():
-                if linetrace.is_project_file(filename):
-                    per_file.setdefault(recorder._file_id(filename), {})[line] = n
-            record["lines"] = per_file
+            record["lines"] = recorder.lines_by_file(counts)
         if output:
             record["out"] = output
         if self.misses:
@@ -332,14 +329,11 @@ def _has_tracer(jax, tree) -> bool:
 
 
 def _call_site():
-    from stagelint.runtime.recorder import _call_site as site
-
-    return site()
+    # A frame of its own, like the TF recorder's caller: call_site() counts its frames from here.
+    return call_site()
 
 
 def _user_target(fun):
-    from stagelint.runtime.recorder import user_function
-
     target = user_function(inspect.unwrap(fun))
     if inspect.ismethod(target):
         target = target.__func__

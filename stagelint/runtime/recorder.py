@@ -30,6 +30,7 @@ import traceback
 import weakref
 
 from stagelint.runtime import linetrace
+from stagelint.runtime.callers import call_site as _call_site, user_function
 from stagelint.runtime.capture import OutputCapture
 from stagelint.runtime.records import clip_message
 
@@ -63,36 +64,6 @@ def _code_span(code) -> tuple[int, int]:
 
 def _clean_qualname(qualname: str) -> str:
     return qualname.replace(".<locals>", "")
-
-
-_VARARGS, _VARKEYWORDS = inspect.CO_VARARGS, inspect.CO_VARKEYWORDS
-
-
-def user_function(target):
-    """The user's function behind generic decorator wrappers.
-
-    `inspect.unwrap` follows `__wrapped__`; a decorator that does not set it leaves a wrapper
-    taking `(*args, **kwargs)` whose closure holds the decorated function: the wrapper is not
-    where the user's code is, so findings and line counts would land on the decorator.
-    """
-    for _ in range(5):
-        target = inspect.unwrap(target)
-        code = getattr(target, "__code__", None)
-        cells = getattr(target, "__closure__", None) or ()
-        if code is None or not (code.co_flags & _VARARGS and code.co_flags & _VARKEYWORDS):
-            return target
-        inner = []
-        for cell in cells:
-            try:
-                value = cell.cell_contents
-            except ValueError:
-                continue
-            if inspect.isfunction(value) or inspect.ismethod(value):
-                inner.append(value)
-        if len(inner) != 1:
-            return target
-        target = inner[0]
-    return target
 
 
 class Recorder:
@@ -129,6 +100,14 @@ class Recorder:
             fid = self._files[filename] = len(self._files)
             self.emit({"ev": "file", "id": fid, "path": os.path.abspath(filename)})
         return fid
+
+    def lines_by_file(self, counts: dict[tuple[str, int], int]) -> dict[int, dict[int, int]]:
+        """Line execution counts of the project's files, keyed by file id then line."""
+        per_file: dict[int, dict[int, int]] = {}
+        for (filename, line), n in counts.items():
+            if linetrace.is_project_file(filename):
+                per_file.setdefault(self._file_id(filename), {})[line] = n
+        return per_file
 
     # Tests ---------------------------------------------------------------------------------
 
@@ -267,11 +246,7 @@ class Recorder:
         if eager and error is None and not in_graph:
             self._remember_signature(function, args, kwargs, record["args"])
         if counts:
-            per_file: dict[int, dict[int, int]] = {}
-            for (filename, line), n in counts.items():
-                if linetrace.is_project_file(filename):
-                    per_file.setdefault(self._file_id(filename), {})[line] = n
-            record["lines"] = per_file
+            record["lines"] = self.lines_by_file(counts)
         if output:
             record["out"] = output
         if traced and self.mode == "graph":
@@ -331,20 +306,6 @@ def _executing_eagerly() -> bool:
     from tensorflow.python.eager import context
 
     return context.executing_eagerly()
-
-
-def _call_site() -> tuple[str, int] | None:
-    """The nearest project frame that made the call (skipping TensorFlow's dispatch frames)."""
-    import sys
-
-    frame = sys._getframe(3)
-    for _ in range(8):
-        if frame is None:
-            return None
-        if linetrace.is_project_file(frame.f_code.co_filename):
-            return frame.f_code.co_filename, frame.f_lineno
-        frame = frame.f_back
-    return None
 
 
 _recorder: Recorder | None = None
