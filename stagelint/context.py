@@ -1263,6 +1263,13 @@ class _Walker(cst.CSTVisitor):
         p = ctx.position(ctx.loops[0])
         return [p.line, p.end_line]
 
+    def _object_class(self, expr: cst.BaseExpression) -> str:
+        """The qualified name of the class the object `expr` is an instance of, or ""."""
+        from stagelint.tensors import value_of
+
+        value = value_of(self.ctx, expr, self.ctx.function)
+        return value.cls if value.what == "object" and value.cls else ""
+
     def _record_object_call(self, node: cst.Call) -> None:
         """A module-level call of a method of an object whose class the module shows (`m.fit()`,
         `m(x)`, `m = Model()` before): where, in program order, that method runs."""

@@ -219,11 +219,8 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
 def record_linen_run(walker, receiver: cst.BaseExpression, mark: str | None) -> None:
     """`model.apply(...)` / `Model().init(...)` (mark None: the calling function runs it) or
     `jax.jit(model.apply)` (mark APPLY_MARK): which module class runs, when the file shows it."""
-    from stagelint.tensors import value_of
-
     ctx = walker.ctx
-    value = value_of(ctx, receiver, ctx.function)
-    cls = value.cls if value.what == "object" and value.cls else ""
+    cls = walker._object_class(receiver)
     caller = mark if mark is not None else (ctx.function.qualname if ctx.function is not None else None)
     ctx.facts.linen_runs.append((caller, cls))
 
