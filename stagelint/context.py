@@ -190,7 +190,21 @@ class FileContext:
 
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
         """Absolute qualified names of an expression: aliases undone, relative imports and
-        module-local names made absolute (`helper` in pkg/mod.py is `pkg.mod.helper`)."""
+        module-local names made absolute (`helper` in pkg/mod.py is `pkg.mod.helper`).
+        Asked of the same node by many rules: resolved once per node (a fresh set each time,
+        callers may change theirs)."""
+        memo = self.__dict__.get("_qualified_memo")
+        if memo is None:
+            memo = self.__dict__["_qualified_memo"] = {}
+        key = id(node)
+        known = memo.get(key)
+        if known is not None and known[0] is node:
+            return set(known[1])
+        out = self._absolute_names(node)
+        memo[key] = (node, frozenset(out))
+        return out
+
+    def _absolute_names(self, node: cst.CSTNode) -> set[str]:
         names = self._meta.qualified_names(node)
         out = set()
         for q in names:

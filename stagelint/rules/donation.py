@@ -245,7 +245,8 @@ class UseAfterDonation(Rule):
             for st in stmts[index + 1:]:
                 key = (id(st), name)
                 if key not in memo:
-                    memo[key] = _first_use(st, name, ctx)
+                    # Most statements never spell the name: one walk per statement answers every name.
+                    memo[key] = _first_use(st, name, ctx) if name in self._spelled(st) else None
                 event = memo[key]
                 if event is not None:
                     kind, node = event
@@ -254,6 +255,22 @@ class UseAfterDonation(Rule):
                 if _first_use(owner, name, ctx, stores_only=True) is None and not _leaves(owner.body):
                     return (call, "passed again on the loop's next iteration")
         return None
+
+    def _spelled(self, statement: cst.CSTNode) -> frozenset:
+        """Every identifier spelled in `statement` (a superset of what `_uses` can yield: it
+        yields only `Name` nodes), computed once per statement."""
+        memo = self.__dict__.setdefault("_spelled_memo", {})
+        names = memo.get(id(statement))
+        if names is None:
+            found, stack = set(), [statement]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, cst.Name):
+                    found.add(node.value)
+                else:
+                    stack.extend(node.children)
+            names = memo[id(statement)] = frozenset(found)
+        return names
 
 
 def _leaves(block: cst.CSTNode) -> bool:
