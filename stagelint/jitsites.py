@@ -90,7 +90,23 @@ class JitSites:
         self.partials: dict[str, tuple] = {}
         #: the file's jitted callables: name in the module -> resolved spec
         self.local: dict[str, dict] = {}
-        self.errors = ExpectedErrors(self.ctx)
+        #: (method, id(node)) -> answer: every rule sharing this object asks about the same nodes
+        self._answers: dict[tuple[str, int], object] = {}
+
+    @classmethod
+    def of(cls, rule) -> "JitSites":
+        """The file's one JitSites: STG203, STG504 and STG505 read the same defs, assignments and
+        calls in the same walk, so each node is read once for all of them."""
+        sites = rule.ctx.__dict__.get("_jit_sites")
+        if sites is None:
+            sites = rule.ctx.__dict__["_jit_sites"] = cls(rule)
+        return sites
+
+    def _once(self, method: str, node: cst.CSTNode, compute):
+        key = (method, id(node))
+        if key not in self._answers:
+            self._answers[key] = compute(node)
+        return self._answers[key]
 
     # Definitions -------------------------------------------------------------------------------
 
@@ -112,6 +128,9 @@ class JitSites:
     def function(self, node: cst.FunctionDef):
         """A def: its signature; when a jit decorator sits on it, (decorator, raw spec, resolved
         spec). The rule's `visit_FunctionDef` calls it (ctx.function is the def)."""
+        return self._once("function", node, self._function)
+
+    def _function(self, node: cst.FunctionDef):
         func = self.ctx.function
         sig = jaxjit.signature(node.params, method=bool(func and func.is_method))
         self.signatures[self._absolute(func.qualname)] = sig
@@ -128,6 +147,9 @@ class JitSites:
     def assignment(self, node: cst.Assign):
         """`step = jax.jit(f, ...)`, `jit_static = functools.partial(jax.jit, ...)`: what it binds,
         as (target Name, raw spec, resolved spec, jit call) for a jitted callable, else None."""
+        return self._once("assignment", node, self._assignment)
+
+    def _assignment(self, node: cst.Assign):
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return None
         target = node.targets[0].target
@@ -162,9 +184,26 @@ class JitSites:
 
     # Calls -------------------------------------------------------------------------------------
 
+    def inline_spec(self, call: cst.Call) -> dict | None:
+        """The resolved spec of `jax.jit(f, ...)(x)`: a jit made in the call itself, decided here."""
+        if not isinstance(call.func, cst.Call):
+            return None
+        found = jaxjit.jit_of(self.ctx, call.func, self.partials)
+        if found is None or found[2] is None:
+            return None
+        return jaxjit.resolve_spec(found[1], self.signature_of(found[2]))
+
     def callee(self, call: cst.Call) -> list[str] | None:
         """The absolute names of a call's callee when it may be a jitted callable: one of this
         file's, or a function of the project (decided later); None for anything else."""
+        return self._once("callee", call, self._callee)
+
+    def may_be_jitted(self, callee: list[str]) -> bool:
+        """At the end of the walk: a callee `callee` named is jitted in this file, or lives in
+        another module (the project phase decides); False for a function of this file nothing jits."""
+        return any(self._relative(q) in self.local or self._relative(q) == q for q in callee)
+
+    def _callee(self, call: cst.Call) -> list[str] | None:
         names = self.ctx.qualified_names(call.func)
         if not names:
             return None

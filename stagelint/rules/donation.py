@@ -124,7 +124,7 @@ class UseAfterDonation(Rule):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self.sites = JitSites(self)
+        self.sites = JitSites.of(self)
         #: enclosing statement lists, innermost last: [statements, owner node or None]
         self._blocks: list[tuple[tuple, cst.CSTNode | None]] = []
         self._owners: dict[int, cst.CSTNode] = {}
@@ -167,11 +167,7 @@ class UseAfterDonation(Rule):
         self.sites.assignment(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        spec = None
-        if isinstance(node.func, cst.Call):  # `jax.jit(f, donate_argnums=0)(x)`: decided here
-            found = jaxjit.jit_of(self.ctx, node.func, self.sites.partials)
-            if found is not None and found[2] is not None:
-                spec = jaxjit.resolve_spec(found[1], self.sites.signature_of(found[2]))
+        spec = self.sites.inline_spec(node)  # `jax.jit(f, donate_argnums=0)(x)`: decided here
         callee = self.sites.callee(node) if spec is None else []
         if callee is None:
             return
@@ -189,7 +185,7 @@ class UseAfterDonation(Rule):
 
     def finish(self) -> None:
         for func, call, callee, names, blocks in self._pending:
-            if callee and not any(self.sites._relative(q) in self.sites.local or self.sites._relative(q) == q for q in callee):
+            if callee and not self.sites.may_be_jitted(callee):
                 continue  # a function of this file that nothing jits
             for index, keyword, name, param in names:
                 if value_of(self.ctx, name, func).what in _NOT_DONATED:

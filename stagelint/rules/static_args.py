@@ -8,7 +8,7 @@ import libcst as cst
 from stagelint import facts as F
 from stagelint import jaxjit
 from stagelint.context import short_code
-from stagelint.jitsites import JitSites
+from stagelint.jitsites import ExpectedErrors, JitSites
 from stagelint.rules.base import Rule
 from stagelint.tensors import value_of
 
@@ -133,7 +133,8 @@ class _StaticSites(Rule):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self.sites = JitSites(self)
+        self.sites = JitSites.of(self)
+        self._errors = ExpectedErrors(ctx)
         self._class_nodes: list[cst.ClassDef] = []
         self._class_defs: list[cst.ClassDef] = []
         #: (class node, where, function, message fields) of methods jitted with a traced `self`
@@ -161,22 +162,20 @@ class _StaticSites(Rule):
         self.sites.assignment(node)
 
     def visit_With(self, node: cst.With) -> None:
-        self.sites.errors.enter(node)
+        self._errors.enter(node)
 
     def leave_With(self, node: cst.With) -> None:
-        self.sites.errors.leave(node)
+        self._errors.leave(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.sites.errors.depth:
+        if self._errors.depth:
             return  # `with pytest.raises(ValueError):` a test of the error itself
         func, in_loop = self.ctx.function, bool(self.ctx.loops)
-        if isinstance(node.func, cst.Call):  # `jax.jit(f, static_argnums=1)(x, cfg)`: decided here
-            found = jaxjit.jit_of(self.ctx, node.func, self.sites.partials)
-            if found is not None and found[2] is not None:
-                spec = jaxjit.resolve_spec(found[1], self.sites.signature_of(found[2]))
-                for index, keyword, arg in JitSites.arguments(node):
-                    self._pending.append((func, in_loop, node, None, index, keyword, arg.value, spec))
-                return
+        spec = self.sites.inline_spec(node)  # `jax.jit(f, static_argnums=1)(x, cfg)`: decided here
+        if spec is not None:
+            for index, keyword, arg in JitSites.arguments(node):
+                self._pending.append((func, in_loop, node, None, index, keyword, arg.value, spec))
+            return
         callee = self.sites.callee(node)
         if callee is None:
             return
@@ -185,8 +184,7 @@ class _StaticSites(Rule):
 
     def finish(self) -> None:
         for func, in_loop, call, callee, index, keyword, value, spec in self._pending:
-            if callee is not None and not any(
-                    self.sites._relative(q) in self.sites.local or self.sites._relative(q) == q for q in callee):
+            if callee is not None and not self.sites.may_be_jitted(callee):
                 continue  # a function of this file that nothing jits
             fields = self.describe(func, in_loop, value)
             if fields is None:
