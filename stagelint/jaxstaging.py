@@ -361,9 +361,9 @@ class JaxView:
         jitting = {m.module for m in project.modules.values() if any(r.api in JAX_JIT for r in m.jax_staged)}
         linen_modules, equinox_modules = self._with_imports(applying), self._with_imports(jitting)
         for cls in sorted(project.classes):
-            if self._derives(cls, LINEN_MODULE_BASES):
+            if project.derives(cls, LINEN_MODULE_BASES):
                 api, methods, staged = "flax.linen.Module", LINEN_STAGED_METHODS, linen_modules
-            elif self._derives(cls, EQUINOX_MODULE_BASES):
+            elif project.derives(cls, EQUINOX_MODULE_BASES):
                 api, methods, staged = "equinox.Module", EQUINOX_STAGED_METHODS, equinox_modules
             else:
                 continue
@@ -411,19 +411,6 @@ class JaxView:
                 if found is not None:
                     out.add(found)
         return out
-
-    def _derives(self, cls: str, bases: frozenset, _seen=None) -> bool:
-        _seen = _seen if _seen is not None else set()
-        if cls in _seen:
-            return False
-        _seen.add(cls)
-        found = self.project.resolve_class(cls)
-        if found is None:
-            return False
-        for base in found[1].bases:
-            if base in bases or self._derives(base, bases, _seen):
-                return True
-        return False
 
     # The questions ---------------------------------------------------------------------------
 

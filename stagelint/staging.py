@@ -607,7 +607,7 @@ class Project:
             family.add(name)
             if found:
                 todo.extend(found[1].bases)
-        # Every class that derives from `own` (what `_derives(name, {own})` answers for each
+        # Every class that derives from `own` (what `derives(name, {own})` answers for each
         # class, found by walking the subclass index down from `own` once).
         todo = [own]
         below: set[str] = set()
@@ -643,7 +643,8 @@ class Project:
             self._writes_by_attr = index
         return self._writes_by_attr.get(attr, [])
 
-    def _derives(self, cls: str, ancestors: set[str], _seen=None) -> bool:
+    def derives(self, cls: str, ancestors: set[str] | frozenset[str], _seen=None) -> bool:
+        """`cls` has one of `ancestors` (qualified names) among its bases, through the project's classes."""
         _seen = _seen or set()
         if cls in _seen:
             return False
@@ -654,7 +655,7 @@ class Project:
         for base in found[1].bases:
             resolved = self.resolve_class(base)
             base_name = resolved[1].qualname if resolved else base
-            if base_name in ancestors or self._derives(base_name, ancestors, _seen):
+            if base_name in ancestors or self.derives(base_name, ancestors, _seen):
                 return True
         return False
 
