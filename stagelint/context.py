@@ -1456,6 +1456,11 @@ class _Walker(cst.CSTVisitor):
                 from stagelint.tensors import value_of
 
                 owner = value_of(ctx, tgt.value, func).cls
+            nnx_kind = ""
+            if on_self and is_setup_method(func.facts.name) and not isinstance(stmt, cst.AugAssign):
+                from stagelint.nnx import stored_kind
+
+                nnx_kind = stored_kind(ctx, value, func)  # what the attribute is if the class is a Flax NNX module
             ctx.facts.attr_writes.append(F.AttrWrite(
                 attr=attr,
                 span=ctx.position(stmt),
@@ -1468,6 +1473,7 @@ class _Walker(cst.CSTVisitor):
                 augmented=isinstance(stmt, cst.AugAssign),
                 on_self=on_self,
                 loop=self._module_loop() if func is None else [],
+                nnx=nnx_kind,
             ))
 
     def _stored_kind(self, value: cst.BaseExpression | None, augmented: bool) -> str:

@@ -8,6 +8,7 @@ from stagelint.context import short_code
 from stagelint.analysis.values import VARIABLE, kind_of, one_tensor, tensor_in_project
 from stagelint.frameworks import EAGER_ONLY_METHODS, NUMPY_STATIC_FUNCTIONS, is_stateful_op
 from stagelint.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
+from stagelint.nnx import param_attributes
 from stagelint.rules.base import Rule
 from stagelint.tensors import Tensorness, tensorness, value_of
 
@@ -630,6 +631,11 @@ class TensorAsPythonValue(Rule):
                 fields = dict(fields, _jax_only=True)  # JAX traces a jitted function's parameters
             if t.possible and id(node) not in reported:
                 reported.add(id(node))
+                if t.params and not t.definite:
+                    # `if model.dim == 4`: which attributes of the parameters it tests (Flax NNX: static or traced)
+                    reads = param_attributes(self.ctx, expr, func)
+                    if reads:
+                        fields = dict(fields, _attrs=reads)
                 self.report(node, function=func, **fields, **_tensor_fields(t))
         for node, func, tests in self.forever.values():
             t = Tensorness()
