@@ -439,7 +439,12 @@ class ExternalStateMutation(Rule):
 
     Under JAX: a `nonlocal` counter, an outer list, a Flax NNX module mutated under plain `jax.jit`
     (not under `nnx.jit`, which carries the update out), `self.x = ...` in a Flax Linen `__call__` or
-    an Equinox module (frozen: it raises). A `jax.Ref` updated in place (`ref[...] += x`) is fine.
+    an Equinox module (frozen: it raises). A `jax.Ref` updated in place (`ref[...] += x`) is fine,
+    and so is a hijax NNX Variable (`nnx.var_defaults(hijax=True)`, `nnx.Variable(x, hijax=True)`)
+    under plain `jax.jit`, unless the object holds that Variable under two names (`self.b = self.a`:
+    no update comes out). Under `nnx.jit`, a static list or dict of a module changed in place
+    (`model.history.append(x)`) is flagged: it changes once, at trace time; a Python attribute
+    changed on every call (`model.steps += 1`) is STG501.
 
     ## Why is this bad?
     The change happens while tracing. Calls that reuse the trace skip it, so a list that should

@@ -331,7 +331,9 @@ class TensorAsPythonValue(Rule):
     Under JAX there is no AutoGraph: every Python `if`, `while`, `assert`, `and`/`or`/`not`, `range()`
     and dict key on a traced value fails (TracerBoolConversionError), including on a jitted
     function's non-static arguments, under `jax.vmap` and in `lax` bodies; not under `jax.grad` alone
-    (concrete values), not on static arguments, shapes or `x is None`. Iterating a traced array
+    (concrete values), not on static arguments, shapes or `x is None`, nor on a plain Python
+    attribute of a Flax NNX module (`if model.dim == 4` with `self.dim = 4` in `__init__`: static
+    under any jit; a Variable's value, `nnx.data(...)` and arrays are traced). Iterating a traced array
     and `len(x)` work in JAX (STG503 covers the unrolling).
 
     ## Why is this bad?

@@ -27,7 +27,9 @@ class LeakedTensor(Rule):
 
 
     Under JAX: a tracer stored outside (a leaked tracer, UnexpectedTracerError later), also out of
-    `jax.grad`, `jax.vmap` and `lax.scan` without `jit`.
+    `jax.grad`, `jax.vmap` and `lax.scan` without `jit`. Not Flax NNX state: a store into a
+    module or Variable passed to `nnx.jit` (carried out of the trace), nor into a hijax Variable
+    (`nnx.var_defaults(hijax=True)`, `hijax=True`) under plain `jax.jit`, whose update propagates.
 
     ## Why is this bad?
     Inside a `tf.function` tensors are symbolic graph tensors. Stored outside, the value is a

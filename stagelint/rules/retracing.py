@@ -51,9 +51,13 @@ class PythonScalarArgument(Rule):
     pins Python values on purpose and is not a call.
 
 
-    Under JAX, only where JAX retraces: arguments in `static_argnums`/`static_argnames`, and Python
-    scalars passed to `eqx.filter_jit`. A Python number passed to plain `jax.jit` is one
-    weak-typed trace for every value, and is not flagged.
+    Under JAX, only where JAX retraces: arguments in `static_argnums`/`static_argnames`, Python
+    scalars passed to `eqx.filter_jit`, and, under `flax.nnx.jit`, a plain Python attribute of an
+    NNX module changed on every call (`model.steps += 1`, `self.calls = self.calls + 1`): the
+    module's Python attributes are part of the graph definition nnx.jit caches on, so each new
+    value traces again (keep such a counter in an `nnx.Variable`). A Python number passed to plain
+    `jax.jit` is one weak-typed trace for every value, and is not flagged; nor are an
+    `nnx.Variable`'s updates (`model.count[...] += 1`) and an attribute set to a constant.
 
     ## Why is this bad?
     tf.function keys traces on Python values: `f(1)`, `f(2)`, `f(3)` trace three times, where
@@ -132,6 +136,21 @@ class PythonScalarArgument(Rule):
         for step in range(10):
             scale(1.0, step)               # JAX: one weak-typed trace for every Python number
         """,
+        """
+        import jax.numpy as jnp
+        from flax import nnx
+
+        class Model(nnx.Module):
+            def __init__(self):
+                self.steps = nnx.Variable(jnp.array(0))
+
+        @nnx.jit
+        def train_step(model, x):
+            model.steps[...] += 1          # an nnx.Variable: state nnx.jit carries out
+            return x
+
+        train_step(Model(), jnp.ones(2))
+        """,
     )
     invalid = (
         """
@@ -179,6 +198,21 @@ class PythonScalarArgument(Rule):
 
         for step in range(10):
             dropout(1.0, rate=step / 10)  # STG501
+        """,
+        """
+        import jax.numpy as jnp
+        from flax import nnx
+
+        class Model(nnx.Module):
+            def __init__(self):
+                self.steps = 0
+
+        @nnx.jit
+        def train_step(model, x):
+            model.steps += 1  # STG501
+            return x
+
+        train_step(Model(), jnp.ones(2))
         """,
     )
 
