@@ -30,32 +30,16 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-#: `nnx.Variable` and its library subclasses: state (traced; nnx transforms carry updates out).
-NNX_VARIABLES = frozenset(f"flax.nnx.{n}" for n in (
-    "Variable", "Param", "BatchStat", "Cache", "Intermediate", "Perturbation", "RngState", "RngKey",
-    "RngCount", "OptState", "OptArray", "OptVariable", "LoRAParam",
-)) | frozenset({"flax.nnx.variablelib.Variable", "flax.nnx.training.optimizer.OptState"})
-#: Library graph nodes (`nnx.Module` and `nnx.Pytree` subclasses): data; their attributes are
-#: the library's business (a project class deriving from one is modelled from its `__init__`).
-NNX_NODES = frozenset(f"flax.nnx.{n}" for n in (
-    "Pytree", "Object", "Module", "Dict", "List", "Sequential", "PReLU", "MultiHeadAttention",
-    "RNNCellBase", "LSTMCell", "GRUCell", "OptimizedLSTMCell", "SimpleCell", "RNN", "Bidirectional",
-    "Conv", "ConvTranspose", "Embed", "Linear", "LinearGeneral", "Einsum", "LoRA", "LoRALinear",
-    "BatchNorm", "LayerNorm", "RMSNorm", "GroupNorm", "InstanceNorm", "SpectralNorm", "WeightNorm",
-    "Dropout", "Rngs", "RngStream", "Metric", "MultiMetric", "Optimizer", "ModelAndOptimizer", "EMA",
-))
-#: Subpackages whose classes are graph nodes (`nnx.metrics.Average`, `nnx.nn.linear.Linear`).
-NNX_NODE_PACKAGES = ("flax.nnx.metrics.", "flax.nnx.nn.", "flax.nnx.training.")
-#: The bases that make a project class an NNX graph node.
-NNX_NODE_BASES = NNX_NODES | frozenset({"flax.nnx.module.Module", "flax.nnx.pytreelib.Pytree",
-                                        "flax.nnx.object.Object"})
-#: Explicit markers on assignment: `self.x = nnx.data(x)` / `nnx.static(x)`.
-NNX_DATA = frozenset({"flax.nnx.data", "flax.nnx.pytreelib.data"})
-NNX_STATIC = frozenset({"flax.nnx.static", "flax.nnx.pytreelib.static"})
-#: Calls that make the Variables built after them hijax (`nnx.var_defaults(hijax=True)`).
-NNX_VAR_DEFAULTS = frozenset({"flax.nnx.var_defaults", "flax.nnx.variablelib.var_defaults"})
-#: Attributes of a Variable that hold its value (`v.value += 1` updates the Variable).
-VARIABLE_VALUE_ATTRIBUTES = frozenset({"value", "raw_value"})
+from stagelint.frameworks import (
+    NNX_DATA,
+    NNX_NODE_BASES,
+    NNX_NODE_PACKAGES,
+    NNX_NODES,
+    NNX_STATIC,
+    NNX_VAR_DEFAULTS,
+    NNX_VARIABLES,
+    NNX_VARIABLE_VALUES,
+)
 
 Key = tuple[str, str]
 
@@ -75,7 +59,8 @@ def _keyword_true(call: cst.Call, names: tuple[str, ...]) -> bool:
 
 def record_call(ctx, node: cst.Call, names: set[str]) -> None:
     """A module that makes hijax Variables: `nnx.var_defaults(hijax=True)` (also as a context
-    manager), `nnx.Variable(x, hijax=True)` / `ref=True`. Called for every `flax.*` call."""
+    manager or decorator), `nnx.Variable(x, hijax=True)` / `ref=True`, `nnx.with_vars(m, ref=True)`.
+    Called for every `flax.*` call."""
     if ctx.facts.nnx_hijax:
         return
     if names & (NNX_VAR_DEFAULTS | NNX_VARIABLES) and _keyword_true(node, ("hijax", "ref")):
@@ -190,18 +175,14 @@ def changes_every_call(site) -> bool:
     target = node.targets[0].target
     if not isinstance(target, cst.Attribute):
         return False
-    wanted = cst.ensure_type(target, cst.Attribute)
-    found = []
 
-    class _Reads(cst.CSTVisitor):
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            if n.attr.value == wanted.attr.value and n.value.deep_equals(wanted.value):
-                found.append(n)
-                return False
+    def reads(expr: cst.CSTNode) -> bool:
+        if isinstance(expr, cst.Attribute) and expr.attr.value == target.attr.value \
+                and expr.value.deep_equals(target.value):
             return True
+        return any(reads(child) for child in expr.children)
 
-    site.value.visit(_Reads())
-    return bool(found)
+    return reads(site.value)
 
 
 def param_attributes(ctx, expr: cst.BaseExpression, func) -> list | None:
@@ -452,7 +433,7 @@ class NnxModel:
         owner = cls
         for i, attr in enumerate(path):
             if kind == "variable":
-                if attr not in VARIABLE_VALUE_ATTRIBUTES:
+                if attr not in NNX_VARIABLE_VALUES:
                     return UNKNOWN
                 return Store("variable", hijax=hijax and not shared)
             found = self.attribute(owner, attr)
@@ -501,10 +482,9 @@ class NnxModel:
 
 def _store_of(candidate, project, key) -> Store:
     fields = candidate.fields
-    found = fields.get("_nnx")
-    if not found:
-        return UNKNOWN if fields.get("_root") != "param" else NnxModel.of(project).store(key, "param", fields.get("_root_name", ""), [], "")
-    path, how = found
+    path, how = fields.get("_nnx") or ([], "")
+    if not how and fields.get("_root") != "param":
+        return UNKNOWN
     return NnxModel.of(project).store(key, fields.get("_root"), fields.get("_root_name", ""), path, how)
 
 

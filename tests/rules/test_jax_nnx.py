@@ -340,3 +340,28 @@ def test_static_list_of_a_module_filled_under_nnx_jit_runs_once():
         for _ in range(3):
             step(m, jnp.ones(2))
     """)
+
+
+def test_with_vars_hijax_module_under_plain_jax_jit():
+    """flax tests/nnx/mutable_array_test.py: `nnx.with_vars(foo, hijax=True)` (or `ref=True`)
+    makes the module's Variables propagate out of `jax.jit`; without it the update is lost."""
+    source = """
+        import jax
+        import jax.numpy as jnp
+        from flax import nnx
+
+        class Foo(nnx.Module):
+            def __init__(self):
+                self.count = nnx.Variable(jnp.array(0))
+
+        @jax.jit
+        def forward(foo, x):
+            foo.count[...] += 1  # STG102
+            return x
+
+        foo = Foo()
+        forward(foo, jnp.ones(2))
+    """
+    assert_marked(source)
+    assert_marked(source.replace("foo = Foo()", "foo = nnx.with_vars(Foo(), ref=True)")
+                  .replace("  # STG102", ""))
