@@ -117,6 +117,40 @@ def stored_kind(ctx, value: cst.BaseExpression | None, func) -> str:
     return "unknown"
 
 
+def _store_root(site) -> cst.Name | None:
+    node = site.node
+    if isinstance(node, cst.Call):
+        target = node.func.value if isinstance(node.func, cst.Attribute) else None
+    elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+        target = node.target
+    elif isinstance(node, cst.Assign) and node.targets:
+        target = node.targets[0].target
+    else:
+        return None
+    while isinstance(target, (cst.Attribute, cst.Subscript)):
+        target = target.value
+    return target if isinstance(target, cst.Name) else None
+
+
+def captured_variable(ctx, site) -> str:
+    """A store into a Variable a staged function captures (`v[...] = x` with `v = nnx.Variable(x,
+    hijax=True)` outside): "hijax" when it is one (explicitly, or made in a module that makes
+    hijax Variables), "plain" for another Variable, "" when the name holds no Variable."""
+    name = _store_root(site)
+    if name is None:
+        return ""
+    bindings = [getattr(b, "node", None) for b in ctx.bindings_of(name)]
+    values = [ctx.bound_values.get(id(b)) for b in bindings if isinstance(b, cst.Name)]
+    if not values or len(values) != len(bindings):
+        return ""
+    kinds = set()
+    for value in values:
+        if not isinstance(value, cst.Call) or not ctx.qualified_names(value.func) & NNX_VARIABLES:
+            return ""
+        kinds.add("hijax" if _keyword_true(value, ("hijax", "ref")) or ctx.facts.nnx_hijax else "plain")
+    return kinds.pop() if len(kinds) == 1 else "plain"
+
+
 def store_path(site) -> list | None:
     """[attribute path from the root name, how]: `model.steps += 1` -> [["steps"], "attr"],
     `model.count[...] += 1` -> [["count"], "item"], `v.value = x` -> [["value"], "attr"],
@@ -156,8 +190,12 @@ def imports_flax(ctx) -> bool:
     return any(v == "flax" or v.startswith("flax.") for v in ctx.facts.imports.values())
 
 
-def store_fields(site) -> dict:
-    """The candidate field of a store on `self` or a parameter: its attribute path (`_nnx`)."""
+def store_fields(ctx, site) -> dict:
+    """The candidate fields of a store: on `self` or a parameter, its attribute path (`_nnx`);
+    into a captured NNX Variable, whether it is a hijax one (`_nnx_captured`)."""
+    if site.root_kind in ("closure", "global"):
+        hijax = ctx.facts.nnx_hijax and captured_variable(ctx, site) == "hijax"
+        return {"_nnx_captured": "hijax"} if hijax else {}
     if site.root_kind not in ("param", "self"):
         return {}
     found = store_path(site)
@@ -492,8 +530,11 @@ def store_carried(candidate, project, key) -> bool:
     """A store on a module or Variable the function receives (STG102, STG201 candidates) that
     JAX keeps: anything but an in-place change of a static list or dict under the Flax NNX
     transforms (they carry the modules' updates out of the trace; a Python attribute changed
-    on every call is STG501's), and a hijax Variable's update under plain `jax.jit`."""
+    on every call is STG501's), and a hijax Variable's update under plain `jax.jit` (passed in
+    or captured: `jax.grad` and `lax.scan` bodies carry it out too)."""
     root = candidate.fields.get("_root")
+    if candidate.fields.get("_nnx_captured") == "hijax":
+        return True  # a captured hijax Variable: its update propagates out of any trace
     if root not in ("param", "self"):
         return False
     if key not in project.jax.nnx_only and not NnxModel.of(project).any_hijax():

@@ -610,7 +610,7 @@ class ExternalStateMutation(Rule):
             self.report(site.node, action=site.action, place=site.place, _root=site.root_kind,
                         _root_name=site.root, _params=sorted(site.tensor.params),
                         _calls=sorted(list(c) for c in site.tensor.calls), function=site.func,
-                        **store_fields(site))
+                        **store_fields(self.ctx, site))
 
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:

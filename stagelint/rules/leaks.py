@@ -175,7 +175,7 @@ class LeakedTensor(Rule):
             self.report(site.node, value=value, place=site.place, _root=site.root_kind, _root_name=site.root,
                         _definite=site.tensor.definite, _params=sorted(site.tensor.params),
                         _calls=sorted(list(c) for c in site.tensor.calls), function=site.func,
-                        **store_fields(site))
+                        **store_fields(self.ctx, site))
 
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:

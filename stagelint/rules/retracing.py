@@ -368,7 +368,7 @@ class PythonScalarArgument(Rule):
             return  # an NNX module's attribute is changed where Flax is imported (the class, the jitted step)
         for site in store_sites(self.ctx):
             if site.root_kind in ("param", "self") and changes_every_call(site):
-                fields = store_fields(site)
+                fields = store_fields(self.ctx, site)
                 if fields and fields["_nnx"][1] == "attr":
                     self.report(site.node, function=site.func, action=site.action, _root=site.root_kind,
                                 _root_name=site.root, **fields)

@@ -365,3 +365,41 @@ def test_with_vars_hijax_module_under_plain_jax_jit():
     assert_marked(source)
     assert_marked(source.replace("foo = Foo()", "foo = nnx.with_vars(Foo(), ref=True)")
                   .replace("  # STG102", ""))
+
+
+def test_captured_hijax_variable_updated_under_grad_and_scan():
+    """flax mutable_array_test.py: a hijax Variable captured by a `jax.grad` / `lax.scan` body is
+    updated for real (`v[...]` is 12.0 after grad); a captured Python list is not, and neither is a
+    plain Variable (flax 0.12.8: TraceContextError, "Cannot mutate Variable from a different
+    trace level")."""
+    source = """
+        import jax
+        import jax.numpy as jnp
+        from flax import nnx
+
+        def grad_case():
+            v = nnx.Variable(jnp.array(2.0), hijax=True)
+            seen = []
+
+            def loss_fn(x):
+                v[...] = jax.lax.stop_gradient(x * 3)
+                seen.append(x)  # STG201
+                return x ** 2 + v[...]
+
+            return jax.grad(loss_fn)(jnp.array(4.0)), v
+
+        def scan_case():
+            v = nnx.Variable(jnp.array(3.0), hijax=True)
+
+            def body(_, __):
+                v[...] = v[...] + 1.0
+                return None, None
+
+            jax.lax.scan(body, None, None, length=5)
+            return v
+    """
+    assert_marked(source)
+    plain = source.replace(", hijax=True", "")
+    plain = plain.replace("v[...] = jax.lax.stop_gradient(x * 3)", "v[...] = jax.lax.stop_gradient(x * 3)  # STG201")
+    plain = plain.replace("v[...] = v[...] + 1.0", "v[...] = v[...] + 1.0  # STG102")
+    assert_marked(plain)
