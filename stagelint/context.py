@@ -1458,9 +1458,10 @@ class _Walker(cst.CSTVisitor):
                 owner = value_of(ctx, tgt.value, func).cls
             nnx_kind = ""
             if on_self and is_setup_method(func.facts.name) and not isinstance(stmt, cst.AugAssign):
-                from stagelint.nnx import stored_kind
+                from stagelint.nnx import imports_flax, stored_kind
 
-                nnx_kind = stored_kind(ctx, value, func)  # what the attribute is if the class is a Flax NNX module
+                if imports_flax(ctx):
+                    nnx_kind = stored_kind(ctx, value, func)  # what the attribute is if the class is a Flax NNX module
             ctx.facts.attr_writes.append(F.AttrWrite(
                 attr=attr,
                 span=ctx.position(stmt),
