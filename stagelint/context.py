@@ -965,6 +965,10 @@ class _Walker(cst.CSTVisitor):
                 self._record_attr_write(node, tgt.target, node.value)
                 self._record_wrapper_binding(tgt.target, node.value)
         elif t is cst.AnnAssign:
+            if not ctx.functions and ctx.classes and isinstance(node.target, cst.Name):
+                from stagelint.nnx import declared_kind
+
+                declared_kind(ctx, node)  # `x: int = nnx.static()` in an NNX class body
             if node.value is not None:
                 self._record_binding(node.target, node.value)
                 self._record_store(node, node.target, node.value)

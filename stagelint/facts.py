@@ -223,6 +223,8 @@ class ClassFacts:
     qualname: str  # absolute
     bases: list[str] = field(default_factory=list)  # absolute qualified names
     span: Span | None = None
+    #: Flax NNX attribute kinds the class body declares (`x: int = nnx.static()`, `y: nnx.Data[...]`)
+    nnx_fields: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -257,6 +257,9 @@ NNX_NODE_BASES = NNX_NODES | frozenset({"flax.nnx.module.Module", "flax.nnx.pytr
 #: Explicit markers on assignment: `self.x = nnx.data(x)` / `nnx.static(x)`.
 NNX_DATA = frozenset({"flax.nnx.data", "flax.nnx.pytreelib.data"})
 NNX_STATIC = frozenset({"flax.nnx.static", "flax.nnx.pytreelib.static"})
+#: ... and as class-level annotations (`x: nnx.Static[int]`; `nnx.Data[...]` is deprecated but read).
+NNX_STATIC_ANNOTATIONS = frozenset({"flax.nnx.Static", "flax.nnx.pytreelib.Static"})
+NNX_DATA_ANNOTATIONS = frozenset({"flax.nnx.Data", "flax.nnx.pytreelib.Data"})
 #: Calls that make Variables hijax: those built after them (`nnx.var_defaults(hijax=True)`), or
 #: those of the object given (`nnx.with_vars(model, hijax=True)` / `ref=True`).
 NNX_VAR_DEFAULTS = frozenset({"flax.nnx.var_defaults", "flax.nnx.variablelib.var_defaults", "flax.nnx.with_vars"})

@@ -32,10 +32,12 @@ import libcst as cst
 
 from stagelint.frameworks import (
     NNX_DATA,
+    NNX_DATA_ANNOTATIONS,
     NNX_NODE_BASES,
     NNX_NODE_PACKAGES,
     NNX_NODES,
     NNX_STATIC,
+    NNX_STATIC_ANNOTATIONS,
     NNX_VAR_DEFAULTS,
     NNX_VARIABLES,
     NNX_VARIABLE_VALUES,
@@ -65,6 +67,24 @@ def record_call(ctx, node: cst.Call, names: set[str]) -> None:
         return
     if names & (NNX_VAR_DEFAULTS | NNX_VARIABLES) and _keyword_true(node, ("hijax", "ref")):
         ctx.facts.nnx_hijax = True
+
+
+def declared_kind(ctx, node: cst.AnnAssign) -> None:
+    """A class body's `x: int = nnx.static()` / `nnx.data()`, `x: nnx.Static[int]` /
+    `nnx.Data[...]`: the attribute's kind whatever `__init__` stores (flax 0.12 pytree fields)."""
+    cls = ctx.current_class_for_methods()
+    if cls is None or not imports_flax(ctx):
+        return
+    kind = ""
+    value, annotation = node.value, node.annotation.annotation
+    if isinstance(value, cst.Call):
+        names = ctx.qualified_names(value.func)
+        kind = "data" if names & NNX_DATA else "static" if names & NNX_STATIC else ""
+    if not kind and isinstance(annotation, cst.Subscript):
+        names = ctx.qualified_names(annotation.value)
+        kind = "data" if names & NNX_DATA_ANNOTATIONS else "static" if names & NNX_STATIC_ANNOTATIONS else ""
+    if kind:
+        cls.nnx_fields[node.target.value] = kind
 
 
 def _static_literal(expr: cst.BaseExpression) -> bool:
@@ -343,6 +363,8 @@ class NnxModel:
         if found is None:
             return "unknown"
         facts = found[1]
+        if attr in facts.nnx_fields:
+            return facts.nnx_fields[attr]  # declared in the class body: flax applies it to every store
         kinds = self._index().get(facts.qualname, {}).get(attr)
         if kinds:
             resolved = {self._resolve(k, found[0], facts.qualname, attr) for k in kinds}

@@ -403,3 +403,38 @@ def test_captured_hijax_variable_updated_under_grad_and_scan():
     plain = plain.replace("v[...] = jax.lax.stop_gradient(x * 3)", "v[...] = jax.lax.stop_gradient(x * 3)  # STG201")
     plain = plain.replace("v[...] = v[...] + 1.0", "v[...] = v[...] + 1.0  # STG102")
     assert_marked(plain)
+
+
+def test_class_level_declarations_decide_the_kind():
+    """`n: int = nnx.data()` makes `self.n = 0` data (flax 0.12.8: 1 trace for 3 calls, n carried
+    out; `if m.n > 0` under jit: TracerBoolConversionError); `s: nnx.Static[int]` keeps it static
+    (3 traces for 3 calls; `if m.s > 0` works)."""
+    assert_marked("""
+        import jax
+        from flax import nnx
+
+        class A(nnx.Module):
+            n: int = nnx.data()
+            s: nnx.Static[int]
+
+            def __init__(self):
+                self.n = 0
+                self.s = 3
+
+        @nnx.jit
+        def step(m):
+            m.n += 1
+            m.s += 1  # STG501
+
+        @jax.jit
+        def check(m):
+            if m.s > 0:
+                return 1
+            if m.n > 0:  # STG602
+                return 2
+            return 0
+
+        a = A()
+        step(a)
+        check(a)
+    """)
