@@ -111,13 +111,13 @@ class DiscardedFunctionalUpdate(Rule):
         self._errors.leave(node)
 
     def visit_Expr(self, node: cst.Expr) -> None:
+        found = discarded_update(node)
+        if found is None:
+            return
         if self._errors.depth:
             return  # `with pytest.raises(...)`: the statement is there to raise
         if uses_pallas(self.ctx):
             return  # a Pallas ref's `.at[i].set(v)` stores into the ref
-        found = discarded_update(node)
-        if found is None:
-            return
         call, array, method = found
         self.report(call, expr=short_code(call), array=short_code(array), method=method)
 

@@ -165,7 +165,7 @@ class DataDependentShape(Rule):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         ctx, func = self.ctx, self.ctx.function
-        if func is None or not ctx.in_staged_context or self._errors.depth or uses_pallas(ctx):
+        if func is None or not ctx.in_staged_context or self._errors.depth:
             return
         for element in node.slice:
             sl = element.slice
@@ -191,16 +191,16 @@ class DataDependentShape(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx, func = self.ctx, self.ctx.function
-        if func is None or not ctx.in_staged_context or self._errors.depth or uses_pallas(ctx):
-            return  # (under `pytest.raises(...)`: a test of the error itself; Pallas: refs and block specs)
+        if func is None or not ctx.in_staged_context or self._errors.depth:
+            return  # (under `pytest.raises(...)`: a test of the error itself)
         names = ctx.qualified_names(node.func)
-        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        positional = [a.value for a in node.args if a.keyword is None and not a.star]
-        if any(a.star for a in node.args):
-            return  # `f(*args, **kw)`: `size=` may be among them
         if not any(q.startswith("jax.numpy.") for q in names) and not (
                 isinstance(node.func, cst.Attribute) and node.func.attr.value == "nonzero"):
             return
+        if any(a.star for a in node.args):
+            return  # `f(*args, **kw)`: `size=` may be among them
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        positional = [a.value for a in node.args if a.keyword is None]
         call = short_code(node)
         for q in sorted(names):
             if (q in SIZED or q == "jax.numpy.where" and len(positional) == 1 and not {"x", "y"} & set(keywords)) \
@@ -251,6 +251,8 @@ class DataDependentShape(Rule):
                              instead="pass `size=` (and `fill_value=`) to fix the output's length")
 
     def _report(self, node, t: Tensorness, **fields) -> None:
+        if uses_pallas(self.ctx):
+            return  # Pallas: refs and block specs (asked last: it reads the file's imports)
         self.report(node, why=_WHY, _definite=t.definite, _params=sorted(t.params), _jax_only=True, **fields)
 
     @classmethod
