@@ -68,19 +68,44 @@ def _imports_pallas(st) -> bool:
 
 class ExpectedErrors:
     """The `with pytest.raises(...)` / `assertRaises` blocks around the walk's position: code
-    there is written to fail, so a rule says nothing about it."""
+    there is written to fail, so a rule says nothing about it. One per file (`of`), shared by
+    the rules that ask: each `with` is read once, whichever rule's walk reaches it first."""
 
     def __init__(self, ctx):
         self.ctx = ctx
         self.depth = 0
+        #: id(With) -> 1 when it expects an error, else 0; for the `with` statements the walk is in
+        self._open: dict[int, int] = {}
+
+    @classmethod
+    def of(cls, ctx) -> "ExpectedErrors":
+        errors = ctx.__dict__.get("_expected_errors")
+        if errors is None:
+            errors = ctx.__dict__["_expected_errors"] = cls(ctx)
+        return errors
 
     def enter(self, node: cst.With) -> None:
-        if any(expects_error(self.ctx, item.item) for item in node.items):
-            self.depth += 1
+        if id(node) not in self._open:
+            expecting = self._open[id(node)] = int(any(expects_error(self.ctx, item.item) for item in node.items))
+            self.depth += expecting
 
     def leave(self, node: cst.With) -> None:
-        if any(expects_error(self.ctx, item.item) for item in node.items):
-            self.depth -= 1
+        self.depth -= self._open.pop(id(node), 0)
+
+
+class InExpectedErrors:
+    """For a rule (a mixin before `Rule`) that says nothing about code written to fail:
+    `self.expecting_error` is true inside `with pytest.raises(...)` / `self.assertRaises(...)`."""
+
+    def visit_With(self, node: cst.With) -> None:
+        ExpectedErrors.of(self.ctx).enter(node)
+
+    def leave_With(self, node: cst.With) -> None:
+        ExpectedErrors.of(self.ctx).leave(node)
+
+    @property
+    def expecting_error(self) -> bool:
+        return ExpectedErrors.of(self.ctx).depth > 0
 
 
 class JitSites:

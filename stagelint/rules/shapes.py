@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.context import short_code
-from stagelint.jitsites import ExpectedErrors, uses_pallas
+from stagelint.jitsites import InExpectedErrors, uses_pallas
 from stagelint.rules.base import Rule
 from stagelint.tensors import Tensorness, tensorness
 
@@ -44,7 +44,7 @@ _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterTha
 _WHY = "the result's shape would depend on traced values"
 
 
-class DataDependentShape(Rule):
+class DataDependentShape(InExpectedErrors, Rule):
     """
     ## What it does
     Flags, in code that `jax.jit`, `jax.vmap`, `jax.pmap` or a `jax.lax` control-flow body
@@ -153,19 +153,9 @@ class DataDependentShape(Rule):
         """,
     )
 
-    def __init__(self, ctx):
-        super().__init__(ctx)
-        self._errors = ExpectedErrors(ctx)
-
-    def visit_With(self, node: cst.With) -> None:
-        self._errors.enter(node)
-
-    def leave_With(self, node: cst.With) -> None:
-        self._errors.leave(node)
-
     def visit_Subscript(self, node: cst.Subscript) -> None:
         ctx, func = self.ctx, self.ctx.function
-        if func is None or not ctx.in_staged_context or self._errors.depth:
+        if func is None or not ctx.in_staged_context or self.expecting_error:
             return
         for element in node.slice:
             sl = element.slice
@@ -191,7 +181,7 @@ class DataDependentShape(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx, func = self.ctx, self.ctx.function
-        if func is None or not ctx.in_staged_context or self._errors.depth:
+        if func is None or not ctx.in_staged_context or self.expecting_error:
             return  # (under `pytest.raises(...)`: a test of the error itself)
         names = ctx.qualified_names(node.func)
         if not any(q.startswith("jax.numpy.") for q in names) and not (
