@@ -5,7 +5,8 @@
 Both sides are real code users write, from the pinned corpus (`bench/corpus.py`, fetched when
 missing): the JAX side is the Python files of google/flax's `examples/` (140 files; `--jax
 jax_examples` for jax-ml/jax's), the TensorFlow side the Python files of tensorflow/examples
-(`--tf tf_docs` for the tensorflow/docs notebooks converted to `.py`). Only the files that import
+(`--tf tf_docs` for the tensorflow/docs notebooks converted to `.py`; `--tf tf_examples,tf_docs`
+for both, each in a folder of its own). Only the files that import
 their side's framework are taken (`--all-files`: every file): both sides are then code written
 against the framework, not the data scripts and setup files around it. Each side is copied to a
 folder of its own and checked with `stagelint check --no-cache --jobs 1 --output-format json`,
@@ -104,8 +105,8 @@ def analysed(folder: Path) -> tuple[int, int]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--jax", default="flax", help="JAX corpus folder (flax or jax_examples)")
-    ap.add_argument("--tf", default="tf_examples", help="TensorFlow corpus folder (tf_examples or tf_docs)")
+    ap.add_argument("--jax", default="flax", help="JAX corpus folder (flax or jax_examples; several: flax,jax_examples)")
+    ap.add_argument("--tf", default="tf_examples", help="TensorFlow corpus folder (tf_examples or tf_docs; several: tf_examples,tf_docs)")
     ap.add_argument("--all-files", action="store_true", help="every .py file, not only those importing the framework")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
@@ -114,7 +115,11 @@ def main(argv: list[str] | None = None) -> int:
         for label, name in (("JAX", args.jax), ("TensorFlow", args.tf)):
             folder = Path(tmp) / label
             folder.mkdir()
-            files, lines = copy_side(name, folder, None if args.all_files else IMPORTS[label])
+            files = lines = 0
+            names = name.split(",")
+            for one in names:  # several corpora: each in a folder of its own, checked as one
+                got = copy_side(one, folder / one if len(names) > 1 else folder, None if args.all_files else IMPORTS[label])
+                files, lines = files + got[0], lines + got[1]
             sides[label] = (folder, files, lines)
             print(f"{label}: {name}, {files} files, {lines} lines", file=sys.stderr)
         times: dict[str, list[tuple[float, float]]] = {k: [] for k in sides}
