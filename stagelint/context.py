@@ -22,6 +22,8 @@ from libcst.metadata import (
     QualifiedNameSource,
 )
 
+from libcst._nodes.internal import CodegenState
+
 from stagelint import facts as F
 from stagelint.fastmeta import Metadata, fast_traversal, walk
 from stagelint.frameworks import size_argument
@@ -68,8 +70,46 @@ def code_of(node: cst.CSTNode) -> str:
 
 
 def short_code(node: cst.CSTNode, limit: int = 40) -> str:
-    text = " ".join(code_of(node).split())
+    """The node's code on one line (whitespace runs made one space), cut to `limit` characters.
+    Only as much code is generated as the cut needs: a statement's text (`AttrWrite.text`, a
+    call's argument) is often long, its code generation was a twentieth of a file's analysis."""
+    state = _PrefixState(default_indent=_EMPTY.default_indent, default_newline=_EMPTY.default_newline)
+    state.limit = limit
+    try:
+        node._codegen(state)
+    except _Enough:
+        pass
+    # A prefix's words are the whole text's first words (its last one maybe cut short), so the
+    # cut of a prefix longer than `limit` is the cut of the whole text.
+    text = " ".join("".join(state.tokens).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _Enough(Exception):
+    """Code generation for `short_code` stops: enough text for the cut."""
+
+
+class _PrefixState(CodegenState):
+    limit = 0
+    size = 0  # characters generated so far
+    check_at = 0  # `size` past which the text may be long enough
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        self._grown(len(value))
+
+    def add_indent_tokens(self) -> None:
+        self.tokens.extend(self.indent_tokens)
+        self._grown(sum(map(len, self.indent_tokens)))
+
+    def _grown(self, by: int) -> None:
+        self.size += by
+        if self.size > max(self.limit, self.check_at):
+            words = len(" ".join("".join(self.tokens).split()))
+            if words > self.limit:
+                raise _Enough
+            # the one-line text grows by at most what is generated: no need to look before then
+            self.check_at = self.size + (self.limit - words)
 
 
 @dataclass
