@@ -390,8 +390,9 @@ def screen_moved(state: ProjectState, path: str, before: bytes | None, after: by
 
     module, is_package = state.names(path)
     pattern, entries = screening.staging_pattern(state.settings), screening.entry_pattern(state.settings)
-    return screening.summarize(before, pattern, module, is_package, entries) != \
-        screening.summarize(after, pattern, module, is_package, entries)
+    jax_entries = screening.jax_entry_pattern()
+    return screening.summarize(before, pattern, module, is_package, entries, jax_entries) != \
+        screening.summarize(after, pattern, module, is_package, entries, jax_entries)
 
 
 def analyse_demanded(state: ProjectState) -> bool:

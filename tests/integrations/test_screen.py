@@ -237,3 +237,59 @@ def test_deferred_files_are_analysed_only_when_staged_code_needs_them(tmp_path, 
     }
     assert result.files_checked == 5
     _same_either_way(["."])
+
+
+def test_jax_entry_spellings_count_only_where_jax_is_in_reach(tmp_path, monkeypatch):
+    """`def __call__(`, `tf.cond(` (read as `jax.lax.cond(`'s `.cond(`), `.grad` spell JAX entry
+    points; a file with no JAX in its import closure cannot have one, so it waits to be needed
+    like any other file. Through a project base class or re-export, JAX is in reach."""
+    write_tree(tmp_path, {
+        "tfpkg/__init__.py": "",
+        "tfpkg/schedule.py": """
+            import tensorflow as tf
+
+
+            class Schedule:
+                def __call__(self, step):
+                    return tf.cond(step > 10, lambda: 0.1, lambda: 1.0)
+        """,
+        "tfpkg/train.py": """
+            import tensorflow as tf
+            from tfpkg.schedule import Schedule
+
+
+            @tf.function
+            def step(x):
+                print(x)
+                return x + 1
+        """,
+        "jpkg/__init__.py": "",
+        "jpkg/base.py": "import flax.linen as nn\n\n\nclass Base(nn.Module):\n    pass\n",
+        # no JAX word of its own: its base class is a Linen module
+        "jpkg/model.py": """
+            from jpkg.base import Base
+
+
+            class Model(Base):
+                def __call__(self, x):
+                    print(x)
+                    return x
+        """,
+        "jpkg/plain.py": "from jpkg import base\n\n\ndef cond(p):\n    return base.Base().cond(p)\n",
+        "jpkg/run.py": """
+            import jax
+            from jpkg.model import Model
+
+
+            @jax.jit
+            def run(variables, x):
+                return Model().apply(variables, x)
+        """,
+    })
+    monkeypatch.chdir(tmp_path)
+    sel = _selection(["."])
+    assert "tfpkg/train.py" in sel.analyse
+    assert "tfpkg/schedule.py" in sel.deferred.values()  # TensorFlow only: `__call__`, `.cond(` are no entry
+    assert "jpkg/model.py" in sel.analyse and "jpkg/plain.py" in sel.analyse  # JAX in reach
+    result = _same_either_way(["."])
+    assert {(f.path, f.code) for f in result.findings} == {("tfpkg/train.py", "STG101"), ("jpkg/model.py", "STG101")}
