@@ -111,8 +111,7 @@ _JAX_CALLS = frozenset(q.rsplit(".", 1)[-1] for q in JAX_FUNCTION_ARGUMENTS) - _
 #: directly or not, a project file that does. JAX's own qualified names (`jax.lax.cond`, a base
 #: class deriving from `flax.linen.Module`) reach a file only through such a chain of imports, so
 #: a JAX entry spelling (`def __call__(`, `tf.cond(` read as `.cond(`) elsewhere is no entry.
-JAX_WORDS = re.compile(b"|".join(re.escape(w.encode()) for w in sorted(
-    {name.split(".")[0] for name in (*JAX.roots, *JAX.staging_decorators)})))
+JAX_WORDS = tuple(sorted({name.split(".")[0].encode() for name in (*JAX.roots, *JAX.staging_decorators)}))
 
 
 def entry_pattern(settings) -> re.Pattern[bytes]:
@@ -229,7 +228,9 @@ class Selection:
     findings. `digests`: the SHA-256 of every file read, by real path (keys of the result
     cache); `sources` and `names`: the bytes of the deferred files and the dotted names they
     refer to (`referenced_names`); `known`: every file the screen read;
-    `files_for(names)`: the files dotted names may refer to (the screen's module graph)."""
+    `files_for(names)`: the files dotted names may refer to (the screen's module graph).
+    Whether Python parses a deferred file (its STG000) is asked only once the rounds are over,
+    of the files they left (`unparsed`): a file a round analyses is parsed there anyway."""
 
     analyse: list[str] = field(default_factory=list)
     skip: list[str] = field(default_factory=list)
@@ -239,21 +240,42 @@ class Selection:
     names: dict[str, frozenset] = field(default_factory=dict)
     known: set[str] = field(default_factory=set)
     files_for: object = None
+    #: deferred given files not known to parse: real path -> their summary
+    unchecked: dict[str, FileSummary] = field(default_factory=dict)
+    #: (cache, its keys by real path, the summaries to keep: fresh, or parses learnt)
+    keeping: tuple = (None, {}, {})
+
+    def unparsed(self, left) -> list[str]:
+        """Of the deferred files no round analysed (real paths), those Python's parser refuses:
+        they are analysed for their STG000. What was learnt is kept in the cache."""
+        cache, keys, fresh = self.keeping
+        broken = []
+        for real, summary in self.unchecked.items():
+            if real not in left:
+                continue
+            if summary.parses is None:
+                summary = fresh[real] = dataclasses.replace(summary, parses=parses(self.sources[real], self.deferred[real]))
+            if not summary.parses:
+                broken.append(real)
+        self.unchecked = {}
+        _keep(cache, keys, fresh)
+        self.keeping = (None, {}, {})
+        return sorted(broken)
 
 
 @dataclass(frozen=True)
 class FileSummary:
     """What the screen reads from one file: whether it spells a staging word, whether it spells
     an entry point (`screen.entry_pattern`), the dotted names it may refer to other modules by,
-    (once asked) whether Python parses it, whether it spells a JAX root (`JAX_WORDS`) and a JAX
-    entry point (`jax_entry_pattern`)."""
+    whether it spells a JAX root (`JAX_WORDS`) and, once asked, whether Python parses it and
+    whether it spells a JAX entry point (`jax_entry_pattern`: asked where JAX is in reach)."""
 
     stages: bool
     names: frozenset[str]
     parses: bool | None = None
     entries: bool = False
     jax: bool = False
-    jax_entries: bool = False
+    jax_entries: bool | None = None
 
 
 class _Graph:
@@ -343,8 +365,8 @@ def summarize(source: bytes, pattern: re.Pattern[bytes], module: str, is_package
     stages = mentions_staging(source, pattern)
     return FileSummary(stages, frozenset(referenced_names(source, module, is_package)),
                        entries=entries is not None and entries.search(source) is not None,
-                       jax=stages and JAX_WORDS.search(source) is not None,
-                       jax_entries=jax_entries is not None and jax_entries.search(source) is not None)
+                       jax=stages and any(w in source for w in JAX_WORDS),
+                       jax_entries=None if jax_entries is None else jax_entries.search(source) is not None)
 
 
 def select(files: list[str], settings, search_roots, module_name, read=None, cache=None, realpath=None) -> Selection:
@@ -378,6 +400,7 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
 
     summaries: dict[str, FileSummary | None] = {}
     keys: dict[str, str] = {}
+    fresh: dict[str, FileSummary] = {}  # summaries the cache did not have: kept at the end, once
     digests: dict[str, str] = {}
     sources: dict[str, bytes] = {}
     queue = list(given)
@@ -388,6 +411,7 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
         if len(summaries) >= MAX_FILES + len(given):
             # Imports lead somewhere huge (a search root inside site-packages): no screen,
             # rather than a partial one that could drop a finding.
+            _keep(cache, keys, fresh)
             return Selection(analyse=list(given.values()), digests=digests)
         source = load(real)
         if source is None:
@@ -401,9 +425,7 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
             keys[real] = cache.key("screen", cache_settings, module, is_package, digests[real])
             summary = cache.get("screen", keys[real], FileSummary)
         if summary is None:
-            summary = summarize(source, pattern, module, is_package, entries, jax_entries)
-            if cache is not None:
-                cache.put("screen", keys[real], summary)
+            summary = fresh[real] = summarize(source, pattern, module, is_package, entries)
         summaries[real] = summary
         queue.extend(f for f in graph.files_for(summary.names, with_index=True) if f not in summaries)
     for real in summaries:
@@ -435,25 +457,32 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
                           files_for=lambda names: graph.files_for(names, with_index=True))
     for real, summary in summaries.items():
         shown = given.get(real)
+        if summary is not None and summary.jax_entries is None and not summary.entries and real in live \
+                and real in jax_in_reach:
+            # (asked only here: a search of the whole file that a TensorFlow code base never needs)
+            summary = fresh[real] = dataclasses.replace(summary, jax_entries=jax_entries.search(sources[real]) is not None)
+        entry = summary is not None and (summary.entries or (real in jax_in_reach and bool(summary.jax_entries)))
         # A notebook's JSON is not Python the screen can read (escaped strings, one cell's
         # syntax error is not the file's): notebooks always get the full analysis.
-        entry = summary is not None and (summary.entries or (summary.jax_entries and real in jax_in_reach))
         if summary is None or (real in live and entry) or (shown is not None and shown.endswith(".ipynb")):
             if shown is not None or summary is not None:
                 selection.analyse.append(shown if shown is not None else display_path(Path(real)))
             continue
-        if summary.parses is None and (shown is not None):
-            summary = dataclasses.replace(summary, parses=parses(sources[real], shown))
-            if cache is not None:
-                cache.put("screen", keys[real], summary)
-        if shown is not None and not summary.parses:
-            selection.analyse.append(shown)  # its STG000
-        elif real in live:
+        if real in live:
+            if shown is not None and not summary.parses:
+                selection.unchecked[real] = summary  # asked when the rounds are over
             selection.deferred[real] = shown if shown is not None else display_path(Path(real))
             selection.sources[real] = sources[real]
             selection.names[real] = summary.names
+            continue
+        if summary.parses is None and (shown is not None):
+            summary = fresh[real] = dataclasses.replace(summary, parses=parses(sources[real], shown))
+        if shown is not None and not summary.parses:
+            selection.analyse.append(shown)  # its STG000
         elif shown is not None:
             selection.skip.append(shown)
+    _keep(cache, keys, {real: s for real, s in fresh.items() if real not in selection.unchecked})
+    selection.keeping = (cache, keys, {real: s for real, s in fresh.items() if real in selection.unchecked})
     order = {real: i for i, real in enumerate(given)}
     # Given files in the order given, then imported ones by name: the same order every run.
     selection.analyse.sort(key=lambda shown: (order.get(realpath(shown), len(order)), shown))
@@ -470,3 +499,9 @@ def _importers_of(files: set[str], importers: dict[str, set[str]]) -> set[str]:
                 out.add(importer)
                 queue.append(importer)
     return out
+
+
+def _keep(cache, keys: dict[str, str], fresh: dict[str, FileSummary]) -> None:
+    if cache is not None:
+        for real, summary in fresh.items():
+            cache.put("screen", keys[real], summary)

@@ -98,6 +98,30 @@ def test_syntax_error_in_a_file_that_stages_nothing_is_still_reported(tmp_path, 
     assert [(f.path, f.code) for f in result.findings] == [("broken.py", "STG000")]
 
 
+@pytest.mark.parametrize("cached", [False, True])
+def test_syntax_error_in_a_deferred_file_no_round_needs_is_reported(tmp_path, monkeypatch, cached):
+    """A live file without an entry point is parsed by Python only once the rounds are over and
+    no round analysed it; the one that does not parse then gets its STG000, cold or warm."""
+    from stagelint.cache import open_cache
+
+    write_tree(tmp_path, {
+        "model.py": "import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    return x\n",
+        "broken.py": "import tensorflow as tf\n\ndef g(:\n    pass\n",
+        "fine.py": "import tensorflow as tf\n\n\ndef h(x):\n    return tf.square(x)\n",
+        "pyproject.toml": "",
+    })
+    monkeypatch.chdir(tmp_path)
+    sel = _selection(["."])
+    assert set(sel.deferred.values()) == {"broken.py", "fine.py"} and sel.unchecked.keys() == sel.deferred.keys()
+    assert sel.unparsed(sel.deferred.keys()) == [str(tmp_path / "broken.py")]
+    cache = (lambda: open_cache(["."], directory=str(tmp_path / "cache"))) if cached else (lambda: None)
+    for _ in range(2 if cached else 1):  # cached: the second run takes the screen's reading from the cache
+        result = check_paths(["."], jobs=0, cache=cache())
+        assert [(f.path, f.code) for f in result.findings] == [("broken.py", "STG000")]
+        assert result.files_checked == 3
+    _same_either_way(["."])
+
+
 def test_helper_reached_through_an_attribute_chain(tmp_path, monkeypatch):
     write_tree(tmp_path, {
         "pkg/__init__.py": "",
