@@ -197,6 +197,12 @@ def analyse(state: ProjectState) -> None:
         files = [state.deferred.pop(real) for real in wanted]
     if state.plan_key is not None and state.planned is None and state.clean:
         state.cache.put("plan", state.plan_key, state.rounds)  # a crash or hang changes the rounds: not kept
+    if state.selection is not None:
+        # The given files left that Python's parser refuses: analysed for their STG000 (no
+        # round needs them: they have no facts to give).
+        broken = state.selection.unparsed(state.deferred.keys())
+        for outcome in _outcomes(state, [state.deferred.pop(real) for real in broken]):
+            _take(state, outcome)
     # Nothing staged needs the deferred files left: placeholders, as screened-out files are.
     state.placeholders = _placeholders(state, state.deferred.values())
     state.unneeded, state.deferred = state.deferred, {}
@@ -390,8 +396,9 @@ def screen_moved(state: ProjectState, path: str, before: bytes | None, after: by
 
     module, is_package = state.names(path)
     pattern, entries = screening.staging_pattern(state.settings), screening.entry_pattern(state.settings)
-    return screening.summarize(before, pattern, module, is_package, entries) != \
-        screening.summarize(after, pattern, module, is_package, entries)
+    jax_entries = screening.jax_entry_pattern()
+    return screening.summarize(before, pattern, module, is_package, entries, jax_entries) != \
+        screening.summarize(after, pattern, module, is_package, entries, jax_entries)
 
 
 def analyse_demanded(state: ProjectState) -> bool:
