@@ -23,7 +23,8 @@ CORPUS = HERE.parent / "bench" / ".corpus"
 #: large files of the pinned corpus (`python bench/corpus.py`), many classes and helpers each
 REAL = [
     "tf_models/official/vision/modeling/layers/nn_layers.py",
-    "tf_models/official/vision/ops/augment.py",
+    "tf_models/official/legacy/xlnet/xlnet_modeling.py",
+    "tf_models/official/core/train_utils.py",
     "keras_hub/keras_hub/src/models/swin_transformer/swin_transformer_layers.py",
 ]
 

@@ -414,6 +414,12 @@ def _key(mover: _Mover, key: str) -> str:
 
 # the splice -------------------------------------------------------------------------------------
 
+#: The least share of the file's lines the blanking must leave out for the splice to be worth
+#: its cost (the new text's `ast` parse, the old facts' copy and move: on tf-models files, a
+#: tenth of the whole file's analysis).
+SAVES = 0.25
+
+
 @dataclass
 class Spliced:
     facts: F.ModuleFacts
@@ -429,8 +435,9 @@ def splice(memo: Memo, new_text: str, analyse) -> Spliced | None:
     plan = _Plan(memo, new_text, memo.staging)
     if not plan.ok:
         return None
-    if not plan.blank:
-        return None  # nothing to save: the whole file
+    blanked = sum(plan.units[i].end - plan.units[i].body for i in plan.blank)
+    if blanked < SAVES * len(plan.new_lines):
+        return None  # too little to save for the splice's own cost: the whole file
     reduced = analyse(plan.reduced())
     if reduced is None or reduced.errors or reduced.module != memo.module \
             or any(c.code == "STG000" for c in reduced.candidates):
