@@ -233,10 +233,15 @@ def _same_file_function(ctx: FileContext, func: cst.BaseExpression, within: Func
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and within is not None \
             and func.value.value == within.self_name and within.facts.class_qualname:
         by_method = ctx.memo.setdefault("methods", {})
-        if not by_method:
-            for info in infos.values():
+        # Brought up to date with the functions walked since it was last asked (filled once, at
+        # the first question, it held only the methods walked before that one: an answer that
+        # depended on which classes came earlier in the file).
+        seen = ctx.memo.get("methods_seen", 0)
+        if seen != len(infos):
+            for info in list(infos.values())[seen:]:
                 if info.facts.class_qualname:
                     by_method[(info.facts.class_qualname, info.facts.name)] = info
+            ctx.memo["methods_seen"] = len(infos)
         return by_method.get((within.facts.class_qualname, func.attr.value))
     return None
 

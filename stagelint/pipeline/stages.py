@@ -441,9 +441,11 @@ def analyse_demanded(state: ProjectState) -> bool:
     return found
 
 
-def reanalyse(state: ProjectState, path: str, source: bytes | None) -> Outcome:
+def reanalyse(state: ProjectState, path: str, source: bytes | None, analyse=None) -> Outcome:
     """Analyse one file again, from `source` (an editor's buffer) or from the disk (None), and
-    put its facts in place of the old ones; `project_phase` then joins them with the rest."""
+    put its facts in place of the old ones; `project_phase` then joins them with the rest.
+    `analyse(shown path, bytes) -> Outcome` replaces the whole file's per-file phase (the
+    language server's splice, `pipeline.splice`)."""
     from stagelint.pipeline.perfile import Outcome, analyse_bytes
     from stagelint.pipeline.verdicts import read_bytes
 
@@ -459,7 +461,7 @@ def reanalyse(state: ProjectState, path: str, source: bytes | None) -> Outcome:
     else:
         state.sources[real] = source
     shown = next((m.path for r, m in state.modules.items() if r == real), None) or path
-    outcome = analyse_bytes(shown, source, state.settings, state.roots)
+    outcome = (analyse or (lambda p, b: analyse_bytes(p, b, state.settings, state.roots)))(shown, source)
     if outcome.status == "ok":
         state.modules[real] = outcome.facts
         state.reported.add(shown)
