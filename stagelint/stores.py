@@ -183,7 +183,7 @@ def after_early_return_guard(ctx: FileContext, func: FunctionInfo, node: cst.CST
     for stmt in body.body:
         if ctx.position(stmt).line >= line:
             return False
-        if isinstance(stmt, cst.If) and stmt.orelse is None and _returns(stmt.body):
+        if type(stmt) is cst.If and stmt.orelse is None and _returns(stmt.body):  # (exact: cheaper)
             if ctx.first_call_guard(stmt.test) == "orelse" or _is_built_test(stmt.test):
                 return True
     return False

@@ -696,9 +696,10 @@ def _has_yield(func: cst.FunctionDef, ctx: FileContext) -> bool:
         stack = [func.body]
         while stack and not found:
             node = stack.pop()
-            if isinstance(node, (cst.Yield,)):
+            t = type(node)  # exact types: a failed isinstance against a libcst class is slow
+            if t is cst.Yield:
                 found = True
-            elif isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            elif t is cst.FunctionDef or t is cst.Lambda or t is cst.ClassDef:
                 continue
             else:
                 stack.extend(node.children)

@@ -66,11 +66,12 @@ def function_state_op(ctx, node: cst.FunctionDef, cls: cst.ClassDef | None = Non
     stack = [node.body]
     while stack and not found:
         n = stack.pop()
-        if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        t = type(n)  # exact types: a failed isinstance against a libcst class is slow
+        if t is cst.FunctionDef or t is cst.ClassDef or t is cst.Lambda:
             continue
-        if isinstance(n, cst.With) and ctx.is_lifting_scope(n):
+        if t is cst.With and ctx.is_lifting_scope(n):
             continue
-        if isinstance(n, cst.Call):
+        if t is cst.Call:
             found = runs_state_op(ctx, n, owner, _depth) or ""
         stack.extend(reversed(n.children))
     memo[key] = found
