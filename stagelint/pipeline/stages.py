@@ -274,9 +274,17 @@ def _take(state: ProjectState, outcome: Outcome) -> None:
             result.skipped.append((outcome.path, outcome.detail))
 
 
-def _outcomes(state: ProjectState, files: list[str], pool: _Pool):
+def _outcomes(state: ProjectState, files: list[str], pool: _Pool | None = None):
     """The outcomes of one round: buffers and, with `jobs=0`, everything in this process; the
-    rest in worker processes (`pool`). The result cache serves files whose bytes it has seen."""
+    rest in worker processes (`pool`, else workers of their own). The result cache serves files
+    whose bytes it has seen."""
+    if pool is None:
+        pool = _Pool(state)
+        try:
+            yield from _outcomes(state, files, pool)
+        finally:
+            pool.close()
+        return
     lookup = _CachedFacts(state) if state.use_cache else None
     store = (state.cache, state.fact_settings()) if state.use_cache else None
     more = _FollowImports(state)
