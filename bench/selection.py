@@ -36,14 +36,14 @@ def main(argv=None) -> int:
     from stagelint.engine import check_paths
 
     analysed: list[str] = []
-    original = workers.analyse_files
+    original = workers.Pool.analyse
 
-    def counting(paths, *a, **k):
-        for outcome in original(paths, *a, **k):
+    def counting(self, paths, *a, **k):
+        for outcome in original(self, paths, *a, **k):
             analysed.append(outcome.path)
             yield outcome
 
-    workers.analyse_files = counting
+    workers.Pool.analyse = counting
     names = args.projects.split(",")
     chosen = [p[2] for p in PROJECTS if p[2] in names]
     folders = dict(zip(chosen, corpus(tuple(chosen))))

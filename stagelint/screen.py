@@ -254,7 +254,8 @@ class Selection:
             if real not in left:
                 continue
             if summary.parses is None:
-                summary = fresh[real] = dataclasses.replace(summary, parses=parses(self.sources[real], self.deferred[real]))
+                summary = dataclasses.replace(summary, parses=parses(self.sources[real], self.deferred[real]))
+                fresh[real] = summary
             if not summary.parses:
                 broken.append(real)
         self.unchecked = {}
@@ -460,7 +461,8 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
         if summary is not None and summary.jax_entries is None and not summary.entries and real in live \
                 and real in jax_in_reach:
             # (asked only here: a search of the whole file that a TensorFlow code base never needs)
-            summary = fresh[real] = dataclasses.replace(summary, jax_entries=jax_entries.search(sources[real]) is not None)
+            summary = dataclasses.replace(summary, jax_entries=jax_entries.search(sources[real]) is not None)
+            fresh[real] = summary
         entry = summary is not None and (summary.entries or (real in jax_in_reach and bool(summary.jax_entries)))
         # A notebook's JSON is not Python the screen can read (escaped strings, one cell's
         # syntax error is not the file's): notebooks always get the full analysis.

@@ -85,76 +85,105 @@ def analyse_files(paths, settings, roots, jobs: int, more=None, lookup=None, sto
     outcome (from the result cache) instead; `store` is where workers keep fresh outcomes
     (`pipeline.perfile.store_outcome`). Workers start only when some file is not served: a run that the
     cache serves entirely starts none."""
-    import time
-
-    queue: deque = deque()
-
-    def serve(pending):
-        """Outcomes the cache serves, following their imports; the rest join the queue."""
-        pending = deque(pending)
-        while pending:
-            path = pending.popleft()
-            outcome = lookup(path) if lookup is not None else None
-            if outcome is None:
-                queue.append(path)
-                continue
-            yield outcome
-            if more is not None:
-                pending.extend(more(outcome))
-
-    yield from serve(paths)
-    if not queue:
-        return
-    # Biggest files first, so that no worker is left with a long file while the others idle.
-    biggest_first = sorted(queue, key=_size, reverse=True)
-    queue.clear()
-    queue.extend(biggest_first)
-    mp = _context(start_method)
-    timeout = getattr(settings, "file_timeout", None) or FILE_TIMEOUT
-    jobs = max(1, min(jobs, len(queue)))
-    workers = [_Worker(mp, settings, roots, store) for _ in range(jobs)]
+    pool = Pool(settings, roots, jobs, store=store, start_method=start_method)
     try:
-        while queue or any(w.path for w in workers):
-            for w in workers:
-                if w.path is None and queue:
-                    w.path = queue.popleft()
-                    w.started = time.monotonic()
-                    w.conn.send(w.path)
-            busy = [w for w in workers if w.path is not None]
-            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=1.0)
-            now = time.monotonic()
-            for i, w in enumerate(workers):
-                if w.path is None:
-                    continue
-                outcome = None
-                if w.conn in ready:
-                    try:
-                        outcome = w.conn.recv()
-                    except (EOFError, OSError):
-                        outcome = None
-                if outcome is None and (w.process.sentinel in ready or w.conn in ready):
-                    w.process.join(timeout=1)
-                    code = w.process.exitcode
-                    reason = f"signal {-code}" if code is not None and code < 0 else f"exit status {code}"
-                    outcome = Outcome(w.path, "skipped",
-                                      detail=f"the analysis process died ({reason}); the file is likely too deeply nested for the parser")
-                    workers[i] = _Worker(mp, settings, roots, store)
-                elif outcome is None and now - w.started > timeout:
-                    w.process.kill()
-                    w.process.join()
-                    outcome = Outcome(w.path, "skipped",
-                                      detail=f"skipped: the analysis took longer than {timeout:g} s (file-timeout)")
-                    workers[i] = _Worker(mp, settings, roots, store)
-                if outcome is None:
-                    continue
-                if workers[i] is w:
-                    w.path = None
-                yield outcome
-                if more is not None:
-                    yield from serve(more(outcome))
+        yield from pool.analyse(paths, more, lookup)
     finally:
+        pool.close()
+
+
+class Pool:
+    """Worker processes that stay up from one batch of files to the next (the rounds of a
+    check), started when a batch first needs them; `close` stops them."""
+
+    def __init__(self, settings, roots, jobs: int, store=None, start_method=None):
+        self.settings, self.roots, self.jobs, self.store = settings, roots, max(1, jobs), store
+        self.start_method = start_method
+        self.mp = None
+        self.workers: list[_Worker] = []
+
+    def _start(self) -> _Worker:
+        if self.mp is None:
+            self.mp = _context(self.start_method)
+        return _Worker(self.mp, self.settings, self.roots, self.store)
+
+    def close(self) -> None:
+        workers, self.workers = self.workers, []
         for w in workers:
             w.stop()
+
+    def analyse(self, paths, more=None, lookup=None):
+        """Yield an Outcome per file (`analyse_files`)."""
+        import time
+
+        queue: deque = deque()
+
+        def serve(pending):
+            """Outcomes the cache serves, following their imports; the rest join the queue."""
+            pending = deque(pending)
+            while pending:
+                path = pending.popleft()
+                outcome = lookup(path) if lookup is not None else None
+                if outcome is None:
+                    queue.append(path)
+                    continue
+                yield outcome
+                if more is not None:
+                    pending.extend(more(outcome))
+
+        yield from serve(paths)
+        if not queue:
+            return
+        # Biggest files first, so that no worker is left with a long file while the others idle.
+        biggest_first = sorted(queue, key=_size, reverse=True)
+        queue.clear()
+        queue.extend(biggest_first)
+        timeout = getattr(self.settings, "file_timeout", None) or FILE_TIMEOUT
+        workers = self.workers
+        while len(workers) < min(self.jobs, len(queue)):
+            workers.append(self._start())
+        try:
+            while queue or any(w.path for w in workers):
+                for w in workers:
+                    if w.path is None and queue:
+                        w.path = queue.popleft()
+                        w.started = time.monotonic()
+                        w.conn.send(w.path)
+                busy = [w for w in workers if w.path is not None]
+                ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=1.0)
+                now = time.monotonic()
+                for i, w in enumerate(workers):
+                    if w.path is None:
+                        continue
+                    outcome = None
+                    if w.conn in ready:
+                        try:
+                            outcome = w.conn.recv()
+                        except (EOFError, OSError):
+                            outcome = None
+                    if outcome is None and (w.process.sentinel in ready or w.conn in ready):
+                        w.process.join(timeout=1)
+                        code = w.process.exitcode
+                        reason = f"signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+                        outcome = Outcome(w.path, "skipped",
+                                          detail=f"the analysis process died ({reason}); the file is likely too deeply nested for the parser")
+                        workers[i] = self._start()
+                    elif outcome is None and now - w.started > timeout:
+                        w.process.kill()
+                        w.process.join()
+                        outcome = Outcome(w.path, "skipped",
+                                          detail=f"skipped: the analysis took longer than {timeout:g} s (file-timeout)")
+                        workers[i] = self._start()
+                    if outcome is None:
+                        continue
+                    if workers[i] is w:
+                        w.path = None
+                    yield outcome
+                    if more is not None:
+                        yield from serve(more(outcome))
+        except BaseException:
+            self.close()  # a batch left half done (an error, a generator closed early): no worker is reused
+            raise
 
 
 def _size(path: str) -> int:

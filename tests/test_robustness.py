@@ -302,3 +302,14 @@ def test_fuzz_valid_python_from_the_cst(node):
     source = node if isinstance(node, str) else cst.Module([]).code_for_node(node)
     facts = analyze_source("fuzz.py", source.encode("utf-8"), Settings())
     assert not facts.errors, facts.errors
+
+
+@pytest.mark.parametrize("source, long", [
+    (b"", False), (b"x" * 3999, False), (b"x" * 4000, True), (b"a\n" + b"x" * 4000 + b"\n", True),
+    (b"\n" * 5000, False), (b"y" * 3999 + b"\n" + b"z" * 3999, False), (b"a\r\n" * 3000, False),
+])
+def test_a_long_line_is_told_apart_by_its_length(source, long):
+    from stagelint import budget
+
+    assert budget.LONG_LINE == 4000
+    assert budget.has_long_line(source) is long

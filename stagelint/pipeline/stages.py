@@ -192,8 +192,22 @@ def analyse(state: ProjectState) -> None:
     the staged code found so far needs (`stagelint.demand`), until none is."""
     files = state.first_round
     words = Words(state.selection.sources, state.selection.names) if state.selection is not None else None
+    pool = _Pool(state)  # the same worker processes for every round
+    try:
+        _rounds(state, files, words, pool)
+    finally:
+        pool.close()
+    # Nothing staged needs the deferred files left: placeholders, as screened-out files are.
+    state.placeholders = _placeholders(state, state.deferred.values())
+    state.unneeded, state.deferred = state.deferred, {}
+    if state.options.report_imported:
+        state.reported = {m.path for m in state.modules.values()}
+
+
+def _rounds(state: ProjectState, files: list[str], words, pool) -> None:
+    """The rounds of `analyse`, then the files left that do not parse."""
     while True:
-        for outcome in _outcomes(state, files):
+        for outcome in _outcomes(state, files, pool):
             _take(state, outcome)
         if not state.deferred or state.planned is not None:
             break
@@ -213,13 +227,30 @@ def analyse(state: ProjectState) -> None:
         # The given files left that Python's parser refuses: analysed for their STG000 (no
         # round needs them: they have no facts to give).
         broken = state.selection.unparsed(state.deferred.keys())
-        for outcome in _outcomes(state, [state.deferred.pop(real) for real in broken]):
+        for outcome in _outcomes(state, [state.deferred.pop(real) for real in broken], pool):
             _take(state, outcome)
-    # Nothing staged needs the deferred files left: placeholders, as screened-out files are.
-    state.placeholders = _placeholders(state, state.deferred.values())
-    state.unneeded, state.deferred = state.deferred, {}
-    if state.options.report_imported:
-        state.reported = {m.path for m in state.modules.values()}
+
+
+class _Pool:
+    """`workers.Pool`, made when a round first needs worker processes."""
+
+    def __init__(self, state: ProjectState):
+        self.state = state
+        self.pool = None
+
+    def __call__(self):
+        if self.pool is None:
+            from stagelint import workers
+
+            state = self.state
+            store = (state.cache, state.fact_settings()) if state.use_cache else None
+            self.pool = workers.Pool(state.settings, state.roots, state.options.jobs or workers.default_jobs(),
+                                     store=store, start_method=state.options.start_method)
+        return self.pool
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
 
 
 def _placeholders(state: ProjectState, paths) -> list[F.ModuleFacts]:
@@ -243,11 +274,17 @@ def _take(state: ProjectState, outcome: Outcome) -> None:
             result.skipped.append((outcome.path, outcome.detail))
 
 
-def _outcomes(state: ProjectState, files: list[str]):
+def _outcomes(state: ProjectState, files: list[str], pool: _Pool | None = None):
     """The outcomes of one round: buffers and, with `jobs=0`, everything in this process; the
-    rest in worker processes. The result cache serves files whose bytes it has seen."""
-    from stagelint import workers
-
+    rest in worker processes (`pool`, else workers of their own). The result cache serves files
+    whose bytes it has seen."""
+    if pool is None:
+        pool = _Pool(state)
+        try:
+            yield from _outcomes(state, files, pool)
+        finally:
+            pool.close()
+        return
     lookup = _CachedFacts(state) if state.use_cache else None
     store = (state.cache, state.fact_settings()) if state.use_cache else None
     more = _FollowImports(state)
@@ -258,8 +295,7 @@ def _outcomes(state: ProjectState, files: list[str]):
         rest = [f for f in files if state.realpath(f) not in state.sources]
     yield from _analyse_here(state, here, more, lookup, store)
     if rest:
-        yield from workers.analyse_files(rest, state.settings, state.roots, state.options.jobs or workers.default_jobs(),
-                                         more, lookup=lookup, store=store, start_method=state.options.start_method)
+        yield from pool().analyse(rest, more, lookup=lookup)
 
 
 def _analyse_here(state: ProjectState, paths, more, lookup=None, store=None):
