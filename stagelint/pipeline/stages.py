@@ -209,6 +209,12 @@ def analyse(state: ProjectState) -> None:
         from stagelint.pipeline import plans
 
         plans.keep(state)
+    if state.selection is not None:
+        # The given files left that Python's parser refuses: analysed for their STG000 (no
+        # round needs them: they have no facts to give).
+        broken = state.selection.unparsed(state.deferred.keys())
+        for outcome in _outcomes(state, [state.deferred.pop(real) for real in broken]):
+            _take(state, outcome)
     # Nothing staged needs the deferred files left: placeholders, as screened-out files are.
     state.placeholders = _placeholders(state, state.deferred.values())
     state.unneeded, state.deferred = state.deferred, {}
@@ -402,8 +408,9 @@ def screen_moved(state: ProjectState, path: str, before: bytes | None, after: by
 
     module, is_package = state.names(path)
     pattern, entries = screening.staging_pattern(state.settings), screening.entry_pattern(state.settings)
-    return screening.summarize(before, pattern, module, is_package, entries) != \
-        screening.summarize(after, pattern, module, is_package, entries)
+    jax_entries = screening.jax_entry_pattern()
+    return screening.summarize(before, pattern, module, is_package, entries, jax_entries) != \
+        screening.summarize(after, pattern, module, is_package, entries, jax_entries)
 
 
 def analyse_demanded(state: ProjectState) -> bool:
@@ -434,9 +441,11 @@ def analyse_demanded(state: ProjectState) -> bool:
     return found
 
 
-def reanalyse(state: ProjectState, path: str, source: bytes | None) -> Outcome:
+def reanalyse(state: ProjectState, path: str, source: bytes | None, analyse=None) -> Outcome:
     """Analyse one file again, from `source` (an editor's buffer) or from the disk (None), and
-    put its facts in place of the old ones; `project_phase` then joins them with the rest."""
+    put its facts in place of the old ones; `project_phase` then joins them with the rest.
+    `analyse(shown path, bytes) -> Outcome` replaces the whole file's per-file phase (the
+    language server's splice, `pipeline.splice`)."""
     from stagelint.pipeline.perfile import Outcome, analyse_bytes
     from stagelint.pipeline.verdicts import read_bytes
 
@@ -452,7 +461,7 @@ def reanalyse(state: ProjectState, path: str, source: bytes | None) -> Outcome:
     else:
         state.sources[real] = source
     shown = next((m.path for r, m in state.modules.items() if r == real), None) or path
-    outcome = analyse_bytes(shown, source, state.settings, state.roots)
+    outcome = (analyse or (lambda p, b: analyse_bytes(p, b, state.settings, state.roots)))(shown, source)
     if outcome.status == "ok":
         state.modules[real] = outcome.facts
         state.reported.add(shown)
