@@ -9,7 +9,8 @@ its root (the corpus folders sit inside this repository, whose root would otherw
 project). There it runs `stagelint check .` once (through `engine.check_paths`, as the
 command line calls it, with a result cache), then `stagelint check FILE` for a sample of the
 project's files (half of them files with findings, as many as there are, the rest drawn at
-random), and `flake8 --select STG` on standard input for the first few of them. Every file's
+random), and `flake8 --select STG` on standard input for the first few of them, as on disk and
+edited (a comment appended, as an editor sends the buffer after a keystroke). Every file's
 findings (place, code, message, entry point) must equal those `check .` gave it; it prints
 each difference and exits 1 if there is any.
 """
@@ -86,15 +87,22 @@ def main(argv=None) -> int:
                     print(f"      extra:   {k}")
                 status |= got != want
             for path in sample[: args.stdin]:
-                proc = subprocess.run(
-                    [sys.executable, "-m", "flake8", "--select", "STG", "--stdin-display-name", path, "-"],
-                    input=(root / path).read_text(), capture_output=True, text=True, timeout=1800)
-                got = {tuple(line.split(":", 3)[1:3]) + (line.split(": ", 1)[1].split(" ", 1)[0],)
-                       for line in proc.stdout.splitlines() if ": STG" in line}
                 want = {(str(f.line), str(f.column), f.code) for f in by_file.get(path, [])}
-                mark = "same" if got == want else "DIFFERENT"
-                print(f"  flake8 -    {path}: {len(want)} findings, {mark}")
-                status |= got != want
+                # The buffer as on disk, then edited as an editor sends it after a keystroke (a
+                # comment appended: the findings stay those of `check .`; the project's facts and
+                # the plan of the rounds come from the cache the first run filled).
+                text = (root / path).read_text()
+                for label, buffer in (("", text), (" (edited)", text + "\n# edited in an editor\n")):
+                    start = time.perf_counter()
+                    proc = subprocess.run(
+                        [sys.executable, "-m", "flake8", "--select", "STG", "--stdin-display-name", path, "-"],
+                        input=buffer, capture_output=True, text=True, timeout=1800)
+                    took = time.perf_counter() - start
+                    got = {tuple(line.split(":", 3)[1:3]) + (line.split(": ", 1)[1].split(" ", 1)[0],)
+                           for line in proc.stdout.splitlines() if ": STG" in line}
+                    mark = "same" if got == want else "DIFFERENT"
+                    print(f"  flake8 -{label}    {path}: {len(want)} findings, {mark} ({took:.1f} s)")
+                    status |= got != want
         finally:
             os.chdir(here)
     print("every file got the findings of check ." if status == 0 else "some files got other findings")

@@ -2,8 +2,11 @@
 
 What is cached, per file: the outcome of the per-file phase (its `ModuleFacts`: candidates,
 functions, call sites...) and the screen's reading of the file (`screen.FileSummary`: staging
-words, referenced names, whether Python parses it). The project phase and the report are not
-cached: they join every file and are cheap next to a parse.
+words, referenced names, whether Python parses it). Per check: the plan of the project phase's
+rounds (`pipeline.plans`: which deferred files they analyse, given again after an edit that
+cannot change it) and the whole result (`stagelint.checkcache`: given again while no input
+changed). The project phase itself is not cached: it joins every file and is cheap next to a
+parse.
 
 An entry's key is a SHA-256 of everything its value depends on:
 
