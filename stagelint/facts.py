@@ -171,6 +171,8 @@ class AttrWrite:
     #: at module level inside a loop: the outermost loop's [first line, last line] (it runs both
     #: before and after the calls in the loop)
     loop: list[int] = field(default_factory=list)
+    #: on `self` in `__init__`: what the value is in Flax NNX's terms (`stagelint.nnx.stored_kind`)
+    nnx: str = ""
 
 
 @dataclass
@@ -221,6 +223,8 @@ class ClassFacts:
     qualname: str  # absolute
     bases: list[str] = field(default_factory=list)  # absolute qualified names
     span: Span | None = None
+    #: Flax NNX attribute kinds the class body declares (`x: int = nnx.static()`, `y: nnx.Data[...]`)
+    nnx_fields: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -273,6 +277,8 @@ class ModuleFacts:
     linen_runs: list[tuple] = field(default_factory=list)
     #: attribute writes, for "is this attribute reassigned anywhere?" (STG302, STG303)
     attr_writes: list[AttrWrite] = field(default_factory=list)
+    #: the module makes hijax Flax NNX Variables (`nnx.var_defaults(hijax=True)`, `hijax=True`)
+    nnx_hijax: bool = False
     #: objects built (optimizer/model variables created) outside staged code: ident -> first line
     built: dict[str, int] = field(default_factory=dict)
     #: (rule code, short traceback) for rules that raised on this file; their other

@@ -234,6 +234,37 @@ LINEN_COMPACT = frozenset({"flax.linen.compact", "flax.linen.module.compact", "f
 #: dataclass (assigning a field outside `__init__` raises, row 43).
 EQUINOX_MODULE_BASES = frozenset({"equinox.Module", "equinox._module.Module"})
 EQUINOX_STAGED_METHODS = frozenset({"__call__"})
+#: Flax NNX (`stagelint.nnx`, flax 0.12): what a module attribute is, by the call that made it.
+#: `nnx.Variable` and its library subclasses: state (traced; nnx transforms carry updates out).
+NNX_VARIABLES = frozenset(f"flax.nnx.{n}" for n in (
+    "Variable", "Param", "BatchStat", "Cache", "Intermediate", "Perturbation", "RngState", "RngKey",
+    "RngCount", "OptState", "OptArray", "OptVariable", "LoRAParam",
+)) | frozenset({"flax.nnx.variablelib.Variable", "flax.nnx.training.optimizer.OptState"})
+#: Library graph nodes (`nnx.Module` and `nnx.Pytree` subclasses): data; their attributes are
+#: the library's business (a project class deriving from one is modelled from its `__init__`).
+NNX_NODES = frozenset(f"flax.nnx.{n}" for n in (
+    "Pytree", "Object", "Module", "Dict", "List", "Sequential", "PReLU", "MultiHeadAttention",
+    "RNNCellBase", "LSTMCell", "GRUCell", "OptimizedLSTMCell", "SimpleCell", "RNN", "Bidirectional",
+    "Conv", "ConvTranspose", "Embed", "Linear", "LinearGeneral", "Einsum", "LoRA", "LoRALinear",
+    "BatchNorm", "LayerNorm", "RMSNorm", "GroupNorm", "InstanceNorm", "SpectralNorm", "WeightNorm",
+    "Dropout", "Rngs", "RngStream", "Metric", "MultiMetric", "Optimizer", "ModelAndOptimizer", "EMA",
+))
+#: Subpackages whose classes are graph nodes (`nnx.metrics.Average`, `nnx.nn.linear.Linear`).
+NNX_NODE_PACKAGES = ("flax.nnx.metrics.", "flax.nnx.nn.", "flax.nnx.training.")
+#: The bases that make a project class an NNX graph node.
+NNX_NODE_BASES = NNX_NODES | frozenset({"flax.nnx.module.Module", "flax.nnx.pytreelib.Pytree",
+                                        "flax.nnx.object.Object"})
+#: Explicit markers on assignment: `self.x = nnx.data(x)` / `nnx.static(x)`.
+NNX_DATA = frozenset({"flax.nnx.data", "flax.nnx.pytreelib.data"})
+NNX_STATIC = frozenset({"flax.nnx.static", "flax.nnx.pytreelib.static"})
+#: ... and as class-level annotations (`x: nnx.Static[int]`; `nnx.Data[...]` is deprecated but read).
+NNX_STATIC_ANNOTATIONS = frozenset({"flax.nnx.Static", "flax.nnx.pytreelib.Static"})
+NNX_DATA_ANNOTATIONS = frozenset({"flax.nnx.Data", "flax.nnx.pytreelib.Data"})
+#: Calls that make Variables hijax: those built after them (`nnx.var_defaults(hijax=True)`), or
+#: those of the object given (`nnx.with_vars(model, hijax=True)` / `ref=True`).
+NNX_VAR_DEFAULTS = frozenset({"flax.nnx.var_defaults", "flax.nnx.variablelib.var_defaults", "flax.nnx.with_vars"})
+#: Attributes of an NNX Variable that hold its value (`v.value += 1` updates the Variable).
+NNX_VARIABLE_VALUES = frozenset({"value", "raw_value"})
 #: Calls whose function runs in Python on every call, with concrete values, even under jit.
 JAX_EAGER_ESCAPES = frozenset({
     "jax.pure_callback", "jax.debug.callback", "jax.experimental.io_callback",

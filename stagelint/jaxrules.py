@@ -16,6 +16,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.bounds import varying_bound
+from stagelint.nnx import static_attributes
 
 #: STG602 checks that JAX does not fail on: iteration unrolls, `len` reads the static shape,
 #: `int()`/`float()` are STG601's there.
@@ -51,8 +52,8 @@ def confirm_tracer_as_python_value(candidate, project, key):
         return False
     if not fields.get("_definite") and not project.jax.is_traced(key, fields.get("_params", ())):
         return False
-    if not fields.get("_definite") and key in project.jax.nnx_only:
-        return False  # `if model.dim == 4` under nnx.jit: a module's Python attributes are static
+    if not fields.get("_definite") and static_attributes(project, key, fields.get("_attrs")):
+        return False  # `if model.dim == 4`: a Flax NNX module's Python attribute is static under any jit
     return {
         "jax_error": _ERRORS.get(what, "TracerBoolConversionError"),
         "jax_instead": _INSTEAD.get(what, _BRANCH),

@@ -173,6 +173,10 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
     """`jax.jit(f, ...)`, `jax.vmap(self.step)`, `jax.jit(partial(f, n=3))`, and the functions
     `jax.lax` control flow is given (lambdas are walked as functions of their own)."""
     ctx = walker.ctx
+    if any(q.startswith("flax.nnx.") for q in names):
+        from stagelint.nnx import record_call as record_nnx_call
+
+        record_nnx_call(ctx, node, names)  # hijax Variables
     api = next((q for q in sorted(names) if q in JAX_STAGING), None)
     if api is not None:
         first = node.args[0] if node.args else None

@@ -174,40 +174,16 @@ class Project:
                 return key
         return None
 
-    def is_layer_class(self, cls: str, _seen=None) -> bool:
-        if cls in self._layer_memo:
-            return self._layer_memo[cls]
-        _seen = _seen or set()
-        if cls in _seen:
-            return False
-        _seen.add(cls)
-        found = self.resolve_class(cls)
-        result = False
-        if found is not None:
-            for base in found[1].bases:
-                if self.framework.is_layer_base(base) or self.is_layer_class(base, _seen):
-                    result = True
-                    break
-        self._layer_memo[cls] = result
-        return result
+    def is_layer_class(self, cls: str) -> bool:
+        """A Keras Layer/Model subclass, directly or through project base classes."""
+        if cls not in self._layer_memo:
+            self._layer_memo[cls] = self.derives(cls, self.framework.is_layer_base)
+        return self._layer_memo[cls]
 
-    def keras3_class(self, cls: str, _seen=None) -> bool:
+    def keras3_class(self, cls: str) -> bool:
         """A Layer/Model subclass built on Keras 3 (`keras.layers.Layer`), directly or through
         project base classes: Keras runs its methods without AutoGraph."""
-        _seen = _seen or set()
-        if cls in _seen:
-            return False
-        _seen.add(cls)
-        found = self.resolve_class(cls)
-        if found is None:
-            return False
-        for base in found[1].bases:
-            if self.framework.is_layer_base(base):
-                if base.startswith(KERAS3_BASE_PREFIXES):
-                    return True
-            elif self.keras3_class(base, _seen):
-                return True
-        return False
+        return self.derives(cls, lambda base: base.startswith(KERAS3_BASE_PREFIXES) and self.framework.is_layer_base(base))
 
     def converted(self, key: Key) -> bool:
         """AutoGraph converts the function wherever staged code reaches it: False when every
@@ -643,8 +619,10 @@ class Project:
             self._writes_by_attr = index
         return self._writes_by_attr.get(attr, [])
 
-    def derives(self, cls: str, ancestors: set[str] | frozenset[str], _seen=None) -> bool:
-        """`cls` has one of `ancestors` (qualified names) among its bases, through the project's classes."""
+    def derives(self, cls: str, ancestors, _seen=None) -> bool:
+        """`cls` has one of `ancestors` among its bases, through the project's classes: a set of
+        qualified names, or a test of one (a base is tested as written and as resolved)."""
+        matches = ancestors if callable(ancestors) else ancestors.__contains__
         _seen = _seen or set()
         if cls in _seen:
             return False
@@ -655,7 +633,7 @@ class Project:
         for base in found[1].bases:
             resolved = self.resolve_class(base)
             base_name = resolved[1].qualname if resolved else base
-            if base_name in ancestors or self.derives(base_name, ancestors, _seen):
+            if matches(base) or matches(base_name) or self.derives(base_name, matches, _seen):
                 return True
         return False
 

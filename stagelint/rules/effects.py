@@ -14,6 +14,7 @@ from stagelint.frameworks import (
 )
 from stagelint.fix import tensorflow_alias
 from stagelint.jaxrules import writes_into_ref
+from stagelint.nnx import static_container, store_carried, store_fields
 from stagelint.rules.base import Rule
 from stagelint.rules.graph_python import _type_dispatch
 from stagelint.rules.retracing import _is_test_module
@@ -438,7 +439,12 @@ class ExternalStateMutation(Rule):
 
     Under JAX: a `nonlocal` counter, an outer list, a Flax NNX module mutated under plain `jax.jit`
     (not under `nnx.jit`, which carries the update out), `self.x = ...` in a Flax Linen `__call__` or
-    an Equinox module (frozen: it raises). A `jax.Ref` updated in place (`ref[...] += x`) is fine.
+    an Equinox module (frozen: it raises). A `jax.Ref` updated in place (`ref[...] += x`) is fine,
+    and so is a hijax NNX Variable (`nnx.var_defaults(hijax=True)`, `nnx.Variable(x, hijax=True)`)
+    under plain `jax.jit`, unless the object holds that Variable under two names (`self.b = self.a`:
+    no update comes out). Under `nnx.jit`, a static list or dict of a module changed in place
+    (`model.history.append(x)`) is flagged: it changes once, at trace time; a Python attribute
+    changed on every call (`model.steps += 1`) is STG501.
 
     ## Why is this bad?
     The change happens while tracing. Calls that reuse the trace skip it, so a list that should
@@ -603,7 +609,8 @@ class ExternalStateMutation(Rule):
                 continue
             self.report(site.node, action=site.action, place=site.place, _root=site.root_kind,
                         _root_name=site.root, _params=sorted(site.tensor.params),
-                        _calls=sorted(list(c) for c in site.tensor.calls), function=site.func)
+                        _calls=sorted(list(c) for c in site.tensor.calls), function=site.func,
+                        **store_fields(self.ctx, site))
 
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
@@ -611,15 +618,16 @@ class ExternalStateMutation(Rule):
         if project.jax.linen_setup(key):
             return False  # Flax Linen's `setup` assigns submodules and params to `self` by design
         root = candidate.fields.get("_root")
-        if key in project.jax.nnx_only and root in ("param", "self"):
-            return False  # `nnx.jit` carries the updates of the modules passed in out of the trace
+        if store_carried(candidate, project, key):
+            return False  # Flax NNX state: `nnx.jit` carries module updates out, hijax Variables propagate
         if project.jax.mode_of(key) == "python" and (root != "self" or not project.jax.linen_method(key)):
             return False  # a Linen method run as Python (`init`/`apply` outside jit): only the frozen module raises
         if project.jax.linen_method(key) and root == "self":
             # a bound Linen module is frozen outside `setup`: any store raises, but a Linen variable's
             # `.value` (`self.variable("counter", ...)`) is a mutable collection
             return not candidate.fields.get("place", "").endswith(".value`")
-        if root == "param" and project.jax.framework_of(key) == "jax" and candidate.fields.get("action", "").endswith("(...)`"):
+        if root == "param" and project.jax.framework_of(key) == "jax" and candidate.fields.get("action", "").endswith("(...)`") \
+                and not static_container(candidate, project, key):
             return False  # `state.pop("params")`: jit passes pytrees rebuilt from their leaves (a FrozenDict's `pop` is functional)
         if not store_is_external(candidate, project, key):
             return False

@@ -8,6 +8,7 @@ from stagelint.context import short_code
 from stagelint.analysis.values import VARIABLE, kind_of, one_tensor, tensor_in_project
 from stagelint.frameworks import EAGER_ONLY_METHODS, NUMPY_STATIC_FUNCTIONS, is_stateful_op
 from stagelint.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
+from stagelint.nnx import param_attributes
 from stagelint.rules.base import Rule
 from stagelint.tensors import Tensorness, tensorness, value_of
 
@@ -330,7 +331,9 @@ class TensorAsPythonValue(Rule):
     Under JAX there is no AutoGraph: every Python `if`, `while`, `assert`, `and`/`or`/`not`, `range()`
     and dict key on a traced value fails (TracerBoolConversionError), including on a jitted
     function's non-static arguments, under `jax.vmap` and in `lax` bodies; not under `jax.grad` alone
-    (concrete values), not on static arguments, shapes or `x is None`. Iterating a traced array
+    (concrete values), not on static arguments, shapes or `x is None`, nor on a plain Python
+    attribute of a Flax NNX module (`if model.dim == 4` with `self.dim = 4` in `__init__`: static
+    under any jit; a Variable's value, `nnx.data(...)` and arrays are traced). Iterating a traced array
     and `len(x)` work in JAX (STG503 covers the unrolling).
 
     ## Why is this bad?
@@ -630,6 +633,11 @@ class TensorAsPythonValue(Rule):
                 fields = dict(fields, _jax_only=True)  # JAX traces a jitted function's parameters
             if t.possible and id(node) not in reported:
                 reported.add(id(node))
+                if t.params and not t.definite:
+                    # `if model.dim == 4`: which attributes of the parameters it tests (Flax NNX: static or traced)
+                    reads = param_attributes(self.ctx, expr, func)
+                    if reads:
+                        fields = dict(fields, _attrs=reads)
                 self.report(node, function=func, **fields, **_tensor_fields(t))
         for node, func, tests in self.forever.values():
             t = Tensorness()

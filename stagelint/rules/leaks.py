@@ -7,6 +7,7 @@ import libcst as cst
 from stagelint.context import short_code
 from stagelint.frameworks import MUTATING_METHODS
 from stagelint.jaxrules import writes_into_ref
+from stagelint.nnx import store_carried, store_fields
 from stagelint.rules.base import Rule
 from stagelint.stores import root_kind, store_is_external, store_sites, stored_tensor
 from stagelint.tensors import loop_kind, tensorness, value_of
@@ -26,7 +27,9 @@ class LeakedTensor(Rule):
 
 
     Under JAX: a tracer stored outside (a leaked tracer, UnexpectedTracerError later), also out of
-    `jax.grad`, `jax.vmap` and `lax.scan` without `jit`.
+    `jax.grad`, `jax.vmap` and `lax.scan` without `jit`. Not Flax NNX state: a store into a
+    module or Variable passed to `nnx.jit` (carried out of the trace), nor into a hijax Variable
+    (`nnx.var_defaults(hijax=True)`, `hijax=True`) under plain `jax.jit`, whose update propagates.
 
     ## Why is this bad?
     Inside a `tf.function` tensors are symbolic graph tensors. Stored outside, the value is a
@@ -171,7 +174,8 @@ class LeakedTensor(Rule):
             value = short_code(site.value) if site.value is not None else _stored_arg(site)
             self.report(site.node, value=value, place=site.place, _root=site.root_kind, _root_name=site.root,
                         _definite=site.tensor.definite, _params=sorted(site.tensor.params),
-                        _calls=sorted(list(c) for c in site.tensor.calls), function=site.func)
+                        _calls=sorted(list(c) for c in site.tensor.calls), function=site.func,
+                        **store_fields(self.ctx, site))
 
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
@@ -179,8 +183,8 @@ class LeakedTensor(Rule):
         root = candidate.fields.get("_root")
         if project.jax.linen_method(key) and root == "self":
             return False  # STG102: the store itself raises in a bound Linen module
-        if key in project.jax.nnx_only and root in ("param", "self"):
-            return False  # `nnx.jit` carries the updates of the modules passed in out of the trace
+        if store_carried(candidate, project, key):
+            return False  # Flax NNX state: `nnx.jit` carries module updates out, hijax Variables propagate
         if not store_is_external(candidate, project, key):
             return False
         return stored_tensor(candidate, project, key)

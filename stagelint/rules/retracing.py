@@ -17,7 +17,9 @@ from stagelint.frameworks import (
 )
 from stagelint.jaxrules import confirm_loop_unrolled, jax_retrace_free
 from stagelint.jaxstaging import JAX_STAGING
+from stagelint.nnx import changes_every_call, imports_flax, python_attribute_retrace, store_fields
 from stagelint.rules.base import Rule
+from stagelint.stores import store_sites
 from stagelint.analysis.bounds import literal, varying_bound
 from stagelint.analysis.values import python_number
 from stagelint.tensors import NUMBERS, Tensorness, tensorness
@@ -49,9 +51,13 @@ class PythonScalarArgument(Rule):
     pins Python values on purpose and is not a call.
 
 
-    Under JAX, only where JAX retraces: arguments in `static_argnums`/`static_argnames`, and Python
-    scalars passed to `eqx.filter_jit`. A Python number passed to plain `jax.jit` is one
-    weak-typed trace for every value, and is not flagged.
+    Under JAX, only where JAX retraces: arguments in `static_argnums`/`static_argnames`, Python
+    scalars passed to `eqx.filter_jit`, and, under `flax.nnx.jit`, a plain Python attribute of an
+    NNX module changed on every call (`model.steps += 1`, `self.calls = self.calls + 1`): the
+    module's Python attributes are part of the graph definition nnx.jit caches on, so each new
+    value traces again (keep such a counter in an `nnx.Variable`). A Python number passed to plain
+    `jax.jit` is one weak-typed trace for every value, and is not flagged; nor are an
+    `nnx.Variable`'s updates (`model.count[...] += 1`) and an attribute set to a constant.
 
     ## Why is this bad?
     tf.function keys traces on Python values: `f(1)`, `f(2)`, `f(3)` trace three times, where
@@ -81,7 +87,7 @@ class PythonScalarArgument(Rule):
     code = "STG501"
     name = "python-scalar-argument"
     message = "this call passes the Python number `{value}` for `{param}` of {func} ({reason}): each new value traces the function again; pass a tensor (`tf.constant({value})`) or give it an `input_signature`"
-    jax_message = "this call passes the Python value `{value}` for `{param}` of {func} ({reason}), which is static there: each new value traces and compiles the function again; make it a traced argument (`jnp.asarray({value})`, not in `static_argnums`)"
+    jax_message = "{jax_what}: each new value traces and compiles {func} again; {jax_instead}"
     valid = (
         """
         import tensorflow as tf
@@ -130,6 +136,21 @@ class PythonScalarArgument(Rule):
         for step in range(10):
             scale(1.0, step)               # JAX: one weak-typed trace for every Python number
         """,
+        """
+        import jax.numpy as jnp
+        from flax import nnx
+
+        class Model(nnx.Module):
+            def __init__(self):
+                self.steps = nnx.Variable(jnp.array(0))
+
+        @nnx.jit
+        def train_step(model, x):
+            model.steps[...] += 1          # an nnx.Variable: state nnx.jit carries out
+            return x
+
+        train_step(Model(), jnp.ones(2))
+        """,
     )
     invalid = (
         """
@@ -177,6 +198,21 @@ class PythonScalarArgument(Rule):
 
         for step in range(10):
             dropout(1.0, rate=step / 10)  # STG501
+        """,
+        """
+        import jax.numpy as jnp
+        from flax import nnx
+
+        class Model(nnx.Module):
+            def __init__(self):
+                self.steps = 0
+
+        @nnx.jit
+        def train_step(model, x):
+            model.steps += 1  # STG501
+            return x
+
+        train_step(Model(), jnp.ones(2))
         """,
     )
 
@@ -319,8 +355,29 @@ class PythonScalarArgument(Rule):
                         continue
                     out.append((module, F.Candidate(cls.code, site.caller, site.span, {
                         "value": arg.text, "param": param, "reason": reason, "_anchors": [list(key)],
+                        "jax_what": f"this call passes the Python value `{arg.text}` for `{param}` ({reason}), "
+                                    "a static argument there",
+                        "jax_instead": f"make it a traced argument (`jnp.asarray({arg.text})`, not in `static_argnums`)",
                     })))
         return out
+
+    # Flax NNX: a module's Python attribute changed under `nnx.jit` (row 42; `stagelint.nnx`).
+
+    def finish(self) -> None:
+        if not imports_flax(self.ctx):
+            return  # an NNX module's attribute is changed where Flax is imported (the class, the jitted step)
+        for site in store_sites(self.ctx):
+            if site.root_kind in ("param", "self") and changes_every_call(site):
+                fields = store_fields(self.ctx, site)
+                if fields and fields["_nnx"][1] == "attr":
+                    self.report(site.node, function=site.func, action=site.action, _root=site.root_kind,
+                                _root_name=site.root, **fields)
+
+    @classmethod
+    def confirm(cls, candidate, project, module):
+        if "_nnx" not in candidate.fields:
+            return True  # a call site (`project_candidates`): decided there
+        return python_attribute_retrace(candidate, project, (module.module, candidate.function))
 
 
 #: Calls that only show a value (it does not shape the graph).
