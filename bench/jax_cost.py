@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--jax", default="flax", help="JAX corpus folder (flax or jax_examples; several: flax,jax_examples)")
-    ap.add_argument("--tf", default="tf_examples", help="TensorFlow corpus folder (tf_examples or tf_docs; several: tf_examples,tf_docs)")
+    ap.add_argument("--tf", default="tf_examples",
+                    help="TensorFlow corpus folder (tf_examples or tf_docs; several: tf_examples,tf_docs)")
     ap.add_argument("--all-files", action="store_true", help="every .py file, not only those importing the framework")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
