@@ -38,6 +38,8 @@ sys.path.insert(0, str(HERE))
 from corpus import corpus  # noqa: E402
 
 TARGET_MS = 150.0
+#: the server's log line for each analysed buffer (`stagelint.server`: how it was analysed)
+ways: list[str] = []
 
 
 def edits(text: str, n: int) -> list[str]:
@@ -62,6 +64,7 @@ async def session(root: Path, rel: str, versions: list[str]) -> tuple[float, lis
 
     client = LanguageClient("stagelint-bench", "1")
     published: dict[int, tuple[float, int]] = {}
+    ways.clear()
     arrived = asyncio.Event()
     ended = asyncio.Event()
 
@@ -85,6 +88,12 @@ async def session(root: Path, rel: str, versions: list[str]) -> tuple[float, lis
     @client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
     def register(params):
         return None
+
+    @client.feature(lsp.WINDOW_LOG_MESSAGE)
+    def logged(params):
+        # how the server analysed each buffer: spliced ("... walked again") or whole
+        if rel in params.message:
+            ways.append(params.message)
 
     uri = from_fs_path(str(root / rel))
     await client.start_io(sys.executable, "-m", "stagelint", "server")
@@ -166,6 +175,10 @@ def main(argv=None) -> int:
     print(f"workspace {root.name}: initial analysis {initial:.1f} s; {args.file}: {count} findings when opened")
     print(f"edits: {len(latencies)}; diagnostics after a change: median {median:.0f} ms "
           f"(min {min(latencies):.0f}, max {max(latencies):.0f})")
+    spliced = sum("walked again" in w for w in ways)
+    walked = sorted({w.split(": ", 2)[-1].split(" top-level")[0] for w in ways if "walked again" in w})
+    print(f"edits spliced (only the top-level statements an edit can touch walked again): {spliced} "
+          f"of {len(ways)} ({', '.join(walked)}); the others analysed whole")
     print(f"floor, the file's per-file phase alone in one process: median {base:.0f} ms "
           f"(of which libcst's parse: {statistics.median(parses):.0f} ms)")
     try:

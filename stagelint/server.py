@@ -130,11 +130,7 @@ class Project:
                 sources[real] = new
             self.analyse_all(sources=sources)
             return True
-        if text is None:
-            self.memos.pop(real, None)
-            stages.reanalyse(self.state, path, None)
-        else:
-            stages.reanalyse(self.state, path, new, self._spliced(real, text))
+        stages.reanalyse(self.state, path, None if text is None else new, self._spliced(real))
         after = self.state.modules.get(real)
         if before is not None and after is not None and before == after and self.state.changed == {real}:
             self.state.modules[real] = before  # the project phase's own object: same facts
@@ -145,10 +141,11 @@ class Project:
         self.project_phase()
         return True
 
-    def _spliced(self, real: str, text: str):
-        """The per-file phase of an edited buffer: only the top-level statements the edit can
-        touch (`pipeline.splice`) when the file's last facts allow it, the whole file otherwise;
-        either way the facts are those of the whole text, and kept for the next edit."""
+    def _spliced(self, real: str):
+        """The per-file phase of a changed file (a buffer, or the disk's text again): only the
+        top-level statements the change can touch (`pipeline.splice`) when the file's last
+        facts allow it, the whole file otherwise; either way the facts are those of the whole
+        text, and kept for the next change."""
         from stagelint.files import digest
         from stagelint.notebooks import is_notebook
         from stagelint.pipeline import splice
@@ -159,7 +156,11 @@ class Project:
 
         def analyse(shown: str, data: bytes) -> Outcome:
             memo = self.memos.pop(real, None)
-            if is_notebook(shown):
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            if text is None or is_notebook(shown):
                 return analyse_bytes(shown, data, self.settings, state.roots)
             facts = units = None
             if memo is not None and memo.path == shown and memo.made_with == made_with:

@@ -386,7 +386,7 @@ def test_edits_inside_a_body_are_spliced_and_publish_what_check_reports(tmp_path
         ("  if new_value < 0.9 * value:\n", "  if new_value < 0.9 * value:\n    print(value)\n", False),
         ("    x = tf.reduce_mean(inputs, [1, 2], keepdims=True)\n",
          "    x = tf.reduce_mean(inputs, [1, 2], keepdims=True)\n    print('typed')\n", True),
-        ("  out = []\n", "  out = []\n  history.append(len(values))\n", True),
+        ("  return tf.clip_by_value(x, low, high)\n", "  print(low)\n  return tf.clip_by_value(x, low, high)\n", True),
         ("    print('typed')\n", "", True),
         ("EPSILON = 1e-3\n", "EPSILON = 1e-4\n", False),
         ("    self.calls = 0\n", "    self.calls = 0\n    self.count = tf.Variable(0)\n", True),
