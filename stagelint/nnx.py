@@ -44,6 +44,8 @@ from stagelint.frameworks import (
 )
 
 Key = tuple[str, str]
+#: What a constructor's caller passes (`ArgFacts.what`) that is a static attribute once stored.
+PYTHON_VALUES = frozenset({"int", "float", "complex", "str", "bool", "none", "tuple"})
 
 
 def _node_name(q: str) -> bool:
@@ -103,10 +105,11 @@ def _static_literal(expr: cst.BaseExpression) -> bool:
     return False
 
 
-def stored_kind(ctx, value: cst.BaseExpression | None, func) -> str:
+def stored_kind(ctx, value: cst.BaseExpression | None, func, is_array) -> str:
     """What a value stored on `self` is in NNX's terms: "variable" ("variable:hijax"), "node",
-    "array", "data", "static", "class:<qualified name>" (a call of a class the project phase
-    resolves), "param:<name>" (an argument of the method: its callers say), or "unknown"."""
+    "array" (`is_array(value)`: the walk's tensor inference says so), "data", "static",
+    "class:<qualified name>" (a call of a class the project phase resolves), "alias:<attr>",
+    "param:<name>" (an argument of the method: its callers say), or "unknown"."""
     if value is None:
         return "unknown"
     if isinstance(value, cst.Call):
@@ -130,11 +133,7 @@ def stored_kind(ctx, value: cst.BaseExpression | None, func) -> str:
         return "alias:" + value.attr.value  # `self.b = self.a`: one object under two names
     if isinstance(value, cst.Name) and func is not None and ctx.binding_kind(value, func) == "param":
         return "param:" + value.value
-    from stagelint.tensors import tensorness
-
-    if tensorness(ctx, value, func).definite:
-        return "array"
-    return "unknown"
+    return "array" if is_array(value) else "unknown"
 
 
 def _store_root(site) -> cst.Name | None:
@@ -408,8 +407,6 @@ class NnxModel:
 
     def _param_kind(self, module: str, cls: str, param: str) -> str:
         """`self.dim = dim` in `__init__`: what the constructor's callers pass for `dim`."""
-        from stagelint.tensors import NUMBERS
-
         project = self.project
         prefix = cls[len(module) + 1:] if module else cls
         init = project.function((module, f"{prefix}.__init__"))
@@ -430,7 +427,7 @@ class NnxModel:
         for _, _, arg in args:
             if arg.kind == "tensor":
                 kinds.add("array")
-            elif arg.what in NUMBERS or arg.what in ("str", "bool", "none", "tuple"):
+            elif arg.what in PYTHON_VALUES:
                 kinds.add("static")
             else:
                 kinds.add("unknown")
@@ -464,11 +461,22 @@ class NnxModel:
             return f.class_qualname or ""
         if root_kind != "param":
             return ""
-        classes = {arg.cls for _, _, arg in project.args_for(key, root)}
+        classes = {self._class_near(arg.cls, module) for module, _, arg in project.args_for(key, root)}
         if len(classes) != 1:
             return ""
         (cls,) = classes
         return cls
+
+    def _class_near(self, cls: str, module: str) -> str:
+        """A class name as a call site in `module` spells it (`models.Model` from `from models
+        import Model`), resolved to the project class it means (`exp1.models.Model`, the one in the
+        importer's folder), or kept as it is (a library class, an unknown one)."""
+        project = self.project
+        if not cls or project.resolve_class(cls) is not None:
+            return cls
+        split = project.split_qualified(cls, module)
+        found = project.resolve_class(f"{split[0]}.{split[1]}") if split is not None else None
+        return found[1].qualname if found is not None else cls
 
     def any_hijax(self) -> bool:
         if self._any_hijax is None:

@@ -438,3 +438,37 @@ def test_class_level_declarations_decide_the_kind():
         step(a)
         check(a)
     """)
+
+
+def test_submodule_class_in_a_module_renamed_by_its_folder(tmp_path):
+    """Two `models.py` in two folders: their names take the folder (`exp1.models`), and so does
+    the submodule class an `__init__` builds (`self.block = Block()`)."""
+    files = {}
+    for exp in ("exp1", "exp2"):
+        files[f"{exp}/models.py"] = """
+            import jax.numpy as jnp
+            from flax import nnx
+
+            class Block(nnx.Module):
+                def __init__(self):
+                    self.steps = 0
+                    self.count = nnx.Variable(jnp.array(0))
+
+            class Model(nnx.Module):
+                def __init__(self):
+                    self.block = Block()
+        """
+        files[f"{exp}/train.py"] = """
+            import jax.numpy as jnp
+            from flax import nnx
+            from models import Model
+
+            @nnx.jit
+            def step(model, x):
+                model.block.steps += 1  # STG501
+                model.block.count[...] += 1
+                return x
+
+            step(Model(), jnp.ones(2))
+        """
+    assert_project_marked(tmp_path, files)
