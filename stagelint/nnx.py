@@ -521,6 +521,27 @@ class NnxModel:
             return Store("variable", hijax=hijax and not shared)
         return UNKNOWN
 
+    def traced_attributes(self, key: Key, reads: list) -> bool:
+        """Some [param, path] read is a Variable, an array or `nnx.data` of an NNX node, or reads
+        an array the callers pass (`x.sum() > 0`)."""
+        f = self.project.function(key)
+        for root, path in reads:
+            root_kind = "self" if f is not None and f.class_qualname and f.params[:1] == [root] else "param"
+            owner = self.object_class(key, root_kind, root)
+            if self.class_kind(owner) != "node":
+                args = self.project.args_for(key, root) if root_kind == "param" else []
+                if args and all(arg.kind == "tensor" for _, _, arg in args):
+                    return True
+                continue
+            for attr in path:
+                found = self.attribute(owner, attr)
+                if found.startswith("variable") or found in ("array", "data"):
+                    return True
+                if not found.startswith("node:"):
+                    break
+                owner = found[5:]
+        return False
+
     def static_attributes(self, key: Key, reads: list) -> bool:
         """Every [param, path] read is a static attribute of an NNX node the function receives
         (`model.dim` with `self.dim = 4` in `Model.__init__`): a Python value under any jit."""
@@ -597,15 +618,16 @@ def python_attribute_retrace(candidate, project, key):
 
 def static_attributes(project, key, reads) -> bool:
     """STG602: the tested value reads only static attributes of Flax NNX modules the function
-    receives (`if model.dim == 4`), or, where the module's class is unknown, any attributes of
-    a module under the NNX transforms (as before this model: their Python attributes are static)."""
+    receives (`if model.dim == 4`), or, under the NNX transforms, attributes of modules none of
+    which is known to be traced (a Variable, an array,
+    `nnx.data`): a config object set from an argument no caller shows is static there too."""
     if not reads:
         return False
     model = NnxModel.of(project)
     if model.static_attributes(key, reads):
         return True
     if key in project.jax.nnx_only:
-        return all(not model.object_class(key, "param", root) for root, _ in reads)
+        return not model.traced_attributes(key, reads)
     return False
 
 

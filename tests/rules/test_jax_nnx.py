@@ -472,3 +472,30 @@ def test_submodule_class_in_a_module_renamed_by_its_folder(tmp_path):
             step(Model(), jnp.ones(2))
         """
     assert_project_marked(tmp_path, files)
+
+
+def test_control_flow_under_nnx_jit_on_attributes_of_unknown_kind_and_on_state():
+    """Under nnx.jit a config object no caller shows (`self.config = config`) stays static; a
+    Param's value is traced (TracerBoolConversionError), as is a plain traced argument."""
+    assert_marked("""
+        import jax.numpy as jnp
+        from flax import nnx
+
+        class Model(nnx.Module):
+            def __init__(self, config, rngs):
+                self.config = config
+                self.scale = nnx.Param(jnp.ones(()))
+
+        @nnx.jit
+        def step(model, x):
+            if model.config.use_bias:
+                x = x + 1
+            if model.scale.value > 0:  # STG602
+                x = x * 2
+            if x.sum() > 0:  # STG602
+                x = -x
+            return x
+
+        def run(config):
+            step(Model(config, nnx.Rngs(0)), jnp.ones(2))
+    """)
