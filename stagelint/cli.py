@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections import Counter
 
@@ -82,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from_command_line = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "run":
         from stagelint.runtime.cli import main as run_main
@@ -89,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    #: this process's own command (not a caller's in-process call): it ends after the check
+    args.ends_after = from_command_line
     try:
         if args.command == "check":
             return _check(args, parser)
@@ -172,6 +176,11 @@ def _check_into(args, paths, sources, settings, out) -> int:
 
     result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, paths), sources=sources,
                          whole_project=True)
+    if getattr(args, "ends_after", False):
+        # The check's project (every file's facts, in reference cycles) is garbage now: the
+        # collector would walk and free it before the process ends, a quarter of a warm run
+        # after an edit. Set aside instead (not in a caller's process: it would stay there).
+        gc.freeze()
     if args.diff:
         return _diff(result, out, args.quiet)
     if args.fix:

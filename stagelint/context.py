@@ -22,6 +22,8 @@ from libcst.metadata import (
     QualifiedNameSource,
 )
 
+from libcst._nodes.internal import CodegenState
+
 from stagelint import facts as F
 from stagelint.fastmeta import Metadata, fast_traversal, walk
 from stagelint.frameworks import size_argument
@@ -68,8 +70,46 @@ def code_of(node: cst.CSTNode) -> str:
 
 
 def short_code(node: cst.CSTNode, limit: int = 40) -> str:
-    text = " ".join(code_of(node).split())
+    """The node's code on one line (whitespace runs made one space), cut to `limit` characters.
+    Only as much code is generated as the cut needs: a statement's text (`AttrWrite.text`, a
+    call's argument) is often long, its code generation was a twentieth of a file's analysis."""
+    state = _PrefixState(default_indent=_EMPTY.default_indent, default_newline=_EMPTY.default_newline)
+    state.limit = limit
+    try:
+        node._codegen(state)
+    except _Enough:
+        pass
+    # A prefix's words are the whole text's first words (its last one maybe cut short), so the
+    # cut of a prefix longer than `limit` is the cut of the whole text.
+    text = " ".join("".join(state.tokens).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _Enough(Exception):
+    """Code generation for `short_code` stops: enough text for the cut."""
+
+
+class _PrefixState(CodegenState):
+    limit = 0
+    size = 0  # characters generated so far
+    check_at = 0  # `size` past which the text may be long enough
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        self._grown(len(value))
+
+    def add_indent_tokens(self) -> None:
+        self.tokens.extend(self.indent_tokens)
+        self._grown(sum(map(len, self.indent_tokens)))
+
+    def _grown(self, by: int) -> None:
+        self.size += by
+        if self.size > max(self.limit, self.check_at):
+            words = len(" ".join("".join(self.tokens).split()))
+            if words > self.limit:
+                raise _Enough
+            # the one-line text grows by at most what is generated: no need to look before then
+            self.check_at = self.size + (self.limit - words)
 
 
 @dataclass
@@ -114,6 +154,10 @@ class FileContext:
         self.facts = F.ModuleFacts(path=path, module=module, is_package=is_package)
         #: (scope id, name) -> {Name node id: its access} (`referents`)
         self._access_index: dict[tuple, dict] = {}
+        #: (Name id, FunctionInfo id) -> (name, function, `binding_kind`'s answer)
+        self._kind_memo: dict[tuple, tuple] = {}
+        #: Name id -> (name, `referents`' answer)
+        self._referents_memo: dict[int, tuple] = {}
         #: module scope id -> names bound by `import tensorflow [as tf]` (`fix.tensorflow_alias`)
         self.tf_import_names: dict[int, set[str]] = {}
         self.functions: list[FunctionInfo] = []  # the walk's function stack
@@ -243,6 +287,14 @@ class FileContext:
         source order (libcst keeps them in a set, whose order follows object addresses and so
         changes from one analysis to the next: a rule that takes the first would not be
         deterministic)."""
+        known = self._referents_memo.get(id(name))
+        if known is not None and known[0] is name:
+            return known[1]
+        refs = self._referents(name)
+        self._referents_memo[id(name)] = (name, refs)
+        return refs
+
+    def _referents(self, name: cst.Name):
         scope = self.scope(name)
         if scope is None:
             return None
@@ -324,6 +376,20 @@ class FileContext:
     def binding_kind(self, name: cst.Name, func: FunctionInfo | None = None) -> str:
         """"local", "param", "self", "global", "closure", "import", "builtin" or "unknown"."""
         func = func or self.function
+        # Asked about the same Name by many rules and by the value model (three times per
+        # (name, function) on tf-models-official): answered once. The answer depends only on the
+        # scope analysis and the function, both fixed for the file; the memo keeps the node and
+        # the function alive, so their ids are not reused by other objects.
+        memo = self._kind_memo
+        key = (id(name), id(func))
+        known = memo.get(key)
+        if known is not None and known[0] is name and known[1] is func:
+            return known[2]
+        kind = self._binding_kind(name, func)
+        memo[key] = (name, func, kind)
+        return kind
+
+    def _binding_kind(self, name: cst.Name, func: FunctionInfo | None) -> str:
         refs = self.referents(name)
         if not refs:
             return "unknown"
@@ -866,6 +932,18 @@ def target_names(target: cst.BaseExpression):
         yield from target_names(target.value)
 
 
+#: The node types `_Walker.on_visit` records something for (its chain of `t is ...` tests):
+#: every other node skips the chain with one set test.
+_RECORDED = frozenset({
+    cst.FunctionDef, cst.ClassDef, cst.If, cst.With, cst.Try, cst.Global, cst.Nonlocal, cst.Lambda,
+    cst.Decorator, cst.For, cst.While, cst.Call, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Attribute,
+    cst.Yield, cst.Return, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp, cst.Del,
+    cst.NamedExpr, cst.Import, cst.ImportFrom,
+})
+#: The same for `_Walker.on_leave`.
+_LEFT = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Decorator, cst.For, cst.While})
+
+
 class _Walker(cst.CSTVisitor):
     # Metadata (`fastmeta.Metadata`) is resolved by `analyze_module`, not by libcst's wrapper.
 
@@ -894,6 +972,16 @@ class _Walker(cst.CSTVisitor):
             except Exception:
                 self._fail(rule)
 
+    def _call(self, handlers, node) -> None:
+        """`_dispatch` with the handlers of the node's type already looked up."""
+        for rule, handler in handlers:
+            if rule in self.failed:
+                continue
+            try:
+                handler(node)
+            except Exception:
+                self._fail(rule)
+
     def _fail(self, rule) -> None:
         """A rule that raises loses this file; the walk and every other rule go on."""
         import traceback
@@ -909,7 +997,9 @@ class _Walker(cst.CSTVisitor):
             region = ctx._region_of.get(id(node))
             if region is not None:
                 ctx.regions.append(region)
-        if t is cst.FunctionDef:
+        if t not in _RECORDED:
+            pass  # most nodes (names, operators, whitespace): one set test, not the chain below
+        elif t is cst.FunctionDef:
             ctx._enter_function(node)
             self._record_eager_tail(node)
         elif t is cst.ClassDef:
@@ -1018,13 +1108,22 @@ class _Walker(cst.CSTVisitor):
                 ctx.lifted_depth += 1
         if t is cst.For and isinstance(node, cst.For):
             self._record_binding(node.target, node, rebinding=True)
-        self._dispatch(self._visits, "visit_", node)
+        # The rules' handlers of a node type, looked up once per type; most types have none.
+        handlers = self._visits.get(t)
+        if handlers is None:
+            handlers = self._handlers(self._visits, "visit_", t)
+        if handlers:
+            self._call(handlers, node)
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         ctx = self.ctx
         t = type(original_node)
-        self._dispatch(self._leaves, "leave_", original_node)
+        handlers = self._leaves.get(t)
+        if handlers is None:
+            handlers = self._handlers(self._leaves, "leave_", t)
+        if handlers:
+            self._call(handlers, original_node)
         if ctx._eager_blocks and id(original_node) in ctx._eager_blocks:
             ctx.eager_stack.pop()
         if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
@@ -1032,7 +1131,9 @@ class _Walker(cst.CSTVisitor):
                 ctx.guard_depth -= 1
             if id(original_node) in ctx._lifted_blocks:
                 ctx.lifted_depth -= 1
-        if t is cst.FunctionDef:
+        if t not in _LEFT:
+            pass
+        elif t is cst.FunctionDef:
             ctx._leave_function()
         elif t is cst.ClassDef:
             ctx._leave_class()

@@ -9,6 +9,7 @@ function of another project module, decided in the project phase by `jaxjit.look
 from __future__ import annotations
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 
 from stagelint import jaxjit
 
@@ -51,33 +52,60 @@ def _imports_pallas(st) -> bool:
     if not isinstance(st, cst.SimpleStatementLine):
         return False
     for small in st.body:
+        # (dotted names read off the nodes: generating their code for every import of every file
+        # cost more than the rest of this rule on TensorFlow code)
         if isinstance(small, cst.ImportFrom) and small.module is not None:
-            module = cst.Module([]).code_for_node(small.module)
+            module = get_full_name_for_node(small.module) or ""
             names = [] if isinstance(small.names, cst.ImportStar) else [
-                cst.Module([]).code_for_node(a.name) for a in small.names]
+                get_full_name_for_node(a.name) for a in small.names]
             if module.startswith(PALLAS) or (module == "jax.experimental" and "pallas" in names):
                 return True
         elif isinstance(small, cst.Import):
-            if any(cst.Module([]).code_for_node(a.name).startswith(PALLAS) for a in small.names):
+            if any((get_full_name_for_node(a.name) or "").startswith(PALLAS) for a in small.names):
                 return True
     return False
 
 
 class ExpectedErrors:
     """The `with pytest.raises(...)` / `assertRaises` blocks around the walk's position: code
-    there is written to fail, so a rule says nothing about it."""
+    there is written to fail, so a rule says nothing about it. One per file (`of`), shared by
+    the rules that ask: each `with` is read once, whichever rule's walk reaches it first."""
 
     def __init__(self, ctx):
         self.ctx = ctx
         self.depth = 0
+        #: id(With) -> 1 when it expects an error, else 0; for the `with` statements the walk is in
+        self._open: dict[int, int] = {}
+
+    @classmethod
+    def of(cls, ctx) -> "ExpectedErrors":
+        errors = ctx.__dict__.get("_expected_errors")
+        if errors is None:
+            errors = ctx.__dict__["_expected_errors"] = cls(ctx)
+        return errors
 
     def enter(self, node: cst.With) -> None:
-        if any(expects_error(self.ctx, item.item) for item in node.items):
-            self.depth += 1
+        if id(node) not in self._open:
+            expecting = self._open[id(node)] = int(any(expects_error(self.ctx, item.item) for item in node.items))
+            self.depth += expecting
 
     def leave(self, node: cst.With) -> None:
-        if any(expects_error(self.ctx, item.item) for item in node.items):
-            self.depth -= 1
+        self.depth -= self._open.pop(id(node), 0)
+
+
+class InExpectedErrors:
+    """For a rule (a mixin before `Rule`) that says nothing about code written to fail:
+    `self.expecting_error` is true inside `with pytest.raises(...)` / `self.assertRaises(...)`."""
+
+    def visit_With(self, node: cst.With) -> None:
+        ExpectedErrors.of(self.ctx).enter(node)
+
+    def leave_With(self, node: cst.With) -> None:
+        ExpectedErrors.of(self.ctx).leave(node)
+
+    @property
+    def expecting_error(self) -> bool:
+        return ExpectedErrors.of(self.ctx).depth > 0
 
 
 class JitSites:
@@ -90,8 +118,8 @@ class JitSites:
         self.partials: dict[str, tuple] = {}
         #: the file's jitted callables: name in the module -> resolved spec
         self.local: dict[str, dict] = {}
-        #: (method, id(node)) -> answer: every rule sharing this object asks about the same nodes
-        self._answers: dict[tuple[str, int], object] = {}
+        #: method -> {id(node): answer}: every rule sharing this object asks about the same nodes
+        self._answers: dict[str, dict[int, object]] = {"function": {}, "assignment": {}, "callee": {}}
 
     @classmethod
     def of(cls, rule) -> "JitSites":
@@ -103,10 +131,12 @@ class JitSites:
         return sites
 
     def _once(self, method: str, node: cst.CSTNode, compute):
-        key = (method, id(node))
-        if key not in self._answers:
-            self._answers[key] = compute(node)
-        return self._answers[key]
+        answers = self._answers[method]
+        key = id(node)
+        if key in answers:
+            return answers[key]
+        answer = answers[key] = compute(node)
+        return answer
 
     # Definitions -------------------------------------------------------------------------------
 
@@ -154,14 +184,14 @@ class JitSites:
             return None
         target = node.targets[0].target
         value = node.value
-        names = self.ctx.qualified_names(target)
         if isinstance(value, cst.Lambda):
-            for q in names:
+            for q in self.ctx.qualified_names(target):
                 self.signatures[q] = jaxjit.signature(value.params)
             return None
         found = jaxjit.jit_of(self.ctx, value, self.partials)
         if found is None:
-            return None
+            return None  # (most assignments: the target's names are not needed)
+        names = self.ctx.qualified_names(target)
         transform, raw, wrapped = found
         if wrapped is None:
             if isinstance(value, cst.Call):  # a partial or a decorator factory, not a callable yet

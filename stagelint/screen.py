@@ -35,8 +35,10 @@ engine's resolution of ambiguous module-name suffixes only by its name (see
 
 Live is still most of a TensorFlow code base, where nearly every module imports TensorFlow and
 the others. So live files are split once more: those that spell an entry point (`tf.function`
-after a dot or in an import, `def call(`, a configured decorator: `entry_pattern`) are analysed
-first; the others are *deferred*, and analysed only when the staged code found needs them
+after a dot or in an import, `def call(`, a `tf.data` transformation, a configured decorator:
+`entry_pattern`; JAX's own spellings, `jax.jit`, `def __call__(`, `lax.cond(`, only in files
+whose imports reach a file spelling `jax`, `flax` or `equinox`: `jax_entry_pattern`) are
+analysed first; the others are *deferred*, and analysed only when the staged code found needs them
 (`stagelint.demand`). That step is a judgement, not a proof (a call site that names a Function
 only through a variable, for one, is not seen); on the five projects of the benchmark corpus it
 reports exactly the findings of the full analysis while analysing 32% to 58% of the files
@@ -45,13 +47,22 @@ reports exactly the findings of the full analysis while analysing 32% to 58% of 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stagelint.frameworks import DATASET_ENTRY_WORDS, FRAMEWORKS, JAX_FUNCTION_ARGUMENTS, LINEN_STAGED_METHODS
+from stagelint.frameworks import (
+    DATASET_ENTRY_WORDS,
+    EQUINOX_STAGED_METHODS,
+    FRAMEWORKS,
+    JAX,
+    JAX_FUNCTION_ARGUMENTS,
+    LINEN_STAGED_METHODS,
+    TENSORFLOW,
+)
 from stagelint.pipeline.paths import RealPaths, display_path
 
 #: Words whose absence from a whole import neighbourhood means nothing there can stage code.
@@ -73,26 +84,50 @@ def staging_pattern(settings) -> re.Pattern[bytes]:
     return re.compile(b"|".join(re.escape(w.encode()) for w in words))
 
 
+def _entry_parts(lasts, methods, calls) -> list[bytes]:
+    parts = []
+    if lasts:
+        last = b"|".join(re.escape(w.encode()) for w in sorted(lasts))
+        parts += [rb"\.[ \t]*(?:" + last + rb")\b", rb"import[^\n]*\b(?:" + last + rb")\b"]
+    if methods:
+        parts.append(rb"def[ \t]+(?:" + b"|".join(re.escape(m.encode()) for m in sorted(methods)) + rb")[ \t]*\(")
+    if calls:
+        parts.append(rb"\.[ \t]*(?:" + b"|".join(re.escape(w.encode()) for w in sorted(calls)) + rb")[ \t]*\(")
+    return parts
+
+
+# How an entry point of staged code is spelled, per framework: a staging decorator's last part
+# after a dot or in an import (`tf.function`, `common.function`, `from tensorflow import
+# function as f`, `jax.jit`), a staged method's `def` (`def call(` for Keras; `def __call__(`,
+# `def setup(` and `@nn.compact` for Flax Linen and Equinox), and the calls that trace the
+# functions they are given (`tf.data` transformations, `jax.lax` control flow).
+_TF_LASTS = frozenset(name.rsplit(".", 1)[-1] for name in TENSORFLOW.staging_decorators)
+_TF_METHODS = TENSORFLOW.staged_methods
+_TF_CALLS = frozenset(DATASET_ENTRY_WORDS)
+_JAX_LASTS = (frozenset(name.rsplit(".", 1)[-1] for name in JAX.staging_decorators) | {"compact"}) - _TF_LASTS
+_JAX_METHODS = (LINEN_STAGED_METHODS | EQUINOX_STAGED_METHODS) - _TF_METHODS
+_JAX_CALLS = frozenset(q.rsplit(".", 1)[-1] for q in JAX_FUNCTION_ARGUMENTS) - _TF_CALLS
+#: Where JAX is in reach: a file that spells one of these (its root packages) or imports,
+#: directly or not, a project file that does. JAX's own qualified names (`jax.lax.cond`, a base
+#: class deriving from `flax.linen.Module`) reach a file only through such a chain of imports, so
+#: a JAX entry spelling (`def __call__(`, `tf.cond(` read as `.cond(`) elsewhere is no entry.
+JAX_WORDS = tuple(sorted({name.split(".")[0].encode() for name in (*JAX.roots, *JAX.staging_decorators)}))
+
+
 def entry_pattern(settings) -> re.Pattern[bytes]:
-    """How an entry point of staged code is spelled: a staging decorator's last part after a dot
-    or in an import (`tf.function`, `common.function`, `from tensorflow import function as f`),
-    a Keras staged method's `def` (`def call(`), or a configured decorator's last part anywhere."""
-    # (`@nn.compact` marks a Flax Linen method traced like `__call__`)
-    lasts = sorted({name.rsplit(".", 1)[-1] for fw in FRAMEWORKS for name in fw.staging_decorators} | {"compact"})
-    methods = sorted({m for fw in FRAMEWORKS for m in fw.staged_methods} | LINEN_STAGED_METHODS)
+    """How an entry point of staged code is spelled wherever it is (TensorFlow's spellings, and
+    a configured decorator's last part anywhere); JAX's own are `jax_entry_pattern`'s."""
     extra = sorted({name.rsplit(".", 1)[-1] for name in getattr(settings, "staging_decorators", ()) if name})
-    last = b"|".join(re.escape(w.encode()) for w in lasts)
-    parts = [
-        rb"\.[ \t]*(?:" + last + rb")\b",
-        rb"import[^\n]*\b(?:" + last + rb")\b",
-        rb"def[ \t]+(?:" + b"|".join(re.escape(m.encode()) for m in methods) + rb")[ \t]*\(",
-    ]
+    parts = _entry_parts(_TF_LASTS, _TF_METHODS, _TF_CALLS)
     if extra:
         parts.append(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in extra) + rb")\b")
-    # A `tf.data` transformation, `jax.lax` control flow trace the functions they are given.
-    words = sorted(set(DATASET_ENTRY_WORDS) | {q.rsplit(".", 1)[-1] for q in JAX_FUNCTION_ARGUMENTS})
-    parts.append(rb"\.[ \t]*(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")[ \t]*\(")
     return re.compile(b"|".join(parts))
+
+
+def jax_entry_pattern() -> re.Pattern[bytes]:
+    """How an entry point of JAX-staged code is spelled (an entry only where JAX is in reach:
+    `JAX_WORDS`)."""
+    return re.compile(b"|".join(_entry_parts(_JAX_LASTS, _JAX_METHODS, _JAX_CALLS)))
 
 
 def mentions_staging(source: bytes, pattern: re.Pattern[bytes]) -> bool:
@@ -193,7 +228,9 @@ class Selection:
     findings. `digests`: the SHA-256 of every file read, by real path (keys of the result
     cache); `sources` and `names`: the bytes of the deferred files and the dotted names they
     refer to (`referenced_names`); `known`: every file the screen read;
-    `files_for(names)`: the files dotted names may refer to (the screen's module graph)."""
+    `files_for(names)`: the files dotted names may refer to (the screen's module graph).
+    Whether Python parses a deferred file (its STG000) is asked only once the rounds are over,
+    of the files they left (`unparsed`): a file a round analyses is parsed there anyway."""
 
     analyse: list[str] = field(default_factory=list)
     skip: list[str] = field(default_factory=list)
@@ -203,18 +240,42 @@ class Selection:
     names: dict[str, frozenset] = field(default_factory=dict)
     known: set[str] = field(default_factory=set)
     files_for: object = None
+    #: deferred given files not known to parse: real path -> their summary
+    unchecked: dict[str, FileSummary] = field(default_factory=dict)
+    #: (cache, its keys by real path, the summaries to keep: fresh, or parses learnt)
+    keeping: tuple = (None, {}, {})
+
+    def unparsed(self, left) -> list[str]:
+        """Of the deferred files no round analysed (real paths), those Python's parser refuses:
+        they are analysed for their STG000. What was learnt is kept in the cache."""
+        cache, keys, fresh = self.keeping
+        broken = []
+        for real, summary in self.unchecked.items():
+            if real not in left:
+                continue
+            if summary.parses is None:
+                summary = fresh[real] = dataclasses.replace(summary, parses=parses(self.sources[real], self.deferred[real]))
+            if not summary.parses:
+                broken.append(real)
+        self.unchecked = {}
+        _keep(cache, keys, fresh)
+        self.keeping = (None, {}, {})
+        return sorted(broken)
 
 
 @dataclass(frozen=True)
 class FileSummary:
     """What the screen reads from one file: whether it spells a staging word, whether it spells
     an entry point (`screen.entry_pattern`), the dotted names it may refer to other modules by,
-    and (once asked) whether Python parses it."""
+    whether it spells a JAX root (`JAX_WORDS`) and, once asked, whether Python parses it and
+    whether it spells a JAX entry point (`jax_entry_pattern`: asked where JAX is in reach)."""
 
     stages: bool
     names: frozenset[str]
     parses: bool | None = None
     entries: bool = False
+    jax: bool = False
+    jax_entries: bool | None = None
 
 
 class _Graph:
@@ -300,10 +361,12 @@ class _Graph:
 
 
 def summarize(source: bytes, pattern: re.Pattern[bytes], module: str, is_package: bool,
-              entries: re.Pattern[bytes] | None = None) -> FileSummary:
+              entries: re.Pattern[bytes] | None = None, jax_entries: re.Pattern[bytes] | None = None) -> FileSummary:
     stages = mentions_staging(source, pattern)
     return FileSummary(stages, frozenset(referenced_names(source, module, is_package)),
-                       entries=entries is not None and entries.search(source) is not None)
+                       entries=entries is not None and entries.search(source) is not None,
+                       jax=stages and any(w in source for w in JAX_WORDS),
+                       jax_entries=None if jax_entries is None else jax_entries.search(source) is not None)
 
 
 def select(files: list[str], settings, search_roots, module_name, read=None, cache=None, realpath=None) -> Selection:
@@ -315,6 +378,7 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
 
     pattern = staging_pattern(settings)
     entries = entry_pattern(settings)
+    jax_entries = jax_entry_pattern()
     realpath = realpath or RealPaths()
     graph = _Graph(search_roots, module_name, realpath)
     cache_settings = analysis_settings(settings)
@@ -336,6 +400,7 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
 
     summaries: dict[str, FileSummary | None] = {}
     keys: dict[str, str] = {}
+    fresh: dict[str, FileSummary] = {}  # summaries the cache did not have: kept at the end, once
     digests: dict[str, str] = {}
     sources: dict[str, bytes] = {}
     queue = list(given)
@@ -346,6 +411,7 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
         if len(summaries) >= MAX_FILES + len(given):
             # Imports lead somewhere huge (a search root inside site-packages): no screen,
             # rather than a partial one that could drop a finding.
+            _keep(cache, keys, fresh)
             return Selection(analyse=list(given.values()), digests=digests)
         source = load(real)
         if source is None:
@@ -359,9 +425,7 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
             keys[real] = cache.key("screen", cache_settings, module, is_package, digests[real])
             summary = cache.get("screen", keys[real], FileSummary)
         if summary is None:
-            summary = summarize(source, pattern, module, is_package, entries)
-            if cache is not None:
-                cache.put("screen", keys[real], summary)
+            summary = fresh[real] = summarize(source, pattern, module, is_package, entries)
         summaries[real] = summary
         queue.extend(f for f in graph.files_for(summary.names, with_index=True) if f not in summaries)
     for real in summaries:
@@ -379,14 +443,7 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
             importers.setdefault(t, set()).add(real)
 
     # Unreadable files go to the engine, which reports them.
-    staging = {r for r, s in summaries.items() if s is None or s.stages}
-    reaches_staging = set(staging)
-    queue = list(staging)
-    while queue:
-        for importer in importers.get(queue.pop(), ()):
-            if importer not in reaches_staging:
-                reaches_staging.add(importer)
-                queue.append(importer)
+    reaches_staging = _importers_of({r for r, s in summaries.items() if s is None or s.stages}, importers)
     live = set(reaches_staging)
     queue = list(reaches_staging)
     while queue:
@@ -394,30 +451,57 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
             if target not in live:
                 live.add(target)
                 queue.append(target)
+    jax_in_reach = _importers_of({r for r, s in summaries.items() if s is not None and s.jax}, importers)
 
     selection = Selection(digests=digests, known=set(summaries),
                           files_for=lambda names: graph.files_for(names, with_index=True))
     for real, summary in summaries.items():
         shown = given.get(real)
+        if summary is not None and summary.jax_entries is None and not summary.entries and real in live \
+                and real in jax_in_reach:
+            # (asked only here: a search of the whole file that a TensorFlow code base never needs)
+            summary = fresh[real] = dataclasses.replace(summary, jax_entries=jax_entries.search(sources[real]) is not None)
+        entry = summary is not None and (summary.entries or (real in jax_in_reach and bool(summary.jax_entries)))
         # A notebook's JSON is not Python the screen can read (escaped strings, one cell's
         # syntax error is not the file's): notebooks always get the full analysis.
-        if summary is None or (real in live and summary.entries) or (shown is not None and shown.endswith(".ipynb")):
+        if summary is None or (real in live and entry) or (shown is not None and shown.endswith(".ipynb")):
             if shown is not None or summary is not None:
                 selection.analyse.append(shown if shown is not None else display_path(Path(real)))
             continue
-        if summary.parses is None and (shown is not None):
-            summary = FileSummary(summary.stages, summary.names, parses(sources[real], shown), summary.entries)
-            if cache is not None:
-                cache.put("screen", keys[real], summary)
-        if shown is not None and not summary.parses:
-            selection.analyse.append(shown)  # its STG000
-        elif real in live:
+        if real in live:
+            if shown is not None and not summary.parses:
+                selection.unchecked[real] = summary  # asked when the rounds are over
             selection.deferred[real] = shown if shown is not None else display_path(Path(real))
             selection.sources[real] = sources[real]
             selection.names[real] = summary.names
+            continue
+        if summary.parses is None and (shown is not None):
+            summary = fresh[real] = dataclasses.replace(summary, parses=parses(sources[real], shown))
+        if shown is not None and not summary.parses:
+            selection.analyse.append(shown)  # its STG000
         elif shown is not None:
             selection.skip.append(shown)
+    _keep(cache, keys, {real: s for real, s in fresh.items() if real not in selection.unchecked})
+    selection.keeping = (cache, keys, {real: s for real, s in fresh.items() if real in selection.unchecked})
     order = {real: i for i, real in enumerate(given)}
     # Given files in the order given, then imported ones by name: the same order every run.
     selection.analyse.sort(key=lambda shown: (order.get(realpath(shown), len(order)), shown))
     return selection
+
+
+def _importers_of(files: set[str], importers: dict[str, set[str]]) -> set[str]:
+    """`files` and every file that imports one of them, directly or not."""
+    out = set(files)
+    queue = list(files)
+    while queue:
+        for importer in importers.get(queue.pop(), ()):
+            if importer not in out:
+                out.add(importer)
+                queue.append(importer)
+    return out
+
+
+def _keep(cache, keys: dict[str, str], fresh: dict[str, FileSummary]) -> None:
+    if cache is not None:
+        for real, summary in fresh.items():
+            cache.put("screen", keys[real], summary)

@@ -67,6 +67,12 @@ class Project:
         self.settings = Settings()
         self.state: ProjectState | None = None
         self.published: dict[str, Published] = {}
+        #: real path -> what `pipeline.splice` keeps of the file's last text and facts
+        self.memos: dict = {}
+        #: how the last edits were analysed: "spliced" or "whole" (the bench and tests read it)
+        self.counts = {"spliced": 0, "whole": 0}
+        #: how the last buffer was analysed, for the client's log (None: not yet, or told)
+        self.last_way: str | None = None
 
     def load_settings(self) -> str | None:
         """Read `[tool.stagelint]`; the error message if it is invalid (the old settings stay)."""
@@ -84,6 +90,7 @@ class Project:
         cache = open_cache(["."])  # the project's own, as `stagelint check .` there uses
         state = ProjectState(settings=self.settings, paths=["."], options=self.options, cache=cache,
                              sources=dict(sources or {}))
+        self.memos = {}  # made with other settings or project packages, maybe
         report("finding files", 0)
         stages.discover(state)
         report(f"screening {len(state.files)} files", 10)
@@ -123,7 +130,11 @@ class Project:
                 sources[real] = new
             self.analyse_all(sources=sources)
             return True
-        stages.reanalyse(self.state, path, None if text is None else new)
+        if text is None:
+            self.memos.pop(real, None)
+            stages.reanalyse(self.state, path, None)
+        else:
+            stages.reanalyse(self.state, path, new, self._spliced(real, text))
         after = self.state.modules.get(real)
         if before is not None and after is not None and before == after and self.state.changed == {real}:
             self.state.modules[real] = before  # the project phase's own object: same facts
@@ -134,12 +145,83 @@ class Project:
         self.project_phase()
         return True
 
+    def _spliced(self, real: str, text: str):
+        """The per-file phase of an edited buffer: only the top-level statements the edit can
+        touch (`pipeline.splice`) when the file's last facts allow it, the whole file otherwise;
+        either way the facts are those of the whole text, and kept for the next edit."""
+        from stagelint.files import digest
+        from stagelint.notebooks import is_notebook
+        from stagelint.pipeline import splice
+        from stagelint.pipeline.perfile import Outcome, analyse_bytes
+
+        state = self.state
+        made_with = (self.settings, state.roots)
+
+        def analyse(shown: str, data: bytes) -> Outcome:
+            memo = self.memos.pop(real, None)
+            if is_notebook(shown):
+                return analyse_bytes(shown, data, self.settings, state.roots)
+            facts = units = None
+            if memo is not None and memo.path == shown and memo.made_with == made_with:
+                def reduced(part: str):
+                    outcome = analyse_bytes(shown, part.encode("utf-8"), self.settings, state.roots)
+                    return outcome.facts if outcome.status == "ok" else None
+
+                spliced = splice.splice(memo, text, reduced)
+                if spliced is not None:
+                    facts, units = spliced.facts, spliced.units
+            if facts is not None:
+                self.counts["spliced"] += 1
+                self.last_way = (f"{shown}: {spliced.walked} of {len(units)} top-level statements "
+                                 "walked again, the others' facts kept")
+                outcome = Outcome(shown, "ok", facts, digest=digest(data))
+            else:
+                self.counts["whole"] += 1
+                self.last_way = f"{shown}: the whole file analysed again"
+                outcome = analyse_bytes(shown, data, self.settings, state.roots)
+            if outcome.status == "ok":  # (before the project phase renames anything in them)
+                memo = splice.Memo.of(text, outcome.facts, self.settings, made_with, units)
+                if memo is not None:
+                    self.memos[real] = memo
+            return outcome
+
+        return analyse
+
     def project_phase(self) -> None:
         """The project phase over the facts in memory, and again if the staged code now needs
-        files no round analysed (`stages.analyse_demanded`)."""
+        files no round analysed (`stages.analyse_demanded`). That question is asked again only
+        when what it reads changed (`_demand_key`): most edits change none of it."""
         stages.project_phase(self.state)
+        key = self._demand_key()
+        if key is not None and key == getattr(self, "_demand_asked", None):
+            return
         if stages.analyse_demanded(self.state):
             stages.project_phase(self.state)
+            key = self._demand_key()
+        self._demand_asked = key
+
+    def _demand_key(self) -> tuple | None:
+        """Everything `demand.demanded` reads, without places: what is reached and how it is
+        staged, and per file (remembered by the facts' identity: only changed files are read
+        again) its wrappers, bases, decorators, the calls and attribute reads of its functions,
+        its call sites' targets and arguments' classes, its attribute writes and imports.
+        None when there is nothing to ask (no file is waiting)."""
+        state = self.state
+        if not state.unneeded or state.selection is None:
+            return None
+        memo = self.__dict__.setdefault("_demand_memo", {})
+        fresh = {}
+        per_file = []
+        for m in state.project_modules:
+            known = memo.get(id(m))
+            if known is None or known[0] is not m:
+                known = (m, _demand_signature(m))
+            fresh[id(m)] = known
+            per_file.append(known[1])
+        self._demand_memo = fresh
+        project = state.project
+        return (frozenset(project.reached), frozenset(project.entries.items()), tuple(per_file),
+                frozenset(state.unneeded))
 
     def shown(self, path: str) -> str:
         """The file as the state shows it (relative to the root when below it)."""
@@ -170,6 +252,25 @@ class Project:
     def known(self, path: str) -> bool:
         real = self.state.realpath(path)
         return real in self.state.modules or real in self._placeholders()
+
+
+def _demand_signature(m) -> tuple:
+    """What `demand.demanded` reads of one file's facts (no spans: an edit that only moves lines
+    leaves it as it was)."""
+    def arg(a):
+        return a.cls
+
+    return (
+        m.module, tuple(m.wrapped), tuple(m.fresh_wrapped), tuple(m.wrapper_bindings),
+        tuple((q, tuple(c.bases)) for q, c in m.classes.items()),
+        tuple((q, tuple(f.decorators), f.wraps_param, tuple(e.target for e in f.calls), tuple(f.attr_reads))
+              for q, f in m.functions.items()),
+        tuple((s.target, s.caller, tuple(sorted((k, tuple(v)) for k, v in s.refs.items())),
+               tuple(map(arg, s.args)), tuple(sorted((k, arg(v)) for k, v in s.kwargs.items())))
+              for s in m.call_sites),
+        tuple((w.owner, w.attr) for w in m.attr_writes),
+        tuple(m.imports.items()),
+    )
 
 
 def _relative(real: str) -> str:
@@ -499,6 +600,10 @@ class StagelintServer:
             project.project_phase()
         findings = project.findings_for([path])[path]
         self._publish(uri, version, text, findings)
+        if project.last_way is not None:  # (after the diagnostics: the log must not delay them)
+            self._send(self.ls.window_log_message, lsp.LogMessageParams(
+                type=lsp.MessageType.Log, message=f"stagelint: {project.last_way}"))
+            project.last_way = None
         # What changed here may change what other open files get (a helper staged from here):
         # they are judged again once no change is waiting (`_work`).
         self.others_stale = True

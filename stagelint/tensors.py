@@ -100,9 +100,12 @@ class _Inference(_MemoizedWalk):
     def _of(self, expr) -> Tensorness:
         ctx = self.ctx
         fw = ctx.framework
-        if isinstance(expr, cst.Name):
+        # `type(expr) is`: libcst node classes have no subclasses, and a failed `isinstance` test
+        # against one goes through the ABC machinery (a Python call), here once per kind tried.
+        t = type(expr)
+        if t is cst.Name:
             return self._name(expr)
-        if isinstance(expr, cst.Call):
+        if t is cst.Call:
             names = ctx.qualified_names(expr.func)
             # (the framework's own source checked as a project: its functions are project functions)
             if any(fw.returns_tensor(q) and q.split(".", 1)[0] not in ctx.project_roots for q in names):
@@ -123,33 +126,33 @@ class _Inference(_MemoizedWalk):
                 receiver = self.of(expr.func.value)
                 return Tensorness(receiver.definite, receiver.params)
             return NOT
-        if isinstance(expr, cst.Attribute):
+        if t is cst.Attribute:
             if expr.attr.value in fw.non_tensor_attributes:
                 return NOT
             if isinstance(expr.value, cst.Name) and self.func is not None and expr.value.value == self.func.self_name:
                 return NOT
             return self.of(expr.value)
-        if isinstance(expr, cst.BinaryOperation):
+        if t is cst.BinaryOperation:
             return self._union((expr.left, expr.right))
-        if isinstance(expr, cst.UnaryOperation):
+        if t is cst.UnaryOperation:
             return NOT if isinstance(expr.operator, cst.Not) else self.of(expr.expression)
-        if isinstance(expr, cst.Comparison):
+        if t is cst.Comparison:
             if all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in expr.comparisons):
                 return NOT  # `x is not None`: an identity test, Python even on a tensor
             return self._union([expr.left, *(c.comparator for c in expr.comparisons)])
-        if isinstance(expr, cst.Subscript):
+        if t is cst.Subscript:
             return self.of(expr.value)
-        if isinstance(expr, cst.IfExp):
+        if t is cst.IfExp:
             return self._union((expr.body, expr.orelse))
-        if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        if t is cst.Tuple or t is cst.List or t is cst.Set:
             return self._union(el.value for el in expr.elements)
-        if isinstance(expr, cst.Dict):
+        if t is cst.Dict:
             return self._union(el.value for el in expr.elements if isinstance(el, cst.DictElement))
-        if isinstance(expr, cst.StarredElement):
+        if t is cst.StarredElement:
             return self.of(expr.value)
-        if isinstance(expr, cst.AugAssign):
+        if t is cst.AugAssign:
             return self.of(expr.value)
-        if isinstance(expr, cst.For):
+        if t is cst.For:
             return self._iterated(expr.iter)
         return NOT
 
@@ -230,10 +233,15 @@ def _same_file_function(ctx: FileContext, func: cst.BaseExpression, within: Func
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and within is not None \
             and func.value.value == within.self_name and within.facts.class_qualname:
         by_method = ctx.memo.setdefault("methods", {})
-        if not by_method:
-            for info in infos.values():
+        # Brought up to date with the functions walked since it was last asked (filled once, at
+        # the first question, it held only the methods walked before that one: an answer that
+        # depended on which classes came earlier in the file).
+        seen = ctx.memo.get("methods_seen", 0)
+        if seen != len(infos):
+            for info in list(infos.values())[seen:]:
                 if info.facts.class_qualname:
                     by_method[(info.facts.class_qualname, info.facts.name)] = info
+            ctx.memo["methods_seen"] = len(infos)
         return by_method.get((within.facts.class_qualname, func.attr.value))
     return None
 
@@ -389,6 +397,16 @@ class Value:
 UNKNOWN = Value()
 
 
+#: What a literal or a display is, whatever it holds (by the node's exact type).
+_DISPLAY_VALUES = {
+    cst.Integer: Value("int"), cst.Float: Value("float"), cst.Imaginary: Value("complex"),
+    cst.SimpleString: Value("str"), cst.ConcatenatedString: Value("str"), cst.FormattedString: Value("str"),
+    cst.List: Value("list"), cst.ListComp: Value("list"), cst.Tuple: Value("tuple"),
+    cst.Dict: Value("dict"), cst.DictComp: Value("dict"), cst.Set: Value("set"), cst.SetComp: Value("set"),
+    cst.GeneratorExp: Value("generator"), cst.Lambda: Value("function"),
+}
+
+
 def value_of(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None = None) -> Value:
     return _Values(ctx, func).of(expr)
 
@@ -398,45 +416,29 @@ class _Values(_MemoizedWalk):
     cycle = UNKNOWN
 
     def _of(self, expr) -> Value:
-        if isinstance(expr, cst.Integer):
-            return Value("int")
-        if isinstance(expr, cst.Float):
-            return Value("float")
-        if isinstance(expr, cst.Imaginary):
-            return Value("complex")
-        if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-            return Value("str")
-        if isinstance(expr, (cst.List, cst.ListComp)):
-            return Value("list")
-        if isinstance(expr, cst.Tuple):
-            return Value("tuple")
-        if isinstance(expr, (cst.Dict, cst.DictComp)):
-            return Value("dict")
-        if isinstance(expr, (cst.Set, cst.SetComp)):
-            return Value("set")
-        if isinstance(expr, cst.GeneratorExp):
-            return Value("generator")
-        if isinstance(expr, cst.Lambda):
-            return Value("function")
-        if isinstance(expr, cst.Name):
+        t = type(expr)  # `type(expr) is`, as in `_Inference._of`
+        fixed = _DISPLAY_VALUES.get(t)
+        if fixed is not None:
+            return fixed
+        if t is cst.Name:
             if expr.value in ("True", "False"):
                 return Value("bool")
             if expr.value == "None":
                 return Value("none")
             return self._name(expr)
-        if isinstance(expr, cst.Call):
+        if t is cst.Call:
             return self._call(expr)
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add) and any(
+        if t is cst.BinaryOperation and isinstance(expr.operator, cst.Add) and any(
             isinstance(side, (cst.List, cst.ListComp, cst.Tuple)) for side in (expr.left, expr.right)
         ):
             # `[first] + rest`: a list (of tensors, maybe)
             return Value("tuple" if isinstance(expr.left, cst.Tuple) or isinstance(expr.right, cst.Tuple) else "list")
         if tensorness(self.ctx, expr, self.func).definite:
             return Value("tensor")
-        if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+        if t is cst.UnaryOperation and not isinstance(expr.operator, cst.Not):
             inner = self.of(expr.expression)
             return Value(inner.what) if inner.what in NUMBERS else UNKNOWN
-        if isinstance(expr, cst.BinaryOperation):
+        if t is cst.BinaryOperation:
             left, right = self.of(expr.left), self.of(expr.right)
             if left.what in NUMBERS and right.what in NUMBERS:
                 return Value("float" if "float" in (left.what, right.what) else left.what)
@@ -444,7 +446,7 @@ class _Values(_MemoizedWalk):
                 if seq in (left.what, right.what) and isinstance(expr.operator, (cst.Multiply, cst.Add)):
                     return Value(seq)
             return UNKNOWN
-        if isinstance(expr, cst.Attribute):
+        if t is cst.Attribute:
             return self._attribute(expr)
         return UNKNOWN
 

@@ -162,17 +162,27 @@ def _placeholder(state: ProjectState, path: str) -> F.ModuleFacts:
 # plan the rounds --------------------------------------------------------------------------------
 
 def plan_rounds(state: ProjectState) -> None:
-    """The rounds' outcome depends only on the files' contents and names: a run over the same
-    files takes it from the cache, rather than repeat the project phase once per round."""
-    if not (state.use_cache and state.deferred) or state.sources:
-        return  # (a plan that depends on an editor's buffer is neither used nor kept)
-    cache = state.cache
-    state.plan_key = cache.key("plan", state.fact_settings(), sorted(state.given), state.options.follow_imports,
-                               sorted(state.selection.digests.items()))
-    planned = cache.get("plan", state.plan_key, list[str])
-    if planned is not None and set(planned) <= state.deferred.keys():
-        state.first_round = state.first_round + [state.deferred.pop(real) for real in planned]
-        state.planned = planned
+    """The rounds' outcome depends only on what the files' facts show the rounds (not their
+    candidates nor positions): a run after an edit that leaves that as it was takes the plan
+    from the cache (`pipeline.plans`), rather than repeat the project phase once per round."""
+    if not (state.use_cache and state.deferred) or state.selection is None:
+        return
+    from stagelint.pipeline import plans
+
+    record, changed = plans.lookup(state)
+    if record is None:
+        return
+    if changed:
+        # The edited files are of the first round: analysed first, their facts say whether the
+        # kept plan holds.
+        early = [f for f in state.first_round if state.realpath(f) in changed]
+        state.first_round = [f for f in state.first_round if state.realpath(f) not in changed]
+        for outcome in _outcomes(state, early):
+            _take(state, outcome)
+        if not plans.holds(state, record, changed):
+            return
+    state.first_round = state.first_round + [state.deferred.pop(real) for real in record.rounds]
+    state.planned = record.rounds
 
 
 # analyse ----------------------------------------------------------------------------------------
@@ -195,8 +205,16 @@ def analyse(state: ProjectState) -> None:
             break
         state.rounds.extend(wanted)
         files = [state.deferred.pop(real) for real in wanted]
-    if state.plan_key is not None and state.planned is None and state.clean:
-        state.cache.put("plan", state.plan_key, state.rounds)  # a crash or hang changes the rounds: not kept
+    if state.plan_key is not None and state.planned is None and state.clean:  # a crash or hang changes the rounds
+        from stagelint.pipeline import plans
+
+        plans.keep(state)
+    if state.selection is not None:
+        # The given files left that Python's parser refuses: analysed for their STG000 (no
+        # round needs them: they have no facts to give).
+        broken = state.selection.unparsed(state.deferred.keys())
+        for outcome in _outcomes(state, [state.deferred.pop(real) for real in broken]):
+            _take(state, outcome)
     # Nothing staged needs the deferred files left: placeholders, as screened-out files are.
     state.placeholders = _placeholders(state, state.deferred.values())
     state.unneeded, state.deferred = state.deferred, {}
@@ -390,8 +408,9 @@ def screen_moved(state: ProjectState, path: str, before: bytes | None, after: by
 
     module, is_package = state.names(path)
     pattern, entries = screening.staging_pattern(state.settings), screening.entry_pattern(state.settings)
-    return screening.summarize(before, pattern, module, is_package, entries) != \
-        screening.summarize(after, pattern, module, is_package, entries)
+    jax_entries = screening.jax_entry_pattern()
+    return screening.summarize(before, pattern, module, is_package, entries, jax_entries) != \
+        screening.summarize(after, pattern, module, is_package, entries, jax_entries)
 
 
 def analyse_demanded(state: ProjectState) -> bool:
@@ -422,9 +441,11 @@ def analyse_demanded(state: ProjectState) -> bool:
     return found
 
 
-def reanalyse(state: ProjectState, path: str, source: bytes | None) -> Outcome:
+def reanalyse(state: ProjectState, path: str, source: bytes | None, analyse=None) -> Outcome:
     """Analyse one file again, from `source` (an editor's buffer) or from the disk (None), and
-    put its facts in place of the old ones; `project_phase` then joins them with the rest."""
+    put its facts in place of the old ones; `project_phase` then joins them with the rest.
+    `analyse(shown path, bytes) -> Outcome` replaces the whole file's per-file phase (the
+    language server's splice, `pipeline.splice`)."""
     from stagelint.pipeline.perfile import Outcome, analyse_bytes
     from stagelint.pipeline.verdicts import read_bytes
 
@@ -440,7 +461,7 @@ def reanalyse(state: ProjectState, path: str, source: bytes | None) -> Outcome:
     else:
         state.sources[real] = source
     shown = next((m.path for r, m in state.modules.items() if r == real), None) or path
-    outcome = analyse_bytes(shown, source, state.settings, state.roots)
+    outcome = (analyse or (lambda p, b: analyse_bytes(p, b, state.settings, state.roots)))(shown, source)
     if outcome.status == "ok":
         state.modules[real] = outcome.facts
         state.reported.add(shown)

@@ -83,6 +83,8 @@ class ProjectState:
 
     # plan the rounds --------------------------------------------------------------------------
     plan_key: str | None = None
+    #: the screen's split the plan is made for (`pipeline.plans.PlanRecord` without its rounds)
+    plan_basis: object = None
     #: the deferred files of the later rounds, from the cache (None: decided round by round)
     planned: list[str] | None = None
     rounds: list[str] = field(default_factory=list)

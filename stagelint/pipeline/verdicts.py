@@ -63,11 +63,16 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
     failed: set[tuple[str, str]] = set()
     seen = set()
     lines_cache: dict[str, tuple[list[str], bytes]] = {}
+    reports: dict[tuple[str, str], bool] = {}  # (path, code) -> the settings report it there
     for m, cand in candidates:
         if m.path not in reported:
             continue
         rule = REGISTRY[cand.code]
-        if not is_selected(rule.code, settings.select, settings.ignore) or settings.ignored_for(m.path, rule.code):
+        shown = reports.get((m.path, rule.code))
+        if shown is None:
+            shown = reports[(m.path, rule.code)] = is_selected(rule.code, settings.select, settings.ignore) and \
+                not settings.ignored_for(m.path, rule.code)
+        if not shown:
             continue
         fields = dict(cand.fields)
         fix = fields.pop("_fix", None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.context import short_code
-from stagelint.jitsites import ExpectedErrors, uses_pallas
+from stagelint.jitsites import InExpectedErrors, uses_pallas
 from stagelint.rules.base import Rule
 
 #: The update methods of `x.at[...]` (JAX 0.10.2); `get` reads and is left to other checks.
@@ -27,7 +27,7 @@ def discarded_update(node: cst.Expr) -> tuple[cst.Call, cst.BaseExpression, str]
     return call, at.value, method
 
 
-class DiscardedFunctionalUpdate(Rule):
+class DiscardedFunctionalUpdate(InExpectedErrors, Rule):
     """
     ## What it does
     Flags `x.at[i].set(v)` (and `.add`, `.subtract`, `.multiply`/`.mul`, `.divide`, `.power`,
@@ -100,24 +100,14 @@ class DiscardedFunctionalUpdate(Rule):
         """,
     )
 
-    def __init__(self, ctx):
-        super().__init__(ctx)
-        self._errors = ExpectedErrors(ctx)
-
-    def visit_With(self, node: cst.With) -> None:
-        self._errors.enter(node)
-
-    def leave_With(self, node: cst.With) -> None:
-        self._errors.leave(node)
-
     def visit_Expr(self, node: cst.Expr) -> None:
-        if self._errors.depth:
-            return  # `with pytest.raises(...)`: the statement is there to raise
-        if uses_pallas(self.ctx):
-            return  # a Pallas ref's `.at[i].set(v)` stores into the ref
         found = discarded_update(node)
         if found is None:
             return
+        if self.expecting_error:
+            return  # `with pytest.raises(...)`: the statement is there to raise
+        if uses_pallas(self.ctx):
+            return  # a Pallas ref's `.at[i].set(v)` stores into the ref
         call, array, method = found
         self.report(call, expr=short_code(call), array=short_code(array), method=method)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.context import short_code
-from stagelint.jitsites import ExpectedErrors, uses_pallas
+from stagelint.jitsites import InExpectedErrors, uses_pallas
 from stagelint.rules.base import Rule
 from stagelint.tensors import Tensorness, tensorness
 
@@ -44,7 +44,7 @@ _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterTha
 _WHY = "the result's shape would depend on traced values"
 
 
-class DataDependentShape(Rule):
+class DataDependentShape(InExpectedErrors, Rule):
     """
     ## What it does
     Flags, in code that `jax.jit`, `jax.vmap`, `jax.pmap` or a `jax.lax` control-flow body
@@ -153,19 +153,9 @@ class DataDependentShape(Rule):
         """,
     )
 
-    def __init__(self, ctx):
-        super().__init__(ctx)
-        self._errors = ExpectedErrors(ctx)
-
-    def visit_With(self, node: cst.With) -> None:
-        self._errors.enter(node)
-
-    def leave_With(self, node: cst.With) -> None:
-        self._errors.leave(node)
-
     def visit_Subscript(self, node: cst.Subscript) -> None:
         ctx, func = self.ctx, self.ctx.function
-        if func is None or not ctx.in_staged_context or self._errors.depth or uses_pallas(ctx):
+        if func is None or not ctx.in_staged_context or self.expecting_error:
             return
         for element in node.slice:
             sl = element.slice
@@ -191,16 +181,16 @@ class DataDependentShape(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx, func = self.ctx, self.ctx.function
-        if func is None or not ctx.in_staged_context or self._errors.depth or uses_pallas(ctx):
-            return  # (under `pytest.raises(...)`: a test of the error itself; Pallas: refs and block specs)
+        if func is None or not ctx.in_staged_context or self.expecting_error:
+            return  # (under `pytest.raises(...)`: a test of the error itself)
         names = ctx.qualified_names(node.func)
-        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        positional = [a.value for a in node.args if a.keyword is None and not a.star]
-        if any(a.star for a in node.args):
-            return  # `f(*args, **kw)`: `size=` may be among them
         if not any(q.startswith("jax.numpy.") for q in names) and not (
                 isinstance(node.func, cst.Attribute) and node.func.attr.value == "nonzero"):
             return
+        if any(a.star for a in node.args):
+            return  # `f(*args, **kw)`: `size=` may be among them
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        positional = [a.value for a in node.args if a.keyword is None]
         call = short_code(node)
         for q in sorted(names):
             if (q in SIZED or q == "jax.numpy.where" and len(positional) == 1 and not {"x", "y"} & set(keywords)) \
@@ -251,6 +241,8 @@ class DataDependentShape(Rule):
                              instead="pass `size=` (and `fill_value=`) to fix the output's length")
 
     def _report(self, node, t: Tensorness, **fields) -> None:
+        if uses_pallas(self.ctx):
+            return  # Pallas: refs and block specs (asked last: it reads the file's imports)
         self.report(node, why=_WHY, _definite=t.definite, _params=sorted(t.params), _jax_only=True, **fields)
 
     @classmethod

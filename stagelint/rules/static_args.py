@@ -8,7 +8,7 @@ import libcst as cst
 from stagelint import facts as F
 from stagelint import jaxjit
 from stagelint.context import short_code
-from stagelint.jitsites import ExpectedErrors, JitSites
+from stagelint.jitsites import InExpectedErrors, JitSites
 from stagelint.rules.base import Rule
 from stagelint.tensors import value_of
 
@@ -127,14 +127,13 @@ def class_kind(ctx, node: cst.ClassDef, local: dict[str, str]) -> tuple[str, str
     return kind, ""
 
 
-class _StaticSites(Rule):
+class _StaticSites(InExpectedErrors, Rule):
     """Shared walk of STG504/STG505: the file's jitted callables, its classes, and the calls
     that pass something suspicious for a parameter; `confirm` asks the project whether it is static."""
 
     def __init__(self, ctx):
         super().__init__(ctx)
         self.sites = JitSites.of(self)
-        self._errors = ExpectedErrors(ctx)
         self._class_nodes: list[cst.ClassDef] = []
         self._class_defs: list[cst.ClassDef] = []
         #: (class node, where, function, message fields) of methods jitted with a traced `self`
@@ -161,14 +160,8 @@ class _StaticSites(Rule):
     def visit_Assign(self, node: cst.Assign) -> None:
         self.sites.assignment(node)
 
-    def visit_With(self, node: cst.With) -> None:
-        self._errors.enter(node)
-
-    def leave_With(self, node: cst.With) -> None:
-        self._errors.leave(node)
-
     def visit_Call(self, node: cst.Call) -> None:
-        if self._errors.depth:
+        if self.expecting_error:
             return  # `with pytest.raises(ValueError):` a test of the error itself
         func, in_loop = self.ctx.function, bool(self.ctx.loops)
         spec = self.sites.inline_spec(node)  # `jax.jit(f, static_argnums=1)(x, cfg)`: decided here

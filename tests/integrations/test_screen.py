@@ -98,6 +98,30 @@ def test_syntax_error_in_a_file_that_stages_nothing_is_still_reported(tmp_path, 
     assert [(f.path, f.code) for f in result.findings] == [("broken.py", "STG000")]
 
 
+@pytest.mark.parametrize("cached", [False, True])
+def test_syntax_error_in_a_deferred_file_no_round_needs_is_reported(tmp_path, monkeypatch, cached):
+    """A live file without an entry point is parsed by Python only once the rounds are over and
+    no round analysed it; the one that does not parse then gets its STG000, cold or warm."""
+    from stagelint.cache import open_cache
+
+    write_tree(tmp_path, {
+        "model.py": "import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    return x\n",
+        "broken.py": "import tensorflow as tf\n\ndef g(:\n    pass\n",
+        "fine.py": "import tensorflow as tf\n\n\ndef h(x):\n    return tf.square(x)\n",
+        "pyproject.toml": "",
+    })
+    monkeypatch.chdir(tmp_path)
+    sel = _selection(["."])
+    assert set(sel.deferred.values()) == {"broken.py", "fine.py"} and sel.unchecked.keys() == sel.deferred.keys()
+    assert sel.unparsed(sel.deferred.keys()) == [str(tmp_path / "broken.py")]
+    cache = (lambda: open_cache(["."], directory=str(tmp_path / "cache"))) if cached else (lambda: None)
+    for _ in range(2 if cached else 1):  # cached: the second run takes the screen's reading from the cache
+        result = check_paths(["."], jobs=0, cache=cache())
+        assert [(f.path, f.code) for f in result.findings] == [("broken.py", "STG000")]
+        assert result.files_checked == 3
+    _same_either_way(["."])
+
+
 def test_helper_reached_through_an_attribute_chain(tmp_path, monkeypatch):
     write_tree(tmp_path, {
         "pkg/__init__.py": "",
@@ -237,3 +261,59 @@ def test_deferred_files_are_analysed_only_when_staged_code_needs_them(tmp_path, 
     }
     assert result.files_checked == 5
     _same_either_way(["."])
+
+
+def test_jax_entry_spellings_count_only_where_jax_is_in_reach(tmp_path, monkeypatch):
+    """`def __call__(`, `tf.cond(` (read as `jax.lax.cond(`'s `.cond(`), `.grad` spell JAX entry
+    points; a file with no JAX in its import closure cannot have one, so it waits to be needed
+    like any other file. Through a project base class or re-export, JAX is in reach."""
+    write_tree(tmp_path, {
+        "tfpkg/__init__.py": "",
+        "tfpkg/schedule.py": """
+            import tensorflow as tf
+
+
+            class Schedule:
+                def __call__(self, step):
+                    return tf.cond(step > 10, lambda: 0.1, lambda: 1.0)
+        """,
+        "tfpkg/train.py": """
+            import tensorflow as tf
+            from tfpkg.schedule import Schedule
+
+
+            @tf.function
+            def step(x):
+                print(x)
+                return x + 1
+        """,
+        "jpkg/__init__.py": "",
+        "jpkg/base.py": "import flax.linen as nn\n\n\nclass Base(nn.Module):\n    pass\n",
+        # no JAX word of its own: its base class is a Linen module
+        "jpkg/model.py": """
+            from jpkg.base import Base
+
+
+            class Model(Base):
+                def __call__(self, x):
+                    print(x)
+                    return x
+        """,
+        "jpkg/plain.py": "from jpkg import base\n\n\ndef cond(p):\n    return base.Base().cond(p)\n",
+        "jpkg/run.py": """
+            import jax
+            from jpkg.model import Model
+
+
+            @jax.jit
+            def run(variables, x):
+                return Model().apply(variables, x)
+        """,
+    })
+    monkeypatch.chdir(tmp_path)
+    sel = _selection(["."])
+    assert "tfpkg/train.py" in sel.analyse
+    assert "tfpkg/schedule.py" in sel.deferred.values()  # TensorFlow only: `__call__`, `.cond(` are no entry
+    assert "jpkg/model.py" in sel.analyse and "jpkg/plain.py" in sel.analyse  # JAX in reach
+    result = _same_either_way(["."])
+    assert {(f.path, f.code) for f in result.findings} == {("tfpkg/train.py", "STG101"), ("jpkg/model.py", "STG101")}

@@ -30,7 +30,13 @@ class Client:
         self.history: list[tuple[str, int | None, list]] = []
         self.progress: list = []
         self.registrations: list = []
+        #: the server's log messages (window/logMessage)
+        self.logs: list[str] = []
         self.changed = asyncio.Event()
+
+        @self.client.feature(lsp.WINDOW_LOG_MESSAGE)
+        def logged(params):
+            self.logs.append(params.message)
 
         @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def published(params):
@@ -357,3 +363,75 @@ def test_exit_ends_the_process_while_the_client_keeps_stdin_open(tmp_path):
             proc.kill()
         proc.stdin.close()
         proc.stdout.close()
+
+
+LAYERS = Path(__file__).resolve().parent.parent / "data" / "splice" / "layers.py"
+
+
+def test_edits_inside_a_body_are_spliced_and_publish_what_check_reports(tmp_path):
+    """Edits typed into the bodies of a module of many layers and helpers: after the first
+    (the whole file), each is analysed by walking only the units it can touch
+    (`pipeline.splice`, said in the server's log), and every version's diagnostics are those
+    `stagelint check .` reports for the same text; a module-level edit is analysed whole."""
+    from stagelint.config import load_settings
+    from stagelint.engine import check_paths
+
+    root = tmp_path / "p"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pyproject.toml").write_text("[tool.stagelint]\n")
+    text = LAYERS.read_text()
+    (root / "pkg" / "layers.py").write_text(text)
+    steps = [  # (old, new, spliced)
+        ("  if new_value < 0.9 * value:\n", "  if new_value < 0.9 * value:\n    print(value)\n", False),
+        ("    x = tf.reduce_mean(inputs, [1, 2], keepdims=True)\n",
+         "    x = tf.reduce_mean(inputs, [1, 2], keepdims=True)\n    print('typed')\n", True),
+        ("  out = []\n", "  out = []\n  history.append(len(values))\n", True),
+        ("    print('typed')\n", "", True),
+        ("EPSILON = 1e-3\n", "EPSILON = 1e-4\n", False),
+        ("    self.calls = 0\n", "    self.calls = 0\n    self.count = tf.Variable(0)\n", True),
+    ]
+    versions = []
+    for old, new, _ in steps:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+        versions.append(text)
+
+    def expected(layers_text: str) -> list[tuple[int, str]]:
+        import os
+
+        scratch = tmp_path / f"scratch{len(os.listdir(tmp_path))}"
+        shutil.copytree(root, scratch)
+        (scratch / "pkg" / "layers.py").write_text(layers_text)
+        here = os.getcwd()
+        os.chdir(scratch)
+        try:
+            result = check_paths(["."], load_settings(Path(".")), jobs=0)
+        finally:
+            os.chdir(here)
+        return sorted((f.line, f.code) for f in result.findings if f.path == "pkg/layers.py")
+
+    async def session():
+        c = Client(root)
+        await c.start()
+        try:
+            c.open("pkg/layers.py")
+            await c.wait_for("pkg/layers.py", 1)
+            published, ways = [], []
+            for k, version in enumerate(versions):
+                c.change("pkg/layers.py", k + 2, version)
+                published.append(_codes(await c.wait_for("pkg/layers.py", k + 2)))
+                assert await _until(lambda: any("pkg/layers.py:" in m for m in c.logs))
+                ways.append([m for m in c.logs if "pkg/layers.py:" in m][-1])
+                c.logs.clear()
+            return published, ways
+        finally:
+            await c.stop()
+
+    published, ways = asyncio.run(session())
+    for (_, _, spliced), way in zip(steps, ways):
+        assert ("walked again" in way) is spliced and ("whole file" in way) is not spliced, way
+    for version, got in zip(versions, published):
+        assert got == expected(version)
+    typed = versions[1].splitlines().index("    print('typed')") + 1
+    assert (typed, "STG101") in published[1] and (typed, "STG101") not in published[3]
