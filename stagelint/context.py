@@ -1564,9 +1564,10 @@ class _Walker(cst.CSTVisitor):
             nnx_kind = ""
             if on_self and is_setup_method(func.facts.name) and not isinstance(stmt, cst.AugAssign):
                 from stagelint.nnx import imports_flax, stored_kind
+                from stagelint.tensors import tensorness
 
-                if imports_flax(ctx):
-                    nnx_kind = stored_kind(ctx, value, func)  # what the attribute is if the class is a Flax NNX module
+                if imports_flax(ctx):  # what the attribute is if the class is a Flax NNX module
+                    nnx_kind = stored_kind(ctx, value, func, lambda v: tensorness(ctx, v, func).definite)
             ctx.facts.attr_writes.append(F.AttrWrite(
                 attr=attr,
                 span=ctx.position(stmt),

@@ -378,6 +378,8 @@ def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
     facts.wrapper_bindings = bindings
     for w in facts.attr_writes:
         w.owner = moved_name(w.owner, absolute_old, absolute_new)
+        if w.nnx.startswith("class:"):
+            w.nnx = "class:" + moved_name(w.nnx[6:], absolute_old, absolute_new)
         if w.function is not None:
             w.function = moved_name(w.function, old, new)
     for c in facts.candidates:
@@ -467,6 +469,8 @@ def rename_module(facts: ModuleFacts, old: str, new: str) -> None:
     facts.imports = {k: name(v) for k, v in facts.imports.items()}
     for w in facts.attr_writes:
         w.owner = name(w.owner)
+        if w.nnx.startswith("class:"):
+            w.nnx = "class:" + name(w.nnx[6:])
     for c in facts.candidates:
         fields = c.fields
         if fields.get("_anchors"):

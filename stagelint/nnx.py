@@ -44,6 +44,8 @@ from stagelint.frameworks import (
 )
 
 Key = tuple[str, str]
+#: What a constructor's caller passes (`ArgFacts.what`) that is a static attribute once stored.
+PYTHON_VALUES = frozenset({"int", "float", "complex", "str", "bool", "none", "tuple"})
 
 
 def _node_name(q: str) -> bool:
@@ -103,10 +105,11 @@ def _static_literal(expr: cst.BaseExpression) -> bool:
     return False
 
 
-def stored_kind(ctx, value: cst.BaseExpression | None, func) -> str:
+def stored_kind(ctx, value: cst.BaseExpression | None, func, is_array) -> str:
     """What a value stored on `self` is in NNX's terms: "variable" ("variable:hijax"), "node",
-    "array", "data", "static", "class:<qualified name>" (a call of a class the project phase
-    resolves), "param:<name>" (an argument of the method: its callers say), or "unknown"."""
+    "array" (`is_array(value)`: the walk's tensor inference says so), "data", "static",
+    "class:<qualified name>" (a call of a class the project phase resolves), "alias:<attr>",
+    "param:<name>" (an argument of the method: its callers say), or "unknown"."""
     if value is None:
         return "unknown"
     if isinstance(value, cst.Call):
@@ -130,11 +133,7 @@ def stored_kind(ctx, value: cst.BaseExpression | None, func) -> str:
         return "alias:" + value.attr.value  # `self.b = self.a`: one object under two names
     if isinstance(value, cst.Name) and func is not None and ctx.binding_kind(value, func) == "param":
         return "param:" + value.value
-    from stagelint.tensors import tensorness
-
-    if tensorness(ctx, value, func).definite:
-        return "array"
-    return "unknown"
+    return "array" if is_array(value) else "unknown"
 
 
 def _store_root(site) -> cst.Name | None:
@@ -408,8 +407,6 @@ class NnxModel:
 
     def _param_kind(self, module: str, cls: str, param: str) -> str:
         """`self.dim = dim` in `__init__`: what the constructor's callers pass for `dim`."""
-        from stagelint.tensors import NUMBERS
-
         project = self.project
         prefix = cls[len(module) + 1:] if module else cls
         init = project.function((module, f"{prefix}.__init__"))
@@ -430,7 +427,7 @@ class NnxModel:
         for _, _, arg in args:
             if arg.kind == "tensor":
                 kinds.add("array")
-            elif arg.what in NUMBERS or arg.what in ("str", "bool", "none", "tuple"):
+            elif arg.what in PYTHON_VALUES:
                 kinds.add("static")
             else:
                 kinds.add("unknown")
@@ -464,11 +461,22 @@ class NnxModel:
             return f.class_qualname or ""
         if root_kind != "param":
             return ""
-        classes = {arg.cls for _, _, arg in project.args_for(key, root)}
+        classes = {self._class_near(arg.cls, module) for module, _, arg in project.args_for(key, root)}
         if len(classes) != 1:
             return ""
         (cls,) = classes
         return cls
+
+    def _class_near(self, cls: str, module: str) -> str:
+        """A class name as a call site in `module` spells it (`models.Model` from `from models
+        import Model`), resolved to the project class it means (`exp1.models.Model`, the one in the
+        importer's folder), or kept as it is (a library class, an unknown one)."""
+        project = self.project
+        if not cls or project.resolve_class(cls) is not None:
+            return cls
+        split = project.split_qualified(cls, module)
+        found = project.resolve_class(f"{split[0]}.{split[1]}") if split is not None else None
+        return found[1].qualname if found is not None else cls
 
     def any_hijax(self) -> bool:
         if self._any_hijax is None:
@@ -512,6 +520,27 @@ class NnxModel:
         if kind == "variable" and how in ("item", "method"):
             return Store("variable", hijax=hijax and not shared)
         return UNKNOWN
+
+    def traced_attributes(self, key: Key, reads: list) -> bool:
+        """Some [param, path] read is a Variable, an array or `nnx.data` of an NNX node, or reads
+        an array the callers pass (`x.sum() > 0`)."""
+        f = self.project.function(key)
+        for root, path in reads:
+            root_kind = "self" if f is not None and f.class_qualname and f.params[:1] == [root] else "param"
+            owner = self.object_class(key, root_kind, root)
+            if self.class_kind(owner) != "node":
+                args = self.project.args_for(key, root) if root_kind == "param" else []
+                if args and all(arg.kind == "tensor" for _, _, arg in args):
+                    return True
+                continue
+            for attr in path:
+                found = self.attribute(owner, attr)
+                if found.startswith("variable") or found in ("array", "data"):
+                    return True
+                if not found.startswith("node:"):
+                    break
+                owner = found[5:]
+        return False
 
     def static_attributes(self, key: Key, reads: list) -> bool:
         """Every [param, path] read is a static attribute of an NNX node the function receives
@@ -589,15 +618,16 @@ def python_attribute_retrace(candidate, project, key):
 
 def static_attributes(project, key, reads) -> bool:
     """STG602: the tested value reads only static attributes of Flax NNX modules the function
-    receives (`if model.dim == 4`), or, where the module's class is unknown, any attributes of
-    a module under the NNX transforms (as before this model: their Python attributes are static)."""
+    receives (`if model.dim == 4`), or, under the NNX transforms, attributes of modules none of
+    which is known to be traced (a Variable, an array,
+    `nnx.data`): a config object set from an argument no caller shows is static there too."""
     if not reads:
         return False
     model = NnxModel.of(project)
     if model.static_attributes(key, reads):
         return True
     if key in project.jax.nnx_only:
-        return all(not model.object_class(key, "param", root) for root, _ in reads)
+        return not model.traced_attributes(key, reads)
     return False
 
 

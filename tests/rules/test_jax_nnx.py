@@ -438,3 +438,96 @@ def test_class_level_declarations_decide_the_kind():
         step(a)
         check(a)
     """)
+
+
+def test_submodule_class_in_a_module_renamed_by_its_folder(tmp_path):
+    """Two `models.py` in two folders: their names take the folder (`exp1.models`), and so does
+    the submodule class an `__init__` builds (`self.block = Block()`)."""
+    files = {}
+    for exp in ("exp1", "exp2"):
+        files[f"{exp}/models.py"] = """
+            import jax.numpy as jnp
+            from flax import nnx
+
+            class Block(nnx.Module):
+                def __init__(self):
+                    self.steps = 0
+                    self.count = nnx.Variable(jnp.array(0))
+
+            class Model(nnx.Module):
+                def __init__(self):
+                    self.block = Block()
+        """
+        files[f"{exp}/train.py"] = """
+            import jax.numpy as jnp
+            from flax import nnx
+            from models import Model
+
+            @nnx.jit
+            def step(model, x):
+                model.block.steps += 1  # STG501
+                model.block.count[...] += 1
+                return x
+
+            step(Model(), jnp.ones(2))
+        """
+    assert_project_marked(tmp_path, files)
+
+
+def test_control_flow_under_nnx_jit_on_attributes_of_unknown_kind_and_on_state():
+    """Under nnx.jit a config object no caller shows (`self.config = config`) stays static; a
+    Param's value is traced (TracerBoolConversionError), as is a plain traced argument."""
+    assert_marked("""
+        import jax.numpy as jnp
+        from flax import nnx
+
+        class Model(nnx.Module):
+            def __init__(self, config, rngs):
+                self.config = config
+                self.scale = nnx.Param(jnp.ones(()))
+
+        @nnx.jit
+        def step(model, x):
+            if model.config.use_bias:
+                x = x + 1
+            if model.scale.value > 0:  # STG602
+                x = x * 2
+            if x.sum() > 0:  # STG602
+                x = -x
+            return x
+
+        def run(config):
+            step(Model(config, nnx.Rngs(0)), jnp.ones(2))
+    """)
+
+
+def test_the_editor_splice_keeps_the_module_s_hijax_flag(tmp_path, monkeypatch):
+    """The language server re-walks only the edited body (`pipeline.splice`): the module's
+    "makes hijax Variables" flag must be the whole file's, or fall back to the whole file."""
+    from stagelint.config import Settings
+    from stagelint.pipeline import splice
+    from stagelint.pipeline.perfile import analyse_bytes
+
+    monkeypatch.chdir(tmp_path)
+    helpers = "".join(f"\n\ndef helper{i}(x):\n    y = x + {i}\n    z = y * 2\n    w = z - 1\n    return w * y\n" for i in range(40))
+    text = ("import jax\nimport jax.numpy as jnp\nfrom flax import nnx\n\n\n"
+            "def make():\n    return nnx.Variable(jnp.array(0), hijax=True)\n" + helpers
+            + "\n\n@jax.jit\ndef step(x):\n    return helper3(x)\n")
+    settings = Settings()
+
+    def facts(source):
+        return analyse_bytes("m.py", source.encode(), settings, frozenset()).facts
+
+    def reduced(part):
+        return facts(part)
+
+    for source, hijax in ((text, True), (text.replace("hijax=True", "hijax=False"), False)):
+        old = facts(source)
+        assert old.nnx_hijax is hijax
+        memo = splice.Memo.of(source, old, settings)
+        edited = source.replace("    y = x + 3\n", "    y = x + 3\n    print(y)\n")
+        done = splice.splice(memo, edited, reduced)
+        # exact, or the whole file (a flag made in a kept unit cannot be told from the old facts)
+        assert done is None or done.facts.nnx_hijax is facts(edited).nnx_hijax is hijax
+        if not hijax:
+            assert done is not None  # a module without hijax Variables is still spliced
