@@ -53,6 +53,9 @@ class Published:
     findings: list[Finding] = field(default_factory=list)
     #: the text the findings were computed from (code actions apply only to it)
     text: str = ""
+    #: the project phase (`staging.Project`) that judged them: while it is the current one,
+    #: judging the same text again gives the same findings
+    judged_by: object = None
 
 
 class Project:
@@ -618,7 +621,8 @@ class StagelintServer:
             project.project_phase()
         others = {}
         for other, doc in list(self.ls.workspace.text_documents.items()):
-            if other in project.published and project.published[other].text == doc.source:
+            published = project.published.get(other)
+            if published is not None and published.text == doc.source and published.judged_by is not project.state.project:
                 others[to_fs_path(other)] = (other, doc.version, doc.source)
         if others:
             for other_path, found in project.findings_for(list(others)).items():
@@ -627,7 +631,7 @@ class StagelintServer:
                     self._publish(other, version, text, found)
 
     def _publish(self, uri: str, version, text: str, findings: list[Finding]) -> None:
-        self.project.published[uri] = Published(version, findings, text)
+        self.project.published[uri] = Published(version, findings, text, self.project.state.project)
         lines = text.splitlines()
         self._send(self.ls.text_document_publish_diagnostics, lsp.PublishDiagnosticsParams(
             uri=uri, version=version, diagnostics=[diagnostic(f, lines) for f in findings]))

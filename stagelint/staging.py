@@ -61,6 +61,11 @@ class Project:
         self._subclasses: dict[str, list[str]] | None = None
         self._writes_by_attr: dict[str, list[tuple[str, F.AttrWrite]]] | None = None
         self._bound_method_sites: set[int] = set()
+        #: module -> (its facts, what each of its call sites resolved to), and the wrapper
+        #: bindings they were read with: what a later project with the same resolutions reuses
+        self._sites_of: dict[str, tuple] = {}
+        self._site_bindings: dict | None = None
+        self._reused: Project | None = reuse
         self._afresh: set[Key] | None = None
         #: project decorators that hand what they decorate to `tf.py_function` (`escaped`)
         self._escaping: set[str] = set()
@@ -386,17 +391,23 @@ class Project:
         for m in self.modules.values():
             for name, binding in m.wrapper_bindings.items():
                 bindings.setdefault(name, (m.module, binding))
+        self._site_bindings = bindings
+        reuse, self._reused = self._reused, None
+        kept = reuse._sites_of if reuse is not None and reuse._site_bindings == bindings else {}
         for m in sorted(self.modules.values(), key=lambda m: m.module):
-            for site in m.call_sites:
-                key, via = self.resolve(m.module, site.target), ""
-                found = self._wrapper_binding(site.target, bindings)
-                if found is not None:
-                    name, (module, binding) = found
-                    key, via = self.resolve(module, binding.target), name
-                    if binding.target[0] in ("self", "super"):
-                        self._bound_method_sites.add(id(site))
-                    if key is not None and binding.input_signature:
-                        self.signature_objects.add((key, via))
+            old = kept.get(m.module)
+            if old is not None and old[0] is m:
+                # The same facts, read with the same resolutions and wrapper bindings (an edit
+                # in another file, in the language server): what its sites resolved to holds.
+                resolved = old[1]
+            else:
+                resolved = [self._site_target(m.module, site, bindings) for site in m.call_sites]
+            self._sites_of[m.module] = (m, resolved)
+            for site, (key, via, bound, signature) in zip(m.call_sites, resolved):
+                if bound:
+                    self._bound_method_sites.add(id(site))
+                if signature:
+                    self.signature_objects.add((key, via))
                 if key is None:
                     continue
                 self.call_sites.setdefault(key, []).append((m.module, site))
@@ -405,6 +416,18 @@ class Project:
                 if via or self.entries.get(key) == "decorator":
                     self.function_calls.setdefault(key, []).append((m.module, site, via))
         self._forward_param_calls()
+
+    def _site_target(self, module: str, site: F.CallSite, bindings) -> tuple:
+        """(function, wrapper binding's name or "", a bound method's call, made with an
+        `input_signature`) of one call site of `module`."""
+        key, via, bound, signature = self.resolve(module, site.target), "", False, False
+        found = self._wrapper_binding(site.target, bindings)
+        if found is not None:
+            name, (where, binding) = found
+            key, via = self.resolve(where, binding.target), name
+            bound = binding.target[0] in ("self", "super")
+            signature = key is not None and bool(binding.input_signature)
+        return key, via, bound, signature
 
     def _forward_param_calls(self) -> None:
         """A helper that calls (or traces) the function its caller passes, with the arguments its
