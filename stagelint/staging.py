@@ -400,10 +400,11 @@ class Project:
                 # The same facts, read with the same resolutions and wrapper bindings (an edit
                 # in another file, in the language server): what its sites resolved to holds.
                 resolved = old[1]
-            else:
-                resolved = [self._site_target(m.module, site, bindings) for site in m.call_sites]
+            else:  # (most calls go outside the project: only the sites that resolve are kept)
+                resolved = [(site, *target) for site in m.call_sites
+                            for target in (self._site_target(m.module, site, bindings),) if any(target)]
             self._sites_of[m.module] = (m, resolved)
-            for site, (key, via, bound, signature) in zip(m.call_sites, resolved):
+            for site, key, via, bound, signature in resolved:
                 if bound:
                     self._bound_method_sites.add(id(site))
                 if signature:
