@@ -964,13 +964,7 @@ class _Walker(cst.CSTVisitor):
         return handlers
 
     def _dispatch(self, table, prefix, node) -> None:
-        for rule, handler in self._handlers(table, prefix, type(node)):
-            if rule in self.failed:
-                continue
-            try:
-                handler(node)
-            except Exception:
-                self._fail(rule)
+        self._call(self._handlers(table, prefix, type(node)), node)
 
     def _call(self, handlers, node) -> None:
         """`_dispatch` with the handlers of the node's type already looked up."""

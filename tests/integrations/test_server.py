@@ -108,6 +108,26 @@ def _codes(diagnostics) -> list[tuple[int, str]]:
     return sorted((d.range.start.line + 1, d.code) for d in diagnostics)
 
 
+def _checked(tmp_path: Path, root: Path, rel: str, text: str, shown: str) -> list[tuple[int, str]]:
+    """(line, code) of what `stagelint check .` reports in `shown`, on a scratch copy of the
+    project at `root` with `rel` holding `text`."""
+    import os
+
+    from stagelint.config import load_settings
+    from stagelint.engine import check_paths
+
+    scratch = tmp_path / f"scratch{len(os.listdir(tmp_path))}"
+    shutil.copytree(root, scratch)
+    (scratch / rel).write_text(text)
+    here = os.getcwd()
+    os.chdir(scratch)
+    try:
+        result = check_paths(["."], load_settings(Path(".")), jobs=0)
+    finally:
+        os.chdir(here)
+    return sorted((f.line, f.code) for f in result.findings if f.path == shown)
+
+
 def test_diagnostics_actions_hover_and_reload(tmp_path):
     root = tmp_path / "p"
     shutil.copytree(PROJECT, root)
@@ -196,8 +216,6 @@ def test_an_edit_stages_a_helper_in_another_open_file_and_unstages_it(tmp_path):
     """Incremental edits: a staged caller typed in one file makes a helper's finding appear in
     another open file, as `stagelint check .` of the same texts reports it; removing the call
     clears it. Both files keep the findings of a fresh check after each step."""
-    from stagelint.config import load_settings
-    from stagelint.engine import check_paths
 
     root = tmp_path / "p"
     shutil.copytree(PROJECT, root)
@@ -208,18 +226,7 @@ def test_an_edit_stages_a_helper_in_another_open_file_and_unstages_it(tmp_path):
 
     def expected(model_text: str) -> list[tuple[int, str]]:
         """`stagelint check .` on the texts, for pkg/utils.py (a scratch copy of the project)."""
-        import os
-
-        scratch = tmp_path / f"scratch{len(model_text)}"
-        shutil.copytree(root, scratch)
-        (scratch / "pkg" / "model.py").write_text(model_text)
-        here = os.getcwd()
-        os.chdir(scratch)
-        try:
-            result = check_paths(["."], load_settings(Path(".")), jobs=0)
-        finally:
-            os.chdir(here)
-        return sorted((f.line, f.code) for f in result.findings if f.path == "pkg/utils.py")
+        return _checked(tmp_path, root, "pkg/model.py", model_text, "pkg/utils.py")
 
     async def session():
         c = Client(root)
@@ -373,8 +380,6 @@ def test_edits_inside_a_body_are_spliced_and_publish_what_check_reports(tmp_path
     (the whole file), each is analysed by walking only the units it can touch
     (`pipeline.splice`, said in the server's log), and every version's diagnostics are those
     `stagelint check .` reports for the same text; a module-level edit is analysed whole."""
-    from stagelint.config import load_settings
-    from stagelint.engine import check_paths
 
     root = tmp_path / "p"
     (root / "pkg").mkdir(parents=True)
@@ -398,18 +403,7 @@ def test_edits_inside_a_body_are_spliced_and_publish_what_check_reports(tmp_path
         versions.append(text)
 
     def expected(layers_text: str) -> list[tuple[int, str]]:
-        import os
-
-        scratch = tmp_path / f"scratch{len(os.listdir(tmp_path))}"
-        shutil.copytree(root, scratch)
-        (scratch / "pkg" / "layers.py").write_text(layers_text)
-        here = os.getcwd()
-        os.chdir(scratch)
-        try:
-            result = check_paths(["."], load_settings(Path(".")), jobs=0)
-        finally:
-            os.chdir(here)
-        return sorted((f.line, f.code) for f in result.findings if f.path == "pkg/layers.py")
+        return _checked(tmp_path, root, "pkg/layers.py", layers_text, "pkg/layers.py")
 
     async def session():
         c = Client(root)
