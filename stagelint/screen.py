@@ -444,15 +444,9 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
             importers.setdefault(t, set()).add(real)
 
     # Unreadable files go to the engine, which reports them.
-    reaches_staging = _importers_of({r for r, s in summaries.items() if s is None or s.stages}, importers)
-    live = set(reaches_staging)
-    queue = list(reaches_staging)
-    while queue:
-        for target in edges.get(queue.pop(), ()):
-            if target not in live:
-                live.add(target)
-                queue.append(target)
-    jax_in_reach = _importers_of({r for r, s in summaries.items() if s is not None and s.jax}, importers)
+    reaches_staging = _closure({r for r, s in summaries.items() if s is None or s.stages}, importers)
+    live = _closure(reaches_staging, edges)
+    jax_in_reach = _closure({r for r, s in summaries.items() if s is not None and s.jax}, importers)
 
     selection = Selection(digests=digests, known=set(summaries),
                           files_for=lambda names: graph.files_for(names, with_index=True))
@@ -491,15 +485,16 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
     return selection
 
 
-def _importers_of(files: set[str], importers: dict[str, set[str]]) -> set[str]:
-    """`files` and every file that imports one of them, directly or not."""
+def _closure(files: set[str], graph: dict[str, set[str]]) -> set[str]:
+    """`files` and every file `graph` leads to from them, directly or not (with `importers`:
+    every file that imports one of them; with `edges`: every file they import)."""
     out = set(files)
     queue = list(files)
     while queue:
-        for importer in importers.get(queue.pop(), ()):
-            if importer not in out:
-                out.add(importer)
-                queue.append(importer)
+        for other in graph.get(queue.pop(), ()):
+            if other not in out:
+                out.add(other)
+                queue.append(other)
     return out
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
+from stagelint import cache as cache_module
 from stagelint.engine import check_source
 from stagelint.rules.base import expected_findings
 
@@ -20,3 +23,10 @@ def pairs(source: str, codes: set[str] | None = None, **kwargs) -> set[tuple[int
 def marked(source: str, codes: set[str] | None = None) -> set[tuple[int, str]]:
     """(line, code) marked with trailing `# STG101` comments, restricted to `codes`."""
     return {(line, code) for line, code in expected_findings(source) if codes is None or code in codes}
+
+
+@pytest.fixture
+def own_signing_key(tmp_path, monkeypatch):
+    """A cache signing key of this test's own (subprocesses find it through XDG_CACHE_HOME)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    monkeypatch.setattr(cache_module, "_user_key", None)

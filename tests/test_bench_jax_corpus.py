@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -17,18 +16,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
 import audit  # noqa: E402
 import corpus  # noqa: E402
+from test_bench_corpus import git  # noqa: E402  (one way to run git in a scratch repository)
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 NOTEBOOK = {"cells": [{"cell_type": "markdown", "source": "# t", "metadata": {}},
                       {"cell_type": "code", "source": ["import jax\n", "@jax.jit\n", "def f(x):\n",
                                                        "    print(x)\n", "    return x\n"], "metadata": {}}],
             "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
-                          env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                               "GIT_COMMITTER_EMAIL": "t@t", "HOME": str(repo), "PATH": "/usr/bin:/bin"}).stdout
 
 
 @pytest.fixture

@@ -57,11 +57,7 @@ def _keys(result):
     return [(f.path, f.line, f.column, f.code, f.message) for f in result.findings]
 
 
-@pytest.fixture(autouse=True)
-def user_key(tmp_path, monkeypatch):
-    """A signing key of this test's own (subprocesses find it through XDG_CACHE_HOME)."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
-    monkeypatch.setattr(cache_module, "_user_key", None)
+pytestmark = pytest.mark.usefixtures("own_signing_key")
 
 
 @pytest.fixture

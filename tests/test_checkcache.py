@@ -7,7 +7,6 @@ import textwrap
 
 import pytest
 
-from stagelint import cache as cache_module
 from stagelint import checkcache
 from stagelint.cache import Cache
 from stagelint.config import Settings
@@ -39,10 +38,7 @@ FILES = {
 }
 
 
-@pytest.fixture(autouse=True)
-def user_key(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
-    monkeypatch.setattr(cache_module, "_user_key", None)
+pytestmark = pytest.mark.usefixtures("own_signing_key")
 
 
 @pytest.fixture
