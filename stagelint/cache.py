@@ -22,7 +22,9 @@ An entry's key is a SHA-256 of everything its value depends on:
 Entries live in `.stagelint_cache/` in the project root (`pipeline.paths.project_root`: the
 folder of the nearest pyproject.toml, setup.cfg or .git above the checked paths, whatever the
 working directory), or in the folder `--cache-dir` or `$STAGELINT_CACHE_DIR` names; one file each,
-under a folder per stagelint fingerprint (the four most recent are kept). Each is written to a temporary file and moved
+under a folder per stagelint fingerprint (the four most recent are kept), except the screen's
+summaries, which are many and small: those of a project share one file, a bundle (`BUNDLED`), in
+which each is checked on its own when read. Each file is written to a temporary file and moved
 into place, so a reader sees a whole entry or none.
 
 The cache folder sits in the project, where anyone who can commit to it can put files: an
@@ -223,6 +225,35 @@ def _signature(header: bytes, body: bytes) -> bytes:
     return hmac.new(user_key(), header + body, hashlib.sha256).hexdigest().encode()
 
 
+#: Kinds whose entries are many and small (the screen's reading of every file of a project):
+#: kept in one file per project, a "bundle", rather than one file each: creating a file costs
+#: the system more than writing a few hundred bytes into one.
+BUNDLED = frozenset({"screen"})
+#: Entries a bundle keeps beyond twice those a run used, before the unused ones are dropped.
+BUNDLE_SLACK = 1000
+
+_MISS = object()
+
+
+def _hint(value, hint):
+    if hint is not None:
+        return hint
+    return type(value) if is_dataclass(value) else object
+
+
+def _decoded(body, expect):
+    """`body` read as `expect`, or _MISS."""
+    enabled = gc.isenabled()
+    gc.disable()  # building many small objects under the collector costs several times more
+    try:
+        return datacodec.loads(body, expect)
+    except Exception:  # datacodec.Invalid, or anything else a damaged entry provokes
+        return _MISS
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class Cache:
     """Get and put values by key, as checked data (`stagelint.datacodec`), never code. Every
     failure is a miss or a skipped write."""
@@ -240,6 +271,8 @@ class Cache:
         self.writes = 0
         self._prepared = False
         self._sound_dirs: set[Path] = set()
+        #: kind in BUNDLED -> (its bundle: key -> JSON, the keys this process used)
+        self._bundles: dict[str, tuple[dict[str, str], set[str]]] = {}
 
     @staticmethod
     def key(*parts) -> str:
@@ -271,41 +304,101 @@ class Cache:
         special file, a value of another shape."""
         if not self.enabled:
             return None
+        if kind in BUNDLED:
+            return self._get_bundled(kind, key, expect)
+        value = self._read(kind, key, expect)
+        if value is _MISS:
+            self.misses += 1
+            return None
+        self.hits += 1
+        return value
+
+    def _read(self, kind: str, key: str, expect):
+        """The value of the entry file of `key`, or _MISS."""
         try:
             data = _read_regular(self._file(kind, key), MAX_ENTRY)
         except OSError:
-            self.misses += 1
-            return None
+            return _MISS
         header = _header(kind, key)
         end = data.find(b"\n", len(header), len(header) + 80)
         if len(data) > MAX_ENTRY or not data.startswith(header) or end < 0:
-            self.misses += 1
-            return None
+            return _MISS
         body = data[end + 1:]
         if not hmac.compare_digest(data[len(header):end], _signature(header, body)):
-            self.misses += 1
-            return None
-        enabled = gc.isenabled()
-        gc.disable()  # building many small objects under the collector costs several times more
-        try:
-            value = datacodec.loads(body, expect)
-        except Exception:  # datacodec.Invalid, or anything else a damaged entry provokes
-            self.misses += 1
-            return None
-        finally:
-            if enabled:
-                gc.enable()
-        self.hits += 1
-        return value
+            return _MISS
+        return _decoded(body, expect)
 
     def put(self, kind: str, key: str, value, hint=None) -> None:
         """Keep `value` (of type `hint`: by default its own dataclass, else plain data)."""
         if not self.enabled:
             return
+        if kind in BUNDLED:
+            self.put_many(kind, {key: value}, hint)
+            return
         try:
-            if hint is None:
-                hint = type(value) if is_dataclass(value) else object
-            body = datacodec.dumps(value, hint)
+            body = datacodec.dumps(value, _hint(value, hint))
+        except Exception:
+            return  # a value the format cannot carry: not kept
+        self._write(kind, key, body)
+
+    # Bundles: the many small entries of a kind in `BUNDLED`, one file for them all. --------
+
+    def put_many(self, kind: str, items: dict, hint=None) -> None:
+        """Keep several values at once (each of type `hint`, by default its own dataclass). The
+        entries of a kind in `BUNDLED` are written together, in one file, once per call."""
+        if not self.enabled or not items:
+            return
+        if kind not in BUNDLED:
+            for key, value in items.items():
+                self.put(kind, key, value, hint)
+            return
+        bundle, used = self._bundle(kind)
+        for key, value in items.items():
+            try:
+                bundle[key] = datacodec.dumps(value, _hint(value, hint)).decode("utf-8", "surrogatepass")
+            except Exception:
+                continue  # a value the format cannot carry: not kept
+            used.add(key)
+        if len(bundle) > 2 * len(used) + BUNDLE_SLACK:
+            # Mostly entries of bytes long edited away (or of files no longer checked): only those
+            # this process read or wrote are kept.
+            for key in [k for k in bundle if k not in used]:
+                del bundle[key]
+        try:
+            body = datacodec.dumps(bundle, dict[str, str])
+        except Exception:
+            return
+        self._write(kind, self._bundle_key(kind), body)
+
+    def _bundle_key(self, kind: str) -> str:
+        # One per project root: projects sharing a cache folder (`--cache-dir`) keep apart.
+        return self.key("bundle", kind, self.root)
+
+    def _bundle(self, kind: str) -> tuple[dict[str, str], set[str]]:
+        """The entries of `kind` (key -> the JSON of the value), read from the cache once per
+        Cache; and the keys this process read or wrote."""
+        if kind not in self._bundles:
+            stored = self._read(kind, self._bundle_key(kind), dict[str, str])
+            self._bundles[kind] = ({} if stored is _MISS else stored), set()
+        return self._bundles[kind]
+
+    def _get_bundled(self, kind: str, key: str, expect):
+        bundle, used = self._bundle(kind)
+        text = bundle.get(key)
+        value = _MISS if text is None else _decoded(text, expect)
+        if value is _MISS:
+            bundle.pop(key, None)
+            self.misses += 1
+            return None
+        used.add(key)
+        self.hits += 1
+        return value
+
+    # Files. -------------------------------------------------------------------------------
+
+    def _write(self, kind: str, key: str, body: bytes) -> None:
+        """Write one entry file (silently not, when the cache cannot be written)."""
+        try:
             self._prepare()
             path = self._path(kind, key)
             self._sound_dir(path.parent.parent)
@@ -327,7 +420,7 @@ class Cache:
                 raise
             self.writes += 1
         except Exception:
-            return  # a value the format cannot carry, a read-only or full disk: run uncached
+            return  # a read-only or full disk: run uncached
 
     def _sound_dir(self, folder: Path) -> None:
         """Make `folder` (inside the cache) a real folder, or raise OSError: a symlink in the

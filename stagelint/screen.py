@@ -499,6 +499,5 @@ def _closure(files: set[str], graph: dict[str, set[str]]) -> set[str]:
 
 
 def _keep(cache, keys: dict[str, str], fresh: dict[str, FileSummary]) -> None:
-    if cache is not None:
-        for real, summary in fresh.items():
-            cache.put("screen", keys[real], summary)
+    if cache is not None:  # all at once: the cache keeps them in one file (`cache.BUNDLED`)
+        cache.put_many("screen", {keys[real]: summary for real, summary in fresh.items()}, FileSummary)

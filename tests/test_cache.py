@@ -147,6 +147,43 @@ def test_another_stagelint_version_or_source_starts_afresh(tree, monkeypatch, tm
     assert cache_module.source_fingerprint(copy) != before
 
 
+def test_the_screens_summaries_are_one_file_per_project(tree):
+    """Every file's summary goes into one bundle (`cache.BUNDLED`), written once per batch; a
+    summary that does not read back is a miss for its file alone."""
+    cold, c = _run(tree)
+    bundles = [p for p in _entries(tree) if p.parent.parent.name == "screen"]
+    assert len(bundles) == 1 and len(json.loads(_body(bundles[0].read_bytes()))) == 4
+    # One summary in the bundle is damaged (signed again, as if its writer were fooled): only its
+    # file misses, and its summary is made and kept again.
+    bundle = bundles[0]
+    entries = json.loads(_body(bundle.read_bytes()))
+    damaged = sorted(entries)[0]
+    entries[damaged] = json.dumps(json.loads(entries[damaged])[:-1])
+    bundle.write_bytes(_signed(bundle, json.dumps(entries).encode()))
+    cache = Cache(tree)
+    assert cache.get("screen", damaged, FileSummary) is None and cache.misses == 1
+    assert all(cache.get("screen", key, FileSummary) is not None for key in entries if key != damaged)
+    result, c2 = _run(tree)
+    assert _keys(result) == _keys(cold), c2.misses
+    assert c2.misses == 1  # the summary (the whole result is served: no file changed)
+    assert len(json.loads(_body(bundle.read_bytes()))) == 4
+
+
+def test_a_bundle_drops_the_entries_no_run_uses_once_they_outnumber_the_used(tree, monkeypatch):
+    cache = Cache(tree)
+    summary = FileSummary(True, frozenset({"tf"}))
+    cache.put_many("screen", {f"old{i}": summary for i in range(5)})
+    monkeypatch.setattr(cache_module, "BUNDLE_SLACK", 1)
+    again = Cache(tree)
+    assert again.get("screen", "old0", FileSummary) == summary
+    again.put_many("screen", {"new": summary})  # 6 entries, 2 used: more than 2 * 2 + 1
+    assert sorted(Cache(tree)._bundle("screen")[0]) == ["new", "old0"]
+    monkeypatch.setattr(cache_module, "BUNDLE_SLACK", 1000)
+    third = Cache(tree)
+    third.put("screen", "newer", summary)
+    assert sorted(Cache(tree)._bundle("screen")[0]) == ["new", "newer", "old0"]
+
+
 def _entries(root: Path):
     return [p for p in (root / ".stagelint_cache").rglob("*") if p.is_file() and p.parent.parent.name in ("facts", "screen", "plan", "result")]
 
@@ -185,14 +222,22 @@ def _damage(path: Path, data: bytes, damage: str) -> None:
         path.write_bytes(_signed(path, b"42"))
     elif damage == "wrong shape":  # one item short (facts, summaries), or items of another type (plans)
         plan = isinstance(value, list) and all(isinstance(v, str) for v in value)
-        short = [["a list"]] if plan else value[:-1]
+        short = [["a list"]] if plan else _inside(value, lambda v: v[:-1])
         path.write_bytes(_signed(path, json.dumps(short).encode()))
     elif damage == "bad types":
-        path.write_bytes(_signed(path, json.dumps(_retyped(value)).encode()))
+        path.write_bytes(_signed(path, json.dumps(_inside(value, _retyped)).encode()))
     elif damage == "deep nesting":
         path.write_bytes(_signed(path, b"[" * 200_000 + b"]" * 200_000))
     elif damage == "huge number":
         path.write_bytes(_signed(path, b"[" + b"9" * 100_000 + b"]"))
+
+
+def _inside(value, damage):
+    """`damage` done to an entry's value; in a bundle (`cache.BUNDLED`: a JSON object of entries
+    as JSON text), to every entry inside it, the bundle itself left sound."""
+    if isinstance(value, dict):
+        return {key: json.dumps(damage(json.loads(text))) for key, text in value.items()}
+    return damage(value)
 
 
 def _retyped(value):
@@ -546,13 +591,14 @@ def test_flake8_on_standard_input_uses_the_cache(tree):
     (tree / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
     warm = _flake8("--select", "STG", ".", cwd=tree)
     assert warm.stdout.count("STG101") == 2
-    entries = set(_entries(tree))
+    entries = {(p, p.read_bytes()) for p in _entries(tree)}
     buffer = (tree / "pkg/model.py").read_text() + "\n\n@tf.function\ndef more(x):\n    print(x)\n"
     out = subprocess.run([sys.executable, "-m", "flake8", "--select", "STG", "-", "--stdin-display-name",
                           "model.py"], cwd=tree / "pkg", input=buffer, capture_output=True, text=True, timeout=300)
     assert [line.split(" ")[0] for line in out.stdout.splitlines()] == ["model.py:7:5:", "model.py:14:5:"], (
         out.stdout + out.stderr)
-    new = {p.parent.parent.name for p in set(_entries(tree)) - entries}
-    # the buffer's summary and the check's result; its facts are not kept, every other file's were served
+    new = {p.parent.parent.name for p, data in {(p, p.read_bytes()) for p in _entries(tree)} - entries}
+    # the buffer's summary (into the screen's bundle, `cache.BUNDLED`) and the check's result; its
+    # facts are not kept, every other file's were served
     assert new == {"screen", "result"}
     assert not (tree / "pkg" / ".stagelint_cache").exists()
