@@ -190,14 +190,23 @@ def _make_encoder(hint) -> Callable:
         return enc_dataclass
     if kind in ("list", "set", "frozenset", "vartuple"):
         container = {"list": list, "set": set, "frozenset": frozenset, "vartuple": tuple}[kind]
-        item = encoder(args[0])
+        item_hint = args[0]
+        item = encoder(item_hint)
+        scalar = item_hint if item_hint in (str, int, bool) else None
+        only = {scalar}
 
         def enc_items(v):
             if type(v) is not container:
                 raise Invalid(f"expected {container.__name__}, got {type(v).__name__}")
-            out = [item(i) for i in v]
+            if scalar is not None:  # the items as they are, their types checked in one C call
+                if v and not set(map(type, v)) <= only:
+                    raise Invalid(f"expected {scalar.__name__} items")
+                if container is list or container is tuple:
+                    return v
+                return sorted(v)  # the same set, the same bytes
+            out = list(map(item, v))
             if container is not list and container is not tuple:
-                out.sort(key=_order)  # the same set, the same bytes
+                out.sort(key=_order)
             return out
         return enc_items
     if kind == "tuple":
