@@ -23,8 +23,8 @@ copy of the committed package (`git archive HEAD`; `--working-tree` for the chec
 taken when the script starts: other work in the checkout cannot change it mid-run, nor the
 cache fingerprint. Each copy is compiled to bytecode first, as an installed package is (pip
 compiles a wheel's modules): otherwise every run would compile stagelint's own sources again
-(0.05-0.1 s of CPU, more for a bigger package), which no user pays. The script checks that every stagelint run printed the
-same findings, and exits 1 if they differ or a target is missed:
+(0.05-0.1 s of CPU, more for a bigger package), which no user pays. The script checks that
+every stagelint run printed the same findings, and exits 1 if they differ or a target is missed:
 
 * stagelint cold at most 0.5x flake8's wall time at the same --jobs;
 * stagelint warm at most 0.1x;
