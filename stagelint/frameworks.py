@@ -39,6 +39,8 @@ class Framework:
     non_tensor_attributes: frozenset[str]
     #: The variable type, for "is this global a variable?" checks.
     variable_types: frozenset[str] = field(default_factory=frozenset)
+    #: Its rules and facts are left out of files it cannot stage anything in (`absent_from`).
+    optional: bool = False
 
     def owns(self, qualified_name: str) -> bool:
         return any(qualified_name == r or qualified_name.startswith(r + ".") for r in self.roots)
@@ -273,6 +275,7 @@ JAX_EAGER_ESCAPES = frozenset({
 
 JAX = Framework(
     name="jax",
+    optional=True,
     roots=("jax", "flax", "equinox"),
     staging_decorators=JAX_JIT | JAX_TRACE | JAX_GRAD,
     eager_escapes=JAX_EAGER_ESCAPES,
@@ -322,6 +325,18 @@ JAX = Framework(
 
 #: The framework(s) stagelint knows. Rules take the framework from the analysis context.
 FRAMEWORKS = (TENSORFLOW, JAX)
+#: Those whose rules and facts a file is spared where they cannot stage anything: the screen
+#: (`stagelint.screen`) finds, for each, the files that spell it or are in one of its packages
+#: (`names_framework`), and leaves it out of every file no chain of imports links to one of those.
+OPTIONAL_FRAMEWORKS = tuple(fw for fw in FRAMEWORKS if fw.optional)
+
+
+def names_framework(fw: Framework, source: bytes, module: str) -> bool:
+    """The file can name the framework: a root package spelled in its bytes (`import jax`, `flax`
+    in a comment: substrings, erring towards yes), or the file is in one of its packages (where a
+    relative import names it without spelling it). A qualified name under the roots comes into a
+    file only through one of these."""
+    return module.split(".")[0] in fw.roots or any(r.encode() in source for r in fw.roots)
 
 
 def _combined(*frameworks: Framework) -> Framework:
