@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from stagelint.frameworks import (
+    JAX,
     NNX_DATA,
     NNX_DATA_ANNOTATIONS,
     NNX_NODE_BASES,
@@ -206,6 +207,8 @@ def store_path(site) -> list | None:
 
 def imports_flax(ctx) -> bool:
     """The file imports Flax (where NNX modules are defined or jitted)."""
+    if JAX.name in getattr(ctx, "absent", ()):
+        return False  # a file JAX cannot reach (`screen.framework_reach`) names no Flax
     return any(v == "flax" or v.startswith("flax.") for v in ctx.facts.imports.values())
 
 

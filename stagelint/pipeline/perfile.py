@@ -57,6 +57,7 @@ def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()
     ctx = FileContext(path, module, is_package, settings, STAGING)
     ctx.project_roots = frozenset(project_roots)
     ctx.source_digest = digest(source)  # fixes are applied only to these exact bytes
+    ctx.absent = absent  # (JAX's fact collectors ask it too: `nnx.imports_flax`)
     facts = analyze_module(tree, ctx, rules_for(absent))
     release(ctx)  # its reference cycles broken: freed now, not by a walk of the collector
     if notebook is not None:  # one STG000 per cell that does not parse (the cell is left out)
