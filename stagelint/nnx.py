@@ -247,8 +247,9 @@ def changes_every_call(site) -> bool:
 
 def param_attributes(ctx, expr: cst.BaseExpression, func) -> list | None:
     """The parameters an expression reads, each as [param, attribute path] (`model.dim == 4` ->
-    [["model", ["dim"]]]), or None when it uses a parameter otherwise (`x > 0`, `f(model)`)."""
-    if func is None:
+    [["model", ["dim"]]]), or None when it uses a parameter otherwise (`x > 0`, `f(model)`). Only
+    JAX's confirmations read it: None in a file JAX cannot reach (`screen.framework_reach`)."""
+    if func is None or JAX.name in getattr(ctx, "absent", ()):
         return None
     out: list = []
     ok = True
