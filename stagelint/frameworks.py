@@ -326,17 +326,19 @@ JAX = Framework(
 #: The framework(s) stagelint knows. Rules take the framework from the analysis context.
 FRAMEWORKS = (TENSORFLOW, JAX)
 #: Those whose rules and facts a file is spared where they cannot stage anything: the screen
-#: (`stagelint.screen`) finds, for each, the files that spell it or are in one of its packages
-#: (`names_framework`), and leaves it out of every file no chain of imports links to one of those.
+#: (`screen.framework_reach`) finds, for each, the files that import it or are in one of its
+#: packages (`names_framework`), and leaves it out of every file no chain of imports links to one.
 OPTIONAL_FRAMEWORKS = tuple(fw for fw in FRAMEWORKS if fw.optional)
 
 
-def names_framework(fw: Framework, source: bytes, module: str) -> bool:
-    """The file can name the framework: a root package spelled in its bytes (`import jax`, `flax`
-    in a comment: substrings, erring towards yes), or the file is in one of its packages (where a
-    relative import names it without spelling it). A qualified name under the roots comes into a
-    file only through one of these."""
-    return module.split(".")[0] in fw.roots or any(r.encode() in source for r in fw.roots)
+def names_framework(fw: Framework, imported, module: str) -> bool:
+    """A file can name something of the framework: it imports one of its root packages (among
+    `imported`, the dotted names it imports: `jax.numpy`, `flax.linen.Module`), or it is in one
+    of them (its own names, and what its relative imports name, are under the root). A qualified
+    name under the roots comes into a file only through one of these (a word in a comment does
+    not: tf-models-official mentions flax once, in a comment of a module most others import)."""
+    roots = fw.roots
+    return module.split(".")[0] in roots or any(name.split(".")[0] in roots for name in imported)
 
 
 def _combined(*frameworks: Framework) -> Framework:

@@ -499,20 +499,24 @@ def framework_reach(summaries: dict[str, FileSummary | None], modules: dict[str,
     """For every file read, the optional frameworks (JAX) that cannot stage anything in it.
 
     A framework can stage, or be the reason for a finding, only in a file that some chain of
-    imports links to a file naming it (`frameworks.names_framework`): its staging calls, jitted
-    callables and module bases are qualified names, which come into a file only from its own
-    imports, and the project phase follows a name from one module to another only through an
-    import (or a module-name suffix, which the graph's edges hold too). So, as for staging
-    words (`live`), a file is in the framework's reach when it imports such a file, directly or
-    not (it may call a jitted function, subclass a Flax module), or is imported, directly or
-    not, by a file that does (staged code there may call its functions, jit them, pass them
-    to `lax.scan`). Elsewhere its rules and fact collectors have nothing to find."""
-    seeds = {r for r, s in summaries.items()
-             if s is not None and (s.jax or names_framework(JAX, b"", modules.get(r, "")))}
-    reach = _closure(_closure(seeds, importers), edges)
-    assert OPTIONAL_FRAMEWORKS == (JAX,), "the screen reads whether a file names JAX only (FileSummary.jax)"
-    gone = frozenset({JAX.name})
-    return {r: gone for r in summaries if r not in reach}
+    imports links to a file that names it (`frameworks.names_framework`: imports it, or is in
+    one of its packages): its staging calls, jitted callables and module bases are qualified
+    names, which come into a file only from its own imports, and the project phase follows a
+    name from one module to another only through an import (or a module-name suffix, which the
+    graph's edges hold too). So, as for staging words (`live`), a file is in the framework's
+    reach when it imports such a file, directly or not (it may call a jitted function, subclass
+    a Flax module), or is imported, directly or not, by a file that does (staged code there may
+    call its functions, jit them, pass them to `lax.scan`). Elsewhere its rules and fact
+    collectors have nothing to find. The imported names are the screen's (`referenced_names`),
+    which err towards seeing more."""
+    absent: dict[str, set[str]] = {}
+    for fw in OPTIONAL_FRAMEWORKS:
+        seeds = {r for r, s in summaries.items() if s is not None and names_framework(fw, s.names, modules.get(r, ""))}
+        reach = _closure(_closure(seeds, importers), edges)
+        for r in summaries:
+            if r not in reach:
+                absent.setdefault(r, set()).add(fw.name)
+    return {r: frozenset(names) for r, names in absent.items()}
 
 
 def _closure(files: set[str], graph: dict[str, set[str]]) -> set[str]:

@@ -133,6 +133,8 @@ def test_the_jax_rules_declare_their_framework():
 
 
 def test_jax_is_left_out_only_of_files_no_import_links_to_a_jax_file(project):
+    # (tfonly names flax in a comment: no import, no qualified name of JAX's)
+    (project / "pkg/tfonly.py").write_text(textwrap.dedent(TFONLY).lstrip("\n") + "# as flax.linen.jit would\n")
     # helpers and passed are imported by train (JAX), caller imports it: in JAX's reach. tfuser
     # calls into helpers, but nothing JAX does can reach tfuser's own code (train does not
     # import it, nor does it import a file that imports train); tfonly is linked to nothing.
