@@ -39,6 +39,8 @@ class Framework:
     non_tensor_attributes: frozenset[str]
     #: The variable type, for "is this global a variable?" checks.
     variable_types: frozenset[str] = field(default_factory=frozenset)
+    #: Its rules and facts are left out of files it cannot stage anything in (`absent_from`).
+    optional: bool = False
 
     def owns(self, qualified_name: str) -> bool:
         return any(qualified_name == r or qualified_name.startswith(r + ".") for r in self.roots)
@@ -273,6 +275,7 @@ JAX_EAGER_ESCAPES = frozenset({
 
 JAX = Framework(
     name="jax",
+    optional=True,
     roots=("jax", "flax", "equinox"),
     staging_decorators=JAX_JIT | JAX_TRACE | JAX_GRAD,
     eager_escapes=JAX_EAGER_ESCAPES,
@@ -322,6 +325,20 @@ JAX = Framework(
 
 #: The framework(s) stagelint knows. Rules take the framework from the analysis context.
 FRAMEWORKS = (TENSORFLOW, JAX)
+#: Those whose rules and facts a file is spared where they cannot stage anything: the screen
+#: (`screen.framework_reach`) finds, for each, the files that import it or are in one of its
+#: packages (`names_framework`), and leaves it out of every file no chain of imports links to one.
+OPTIONAL_FRAMEWORKS = tuple(fw for fw in FRAMEWORKS if fw.optional)
+
+
+def names_framework(fw: Framework, imported, module: str) -> bool:
+    """A file can name something of the framework: it imports one of its root packages (among
+    `imported`, the dotted names it imports: `jax.numpy`, `flax.linen.Module`), or it is in one
+    of them (its own names, and what its relative imports name, are under the root). A qualified
+    name under the roots comes into a file only through one of these (a word in a comment does
+    not: tf-models-official mentions flax once, in a comment of a module most others import)."""
+    roots = fw.roots
+    return module.split(".")[0] in roots or any(name.split(".")[0] in roots for name in imported)
 
 
 def _combined(*frameworks: Framework) -> Framework:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.bounds import varying_bound
+from stagelint.frameworks import JAX
 from stagelint.nnx import static_attributes
 
 #: STG602 checks that JAX does not fail on: iteration unrolls, `len` reads the static shape,
@@ -130,6 +131,8 @@ def jax_retrace_free(ctx, call: cst.Call) -> bool:
 def writes_into_ref(ctx, site) -> bool:
     """`total[...] += x` / `ref[0] = v` on a `jax.Ref` (`jax.new_ref(...)`): JAX's own mutable state,
     updated on every call, like a tf.Variable's `assign` (not Python state, not a leak)."""
+    if JAX.name in getattr(ctx, "absent", ()):
+        return False  # a file JAX cannot reach (`screen.framework_reach`) makes no `jax.Ref`
     node = site.node
     target = getattr(node, "target", None)
     if target is None and isinstance(node, cst.Assign) and len(node.targets) == 1:

@@ -26,6 +26,7 @@ import libcst as cst
 
 from stagelint import facts as F
 from stagelint.frameworks import (
+    JAX,
     JAX_FILTERING_JIT,
     JAX_FUNCTION_ARGUMENTS,
     JAX_GRAD,
@@ -150,6 +151,8 @@ def staged_record(ctx, target: F.Target, where: cst.CSTNode, api: str, options: 
 
 def decorated_api(ctx, node: cst.FunctionDef) -> str | None:
     """The JAX API a decorator of the def stages it with, if any."""
+    if JAX.name in getattr(ctx, "absent", ()):
+        return None  # a file JAX cannot reach (`screen.framework_reach`) names no JAX API
     for dec in node.decorators:
         found = decorator_api(ctx, dec.decorator)
         if found is not None:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from stagelint.frameworks import (
+    JAX,
     NNX_DATA,
     NNX_DATA_ANNOTATIONS,
     NNX_NODE_BASES,
@@ -206,6 +207,8 @@ def store_path(site) -> list | None:
 
 def imports_flax(ctx) -> bool:
     """The file imports Flax (where NNX modules are defined or jitted)."""
+    if JAX.name in getattr(ctx, "absent", ()):
+        return False  # a file JAX cannot reach (`screen.framework_reach`) names no Flax
     return any(v == "flax" or v.startswith("flax.") for v in ctx.facts.imports.values())
 
 
@@ -244,8 +247,9 @@ def changes_every_call(site) -> bool:
 
 def param_attributes(ctx, expr: cst.BaseExpression, func) -> list | None:
     """The parameters an expression reads, each as [param, attribute path] (`model.dim == 4` ->
-    [["model", ["dim"]]]), or None when it uses a parameter otherwise (`x > 0`, `f(model)`)."""
-    if func is None:
+    [["model", ["dim"]]]), or None when it uses a parameter otherwise (`x > 0`, `f(model)`). Only
+    JAX's confirmations read it: None in a file JAX cannot reach (`screen.framework_reach`)."""
+    if func is None or JAX.name in getattr(ctx, "absent", ()):
         return None
     out: list = []
     ok = True

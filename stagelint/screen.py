@@ -61,7 +61,9 @@ from stagelint.frameworks import (
     JAX,
     JAX_FUNCTION_ARGUMENTS,
     LINEN_STAGED_METHODS,
+    OPTIONAL_FRAMEWORKS,
     TENSORFLOW,
+    names_framework,
 )
 from stagelint.pipeline.paths import RealPaths, display_path
 
@@ -244,6 +246,10 @@ class Selection:
     unchecked: dict[str, FileSummary] = field(default_factory=dict)
     #: (cache, its keys by real path, the summaries to keep: fresh, or parses learnt)
     keeping: tuple = (None, {}, {})
+    #: real path -> the optional frameworks (`frameworks.OPTIONAL_FRAMEWORKS`) that cannot stage
+    #: anything there: their rules and facts are left out of its analysis (`framework_reach`).
+    #: A file not in it (the screen did not read it) gets every framework's.
+    absent: dict[str, frozenset] = field(default_factory=dict)
 
     def unparsed(self, left) -> list[str]:
         """Of the deferred files no round analysed (real paths), those Python's parser refuses:
@@ -400,6 +406,7 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
         graph.add_to_index(real)
 
     summaries: dict[str, FileSummary | None] = {}
+    modules: dict[str, str] = {}
     keys: dict[str, str] = {}
     fresh: dict[str, FileSummary] = {}  # summaries the cache did not have: kept at the end, once
     digests: dict[str, str] = {}
@@ -421,6 +428,7 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
         sources[real] = source
         digests[real] = digest(source)
         module, is_package = module_name(Path(real))
+        modules[real] = module
         summary = None
         if cache is not None:
             keys[real] = cache.key("screen", cache_settings, module, is_package, digests[real])
@@ -449,7 +457,8 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
     jax_in_reach = _closure({r for r, s in summaries.items() if s is not None and s.jax}, importers)
 
     selection = Selection(digests=digests, known=set(summaries),
-                          files_for=lambda names: graph.files_for(names, with_index=True))
+                          files_for=lambda names: graph.files_for(names, with_index=True),
+                          absent=framework_reach(summaries, modules, edges, importers))
     for real, summary in summaries.items():
         shown = given.get(real)
         if summary is not None and summary.jax_entries is None and not summary.entries and real in live \
@@ -483,6 +492,31 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
     # Given files in the order given, then imported ones by name: the same order every run.
     selection.analyse.sort(key=lambda shown: (order.get(realpath(shown), len(order)), shown))
     return selection
+
+
+def framework_reach(summaries: dict[str, FileSummary | None], modules: dict[str, str],
+                    edges: dict[str, set[str]], importers: dict[str, set[str]]) -> dict[str, frozenset]:
+    """For every file read, the optional frameworks (JAX) that cannot stage anything in it.
+
+    A framework can stage, or be the reason for a finding, only in a file that some chain of
+    imports links to a file that names it (`frameworks.names_framework`: imports it, or is in
+    one of its packages): its staging calls, jitted callables and module bases are qualified
+    names, which come into a file only from its own imports, and the project phase follows a
+    name from one module to another only through an import (or a module-name suffix, which the
+    graph's edges hold too). So, as for staging words (`live`), a file is in the framework's
+    reach when it imports such a file, directly or not (it may call a jitted function, subclass
+    a Flax module), or is imported, directly or not, by a file that does (staged code there may
+    call its functions, jit them, pass them to `lax.scan`). Elsewhere its rules and fact
+    collectors have nothing to find. The imported names are the screen's (`referenced_names`),
+    which err towards seeing more."""
+    absent: dict[str, set[str]] = {}
+    for fw in OPTIONAL_FRAMEWORKS:
+        seeds = {r for r, s in summaries.items() if s is not None and names_framework(fw, s.names, modules.get(r, ""))}
+        reach = _closure(_closure(seeds, importers), edges)
+        for r in summaries:
+            if r not in reach:
+                absent.setdefault(r, set()).add(fw.name)
+    return {r: frozenset(names) for r, names in absent.items()}
 
 
 def _closure(files: set[str], graph: dict[str, set[str]]) -> set[str]:

@@ -155,7 +155,8 @@ class Project:
         from stagelint.pipeline.perfile import Outcome, analyse_bytes
 
         state = self.state
-        made_with = (self.settings, state.roots)
+        absent = state.absent_for(real)  # (the screen's, as the file's facts in the cache were made)
+        made_with = (self.settings, state.roots, absent)
 
         def analyse(shown: str, data: bytes) -> Outcome:
             memo = self.memos.pop(real, None)
@@ -164,11 +165,11 @@ class Project:
             except UnicodeDecodeError:
                 text = None
             if text is None or is_notebook(shown):
-                return analyse_bytes(shown, data, self.settings, state.roots)
+                return analyse_bytes(shown, data, self.settings, state.roots, absent=absent)
             facts = units = None
             if memo is not None and memo.path == shown and memo.made_with == made_with:
                 def reduced(part: str):
-                    outcome = analyse_bytes(shown, part.encode("utf-8"), self.settings, state.roots)
+                    outcome = analyse_bytes(shown, part.encode("utf-8"), self.settings, state.roots, absent=absent)
                     return outcome.facts if outcome.status == "ok" else None
 
                 spliced = splice.splice(memo, text, reduced)
@@ -178,11 +179,11 @@ class Project:
                 self.counts["spliced"] += 1
                 self.last_way = (f"{shown}: {spliced.walked} of {len(units)} top-level statements "
                                  "walked again, the others' facts kept")
-                outcome = Outcome(shown, "ok", facts, digest=digest(data))
+                outcome = Outcome(shown, "ok", facts, digest=digest(data), absent=absent)
             else:
                 self.counts["whole"] += 1
                 self.last_way = f"{shown}: the whole file analysed again"
-                outcome = analyse_bytes(shown, data, self.settings, state.roots)
+                outcome = analyse_bytes(shown, data, self.settings, state.roots, absent=absent)
             if outcome.status == "ok":  # (before the project phase renames anything in them)
                 memo = splice.Memo.of(text, outcome.facts, self.settings, made_with, units)
                 if memo is not None:

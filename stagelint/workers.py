@@ -35,12 +35,13 @@ def _serve(conn, settings, roots, store=None) -> None:
     gc.freeze()
     while True:
         try:
-            path = conn.recv()
+            job = conn.recv()
         except (EOFError, KeyboardInterrupt):
             return
-        if path is None:
+        if job is None:
             return
-        outcome = analyse_one(path, settings, roots)
+        path, absent = job
+        outcome = analyse_one(path, settings, roots, absent=absent)
         store_outcome(store, outcome)  # here, in parallel, rather than in the parent
         conn.send(outcome)
         del outcome
@@ -79,13 +80,14 @@ def _context(method: str | None = None):
     return multiprocessing.get_context(method)
 
 
-def analyse_files(paths, settings, roots, jobs: int, more=None, lookup=None, store=None, start_method=None):
+def analyse_files(paths, settings, roots, jobs: int, more=None, lookup=None, store=None, start_method=None,
+                  absent=None):
     """Yield an Outcome per file. `more(outcome)` may return further paths to analyse (the
     project modules a file imports); they join the queue. `lookup(path)` may serve a file's
     outcome (from the result cache) instead; `store` is where workers keep fresh outcomes
     (`pipeline.perfile.store_outcome`). Workers start only when some file is not served: a run that the
     cache serves entirely starts none."""
-    pool = Pool(settings, roots, jobs, store=store, start_method=start_method)
+    pool = Pool(settings, roots, jobs, store=store, start_method=start_method, absent=absent)
     try:
         yield from pool.analyse(paths, more, lookup)
     finally:
@@ -96,8 +98,10 @@ class Pool:
     """Worker processes that stay up from one batch of files to the next (the rounds of a
     check), started when a batch first needs them; `close` stops them."""
 
-    def __init__(self, settings, roots, jobs: int, store=None, start_method=None):
+    def __init__(self, settings, roots, jobs: int, store=None, start_method=None, absent=None):
         self.settings, self.roots, self.jobs, self.store = settings, roots, max(1, jobs), store
+        #: path -> the frameworks left out of its analysis (`pipeline.perfile.analyze_source`)
+        self.absent = absent or (lambda path: frozenset())
         self.start_method = start_method
         self.mp = None
         self.workers: list[_Worker] = []
@@ -148,7 +152,7 @@ class Pool:
                     if w.path is None and queue:
                         w.path = queue.popleft()
                         w.started = time.monotonic()
-                        w.conn.send(w.path)
+                        w.conn.send((w.path, self.absent(w.path)))
                 busy = [w for w in workers if w.path is not None]
                 ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=1.0)
                 now = time.monotonic()

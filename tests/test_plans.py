@@ -60,6 +60,11 @@ EDITS = [
     # the staged code now calls a helper in a deferred file: its print is found there
     ("a new call to a helper elsewhere", "y = x + 1", "y = x + 1\n    helpers.log(y)", False),
     ("a decorator removed", "@tf.function\ndef step", "def step", False),
+    # every file is now linked to a file that imports JAX: their facts are made with its rules
+    # (`screen.framework_reach`), and the plan made without them is not given again
+    ("jax imported", "import tensorflow as tf\n", "import jax\nimport tensorflow as tf\n", False),
+    # a word in a comment is no import: the same facts, the same plan
+    ("jax named in a comment", "return y\n", "return y\n# as jax.jit would\n", True),
 ]
 
 

@@ -32,10 +32,14 @@ class Outcome:
     digest: str = ""
     #: served from the result cache
     cached: bool = False
+    #: the optional frameworks left out of the analysis (`analyze_source`; part of the cache key)
+    absent: frozenset = frozenset()
 
 
-def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()) -> F.ModuleFacts:
-    """Parse and walk one file. A syntax error is one STG000 candidate, not an exception."""
+def analyze_source(path: str, source: bytes, settings, project_roots=frozenset(), absent=frozenset()) -> F.ModuleFacts:
+    """Parse and walk one file. A syntax error is one STG000 candidate, not an exception.
+    `absent`: names of optional frameworks (`frameworks.OPTIONAL_FRAMEWORKS`) that cannot stage
+    anything in this file (`screen.framework_reach`): their rules are not run."""
     module, is_package = module_name(Path(path))
     notebook = None
     try:
@@ -53,7 +57,8 @@ def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()
     ctx = FileContext(path, module, is_package, settings, STAGING)
     ctx.project_roots = frozenset(project_roots)
     ctx.source_digest = digest(source)  # fixes are applied only to these exact bytes
-    facts = analyze_module(tree, ctx, [r for r in all_rules() if not r.runtime_only])
+    ctx.absent = absent  # (JAX's fact collectors ask it too: `nnx.imports_flax`)
+    facts = analyze_module(tree, ctx, rules_for(absent))
     release(ctx)  # its reference cycles broken: freed now, not by a walk of the collector
     if notebook is not None:  # one STG000 per cell that does not parse (the cell is left out)
         for cell, line, column, message in notebook.broken:
@@ -61,6 +66,17 @@ def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()
             facts.candidates.append(F.Candidate("STG000", None, F.Span(at, column, at, column),
                                                 {"error": f"{message} (this cell is skipped, the others are checked)"}))
     return facts
+
+
+def rules_for(absent=frozenset()) -> list:
+    """The rules a file's walk runs: all but the runtime-only ones and those of `absent` frameworks."""
+    rules = _RULES.get(absent)
+    if rules is None:
+        rules = _RULES[absent] = [r for r in all_rules() if not r.runtime_only and r.framework not in absent]
+    return rules
+
+
+_RULES: dict[frozenset, list] = {}
 
 
 def _syntax_error_location(source: bytes, error: Exception) -> tuple[int, int, str]:
@@ -77,15 +93,18 @@ def _syntax_error_location(source: bytes, error: Exception) -> tuple[int, int, s
     return max(1, getattr(error, "raw_line", 1)), max(1, getattr(error, "raw_column", 0) + 1), message
 
 
-def analyse_bytes(path: str, source: bytes, settings, roots, in_process: bool = False) -> Outcome:
+def analyse_bytes(path: str, source: bytes, settings, roots, in_process: bool = False,
+                  absent=frozenset()) -> Outcome:
     """The outcome of analysing `source` as the file `path`: one file's internal error, or code
     too deep to walk, loses only that file. `in_process`: not in a worker (a crash would end the
-    run), so the file is read by Python's parser first (`budget.over_budget`)."""
+    run), so the file is read by Python's parser first (`budget.over_budget`). `absent`: as for
+    `analyze_source`."""
     reason = over_budget(source, settings, in_process)
     if reason is not None:
         return Outcome(path, "skipped", detail=reason)
     try:
-        return Outcome(path, "ok", analyze_source(path, source, settings, roots), digest=digest(source))
+        return Outcome(path, "ok", analyze_source(path, source, settings, roots, absent), digest=digest(source),
+                       absent=absent)
     except RecursionError:
         return Outcome(path, "skipped", detail="too deeply nested to analyse")
     except notebooks.NotPython as e:  # a notebook for another language
@@ -96,18 +115,23 @@ def analyse_bytes(path: str, source: bytes, settings, roots, in_process: bool = 
         return Outcome(path, "error", detail=traceback.format_exc(limit=-6))
 
 
-def analyse_one(path: str, settings, roots, in_process: bool = False) -> Outcome:
+def analyse_one(path: str, settings, roots, in_process: bool = False, absent=frozenset()) -> Outcome:
     try:
         with open(path, "rb") as fh:
             source = fh.read()
     except OSError as e:
         return Outcome(path, "unreadable", detail=f"cannot read: {e.strerror or e}")
-    return analyse_bytes(path, source, settings, roots, in_process)
+    return analyse_bytes(path, source, settings, roots, in_process, absent)
 
 
-def facts_key(cache, fact_settings, path: str, module: str, is_package: bool, content_digest: str) -> str:
+def facts_key(cache, fact_settings, path: str, module: str, is_package: bool, content_digest: str,
+              absent=frozenset()) -> str:
     """The cache key of a file's facts: its bytes, its path (from the project root) and dotted name, the
-    analysis settings and the packages checked (stagelint's own version is the cache's folder)."""
+    analysis settings, the packages checked and the frameworks left out (stagelint's own version is
+    the cache's folder)."""
+    if absent:
+        return cache.key("facts", fact_settings, cache.relative(path), module, is_package, content_digest,
+                         sorted(absent))
     return cache.key("facts", fact_settings, cache.relative(path), module, is_package, content_digest)
 
 
@@ -118,4 +142,5 @@ def store_outcome(store, outcome) -> None:
         return
     cache, fact_settings = store
     facts = outcome.facts
-    cache.put("facts", facts_key(cache, fact_settings, outcome.path, facts.module, facts.is_package, outcome.digest), facts)
+    cache.put("facts", facts_key(cache, fact_settings, outcome.path, facts.module, facts.is_package, outcome.digest,
+                                 outcome.absent), facts)

@@ -73,8 +73,9 @@ def lookup(state) -> tuple[PlanRecord | None, list[str]]:
     (real paths, all of the first round) whose surfaces `holds` must compare; (None, []) when
     no kept plan can hold."""
     selection = state.selection
+    # (with the frameworks each file is spared: facts made with others are other facts)
     state.plan_key = state.cache.key(KIND, state.fact_settings(), sorted(state.given), state.options.follow_imports,
-                                     sorted(selection.digests))
+                                     sorted(selection.digests), sorted((r, sorted(a)) for r, a in state.absent.items()))
     first = sorted(state.realpath(f) for f in state.first_round)
     state.plan_basis = PlanRecord(dict(selection.digests), first, sorted(state.deferred))
     record = state.cache.get(KIND, state.plan_key, PlanRecord)
@@ -98,7 +99,8 @@ def holds(state, record: PlanRecord, changed: list[str]) -> bool:
         now = state.modules.get(real)
         if now is None:
             return False
-        key = facts_key(state.cache, fact_settings, now.path, now.module, now.is_package, record.digests[real])
+        key = facts_key(state.cache, fact_settings, now.path, now.module, now.is_package, record.digests[real],
+                        state.absent_for(real))
         then = state.cache.get("facts", key, F.ModuleFacts)
         if then is None or then.module != now.module or demand_surface(then) != demand_surface(now):
             return False
@@ -125,5 +127,5 @@ def keep(state) -> None:
             return
         m = state.modules.get(real)
         if m is not None:  # a buffer's facts are not kept by the analysis: the same bytes' are now
-            store_outcome(store, Outcome(m.path, "ok", m, digest=digest(source)))
+            store_outcome(store, Outcome(m.path, "ok", m, digest=digest(source), absent=state.absent_for(real)))
     state.cache.put(KIND, state.plan_key, PlanRecord(basis.digests, basis.first, basis.deferred, list(state.rounds)))

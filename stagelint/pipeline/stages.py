@@ -125,6 +125,7 @@ def screen(state: ProjectState) -> None:
         state.selection = selection
         files = selection.analyse
         state.digests = selection.digests
+        state.absent = selection.absent
         for path in selection.skip:
             # Checked (it cannot have findings); its name still takes part in the engine's
             # resolution of module-name suffixes, as it would unscreened.
@@ -245,7 +246,8 @@ class _Pool:
             state = self.state
             store = (state.cache, state.fact_settings()) if state.use_cache else None
             self.pool = workers.Pool(state.settings, state.roots, state.options.jobs or workers.default_jobs(),
-                                     store=store, start_method=state.options.start_method)
+                                     store=store, start_method=state.options.start_method,
+                                     absent=state.absent_for)
         return self.pool
 
     def close(self) -> None:
@@ -308,10 +310,11 @@ def _analyse_here(state: ProjectState, paths, more, lookup=None, store=None):
         path = queue.pop(0)
         real = state.realpath(path)
         if real in state.sources:
-            outcome = analyse_bytes(path, state.sources[real], state.settings, state.roots, in_process=True)
+            outcome = analyse_bytes(path, state.sources[real], state.settings, state.roots, in_process=True,
+                                    absent=state.absent_for(real))
         else:
             outcome = (lookup(path) if lookup is not None else None) or workers.analyse_one(
-                path, state.settings, state.roots, in_process=True)
+                path, state.settings, state.roots, in_process=True, absent=state.absent_for(real))
             store_outcome(store, outcome)
         yield outcome
         queue.extend(more(outcome))
@@ -337,12 +340,13 @@ class _CachedFacts:
             except OSError:
                 return None
         module, is_package = state.names(path)
-        key = facts_key(state.cache, self.fact_settings, path, module, is_package, known)
+        absent = state.absent_for(real)
+        key = facts_key(state.cache, self.fact_settings, path, module, is_package, known, absent)
         facts = state.cache.get("facts", key, F.ModuleFacts)
         if facts is None:
             return None
         facts.path = path  # the key holds it relative to the project root: shown as given here
-        return Outcome(path, "ok", facts, digest=known, cached=True)
+        return Outcome(path, "ok", facts, digest=known, cached=True, absent=absent)
 
 
 class _FollowImports:
@@ -497,7 +501,8 @@ def reanalyse(state: ProjectState, path: str, source: bytes | None, analyse=None
     else:
         state.sources[real] = source
     shown = next((m.path for r, m in state.modules.items() if r == real), None) or path
-    outcome = (analyse or (lambda p, b: analyse_bytes(p, b, state.settings, state.roots)))(shown, source)
+    outcome = (analyse or (lambda p, b: analyse_bytes(p, b, state.settings, state.roots,
+                                                      absent=state.absent_for(real))))(shown, source)
     if outcome.status == "ok":
         state.modules[real] = outcome.facts
         state.reported.add(shown)

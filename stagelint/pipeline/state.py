@@ -76,6 +76,8 @@ class ProjectState:
     unneeded: dict[str, str] = field(default_factory=dict)
     #: the SHA-256 of every file read, by real path
     digests: dict[str, str] = field(default_factory=dict)
+    #: real path -> the optional frameworks that cannot stage anything there (`screen.framework_reach`)
+    absent: dict[str, frozenset] = field(default_factory=dict)
     #: follow each analysed file's imports (without the screen, or when it gave up)
     follow: bool = True
     queued: set[str] = field(default_factory=set)
@@ -110,6 +112,11 @@ class ProjectState:
     @property
     def realpath(self):
         return self.names.realpath
+
+    def absent_for(self, path: str) -> frozenset:
+        """The frameworks left out of a file's analysis (path as shown or real): none unless the
+        screen showed they cannot stage anything there."""
+        return self.absent.get(self.realpath(path), frozenset())
 
     @property
     def use_cache(self) -> bool:

@@ -44,6 +44,10 @@ class Rule:
     fixable: ClassVar[bool] = False
     #: Report even outside staged code (STG000 syntax errors).
     always: ClassVar[bool] = False
+    #: The optional framework (`frameworks.OPTIONAL_FRAMEWORKS`, by name) whose staging alone can
+    #: confirm the rule's candidates, or None. The walk leaves the rule out of files that
+    #: framework cannot stage anything in (`screen.framework_reach`), as it could find nothing there.
+    framework: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

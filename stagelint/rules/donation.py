@@ -62,6 +62,7 @@ class UseAfterDonation(Rule):
     """
 
     code = "STG203"
+    framework = "jax"  # candidates stand only where JAX stages (`confirm`)
     name = "use-after-donation"
     message = "`{name}` was donated to `{callee}` (its `{param}` is in `donate_argnums`/`donate_argnames`) and is {how}: under jax.jit the array is deleted by that call (RuntimeError: Array has been deleted); rebind the name to the result (`{name} = {callee}(...)`) or do not donate it"
     valid = (

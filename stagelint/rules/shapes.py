@@ -103,6 +103,7 @@ class DataDependentShape(InExpectedErrors, Rule):
     """
 
     code = "STG604"
+    framework = "jax"  # candidates stand only where JAX stages (`confirm`)
     name = "data-dependent-shape"
     message = "{what} in {func}: under jax.jit {why} ({error}); {instead}"
     valid = (

@@ -131,6 +131,9 @@ class _StaticSites(InExpectedErrors, Rule):
     """Shared walk of STG504/STG505: the file's jitted callables, its classes, and the calls
     that pass something suspicious for a parameter; `confirm` asks the project whether it is static."""
 
+    #: candidates stand only for a jitted callable's spec (`jaxjit`): found where JAX is named
+    framework = "jax"
+
     def __init__(self, ctx):
         super().__init__(ctx)
         self.sites = JitSites.of(self)

@@ -63,6 +63,40 @@ def test_one_file_is_checked_like_stagelint_check_of_that_file():
     assert ("pkg/utils.py", 7, 5, "STG101") in _both(["pkg/utils.py"], PROJECT)[0]
 
 
+def test_files_that_never_spell_jax_get_their_jax_findings_as_with_check(tmp_path):
+    """The framework gate (`screen.framework_reach`): a helper a jitted function calls and a caller
+    of a jitted function never spell `jax`; given alone, or on standard input, they are checked
+    with the JAX rules because their project links them to a JAX file."""
+    write_tree(tmp_path, {
+        "setup.cfg": "", "pkg/__init__.py": "",
+        "pkg/helpers.py": "def positive(x):\n    return x[x > 0]\n",
+        "pkg/caller.py": "from pkg.train import scale\n\n\ndef run(x):\n    return scale(x, [1, 2])\n",
+        "pkg/train.py": """
+            import functools
+
+            import jax
+
+            from pkg.helpers import positive
+
+
+            @jax.jit
+            def step(x):
+                return positive(x)
+
+
+            @functools.partial(jax.jit, static_argnums=1)
+            def scale(x, factors):
+                return x * len(factors)
+            """,
+    })
+    for path, code in (("pkg/helpers.py", "STG604"), ("pkg/caller.py", "STG504")):
+        from_flake8, from_check, _, _ = _both([path], tmp_path)
+        assert from_flake8 == from_check and {c for _, _, _, c in from_flake8} == {code}
+        stdin = flake8("--select", "STG", "--stdin-display-name", path, "-", cwd=tmp_path,
+                       input=(tmp_path / path).read_text())
+        assert reported(stdin.stdout) == from_check
+
+
 def test_parallel_flake8_gives_the_same_findings():
     one = flake8("--select", "STG", "-j", "1", ".", cwd=PROJECT)
     two = flake8("--select", "STG", "-j", "2", ".", cwd=PROJECT)
