@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from stagelint import facts as F
@@ -131,6 +133,12 @@ class UseAfterDonation(Rule):
         self._owners: dict[int, cst.CSTNode] = {}
         #: (call node, callee names, index, keyword, Name, later read or None, loop) to decide at the end
         self._pending: list[tuple] = []
+        #: (id(statement), name) -> its first event (`_first`); id(statement) -> names it spells;
+        #: (id(loop), name) -> `_passed_again`, id(loop) -> `_leaves`. The nodes stay alive in the
+        #: tree meanwhile.
+        self._uses_memo: dict[tuple, object] = {}
+        self._spelled_memo: dict[int, frozenset] = {}
+        self._loop_memo: dict[object, bool] = {}
 
     # Block bookkeeping (which statements follow a call).
 
@@ -223,10 +231,17 @@ class UseAfterDonation(Rule):
         module); a store of the name ends the search. In a loop that never rebinds it, the next
         iteration passes it again."""
         ctx = self.ctx
-        where = ctx.position(call)
+        position = ctx._meta.position  # plain tuples: no Span built per statement tried
+        line, column, end_line, end_column = position(call)
+        start, end = (line, column), (end_line, end_column)
         path = []  # (statements, index of the one holding the call, owner), innermost first
         for stmts, owner in reversed(blocks):
-            index = next((i for i, st in enumerate(stmts) if _holds(ctx, st, where)), None)
+            index = None
+            for i, st in enumerate(stmts):
+                at = position(st)
+                if (at[0], at[1]) <= start and end <= (at[2], at[3]):
+                    index = i
+                    break
             if index is None:
                 return None
             path.append((stmts, index, owner))
@@ -237,55 +252,174 @@ class UseAfterDonation(Rule):
         statement = path[0][0][path[0][1]]
         if _binds(statement, name):
             return None  # `x = step(x)`: the name now holds the result
-        memo = self.__dict__.setdefault("_uses_memo", {})
+        memo = self._uses_memo
         for stmts, index, owner in path:
             for st in stmts[index + 1:]:
                 key = (id(st), name)
-                if key not in memo:
+                event = memo.get(key, memo)
+                if event is memo:
                     # Most statements never spell the name: one walk per statement answers every name.
-                    memo[key] = _first_use(st, name, ctx) if name in self._spelled(st) else None
-                event = memo[key]
+                    event = memo[key] = _first(st, name, ctx, True) if name in self._spelled(st) else None
                 if event is not None:
                     kind, node = event
                     return (node, f"read again at line {ctx.position(node).line}") if kind == "read" else None
-            if isinstance(owner, (cst.For, cst.While)):
-                if _first_use(owner, name, ctx, stores_only=True) is None and not _leaves(owner.body):
-                    return (call, "passed again on the loop's next iteration")
+            if isinstance(owner, (cst.For, cst.While)) and self._passed_again(owner, name):
+                return (call, "passed again on the loop's next iteration")
         return None
 
+    def _passed_again(self, loop: cst.CSTNode, name: str) -> bool:
+        """The loop never rebinds `name` and always goes round again: what a call in it passes
+        is passed again. Asked once per loop and name (a training loop passes the same names
+        to many calls)."""
+        key = (id(loop), name)
+        again = self._loop_memo.get(key)
+        if again is None:
+            again = self._loop_memo[key] = _first(loop, name, self.ctx, False) is None and not self._leaves(loop)
+        return again
+
+    def _leaves(self, loop: cst.CSTNode) -> bool:
+        leaves = self._loop_memo.get(id(loop))
+        if leaves is None:
+            leaves = self._loop_memo[id(loop)] = _leaves(loop.body)
+        return leaves
+
     def _spelled(self, statement: cst.CSTNode) -> frozenset:
-        """Every identifier spelled in `statement` (a superset of what `_uses` can yield: it
-        yields only `Name` nodes), computed once per statement."""
-        memo = self.__dict__.setdefault("_spelled_memo", {})
+        """Every identifier spelled in `statement` (a superset of what `_first` can find: it
+        finds only `Name` nodes), computed once per statement."""
+        memo = self._spelled_memo
         names = memo.get(id(statement))
         if names is None:
-            found, stack = set(), [statement]
-            while stack:
-                node = stack.pop()
-                if isinstance(node, cst.Name):
-                    found.add(node.value)
-                else:
-                    stack.extend(node.children)
-            names = memo[id(statement)] = frozenset(found)
+            names = memo[id(statement)] = frozenset(_names_in(statement))
         return names
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    """The values of the `Name` nodes under `node`. Read off the nodes' fields, and not
+    through `children`, whose tuples of every whitespace, comma and parenthesis are most of
+    the nodes of a statement: those cannot hold a name (`_NAMELESS`) and are not entered."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        for field in _FIELDS.get(type(node)) or _fields_of(type(node)):
+            value = getattr(node, field)
+            how = _HOW.get(type(value))
+            if how is None:
+                how = _how(type(value))
+            if how == 1:
+                stack.append(value)
+            elif how == 2:
+                found.add(value.value)
+            elif how == 3:
+                for item in value:
+                    how = _HOW.get(type(item))
+                    if how is None:
+                        how = _how(type(item))
+                    if how == 1:
+                        stack.append(item)
+                    elif how == 2:
+                        found.add(item.value)
+    return found
+
+
+#: Node types that hold no `Name` at any depth: whitespace, punctuation, literals, operators.
+_NAMELESS = frozenset({
+    cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline,
+    cst.Comment, cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.LeftParen, cst.RightParen,
+    cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Integer,
+    cst.Float, cst.Imaginary, cst.SimpleString, cst.FormattedStringText, cst.Ellipsis, cst.ImportStar,
+    cst.Pass, cst.Break, cst.Continue,
+}) | frozenset(op for base in (cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp,
+                                cst.BaseAugOp) for op in vars(cst).values()
+               if isinstance(op, type) and issubclass(op, base) and op is not base)
+#: node type -> its dataclass fields; value type -> 0 nothing to read, 1 a node to enter, 2 a
+#: `Name`, 3 a sequence (of nodes)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_HOW: dict[type, int] = {}
+
+
+def _fields_of(kind: type) -> tuple[str, ...]:
+    fields = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    return fields
+
+
+def _how(kind: type) -> int:
+    if kind is cst.Name:
+        how = 2
+    elif kind in _NAMELESS:
+        how = 0
+    elif issubclass(kind, cst.CSTNode):
+        how = 1
+    elif issubclass(kind, (tuple, list)):
+        how = 3
+    else:
+        how = 0  # a str, None, a `MaybeSentinel`
+    _HOW[kind] = how
+    return how
 
 
 def _leaves(block: cst.CSTNode) -> bool:
     """A `break` or `return` in a loop body (outside nested defs): maybe no next iteration."""
-    if isinstance(block, (cst.Break, cst.Return)):
-        return True
-    if isinstance(block, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.For, cst.While)) and block is not None:
-        return isinstance(block, (cst.For, cst.While)) and _leaves_return(block)
-    return any(_leaves(child) for child in block.children)
+    stack = [block]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Break or kind is cst.Return:
+            return True
+        if kind is cst.For or kind is cst.While:
+            if _leaves_return(node):
+                return True
+        elif kind is not cst.FunctionDef and kind is not cst.ClassDef:
+            stack.extend(_statement_parts(node))
+    return False
 
 
 def _leaves_return(loop: cst.CSTNode) -> bool:
     """A `return` inside an inner loop still leaves the outer one (its `break` does not)."""
-    if isinstance(loop, cst.Return):
-        return True
-    if isinstance(loop, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-        return False
-    return any(_leaves_return(child) for child in loop.children)
+    stack = [loop]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Return:
+            return True
+        if kind is not cst.FunctionDef and kind is not cst.ClassDef:
+            stack.extend(_statement_parts(node))
+    return False
+
+
+def _statement_parts(node: cst.CSTNode) -> list:
+    """The nodes under `node` that may hold a statement: not expressions (a lambda's body is
+    one), whitespace or punctuation. In no order (the questions asked are whether any holds
+    something)."""
+    parts = []
+    for field in _FIELDS.get(type(node)) or _fields_of(type(node)):
+        value = getattr(node, field)
+        how = _PARTS.get(type(value))
+        if how is None:
+            how = _part(type(value))
+        if how == 1:
+            parts.append(value)
+        elif how == 3:
+            for item in value:
+                how = _PARTS.get(type(item))
+                if (how if how is not None else _part(type(item))) == 1:
+                    parts.append(item)
+    return parts
+
+
+#: value type -> 0 holds no statement, 1 a node that may, 3 a sequence (`_statement_parts`)
+_PARTS: dict[type, int] = {}
+
+
+def _part(kind: type) -> int:
+    if kind in (cst.Break, cst.Return):
+        how = 1
+    elif kind in _NAMELESS or not issubclass(kind, cst.CSTNode):
+        how = 3 if issubclass(kind, (tuple, list)) else 0
+    else:
+        how = 0 if issubclass(kind, cst.BaseExpression) else 1
+    _PARTS[kind] = how
+    return how
 
 
 def _checks_deletion(call: cst.Call) -> bool:
@@ -326,106 +460,99 @@ def _target_names(target) -> list[str]:
     return []
 
 
-def _first_use(node: cst.CSTNode, name: str, ctx=None, stores_only: bool = False):
-    """The first ("read", Name) or ("store", node) of `name` in `node`, in evaluation order;
-    nested defs, lambdas and classes are not entered (their bodies run later, if ever)."""
-    for kind, n in _uses(node, name, ctx):
-        if kind == "store" or not stores_only:
-            return kind, n
-    return None
-
-
-def _uses(node: cst.CSTNode, name: str, ctx=None):
-    if isinstance(node, cst.Name):
-        if node.value == name:
-            yield "read", node
-        return
-    if isinstance(node, (cst.Lambda, cst.ClassDef)):
-        return
-    if isinstance(node, cst.FunctionDef):
-        if node.name.value == name:
-            yield "store", node
-        return
-    if isinstance(node, cst.Attribute):
-        if isinstance(node.value, cst.Name) and node.value.value == name and node.attr.value in _METADATA:
-            return  # metadata survives the deletion
-        yield from _uses(node.value, name, ctx)
-        return
-    if isinstance(node, cst.Arg):
-        yield from _uses(node.value, name, ctx)
-        return
-    if isinstance(node, cst.Call) and _checks_deletion(node):
-        return  # `self.assertDeleted(x)`: asks whether the donation happened
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _ABSTRACT_USES:
-        yield from _uses(node.func.value, name, ctx)
-        return  # `step.lower(x)`, `step.trace(x)`: only shapes and dtypes are read
-    if isinstance(node, cst.With) and any(expects_error(ctx, item.item) for item in node.items):
-        return  # `with self.assertRaises(RuntimeError):` reads it to see the error
-    if isinstance(node, (cst.Import, cst.ImportFrom)):
+def _first(node: cst.CSTNode, name: str, ctx, reads: bool):
+    """The first ("read", Name) (if `reads`) or ("store", node) of `name` in `node`, in
+    evaluation order, or None; nested defs, lambdas and classes are not entered (their bodies
+    run later, if ever). Plain recursion that stops at the first event (a generator per node
+    costs several times more), and node types compared exactly (libcst's classes are ABCs:
+    `isinstance` is slow, and the parser makes no subclasses of them)."""
+    kind = type(node)
+    if kind is cst.Name:
+        return ("read", node) if reads and node.value == name else None
+    if kind is cst.Lambda or kind is cst.ClassDef:
+        return None
+    if kind is cst.FunctionDef:
+        return ("store", node) if node.name.value == name else None
+    if kind is cst.Attribute:
+        value = node.value
+        if type(value) is cst.Name and value.value == name and node.attr.value in _METADATA:
+            return None  # metadata survives the deletion
+        return _first(value, name, ctx, reads)
+    if kind is cst.Arg:
+        return _first(node.value, name, ctx, reads)
+    if kind is cst.Call:
+        if _checks_deletion(node):
+            return None  # `self.assertDeleted(x)`: asks whether the donation happened
+        func = node.func
+        if type(func) is cst.Attribute and func.attr.value in _ABSTRACT_USES:
+            return _first(func.value, name, ctx, reads)  # `step.lower(x)`: only shapes and dtypes
+    elif kind is cst.With:
+        if any(expects_error(ctx, item.item) for item in node.items):
+            return None  # `with self.assertRaises(RuntimeError):` reads it to see the error
+    elif kind is cst.Import or kind is cst.ImportFrom:
         if isinstance(node.names, cst.ImportStar):
-            return
+            return None
         for alias in node.names:
             bound = alias.asname.name if alias.asname else alias.name
             if isinstance(bound, cst.Name) and bound.value == name:
-                yield "store", node
-        return
-    if isinstance(node, cst.Assign):
-        yield from _uses(node.value, name, ctx)
-        for t in node.targets:
-            yield from _stores(t.target, name, ctx)
-        return
-    if isinstance(node, cst.AnnAssign):
-        if node.value is not None:
-            yield from _uses(node.value, name, ctx)
-            yield from _stores(node.target, name, ctx)
-        return
-    if isinstance(node, cst.AugAssign):
-        yield from _uses(node.value, name, ctx)
-        yield from _uses(node.target, name, ctx)
-        return
-    if isinstance(node, cst.NamedExpr):
-        yield from _uses(node.value, name, ctx)
-        yield from _stores(node.target, name, ctx)
-        return
-    if isinstance(node, cst.For):
-        yield from _uses(node.iter, name, ctx)
-        yield from _stores(node.target, name, ctx)
-        yield from _uses(node.body, name, ctx)
-        if node.orelse is not None:
-            yield from _uses(node.orelse, name, ctx)
-        return
-    if isinstance(node, cst.WithItem):
-        yield from _uses(node.item, name, ctx)
-        if node.asname is not None:
-            yield from _stores(node.asname.name, name, ctx)
-        return
-    if isinstance(node, cst.Del):
-        yield from _stores(node.target, name, ctx)
-        return
-    if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+                return ("store", node)
+        return None
+    elif kind is cst.Assign:
+        event = _first(node.value, name, ctx, reads)
+        if event is None:
+            for t in node.targets:
+                event = _stored(t.target, name, ctx, reads)
+                if event is not None:
+                    break
+        return event
+    elif kind is cst.AnnAssign:
+        if node.value is None:
+            return None
+        return _first(node.value, name, ctx, reads) or _stored(node.target, name, ctx, reads)
+    elif kind is cst.AugAssign:
+        return _first(node.value, name, ctx, reads) or _first(node.target, name, ctx, reads)
+    elif kind is cst.NamedExpr:
+        return _first(node.value, name, ctx, reads) or _stored(node.target, name, ctx, reads)
+    elif kind is cst.For:
+        return _first(node.iter, name, ctx, reads) or _stored(node.target, name, ctx, reads) or \
+            _first(node.body, name, ctx, reads) or \
+            (_first(node.orelse, name, ctx, reads) if node.orelse is not None else None)
+    elif kind is cst.WithItem:
+        event = _first(node.item, name, ctx, reads)
+        if event is None and node.asname is not None:
+            event = _stored(node.asname.name, name, ctx, reads)
+        return event
+    elif kind is cst.Del:
+        return _stored(node.target, name, ctx, reads)
+    elif kind in _COMPREHENSIONS:
         # The comprehension's own variables shadow the name.
-        names = set()
         f = node.for_in
         while f is not None:
-            names.update(_target_names(f.target))
+            if name in _target_names(f.target):
+                return _first(node.for_in.iter, name, ctx, reads)
             f = f.inner_for_in
-        if name in names:
-            yield from _uses(node.for_in.iter, name, ctx)
-            return
     for child in node.children:
-        yield from _uses(child, name, ctx)
+        if type(child) not in _NAMELESS:  # (whitespace and punctuation: most children)
+            event = _first(child, name, ctx, reads)
+            if event is not None:
+                return event
+    return None
 
 
-def _stores(target: cst.CSTNode, name: str, ctx=None):
-    if isinstance(target, cst.Name):
-        if target.value == name:
-            yield "store", target
-        return
-    if isinstance(target, (cst.Tuple, cst.List)):
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp})
+
+
+def _stored(target: cst.CSTNode, name: str, ctx, reads: bool):
+    """`_first` for an assignment target: a Name there is a store."""
+    kind = type(target)
+    if kind is cst.Name:
+        return ("store", target) if target.value == name else None
+    if kind is cst.Tuple or kind is cst.List:
         for el in target.elements:
-            yield from _stores(el.value, name, ctx)
-        return
-    if isinstance(target, cst.StarredElement):
-        yield from _stores(target.value, name, ctx)
-        return
-    yield from _uses(target, name, ctx)  # `x[0] = ...`, `obj.attr = ...`: reads the object
+            event = _stored(el.value, name, ctx, reads)
+            if event is not None:
+                return event
+        return None
+    if kind is cst.StarredElement:
+        return _stored(target.value, name, ctx, reads)
+    return _first(target, name, ctx, reads)  # `x[0] = ...`, `obj.attr = ...`: reads the object

@@ -192,14 +192,13 @@ class DataDependentShape(InExpectedErrors, Rule):
             return  # `f(*args, **kw)`: `size=` may be among them
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
         positional = [a.value for a in node.args if a.keyword is None]
-        call = short_code(node)
         for q in sorted(names):
             if (q in SIZED or q == "jax.numpy.where" and len(positional) == 1 and not {"x", "y"} & set(keywords)) \
                     and "size" not in keywords:
                 data = positional[:2] if positional else list(keywords.values())[:1]
                 t = _any_traced(ctx, data, func)
                 if t.possible:
-                    self._report(node, t, what=f"`{call}` without `size=`", error="ConcretizationTypeError",
+                    self._report(node, t, what=f"`{short_code(node)}` without `size=`", error="ConcretizationTypeError",
                                  instead="pass `size=` (and `fill_value=`) to fix the output's length"
                                  + (", or use the three-argument `jnp.where(c, x, y)`" if q == "jax.numpy.where" else ""))
                 return
@@ -208,7 +207,7 @@ class DataDependentShape(InExpectedErrors, Rule):
             if q == "jax.numpy.bincount" and positional:
                 t = tensorness(ctx, positional[0], func)
                 if t.possible:
-                    self._report(node, t, what=f"`{call}` without `length=`", error="ConcretizationTypeError",
+                    self._report(node, t, what=f"`{short_code(node)}` without `length=`", error="ConcretizationTypeError",
                                  instead="pass `length=` to fix the output's length")
                 return
             if q in LENGTH_ARGUMENTS:
@@ -229,7 +228,7 @@ class DataDependentShape(InExpectedErrors, Rule):
                     error = "TypeError: Shapes must be 1D sequences of concrete values" if constructor \
                         else "ConcretizationTypeError"
                     fix = LENGTH_FIXES.get(q)
-                    self._report(node, t, what=f"`{call}` with a traced length", error=error,
+                    self._report(node, t, what=f"`{short_code(node)}` with a traced length", error=error,
                                  instead=f"pass `{fix}=`" if fix else
                                  "take the length from a shape (`x.shape[0]`) or make it static (`static_argnums`), "
                                  "and mask a fixed-size result")
@@ -238,7 +237,7 @@ class DataDependentShape(InExpectedErrors, Rule):
                 and "size" not in keywords:
             t = tensorness(ctx, node.func.value, func)
             if t.possible:
-                self._report(node, t, what=f"`{call}` without `size=`", error="ConcretizationTypeError",
+                self._report(node, t, what=f"`{short_code(node)}` without `size=`", error="ConcretizationTypeError",
                              instead="pass `size=` (and `fill_value=`) to fix the output's length")
 
     def _report(self, node, t: Tensorness, **fields) -> None:

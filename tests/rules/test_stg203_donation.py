@@ -185,3 +185,103 @@ def test_tests_of_donation_itself_are_not_reads():
                     x + 1
                 print(x)  # STG203
     """)
+
+
+def test_what_ends_a_loop_and_what_a_later_statement_reads():
+    # A loop goes round again unless a `break` or `return` may leave it: one in an inner
+    # loop's `return`, under a `with` or an `if` counts; an inner loop's `break`, or a
+    # `return` in a nested def or lambda, does not. After the call, a comprehension's own
+    # variable, a lambda's body and the array's metadata are not reads; `del` ends the search.
+    assert_marked("""
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, donate_argnums=0)
+        def update(state, x):
+            return state + x
+
+        def inner_return(state, xs, ys):
+            for x in xs:
+                out = update(state, x)
+                for y in ys:
+                    if y:
+                        return out
+            return out
+
+        def break_under_with(state, xs, lock):
+            for x in xs:
+                out = update(state, x)
+                with lock:
+                    if x is None:
+                        break
+            return out
+
+        def inner_break(state, xs, ys):
+            for x in xs:
+                out = update(state, x)  # STG203
+                for y in ys:
+                    break
+            return out
+
+        def nested_return(state, xs):
+            for x in xs:
+                out = update(state, x)  # STG203
+                def later():
+                    return x
+                skip = lambda: (yield)
+            return out
+
+        def not_reads(state, states, x):
+            out = update(state, x)
+            firsts = [state for state in states]
+            later = lambda: state
+            shape = (state.shape, state.dtype)
+            del state
+            return out, firsts, later, shape
+
+        def read_in_a_comprehension(state, items, x):
+            out = update(state, x)
+            return out, [state + i for i in items]  # STG203
+    """)
+
+
+def test_the_names_a_statement_spells_are_those_a_walk_of_its_children_finds():
+    # STG203 asks a statement for the names it spells (only those that do are searched) by
+    # reading node fields and leaving out whitespace, punctuation, literals and operators: the
+    # same names as a walk of libcst's own `children` through every node, for every kind of
+    # statement.
+    import libcst as cst
+
+    from stagelint.rules.donation import _names_in
+
+    module = cst.parse_module(
+        "@deco(a, key=b)\n"
+        "async def f(p: T = d, *args: U, q=e, **kw) -> R:\n"
+        "    global g\n"
+        "    x: Ann[int] = [i async for i in it if i] + {k: v for k, v in m.items()}\n"
+        "    y = f'{z!r:>{w}}' + -u ** 2 if not c else lambda s=t: s @ o\n"
+        "    async with ctx() as (h1, *h2):\n"
+        "        del h1[idx:stop:step], h2.attr\n"
+        "    try:\n        raise E from F\n    except (G, H) as err:\n        assert cond, msg\n"
+        "    finally:\n        pass\n"
+        "    while (n := next(gen)) is not None:\n        yield from n\n    else:\n        continue_ = ...\n"
+        "    match point:\n        case Point(x=px, y=0) | [px, *rest] if px > lim:\n            await aw\n"
+        "    import pkg.mod as alias\n    from .rel import (one as two, three)\n"
+        "    return x[1:2, ::3], {*sset}, (yield)\n"
+    )
+
+    def by_children(node):
+        if isinstance(node, cst.Name):
+            return {node.value}
+        return set().union(*(by_children(child) for child in node.children))
+
+    statements = []
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement, cst.BaseExpression)):
+            statements.append(node)
+        stack.extend(node.children)
+    assert len(statements) > 100
+    for node in statements:
+        assert _names_in(node) == by_children(node) - ({node.value} if isinstance(node, cst.Name) else set())
