@@ -416,29 +416,33 @@ class FileContext:
         refs = self.referents(name)
         if not refs:
             return "unknown"
-        if func is not None and isinstance(func.node, cst.Lambda) and func.parent is not None:
-            own = self.scope(func.node.body)
-            if not any(r.scope is own or _nested_in(r.scope, own) for r in refs if not isinstance(r, BuiltinAssignment)):
+        # Exact type tests against the classes and their subclasses: libcst's scopes and
+        # assignments are ABCs, whose failed `isinstance` is a Python call (a sixth of this).
+        own = self.scope(func.node.body) if func is not None else None
+        if func is not None and type(func.node) is cst.Lambda and func.parent is not None:
+            if not any(r.scope is own or _nested_in(r.scope, own) for r in refs if type(r) not in _BUILTIN_BINDINGS):
                 # a lambda walked as a function of its own (`ds.map(lambda x: self._parse(x))`):
                 # what the enclosing function binds is a closure to it, `self` still `self`
                 kind = self.binding_kind(name, func.parent)
                 return "closure" if kind in ("local", "param") else kind
         kinds = set()
         for r in refs:
-            if isinstance(r, BuiltinAssignment):
+            binding = type(r)
+            scope = type(r.scope)
+            if binding in _BUILTIN_BINDINGS:
                 kinds.add("builtin")
-            elif isinstance(r, ImportAssignment):
+            elif binding in _IMPORT_BINDINGS:
                 kinds.add("import")
-            elif isinstance(r.scope, GlobalScope):
+            elif scope in _GLOBAL_SCOPES:
                 kinds.add("global")
-            elif isinstance(r.scope, FunctionScope) and func is not None and r.scope is self.scope(func.node.body):
-                if isinstance(r.node, cst.Param):
+            elif scope in _FUNCTION_SCOPES and func is not None and r.scope is own:
+                if type(r.node) is cst.Param:
                     kinds.add("self" if func.self_name == name.value else "param")
                 else:
                     kinds.add("local")
-            elif isinstance(r.scope, ClassScope):
+            elif scope in _CLASS_SCOPES:
                 kinds.add("unknown")
-            elif func is not None and _nested_in(r.scope, self.scope(func.node.body)):
+            elif func is not None and _nested_in(r.scope, own):
                 kinds.add("local")  # a lambda's parameter, a comprehension's variable
             else:
                 kinds.add("closure")
@@ -877,6 +881,23 @@ def _blocks_of(stmt):
         child = getattr(stmt, attr, None)
         if child is not None and isinstance(getattr(child, "body", None), cst.IndentedBlock):
             yield child.body
+
+
+def _with_subclasses(cls: type) -> frozenset:
+    out, queue = set(), [cls]
+    while queue:
+        k = queue.pop()
+        if k not in out:
+            out.add(k)
+            queue.extend(k.__subclasses__())
+    return frozenset(out)
+
+
+_BUILTIN_BINDINGS = _with_subclasses(BuiltinAssignment)
+_IMPORT_BINDINGS = _with_subclasses(ImportAssignment)
+_GLOBAL_SCOPES = _with_subclasses(GlobalScope)
+_FUNCTION_SCOPES = _with_subclasses(FunctionScope)
+_CLASS_SCOPES = _with_subclasses(ClassScope)
 
 
 def _nested_in(scope, outer) -> bool:
