@@ -181,6 +181,9 @@ class FileContext:
         self._kind_memo: dict[tuple, tuple] = {}
         #: Name id -> (name, `referents`' answer)
         self._referents_memo: dict[int, tuple] = {}
+        #: Names of this tree that are no variable (`x.attr`'s attr, `f(key=...)`'s key): libcst's
+        #: scope analysis records no access for them, and rules ask about every Name they meet.
+        self._never_accessed: set[int] = set()
         #: module scope id -> names bound by `import tensorflow [as tf]` (`fix.tensorflow_alias`)
         self.tf_import_names: dict[int, set[str]] = {}
         self.functions: list[FunctionInfo] = []  # the walk's function stack
@@ -310,6 +313,8 @@ class FileContext:
         source order (libcst keeps them in a set, whose order follows object addresses and so
         changes from one analysis to the next: a rule that takes the first would not be
         deterministic)."""
+        if id(name) in self._never_accessed:
+            return None
         known = self._referents_memo.get(id(name))
         if known is not None and known[0] is name:
             return known[1]
@@ -398,6 +403,8 @@ class FileContext:
 
     def binding_kind(self, name: cst.Name, func: FunctionInfo | None = None) -> str:
         """"local", "param", "self", "global", "closure", "import", "builtin" or "unknown"."""
+        if id(name) in self._never_accessed:
+            return "unknown"  # what `_binding_kind` says of a name without referents
         func = func or self.function
         # Asked about the same Name by many rules and by the value model (three times per
         # (name, function) on tf-models-official): answered once. The answer depends only on the
@@ -1114,6 +1121,9 @@ class _Walker(cst.CSTVisitor):
             ctx.loop_depth += 1
             ctx.loops.append(node)
         elif t is cst.Call:
+            for arg in node.args:
+                if arg.keyword is not None:
+                    ctx._never_accessed.add(id(arg.keyword))
             self._record_call(node)
             if ctx.functions and ctx.in_staged_context and isinstance(node.func, cst.Attribute):
                 if node.func.attr.value in MUTATING_METHODS and not at_indexer(node.func.value):
@@ -1141,6 +1151,7 @@ class _Walker(cst.CSTVisitor):
             self._record_store(node, node.target, node.value)
             self._record_attr_write(node, node.target, node.value)
         elif t is cst.Attribute:
+            ctx._never_accessed.add(id(node.attr))
             self._record_attr_read(node)
         elif t is cst.Yield:
             if ctx.functions:
