@@ -27,6 +27,7 @@ from libcst._nodes.internal import CodegenState
 from stagelint import facts as F
 from stagelint.fastmeta import Metadata, fast_traversal, walk
 from stagelint.frameworks import size_argument
+from stagelint.trivia import TRIVIA as _TRIVIA, inner_nodes
 from stagelint.frameworks import (
     BUILDING_METHODS,
     CONFIG_KEYWORDS,
@@ -460,7 +461,7 @@ class FileContext:
 
     def bindings_of(self, name: cst.Name) -> list:
         refs = self.referents(name) or ()
-        return [r for r in refs if not isinstance(r, BuiltinAssignment)]
+        return [r for r in refs if type(r) not in _BUILTIN_BINDINGS]
 
     def exclusive(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
         """Two module-level bindings in different branches of one if/else or try/except."""
@@ -715,7 +716,7 @@ class FileContext:
                 value = n.value
                 if isinstance(n, cst.AugAssign) or _is_literal(value):
                     flips = True
-            stack.extend(n.children)
+            stack.extend(inner_nodes(n))
         return op and flips
 
     def mark_region(self, node: cst.CSTNode | None, kind: str) -> None:
@@ -995,37 +996,19 @@ _RECORDED = frozenset({
 _LEFT = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Decorator, cst.For, cst.While})
 
 
-def _trivia() -> frozenset:
-    """Whitespace, comments, newlines, operators and brackets: nodes that hold nothing but more
-    of the same. They are two thirds of a file's nodes, and the walk records nothing about them
-    (what a rule asks of an operator it reads off its parent: `isinstance(test.operator, cst.Not)`)."""
-    import inspect
-
-    from libcst._nodes import op, whitespace
-
-    kinds = {cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
-             cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Asynchronous}
-    for module in (op, whitespace):
-        for value in vars(module).values():
-            if (inspect.isclass(value) and issubclass(value, cst.CSTNode) and not inspect.isabstract(value)
-                    and value.__module__ == module.__name__ and value is not cst.ImportStar):
-                kinds.add(value)
-    return frozenset(kinds - _RECORDED - _LEFT)
-
-
-_TRIVIA = _trivia()
 #: rule classes -> the trivia none of them has a `visit_`/`leave_` handler for
 _SKIPS: dict[frozenset, frozenset] = {}
 
 
 def _skipped(rules) -> frozenset:
-    """The node types the walk need not enter for these rules: trivia, less any a rule handles."""
+    """The node types the walk need not enter for these rules: trivia (`stagelint.trivia`), less
+    any a rule handles or the walk records."""
     classes = frozenset(type(r) for r in rules)
     skip = _SKIPS.get(classes)
     if skip is None:
         handled = {k for k in _TRIVIA for c in classes
                    if hasattr(c, "visit_" + k.__name__) or hasattr(c, "leave_" + k.__name__)}
-        skip = _SKIPS[classes] = _TRIVIA - handled
+        skip = _SKIPS[classes] = _TRIVIA - handled - _RECORDED - _LEFT
     return skip
 
 

@@ -358,6 +358,24 @@ def _walk_past(node, on_visit, on_leave, skip: frozenset, table: dict) -> None:
     on_leave(node)
 
 
+def children_past(node: cst.CSTNode, skip: frozenset) -> list:
+    """`node.children` less the nodes of the types in `skip` (with what they hold), read as
+    `walk` reads them: for scans of a subtree that look for statements or expressions."""
+    table = _PAST.get(skip)
+    if table is None:
+        table = _PAST[skip] = {}
+    kind = type(node)
+    names = table.get(kind)
+    if names is None:
+        names = table[kind] = _fields_past(node, skip)
+    out = []
+    for name in names:
+        for child in _nodes_in(getattr(node, name)):
+            if type(child) not in skip:
+                out.append(child)
+    return out
+
+
 def _fields_past(node: cst.CSTNode, skip: frozenset) -> tuple[str, ...]:
     """The node's fields, in visiting order, less those whose declared type admits only node
     classes in `skip` (`whitespace_after_func: BaseParenthesizableWhitespace`, `lpar:

@@ -18,8 +18,9 @@ import libcst as cst
 from libcst.metadata import BuiltinAssignment, ImportAssignment
 
 from stagelint import facts as F
-from stagelint.context import _TRIVIA, FILE_OPENERS, FileContext, FunctionInfo, is_literal
+from stagelint.context import FILE_OPENERS, FileContext, FunctionInfo, is_literal
 from stagelint.fastmeta import walk
+from stagelint.trivia import TRIVIA
 from stagelint.frameworks import CONTAINER_METHODS
 
 
@@ -702,7 +703,7 @@ def _has_yield(func: cst.FunctionDef, ctx: FileContext) -> bool:
                 found = True
             return not found and t is not cst.FunctionDef and t is not cst.Lambda and t is not cst.ClassDef
 
-        walk(func.body, enter, _nothing, _TRIVIA)  # past whitespace and operators, as the analysis walk
+        walk(func.body, enter, _nothing, TRIVIA)  # past whitespace and operators, as the analysis walk
         memo[key] = found
     return memo[key]
 

@@ -248,3 +248,19 @@ def test_short_code_of_names_and_dotted_names_is_libcst_s_code(text):
             whole = " ".join(module.code_for_node(node).split())
             assert C.short_code(node, limit) == (whole if len(whole) <= limit else whole[: limit - 3] + "...")
     assert plain or not any(type(n) is cst.Name for n in nodes)
+
+
+@pytest.mark.parametrize("text", AWKWARD + [t for _, t in _sources(parsing_only=True)][:60])
+def test_inner_nodes_are_the_children_less_trivia(text):
+    from stagelint.trivia import TRIVIA, inner_nodes
+
+    module = cst.parse_module(text)
+    stack, seen = [module], 0
+    while stack:
+        node = stack.pop()
+        expected = [c for c in node.children if type(c) not in TRIVIA]
+        got = inner_nodes(node)
+        assert len(got) == len(expected) and all(a is b for a, b in zip(got, expected)), type(node).__name__
+        seen += len(node.children) - len(got)
+        stack.extend(node.children)
+    assert seen or not text.strip()  # some trivia was left out
