@@ -27,6 +27,7 @@ from libcst._nodes.internal import CodegenState
 from stagelint import facts as F
 from stagelint.fastmeta import Metadata, fast_traversal, walk
 from stagelint.frameworks import size_argument
+from stagelint.trivia import TRIVIA as _TRIVIA, inner_nodes
 from stagelint.frameworks import (
     BUILDING_METHODS,
     CONFIG_KEYWORDS,
@@ -73,16 +74,39 @@ def short_code(node: cst.CSTNode, limit: int = 40) -> str:
     """The node's code on one line (whitespace runs made one space), cut to `limit` characters.
     Only as much code is generated as the cut needs: a statement's text (`AttrWrite.text`, a
     call's argument) is often long, its code generation was a twentieth of a file's analysis."""
-    state = _PrefixState(default_indent=_EMPTY.default_indent, default_newline=_EMPTY.default_newline)
-    state.limit = limit
-    try:
-        node._codegen(state)
-    except _Enough:
-        pass
+    code = _plain_code(node)
+    if code is None:
+        state = _PrefixState(default_indent=_EMPTY.default_indent, default_newline=_EMPTY.default_newline)
+        state.limit = limit
+        try:
+            node._codegen(state)
+        except _Enough:
+            pass
+        code = "".join(state.tokens)
     # A prefix's words are the whole text's first words (its last one maybe cut short), so the
     # cut of a prefix longer than `limit` is the cut of the whole text.
-    text = " ".join("".join(state.tokens).split())
+    text = " ".join(code.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_ATOMS = frozenset({cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString})
+
+
+def _plain_code(node: cst.CSTNode) -> str | None:
+    """The code of a name, a number, a string or a dotted name (`tf.keras.layers`), unparenthesized,
+    as libcst generates it, or None for any other node. Two thirds of `short_code`'s questions:
+    libcst's code generation for them (a context manager per node for its parentheses) cost ten
+    times the string concatenation."""
+    kind = type(node)
+    if kind in _ATOMS:
+        return None if node.lpar else node.value
+    if kind is not cst.Attribute or node.lpar:
+        return None
+    value = _plain_code(node.value)
+    before, after = node.dot.whitespace_before, node.dot.whitespace_after
+    if value is None or type(before) is not cst.SimpleWhitespace or type(after) is not cst.SimpleWhitespace:
+        return None  # `(x)\n    .y`: a line break inside brackets
+    return value + before.value + "." + after.value + node.attr.value
 
 
 class _Enough(Exception):
@@ -158,6 +182,9 @@ class FileContext:
         self._kind_memo: dict[tuple, tuple] = {}
         #: Name id -> (name, `referents`' answer)
         self._referents_memo: dict[int, tuple] = {}
+        #: Names of this tree that are no variable (`x.attr`'s attr, `f(key=...)`'s key): libcst's
+        #: scope analysis records no access for them, and rules ask about every Name they meet.
+        self._never_accessed: set[int] = set()
         #: module scope id -> names bound by `import tensorflow [as tf]` (`fix.tensorflow_alias`)
         self.tf_import_names: dict[int, set[str]] = {}
         self.functions: list[FunctionInfo] = []  # the walk's function stack
@@ -287,6 +314,8 @@ class FileContext:
         source order (libcst keeps them in a set, whose order follows object addresses and so
         changes from one analysis to the next: a rule that takes the first would not be
         deterministic)."""
+        if id(name) in self._never_accessed:
+            return None
         known = self._referents_memo.get(id(name))
         if known is not None and known[0] is name:
             return known[1]
@@ -375,6 +404,8 @@ class FileContext:
 
     def binding_kind(self, name: cst.Name, func: FunctionInfo | None = None) -> str:
         """"local", "param", "self", "global", "closure", "import", "builtin" or "unknown"."""
+        if id(name) in self._never_accessed:
+            return "unknown"  # what `_binding_kind` says of a name without referents
         func = func or self.function
         # Asked about the same Name by many rules and by the value model (three times per
         # (name, function) on tf-models-official): answered once. The answer depends only on the
@@ -393,29 +424,33 @@ class FileContext:
         refs = self.referents(name)
         if not refs:
             return "unknown"
-        if func is not None and isinstance(func.node, cst.Lambda) and func.parent is not None:
-            own = self.scope(func.node.body)
-            if not any(r.scope is own or _nested_in(r.scope, own) for r in refs if not isinstance(r, BuiltinAssignment)):
+        # Exact type tests against the classes and their subclasses: libcst's scopes and
+        # assignments are ABCs, whose failed `isinstance` is a Python call (a sixth of this).
+        own = self.scope(func.node.body) if func is not None else None
+        if func is not None and type(func.node) is cst.Lambda and func.parent is not None:
+            if not any(r.scope is own or _nested_in(r.scope, own) for r in refs if type(r) not in _BUILTIN_BINDINGS):
                 # a lambda walked as a function of its own (`ds.map(lambda x: self._parse(x))`):
                 # what the enclosing function binds is a closure to it, `self` still `self`
                 kind = self.binding_kind(name, func.parent)
                 return "closure" if kind in ("local", "param") else kind
         kinds = set()
         for r in refs:
-            if isinstance(r, BuiltinAssignment):
+            binding = type(r)
+            scope = type(r.scope)
+            if binding in _BUILTIN_BINDINGS:
                 kinds.add("builtin")
-            elif isinstance(r, ImportAssignment):
+            elif binding in _IMPORT_BINDINGS:
                 kinds.add("import")
-            elif isinstance(r.scope, GlobalScope):
+            elif scope in _GLOBAL_SCOPES:
                 kinds.add("global")
-            elif isinstance(r.scope, FunctionScope) and func is not None and r.scope is self.scope(func.node.body):
-                if isinstance(r.node, cst.Param):
+            elif scope in _FUNCTION_SCOPES and func is not None and r.scope is own:
+                if type(r.node) is cst.Param:
                     kinds.add("self" if func.self_name == name.value else "param")
                 else:
                     kinds.add("local")
-            elif isinstance(r.scope, ClassScope):
+            elif scope in _CLASS_SCOPES:
                 kinds.add("unknown")
-            elif func is not None and _nested_in(r.scope, self.scope(func.node.body)):
+            elif func is not None and _nested_in(r.scope, own):
                 kinds.add("local")  # a lambda's parameter, a comprehension's variable
             else:
                 kinds.add("closure")
@@ -426,7 +461,7 @@ class FileContext:
 
     def bindings_of(self, name: cst.Name) -> list:
         refs = self.referents(name) or ()
-        return [r for r in refs if not isinstance(r, BuiltinAssignment)]
+        return [r for r in refs if type(r) not in _BUILTIN_BINDINGS]
 
     def exclusive(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
         """Two module-level bindings in different branches of one if/else or try/except."""
@@ -681,7 +716,7 @@ class FileContext:
                 value = n.value
                 if isinstance(n, cst.AugAssign) or _is_literal(value):
                     flips = True
-            stack.extend(n.children)
+            stack.extend(inner_nodes(n))
         return op and flips
 
     def mark_region(self, node: cst.CSTNode | None, kind: str) -> None:
@@ -856,6 +891,23 @@ def _blocks_of(stmt):
             yield child.body
 
 
+def _with_subclasses(cls: type) -> frozenset:
+    out, queue = set(), [cls]
+    while queue:
+        k = queue.pop()
+        if k not in out:
+            out.add(k)
+            queue.extend(k.__subclasses__())
+    return frozenset(out)
+
+
+_BUILTIN_BINDINGS = _with_subclasses(BuiltinAssignment)
+_IMPORT_BINDINGS = _with_subclasses(ImportAssignment)
+_GLOBAL_SCOPES = _with_subclasses(GlobalScope)
+_FUNCTION_SCOPES = _with_subclasses(FunctionScope)
+_CLASS_SCOPES = _with_subclasses(ClassScope)
+
+
 def _nested_in(scope, outer) -> bool:
     """`scope` is a lambda or comprehension scope inside `outer` (not `outer` itself)."""
     if outer is None or scope is outer:
@@ -942,6 +994,22 @@ _RECORDED = frozenset({
 })
 #: The same for `_Walker.on_leave`.
 _LEFT = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Decorator, cst.For, cst.While})
+
+
+#: rule classes -> the trivia none of them has a `visit_`/`leave_` handler for
+_SKIPS: dict[frozenset, frozenset] = {}
+
+
+def _skipped(rules) -> frozenset:
+    """The node types the walk need not enter for these rules: trivia (`stagelint.trivia`), less
+    any a rule handles or the walk records."""
+    classes = frozenset(type(r) for r in rules)
+    skip = _SKIPS.get(classes)
+    if skip is None:
+        handled = {k for k in _TRIVIA for c in classes
+                   if hasattr(c, "visit_" + k.__name__) or hasattr(c, "leave_" + k.__name__)}
+        skip = _SKIPS[classes] = _TRIVIA - handled - _RECORDED - _LEFT
+    return skip
 
 
 class _Walker(cst.CSTVisitor):
@@ -1036,6 +1104,9 @@ class _Walker(cst.CSTVisitor):
             ctx.loop_depth += 1
             ctx.loops.append(node)
         elif t is cst.Call:
+            for arg in node.args:
+                if arg.keyword is not None:
+                    ctx._never_accessed.add(id(arg.keyword))
             self._record_call(node)
             if ctx.functions and ctx.in_staged_context and isinstance(node.func, cst.Attribute):
                 if node.func.attr.value in MUTATING_METHODS and not at_indexer(node.func.value):
@@ -1063,6 +1134,7 @@ class _Walker(cst.CSTVisitor):
             self._record_store(node, node.target, node.value)
             self._record_attr_write(node, node.target, node.value)
         elif t is cst.Attribute:
+            ctx._never_accessed.add(id(node.attr))
             self._record_attr_read(node)
         elif t is cst.Yield:
             if ctx.functions:
@@ -1684,7 +1756,8 @@ def analyze_module(module: cst.Module, ctx: FileContext, rule_classes, metadata=
         walker = _Walker(ctx, rules)
         ctx._rules = rules
         if fast:
-            walk(module, walker.on_visit, walker.on_leave)  # as module.visit(walker), without rebuilding nodes
+            # as module.visit(walker), without rebuilding nodes, and without entering trivia
+            walk(module, walker.on_visit, walker.on_leave, _skipped(rules))
         else:
             module.visit(walker)
     return ctx.facts

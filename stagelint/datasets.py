@@ -17,6 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint import frameworks as FW
+from stagelint.trivia import inner_nodes
 
 
 def function_arguments(ctx, node: cst.Call, names: set[str]) -> list[cst.BaseExpression]:
@@ -83,6 +84,6 @@ def _dataset_names(ctx) -> frozenset[str]:
                 and node.func.attr.value in FW.DATASET_ONLY_METHODS
             ):
                 names.add(node.func.value.value)
-            stack.extend(node.children)
+            stack.extend(inner_nodes(node))
         found = memo[key] = frozenset(names)
     return found

@@ -9,6 +9,7 @@ are undone: `import tensorflow as tf; tf.function` is `tensorflow.function`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,13 @@ class Framework:
     optional: bool = False
 
     def owns(self, qualified_name: str) -> bool:
-        return any(qualified_name == r or qualified_name.startswith(r + ".") for r in self.roots)
+        # Asked tens of thousands of times a file: one C-level test each, not a loop over the roots.
+        roots, prefixes = self._root_tests
+        return qualified_name in roots or qualified_name.startswith(prefixes)
+
+    @cached_property
+    def _root_tests(self) -> tuple[frozenset[str], tuple[str, ...]]:
+        return frozenset(self.roots), tuple(r + "." for r in self.roots)
 
     def is_layer_base(self, qualified_name: str) -> bool:
         if not qualified_name.startswith(self.layer_base_prefixes):

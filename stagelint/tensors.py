@@ -19,6 +19,8 @@ from libcst.metadata import BuiltinAssignment, ImportAssignment
 
 from stagelint import facts as F
 from stagelint.context import FILE_OPENERS, FileContext, FunctionInfo, is_literal
+from stagelint.fastmeta import walk
+from stagelint.trivia import TRIVIA
 from stagelint.frameworks import CONTAINER_METHODS
 
 
@@ -693,18 +695,21 @@ def _has_yield(func: cst.FunctionDef, ctx: FileContext) -> bool:
     key = id(func)
     if key not in memo:
         found = False
-        stack = [func.body]
-        while stack and not found:
-            node = stack.pop()
+
+        def enter(node) -> bool:
+            nonlocal found
             t = type(node)  # exact types: a failed isinstance against a libcst class is slow
             if t is cst.Yield:
                 found = True
-            elif t is cst.FunctionDef or t is cst.Lambda or t is cst.ClassDef:
-                continue
-            else:
-                stack.extend(node.children)
+            return not found and t is not cst.FunctionDef and t is not cst.Lambda and t is not cst.ClassDef
+
+        walk(func.body, enter, _nothing, TRIVIA)  # past whitespace and operators, as the analysis walk
         memo[key] = found
     return memo[key]
+
+
+def _nothing(node) -> None:
+    pass
 
 
 def _varies(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None, loops: tuple,

@@ -186,3 +186,81 @@ def test_children_and_visits_under_fast_traversal_are_libcst_s(text):
         assert cst.CSTNode.visit is not _ORIGINAL_VISIT
     assert cst.CSTNode.visit is _ORIGINAL_VISIT  # put back afterwards
     assert [(e, id(n)) for e, n in ours.events] == [(e, id(n)) for e, n in theirs.events]
+
+
+@pytest.mark.parametrize("text", AWKWARD + [t for _, t in _sources(parsing_only=True)])
+def test_the_walk_passes_by_trivia_which_hold_only_trivia(text):
+    """The analysis walk does not enter whitespace, comments, operators and brackets: what they
+    hold is only more of the same, and every other node is visited, in libcst's order."""
+    from stagelint.fastmeta import walk
+
+    module = cst.parse_module(text)
+    every, kept = _Order(), _Order()
+    walk(module, every.on_visit, every.on_leave)
+    walk(module, kept.on_visit, kept.on_leave, C._TRIVIA)
+    inside = 0  # depth of trivia around the current event
+    expected = []
+    for event, node in every.events:
+        trivia = type(node) in C._TRIVIA
+        if event == "visit":
+            assert not inside or trivia, type(node).__name__  # under trivia: trivia only
+            inside += trivia
+        if not inside:
+            expected.append((event, node))
+        if event == "leave":
+            inside -= trivia
+    assert [(e, id(n)) for e, n in kept.events] == [(e, id(n)) for e, n in expected]
+    assert len(kept.events) < len(every.events) or not text.strip()
+
+
+def test_no_rule_handles_a_node_type_the_walk_passes_by():
+    rules = [r for r in all_rules() if not r.runtime_only]
+    skipped = C._skipped([object.__new__(r) for r in rules])
+    assert skipped and {cst.SimpleWhitespace, cst.Comma, cst.Comment} <= skipped
+    for rule in rules:
+        assert not [k for k in skipped if hasattr(rule, "visit_" + k.__name__) or hasattr(rule, "leave_" + k.__name__)]
+
+    class Commas:  # a rule that asks about a trivia type gets its nodes
+        def visit_Comma(self, node):
+            pass
+
+    assert cst.Comma not in C._skipped([Commas()]) and cst.Dot in C._skipped([Commas()])
+
+
+@pytest.mark.parametrize("text", AWKWARD + [t for _, t in _sources(parsing_only=True)][:80] + [
+    "x = (a).b\ny = a . b\nz = (a\n  .b)\nw = a.  b .c\nv = 'a   b' + \"c\"\nu = (1)\nt = -1.5j\n"])
+def test_short_code_of_names_and_dotted_names_is_libcst_s_code(text):
+    """`short_code` writes names, numbers, strings and dotted names itself: the same text as
+    libcst's code generation, cut the same way."""
+    from stagelint.fastmeta import walk
+
+    module = cst.parse_module(text)
+    nodes = []
+    walk(module, lambda n: nodes.append(n) or True, lambda n: None)
+    plain = 0
+    for node in nodes:
+        code = C._plain_code(node)
+        if code is None:
+            continue
+        plain += 1
+        assert code == module.code_for_node(node)
+        for limit in (3, 10, 40):
+            whole = " ".join(module.code_for_node(node).split())
+            assert C.short_code(node, limit) == (whole if len(whole) <= limit else whole[: limit - 3] + "...")
+    assert plain or not any(type(n) is cst.Name for n in nodes)
+
+
+@pytest.mark.parametrize("text", AWKWARD + [t for _, t in _sources(parsing_only=True)][:60])
+def test_inner_nodes_are_the_children_less_trivia(text):
+    from stagelint.trivia import TRIVIA, inner_nodes
+
+    module = cst.parse_module(text)
+    stack, seen = [module], 0
+    while stack:
+        node = stack.pop()
+        expected = [c for c in node.children if type(c) not in TRIVIA]
+        got = inner_nodes(node)
+        assert len(got) == len(expected) and all(a is b for a, b in zip(got, expected)), type(node).__name__
+        seen += len(node.children) - len(got)
+        stack.extend(node.children)
+    assert seen or not text.strip()  # some trivia was left out

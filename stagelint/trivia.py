@@ -1,0 +1,36 @@
+"""Whitespace, comments, newlines, operators and brackets: what the analysis passes by.
+
+They are two thirds of a file's nodes and hold nothing but more of the same; no rule and no
+record of the walk is about them (what a rule asks of an operator it reads off its parent:
+`isinstance(test.operator, cst.Not)`). The walk does not enter them (`context.analyze_module`),
+nor do scans of a subtree (`inner_nodes`).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import libcst as cst
+from libcst._nodes import op, whitespace
+
+from stagelint.fastmeta import children_past
+
+
+def _trivia() -> frozenset:
+    kinds = {cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
+             cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Asynchronous}
+    for module in (op, whitespace):
+        for value in vars(module).values():
+            if (inspect.isclass(value) and issubclass(value, cst.CSTNode) and not inspect.isabstract(value)
+                    and value.__module__ == module.__name__ and value is not cst.ImportStar):
+                kinds.add(value)
+    return frozenset(kinds)
+
+
+TRIVIA = _trivia()
+
+
+def inner_nodes(node: cst.CSTNode) -> list:
+    """`node.children` less the trivia, for scans of a subtree that look for statements and
+    expressions: a third of the nodes to go through, and the fields holding only trivia unread."""
+    return children_past(node, TRIVIA)
