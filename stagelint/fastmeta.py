@@ -39,6 +39,7 @@ tests/test_fastmeta_positions.py).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 from typing import Optional
 
@@ -588,10 +589,31 @@ def _fields(node: cst.CSTNode) -> tuple[str, ...]:
     kind = type(node)
     fields = _FIELDS.get(kind)
     if fields is None:
-        recorder = _FieldOrder()
-        node._visit_and_replace_children(recorder)  # each class visits its fields in a fixed order
-        fields = _FIELDS[kind] = tuple(recorder.fields)
+        fields = _FIELDS[kind] = _visited_fields(node)
     return fields
+
+
+def _visited_fields(node: cst.CSTNode) -> tuple[str, ...]:
+    """The fields `_visit_and_replace_children` visits, in order: each class visits its fields
+    in a fixed order, but one visits a field only when it is set (`FormattedStringExpression`'s
+    `format_spec`, `f"{x:{width}}"`); such a field, unset in this node, is learnt from a copy
+    where it is set (else a process's first f-string would decide whether its later ones' format
+    specs are walked)."""
+    recorder = _FieldOrder()
+    node._visit_and_replace_children(recorder)
+    fields = recorder.fields
+    for field in dataclasses.fields(node):
+        if field.name in fields or getattr(node, field.name) is not None:
+            continue
+        try:  # an empty sequence where None is allowed; for fields that are not sequences, an error
+            filled = dataclasses.replace(node, **{field.name: ()})
+            recorder = _FieldOrder()
+            filled._visit_and_replace_children(recorder)
+        except Exception:
+            continue
+        if field.name in recorder.fields and [f for f in recorder.fields if f in fields] == fields:
+            fields = recorder.fields
+    return tuple(fields)
 
 
 #: What a field's value is, by its type: 1 a node, 2 a sequence (of nodes, maybe), 0 neither.
