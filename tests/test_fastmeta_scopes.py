@@ -14,6 +14,7 @@ import hypothesmith
 import libcst as cst
 import pytest
 from hypothesis import HealthCheck, given, settings
+from libcst.metadata.expression_context_provider import ExpressionContextVisitor
 
 from stagelint import fastmeta
 from stagelint.fastmeta import LibcstMetadata, Metadata
@@ -123,6 +124,56 @@ def test_scopes_and_names_of_generated_code_are_libcst_s(source):
     except (cst.ParserSyntaxError, RecursionError):
         return
     _same_as_libcst(module)
+
+
+def test_tokens_hold_only_tokens():
+    """What lets a visit pass over a token's nodes, or give them all one scope: a token
+    (whitespace, a comment, an operator, a bracket) holds nothing but tokens."""
+    seen = set()
+    for path in _real_sources():
+        try:
+            module = cst.parse_module((ROOT / path).read_bytes())
+        except cst.ParserSyntaxError:
+            continue
+        for node in _nodes(module):
+            if type(node) in fastmeta._TOKEN_KINDS:
+                seen.add(type(node))
+                assert all(type(child) in fastmeta._TOKEN_KINDS for child in node.children), node
+    assert {cst.SimpleWhitespace, cst.Comma, cst.LeftParen, cst.TrailingWhitespace} <= seen
+
+
+def test_libcst_s_visitors_of_the_metadata_do_nothing_with_tokens():
+    """Else the visits would fall back to the general path (still exact, slower): a libcst
+    upgrade that gives them a reaction to a token shows here."""
+    assert fastmeta._Reactions(fastmeta._ScopeVisitor).ignores_tokens
+    reactions = fastmeta._Reactions(ExpressionContextVisitor)
+    assert reactions.ignores_tokens and reactions.inert == fastmeta._TOKEN_KINDS
+
+    class Commas(cst.CSTVisitor):
+        def visit_Comma(self, node):
+            pass
+
+    assert not fastmeta._Reactions(Commas).ignores_tokens and not fastmeta._Reactions(Commas).inert
+
+
+def test_a_visitor_reacting_to_tokens_still_sees_them_under_fast_traversal():
+    class Seen(cst.CSTVisitor):
+        def __init__(self):
+            super().__init__()
+            self.seen = []
+
+        def visit_Comma(self, node):
+            self.seen.append(node)
+
+        def leave_SimpleWhitespace(self, node):
+            self.seen.append(node)
+
+    module = cst.parse_module("f(a, b , c)\n")
+    theirs, ours = Seen(), Seen()
+    module.visit(theirs)
+    with fastmeta.fast_traversal():
+        module.visit(ours)
+    assert len(theirs.seen) > 5 and [id(n) for n in ours.seen] == [id(n) for n in theirs.seen]
 
 
 def test_a_format_spec_is_walked_whichever_f_string_comes_first(monkeypatch):
