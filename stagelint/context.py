@@ -25,7 +25,7 @@ from libcst.metadata import (
 from libcst._nodes.internal import CodegenState
 
 from stagelint import facts as F
-from stagelint.fastmeta import Metadata, fast_traversal, walk
+from stagelint.fastmeta import Metadata, fast_traversal, tokens_ignored_by, walk
 from stagelint.frameworks import size_argument
 from stagelint.frameworks import (
     BUILDING_METHODS,
@@ -1684,7 +1684,9 @@ def analyze_module(module: cst.Module, ctx: FileContext, rule_classes, metadata=
         walker = _Walker(ctx, rules)
         ctx._rules = rules
         if fast:
-            walk(module, walker.on_visit, walker.on_leave)  # as module.visit(walker), without rebuilding nodes
+            # as module.visit(walker), without rebuilding nodes; tokens (whitespace, operators) pass
+            # the walker by (nothing it does starts or ends at one) unless a rule has a handler for one
+            walk(module, walker.on_visit, walker.on_leave, tokens_ignored_by(rules))
         else:
             module.visit(walker)
     return ctx.facts
