@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rulecases import assert_marked, assert_project_marked, findings
+from rulecases import assert_marked, assert_project_marked
 
 # STG601 ------------------------------------------------------------------------------------------
 
