@@ -1,8 +1,8 @@
 """What makes `stagelint check` fast must not change what it finds.
 
 * `fastmeta.Metadata` answers scopes, qualified names and positions as libcst's own providers
-  do: the facts of every example and fixture module are compared with both, and positions node
-  by node on sources with awkward whitespace.
+  do: the facts of every example and fixture module are compared with both (positions node by
+  node: tests/test_fastmeta_positions.py).
 * The result cache (cold, warm, after an edit) and the number of worker processes give the same
   findings on a small tree that mixes every rule's examples with the fixture project.
 
@@ -17,13 +17,12 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from stagelint import context as C
 from stagelint.cache import Cache
 from stagelint.config import Settings
 from stagelint.engine import check_paths, module_name
-from stagelint.fastmeta import _ORIGINAL_VISIT, LibcstMetadata, Metadata, TuplePositionProvider
+from stagelint.fastmeta import _ORIGINAL_VISIT, LibcstMetadata, Metadata
 from stagelint.files import digest
 from stagelint.frameworks import TENSORFLOW
 from stagelint.rules.base import all_rules, example_source
@@ -82,17 +81,6 @@ AWKWARD = [
     "async def f():\n    async with a as b:\n        await c\n    return [i async for i in d]\n",
     "match p:\n    case [1, *rest] if rest:\n        pass\n    case {'k': v}:\n        pass\n",
 ]
-
-
-@pytest.mark.parametrize("text", AWKWARD + [t for _, t in _sources(parsing_only=True)[:40]])
-def test_positions_match_libcst_node_by_node(text):
-    module = cst.parse_module(text)
-    theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    ours = TuplePositionProvider()
-    ours._gen_impl(module)
-    assert len(ours._computed) == len(theirs)
-    for node, r in theirs.items():
-        assert ours._computed[node] == (r.start.line, r.start.column, r.end.line, r.end.column)
 
 
 def _mixed_tree(tmp_path: Path) -> Path:

@@ -1,0 +1,206 @@
+"""`fastmeta.Metadata` gives libcst's scope model: the scope of every node, every scope's
+assignments and accesses (and what each access refers to), and the qualified names of every
+node, as `ScopeProvider` and `QualifiedNameProvider` report them (`LibcstMetadata`).
+
+Scope objects are new ones each time: they are compared by what they are (kind, name, the node
+that opens them) and by what they hold, node identity included.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import hypothesmith
+import libcst as cst
+import pytest
+from hypothesis import HealthCheck, given, settings
+from libcst.metadata.expression_context_provider import ExpressionContextVisitor
+
+from stagelint import fastmeta
+from stagelint.fastmeta import LibcstMetadata, Metadata
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SCOPES = [
+    "",
+    "import a.b.c as d, e\nfrom .f import (g as h, i)\nfrom j import *\nd.x(h, i, e.y)\n",
+    "x = 1\ndef f(a, /, b=x, *c, d: 'T' = 2, **e) -> 'R':\n    global x\n    x = a\n    def g():\n"
+    "        nonlocal a\n        a = b\n    return g\n",
+    "class C(Base, metaclass=M):\n    x = 1\n    y = [x for _ in range(3)]\n    def m(self, z=x): return self.x + z\n",
+    "v = [(a, b) for a in range(3) if a for b in range(a) if (c := b)]\nprint(c, {k: w for k, w in v}, {*v})\n",
+    "f = lambda a, b=1: (lambda c: a + b + c)\ng = (x for x in f if x)\n",
+    "@dec(arg)\n@other.attr\ndef f(): pass\n\n@dec\nclass K: pass\n",
+    "def f[T: int, *Ts, **P](x: T) -> T: return x\nclass C[U]: u: U\ntype A[V] = list[V]\n",
+    "from typing import List\nx: List['int'] = []\ndef f(a: 'List[str]') -> 'Dict[str, int]': ...\n",
+    "try:\n    import a\nexcept ImportError as e:\n    a = None\n    print(e)\nelse:\n    del a\n",
+    "for i, (j, *k) in x:\n    with open(i) as f, g() as (h, l):\n        i += j\n        x[i].y = k\n",
+    "match p:\n    case [a, *rest] if rest:\n        print(a)\n"
+    "    case {'k': v, **kw}:\n        pass\n    case C(x=b) | D(b):\n        pass\n",
+    "import tensorflow as tf\n@tf.function\ndef f(x):\n    return tf.nn.relu(tf.reduce_sum(x))\ny = tf.Variable(1)\n",
+    "class A:\n    class B:\n        def c(self):\n            return A.B, __class__, super().c()\n",
+    "async def f():\n    async for a in b:\n        await a\n    return [c async for c in d]\n",
+    "x = 1\ndef f():\n    print(x)\n    x = 2\n",
+    "def f():\n    yield from (y for y in range(3))\n    return (yield)\n",
+    "print(__name__, __file__, len, int.from_bytes)\n",
+]
+
+
+def _real_sources() -> list[Path]:
+    paths = sorted((ROOT / "stagelint").rglob("*.py"))[1::4] + sorted((ROOT / "tests" / "data").rglob("*.py"))[1::4]
+    return [path.relative_to(ROOT) for path in paths]
+
+
+def _nodes(module: cst.Module) -> list[cst.CSTNode]:
+    out, stack = [], [module]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(reversed(node.children))
+    return out
+
+
+def _picture(module: cst.Module, meta) -> tuple:
+    """What the scope model says about the module, with scopes named by what they are."""
+    def name(scope):
+        if scope is None:
+            return None
+        node = getattr(scope, "node", None)
+        return f"{type(scope).__name__} {getattr(scope, 'name', None)} {id(node) if node is not None else None}"
+
+    def assignment(a):
+        node = getattr(a, "node", None)
+        return repr((type(a).__name__, a.name, name(a.scope), id(node) if node is not None else None,
+                     getattr(a, "_index", None), id(getattr(a, "as_name", None))))
+
+    nodes = _nodes(module)
+    scopes, queue = {}, [meta.scope(n) for n in nodes]
+    while queue:
+        scope = queue.pop()
+        if scope is None or id(scope) in scopes:
+            continue
+        scopes[id(scope)] = scope
+        queue += [scope.parent, scope.globals]
+    held = sorted((
+        name(scope), name(scope.parent), scope._assignment_count,
+        sorted((k, sorted(map(assignment, v))) for k, v in scope._assignments.items()),
+        sorted((k, sorted((id(a.node), a.is_annotation, a.is_type_hint, a._index,
+                           sorted(map(assignment, a.referents))) for a in v))
+               for k, v in scope._accesses_by_name.items()),
+        sorted((id(k), len(v)) for k, v in scope._accesses_by_node.items()),
+    ) for scope in scopes.values())
+    return ([(id(n), name(meta.scope(n))) for n in nodes],
+            [(id(n), sorted((q.name, q.source.name) for q in meta.qualified_names(n)))
+             for n in nodes if meta.scope(n) is not None],
+            held)
+
+
+def _same_as_libcst(module: cst.Module) -> None:
+    ours = _picture(module, Metadata(module))
+    theirs = _picture(module, LibcstMetadata(module))
+    assert ours[0] == theirs[0]  # the scope of every node
+    assert ours[1] == theirs[1]  # the qualified names of every node
+    assert ours[2] == theirs[2]  # every scope's assignments and accesses
+
+
+@pytest.mark.parametrize("text", SCOPES)
+def test_scopes_and_names_of_odd_sources_are_libcst_s(text):
+    _same_as_libcst(cst.parse_module(text))
+
+
+@pytest.mark.parametrize("path", _real_sources(), ids=str)
+def test_scopes_and_names_of_real_code_are_libcst_s(path):
+    try:
+        module = cst.parse_module((ROOT / path).read_bytes())
+    except cst.ParserSyntaxError:  # test data that is meant not to parse
+        return
+    _same_as_libcst(module)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(source=hypothesmith.from_grammar())
+def test_scopes_and_names_of_generated_code_are_libcst_s(source):
+    try:
+        module = cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError):
+        return
+    _same_as_libcst(module)
+
+
+def test_tokens_hold_only_tokens():
+    """What lets a visit pass over a token's nodes, or give them all one scope: a token
+    (whitespace, a comment, an operator, a bracket) holds nothing but tokens."""
+    seen = set()
+    for path in _real_sources():
+        try:
+            module = cst.parse_module((ROOT / path).read_bytes())
+        except cst.ParserSyntaxError:
+            continue
+        for node in _nodes(module):
+            if type(node) in fastmeta._TOKEN_KINDS:
+                seen.add(type(node))
+                assert all(type(child) in fastmeta._TOKEN_KINDS for child in node.children), node
+    assert {cst.SimpleWhitespace, cst.Comma, cst.LeftParen, cst.TrailingWhitespace} <= seen
+
+
+def test_libcst_s_visitors_of_the_metadata_do_nothing_with_tokens():
+    """Else the visits would fall back to the general path (still exact, slower): a libcst
+    upgrade that gives them a reaction to a token shows here."""
+    assert fastmeta._Reactions(fastmeta._ScopeVisitor).ignores_tokens
+    reactions = fastmeta._Reactions(ExpressionContextVisitor)
+    assert reactions.ignores_tokens and reactions.inert == fastmeta._TOKEN_KINDS
+
+    class Commas(cst.CSTVisitor):
+        def visit_Comma(self, node):
+            pass
+
+    assert not fastmeta._Reactions(Commas).ignores_tokens and not fastmeta._Reactions(Commas).inert
+
+
+def test_a_visitor_reacting_to_tokens_still_sees_them_under_fast_traversal():
+    class Seen(cst.CSTVisitor):
+        def __init__(self):
+            super().__init__()
+            self.seen = []
+
+        def visit_Comma(self, node):
+            self.seen.append(node)
+
+        def leave_SimpleWhitespace(self, node):
+            self.seen.append(node)
+
+    module = cst.parse_module("f(a, b , c)\n")
+    theirs, ours = Seen(), Seen()
+    module.visit(theirs)
+    with fastmeta.fast_traversal():
+        module.visit(ours)
+    assert len(theirs.seen) > 5 and [id(n) for n in ours.seen] == [id(n) for n in theirs.seen]
+
+
+def test_a_format_spec_is_walked_whichever_f_string_comes_first(monkeypatch):
+    """libcst visits `format_spec` only when it is set: the fields learnt from a first f-string
+    without one still hold it, so the `w` of a later `f"{b:{w}}"` is walked and has a scope."""
+    monkeypatch.setattr(fastmeta, "_FIELDS", {})  # as in a fresh worker process
+    monkeypatch.setattr(fastmeta, "_REACTIONS", {})
+    module = cst.parse_module('f"{a}"\nf"{b:{w}.2f} {c!r:>{d}}"\n')
+    width = module.body[1].body[0].value.parts[0].format_spec[0].expression
+    assert isinstance(width, cst.Name) and width.value == "w"
+    events = []
+    fastmeta.walk(module, lambda n: events.append(("visit", id(n))) or True, lambda n: events.append(("leave", id(n))))
+
+    class Order(cst.CSTVisitor):
+        def __init__(self):
+            super().__init__()
+            self.events = []
+
+        def on_visit(self, node):
+            self.events.append(("visit", id(node)))
+            return True
+
+        def on_leave(self, original_node):
+            self.events.append(("leave", id(original_node)))
+
+    theirs = Order()
+    module.visit(theirs)
+    assert events == theirs.events and ("visit", id(width)) in events
+    assert Metadata(module).scope(width) is not None
+    _same_as_libcst(module)
