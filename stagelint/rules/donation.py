@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import libcst as cst
 
 from stagelint import facts as F
@@ -12,6 +10,7 @@ from stagelint.context import short_code
 from stagelint.jitsites import JitSites, expects_error
 from stagelint.rules.base import Rule
 from stagelint.tensors import NUMBERS, value_of
+from stagelint.trivia import inner_nodes
 
 #: Methods of a jitted function that read only its arguments' shapes and dtypes.
 _ABSTRACT_USES = frozenset({"lower", "trace", "eval_shape"})
@@ -294,68 +293,17 @@ class UseAfterDonation(Rule):
 
 
 def _names_in(node: cst.CSTNode) -> set[str]:
-    """The values of the `Name` nodes under `node`. Read off the nodes' fields, and not
-    through `children`, whose tuples of every whitespace, comma and parenthesis are most of
-    the nodes of a statement: those cannot hold a name (`_NAMELESS`) and are not entered."""
+    """The values of the `Name` nodes under `node`, found past the trivia (`inner_nodes`:
+    whitespace, commas and brackets are most of a statement's nodes, and hold no name)."""
     found: set[str] = set()
     stack = [node]
     while stack:
-        node = stack.pop()
-        for field in _FIELDS.get(type(node)) or _fields_of(type(node)):
-            value = getattr(node, field)
-            how = _HOW.get(type(value))
-            if how is None:
-                how = _how(type(value))
-            if how == 1:
-                stack.append(value)
-            elif how == 2:
-                found.add(value.value)
-            elif how == 3:
-                for item in value:
-                    how = _HOW.get(type(item))
-                    if how is None:
-                        how = _how(type(item))
-                    if how == 1:
-                        stack.append(item)
-                    elif how == 2:
-                        found.add(item.value)
+        for child in inner_nodes(stack.pop()):
+            if type(child) is cst.Name:
+                found.add(child.value)
+            else:
+                stack.append(child)
     return found
-
-
-#: Node types that hold no `Name` at any depth: whitespace, punctuation, literals, operators.
-_NAMELESS = frozenset({
-    cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline,
-    cst.Comment, cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.LeftParen, cst.RightParen,
-    cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Integer,
-    cst.Float, cst.Imaginary, cst.SimpleString, cst.FormattedStringText, cst.Ellipsis, cst.ImportStar,
-    cst.Pass, cst.Break, cst.Continue,
-}) | frozenset(op for base in (cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp,
-                                cst.BaseAugOp) for op in vars(cst).values()
-               if isinstance(op, type) and issubclass(op, base) and op is not base)
-#: node type -> its dataclass fields; value type -> 0 nothing to read, 1 a node to enter, 2 a
-#: `Name`, 3 a sequence (of nodes)
-_FIELDS: dict[type, tuple[str, ...]] = {}
-_HOW: dict[type, int] = {}
-
-
-def _fields_of(kind: type) -> tuple[str, ...]:
-    fields = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
-    return fields
-
-
-def _how(kind: type) -> int:
-    if kind is cst.Name:
-        how = 2
-    elif kind in _NAMELESS:
-        how = 0
-    elif issubclass(kind, cst.CSTNode):
-        how = 1
-    elif issubclass(kind, (tuple, list)):
-        how = 3
-    else:
-        how = 0  # a str, None, a `MaybeSentinel`
-    _HOW[kind] = how
-    return how
 
 
 def _leaves(block: cst.CSTNode) -> bool:
@@ -389,37 +337,19 @@ def _leaves_return(loop: cst.CSTNode) -> bool:
 
 def _statement_parts(node: cst.CSTNode) -> list:
     """The nodes under `node` that may hold a statement: not expressions (a lambda's body is
-    one), whitespace or punctuation. In no order (the questions asked are whether any holds
-    something)."""
-    parts = []
-    for field in _FIELDS.get(type(node)) or _fields_of(type(node)):
-        value = getattr(node, field)
-        how = _PARTS.get(type(value))
-        if how is None:
-            how = _part(type(value))
-        if how == 1:
-            parts.append(value)
-        elif how == 3:
-            for item in value:
-                how = _PARTS.get(type(item))
-                if (how if how is not None else _part(type(item))) == 1:
-                    parts.append(item)
-    return parts
+    one), nor trivia. In no order (the questions asked are whether any holds something)."""
+    return [child for child in inner_nodes(node) if not _expression(type(child))]
 
 
-#: value type -> 0 holds no statement, 1 a node that may, 3 a sequence (`_statement_parts`)
-_PARTS: dict[type, int] = {}
+#: node type -> whether it is an expression (`_statement_parts`)
+_EXPRESSIONS: dict[type, bool] = {}
 
 
-def _part(kind: type) -> int:
-    if kind in (cst.Break, cst.Return):
-        how = 1
-    elif kind in _NAMELESS or not issubclass(kind, cst.CSTNode):
-        how = 3 if issubclass(kind, (tuple, list)) else 0
-    else:
-        how = 0 if issubclass(kind, cst.BaseExpression) else 1
-    _PARTS[kind] = how
-    return how
+def _expression(kind: type) -> bool:
+    known = _EXPRESSIONS.get(kind)
+    if known is None:
+        known = _EXPRESSIONS[kind] = issubclass(kind, cst.BaseExpression)
+    return known
 
 
 def _checks_deletion(call: cst.Call) -> bool:
@@ -531,11 +461,10 @@ def _first(node: cst.CSTNode, name: str, ctx, reads: bool):
             if name in _target_names(f.target):
                 return _first(node.for_in.iter, name, ctx, reads)
             f = f.inner_for_in
-    for child in node.children:
-        if type(child) not in _NAMELESS:  # (whitespace and punctuation: most children)
-            event = _first(child, name, ctx, reads)
-            if event is not None:
-                return event
+    for child in inner_nodes(node):  # in libcst's order, past whitespace and punctuation
+        event = _first(child, name, ctx, reads)
+        if event is not None:
+            return event
     return None
 
 
