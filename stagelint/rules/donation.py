@@ -10,7 +10,7 @@ from stagelint.context import short_code
 from stagelint.jitsites import JitSites, expects_error
 from stagelint.rules.base import Rule
 from stagelint.tensors import NUMBERS, value_of
-from stagelint.trivia import inner_nodes
+from stagelint.trivia import TRIVIA, inner_nodes
 
 #: Methods of a jitted function that read only its arguments' shapes and dtypes.
 _ABSTRACT_USES = frozenset({"lower", "trace", "eval_shape"})
@@ -461,10 +461,11 @@ def _first(node: cst.CSTNode, name: str, ctx, reads: bool):
             if name in _target_names(f.target):
                 return _first(node.for_in.iter, name, ctx, reads)
             f = f.inner_for_in
-    for child in inner_nodes(node):  # in libcst's order, past whitespace and punctuation
-        event = _first(child, name, ctx, reads)
-        if event is not None:
-            return event
+    for child in node.children:
+        if type(child) not in TRIVIA:  # (whitespace and punctuation: most children)
+            event = _first(child, name, ctx, reads)
+            if event is not None:
+                return event
     return None
 
 
