@@ -16,7 +16,10 @@ file joins the next round when the staged code found so far needs it:
   an imported name) a staged function, a function that calls one, a Function-valued binding,
   or a class with staged methods (a call site: Python scalars, tensors passed, a loop around
   the call), or it assigns an attribute that staged code reads on another object
-  (`head.temperature = 0.5`: STG302).
+  (`head.temperature = 0.5`: STG302). Its dotted names are resolved as the engine resolves
+  its calls (the module a name leads to, near the file, then through re-exports), so only a
+  name of the module that defines the staged function counts: `absltest.main()` is no call
+  of a project module's `main`, and `lib.step(i)` of an outside library no call of `step`.
 
 Rounds end when no deferred file is needed; those left are placeholders, as screened-out files
 are. Each round depends only on the facts of the files analysed before it, so the same files
@@ -53,22 +56,22 @@ def _word(byte: int) -> bool:
 
 
 class Words:
-    """What a deferred file can name from another module (the last parts of the dotted names it
-    imports or spells after an imported name: `from m import Foo`, `mod.helper(x)`), and the
-    attributes it assigns on other objects, read once."""
+    """What a deferred file can name from another module (the dotted names it imports or spells
+    after an imported name: `from m import Foo`, `mod.helper(x)`), and the attributes it assigns
+    on other objects, read once."""
 
     def __init__(self, sources: dict[str, bytes], names: dict[str, frozenset]):
         self._sources = sources
         self._names = names
-        self._words: dict[str, tuple[frozenset, frozenset]] = {}
+        self._stores: dict[str, frozenset] = {}
 
-    def __call__(self, real: str) -> tuple[frozenset, frozenset]:
-        got = self._words.get(real)
+    def names(self, real: str) -> frozenset:
+        return self._names.get(real, frozenset())
+
+    def stores(self, real: str) -> frozenset:
+        got = self._stores.get(real)
         if got is None:
-            got = self._words[real] = (
-                frozenset(n.rsplit(".", 1)[-1] for n in self._names.get(real, ())),
-                _stores(self._sources.get(real, b"")),
-            )
+            got = self._stores[real] = _stores(self._sources.get(real, b""))
         return got
 
 
@@ -77,7 +80,7 @@ def demanded(project, analysed: list[F.ModuleFacts], deferred: dict[str, str], f
     if not deferred:
         return []
     names: set[str] = set()  # dotted names staged code may run
-    spelled: set[str] = set()  # identifiers whose mention makes a file a caller
+    spelled: dict[str, set[str]] = {}  # top-level name -> modules where mentioning it makes a file a caller
     read_attrs: set[str] = set()
     for m in analysed:
         names.update(t[1] for t in (*m.wrapped, *m.fresh_wrapped) if t[0] == "name")
@@ -86,9 +89,9 @@ def demanded(project, analysed: list[F.ModuleFacts], deferred: dict[str, str], f
         for q, f in m.functions.items():
             names.update(f.decorators)
             if f.wraps_param:
-                spelled.add(q.split(".")[0])
+                spelled.setdefault(q.split(".")[0], set()).add(m.module)
         for key in m.wrapper_bindings:
-            spelled.add(key.rsplit(":", 1)[-1].rsplit(".", 1)[-1])
+            spelled.setdefault(_binding_name(key), set()).add(m.module)
     reached_names: set[str] = set()  # last parts of the reached functions' names
     for key in project.reached:
         f = project.function(key)
@@ -101,7 +104,7 @@ def demanded(project, analysed: list[F.ModuleFacts], deferred: dict[str, str], f
             # Call sites matter where they run a Function: what they pass retraces it. Keras
             # traces `call` inside `fit`/`predict` whatever its callers pass, and a helper's
             # staged callers are analysed already (attribute writes are caught below).
-            spelled.add(key[1].split(".")[0])  # the function, or the class of the method
+            spelled.setdefault(key[1].split(".")[0], set()).add(key[0])  # the function, or the class of the method
     for m in analysed:
         # The call sites of reached functions: their callers, when they run a Function (their
         # own callers may pass the arguments on), and the classes of the objects they hand to
@@ -116,18 +119,62 @@ def demanded(project, analysed: list[F.ModuleFacts], deferred: dict[str, str], f
             if key not in project.reached:
                 continue
             if project.entries.get(key) in ("decorator", "wrapper") and site.caller:
-                spelled.add(site.caller.split(".")[0])
+                spelled.setdefault(site.caller.split(".")[0], set()).add(m.module)
             names.update(a.cls for a in (*site.args, *site.kwargs.values()) if a.cls)
         names.update(w.owner for w in m.attr_writes if w.owner and w.attr in read_attrs)
     names |= {alias for name in names for alias in _reexported(project, name)}
     wanted = set(files_for(names)) & deferred.keys()
+    module_of = {m.path: m.module for m in project.modules.values()}
+    analysed_modules = {m.module for m in analysed}
     for real in deferred:
         if real in wanted:
             continue
-        identifiers, stores = words(real)
-        if not identifiers.isdisjoint(spelled) or not stores.isdisjoint(read_attrs):
+        if not words.stores(real).isdisjoint(read_attrs) or _names_spelled(
+                project, words.names(real), module_of.get(deferred[real]), spelled, analysed_modules):
             wanted.add(real)
     return sorted(wanted)
+
+
+def _binding_name(key: str) -> str:
+    """The top-level name a wrapper binding is reached by from another module: `name:mod.step`
+    by `step`, `self:Trainer:step` by the class `Trainer`."""
+    kind, _, rest = key.partition(":")
+    if kind == "self":
+        return rest.split(":", 1)[0].split(".")[0]
+    return rest.rsplit(".", 1)[-1]
+
+
+def _names_spelled(project, names, module: str | None, spelled: dict[str, set[str]], analysed: set[str]) -> bool:
+    """Whether one of a deferred file's dotted names (`screen.referenced_names`) is a spelled
+    top-level name of the module that defines it, the name resolved as the engine resolves the
+    file's calls (`Project.split_qualified`, near the file, then through re-exports): the
+    `main` of `absltest.main()` is not a project module's `main`, nor `mylib.step` its `step`.
+    Where a name leads into a module whose re-exports are unknown (no round analysed it) or a
+    package (`from .impl import *`), the spelling alone counts."""
+    for name in names:
+        parts = name.split(".")
+        if not any(part in spelled for part in parts[1:]):
+            continue  # cheap: most names spell nothing staged
+        near = module
+        for _ in range(5):  # re-exports of re-exports, as `Project.resolve` follows them
+            split = project.split_qualified(name, near)
+            if split is None:
+                break  # outside the project: the engine cannot link its calls to staged code
+            found, rest = split
+            head, _, tail = rest.partition(".")
+            if found in spelled.get(head, ()):
+                return True
+            facts = project.modules[found]
+            if found not in analysed or facts.is_package:
+                if head in spelled or parts[-1] in spelled:
+                    return True
+                break
+            target = facts.imports.get(head)
+            if target is None:
+                break
+            name, near = target + ("." + tail if tail else ""), found
+            parts = name.split(".")
+    return False
 
 
 def _reexported(project, name: str):

@@ -263,6 +263,63 @@ def test_deferred_files_are_analysed_only_when_staged_code_needs_them(tmp_path, 
     _same_either_way(["."])
 
 
+def test_a_deferred_file_is_a_caller_only_through_the_module_that_stages(tmp_path, monkeypatch):
+    """A deferred file is analysed as a caller when one of its dotted names resolves, as the
+    engine resolves its calls (near the file, through a package's re-exports), to a staged name
+    of the module that defines it: `absltest.main()` is not the `main` of a project module whose
+    local function is a Function, nor is an outside library's `lib.step` the project's `step`."""
+    write_tree(tmp_path, {
+        "app/__init__.py": "",
+        "app/train.py": """
+            import tensorflow as tf
+
+
+            def main(argv):
+                @tf.function
+                def step(x):
+                    return x * 2
+
+                for i in range(3):
+                    step(i)
+        """,
+        "app/model.py": "import tensorflow as tf\n\n\n@tf.function\ndef step(x, n):\n    return x * n\n",
+        # a sibling script's import (`import train` beside app/train.py, another train.py elsewhere)
+        "app/driver.py": "import tensorflow as tf\nimport train\n\ntrain.main([])\n",
+        "app/caller.py": """
+            import tensorflow as tf
+            from app import model as m
+
+            for i in range(3):
+                m.step(1.0, i)
+        """,
+        "tools/__init__.py": "",
+        "tools/train.py": "import tensorflow as tf\n\n\ndef main(argv):\n    return tf.constant(argv)\n",
+        "pkg/__init__.py": "from pkg.impl import step\n",
+        "pkg/impl.py": "import tensorflow as tf\n\n\n@tf.function\ndef step(x):\n    return x + 1\n",
+        "pkg_user.py": "import tensorflow as tf\nfrom pkg import step\n\nfor i in range(3):\n    step(i)\n",
+        # the same last names, of modules outside the project: nothing staged is called
+        "other/run_tests.py": """
+            import tensorflow as tf
+            from absl.testing import absltest
+
+            if __name__ == "__main__":
+                absltest.main()
+        """,
+        "other/uses_lib.py": "import tensorflow as tf\nimport mylib\n\nfor i in range(3):\n    mylib.step(i)\n",
+    })
+    monkeypatch.chdir(tmp_path)
+    from stagelint import workers
+
+    analysed = []
+    real = workers.analyse_one
+    monkeypatch.setattr(workers, "analyse_one", lambda path, *a, **kw: analysed.append(path) or real(path, *a, **kw))
+    result = check_paths(["."], jobs=0)
+    assert {"app/driver.py", "app/caller.py", "pkg_user.py", "pkg/__init__.py"} <= set(analysed)
+    assert not {"other/run_tests.py", "other/uses_lib.py", "tools/train.py"} & set(analysed)
+    assert {(f.path, f.code) for f in result.findings} >= {("app/caller.py", "STG501"), ("pkg_user.py", "STG501")}
+    _same_either_way(["."])
+
+
 def test_jax_entry_spellings_count_only_where_jax_is_in_reach(tmp_path, monkeypatch):
     """`def __call__(`, `tf.cond(` (read as `jax.lax.cond(`'s `.cond(`), `.grad` spell JAX entry
     points; a file with no JAX in its import closure cannot have one, so it waits to be needed
