@@ -10,16 +10,20 @@ file joins the next round when the staged code found so far needs it:
   functions, the helpers a staged function is handed to (`measure(train, data)`), the functions wrapped (`tf.function(f)`) or decorated with a project helper, the
   base classes of analysed classes (a Keras `call` is an entry point only once its base is
   known to be a Layer), and the classes of objects passed in calls or whose attributes staged
-  code reads (their `__init__` sets attributes up once). Names go to files through the
-  screen's module graph, and through the re-exports of analysed packages.
+  code reads (their `__init__` sets attributes up once).
 * **backward**, because it says something about the staged code: it imports (or spells after
   an imported name) a staged function, a function that calls one, a Function-valued binding,
   or a class with staged methods (a call site: Python scalars, tensors passed, a loop around
   the call), or it assigns an attribute that staged code reads on another object
-  (`head.temperature = 0.5`: STG302). Its dotted names are resolved as the engine resolves
-  its calls (the module a name leads to, near the file, then through re-exports), so only a
-  name of the module that defines the staged function counts: `absltest.main()` is no call
-  of a project module's `main`, and `lib.step(i)` of an outside library no call of `step`.
+  (`head.temperature = 0.5`: STG302).
+
+Both ways a name goes to a file as the engine will resolve it (`Project.split_qualified`: the
+module whose dotted name it starts with, or ends like, preferring the folder of the module that
+spells it; then through the re-exports of analysed packages), not by how it is spelled: staged
+code in `mnist/train.py` calling `models.head` needs `mnist/models.py`, not every `models.py`
+of the project; `absltest.main()` is no call of a project module's `main`, and `lib.step(i)` of
+an outside library no call of a staged `step`. A file the engine could not link to the staged
+code adds nothing to it.
 
 Rounds end when no deferred file is needed; those left are placeholders, as screened-out files
 are. Each round depends only on the facts of the files analysed before it, so the same files
@@ -75,19 +79,19 @@ class Words:
         return got
 
 
-def demanded(project, analysed: list[F.ModuleFacts], deferred: dict[str, str], files_for, words: Words) -> list[str]:
+def demanded(project, analysed: list[F.ModuleFacts], deferred: dict[str, str], words: Words) -> list[str]:
     """The deferred files (real paths) the next round must analyse, sorted."""
     if not deferred:
         return []
-    names: set[str] = set()  # dotted names staged code may run
+    names: set[tuple[str, str]] = set()  # (dotted name staged code may run, the module that spells it)
     spelled: dict[str, set[str]] = {}  # top-level name -> modules where mentioning it makes a file a caller
     read_attrs: set[str] = set()
     for m in analysed:
-        names.update(t[1] for t in (*m.wrapped, *m.fresh_wrapped) if t[0] == "name")
+        names.update((t[1], m.module) for t in (*m.wrapped, *m.fresh_wrapped) if t[0] == "name")
         for c in m.classes.values():
-            names.update(c.bases)
+            names.update((b, m.module) for b in c.bases)
         for q, f in m.functions.items():
-            names.update(f.decorators)
+            names.update((d, m.module) for d in f.decorators)
             if f.wraps_param:
                 spelled.setdefault(q.split(".")[0], set()).add(m.module)
         for key in m.wrapper_bindings:
@@ -97,7 +101,7 @@ def demanded(project, analysed: list[F.ModuleFacts], deferred: dict[str, str], f
         f = project.function(key)
         if f is None:
             continue
-        names.update(e.target[1] for e in f.calls if e.target[0] == "name")
+        names.update((e.target[1], key[0]) for e in f.calls if e.target[0] == "name")
         read_attrs.update(attr for _, attr in f.attr_reads)
         reached_names.add(key[1].rsplit(".", 1)[-1])
         if project.entries.get(key) in ("decorator", "wrapper"):
@@ -112,7 +116,7 @@ def demanded(project, analysed: list[F.ModuleFacts], deferred: dict[str, str], f
         for site in m.call_sites:
             if site.refs and site.target[0] == "name" and any(
                     project.resolve(m.module, tuple(r)) in project.reached for r in site.refs.values()):
-                names.add(site.target[1])  # `measure(train, data)`: the helper may call `train` with data
+                names.add((site.target[1], m.module))  # `measure(train, data)`: the helper may call `train` with data
             if site.target[-1].rsplit(".", 1)[-1] not in reached_names:
                 continue  # cheap: most calls go elsewhere
             key = project.resolve(m.module, site.target)
@@ -120,17 +124,20 @@ def demanded(project, analysed: list[F.ModuleFacts], deferred: dict[str, str], f
                 continue
             if project.entries.get(key) in ("decorator", "wrapper") and site.caller:
                 spelled.setdefault(site.caller.split(".")[0], set()).add(m.module)
-            names.update(a.cls for a in (*site.args, *site.kwargs.values()) if a.cls)
-        names.update(w.owner for w in m.attr_writes if w.owner and w.attr in read_attrs)
-    names |= {alias for name in names for alias in _reexported(project, name)}
-    wanted = set(files_for(names)) & deferred.keys()
+            names.update((a.cls, m.module) for a in (*site.args, *site.kwargs.values()) if a.cls)
+        names.update((w.owner, m.module) for w in m.attr_writes if w.owner and w.attr in read_attrs)
     module_of = {m.path: m.module for m in project.modules.values()}
+    waiting = {module_of.get(shown): real for real, shown in deferred.items()}
+    wanted = set()
+    for name, near in names:
+        for found, _ in _resolutions(project, name, near):
+            if found in waiting:
+                wanted.add(waiting[found])
+                break
     analysed_modules = {m.module for m in analysed}
     for real in deferred:
-        if real in wanted:
-            continue
-        if not words.stores(real).isdisjoint(read_attrs) or _names_spelled(
-                project, words.names(real), module_of.get(deferred[real]), spelled, analysed_modules):
+        if real not in wanted and (not words.stores(real).isdisjoint(read_attrs) or _names_spelled(
+                project, words.names(real), module_of.get(deferred[real]), spelled, analysed_modules)):
             wanted.add(real)
     return sorted(wanted)
 
@@ -145,9 +152,8 @@ def _binding_name(key: str) -> str:
 
 
 def _names_spelled(project, names, module: str | None, spelled: dict[str, set[str]], analysed: set[str]) -> bool:
-    """Whether one of a deferred file's dotted names (`screen.referenced_names`) is a spelled
-    top-level name of the module that defines it, the name resolved as the engine resolves the
-    file's calls (`Project.split_qualified`, near the file, then through re-exports): the
+    """Whether one of a deferred file's dotted names (`screen.referenced_names`) leads to a
+    spelled top-level name of the module that defines it (`_resolutions`, near the file): the
     `main` of `absltest.main()` is not a project module's `main`, nor `mylib.step` its `step`.
     Where a name leads into a module whose re-exports are unknown (no round analysed it) or a
     package (`from .impl import *`), the spelling alone counts."""
@@ -155,39 +161,29 @@ def _names_spelled(project, names, module: str | None, spelled: dict[str, set[st
         parts = name.split(".")
         if not any(part in spelled for part in parts[1:]):
             continue  # cheap: most names spell nothing staged
-        near = module
-        for _ in range(5):  # re-exports of re-exports, as `Project.resolve` follows them
-            split = project.split_qualified(name, near)
-            if split is None:
-                break  # outside the project: the engine cannot link its calls to staged code
-            found, rest = split
-            head, _, tail = rest.partition(".")
+        for found, head in _resolutions(project, name, module):
             if found in spelled.get(head, ()):
                 return True
-            facts = project.modules[found]
-            if found not in analysed or facts.is_package:
+            if found not in analysed or project.modules[found].is_package:
                 if head in spelled or parts[-1] in spelled:
                     return True
                 break
-            target = facts.imports.get(head)
-            if target is None:
-                break
-            name, near = target + ("." + tail if tail else ""), found
-            parts = name.split(".")
     return False
 
 
-def _reexported(project, name: str):
-    """Where an analysed package re-exports a name from (`from .impl import helper` in
-    `pkg/__init__.py` makes `pkg.helper` mean `pkg.impl.helper`), transitively."""
-    for _ in range(4):
-        split = project.split_qualified(name)
+def _resolutions(project, name: str, near: str | None):
+    """The (module, top-level name of it) a dotted name leads to, as the engine resolves a call
+    (`Project.split_qualified`, near the module that spells it), then through each re-export it
+    meets (`from .impl import helper` in `pkg/__init__.py`), as `Project.resolve` follows them.
+    A name outside the project leads nowhere: the engine links no call to it."""
+    for _ in range(5):
+        split = project.split_qualified(name, near)
         if split is None:
             return
-        module, rest = split
+        found, rest = split
         head, _, tail = rest.partition(".")
-        target = project.modules[module].imports.get(head)
+        yield found, head
+        target = project.modules[found].imports.get(head)
         if target is None:
             return
-        name = target + ("." + tail if tail else "")
-        yield name
+        name, near = target + ("." + tail if tail else ""), found

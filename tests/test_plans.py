@@ -212,7 +212,7 @@ def test_the_rounds_read_nothing_the_demand_surface_leaves_out(project, edit):
     def wanted(modules):
         partial = Project(modules + stages._placeholders(state, deferred.values()), state.settings, STAGING,
                           call_sites=False)
-        return demanded(partial, modules, deferred, state.selection.files_for, words)
+        return demanded(partial, modules, deferred, words)
 
     expected = wanted(analysed)
     seen: set[int] = set()

@@ -215,7 +215,7 @@ def _rounds(state: ProjectState, files: list[str], words, pool) -> None:
         analysed = sorted(state.modules.values(), key=lambda m: m.path)
         partial = Project(analysed + _placeholders(state, state.deferred.values()), state.settings, STAGING,
                           call_sites=False)
-        wanted = demanded(partial, analysed, state.deferred, state.selection.files_for, words)
+        wanted = demanded(partial, analysed, state.deferred, words)
         if not wanted:
             break
         state.rounds.extend(wanted)
@@ -464,7 +464,7 @@ def analyse_demanded(state: ProjectState) -> bool:
     project, found = state.project, False
     while state.unneeded:
         analysed = sorted(state.modules.values(), key=lambda m: m.path)
-        wanted = demanded(project, analysed, state.unneeded, state.selection.files_for, words)
+        wanted = demanded(project, analysed, state.unneeded, words)
         if not wanted:
             break
         found = True

@@ -252,10 +252,11 @@ def test_deferred_files_are_analysed_only_when_staged_code_needs_them(tmp_path, 
     real = workers.analyse_one
     monkeypatch.setattr(workers, "analyse_one", lambda path, *a, **kw: analysed.append(path) or real(path, *a, **kw))
     result = check_paths(["."], jobs=0)
-    # The first round: the file that spells an entry point; then what it needs (the package's
-    # `__init__.py` may re-export `helpers`), and not data.py.
+    # The first round: the file that spells an entry point; then what it needs (`pkg.helpers.log`
+    # is a function of the module pkg/helpers.py, as the engine resolves it: the package's empty
+    # `__init__.py` re-exports nothing), and not data.py.
     assert analysed[0] == "pkg/model.py"
-    assert sorted(analysed[1:]) == ["pkg/__init__.py", "pkg/driver.py", "pkg/helpers.py"]
+    assert sorted(analysed[1:]) == ["pkg/driver.py", "pkg/helpers.py"]
     assert {(f.path, f.code) for f in result.findings} == {
         ("pkg/helpers.py", "STG101"), ("pkg/driver.py", "STG501"), ("pkg/model.py", "STG302"),
     }
@@ -317,6 +318,42 @@ def test_a_deferred_file_is_a_caller_only_through_the_module_that_stages(tmp_pat
     assert {"app/driver.py", "app/caller.py", "pkg_user.py", "pkg/__init__.py"} <= set(analysed)
     assert not {"other/run_tests.py", "other/uses_lib.py", "tools/train.py"} & set(analysed)
     assert {(f.path, f.code) for f in result.findings} >= {("app/caller.py", "STG501"), ("pkg_user.py", "STG501")}
+    _same_either_way(["."])
+
+
+def test_staged_code_needs_the_module_its_call_resolves_to_not_every_module_so_named(tmp_path, monkeypatch):
+    """Forward, a deferred file is analysed when a name staged code uses resolves to it as the
+    engine resolves the call (`Project.split_qualified` near the calling module, then through a
+    package's re-exports): of two example folders each with a `models.py`, staged code in one
+    needs its own folder's, not the other's; a package's `__init__.py` that re-exports is
+    followed to the module that defines the name."""
+    write_tree(tmp_path, {
+        "mnist/train.py": """
+            import tensorflow as tf
+            import models
+
+
+            @tf.function
+            def step(x):
+                return models.head(x)
+        """,
+        "mnist/models.py": "import tensorflow as tf\n\n\ndef head(x):\n    print(x)  # STG101\n    return x\n",
+        "wmt/train.py": "import tensorflow as tf\nimport models\n\n\ndef run(x):\n    return models.head(x)\n",
+        "wmt/models.py": "import tensorflow as tf\n\n\ndef head(x):\n    print(x)\n    return x\n",
+        "lib/__init__.py": "from lib.impl import scale\n",
+        "lib/impl.py": "import tensorflow as tf\n\n\ndef scale(x):\n    print(x)  # STG101\n    return x\n",
+        "use_lib.py": "import tensorflow as tf\nimport lib\n\n\n@tf.function\ndef f(x):\n    return lib.scale(x)\n",
+    })
+    monkeypatch.chdir(tmp_path)
+    from stagelint import workers
+
+    analysed = []
+    real = workers.analyse_one
+    monkeypatch.setattr(workers, "analyse_one", lambda path, *a, **kw: analysed.append(path) or real(path, *a, **kw))
+    result = check_paths(["."], jobs=0)
+    assert {"mnist/models.py", "lib/__init__.py", "lib/impl.py"} <= set(analysed)
+    assert not {"wmt/models.py", "wmt/train.py"} & set(analysed)
+    assert {(f.path, f.code) for f in result.findings} == {("mnist/models.py", "STG101"), ("lib/impl.py", "STG101")}
     _same_either_way(["."])
 
 
