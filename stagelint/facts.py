@@ -131,8 +131,9 @@ class FunctionFacts:
     attr_reads: list[tuple[str, str]] = field(default_factory=list)
     #: contains `yield`: calling it makes a generator
     is_generator: bool = False
-    #: calls made under a condition (`if`, `while`, `x if c else y`, `a or f()`), by "line:column":
-    #: [the condition is definitely a tensor, parameters it depends on] (filled by STG401)
+    #: calls made under a condition (`if`, `while`, `x if c else y`, `a or f()`, a loop's iterable),
+    #: by "line:column": [the conditions are definitely a tensor, parameters they depend on, the
+    #: same two for the conditions that are no loop's iterable or None if all are] (STG401)
     conditional_calls: dict[str, list] = field(default_factory=dict)
     #: returns True while tracing: "yes", or the target of the predicate it defers to (`return
     #: in_tf_function()`), or None (`context.tracing_test`)

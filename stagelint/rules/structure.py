@@ -20,10 +20,12 @@ class RecursiveFunction(Rule):
     base case that may be a tensor (`if n > 0:` with a tensor `n`), or no base case at all.
 
     Not flagged: helpers that recurse over a Python structure while tracing (`if isinstance(x,
-    dict): return {k: walk(v) ...}`, `_get_slopes(n)` on a Python int): the recursion runs and ends
-    at trace time, as it does in eager mode. Likewise a call back into the cycle made only under
+    dict): return {k: walk(v) ...}`, `for child in children: walk(child)`, `_get_slopes(n)` on a
+    Python int): the recursion runs and ends at trace time, as it does in eager mode. Likewise a call back into the cycle made only under
     a Python option flag (a parameter with a bool or string default: `if jit_compile:` ... call
     itself with `jit_compile=False` inside a jit-compiled Function): the flag decides while tracing.
+    Under JAX a jitted function that calls itself is traced inline (jit within jit), so only the
+    base case decides: a traced one (or none) is flagged, a Python one (`if t1 is not None:`) is not.
 
     ## Why is this bad?
     `tf.function` traces calls by running them. With a tensor argument the base case is a
@@ -110,10 +112,11 @@ class RecursiveFunction(Rule):
         self.conditions: list[tuple] = []
         self.calls: list[tuple] = []  # (function, call)
 
-    def _condition(self, test, region) -> None:
+    def _condition(self, test, region, loop: bool = False) -> None:
         if self.ctx.function is not None and region is not None:
             span = self.ctx.position(region)
-            self.conditions.append((self.ctx.function, test, (span.line, span.column, span.end_line, span.end_column)))
+            self.conditions.append((self.ctx.function, test, (span.line, span.column, span.end_line, span.end_column),
+                                    loop))
 
     def visit_If(self, node: cst.If) -> None:
         self._condition(node.test, node.body)
@@ -124,10 +127,21 @@ class RecursiveFunction(Rule):
             # conditional on the test too
             end = self.ctx.position(node)
             f = self.ctx.position(func.node)
-            self.conditions.append((func, node.test, (end.end_line, end.end_column, f.end_line, f.end_column)))
+            self.conditions.append((func, node.test, (end.end_line, end.end_column, f.end_line, f.end_column), False))
 
     def visit_While(self, node: cst.While) -> None:
         self._condition(node.test, node.body)
+
+    def visit_For(self, node: cst.For) -> None:
+        # A call in a loop's body runs once per element: the iterable is its base case (the
+        # children of a Python tree run out); a tensor one is a while loop's test under
+        # AutoGraph, while JAX unrolls a loop over a traced array (a Python loop all the same)
+        self._condition(node.iter, node.body, loop=True)
+
+    def _comprehension(self, node) -> None:
+        self._condition(node.for_in.iter, node, loop=True)  # `[walk(c) for c in children]`
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._condition(node.test, node.body)
@@ -147,19 +161,23 @@ class RecursiveFunction(Rule):
 
         ctx = self.ctx
         by_function: dict[int, list] = {}
-        for func, test, region in self.conditions:
-            by_function.setdefault(id(func), []).append((test, region))
+        for func, test, region, loop in self.conditions:
+            by_function.setdefault(id(func), []).append((test, region, loop))
         for func, call in self.calls:
             conditions = by_function.get(id(func))
             if not conditions:
                 continue
             span = ctx.position(call)
-            t = None
-            for test, (line, column, end_line, end_column) in conditions:
+            t = tests = None  # every condition's tensorness; that of the tests that are no loop's
+            for test, (line, column, end_line, end_column), loop in conditions:
                 if (line, column) <= (span.line, span.column) and (span.end_line, span.end_column) <= (end_line, end_column):
-                    t = tensorness(ctx, test, func) if t is None else t | tensorness(ctx, test, func)
+                    one = tensorness(ctx, test, func)
+                    t = one if t is None else t | one
+                    if not loop:
+                        tests = one if tests is None else tests | one
             if t is not None:
-                func.facts.conditional_calls[f"{span.line}:{span.column}"] = [t.definite, sorted(t.params)]
+                func.facts.conditional_calls[f"{span.line}:{span.column}"] = [
+                    t.definite, sorted(t.params), None if tests is None else [tests.definite, sorted(tests.params)]]
 
     @classmethod
     def _ends_badly(cls, project, cycle) -> bool:
@@ -179,11 +197,18 @@ class RecursiveFunction(Rule):
                     edges.append((key, cond))
                     if cond is not None and not cond[0] and cond[1] and set(cond[1]) <= f.python_default_params:
                         return False  # a bool or string option decides, as in eager mode
-        if any(project.entries.get(k) in ("decorator", "wrapper") for k in cycle):
+        # A tf.function in the cycle traces once per depth, or forever. A function JAX stages
+        # that calls itself while traced is traced inline (jit within jit), so there only the
+        # base case decides, as below (jax-behaviour.md row 21).
+        if any(project.entries.get(k) in ("decorator", "wrapper") and k not in project.jax.entries for k in cycle):
             return True
         if edges and all(cond is None for _, cond in edges):
             return True
         for key, cond in edges:
+            if cond is not None and project.jax.framework_of(key) == "jax":
+                cond = cond[2]  # JAX runs a loop in Python (over a traced array, unrolled): its tests decide
+                if cond is None:
+                    continue
             if cond is not None and (cond[0] or set(cond[1]) & project.tensor_params(key)):
                 return True
         return False

@@ -267,6 +267,36 @@ def test_stg401_recursion_on_a_traced_base_case_not_over_a_python_pytree():
     assert (6, "STG401") in got
 
 
+def test_stg401_a_jitted_function_calling_itself_is_judged_by_its_base_case_alone():
+    """A tf.function in a recursion traces once per depth; a function JAX stages that calls
+    itself while traced is traced inline (jit within jit: two traces, then done, checked with
+    JAX 0.10.2), so only a base case tested on a traced value is a pitfall (diffrax's
+    `LinearInterpolation.evaluate` under `eqx.filter_jit`, `if t1 is not None:`)."""
+    assert_marked("""
+        import jax
+        import equinox as eqx
+
+        class Linear(eqx.Module):
+            ys: jax.Array
+
+            @eqx.filter_jit
+            def evaluate(self, t0, t1=None):
+                if t1 is not None:
+                    return self.evaluate(t1) - self.evaluate(t0)
+                return self.ys * t0
+
+        @jax.jit
+        def countdown(n):
+            if n > 0:  # STG602
+                return countdown(n - 1)  # STG401
+            return n
+
+        @jax.jit
+        def no_base_case(x):
+            return no_base_case(x - 1)  # STG401
+    """)
+
+
 # STG501 (rows 27, 29, 30) ---------------------------------------------------------------------------
 
 

@@ -234,3 +234,36 @@ def test_stg403_new_objects_per_iteration_across_modules(tmp_path):
                 fit_batch(model, tf.ones([1, 3]))  # STG403
         """,
     })
+
+
+def test_stg401_recursion_in_a_loop_over_a_python_structure_ends_with_it():
+    """optax's `_tree_get_all_with_path`: `for path, child in children: recurse(child)` with no
+    `if`: the loop over the Python children is the base case, and it ends while tracing, as in
+    eager mode. A loop over a tensor is a `tf.while_loop` under AutoGraph, traced once: the
+    recursion in its body is traced again and again."""
+    assert_marked("""
+        import jax
+        import tensorflow as tf
+
+        def leaves(tree):
+            found = [tree] if not isinstance(tree, (list, tuple)) else []
+            for child in (tree if isinstance(tree, (list, tuple)) else ()):
+                found += leaves(child)
+            return found
+
+        def sizes(tree):
+            return [sizes(c) for c in tree] if isinstance(tree, list) else 1
+
+        @jax.jit
+        def total(tree):
+            return sum(leaves(tree)) + len(sizes(tree))
+
+        def countdown(n):
+            for i in tf.range(n):
+                countdown(n - 1)  # STG401
+            return n
+
+        @tf.function
+        def run(n):
+            return countdown(n)
+    """)
