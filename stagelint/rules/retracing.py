@@ -37,7 +37,8 @@ class PythonScalarArgument(Rule):
     an operand of TensorFlow ops and arithmetic on tensors, a `tf.range` bound, an argument of
     `tf.print`). A number changes when it is the variable of an enclosing loop (`for step in
     range(1000): train(step)`), a counter (`epoch += 1`), or a literal that differs between call
-    sites (`train(num_steps=10)` and `train(num_steps=20)`).
+    sites of one program (`train(num_steps=10)` and `train(num_steps=20)` in one module; in a test
+    module, in one test: another script, notebook or test passing its own constant runs apart).
 
     Where the line is drawn, and why: a Python argument is part of the trace key, so each new
     value builds a new graph. That is right when the value shapes the graph, and wasted when a
@@ -340,16 +341,17 @@ class PythonScalarArgument(Rule):
                     if arg.what in NUMBERS:
                         groups.setdefault((via, param), []).append((module, site, arg))
             for (via, param), items in sorted(groups.items()):
-                literals = {}
+                literals: dict[tuple, dict] = {}  # program -> literal value -> its spellings
                 for module, site, arg in items:
                     value = literal(arg.text)
                     if value is not None:
-                        literals.setdefault(value, []).append(arg.text)
+                        literals.setdefault(_program(module, site), {}).setdefault(value, []).append(arg.text)
                 for module, site, arg in items:
                     reason = arg.varies
                     value = literal(arg.text)
-                    if not reason and value is not None and len(literals) > 1:
-                        others = sorted({texts[0] for v, texts in literals.items() if v != value})
+                    mine = literals.get(_program(module, site), {})
+                    if not reason and value is not None and len(mine) > 1:
+                        others = sorted({texts[0] for v, texts in mine.items() if v != value})
                         reason = "other calls pass " + ", ".join(f"`{t}`" for t in others[:3])
                     if not reason:
                         continue
@@ -759,6 +761,14 @@ class FunctionRecreated(Rule):
         # Tests call a driver once each; several tests are not a loop.
         sites = [site for mod, site in project.call_sites.get((module.module, enclosing), ()) if not _is_test_module(mod)]
         return len(sites) > 1 or any(site.in_loop for site in sites)
+
+
+def _program(module: str, site) -> tuple:
+    """Which calls run in one program, for literals that differ between call sites: a module's
+    (a script, a notebook, a library module), and in a test module one test's. Another script or
+    notebook passing its own constant is another program; tests call the function once each
+    with the values under test (several tests are not a loop, as for STG502)."""
+    return (module, site.caller) if _is_test_module(module) else (module,)
 
 
 def _is_test_module(module: str) -> bool:

@@ -196,6 +196,51 @@ def test_stg501_interprocedural_across_modules(tmp_path):
     assert "(counter `step`)" in got[0].message
 
 
+def test_stg501_literals_differ_within_one_program_not_across_scripts_notebooks_or_tests(tmp_path):
+    """A literal that differs between call sites retraces where both calls run in one program:
+    one module, or one test. Two scripts (or notebooks) each passing their own constant, and
+    tests each calling once with the value under test (diffrax's suite, `eqx.filter_jit`: 96
+    findings, one per test), run apart; a loop variable retraces wherever it is."""
+    assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/model.py": """
+            import tensorflow as tf
+
+            @tf.function
+            def train(x, steps):
+                for _ in tf.range(steps):
+                    x = x + 1.0
+                return x
+        """,
+        "pkg/script_a.py": "from pkg.model import train\n\ntrain(1.0, 10)\ntrain(2.0, 10)\n",
+        "pkg/script_b.py": "from pkg.model import train\n\ntrain(1.0, 20)\n",
+        "pkg/script_c.py": """
+            from pkg.model import train
+
+            train(1.0, 10)  # STG501
+            train(1.0, 30)  # STG501
+        """,
+        "pkg/model_test.py": """
+            from pkg.model import train
+
+            def test_short():
+                assert train(0.0, 1) == 1.0
+
+            def test_long():
+                assert train(0.0, 5) == 5.0
+
+            def test_both():
+                assert train(0.0, 2) < train(0.0, 3)  # STG501 STG501
+
+            def test_loop():
+                for n in range(3):
+                    train(0.0, n)  # STG501
+        """,
+    })
+
+# STG502 ------------------------------------------------------------------------------------------
+
+
 # STG502 ------------------------------------------------------------------------------------------
 
 
