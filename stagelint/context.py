@@ -527,7 +527,7 @@ class FileContext:
             span=self.position(node.name),
             class_qualname=cls.qualname if is_method else None,
             params=params,
-            literal_default_params={n for n, d in defaults.items() if _is_literal(d)},
+            literal_default_params={n for n, d in defaults.items() if _is_literal_default(d)},
             python_default_params={n for n, d in defaults.items() if _is_python_option(d)},
             decorators=sorted(decorator_names),
             input_signature=signature,
@@ -600,7 +600,7 @@ class FileContext:
         defaults = {p.name.value: p.default for p in all_params if p.default is not None}
         facts = F.FunctionFacts(
             qualname=qualname, name="<lambda>", span=where, params=params,
-            literal_default_params={n for n, d in defaults.items() if _is_literal(d)},
+            literal_default_params={n for n, d in defaults.items() if _is_literal_default(d)},
             python_default_params={n for n, d in defaults.items() if _is_python_option(d)},
         )
         info = FunctionInfo(node, facts, parent, False, parent.self_name if parent is not None else None, defaults)
@@ -937,6 +937,14 @@ def _is_literal(node: cst.BaseExpression | None) -> bool:
 
 
 is_literal = _is_literal
+
+
+def _is_literal_default(node: cst.BaseExpression | None) -> bool:
+    """A default a caller that leaves the argument out gets as a Python value: a literal, or a
+    tuple or list of literals (`broadcast_dims=()`, `axes=(1, 2)`)."""
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(isinstance(el, cst.Element) and _is_literal(el.value) for el in node.elements)
+    return _is_literal(node)
 
 
 def _is_python_option(node: cst.BaseExpression | None) -> bool:

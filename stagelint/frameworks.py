@@ -279,6 +279,18 @@ JAX_EAGER_ESCAPES = frozenset({
     "jax.pure_callback", "jax.debug.callback", "jax.experimental.io_callback",
     "jax.experimental.host_callback.call", "jax.experimental.host_callback.id_tap",
 })
+#: The errors JAX raises on a Python use of a tracer (jax._src.errors, 0.10.2), each with the
+#: `except` clauses that name it: itself and its JAX bases. Code that catches the tracer error by
+#: name expects the traced case and handles it (Haiku's `dropout`: `try: if rate < 0: raise ...
+#: except jax.errors.ConcretizationTypeError: pass`); a catch-all (`except Exception`, `except
+#: TypeError`) shows no such intent, and the eager and staged runs may part silently there.
+JAX_TRACER_ERROR_CATCHERS = {
+    "ConcretizationTypeError": frozenset({"jax.errors.ConcretizationTypeError", "jax.errors.JAXTypeError"}),
+    "TracerBoolConversionError": frozenset({"jax.errors.TracerBoolConversionError", "jax.errors.ConcretizationTypeError",
+                                            "jax.errors.JAXTypeError"}),
+    "TracerIntegerConversionError": frozenset({"jax.errors.TracerIntegerConversionError", "jax.errors.JAXTypeError"}),
+    "TracerArrayConversionError": frozenset({"jax.errors.TracerArrayConversionError", "jax.errors.JAXTypeError"}),
+}
 
 JAX = Framework(
     name="jax",

@@ -16,8 +16,9 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.bounds import varying_bound
-from stagelint.frameworks import JAX
+from stagelint.frameworks import JAX, JAX_TRACER_ERROR_CATCHERS
 from stagelint.nnx import static_attributes
+from stagelint.rules.caught import catches
 
 #: STG602 checks that JAX does not fail on: iteration unrolls, `len` reads the static shape,
 #: `int()`/`float()` are STG601's there.
@@ -55,8 +56,11 @@ def confirm_tracer_as_python_value(candidate, project, key):
         return False
     if not fields.get("_definite") and static_attributes(project, key, fields.get("_attrs")):
         return False  # `if model.dim == 4`: a Flax NNX module's Python attribute is static under any jit
+    error = _ERRORS.get(what, "TracerBoolConversionError")
+    if catches(fields, JAX_TRACER_ERROR_CATCHERS.get(error, frozenset())):
+        return False  # the code catches the tracer error by name: it handles the traced case
     return {
-        "jax_error": _ERRORS.get(what, "TracerBoolConversionError"),
+        "jax_error": error,
         "jax_instead": _INSTEAD.get(what, _BRANCH),
     }
 
@@ -64,6 +68,11 @@ def confirm_tracer_as_python_value(candidate, project, key):
 def confirm_concrete_value(candidate, project, key):
     """STG601 for a function JAX stages: traced values only (a static argument is a Python value)."""
     fields = candidate.fields
+    # `float(x)`, `x.item()`: ConcretizationTypeError; NumPy on a tracer: TracerArrayConversionError
+    error = "TracerArrayConversionError" if fields.get("call", "").startswith(("np.", "numpy.")) \
+        else "ConcretizationTypeError"
+    if catches(fields, JAX_TRACER_ERROR_CATCHERS[error]):
+        return False  # the code catches the tracer error by name: it handles the traced case
     return bool(fields.get("_definite") or project.jax.is_traced(key, fields.get("_params", ())))
 
 

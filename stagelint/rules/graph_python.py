@@ -10,6 +10,7 @@ from stagelint.frameworks import EAGER_ONLY_METHODS, NUMPY_STATIC_FUNCTIONS, is_
 from stagelint.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
 from stagelint.nnx import param_attributes
 from stagelint.rules.base import Rule
+from stagelint.rules.caught import WatchesTry
 from stagelint.tensors import Tensorness, tensorness, value_of
 
 
@@ -24,7 +25,7 @@ def _tensor_fields(t: Tensorness) -> dict:
     return {"_definite": t.definite, "_params": sorted(t.params)}
 
 
-class EagerOnlyCall(Rule):
+class EagerOnlyCall(WatchesTry, Rule):
     """
     ## What it does
     Flags, in staged code, `.numpy()` on a tensor or a `tf.Variable`, `.item()` and `.tolist()`
@@ -38,7 +39,8 @@ class EagerOnlyCall(Rule):
 
 
     Under JAX: `float()`, `int()`, `.item()` and NumPy on a tracer (ConcretizationTypeError,
-    TracerArrayConversionError); `np.prod(x.shape)`, `x.ndim`, `len(x)` are static and fine.
+    TracerArrayConversionError); `np.prod(x.shape)`, `x.ndim`, `len(x)` are static and fine, and
+    so is a conversion in the body of a `try` whose handler names that error.
 
     ## Why is this bad?
     Inside a `tf.function` tensors are symbolic: they have a shape and a dtype but no value
@@ -139,6 +141,10 @@ class EagerOnlyCall(Rule):
         #: whose NumPy branch is for the non-tensor kinds
         self.dispatch = 0
         self._dispatching: list[bool] = []
+
+    def report(self, node, **fields) -> None:
+        caught = self.caught.around(node)
+        super().report(node, **fields, **({"_caught": caught} if caught else {}))
 
     def visit_If(self, node: cst.If) -> None:
         flag = _type_dispatch(self.ctx, node.test)
@@ -291,7 +297,7 @@ def _python_truth(expr) -> bool:
 _BRANCH_INSTEAD = "branch with `tf.cond` / `keras.ops.cond` (or select with `tf.where`)"
 
 
-class TensorAsPythonValue(Rule):
+class TensorAsPythonValue(WatchesTry, Rule):
     """
     ## What it does
     Flags Python constructs in staged code that need a tensor's value, where AutoGraph does not
@@ -334,7 +340,9 @@ class TensorAsPythonValue(Rule):
     (concrete values), not on static arguments, shapes or `x is None`, nor on a plain Python
     attribute of a Flax NNX module (`if model.dim == 4` with `self.dim = 4` in `__init__`: static
     under any jit; a Variable's value, `nnx.data(...)` and arrays are traced). Iterating a traced array
-    and `len(x)` work in JAX (STG503 covers the unrolling).
+    and `len(x)` work in JAX (STG503 covers the unrolling). Nor in the body of a `try` whose handler
+    names the tracer error (`except jax.errors.ConcretizationTypeError:`, Haiku's `dropout`): the
+    code expects the traced case; a catch-all (`except Exception`) shows no such intent.
 
     ## Why is this bad?
     While tracing, a tensor has no value, so Python cannot decide a truth value or iterate over
@@ -491,6 +499,9 @@ class TensorAsPythonValue(Rule):
         return self.ctx.function is not None and self.ctx.in_staged_context
 
     def _check(self, node, expr, what: str, error: str, instead: str, **extra) -> None:
+        caught = self.caught.around(node)
+        if caught:
+            extra["_caught"] = caught
         self.checks.append((node, expr, self.ctx.function,
                             dict(what=what, value=short_code(expr), error=error, instead=instead, **extra)))
 

@@ -180,3 +180,82 @@ def test_stg502_nn_jit_made_in_a_linen_loop_counts_even_when_the_module_runs_as_
         variables = model.init(jax.random.key(0), jax.numpy.ones((4, 4)))
         y = model.apply(variables, jax.numpy.ones((4, 4)))
     """)
+
+
+def test_stg601_stg602_not_where_the_code_catches_the_tracer_error_by_name():
+    """Haiku's `dropout_impl`: `try: if rate < 0 ...: raise ... except
+    jax.errors.ConcretizationTypeError: pass` validates a Python rate and lets a traced one
+    through (TracerBoolConversionError is a ConcretizationTypeError; checked with JAX 0.10.2):
+    code that names the tracer error expects the traced case. A catch-all (`except TypeError`,
+    `except Exception`) shows no such intent, a handler for another error catches nothing, code
+    in the handler is not covered, and `range()` on a tracer raises
+    TracerIntegerConversionError, which `except ConcretizationTypeError` misses."""
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+        from jax.errors import ConcretizationTypeError, TracerArrayConversionError
+
+        @jax.jit
+        def dropout(rate, x):
+            try:
+                if rate < 0 or rate >= 1:
+                    raise ValueError("rate must be in [0, 1)")
+                if rate == 0.0:
+                    return x
+            except jax.errors.ConcretizationTypeError:
+                pass
+            try:
+                scale = float(1 - rate)
+            except (ValueError, ConcretizationTypeError):
+                scale = 1 - rate
+            return x * scale
+
+        @jax.jit
+        def clip(x, limit):
+            try:
+                if limit > 0:  # STG602
+                    x = jnp.minimum(x, limit)
+            except TypeError:
+                pass
+            try:
+                scale = float(limit)  # STG601
+            except Exception:
+                scale = 1.0
+            try:
+                for _ in range(limit):  # STG602
+                    x = x * scale
+            except ConcretizationTypeError:
+                if limit > 1:  # STG602
+                    x = x * 3
+            return x
+    """)
+
+
+def test_stg602_a_tuple_of_literals_left_as_the_default_is_a_python_value():
+    """Haiku's `dropout(rng, rate, x, broadcast_dims=())` under `jax.jit(basic.dropout)`: a
+    caller that leaves `broadcast_dims` out gets the Python tuple (defaults are not jit's
+    arguments), so `for dim in broadcast_dims: if dim > len(shape):` is Python, like a number
+    default; a parameter without a default is traced."""
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+
+        def dropout(rng, rate, x, broadcast_dims=(), axes=[0, 1]):
+            shape = list(x.shape)
+            for dim in broadcast_dims:
+                if dim > len(shape):
+                    raise ValueError(dim)
+            for axis in axes:
+                if axis >= x.ndim:
+                    raise ValueError(axis)
+            return x * (1 - rate)
+
+        def scale(x, dims):
+            for dim in dims:
+                if dim > 0:  # STG602
+                    x = x * 2
+            return x
+
+        drop = jax.jit(dropout)(jax.random.key(0), 0.5, jnp.ones(3))
+        scaled = jax.jit(scale)(jnp.ones(3), jnp.ones(2))
+    """)
