@@ -33,6 +33,16 @@ def _selection(paths, settings=None):
     return screen.select(files, settings, [Path.cwd()], module_name)
 
 
+def _check_recording_analysed(monkeypatch):
+    """`check .` in this process, and the files it analysed in full, in order."""
+    from stagelint import workers
+
+    analysed = []
+    real = workers.analyse_one
+    monkeypatch.setattr(workers, "analyse_one", lambda path, *a, **kw: analysed.append(path) or real(path, *a, **kw))
+    return check_paths(["."], jobs=0), analysed
+
+
 def _live(selection):
     """Analysed now, or when the staged code needs it (`stagelint.demand`)."""
     return set(selection.analyse) | set(selection.deferred.values())
@@ -246,12 +256,7 @@ def test_deferred_files_are_analysed_only_when_staged_code_needs_them(tmp_path, 
         "pkg/data.py": "import tensorflow as tf\nfrom pkg import helpers\n\n\ndef load():\n    return tf.data.Dataset.range(3)\n",
     })
     monkeypatch.chdir(tmp_path)
-    from stagelint import workers
-
-    analysed = []
-    real = workers.analyse_one
-    monkeypatch.setattr(workers, "analyse_one", lambda path, *a, **kw: analysed.append(path) or real(path, *a, **kw))
-    result = check_paths(["."], jobs=0)
+    result, analysed = _check_recording_analysed(monkeypatch)
     # The first round: the file that spells an entry point; then what it needs (`pkg.helpers.log`
     # is a function of the module pkg/helpers.py, as the engine resolves it: the package's empty
     # `__init__.py` re-exports nothing), and not data.py.
@@ -309,12 +314,7 @@ def test_a_deferred_file_is_a_caller_only_through_the_module_that_stages(tmp_pat
         "other/uses_lib.py": "import tensorflow as tf\nimport mylib\n\nfor i in range(3):\n    mylib.step(i)\n",
     })
     monkeypatch.chdir(tmp_path)
-    from stagelint import workers
-
-    analysed = []
-    real = workers.analyse_one
-    monkeypatch.setattr(workers, "analyse_one", lambda path, *a, **kw: analysed.append(path) or real(path, *a, **kw))
-    result = check_paths(["."], jobs=0)
+    result, analysed = _check_recording_analysed(monkeypatch)
     assert {"app/driver.py", "app/caller.py", "pkg_user.py", "pkg/__init__.py"} <= set(analysed)
     assert not {"other/run_tests.py", "other/uses_lib.py", "tools/train.py"} & set(analysed)
     assert {(f.path, f.code) for f in result.findings} >= {("app/caller.py", "STG501"), ("pkg_user.py", "STG501")}
@@ -345,12 +345,7 @@ def test_staged_code_needs_the_module_its_call_resolves_to_not_every_module_so_n
         "use_lib.py": "import tensorflow as tf\nimport lib\n\n\n@tf.function\ndef f(x):\n    return lib.scale(x)\n",
     })
     monkeypatch.chdir(tmp_path)
-    from stagelint import workers
-
-    analysed = []
-    real = workers.analyse_one
-    monkeypatch.setattr(workers, "analyse_one", lambda path, *a, **kw: analysed.append(path) or real(path, *a, **kw))
-    result = check_paths(["."], jobs=0)
+    result, analysed = _check_recording_analysed(monkeypatch)
     assert {"mnist/models.py", "lib/__init__.py", "lib/impl.py"} <= set(analysed)
     assert not {"wmt/models.py", "wmt/train.py"} & set(analysed)
     assert {(f.path, f.code) for f in result.findings} == {("mnist/models.py", "STG101"), ("lib/impl.py", "STG101")}
