@@ -279,6 +279,12 @@ JAX_EAGER_ESCAPES = frozenset({
     "jax.pure_callback", "jax.debug.callback", "jax.experimental.io_callback",
     "jax.experimental.host_callback.call", "jax.experimental.host_callback.id_tap",
 })
+#: Maps over a pytree: the result is the tree given (its containers, objects and Python leaves
+#: as they were, the leaves mapped), an array only where the tree or the function's results are.
+JAX_TREE_MAPS = frozenset({
+    "jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map", "jax.tree_util.tree_map_with_path",
+    "jax.tree.map_with_path",
+})
 #: The errors JAX raises on a Python use of a tracer (jax._src.errors, 0.10.2), each with the
 #: `except` clauses that name it: itself and its JAX bases. Code that catches the tracer error by
 #: name expects the traced case and handles it (Haiku's `dropout`: `try: if rate < 0: raise ...

@@ -41,7 +41,7 @@ class Tensorness:
 
 
 #: JAX transforms: calling what they return computes arrays.
-from stagelint.frameworks import JAX_GRAD, JAX_JIT, JAX_TRACE  # noqa: E402
+from stagelint.frameworks import JAX_GRAD, JAX_JIT, JAX_TRACE, JAX_TREE_MAPS  # noqa: E402
 
 _JAX_TRANSFORMS = JAX_JIT | JAX_TRACE | JAX_GRAD
 
@@ -109,6 +109,8 @@ class _Inference(_MemoizedWalk):
             return self._name(expr)
         if t is cst.Call:
             names = ctx.qualified_names(expr.func)
+            if names & JAX_TREE_MAPS:
+                return self._tree_map(expr)
             # (the framework's own source checked as a project: its functions are project functions)
             if any(fw.returns_tensor(q) and q.split(".", 1)[0] not in ctx.project_roots for q in names):
                 return TENSOR
@@ -157,6 +159,28 @@ class _Inference(_MemoizedWalk):
         if t is cst.For:
             return self._iterated(expr.iter)
         return NOT
+
+    def _tree_map(self, call: cst.Call) -> Tensorness:
+        """`jax.tree.map(f, tree, *rest)`: the trees given, with `f`'s results for leaves: a
+        lambda's body, or a framework function that returns arrays (`jnp.zeros_like`). Diffrax's
+        `saveat = jtu.tree_map(fn, saveat)` keeps `saveat.dense` a Python bool."""
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        if not positional or any(a.star for a in call.args):
+            return TENSOR
+        fn, trees = positional[0], positional[1:]
+        out = self._union(trees)
+        if isinstance(fn, cst.Lambda):
+            return out | self.of(fn.body)
+        fw = self.ctx.framework
+        if any(fw.returns_tensor(q) for q in self.ctx.qualified_names(fn)):
+            return TENSOR
+        if isinstance(fn, (cst.Name, cst.Attribute)):
+            info = _same_file_function(self.ctx, fn, self.func)
+            if info is not None:  # `jax.tree.map(init, shapes)` with `def init(s): return jnp.zeros(s)`
+                from stagelint.analysis.values import summarise_returns
+
+                return out | Tensorness(summarise_returns(self.ctx, info).definite)
+        return out
 
     def _project_call(self, call: cst.Call) -> Tensorness | None:
         """The result of calling a Keras object (a model, layer, loss or metric in a global, an

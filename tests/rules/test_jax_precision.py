@@ -259,3 +259,44 @@ def test_stg602_a_tuple_of_literals_left_as_the_default_is_a_python_value():
         drop = jax.jit(dropout)(jax.random.key(0), 0.5, jnp.ones(3))
         scaled = jax.jit(scale)(jnp.ones(3), jnp.ones(2))
     """)
+
+
+def test_stg602_a_pytree_map_keeps_the_tree_it_maps():
+    """Diffrax's `diffeqsolve`: `saveat = jtu.tree_map(fn, saveat, is_leaf=...)` returns the
+    `SaveAt` it was given (its leaves mapped), so `saveat.dense` stays the Python bool it was
+    (checked with JAX 0.10.2: `tree_map` of an object with a bool field under jit keeps the bool
+    when `fn` returns it). The result is an array where the tree's leaves are traced, or where
+    the function makes arrays (`jnp.zeros_like`, a lambda's `jnp` call, a function of the file)."""
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+        import jax.tree_util as jtu
+
+        class Options:
+            def __init__(self, dense=False):
+                self.dense = dense
+
+        def keep(x):
+            return x
+
+        def zeros(shape):
+            return jnp.zeros(shape)
+
+        @jax.jit
+        def solve(y0, shapes):
+            options = jtu.tree_map(keep, Options(dense=True))
+            if options.dense:
+                y0 = y0 * 2
+            scaled = jax.tree.map(lambda y: y * 2, y0)
+            if scaled.sum() > 0:  # STG602
+                y0 = -y0
+            made = jax.tree.map(lambda s: jnp.ones(s), (3,))
+            if made[0].sum() > 0:  # STG602
+                y0 = y0 + 1
+            filled = jax.tree.map(zeros, (2,))
+            if filled[0].sum() > 0:  # STG602
+                y0 = y0 + 2
+            return y0
+
+        out = solve(jnp.ones(3), (2,))
+    """)
