@@ -68,9 +68,9 @@ def confirm_tracer_as_python_value(candidate, project, key):
 def confirm_concrete_value(candidate, project, key):
     """STG601 for a function JAX stages: traced values only (a static argument is a Python value)."""
     fields = candidate.fields
-    # `float(x)`, `x.item()`: ConcretizationTypeError; NumPy on a tracer: TracerArrayConversionError
-    error = "TracerArrayConversionError" if fields.get("call", "").startswith(("np.", "numpy.")) \
-        else "ConcretizationTypeError"
+    # `float(x)`, `x.item()`: ConcretizationTypeError; NumPy on a tracer (`EagerOnlyCall._numpy`,
+    # by the call's qualified name): TracerArrayConversionError
+    error = fields.get("_jax_error", "ConcretizationTypeError")
     if catches(fields, JAX_TRACER_ERROR_CATCHERS[error]):
         return False  # the code catches the tracer error by name: it handles the traced case
     return bool(fields.get("_definite") or project.jax.is_traced(key, fields.get("_params", ())))

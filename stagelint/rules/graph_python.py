@@ -217,7 +217,7 @@ class EagerOnlyCall(WatchesTry, Rule):
             self.report(node, call=f"{name}(...)", value=short_code(tensor_arg),
                         error="NotImplementedError (Cannot convert a symbolic tf.Tensor to a numpy array)",
                         instead="use the TensorFlow equivalent (`tf.reduce_*`, `tf.math.*`, `tf.experimental.numpy`), or `tf.numpy_function`",
-                        **_tensor_fields(t))
+                        _jax_error="TracerArrayConversionError", **_tensor_fields(t))
 
     @classmethod
     def confirm(cls, candidate, project, module):
