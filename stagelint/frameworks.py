@@ -234,6 +234,16 @@ JAX_FUNCTION_ARGUMENTS: dict[str, tuple[tuple[int, str], ...]] = {
     "flax.nnx.fori_loop": ((2, "body_fun"),),
     "flax.nnx.scan": ((0, "f"),),
 }
+#: Staging APIs that hand the function JAX's own copy of each non-static argument: they flatten
+#: the caller's pytree to its leaves and rebuild the containers around the tracers, so a store
+#: into an argument (`batch["x"] = ...`, `acc.append(t)`) changes that copy, never the caller's
+#: object (observed with jax 0.10.2: jit, vmap, grad, checkpoint, eval_shape, scan and fori_loop
+#: bodies). Not Flax NNX's transforms (they carry module updates out) nor Equinox's filtered ones
+#: (a non-array leaf is passed as the caller's own object).
+JAX_REBUILDS_ARGUMENTS = frozenset(
+    {a for a in JAX_JIT | JAX_TRACE | JAX_GRAD if a.startswith("jax.")}
+    | {a for a in JAX_FUNCTION_ARGUMENTS if a.startswith("jax.")}
+)
 #: Flax Linen modules: `__call__`, `setup` and `@nn.compact` methods run under `init`/`apply`,
 #: which JAX programs jit (row 40).
 LINEN_MODULE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})

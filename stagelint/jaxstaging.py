@@ -31,6 +31,7 @@ from stagelint.frameworks import (
     JAX_FUNCTION_ARGUMENTS,
     JAX_GRAD,
     JAX_JIT,
+    JAX_REBUILDS_ARGUMENTS,
     JAX_TRACE,
     EQUINOX_MODULE_BASES,
     EQUINOX_STAGED_METHODS,
@@ -451,6 +452,18 @@ class JaxView:
     def static_params(self, key: Key) -> set[str]:
         e = self.entries.get(key)
         return set(e.static) if e else set()
+
+    def rebuilt_params(self, key: Key) -> frozenset[str]:
+        """Parameters through which the function receives JAX's own copy of the caller's object:
+        the non-static parameters of a function only plain JAX transforms stage
+        (`frameworks.JAX_REBUILDS_ARGUMENTS`), which rebuild each argument's containers around
+        its leaves. A store into one changes nothing the caller holds."""
+        e = self.entries.get(key)
+        if key in self.tensorflow or e is None or e.params_unknown or not e.apis or not e.apis <= JAX_REBUILDS_ARGUMENTS:
+            return frozenset()
+        f = self.project.function(key)
+        params = f.params[1:] if f.class_qualname else f.params
+        return frozenset(params) - e.static
 
     def donated_params(self, key: Key) -> set[str]:
         e = self.entries.get(key)

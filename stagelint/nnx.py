@@ -581,6 +581,12 @@ def _store_of(candidate, project, key) -> Store:
     return NnxModel.of(project).store(key, fields.get("_root"), fields.get("_root_name", ""), path, how)
 
 
+def writes_variable(candidate, project, key) -> bool:
+    """The store writes into an NNX Variable the function receives (`counter.count[...] += 1`):
+    module state, meant to outlive the call."""
+    return _store_of(candidate, project, key).kind == "variable"
+
+
 def store_carried(candidate, project, key) -> bool:
     """A store on a module or Variable the function receives (STG102, STG201 candidates) that
     JAX keeps: anything but an in-place change of a static list or dict under the Flax NNX

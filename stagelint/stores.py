@@ -1,7 +1,8 @@
 """Where traced code writes to Python state that outlives the call (shared by STG102, STG201).
 
 A write is external when its root object is not local to the call: a global or nonlocal name,
-`self`, a parameter of an entry point (the caller's object), an imported module, or a local
+`self`, a parameter of an entry point (the caller's object; under `jax.jit` and the other JAX
+transforms a copy JAX rebuilt: `JaxView.rebuilt_params`), an imported module, or a local
 name that aliases one of those (`items = self.items`). A container created inside the call
 (`acc = []`) is local, and so is everything reached from it. Writes under a first-call guard
 (`if self.v is None:`), inside `tf.init_scope()`, and stores of newly created variables or
@@ -17,6 +18,7 @@ import libcst as cst
 from stagelint.analysis.values import python_option_param
 from stagelint.context import FileContext, FunctionInfo, code_of, short_code
 from stagelint.tensors import Tensorness, tensorness, value_of
+from stagelint.trivia import inner_nodes
 
 
 @dataclass
@@ -173,6 +175,74 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
     return sites
 
 
+def read_after(ctx: FileContext, site: StoreSite) -> str:
+    """What the function does after the write with what it wrote: "returned" when a `return`
+    hands back the object it starts from, whole (`return params`, `return params, stats`: the
+    caller gets the changed object); "read" when it reads that object whole (`update(params)`)
+    or the written part or a part of it (`params["w"]` after `params["w"] = ...`), not a sibling
+    (`model.dim` after `model.hits[...] += 1`); "" when neither."""
+    written = _path(_written(site.node))
+    if written is None:
+        return ""
+    end = ctx.position(site.node)
+    after = (end.end_line, end.end_column)
+    found = ""
+    todo = list(inner_nodes(site.func.node.body))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, cst.Return) and node.value is not None and written[0] in _whole_names(node.value):
+            if (ctx.position(node).line, ctx.position(node).column) > after:
+                return "returned"
+        path = _path(node) if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)) else None
+        if path is not None and path[0] == written[0]:
+            at = ctx.position(node)
+            n = min(len(path[1]), len(written[1]))
+            if (at.line, at.column) > after and path[1][:n] == written[1][:n]:
+                found = "read"
+            todo.extend(s.slice for s in _subscripts(node))  # `x[params["i"]]`: the index is read too
+            continue
+        todo.extend(inner_nodes(node))
+    return found
+
+
+def _whole_names(value: cst.BaseExpression) -> set[str]:
+    """The names a returned value hands back whole: `params`, or the items of `(params, stats)`."""
+    if isinstance(value, cst.Name):
+        return {value.value}
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return {n for e in value.elements for n in _whole_names(e.value)}
+    return set()
+
+
+def _written(node: cst.CSTNode) -> cst.BaseExpression | None:
+    if isinstance(node, cst.Assign):
+        return node.targets[0].target
+    if isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+        return node.target
+    if isinstance(node, cst.Del):
+        return node.target
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.value  # `acc.append(x)` writes `acc`
+    return None
+
+
+def _path(expr) -> tuple[str, tuple] | None:
+    """`model.hits[...]` -> ("model", (".hits", "[...]")); None when it does not start from a name."""
+    parts = []
+    while isinstance(expr, (cst.Attribute, cst.Subscript)):
+        parts.append(f".{expr.attr.value}" if isinstance(expr, cst.Attribute) else f"[{short_code(expr.slice[0])}]"
+                     if len(expr.slice) == 1 else "[...]")
+        expr = expr.value
+    return (expr.value, tuple(reversed(parts))) if isinstance(expr, cst.Name) else None
+
+
+def _subscripts(expr):
+    while isinstance(expr, (cst.Attribute, cst.Subscript)):
+        if isinstance(expr, cst.Subscript):
+            yield from expr.slice
+        expr = expr.value
+
+
 def after_early_return_guard(ctx: FileContext, func: FunctionInfo, node: cst.CSTNode) -> bool:
     """`node` follows a first-call guard that returns early: `if self._table is not None: return`
     (or `if self.built: return`) at the top level of the function, so it runs once."""
@@ -295,6 +365,8 @@ def store_is_external(candidate, project, key) -> bool:
     if key not in project.unguarded:
         return False
     root = candidate.fields.get("_root")
+    if root == "param" and candidate.fields.get("_root_name", "") in project.jax.rebuilt_params(key):
+        return False  # JAX's copy, rebuilt from the caller's leaves (STG102 asks whether it is lost)
     if root in ("param", "closure") and project.entries.get(key) not in ("decorator", "wrapper"):
         # a helper's parameter, or a nested helper's enclosing variable: the object belongs to
         # the code that calls it, traced with it (RetinaNet's `_update_decoded_results` updating
@@ -325,7 +397,7 @@ def _passed_from_outside(project, key, param: str, _depth: int = 0) -> bool:
         root = getattr(arg, "root", "")
         if root in _OUTSIDE:
             return True
-        if root == "param" and arg.param:
+        if root == "param" and arg.param and arg.param not in project.jax.rebuilt_params(caller):
             if project.entries.get(caller) in ("decorator", "wrapper") or _passed_from_outside(
                     project, caller, arg.param, _depth + 1):
                 return True

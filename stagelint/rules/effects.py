@@ -14,11 +14,11 @@ from stagelint.frameworks import (
 )
 from stagelint.fix import tensorflow_alias
 from stagelint.jaxrules import writes_into_ref
-from stagelint.nnx import static_container, store_carried, store_fields
+from stagelint.nnx import static_container, store_carried, store_fields, writes_variable
 from stagelint.rules.base import Rule
 from stagelint.rules.graph_python import _type_dispatch
 from stagelint.rules.retracing import _is_test_module
-from stagelint.stores import store_is_external, store_sites, stored_tensor
+from stagelint.stores import read_after, store_is_external, store_sites, stored_tensor
 from stagelint.analysis.values import FILE_METHODS
 from stagelint.analysis.values import FILE, formatted_tensorness, kind_of, python_number
 from stagelint.tensors import Tensorness, tensorness
@@ -444,7 +444,11 @@ class ExternalStateMutation(Rule):
     under plain `jax.jit`, unless the object holds that Variable under two names (`self.b = self.a`:
     no update comes out). Under `nnx.jit`, a static list or dict of a module changed in place
     (`model.history.append(x)`) is flagged: it changes once, at trace time; a Python attribute
-    changed on every call (`model.steps += 1`) is STG501.
+    changed on every call (`model.steps += 1`) is STG501. `jax.jit`, `vmap`, `grad` and the bodies
+    of `lax` control flow pass each non-static argument as JAX's own copy, rebuilt around the
+    tracers: a store into it is flagged only when it was meant for the caller, who never sees it
+    (the function neither returns the object nor reads what it wrote again, or what it wrote is
+    an NNX Variable: `counter.count[...] += 1`); `params["w"] = ...; return params` is fine.
 
     ## Why is this bad?
     The change happens while tracing. Calls that reuse the trace skip it, so a list that should
@@ -603,12 +607,14 @@ class ExternalStateMutation(Rule):
         for site in store_sites(self.ctx):
             if writes_into_ref(self.ctx, site):
                 continue  # a `jax.Ref` updated in place: state JAX keeps
-            if site.tensor.definite:
-                continue  # STG201
+            if site.tensor.definite and site.root_kind != "param":
+                continue  # STG201 (an argument's may be JAX's copy: no leak, a lost update)
             if _marker(site.node) or _records_its_argument(self.ctx, site) or self._functional_pop(site.node):
                 continue
+            read = {"_read_after": read_after(self.ctx, site), "_definite": site.tensor.definite} \
+                if site.root_kind == "param" else {}
             self.report(site.node, action=site.action, place=site.place, _root=site.root_kind,
-                        _root_name=site.root, _params=sorted(site.tensor.params),
+                        _root_name=site.root, _params=sorted(site.tensor.params), **read,
                         _calls=sorted(list(c) for c in site.tensor.calls), function=site.func,
                         **store_fields(self.ctx, site))
 
@@ -629,9 +635,28 @@ class ExternalStateMutation(Rule):
         if root == "param" and project.jax.framework_of(key) == "jax" and candidate.fields.get("action", "").endswith("(...)`") \
                 and not static_container(candidate, project, key):
             return False  # `state.pop("params")`: jit passes pytrees rebuilt from their leaves (a FrozenDict's `pop` is functional)
+        if _lost_update(candidate, project, key):
+            return True  # (tensor or not: STG201 has no leak to report, JAX's copy dies with the trace)
+        if candidate.fields.get("_definite"):
+            return False  # STG201
         if not store_is_external(candidate, project, key):
             return False
         return not stored_tensor(candidate, project, key)  # a tensor: STG201
+
+
+def _lost_update(candidate, project, key) -> bool:
+    """A write into JAX's copy of an argument (`jaxstaging.JaxView.rebuilt_params`) meant for the
+    caller, who never sees it under `jax.jit`: the function neither returns the object nor reads
+    what it wrote again, or what it wrote is module state (an NNX Variable: row 41's
+    `counter.count[...] += 1`, hijax.ipynb's `has_shared.a[...] = 5`). Returned (rlax's
+    `params_["online"] = ...; return params_`) or read back (`batch["x"] = batch["x"] / 255`
+    before the model reads it), the write serves the call itself."""
+    fields = candidate.fields
+    if key not in project.unguarded or fields.get("_root") != "param" \
+            or fields.get("_root_name", "") not in project.jax.rebuilt_params(key):
+        return False
+    read = fields.get("_read_after", "returned")
+    return not read or (read == "read" and writes_variable(candidate, project, key))
 
 
 def _warns(node: cst.Call) -> bool:

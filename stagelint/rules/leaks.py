@@ -30,6 +30,9 @@ class LeakedTensor(Rule):
     `jax.grad`, `jax.vmap` and `lax.scan` without `jit`. Not Flax NNX state: a store into a
     module or Variable passed to `nnx.jit` (carried out of the trace), nor into a hijax Variable
     (`nnx.var_defaults(hijax=True)`, `hijax=True`) under plain `jax.jit`, whose update propagates.
+    Nor a store into an argument of a function `jax.jit`, `vmap`, `grad` or a `lax` body stages
+    (`metrics["mean"] = jnp.mean(y)`): JAX passes its own copy of the caller's pytree, which dies
+    with the trace (STG102 when the store was meant for the caller).
 
     ## Why is this bad?
     Inside a `tf.function` tensors are symbolic graph tensors. Stored outside, the value is a

@@ -559,3 +559,90 @@ def test_stg102_not_for_container_methods_on_arguments_jit_rebuilds():
             other, params = state.pop("params")
             return other, jax.tree_util.tree_map(lambda p, g: p - g, params, grads)
     """)
+
+
+def test_stores_into_arguments_of_jax_transforms_change_jax_s_copy_not_the_caller_s():
+    """`jax.jit`, `vmap`, `grad` and the bodies of `lax` control flow rebuild every non-static
+    argument's containers around its leaves (checked with JAX 0.10.2: the caller's dict and list
+    stay as they were, the copy is what the function returns), so a store into one is neither
+    a leaked tracer (STG201) nor a mutation of outside state (STG102): rlax's `params_["online"]
+    = ...` in a jitted update that returns `params_`. Also through a helper the jitted function
+    hands its argument to."""
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+        from jax import lax
+
+        def normalise(batch):
+            batch["image"] = batch["image"] / 255.0
+
+        @jax.jit
+        def update(params, batch, lr):
+            normalise(batch)
+            params["online"] = params["online"] - lr * jnp.mean(batch["image"])
+            params["steps"] += 1
+            params["history"].append(lr)
+            return params
+
+        def loss(params, x):
+            params["w"] = params["w"] * 2.0
+            return jnp.sum(params["w"] * x)
+
+        grads = jax.grad(loss)({"w": jnp.ones(3)}, jnp.ones(3))
+        batched = jax.vmap(loss, in_axes=(None, 0))({"w": jnp.ones(3)}, jnp.ones((2, 3)))
+
+        def body(carry, x):
+            carry["total"] = carry["total"] + x
+            return carry, x
+
+        final, _ = lax.scan(body, {"total": jnp.zeros(())}, jnp.arange(3.0))
+    """)
+
+
+def test_stores_that_reach_the_caller_s_objects_under_jax_are_still_flagged():
+    """The twins: a store into JAX's copy that the function never reads again was meant for the
+    caller, who never sees it (hijax.ipynb's `has_shared.a[...] = 5`: "updates don't
+    propagate"); a static argument is the caller's own object (stored into only while tracing);
+    a global or an enclosing list outlives the call; `eqx.filter_jit` passes a non-array leaf as
+    the caller's object (its attribute set at trace time stays set); and `tf.function` refuses to
+    let its function modify a Python argument."""
+    assert_marked("""
+        import functools
+        import equinox as eqx
+        import jax
+        import tensorflow as tf
+
+        seen = []
+
+        class Options:
+            calls = 0
+
+        @jax.jit
+        def set_rate(state, rate):
+            state["rate"] = rate * 0.5  # STG102
+
+        @functools.partial(jax.jit, static_argnames="options")
+        def step(x, options):
+            options.calls += 1  # STG102
+            seen.append(x)  # STG201
+            return x * 2
+
+        def run(xs):
+            totals = []
+
+            def body(carry, x):
+                totals.append(x)  # STG201
+                return carry + x, x
+
+            return jax.lax.scan(body, 0.0, xs)
+
+        @eqx.filter_jit
+        def filtered(x, state):
+            state["handle"].opened = True  # STG102
+            return x + 1
+
+        @tf.function
+        def tf_step(state, x):
+            state["total"] = state["total"] + x  # STG102
+            return state
+    """)
