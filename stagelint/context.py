@@ -30,6 +30,7 @@ from stagelint.frameworks import size_argument
 from stagelint.trivia import TRIVIA as _TRIVIA, inner_nodes
 from stagelint.frameworks import (
     BUILDING_METHODS,
+    PYTHON_OPTION_TYPES,
     CONFIG_KEYWORDS,
     CONVERSION_OPS,
     LIST_TAKING_OPS,
@@ -528,7 +529,9 @@ class FileContext:
             class_qualname=cls.qualname if is_method else None,
             params=params,
             literal_default_params={n for n, d in defaults.items() if _is_literal_default(d)},
-            python_default_params={n for n, d in defaults.items() if _is_python_option(d)},
+            python_default_params={n for n, d in defaults.items() if _is_python_option(d)}
+            | {p.name.value for p in all_params if p.annotation is not None
+               and self._python_option_type(p.annotation.annotation)},
             decorators=sorted(decorator_names),
             input_signature=signature,
             autograph=autograph,
@@ -654,13 +657,17 @@ class FileContext:
             return self.classes[-1]
         return None
 
-    def first_call_guard(self, test: cst.BaseExpression) -> str | None:
+    def first_call_guard(self, test: cst.BaseExpression, _depth: int = 0) -> str | None:
         """"body" if `test` guards the if-body as run-once creation (`if self.v is None:`,
-        `if not self.built:`, `if not hasattr(self, "v"):`), "orelse" for the inverse. What is
-        tested must be state that outlives the call: `if not <parameter>:` or `if x is None:` on
-        a local decides per call, so it guards nothing."""
+        `if not self.built:`, `if not hasattr(self, "v"):`, or a method of the class that returns
+        such a test: `if self._needs_init():` with `return not self._receivers`), "orelse" for
+        the inverse. What is tested must be state that outlives the call: `if not <parameter>:`
+        or `if x is None:` on a local decides per call, so it guards nothing."""
         if self._per_call(test):
             return None
+        if isinstance(test, cst.Call) and _depth < 2:
+            returned = self._returned_by_own_method(test)
+            return self.first_call_guard(returned, _depth + 1) if returned is not None else None
         if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
             comp = test.comparisons[0]
             if isinstance(comp.comparator, cst.Name) and comp.comparator.value == "None":
@@ -677,6 +684,26 @@ class FileContext:
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
             if self.first_call_guard(test.left) == "body" or self.first_call_guard(test.right) == "body":
                 return "body"
+        return None
+
+    def _returned_by_own_method(self, call: cst.Call) -> cst.BaseExpression | None:
+        """`self._needs_init()`: what the class's method of that name returns, when its body is
+        one `return` (after a docstring)."""
+        func = self.function
+        if call.args or not isinstance(call.func, cst.Attribute) or func is None or func.self_name is None \
+                or not isinstance(call.func.value, cst.Name) or call.func.value.value != func.self_name:
+            return None
+        cls = self.class_node_of(func)
+        body = cls.body.body if cls is not None and isinstance(cls.body, cst.IndentedBlock) else ()
+        for stmt in body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == call.func.attr.value \
+                    and isinstance(stmt.body, cst.IndentedBlock):
+                lines = [s for s in stmt.body.body if not (
+                    isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and isinstance(s.body[0], cst.Expr)
+                    and isinstance(s.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))]
+                if len(lines) == 1 and isinstance(lines[0], cst.SimpleStatementLine) and len(lines[0].body) == 1 \
+                        and isinstance(lines[0].body[0], cst.Return) and lines[0].body[0].value is not None:
+                    return lines[0].body[0].value
         return None
 
     def _per_call(self, test: cst.BaseExpression) -> bool:
@@ -730,6 +757,17 @@ class FileContext:
             if isinstance(expr, cst.Call) and self.resolves_to(expr.func, self.framework.lifting_scopes):
                 return True
         return False
+
+    def _python_option_type(self, annotation: cst.BaseExpression) -> bool:
+        """`dtype: tf.DType`, `name: str`, `Optional[str]`, `str | None`: a Python option."""
+        if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+            sides = [annotation.left, annotation.right]
+            return all(self._python_option_type(x) or (isinstance(x, cst.Name) and x.value == "None") for x in sides)
+        if isinstance(annotation, cst.Subscript) and len(annotation.slice) == 1 \
+                and self.qualified_names(annotation.value) & {"typing.Optional"} \
+                and isinstance(annotation.slice[0].slice, cst.Index):
+            return self._python_option_type(annotation.slice[0].slice.value)
+        return bool(self.qualified_names(annotation) & PYTHON_OPTION_TYPES)
 
     def _spec_params(self, call: cst.Call, params: list[str]) -> set[str]:
         """Parameters an `input_signature=[tf.TensorSpec(...), ...]` fixes to one tensor each (a

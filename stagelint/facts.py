@@ -132,8 +132,8 @@ class FunctionFacts:
     #: contains `yield`: calling it makes a generator
     is_generator: bool = False
     #: calls made under a condition (`if`, `while`, `x if c else y`, `a or f()`, a loop's iterable),
-    #: by "line:column": [the conditions are definitely a tensor, parameters they depend on, the
-    #: same two for the conditions that are no loop's iterable or None if all are] (STG401)
+    #: by "line:column": each condition the call runs under, as [definitely a tensor, the
+    #: parameters it depends on, whether it is a loop's iterable] (STG401)
     conditional_calls: dict[str, list] = field(default_factory=dict)
     #: returns True while tracing: "yes", or the target of the predicate it defers to (`return
     #: in_tf_function()`), or None (`context.tracing_test`)

@@ -181,11 +181,14 @@ TENSORFLOW = Framework(
         "tensorflow.autograph.", "tensorflow.compat.v1.logging.", "tensorflow.io.gfile.",
         "tensorflow.experimental.", "tensorflow.types.", "tensorflow.dtypes.", "tensorflow.nest.",
         "tensorflow.TensorShape", "tensorflow.debugging.assert_", "tensorflow.random.set_seed",
-        "tensorflow.python.util.nest.",
+        "tensorflow.python.util.nest.", "tensorflow.get_logger",  # (a Python `logging.Logger`)
     ),
     non_tensor_attributes=frozenset({
         "shape", "dtype", "name", "device", "graph", "op", "ndim", "get_shape", "numpy",
         "value_index", "trainable", "__class__", "_fields",
+        # Python ints of composite tensors and specs (`RaggedTensor.ragged_rank`, a GraphTensor's
+        # `rank`); a tf.Tensor has no `rank` attribute (`tf.rank(x)` is the op)
+        "rank", "ragged_rank",
     }),
     variable_types=frozenset({"tensorflow.Variable", "tensorflow.compat.v1.Variable", "keras.Variable"}),
 )
@@ -346,7 +349,10 @@ JAX = Framework(
         "jax.tree_util.tree_structure", "jax.tree_util.register", "jax.tree_util.tree_all",
         "jax.tree_util.keystr", "jax.tree_util.all_leaves", "jax.tree_util.Partial", "jax.tree.flatten",
         "jax.tree.unflatten", "jax.tree.leaves", "jax.tree.structure", "jax.tree.all", "jax.tree.reduce",
-        "jax.tree_util.tree_reduce", "jax.config.", "jax.debug.", "jax.sharding.", "jax.experimental.mesh_utils.",
+        "jax.tree_util.tree_reduce",
+        # their old top-level aliases (gone from JAX 0.10.2, still in code written before: big_vision)
+        "jax.tree_leaves", "jax.tree_flatten", "jax.tree_unflatten", "jax.tree_structure", "jax.tree_all",
+        "jax.tree_reduce", "jax.config.", "jax.debug.", "jax.sharding.", "jax.experimental.mesh_utils.",
         "jax.dtypes.", "jax.typing.", "jax.errors.", "jax.profiler.", "jax.monitoring.", "jax.nn.initializers.",
         "jax.distributed.", "jax.stages.", "jax.export.", "flax.linen.initializers.", "flax.nnx.initializers.",
         "flax.serialization.", "flax.training.", "flax.struct.", "flax.core.", "flax.traverse_util.",
@@ -637,8 +643,19 @@ MULTI_OUTPUT_OPS = frozenset({
     # (audio, sample_rate), (output, argmax), (values, indices)...: unpacking them is plain Python
     "tensorflow.audio.decode_wav", "tensorflow.nn.max_pool_with_argmax", "tensorflow.math.unique_with_counts",
     "tensorflow.nn.fractional_max_pool", "tensorflow.nn.fractional_avg_pool", "tensorflow.math.approx_max_k",
-    "tensorflow.math.approx_min_k", "tensorflow.experimental.numpy.split",
+    "tensorflow.math.approx_min_k", "tensorflow.experimental.numpy.split", "tensorflow.linalg.normalize",
 })
+#: Annotations that make a parameter a Python option under any staging: a string, a dtype, a
+#: static shape (JAX refuses them as traced arguments; TensorFlow keys a trace on them).
+PYTHON_OPTION_TYPES = frozenset({
+    "builtins.str", "tensorflow.DType", "tensorflow.dtypes.DType", "tensorflow.TensorShape",
+    "tensorflow.python.framework.dtypes.DType", "tensorflow.python.framework.tensor_shape.TensorShape",
+})
+
+
+#: Attributes of TensorFlow's composite tensors that hold a Python tuple of tensors
+#: (`RaggedTensor.nested_row_splits`): zipping or iterating one is plain Python.
+STRUCTURE_ATTRIBUTES = frozenset({"nested_row_splits"})
 #: Ops whose first argument is a list of tensors: passing a parameter there does not make it one.
 LIST_TAKING_OPS = frozenset({
     "tensorflow.concat", "tensorflow.stack", "tensorflow.add_n", "tensorflow.math.add_n",

@@ -128,7 +128,11 @@ def jax_retrace_free(ctx, call: cst.Call) -> bool:
         return False  # a lambda, `partial(f, ...)`: a new object each time
     target = call.args[0].value
     if isinstance(target, cst.Attribute):
-        return False  # `jax.jit(obj.method)`: a new bound method each time
+        # `jax.jit(jnp.sum)`: a module's function, the same object every time; `jax.jit(obj.method)`:
+        # a new bound method each time (`from m import x` may be an object: not counted)
+        receiver = target.value
+        return isinstance(receiver, cst.Name) and bool(ctx.bindings_of(receiver)) and all(
+            isinstance(getattr(b, "node", None), cst.Import) for b in ctx.bindings_of(receiver))
     kind = ctx.binding_kind(target, ctx.function)
     if kind == "import":
         return True

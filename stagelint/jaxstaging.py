@@ -437,9 +437,14 @@ class JaxView:
         return self.modes.get(key) if key not in self.tensorflow else None
 
     def linen_method(self, key: Key) -> bool:
-        """A staged method of a Flax Linen or Equinox module (frozen: `self.x = ...` raises)."""
+        """A staged method of a Flax Linen or Equinox module (frozen: `self.x = ...` raises): one
+        the module runs (`__call__`, `setup`, `@compact`), or one of its own that staged code
+        reaches (`self.encode(x)` from `__call__`)."""
         e = self.entries.get(key)
-        return e is not None and bool({"flax.linen.Module", "equinox.Module", LINEN_EAGER} & e.apis)
+        if e is not None and {"flax.linen.Module", "equinox.Module", LINEN_EAGER} & e.apis:
+            return True
+        f = self.project.function(key) if key in self.modes and key not in self.tensorflow else None
+        return f is not None and f.class_qualname in self.frozen_modules
 
     def linen_setup(self, key: Key) -> bool:
         """A Flax Linen module's `setup` (it assigns submodules to `self` by design)."""

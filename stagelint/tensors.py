@@ -21,7 +21,11 @@ from stagelint import facts as F
 from stagelint.context import FILE_OPENERS, FileContext, FunctionInfo, is_literal
 from stagelint.fastmeta import walk
 from stagelint.trivia import TRIVIA
-from stagelint.frameworks import CONTAINER_METHODS
+from stagelint.frameworks import CONTAINER_METHODS, STRUCTURE_ATTRIBUTES
+
+
+#: String literals: `"labels"`, `"a" "b"`, `f"{name}_mask"`.
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,11 @@ class _Inference(_MemoizedWalk):
         if t is cst.Comparison:
             if all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in expr.comparisons):
                 return NOT  # `x is not None`: an identity test, Python even on a tensor
+            if len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, (cst.In, cst.NotIn)) \
+                    and isinstance(expr.left, _STRINGS):
+                # `"labels" in batch`: a key of a dict of arrays (an array holds no strings: JAX
+                # raises TypeError, not a tracer error), a Python bool under jit and tf.function
+                return NOT
             return self._union([expr.left, *(c.comparator for c in expr.comparisons)])
         if t is cst.Subscript:
             return self.of(expr.value)
@@ -459,6 +468,12 @@ class _Values(_MemoizedWalk):
         ):
             # `[first] + rest`: a list (of tensors, maybe)
             return Value("tuple" if isinstance(expr.left, cst.Tuple) or isinstance(expr.right, cst.Tuple) else "list")
+        if t is cst.Subscript and any(isinstance(e.slice, cst.Slice) for e in expr.slice):
+            inner = self.of(expr.value)
+            if inner.what in ("list", "tuple", "str"):
+                return Value(inner.what)  # `tf.unstack(shape)[1:]`: a slice of a list is a list
+        if t is cst.Attribute and expr.attr.value in STRUCTURE_ATTRIBUTES:
+            return Value("tuple")
         if tensorness(self.ctx, expr, self.func).definite:
             return Value("tensor")
         if t is cst.UnaryOperation and not isinstance(expr.operator, cst.Not):

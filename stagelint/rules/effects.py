@@ -475,7 +475,8 @@ class ExternalStateMutation(Rule):
     variable-backed deque's `.clear()`), and `x.update(...)` whose result is used (an
     optax-style optimizer, not a dict);
     writes under a first-call guard, also in a helper only a guarded call reaches (`if not
-    self.built: self.build()`) or after an early-return guard (`if self._table is not None:
+    self.built: self.build()`), behind a guard method that returns such a test (`if
+    self._needs_init():`) or after an early-return guard (`if self._table is not None:
     return`); and writes into a parameter of a Keras `call` or a helper, whose caller (usually
     traced code) owns the object, unless a staged caller passes an object that outlives it (a
     global, an attribute of its object, a `tf.function`'s own argument: `fill(cache, x)`).

@@ -326,7 +326,10 @@ class TensorAsPythonValue(WatchesTry, Rule):
     with `isinstance(x, (list, tuple))` or `tf.nest.is_nested(x)`; a parameter whose only evidence
     of being a tensor is an op argument that takes Python values as well: a list concatenated into
     it (`loop_vars=[np.int32(0)] + initial_loop_vars`), or a size, count or dimension argument
-    (`tf.nn.top_k(x, k=k)`, `dimensions_to_reduce=axis`).
+    (`tf.nn.top_k(x, k=k)`, `dimensions_to_reduce=axis`); a parameter annotated as a Python
+    option (`dtype: tf.DType`, `name: str`); the Python lists and tuples around tensors (a slice
+    of `tf.unstack(...)`, `tf.linalg.normalize`'s pair, a RaggedTensor's `nested_row_splits`)
+    and a composite's `rank`.
     In Keras methods, not flagged: Keras 2 layers (`tf_keras`), which AutoGraph converts; a
     `call` that is itself decorated with `tf.function`; code that a `tf.function` also reaches
     (AutoGraph converts it there); and layers built on `tf.keras`, which in TF 2.21 is Keras 3
@@ -337,7 +340,8 @@ class TensorAsPythonValue(WatchesTry, Rule):
     Under JAX there is no AutoGraph: every Python `if`, `while`, `assert`, `and`/`or`/`not`, `range()`
     and dict key on a traced value fails (TracerBoolConversionError), including on a jitted
     function's non-static arguments, under `jax.vmap` and in `lax` bodies; not under `jax.grad` alone
-    (concrete values), not on static arguments, shapes or `x is None`, nor on a plain Python
+    (concrete values), not on static arguments, shapes, `x is None` or a string key tested against
+    a dict of arrays (`if "labels" in batch:`), nor on a plain Python
     attribute of a Flax NNX module (`if model.dim == 4` with `self.dim = 4` in `__init__`: static
     under any jit; a Variable's value, `nnx.data(...)` and arrays are traced). Iterating a traced array
     and `len(x)` work in JAX (STG503 covers the unrolling). Nor in the body of a `try` whose handler
@@ -697,7 +701,8 @@ class DiscardedOp(Rule):
     data in `stagelint/frameworks.py`): `tf.print`, `tf.debugging.*` and the `assert_*` ops,
     `check_numerics`, `tf.summary.*`, `tf.py_function`, variable updates (`.assign*()`, method
     calls in general), random ops, and control flow such as `tf.cond`/`tf.while_loop` whose
-    branches may hold effects. Code outside staged functions runs eagerly and is not flagged.
+    branches may hold effects; and what is no op at all, such as `tf.get_logger().warning(...)`
+    (a Python logger). Code outside staged functions runs eagerly and is not flagged.
 
     ## Why is this bad?
     Graphs are non-strict: they run only the ops needed for the outputs and for stateful

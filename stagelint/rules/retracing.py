@@ -412,8 +412,10 @@ class FunctionRecreated(Rule):
 
 
     Under JAX: `jax.jit(lambda ...)`, `jax.jit(partial(f, ...))`, `jax.jit(obj.method)` and an inner
-    `@jax.jit` def made again and again; not `jax.jit(f)` of the same module-level `f` (JAX caches
-    traces by the function object), nor `jax.vmap`/`jax.grad`, which cache nothing.
+    `@jax.jit` def made again and again; not `jax.jit(f)` of the same module-level `f`, of a
+    module's function (`jax.jit(jnp.sum)`), or, in a loop, of a parameter or a name bound before
+    the loop (`jax.jit(network_fn)(g)`): JAX caches traces by the function object, the same one
+    every time; nor `jax.vmap`/`jax.grad`, which cache nothing.
 
     ## Why is this bad?
     Traces belong to the Function object: separate Function objects never share traces, even
@@ -601,6 +603,17 @@ class FunctionRecreated(Rule):
         names = ctx.qualified_names(node)
         return bool(names & (ctx.framework.staging_decorators | set(ctx.settings.staging_decorators)))
 
+    def _defined_before(self, target, loop) -> bool:
+        """`target` is a parameter or local of the current function bound only before `loop`
+        starts (`def network_fn` or `network_fn = ...` above it, or the parameter): every
+        iteration wraps the same object."""
+        ctx = self.ctx
+        if not isinstance(target, cst.Name) or ctx.binding_kind(target, ctx.function) not in ("local", "param"):
+            return False
+        nodes = [getattr(b, "node", None) for b in ctx.bindings_of(target)]
+        start = ctx.position(loop).line
+        return bool(nodes) and all(n is not None and ctx.position(n).end_line < start for n in nodes)
+
     def _record(self, node, target, kind: str) -> dict:
         ctx = self.ctx
         record = {"node": node, "target": target, "scope": ctx.function, "loop": ctx.loops[-1] if ctx.loops else None,
@@ -622,6 +635,12 @@ class FunctionRecreated(Rule):
             record = self._record(inner, inner.args[0].value, "immediate")
             if self._comprehensions:
                 record["loop"] = self._comprehensions[-1]  # `[tf.function(f)(x) for x in xs]`
+            elif record["loop"] is not None and ctx.resolves_to(inner.func, JAX_STAGING) \
+                    and self._defined_before(inner.args[0].value, record["loop"]):
+                # `jax.jit(network_fn)(g)` in a loop, `network_fn` bound before it: the same
+                # function object on every iteration, whose traces JAX keeps (row 35); made once
+                # per run of this scope, as a one-shot wrapper is
+                record["loop"] = None
             record["used"] = record["loop"] if record["loop"] is not None else "scope"
             return
         if isinstance(node.func, cst.Name):

@@ -21,7 +21,9 @@ class RecursiveFunction(Rule):
 
     Not flagged: helpers that recurse over a Python structure while tracing (`if isinstance(x,
     dict): return {k: walk(v) ...}`, `for child in children: walk(child)`, `_get_slopes(n)` on a
-    Python int): the recursion runs and ends at trace time, as it does in eager mode. Likewise a call back into the cycle made only under
+    Python int, also when the call sits under a tensor test too: `if rank == 0: return ...` then
+    `if value.uniform_row_length: return iterate(value.values, rank - 1)`): the recursion runs
+    and ends at trace time, as it does in eager mode. Likewise a call back into the cycle made only under
     a Python option flag (a parameter with a bool or string default: `if jit_compile:` ... call
     itself with `jit_compile=False` inside a jit-compiled Function): the flag decides while tracing.
     Under JAX a jitted function that calls itself is traced inline (jit within jit), so only the
@@ -168,16 +170,13 @@ class RecursiveFunction(Rule):
             if not conditions:
                 continue
             span = ctx.position(call)
-            t = tests = None  # every condition's tensorness; that of the tests that are no loop's
+            found = []  # each enclosing condition: [definite tensor, parameters, a loop's iterable]
             for test, (line, column, end_line, end_column), loop in conditions:
                 if (line, column) <= (span.line, span.column) and (span.end_line, span.end_column) <= (end_line, end_column):
                     one = tensorness(ctx, test, func)
-                    t = one if t is None else t | one
-                    if not loop:
-                        tests = one if tests is None else tests | one
-            if t is not None:
-                func.facts.conditional_calls[f"{span.line}:{span.column}"] = [
-                    t.definite, sorted(t.params), None if tests is None else [tests.definite, sorted(tests.params)]]
+                    found.append([one.definite, sorted(one.params), loop])
+            if found:
+                func.facts.conditional_calls[f"{span.line}:{span.column}"] = found
 
     @classmethod
     def _ends_badly(cls, project, cycle) -> bool:
@@ -193,23 +192,32 @@ class RecursiveFunction(Rule):
             f = project.function(key)
             for edge, callee in project.edges(key):
                 if callee == nxt:
-                    cond = f.conditional_calls.get(f"{edge.span.line}:{edge.span.column}")
-                    edges.append((key, cond))
-                    if cond is not None and not cond[0] and cond[1] and set(cond[1]) <= f.python_default_params:
+                    conds = f.conditional_calls.get(f"{edge.span.line}:{edge.span.column}")
+                    edges.append((key, conds))
+                    if conds is not None and any(not d and params and set(params) <= f.python_default_params
+                                                 for d, params, _ in conds):
                         return False  # a bool or string option decides, as in eager mode
         # A tf.function in the cycle traces once per depth, or forever. A function JAX stages
         # that calls itself while traced is traced inline (jit within jit), so there only the
         # base case decides, as below (jax-behaviour.md row 21).
         if any(project.entries.get(k) in ("decorator", "wrapper") and k not in project.jax.entries for k in cycle):
             return True
-        if edges and all(cond is None for _, cond in edges):
+        if edges and all(conds is None for _, conds in edges):
             return True
-        for key, cond in edges:
-            if cond is not None and project.jax.framework_of(key) == "jax":
-                cond = cond[2]  # JAX runs a loop in Python (over a traced array, unrolled): its tests decide
-                if cond is None:
+        for key, conds in edges:
+            if conds is None:
+                continue
+            if project.jax.framework_of(key) == "jax":
+                # JAX runs a loop in Python (over a traced array, unrolled): its tests decide
+                conds = [c for c in conds if not c[2]]
+                if not conds:
                     continue
-            if cond is not None and (cond[0] or set(cond[1]) & project.tensor_params(key)):
+            # The call runs only when every enclosing condition holds: one Python condition (a
+            # Python depth, `if rank == 0: return` before it) bounds the recursion while tracing,
+            # whatever the others test (AutoGraph traces both branches of a tensor `if`, each
+            # one level deeper).
+            tensors = project.tensor_params(key)
+            if all(d or set(params) & tensors for d, params, _ in conds):
                 return True
         return False
 
@@ -262,7 +270,8 @@ class VariableCreation(Rule):
     Flags `tf.Variable(...)`, `add_weight(...)`, `tf.random.Generator` and the construction of
     Keras layers, models, metrics and optimizers in staged code, unless they sit under a
     first-call guard: `if self.v is None:`, `if not self.built:`, `if not hasattr(self, "v"):`
-    (also when the guard is in a caller, or returns early: `if self.v is not None: return`).
+    (also when the guard is in a caller, or returns early: `if self.v is not None: return`, or
+    is a method of the class that returns such a test: `if self._needs_init():`).
 
     Not flagged: Keras layers that own no variables (`Add`, `Activation`, `Reshape`, pooling,
     `Resizing`; in Keras 2 (`tf_keras`) also `Dropout` and the other random layers, which Keras 3

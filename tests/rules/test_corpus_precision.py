@@ -143,6 +143,41 @@ def test_writes_behind_a_build_guard_or_an_early_return_run_once():
     """)
 
 
+def test_a_guard_method_that_returns_a_first_call_test_guards_as_the_test_would():
+    # tensorflow/gnn's HGT layer: `if self._need_init_nontrackables(): self._do_init_...(spec)`
+    # with `return not self._receivers` (and a docstring); the twin's guard method tests a
+    # per-call value, which guards nothing, and a method that does more than return decides
+    # nothing here.
+    assert_marked("""
+        import tensorflow as tf
+
+        class Update(tf.keras.layers.Layer):
+            def _need_init(self):
+                \"\"\"Arbitrarily test one of the attributes.\"\"\"
+                return not self._receivers
+
+            def _need_weights(self):
+                return self._projection is None
+
+            def _busy(self):
+                return self.training
+
+            def _do_init(self, spec):
+                self._receivers = list(spec)
+                self._senders = list(spec)
+
+            def call(self, graph):
+                if self._need_init():
+                    self._do_init(graph.spec)
+                if self._need_weights():
+                    with tf.init_scope():
+                        self._projection = tf.Variable(1.0)
+                if self._busy():
+                    self.calls = 1  # STG102
+                return graph * self._projection
+    """)
+
+
 def test_a_keras_call_parameter_belongs_to_its_traced_caller():
     # Model Garden decoders and MoViNet streaming layers: `cache[name] = ...`, `states[name] = x`.
     assert_marked("""

@@ -646,3 +646,108 @@ def test_stores_that_reach_the_caller_s_objects_under_jax_are_still_flagged():
             state["total"] = state["total"] + x  # STG102
             return state
     """)
+
+
+def test_a_string_key_tested_against_a_traced_argument_is_a_python_bool():
+    """`if "labels" in batch:` in a jitted step (big_vision's trainers): a membership test of a
+    string asks a dict of arrays for a key, a Python bool (checked with JAX 0.10.2; on an array
+    JAX raises TypeError, no tracer error). The twin tests a traced number against an array."""
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def loss_fn(params, batch):
+            logits = batch["image"] @ params
+            if "labels" in batch:
+                return jnp.mean((logits - batch["labels"]) ** 2)
+            masks = [batch[k] for k in ("a", "b") if f"{k}_mask" not in batch]
+            return jnp.mean(logits) + len(masks)
+
+        @jax.jit
+        def has_value(x, values):
+            if x in values:  # STG602
+                return x
+            return -x
+    """)
+
+
+def test_a_loop_over_a_pytree_s_leaves_is_structure_and_a_module_s_function_jits_once():
+    """big_vision: `for y in jax.tree_leaves(metrics):` in a pmapped function goes once per leaf
+    (the tree's structure, the same on every call), not over an array's rows (STG503); and
+    `jax.jit(jnp.sum)` in a function run again and again wraps the same module function each
+    time, which JAX traces once (row 35: checked with JAX 0.10.2, one trace for two wrappers).
+    The twins: a loop over a traced array's rows, and `jax.jit` of a bound method in a loop."""
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def check(metrics, mask, rows):
+            total = 0.0
+            for y in jax.tree_leaves(metrics):
+                total = total + jnp.sum(y * mask)
+            for i, (a, b) in enumerate(zip(jax.tree.leaves(metrics), jax.tree.leaves(rows))):
+                total = total + jnp.sum(a * b) * i
+            for row in jnp.stack([mask, mask]):  # STG503
+                total = total + jnp.sum(row)
+            return total
+
+        def sync(x):
+            return jax.jit(jnp.sum)(x)
+
+        class Model:
+            def loss(self, x):
+                return jnp.sum(x)
+
+        def run(model, xs):
+            for x in xs:
+                sync(x)
+                jax.jit(model.loss)(x)  # STG502
+    """)
+
+
+def test_linen_variable_updated_in_a_helper_method_the_call_reaches():
+    """big_vision's VQ-VAE: `__call__` runs `self.encode(x)`, which updates the module's own
+    `self.variable("state", ...)` with `.value = ...` (a mutable collection under
+    `apply(..., mutable=["state"])`, no leak). A helper method of a Linen module is as frozen
+    as `__call__`: a plain attribute stored there still raises."""
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+        import flax.linen as nn
+
+        class VQ(nn.Module):
+            def setup(self):
+                self.counts = self.variable("state", "counts", jnp.ones, (4,))
+
+            def encode(self, x):
+                self.counts.value = self.counts.value * 0.9 + jnp.sum(x)
+                self.last = x  # STG102
+                return x * 2
+
+            def __call__(self, x):
+                return self.encode(x)
+
+        @jax.jit
+        def step(variables, x):
+            return VQ().apply(variables, x, mutable=["state"])
+    """)
+
+
+def test_jit_in_a_loop_of_a_function_bound_before_the_loop_traces_once():
+    """jraph's `for name, graphs in cases: jax.jit(network_fn)(graphs)` with `network_fn` a
+    parameter: every iteration wraps the same function object, and JAX keeps its traces
+    (checked with JAX 0.10.2: one trace in three iterations, also for a lambda bound before the
+    loop; three for a lambda made in it, the twin)."""
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+
+        def check(network_fn, cases):
+            scale = lambda x: x * 2
+            for graphs in cases:
+                jax.jit(network_fn)(graphs)
+                jax.jit(scale)(graphs)
+                jax.jit(lambda x: x * 3)(graphs)  # STG502
+    """)

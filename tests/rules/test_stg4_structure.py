@@ -267,3 +267,32 @@ def test_stg401_recursion_in_a_loop_over_a_python_structure_ends_with_it():
         def run(n):
             return countdown(n)
     """)
+
+
+def test_recursion_bounded_by_a_python_depth_is_fine_whatever_else_its_call_tests():
+    """tensorflow/gnn's `ones_like_leading_dims`: `if rank == 0: return ...` ends a helper's
+    recursion on a Python depth while tracing, though the recursive call also sits under a test
+    of the (tensor) value (checked with TensorFlow 2.21: one trace, the depth-3 result). The
+    twin's every condition is a tensor: AutoGraph traces both branches forever."""
+    assert_marked("""
+        import tensorflow as tf
+
+        def iterate(value, rank):
+            if rank == 0:
+                return tf.ones_like(value)
+            if tf.reduce_sum(value) > 0:
+                return iterate(value * 2, rank - 1)
+            return iterate(value, rank - 1)
+
+        def countdown(value, n):
+            if tf.reduce_max(value) > 0:
+                if tf.reduce_sum(value) > 0:
+                    return countdown(value - 1, n - 1)  # STG401
+            return value
+
+        @tf.function
+        def step(x, n):
+            return iterate(x, 3) + countdown(x, n)
+
+        step(tf.ones(2), tf.constant(3))
+    """)

@@ -545,3 +545,43 @@ def test_autograph_off_branch_on_an_optional_static_value_is_fine():
                 return b
             return tf.where(pred, a, b)
     """)
+
+
+def test_python_values_around_tensors_in_library_code_are_not_tensors():
+    """tensorflow/gnn: a parameter annotated as a dtype (`dtype.min`, `dtype in (...)`), a slice
+    of `tf.unstack`'s list, `tf.linalg.normalize`'s (tensor, norm) pair, a RaggedTensor's
+    `nested_row_splits` tuple, a composite's `rank` (a Python int) and `tf.get_logger()`, a
+    Python logger: all plain Python under tf.function (checked with TensorFlow 2.21). The twins
+    iterate, unpack and test tensors, and discard an op's result."""
+    assert_marked("""
+        from typing import Optional
+
+        import tensorflow as tf
+
+        @tf.function
+        def typed_random_values(size, dtype: tf.dtypes.DType, name: Optional[str] = None):
+            if dtype in (tf.int64, tf.uint64):
+                return tf.cast(tf.random.uniform([size], 100, 999, tf.int64), dtype)
+            low = tf.constant(max(10, dtype.min), tf.int32)
+            return tf.cast(tf.random.uniform([size], low, 100, tf.int32), dtype)
+
+        @tf.function
+        def restore(value, shape, index_0, index_1, graph):
+            assert graph.rank == 1
+            for dim in reversed(tf.unstack(shape)[1:]):
+                value = tf.RaggedTensor.from_uniform_row_length(value, dim)
+            checks = [tf.debugging.assert_equal(a, b)
+                      for a, b in zip(index_0.nested_row_splits, index_1.nested_row_splits)]
+            normalized, _ = tf.linalg.normalize(tf.cast(shape, tf.float32))
+            if shape.shape[1:].num_elements() == 0:
+                tf.get_logger().warning("empty shape")
+            return value, checks, normalized
+
+        @tf.function
+        def twins(x):
+            for dim in reversed(tf.shape(x)[1:]):  # STG602
+                x = x + tf.cast(dim, x.dtype)
+            total, count = tf.reduce_sum(x)  # STG602
+            tf.gather(x, [0])  # STG603
+            return total + count
+    """)
