@@ -30,7 +30,6 @@ from stagelint.frameworks import size_argument
 from stagelint.trivia import TRIVIA as _TRIVIA, inner_nodes
 from stagelint.frameworks import (
     BUILDING_METHODS,
-    PYTHON_OPTION_TYPES,
     CONFIG_KEYWORDS,
     CONVERSION_OPS,
     LIST_TAKING_OPS,
@@ -42,6 +41,7 @@ from stagelint.frameworks import (
     KERAS_STEP_METHODS,
     KERAS_TRAINING_METHODS,
     PARTIAL_CALLS,
+    PYTHON_OPTION_TYPES,
     SEQUENCE_TESTS,
     TRACING_TESTS,
     VARIABLE_LIST_ATTRIBUTES,
