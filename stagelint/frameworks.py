@@ -298,6 +298,16 @@ JAX_TREE_MAPS = frozenset({
     "jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map", "jax.tree_util.tree_map_with_path",
     "jax.tree.map_with_path",
 })
+#: Factories whose result is a NamedTuple of plain functions: Haiku's `Transformed(init, apply)`
+#: and optax's `GradientTransformation(init, update)`. `net.apply` / `opt.update` is then the same
+#: object on every access and `jax.jit(net.apply)` traces once (checked with dm-haiku 0.0.17,
+#: optax and JAX 0.10.2), where a bound method is new on every access. Qualified name (or, ending
+#: in ".", prefix) -> the attributes that are such functions (empty: any).
+FUNCTION_HOLDERS = {
+    "haiku.transform": (), "haiku.transform_with_state": (), "haiku.without_apply_rng": (),
+    "haiku.without_state": (), "haiku.multi_transform": (), "haiku.multi_transform_with_state": (),
+    "optax.": ("init", "update"),
+}
 #: The errors JAX raises on a Python use of a tracer (jax._src.errors, 0.10.2), each with the
 #: `except` clauses that name it: itself and its JAX bases. Code that catches the tracer error by
 #: name expects the traced case and handles it (Haiku's `dropout`: `try: if rate < 0: raise ...

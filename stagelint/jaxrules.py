@@ -16,7 +16,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.bounds import varying_bound
-from stagelint.frameworks import JAX, JAX_TRACER_ERROR_CATCHERS
+from stagelint.frameworks import FUNCTION_HOLDERS, JAX, JAX_TRACER_ERROR_CATCHERS
 from stagelint.nnx import static_attributes
 from stagelint.rules.caught import catches
 
@@ -131,13 +131,30 @@ def jax_retrace_free(ctx, call: cst.Call) -> bool:
         # `jax.jit(jnp.sum)`: a module's function, the same object every time; `jax.jit(obj.method)`:
         # a new bound method each time (`from m import x` may be an object: not counted)
         receiver = target.value
-        return isinstance(receiver, cst.Name) and bool(ctx.bindings_of(receiver)) and all(
-            isinstance(getattr(b, "node", None), cst.Import) for b in ctx.bindings_of(receiver))
+        if not isinstance(receiver, cst.Name) or not ctx.bindings_of(receiver):
+            return False
+        nodes = [getattr(b, "node", None) for b in ctx.bindings_of(receiver)]
+        if all(isinstance(n, cst.Import) for n in nodes):
+            return True
+        # `net = hk.without_apply_rng(hk.transform(f))`: `net.apply` is a plain function it holds
+        values = [ctx.bound_values.get(id(n)) for n in nodes]
+        return all(isinstance(v, cst.Call) and _holds_functions(ctx.qualified_names(v.func), target.attr.value)
+                   for v in values)
     kind = ctx.binding_kind(target, ctx.function)
     if kind == "import":
         return True
     if kind == "global":
         return all(isinstance(getattr(b, "node", None), cst.FunctionDef) for b in ctx.bindings_of(target))
+    return False
+
+
+def _holds_functions(factories: set[str], attribute: str) -> bool:
+    """The result of a call of one of `factories` holds `attribute` as a plain function
+    (`frameworks.FUNCTION_HOLDERS`)."""
+    for name, attributes in FUNCTION_HOLDERS.items():
+        if any(q == name or (name.endswith(".") and q.startswith(name)) for q in factories):
+            if not attributes or attribute in attributes:
+                return True
     return False
 
 

@@ -413,9 +413,10 @@ class FunctionRecreated(Rule):
 
     Under JAX: `jax.jit(lambda ...)`, `jax.jit(partial(f, ...))`, `jax.jit(obj.method)` and an inner
     `@jax.jit` def made again and again; not `jax.jit(f)` of the same module-level `f`, of a
-    module's function (`jax.jit(jnp.sum)`), or, in a loop, of a parameter or a name bound before
-    the loop (`jax.jit(network_fn)(g)`): JAX caches traces by the function object, the same one
-    every time; nor `jax.vmap`/`jax.grad`, which cache nothing.
+    module's function (`jax.jit(jnp.sum)`), of a Haiku transform's `apply` or an optax
+    transformation's `update` (plain functions a NamedTuple holds), or, in a loop, of a parameter or a name bound before the
+    loop (`jax.jit(network_fn)(g)`): JAX caches traces by the function object, the same one every
+    time; nor `jax.vmap`/`jax.grad`, which cache nothing.
 
     ## Why is this bad?
     Traces belong to the Function object: separate Function objects never share traces, even

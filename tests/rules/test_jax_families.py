@@ -751,3 +751,35 @@ def test_jit_in_a_loop_of_a_function_bound_before_the_loop_traces_once():
                 jax.jit(scale)(graphs)
                 jax.jit(lambda x: x * 3)(graphs)  # STG502
     """)
+
+
+def test_jit_of_a_haiku_transformed_apply_in_a_loop_traces_once():
+    """jraph's Game of Life: `jax.jit(net.apply)(params, g)` each step, `net` from
+    `hk.without_apply_rng(hk.transform(net_fn))`: Haiku's `Transformed` holds plain functions,
+    `net.apply is net.apply`, and JAX traces once (checked with dm-haiku 0.0.17 and JAX 0.10.2:
+    one trace in three iterations); so does optax's `GradientTransformation` (`opt.update`,
+    optax's `_adding_test`; optax 0.2.8: one trace). The twin jits a bound method, new on every
+    access."""
+    assert_marked("""
+        import haiku as hk
+        import jax
+        import optax
+
+        def net_fn(x):
+            return hk.Linear(2)(x)
+
+        class Model:
+            def apply(self, params, x):
+                return x
+
+        def run(params, graphs):
+            net = hk.without_apply_rng(hk.transform(net_fn))
+            model = Model()
+            opt = optax.add_noise(0.01, 0.55, 0)
+            state = opt.init(params)
+            for g in graphs:
+                g = jax.jit(net.apply)(params, g)
+                g, state = jax.jit(opt.update)(g, state)
+                g = jax.jit(model.apply)(params, g)  # STG502
+            return g
+    """)
