@@ -124,13 +124,14 @@ def analysed(folder: Path) -> tuple[int, int, int, int]:
         run(state)
     finally:
         os.chdir(here)
-    lines = sum(len(Path(real).read_bytes().splitlines()) for real in state.modules)
     ends: dict[str, dict[int, int]] = {}  # module -> the line of a def (or lambda) -> its last line
-    nodes = 0
+    lines = nodes = 0
     for real, m in state.modules.items():
         spans = ends[m.module] = {}
+        source = Path(real).read_bytes()
+        lines += len(source.splitlines())
         try:
-            tree = ast.parse(Path(real).read_bytes())
+            tree = ast.parse(source)
         except SyntaxError:
             continue  # (its STG000 is all it has)
         for node in ast.walk(tree):

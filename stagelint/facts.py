@@ -145,6 +145,11 @@ class FunctionFacts:
     #: outside `tf.init_scope()`; "" for none (`analysis.effects.project_state_op` follows calls)
     state_op: str = ""
 
+    @property
+    def passed_params(self) -> list[str]:
+        """The parameters a caller passes values for: all but a method's `self`."""
+        return self.params[1:] if self.class_qualname else self.params
+
 
 @dataclass
 class AttrWrite:

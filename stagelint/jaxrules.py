@@ -131,9 +131,9 @@ def jax_retrace_free(ctx, call: cst.Call) -> bool:
         # `jax.jit(jnp.sum)`: a module's function, the same object every time; `jax.jit(obj.method)`:
         # a new bound method each time (`from m import x` may be an object: not counted)
         receiver = target.value
-        if not isinstance(receiver, cst.Name) or not ctx.bindings_of(receiver):
+        nodes = [getattr(b, "node", None) for b in ctx.bindings_of(receiver)] if isinstance(receiver, cst.Name) else []
+        if not nodes:
             return False
-        nodes = [getattr(b, "node", None) for b in ctx.bindings_of(receiver)]
         if all(isinstance(n, cst.Import) for n in nodes):
             return True
         # `net = hk.without_apply_rng(hk.transform(f))`: `net.apply` is a plain function it holds

@@ -466,9 +466,7 @@ class JaxView:
         e = self.entries.get(key)
         if key in self.tensorflow or e is None or e.params_unknown or not e.apis or not e.apis <= JAX_REBUILDS_ARGUMENTS:
             return frozenset()
-        f = self.project.function(key)
-        params = f.params[1:] if f.class_qualname else f.params
-        return frozenset(params) - e.static
+        return frozenset(self.project.function(key).passed_params) - e.static
 
     def donated_params(self, key: Key) -> set[str]:
         e = self.entries.get(key)
@@ -493,8 +491,7 @@ class JaxView:
         out: set[str] = set()
         entry = self.entries.get(key)
         if entry is not None and not entry.params_unknown:
-            params = f.params[1:] if f.class_qualname else f.params
-            out |= set(params) - entry.static - f.literal_default_params
+            out |= set(f.passed_params) - entry.static - f.literal_default_params
             if entry.mode != "jit":
                 out -= entry.unmapped
         for module, site in project.call_sites.get(key, ()):

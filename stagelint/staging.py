@@ -678,8 +678,7 @@ class Project:
             out |= {p for p in f.params[1:] if p not in f.literal_default_params}
         if keras_inputs and key in self.dataset_bound:
             # a dataset's elements (tensors, or tuples and dicts of them), bar what `partial` fixes
-            params = f.params[1:] if f.class_qualname else f.params
-            out |= {p for p in params if p not in f.literal_default_params} - self.dataset_bound[key]
+            out |= {p for p in f.passed_params if p not in f.literal_default_params} - self.dataset_bound[key]
         for _, site in self.call_sites.get(key, ()):
             # `self.m(x)` passes self implicitly; `Class.m(obj, x)` and plain calls do not.
             shift = self.shift(site, key)

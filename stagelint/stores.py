@@ -33,8 +33,14 @@ class StoreSite:
     #: "global", "closure", "self", "param", "import"
     root_kind: str
     tensor: Tensorness
-    #: the name the written object is reached from (`acc` in `acc.append(x)`)
-    root: str = ""
+    #: what is written: the store's target, or the container a method changes (`acc` in
+    #: `acc.append(x)`)
+    target: cst.BaseExpression
+
+    @property
+    def root(self) -> str:
+        """The name the written object is reached from (`acc` in `acc.append(x)`)."""
+        return root_name(self.target)
 
 
 def _root(expr: cst.BaseExpression) -> cst.Name | None:
@@ -150,7 +156,7 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
             for a in args:
                 t = t | tensorness(ctx, a, func)
             sites.append(StoreSite(func, node, f"`{short_code(target)}`", f"`{short_code(target)}.{method}(...)`",
-                                   None, rk, t, root_name(target)))
+                                   None, rk, t, target))
             continue
         if isinstance(target, cst.Name):
             rk = "global" if func.declared.get(target.value) == "global" else "closure"
@@ -170,7 +176,7 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
             continue
         action = f"`del {short_code(target)}`" if value is None else f"`{short_code(target)} {_op(node)} ...`"
         t = tensorness(ctx, value, func) if value is not None else Tensorness()
-        sites.append(StoreSite(func, node, place, action, value, rk, t, root_name(target)))
+        sites.append(StoreSite(func, node, place, action, value, rk, t, target))
     ctx._store_sites = sites
     return sites
 
@@ -181,7 +187,7 @@ def read_after(ctx: FileContext, site: StoreSite) -> str:
     caller gets the changed object); "read" when it reads that object whole (`update(params)`)
     or the written part or a part of it (`params["w"]` after `params["w"] = ...`), not a sibling
     (`model.dim` after `model.hits[...] += 1`); "" when neither."""
-    written = _path(_written(site.node))
+    written = _path(site.target)
     if written is None:
         return ""
     end = ctx.position(site.node)
@@ -212,18 +218,6 @@ def _whole_names(value: cst.BaseExpression) -> set[str]:
     if isinstance(value, (cst.Tuple, cst.List)):
         return {n for e in value.elements for n in _whole_names(e.value)}
     return set()
-
-
-def _written(node: cst.CSTNode) -> cst.BaseExpression | None:
-    if isinstance(node, cst.Assign):
-        return node.targets[0].target
-    if isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-        return node.target
-    if isinstance(node, cst.Del):
-        return node.target
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-        return node.func.value  # `acc.append(x)` writes `acc`
-    return None
 
 
 def _path(expr) -> tuple[str, tuple] | None:

@@ -55,6 +55,11 @@ class WatchesTry:
         super().__init__(ctx)
         self.caught = CaughtErrors(ctx)
 
+    def caught_fields(self, node: cst.CSTNode) -> dict:
+        """The candidate field `catches` reads: the exceptions caught around `node`, if any."""
+        caught = self.caught.around(node)
+        return {"_caught": caught} if caught else {}
+
     def visit_Try(self, node: cst.Try) -> None:
         self.caught.enter(node)
 

@@ -6,6 +6,7 @@ import libcst as cst
 
 from stagelint.context import short_code
 from stagelint.frameworks import (
+    JAX,
     LOGGER_FACTORIES,
     LOGGER_METHODS,
     LOGGING_NON_IO,
@@ -605,15 +606,18 @@ class ExternalStateMutation(Rule):
                 and isinstance(node.args[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
     def finish(self) -> None:
+        # An argument may be JAX's copy of the caller's object (`JaxView.rebuilt_params`) only
+        # where JAX can stage code: elsewhere the walk after each store is not needed.
+        jax_reach = JAX.name not in getattr(self.ctx, "absent", ())
         for site in store_sites(self.ctx):
             if writes_into_ref(self.ctx, site):
                 continue  # a `jax.Ref` updated in place: state JAX keeps
-            if site.tensor.definite and site.root_kind != "param":
+            maybe_copy = jax_reach and site.root_kind == "param"
+            if site.tensor.definite and not maybe_copy:
                 continue  # STG201 (an argument's may be JAX's copy: no leak, a lost update)
             if _marker(site.node) or _records_its_argument(self.ctx, site) or self._functional_pop(site.node):
                 continue
-            read = {"_read_after": read_after(self.ctx, site), "_definite": site.tensor.definite} \
-                if site.root_kind == "param" else {}
+            read = {"_read_after": read_after(self.ctx, site), "_definite": site.tensor.definite} if maybe_copy else {}
             self.report(site.node, action=site.action, place=site.place, _root=site.root_kind,
                         _root_name=site.root, _params=sorted(site.tensor.params), **read,
                         _calls=sorted(list(c) for c in site.tensor.calls), function=site.func,

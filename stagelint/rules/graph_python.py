@@ -143,8 +143,7 @@ class EagerOnlyCall(WatchesTry, Rule):
         self._dispatching: list[bool] = []
 
     def report(self, node, **fields) -> None:
-        caught = self.caught.around(node)
-        super().report(node, **fields, **({"_caught": caught} if caught else {}))
+        super().report(node, **fields, **self.caught_fields(node))
 
     def visit_If(self, node: cst.If) -> None:
         flag = _type_dispatch(self.ctx, node.test)
@@ -503,11 +502,9 @@ class TensorAsPythonValue(WatchesTry, Rule):
         return self.ctx.function is not None and self.ctx.in_staged_context
 
     def _check(self, node, expr, what: str, error: str, instead: str, **extra) -> None:
-        caught = self.caught.around(node)
-        if caught:
-            extra["_caught"] = caught
-        self.checks.append((node, expr, self.ctx.function,
-                            dict(what=what, value=short_code(expr), error=error, instead=instead, **extra)))
+        # (the `try` statements around `node` are known now, during the walk; the check is decided in `finish`)
+        self.checks.append((node, expr, self.ctx.function, dict(what=what, value=short_code(expr), error=error,
+                                                                instead=instead, **extra, **self.caught_fields(node))))
 
     def visit_Assert(self, node: cst.Assert) -> None:
         if self._staged():
