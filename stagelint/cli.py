@@ -50,8 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--extend-select", type=_codes, action="append", metavar="CODES",
                        help="codes or prefixes to report in addition to the selected ones")
     check.add_argument("--ignore", type=_codes, action="append", help="comma list of codes or prefixes to leave out")
-    check.add_argument("--output-format", choices=("full", "concise", "json", "sarif", "github"), default="full",
-                       help="full (default), concise (one line each), json, sarif (SARIF 2.1.0), github (workflow annotations)")
+    check.add_argument("--output-format", choices=("full", "concise", "json", "sarif", "github", "gitlab", "junit"),
+                       default="full",
+                       help="full (default), concise (one line each), json, sarif (SARIF 2.1.0), github (workflow "
+                            "annotations), gitlab (GitLab Code Quality), junit (JUnit XML)")
     check.add_argument("--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
     check.add_argument("--stdin-filename", metavar="PATH",
                        help='with "-": the path the source on stdin stands for (its settings and package apply)')

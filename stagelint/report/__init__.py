@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stagelint.report import concise, full, github, json_format, sarif
+from stagelint.report import concise, full, github, gitlab, json_format, junit, sarif
 
 FORMATS = {
     "full": full.render,
@@ -10,4 +10,6 @@ FORMATS = {
     "json": json_format.render,
     "sarif": sarif.render,
     "github": github.render,
+    "gitlab": gitlab.render,
+    "junit": junit.render,
 }

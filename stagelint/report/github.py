@@ -1,9 +1,12 @@
-"""GitHub Actions workflow commands: one `::error` annotation per finding, shown on the diff of a pull request and in the run's summary, with no
-upload step. In a notebook the annotation sits on the line of the `.ipynb` file that holds the
-source line, and its title names the cell (`STG101 name (cell 4:3:5)`). A path that could
-not be checked is one `::error` annotation too."""
+"""GitHub Actions workflow commands: one annotation per finding, shown on the diff of a pull
+request and in the run's summary, with no upload step: `::error` or `::warning` after the
+rule's severity (`Rule.severity`, the level SARIF gives it too). In a notebook the annotation
+sits on the line of the `.ipynb` file that holds the source line, and its title names the cell
+(`STG101 name (cell 4:3:5)`). A path that could not be checked is one `::error` annotation."""
 
 from __future__ import annotations
+
+from stagelint.rules.base import severity
 
 
 def _data(text: str) -> str:
@@ -16,11 +19,11 @@ def _prop(text: str) -> str:
 
 
 def line_for(f, cache: dict | None = None) -> str:
-    from stagelint.report.sarif import _notebook_line
+    from stagelint.report.sarif import notebook_line
 
     title = f"{f.code} {f.name}"
     if f.cell is not None:
-        line = _notebook_line(f, cache if cache is not None else {})
+        line = notebook_line(f, cache if cache is not None else {})
         props = [f"file={_prop(f.path)}", f"line={line}", f"title={_prop(f'{title} (cell {f.cell}:{f.line}:{f.column})')}"]
     else:
         props = [
@@ -31,7 +34,7 @@ def line_for(f, cache: dict | None = None) -> str:
             f"endColumn={f.end_column}",
             f"title={_prop(title)}",
         ]
-    return f"::error {','.join(props)}::{_data(f.message)}"
+    return f"::{severity(f.code)} {','.join(props)}::{_data(f.message)}"
 
 
 def render(result, out) -> None:

@@ -29,13 +29,7 @@ import hashlib
 import json
 from pathlib import Path
 
-#: Rules whose findings cost time rather than change results: SARIF level "warning".
-WARNING_RULES = frozenset({"STG501", "STG502", "STG503", "STG505", "STG603", "STG902"})
-
-
-def level(code: str) -> str:
-    return "warning" if code in WARNING_RULES else "error"
-
+from stagelint.rules.base import severity as level
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
@@ -109,7 +103,7 @@ def _fix(finding) -> dict:
     }
 
 
-def _fingerprint(f, lines: list[str], seen: dict) -> str:
+def fingerprint(f, lines: list[str], seen: dict) -> str:
     """Stable across line shifts: the rule, the function and the source line's words."""
     text = " ".join(lines[f.line - 1].split()) if 1 <= f.line <= len(lines) else ""
     key = (f.path, f.code, f.function or "", text)
@@ -118,7 +112,7 @@ def _fingerprint(f, lines: list[str], seen: dict) -> str:
     return f"{hashlib.sha256(data).hexdigest()[:32]}:{n}"
 
 
-def _notebook_line(f, cache: dict) -> int:
+def notebook_line(f, cache: dict) -> int:
     from stagelint.notebooks import json_line
 
     key = ("json", f.path)
@@ -149,7 +143,7 @@ def build(result) -> dict:
         if f.entry_point or f.function:
             properties = {"function": f.function, "entryPoint": f.entry_point}
         if f.cell is not None:
-            region = {"startLine": _notebook_line(f, lines)}
+            region = {"startLine": notebook_line(f, lines)}
             properties.update(cell=f.cell, cellLine=f.line, cellColumn=f.column)
             message += f" (notebook cell {f.cell}, line {f.line}, column {f.column})"
         res = {
@@ -162,7 +156,7 @@ def build(result) -> dict:
                     "region": region,
                 },
             }],
-            "partialFingerprints": {"stagelint/v1": _fingerprint(f, _lines(f.path, lines, f.cell), seen)},
+            "partialFingerprints": {"stagelint/v1": fingerprint(f, _lines(f.path, lines, f.cell), seen)},
         }
         if f.code in index:
             res["ruleIndex"] = index[f.code]

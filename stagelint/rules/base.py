@@ -42,6 +42,10 @@ class Rule:
     #: Runtime-only rules (STG9xx) are documented here but reported by `stagelint run`.
     runtime_only: ClassVar[bool] = False
     fixable: ClassVar[bool] = False
+    #: "error" where staged code computes or does something else than it says, "warning" where
+    #: it only costs time (retracing, unrolled loops, a pruned op). The one source of every
+    #: report's level: SARIF, GitHub annotations, GitLab Code Quality, JUnit.
+    severity: ClassVar[str] = "error"
     #: Report even outside staged code (STG000 syntax errors).
     always: ClassVar[bool] = False
     #: The optional framework (`frameworks.OPTIONAL_FRAMEWORKS`, by name) whose staging alone can
@@ -155,6 +159,12 @@ def all_rules() -> list[type[Rule]]:
     import stagelint.rules  # noqa: F401
 
     return [REGISTRY[c] for c in sorted(REGISTRY)]
+
+
+def severity(code: str) -> str:
+    """The rule's `severity` ("error" or "warning"); "error" for a code no rule has."""
+    rule = get_rule(code)
+    return rule.severity if rule is not None else "error"
 
 
 def get_rule(code: str) -> type[Rule] | None:

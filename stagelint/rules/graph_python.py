@@ -726,6 +726,7 @@ class DiscardedOp(Rule):
     """
 
     code = "STG603"
+    severity = "warning"
     name = "discarded-op"
     message = "the result of `{call}` is unused, so {func}'s graph prunes the op and it never runs (nor raises, unlike eager mode); use the result, or use a `tf.debugging` check if it was meant as one"
     valid = (

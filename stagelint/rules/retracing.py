@@ -86,6 +86,7 @@ class PythonScalarArgument(Rule):
     """
 
     code = "STG501"
+    severity = "warning"
     name = "python-scalar-argument"
     message = "this call passes the Python number `{value}` for `{param}` of {func} ({reason}): each new value traces the function again; pass a tensor (`tf.constant({value})`) or give it an `input_signature`"
     jax_message = "{jax_what}: each new value traces and compiles {func} again; {jax_instead}"
@@ -449,6 +450,7 @@ class FunctionRecreated(Rule):
     """
 
     code = "STG502"
+    severity = "warning"
     name = "function-recreated"
     message = "{what} makes a new Function for {func} each time {where} runs, and a new Function never reuses traces: every call traces again; create it once, outside, and reuse it"
     jax_message = "{what} makes a new jitted function for {func} each time {where} runs, and JAX caches traces per function object: every call traces and compiles again; jit it once, outside, and reuse it"
@@ -848,6 +850,7 @@ class PythonLoopUnrolled(Rule):
     """
 
     code = "STG503"
+    severity = "warning"
     name = "python-loop-unrolled"
     message = "this Python `for` over `{iter}` runs while {func} is traced, so it is unrolled into the graph ({detail}): the graph grows with every iteration and a new {length} traces again; {instead}"
     jax_message = "this Python `for` over `{iter}` runs while {func} is traced by JAX, so it is unrolled ({detail}): the program and its compile time grow with every iteration; use `lax.fori_loop` / `lax.scan`"

@@ -147,6 +147,7 @@ class ExcessiveRetracing(Rule):
     """
 
     code = "STG902"
+    severity = "warning"
     name = "excessive-retracing"
     runtime_only = True
     message = "{func} traced {traces} times in {calls} calls: {evidence}"
