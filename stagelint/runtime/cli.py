@@ -97,7 +97,7 @@ def _finish(args: arguments.RunArguments, children, workdir) -> int:
     if not graph.started and not eager.started:
         status = statuses["graph"]
         how = f"exit code {status.returncode}" if status.status == "exited" else status.describe()
-        why = _error_line(executor.output_tail(status, 40))
+        why = executor.error_line(executor.output_tail(status, 40))
         print(f"stagelint run: pytest did not start ({how})" + (f": {why}" if why else ""), file=sys.stderr)
         return 2
     statuses["graph"].explain(graph)
@@ -142,16 +142,6 @@ def _finish(args: arguments.RunArguments, children, workdir) -> int:
             return 2
         print(f"stagelint run: HTML report written to {args.report}", file=sys.stderr)
     return report.exit_code()
-
-
-def _error_line(output: str) -> str:
-    """The line of a run's output that names why pytest could not start (a usage error, a conftest
-    that fails to import), without pytest's `E   ` prefix."""
-    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
-    named = [ln for ln in lines if re.search(r"\berror\b", ln, re.IGNORECASE)
-             or re.match(r"^(E\s+)?[\w.]*(Error|Exception)\b", ln)]
-    line = (named or lines or [""])[-1]
-    return re.sub(r"^E\s+", "", line)
 
 
 def _settings_codes() -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -10,6 +10,7 @@ are JSON lines flushed per event, so whatever a child wrote before it hung or cr
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -54,6 +55,11 @@ class RunStatus:
             nodeid, line = next(iter(errors.items()))
             what = f"{nodeid} failed to import" if "::" not in nodeid else f"could not collect {nodeid}"
             self.detail = f"{what}: {line}" if line else what
+        elif self.status == "error" and self.returncode == 3:
+            # An internal error (a configuration warning the project turns into an error): pytest's line.
+            line = error_line(output_tail(self, 40))
+            if line:
+                self.detail = f"pytest exit code 3: {line}"
         if self.status != "ok":
             self.test = run.interrupted_test() or ""
         self.threads_left = list(run.threads_left)
@@ -332,3 +338,21 @@ def output_tail(status: RunStatus, lines: int = 15) -> str:
         return ""
     text = data.decode("utf-8", "replace").splitlines()[-lines:]
     return "".join((ln if len(ln) <= TAIL_LINE else ln[:TAIL_LINE - 3] + "...") + "\n" for ln in text)
+
+
+def error_line(output: str) -> str:
+    """The line of a run's output that names why pytest could not start (a usage error, a conftest
+    or `-p` plugin that fails to import, a warning the configuration turns into an error), without
+    pytest's `E   ` prefix; with the line that says what pytest was loading, when there is one:
+    `Error while loading plugin "noisy": DeprecationWarning: noisy is deprecated`."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    # pytest's own cause line (`E   ModuleNotFoundError: ...`), else an exception's last line.
+    causes = [i for i, ln in enumerate(lines) if re.match(r"^E\s+\S", ln)] or \
+        [i for i, ln in enumerate(lines) if re.match(r"^(INTERNALERROR>\s*)?[\w.]*(Error|Exception|Warning)\b", ln)]
+    named = [i for i, ln in enumerate(lines) if re.search(r"\berror\b", ln, re.IGNORECASE)]
+    if not causes:
+        return (lines[named[-1]] if named else lines[-1]) if lines else ""
+    at = causes[-1]
+    cause = re.sub(r"^(E|INTERNALERROR>)\s+", "", lines[at])
+    loading = [i for i in range(at) if " while loading " in lines[i]]
+    return f"{lines[loading[-1]].rstrip('.:')}: {cause}" if loading else cause

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 
 MODES = ("graph", "eager")
 
@@ -29,20 +30,25 @@ def _child(workdir: str, mode: str, test_module: str, pytest_args: list[str]) ->
     os.close(out)
     import pytest
 
-    from stagelint.runtime.executor import PLUGIN, pytest_argv0
-    from stagelint.runtime.pytest_plugin import exit_now
+    from stagelint.runtime import pytest_plugin
+    from stagelint.runtime.executor import pytest_argv0
 
     os.environ["STAGELINT_RECORD"] = os.path.join(workdir, f"{mode}.jsonl")
     os.environ["STAGELINT_MODE"] = mode
-    args = ["-p", PLUGIN, "-p", "no:cacheprovider", test_module, *pytest_args]
+    args = ["-p", "no:cacheprovider", test_module, *pytest_args]
     # Tests that parse the command line (absl flags, absltest) must see what plain pytest gives them.
     sys.argv = [pytest_argv0(), test_module, *pytest_args]
     code = 3
     try:
-        code = int(pytest.main(args))
+        # The plugin is handed over as the module this process has already imported: `-p NAME`
+        # would have pytest mark it for assertion rewriting, which it cannot do once the module is
+        # imported, and warn so (an error where the project sets `filterwarnings = error`).
+        code = int(pytest.main(args, plugins=[pytest_plugin]))
+    except BaseException:  # noqa: BLE001 - pytest died before it could report: say why in the output
+        traceback.print_exc()
     finally:
         # Not sys.exit: the server's own cleanup (atexit, finally blocks above us) is not ours.
-        exit_now(code)
+        pytest_plugin.exit_now(code)
 
 
 def _write(path: str, text: str) -> None:
