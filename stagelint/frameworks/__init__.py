@@ -1,4 +1,53 @@
-"""Framework semantics as data, one module per framework (`tensorflow`); callers import the
-names from the package."""
+"""Framework semantics as data, one module per framework, each entry citing what was observed
+(../shared/spec/tf-behaviour.md, jax-behaviour.md, or a test that runs the real framework):
 
+    base        `Framework`: the questions the analysis asks of a framework
+    tensorflow  TensorFlow and Keras (`TENSORFLOW`), `tf.data`, TensorFlow ops
+    jax         JAX (`JAX`): its transformations by mode, what they rebuild, what runs as Python
+    flax        Flax Linen and NNX     equinox   Equinox
+    haiku       Haiku                  optax     optax
+    python      Python's own: I/O, random draws, the clock, container mutation
+
+The analysis asks these; a rule never spells an API itself. Callers import the names from the
+package (`from stagelint.frameworks import JAX_JIT`), which re-exports every module's.
+"""
+
+from __future__ import annotations
+
+from stagelint.frameworks.base import *  # noqa: F401,F403
+from stagelint.frameworks.base import Framework, combined
+from stagelint.frameworks.equinox import *  # noqa: F401,F403
+from stagelint.frameworks.flax import *  # noqa: F401,F403
+from stagelint.frameworks.haiku import HAIKU_FUNCTION_HOLDERS
+from stagelint.frameworks.jax import *  # noqa: F401,F403
+from stagelint.frameworks.jax import JAX
+from stagelint.frameworks.optax import OPTAX_FUNCTION_HOLDERS
+from stagelint.frameworks.python import *  # noqa: F401,F403
 from stagelint.frameworks.tensorflow import *  # noqa: F401,F403
+from stagelint.frameworks.tensorflow import TENSORFLOW
+
+#: Factories whose result is a NamedTuple of plain functions (Haiku's `Transformed`, optax's
+#: `GradientTransformation`): qualified name (or, ending in ".", prefix) -> those attributes.
+FUNCTION_HOLDERS = {**HAIKU_FUNCTION_HOLDERS, **OPTAX_FUNCTION_HOLDERS}
+
+#: The framework(s) stagelint knows. Rules take the framework from the analysis context.
+FRAMEWORKS = (TENSORFLOW, JAX)
+#: Those whose rules and facts a file is spared where they cannot stage anything: the screen
+#: (`screen.framework_reach`) finds, for each, the files that import it or are in one of its
+#: packages (`names_framework`), and leaves it out of every file no chain of imports links to one.
+OPTIONAL_FRAMEWORKS = tuple(fw for fw in FRAMEWORKS if fw.optional)
+
+
+def names_framework(fw: Framework, imported, module: str) -> bool:
+    """A file can name something of the framework: it imports one of its root packages (among
+    `imported`, the dotted names it imports: `jax.numpy`, `flax.linen.Module`), or it is in one
+    of them (its own names, and what its relative imports name, are under the root). A qualified
+    name under the roots comes into a file only through one of these (a word in a comment does
+    not: tf-models-official mentions flax once, in a comment of a module most others import)."""
+    roots = fw.roots
+    return module.split(".")[0] in roots or any(name.split(".")[0] in roots for name in imported)
+
+
+
+#: What the per-file walk asks: every framework at once (TensorFlow's data where they differ).
+STAGING = combined(TENSORFLOW, JAX)

@@ -695,7 +695,7 @@ class DiscardedOp(Rule):
     expression statement such as `tf.gather(x, [1])` or `tf.ensure_shape(x, [None, 3])`.
 
     Not flagged: ops kept for their effect, which the graph runs even when unused (listed as
-    data in `stagelint/frameworks.py`): `tf.print`, `tf.debugging.*` and the `assert_*` ops,
+    data in `stagelint/frameworks/tensorflow.py`): `tf.print`, `tf.debugging.*` and the `assert_*` ops,
     `check_numerics`, `tf.summary.*`, `tf.py_function`, variable updates (`.assign*()`, method
     calls in general), random ops, and control flow such as `tf.cond`/`tf.while_loop` whose
     branches may hold effects; and what is no op at all, such as `tf.get_logger().warning(...)`

@@ -275,7 +275,7 @@ class VariableCreation(Rule):
 
     Not flagged: Keras layers that own no variables (`Add`, `Activation`, `Reshape`, pooling,
     `Resizing`; in Keras 2 (`tf_keras`) also `Dropout` and the other random layers, which Keras 3
-    gives a seed-generator variable), listed as data in `stagelint/frameworks.py`; and a Keras
+    gives a seed-generator variable), listed as data in `stagelint/frameworks/tensorflow.py`; and a Keras
     `RNN` over a cell whose class (in the same file, on the framework's base classes) creates no
     variables (tf-addons' CRF decoding cell): the RNN's variables are its cell's.
 

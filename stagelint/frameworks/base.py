@@ -1,0 +1,132 @@
+"""What a framework is, for the analysis: the questions asked of one ("does this qualified name
+stage a function?", "does this call return a tensor?"), answered from the data of its module
+(`stagelint.frameworks.tensorflow`, `.jax`, and the JAX libraries' `.flax`, `.equinox`,
+`.haiku`, `.optax`).
+
+Names are fully qualified, as libcst's QualifiedNameProvider reports them after import aliases
+are undone: `import tensorflow as tf; tf.function` is `tensorflow.function`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+
+@dataclass(frozen=True)
+class Framework:
+    name: str
+    #: Root packages: a qualified name under one of these belongs to the framework.
+    roots: tuple[str, ...]
+    #: Decorators / wrapper calls that stage a Python function into a graph.
+    staging_decorators: frozenset[str]
+    #: Wrappers whose function runs eagerly on every call, even from staged code.
+    eager_escapes: frozenset[str]
+    #: Context managers whose body runs outside the graph, once per trace (tf.init_scope).
+    lifting_scopes: frozenset[str]
+    #: Base classes whose `staged_methods` the framework traces for you (Keras).
+    layer_base_prefixes: tuple[str, ...]
+    layer_base_names: frozenset[str]
+    staged_methods: frozenset[str]
+    #: Calls that create variables (first call only under staging).
+    variable_constructors: frozenset[str]
+    #: Method names that create variables whatever the receiver (`self.add_weight`).
+    variable_creating_methods: frozenset[str]
+    #: Qualified-name prefixes of classes whose construction creates variables (Keras layers...).
+    variable_owner_prefixes: tuple[str, ...]
+    #: Calls under the roots that do not return a tensor (configuration, scopes, containers).
+    non_tensor_calls: frozenset[str]
+    non_tensor_prefixes: tuple[str, ...]
+    #: Tensor attributes that are Python values, not tensors.
+    non_tensor_attributes: frozenset[str]
+    #: The variable type, for "is this global a variable?" checks.
+    variable_types: frozenset[str] = field(default_factory=frozenset)
+    #: Its rules and facts are left out of files it cannot stage anything in (`absent_from`).
+    optional: bool = False
+    #: Layer classes (last part) that own no variables, and those that own none only under the
+    #: `weightless_only_under` roots (Keras 2's random layers).
+    weightless_layers: frozenset[str] = field(default_factory=frozenset)
+    weightless_only_under: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
+
+    def owns(self, qualified_name: str) -> bool:
+        # Asked tens of thousands of times a file: one C-level test each, not a loop over the roots.
+        roots, prefixes = self._root_tests
+        return qualified_name in roots or qualified_name.startswith(prefixes)
+
+    @cached_property
+    def _root_tests(self) -> tuple[frozenset[str], tuple[str, ...]]:
+        return frozenset(self.roots), tuple(r + "." for r in self.roots)
+
+    def is_layer_base(self, qualified_name: str) -> bool:
+        if not qualified_name.startswith(self.layer_base_prefixes):
+            return False
+        last = qualified_name.rsplit(".", 1)[-1]
+        return last in self.layer_base_names or ".layers." in qualified_name
+
+    def creates_variables(self, qualified_name: str) -> bool:
+        if qualified_name in self.variable_constructors:
+            return True
+        if qualified_name.startswith(self.variable_owner_prefixes):
+            # Classes (CamelCase) under keras.layers/models/metrics/optimizers; not functions
+            # such as keras.layers.concatenate or keras.metrics.mean_squared_error.
+            last = qualified_name.rsplit(".", 1)[-1]
+            return last[:1].isupper()
+        return False
+
+    def creates_no_variables(self, qualified_name: str) -> bool:
+        """A Keras layer class that owns no variables (`Add`, `Activation`, `Reshape`, pooling):
+        constructing one in staged code is harmless. `Dropout` and the other random layers own a
+        seed-generator variable in Keras 3, and none in Keras 2 (`tf_keras`)."""
+        if not qualified_name.startswith(self.variable_owner_prefixes):
+            return False
+        last = qualified_name.rsplit(".", 1)[-1]
+        if last in self.weightless_layers:
+            return True
+        roots, names = self.weightless_only_under
+        return last in names and qualified_name.startswith(roots)
+
+    def returns_tensor(self, qualified_name: str) -> bool:
+        """A call under the framework's roots returns a tensor unless listed as not doing so."""
+        if not self.owns(qualified_name):
+            return False
+        for name in (qualified_name, canonical_tf_name(qualified_name)):  # `tf.compat.v2.*` too
+            if name in self.non_tensor_calls or name.startswith(self.non_tensor_prefixes):
+                return False
+        last = qualified_name.rsplit(".", 1)[-1]
+        # Classes (tf.TensorSpec, tf.GradientTape, tf.keras.layers.Dense) build objects, not tensors.
+        return not last[:1].isupper()
+
+
+def canonical_tf_name(qualified_name: str) -> str:
+    """`tensorflow.compat.v1.print` / `tensorflow.compat.v2.print` -> `tensorflow.print`, so the
+    data above needs one spelling of each op."""
+    for prefix in ("tensorflow.compat.v1.", "tensorflow.compat.v2."):
+        if qualified_name.startswith(prefix):
+            return "tensorflow." + qualified_name[len(prefix):]
+    return qualified_name
+
+
+def combined(*frameworks: Framework) -> Framework:
+    """One view of several frameworks, for the per-file walk: a file may import both, and which
+    one stages a function is decided per function (`stagelint.jaxstaging`). Layer classes stay
+    TensorFlow's (the first)."""
+    first = frameworks[0]
+    return Framework(
+        name="+".join(f.name for f in frameworks),
+        roots=tuple(r for f in frameworks for r in f.roots),
+        staging_decorators=frozenset().union(*(f.staging_decorators for f in frameworks)),
+        eager_escapes=frozenset().union(*(f.eager_escapes for f in frameworks)),
+        lifting_scopes=frozenset().union(*(f.lifting_scopes for f in frameworks)),
+        layer_base_prefixes=first.layer_base_prefixes,
+        layer_base_names=first.layer_base_names,
+        staged_methods=first.staged_methods,
+        variable_constructors=frozenset().union(*(f.variable_constructors for f in frameworks)),
+        variable_creating_methods=first.variable_creating_methods,
+        variable_owner_prefixes=first.variable_owner_prefixes,
+        non_tensor_calls=frozenset().union(*(f.non_tensor_calls for f in frameworks)),
+        non_tensor_prefixes=tuple(p for f in frameworks for p in f.non_tensor_prefixes),
+        non_tensor_attributes=frozenset().union(*(f.non_tensor_attributes for f in frameworks)),
+        variable_types=first.variable_types,
+        weightless_layers=first.weightless_layers,
+        weightless_only_under=first.weightless_only_under,
+    )

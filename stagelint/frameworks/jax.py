@@ -1,0 +1,143 @@
+"""JAX, as data: which APIs stage (trace) a function and how, which rebuild their arguments,
+which callees run as Python, which calls return Python values.
+
+Observed with jax 0.10.2 (../shared/spec/jax-behaviour.md: the numbered rows of "Pitfall ->
+observed" and "Facts the model must know"; tests/runtime/test_jax_*.py run the real framework).
+The libraries' own data is in `flax`, `equinox`, `haiku` and `optax`.
+"""
+
+from __future__ import annotations
+
+from stagelint.frameworks.base import Framework
+
+# JAX (issue 14) -------------------------------------------------------------------------------
+#
+# Observed with jax 0.10.2, flax 0.12.8, equinox 0.13.8 (../shared/spec/jax-behaviour.md). JAX has
+# no AutoGraph: every Python `if` on a traced value fails. How a function is staged decides which
+# pitfalls exist, so each staging API has a *mode*:
+#   "jit"   compiled and cached: its Python runs once per trace (all families);
+#   "trace" traced on every use, not cached (vmap, checkpoint, bodies of lax control flow): Python
+#           control flow on tracers fails, tracers leak, a loop body's Python runs once;
+#   "grad"  differentiated on concrete values: Python control flow works (row 15), tracers leak.
+
+#: Staging APIs taking the function first, as decorator or call, by mode.
+JAX_JIT = frozenset({
+    "jax.jit", "jax.pmap", "jax.experimental.pjit.pjit", "jax.pjit", "flax.nnx.jit", "flax.linen.jit",
+    "equinox.filter_jit", "equinox.filter_pmap",
+})
+JAX_TRACE = frozenset({
+    "jax.vmap", "jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "jax.eval_shape",
+    "jax.make_jaxpr", "jax.experimental.shard_map.shard_map", "jax.shard_map", "flax.nnx.vmap",
+    "flax.nnx.remat", "flax.nnx.pmap", "flax.nnx.shard_map", "equinox.filter_vmap",
+    "equinox.filter_checkpoint", "equinox.filter_eval_shape", "equinox.filter_make_jaxpr",
+})
+JAX_GRAD = frozenset({
+    "jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian", "jax.jvp", "jax.vjp",
+    "jax.linearize", "flax.nnx.grad", "flax.nnx.value_and_grad", "equinox.filter_grad",
+    "equinox.filter_value_and_grad", "equinox.filter_jvp", "equinox.filter_vjp",
+})
+
+#: `jax.lax` control flow traces the functions it is given, under jit or not (rows 25, 26):
+#: API -> the positions and keywords of its function arguments (a list of them for `switch`).
+JAX_FUNCTION_ARGUMENTS: dict[str, tuple[tuple[int, str], ...]] = {
+    "jax.lax.cond": ((1, "true_fun"), (2, "false_fun")),
+    "jax.lax.switch": ((1, "branches"),),
+    "jax.lax.while_loop": ((0, "cond_fun"), (1, "body_fun")),
+    "jax.lax.fori_loop": ((2, "body_fun"),),
+    "jax.lax.scan": ((0, "f"),),
+    "jax.lax.map": ((0, "f"),),
+    "jax.lax.associative_scan": ((0, "fn"),),
+    "flax.nnx.cond": ((1, "true_fun"), (2, "false_fun")),
+    "flax.nnx.switch": ((1, "branches"),),
+    "flax.nnx.while_loop": ((0, "cond_fun"), (1, "body_fun")),
+    "flax.nnx.fori_loop": ((2, "body_fun"),),
+    "flax.nnx.scan": ((0, "f"),),
+}
+#: Staging APIs that hand the function JAX's own copy of each non-static argument: they flatten
+#: the caller's pytree to its leaves and rebuild the containers around the tracers, so a store
+#: into an argument (`batch["x"] = ...`, `acc.append(t)`) changes that copy, never the caller's
+#: object (observed with jax 0.10.2: jit, vmap, grad, checkpoint, eval_shape, scan and fori_loop
+#: bodies). Not Flax NNX's transforms (they carry module updates out) nor Equinox's filtered ones
+#: (a non-array leaf is passed as the caller's own object).
+JAX_REBUILDS_ARGUMENTS = frozenset(
+    {a for a in JAX_JIT | JAX_TRACE | JAX_GRAD if a.startswith("jax.")}
+    | {a for a in JAX_FUNCTION_ARGUMENTS if a.startswith("jax.")}
+)
+
+#: Calls whose function runs in Python on every call, with concrete values, even under jit.
+JAX_EAGER_ESCAPES = frozenset({
+    "jax.pure_callback", "jax.debug.callback", "jax.experimental.io_callback",
+    "jax.experimental.host_callback.call", "jax.experimental.host_callback.id_tap",
+})
+#: Maps over a pytree: the result is the tree given (its containers, objects and Python leaves
+#: as they were, the leaves mapped), an array only where the tree or the function's results are.
+JAX_TREE_MAPS = frozenset({
+    "jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map", "jax.tree_util.tree_map_with_path",
+    "jax.tree.map_with_path",
+})
+
+#: The errors JAX raises on a Python use of a tracer (jax._src.errors, 0.10.2), each with the
+#: `except` clauses that name it: itself and its JAX bases. Code that catches the tracer error by
+#: name expects the traced case and handles it (Haiku's `dropout`: `try: if rate < 0: raise ...
+#: except jax.errors.ConcretizationTypeError: pass`); a catch-all (`except Exception`, `except
+#: TypeError`) shows no such intent, and the eager and staged runs may part silently there.
+JAX_TRACER_ERROR_CATCHERS = {
+    "ConcretizationTypeError": frozenset({"jax.errors.ConcretizationTypeError", "jax.errors.JAXTypeError"}),
+    "TracerBoolConversionError": frozenset({"jax.errors.TracerBoolConversionError", "jax.errors.ConcretizationTypeError",
+                                            "jax.errors.JAXTypeError"}),
+    "TracerIntegerConversionError": frozenset({"jax.errors.TracerIntegerConversionError", "jax.errors.JAXTypeError"}),
+    "TracerArrayConversionError": frozenset({"jax.errors.TracerArrayConversionError", "jax.errors.JAXTypeError"}),
+}
+
+JAX = Framework(
+    name="jax",
+    optional=True,
+    roots=("jax", "flax", "equinox"),
+    staging_decorators=JAX_JIT | JAX_TRACE | JAX_GRAD,
+    eager_escapes=JAX_EAGER_ESCAPES,
+    lifting_scopes=frozenset({"jax.ensure_compile_time_eval", "jax.core.ensure_compile_time_eval"}),
+    layer_base_prefixes=(),
+    layer_base_names=frozenset(),
+    staged_methods=frozenset(),
+    # a `jax.Ref` global rebound instead of updated in place is STG303's (row 8)
+    variable_constructors=frozenset({"jax.new_ref", "jax.empty_ref", "jax.ref.new_ref", "jax.ref.empty_ref"}),
+    variable_creating_methods=frozenset(),
+    variable_owner_prefixes=(),
+    non_tensor_calls=JAX_JIT | JAX_TRACE | JAX_GRAD | JAX_EAGER_ESCAPES | frozenset({
+        "jax.devices", "jax.local_devices", "jax.device_count", "jax.local_device_count",
+        "jax.process_index", "jax.process_count", "jax.default_backend", "jax.block_until_ready",
+        "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "jax.numpy.dtype", "jax.numpy.iinfo",
+        "jax.numpy.finfo", "jax.numpy.result_type", "jax.numpy.issubdtype", "jax.numpy.promote_types",
+        "jax.numpy.can_cast", "jax.numpy.isscalar", "jax.numpy.iscomplexobj", "jax.numpy.isrealobj",
+        "jax.named_scope", "jax.default_device", "jax.disable_jit", "jax.ensure_compile_time_eval",
+        "jax.core.ensure_compile_time_eval", "jax.named_call", "jax.custom_jvp", "jax.custom_vjp",
+        "jax.ShapeDtypeStruct", "equinox.filter", "equinox.partition", "equinox.combine",
+        "equinox.is_array", "equinox.is_inexact_array", "equinox.is_array_like", "equinox.field",
+        "equinox.tree_at", "equinox.tree_pformat", "flax.nnx.split", "flax.nnx.merge", "flax.nnx.state",
+        "flax.nnx.graphdef", "flax.nnx.update", "flax.nnx.display", "flax.linen.compact",
+        "flax.linen.share_scope", "jax.numpy.ndarray", "jax.Array", "jax.lax.axis_size", "jax.typeof",
+        "jax.lax.psum_scatter_size", "jax.sharding.PartitionSpec", "jax.P",
+        # sharding metadata of a (traced) variable tree: PartitionSpecs, Python values
+        "flax.linen.get_partition_spec", "flax.linen.spmd.get_partition_spec", "flax.nnx.get_partition_spec",
+        "flax.linen.logical_to_mesh_axes", "flax.linen.get_sharding", "flax.nnx.get_named_sharding",
+    }),
+    non_tensor_prefixes=(
+        # (`jax.tree.map` / `tree_util.tree_map` return the traced values they map: left out)
+        "jax.tree_util.tree_flatten", "jax.tree_util.tree_unflatten", "jax.tree_util.tree_leaves",
+        "jax.tree_util.tree_structure", "jax.tree_util.register", "jax.tree_util.tree_all",
+        "jax.tree_util.keystr", "jax.tree_util.all_leaves", "jax.tree_util.Partial", "jax.tree.flatten",
+        "jax.tree.unflatten", "jax.tree.leaves", "jax.tree.structure", "jax.tree.all", "jax.tree.reduce",
+        "jax.tree_util.tree_reduce",
+        # their old top-level aliases (gone from JAX 0.10.2, still in code written before: big_vision)
+        "jax.tree_leaves", "jax.tree_flatten", "jax.tree_unflatten", "jax.tree_structure", "jax.tree_all",
+        "jax.tree_reduce", "jax.config.", "jax.debug.", "jax.sharding.", "jax.experimental.mesh_utils.",
+        "jax.dtypes.", "jax.typing.", "jax.errors.", "jax.profiler.", "jax.monitoring.", "jax.nn.initializers.",
+        "jax.distributed.", "jax.stages.", "jax.export.", "flax.linen.initializers.", "flax.nnx.initializers.",
+        "flax.serialization.", "flax.training.", "flax.struct.", "flax.core.", "flax.traverse_util.",
+        "flax.linen.module.", "flax.typing.", "equinox.nn.", "equinox.internal.", "equinox.debug.",
+    ),
+    non_tensor_attributes=frozenset({
+        "shape", "dtype", "ndim", "size", "itemsize", "nbytes", "sharding", "aval", "weak_type",
+        "device", "devices", "__class__", "_fields", "name", "metadata", "spec", "vma", "committed",
+    }),
+)

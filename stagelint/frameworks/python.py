@@ -1,0 +1,104 @@
+"""Python and its standard library, as data: what runs once per trace under any staging (I/O,
+draws from `random` and `numpy.random`, the clock), what mutates a container in place.
+
+Observed under `tf.function` with TensorFlow 2.21 (../shared/spec/tf-behaviour.md rows a, i, l)
+and under `jax.jit` with jax 0.10.2 (../shared/spec/jax-behaviour.md rows 1-4 and 9).
+"""
+
+from __future__ import annotations
+
+#: Python I/O whose effect happens once per trace under staging (STG101).
+PYTHON_IO_CALLS = frozenset({
+    "builtins.print", "builtins.input", "pprint.pprint", "pprint.pp",
+    "warnings.warn", "warnings.warn_explicit",
+    "os.system", "os.popen", "os.remove", "os.unlink", "os.makedirs", "os.mkdir", "os.rename",
+    "shutil.copy", "shutil.copyfile", "shutil.move", "shutil.rmtree",
+    "sys.stdout.write", "sys.stderr.write", "sys.stdout.flush", "sys.stderr.flush",
+    "time.sleep", "json.dump", "pickle.dump", "numpy.save", "numpy.savez", "numpy.savetxt",
+})
+PYTHON_IO_PREFIXES = ("logging.", "absl.logging.", "subprocess.", "socket.", "urllib.request.",
+                      "tensorflow.compat.v1.logging.")
+#: Module-level factories whose result is a logger: `log = logging.getLogger(__name__)`.
+LOGGER_FACTORIES = frozenset({"logging.getLogger", "absl.logging.get_absl_logger", "tensorflow.get_logger"})
+LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"})
+#: Logging functions that configure rather than write.
+LOGGING_NON_IO = frozenset({
+    "logging.getLogger", "logging.basicConfig", "logging.Formatter", "logging.Handler",
+    "logging.StreamHandler", "logging.FileHandler", "logging.getLevelName", "logging.NullHandler",
+    "absl.logging.get_verbosity", "absl.logging.set_verbosity", "absl.logging.vlog_is_on",
+    "absl.logging.level_debug", "absl.logging.level_info", "absl.logging.get_absl_logger",
+    "logging.DEBUG", "logging.INFO", "logging.WARNING", "logging.ERROR",
+})
+
+#: Methods that mutate the Python container they are called on (STG102, STG201).
+MUTATING_METHODS = frozenset({
+    "append", "extend", "insert", "update", "pop", "popitem", "add", "clear", "remove", "discard",
+    "setdefault", "sort", "reverse", "appendleft", "extendleft", "popleft", "difference_update",
+    "intersection_update", "symmetric_difference_update",
+})
+
+# Python values frozen at trace time (STG104) ------------------------------------------------------
+
+#: Calls whose Python result is computed once per trace and baked into the graph as a constant.
+#: Qualified names (exact) and prefixes (module-wide), each with what to use instead.
+FROZEN_VALUE_CALLS = {
+    "time.time": "`tf.timestamp()`",
+    "time.time_ns": "`tf.timestamp()`",
+    "time.perf_counter": "`tf.timestamp()`",
+    "time.perf_counter_ns": "`tf.timestamp()`",
+    "time.monotonic": "`tf.timestamp()`",
+    "time.monotonic_ns": "`tf.timestamp()`",
+    "time.process_time": "`tf.timestamp()`",
+    "time.localtime": "`tf.timestamp()`",
+    "time.gmtime": "`tf.timestamp()`",
+    "time.ctime": "`tf.timestamp()`",
+    "datetime.datetime.now": "`tf.timestamp()`",
+    "datetime.datetime.utcnow": "`tf.timestamp()`",
+    "datetime.datetime.today": "`tf.timestamp()`",
+    "datetime.date.today": "`tf.timestamp()`",
+    "uuid.uuid1": "a value made outside the tf.function and passed in",
+    "uuid.uuid4": "a value made outside the tf.function and passed in",
+    "os.urandom": "`tf.random.uniform` / `tf.random.Generator`",
+    "os.getrandom": "`tf.random.uniform` / `tf.random.Generator`",
+}
+FROZEN_VALUE_PREFIXES = {
+    "numpy.random.": "`tf.random.*` (or a `tf.random.Generator`)",
+    "random.": "`tf.random.*` (or a `tf.random.Generator`)",
+    "secrets.": "`tf.random.uniform` / `tf.random.Generator`",
+}
+#: Under those prefixes: seeding and state handling (trace-time effects, not frozen draws) and
+#: the RNG classes themselves (their methods are the draws, see RNG_CONSTRUCTORS).
+FROZEN_VALUE_EXCEPTIONS = frozenset({
+    "random.seed", "random.getstate", "random.setstate", "random.Random", "random.SystemRandom",
+    "numpy.random.seed", "numpy.random.get_state", "numpy.random.set_state",
+    "numpy.random.default_rng", "numpy.random.Generator", "numpy.random.RandomState",
+    "numpy.random.SeedSequence", "numpy.random.BitGenerator", "numpy.random.PCG64",
+    "numpy.random.PCG64DXSM", "numpy.random.MT19937", "numpy.random.Philox", "numpy.random.SFC64",
+})
+#: Constructors of Python/NumPy random generators: every draw from the object is frozen.
+RNG_CONSTRUCTORS = frozenset({
+    "numpy.random.default_rng", "numpy.random.Generator", "numpy.random.RandomState",
+    "random.Random", "random.SystemRandom",
+})
+#: Methods of those generators that are not draws.
+RNG_NON_DRAW_METHODS = frozenset({
+    "seed", "getstate", "setstate", "get_state", "set_state", "spawn", "bit_generator", "jumped",
+})
+
+#: `functools.partial(f, ...)`: calling it calls `f` with the remaining arguments.
+PARTIAL_CALLS = frozenset({"functools.partial"})
+
+#: Decorators (last part) that register a function as a web request handler (Flask, FastAPI,
+#: Starlette, aiohttp `routes.get`): it runs once per request, so a Function made in it is made
+#: anew for every request (STG502).
+REQUEST_HANDLER_DECORATORS = frozenset({"route", "get", "post", "put", "patch", "delete", "websocket",
+                                        "api_route"})
+
+#: Classes an `isinstance` test names when a value may be a dict of tensors.
+MAPPING_TYPES = frozenset({
+    "builtins.dict", "collections.abc.Mapping", "collections.abc.MutableMapping", "typing.Mapping",
+    "typing.Dict", "collections.OrderedDict", "collections.Mapping",
+})
+
+#: Python container methods: a call of one on a dict of tensors is not a tensor.
+CONTAINER_METHODS = frozenset({"keys", "values", "items"})
