@@ -8,7 +8,8 @@ run goes on), or the only process when the analysis runs in-process (flake8's wo
 editor's buffer). So such files are told apart before the parse and reported as skipped with
 the reason, like a file over the size budget:
 
-* `max-file-size` (bytes; default 5 MB): larger files are skipped;
+* `max-file-size` (bytes; default 5 MB): larger files are skipped, decided from the file's size
+  before it is read (`files.read_source` reads at most one byte more);
 * an expression nested deeper than `MAX_EXPRESSION` (operator terms, brackets) is skipped.
   Only files with a line longer than `LONG_LINE` bytes are measured (Python's own parser,
   then one walk), so ordinary files pay one regular-expression search;
@@ -19,6 +20,8 @@ the reason, like a file over the size budget:
 from __future__ import annotations
 
 import ast
+
+from stagelint.files import over_size
 
 #: Lines longer than this (in bytes) have their expressions measured before the parse.
 LONG_LINE = 4000
@@ -39,7 +42,8 @@ def over_budget(source: bytes, settings, in_process: bool = False) -> str | None
     refuses what libcst would crash on (more than 200 nested brackets, any line length)."""
     limit = getattr(settings, "max_file_size", None)
     if limit and len(source) > limit:
-        return f"skipped: {len(source):,} bytes, over the size budget ({limit:,} bytes; max-file-size)"
+        # (a buffer read with the cap of `files.read_source`, standard input, stops one byte past it)
+        return over_size(None if len(source) == limit + 1 else len(source), limit)
     long_line = has_long_line(source)
     if not in_process and not long_line:
         return None

@@ -15,8 +15,16 @@
   reported as one entry and never walked. Outside a work tree, or without git, `.gitignore`
   files are not read. A folder that git ignores as a whole is still walked when it is the
   folder named on the command line.
-* Symbolic links are followed, each real folder is walked once (no symlink loops), and a file
-  reached twice (through a link) is checked once.
+* Symbolic links are followed inside the project root, each real folder is walked once (no
+  symlink loops), and a file reached twice (through a link) is checked once.
+* Nothing outside the project root is read (`root_of`: the folder of the nearest
+  pyproject.toml, setup.cfg or .git at or above the path given, as given; without one, the
+  folder given, or the folder of the file given). A symbolic link that leads out of it, met in
+  a walk or named on the command line, is not followed: it is one "not read" line, like a path
+  that does not exist, and the rest is checked. A link to `/` or to a folder above the project
+  is therefore never walked. To check the file a link points to, name that file.
+* A path that is not a regular file or folder (a FIFO, a device, a socket) is one "not read"
+  line too: reading it would block, or never end.
 """
 
 from __future__ import annotations
@@ -24,6 +32,9 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+
+from stagelint.files import is_within, kind, not_regular, outside
+from stagelint.pipeline.paths import project_root
 
 #: Folders never walked into unless named on the command line.
 SKIP_DIRS = frozenset({
@@ -59,16 +70,27 @@ def _is_virtualenv(path: str) -> bool:
     return os.path.isfile(os.path.join(path, "pyvenv.cfg"))
 
 
+def root_of(given: str) -> str:
+    """The project root a path given on the command line is read within (real path): the folder
+    of the nearest pyproject.toml, setup.cfg or .git at or above it, as given (a link named on the
+    command line is inside the project it is named in); without one, the folder given, or the
+    folder of the file given."""
+    root = project_root(given)
+    if root is None:
+        root = given if os.path.isdir(given) else os.path.dirname(os.path.abspath(given))
+    return os.path.realpath(root)
+
+
 def discover(paths: list[str], settings) -> tuple[list[str], list[tuple[str, str]]]:
-    """Python files and notebooks under `paths`, in a stable order; (path, reason) for paths that do not exist."""
+    """Python files and notebooks under `paths`, in a stable order; (path, reason) for the paths
+    that do not exist or are not read (out of the project root, not a regular file)."""
     files: list[str] = []
     missing: list[tuple[str, str]] = []
     seen: set[str] = set()
 
-    def add(path: str) -> None:
-        key = os.path.realpath(path)
-        if key not in seen:
-            seen.add(key)
+    def add(path: str, real: str) -> None:
+        if real not in seen:
+            seen.add(real)
             files.append(path)
 
     for given in paths:
@@ -76,28 +98,42 @@ def discover(paths: list[str], settings) -> tuple[list[str], list[tuple[str, str
         if not p.exists():
             missing.append((given, "no such file or directory"))
             continue
+        root = root_of(given)
+        within = (root,)
+        real = os.path.realpath(given)
+        if not is_within(real, within):
+            missing.append((given, outside(root)))
+            continue
         if not p.is_dir():
-            if not settings.is_excluded(p):
-                add(given)
+            if settings.is_excluded(p):
+                continue
+            what = kind(os.stat(real).st_mode)
+            if what is not None:
+                missing.append((given, not_regular(what)))
+            else:
+                add(given, real)
             continue
         ignored = git_ignored(given) if _in_work_tree_maybe(given) else None
         visited_dirs: set[str] = set()
-        for root, dirs, names in os.walk(given, followlinks=True):
-            real = os.path.realpath(root)
+        for top, dirs, names in os.walk(given, followlinks=True):
+            real = os.path.realpath(top)
             if real in visited_dirs:  # a symlink loop, or a second way into the same folder
                 dirs[:] = []
                 continue
             visited_dirs.add(real)
-            rel_root = os.path.relpath(root, given)
+            rel_root = os.path.relpath(top, given)
             rel_root = "" if rel_root == "." else rel_root.replace(os.sep, "/") + "/"
             kept = []
             for d in sorted(dirs):
-                full = os.path.join(root, d)
+                full = os.path.join(top, d)
                 if (
                     d.startswith(".") or d in SKIP_DIRS or d.endswith(".egg-info")
                     or (ignored is not None and rel_root + d + "/" in ignored)
                     or settings.is_excluded(full) or _is_virtualenv(full)
                 ):
+                    continue
+                if os.path.islink(full) and not is_within(os.path.realpath(full), within):
+                    missing.append((os.path.normpath(full), outside(root)))  # never walked (a link to `/`)
                     continue
                 kept.append(d)
             dirs[:] = kept
@@ -106,9 +142,22 @@ def discover(paths: list[str], settings) -> tuple[list[str], list[tuple[str, str
                     continue
                 if ignored is not None and rel_root + name in ignored:
                     continue
-                full = os.path.normpath(os.path.join(root, name))
-                if os.path.isfile(full) and not settings.is_excluded(full):
-                    add(full)
+                full = os.path.normpath(os.path.join(top, name))
+                if settings.is_excluded(full):
+                    continue
+                try:
+                    info = os.stat(full)
+                except OSError:  # a dangling link, a link loop
+                    continue
+                real = os.path.realpath(full)
+                if not is_within(real, within):
+                    missing.append((full, outside(root)))
+                    continue
+                what = kind(info.st_mode)
+                if what is not None:  # a FIFO or a device named `x.py`
+                    missing.append((full, not_regular(what)))
+                    continue
+                add(full, real)
     return files, missing
 
 

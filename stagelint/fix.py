@@ -25,7 +25,7 @@ import tokenize
 from dataclasses import dataclass, field
 
 from stagelint import notebooks
-from stagelint.files import digest, write_atomically
+from stagelint.files import digest, read_source, why_not_read, write_atomically
 
 MAX_PASSES = 10
 
@@ -122,10 +122,9 @@ def plan(findings) -> FixOutcome:
             by_path.setdefault(f.path, []).append(f.fix)
     for path, fixes in sorted(by_path.items()):
         try:
-            with open(path, "rb") as fh:
-                old = fh.read()
+            old = read_source(path)
         except OSError as e:
-            outcome.refused.append((path, f"cannot read: {e.strerror or e}"))
+            outcome.refused.append((path, why_not_read(e)))
             continue
         wanted = {f.digest for f in fixes}
         if wanted != {digest(old)}:
@@ -163,10 +162,9 @@ def write(outcome: FixOutcome) -> None:
     """Write the changed files, each only if it still holds what the plan read."""
     for path, (old, new) in list(outcome.changed.items()):
         try:
-            with open(path, "rb") as fh:
-                current = fh.read()
+            current = read_source(path)
         except OSError as e:
-            outcome.refused.append((path, f"cannot read: {e.strerror or e}"))
+            outcome.refused.append((path, why_not_read(e)))
             del outcome.changed[path]
             continue
         if current != old:

@@ -68,13 +68,14 @@ class _Session:
         # Folder walks find notebooks, whose findings flake8 never asks for: leave them out.
         from stagelint.discovery import discover
 
-        files = [f for f in discover(self.paths, self.settings)[0] if not f.endswith(".ipynb")]
+        files, not_found = discover(self.paths, self.settings)
+        files = [f for f in files if not f.endswith(".ipynb")]
         result = _set_aside_after(check_paths, files, self.settings, noqa=False, jobs=0 if daemonic else None,
                                   cache=cache, whole_project=True)
         self.by_path = {}
         for f in result.findings:
             self.by_path.setdefault(os.path.realpath(f.path), []).append(f)
-        for path, reason in result.skipped:
+        for path, reason in not_found + result.skipped:
             if reason != "no such file or directory":  # flake8 says so itself
                 print(f"stagelint: {path}: {reason}", file=sys.stderr)
         for path, where, _ in result.errors:
@@ -119,10 +120,12 @@ def _any_code_selected(options) -> bool:
         return True
 
 
-def _same_as_disk(filename: str, text: str) -> bool:
+def _same_as_disk(filename: str, text: str, settings) -> bool:
+    from stagelint.discovery import root_of
+    from stagelint.files import read_source
+
     try:
-        with open(filename, "rb") as fh:
-            disk = fh.read().decode("utf-8", errors="replace")
+        disk = read_source(filename, settings.max_file_size, (root_of(filename),)).decode("utf-8", errors="replace")
     except OSError:
         return False
     return disk.lstrip("\ufeff").replace("\r\n", "\n") == text.lstrip("\ufeff").replace("\r\n", "\n")
@@ -189,7 +192,7 @@ class StagelintChecker:
         paths = self._paths if self._paths is not None else (self.filename,)
         session = _session(paths, self._config, self._use_cache, self._cache_dir)
         text = "".join(self.lines)
-        if session.paths and _same_as_disk(self.filename, text):
+        if session.paths and _same_as_disk(self.filename, text, session.settings):
             findings = session.findings_for(self.filename)
         else:  # standard input, or a buffer that differs from the file
             findings = self._check_text(session, text)

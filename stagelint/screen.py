@@ -378,10 +378,11 @@ def summarize(source: bytes, pattern: re.Pattern[bytes], module: str, is_package
 
 def select(files: list[str], settings, search_roots, module_name, read=None, cache=None, realpath=None) -> Selection:
     """Split the given files into those the engine must analyse and those that cannot have
-    findings. `read(path) -> bytes` may serve sources that differ from the disk (stdin).
+    findings. `read(path) -> bytes` reads a file (default: `files.read_source` with the size
+    budget), and may serve sources that differ from the disk (stdin).
     `cache` (a `stagelint.cache.Cache`) keeps each file's summary by its content."""
     from stagelint.cache import analysis_settings
-    from stagelint.files import digest
+    from stagelint.files import digest, read_source
 
     pattern = staging_pattern(settings)
     entries = entry_pattern(settings)
@@ -392,11 +393,8 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
 
     def load(real: str) -> bytes | None:
         try:
-            if read is not None:
-                return read(real)
-            with open(real, "rb") as fh:
-                return fh.read()
-        except OSError:
+            return read(real) if read is not None else read_source(real, settings.max_file_size)
+        except OSError:  # (`files.NotRead` too: the engine reports why)
             return None
 
     given = {}

@@ -122,8 +122,8 @@ class Project:
         before = self.state.modules.get(real)
         old = self.state.sources.get(real)
         if old is None:
-            old = _disk_bytes(real)
-        new = _disk_bytes(real) if text is None else text.encode("utf-8")
+            old = _disk_bytes(self.state, real)
+        new = _disk_bytes(self.state, real) if text is None else text.encode("utf-8")
         if new is not None and stages.screen_moved(self.state, path, old, new):
             # An import or a staging word typed or removed: which files are live may change.
             # Start over from the screen (the cache serves every file but this one).
@@ -283,20 +283,17 @@ def _relative(real: str) -> str:
     return real if rel.startswith("..") else Path(rel).as_posix()
 
 
-def _disk_bytes(path: str) -> bytes | None:
+def _disk_bytes(state: ProjectState, path: str) -> bytes | None:
+    """The file's bytes as the check reads them (`ProjectState.read`), or None."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        return state.read(path)
     except OSError:
         return None
 
 
-def _disk_text(path: str) -> str | None:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read().decode("utf-8", errors="replace")
-    except OSError:
-        return None
+def _disk_text(state: ProjectState, path: str) -> str | None:
+    data = _disk_bytes(state, path)
+    return None if data is None else data.decode("utf-8", errors="replace")
 
 
 # LSP <-> findings ------------------------------------------------------------------------------
@@ -592,7 +589,7 @@ class StagelintServer:
             with self.pending_lock:
                 return uri in self.pending
 
-        disk = _disk_text(path)
+        disk = _disk_text(project.state, path)
         if text != disk or not project.known(path):
             done = project.update(path, text, superseded)
         elif os.path.realpath(path) in project.state.sources:

@@ -22,7 +22,7 @@ from stagelint.pipeline.perfile import Outcome, analyse_one, store_outcome
 FILE_TIMEOUT = 120.0
 
 
-def _serve(conn, settings, roots, store=None) -> None:
+def _serve(conn, settings, roots, store=None, within=None) -> None:
     # Long operator chains nest deeply in the tree; a crash here costs only this process.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
     # A file's analysis makes a few hundred thousand objects and some cycles (the walk and its
@@ -41,7 +41,7 @@ def _serve(conn, settings, roots, store=None) -> None:
         if job is None:
             return
         path, absent = job
-        outcome = analyse_one(path, settings, roots, absent=absent)
+        outcome = analyse_one(path, settings, roots, absent=absent, within=within)
         store_outcome(store, outcome)  # here, in parallel, rather than in the parent
         conn.send(outcome)
         del outcome
@@ -50,9 +50,9 @@ def _serve(conn, settings, roots, store=None) -> None:
 
 
 class _Worker:
-    def __init__(self, mp, settings, roots, store=None):
+    def __init__(self, mp, settings, roots, store=None, within=None):
         self.conn, child = mp.Pipe()
-        self.process = mp.Process(target=_serve, args=(child, settings, roots, store), daemon=True)
+        self.process = mp.Process(target=_serve, args=(child, settings, roots, store, within), daemon=True)
         self.process.start()
         child.close()
         self.path: str | None = None
@@ -81,13 +81,13 @@ def _context(method: str | None = None):
 
 
 def analyse_files(paths, settings, roots, jobs: int, more=None, lookup=None, store=None, start_method=None,
-                  absent=None):
+                  absent=None, within=None):
     """Yield an Outcome per file. `more(outcome)` may return further paths to analyse (the
     project modules a file imports); they join the queue. `lookup(path)` may serve a file's
     outcome (from the result cache) instead; `store` is where workers keep fresh outcomes
     (`pipeline.perfile.store_outcome`). Workers start only when some file is not served: a run that the
     cache serves entirely starts none."""
-    pool = Pool(settings, roots, jobs, store=store, start_method=start_method, absent=absent)
+    pool = Pool(settings, roots, jobs, store=store, start_method=start_method, absent=absent, within=within)
     try:
         yield from pool.analyse(paths, more, lookup)
     finally:
@@ -98,8 +98,10 @@ class Pool:
     """Worker processes that stay up from one batch of files to the next (the rounds of a
     check), started when a batch first needs them; `close` stops them."""
 
-    def __init__(self, settings, roots, jobs: int, store=None, start_method=None, absent=None):
+    def __init__(self, settings, roots, jobs: int, store=None, start_method=None, absent=None, within=None):
         self.settings, self.roots, self.jobs, self.store = settings, roots, max(1, jobs), store
+        #: the project roots no file outside of which is read (`files.read_source`; None: any)
+        self.within = within
         #: path -> the frameworks left out of its analysis (`pipeline.perfile.analyze_source`)
         self.absent = absent or (lambda path: frozenset())
         self.start_method = start_method
@@ -109,7 +111,7 @@ class Pool:
     def _start(self) -> _Worker:
         if self.mp is None:
             self.mp = _context(self.start_method)
-        return _Worker(self.mp, self.settings, self.roots, self.store)
+        return _Worker(self.mp, self.settings, self.roots, self.store, self.within)
 
     def close(self) -> None:
         workers, self.workers = self.workers, []

@@ -15,7 +15,7 @@ from stagelint import notebooks
 from stagelint.budget import over_budget
 from stagelint.context import FileContext, analyze_module
 from stagelint.fastmeta import release
-from stagelint.files import digest
+from stagelint.files import NotRead, digest, read_source, why_not_read
 from stagelint.frameworks import STAGING
 from stagelint.pipeline.paths import module_name
 from stagelint.rules.base import all_rules
@@ -115,13 +115,20 @@ def analyse_bytes(path: str, source: bytes, settings, roots, in_process: bool = 
         return Outcome(path, "error", detail=traceback.format_exc(limit=-6))
 
 
-def analyse_one(path: str, settings, roots, in_process: bool = False, absent=frozenset()) -> Outcome:
+def analyse_one(path: str, settings, roots, in_process: bool = False, absent=frozenset(), within=None) -> Outcome:
+    """`analyse_bytes` of the file on disk, read by `files.read_source` (`within`: the project
+    roots of the check)."""
     try:
-        with open(path, "rb") as fh:
-            source = fh.read()
+        source = read_source(path, getattr(settings, "max_file_size", None), within)
     except OSError as e:
-        return Outcome(path, "unreadable", detail=f"cannot read: {e.strerror or e}")
+        return not_read(path, e)
     return analyse_bytes(path, source, settings, roots, in_process, absent)
+
+
+def not_read(path: str, error: OSError) -> Outcome:
+    """The outcome of a file that could not be read, with the reason."""
+    # refused (out of the project, not a regular file, over budget), or an error of the system
+    return Outcome(path, "skipped" if isinstance(error, NotRead) else "unreadable", detail=why_not_read(error))
 
 
 def facts_key(cache, fact_settings, path: str, module: str, is_package: bool, content_digest: str,

@@ -119,8 +119,7 @@ def keep(state) -> None:
     store = (state.cache, state.fact_settings())
     for real, source in state.sources.items():
         try:
-            with open(real, "rb") as fh:
-                on_disk = fh.read()
+            on_disk = state.read(real)
         except OSError:
             return
         if on_disk != source:

@@ -22,6 +22,7 @@ from stagelint import checkcache
 from stagelint import facts as F
 from stagelint.demand import Words, demanded
 from stagelint.discovery import discover as discover_files
+from stagelint.discovery import root_of
 from stagelint.files import digest
 from stagelint.findings import CheckResult, Finding
 from stagelint.frameworks import STAGING
@@ -64,6 +65,7 @@ def discover(state: ProjectState) -> None:
     settings, sources = state.settings, state.sources
     # A buffer with no file behind it (flake8's standard input) is checked under its name.
     virtual = [p for p in state.paths if os.path.realpath(p) in sources and not os.path.exists(p)]
+    state.within = tuple(sorted({root_of(p) for p in state.paths}))
     asked, missing = discover_files([p for p in state.paths if p not in virtual], settings)
     asked = virtual + asked
     state.result.skipped.extend(missing)
@@ -119,7 +121,7 @@ def screen(state: ProjectState) -> None:
     if state.options.screen:
         from stagelint import screen as screening
 
-        read = _reader(state.sources) if state.sources else None
+        read = _reader(state)
         selection = screening.select(files, state.settings, state.search_roots, state.names, read,
                                      cache=state.cache, realpath=state.realpath)
         state.selection = selection
@@ -143,14 +145,14 @@ def screen(state: ProjectState) -> None:
 
 
 class _reader:
-    def __init__(self, sources: dict[str, bytes]):
-        self.sources = sources
+    """A file's bytes for the screen: an editor's buffer, else the disk's (`ProjectState.read`)."""
+
+    def __init__(self, state: ProjectState):
+        self.state = state
 
     def __call__(self, real: str) -> bytes:
-        if real in self.sources:
-            return self.sources[real]
-        with open(real, "rb") as fh:
-            return fh.read()
+        buffer = self.state.sources.get(real)
+        return buffer if buffer is not None else self.state.read(real)
 
 
 def _placeholder(state: ProjectState, path: str) -> F.ModuleFacts:
@@ -247,7 +249,7 @@ class _Pool:
             store = (state.cache, state.fact_settings()) if state.use_cache else None
             self.pool = workers.Pool(state.settings, state.roots, state.options.jobs or workers.default_jobs(),
                                      store=store, start_method=state.options.start_method,
-                                     absent=state.absent_for)
+                                     absent=state.absent_for, within=state.within)
         return self.pool
 
     def close(self) -> None:
@@ -314,7 +316,7 @@ def _analyse_here(state: ProjectState, paths, more, lookup=None, store=None):
                                     absent=state.absent_for(real))
         else:
             outcome = (lookup(path) if lookup is not None else None) or workers.analyse_one(
-                path, state.settings, state.roots, in_process=True, absent=state.absent_for(real))
+                path, state.settings, state.roots, in_process=True, absent=state.absent_for(real), within=state.within)
             store_outcome(store, outcome)
         yield outcome
         queue.extend(more(outcome))
@@ -329,14 +331,13 @@ class _CachedFacts:
 
     def __call__(self, path: str):
         from stagelint.pipeline.perfile import Outcome, facts_key
-        from stagelint.pipeline.verdicts import read_bytes
 
         state = self.state
         real = state.realpath(path)
         known = state.digests.get(real)
         if known is None:
             try:
-                known = state.digests[real] = digest(read_bytes(real))
+                known = state.digests[real] = digest(state.read(real))
             except OSError:
                 return None
         module, is_package = state.names(path)
@@ -486,18 +487,17 @@ def reanalyse(state: ProjectState, path: str, source: bytes | None, analyse=None
     put its facts in place of the old ones; `project_phase` then joins them with the rest.
     `analyse(shown path, bytes) -> Outcome` replaces the whole file's per-file phase (the
     language server's splice, `pipeline.splice`)."""
-    from stagelint.pipeline.perfile import Outcome, analyse_bytes
-    from stagelint.pipeline.verdicts import read_bytes
+    from stagelint.pipeline.perfile import analyse_bytes, not_read
 
     real = state.realpath(path)
     state.changed.add(real)
     if source is None:
         state.sources.pop(real, None)
         try:
-            source = read_bytes(real)
+            source = state.read(real)
         except OSError as e:
             state.modules.pop(real, None)
-            return Outcome(path, "unreadable", detail=f"cannot read: {e.strerror or e}")
+            return not_read(path, e)
     else:
         state.sources[real] = source
     shown = next((m.path for r, m in state.modules.items() if r == real), None) or path

@@ -60,6 +60,9 @@ class ProjectState:
     roots: frozenset = frozenset()
     #: where imported project modules are looked for
     search_roots: list[Path] = field(default_factory=list)
+    #: the project roots of the given paths (real paths, `discovery.root_of`): no file outside
+    #: them is read (`files.read_source`)
+    within: tuple[str, ...] = ()
     result: CheckResult = field(default_factory=CheckResult)
 
     # screen -----------------------------------------------------------------------------------
@@ -112,6 +115,14 @@ class ProjectState:
     @property
     def realpath(self):
         return self.names.realpath
+
+    def read(self, path: str) -> bytes:
+        """A file's bytes from the disk, as the check reads every file (`files.read_source`:
+        within the project roots, regular files, at most `max-file-size`); `NotRead` or another
+        OSError when they cannot be."""
+        from stagelint.files import read_source
+
+        return read_source(path, self.settings.max_file_size, self.within)
 
     def absent_for(self, path: str) -> frozenset:
         """The frameworks left out of a file's analysis (path as shown or real): none unless the

@@ -10,13 +10,9 @@ import traceback
 
 from stagelint import facts as F
 from stagelint import notebooks
+from stagelint.files import read_source
 from stagelint.findings import Finding, file_is_off, is_selected, is_suppressed
 from stagelint.rules.base import REGISTRY, all_rules
-
-
-def read_bytes(path: str) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read()
 
 
 def decode_lines(source: bytes) -> list[str]:
@@ -128,7 +124,7 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
             source = sources.get(m.path)
             if source is None:
                 try:
-                    source = read_bytes(m.path)
+                    source = read_source(m.path, settings.max_file_size)
                 except OSError:
                     source = b""
             lines = notebooks.module_lines(m.path, source) if notebooks.is_notebook(m.path) else decode_lines(source)

@@ -3,6 +3,7 @@ like ruff's full output."""
 
 from __future__ import annotations
 
+from stagelint.files import read_source
 from stagelint.report.concise import line_for
 
 
@@ -10,8 +11,7 @@ def _lines(path: str, cache: dict, cell: int | None = None) -> list[str]:
     """The file's lines, or (in a notebook) those of the finding's cell."""
     if (path, cell) not in cache:
         try:
-            with open(path, "rb") as fh:
-                data = fh.read()
+            data = read_source(path)  # (a file the check read: in the project, a regular file)
         except OSError:
             data = b""
         if cell is not None:

@@ -113,13 +113,13 @@ def fingerprint(f, lines: list[str], seen: dict) -> str:
 
 
 def notebook_line(f, cache: dict) -> int:
+    from stagelint.files import read_source
     from stagelint.notebooks import json_line
 
     key = ("json", f.path)
     if key not in cache:
         try:
-            with open(f.path, "rb") as fh:
-                cache[key] = fh.read()
+            cache[key] = read_source(f.path)
         except OSError:
             cache[key] = b""
     return json_line(cache[key], f.cell, f.line) or 1

@@ -1,0 +1,114 @@
+"""A hostile repository (issue 27): stagelint runs on code it did not write (CI on strangers'
+pull requests, pre-commit, editors). What such a repository holds must not make it print a file
+from outside the project, read without end, block, or parse what its budget refuses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from stagelint.engine import check_paths
+
+STAGED_PRINT = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    print(x)\n"
+#: A made-up credential, in a file outside the project that does not parse as Python.
+TOKEN = "ghp_made_up_token_Zq7Xv93LkP0s"
+FORMATS = ("full", "concise", "json", "sarif", "github", "gitlab", "junit")
+
+
+def _run(*args, cwd, timeout=180, **kw):
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env=env, **kw)
+
+
+def _hostile_project(tmp_path: Path) -> Path:
+    """A project whose links lead to a secret outside it: a file link (`pkg/creds.py ->
+    ~/.git-credentials`), a folder link, and a notebook link."""
+    home = tmp_path / "home"
+    (home / "private").mkdir(parents=True)
+    secret = home / ".git-credentials"
+    secret.write_text(f"https://user:{TOKEN}@github.com (\n")  # a syntax error on the token's line
+    (home / "private" / "keys.py").write_text(f"{TOKEN} = unique_leak_marker(\n")
+    (home / "private" / "nb.ipynb").write_text(json.dumps({"cells": [{"cell_type": "code", "source": f"{TOKEN} = (",
+                                                                     "metadata": {}, "outputs": []}],
+                                                           "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    project = tmp_path / "project"
+    (project / "pkg").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (project / "pkg" / "__init__.py").write_text("")
+    (project / "pkg" / "ok.py").write_text(STAGED_PRINT)
+    os.symlink(secret, project / "pkg" / "creds.py")
+    os.symlink(home / "private", project / "pkg" / "vendored")
+    os.symlink(home / "private" / "nb.ipynb", project / "notebook.ipynb")
+    return project
+
+
+def test_a_link_out_of_the_project_is_never_read_nor_shown(tmp_path, monkeypatch):
+    project = _hostile_project(tmp_path)
+    refused = ["notebook.ipynb", "pkg/creds.py", "pkg/vendored"]
+    for fmt in FORMATS:
+        for paths in (["."], ["pkg/creds.py", "pkg/ok.py", "notebook.ipynb", "pkg/vendored/keys.py"]):
+            proc = _run("-m", "stagelint", "check", "--no-cache", "--output-format", fmt, *paths, cwd=project)
+            out = proc.stdout + proc.stderr
+            assert TOKEN not in out and "unique_leak_marker" not in out, (fmt, paths, out)
+            assert proc.returncode == 2, (fmt, paths, out)
+            assert "ok.py" in proc.stdout, (fmt, out)
+            shown = sorted(line.split(": ")[2] for line in proc.stderr.splitlines() if "not read: a symbolic link out of" in line)
+            assert shown == (refused if paths == ["."] else ["notebook.ipynb", "pkg/creds.py", "pkg/vendored/keys.py"]), out
+    # --statistics and --diff read the same files
+    for extra in (["--statistics"], ["--diff"]):
+        proc = _run("-m", "stagelint", "check", "--no-cache", *extra, ".", cwd=project)
+        assert TOKEN not in proc.stdout + proc.stderr and proc.returncode == 2
+    # The flake8 plugin (flake8 reads the link itself; stagelint's findings and messages never show it).
+    proc = _run("-m", "flake8", "--select", "STG", ".", cwd=project)
+    assert TOKEN not in proc.stdout + proc.stderr and "STG101" in proc.stdout
+    # In this process, the engine as the plugin and the server run it, with and without workers.
+    monkeypatch.chdir(project)
+    for jobs in (0, 1):
+        result = check_paths(["."], jobs=jobs, whole_project=True)
+        assert [(f.path, f.code) for f in result.findings] == [("pkg/ok.py", "STG101")]
+        assert sorted(p for p, _ in result.skipped) == refused
+
+
+def test_the_link_is_refused_before_it_is_opened(tmp_path, monkeypatch):
+    """The outside file is not opened at all (not read and then hidden)."""
+    import builtins
+
+    project = _hostile_project(tmp_path)
+    monkeypatch.chdir(project)
+    opened = []
+    real_os_open, real_open = os.open, builtins.open
+
+    def os_open(path, *a, **kw):
+        opened.append(os.path.realpath(path))
+        return real_os_open(path, *a, **kw)
+
+    def open_(file, *a, **kw):
+        if isinstance(file, (str, bytes, os.PathLike)):
+            opened.append(os.path.realpath(file))
+        return real_open(file, *a, **kw)
+
+    monkeypatch.setattr(os, "open", os_open)
+    monkeypatch.setattr(builtins, "open", open_)
+    result = check_paths(["."], jobs=0, whole_project=True)
+    monkeypatch.undo()
+    assert str(project / "pkg" / "ok.py") in opened and [(f.path, f.code) for f in result.findings] == [
+        ("pkg/ok.py", "STG101")]
+    assert [p for p in opened if p.startswith(str(tmp_path / "home"))] == [], opened
+
+
+def test_a_link_to_the_root_folder_is_not_walked(tmp_path):
+    """A repository holding `up -> /` (and a loop, and a link above the project): `check .`
+    ends at once, checks the project and names the links it did not follow."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "ok.py").write_text(STAGED_PRINT)
+    os.symlink("/", tmp_path / "up")
+    os.symlink("..", tmp_path / "parent")
+    os.symlink(tmp_path, tmp_path / "loop")
+    proc = _run("-m", "stagelint", "check", "--no-cache", "--output-format", "concise", ".", cwd=tmp_path, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert sorted(line.split(": ")[2] for line in proc.stderr.splitlines()) == ["parent", "up"], proc.stderr
+    assert "ok.py:5:5: STG101" in proc.stdout and "1 finding" in proc.stdout
