@@ -11,7 +11,7 @@ import tempfile
 import traceback
 
 from stagelint.findings import Finding, is_selected
-from stagelint.runtime import arguments, executor, lint
+from stagelint.runtime import arguments, executor, frameworks, lint
 from stagelint.runtime.compare import join
 from stagelint.runtime.progress import Progress
 from stagelint.runtime.evidence import Evidence, norm
@@ -37,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
             for suffix in ("jsonl", "out", "pid", "status"):
                 if os.path.exists(os.path.join(workdir, f"{mode}.{suffix}")):
                     os.remove(os.path.join(workdir, f"{mode}.{suffix}"))
-        children = executor.start_runs(args.targets[0], args.targets[1:] + args.pytest_args, workdir)
+        used = frameworks.of_tests(arguments.test_files(args.targets))
+        children = executor.start_runs(args.targets[0], args.targets[1:] + args.pytest_args, workdir, used)
         return _finish(args, children, workdir)
     except KeyboardInterrupt:
         print("stagelint run: interrupted", file=sys.stderr)

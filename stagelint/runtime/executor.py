@@ -188,9 +188,12 @@ def use_fork_server() -> bool:
     return sys.platform.startswith("linux") and os.environ.get("STAGELINT_RUN_FORK", "1") != "0"
 
 
-def start_runs(test_module: str, pytest_args: list[str], workdir: str) -> dict[str, Child]:
+def start_runs(test_module: str, pytest_args: list[str], workdir: str,
+               preload: frozenset[str] = frozenset()) -> dict[str, Child]:
+    """Start both runs; `preload`: the frameworks the session imports as it starts
+    (`frameworks.of_tests`), imported before the fork and patched before collection."""
     env = child_env()
-    env[frameworks.ENV] = frameworks.to_env(frameworks.of_test_module(test_module))
+    env[frameworks.ENV] = frameworks.to_env(preload)
     started = time.monotonic()
     if use_fork_server():
         with open(os.path.join(workdir, "server.out"), "wb") as output:

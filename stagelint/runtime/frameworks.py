@@ -1,9 +1,12 @@
-"""Which staging frameworks a test module uses, from the imports of its project files.
+"""Which staging frameworks a test session imports when it starts, from the imports of its files.
 
-The runs import and patch only those: a TensorFlow user does not pay for importing JAX, a JAX user
-not for TensorFlow, and stagelint works where only one of them is installed. Nothing is imported
-to find out (the files are parsed, as for linting). A module that imports neither gets the
-TensorFlow treatment, as before JAX was supported.
+What the test modules and the `conftest.py` files pytest loads for them import at module level,
+followed through the project's modules (imports in a function's body, such as an export helper's
+`import tensorflow`, run only if it is called, and are not followed). The fork server imports those
+once for both runs, and the recorder patches them before the tests are collected. A framework the
+tests import later (in a test's body, through an installed library) is patched when it is imported
+(`recorder.install`): nothing is missed, it only costs that import in each run. Nothing is imported
+to find out (the files are parsed, as for linting).
 """
 
 from __future__ import annotations
@@ -20,31 +23,47 @@ PACKAGES = {
     "optax": ("jax",), "chex": ("jax",),
 }
 ENV = "STAGELINT_FRAMEWORKS"
-DEFAULT = frozenset({"tf"})
 
 
 def used_by(files: list[str]) -> frozenset[str]:
+    """The frameworks the module-level imports of `files` bring in."""
     found: set[str] = set()
     for path in files:
-        for module, level, _ in lint._imports(Path(path)):
+        for module, level, _ in lint._imports(Path(path), at_import=True):
             if level:
                 continue
             found.update(PACKAGES.get(module.split(".")[0], ()))
-    return frozenset(found) or DEFAULT
+    return frozenset(found)
 
 
-def of_test_module(test_module: str) -> frozenset[str]:
-    try:
-        files = lint.project_files(test_module)
-    except OSError:
-        return DEFAULT
-    return used_by(files)
+def conftests(test_module: str) -> list[str]:
+    """The `conftest.py` files pytest loads for a test module: in its directory and each parent up
+    to the project's root."""
+    start = Path(test_module).resolve()
+    root = lint.project_root_of(start)
+    out = []
+    for directory in (start.parent, *start.parents):
+        if (directory / "conftest.py").is_file():
+            out.append(str(directory / "conftest.py"))
+        if directory == root:
+            break
+    return out
+
+
+def of_tests(test_modules: list[str]) -> frozenset[str]:
+    """The frameworks importing these test modules (and their conftest files) brings in."""
+    files: dict[str, None] = {}
+    for start in [*test_modules, *(c for m in test_modules for c in conftests(m))]:
+        try:
+            files.update(dict.fromkeys(lint.project_files(start, at_import=True)))
+        except OSError:
+            continue
+    return used_by(list(files))
 
 
 def from_env(environ=os.environ) -> frozenset[str]:
     text = environ.get(ENV, "")
-    names = frozenset(n for n in text.split(",") if n)
-    return names or DEFAULT
+    return frozenset(n for n in text.split(",") if n)
 
 
 def to_env(frameworks: frozenset[str]) -> str:

@@ -30,7 +30,7 @@ import time
 import traceback
 import weakref
 
-from stagelint.runtime import linetrace
+from stagelint.runtime import linetrace, onimport
 from stagelint.runtime.callers import call_site, user_function
 from stagelint.runtime.records import clip_message
 from stagelint.runtime.values import (digest, find_staged_values, numeric_leaf, spec_text, summarize_container,
@@ -71,6 +71,21 @@ class JaxCalls:
         self.misses: list[str] = []
 
     # Decorating ---------------------------------------------------------------------------------
+
+    def patch(self, module) -> None:
+        """Replace the staging decorators `module` defines (`DECORATORS`) by recording ones."""
+        for module_name, attr, kind in DECORATORS:
+            original = getattr(module, attr, None) if module_name == module.__name__ else None
+            if original is None or getattr(original, "_stagelint", False):
+                continue
+
+            def patched(*args, _original=original, _kind=kind, **kwargs):
+                return self.decorate(_original, _kind, args, kwargs)
+
+            functools.update_wrapper(patched, original)
+            patched._stagelint = True
+            self._patched[kind] = patched
+            setattr(module, attr, patched)
 
     def decorate(self, original, kind: str, args: tuple, kwargs: dict):
         fun = args[0] if args else None
@@ -361,8 +376,9 @@ class _ExplainHandler(logging.Handler):
 
 def install(recorder, mode: str, libraries: set[str] = frozenset()) -> JaxCalls:
     """Patch the staging decorators; `mode` "eager" disables jit, "graph" asks JAX to explain
-    its cache misses. Flax's and Equinox's are patched when `libraries` names them (the tests
-    import them): importing them costs seconds a run that does not use them should not pay."""
+    its cache misses. Flax's and Equinox's are imported now when `libraries` names them (the
+    session imports them as it starts), else patched if the tests import them: importing them
+    costs seconds a run that does not use them should not pay."""
     import importlib
 
     import jax
@@ -376,22 +392,12 @@ def install(recorder, mode: str, libraries: set[str] = frozenset()) -> JaxCalls:
         logger.addHandler(_ExplainHandler(calls))
         # The explanations are the recorder's evidence, not the tests' output.
         logger.propagate = False
-    for module_name, attr, kind in DECORATORS:
-        if module_name != "jax" and module_name.split(".")[0] not in libraries:
-            continue
-        try:
-            module = importlib.import_module(module_name) if module_name != "jax" else jax
-        except ImportError:
-            continue
-        original = getattr(module, attr, None)
-        if original is None or getattr(original, "_stagelint", False):
-            continue
-
-        def patched(*args, _original=original, _kind=kind, **kwargs):
-            return calls.decorate(_original, _kind, args, kwargs)
-
-        functools.update_wrapper(patched, original)
-        patched._stagelint = True
-        calls._patched[kind] = patched
-        setattr(module, attr, patched)
+    for module_name in dict.fromkeys(m for m, _, _ in DECORATORS):
+        if module_name != "jax" and module_name.split(".")[0] in libraries:
+            try:
+                importlib.import_module(module_name)
+            except ImportError:
+                continue
+        # A library the session did not import at start is patched when the tests import it.
+        onimport.after_import(module_name, calls.patch)
     return calls

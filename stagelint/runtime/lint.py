@@ -24,19 +24,45 @@ def _module_file(name: str, roots: list[Path]) -> Path | None:
     return None
 
 
-def _imports(path: Path) -> list[tuple[str, int, list[str]]]:
-    """(module, relative level, imported names) for every import in a file."""
+def _imports(path: Path, at_import: bool = False) -> list[tuple[str, int, list[str]]]:
+    """(module, relative level, imported names) for every import in a file; with `at_import`,
+    only those that run when the file is imported: not in a function's body (it runs when called),
+    not under `if TYPE_CHECKING:`."""
     try:
         tree = ast.parse(path.read_bytes(), filename=str(path))
     except (SyntaxError, ValueError, OSError):
         return []
     out = []
-    for node in ast.walk(tree):
+    nodes = list(ast.walk(tree)) if not at_import else _executed_at_import(tree)
+    for node in nodes:
         if isinstance(node, ast.Import):
             out.extend((alias.name, 0, []) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             out.append((node.module or "", node.level, [a.name for a in node.names]))
     return out
+
+
+def _executed_at_import(tree: ast.Module) -> list[ast.AST]:
+    """The statements of a module that run when it is imported (class bodies do; function bodies
+    and `if TYPE_CHECKING:` blocks do not)."""
+    out, stack = [], list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if isinstance(node, ast.If) and _type_checking(node.test):
+            stack.extend(reversed(node.orelse))
+            continue
+        for child in reversed(list(ast.iter_child_nodes(node))):
+            if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                stack.append(child)
+    return out
+
+
+def _type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def _roots(test_module: Path, project_root: Path) -> list[Path]:
@@ -65,8 +91,10 @@ def direct_imports(test_module: str) -> list[str]:
     return project_files(test_module, transitive=False)[1:]
 
 
-def project_files(test_module: str, transitive: bool = True) -> list[str]:
-    """The test module followed by the project modules it imports, transitively."""
+def project_files(test_module: str, transitive: bool = True, at_import: bool = False) -> list[str]:
+    """The test module followed by the project modules it imports, transitively. With `at_import`,
+    only what importing the test module imports: imports that run at import time (`_imports`), and
+    the packages a dotted module lives in (their `__init__.py` runs first)."""
     start = Path(test_module).resolve()
     root = project_root_of(start)
     roots = _roots(start, root)
@@ -77,7 +105,7 @@ def project_files(test_module: str, transitive: bool = True) -> list[str]:
         if path != start and not transitive:
             continue
         package = path.parent
-        for module, level, names in _imports(path):
+        for module, level, names in _imports(path, at_import):
             if level:
                 base = package
                 for _ in range(level - 1):
@@ -89,6 +117,9 @@ def project_files(test_module: str, transitive: bool = True) -> list[str]:
             candidates = []
             if full:
                 candidates.append(_module_file(full, search))
+                if at_import:
+                    parts = full.split(".")
+                    candidates += [_module_file(".".join(parts[:i]), search) for i in range(1, len(parts))]
             for name in names:  # `from pkg import submodule`
                 candidates.append(_module_file(f"{full}.{name}" if full else name, search))
             for found in candidates:

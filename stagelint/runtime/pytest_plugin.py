@@ -8,8 +8,9 @@ directly:
 
 Every test starts from the same seeds (`random`, `numpy`, `tf.random.set_seed`, and Keras's global
 seed generator when Keras is loaded), so the graph and the eager run draw the same numbers. JAX
-draws from explicit keys; its eager run is `jax_disable_jit` (STAGELINT_FRAMEWORKS says which
-frameworks the tests use: see runtime/frameworks.py).
+draws from explicit keys; its eager run is `jax_disable_jit` (STAGELINT_FRAMEWORKS names the
+frameworks the session imports as it starts, patched before collection; any other is patched when
+the tests import it: see runtime/frameworks.py).
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ import pytest
 
 SEED = 0
 _recorder = None
-#: What the tests stage with ("tf", "jax", ...): only those are imported and seeded.
-_frameworks: frozenset[str] = frozenset()
+#: The frameworks patched so far ("tf", "jax"): only those are seeded.
+_frameworks: set[str] = set()
 
 
 def pytest_addoption(parser):
@@ -33,8 +34,9 @@ def pytest_addoption(parser):
     group.addoption("--stagelint-mode", default=os.environ.get("STAGELINT_MODE", "graph"), choices=("graph", "eager"),
                     help="graph: as the code normally runs; eager: tf.config.run_functions_eagerly(True) "
                          "and jax_disable_jit")
-    group.addoption("--stagelint-frameworks", default=os.environ.get("STAGELINT_FRAMEWORKS", "tf"), metavar="NAMES",
-                    help="what the tests stage with, comma-separated: tf, jax, flax, equinox (default: tf)")
+    group.addoption("--stagelint-frameworks", default=os.environ.get("STAGELINT_FRAMEWORKS", ""), metavar="NAMES",
+                    help="frameworks to import and patch before collection, comma-separated: tf, jax, flax, "
+                         "equinox (others are patched when the tests import them)")
 
 
 def pytest_configure(config):
@@ -49,16 +51,23 @@ def pytest_configure(config):
 
     from stagelint.runtime import frameworks
 
-    global _frameworks
     mode = config.getoption("stagelint_mode")
-    _frameworks = frameworks.from_env({frameworks.ENV: config.getoption("stagelint_frameworks")})
+    preload = frameworks.from_env({frameworks.ENV: config.getoption("stagelint_frameworks")})
     _forget_environment()
-    _recorder = recorder.install(path, mode, _frameworks)
     start = {"ev": "start", "mode": mode, "pid": os.getpid(), "python": sys.version.split()[0]}
+    _recorder = recorder.install(path, mode, preload, on_load=_loaded)
     for name, module in (("tf", "tensorflow"), ("jax", "jax")):
         if name in _frameworks:
             start[name] = sys.modules[module].__version__
     _recorder.emit(start)
+
+
+def _loaded(name: str) -> None:
+    """A framework is patched: from now on it is seeded before every test, and at once when the
+    tests import it in the middle of one (both runs import it at the same point)."""
+    _frameworks.add(name)
+    if _recorder is not None and _recorder.test_index >= 0:
+        _seed_framework(name)
 
 
 def _forget_environment() -> None:
@@ -112,7 +121,12 @@ def _seed_everything() -> None:
     import numpy as np
 
     np.random.seed(SEED)
-    if "tf" not in _frameworks:
+    for name in _frameworks:
+        _seed_framework(name)
+
+
+def _seed_framework(name: str) -> None:
+    if name != "tf":
         return  # JAX draws from explicit keys: nothing global to seed
     import tensorflow as tf
 

@@ -28,8 +28,9 @@ import threading
 import time
 import traceback
 import weakref
+from collections.abc import Callable
 
-from stagelint.runtime import linetrace
+from stagelint.runtime import linetrace, onimport
 from stagelint.runtime.callers import call_site as _call_site, user_function
 from stagelint.runtime.capture import OutputCapture
 from stagelint.runtime.records import clip_message
@@ -311,20 +312,45 @@ def _executing_eagerly() -> bool:
 _recorder: Recorder | None = None
 
 
-def install(path: str, mode: str, frameworks: frozenset[str] = frozenset({"tf"})) -> Recorder:
-    """Patch what stages functions; `mode` is "graph" or "eager". `frameworks` says which the tests
-    use: "tf" (tf.function, run_functions_eagerly), "jax" (jax.jit and co., jax_disable_jit; with
-    "flax" and "equinox" their own jit decorators). A framework not named is not imported."""
+def install(path: str, mode: str, frameworks: frozenset[str] = frozenset(),
+            on_load: Callable[[str], None] | None = None) -> Recorder:
+    """Patch what stages functions; `mode` is "graph" or "eager". `frameworks` names those to import
+    and patch now (the session imports them as it starts): "tf" (tf.function, run_functions_eagerly),
+    "jax" (jax.jit and co., jax_disable_jit; with "flax" and "equinox" their own jit decorators).
+    Any other is patched when the tests import it, and never imported otherwise. `on_load(name)`
+    is called once a framework is patched (the plugin seeds it)."""
     global _recorder
-    _recorder = Recorder(path, mode)
-    _watch_assertions(_recorder)
-    if "tf" in frameworks:
-        _install_tensorflow(_recorder, mode)
-    if "jax" in frameworks:
+    recorder = _recorder = Recorder(path, mode)
+    _watch_assertions(recorder)
+
+    def tensorflow(_module) -> None:
+        _install_tensorflow(recorder, mode)
+
+    def jax(_module) -> None:
         from stagelint.runtime import jaxmode
 
-        jaxmode.install(_recorder, mode, set(frameworks))
-    return _recorder
+        jaxmode.install(recorder, mode, set(frameworks))
+
+    for name, module, patch in (("tf", "tensorflow", tensorflow), ("jax", "jax", jax)):
+        if name in frameworks:
+            __import__(module)
+        onimport.after_import(module, _guarded(recorder, name, patch, on_load))
+    return recorder
+
+
+def _guarded(recorder: Recorder, name: str, patch: Callable, on_load: Callable[[str], None] | None) -> Callable:
+    """`patch` run as the tests import the framework: a failure is the recorder's (recorded), never
+    the import's."""
+
+    def run(module) -> None:
+        try:
+            patch(module)
+            if on_load is not None:
+                on_load(name)
+        except Exception:  # noqa: BLE001
+            recorder.emit({"ev": "internal", "where": f"install-{name}", "error": traceback.format_exc(limit=3)})
+
+    return run
 
 
 def _install_tensorflow(recorder: Recorder, mode: str) -> None:

@@ -29,26 +29,56 @@ def _project(tmp_path, files: dict[str, str]) -> str:
     return str(tmp_path / next(iter(files)))
 
 
+def _of_tests(tmp_path, files: dict[str, str]) -> frozenset[str]:
+    return frameworks.of_tests([_project(tmp_path, files)])
+
+
 @pytest.mark.parametrize("source, expected", [
     ("import tensorflow as tf\n", {"tf"}),
     ("import jax.numpy as jnp\n", {"jax"}),
     ("from flax import nnx\n", {"jax", "flax"}),
     ("import equinox as eqx\nimport tensorflow as tf\n", {"tf", "jax", "equinox"}),
-    ("import numpy as np\n", {"tf"}),  # neither: as before JAX was supported
+    ("import numpy as np\n", set()),  # neither: both are patched if the tests import them
+    # What runs when the module is imported: a class body, a guarded import.
+    ("class T:\n    import jax\n", {"jax"}),
+    ("try:\n    import tensorflow as tf\nexcept ImportError:\n    tf = None\n", {"tf"}),
+    # What does not: a function's body, a type-checking block.
+    ("def test_a():\n    import tensorflow as tf\n", set()),
+    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import jax\nelse:\n    import numpy\n", set()),
 ])
 def test_frameworks_from_the_test_module_imports(tmp_path, source, expected):
-    assert frameworks.of_test_module(_project(tmp_path, {"test_m.py": source})) == expected
+    assert _of_tests(tmp_path, {"test_m.py": source}) == expected
 
 
 def test_frameworks_follow_project_imports(tmp_path):
-    test = _project(tmp_path, {"test_m.py": "import model\n", "model.py": "import jax\n"})
-    assert frameworks.of_test_module(test) == {"jax"}
+    assert _of_tests(tmp_path, {"test_m.py": "import model\n", "model.py": "import jax\n"}) == {"jax"}
+
+
+def test_a_function_local_import_in_the_project_brings_no_framework(tmp_path):
+    """An export helper's `import tensorflow`, and a module only a function's body imports, are not
+    imported by the session."""
+    assert _of_tests(tmp_path, {
+        "test_m.py": "import model\n",
+        "model.py": "import jax\n\ndef export():\n    import tensorflow\n    import saving\n",
+        "saving.py": "import tensorflow as tf\n",
+    }) == {"jax"}
+
+
+def test_a_dotted_import_runs_its_packages_and_conftests_count(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "tests").mkdir()
+    assert _of_tests(tmp_path, {
+        "tests/test_m.py": "import pkg.sub\n",
+        "pkg/__init__.py": "import tensorflow\n",
+        "pkg/sub.py": "x = 1\n",
+    }) == {"tf"}
+    assert _of_tests(tmp_path, {"tests/test_m.py": "x = 1\n", "conftest.py": "import jax\n"}) == {"jax"}
 
 
 def test_environment_round_trip():
     env = {frameworks.ENV: frameworks.to_env(frozenset({"jax", "flax"}))}
     assert frameworks.from_env(env) == {"jax", "flax"}
-    assert frameworks.from_env({}) == {"tf"}
+    assert frameworks.from_env({}) == set()
 
 
 def _python(code: str, blocked: tuple[str, ...], cwd) -> subprocess.CompletedProcess:
@@ -120,3 +150,67 @@ def test_the_plugin_used_directly_records_jax_with_its_option(tmp_path):
     calls = [json.loads(line) for line in record.read_text().splitlines() if '"ev":"call"' in line]
     assert [c["traced"] for c in calls] == [0, 0, 0]
     assert all(c["out"] == "tracing noisy_double\n" for c in calls)
+
+
+@pytest.mark.jax
+def test_a_jax_suite_imports_tensorflow_only_when_a_test_does(tmp_path):
+    """The library's export helper imports TensorFlow in its body: the runs start without it (no
+    TensorFlow start-up cost), and when a later test imports it, its tf.function is recorded as
+    any other, graph in one run and eager in the other."""
+    import json
+
+    from stagelint.runtime.records import load_run
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "mylib").mkdir()
+    (tmp_path / "mylib" / "__init__.py").write_text(textwrap.dedent("""
+        import jax
+
+
+        @jax.jit
+        def scale(x):
+            return x * 3
+
+
+        def export(fn):
+            import tensorflow as tf  # only the export helper needs it
+            return tf.function(fn)
+    """))
+    (tmp_path / "test_lib.py").write_text(textwrap.dedent("""
+        import sys
+
+        import jax.numpy as jnp
+
+        from mylib import export, scale
+
+
+        def test_scale():
+            assert float(scale(jnp.float32(2))) == 6.0
+            assert "tensorflow" not in sys.modules
+
+
+        def test_export():
+            import tensorflow as tf
+
+            def double(x):
+                print("body ran")
+                return x * 2
+
+            exported = export(double)
+            assert [int(exported(tf.constant(2))), int(exported(tf.constant(3)))] == [4, 6]
+    """))
+    for fork in ("1", "0"):
+        records = tmp_path / f"records{fork}"
+        env = dict(os.environ, STAGELINT_RUN_FORK=fork)
+        proc = subprocess.run([sys.executable, "-m", "stagelint", "run", "test_lib.py", "--output-format", "json",
+                               "--keep-records", str(records)], cwd=tmp_path, capture_output=True, text=True,
+                              env=env, timeout=600)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert json.loads(proc.stdout)["tests"] == {"passed": 2, "failed": 0, "errors": 0}
+        outputs = {}
+        for mode in ("graph", "eager"):
+            run = load_run(str(records / f"{mode}.jsonl"), mode)
+            assert run.test_status(next(t for t in run.tests if t.endswith("test_scale"))) == "passed"
+            outputs[mode] = [c.output for c in run.calls if run.functions[c.fn].qualname.endswith("double")]
+        # The graph run traces once; the eager run runs the body at every call.
+        assert outputs == {"graph": ["body ran\n", ""], "eager": ["body ran\n", "body ran\n"]}
