@@ -16,14 +16,18 @@ class EagerGraphDivergence(Rule):
     Reports a staged function whose result differs between graph mode and eager mode
     (`tf.config.run_functions_eagerly(True)`) for the same inputs, or that raises only in eager
     mode, when no static finding in the code it runs explains the difference. `stagelint run`
-    runs the tests twice, joins the calls one by one and compares the results with
-    `numpy.allclose(rtol=1e-5, atol=1e-6)` (NaN equal to NaN). A test that fails only in eager
-    mode is reported the same way. Functions with stateful random ops are compared by shape and
-    dtype only.
+    runs the tests twice, joins the calls one by one and compares the results: integers, bools
+    and text exactly, floats in units of their own format's rounding (NaN equal to NaN). A test
+    that fails only in eager mode is reported the same way. Functions with stateful random ops
+    are compared by shape and dtype only.
 
     Not reported: differences a static finding in the code the call runs already explains (its
-    confirmed verdict carries the evidence instead), results within the tolerance above, and
-    values of stateful random ops (only their shapes and dtypes must agree).
+    confirmed verdict carries the evidence instead), values of stateful random ops (only their
+    shapes and dtypes must agree), and float differences that rounding explains: within half the
+    significand of the result's largest magnitude (3.5e-4 of it in float32), in a test whose
+    outcome is the same in both runs. XLA (`jax.jit`, `jit_compile=True`) and grappler fuse and
+    reorder float arithmetic, and a cancellation such as `1 - decay ** count` turns one ulp into
+    hundreds; such a call is listed as a float rounding note, not a finding.
 
     ## Why is this bad?
     Eager mode runs the Python code as written; graph mode runs what tracing captured. A

@@ -174,7 +174,7 @@ def _output(pair: Pair) -> str:
             f"graph: <code>{_e(_clip(graph)) if graph else '(none)'}</code>")
 
 
-_KIND_TEXT = {"same": "same", "differ": "differ", "shapes-same": "same shapes (random ops)",
+_KIND_TEXT = {"same": "same", "rounding": "same within float rounding", "differ": "differ", "shapes-same": "same shapes (random ops)",
               "shapes-differ": "shapes differ", "inputs-differ": "inputs differ (not compared)",
               "graph-error": "graph raised", "eager-error": "eager raised", "both-error": "both raised"}
 _BAD = ("differ", "shapes-differ", "graph-error", "eager-error")

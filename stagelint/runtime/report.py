@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from stagelint.runtime.compare import Pair, random_functions
+from stagelint.runtime.compare import Pair, describe_result, random_functions
 from stagelint.runtime.defs import Def, enclosing
-from stagelint.runtime.evidence import Evidence, norm
+from stagelint.runtime.evidence import Evidence, norm, short_test
 from stagelint.runtime.executor import RunStatus
 from stagelint.runtime.records import Call, FnKey, Run
 from stagelint.runtime.verdicts import Verdict, def_line, mode_outcomes, relpath
@@ -33,7 +33,7 @@ def signature(call: Call) -> str:
 def _eager_vs_graph(pairs: list[Pair]) -> str:
     if any(p.kind in ("differ", "shapes-differ", "graph-error", "eager-error") for p in pairs):
         return "differ"
-    if any(p.kind in ("same", "shapes-same") for p in pairs):
+    if any(p.kind in ("same", "shapes-same", "rounding") for p in pairs):
         return "same"
     return "not-compared"
 
@@ -122,6 +122,21 @@ class Report:
             }, graph_calls, joined, key))
         return out
 
+    def float_notes(self) -> list[dict]:
+        """The project functions whose results differed by float rounding only (not findings): the
+        first such call of each, with both results and the largest difference."""
+        notes, seen = [], set()
+        for d in self.function_details():
+            rounding = [p for p in d.pairs if p.kind == "rounding"]
+            if rounding and d.key not in seen:  # a library function's calls once, not per project row
+                seen.add(d.key)
+                p = rounding[0]
+                notes.append({"function": _function_label(d.row), "path": d.row["path"], "line": d.row["line"],
+                              "calls": len(rounding), "test": p.graph.test, "call": p.graph.index + 1,
+                              "eager": describe_result(p.eager.result), "graph": describe_result(p.graph.result),
+                              "difference": p.detail})
+        return notes
+
     def sorted_verdicts(self) -> list[Verdict]:
         return sorted(self.verdicts, key=lambda v: (VERDICT_ORDER[v.verdict], relpath(v.finding.path),
                                                     v.finding.line, v.finding.code))
@@ -181,6 +196,7 @@ class Report:
                      for mode, s in self.runs.items()},
             "test_failures": self.test_failures,
             "mode_outcomes": mode_outcomes(self.graph, self.eager),
+            "float_notes": self.float_notes(),
             "static": self.static,
         }
 
@@ -242,6 +258,12 @@ def render_full(report: Report) -> str:
             error = o.get("graph_error") or o.get("eager_error")
             lines.append(f"  {o['test']}: graph {o['graph']}, eager {o['eager']}{held}"
                          + (f": {error}" if error else ""))
+    if data["float_notes"]:
+        lines += ["", "Float rounding (not findings: the results agree within what float rounding explains)"]
+        for n in data["float_notes"]:
+            lines.append(f"  {n['path']}:{n['line']}: {n['function']}: {n['calls']} call"
+                         f"{'s' if n['calls'] != 1 else ''}, e.g. call {n['call']} in {short_test(n['test'])}: "
+                         f"eager {n['eager']}, graph {n['graph']} ({n['difference']})")
     stopped: dict[str, list[str]] = {}
     for mode, s in report.runs.items():
         if s.status != "ok":

@@ -97,12 +97,19 @@ def numeric_leaf(value, py: bool | None = None) -> dict:
     out = {"t": "num", "dt": array.dtype.name, "sh": list(array.shape)}
     if py:
         out["py"] = True
+    if array.dtype.kind == "V" and array.dtype.name.startswith(("bfloat", "float", "int", "uint")):
+        # ml_dtypes' formats (bfloat16, float8_*, int4) are numpy "void" types: their values go
+        # out as float64 / int64, exactly, under their own dtype name.
+        array = array.astype(np.float64 if "float" in array.dtype.name else np.int64)
     if array.dtype.kind in "OSUV":
         flat = [repr(x) for x in array.reshape(-1)[:FULL_LIMIT].tolist()]
         out.update(t="text", v=flat)
         return out
     if array.dtype.kind == "c":
-        array = np.abs(array)
+        # Real and imaginary parts side by side (the last axis of a float view): a phase that
+        # differs is a different result, however equal the magnitudes.
+        out["cx"] = True
+        array = np.stack([array.real, array.imag], axis=-1)
     if array.size <= FULL_LIMIT:
         out["v"] = _jsonable(array.reshape(-1).tolist())
     else:

@@ -149,9 +149,12 @@ def _unconfirmed(ev: Evidence, f: Finding, keys: set[FnKey], graph: Run, eager: 
     if pairs:
         names = ", ".join(sorted({f"`{ev.name(k)}`" for k in keys if ev.pairs_by_key.get(k)}))
         traces = sum(p.graph.traced for p in pairs)
-        same = sum(1 for p in pairs if p.kind in ("same", "shapes-same"))
+        same = sum(1 for p in pairs if p.kind in ("same", "shapes-same", "rounding"))
         text = (f"{names} ran {_n(len(pairs), 'call')} in both modes ({_n(traces, 'trace')}); "
                 f"results matched at {same}")
+        rounding = sum(1 for p in pairs if p.kind == "rounding")
+        if rounding:
+            text += f" ({rounding} within float rounding)"
         if any(p.kind == "shapes-same" for p in pairs):
             text += " (shapes/dtypes only: stateful random ops)"
         return "not-reproduced", text

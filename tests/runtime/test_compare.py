@@ -9,7 +9,7 @@ import pytest
 import tensorflow as tf
 
 from stagelint.runtime import summaries
-from stagelint.runtime.compare import describe_result, leaf_equal, results_equal
+from stagelint.runtime.compare import compare_results, describe_result, leaf_equal, results_equal
 from stagelint.runtime.evidence import format_values
 from stagelint.runtime.records import cause_line
 
@@ -30,11 +30,60 @@ def test_dtypes_must_match_between_tensors():
     assert not results_equal(leaves(tf.constant(2)), leaves(tf.constant(2.0)))
 
 
-def test_tolerance_rtol_1e5_atol_1e6():
+def outcome(a, b) -> str:
+    return compare_results(leaves(a), leaves(b))[0]
+
+
+def test_float32_bands_are_fractions_of_the_significand():
+    # same: the last quarter of the significand (eps**0.75, 6.4e-6 in float32); rounding: the
+    # leading half agrees (eps**0.5, 3.5e-4); beyond that the results differ.
     x = np.linspace(1, 2, 50).astype("float32")
-    assert results_equal(leaves(tf.constant(x)), leaves(tf.constant(x * (1 + 5e-6))))
-    assert not results_equal(leaves(tf.constant(x)), leaves(tf.constant(x * (1 + 1e-4))))
-    assert results_equal(leaves(tf.constant([0.0])), leaves(tf.constant([5e-7])))
+    assert outcome(tf.constant(x), tf.constant(x * (1 + 2e-6))) == "same"
+    assert outcome(tf.constant(x), tf.constant(x * (1 + 5e-5))) == "rounding"
+    assert outcome(tf.constant(x), tf.constant(x * (1 + 1e-3))) == "differ"
+    assert results_equal(leaves(tf.constant(x)), leaves(tf.constant(x * (1 + 5e-5))))
+    assert not results_equal(leaves(tf.constant(x)), leaves(tf.constant(x * (1 + 1e-3))))
+
+
+def test_differences_are_measured_against_the_leafs_largest_magnitude():
+    # A small element of a leaf that also holds large ones carries the large ones' rounding
+    # (the cancellation in `x - mean(x)`): 1e-4 next to 1000.0 is 1e-7 of the leaf's magnitude.
+    assert outcome(tf.constant([1000.0, 1e-3]), tf.constant([1000.0, 1.1e-3])) == "same"
+    # The same absolute difference in a leaf of its own is half the value: a divergence.
+    assert outcome(tf.constant([1e-3, 1e-3]), tf.constant([1e-3, 1.5e-3])) == "differ"
+
+
+def test_each_dtype_is_compared_at_its_own_precision():
+    assert outcome(tf.constant([1.0], tf.float16), tf.constant([1.0 + 2 ** -10], tf.float16)) == "same"
+    assert outcome(tf.constant([1.0], tf.float16), tf.constant([1.0078125], tf.float16)) == "rounding"
+    assert outcome(tf.constant([1.0], tf.float16), tf.constant([1.05], tf.float16)) == "differ"
+    assert outcome(tf.constant([1.0], tf.bfloat16), tf.constant([1.0078125], tf.bfloat16)) == "same"
+    assert outcome(tf.constant([1.0], tf.bfloat16), tf.constant([1.25], tf.bfloat16)) == "differ"
+    # float64 keeps 52 bits: 1e-10 relative is far beyond its last quarter, within its first half.
+    assert outcome(tf.constant([1.0], tf.float64), tf.constant([1.0 + 1e-14], tf.float64)) == "same"
+    assert outcome(tf.constant([1.0], tf.float64), tf.constant([1.0 + 1e-10], tf.float64)) == "rounding"
+    assert outcome(tf.constant([1.0], tf.float64), tf.constant([1.0 + 1e-6], tf.float64)) == "differ"
+
+
+def test_integers_and_bools_must_be_equal():
+    # numpy.allclose(rtol=1e-5) took 1000001 for 1000000; a count is never rounded.
+    assert outcome(tf.constant([1000000]), tf.constant([1000001])) == "differ"
+    assert outcome(tf.constant([1000000]), tf.constant([1000000])) == "same"
+    assert outcome(tf.constant([True, False]), tf.constant([True, True])) == "differ"
+
+
+def test_complex_results_keep_their_phase():
+    a = leaves(tf.constant([1 + 1j], tf.complex64))
+    assert a[0]["cx"] and a[0]["v"] == [1.0, 1.0]
+    assert outcome(tf.constant([1 + 1j], tf.complex64), tf.constant([1 - 1j], tf.complex64)) == "differ"
+    assert outcome(tf.constant([1 + 1j], tf.complex64), tf.constant([1 + 1.000001j], tf.complex64)) == "same"
+    assert describe_result(a) == "[1.0+1.0j] complex64[1]"
+
+
+def test_a_python_float_takes_the_precision_of_the_tensor():
+    # Eager returns the float64 Python 0.1 where graph returns float32 0.1 (1.5e-9 apart).
+    assert outcome(0.1, tf.constant(0.1)) == "same"
+    assert outcome(0.1, tf.constant(0.1001)) == "differ"
 
 
 def test_nan_equals_nan_and_inf_survives_json():
@@ -42,12 +91,14 @@ def test_nan_equals_nan_and_inf_survives_json():
     assert a[0]["v"] == [1.0, "nan", "inf"]
     assert results_equal(a, leaves(tf.constant([1.0, math.nan, math.inf])))
     assert not results_equal(a, leaves(tf.constant([1.0, 0.0, math.inf])))
+    assert not results_equal(a, leaves(tf.constant([1.0, math.nan, -math.inf])))
+    assert not results_equal(a, leaves(tf.constant([1.0, math.nan, 3e38])))
 
 
-def test_half_precision_is_compared_more_loosely():
-    a = leaves(tf.constant([1.0], tf.float16))
-    b = leaves(tf.constant([1.0005], tf.float16))
-    assert results_equal(a, b)
+def test_rounding_detail_names_the_difference_in_ulps():
+    kind, detail = compare_results(leaves(tf.constant([1.0, 2.0])), leaves(tf.constant([1.0, 2.0002])))
+    assert kind == "rounding"
+    assert detail == "largest difference 1.0e-04 of the largest magnitude, 839 float32 ulps"
 
 
 def test_shapes_only_for_stateful_random_functions():
@@ -65,6 +116,12 @@ def test_large_results_compare_by_statistics_and_sample():
     y = x.copy()
     y[0, 0] += 1.0
     assert not results_equal(a, leaves(tf.constant(y)))
+    # The sums are measured against the sum of magnitudes: a sum near zero is no cancellation alarm.
+    z = np.concatenate([x, -x]).astype("float32")
+    b = leaves(tf.constant(z))
+    assert abs(b[0]["st"][0]) < 1e-3
+    shifted = b[0] | {"st": [b[0]["st"][0] + 1e-4, *b[0]["st"][1:]]}
+    assert compare_results(b, [shifted])[0] == "same"
 
 
 def test_nested_results_are_flattened():
