@@ -64,6 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     check.add_argument("--fix", action="store_true", help="apply the safe fixes (where a rule has one), then report what is left")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of applying them; exit 1 if there are any")
+    check.add_argument("--unsafe-fixes", action="store_true", default=None,
+                       help="with --fix or --diff, apply the unsafe fixes too (fixes that can change what a value is "
+                            "or where output goes); default: the configuration's unsafe-fixes, else off")
+    check.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false",
+                       help="apply the safe fixes only, whatever the configuration says")
     check.add_argument("--jobs", type=_jobs, metavar="N", help="worker processes (default: the number of CPUs)")
     check.add_argument("--no-cache", action="store_true",
                        help="neither read nor write the result cache (.stagelint_cache/ in the project root)")
@@ -175,6 +180,7 @@ def _check(args, parser) -> int:
 def _check_into(args, paths, sources, settings, out) -> int:
     from stagelint.engine import check_paths
     from stagelint.report import FORMATS
+    from stagelint.report.colors import Paint, wanted
 
     result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, paths), sources=sources,
                          whole_project=True)
@@ -183,8 +189,9 @@ def _check_into(args, paths, sources, settings, out) -> int:
         # collector would walk and free it before the process ends, a quarter of a warm run
         # after an edit. Set aside instead (not in a caller's process: it would stay there).
         gc.freeze()
+    unsafe = _unsafe(args, settings)
     if args.diff:
-        return _diff(result, out, args.quiet)
+        return _diff(result, out, args.quiet, unsafe)
     if args.fix:
         result = _fix(args, paths, settings, result)
     status = EXIT_FINDINGS if result.findings and not args.exit_zero else EXIT_OK
@@ -201,9 +208,10 @@ def _check_into(args, paths, sources, settings, out) -> int:
         print("stagelint: warning: No Python files found under the given paths", file=sys.stderr)
     try:
         if args.statistics:
-            _statistics(result, args.output_format, out)
+            _statistics(result, args.output_format, out, unsafe)
         elif args.output_format in ("full", "concise"):
-            FORMATS[args.output_format](result, out, summary=not args.quiet)
+            paint = Paint(out is sys.stdout and wanted(out))
+            FORMATS[args.output_format](result, out, summary=not args.quiet, paint=paint, unsafe_fixes=unsafe)
         else:
             FORMATS[args.output_format](result, out)
         out.flush()
@@ -218,16 +226,28 @@ def _cache(args, paths):
     return open_cache(paths, enabled=not args.no_cache, directory=args.cache_dir)
 
 
-def _diff(result, out=None, quiet: bool = False) -> int:
+def _unsafe(args, settings) -> bool:
+    """--unsafe-fixes / --no-unsafe-fixes, else the configuration's `unsafe-fixes`."""
+    return bool(args.unsafe_fixes if args.unsafe_fixes is not None else getattr(settings, "unsafe_fixes", False))
+
+
+def _hidden(findings, unsafe: bool) -> str:
+    """ruff's hint for the fixes that only --unsafe-fixes applies, or ""."""
+    n = 0 if unsafe else sum(1 for f in findings if f.fix is not None and not f.fix_applies(False))
+    return f" ({n} hidden fix{'es' if n != 1 else ''} can be enabled with the `--unsafe-fixes` option)" if n else ""
+
+
+def _diff(result, out=None, quiet: bool = False, unsafe: bool = False) -> int:
     from stagelint import fix
 
-    outcome = fix.plan(result.findings)
+    outcome = fix.plan(result.findings, unsafe)
     (out or sys.stdout).write(fix.unified_diff(outcome))
     for path, reason in outcome.refused:
         print(f"stagelint: {path}: {reason}", file=sys.stderr)
     n = outcome.fixed
     if not quiet:
-        print(f"Would fix {n} finding{'s' if n != 1 else ''}." if n else "No fixes available.", file=sys.stderr)
+        said = f"Would fix {n} finding{'s' if n != 1 else ''}" if n else "No fixes available"
+        print(said + _hidden(result.findings, unsafe) + ".", file=sys.stderr)
     if result.skipped or result.errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if outcome.changed else EXIT_OK
@@ -239,8 +259,9 @@ def _fix(args, paths, settings, result):
     from stagelint.engine import check_paths
 
     fixed, files = 0, set()
+    unsafe = _unsafe(args, settings)
     for _ in range(fix.MAX_PASSES):
-        outcome = fix.plan(result.findings)
+        outcome = fix.plan(result.findings, unsafe)
         fix.write(outcome)
         for path, reason in outcome.refused:
             print(f"stagelint: {path}: {reason}", file=sys.stderr)
@@ -257,10 +278,10 @@ def _fix(args, paths, settings, result):
     return result
 
 
-def _statistics(result, output_format: str = "full", out=None) -> None:
+def _statistics(result, output_format: str = "full", out=None, unsafe: bool = False) -> None:
     out = out or sys.stdout
     counts = Counter((f.code, f.name) for f in result.findings)
-    fixable = Counter(f.code for f in result.findings if f.fixable)
+    fixable = Counter(f.code for f in result.findings if f.fix_applies(unsafe))
     rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     if output_format == "json":
         import json

@@ -29,6 +29,11 @@ class Settings:
     staging_decorators: tuple[str, ...] = ()
     keras_methods: bool = True
     exclude: tuple[str, ...] = ()
+    #: Patterns excluded in addition to `exclude` (ruff's `extend-exclude`): a project keeps its
+    #: own list here while `--exclude` on the command line replaces `exclude`.
+    extend_exclude: tuple[str, ...] = ()
+    #: Whether `--fix` / `--diff` apply the unsafe fixes too (`--unsafe-fixes` on the command line).
+    unsafe_fixes: bool = False
     #: Per-file budgets (`stagelint.budget`): larger files, and files whose analysis takes
     #: longer (seconds, in a worker process), are reported as skipped.
     max_file_size: int = 5_000_000
@@ -49,7 +54,8 @@ class Settings:
             return Path(path).as_posix()
 
     def is_excluded(self, path: str | os.PathLike) -> bool:
-        return any(path_matches(self.relative(path), p) for p in self.exclude)
+        rel = self.relative(path)
+        return any(path_matches(rel, p) for p in self.exclude + self.extend_exclude)
 
     def ignored_for(self, path: str | os.PathLike, code: str) -> bool:
         """Whether `per-file-ignores` turns `code` off in this file."""
@@ -143,6 +149,8 @@ _KEYS = {
     "staging-decorators": ("staging_decorators", _dotted_names),
     "keras-methods": ("keras_methods", _bool),
     "exclude": ("exclude", _str_list),
+    "extend-exclude": ("extend_exclude", _str_list),
+    "unsafe-fixes": ("unsafe_fixes", _bool),
     "max-file-size": ("max_file_size", lambda path, key, value: int(_positive(path, key, value))),
     "file-timeout": ("file_timeout", lambda path, key, value: float(_positive(path, key, value))),
 }

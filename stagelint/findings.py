@@ -20,13 +20,18 @@ class Finding:
     message: str
     function: str | None = None
     entry_point: str | None = None
-    #: Whether this finding has a safe fix (`stagelint check --fix`).
+    #: Whether this finding has a fix (`stagelint check --fix`; an unsafe one needs
+    #: `--unsafe-fixes`: `fix.safe`).
     fixable: bool = False
     #: The fix (`stagelint.fix.Fix`: edits applied all or none), if the finding has one.
     fix: object = field(default=None, compare=False, repr=False)
     #: In a notebook: the cell (1-based, every cell counted); `line` and `end_line` then count
     #: in the cell's source. None in a `.py` file.
     cell: int | None = None
+
+    def fix_applies(self, unsafe: bool = False) -> bool:
+        """Whether `--fix` applies this finding's fix (with `--unsafe-fixes` when `unsafe`)."""
+        return self.fix is not None and (unsafe or self.fix.safe)
 
     def sort_key(self) -> tuple:
         return (self.path, self.cell or 0, self.line, self.column, self.code)
@@ -46,8 +51,8 @@ class Finding:
         data["cell"] = self.cell
         data["url"] = rule_url(self.code)
         data["fix"] = None if self.fix is None else {
-            "applicability": "safe",
-            "message": f"Apply the {self.code} fix (stagelint check --fix)",
+            "applicability": self.fix.applicability,
+            "message": f"Apply the {self.code} fix (stagelint check --fix{'' if self.fix.safe else ' --unsafe-fixes'})",
             "edits": [
                 {"line": e.line, "column": e.column, "end_line": e.end_line, "end_column": e.end_column,
                  "content": e.text, **({"cell": e.cell} if e.cell is not None else {})}

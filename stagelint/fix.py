@@ -1,4 +1,5 @@
-"""Safe autofixes: `stagelint check --fix` and `--diff`.
+"""Autofixes: `stagelint check --fix` and `--diff` (safe fixes; with `--unsafe-fixes` the
+unsafe ones too).
 
 A rule offers a fix by setting `fixable = True` and implementing `Rule.fix(node, fields)`,
 which runs during the one traversal, with the node and all the metadata at hand, and returns
@@ -50,6 +51,14 @@ class Fix:
     #: sha256 of the file's bytes as the analysis read them.
     digest: str
     edits: tuple[Edit, ...]
+    #: False for an unsafe fix (`Rule.fix_is_safe`): one that can change what a value is or
+    #: where output goes; only `--unsafe-fixes` applies it.
+    safe: bool = True
+
+    @property
+    def applicability(self) -> str:
+        """ruff's word for it, in JSON: "safe" or "unsafe"."""
+        return "safe" if self.safe else "unsafe"
 
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -111,14 +120,15 @@ class FixOutcome:
     refused: list[tuple[str, str]] = field(default_factory=list)
 
 
-def plan(findings) -> FixOutcome:
-    """Work out what the fixes of these findings change, without writing anything."""
+def plan(findings, unsafe: bool = False) -> FixOutcome:
+    """Work out what the fixes of these findings change, without writing anything: the safe
+    fixes, and the unsafe ones too when `unsafe`."""
     from libcst import ParserSyntaxError, parse_module
 
     outcome = FixOutcome()
     by_path: dict[str, list] = {}
     for f in findings:
-        if f.fix is not None:
+        if f.fix_applies(unsafe):
             by_path.setdefault(f.path, []).append(f.fix)
     for path, fixes in sorted(by_path.items()):
         try:

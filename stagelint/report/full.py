@@ -4,6 +4,7 @@ like ruff's full output."""
 from __future__ import annotations
 
 from stagelint.files import read_source
+from stagelint.report.colors import PLAIN
 from stagelint.report.concise import line_for
 
 
@@ -25,7 +26,7 @@ def _lines(path: str, cache: dict, cell: int | None = None) -> list[str]:
     return cache[path, cell]
 
 
-def excerpt(f, lines: list[str]) -> str:
+def excerpt(f, lines: list[str], paint=PLAIN) -> str:
     if not 1 <= f.line <= len(lines):
         return ""
     text = lines[f.line - 1].expandtabs(1).rstrip("\n")
@@ -34,17 +35,19 @@ def excerpt(f, lines: list[str]) -> str:
     end = f.end_column - 1 if f.end_line == f.line else len(text)
     carets = "^" * max(1, end - start)
     pad = " " * width
+    bar = paint(f"{pad} |", "blue")
     return (
-        f"{pad} |\n"
-        f"{f.line} | {text}\n"
-        f"{pad} | {' ' * start}{carets} {f.code}\n"
-        f"{pad} |\n"
+        f"{bar}\n"
+        f"{paint(f'{f.line} |', 'blue')} {text}\n"
+        f"{bar} {' ' * start}{paint(f'{carets} {f.code}', 'bold', 'red')}\n"
+        f"{bar}\n"
     )
 
 
-def closing(result) -> str:
-    """The closing lines: how many findings, how many `--fix` can fix, what was not checked.
-    Nothing checked is said as such, never "All checks passed!"."""
+def closing(result, paint=PLAIN, unsafe_fixes: bool = False) -> str:
+    """The closing lines: how many findings, how many `--fix` can fix (and how many more
+    `--unsafe-fixes` would), what was not checked. Nothing checked is said as such, never "All
+    checks passed!"."""
     n = len(result.findings)
     if n:
         text = f"Found {n} finding{'s' if n != 1 else ''}."
@@ -55,16 +58,21 @@ def closing(result) -> str:
     if result.skipped:
         k = len(result.skipped)
         text += f" {k} path{'s' if k != 1 else ''} could not be checked (see the errors above)."
-    fixable = sum(1 for f in result.findings if f.fixable)
+    fixable = sum(1 for f in result.findings if f.fix_applies(unsafe_fixes))
+    hidden = sum(1 for f in result.findings if f.fixable) - fixable
+    # ruff's words for the fixes only `--unsafe-fixes` applies.
+    more = f"{hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the `--unsafe-fixes` option"
     if fixable:
-        text += f"\n[*] {fixable} fixable with `--fix`."
+        text += f"\n{paint('[*]', 'cyan')} {fixable} fixable with `--fix`" + (f" ({more})." if hidden else ".")
+    elif hidden:
+        text += f"\nNo fixes available ({more})."
     return text
 
 
-def render(result, out, summary: bool = True) -> None:
+def render(result, out, summary: bool = True, paint=PLAIN, unsafe_fixes: bool = False) -> None:
     cache: dict = {}
     for f in result.findings:
-        out.write(line_for(f) + "\n")
-        out.write(excerpt(f, _lines(f.path, cache, f.cell)) + "\n")
+        out.write(line_for(f, paint, unsafe_fixes) + "\n")
+        out.write(excerpt(f, _lines(f.path, cache, f.cell), paint) + "\n")
     if summary:
-        out.write(closing(result) + "\n")
+        out.write(closing(result, paint, unsafe_fixes) + "\n")

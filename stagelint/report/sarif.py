@@ -98,7 +98,8 @@ def _fix(finding) -> dict:
         for e in finding.fix.edits
     ]
     return {
-        "description": {"text": f"Apply the {finding.code} fix (stagelint check --fix)"},
+        "description": {"text": f"Apply the {finding.code} fix (stagelint check --fix"
+                                f"{'' if finding.fix.safe else ' --unsafe-fixes'}){'' if finding.fix.safe else '; unsafe: review it'}"},
         "artifactChanges": [{"artifactLocation": _uri(finding.path), "replacements": replacements}],
     }
 

@@ -80,6 +80,14 @@ class Rule:
         fixed code no longer produces the finding)."""
         return None
 
+    #: Whether the rule's fixes are safe (ruff's applicability): a fix that can change what a
+    #: value is, or where output goes, is unsafe and applied only with `--unsafe-fixes`. A rule
+    #: whose fixes differ overrides `fix_is_safe`.
+    fix_safe: ClassVar[bool] = True
+
+    def fix_is_safe(self, node: cst.CSTNode, fields: dict) -> bool:
+        return self.fix_safe
+
     def _make_fix(self, node: cst.CSTNode, fields: dict):
         from stagelint.fix import Edit, Fix
 
@@ -93,7 +101,7 @@ class Rule:
         for target, text in pairs:
             span = self.ctx.position(target)
             edits.append(Edit(span.line, span.column, span.end_line, span.end_column, text))
-        return Fix(digest, tuple(edits))
+        return Fix(digest, tuple(edits), safe=self.fix_is_safe(node, fields))
 
     def finish(self) -> None:
         """Called once after the traversal, for rules that decide at the end of the file."""

@@ -80,9 +80,11 @@ class TraceTimeSideEffect(Rule):
     exact: positional arguments (also `*args`), `sep=` and `end=` given as string literals, and
     `file=sys.stdout` / `file=sys.stderr` (which becomes `output_stream=`). Anything else (`flush=`,
     a computed `sep`, `**kwargs`, a module that does not import `tensorflow` as a module) is
-    left for you. Not always safe: `tf.print` writes to standard error unless told otherwise,
-    where `print` wrote to standard output, and it prints a tensor's values where `print`
-    printed its symbolic description; a deliberate trace-time message becomes a per-call one.
+    left for you. The fix is safe where the print names its stream (`file=sys.stdout` /
+    `file=sys.stderr`); otherwise it is unsafe (`--unsafe-fixes`): `tf.print` writes to standard
+    error unless told otherwise, where `print` wrote to standard output. Either way it prints a
+    tensor's values where `print` printed its symbolic description, and a deliberate trace-time
+    message becomes a per-call one: that is the point of the fix.
     Other Python I/O (logging, files) has no fix. Methods named like a file's on objects that
     are not files (`buffer.write(x)` of a class of your own) are not flagged.
     """
@@ -355,6 +357,10 @@ class TraceTimeSideEffect(Rule):
             shown.append(arg.value.value)
         fields = {"_print_params": sorted(shown)} if shown else {}
         self.report(node, call="print()", instead="use `tf.print()` to print on every call", **fields)
+
+    def fix_is_safe(self, node: cst.CSTNode, fields: dict) -> bool:
+        # Without `file=`, print wrote to standard output and tf.print writes to standard error.
+        return any(arg.keyword is not None and arg.keyword.value == "file" for arg in node.args)
 
     def fix(self, node: cst.CSTNode, fields: dict):
         """`print(a, b)` -> `tf.print(a, b)`, only where the two mean the same."""

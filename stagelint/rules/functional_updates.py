@@ -59,14 +59,17 @@ class DiscardedFunctionalUpdate(InExpectedErrors, Rule):
         x = x.at[i].set(0.0)
         return x
     ```
-    `--fix` writes the assignment where the array is a plain local name or parameter: rebinding
-    it there keeps the rest of the program's meaning.
+    `--fix --unsafe-fixes` writes the assignment where the array is a plain local name or
+    parameter (rebinding a global or closure variable would make it local). The fix is unsafe:
+    the code below the statement then reads the updated array, not the old one, which is what
+    the statement meant but changes what that code computes; review it.
     """
 
     code = "STG605"
     name = "discarded-functional-update"
     message = "`{expr}` in {func} returns an updated copy that is dropped: JAX arrays are immutable, so `{array}` stays unchanged (with or without jax.jit); assign it: `{array} = {array}.at[...].{method}(...)`"
     fixable = True
+    fix_safe = False  # the code below now reads the updated array: see "Use instead"
     valid = (
         """
         import jax

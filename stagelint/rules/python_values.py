@@ -211,16 +211,20 @@ class FrozenPythonValue(Rule):
     `uniform(low, high, size)` to `tf.random.uniform(...)`, Python's `random.random()`,
     `random.gauss(mu, sigma)` and `random.normalvariate(...)` to a scalar draw, and
     `time.time()` to `tf.timestamp()`. Only where that is exact: sizes written as numbers or
-    tuples, parameters written as numbers. Not always safe: the draw becomes a float32 tensor
-    (`tf.timestamp()` a float64 one), where NumPy gave a float64 array and Python a float, which
-    TensorFlow converted to the dtype of the tensor they met; code that relied on float64
-    precision, or mixes the value with float64 tensors, needs a `dtype=`. Integer draws, NumPy
-    `Generator` methods and the other calls have no fix.
+    tuples, parameters written as numbers. The fix is unsafe (`--unsafe-fixes`): it changes what
+    the value is. The draw becomes a float32 tensor (`tf.timestamp()` a float64 one), where NumPy
+    gave a float64 array and Python a float, which TensorFlow converted to the dtype of the tensor
+    they met; code that relied on float64 precision, or mixes the value with float64 tensors,
+    needs a `dtype=`; and a parameter that must be a Python number refuses a tensor
+    (`tf.image.random_contrast(img, lower, upper)` with a drawn `lower` raises
+    OperatorNotAllowedInGraphError under `tf.function`). Integer draws, NumPy `Generator`
+    methods and the other calls have no fix.
     """
 
     code = "STG104"
     name = "frozen-python-value"
     fixable = True
+    fix_safe = False  # a Python number becomes a tensor: see "Fix"
     message = "`{call}` is evaluated once while {func} is traced and baked into the graph as a constant, so every call gets the same value; use {instead}"
     jax_message = "`{call}` is evaluated once while {func} is traced by JAX and baked in as a constant, so every call gets the same value; pass an explicit `jax.random` key (split per call), or the value, as an argument"
     valid = (

@@ -67,20 +67,20 @@ def _fixed(source: str) -> str:
 
 def test_fix_then_nothing_left_to_fix(tmp_path):
     write_tree(tmp_path, {"m.py": PRINTS})
-    first = stagelint("check", "--fix", "--output-format", "concise", "m.py", cwd=tmp_path)
+    first = stagelint("check", "--fix", "--unsafe-fixes", "--output-format", "concise", "m.py", cwd=tmp_path)
     assert (tmp_path / "m.py").read_text() == textwrap.dedent(FIXED).lstrip("\n")
     assert "Fixed 5 findings in 1 file." in first.stderr
     remaining = [line for line in first.stdout.splitlines() if "STG101" in line]
     assert [line.split(":")[1] for line in remaining] == ["11", "12"]
     assert first.returncode == 1
-    second = stagelint("check", "--fix", "--output-format", "concise", "m.py", cwd=tmp_path)
+    second = stagelint("check", "--fix", "--unsafe-fixes", "--output-format", "concise", "m.py", cwd=tmp_path)
     assert (tmp_path / "m.py").read_text() == textwrap.dedent(FIXED).lstrip("\n")
     assert "Fixed" not in second.stderr and second.stdout == first.stdout
 
 
 def test_all_fixed_exits_0(tmp_path):
     write_tree(tmp_path, {"m.py": "import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    print(x)\n"})
-    proc = stagelint("check", "--fix", "m.py", cwd=tmp_path)
+    proc = stagelint("check", "--fix", "--unsafe-fixes", "m.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout
     assert "All checks passed!" in proc.stdout
     assert "tf.print(x)" in (tmp_path / "m.py").read_text()
@@ -89,14 +89,14 @@ def test_all_fixed_exits_0(tmp_path):
 def test_diff_previews_and_writes_nothing(tmp_path):
     write_tree(tmp_path, {"m.py": PRINTS, "clean.py": "x = 1\n"})
     before = (tmp_path / "m.py").read_text()
-    proc = stagelint("check", "--diff", ".", cwd=tmp_path)
+    proc = stagelint("check", "--diff", "--unsafe-fixes", ".", cwd=tmp_path)
     assert proc.returncode == 1
     assert (tmp_path / "m.py").read_text() == before
     assert proc.stdout.startswith("--- m.py\n+++ m.py\n@@ ")
     assert '\n-    print("step",   x)  # keep this comment\n' in proc.stdout
     assert '\n+    tf.print("step",   x)  # keep this comment\n' in proc.stdout
     assert "Would fix 5 findings." in proc.stderr
-    none = stagelint("check", "--diff", "clean.py", cwd=tmp_path)
+    none = stagelint("check", "--diff", "--unsafe-fixes", "clean.py", cwd=tmp_path)
     assert none.returncode == 0 and none.stdout == "" and "No fixes available." in none.stderr
 
 
@@ -157,7 +157,7 @@ def test_line_endings_bom_and_file_mode_are_kept(tmp_path):
     path = tmp_path / "m.py"
     path.write_bytes(b"\xef\xbb\xbf" + source.encode())
     path.chmod(0o755)
-    proc = stagelint("check", "--fix", "m.py", cwd=tmp_path)
+    proc = stagelint("check", "--fix", "--unsafe-fixes", "m.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert path.read_bytes() == b"\xef\xbb\xbf" + source.replace("print(", "tf.print(").encode()
     assert stat.S_IMODE(path.stat().st_mode) == 0o755
@@ -166,7 +166,7 @@ def test_line_endings_bom_and_file_mode_are_kept(tmp_path):
 def test_fix_through_a_symlink_writes_the_target(tmp_path):
     write_tree(tmp_path, {"real/m.py": "import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    print(x)\n"})
     os.symlink(tmp_path / "real" / "m.py", tmp_path / "link.py")
-    stagelint("check", "--fix", "link.py", cwd=tmp_path)
+    stagelint("check", "--fix", "--unsafe-fixes", "link.py", cwd=tmp_path)
     assert (tmp_path / "link.py").is_symlink()
     assert "tf.print(x)" in (tmp_path / "real" / "m.py").read_text()
 
@@ -177,7 +177,7 @@ def test_fixes_across_files_and_helpers(tmp_path):
         "pkg/utils.py": "import tensorflow as tf\n\n\ndef log(x):\n    print(x)\n",
         "pkg/model.py": "import tensorflow as tf\nfrom pkg.utils import log\n\n\n@tf.function\ndef f(x):\n    log(x)\n    print(x)\n",
     })
-    proc = stagelint("check", "--fix", ".", cwd=tmp_path)
+    proc = stagelint("check", "--fix", "--unsafe-fixes", ".", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout
     assert "Fixed 2 findings in 2 files." in proc.stderr
 
@@ -242,7 +242,7 @@ def test_fixed_code_runs_under_tensorflow(tmp_path):
     write_tree(tmp_path, {"m.py": PRINTS.replace("    print(x, flush=True)  # no tf.print equivalent\n", "")
                           .replace("    print(x, sep=None)  # tf.print has no None default\n", ""),
                           "r.py": RANDOM.replace("    i = np.random.normal(loc=x.shape[0], scale=1.0)\n", "    i = 0\n")})
-    stagelint("check", "--fix", ".", cwd=tmp_path)
+    stagelint("check", "--fix", "--unsafe-fixes", ".", cwd=tmp_path)
     script = (
         "import tensorflow as tf, m, r\n"
         "m.step(tf.constant(1.0))\n"

@@ -162,6 +162,6 @@ def test_json_has_the_rule_url_and_the_fix_edits(tmp_path):
     (finding,) = json.loads(stagelint("check", "--output-format", "json", ".", cwd=tmp_path).stdout)
     assert finding["url"].endswith("/docs/rules/STG101.md") and finding["cell"] is None
     assert finding["fix"] == {
-        "applicability": "safe", "message": "Apply the STG101 fix (stagelint check --fix)",
+        "applicability": "unsafe", "message": "Apply the STG101 fix (stagelint check --fix --unsafe-fixes)",
         "edits": [{"line": 6, "column": 5, "end_line": 6, "end_column": 10, "content": "tf.print"}],
     }

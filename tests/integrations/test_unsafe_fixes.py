@@ -1,0 +1,83 @@
+"""The `--unsafe-fixes` tier: fixes that can change what a value is or where output goes are
+applied only on request, and the output says how many are waiting. The facts that make them
+unsafe are checked by running TensorFlow on the code before and after the fix."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from integration_support import run, stagelint, write_tree
+
+SOURCE = """
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+
+@tf.function
+def show(x):
+    print("tracing", x)
+    print("to stderr", file=sys.stderr)
+    return x
+
+
+@tf.function
+def augment(img):
+    lower = np.random.uniform(0.2, 0.5)
+    return tf.image.random_contrast(img, lower, 0.9)
+
+
+if __name__ == "__main__":
+    show(tf.constant(1))
+    try:
+        augment(tf.ones((4, 4, 3)))
+        print("RESULT ok")
+    except Exception as e:
+        print("RESULT", type(e).__name__)
+"""
+
+
+def test_safe_fixes_only_unless_asked(tmp_path):
+    write_tree(tmp_path, {"m.py": SOURCE})
+    data = json.loads(stagelint("check", "--output-format", "json", ".", cwd=tmp_path).stdout)
+    assert [(f["line"], f["code"], f["fix"]["applicability"]) for f in data] == [
+        (9, "STG101", "unsafe"), (10, "STG101", "safe"), (16, "STG104", "unsafe")]
+    full = stagelint("check", ".", cwd=tmp_path)
+    assert full.stdout.rstrip().endswith(
+        "[*] 1 fixable with `--fix` (2 hidden fixes can be enabled with the `--unsafe-fixes` option).")
+    assert [line.split(" ")[1:3] for line in full.stdout.splitlines() if line.startswith("m.py:")] == [
+        ["STG101", "[trace-time-side-effect]"], ["STG101", "[*]"], ["STG104", "[frozen-python-value]"]]
+
+    diff = stagelint("check", "--diff", ".", cwd=tmp_path)
+    added = [line for line in diff.stdout.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    assert len(added) == 1 and "+    tf.print(\"to stderr\", output_stream=sys.stderr)" in diff.stdout
+    assert diff.stderr.strip() == "Would fix 1 finding (2 hidden fixes can be enabled with the `--unsafe-fixes` option)."
+
+    fixed = stagelint("check", "--fix", "--output-format", "concise", ".", cwd=tmp_path)
+    text = (tmp_path / "m.py").read_text()
+    assert 'tf.print("to stderr", output_stream=sys.stderr)' in text and "np.random.uniform" in text
+    assert 'print("tracing"' in text and "tf.print(\"tracing\"" not in text
+    assert fixed.returncode == 1 and "Fixed 1 finding in 1 file." in fixed.stderr
+    # Now only unsafe fixes are left: ruff's words for that.
+    assert fixed.stdout.rstrip().endswith("No fixes available (2 hidden fixes can be enabled with the `--unsafe-fixes` option).")
+
+
+def test_unsafe_fixes_change_what_the_program_does(tmp_path):
+    """The reasons, under TensorFlow: np.random.uniform -> tf.random.uniform turns `lower` into a
+    tensor, which tf.image.random_contrast refuses in a graph; print -> tf.print moves the
+    output from stdout to stderr. `--no-unsafe-fixes` wins over the configuration's `unsafe-fixes`."""
+    write_tree(tmp_path, {"m.py": SOURCE, "pyproject.toml": "[tool.stagelint]\nunsafe-fixes = true\n"})
+    before = run([sys.executable, "m.py"], cwd=tmp_path, timeout=600)
+    assert "RESULT ok" in before.stdout and "tracing" in before.stdout, before.stderr[-2000:]
+
+    refused = stagelint("check", "--fix", "--no-unsafe-fixes", ".", cwd=tmp_path)
+    assert "np.random.uniform" in (tmp_path / "m.py").read_text(), refused.stderr
+    proc = stagelint("check", "--fix", ".", cwd=tmp_path)  # the configuration asks for them
+    assert "Fixed 2 findings in 1 file." in proc.stderr, proc.stderr
+    text = (tmp_path / "m.py").read_text()
+    assert "lower = tf.random.uniform((), minval=0.2, maxval=0.5)" in text and 'tf.print("tracing"' in text
+    after = run([sys.executable, "m.py"], cwd=tmp_path, timeout=600)
+    assert "RESULT OperatorNotAllowedInGraphError" in after.stdout, after.stderr[-2000:]
+    assert "tracing" not in after.stdout and "tracing" in after.stderr
