@@ -46,7 +46,7 @@ def _codes(tmp_path, *args, cwd=None):
 @pytest.mark.parametrize("table, key_in_message", [
     ('selcet = ["STG1"]', "'selcet'; did you mean 'select'?"),
     ('per_file_ignores = {}', "'per_file_ignores'; did you mean 'per-file-ignores'?"),
-    ('colour = "red"', "'colour' (known keys: exclude, extend-select, file-timeout, ignore, keras-methods"),
+    ('colour = "red"', "'colour' (known keys: exclude, extend-exclude, extend-select, file-timeout, ignore, keras-methods"),
     ('select = "STG1"', "select must be a list of strings, got 'STG1'"),
     ('select = ["E501"]', "select: 'E501' is not a stagelint code or prefix"),
     ('ignore = ["STG1011"]', "ignore: 'STG1011' is not a stagelint code or prefix"),
