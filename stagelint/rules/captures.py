@@ -39,7 +39,9 @@ class StaleGlobal(Rule):
     with its enclosing function), and only when it changes after the nested function is defined
     and the Function may run after the change: a rebinding after its last call (a test rebinding
     `metrics` for the next Function), or before a Function defined afresh in each loop iteration,
-    changes nothing a trace sees. A global rebound only by a function that set-up code calls
+    changes nothing a trace sees; a change in place (`metrics.update({...})`) counts only where
+    the Function may also run before it (a call above it, or in a loop around both): filled in
+    after the def but before the first call, it is set-up. A global rebound only by a function that set-up code calls
     (`set_random_seeds()` from a task's `__init__`) is configuration, not a change between calls.
     Methods of objects that are not containers (`replay_buffer.clear()`, a module's
     `_context_stack.pop()` on an object it binds further down) are not mutations.
@@ -358,7 +360,8 @@ class StaleGlobal(Rule):
             if after and len(after) < len(nodes):
                 return f"rebound on line {ctx.position(after[0]).line}, after `{chain[-1].facts.name}` is defined"
             if not after:
-                return self._mutation(func, nodes, outer_def)
+                owner = chain[-1].parent
+                return self._mutation(func, nodes, outer_def, owner.qualname if owner is not None else None)
             nodes = after
         for node in nodes:
             if id(node) in ctx.rebinding_targets or id(node) in ctx.loop_bound:
@@ -372,12 +375,16 @@ class StaleGlobal(Rule):
                     return f"rebound on line {line}"
         return self._mutation(func, nodes)
 
-    def _mutation(self, func, nodes, outer_def=None) -> str | None:
+    def _mutation(self, func, nodes, outer_def=None, owner: str | None = None) -> str | None:
         for node in nodes:
             sites = [(q, n) for q, n in self.mutation_sites.get(id(node), ()) if q != func.qualname]
             if outer_def is not None:
-                # an enclosing variable filled before the nested def (set-up) is final when traced
-                sites = [(q, n) for q, n in sites if not self._before(n, outer_def)]
+                # an enclosing variable filled before the nested def (set-up) is final when traced,
+                # and so is one the enclosing function fills after the def but before any call
+                # of the Function can run (`metrics.update(...)` above the training loop): a
+                # trace only sees a change made after it, read by a later call of the same object
+                sites = [(q, n) for q, n in sites if not self._before(n, outer_def)
+                         and (q != owner or self._between_runs(n, outer_def))]
             if sites:
                 return f"mutated in `{sorted(q for q, _ in sites)[0]}`"
         return None
@@ -398,15 +405,8 @@ class StaleGlobal(Rule):
         (returned, stored). A rebinding after its last call changes nothing a trace sees (a test
         that rebinds `metrics` for the next `step_fn_b`)."""
         ctx = self.ctx
-        if not isinstance(outer_def, cst.FunctionDef):
-            return True  # a lambda: where it is called is not tracked
-        scope = ctx.scope(outer_def)
-        name = outer_def.name.value
-        refs = []
-        for assignment in (scope.assignments[name] if scope is not None else ()):
-            if getattr(assignment, "node", None) is outer_def:
-                refs = [a.node for a in assignment.references]
-        if scope is None:
+        refs = self._references(outer_def)
+        if refs is None:
             return True
         value = ctx.bound_values.get(id(binding))
         b, d = ctx.position(binding), ctx.position(outer_def)
@@ -426,6 +426,41 @@ class StaleGlobal(Rule):
             if any(_inside(ctx, binding, lp) and _inside(ctx, ref, lp) and not _inside(ctx, outer_def, lp)
                    for lp in self.loops):
                 return True  # a later iteration calls the same Function after the rebinding
+        return False
+
+    def _references(self, outer_def) -> list | None:
+        """Where the enclosing function names the nested def; None when that is not tracked (a
+        lambda, no scope)."""
+        if not isinstance(outer_def, cst.FunctionDef):
+            return None
+        scope = self.ctx.scope(outer_def)
+        if scope is None:
+            return None
+        return [a.node for assignment in scope.assignments[outer_def.name.value]
+                if getattr(assignment, "node", None) is outer_def for a in assignment.references]
+
+    def _between_runs(self, change: cst.CSTNode, outer_def: cst.FunctionDef) -> bool:
+        """The enclosing function's change can fall between two runs of the nested Function: one
+        may run before it (a call above it, or in a loop holding both) and one after it."""
+        return self._run_after(change, outer_def) and self._run_before(change, outer_def)
+
+    def _run_before(self, change: cst.CSTNode, outer_def: cst.FunctionDef) -> bool:
+        """The nested Function may run (and so trace) before `change`: its name is called above
+        the change, in a loop holding both the call and the change but not the def, or it escapes."""
+        ctx = self.ctx
+        refs = self._references(outer_def)
+        if refs is None:
+            return True
+        c = ctx.position(change)
+        for ref in refs:
+            if id(ref) not in self.run_refs:
+                return True  # escapes: it may be called at any time
+            r = ctx.position(ref)
+            if (r.line, r.column) < (c.line, c.column):
+                return True
+            if any(_inside(ctx, change, lp) and _inside(ctx, ref, lp) and not _inside(ctx, outer_def, lp)
+                   for lp in self.loops):
+                return True
         return False
 
     def _call_between(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:

@@ -990,3 +990,60 @@ def test_python_values_that_do_not_vary_negative_twin():
             f(x, scale)
         results = [f(x, 2) for name in ("a", "b")]
     """)
+
+
+# An enclosing variable changed between its Function's def and the Function's first call is set up,
+# not stale: a trace only sees changes made before it, and staleness needs a change after a trace
+# that a later call of the same Function reads (issue 23, "order ignored").
+
+def test_enclosing_dict_filled_after_the_def_before_the_first_call_is_not_stale():
+    assert_marked("""
+        import tensorflow as tf
+
+        def main(steps):
+            metrics = {"loss": tf.keras.metrics.Mean()}
+
+            @tf.function
+            def train_step(x):
+                def step_fn(x):
+                    metrics["loss"].update_state(x)
+                step_fn(x)
+
+            metrics.update({"time": tf.keras.metrics.Mean()})
+            for _ in range(steps):
+                train_step(tf.constant(1.0))
+    """)
+
+
+def test_enclosing_dict_changed_between_two_calls_is_stale():
+    assert_marked("""
+        import tensorflow as tf
+
+        def main(steps):
+            scales = {"a": 1.0}
+
+            @tf.function
+            def train_step(x):
+                return x * scales["a"]  # STG301
+
+            for _ in range(steps):
+                train_step(tf.constant(1.0))
+                scales.update({"a": 2.0})
+    """)
+
+
+def test_enclosing_dict_changed_after_a_first_call_above_it_is_stale():
+    assert_marked("""
+        import tensorflow as tf
+
+        def main():
+            scales = {"a": 1.0}
+
+            @tf.function
+            def train_step(x):
+                return x * scales["a"]  # STG301
+
+            train_step(tf.constant(1.0))
+            scales["a"] = 2.0
+            train_step(tf.constant(1.0))
+    """)
