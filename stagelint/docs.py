@@ -19,6 +19,9 @@ def render_rule(rule) -> str:
         out += ["*Runtime-only: reported by `stagelint run`, which observes it; no static check.*", ""]
     if rule.fixable:
         out += ["*Fix available: `stagelint check --fix`.*", ""]
+    if rule.repeated_cost:
+        out += ["*Not reported in test modules (`test_*.py`, `*_test.py`, under `tests/`): its cost "
+                "needs repetition, and a test runs once.*", ""]
     out += [f"Message: {rule.message}", ""]
     for title in SECTIONS:
         out += [f"## {title}", "", sections.get(title, ""), ""]

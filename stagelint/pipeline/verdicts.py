@@ -10,6 +10,7 @@ import traceback
 
 from stagelint import facts as F
 from stagelint import notebooks
+from stagelint.analysis.testing import is_test_module
 from stagelint.files import read_source
 from stagelint.findings import Finding, file_is_off, is_selected, is_suppressed
 from stagelint.rules.base import REGISTRY, all_rules
@@ -64,6 +65,8 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
         if m.path not in reported:
             continue
         rule = REGISTRY[cand.code]
+        if rule.repeated_cost and is_test_module(m.module):
+            continue
         shown = reports.get((m.path, rule.code))
         if shown is None:
             shown = reports[(m.path, rule.code)] = is_selected(rule.code, settings.select, settings.ignore) and \

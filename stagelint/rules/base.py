@@ -46,6 +46,10 @@ class Rule:
     #: it only costs time (retracing, unrolled loops, a pruned op). The one source of every
     #: report's level: SARIF, GitHub annotations, GitLab Code Quality, JUnit.
     severity: ClassVar[str] = "error"
+    #: The cost comes only from repetition (a retrace, a recompile, a graph grown per element):
+    #: a test runs once, so such a finding is left out of test modules (`analysis.testing`),
+    #: where a fresh closure per parametrization or a counted retrace is the point (issue 23).
+    repeated_cost: ClassVar[bool] = False
     #: Report even outside staged code (STG000 syntax errors).
     always: ClassVar[bool] = False
     #: The optional framework (`frameworks.OPTIONAL_FRAMEWORKS`, by name) whose staging alone can

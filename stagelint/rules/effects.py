@@ -18,8 +18,8 @@ from stagelint.jaxrules import writes_into_ref
 from stagelint.nnx import static_container, store_carried, store_fields, writes_variable
 from stagelint.rules.base import Rule
 from stagelint.rules.graph_python import _type_dispatch
-from stagelint.rules.retracing import _is_test_module
 from stagelint.stores import read_after, store_is_external, store_sites, stored_tensor
+from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.values import FILE_METHODS
 from stagelint.analysis.values import FILE, formatted_tensorness, kind_of, python_number
 from stagelint.tensors import Tensorness, tensorness
@@ -682,7 +682,7 @@ def _records_its_argument(ctx, site) -> bool:
     (`self.mask = mask`), so the test can assert on what it received: the test runs it eagerly
     and reads it back; were it traced, the assertion would see the trace's value and fail there."""
     node = site.node
-    if not _is_test_module(ctx.module) or site.root_kind != "self" or not isinstance(node, cst.Assign):
+    if not is_test_module(ctx.module) or site.root_kind != "self" or not isinstance(node, cst.Assign):
         return False
     if not all(isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name)
                and t.target.value.value == site.func.self_name for t in node.targets):

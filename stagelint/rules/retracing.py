@@ -21,6 +21,7 @@ from stagelint.nnx import changes_every_call, imports_flax, python_attribute_ret
 from stagelint.rules.base import Rule
 from stagelint.stores import store_sites
 from stagelint.analysis.bounds import literal, varying_bound
+from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.values import python_number
 from stagelint.tensors import NUMBERS, Tensorness, tensorness
 
@@ -87,6 +88,7 @@ class PythonScalarArgument(Rule):
 
     code = "STG501"
     severity = "warning"
+    repeated_cost = True
     name = "python-scalar-argument"
     message = "this call passes the Python number `{value}` for `{param}` of {func} ({reason}): each new value traces the function again; pass a tensor (`tf.constant({value})`) or give it an `input_signature`"
     jax_message = "{jax_what}: each new value traces and compiles {func} again; {jax_instead}"
@@ -451,6 +453,7 @@ class FunctionRecreated(Rule):
 
     code = "STG502"
     severity = "warning"
+    repeated_cost = True
     name = "function-recreated"
     message = "{what} makes a new Function for {func} each time {where} runs, and a new Function never reuses traces: every call traces again; create it once, outside, and reuse it"
     jax_message = "{what} makes a new jitted function for {func} each time {where} runs, and JAX caches traces per function object: every call traces and compiles again; jit it once, outside, and reuse it"
@@ -781,7 +784,7 @@ class FunctionRecreated(Rule):
         if f is not None and any(d.rsplit(".", 1)[-1] in REQUEST_HANDLER_DECORATORS for d in f.decorators):
             return {"where": f"`{f.name}` (it handles every request)"}
         # Tests call a driver once each; several tests are not a loop.
-        sites = [site for mod, site in project.call_sites.get((module.module, enclosing), ()) if not _is_test_module(mod)]
+        sites = [site for mod, site in project.call_sites.get((module.module, enclosing), ()) if not is_test_module(mod)]
         return len(sites) > 1 or any(site.in_loop for site in sites)
 
 
@@ -790,12 +793,7 @@ def _program(module: str, site) -> tuple:
     (a script, a notebook, a library module), and in a test module one test's. Another script or
     notebook passing its own constant is another program; tests call the function once each
     with the values under test (several tests are not a loop, as for STG502)."""
-    return (module, site.caller) if _is_test_module(module) else (module,)
-
-
-def _is_test_module(module: str) -> bool:
-    last = module.rsplit(".", 1)[-1]
-    return last.startswith("test_") or last.endswith("_test") or ".tests." in f".{module}."
+    return (module, site.caller) if is_test_module(module) else (module,)
 
 
 class PythonLoopUnrolled(Rule):
@@ -851,6 +849,7 @@ class PythonLoopUnrolled(Rule):
 
     code = "STG503"
     severity = "warning"
+    repeated_cost = True
     name = "python-loop-unrolled"
     message = "this Python `for` over `{iter}` runs while {func} is traced, so it is unrolled into the graph ({detail}): the graph grows with every iteration and a new {length} traces again; {instead}"
     jax_message = "this Python `for` over `{iter}` runs while {func} is traced by JAX, so it is unrolled ({detail}): the program and its compile time grow with every iteration; use `lax.fori_loop` / `lax.scan`"
