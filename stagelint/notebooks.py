@@ -182,6 +182,15 @@ def syntax_error(text: str) -> tuple[int, int, str] | None:
 _ESCAPES = ("!", "%", "?", ",", ";", "/")
 #: `x = !ls`, `a, b = %who_ls`: an assignment whose value is a shell or line-magic escape.
 _ASSIGN = re.compile(r"^(\s*)([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*|\(.*?\)|\[.*?\])\s*=\s*[!%]")
+#: A Colab form line: `#@title Setup`, `#@markdown ...`, `# @param`.
+_COLAB_FORM = re.compile(r"^\s*#\s*@(title|markdown|param)\b")
+#: IPython line magics a kernel runs without their `%` (automagic, on by default) when the line
+#: is not Python: `pip install x`, `cd data`. A line such as `pip = 3` stays Python.
+_AUTOMAGIC = frozenset({
+    "alias", "autoreload", "cd", "conda", "env", "history", "load_ext", "ls", "mamba",
+    "matplotlib", "pip", "pwd", "pylab", "reset", "run", "tensorflow_version", "time", "timeit",
+    "who", "whos",
+})
 _STRING_START = re.compile(r"(?i)(?:rb|br|fr|rf|b|r|u|f)?('''|\"\"\"|'|\")")
 
 
@@ -192,7 +201,9 @@ def transform(source: str) -> tuple[list[str], str, set[int], int]:
     if lines and lines[-1] == "":
         lines.pop()  # the newline that ends the last line
     lines = [line.rstrip("\r") for line in lines]
-    first = next((line for line in lines if line.strip()), "")
+    # Colab runs a cell's form lines (`#@title ...`, `#@markdown ...`) as comments and then a
+    # cell magic below them, as if it were first.
+    first = next((line for line in lines if line.strip() and not _COLAB_FORM.match(line)), "")
     if first.startswith("%%"):
         name = first[2:].split(None, 1)[0] if first[2:].strip() else ""
         return [""] * len(lines), f"cell magic %%{name}", set(range(1, len(lines) + 1)), 0
@@ -210,7 +221,7 @@ def transform(source: str) -> tuple[list[str], str, set[int], int]:
             stripped = line.lstrip()
             indent = line[: len(line) - len(stripped)]
             assign = _ASSIGN.match(line)
-            if stripped.startswith(_ESCAPES) or assign:
+            if stripped.startswith(_ESCAPES) or assign or _automagic(stripped):
                 end = i
                 while lines[end].endswith("\\") and end + 1 < len(lines):
                     end += 1
@@ -232,6 +243,18 @@ def transform(source: str) -> tuple[list[str], str, set[int], int]:
         scanner.feed(line)
         i += 1
     return out, "", replaced, len(prefix)
+
+
+def _automagic(stripped: str) -> bool:
+    """`pip install x`: a line magic's name, then words that do not make the line Python."""
+    word, _, rest = stripped.partition(" ")
+    if word not in _AUTOMAGIC or not rest.strip() or stripped.endswith(("\\", ":", ",", "(", "[", "{")):
+        return False
+    try:
+        compile(stripped, "<cell>", "exec")
+    except SyntaxError:
+        return True
+    return False
 
 
 def _code_part(line: str) -> str:

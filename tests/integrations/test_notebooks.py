@@ -234,6 +234,25 @@ def test_cell_magic_and_dedent():
     assert (lines, skipped, indent) == (["for x in y:", "  print(x)"], "", 2)
 
 
+def test_a_cell_magic_below_colab_form_lines_is_a_cell_magic():
+    # Colab runs `#@title` / `#@markdown` lines as comments, then the cell magic as the first line
+    lines, skipped, _, _ = notebooks.transform("#@title Banner\n%%html\n<div>Let's Begin</div>\n")
+    assert (lines, skipped) == (["", "", ""], "cell magic %%html")
+    # an ordinary comment above `%%html` is not a form: IPython reads `%%html` as a line escape,
+    # and the HTML below it is what it is (a syntax error, one STG000)
+    _, skipped, _, _ = notebooks.transform("# Banner\n%%html\n<div>Let's Begin</div>\n")
+    assert skipped == ""
+
+
+def test_automagic_lines_are_not_python_and_python_using_those_names_is_kept():
+    # a kernel runs `pip install ...` as `%pip install ...` (automagic is on by default)
+    assert lines_of("pip install tensorflow wurlitzer\nx = 1\n") == ["pass", "x = 1"]
+    assert lines_of("  cd data\n") == ["pass"]
+    # the same names as Python: an assignment, a call, an attribute stay as written
+    src = "pip = 3\ntime.sleep(1)\nls = [pip, 2]\nrun(ls)\n"
+    assert lines_of(src) == src.splitlines()
+
+
 def test_an_indented_cell_reports_columns_as_written(tmp_path):
     src = "  @tf.function\n  def f(x):\n    print(x)\n    return x\n"
     write_notebook(tmp_path / "n.ipynb", [new_code_cell("import tensorflow as tf"), new_code_cell(src),
