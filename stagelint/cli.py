@@ -184,6 +184,7 @@ def _check_into(args, paths, sources, settings, out) -> int:
 
     result = check_paths(paths, settings, jobs=args.jobs, cache=_cache(args, paths), sources=sources,
                          whole_project=True)
+    result.rule_url = settings.rule_url
     if getattr(args, "ends_after", False):
         # The check's project (every file's facts, in reference cycles) is garbage now: the
         # collector would walk and free it before the process ends, a quarter of a warm run
@@ -313,10 +314,16 @@ def _rules(output_format: str = "text") -> int:
     if output_format == "json":
         import json
 
+        from stagelint.config import ConfigError, load_settings
         from stagelint.docs import rule_url
 
+        try:
+            template = load_settings(".").rule_url
+        except ConfigError as e:
+            print(f"stagelint: error: {e}", file=sys.stderr)
+            return EXIT_ERROR
         data = [{"code": r.code, "name": r.name, "summary": r.summary(), "fixable": bool(r.fixable),
-                 "runtime": bool(r.runtime_only), "url": rule_url(r.code)} for r in rules]
+                 "runtime": bool(r.runtime_only), "url": rule_url(r.code, template)} for r in rules]
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         sys.stdout.flush()
         return EXIT_OK

@@ -38,6 +38,9 @@ class Settings:
     #: longer (seconds, in a worker process), are reported as skipped.
     max_file_size: int = 5_000_000
     file_timeout: float = 120.0
+    #: The page a report links each rule to (`stagelint.ruleurls`): a template with `{code}`;
+    #: empty, no link.
+    rule_url: str = ""
     #: Where the settings came from (None: defaults).
     source: str | None = None
     #: The directory relative paths in the config are taken from.
@@ -141,6 +144,21 @@ def _per_file(path: Path, key: str, value) -> tuple[tuple[str, tuple[str, ...]],
     return tuple((glob, _codes(path, f"{key} {glob!r}", codes)) for glob, codes in value.items())
 
 
+def _url_template(path: Path, key: str, value) -> str:
+    from stagelint.ruleurls import FIELDS
+
+    if not isinstance(value, str):
+        raise ConfigError(f"{path}: [tool.stagelint] {key} must be a string, got {value!r}")
+    try:
+        value.format(**{f: "" for f in FIELDS})
+    except (KeyError, IndexError, ValueError) as e:
+        raise ConfigError(f"{path}: [tool.stagelint] {key}: {value!r} is not a template of "
+                          f"{', '.join('{' + f + '}' for f in FIELDS)} ({type(e).__name__}: {e})") from None
+    if value and "{code}" not in value:
+        raise ConfigError(f"{path}: [tool.stagelint] {key}: {value!r} has no {{code}}, so every rule would get the same page")
+    return value
+
+
 _KEYS = {
     "select": ("select", _codes),
     "ignore": ("ignore", _codes),
@@ -153,6 +171,7 @@ _KEYS = {
     "unsafe-fixes": ("unsafe_fixes", _bool),
     "max-file-size": ("max_file_size", lambda path, key, value: int(_positive(path, key, value))),
     "file-timeout": ("file_timeout", lambda path, key, value: float(_positive(path, key, value))),
+    "rule-url": ("rule_url", _url_template),
 }
 
 

@@ -6,10 +6,11 @@
 from __future__ import annotations
 
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 from stagelint.rules.base import SECTIONS, all_rules, example_source
-from stagelint.ruleurls import RULES_URL, rule_url  # noqa: F401  (re-exported)
+from stagelint.ruleurls import rule_url  # noqa: F401  (re-exported)
 
 
 def render_rule(rule) -> str:
@@ -22,7 +23,7 @@ def render_rule(rule) -> str:
     if rule.repeated_cost:
         out += ["*Not reported in test modules (`test_*.py`, `*_test.py`, under `tests/`): its cost "
                 "needs repetition, and a test runs once.*", ""]
-    out += [f"Message: {rule.message}", ""]
+    out += [message_line(rule), ""]
     for title in SECTIONS:
         out += [f"## {title}", "", sections.get(title, ""), ""]
     for title in sections:
@@ -37,6 +38,29 @@ def render_rule(rule) -> str:
         for ex in rule.valid:
             out += ["```python", example_source(ex).rstrip(), "```", ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def message_line(rule) -> str:
+    """The rule's message as a reader meets it: the finding its first flagged example gets, or,
+    for the rules only `stagelint run` reports (no static example to run), the template."""
+    example = example_message(rule.code)
+    if example is not None:
+        line, message = example
+        return f"Message (on the first flagged example below, line {line}): {message}"
+    return f"Message (`stagelint run` fills in the fields in braces): `{rule.message}`"
+
+
+@lru_cache(maxsize=None)
+def example_message(code: str) -> tuple[int, str] | None:
+    """(line, message) of the first finding of `code` in its rule's first flagged example."""
+    from stagelint.engine import check_source
+    from stagelint.rules.base import REGISTRY
+
+    rule = REGISTRY[code]
+    if rule.runtime_only or not rule.invalid:
+        return None
+    found = [f for f in check_source(example_source(rule.invalid[0])) if f.code == code]
+    return (found[0].line, found[0].message) if found else None
 
 
 def render_index() -> str:

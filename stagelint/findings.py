@@ -42,14 +42,15 @@ class Finding:
         cell = f"cell {self.cell}:" if self.cell is not None else ""
         return f"{self.path}:{cell}{self.line}:{self.column}"
 
-    def to_json(self) -> dict:
+    def to_json(self, rule_url_template: str = "") -> dict:
+        """The JSON form; `url` is the rule's page under the `rule-url` setting, or null."""
         from stagelint.ruleurls import rule_url
 
         data = asdict(self)
         del data["fix"], data["cell"]
         # `cell`: the notebook cell (1-based) the lines count in, null in a .py file.
         data["cell"] = self.cell
-        data["url"] = rule_url(self.code)
+        data["url"] = rule_url(self.code, rule_url_template)
         data["fix"] = None if self.fix is None else {
             "applicability": self.fix.applicability,
             "message": f"Apply the {self.code} fix (stagelint check --fix{'' if self.fix.safe else ' --unsafe-fixes'})",
@@ -72,6 +73,8 @@ class CheckResult:
     #: (path, rule code or "engine", short traceback) for internal errors.
     errors: list[tuple[str, str, str]] = field(default_factory=list)
     files_checked: int = 0
+    #: The `rule-url` setting the reports link each finding's rule with.
+    rule_url: str = ""
 
 
 def code_matches(code: str, patterns: list[str] | tuple[str, ...]) -> bool:

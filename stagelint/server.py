@@ -635,10 +635,27 @@ class StagelintServer:
             uri=uri, version=version, diagnostics=[diagnostic(f, lines) for f in findings]))
 
 
+def _server_requirement() -> str:
+    """pygls as the installed distribution's `server` extra requires it."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    try:
+        wanted = requires("tf-stagelint") or []
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        wanted = []
+    for req in wanted:
+        name, _, marker = req.partition(";")
+        if name.strip().startswith("pygls") and "server" in marker:
+            return name.strip()
+    return "pygls"
+
+
 def main(argv: list[str] | None = None) -> int:
     """`stagelint server`: speak LSP on standard input and output."""
     if LanguageServer is None:
-        print("stagelint: error: the language server needs pygls: pip install 'stagelint[server]'", file=sys.stderr)
+        # Not `pip install stagelint[server]`: `stagelint` on PyPI is an unrelated program.
+        print(f"stagelint: error: the language server needs pygls (the `server` extra of tf-stagelint): "
+              f"{sys.executable} -m pip install '{_server_requirement()}'", file=sys.stderr)
         return 2
     # The protocol owns the real standard output; anything else printed (by this process or
     # the analysis workers it forks) goes to standard error instead of corrupting it.

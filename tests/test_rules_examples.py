@@ -87,3 +87,18 @@ def test_docs_pages_are_generated_from_the_rules():
              if not (docs / name).exists() or (docs / name).read_text(encoding="utf-8") != text]
     extra = [p.name for p in docs.glob("STG*.md") if p.name not in expected]
     assert not stale and not extra, f"run `python -m stagelint.docs`: stale {stale}, extra {extra}"
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_the_page_shows_the_message_a_reader_gets(rule):
+    """`stagelint rule CODE` (and hover) shows the message filled in, as its first flagged
+    example gets it; only the rules `stagelint run` reports keep the template, said so."""
+    from stagelint.docs import render_rule
+
+    (line,) = [ln for ln in render_rule(rule).splitlines() if ln.startswith("Message")]
+    if rule.runtime_only:
+        assert line == f"Message (`stagelint run` fills in the fields in braces): `{rule.message}`"
+        return
+    found = [f for f in check_source(example_source(rule.invalid[0])) if f.code == rule.code]
+    assert line == f"Message (on the first flagged example below, line {found[0].line}): {found[0].message}"
+    assert "{" not in found[0].message

@@ -6,5 +6,5 @@ import json
 
 
 def render(result, out) -> None:
-    json.dump([f.to_json() for f in result.findings], out, indent=2)
+    json.dump([f.to_json(result.rule_url) for f in result.findings], out, indent=2)
     out.write("\n")

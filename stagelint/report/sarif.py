@@ -7,7 +7,8 @@ under `%SRCROOT%` (GitHub resolves them against the repository root when stageli
 there); other paths as absolute `file://` URIs. Columns count Unicode code points, as
 stagelint's do, and the run says so (`columnKind`): SARIF's default is UTF-16 code units.
 
-Each rule has a `helpUri` (its documentation page, `stagelint.docs.rule_url`) and a level
+Each rule has its page in `help`, a `helpUri` when the `rule-url` setting gives one
+(`stagelint.ruleurls`), and a level
 (`defaultConfiguration.level`, and the same `level` on its results): `error` where staged code
 computes or does something else than it says, `warning` where it only costs time (retracing,
 unrolled loops, a discarded op). Each result has `partialFingerprints["stagelint/v1"]`: a hash
@@ -47,24 +48,27 @@ def _uri(path: str) -> dict:
     return {"uri": quote(rel.as_posix()), "uriBaseId": "%SRCROOT%"}
 
 
-def _rule_descriptor(rule) -> dict:
+def _rule_descriptor(rule, url_template: str) -> dict:
     from stagelint.docs import render_rule, rule_url
 
     sections = rule.doc_sections()
     what = " ".join(sections.get("What it does", "").split())
-    return {
+    descriptor = {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary() or rule.name},
         "fullDescription": {"text": what or rule.summary() or rule.name},
         "help": {"text": _plain(rule), "markdown": render_rule(rule)},
-        "helpUri": rule_url(rule.code),
         "defaultConfiguration": {"level": level(rule.code)},
         "properties": {
             "tags": ["tensorflow", "tf.function"] + (["runtime"] if rule.runtime_only else []),
             "fixable": bool(rule.fixable),
         },
     }
+    url = rule_url(rule.code, url_template)
+    if url is not None:  # SARIF's helpUri is optional; `help` carries the page itself
+        descriptor["helpUri"] = url
+    return descriptor
 
 
 def _plain(rule) -> str:
@@ -186,7 +190,7 @@ def build(result) -> dict:
                 "name": "stagelint",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "rules": [_rule_descriptor(r) for r in rules],
+                "rules": [_rule_descriptor(r, result.rule_url) for r in rules],
             }},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().resolve().as_uri() + "/"}},
             "columnKind": "unicodeCodePoints",

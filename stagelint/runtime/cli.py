@@ -112,7 +112,7 @@ def _finish(args: arguments.RunArguments, children, workdir) -> int:
         findings += more
         static["files"] = files + info["files"]
         static["findings"] += info["findings"]
-    settings_select, settings_ignore = _settings_codes()
+    settings_select, settings_ignore, url_template = _settings_codes()
     report = analyse(args.module, statuses, graph, eager, findings, static, args.select or settings_select,
                      (args.ignore or ()) + settings_ignore)
     if args.output_format == "json":
@@ -137,7 +137,7 @@ def _finish(args: arguments.RunArguments, children, workdir) -> int:
 
         try:
             with open(args.report, "w", encoding="utf-8") as f:
-                f.write(render_html(report))
+                f.write(render_html(report, url_template))
         except OSError as e:  # checked before the runs, but the disk may have filled since
             print(f"stagelint run: could not write the report {args.report}: {e.strerror or e}", file=sys.stderr)
             return 2
@@ -145,14 +145,15 @@ def _finish(args: arguments.RunArguments, children, workdir) -> int:
     return report.exit_code()
 
 
-def _settings_codes() -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _settings_codes() -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    """select, ignore and rule-url of the configuration."""
     try:
         from stagelint.config import load_settings
 
         settings = load_settings(".")
-        return tuple(settings.select), tuple(settings.ignore)
+        return tuple(settings.select), tuple(settings.ignore), settings.rule_url
     except Exception:  # noqa: BLE001 - config errors were already reported by the lint step
-        return ("STG",), ()
+        return ("STG",), (), ""
 
 
 if __name__ == "__main__":

@@ -214,11 +214,17 @@ def _tag(v: Verdict) -> str:
     return "runtime-only" if v.runtime_only else v.verdict
 
 
-def _finding(report: Report, v: Verdict, n: int, fn_anchor: dict) -> str:
+def _rule_link(code: str, url_template: str) -> str:
+    """The rule's code, linked to its page when the `rule-url` setting gives one."""
+    url = rule_url(code, url_template)
+    return _e(code) if url is None else f"<a href=\"{_e(url)}\">{_e(code)}</a>"
+
+
+def _finding(report: Report, v: Verdict, n: int, fn_anchor: dict, url_template: str) -> str:
     f = v.finding
     tag = _tag(v)
     path = relpath(f.path)
-    parts = [f"<article class=\"finding\" id=\"finding-{n}\"><h3><a href=\"{_e(rule_url(f.code))}\">{_e(f.code)}</a> "
+    parts = [f"<article class=\"finding\" id=\"finding-{n}\"><h3>{_rule_link(f.code, url_template)} "
              f"{_e(f.name)} <span class=\"verdict {_e(v.verdict)}\">[{_e(tag)}]</span> "
              f"<code>{_e(path)}:{f.line}:{f.column}</code></h3>"]
     if f.message and not v.runtime_only:
@@ -385,7 +391,8 @@ def _stopped_output(report: Report) -> str:
     return "".join(parts)
 
 
-def render_html(report: Report) -> str:
+def render_html(report: Report, url_template: str = "") -> str:
+    """The page; `url_template` is the `rule-url` setting (no links to rule pages when empty)."""
     data = report.to_json()
     details = report.function_details()
     anchors: dict = {}  # a finding links to its function's section (the first row run by a library one)
@@ -399,11 +406,11 @@ def render_html(report: Report) -> str:
              "<section id=\"findings\"><h2>Findings</h2>"]
     if verdicts:
         rows = [[f"<a href=\"#finding-{n}\"><code>{_e(relpath(v.finding.path))}:{v.finding.line}</code></a>",
-                 f"<a href=\"{_e(rule_url(v.finding.code))}\">{_e(v.finding.code)}</a>", _e(v.finding.name),
+                 _rule_link(v.finding.code, url_template), _e(v.finding.name),
                  f"<span class=\"verdict {_e(v.verdict)}\">{_e(_tag(v))}</span>"]
                 for n, v in enumerate(verdicts, start=1)]
         parts.append(_table(["where", "code", "name", "verdict"], rows))
-        parts += [_finding(report, v, n, anchors) for n, v in enumerate(verdicts, start=1)]
+        parts += [_finding(report, v, n, anchors, url_template) for n, v in enumerate(verdicts, start=1)]
     else:
         parts.append("<p>No finding.</p>")
     parts.append("</section><section id=\"functions\"><h2>Staged functions</h2>")

@@ -228,3 +228,18 @@ def _run_plugin_in_child(cwd, queue):
     source = open("pkg/utils.py").read()
     checker = StagelintChecker(ast.parse(source), "./pkg/utils.py", source.splitlines(keepends=True))
     queue.put([(line, col, text.split()[0]) for line, col, text, _ in checker.run()])
+
+
+def test_flake8_version_names_the_plugin_as_the_docs_show(tmp_path):
+    """flake8 names a plugin by its distribution: the line docs/integrations.md prints."""
+    import re
+
+    from stagelint import __version__
+
+    page = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
+    (documented,) = re.findall(r"^\$ \S*flake8 --version\n(.*)\n", page, re.M)
+    shown = flake8("--version", cwd=tmp_path, env={"COLUMNS": "200"})
+    assert shown.returncode == 0
+    plugins = re.compile(r"\(.*\)")
+    assert f"tf-stagelint: {__version__}" in plugins.search(documented)[0]
+    assert f"tf-stagelint: {__version__}" in plugins.search(shown.stdout)[0]

@@ -5,12 +5,17 @@ pip-installing it into an environment of its own (from PyPI for libcst and numpy
 repository here is a snapshot of this working tree committed to a temporary git repository,
 so the test checks the code under test, committed or not, on a fresh clone too. One
 environment serves the whole module (PRE_COMMIT_HOME is module-scoped).
+
+The user's configuration is the one docs/integrations.md prints, read from the page: its
+repository URL (or clone path) names the snapshot, and the page's own commands
+(`pre-commit autoupdate`, `pre-commit install`) pin `rev` and install the git hook.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -77,15 +82,46 @@ def _snapshot(repo: Path) -> None:
                     dirs_exist_ok=True)
 
 
-def _user_repo(tmp_path, hook, args=None):
+def _documented() -> tuple[list[str], list[list[str]]]:
+    """The `.pre-commit-config.yaml` recipes of docs/integrations.md's pre-commit section, and
+    the shell commands it gives to run after writing one."""
+    page = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
+    section = page.split("\n## pre-commit\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"^```(\w+)\n(.*?)^```", section, re.S | re.M)
+    configs = [body for lang, body in blocks if lang == "yaml"]
+    (commands,) = [body for lang, body in blocks if lang == "sh"]
+    return configs, [line.split("#")[0].split() for line in commands.splitlines() if line.split("#")[0].strip()]
+
+
+CONFIGS, COMMANDS = _documented()
+#: What the page's recipes name the hook repository by, each standing for the user's own.
+URL, CLONE = "https://github.com/stagelint/stagelint", "/home/me/src/stagelint"
+
+
+def _user_repo(tmp_path, hook, args=None, recipe=0):
+    """A git repository with the page's recipe `recipe` (0: by URL, 1: by a clone's path, 2:
+    `repo: local`), set up with the page's commands (for the first two)."""
     repo_path, rev, env = hook
-    config = f"repos:\n  - repo: {repo_path}\n    rev: {rev}\n    hooks:\n      - id: stagelint\n"
+    config = CONFIGS[recipe]
+    assert (URL in config) == (recipe == 0) and (CLONE in config) == (recipe == 1), config
+    config = config.replace(URL, repo_path.as_uri()).replace(CLONE, str(repo_path))
     if args:
         config += f"        args: {args}\n"
     (tmp_path / ".pre-commit-config.yaml").write_text(config)
     assert _run(["git", "init", "-q"], tmp_path, env).returncode == 0
-    installed = _run([PRE_COMMIT, "install"], tmp_path, env)
-    assert installed.returncode == 0, installed.stderr
+    if recipe == 2:  # no rev to pin: the stagelint on PATH (this venv's) runs
+        env = {**env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"}
+        commands = [c for c in COMMANDS if c[:2] == ["pre-commit", "install"]]
+    else:
+        commands = COMMANDS
+    for command in commands:
+        assert command[0] == "pre-commit", command
+        done = _run([PRE_COMMIT, *command[1:]], tmp_path, env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        if command[1] == "autoupdate":
+            assert f"updating HEAD -> {rev}" in done.stdout, done.stdout
+    if recipe != 2:
+        assert re.search(rf"^    rev: {rev}\s", (tmp_path / ".pre-commit-config.yaml").read_text(), re.M)  # pinned
     assert _run(["git", "add", ".pre-commit-config.yaml"], tmp_path, env).returncode == 0
     return env
 
@@ -99,8 +135,9 @@ def _commit(tmp_path, env, files: dict[str, str]):
     return _run(["git", "commit", "-m", "change"], tmp_path, env)
 
 
-def test_a_pitfall_is_refused_and_a_clean_file_passes(tmp_path, hook):
-    env = _user_repo(tmp_path, hook)
+@pytest.mark.parametrize("recipe", [0, 1, 2], ids=["url", "clone", "local"])
+def test_a_pitfall_is_refused_and_a_clean_file_passes(tmp_path, hook, recipe):
+    env = _user_repo(tmp_path, hook, recipe=recipe)
     refused = _commit(tmp_path, env, {"model.py": PITFALL})
     out = refused.stdout + refused.stderr
     assert refused.returncode != 0, out

@@ -6,7 +6,10 @@ import json
 from pathlib import Path
 
 import jsonschema
+import pytest
 from integration_support import PROJECT, stagelint, write_tree
+
+from stagelint import __version__
 
 from stagelint.report.github import line_for
 from stagelint.rules.base import all_rules
@@ -125,13 +128,29 @@ def step(x):
 """
 
 
+#: The `rule-url` of a project that keeps stagelint's docs beside it: every page it names exists.
+DOCS_RULES = Path(__file__).resolve().parents[2] / "docs" / "rules"
+RULE_URL = f"""
+[tool.stagelint]
+rule-url = "{DOCS_RULES.as_uri()}/{{code}}.md"
+"""
+
+
 def test_sarif_rules_have_help_uri_and_levels_and_results_follow(tmp_path):
     write_tree(tmp_path, {"m.py": PRINTS})
     doc = json.loads(stagelint("check", "--output-format", "sarif", ".", cwd=tmp_path).stdout)
     _validate(doc)
     rules = {r["id"]: r for r in doc["runs"][0]["tool"]["driver"]["rules"]}
-    assert rules["STG101"]["helpUri"].endswith("/docs/rules/STG101.md")
-    assert all(r["helpUri"].endswith(f"/docs/rules/{code}.md") for code, r in rules.items())
+    # No rule-url: no link to a host that may serve nothing; the page itself is in `help`.
+    assert not any("helpUri" in r for r in rules.values())
+    assert rules["STG101"]["help"]["markdown"].startswith("# STG101 trace-time-side-effect")
+    write_tree(tmp_path, {"pyproject.toml": RULE_URL})
+    doc = json.loads(stagelint("check", "--output-format", "sarif", ".", cwd=tmp_path).stdout)
+    _validate(doc)
+    rules = {r["id"]: r for r in doc["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules["STG101"]["helpUri"] == (DOCS_RULES / "STG101.md").as_uri()
+    assert all(Path(r["helpUri"].removeprefix("file://")).read_text().startswith(f"# {code} ")
+               for code, r in rules.items())
     assert rules["STG101"]["defaultConfiguration"]["level"] == "error"
     assert rules["STG502"]["defaultConfiguration"]["level"] == "warning"
     for res in doc["runs"][0]["results"]:
@@ -160,8 +179,23 @@ def test_sarif_fingerprints_survive_line_shifts_and_tell_findings_apart(tmp_path
 def test_json_has_the_rule_url_and_the_fix_edits(tmp_path):
     write_tree(tmp_path, {"m.py": PRINTS})
     (finding,) = json.loads(stagelint("check", "--output-format", "json", ".", cwd=tmp_path).stdout)
-    assert finding["url"].endswith("/docs/rules/STG101.md") and finding["cell"] is None
+    assert finding["url"] is None and finding["cell"] is None
     assert finding["fix"] == {
         "applicability": "unsafe", "message": "Apply the STG101 fix (stagelint check --fix --unsafe-fixes)",
         "edits": [{"line": 6, "column": 5, "end_line": 6, "end_column": 10, "content": "tf.print"}],
     }
+    write_tree(tmp_path, {"pyproject.toml": RULE_URL.replace("{code}.md", "{code}.md?v={version}")})
+    (finding,) = json.loads(stagelint("check", "--output-format", "json", ".", cwd=tmp_path).stdout)
+    assert finding["url"] == f"{(DOCS_RULES / 'STG101.md').as_uri()}?v={__version__}"
+
+
+@pytest.mark.parametrize("value,error", [
+    ('"https://example.invalid/rules.html"', "has no {code}, so every rule would get the same page"),
+    ('"https://example.invalid/{rule}.md"', "is not a template of {code}, {version}"),
+    ("1", "rule-url must be a string, got 1"),
+])
+def test_rule_url_mistakes_name_the_file_and_key(tmp_path, value, error):
+    write_tree(tmp_path, {"m.py": PRINTS, "pyproject.toml": f"[tool.stagelint]\nrule-url = {value}\n"})
+    proc = stagelint("check", ".", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert f"{tmp_path / 'pyproject.toml'}: [tool.stagelint] rule-url" in proc.stderr and error in proc.stderr

@@ -71,7 +71,8 @@ def _report(run, repo_root, monkeypatch):
 def test_findings_carry_message_source_verdict_and_evidence(fixture_run, repo_root, monkeypatch):
     run = fixture_run("fx_state")
     report = _report(run, repo_root, monkeypatch)
-    doc = parse(render_html(report))
+    template = "https://git.example.com/ml/stagelint/blob/main/docs/rules/{code}.md"  # the `rule-url` setting
+    doc = parse(render_html(report, template))
     assert_self_contained(doc)
     data = report.to_json()
     assert data["findings"] == run.report["findings"]  # the same report as `stagelint run` printed
@@ -83,14 +84,18 @@ def test_findings_carry_message_source_verdict_and_evidence(fixture_run, repo_ro
         assert heading.startswith(f"{finding['code']} {finding['name']} [")
         assert f"{finding['path']}:{finding['line']}:{finding['column']}" in heading
         link = next(article.iter(NS + "a"))
-        assert (text(link), link.get("href")) == (finding["code"], rule_url(finding["code"]))
-        assert link.get("href").endswith(f"/docs/rules/{finding['code']}.md")
+        assert (text(link), link.get("href")) == (finding["code"], rule_url(finding["code"], template))
+        assert link.get("href") == f"https://git.example.com/ml/stagelint/blob/main/docs/rules/{finding['code']}.md"
         assert f"Evidence: {' '.join(finding['evidence'].split())}" in text(article)
         if not finding["runtime_only"]:
             assert " ".join(finding["message"].split()) in text(article)
         # The finding's own line, highlighted, with its number.
         (hit,) = [s for s in article.iter(NS + "span") if s.get("class") == "hit"]
         assert text(hit) == f"{finding['line']} {' '.join(source[finding['line'] - 1].split())}"
+    # Without the setting, the codes are plain text: no link to a page that may not exist.
+    plain = [a for a in elements(parse(render_html(report)), "article") if "finding" in a.get("class", "")]
+    assert [text(next(a.iter(NS + "h3"))) for a in plain] == [text(next(a.iter(NS + "h3"))) for a in articles]
+    assert not any(list(next(a.iter(NS + "h3")).iter(NS + "a")) for a in plain)
     # STG301: the joined calls, the differing one first, with both values and the line counts.
     stale = next(a for a, f in zip(articles, data["findings"]) if f["code"] == "STG301")
     rows = [[text(td) for td in tr.iter(NS + "td")] for tr in stale.iter(NS + "tr") if tr.find(NS + "td") is not None]
