@@ -41,7 +41,9 @@ from stagelint.frameworks import (
     KERAS_STEP_METHODS,
     KERAS_TRAINING_METHODS,
     PARTIAL_CALLS,
+    PYTHON_CONTAINER_TYPES,
     PYTHON_OPTION_TYPES,
+    PYTHON_SCALAR_TYPES,
     SEQUENCE_TESTS,
     TRACING_TESTS,
     VARIABLE_LIST_ATTRIBUTES,
@@ -532,6 +534,8 @@ class FileContext:
             python_default_params={n for n, d in defaults.items() if _is_python_option(d)}
             | {p.name.value for p in all_params if p.annotation is not None
                and self._python_option_type(p.annotation.annotation)},
+            python_container_params={p.name.value for p in all_params if p.annotation is not None
+                                     and self._python_container_type(p.annotation.annotation)},
             decorators=sorted(decorator_names),
             input_signature=signature,
             autograph=autograph,
@@ -767,7 +771,15 @@ class FileContext:
                 and self.qualified_names(annotation.value) & {"typing.Optional"} \
                 and isinstance(annotation.slice[0].slice, cst.Index):
             return self._python_option_type(annotation.slice[0].slice.value)
-        return bool(self.qualified_names(annotation) & PYTHON_OPTION_TYPES)
+        return bool(self.qualified_names(annotation) & PYTHON_OPTION_TYPES) or self._python_container_type(annotation)
+
+    def _python_container_type(self, annotation: cst.BaseExpression) -> bool:
+        """`List[int]`, `Sequence[str]`, `tuple[int, ...]`: a container of Python scalars."""
+        if not (isinstance(annotation, cst.Subscript) and self.qualified_names(annotation.value) & PYTHON_CONTAINER_TYPES):
+            return False
+        items = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+        return bool(items) and all(isinstance(x, cst.Ellipsis) or self.qualified_names(x) & PYTHON_SCALAR_TYPES
+                                   for x in items)
 
     def _spec_params(self, call: cst.Call, params: list[str]) -> set[str]:
         """Parameters an `input_signature=[tf.TensorSpec(...), ...]` fixes to one tensor each (a

@@ -104,6 +104,9 @@ class FunctionFacts:
     literal_default_params: set[str] = field(default_factory=set)
     #: params whose default is a string or a bool (`mode="CONSTANT"`): Python options, never tensors
     python_default_params: set[str] = field(default_factory=set)
+    #: among them, those annotated as a container of Python scalars (`ids: List[int]`): Python
+    #: where a caller passes them, but leaves JAX traces where the function is jitted itself
+    python_container_params: set[str] = field(default_factory=set)
     #: params used directly as operands of framework ops (so they are tensors)
     tensor_params: set[str] = field(default_factory=set)
     #: "decorator" when a staging decorator sits on the def itself

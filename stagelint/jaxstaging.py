@@ -503,9 +503,12 @@ class JaxView:
             for kw, arg in site.kwargs.items():
                 if kw in f.params and self._arg_traced(module, site, arg, _depth):
                     out.add(kw)
+        python = f.python_default_params
         if entry is not None:
             out -= entry.static
-        result = frozenset(out - f.python_default_params)
+            # `jax.jit(f)(ids)` flattens a list argument into its leaves: traced, whatever its annotation
+            python = python - f.python_container_params
+        result = frozenset(out - python)
         self._traced[key] = result
         return result
 

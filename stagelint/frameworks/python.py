@@ -102,3 +102,16 @@ MAPPING_TYPES = frozenset({
 
 #: Python container methods: a call of one on a dict of tensors is not a tensor.
 CONTAINER_METHODS = frozenset({"keys", "values", "items"})
+
+
+#: Annotations of a Python container (`List[int]`, `Sequence[str]`, `tuple[int, ...]`): with
+#: Python scalars as items (`PYTHON_SCALAR_TYPES`) the parameter holds no tensor under any staging:
+#: neither framework turns a list into a tensor or tracer when it is passed (TensorFlow keys a
+#: trace on its values, JAX flattens it into its leaves only as arguments of the jitted function
+#: itself), so `max(ids)`, `len(ids)` and iteration are Python (tests/rules/test_stg6_graph_python.py:
+#: the helper case and the jitted function's own list, both ways).
+PYTHON_CONTAINER_TYPES = frozenset({
+    "typing.List", "typing.Sequence", "typing.Tuple", "typing.Iterable", "typing.Collection",
+    "collections.abc.Sequence", "collections.abc.Iterable", "builtins.list", "builtins.tuple",
+})
+PYTHON_SCALAR_TYPES = frozenset({"builtins.int", "builtins.str", "builtins.bool"})

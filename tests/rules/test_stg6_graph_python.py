@@ -585,3 +585,44 @@ def test_python_values_around_tensors_in_library_code_are_not_tensors():
             tf.gather(x, [0])  # STG603
             return total + count
     """)
+
+
+def test_a_parameter_annotated_as_a_list_of_python_scalars_is_python_where_callers_pass_it():
+    # deeplab2's `_generate_mask_slot_semantic_one_hot(..., thing_stuff_class_ids: List[int])`:
+    # `max(ids)` on the list a layer keeps; the same helper without the annotation is judged by its
+    # use as an op operand (`tf.cast(ids)`), which makes it a tensor parameter
+    assert_marked("""
+        from typing import List, Sequence
+
+        import tensorflow as tf
+
+        def slots(x, class_ids: List[int], sizes: Sequence[int]):
+            t = tf.cast(class_ids, tf.float32) + tf.cast(sizes, tf.float32)
+            return tf.zeros([max(class_ids) + 2, max(sizes)]) + x + t[0]
+
+        def slots_untyped(x, class_ids):
+            t = tf.cast(class_ids, tf.float32)
+            return tf.zeros([max(class_ids) + 2]) + x + t[0]  # STG602
+
+        class Loss(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self._class_ids = list(range(int(input_shape[-1])))
+
+            def call(self, x):
+                return slots(x, self._class_ids, self._class_ids) + slots_untyped(x, self._class_ids)
+    """)
+
+
+def test_a_jitted_functions_own_list_parameter_is_traced_whatever_its_annotation():
+    # jax.jit flattens a list argument into its leaves: each is a tracer
+    assert_marked("""
+        from typing import List
+
+        import jax
+
+        @jax.jit
+        def pick(x, ids: List[int]):
+            if ids[0] > 0:  # STG602
+                return x
+            return -x
+    """)
