@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from stagelint.runtime import modeasserts
 from stagelint.runtime.records import Call, FnKey, Run, cause_line
 
 #: Machine epsilon (2**-(significand bits - 1)) of each floating format a result can have; complex
@@ -54,7 +55,8 @@ class Pair:
     #: both-error (rounding: the results differ by no more than float rounding can explain),
     #: or not comparable: in-graph (made inside a graph: staged in both runs), other-mode (a call
     #: did not run in its run's mode), asserted (the error one mode raised is one the test asserts),
-    #: not-compared (JAX traced it in the eager run too: pmap, vmap)
+    #: not-compared (JAX traced it in the eager run too: pmap, vmap), mode-asserted (it asserts the
+    #: staging mode: an error only tracing raises, a tracer check, JAX's x64 canonicalisation)
     kind: str
     detail: str = ""
 
@@ -84,11 +86,12 @@ def join(graph: Run, eager: Run) -> list[Pair]:
                 # changed an outcome, so the call is the divergence the test saw.
                 pair.kind = "differ"
             pairs.append(pair)
-    return pairs
+    return modeasserts.reclassify(pairs)
 
 
-#: Pair kinds that say nothing about eager against graph.
-NOT_COMPARABLE = ("in-graph", "other-mode", "asserted", "not-compared")
+#: Pair kinds that say nothing about eager against graph (mode-asserted: the call asserts the
+#: staging mode itself, `modeasserts`).
+NOT_COMPARABLE = ("in-graph", "other-mode", "asserted", "not-compared", "mode-asserted")
 
 
 def classify(g: Call, e: Call, random: bool) -> Pair:

@@ -30,7 +30,7 @@ import time
 import traceback
 import weakref
 
-from stagelint.runtime import linetrace, onimport
+from stagelint.runtime import linetrace, modeprobe, onimport
 from stagelint.runtime.callers import call_site, user_function
 from stagelint.runtime.records import clip_message
 from stagelint.runtime.values import (digest, find_staged_values, numeric_leaf, spec_text, summarize_container,
@@ -214,6 +214,9 @@ class JaxCalls:
             record["exc"] = {"type": type(error).__name__, "msg": clip_message(str(error))}
             if any(_is_instance(error, expected) for expected in recorder.expecting):
                 record["exc"]["asserted"] = 1
+            checked = modeprobe.tracer_check(error)
+            if checked:
+                record["exc"]["tracer"] = checked
         if counts:
             record["lines"] = recorder.lines_by_file(counts)
         if output:
@@ -315,6 +318,8 @@ class Jitted:
         return self._calls.call(self, instance, args, kwargs)
 
     def __getattr__(self, name):
+        if name in modeprobe.JAX_TRACE_COUNT_ATTRIBUTES:
+            self._calls.recorder.read_traces(getattr(self._fun, "__qualname__", repr(self._fun)), f"{name}()")
         return getattr(self.__dict__["_jitted"], name)
 
     def __repr__(self) -> str:

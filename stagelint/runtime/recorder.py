@@ -6,7 +6,8 @@ the trace count before and after. Only top-level calls are records; a `tf.functi
 inside another one is part of the outer call (in graph mode it runs only while the outer traces).
 
 Record kinds (field `ev`): `start`, `collected`, `test`, `fn`, `call`, `outcome`, `end`,
-`internal` (a recorder failure: the test goes on unrecorded rather than failing).
+`reads` (the test read a trace count: `modeprobe`), `internal` (a recorder failure: the test goes
+on unrecorded rather than failing).
 
 The run's mode is held per call, not through TensorFlow's global flag: the eager run makes a
 Function run its Python body only where TensorFlow's own flag would be honoured *and* useful, a
@@ -30,7 +31,7 @@ import traceback
 import weakref
 from collections.abc import Callable
 
-from stagelint.runtime import linetrace, onimport
+from stagelint.runtime import linetrace, modeprobe, onimport
 from stagelint.runtime.callers import call_site as _call_site, user_function
 from stagelint.runtime.capture import OutputCapture
 from stagelint.runtime.records import clip_message
@@ -79,6 +80,8 @@ class Recorder:
         self._capture = OutputCapture()
         self.test_index = -1
         self._call_index: dict[int, int] = {}
+        #: (function, what) the current test read of a trace count.
+        self._reads: set[tuple[str, str]] = set()
         self._object_ids = None
         #: What the tests last passed to tf.config.run_functions_eagerly (None: never called).
         self.asked: bool | None = None
@@ -116,12 +119,20 @@ class Recorder:
                    span: tuple[int, int] | None = None) -> None:
         self.test_index += 1
         self._call_index = {}
+        self._reads = set()
         record = {"ev": "test", "i": self.test_index, "nodeid": nodeid}
         if path is not None:
             record["loc"] = [os.path.abspath(path), line]
         if span is not None:
             record["span"] = list(span)
         self.emit(record)
+
+    def read_traces(self, name: str, api: str) -> None:
+        """The test read a staged function's trace count (`modeprobe`): once per test and function."""
+        if self._depth or (name, api) in self._reads:
+            return
+        self._reads.add((name, api))
+        self.emit({"ev": "reads", "t": self.test_index, "name": name, "api": api})
 
     # Functions -----------------------------------------------------------------------------
 
@@ -244,6 +255,9 @@ class Recorder:
             if any(_is_instance(error, expected) for expected in self.expecting):
                 # The test asserts this very error (pytest.raises, assertRaises).
                 record["exc"]["asserted"] = 1
+            checked = modeprobe.tracer_check(error)
+            if checked:
+                record["exc"]["tracer"] = checked
         if eager and error is None and not in_graph:
             self._remember_signature(function, args, kwargs, record["args"])
         if counts:
@@ -363,6 +377,7 @@ def _install_tensorflow(recorder: Recorder, mode: str) -> None:
         return recorder.call(original, self, args, kwargs)
 
     pf.Function.__call__ = __call__
+    modeprobe.watch_tracing_count(pf, recorder)
     _hold_mode(pf, mode)
     _watch_mode_requests(tf, recorder)
     if mode == "eager":

@@ -111,6 +111,8 @@ class Run:
     #: Names of non-daemon threads the tests left running (the run ended the process anyway).
     threads_left: list[str] = field(default_factory=list)
     threads_left_count: int = 0
+    #: nodeid -> (function, what was read) for each trace count the test read (`modeprobe`).
+    trace_reads: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def test_status(self, nodeid: str) -> str:
         """passed / failed / error / skipped / not-run."""
@@ -207,5 +209,7 @@ def _apply(run: Run, rec: dict, files: dict, fns: dict, tests: dict) -> None:
     elif ev == "threads":
         run.threads_left = list(rec.get("names", []))
         run.threads_left_count = rec.get("n", len(run.threads_left))
+    elif ev == "reads":
+        run.trace_reads.setdefault(tests.get(rec["t"], "<outside tests>"), []).append((rec["name"], rec["api"]))
     elif ev == "internal":
         run.internal_errors.append(rec.get("error", ""))

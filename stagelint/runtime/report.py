@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from stagelint.runtime import modeasserts
 from stagelint.runtime.compare import Pair, describe_result, random_functions
 from stagelint.runtime.defs import Def, enclosing
 from stagelint.runtime.evidence import Evidence, norm, short_test
@@ -182,6 +183,10 @@ class Report:
         return (f"stagelint run: the tests left {_threads(names)} running in the {runs}; stagelint ended the "
                 f"process{'es' if len(left) > 1 else ''} after the tests instead of waiting")
 
+    def not_comparable(self) -> dict[str, str]:
+        """nodeid -> why a test that failed in the eager run only asserts staging itself."""
+        return modeasserts.test_reasons(self.graph, self.eager, self.evidence.pairs, self.verdicts)
+
     def to_json(self) -> dict:
         return {
             "module": self.module,
@@ -195,7 +200,7 @@ class Report:
                             "recorder_errors": len((self.graph if mode == "graph" else self.eager).internal_errors)}
                      for mode, s in self.runs.items()},
             "test_failures": self.test_failures,
-            "mode_outcomes": mode_outcomes(self.graph, self.eager),
+            "mode_outcomes": mode_outcomes(self.graph, self.eager, self.not_comparable()),
             "float_notes": self.float_notes(),
             "static": self.static,
         }
@@ -258,6 +263,8 @@ def render_full(report: Report) -> str:
             error = o.get("graph_error") or o.get("eager_error")
             lines.append(f"  {o['test']}: graph {o['graph']}, eager {o['eager']}{held}"
                          + (f": {error}" if error else ""))
+            if o.get("not_comparable"):
+                lines.append(f"      not comparable: {o['not_comparable']}")
     if data["float_notes"]:
         lines += ["", "Float rounding (not findings: the results agree within what float rounding explains)"]
         for n in data["float_notes"]:

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from stagelint.findings import Finding
+from stagelint.runtime import modeasserts
 from stagelint.runtime.compare import NOT_COMPARABLE, Pair, describe_result, error_line
 from stagelint.runtime.evidence import (EAGER_ONLY_ERRORS, JAX_CONTROL_ERRORS, JAX_DELETED_ERRORS, JAX_HOST_ERRORS,
                                         JAX_SCOPE_ERRORS, JAX_SHAPE_ERRORS, JAX_STATIC_ERRORS, RECURSION_ERRORS,
@@ -144,6 +145,8 @@ def _unconfirmed(ev: Evidence, f: Finding, keys: set[FnKey], graph: Run, eager: 
         why = ("made inside a graph (a tf.data function, a SavedModel signature), staged in both runs"
                if kinds == {"in-graph"} else
                "raised an error the test asserts" if kinds == {"asserted"} else
+               f"asserting the staging mode itself ({next(p.detail for p in joined)})"
+               if kinds == {modeasserts.KIND} else
                "ran in the same mode in both runs or inside a graph")
         return "not-exercised", f"{names} ran {_n(len(joined), 'call')}, all {why}: eager and graph not compared"
     if pairs:
@@ -245,7 +248,9 @@ def runtime_only(verdicts: list[Verdict], ev: Evidence, graph: Run, eager: Run) 
                                "confirmed", text, True, {key}))
             reported_tests |= {p.graph.test for p in errs}
     out.extend(_retracing(ev, explained["retrace"]))
-    out.extend(_test_level(graph, eager, explained_tests | reported_tests))
+    # A test that asserts staging itself fails in the eager run by design: not comparable there.
+    asserting = set(modeasserts.test_reasons(graph, eager, ev.pairs, verdicts))
+    out.extend(_test_level(graph, eager, explained_tests | reported_tests | asserting))
     return out
 
 
@@ -330,9 +335,10 @@ def _asserts_other_modes_error(failure: str, other: Run, nodeid: str) -> bool:
     return any(c.asserted for c in other.calls if c.test == nodeid)
 
 
-def mode_outcomes(graph: Run, eager: Run) -> list[dict]:
+def mode_outcomes(graph: Run, eager: Run, not_comparable: dict[str, str] | None = None) -> list[dict]:
     """Tests whose outcome differs between the two runs (passed in one, skipped or failing in the
-    other): their calls could not all be compared, and a user must know which."""
+    other): their calls could not all be compared, and a user must know which. `not_comparable`:
+    why a test asserts staging itself (`modeasserts.test_reasons`)."""
     out = []
     for nodeid in dict.fromkeys([*graph.tests, *eager.tests]):
         g, e = graph.test_status(nodeid), eager.test_status(nodeid)
@@ -345,6 +351,8 @@ def mode_outcomes(graph: Run, eager: Run) -> list[dict]:
         for run, status in ((graph, g), (eager, e)):
             if status in ("failed", "error"):
                 entry[f"{run.mode}_error"] = run.failure(nodeid)
+        if nodeid in (not_comparable or {}):
+            entry["not_comparable"] = not_comparable[nodeid]
         out.append(entry)
     return out
 
