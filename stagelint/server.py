@@ -8,7 +8,8 @@ they are, and so do the last project's name resolutions when the file's resoluti
 unchanged (`stagelint.pipeline.incremental`). A change that moves what the screen reads of the
 file (imports, staging words) starts over from the screen, with the cache. It offers the
 rule's safe fix and a `# noqa: CODE` as code actions, shows the rule's page on hover, and
-reloads `[tool.stagelint]` (and starts over) when pyproject.toml changes.
+reloads `[tool.stagelint]` (and starts over) when pyproject.toml changes: told by the client, or
+seen by the file's modification time at the next analysis, whatever the client offers.
 
 All analysis runs on one thread of its own, one job at a time, so the LSP thread answers
 hover and code actions at once; a burst of changes to one file is analysed once, at its latest
@@ -76,14 +77,42 @@ class Project:
         self.counts = {"spliced": 0, "whole": 0}
         #: how the last buffer was analysed, for the client's log (None: not yet, or told)
         self.last_way: str | None = None
+        #: the configuration files as they were when the settings were last read
+        self.config_stamp: tuple = ()
 
     def load_settings(self) -> str | None:
         """Read `[tool.stagelint]`; the error message if it is invalid (the old settings stay)."""
+        self.config_stamp = self.config_files()
         try:
             self.settings = load_settings(self.root)
         except ConfigError as e:
             return str(e)
         return None
+
+    def config_files(self) -> tuple:
+        """(path, modification time, size, inode) of every file the settings may come from (each
+        pyproject.toml from the root up): a few stats, so every analysis can ask whether the
+        configuration moved, whatever the client tells (a client that watches no files and has
+        no buffer of pyproject.toml open tells nothing)."""
+        stamp = []
+        root = self.root.resolve()
+        for folder in (root, *root.parents):
+            try:
+                st = os.stat(folder / "pyproject.toml")
+            except OSError:
+                continue
+            stamp.append((str(folder), st.st_mtime_ns, st.st_size, st.st_ino))
+        return tuple(stamp)
+
+    def settings_moved(self) -> tuple[bool, str | None]:
+        """Read the settings again if a configuration file changed since they were read: whether
+        they differ now (the project must be analysed again), and the error message of an invalid
+        configuration (the old settings stay)."""
+        if self.config_files() == self.config_stamp:
+            return False, None
+        before = self.settings
+        error = self.load_settings()
+        return self.settings != before, error
 
     def analyse_all(self, report=lambda message, percent: None, sources: dict[str, bytes] | None = None) -> None:
         """The whole project, as `stagelint check .` from its root, stage by stage (with the
@@ -528,12 +557,10 @@ class StagelintServer:
                 self._send(self.ls.window_log_message, lsp.LogMessageParams(
                     type=lsp.MessageType.Error, message=f"stagelint: {e}\n{traceback.format_exc(limit=-6)}"))
 
-    def _analyse_all(self) -> None:
+    def _analyse_all(self, read_settings: bool = True) -> None:
         self.ready.clear()
-        error = self.project.load_settings()
-        if error:
-            self._send(self.ls.window_show_message, lsp.ShowMessageParams(type=lsp.MessageType.Error,
-                                                                         message=f"stagelint: {error}"))
+        if read_settings:
+            self._config_error(self.project.load_settings())
         token = f"stagelint-{time.monotonic_ns()}"
         progress = self._progress(token)
         self.project.analyse_all(progress)
@@ -542,6 +569,11 @@ class StagelintServer:
         # The documents open now (those already changed are analysed again at their version).
         for uri in list(self.ls.workspace.text_documents):
             self._analyse_file(uri)
+
+    def _config_error(self, error: str | None) -> None:
+        if error:
+            self._send(self.ls.window_show_message, lsp.ShowMessageParams(type=lsp.MessageType.Error,
+                                                                         message=f"stagelint: {error}"))
 
     def _progress(self, token: str):
         caps = self.ls.client_capabilities
@@ -580,8 +612,13 @@ class StagelintServer:
         doc = self.ls.workspace.text_documents.get(uri)
         if doc is None:
             return
-        text, version = doc.source, doc.version
         project = self.project
+        moved, error = project.settings_moved()
+        self._config_error(error)
+        if moved:  # analyses this document too, at its newest text
+            self._analyse_all(read_settings=False)
+            return
+        text, version = doc.source, doc.version
 
         def superseded() -> bool:
             # A newer change of this document is waiting: what was found for this one would be

@@ -30,13 +30,18 @@ class Client:
         self.history: list[tuple[str, int | None, list]] = []
         self.progress: list = []
         self.registrations: list = []
-        #: the server's log messages (window/logMessage)
+        #: the server's log messages (window/logMessage) and messages to show (window/showMessage)
         self.logs: list[str] = []
+        self.shown: list[str] = []
         self.changed = asyncio.Event()
 
         @self.client.feature(lsp.WINDOW_LOG_MESSAGE)
         def logged(params):
             self.logs.append(params.message)
+
+        @self.client.feature(lsp.WINDOW_SHOW_MESSAGE)
+        def show(params):
+            self.shown.append(params.message)
 
         @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def published(params):
@@ -58,12 +63,14 @@ class Client:
             self.registrations.extend(params.registrations)
             return None
 
-    async def start(self):
+    async def start(self, watch: bool = True):
+        """`watch`: whether the client offers to watch files for the server (Neovim on Linux
+        does not: `workspace.didChangeWatchedFiles.dynamicRegistration` is false there)."""
         await self.client.start_io(sys.executable, "-m", "stagelint", "server")
         caps = lsp.ClientCapabilities(
             window=lsp.WindowClientCapabilities(work_done_progress=True),
             workspace=lsp.WorkspaceClientCapabilities(
-                did_change_watched_files=lsp.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)),
+                did_change_watched_files=lsp.DidChangeWatchedFilesClientCapabilities(dynamic_registration=watch)),
         )
         result = await self.client.initialize_async(lsp.InitializeParams(
             capabilities=caps, root_uri=from_fs_path(str(self.root)),
@@ -189,6 +196,7 @@ async def _session(root: Path):
         from stagelint.rules.base import get_rule
 
         assert hover.contents.value == render_rule(get_rule("STG101"))
+        assert "Message (on the first flagged example below, line 5): `print()` runs only while `f` is traced" in hover.contents.value
 
         # The configuration changes on disk: the project is analysed again under it.
         (root / "pyproject.toml").write_text('[tool.stagelint]\nignore = ["STG101"]\n')
@@ -200,6 +208,57 @@ async def _session(root: Path):
                 break
             await asyncio.sleep(0.1)
         assert all(code != "STG101" for _, code in _codes(c.diagnostics[c.uri("pkg/model.py")]))
+    finally:
+        await c.stop()
+
+
+def test_a_changed_configuration_is_seen_when_the_client_watches_no_files(tmp_path):
+    """Neovim's client on Linux offers no watched-file registration, and pyproject.toml is not
+    one of its buffers: nothing tells the server the file changed. The next analysis notices it."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECT, root)
+    (root / "pyproject.toml").write_text("[tool.stagelint]\n")
+    asyncio.run(_unwatched_session(root))
+
+
+async def _unwatched_session(root: Path):
+    c = Client(root)
+    await c.start(watch=False)
+    config = root / "pyproject.toml"
+    try:
+        model = (root / "pkg" / "model.py").read_text()
+        c.open("pkg/model.py", model)
+        assert (11, "STG101") in _codes(await c.wait_for("pkg/model.py", 1))
+        assert not c.registrations  # nothing to register with this client
+
+        def begins() -> int:
+            return sum(1 for v in c.progress if (v["kind"] if isinstance(v, dict) else v.kind) == "begin")
+
+        begun = begins()
+
+        # Edited on disk, no notification; the next keystroke in model.py sees it.
+        config.write_text('[tool.stagelint]\nignore = ["STG101"]\n')
+        c.change("pkg/model.py", 2, model + "# typed\n")
+        codes = _codes(await c.wait_for("pkg/model.py", 2))
+        assert codes == []  # model.py's findings are all STG101
+        assert begins() == begun + 1  # the project was analysed again under the new settings
+
+        # The file changes but the settings do not (another tool's table): no new analysis.
+        config.write_text('[tool.stagelint]\nignore = ["STG101"]\n\n[tool.other]\nx = 1\n')
+        c.change("pkg/model.py", 3, model + "# typed again\n")
+        assert _codes(await c.wait_for("pkg/model.py", 3)) == codes
+        assert begins() == begun + 1
+
+        # An invalid configuration is shown, and the last valid settings stay.
+        config.write_text('[tool.stagelint]\nignore = "STG101"\n')
+        c.change("pkg/model.py", 4, model + "# and again\n")
+        assert _codes(await c.wait_for("pkg/model.py", 4)) == codes
+        assert any("pyproject.toml: [tool.stagelint] ignore must be a list of strings" in m for m in c.shown), c.shown
+
+        # Back to the defaults: STG101 is reported again.
+        config.write_text("[tool.stagelint]\n")
+        c.change("pkg/model.py", 5, model)
+        assert (11, "STG101") in _codes(await c.wait_for("pkg/model.py", 5))
     finally:
         await c.stop()
 
