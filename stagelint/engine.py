@@ -1,7 +1,7 @@
 """`stagelint check` end to end: the stages of `stagelint.pipeline.stages` over a fresh
 `ProjectState`, and `check_source` for one in-memory module.
 
-Per file: one parse, one metadata resolution, one traversal (`context.analyze_module`), which
+Per file: one parse, one metadata resolution, one traversal (`analysis.walk.analyze_module`), which
 yields picklable `ModuleFacts`. Then the project phase (`staging.Project`) decides which
 functions are staged and which candidates stand. The static analyzer reads files; it never
 imports or runs them.

@@ -18,6 +18,7 @@ import libcst as cst
 from libcst.metadata import BuiltinAssignment, ImportAssignment
 
 from stagelint import facts as F
+from stagelint.analysis.objects import root_kind
 from stagelint.context import FILE_OPENERS, FileContext, FunctionInfo, is_literal
 from stagelint.fastmeta import walk
 from stagelint.trivia import TRIVIA
@@ -186,15 +187,12 @@ class _Inference(_MemoizedWalk):
         if isinstance(fn, (cst.Name, cst.Attribute)):
             info = _same_file_function(self.ctx, fn, self.func)
             if info is not None:  # `jax.tree.map(init, shapes)` with `def init(s): return jnp.zeros(s)`
-                from stagelint.analysis.values import summarise_returns
-
                 return out | Tensorness(summarise_returns(self.ctx, info).definite)
         return out
 
     def _project_call(self, call: cst.Call) -> Tensorness | None:
         """The result of calling a Keras object (a model, layer, loss or metric in a global, an
         attribute or a local), or a project function: its summary (`analysis.values`)."""
-        from stagelint.analysis.values import CALLABLE_KERAS, summarise_returns
 
         ctx = self.ctx
         func = call.func
@@ -343,8 +341,6 @@ def _root_kind(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | 
     something that outlives the call?"): only for a name or a chain of attributes on one."""
     if func is None or not isinstance(expr, (cst.Name, cst.Attribute)):
         return ""
-    from stagelint.stores import root_kind
-
     return root_kind(ctx, func, expr) or ""
 
 
@@ -410,6 +406,8 @@ PYTHON_SEQUENCES = frozenset({"list", "tuple", "dict", "set", "str", "range", "n
 #: Values whose iteration is stateful Python: consumed once, at trace time.
 PYTHON_ITERATORS = frozenset({"py-iterator", "generator"})
 NUMBERS = frozenset({"int", "float", "complex"})
+#: Keras objects whose call computes tensors (an optimizer's does not exist).
+CALLABLE_KERAS = frozenset({"model", "layer", "metric", "loss"})
 
 
 @dataclass(frozen=True)
@@ -674,7 +672,6 @@ class _Values(_MemoizedWalk):
         """What a call of a Keras object or of a def of this file gives, when its tensors may
         come in a structure: "nest" for a layer or model (an RNN with `return_state` returns a
         list), the shape of the def's returns otherwise (`return image, label`: "tuple")."""
-        from stagelint.analysis.values import CALLABLE_KERAS, summarise_returns
 
         func = call.func
         if not isinstance(func, (cst.Name, cst.Attribute)):
@@ -849,3 +846,52 @@ def loop_kind(ctx: FileContext, loop: cst.For | cst.While, func: FunctionInfo | 
     if t.params:
         return "maybe", t.params
     return "python", frozenset()
+
+
+# Per-function summaries (`analysis.values.Summaries` finishes them in the project phase) ----------
+
+
+@dataclass
+class Summary:
+    """What a function's returns are, in terms the project phase can finish: a tensor for sure
+    (`definite`), a tensor when the arguments for `params` are, or what the project functions
+    it returns the result of (`calls`, targets) return."""
+
+    definite: bool = False
+    params: tuple = ()
+    calls: tuple = ()
+    #: the shape of what it returns: "tensor" (one), "tuple" (a tuple or list display, of
+    #: tensors or not), "nest" (sometimes one, sometimes another), "" (unknown)
+    shape: str = ""
+
+
+def summarise_returns(ctx, info) -> Summary:
+    """The return summary of one function of the file being walked (memoised per function)."""
+    memo = ctx.memo.setdefault("return_summaries", {})
+    key = id(info.node)
+    if key in memo:
+        return memo[key] or Summary()
+    memo[key] = None  # recursion: a function returning its own call knows nothing more
+    definite, params, calls, shapes = False, set(), set(), set()
+    returns = getattr(info, "returns", ())
+    for value in returns:
+        if value is None or (isinstance(value, cst.Name) and value.value == "None"):
+            continue
+        t = tensorness(ctx, value, info)
+        if not (t.definite or t.params or t.calls):
+            # a return that is no tensor (`return pred_value` of `tf.get_static_value`): what the
+            # function returns depends on its path, so the summary claims nothing
+            memo[key] = Summary(shape="nest" if shapes else "")
+            return memo[key]
+        definite = definite or t.definite
+        params |= t.params
+        calls |= t.calls
+        if isinstance(value, (cst.Tuple, cst.List)):
+            shapes.add("tuple")
+        else:
+            what = value_of(ctx, value, info).what
+            shapes.add("tuple" if what in ("tuple", "list") else what if what in ("tensor", "nest") else "")
+    shape = shapes.pop() if len(shapes) == 1 else "nest" if shapes else ""
+    out = Summary(definite, tuple(sorted(params)), tuple(sorted(calls)), shape)
+    memo[key] = out
+    return out

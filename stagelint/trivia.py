@@ -2,7 +2,7 @@
 
 They are two thirds of a file's nodes and hold nothing but more of the same; no rule and no
 record of the walk is about them (what a rule asks of an operator it reads off its parent:
-`isinstance(test.operator, cst.Not)`). The walk does not enter them (`context.analyze_module`),
+`isinstance(test.operator, cst.Not)`). The walk does not enter them (`analysis.walk.analyze_module`),
 nor do scans of a subtree (`inner_nodes`).
 """
 

@@ -1,6 +1,6 @@
 """`fastmeta.walk` passing over tokens (whitespace, comments, operators, brackets) keeps libcst's
 order for the rest, and a rule with a handler for a token still sees every one (what the walk
-skips is `context._skipped`: `stagelint.trivia` less what a rule handles)."""
+skips is `analysis.walk._skipped`: `stagelint.trivia` less what a rule handles)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint import context as C
+from stagelint.analysis import walk as W
 from stagelint.config import Settings
 from stagelint.fastmeta import _TOKEN_KINDS, walk
 from stagelint.frameworks import TENSORFLOW
@@ -48,5 +49,5 @@ def test_a_rule_with_a_token_handler_sees_every_token_in_the_analysis():
 
     ctx = C.FileContext("m.py", "m", False, Settings(), TENSORFLOW)
     ctx.source_digest = ""
-    C.analyze_module(cst.parse_module(SOURCE), ctx, [Commas])
+    W.analyze_module(cst.parse_module(SOURCE), ctx, [Commas])
     assert len(Commas.seen) == 2  # `x, y` and `x, -y`

@@ -19,6 +19,7 @@ import libcst as cst
 import pytest
 
 from stagelint import context as C
+from stagelint.analysis import walk as W
 from stagelint.cache import Cache
 from stagelint.config import Settings
 from stagelint.engine import check_paths, module_name
@@ -59,7 +60,7 @@ def _facts(path: str, text: str, metadata, fast: bool = True):
     ctx = C.FileContext(path, module, is_package, Settings(), TENSORFLOW)
     ctx.project_roots = frozenset({"pkg"})
     ctx.source_digest = digest(data)
-    return C.analyze_module(cst.parse_module(data), ctx, [r for r in all_rules() if not r.runtime_only], metadata, fast)
+    return W.analyze_module(cst.parse_module(data), ctx, [r for r in all_rules() if not r.runtime_only], metadata, fast)
 
 
 def test_fast_metadata_gives_the_facts_libcst_metadata_gives():
@@ -146,7 +147,7 @@ def test_walk_visits_what_libcst_visits_in_the_same_order(text):
 def test_the_walker_has_no_attribute_hooks_that_walk_would_skip():
     import re
 
-    own = [k for k in C._Walker.__mro__ if k.__module__.startswith("stagelint")]
+    own = [k for k in W._Walker.__mro__ if k.__module__.startswith("stagelint")]
     hooks = [n for k in own for n in vars(k) if re.match(r"(visit|leave)_[A-Z]\w*_[a-z]|on_(visit|leave)_attribute", n)]
     assert own and hooks == []
 
@@ -185,11 +186,11 @@ def test_the_walk_passes_by_trivia_which_hold_only_trivia(text):
     module = cst.parse_module(text)
     every, kept = _Order(), _Order()
     walk(module, every.on_visit, every.on_leave)
-    walk(module, kept.on_visit, kept.on_leave, C._TRIVIA)
+    walk(module, kept.on_visit, kept.on_leave, W.TRIVIA)
     inside = 0  # depth of trivia around the current event
     expected = []
     for event, node in every.events:
-        trivia = type(node) in C._TRIVIA
+        trivia = type(node) in W.TRIVIA
         if event == "visit":
             assert not inside or trivia, type(node).__name__  # under trivia: trivia only
             inside += trivia
@@ -203,7 +204,7 @@ def test_the_walk_passes_by_trivia_which_hold_only_trivia(text):
 
 def test_no_rule_handles_a_node_type_the_walk_passes_by():
     rules = [r for r in all_rules() if not r.runtime_only]
-    skipped = C._skipped([object.__new__(r) for r in rules])
+    skipped = W._skipped([object.__new__(r) for r in rules])
     assert skipped and {cst.SimpleWhitespace, cst.Comma, cst.Comment} <= skipped
     for rule in rules:
         assert not [k for k in skipped if hasattr(rule, "visit_" + k.__name__) or hasattr(rule, "leave_" + k.__name__)]
@@ -212,7 +213,7 @@ def test_no_rule_handles_a_node_type_the_walk_passes_by():
         def visit_Comma(self, node):
             pass
 
-    assert cst.Comma not in C._skipped([Commas()]) and cst.Dot in C._skipped([Commas()])
+    assert cst.Comma not in W._skipped([Commas()]) and cst.Dot in W._skipped([Commas()])
 
 
 @pytest.mark.parametrize("text", AWKWARD + [t for _, t in _sources(parsing_only=True)][:80] + [

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from stagelint.tensors import CALLABLE_KERAS, Summary, summarise_returns  # noqa: F401 (the value model's names)
+
 TENSOR, TENSORS, NEST, CONSTANT, VARYING = "tensor", "tensors", "nest", "constant", "varying"
 FUNCTION, VARIABLE, KERAS, ITERATOR, FILE, DATASET, UNKNOWN = (
     "function", "variable", "keras", "iterator", "file", "dataset", "unknown")
@@ -43,8 +45,6 @@ _KINDS = {
     "variable": VARIABLE, "model": KERAS, "layer": KERAS, "metric": KERAS, "loss": KERAS, "optimizer": KERAS,
     "py-iterator": ITERATOR, "generator": ITERATOR, "data-iterator": ITERATOR, "file": FILE, "dataset": DATASET,
 }
-#: Keras objects whose call computes tensors (an optimizer's does not exist).
-CALLABLE_KERAS = frozenset({"model", "layer", "metric", "loss"})
 #: Methods of open file objects (Python I/O, STG101).
 FILE_METHODS = frozenset({"read", "readline", "readlines", "write", "writelines", "flush", "seek", "truncate"})
 
@@ -90,56 +90,6 @@ def _multi_output(ctx, expr) -> bool:
 
 
 # Per-function summaries ---------------------------------------------------------------------------
-
-
-@dataclass
-class Summary:
-    """What a function's returns are, in terms the project phase can finish: a tensor for sure
-    (`definite`), a tensor when the arguments for `params` are, or what the project functions
-    it returns the result of (`calls`, targets) return."""
-
-    definite: bool = False
-    params: tuple = ()
-    calls: tuple = ()
-    #: the shape of what it returns: "tensor" (one), "tuple" (a tuple or list display, of
-    #: tensors or not), "nest" (sometimes one, sometimes another), "" (unknown)
-    shape: str = ""
-
-
-def summarise_returns(ctx, info) -> Summary:
-    """The return summary of one function of the file being walked (memoised per function)."""
-    memo = ctx.memo.setdefault("return_summaries", {})
-    key = id(info.node)
-    if key in memo:
-        return memo[key] or Summary()
-    memo[key] = None  # recursion: a function returning its own call knows nothing more
-    from stagelint.tensors import tensorness
-
-    from stagelint.tensors import value_of
-
-    definite, params, calls, shapes = False, set(), set(), set()
-    returns = getattr(info, "returns", ())
-    for value in returns:
-        if value is None or (isinstance(value, cst.Name) and value.value == "None"):
-            continue
-        t = tensorness(ctx, value, info)
-        if not (t.definite or t.params or t.calls):
-            # a return that is no tensor (`return pred_value` of `tf.get_static_value`): what the
-            # function returns depends on its path, so the summary claims nothing
-            memo[key] = Summary(shape="nest" if shapes else "")
-            return memo[key]
-        definite = definite or t.definite
-        params |= t.params
-        calls |= t.calls
-        if isinstance(value, (cst.Tuple, cst.List)):
-            shapes.add("tuple")
-        else:
-            what = value_of(ctx, value, info).what
-            shapes.add("tuple" if what in ("tuple", "list") else what if what in ("tensor", "nest") else "")
-    shape = shapes.pop() if len(shapes) == 1 else "nest" if shapes else ""
-    out = Summary(definite, tuple(sorted(params)), tuple(sorted(calls)), shape)
-    memo[key] = out
-    return out
 
 
 class Summaries:

@@ -12,8 +12,9 @@ import libcst as cst
 
 from stagelint import facts as F
 from stagelint import notebooks
+from stagelint.analysis.walk import analyze_module
 from stagelint.budget import over_budget
-from stagelint.context import FileContext, analyze_module
+from stagelint.context import FileContext
 from stagelint.fastmeta import release
 from stagelint.files import NotRead, digest, read_source, why_not_read
 from stagelint.frameworks import STAGING

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.objects import root_kind
 from stagelint.context import short_code
 from stagelint.frameworks import MUTATING_METHODS
 from stagelint.jaxrules import writes_into_ref
 from stagelint.nnx import store_carried, store_fields
 from stagelint.rules.base import Rule
-from stagelint.stores import root_kind, store_is_external, store_sites, stored_tensor
+from stagelint.stores import store_is_external, store_sites, stored_tensor
 from stagelint.tensors import loop_kind, tensorness, value_of
 
 

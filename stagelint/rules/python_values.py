@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.objects import root_kind
 from stagelint.context import short_code
 from stagelint.frameworks import (
     FROZEN_VALUE_CALLS,
@@ -14,7 +15,6 @@ from stagelint.frameworks import (
 )
 from stagelint.analysis.effects import runs_state_op, state_op
 from stagelint.rules.base import Rule
-from stagelint.stores import root_kind
 from stagelint.tensors import PYTHON_ITERATORS, tensorness, value_of
 
 

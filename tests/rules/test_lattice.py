@@ -12,7 +12,8 @@ import libcst as cst
 
 from stagelint.analysis import values as V
 from stagelint.config import Settings
-from stagelint.context import FileContext, analyze_module
+from stagelint.analysis.walk import analyze_module
+from stagelint.context import FileContext
 from stagelint.frameworks import TENSORFLOW
 from stagelint.rules.base import Rule
 

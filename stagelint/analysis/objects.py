@@ -1,0 +1,77 @@
+"""Ownership: which object an expression starts from, and how it is bound (a parameter, `self`,
+a global, a closure variable, an import) — whether a store into it can outlive the call.
+
+Asked by the value model (`stagelint.tensors`, an argument's root at a call site) and by the
+store sites (`stagelint.stores`); it asks only the per-file context's bindings.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from stagelint.context import FileContext, FunctionInfo
+
+
+def _root(expr: cst.BaseExpression) -> cst.Name | None:
+    while isinstance(expr, (cst.Attribute, cst.Subscript)):
+        expr = expr.value
+    return expr if isinstance(expr, cst.Name) else None
+
+
+def root_kind(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression, _depth: int = 0) -> str | None:
+    """How the object an expression starts from is bound, or None when it is local/unknown."""
+    root = _root(expr)
+    if root is None:
+        return None
+    kind = ctx.binding_kind(root, func)
+    if kind == "param" and _is_star_param(ctx, root, func):
+        return None  # `**kwargs` / `*args`: a dict or tuple made afresh for every call
+    if kind == "closure" and _enclosing_self(ctx, root, func):
+        return "self"  # `def keep(t): self.last = t` nested in `call`: the layer's own attribute
+    if kind in ("global", "closure", "self", "param", "import"):
+        return kind
+    if kind == "local" and _depth < 4:
+        # `items = self.items; items.append(x)` mutates self's list: follow plain aliases.
+        values = [ctx.bound_values.get(id(getattr(b, "node", None))) for b in ctx.bindings_of(root)]
+        if any(_fresh_container(ctx, v) for v in values):
+            # `processed = observation if ... else []`: the branch that fills it made it
+            return None
+        for value in values:
+            if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
+                aliased = root_kind(ctx, func, value, _depth + 1)
+                if aliased is not None:
+                    return aliased
+    return None
+
+
+def _enclosing_self(ctx: FileContext, name: cst.Name, func: FunctionInfo) -> bool:
+    """`name` is the `self` of a method enclosing `func` (a closure over the object)."""
+    outer = func.parent
+    while outer is not None:
+        if outer.self_name == name.value:
+            return any(isinstance(getattr(b, "node", None), cst.Param) and b.scope is ctx.scope(outer.node.body)
+                       for b in ctx.bindings_of(name))
+        outer = outer.parent
+    return False
+
+
+def root_name(expr: cst.BaseExpression) -> str:
+    root = _root(expr)
+    return root.value if root is not None else ""
+
+
+def _is_star_param(ctx: FileContext, name: cst.Name, func: FunctionInfo) -> bool:
+    params = func.node.params
+    stars = [p for p in (params.star_kwarg, params.star_arg) if isinstance(p, cst.Param)]
+    return any(getattr(b, "node", None) in stars for b in ctx.bindings_of(name))
+
+
+#: Constructors of a new Python container.
+_CONTAINER_CALLS = frozenset({"builtins.list", "builtins.dict", "builtins.set", "collections.OrderedDict",
+                              "collections.defaultdict", "collections.deque"})
+
+
+def _fresh_container(ctx: FileContext, value) -> bool:
+    if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+        return True
+    return isinstance(value, cst.Call) and bool(ctx.qualified_names(value.func) & _CONTAINER_CALLS)

@@ -1,0 +1,882 @@
+"""The one traversal of a file (`analyze_module`), recording the facts the project phase needs.
+
+`analyze_module` parses nothing itself: it takes a parsed module, resolves the metadata the
+rules use (qualified names, scopes, positions) once, and walks the tree once. During the walk
+`FileContext` (`stagelint.context`) keeps its own stack of functions, classes, first-call guards
+and lifting scopes (cheaper than ParentNodeProvider); the walker records the facts the project
+phase needs (functions, calls, staging markers, arguments, stores) by asking the value model
+(`stagelint.tensors`, `analysis.values`, `stores`, `datasets`, `analysis.effects`) and
+dispatches every node to the rules' `visit_*` / `leave_*`. It sits above everything it asks:
+the context and the value model never call back into it.
+
+(Moved out of `stagelint/context.py`; `git log -- stagelint/context.py` has its history.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import libcst as cst
+from libcst.metadata import ImportAssignment
+
+from stagelint import facts as F
+from stagelint.analysis.effects import runs_state_op, state_op
+from stagelint.context import (
+    FILE_OPENERS,
+    TENSOR_CHECKS,
+    FileContext,
+    at_indexer,
+    code_of,
+    is_literal,
+    is_setup_method,
+    short_code,
+    staging_options,
+    target_names,
+    tracing_call,
+)
+from stagelint.datasets import function_arguments
+from stagelint.fastmeta import Metadata, fast_traversal, walk
+from stagelint.frameworks import (
+    BUILDING_METHODS,
+    CONFIG_KEYWORDS,
+    CONVERSION_OPS,
+    GET_OR_CREATE_CALLS,
+    KERAS_STEP_METHODS,
+    KERAS_TRAINING_METHODS,
+    LIST_TAKING_OPS,
+    MAPPING_TYPES,
+    MUTATING_METHODS,
+    PARTIAL_CALLS,
+    SEQUENCE_TESTS,
+    VARIABLE_LIST_ATTRIBUTES,
+    size_argument,
+)
+from stagelint.jaxstaging import record_call, record_linen_run
+from stagelint.nnx import declared_kind, imports_flax, stored_kind
+from stagelint.tensors import arg_facts, summarise_returns, tensorness, value_of
+from stagelint.trivia import TRIVIA, inner_nodes
+
+KERAS_DRIVING_METHODS = KERAS_STEP_METHODS | KERAS_TRAINING_METHODS
+
+
+def _eager_unless(ctx) -> object:
+    """For a call edge: None when the call may run while tracing, "" when it never does, or the
+    target of the predicate whose truth while tracing keeps it out (innermost eager block)."""
+    if not ctx.eager_stack or ctx.function is None:
+        return None
+    return ctx.eager_stack[-1]
+
+
+def _exits(block) -> bool:
+    stmts = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    last = stmts[-1] if stmts else None
+    return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and any(
+        isinstance(s, (cst.Return, cst.Raise)) for s in last.body)
+
+
+def _tests_for_sequence(ctx: FileContext, node: cst.Call, names: set[str]) -> bool:
+    """`isinstance(x, (list, tuple))`, `tree.is_nested(x)`, `tf.nest.is_nested(x)`."""
+    if "builtins.isinstance" in names and len(node.args) > 1:
+        kinds = node.args[1].value
+        elements = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+        return any(ctx.qualified_names(e) & ({"builtins.list", "builtins.tuple"} | MAPPING_TYPES) for e in elements)
+    return bool(names & SEQUENCE_TESTS)
+
+
+def _operands(expr: cst.BaseExpression):
+    """Names an op argument is computed from by arithmetic (`x`, `x * 2`, `x > 0`); not `x[0]`,
+    which is as likely an element of a list of tensors."""
+    if isinstance(expr, cst.Name):
+        yield expr
+    elif isinstance(expr, cst.BinaryOperation):
+        if any(isinstance(side, (cst.List, cst.ListComp, cst.Tuple)) for side in (expr.left, expr.right)):
+            return  # `[np.int32(0)] + loop_vars`: a list concatenated, not arithmetic on tensors
+        yield from _operands(expr.left)
+        yield from _operands(expr.right)
+    elif isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+        yield from _operands(expr.expression)
+    elif isinstance(expr, cst.Comparison):
+        yield from _operands(expr.left)
+        for c in expr.comparisons:
+            yield from _operands(c.comparator)
+
+#: The node types `_Walker.on_visit` records something for (its chain of `t is ...` tests):
+#: every other node skips the chain with one set test.
+
+
+_RECORDED = frozenset({
+    cst.FunctionDef, cst.ClassDef, cst.If, cst.With, cst.Try, cst.Global, cst.Nonlocal, cst.Lambda,
+    cst.Decorator, cst.For, cst.While, cst.Call, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Attribute,
+    cst.Yield, cst.Return, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp, cst.Del,
+    cst.NamedExpr, cst.Import, cst.ImportFrom,
+})
+#: The same for `_Walker.on_leave`.
+_LEFT = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Decorator, cst.For, cst.While})
+
+
+#: rule classes -> the trivia none of them has a `visit_`/`leave_` handler for
+_SKIPS: dict[frozenset, frozenset] = {}
+
+
+def _skipped(rules) -> frozenset:
+    """The node types the walk need not enter for these rules: trivia (`stagelint.trivia`), less
+    any a rule handles or the walk records."""
+    classes = frozenset(type(r) for r in rules)
+    skip = _SKIPS.get(classes)
+    if skip is None:
+        handled = {k for k in TRIVIA for c in classes
+                   if hasattr(c, "visit_" + k.__name__) or hasattr(c, "leave_" + k.__name__)}
+        skip = _SKIPS[classes] = TRIVIA - handled - _RECORDED - _LEFT
+    return skip
+
+
+def runs_ops_then_flips(ctx: FileContext, node: cst.If, block) -> bool:
+    """A set-once guard whose block runs TensorFlow state ops (`v.assign(...)`, `tf.print`)
+    and sets a Python flag: the ops are recorded into every call's graph, the flag flips only
+    while tracing; not TensorFlow's create-variables-once idiom (STG105 and STG102 stand)."""
+
+    op = flips = False
+    owner = (ctx.class_node_of(ctx.function), ctx.function.self_name if ctx.function else None)
+    stack = [block]
+    while stack and not (op and flips):
+        n = stack.pop()
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(n, cst.With) and ctx.is_lifting_scope(n):
+            continue  # `with tf.init_scope():` runs it once, as meant
+        if isinstance(n, cst.Call):
+            # the op itself, or one a helper of this file runs (`self._warm(x)`)
+            op = op or bool(runs_state_op(ctx, n, owner))
+        elif isinstance(n, (cst.Assign, cst.AugAssign)):
+            value = n.value
+            if isinstance(n, cst.AugAssign) or is_literal(value):
+                flips = True
+        stack.extend(inner_nodes(n))
+    return op and flips
+
+
+class _Walker(cst.CSTVisitor):
+    # Metadata (`fastmeta.Metadata`) is resolved by `analyze_module`, not by libcst's wrapper.
+
+    def __init__(self, ctx: FileContext, rules):
+        super().__init__()
+        self.ctx = ctx
+        self.rules = rules
+        self._visits: dict[type, list] = {}
+        self._leaves: dict[type, list] = {}
+        self.failed: set = set()
+
+    def _handlers(self, table, prefix, node_type):
+        handlers = table.get(node_type)
+        if handlers is None:
+            name = prefix + node_type.__name__
+            handlers = [(r, getattr(r, name)) for r in self.rules if hasattr(r, name)]
+            table[node_type] = handlers
+        return handlers
+
+    def _dispatch(self, table, prefix, node) -> None:
+        self._call(self._handlers(table, prefix, type(node)), node)
+
+    def _call(self, handlers, node) -> None:
+        """`_dispatch` with the handlers of the node's type already looked up."""
+        for rule, handler in handlers:
+            if rule in self.failed:
+                continue
+            try:
+                handler(node)
+            except Exception:
+                self._fail(rule)
+
+    def _fail(self, rule) -> None:
+        """A rule that raises loses this file; the walk and every other rule go on."""
+        import traceback
+
+        self.failed.add(rule)
+        self.ctx.facts.errors.append((rule.code, traceback.format_exc(limit=-4)))
+        self.ctx.facts.candidates = [c for c in self.ctx.facts.candidates if c.code != rule.code]
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        ctx = self.ctx
+        t = type(node)
+        if ctx._region_of:
+            region = ctx._region_of.get(id(node))
+            if region is not None:
+                ctx.regions.append(region)
+        if t not in _RECORDED:
+            pass  # most nodes (names, operators, whitespace): one set test, not the chain below
+        elif t is cst.FunctionDef:
+            ctx._enter_function(node)
+            self._record_eager_tail(node)
+        elif t is cst.ClassDef:
+            ctx._enter_class(node)
+        elif t is cst.If:
+            if ctx.functions:
+                self._record_eager_branch(node)
+            guard = ctx.first_call_guard(node.test)
+            if guard == "body" and not runs_ops_then_flips(ctx, node, node.body):
+                ctx._guarded_blocks.add(id(node.body))
+            elif guard == "orelse" and node.orelse is not None and not runs_ops_then_flips(ctx, node, node.orelse):
+                ctx._guarded_blocks.add(id(node.orelse))
+            if not ctx.functions:
+                ctx._branch_of[id(node.body)] = (id(node), "body")
+                if node.orelse is not None:
+                    ctx._branch_of[id(node.orelse)] = (id(node), "else")
+        elif t is cst.With:
+            if ctx.functions and ctx.is_lifting_scope(node):
+                ctx._lifted_blocks.add(id(node.body))
+        elif t is cst.Try:
+            if not ctx.functions:
+                ctx._branch_of[id(node.body)] = (id(node), "body")
+                for i, handler in enumerate(node.handlers):
+                    ctx._branch_of[id(handler)] = (id(node), f"except{i}")
+        elif t is cst.Global or t is cst.Nonlocal:
+            if ctx.functions:
+                kind = "global" if t is cst.Global else "nonlocal"
+                ctx.function.declared.update((n.name.value, kind) for n in node.names)
+        elif t is cst.Lambda:
+            if id(node) in ctx._escaped_lambdas:
+                ctx.escaped_depth += 1
+            if id(node) in ctx._dataset_lambdas:
+                ctx._enter_lambda(node)
+        elif t is cst.Decorator:
+            if ctx.functions and any(d is node for d in getattr(ctx.functions[-1].node, "decorators", ())):
+                # A decorator's expression runs once, where the def is, not in the function.
+                ctx._decorated.append(ctx.functions.pop())
+        elif t is cst.For or t is cst.While:
+            ctx._loop_stack.append(id(node))
+            ctx.loop_depth += 1
+            ctx.loops.append(node)
+        elif t is cst.Call:
+            for arg in node.args:
+                if arg.keyword is not None:
+                    ctx._never_accessed.add(id(arg.keyword))
+            self._record_call(node)
+            if ctx.functions and ctx.in_staged_context and isinstance(node.func, cst.Attribute):
+                if node.func.attr.value in MUTATING_METHODS and not at_indexer(node.func.value):
+                    ctx.raw_stores.append(
+                        (ctx.function, node, "method", node.func.value, node, ctx.guard_depth > 0)
+                    )
+        elif t is cst.Assign:
+            for tgt in node.targets:
+                self._record_binding(tgt.target, node.value)
+                self._record_store(node, tgt.target, node.value)
+                self._record_attr_write(node, tgt.target, node.value)
+                self._record_wrapper_binding(tgt.target, node.value)
+        elif t is cst.AnnAssign:
+            if not ctx.functions and ctx.classes and isinstance(node.target, cst.Name):
+                declared_kind(ctx, node)  # `x: int = nnx.static()` in an NNX class body
+            if node.value is not None:
+                self._record_binding(node.target, node.value)
+                self._record_store(node, node.target, node.value)
+                self._record_attr_write(node, node.target, node.value)
+                self._record_wrapper_binding(node.target, node.value)
+        elif t is cst.AugAssign:
+            self._record_binding(node.target, node, rebinding=True)
+            self._record_store(node, node.target, node.value)
+            self._record_attr_write(node, node.target, node.value)
+        elif t is cst.Attribute:
+            ctx._never_accessed.add(id(node.attr))
+            self._record_attr_read(node)
+        elif t is cst.Yield:
+            if ctx.functions:
+                ctx.function.facts.is_generator = True
+        elif t is cst.Return:
+            if ctx.functions:
+                ctx.function.returns.append(node.value)
+        elif t is cst.ListComp or t is cst.SetComp or t is cst.GeneratorExp or t is cst.DictComp:
+            # Registered on entering the comprehension, before its element (`f(x, k)` in
+            # `[f(x, k) for k in range(3)]`) is visited: a rule asking about `k` there must not
+            # get (and memoise) an answer made before the `for` clause is known.
+            comp = node.for_in
+            while comp is not None:
+                for name in target_names(comp.target):
+                    ctx.comprehension_targets[id(name)] = comp
+                comp = comp.inner_for_in
+        elif t is cst.With:
+            for item in node.items:
+                if item.asname is not None and isinstance(item.asname.name, cst.Name) and isinstance(item.item, cst.Call) \
+                        and ctx.qualified_names(item.item.func) & FILE_OPENERS:
+                    self._record_binding(item.asname.name, item.item)  # `with open(p) as fh:`
+        elif t is cst.Del:
+            self._record_store(node, node.target, None)
+        elif t is cst.NamedExpr:
+            self._record_binding(node.target, node.value)
+        elif t is cst.Import or t is cst.ImportFrom:
+            if not ctx.functions and not ctx.classes:
+                self._record_import(node)
+        if id(node) in ctx._branch_of:
+            ctx._branch_stack.append(ctx._branch_of[id(node)])
+        if ctx._eager_blocks and id(node) in ctx._eager_blocks:
+            ctx.eager_stack.append(ctx._eager_blocks[id(node)])
+        if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
+            if id(node) in ctx._guarded_blocks:
+                ctx.guard_depth += 1
+            if id(node) in ctx._lifted_blocks:
+                ctx.lifted_depth += 1
+        if t is cst.For and isinstance(node, cst.For):
+            self._record_binding(node.target, node, rebinding=True)
+        # The rules' handlers of a node type, looked up once per type; most types have none.
+        handlers = self._visits.get(t)
+        if handlers is None:
+            handlers = self._handlers(self._visits, "visit_", t)
+        if handlers:
+            self._call(handlers, node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        ctx = self.ctx
+        t = type(original_node)
+        handlers = self._leaves.get(t)
+        if handlers is None:
+            handlers = self._handlers(self._leaves, "leave_", t)
+        if handlers:
+            self._call(handlers, original_node)
+        if ctx._eager_blocks and id(original_node) in ctx._eager_blocks:
+            ctx.eager_stack.pop()
+        if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
+            if id(original_node) in ctx._guarded_blocks:
+                ctx.guard_depth -= 1
+            if id(original_node) in ctx._lifted_blocks:
+                ctx.lifted_depth -= 1
+        if t not in _LEFT:
+            pass
+        elif t is cst.FunctionDef:
+            ctx._leave_function()
+        elif t is cst.ClassDef:
+            ctx._leave_class()
+        elif t is cst.Lambda:
+            if id(original_node) in ctx._escaped_lambdas:
+                ctx.escaped_depth -= 1
+            if id(original_node) in ctx._dataset_lambdas:
+                ctx._leave_function()
+        elif t is cst.Decorator:
+            if ctx._decorated and any(d is original_node for d in ctx._decorated[-1].node.decorators):
+                ctx.functions.append(ctx._decorated.pop())
+        elif t is cst.For or t is cst.While:
+            ctx._loop_stack.pop()
+            ctx.loop_depth -= 1
+            ctx.loops.pop()
+        if id(original_node) in ctx._branch_of:
+            ctx._branch_stack.pop()
+        if ctx._region_of and id(original_node) in ctx._region_of:
+            ctx.regions.pop()
+        if t is cst.Module:
+            self._describe_call_sites()
+            self._summarise()
+            # Rules that decide with whole-file knowledge do so while metadata is still bound.
+            for rule in self.rules:
+                if rule in self.failed:
+                    continue
+                try:
+                    rule.finish()
+                except Exception:
+                    self._fail(rule)
+
+    # Facts ------------------------------------------------------------------------------------
+
+    def _record_binding(self, target, value, rebinding: bool = False) -> None:
+        ctx = self.ctx
+        if (
+            isinstance(target, (cst.Tuple, cst.List))
+            and isinstance(value, (cst.Tuple, cst.List))
+            and len(target.elements) == len(value.elements)
+            and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))
+        ):
+            # `a, b = [], {}`: each name is bound to its own element
+            for t, v in zip(target.elements, value.elements):
+                self._record_binding(t.value, v.value, rebinding)
+            return
+        for name in target_names(target):
+            ctx.bound_values[id(name)] = value
+            if rebinding:
+                ctx.rebinding_targets.add(id(name))
+            if ctx.loop_depth:
+                ctx.loop_bound.add(id(name))
+            if not ctx.functions:
+                ctx.branch_paths[id(name)] = tuple(ctx._branch_stack)
+
+    def _record_eager_branch(self, node: cst.If) -> None:
+        """`if tf.executing_eagerly(): A else: B`: A never runs while tracing; `if in_tf_function():`
+        (a project predicate, decided in the project phase): its `else:` never does."""
+        found = self._eager_test(node.test)
+        if found is None:
+            return
+        eager_in_body, mark = found
+        block = node.body if eager_in_body else node.orelse
+        if block is not None:
+            self.ctx._eager_blocks[id(block)] = mark
+
+    def _record_eager_tail(self, func: cst.FunctionDef) -> None:
+        """`if in_tf_function(): return self._call_tf(x)` then `return self._call_python(x)`: the
+        statements after a tracing test that returns never run while tracing."""
+        body = func.body.body if isinstance(func.body, cst.IndentedBlock) else ()
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, cst.If) and stmt.orelse is None and _exits(stmt.body):
+                found = self._eager_test(stmt.test)
+                if found is not None and not found[0]:
+                    for later in body[i + 1:]:
+                        if not isinstance(later, (cst.FunctionDef, cst.ClassDef)):
+                            self.ctx._eager_blocks[id(later)] = found[1]
+                    return
+
+    def _eager_test(self, test):
+        """(the body is the eager branch, mark) for a test of whether code is being traced."""
+        found = tracing_call(self.ctx, test)
+        if found is None:
+            return None
+        test, negated, _, traced = found
+        if traced is not None:
+            return not traced, ""
+        target = self._target_of(test.func)
+        if target is None or not self._is_project_target(target):
+            return None
+        return negated, target
+
+    def _record_store(self, stmt, target, value) -> None:
+        ctx = self.ctx
+        if not ctx.functions or not ctx.in_staged_context:
+            return
+        targets = target.elements if isinstance(target, (cst.Tuple, cst.List)) else (target,)
+        for tgt in targets:
+            tgt = getattr(tgt, "value", tgt) if isinstance(tgt, (cst.Element, cst.StarredElement)) else tgt
+            if isinstance(tgt, (cst.Attribute, cst.Subscript)) or (
+                isinstance(tgt, cst.Name) and tgt.value in ctx.function.declared
+            ):
+                ctx.raw_stores.append((ctx.function, stmt, "store", tgt, value, ctx.guard_depth > 0))
+
+    def _record_import(self, node) -> None:
+        ctx = self.ctx
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                local = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
+                full = alias.evaluated_name if alias.evaluated_alias else local
+                ctx.facts.imports[local] = full
+            return
+        if isinstance(node.names, cst.ImportStar):
+            return
+        module = code_of(node.module) if node.module is not None else ""
+        dots = "." * len(node.relative)
+        base = ctx.absolute_import(dots + module) if dots else module
+        for alias in node.names:
+            local = alias.evaluated_alias or alias.evaluated_name
+            ctx.facts.imports[local] = f"{base}.{alias.evaluated_name}" if base else alias.evaluated_name
+
+    def _record_escaped_param(self, node: cst.Call) -> None:
+        """`tf.py_function(func, ...)` where `func` is a parameter of this or an enclosing function:
+        that function is a decorator keeping what it decorates eager."""
+        ctx = self.ctx
+        first = node.args[0] if node.args else None
+        if first is None or not isinstance(first.value, cst.Name):
+            return
+        if first.keyword is not None and first.keyword.value not in ("func", "fn"):
+            return
+        info = ctx.function
+        while info is not None:
+            if ctx.binding_kind(first.value, info) == "param":
+                info.facts.escapes_param = True
+                return
+            info = info.parent
+
+    def _record_call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        fw = ctx.framework
+        func = ctx.function
+        names = ctx.qualified_names(node.func)
+        staging = set(fw.staging_decorators) | set(ctx.settings.staging_decorators)
+        self._record_one_shot_and_built(node, staging)
+        if func is not None and node.args and isinstance(node.args[0].value, cst.Name):
+            if _tests_for_sequence(ctx, node, names):
+                func.sequence_names.add(node.args[0].value.value)
+        escapes = bool(names & fw.eager_escapes) or (
+            # `tf.py_function(...)` with `tf = try_import_tensorflow()` (keras-hub): by its name
+            isinstance(node.func, cst.Attribute) and node.func.attr.value in ("py_function", "numpy_function")
+        )
+        if escapes:
+            for arg in node.args:
+                if isinstance(arg.value, cst.Lambda):
+                    ctx._escaped_lambdas.add(id(arg.value))
+            self._record_escaped_param(node)
+        elif isinstance(node.func, cst.Attribute) or names:
+            self._record_dataset_functions(node, names)
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("apply", "init", "init_with_output", "lazy_init"):
+            record_linen_run(self, node.func.value, None)
+        if names and any(q.startswith(("jax.", "flax.", "equinox.")) for q in names):
+            record_call(self, node, names)
+        if names & staging and node.args:
+            first = node.args[0]
+            if first.keyword is None or first.keyword.value in ("func", "fn", "python_function"):
+                if (
+                    func is not None
+                    and isinstance(first.value, cst.Name)
+                    and ctx.binding_kind(first.value, func) == "param"
+                ):
+                    func.facts.wraps_param = True  # a decorator of the project's own
+                else:
+                    target = self._target_of(first.value)
+                    if target is not None:
+                        ctx.facts.wrapped.append(target)
+                        if id(node) in ctx._fresh_staging_calls:
+                            ctx.facts.fresh_wrapped.append(target)
+        if func is not None:
+            if escapes:
+                return  # the wrapped function runs eagerly: not traced into the graph
+            if not func.facts.state_op and ctx.lifted_depth == 0:
+                func.facts.state_op = state_op(ctx, node) or ""
+            target = self._target_of(node.func)
+            if target is not None and not (names and all(fw.owns(n) for n in names)):
+                func.facts.calls.append(
+                    F.CallEdge(target, ctx.position(node), guarded=ctx.guard_depth > 0 or ctx.lifted_depth > 0,
+                               eager_unless=_eager_unless(ctx))
+                )
+            once = bool(names & GET_OR_CREATE_CALLS)  # the factory runs on the first call only
+            for arg in node.args:
+                ref = self._function_reference(arg.value)
+                if ref is not None:
+                    func.facts.calls.append(F.CallEdge(ref, ctx.position(arg.value), kind="ref",
+                                                       guarded=once or ctx.guard_depth > 0))
+            if names and not names & CONVERSION_OPS and any(
+                fw.returns_tensor(n) or n.startswith(TENSOR_CHECKS) for n in names
+            ):
+                # An op computing a tensor (or checking one) takes tensors; configuration,
+                # `tf.nest` and Keras utilities take anything, and so do conversions
+                # (`tf.convert_to_tensor(x)` says x may be a Python value).
+                list_taking = bool(names & LIST_TAKING_OPS)
+                for i, arg in enumerate(node.args):
+                    if list_taking and i == 0 and arg.keyword is None:
+                        continue  # `tf.concat(parts, 0)`: a list of tensors, not a tensor
+                    if arg.keyword is not None and arg.keyword.value in CONFIG_KEYWORDS:
+                        continue  # `tf.pad(x, p, mode=mode)`: a Python option
+                    if size_argument(names, i, arg.keyword.value if arg.keyword is not None else None):
+                        continue  # `tf.nn.top_k(x, k=k)`: a Python int as often as a tensor
+                    for name in _operands(arg.value):
+                        if ctx.binding_kind(name, func) == "param":
+                            func.facts.tensor_params.add(name.value)
+        if func is None and not ctx.functions:
+            self._record_object_call(node)
+        callee = node.func
+        concrete = isinstance(callee, cst.Attribute) and callee.attr.value == "get_concrete_function"
+        if concrete:
+            callee = callee.value  # `f.get_concrete_function(args)` traces f with args
+        if func is not None and isinstance(callee, cst.Name) and ctx.binding_kind(callee, func) == "param":
+            # `def measure(f, *args): f.get_concrete_function(*args)`: calls what its callers
+            # pass for `f`, with what they pass for `args` (the project phase follows them)
+            target = ("param", callee.value)
+        else:
+            target = self._target_of(node.func)
+            concrete = concrete and target is None
+            if concrete:
+                target = self._target_of(callee)
+        if target is not None and self._is_project_target(target):
+            site = F.CallSite(target, ctx.position(node), func.qualname if func else None,
+                              in_loop=bool(ctx._loop_stack), concrete=concrete)
+            self._record_refs(site, node, func)
+            ctx.facts.call_sites.append(site)
+            # Arguments are described at the end of the file, when every binding is known (a
+            # counter bumped after the call, `lr *= 0.9`, is still a counter).
+            ctx._pending_sites.append((site, node, func, tuple(ctx.loops)))
+
+    def _module_loop(self) -> list[int]:
+        """[first line, last line] of the outermost loop around a module-level statement, or []."""
+        ctx = self.ctx
+        if not ctx.loops:
+            return []
+        p = ctx.position(ctx.loops[0])
+        return [p.line, p.end_line]
+
+    def _object_class(self, expr: cst.BaseExpression) -> str:
+        """The qualified name of the class the object `expr` is an instance of, or ""."""
+
+        value = value_of(self.ctx, expr, self.ctx.function)
+        return value.cls if value.what == "object" and value.cls else ""
+
+    def _record_object_call(self, node: cst.Call) -> None:
+        """A module-level call of a method of an object whose class the module shows (`m.fit()`,
+        `m(x)`, `m = Model()` before): where, in program order, that method runs."""
+        ctx = self.ctx
+        if isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
+            receiver, method = node.func.value, node.func.attr.value
+        elif isinstance(node.func, cst.Name):
+            receiver, method = node.func, "__call__"
+        else:
+            return
+
+        value = value_of(ctx, receiver, None)
+        if value.what == "object" and value.cls:
+            ctx.facts.object_calls.append((ctx.position(node).line, value.cls, method))
+
+    def _record_refs(self, site: F.CallSite, node: cst.Call, func) -> None:
+        """The project functions a call passes (by position or keyword), and a `*args` of the
+        caller's own forwarded whole: named now, where the definitions that reach the call are
+        the ones a name means (a later `def train` must not capture them)."""
+        position = 0
+        for arg in node.args:
+            if arg.star:
+                if (arg.star == "*" and func is not None and isinstance(arg.value, cst.Name)
+                        and arg.value.value == func.facts.varargs and self.ctx.binding_kind(arg.value, func) == "param"):
+                    site.star = arg.value.value
+                continue
+            ref = self._function_reference(arg.value)
+            key = arg.keyword.value if arg.keyword is not None else str(position)
+            if arg.keyword is None:
+                position += 1
+            if ref is not None and ref[0] == "name":
+                site.refs[key] = ref
+
+    def _summarise(self) -> None:
+        """Every function's return summary, for the project phase (`analysis.values.Summaries`)."""
+
+        for info in self.ctx.function_infos.values():
+            if info.returns:
+                summary = summarise_returns(self.ctx, info)
+                if summary.definite or summary.params or summary.calls:
+                    info.facts.returns = (summary.definite, list(summary.params), [list(c) for c in summary.calls])
+
+    def _record_dataset_functions(self, node: cst.Call, names: set[str]) -> None:
+        """Functions a `tf.data` transformation traces (`stagelint.datasets`): entry points."""
+
+        ctx = self.ctx
+        for expr in function_arguments(ctx, node, names):
+            bound, positional = (), 0
+            if isinstance(expr, cst.Call) and ctx.qualified_names(expr.func) & PARTIAL_CALLS and expr.args:
+                rest = expr.args[1:]
+                bound = tuple(a.keyword.value for a in rest if a.keyword is not None)
+                positional = sum(1 for a in rest if a.keyword is None and not a.star)
+                expr = expr.args[0].value
+            if isinstance(expr, cst.Lambda):
+                ctx._dataset_lambdas.add(id(expr))
+                where = ctx.position(expr)
+                name = f"<lambda:{where.line}:{where.column}>"
+                qualname = f"{ctx.function.qualname}.<locals>.{name}" if ctx.function is not None else name
+                target = ("name", f"{ctx.module}.{qualname}" if ctx.module else qualname)
+            else:
+                target = self._target_of(expr)
+            if target is not None:
+                ctx.facts.dataset_functions.append(F.DatasetFunction(target, ctx.position(expr), bound, positional))
+
+    def _describe_call_sites(self) -> None:
+        ctx = self.ctx
+        for site, node, func, loops in ctx._pending_sites:
+            site.args = [arg_facts(ctx, a.value, func, loops) for a in node.args if a.keyword is None and not a.star]
+            site.kwargs = {a.keyword.value: arg_facts(ctx, a.value, func, loops) for a in node.args if a.keyword is not None}
+        ctx._pending_sites = []
+
+    def _record_one_shot_and_built(self, node: cst.Call, staging: set[str]) -> None:
+        """`tf.function(f)(x)` / `tf.function(f).get_concrete_function(x)` (a Function used once),
+        and objects whose variables a call creates (`opt.build(...)`, `model.fit(...)`, `model(x)`)."""
+        ctx = self.ctx
+        inner = node.func
+        if isinstance(inner, cst.Attribute) and inner.attr.value == "get_concrete_function":
+            inner = inner.value
+        if isinstance(inner, cst.Call) and ctx.qualified_names(inner.func) & staging:
+            ctx._fresh_staging_calls.add(id(inner))
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in KERAS_DRIVING_METHODS:
+            value = value_of(ctx, node.func.value, ctx.function)
+            ctx.facts.keras_drives.append(
+                (node.func.attr.value, value.cls, value.ident, ctx.function.qualname if ctx.function else None))
+        receiver = None
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in BUILDING_METHODS:
+            receiver = node.func.value
+        elif isinstance(node.func, cst.Name):
+            receiver = node.func
+        if isinstance(receiver, cst.Name):
+            if receiver is node.func:
+                value = value_of(ctx, receiver, ctx.function)
+                if value.what not in ("model", "layer", "object"):
+                    return  # calling a model or layer builds it
+                ident = value.ident
+            else:
+                ident = value_of(ctx, receiver, ctx.function).ident
+            if ident:
+                line = ctx.position(node).line
+                ctx.facts.built[ident] = min(line, ctx.facts.built.get(ident, line))
+
+    def _record_wrapper_binding(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """`g = tf.function(f)` / `self.step = tf.function(self._step, input_signature=...)`."""
+        ctx = self.ctx
+        if (
+            isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == "get_concrete_function" and isinstance(target, cst.Name)
+            and not ctx.functions
+        ):
+            traced = self._target_of(value.func.value)
+            names = ctx.qualified_names(target)
+            if traced is not None and len(names) == 1:
+                ctx.facts.concrete_bindings[next(iter(names))] = traced
+            return
+        if not isinstance(value, cst.Call) or not value.args:
+            return
+        fw = ctx.framework
+        if not ctx.qualified_names(value.func) & (fw.staging_decorators | set(ctx.settings.staging_decorators)):
+            return
+        first = value.args[0]
+        if first.keyword is not None and first.keyword.value not in ("func", "fn", "python_function"):
+            return
+        wrapped = self._target_of(first.value)
+        if wrapped is None:
+            return
+        signature, _ = staging_options(value)
+        key = None
+        if isinstance(target, cst.Name):
+            names = ctx.qualified_names(target)
+            if len(names) == 1:
+                key = "name:" + next(iter(names))
+        else:
+            self_target = self._target_of(target) if isinstance(target, cst.Attribute) else None
+            if self_target is not None and self_target[0] == "self":
+                key = f"self:{self_target[1]}:{self_target[2]}"
+        if key is not None:
+            ctx.facts.wrapper_bindings[key] = F.WrapperBinding(wrapped, signature)
+
+    def _record_attr_write(self, stmt, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        """`obj.attr = value` anywhere: the owner class, whether it is set-up code, what is stored."""
+        ctx = self.ctx
+        targets = target.elements if isinstance(target, (cst.Tuple, cst.List)) else (target,)
+        for tgt in targets:
+            tgt = tgt.value if isinstance(tgt, (cst.Element, cst.StarredElement)) else tgt
+            if not isinstance(tgt, cst.Attribute):
+                continue
+            ctx._store_attributes.add(id(tgt))
+            if not isinstance(tgt.value, cst.Name):
+                continue
+            func = ctx.function
+            attr = tgt.attr.value
+            owner = ""
+            on_self = False
+            if func is not None and func.self_name == tgt.value.value and func.facts.class_qualname:
+                if ctx.binding_kind(tgt.value, func) == "self":
+                    owner = func.facts.class_qualname
+                    on_self = True
+                    if value is not None and not isinstance(stmt, cst.AugAssign):
+                        ctx.self_attr_values.setdefault((owner, attr), []).append(value)
+            if not on_self:
+                owner = value_of(ctx, tgt.value, func).cls
+            nnx_kind = ""
+            if on_self and is_setup_method(func.facts.name) and not isinstance(stmt, cst.AugAssign):
+                if imports_flax(ctx):  # what the attribute is if the class is a Flax NNX module
+                    nnx_kind = stored_kind(ctx, value, func, lambda v: tensorness(ctx, v, func).definite)
+            ctx.facts.attr_writes.append(F.AttrWrite(
+                attr=attr,
+                span=ctx.position(stmt),
+                owner=owner,
+                function=func.qualname if func else None,
+                in_init=func is not None and is_setup_method(func.facts.name),
+                guarded=ctx.guard_depth > 0,
+                value=self._stored_kind(value, isinstance(stmt, cst.AugAssign)),
+                text=short_code(stmt, 60),
+                augmented=isinstance(stmt, cst.AugAssign),
+                on_self=on_self,
+                loop=self._module_loop() if func is None else [],
+                nnx=nnx_kind,
+            ))
+
+    def _stored_kind(self, value: cst.BaseExpression | None, augmented: bool) -> str:
+        ctx = self.ctx
+        if value is None:
+            return "unknown"
+        if isinstance(value, cst.Name) and value.value == "None":
+            return "none"
+        if isinstance(value, cst.Call):
+            names = ctx.qualified_names(value.func)
+            if names & ctx.framework.variable_constructors:
+                return "variable"
+            if any(ctx.framework.creates_variables(q) for q in names):
+                return "keras"  # a layer, model, metric or optimizer (it owns variables)
+            func = value.func
+            if isinstance(func, cst.Attribute) and func.attr.value in ctx.framework.variable_creating_methods:
+                return "variable"  # `self.w = self.add_weight(...)`
+        if isinstance(value, cst.Attribute) and value.attr.value in VARIABLE_LIST_ATTRIBUTES:
+            return "variables"  # `self._weights = model.trainable_variables`: a list of variables
+        if (
+            isinstance(value, cst.ListComp) and isinstance(value.elt, cst.Call)
+            and isinstance(value.elt.func, cst.Attribute) and value.elt.func.attr.value in ("get_slot", "add_slot")
+        ):
+            return "variables"  # `[self.get_slot(v, "average") for v in weights]`: slot variables
+
+        if not augmented and tensorness(ctx, value, ctx.function).definite:
+            return "tensor"
+        if is_literal(value) or augmented:
+            return "python"
+        return "unknown"
+
+    def _record_attr_read(self, node: cst.Attribute) -> None:
+        """`self.attr` / `param.attr` loads in a function (which attributes staged code reads)."""
+        ctx = self.ctx
+        func = ctx.function
+        if func is None or id(node) in ctx._store_attributes or not isinstance(node.value, cst.Name):
+            return
+        recv = node.value.value
+        if recv != func.self_name and recv not in func.facts.params:
+            return
+        kind = ctx.binding_kind(node.value, func)
+        if kind not in ("self", "param"):
+            return
+        pair = ("self" if kind == "self" else recv, node.attr.value)
+        if pair not in func.facts.attr_reads:
+            func.facts.attr_reads.append(pair)
+
+    def _is_project_target(self, target: F.Target) -> bool:
+        if target[0] != "name":
+            return True
+        root = target[1].split(".", 1)[0]
+        return root in self.ctx.project_roots or root == self.ctx.module.split(".", 1)[0]
+
+    def _function_reference(self, expr: cst.BaseExpression) -> F.Target | None:
+        """A function passed as an argument (`tf.cond(p, self._a, helper)`): the callee may call it."""
+        if isinstance(expr, cst.Attribute):
+            ref = self._target_of(expr)
+            return ref if ref is not None and ref[0] == "self" else None
+        if isinstance(expr, cst.Name) and self._names_function(expr):
+            return self._target_of(expr)
+        return None
+
+    def _names_function(self, expr: cst.BaseExpression) -> bool:
+        """A Name argument that refers to a def (so passing it may call it)."""
+        if not isinstance(expr, cst.Name):
+            return False
+        for b in self.ctx.bindings_of(expr):
+            if isinstance(getattr(b, "node", None), cst.FunctionDef):
+                return True
+            if isinstance(b, ImportAssignment) and isinstance(b.node, cst.ImportFrom):
+                return True
+        return False
+
+    def _target_of(self, expr: cst.BaseExpression) -> F.Target | None:
+        ctx = self.ctx
+        func = ctx.function
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and func is not None:
+            if func.self_name and expr.value.value == func.self_name and ctx.binding_kind(expr.value, func) == "self":
+                return ("self", func.self_class, expr.attr.value)
+        if (
+            isinstance(expr, cst.Attribute)
+            and isinstance(expr.value, cst.Call)
+            and isinstance(expr.value.func, cst.Name)
+            and expr.value.func.value == "super"
+            and func is not None
+            and func.facts.class_qualname
+        ):
+            return ("super", func.facts.class_qualname, expr.attr.value)
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            names = ctx.qualified_names(expr)
+            if len(names) == 1:
+                (q,) = names
+                if not q.startswith("builtins."):
+                    return ("name", q)
+        return None
+
+
+def analyze_module(module: cst.Module, ctx: FileContext, rule_classes, metadata=Metadata, fast: bool = True) -> F.ModuleFacts:
+    """Resolve metadata once, walk once; return the file's facts with the rules' candidates.
+    (`metadata=LibcstMetadata, fast=False` is the slow reference, all libcst's own providers and
+    traversals: tests compare the two.)"""
+    with fast_traversal() if fast else contextlib.nullcontext():
+        ctx._meta = metadata(module)
+        ctx.module_node = module
+        rules = [cls(ctx) for cls in rule_classes]
+        walker = _Walker(ctx, rules)
+        ctx._rules = rules
+        if fast:
+            # as module.visit(walker), without rebuilding nodes, and without entering trivia
+            walk(module, walker.on_visit, walker.on_leave, _skipped(rules))
+        else:
+            module.visit(walker)
+    return ctx.facts
