@@ -18,7 +18,7 @@ import libcst as cst
 from stagelint.analysis.bounds import varying_bound
 from stagelint.frameworks import FUNCTION_HOLDERS, JAX, JAX_TRACER_ERROR_CATCHERS
 from stagelint.nnx import static_attributes
-from stagelint.rules.caught import catches
+from stagelint.analysis.caught import catches
 
 #: STG602 checks that JAX does not fail on: iteration unrolls, `len` reads the static shape,
 #: `int()`/`float()` are STG601's there.

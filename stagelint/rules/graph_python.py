@@ -10,7 +10,7 @@ from stagelint.frameworks import EAGER_ONLY_METHODS, NUMPY_STATIC_FUNCTIONS, is_
 from stagelint.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
 from stagelint.nnx import param_attributes
 from stagelint.rules.base import Rule
-from stagelint.rules.caught import WatchesTry
+from stagelint.analysis.caught import WatchesTry
 from stagelint.tensors import Tensorness, tensorness, value_of
 
 
