@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.guards import type_dispatch
 from stagelint.context import short_code
 from stagelint.frameworks import (
     JAX,
@@ -17,7 +18,6 @@ from stagelint.fix import tensorflow_alias
 from stagelint.jaxrules import writes_into_ref
 from stagelint.nnx import static_container, store_carried, store_fields, writes_variable
 from stagelint.rules.base import Rule
-from stagelint.rules.graph_python import _type_dispatch
 from stagelint.stores import read_after, store_is_external, store_sites, stored_tensor
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.values import FILE_METHODS
@@ -253,7 +253,7 @@ class TraceTimeSideEffect(Rule):
         tensor logs a symbolic `Tensor("add:0")` once, where the author expected a value per call."""
         ctx = self.ctx
         for func, node, call, tests in self.messages:
-            if tests and _type_dispatch(ctx, tests[-1]) and _warns(node):
+            if tests and type_dispatch(ctx, tests[-1]) and _warns(node):
                 # `if not isinstance(images, list): logging.warning("expects a list, got %s", ...)`:
                 # a value's type is fixed for a trace, so a warning about it belongs to the trace
                 continue

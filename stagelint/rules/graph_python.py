@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.caught import WatchesTry
+from stagelint.analysis.guards import type_dispatch
 from stagelint.context import short_code
 from stagelint.analysis.values import VARIABLE, kind_of, one_tensor, tensor_in_project
 from stagelint.frameworks import EAGER_ONLY_METHODS, NUMPY_STATIC_FUNCTIONS, is_stateful_op
 from stagelint.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
 from stagelint.nnx import param_attributes
 from stagelint.rules.base import Rule
-from stagelint.analysis.caught import WatchesTry
 from stagelint.tensors import Tensorness, tensorness, value_of
 
 
@@ -146,7 +147,7 @@ class EagerOnlyCall(WatchesTry, Rule):
         super().report(node, **fields, **self.caught_fields(node))
 
     def visit_If(self, node: cst.If) -> None:
-        flag = _type_dispatch(self.ctx, node.test)
+        flag = type_dispatch(self.ctx, node.test)
         self._dispatching.append(flag)
         self.dispatch += flag
 
@@ -227,37 +228,6 @@ class EagerOnlyCall(WatchesTry, Rule):
 
 
 #: Tests of what kind of value something is.
-_TYPE_TESTS = frozenset({"builtins.isinstance", "builtins.hasattr", "builtins.callable", "builtins.type",
-                         "tensorflow.is_tensor", "tensorflow.compat.v1.is_tensor", "tensorflow.compat.v2.is_tensor",
-                         "keras.ops.is_tensor"})
-
-
-def _type_dispatch(ctx, test) -> bool:
-    """`isinstance(x, np.ndarray)`, `not tf.is_tensor(x)`, `hasattr(x, "cpu") and ...`,
-    `"jax" in str(type(x))`, `JAX_MODE` (a module flag bound only to a literal)."""
-    stack = [test]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Call):
-            names = ctx.qualified_names(node.func)
-            if names & _TYPE_TESTS or (isinstance(node.func, cst.Attribute) and node.func.attr.value == "is_tensor"):
-                return True
-        if isinstance(node, cst.Name) and node.value.isupper() and ctx.binding_kind(node) == "global":
-            bindings = ctx.bindings_of(node)
-            if bindings and all(
-                isinstance(ctx.bound_values.get(id(getattr(b, "node", None))), cst.Name)
-                and ctx.bound_values[id(b.node)].value in ("True", "False") for b in bindings
-            ):
-                return True  # `if JAX_MODE:` with `JAX_MODE = False`: which backend the module serves
-        if isinstance(node, (cst.BooleanOperation, cst.UnaryOperation, cst.Comparison)):
-            stack.extend(node.children)
-        elif isinstance(node, cst.ComparisonTarget):
-            stack.append(node.comparator)
-        elif isinstance(node, cst.Call) and ctx.qualified_names(node.func) & {"builtins.str", "builtins.repr"}:
-            stack.extend(a.value for a in node.args)  # `"jax" in str(type(videos))`
-    return False
-
-
 #: Builtins that iterate over their (positional) arguments.
 _ITERATING_BUILTINS = frozenset({
     "builtins.list", "builtins.tuple", "builtins.set", "builtins.frozenset", "builtins.sum",
