@@ -297,7 +297,7 @@ def _statistics(result, output_format: str = "full", out=None, unsafe: bool = Fa
 
 def _rule(code: str) -> int:
     from stagelint.docs import render_rule
-    from stagelint.rules.base import get_rule
+    from stagelint.rules import get_rule
 
     rule = get_rule(code)
     if rule is None:
@@ -308,7 +308,7 @@ def _rule(code: str) -> int:
 
 
 def _rules(output_format: str = "text") -> int:
-    from stagelint.rules.base import all_rules
+    from stagelint.rules import all_rules
 
     rules = all_rules()
     if output_format == "json":

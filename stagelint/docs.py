@@ -9,7 +9,8 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
-from stagelint.rules.base import SECTIONS, all_rules, example_source
+from stagelint.rules import all_rules
+from stagelint.rules.base import SECTIONS, example_source
 from stagelint.ruleurls import rule_url  # noqa: F401  (re-exported)
 
 

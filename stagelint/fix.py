@@ -142,7 +142,7 @@ def plan(findings, unsafe: bool = False) -> FixOutcome:
             continue
         unique = list(dict.fromkeys(fixes))
         if notebooks.is_notebook(path):  # edits in cell coordinates, into the cells' sources
-            new, applied, deferred = notebooks.apply_fixes(old, unique)
+            new, applied, deferred = notebooks.apply_fixes(old, unique, apply_fixes)
         else:
             new, applied, deferred = apply_fixes(old, unique)
         outcome.deferred += len(deferred)

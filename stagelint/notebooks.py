@@ -387,8 +387,6 @@ def place(finding, data: bytes):
 
 
 def _cell_fix(nb: Notebook, cell: Cell, fix):
-    from stagelint.fix import Edit, Fix
-
     edits = []
     for e in fix.edits:
         c, line = nb.locate(e.line)
@@ -397,8 +395,9 @@ def _cell_fix(nb: Notebook, cell: Cell, fix):
             return None
         if cell.indent and "\n" in e.text:
             return None  # new lines would need the indentation IPython takes off
-        edits.append(Edit(line, e.column + cell.indent, end_line, e.end_column + cell.indent, e.text, cell=cell.number))
-    return Fix(fix.digest, tuple(edits))
+        edits.append(replace(e, line=line, column=e.column + cell.indent, end_line=end_line,
+                             end_column=e.end_column + cell.indent, cell=cell.number))
+    return replace(fix, edits=tuple(edits))
 
 
 # Writing fixed cells back --------------------------------------------------------------------
@@ -490,10 +489,10 @@ def json_line(data: bytes, cell: int, line: int) -> int | None:
     return text.count("\n", 0, at) + 1
 
 
-def apply_fixes(data: bytes, fixes) -> tuple[bytes, list, list]:
-    """Apply cell-coordinate fixes that do not overlap: (new bytes, applied, deferred)."""
-    from stagelint.fix import Fix, apply_fixes as apply_to_text
-
+def apply_fixes(data: bytes, fixes, apply_to_text) -> tuple[bytes, list, list]:
+    """Apply cell-coordinate fixes that do not overlap: (new bytes, applied, deferred). Each
+    cell's source is fixed by `apply_to_text` (`fix.apply_fixes`, which asks this module, not
+    the reverse)."""
     text = data.decode("utf-8")
     bom = text.startswith("\ufeff")
     body = text[1:] if bom else text
@@ -511,7 +510,7 @@ def apply_fixes(data: bytes, fixes) -> tuple[bytes, list, list]:
         cell = nb.cell(number)
         if cell is None or number not in spans:
             continue
-        plain = [Fix(f.digest, tuple(replace(e, cell=None) for e in f.edits)) for f in cell_fixes]
+        plain = [replace(f, edits=tuple(replace(e, cell=None) for e in f.edits)) for f in cell_fixes]
         new, done, later = apply_to_text(cell.source.encode("utf-8"), plain)
         applied += [cell_fixes[plain.index(p)] for p in done]
         deferred += [cell_fixes[plain.index(p)] for p in later]

@@ -390,7 +390,7 @@ def fix_edits(finding: Finding, lines: list[str]) -> list[lsp.TextEdit]:
 
 def rule_page(code: str) -> str | None:
     from stagelint.docs import render_rule
-    from stagelint.rules.base import get_rule
+    from stagelint.rules import get_rule
 
     rule = get_rule(code)
     return None if rule is None else render_rule(rule)

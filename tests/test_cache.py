@@ -408,7 +408,8 @@ def test_every_cached_type_round_trips_with_every_field_set(hint):
 def test_real_facts_round_trip(tree):
     """The facts of every rule's examples and of the fixture project, summaries and plans, as
     the engine makes them (candidate fields, fixes, call targets...)."""
-    from stagelint.rules.base import all_rules, example_source
+    from stagelint.rules import all_rules
+    from stagelint.rules.base import example_source
     from stagelint.workers import analyse_one
 
     seen = 0

@@ -135,7 +135,7 @@ def test_statistics():
 
 
 def test_rules_lists_every_registered_rule():
-    from stagelint.rules.base import all_rules
+    from stagelint.rules import all_rules
 
     proc = run("rules")
     assert proc.returncode == 0

@@ -22,7 +22,7 @@ from stagelint.config import Settings
 from stagelint.engine import check_paths
 from stagelint.pipeline import perfile, stages
 from stagelint.pipeline.state import Options, ProjectState
-from stagelint.rules.base import all_rules
+from stagelint.rules import all_rules
 
 HELPERS = """
 def positive(x):

@@ -9,7 +9,8 @@ import pytest
 
 from stagelint.docs import pages
 from stagelint.engine import check_source
-from stagelint.rules.base import SECTIONS, all_rules, example_source, expected_findings
+from stagelint.rules import all_rules
+from stagelint.rules.base import SECTIONS, example_source, expected_findings
 
 SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec" / "rules.md"
 RULES = all_rules()

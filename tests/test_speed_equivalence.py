@@ -26,7 +26,8 @@ from stagelint.engine import check_paths, module_name
 from stagelint.fastmeta import _ORIGINAL_VISIT, LibcstMetadata, Metadata
 from stagelint.files import digest
 from stagelint.frameworks import TENSORFLOW
-from stagelint.rules.base import all_rules, example_source
+from stagelint.rules import all_rules
+from stagelint.rules.base import example_source
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tests" / "integrations" / "fixtures" / "project"

@@ -19,7 +19,7 @@ from stagelint.fastmeta import release
 from stagelint.files import NotRead, digest, read_source, why_not_read
 from stagelint.frameworks import STAGING
 from stagelint.pipeline.paths import module_name
-from stagelint.rules.base import all_rules
+from stagelint.rules import all_rules
 
 
 @dataclass

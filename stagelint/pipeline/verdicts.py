@@ -13,7 +13,8 @@ from stagelint import notebooks
 from stagelint.analysis.testing import is_test_module
 from stagelint.files import read_source
 from stagelint.findings import Finding, file_is_off, is_selected, is_suppressed
-from stagelint.rules.base import REGISTRY, all_rules
+from stagelint.rules import all_rules
+from stagelint.rules.base import REGISTRY
 
 
 def decode_lines(source: bytes) -> list[str]:

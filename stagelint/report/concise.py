@@ -17,6 +17,29 @@ def render(result, out, summary: bool = True, paint=PLAIN, unsafe_fixes: bool = 
     for f in result.findings:
         out.write(line_for(f, paint, unsafe_fixes) + "\n")
     if summary:
-        from stagelint.report.full import closing
-
         out.write(closing(result, paint, unsafe_fixes) + "\n")
+
+
+def closing(result, paint=PLAIN, unsafe_fixes: bool = False) -> str:
+    """The closing lines: how many findings, how many `--fix` can fix (and how many more
+    `--unsafe-fixes` would), what was not checked. Nothing checked is said as such, never "All
+    checks passed!"."""
+    n = len(result.findings)
+    if n:
+        text = f"Found {n} finding{'s' if n != 1 else ''}."
+    elif result.files_checked == 0:
+        text = "No Python files found."
+    else:
+        text = "All checks passed!"
+    if result.skipped:
+        k = len(result.skipped)
+        text += f" {k} path{'s' if k != 1 else ''} could not be checked (see the errors above)."
+    fixable = sum(1 for f in result.findings if f.fix_applies(unsafe_fixes))
+    hidden = sum(1 for f in result.findings if f.fixable) - fixable
+    # ruff's words for the fixes only `--unsafe-fixes` applies.
+    more = f"{hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the `--unsafe-fixes` option"
+    if fixable:
+        text += f"\n{paint('[*]', 'cyan')} {fixable} fixable with `--fix`" + (f" ({more})." if hidden else ".")
+    elif hidden:
+        text += f"\nNo fixes available ({more})."
+    return text

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from stagelint.files import read_source
 from stagelint.report.colors import PLAIN
-from stagelint.report.concise import line_for
+from stagelint.report.concise import closing, line_for
 
 
 def _lines(path: str, cache: dict, cell: int | None = None) -> list[str]:
@@ -42,31 +42,6 @@ def excerpt(f, lines: list[str], paint=PLAIN) -> str:
         f"{bar} {' ' * start}{paint(f'{carets} {f.code}', 'bold', 'red')}\n"
         f"{bar}\n"
     )
-
-
-def closing(result, paint=PLAIN, unsafe_fixes: bool = False) -> str:
-    """The closing lines: how many findings, how many `--fix` can fix (and how many more
-    `--unsafe-fixes` would), what was not checked. Nothing checked is said as such, never "All
-    checks passed!"."""
-    n = len(result.findings)
-    if n:
-        text = f"Found {n} finding{'s' if n != 1 else ''}."
-    elif result.files_checked == 0:
-        text = "No Python files found."
-    else:
-        text = "All checks passed!"
-    if result.skipped:
-        k = len(result.skipped)
-        text += f" {k} path{'s' if k != 1 else ''} could not be checked (see the errors above)."
-    fixable = sum(1 for f in result.findings if f.fix_applies(unsafe_fixes))
-    hidden = sum(1 for f in result.findings if f.fixable) - fixable
-    # ruff's words for the fixes only `--unsafe-fixes` applies.
-    more = f"{hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the `--unsafe-fixes` option"
-    if fixable:
-        text += f"\n{paint('[*]', 'cyan')} {fixable} fixable with `--fix`" + (f" ({more})." if hidden else ".")
-    elif hidden:
-        text += f"\nNo fixes available ({more})."
-    return text
 
 
 def render(result, out, summary: bool = True, paint=PLAIN, unsafe_fixes: bool = False) -> None:

@@ -6,7 +6,7 @@ sits on the line of the `.ipynb` file that holds the source line, and its title 
 
 from __future__ import annotations
 
-from stagelint.rules.base import severity
+from stagelint.rules import severity
 
 
 def _data(text: str) -> str:

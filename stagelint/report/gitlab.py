@@ -17,7 +17,7 @@ import json
 import os
 from pathlib import Path
 
-from stagelint.rules.base import severity
+from stagelint.rules import severity
 
 _SEVERITY = {"error": "major", "warning": "minor"}
 

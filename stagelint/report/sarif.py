@@ -30,7 +30,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from stagelint.rules.base import severity as level
+from stagelint.rules import severity as level
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
@@ -132,7 +132,7 @@ def notebook_line(f, cache: dict) -> int:
 
 def build(result) -> dict:
     from stagelint import __version__
-    from stagelint.rules.base import all_rules
+    from stagelint.rules import all_rules
 
     rules = all_rules()
     index = {r.code: i for i, r in enumerate(rules)}

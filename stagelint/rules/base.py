@@ -164,22 +164,3 @@ def expected_findings(example: str) -> set[tuple[int, str]]:
             for code in re.findall(r"STG\d{3}", m.group(1)):
                 expected.add((lineno, code))
     return expected
-
-
-def all_rules() -> list[type[Rule]]:
-    # Importing the package registers every rule module.
-    import stagelint.rules  # noqa: F401
-
-    return [REGISTRY[c] for c in sorted(REGISTRY)]
-
-
-def severity(code: str) -> str:
-    """The rule's `severity` ("error" or "warning"); "error" for a code no rule has."""
-    rule = get_rule(code)
-    return rule.severity if rule is not None else "error"
-
-
-def get_rule(code: str) -> type[Rule] | None:
-    import stagelint.rules  # noqa: F401
-
-    return REGISTRY.get(code.upper())

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import jsonschema
 from integration_support import PROJECT, stagelint, write_tree
 
-from stagelint.rules.base import all_rules
+from stagelint.rules import all_rules
 
 #: The fields GitLab documents for a Code Quality report (docs.gitlab.com, "Code Quality",
 #: "Implement a custom tool"): an array of issues, each with these; `location.lines.begin`

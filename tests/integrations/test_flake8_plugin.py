@@ -8,7 +8,8 @@ import textwrap
 
 from integration_support import PROJECT, ROOT, flake8, marked_in, reported, stagelint, write_tree
 
-from stagelint.rules.base import all_rules, example_source
+from stagelint.rules import all_rules
+from stagelint.rules.base import example_source
 
 
 def _both(paths, cwd, *flake8_args, select="STG"):

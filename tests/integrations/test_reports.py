@@ -12,7 +12,7 @@ from integration_support import PROJECT, stagelint, write_tree
 from stagelint import __version__
 
 from stagelint.report.github import line_for
-from stagelint.rules.base import all_rules
+from stagelint.rules import all_rules
 
 SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json"
 

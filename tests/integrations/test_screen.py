@@ -12,7 +12,8 @@ from integration_support import PROJECT, ROOT, write_tree
 from stagelint import screen
 from stagelint.config import Settings
 from stagelint.engine import check_paths, discover, module_name
-from stagelint.rules.base import all_rules, example_source
+from stagelint.rules import all_rules
+from stagelint.rules.base import example_source
 
 
 def _keys(result):

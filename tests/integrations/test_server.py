@@ -193,7 +193,7 @@ async def _session(root: Path):
         hover = await c.client.text_document_hover_async(lsp.HoverParams(
             text_document=lsp.TextDocumentIdentifier(uri=c.uri("pkg/model.py")), position=target.range.start))
         from stagelint.docs import render_rule
-        from stagelint.rules.base import get_rule
+        from stagelint.rules import get_rule
 
         assert hover.contents.value == render_rule(get_rule("STG101"))
         assert "Message (on the first flagged example below, line 5): `print()` runs only while `f` is traced" in hover.contents.value
