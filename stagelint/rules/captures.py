@@ -6,6 +6,7 @@ import libcst as cst
 from libcst.metadata import ImportAssignment
 
 from stagelint import facts as F
+from stagelint.analysis.testing import is_test_module
 from stagelint.context import at_indexer, is_setup_method, short_code
 from stagelint.frameworks import MUTATING_METHODS
 from stagelint.rules.base import Rule
@@ -587,7 +588,9 @@ class StaleAttribute(Rule):
     (STG102/STG105 report those); functions staged afresh for each use, the guide's workaround
     (`tf.function(evaluate).get_concrete_function(model, x)` after each change); argument objects
     whose class the callers do not show; in program order, a module-level change (`m.scale = 2.0`,
-    `m.configure(2.0)`) made only before the first call of the reading code or only after its last.
+    `m.configure(2.0)`) made only before the first call of the reading code or only after its last;
+    for code outside test modules, a change a test module makes (a test flipping a flag to
+    exercise both branches says nothing of how the library is used).
 
     ## Why is this bad?
     tf.function keys a trace on an object's identity, not on its attributes. Changing an
@@ -795,6 +798,7 @@ class StaleAttribute(Rule):
         declarers = {_owner_class(project, w) for _, w in writes if w.on_self}
         unique = bool(declarers) and None not in declarers and declarers <= family
         changes = []
+        library = not is_test_module(module.module)
         for mod, w in writes:
             owner = _owner_class(project, w)
             if owner is None:
@@ -804,6 +808,8 @@ class StaleAttribute(Rule):
                 continue
             if w.value in ("variable", "variables", "keras"):
                 return False  # a variable (or a list of them) or Keras object attribute: read at run time
+            if library and is_test_module(mod):
+                continue  # a test toggling an attribute to exercise the library: not the library's use
             if w.in_init or w.guarded or (w.function is not None and (mod, w.function) in project.reached):
                 continue  # set up once (`__init__`, `build`, `if self.x is None:`), or staged (STG102)
             if w.function is not None and project.runs_only_in_setup((mod, w.function), is_setup_method):

@@ -397,3 +397,44 @@ def test_stg302_attributes_set_in_keras_set_up_hooks_are_set_up():
                 for x in self.data:
                     self._detect(x)
     """)
+
+
+def test_an_attribute_a_test_module_toggles_is_not_stale_for_the_library(tmp_path):
+    """A test that flips a layer's flag to exercise both branches (tensorflow/hub's
+    `imported.trainable = True` in keras_layer_test) says nothing of how the library is used; the
+    same toggle between two calls in the library's own code is reported (issue 23, order)."""
+    layer = """
+        import tensorflow as tf
+
+        class Scaled(tf.keras.layers.Layer):
+            def __init__(self, on=True):
+                super().__init__()
+                self.on = on
+
+            def call(self, x):
+                if self.on:  # STG302
+                    return x * 2.0
+                return x
+    """
+    toggle = """
+        import tensorflow as tf
+
+        from pkg.layer import Scaled
+
+        def {name}():
+            layer = Scaled()
+            layer(tf.ones([2]))
+            layer.on = False
+            layer(tf.ones([2]))
+    """
+    assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/layer.py": layer,
+        "pkg/layer_test.py": toggle.format(name="test_toggle"),
+        "pkg/serve.py": toggle.format(name="serve"),
+    })
+    assert_project_marked(tmp_path / "only_tests", {
+        "pkg/__init__.py": "",
+        "pkg/layer.py": layer.replace("  # STG302", ""),
+        "pkg/layer_test.py": toggle.format(name="test_toggle"),
+    })
