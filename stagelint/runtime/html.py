@@ -44,7 +44,9 @@ h1 { font-size: 1.5em; margin-bottom: .2em; } h2 { margin-top: 2em; border-botto
 h3 { font-size: 1.05em; margin: 0 0 .4em; }
 code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .9em; }
 code { background: var(--soft); padding: 0 3px; border-radius: 3px; }
-pre { background: var(--soft); padding: .6em .8em; overflow-x: auto; margin: .4em 0; }
+pre { background: var(--soft); padding: .6em .8em; overflow-x: auto; margin: .4em 0; white-space: pre-wrap;
+      overflow-wrap: anywhere; }
+td code, .note code { overflow-wrap: anywhere; }
 table { border-collapse: collapse; margin: .6em 0; font-size: .92em; }
 th, td { border: 1px solid var(--line); padding: 3px 8px; text-align: left; vertical-align: top; }
 th { background: var(--soft); font-weight: 600; }
@@ -55,7 +57,7 @@ nav a { margin-right: 1.2em; }
 .tile b { display: block; font-size: 1.6em; }
 .confirmed, .differ, .failed, .error { color: var(--red); }
 .not-reproduced, .same, .passed { color: var(--green); }
-.not-exercised, .not-compared, .skipped, .not-run { color: var(--grey); }
+.not-exercised, .not-compared, .skipped, .not-run, .zero { color: var(--grey); }
 .verdict { font-weight: 600; text-transform: none; }
 .note { border-left: 4px solid var(--red); padding: .3em .8em; background: #fdf0ef; }
 article { border: 1px solid var(--line); border-radius: 6px; padding: .8em 1em; margin: 1em 0; }
@@ -97,6 +99,13 @@ def _clip(text: str, limit: int = MAX_OUTPUT) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def _sentence(text: str) -> str:
+    """`text` as a sentence: its first word capitalised, unless it is a name as written (a path,
+    a module, an identifier), which keeps its case."""
+    word = text.split(" ", 1)[0]
+    return text[0].upper() + text[1:] if word.isalpha() and word.islower() else text
+
+
 # Summary ----------------------------------------------------------------------------------------
 
 def _summary(report: Report, data: dict) -> str:
@@ -108,12 +117,14 @@ def _summary(report: Report, data: dict) -> str:
              (runtime_only, "runtime-only", "confirmed" if runtime_only else "not-exercised"),
              (len(report.test_failures), "test failures", "failed" if report.test_failures else "passed")]
     parts = ["<div class=\"tiles\">"]
-    parts += [f"<div class=\"tile {cls}\"><b>{n}</b> {_e(label)}</div>" for n, label, cls in tiles]
+    # A count of zero is no news, good or bad: "0 not reproduced" in green would claim a check that
+    # may never have run.
+    parts += [f"<div class=\"tile {cls if n else 'zero'}\"><b>{n}</b> {_e(label)}</div>" for n, label, cls in tiles]
     parts.append("</div>")
     code = report.exit_code()
     parts.append(f"<p>Exit code <b>{code}</b>: {_e(_EXIT_MEANING[code])}.</p>")
     notes = [n.removeprefix("stagelint run: ") for n in (report.failure_message(), report.thread_warning()) if n]
-    parts += [f"<p class=\"note\"><strong>{_e(n[0].upper() + n[1:])}.</strong></p>" for n in notes]
+    parts += [f"<p class=\"note\"><strong>{_e(_sentence(n))}.</strong></p>" for n in notes]
     rows = []
     for mode, status in report.runs.items():
         run = data["runs"][mode]
@@ -360,7 +371,7 @@ def _tests(report: Report) -> str:
     nodeids = list(dict.fromkeys([*graph.tests, *eager.tests]))
     if not nodeids and not report.test_failures:
         return "<p>No test ran.</p>"
-    rows, classes = [], []
+    parts, rows, classes = [], [], []
     for nodeid in nodeids:
         g = graph.test_status(nodeid) if nodeid in graph.tests else "not-run"
         e = eager.test_status(nodeid) if nodeid in eager.tests else "not-run"
@@ -369,7 +380,8 @@ def _tests(report: Report) -> str:
         rows.append([f"<code>{_e(nodeid)}</code>", _status(graph, nodeid), _status(eager, nodeid),
                      "<br>".join(f"<code>{_e(w)}</code>" for w in why)])
         classes.append("disagree" if g != e else "")
-    parts = [_table(["test", "graph", "eager", "failure"], rows, classes)]
+    if rows:  # none when the module failed to import: the note below says why
+        parts.append(_table(["test", "graph", "eager", "failure"], rows, classes))
     both = [t for t in report.test_failures if t.get("both") and t.get("when") != "collect"]
     if both:
         parts.append(f"<p>{_plural(len(both), 'test')} fail{'s' if len(both) == 1 else ''} in both modes: a bug in the "

@@ -20,7 +20,8 @@ def clip_message(text: str, keep: int = 1500) -> str:
 def cause_line(text: str, limit: int = 160) -> str:
     """The line of an error message that names the error, looking inside AutoGraph's
     `in user code:` wrapper (whose last `SomeError: ...` line is the cause)."""
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    # pytest's `E   ` marks the error lines of a report it gave as text (a collection error).
+    lines = [re.sub(r"^E\s+", "", ln.strip()) for ln in text.splitlines() if ln.strip()]
     if not lines:
         return ""
     line = lines[0]

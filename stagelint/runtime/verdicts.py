@@ -153,8 +153,10 @@ def _unconfirmed(ev: Evidence, f: Finding, keys: set[FnKey], graph: Run, eager: 
         names = ", ".join(sorted({f"`{ev.name(k)}`" for k in keys if ev.pairs_by_key.get(k)}))
         traces = sum(p.graph.traced for p in pairs)
         same = sum(1 for p in pairs if p.kind in ("same", "shapes-same", "rounding"))
-        text = (f"{names} ran {_n(len(pairs), 'call')} in both modes ({_n(traces, 'trace')}); "
-                f"results matched at {same}")
+        matched = ("the result matched" if same == len(pairs) == 1 else
+                   f"results matched at all {len(pairs)} calls" if same == len(pairs) else
+                   f"results matched at {same} of {len(pairs)} calls")
+        text = f"{names} ran {_n(len(pairs), 'call')} in both modes ({_n(traces, 'trace')}); {matched}"
         rounding = sum(1 for p in pairs if p.kind == "rounding")
         if rounding:
             text += f" ({rounding} within float rounding)"

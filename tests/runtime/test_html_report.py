@@ -270,3 +270,55 @@ def test_a_report_without_runs_still_renders(tmp_path):
     assert "No test ran." in text(by_id(doc, "tests"))
     assert "Static analysis: static analysis unavailable (<none>)" in text(by_id(doc, "summary"))
     assert "Exit code 2:" in text(by_id(doc, "summary"))
+
+
+@pytest.fixture(scope="module")
+def import_error_report(tmp_path_factory):
+    """A real `stagelint run --report` of a test module that cannot import a dependency: a run that
+    did little (no test, no staged call), under a lower-case package path."""
+    root = tmp_path_factory.mktemp("little")
+    (root / "pyproject.toml").write_text("")
+    (root / "privacy_lib" / "tests").mkdir(parents=True)
+    (root / "privacy_lib" / "tests" / "test_dp.py").write_text(
+        "import missing_dependency_xyz\n\n\ndef test_dp():\n    assert missing_dependency_xyz.epsilon() < 1\n")
+    page = root / "report.html"
+    proc = subprocess.run([sys.executable, "-m", "stagelint", "run", "privacy_lib/tests/test_dp.py", "--report",
+                           str(page)], cwd=root, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    return parse(page.read_text())
+
+
+ERROR = "ModuleNotFoundError: No module named 'missing_dependency_xyz'"
+
+
+def test_a_run_that_did_little_reads_right(import_error_report):
+    doc = import_error_report
+    assert_self_contained(doc)
+    summary = by_id(doc, "summary")
+    # The note starts with a path: written as the path is, not capitalised like a sentence.
+    (note,) = [p for p in summary.iter(NS + "p") if p.get("class") == "note"]
+    assert text(note) == f"privacy_lib/tests/test_dp.py failed to import in both runs: {ERROR}."
+    # pytest's `E   ` prefix is not part of the message, anywhere it is shown.
+    assert f"privacy_lib/tests/test_dp.py failed to import: {ERROR}" in text(summary)
+    said = [text(e) for tag in ("p", "td", "li") for e in elements(doc, tag)]
+    assert any(ERROR in t for t in said) and not any("E " + ERROR in t for t in said)
+    # Nothing ran: no count is shown as good (green) or bad (red) news.
+    tiles = {text(t): t.get("class") for t in summary.iter(NS + "div") if "tile" in t.get("class", "").split()}
+    assert tiles == {"0 confirmed": "tile zero", "0 not reproduced": "tile zero", "0 not exercised": "tile zero",
+                     "0 runtime-only": "tile zero", "1 test failures": "tile failed"}
+    # No empty table of tests above the collection error.
+    tests = by_id(doc, "tests")
+    assert elements(tests, "table") == []
+    (collect,) = [p for p in tests.iter(NS + "p") if p.get("class") == "note"]
+    assert text(collect) == f"privacy_lib/tests/test_dp.py could not be collected in graph and eager: {ERROR}"
+
+
+def test_long_lines_wrap_instead_of_running_off_the_page(import_error_report):
+    """Output, messages and names can be one long unbroken line: preformatted text wraps (it stays
+    preformatted), and code in table cells and notes may break anywhere."""
+    (style,) = elements(import_error_report, "style")
+    rules = {sel.strip(): body for sel, body in re.findall(r"([^{}]+)\{([^}]*)\}", style.text)}
+    assert "white-space: pre-wrap" in rules["pre"] and "overflow-wrap: anywhere" in rules["pre"]
+    assert "overflow-wrap: anywhere" in rules["td code, .note code"]
+    # pytest's own output of the stopped runs is shown as it is, in such a block.
+    assert elements(by_id(import_error_report, "tests"), "pre")

@@ -54,7 +54,7 @@ def test_counter_guard_runs_the_guarded_op_on_every_call(run):
     # The mutation under the guard runs once in both modes: the guard, not the mutation, diverges.
     mutation = next(line for line, code, v in run.marked() if code == "STG102" and v == "not-reproduced")
     assert verdicts[(mutation, "STG102")].evidence == (
-        "`Counter.__call__` ran 3 calls in both modes (1 trace); results matched at 1")
+        "`Counter.__call__` ran 3 calls in both modes (1 trace); results matched at 1 of 3 calls")
 
 
 def test_return_lines_count_once_per_trace_in_graph_mode(run):
@@ -69,7 +69,7 @@ def test_not_reproduced_and_not_exercised_say_why(run):
     verdicts, _ = run.judged()
     by_verdict = {v: verdicts[(line, code)].evidence for line, code, v in run.marked()
                   if v != "confirmed" and code == "STG101"}
-    assert by_verdict["not-reproduced"] == "`traced_once` ran 1 call in both modes (1 trace); results matched at 1"
+    assert by_verdict["not-reproduced"] == "`traced_once` ran 1 call in both modes (1 trace); the result matched"
     assert "never called" in by_verdict["not-exercised"]
 
 
