@@ -198,6 +198,9 @@ class FileContext:
         self.module_node: cst.Module | None = None
         #: Name node (target of a binding) -> the expression bound to it.
         self.bound_values: dict[int, cst.BaseExpression] = {}
+        #: Name node bound by unpacking a call's result (`images, size = self._scale(...)`) ->
+        #: (its position, how many names the target unpacks into).
+        self.unpacked_at: dict[int, tuple[int, int]] = {}
         #: Name node of a module-level binding -> the if/try branches it sits in.
         self.branch_paths: dict[int, tuple] = {}
         self._branch_stack: list[tuple[int, str]] = []

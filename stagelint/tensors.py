@@ -247,8 +247,38 @@ class _Inference(_MemoizedWalk):
                 continue
             value = ctx.bound_values.get(id(node))
             if value is not None:
-                out = out | self.of(value)
+                at = ctx.unpacked_at.get(id(node))
+                element = self._returned_element(value, *at) if at is not None else None
+                out = out | (element if element is not None else self.of(value))
         return out
+
+    def _returned_element(self, call: cst.Call, index: int, count: int) -> Tensorness | None:
+        """`images, size = self._scale(...)`: the name is the `index`-th of the tuple every return
+        of a def of this file spells out with `count` elements (`return resized, [h, w]`), so it is
+        what that element is, not what the whole result is. None when a return is not such a tuple."""
+        info = _same_file_function(self.ctx, call.func, self.func)
+        returns = [v for v in getattr(info, "returns", ()) if v is not None] if info is not None else []
+        if not returns or not all(isinstance(v, (cst.Tuple, cst.List)) and len(v.elements) == count
+                                  and not any(isinstance(e, cst.StarredElement) for e in v.elements)
+                                  for v in returns):
+            return None
+        active = self.ctx.memo.setdefault("unpacking", set())
+        if id(call) in active:
+            return None  # recursion through the callee: the whole result decides
+        active.add(id(call))
+        try:
+            inner = self if info is self.func else _Inference(self.ctx, info)
+            bound = dict(_bind_arguments(info, call))
+            out = NOT
+            for v in returns:
+                element = inner.of(v.elements[index].value)
+                out = out | Tensorness(element.definite, frozenset(), element.calls)
+                for param in element.params:
+                    if param in bound:
+                        out = out | self.of(bound[param])
+            return out
+        finally:
+            active.discard(id(call))
 
 
 def _same_file_function(ctx: FileContext, func: cst.BaseExpression, within: FunctionInfo | None):

@@ -386,6 +386,10 @@ class _Walker(cst.CSTVisitor):
             for t, v in zip(target.elements, value.elements):
                 self._record_binding(t.value, v.value, rebinding)
             return
+        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Call) \
+                and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements):
+            for i, e in enumerate(target.elements):
+                ctx.unpacked_at[id(e.value)] = (i, len(target.elements))
         for name in target_names(target):
             ctx.bound_values[id(name)] = value
             if rebinding:

@@ -1047,3 +1047,45 @@ def test_enclosing_dict_changed_after_a_first_call_above_it_is_stale():
             scales["a"] = 2.0
             train_step(tf.constant(1.0))
     """)
+
+
+# A name unpacked from a call of a def of the file is the element of the tuple the def returns at
+# its position (issue 23, "Python values taken for tensors": deeplab2's multi-scale eval logs the
+# Python pool size `_scale_images_and_pool_size` returns beside the resized images).
+
+def test_unpacked_python_element_of_a_returned_tuple_is_python_and_the_tensor_element_a_tensor():
+    assert_marked("""
+        from absl import logging
+        import tensorflow as tf
+
+        class Net(tf.keras.Model):
+            def _scale(self, images, pool, scale):
+                size = [int(p * scale) for p in pool]
+                return tf.image.resize(images, size), size
+
+            def call(self, images):
+                out = []
+                for scale in (1.0, 2.0):
+                    scaled, pool = self._scale(images, [8, 8], scale)
+                    logging.info("scale %s; pool %s", scale, pool)
+                    logging.info("scaled %s", scaled)  # STG101
+                    out.append(scaled)
+                return out
+    """)
+
+
+def test_unpacked_element_follows_what_the_call_passes_for_the_callees_parameter():
+    assert_marked("""
+        from absl import logging
+        import tensorflow as tf
+
+        def pair(a, b):
+            return a, b
+
+        @tf.function
+        def f(x):
+            n, t = pair(3, x)
+            logging.info("n %s", n)
+            logging.info("t %s", t)  # STG101
+            return t
+    """)
