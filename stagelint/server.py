@@ -27,7 +27,7 @@ import queue
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from stagelint import __version__
@@ -79,6 +79,9 @@ class Project:
         self.last_way: str | None = None
         #: the configuration files as they were when the settings were last read
         self.config_stamp: tuple = ()
+        #: uri -> the last text of the document that parsed, and its findings: shown, moved with
+        #: the edits, beside the syntax error while the buffer does not parse
+        self.parsed: dict[str, tuple[str, list[Finding]]] = {}
 
     def load_settings(self) -> str | None:
         """Read `[tool.stagelint]`; the error message if it is invalid (the old settings stay)."""
@@ -327,6 +330,25 @@ def _disk_text(state: ProjectState, path: str) -> str | None:
 
 # LSP <-> findings ------------------------------------------------------------------------------
 
+def carried(old: str, new: str, findings: list[Finding]) -> list[Finding]:
+    """`findings` of the text `old`, moved to the text `new` by the lines inserted and removed
+    above them. A finding on a line the change touched is dropped (it may no longer hold), and
+    so is every fix (its edits were made for the old bytes)."""
+    import difflib
+
+    moved: dict[int, int] = {}  # 1-based line of `old` -> its line in `new`, for unchanged lines
+    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
+    for tag, i1, i2, j1, _ in matcher.get_opcodes():
+        if tag == "equal":
+            moved.update((i1 + k + 1, j1 + k + 1) for k in range(i2 - i1))
+    out = []
+    for f in findings:
+        lines = [moved.get(n) for n in range(f.line, f.end_line + 1)]
+        if f.cell is None and None not in lines and lines[-1] - lines[0] == f.end_line - f.line:
+            out.append(replace(f, line=lines[0], end_line=lines[-1], fix=None))
+    return out
+
+
 def _utf16(line: str, column: int) -> int:
     """An LSP character offset (UTF-16 code units) for a 1-based column in characters."""
     head = line[: max(0, column - 1)]
@@ -546,6 +568,7 @@ class StagelintServer:
                     self._analyse_file(uri)
                 elif kind == "close":
                     self.project.published.pop(uri, None)
+                    self.project.parsed.pop(uri, None)
                     path = to_fs_path(uri)
                     if self.ready.is_set() and path and self.project.state.realpath(path) in self.project.state.sources:
                         self.project.update(path, None)  # closed unsaved: the disk's text counts again
@@ -666,10 +689,24 @@ class StagelintServer:
                     self._publish(other, version, text, found)
 
     def _publish(self, uri: str, version, text: str, findings: list[Finding]) -> None:
+        findings = self._beside_syntax_error(uri, text, findings)
         self.project.published[uri] = Published(version, findings, text, self.project.state.project)
         lines = text.splitlines()
         self._send(self.ls.text_document_publish_diagnostics, lsp.PublishDiagnosticsParams(
             uri=uri, version=version, diagnostics=[diagnostic(f, lines) for f in findings]))
+
+
+    def _beside_syntax_error(self, uri: str, text: str, findings: list[Finding]) -> list[Finding]:
+        """While a buffer does not parse (a line being typed), its last parsed text's findings,
+        moved with the edits, stay beside the STG000: diagnostics that vanished on every
+        unclosed bracket and came back with the closing one would flicker as you type."""
+        if not any(f.code == "STG000" for f in findings):
+            self.project.parsed[uri] = (text, findings)
+            return findings
+        last = self.project.parsed.get(uri)
+        if last is None:
+            return findings
+        return sorted(findings + carried(last[0], text, last[1]), key=Finding.sort_key)
 
 
 def _server_requirement() -> str:

@@ -53,7 +53,8 @@ def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()
         line, column, message = (1, 1, str(e)) if notebook is None and notebooks.is_notebook(path) \
             else _syntax_error_location(source, e)
         facts = F.ModuleFacts(path=path, module=module, is_package=is_package)
-        facts.candidates.append(F.Candidate("STG000", None, F.Span(line, column, line, column), {"error": message}))
+        facts.candidates.append(F.Candidate("STG000", None, F.Span(line, column, line, column),
+                                            {"unit": "file", "error": message}))
         return facts
     ctx = FileContext(path, module, is_package, settings, STAGING)
     ctx.project_roots = frozenset(project_roots)
@@ -65,7 +66,7 @@ def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()
         for cell, line, column, message in notebook.broken:
             at = notebook.starts[notebook.cells.index(cell)] + line - 1
             facts.candidates.append(F.Candidate("STG000", None, F.Span(at, column, at, column),
-                                                {"error": f"{message} (this cell is skipped, the others are checked)"}))
+                                                {"unit": "cell", "error": f"{message} (this cell is skipped, the others are checked)"}))
     return facts
 
 

@@ -32,7 +32,8 @@ class SyntaxErrorRule(Rule):
 
     code = "STG000"
     name = "syntax-error"
-    message = "cannot parse this file: {error}; fix the syntax so stagelint can check it"
+    #: `unit`: "file", or "cell" for a notebook's cell (the notebook's other cells are checked)
+    message = "cannot parse this {unit}: {error}; fix the syntax so stagelint can check it"
     always = True
     valid = (
         """

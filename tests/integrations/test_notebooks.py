@@ -55,7 +55,7 @@ def test_findings_are_reported_by_cell_and_line(tmp_path):
     proc = stagelint("check", "--output-format", "concise", "demo.ipynb", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].startswith("demo.ipynb:cell 4:1:12: STG000 [syntax-error] cannot parse this file: invalid syntax")
+    assert lines[0].startswith("demo.ipynb:cell 4:1:12: STG000 [syntax-error] cannot parse this cell: invalid syntax")
     assert "(this cell is skipped, the others are checked)" in lines[0]
     assert lines[1].startswith("demo.ipynb:cell 5:5:5: STG101 [*] [trace-time-side-effect] `print()` runs only")
     assert lines[2:] == ["Found 2 findings.", "[*] 1 fixable with `--fix`."]

@@ -263,6 +263,58 @@ async def _unwatched_session(root: Path):
         await c.stop()
 
 
+def test_a_line_being_typed_keeps_the_findings_beside_the_syntax_error(tmp_path):
+    """While the buffer does not parse, the last parsed text's findings stay, moved with the
+    edits (those on edited lines dropped), beside the STG000, until it parses again."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECT, root)
+    (root / "pyproject.toml").write_text("[tool.stagelint]\n")
+    asyncio.run(_typing_session(tmp_path, root))
+
+
+async def _typing_session(tmp_path: Path, root: Path):
+    c = Client(root)
+    await c.start()
+    try:
+        model = (root / "pkg" / "model.py").read_text()
+        c.open("pkg/model.py", model)
+        assert _codes(await c.wait_for("pkg/model.py", 1)) == [(11, "STG101"), (12, "STG101")]
+
+        # A line being typed above them: an unclosed bracket, two lines added.
+        typing = model.replace("    loss = tf.reduce_sum(x)\n", "    loss = tf.reduce_sum(x)\n    scale = (\n\n")
+        c.change("pkg/model.py", 2, typing)
+        diags = await c.wait_for("pkg/model.py", 2)
+        assert [d.code for d in diags].count("STG000") == 1
+        assert [d for d in _codes(diags) if d[1] != "STG000"] == [(13, "STG101"), (14, "STG101")]
+        moved = next(d for d in diags if d.code == "STG101")
+        assert typing.splitlines()[moved.range.start.line].startswith('    print("loss is"')
+        # No fix is offered for a finding carried over (its edit was made for the old text).
+        actions = await c.client.text_document_code_action_async(lsp.CodeActionParams(
+            text_document=lsp.TextDocumentIdentifier(uri=c.uri("pkg/model.py")), range=moved.range,
+            context=lsp.CodeActionContext(diagnostics=[moved])))
+        assert [a.title for a in actions] == ["Ignore STG101 on this line (# noqa: STG101)"]
+
+        # Still broken, and the line of the first print edited: its finding goes, the other stays.
+        edited = typing.replace('print("loss is", loss)', 'print("loss", loss, "is")')
+        c.change("pkg/model.py", 3, edited)
+        diags = await c.wait_for("pkg/model.py", 3)
+        assert [d for d in _codes(diags) if d[1] != "STG000"] == [(14, "STG101")]
+
+        # It parses again: exactly what `stagelint check .` reports, and no STG000.
+        fixed = edited.replace("    scale = (\n", "    scale = (1,)\n")
+        c.change("pkg/model.py", 4, fixed)
+        diags = await c.wait_for("pkg/model.py", 4)
+        assert _codes(diags) == _checked(tmp_path, root, "pkg/model.py", fixed, "pkg/model.py")
+        assert _codes(diags) == [(13, "STG101"), (14, "STG101")]
+
+        # A buffer that has not parsed since it was opened has nothing to keep: the STG000 alone.
+        utils = (root / "pkg" / "utils.py").read_text()
+        c.open("pkg/utils.py", utils.replace("def log_metrics(", "def log_metrics(("))
+        assert [d.code for d in await c.wait_for("pkg/utils.py", 1)] == ["STG000"]
+    finally:
+        await c.stop()
+
+
 async def _until(predicate, timeout: float = 60) -> bool:
     for _ in range(int(timeout * 10)):
         if predicate():
