@@ -69,6 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "or where output goes); default: the configuration's unsafe-fixes, else off")
     check.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false",
                        help="apply the safe fixes only, whatever the configuration says")
+    check.add_argument("--preview", action="store_true", default=None,
+                       help="report the preview tier too: rules and rule steps whose evidence is not yet good enough "
+                            "for the default (`stagelint rules` marks them); default: the configuration's preview, else off")
+    check.add_argument("--no-preview", dest="preview", action="store_false",
+                       help="report the stable rules only, whatever the configuration says")
     check.add_argument("--jobs", type=_jobs, metavar="N", help="worker processes (default: the number of CPUs)")
     check.add_argument("--no-cache", action="store_true",
                        help="neither read nor write the result cache (.stagelint_cache/ in the project root)")
@@ -163,6 +168,7 @@ def _check(args, parser) -> int:
         settings = settings.with_overrides(select=settings.select + extend)
     if ignore is not None:
         settings = settings.with_overrides(ignore=settings.ignore + ignore)
+    settings = settings.with_overrides(preview=args.preview)
     out = sys.stdout
     if args.output_file:
         try:
@@ -323,13 +329,14 @@ def _rules(output_format: str = "text") -> int:
             print(f"stagelint: error: {e}", file=sys.stderr)
             return EXIT_ERROR
         data = [{"code": r.code, "name": r.name, "summary": r.summary(), "fixable": bool(r.fixable),
-                 "runtime": bool(r.runtime_only), "url": rule_url(r.code, template)} for r in rules]
+                 "runtime": bool(r.runtime_only), "preview": r.preview or None,
+                 "url": rule_url(r.code, template)} for r in rules]
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         sys.stdout.flush()
         return EXIT_OK
     width = max(len(r.name) for r in rules)
     for r in rules:
-        tag = " (runtime)" if r.runtime_only else ""
+        tag = " (runtime)" if r.runtime_only else " (preview)" if r.preview else ""
         print(f"{r.code}  {r.name:<{width}}  {r.summary()}{tag}")
     sys.stdout.flush()
     return EXIT_OK

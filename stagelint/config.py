@@ -34,6 +34,9 @@ class Settings:
     extend_exclude: tuple[str, ...] = ()
     #: Whether `--fix` / `--diff` apply the unsafe fixes too (`--unsafe-fixes` on the command line).
     unsafe_fixes: bool = False
+    #: Report the preview tier too (`--preview`): rules and rule steps marked `preview` in their
+    #: class, whose evidence is not yet good enough for the default (docs/model.md).
+    preview: bool = False
     #: Per-file budgets (`stagelint.budget`): larger files, and files whose analysis takes
     #: longer (seconds, in a worker process), are reported as skipped.
     max_file_size: int = 5_000_000
@@ -169,6 +172,7 @@ _KEYS = {
     "exclude": ("exclude", _str_list),
     "extend-exclude": ("extend_exclude", _str_list),
     "unsafe-fixes": ("unsafe_fixes", _bool),
+    "preview": ("preview", _bool),
     "max-file-size": ("max_file_size", lambda path, key, value: int(_positive(path, key, value))),
     "file-timeout": ("file_timeout", lambda path, key, value: float(_positive(path, key, value))),
     "rule-url": ("rule_url", _url_template),

@@ -19,6 +19,8 @@ def render_rule(rule) -> str:
     out = [f"# {rule.code} {rule.name}", ""]
     if rule.runtime_only:
         out += ["*Runtime-only: reported by `stagelint run`, which observes it; no static check.*", ""]
+    if rule.preview:
+        out += [f"*Preview: reported only with `--preview` (`preview = true`). {rule.preview}*", ""]
     if rule.fixable:
         out += ["*Fix available: `stagelint check --fix`.*", ""]
     if rule.repeated_cost:
@@ -68,7 +70,7 @@ def render_index() -> str:
     out = ["# Rules", "", "Generated from the rule classes by `python -m stagelint.docs`.", "",
            "| code | name | what it flags |", "|---|---|---|"]
     for r in all_rules():
-        tag = " (runtime-only)" if r.runtime_only else ""
+        tag = " (runtime-only)" if r.runtime_only else " (preview)" if r.preview else ""
         out.append(f"| [{r.code}]({r.code}.md) | {r.name} | {r.summary()}{tag} |")
     return "\n".join(out) + "\n"
 

@@ -26,7 +26,8 @@ flake8 run, and hands each file its share:
 
 Configuration: the analysis settings come from `[tool.stagelint]` in the nearest
 pyproject.toml (or the file named by flake8's `--stagelint-config` option, which flake8 also
-reads from `stagelint-config =` in its own config file), just as for `stagelint check`.
+reads from `stagelint-config =` in its own config file), just as for `stagelint check`;
+`--stagelint-preview` (`stagelint-preview = true`) turns the preview tier on, as `--preview`.
 flake8's own `select`, `ignore`, `extend-ignore`, `per-file-ignores` and `# noqa` then apply
 on top: a finding shows when both let it through. Inline `# noqa` is left to flake8 (so
 `--disable-noqa` works); stagelint's file-level `# stagelint: noqa` is applied here, flake8
@@ -48,7 +49,7 @@ _sessions: dict[tuple, _Session] = {}
 
 class _Session:
     def __init__(self, paths: tuple[str, ...], config: str | None, use_cache: bool = True,
-                 cache_dir: str | None = None):
+                 cache_dir: str | None = None, preview: bool = False):
         from stagelint.config import load_settings
 
         self.use_cache = use_cache
@@ -56,6 +57,8 @@ class _Session:
         self.paths = list(paths)
         # Like `stagelint check PATH ...`: the config found from the first path.
         self.settings = load_settings(self.paths[0] if self.paths else ".", config)
+        if preview:  # `--stagelint-preview`, as `stagelint check --preview`
+            self.settings = self.settings.with_overrides(preview=True)
         self.by_path: dict[str, list] | None = None
 
     def run(self) -> None:
@@ -93,14 +96,14 @@ class _Session:
         return self.by_path.get(os.path.realpath(filename), [])
 
 
-def _session(paths, config, use_cache: bool = True, cache_dir: str | None = None) -> _Session:
+def _session(paths, config, use_cache: bool = True, cache_dir: str | None = None, preview: bool = False) -> _Session:
     from stagelint.config import ConfigError
 
     paths = tuple(p for p in (paths or ["."]) if p != "-")
-    key = (paths, os.getcwd(), config, use_cache, cache_dir)
+    key = (paths, os.getcwd(), config, use_cache, cache_dir, preview)
     if key not in _sessions:
         try:
-            _sessions[key] = _Session(paths, config, use_cache, cache_dir)
+            _sessions[key] = _Session(paths, config, use_cache, cache_dir, preview)
         except ConfigError as e:
             # Exit 2 with the file and the key, as `stagelint check` does, not a traceback.
             print(f"stagelint: error: {e}", file=sys.stderr)
@@ -142,6 +145,7 @@ class StagelintChecker:
     _use_cache: bool = True
     _cache_dir: str | None = None
     _selected: bool = True
+    _preview: bool = False
 
     def __init__(self, tree, filename: str, lines: list[str]):
         self.filename = filename
@@ -155,6 +159,13 @@ class StagelintChecker:
             parse_from_config=True,
             metavar="FILE",
             help="stagelint configuration (default: the nearest pyproject.toml with [tool.stagelint])",
+        )
+        manager.add_option(
+            "--stagelint-preview",
+            action="store_true",
+            parse_from_config=True,
+            help="report stagelint's preview tier too (as `stagelint check --preview`; default: the "
+                 "configuration's preview, else off)",
         )
         manager.add_option(
             "--stagelint-no-cache",
@@ -177,10 +188,11 @@ class StagelintChecker:
         cls._config = getattr(options, "stagelint_config", None)
         cls._use_cache = not getattr(options, "stagelint_no_cache", False)
         cls._cache_dir = getattr(options, "stagelint_cache_dir", None)
+        cls._preview = bool(getattr(options, "stagelint_preview", False))
         cls._selected = _any_code_selected(options)
         if not cls._selected:
             return
-        session = _session(cls._paths, cls._config, cls._use_cache, cls._cache_dir)
+        session = _session(cls._paths, cls._config, cls._use_cache, cls._cache_dir, cls._preview)
         if cls._paths != ("-",) and not multiprocessing.current_process().daemon:
             session.run()  # before flake8 forks: its workers inherit the findings
 
@@ -190,7 +202,7 @@ class StagelintChecker:
             # report in: notebooks are `stagelint check`'s (docs/integrations.md).
             return
         paths = self._paths if self._paths is not None else (self.filename,)
-        session = _session(paths, self._config, self._use_cache, self._cache_dir)
+        session = _session(paths, self._config, self._use_cache, self._cache_dir, self._preview)
         text = "".join(self.lines)
         if session.paths and _same_as_disk(self.filename, text, session.settings):
             findings = session.findings_for(self.filename)

@@ -68,6 +68,8 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
         rule = REGISTRY[cand.code]
         if rule.repeated_cost and is_test_module(m.module):
             continue
+        if rule.preview and not settings.preview:
+            continue  # the preview tier (`Rule.preview`), reported with --preview only
         shown = reports.get((m.path, rule.code))
         if shown is None:
             shown = reports[(m.path, rule.code)] = is_selected(rule.code, settings.select, settings.ignore) and \
@@ -103,6 +105,8 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
             if key in project.reached:
                 fields.setdefault("func", project.function_phrase(key))
                 entry = project.display(project.reached[key], m.module)
+        if fields.get("_preview") and not settings.preview:
+            continue  # a step of the rule in the preview tier (`Rule.preview`)
         template = rule.message
         if rule.jax_message and (cand.fields.get("_jax_api") or (key is not None and project.jax.framework_of(key) == "jax")):
             template = rule.jax_message  # the framework's own remedy

@@ -50,6 +50,12 @@ class Rule:
     #: a test runs once, so such a finding is left out of test modules (`analysis.testing`),
     #: where a fresh closure per parametrization or a counted retrace is the point (issue 23).
     repeated_cost: ClassVar[bool] = False
+    #: The preview tier (ruff's `--preview`): why the rule is there, one sentence; "" for a
+    #: stable rule. A preview rule reports only with `--preview` / `preview = true`; its evidence
+    #: on code nobody here tuned it on is not yet good enough for the default (docs/model.md).
+    #: A single step of a rule goes there instead with the candidate field `_preview="why"`
+    #: (from `report` or a `confirm` verdict).
+    preview: ClassVar[str] = ""
     #: Report even outside staged code (STG000 syntax errors).
     always: ClassVar[bool] = False
     #: The optional framework (`frameworks.OPTIONAL_FRAMEWORKS`, by name) whose staging alone can
