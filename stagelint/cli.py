@@ -151,15 +151,17 @@ def _check(args, parser) -> int:
     if args.stdin_filename and not stdin:
         parser.error('--stdin-filename names the source read from stdin: give "-" as the path')
     paths = [args.stdin_filename or "-"] if stdin else args.paths
-    sources = None
-    if stdin:
-        sources = {paths[0]: sys.stdin.buffer.read()}
     start = paths[0] if paths else "."
     try:
         settings = load_settings(start, args.config)
     except ConfigError as e:
         print(f"stagelint: error: {e}", file=sys.stderr)
         return EXIT_ERROR
+    sources = None
+    if stdin:
+        # At most one byte past the size budget (`check - < /dev/zero` ends at once): a longer
+        # text is skipped with the reason, as a file over the budget is.
+        sources = {paths[0]: sys.stdin.buffer.read(settings.max_file_size + 1)}
     # As in ruff: --select starts the selection afresh (the configured select and ignore give
     # way to it); --extend-select adds to the selection; --ignore adds to whatever ignore is left.
     if select is not None:

@@ -82,6 +82,8 @@ class Project:
         #: uri -> the last text of the document that parsed, and its findings: shown, moved with
         #: the edits, beside the syntax error while the buffer does not parse
         self.parsed: dict[str, tuple[str, list[Finding]]] = {}
+        #: real path -> why the file was not analysed (over a budget, not read): said in the editor
+        self.not_checked: dict[str, str] = {}
 
     def load_settings(self) -> str | None:
         """Read `[tool.stagelint]`; the error message if it is invalid (the old settings stay)."""
@@ -138,6 +140,7 @@ class Project:
         # Every analysed file's findings can be asked for later, not only the given ones'.
         state.reported = {m.path for m in state.modules.values()}
         self.state = state
+        self.not_checked = {state.realpath(path): reason for path, reason in state.result.skipped}
         # The project's facts (millions of objects) stay for the server's life: out of the
         # garbage collector's sight, or every full collection during an edit's parse walks them
         # all (it doubled the time from a change to its diagnostics).
@@ -165,7 +168,11 @@ class Project:
                 sources[real] = new
             self.analyse_all(sources=sources)
             return True
-        stages.reanalyse(self.state, path, None if text is None else new, self._spliced(real))
+        outcome = stages.reanalyse(self.state, path, None if text is None else new, self._spliced(real))
+        if outcome.status in ("ok", "error"):  # (an internal error is logged by the analysis)
+            self.not_checked.pop(real, None)
+        else:
+            self.not_checked[real] = outcome.detail
         after = self.state.modules.get(real)
         if before is not None and after is not None and before == after and self.state.changed == {real}:
             self.state.modules[real] = before  # the project phase's own object: same facts
@@ -374,6 +381,13 @@ def diagnostic(finding: Finding, lines: list[str]) -> lsp.Diagnostic:
         code_description=None,
         data={"name": finding.name, "fixable": finding.fixable},
     )
+
+
+def not_checked(reason: str) -> lsp.Diagnostic:
+    """What the editor shows on the first line of a file stagelint did not analyse."""
+    start = lsp.Position(line=0, character=0)
+    return lsp.Diagnostic(range=lsp.Range(start=start, end=start), message=f"stagelint did not check this file: {reason}",
+                          severity=lsp.DiagnosticSeverity.Warning, source=SOURCE)
 
 
 def _overlaps(a: lsp.Range, b: lsp.Range) -> bool:
@@ -692,9 +706,13 @@ class StagelintServer:
         findings = self._beside_syntax_error(uri, text, findings)
         self.project.published[uri] = Published(version, findings, text, self.project.state.project)
         lines = text.splitlines()
+        diagnostics = [diagnostic(f, lines) for f in findings]
+        path = to_fs_path(uri)
+        reason = self.project.not_checked.get(self.project.state.realpath(path)) if path else None
+        if reason is not None:  # not analysed: said, rather than an empty list that reads as "all clear"
+            diagnostics.insert(0, not_checked(reason))
         self._send(self.ls.text_document_publish_diagnostics, lsp.PublishDiagnosticsParams(
-            uri=uri, version=version, diagnostics=[diagnostic(f, lines) for f in findings]))
-
+            uri=uri, version=version, diagnostics=diagnostics))
 
     def _beside_syntax_error(self, uri: str, text: str, findings: list[Finding]) -> list[Finding]:
         """While a buffer does not parse (a line being typed), its last parsed text's findings,

@@ -112,3 +112,94 @@ def test_a_link_to_the_root_folder_is_not_walked(tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert sorted(line.split(": ")[2] for line in proc.stderr.splitlines()) == ["parent", "up"], proc.stderr
     assert "ok.py:5:5: STG101" in proc.stdout and "1 finding" in proc.stdout
+
+
+#: The bounds the reading tests hold stagelint to: its address space (workers inherit the limit),
+#: its peak memory (of the process and its workers) and its wall time. A read without end, or a
+#: parse of 100 MB, breaks them.
+MEMORY = 800 * 2**20
+PEAK = 300 * 2**20
+TIMEOUT = 60
+
+
+#: Runs a command and says, last on standard error, the peak resident memory (KiB) of it and of
+#: every process of its own it waited for (stagelint's workers).
+_PEAK_OF = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
+            "print('peak-kib', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); "
+            "sys.exit(code)")
+
+
+def _bounded(*args, cwd, stdin=None):
+    """`stagelint check ARGS` under the memory limit and the timeout (`subprocess.TimeoutExpired`
+    fails the test); its peak memory under `PEAK`; its output says nothing of a MemoryError."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+    proc = _run("-c", _PEAK_OF, sys.executable, "-m", "stagelint", "check", "--no-cache", "--output-format", "concise",
+                *args, cwd=cwd, timeout=TIMEOUT, preexec_fn=limit, stdin=stdin)
+    proc.stderr, _, peak = proc.stderr.rstrip("\n").rpartition("\n")
+    assert peak.startswith("peak-kib"), peak
+    assert "MemoryError" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert int(peak.split()[1]) * 1024 < PEAK, peak
+    return proc
+
+
+def _errors(proc) -> list[str]:
+    return sorted(line.removeprefix("stagelint: error: ") for line in proc.stderr.splitlines())
+
+
+def test_devices_and_standard_input_are_read_at_most_to_the_budget(tmp_path):
+    """`/dev/zero` named, a link to it, and `check - < /dev/zero`: one line each, at once."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "ok.py").write_text(STAGED_PRINT)
+    os.symlink("/dev/zero", tmp_path / "zero.py")
+    proc = _bounded("/dev/zero", "zero.py", "ok.py", cwd=tmp_path)
+    assert proc.returncode == 2 and "ok.py:5:5: STG101" in proc.stdout
+    assert _errors(proc) == ["/dev/zero: not read: a character device, not a regular file",
+                             f"zero.py: not read: a symbolic link out of the project root {tmp_path} (name its target to check it)"]
+    with open("/dev/zero", "rb") as zero:
+        proc = _bounded("-", cwd=tmp_path, stdin=zero)
+    assert proc.returncode == 2
+    assert _errors(proc) == ["-: skipped: more than 5,000,000 bytes, over the size budget (5,000,000 bytes; max-file-size)"]
+
+
+def test_a_fifo_is_refused_without_blocking_and_the_rest_is_checked(tmp_path):
+    """pre-commit and editors pass names: a FIFO among them (or named like a module in a folder
+    walked) is one line; the files named with it are still checked."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "ok.py").write_text(STAGED_PRINT)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(STAGED_PRINT)
+    os.mkfifo(tmp_path / "pipe.py")
+    os.mkfifo(tmp_path / "pkg" / "pipe.py")
+    proc = _bounded("pipe.py", "ok.py", cwd=tmp_path)
+    assert proc.returncode == 2 and "ok.py:5:5: STG101" in proc.stdout
+    assert _errors(proc) == ["pipe.py: not read: a named pipe (FIFO), not a regular file"]
+    proc = _bounded(".", cwd=tmp_path)
+    assert proc.returncode == 2 and "ok.py:5:5: STG101" in proc.stdout and "pkg/m.py:5:5: STG101" in proc.stdout
+    assert _errors(proc) == ["pipe.py: not read: a named pipe (FIFO), not a regular file",
+                             "pkg/pipe.py: not read: a named pipe (FIFO), not a regular file"]
+
+
+def test_the_size_budget_is_decided_before_the_file_is_read(tmp_path):
+    """A 100 MB module and a 20 MB one that stages nothing: skipped at once, by their size, and
+    said (not "All checks passed!"), in every output format."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "ok.py").write_text(STAGED_PRINT)
+    line = "x = [1, 2, 3]\n"
+    for name, size in (("huge.py", 100_000_000), ("generated.py", 20_000_000)):
+        with open(tmp_path / name, "w") as fh:
+            chunk = line * (1_000_000 // len(line))
+            for _ in range(size // len(chunk) + 1):
+                fh.write(chunk)
+    sizes = {name: os.path.getsize(tmp_path / name) for name in ("huge.py", "generated.py")}
+    expected = sorted(f"{name}: skipped: {size:,} bytes, over the size budget (5,000,000 bytes; max-file-size)"
+                      for name, size in sizes.items())
+    for fmt in FORMATS:
+        proc = _bounded("--output-format", fmt, ".", cwd=tmp_path)
+        assert proc.returncode == 2 and _errors(proc) == expected, proc.stderr
+        assert "All checks passed" not in proc.stdout and "ok.py" in proc.stdout
+    proc = _bounded("generated.py", cwd=tmp_path)  # named alone: no finding, and not "all clear" either
+    assert proc.returncode == 2 and "All checks passed" not in proc.stdout and "could not be checked" in proc.stdout

@@ -540,3 +540,36 @@ def test_edits_inside_a_body_are_spliced_and_publish_what_check_reports(tmp_path
         assert got == expected(version)
     typed = versions[1].splitlines().index("    print('typed')") + 1
     assert (typed, "STG101") in published[1] and (typed, "STG101") not in published[3]
+
+
+def test_a_file_over_the_size_budget_says_so_in_the_editor(tmp_path):
+    """A file the server does not analyse (over `max-file-size`, on disk or as a buffer) gets one
+    diagnostic saying why, not an empty list that reads as "no findings" (issue 27)."""
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[tool.stagelint]\nmax-file-size = 2000\n")
+    staged = "import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    print(x)\n"
+    (root / "big.py").write_text(staged + "# padding\n" * 300)
+    (root / "ok.py").write_text(staged)
+
+    async def session():
+        c = Client(root)
+        await c.start()
+        try:
+            c.open("big.py")
+            big = await c.wait_for("big.py", 1)
+            assert [(d.range.start.line, d.message) for d in big] == [
+                (0, f"stagelint did not check this file: skipped: {len(staged) + 3000:,} bytes, over the size budget "
+                    "(2,000 bytes; max-file-size)")]
+            c.open("ok.py")
+            assert _codes(await c.wait_for("ok.py", 1)) == [(6, "STG101")]
+            c.change("ok.py", 2, staged + "#" * 3000 + "\n")  # an unsaved buffer over the budget
+            over = await c.wait_for("ok.py", 2)
+            assert len(over) == 1 and over[0].message.startswith(
+                f"stagelint did not check this file: skipped: {len(staged) + 3001:,} bytes")
+            c.change("ok.py", 3, staged)
+            assert _codes(await c.wait_for("ok.py", 3)) == [(6, "STG101")]
+        finally:
+            await c.stop()
+
+    asyncio.run(session())
