@@ -225,6 +225,9 @@ class JaxStaged:
     bound_positional: int = 0
     #: a decorator on the def (not a call)
     decorator: bool = False
+    #: `jax.grad(f, argnums=(0, 2))`: the positions a differentiating API traces, as spelled;
+    #: None where the call does not say (its default, the first), [] where it is not a literal
+    argnums: list[int] | None = None
 
 
 @dataclass

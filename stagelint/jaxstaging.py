@@ -27,6 +27,7 @@ import libcst as cst
 from stagelint import facts as F
 from stagelint.frameworks import (
     JAX,
+    JAX_DIFFERENTIATES_ARGNUMS,
     JAX_FILTERING_JIT,
     JAX_FUNCTION_ARGUMENTS,
     JAX_GRAD,
@@ -147,6 +148,8 @@ def staged_record(ctx, target: F.Target, where: cst.CSTNode, api: str, options: 
             record.donate_argnums = _ints(arg.value)
         elif key == "donate_argnames":
             record.donate_argnames = _strs(arg.value)
+        elif key == "argnums":
+            record.argnums = _ints(arg.value)
     return record
 
 
@@ -270,6 +273,10 @@ class JaxEntry:
     #: Linen methods and `eqx.filter_jit`: parameters are not known to hold tracers (Python flags
     #: are passed as they are, or are static)
     params_unknown: bool = False
+    #: the parameters `jax.grad(f, argnums=...)` does not differentiate, and whether only such
+    #: differentiating APIs stage the function (then those parameters are the callers' values)
+    not_differentiated: set[str] = field(default_factory=set)
+    differentiates_only: bool = True
 
     @property
     def mode(self) -> str:
@@ -303,8 +310,20 @@ class JaxView:
                 entry.donated |= {params[i] for i in record.donate_argnums if -len(params) <= i < len(params)}
                 entry.donated |= set(record.donate_argnames) & set(params)
                 entry.unmapped |= {params[i] for i in record.unmapped if i < len(params)}
+                if record.api in JAX_DIFFERENTIATES_ARGNUMS and record.argnums != []:
+                    # grad traces the positions it differentiates; the others reach the
+                    # function as the caller's own objects (a Python int stays an int)
+                    traced = record.argnums if record.argnums is not None else [0]
+                    entry.not_differentiated |= {p for i, p in enumerate(params)
+                                                 if i not in traced and i - len(params) not in traced}
+                else:
+                    entry.differentiates_only = False
                 if record.api in JAX_FILTERING_JIT:
                     entry.params_unknown = True
+        for entry in self.entries.values():
+            if entry.differentiates_only:
+                # staged by grad alone: what it does not differentiate is what callers pass
+                entry.static |= entry.not_differentiated
         self._linen_entries()
         self.modes: dict[Key, str] = {}
         self.tensorflow: set[Key] = set()

@@ -37,6 +37,16 @@ JAX_GRAD = frozenset({
     "equinox.filter_value_and_grad", "equinox.filter_jvp", "equinox.filter_vjp",
 })
 
+#: Differentiating APIs that trace only the positions of their `argnums` (the first by default)
+#: and hand every other argument to the function as the caller gave it: a Python int stays an
+#: int, so Python control flow on it works, also under a jit around the grad (observed with jax
+#: 0.10.2: tests/runtime/test_jax_grad_argnums.py). Equinox's `filter_grad` differentiates its
+#: first argument alone.
+JAX_DIFFERENTIATES_ARGNUMS = frozenset({
+    "jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian",
+    "equinox.filter_grad", "equinox.filter_value_and_grad",
+})
+
 #: `jax.lax` control flow traces the functions it is given, under jit or not (rows 25, 26):
 #: API -> the positions and keywords of its function arguments (a list of them for `switch`).
 JAX_FUNCTION_ARGUMENTS: dict[str, tuple[tuple[int, str], ...]] = {

@@ -626,3 +626,31 @@ def test_a_jitted_functions_own_list_parameter_is_traced_whatever_its_annotation
                 return x
             return -x
     """)
+
+
+def test_an_argument_grad_does_not_differentiate_is_the_callers_python_value():
+    # ott's Arccos._j: `jax.grad(f)(t, i - 1)` recursing on a Python int under a jit
+    # (frameworks.JAX_DIFFERENTIATES_ARGNUMS, tests/runtime/test_jax_grad_argnums.py); the
+    # argument grad differentiates (`argnums=1`) is a tracer under the jit around it
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+
+        def nth(t, i):
+            if i == 0:
+                return jnp.sin(t)
+            return jax.grad(nth)(t, i - 1)
+
+        @jax.jit
+        def third(t):
+            return nth(t, 3)
+
+        def scaled(x, w):
+            if w > 0:  # STG602
+                return x * w
+            return x
+
+        @jax.jit
+        def outer(x, w):
+            return jax.grad(scaled, argnums=1)(x, w)
+    """)
