@@ -37,6 +37,8 @@ class CallEdge:
     #: target of a project predicate the branch depends on (`else:` of `if in_tf_function():`),
     #: decided in the project phase; None otherwise.
     eager_unless: object = None
+    #: For a "ref": the target of the call it is handed to (`Solver(callback=f)`), if any.
+    into: Target | None = None
 
 
 @dataclass

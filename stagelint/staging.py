@@ -6,7 +6,8 @@ methods (`call`, `train_step`, ...) of Layer/Model subclasses (also through proj
 classes), functions decorated with a project helper that returns `tf.function(its_argument)`,
 and configured extra decorators. From there, calls are followed through the same module,
 `self.method()`, `super().method()`, nested functions, functions passed as arguments
-(`tf.cond(p, f, g)`), and project modules imported absolutely or relatively. Functions behind
+(`tf.cond(p, f, g)`; not those handed to a project class's constructor, which the object keeps
+and calls where the calls do not show), and project modules imported absolutely or relatively. Functions behind
 `tf.py_function` run eagerly and are not followed, and so do functions decorated with a project
 decorator whose wrapper hands them to `tf.py_function` (what a caller traces is the wrapper). The traversal visits every function once,
 so recursion in the call graph terminates.
@@ -343,6 +344,8 @@ class Project:
                 continue
             if self.eager_only(key, edge):
                 continue  # `else: self._call_python(x)` after `if in_tf_function():`: never traced
+            if edge.kind == "ref" and self._stored(key, edge):
+                continue
             callee = self.resolve(key[0], edge.target)
             if callee is None:
                 continue
@@ -350,6 +353,16 @@ class Project:
             if cf is None or self.escaped(callee):
                 continue
             yield callee
+
+    def _stored(self, key: Key, edge: F.CallEdge) -> bool:
+        """A function handed to the constructor of a project class (`Solver(callback=f)`) is
+        kept by the object, not called while the caller is traced; where and how the object calls
+        it later (ott's solver: `jax.debug.callback(self.callback, state)`, which runs it as
+        Python) the calls do not show, so it is not taken as traced (issue 23, certainty)."""
+        into = edge.into
+        if into is None or into[0] != "name":
+            return False
+        return self.resolve_class(into[1]) is not None
 
     def eager_only(self, key: Key, edge: F.CallEdge) -> bool:
         unless = getattr(edge, "eager_unless", None)

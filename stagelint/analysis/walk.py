@@ -537,7 +537,7 @@ class _Walker(cst.CSTVisitor):
                 ref = self._function_reference(arg.value)
                 if ref is not None:
                     func.facts.calls.append(F.CallEdge(ref, ctx.position(arg.value), kind="ref",
-                                                       guarded=once or ctx.guard_depth > 0))
+                                                       guarded=once or ctx.guard_depth > 0, into=target))
             if names and not names & CONVERSION_OPS and any(
                 fw.returns_tensor(n) or n.startswith(TENSOR_CHECKS) for n in names
             ):

@@ -1089,3 +1089,34 @@ def test_unpacked_element_follows_what_the_call_passes_for_the_callees_parameter
             logging.info("t %s", t)  # STG101
             return t
     """)
+
+
+def test_a_function_handed_to_a_project_class_is_kept_not_traced_and_one_handed_to_lax_is_traced():
+    # ott's SemidiscreteSolver(callback=print_callback): the object calls it later through
+    # jax.debug.callback (Python, every call); a function given to lax.map is traced there
+    assert_marked("""
+        import dataclasses
+
+        import jax
+
+        @dataclasses.dataclass
+        class Solver:
+            callback: object = None
+
+            def __call__(self, x):
+                if self.callback is not None:
+                    jax.debug.callback(self.callback, x)
+                return x * 2
+
+        def report(x):
+            print(f"x = {x}")
+
+        def traced_helper(x):
+            print("tracing", x)  # STG101
+            return x
+
+        @jax.jit
+        def solve(x):
+            solver = Solver(callback=report)
+            return jax.lax.map(traced_helper, solver(x))
+    """)
