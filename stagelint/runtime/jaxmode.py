@@ -30,7 +30,7 @@ import time
 import traceback
 import weakref
 
-from stagelint.runtime import linetrace, modeprobe, onimport
+from stagelint.runtime import linetrace, modeprobe
 from stagelint.runtime.callers import call_site, user_function
 from stagelint.runtime.records import clip_message
 from stagelint.runtime.values import (digest, find_staged_values, numeric_leaf, spec_text, summarize_container,
@@ -39,6 +39,8 @@ from stagelint.runtime.values import (digest, find_staged_values, numeric_leaf, 
 #: (module, attribute, kind) of the decorators that stage a function; kind names it in records.
 DECORATORS = (("jax", "jit", "jit"), ("jax", "pmap", "pmap"), ("flax.nnx", "jit", "nnx.jit"),
               ("equinox", "filter_jit", "filter_jit"))
+#: The libraries whose own staging decorators are patched when they are imported.
+LIBRARIES = tuple(dict.fromkeys(m for m, _, _ in DECORATORS if m != "jax"))
 #: The logger `jax_explain_cache_misses` writes to.
 EXPLAIN_LOGGER = "jax._src.interpreters.partial_eval"
 #: Libraries whose own jitted wrapper stands for the user's function in a cache-miss message.
@@ -379,13 +381,11 @@ class _ExplainHandler(logging.Handler):
             pass
 
 
-def install(recorder, mode: str, libraries: set[str] = frozenset()) -> JaxCalls:
-    """Patch the staging decorators; `mode` "eager" disables jit, "graph" asks JAX to explain
-    its cache misses. Flax's and Equinox's are imported now when `libraries` names them (the
-    session imports them as it starts), else patched if the tests import them: importing them
-    costs seconds a run that does not use them should not pay."""
-    import importlib
-
+def install(recorder, mode: str) -> JaxCalls:
+    """Patch JAX's staging decorators; `mode` "eager" disables jit, "graph" asks JAX to explain its
+    cache misses. Flax's and Equinox's (`LIBRARIES`) are patched with `JaxCalls.patch` when they are
+    imported (`recorder.install`): importing them costs seconds a run that does not use them should
+    not pay."""
     import jax
 
     calls = JaxCalls(recorder, mode, jax)
@@ -397,12 +397,5 @@ def install(recorder, mode: str, libraries: set[str] = frozenset()) -> JaxCalls:
         logger.addHandler(_ExplainHandler(calls))
         # The explanations are the recorder's evidence, not the tests' output.
         logger.propagate = False
-    for module_name in dict.fromkeys(m for m, _, _ in DECORATORS):
-        if module_name != "jax" and module_name.split(".")[0] in libraries:
-            try:
-                importlib.import_module(module_name)
-            except ImportError:
-                continue
-        # A library the session did not import at start is patched when the tests import it.
-        onimport.after_import(module_name, calls.patch)
+    calls.patch(jax)
     return calls

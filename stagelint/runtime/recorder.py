@@ -340,15 +340,32 @@ def install(path: str, mode: str, frameworks: frozenset[str] = frozenset(),
     def tensorflow(_module) -> None:
         _install_tensorflow(recorder, mode)
 
-    def jax(_module) -> None:
-        from stagelint.runtime import jaxmode
+    from stagelint.runtime import jaxmode  # imports no JAX itself
 
-        jaxmode.install(recorder, mode, set(frameworks))
+    jax_calls: list = []
+
+    def jax(_module=None):
+        if not jax_calls:
+            jax_calls.append(jaxmode.install(recorder, mode))
+        return jax_calls[0]
+
+    def library(module) -> None:
+        # Flax and Equinox import JAX before their own code runs: its recorder is installed by then.
+        jax().patch(module)
 
     for name, module, patch in (("tf", "tensorflow", tensorflow), ("jax", "jax", jax)):
         if name in frameworks:
             __import__(module)
         onimport.after_import(module, _guarded(recorder, name, patch, on_load))
+    for module in jaxmode.LIBRARIES:
+        # Watched from the start, so the hook runs when the library's own code has run (registered
+        # while JAX is imported, in the middle of the library's import, it would run too early).
+        onimport.after_import(module, _guarded(recorder, "jax", library, None))
+        if module.split(".")[0] in frameworks:
+            try:
+                __import__(module)
+            except ImportError:
+                pass
     return recorder
 
 

@@ -156,7 +156,8 @@ def test_the_plugin_used_directly_records_jax_with_its_option(tmp_path):
 def test_a_jax_suite_imports_tensorflow_only_when_a_test_does(tmp_path):
     """The library's export helper imports TensorFlow in its body: the runs start without it (no
     TensorFlow start-up cost), and when a later test imports it, its tf.function is recorded as
-    any other, graph in one run and eager in the other."""
+    any other, graph in one run and eager in the other; so is Equinox's filter_jit, imported by a
+    test's body."""
     import json
 
     from stagelint.runtime.records import load_run
@@ -198,6 +199,17 @@ def test_a_jax_suite_imports_tensorflow_only_when_a_test_does(tmp_path):
 
             exported = export(double)
             assert [int(exported(tf.constant(2))), int(exported(tf.constant(3)))] == [4, 6]
+
+
+        def test_equinox_imported_late():
+            # Equinox imports JAX's modules in the middle of its own import: patched after it.
+            import equinox as eqx
+
+            @eqx.filter_jit
+            def halve(x):
+                return x / 2
+
+            assert float(halve(jnp.float32(4))) == 2.0
     """))
     for fork in ("1", "0"):
         records = tmp_path / f"records{fork}"
@@ -206,11 +218,13 @@ def test_a_jax_suite_imports_tensorflow_only_when_a_test_does(tmp_path):
                                "--keep-records", str(records)], cwd=tmp_path, capture_output=True, text=True,
                               env=env, timeout=600)
         assert proc.returncode == 0, proc.stdout + proc.stderr
-        assert json.loads(proc.stdout)["tests"] == {"passed": 2, "failed": 0, "errors": 0}
+        assert json.loads(proc.stdout)["tests"] == {"passed": 3, "failed": 0, "errors": 0}
         outputs = {}
         for mode in ("graph", "eager"):
             run = load_run(str(records / f"{mode}.jsonl"), mode)
             assert run.test_status(next(t for t in run.tests if t.endswith("test_scale"))) == "passed"
             outputs[mode] = [c.output for c in run.calls if run.functions[c.fn].qualname.endswith("double")]
+            assert [run.functions[c.fn].qualname for c in run.calls if c.test.endswith("late")] == [
+                "test_equinox_imported_late.halve"]
         # The graph run traces once; the eager run runs the body at every call.
         assert outputs == {"graph": ["body ran\n", ""], "eager": ["body ran\n", "body ran\n"]}
