@@ -35,15 +35,24 @@ def has_long_line(source: bytes) -> bool:
     return len(source) >= LONG_LINE and max(map(len, source.split(b"\n"))) >= LONG_LINE
 
 
-def over_budget(source: bytes, settings, in_process: bool = False) -> str | None:
+class OverBudget(Exception):
+    """Code found over a budget once it is read out of its file (a notebook's cells): the
+    message is the reason, as `over_budget` words it."""
+
+
+def over_budget(source: bytes, settings, in_process: bool = False, python: bool = True) -> str | None:
     """Why `source` is not to be analysed (its size, its nesting), or None. `in_process`: the
     analysis would run in this process, which a crash of the parser would end (flake8's
     workers, an editor's buffer): every file then goes through Python's parser first, which
-    refuses what libcst would crash on (more than 200 nested brackets, any line length)."""
+    refuses what libcst would crash on (more than 200 nested brackets, any line length).
+    `python=False`: the bytes are not the code (a notebook's JSON): only their size is
+    measured here, the code once it is read out of them."""
     limit = getattr(settings, "max_file_size", None)
     if limit and len(source) > limit:
         # (a buffer read with the cap of `files.read_source`, standard input, stops one byte past it)
         return over_size(None if len(source) == limit + 1 else len(source), limit)
+    if not python:
+        return None
     long_line = has_long_line(source)
     if not in_process and not long_line:
         return None

@@ -161,7 +161,9 @@ def _check(args, parser) -> int:
     if stdin:
         # At most one byte past the size budget (`check - < /dev/zero` ends at once): a longer
         # text is skipped with the reason, as a file over the budget is.
-        sources = {paths[0]: sys.stdin.buffer.read(settings.max_file_size + 1)}
+        from stagelint.files import read_capped
+
+        sources = {paths[0]: read_capped(sys.stdin.buffer, settings.max_file_size)}
     # As in ruff: --select starts the selection afresh (the configured select and ignore give
     # way to it); --extend-select adds to the selection; --ignore adds to whatever ignore is left.
     if select is not None:

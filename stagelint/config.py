@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import math
 import os
 import re
 import sys
@@ -135,10 +136,19 @@ def _bool(path: Path, key: str, value) -> bool:
     return value
 
 
-def _positive(path: Path, key: str, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ConfigError(f"{path}: [tool.stagelint] {key} must be a positive number, got {value!r}")
-    return value
+def _seconds(path: Path, key: str, value) -> float:
+    """A positive, finite number (TOML's `inf` and `nan` are floats too)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not value > 0:
+        raise ConfigError(f"{path}: [tool.stagelint] {key} must be a positive number of seconds, got {value!r}")
+    return float(value)
+
+
+def _bytes(path: Path, key: str, value) -> int:
+    """A positive whole number: `0.5` would round to 0, which no budget means; `5e6` is fine."""
+    whole = isinstance(value, int) or (isinstance(value, float) and math.isfinite(value) and value.is_integer())
+    if isinstance(value, bool) or not whole or not value > 0:
+        raise ConfigError(f"{path}: [tool.stagelint] {key} must be a positive whole number of bytes, got {value!r}")
+    return int(value)
 
 
 def _per_file(path: Path, key: str, value) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -173,8 +183,8 @@ _KEYS = {
     "extend-exclude": ("extend_exclude", _str_list),
     "unsafe-fixes": ("unsafe_fixes", _bool),
     "preview": ("preview", _bool),
-    "max-file-size": ("max_file_size", lambda path, key, value: int(_positive(path, key, value))),
-    "file-timeout": ("file_timeout", lambda path, key, value: float(_positive(path, key, value))),
+    "max-file-size": ("max_file_size", _bytes),
+    "file-timeout": ("file_timeout", _seconds),
     "rule-url": ("rule_url", _url_template),
 }
 

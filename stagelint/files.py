@@ -90,12 +90,30 @@ def read_source(path: str | os.PathLike, limit: int | None = None, within=None) 
         if limit and info.st_size > limit:
             raise NotRead(over_size(info.st_size, limit))
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(limit + 1) if limit else fh.read()
+            data = read_capped(fh, limit, info.st_size)
     finally:
         os.close(fd)
     if limit and len(data) > limit:
         raise NotRead(over_size(None, limit))
     return data
+
+
+def read_capped(fh, limit: int | None, expected: int = 0) -> bytes:
+    """What `fh` holds, but at most `limit` + 1 bytes (None: all of it): a longer stream is
+    told by its length. Read in pieces, so a large budget allocates only what is there;
+    `expected` (the file's size) is read in one."""
+    if not limit:
+        return fh.read()
+    parts, got = [], 0
+    size = min(limit + 1, expected + 1)
+    while got <= limit:
+        part = fh.read(size)
+        if not part:
+            break
+        parts.append(part)
+        got += len(part)
+        size = min(limit + 1 - got, 1 << 20)
+    return b"".join(parts)
 
 
 def digest(data: bytes) -> str:

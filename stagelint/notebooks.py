@@ -98,9 +98,40 @@ def _read_json(data: bytes) -> tuple[str, dict]:
         raw = json.loads(text)
     except (UnicodeDecodeError, ValueError) as e:
         raise NotebookError(f"not a notebook (not JSON: {e})") from None
+    except RecursionError:  # (Python's json reads nesting as deep as its recursion limit)
+        raise NotebookError("not a notebook (its JSON nests deeper than a notebook does)") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("cells", raw.get("worksheets")), list):
         raise NotebookError("not a notebook (no list of cells)")
     return text, raw
+
+
+def _shape_error(nb) -> str | None:
+    """What in a notebook nbformat read is not of the shape nbformat's schema gives it (it reads
+    more than it validates: a `kernelspec` of 5, a cell `source` of 5), or None."""
+    meta = nb.get("metadata", {})
+    if not isinstance(meta, dict):
+        return f"its metadata is {_kind(meta)}, not a table"
+    for key in ("kernelspec", "language_info"):
+        table = meta.get(key)
+        if table is not None and not isinstance(table, dict):
+            return f"its metadata.{key} is {_kind(table)}, not a table"
+        name = (table or {}).get("language" if key == "kernelspec" else "name")
+        if name is not None and not isinstance(name, str):
+            return f"its metadata.{key} names its language with {_kind(name)}, not text"
+    for number, cell in enumerate(nb.get("cells", []), 1):
+        if not isinstance(cell, dict):
+            return f"its cell {number} is {_kind(cell)}, not a table"
+        source = cell.get("source", "")
+        if not isinstance(cell.get("cell_type"), str):
+            return f"its cell {number} has no cell_type"
+        if not (isinstance(source, str) or isinstance(source, list) and all(isinstance(s, str) for s in source)):
+            return f"the source of its cell {number} is {_kind(source)}, not text"
+    return None
+
+
+def _kind(value) -> str:
+    return {dict: "a table", list: "a list", str: "text", bool: "a boolean", type(None): "null"}.get(
+        type(value), f"the number {value!r}" if isinstance(value, (int, float)) else type(value).__name__)
 
 
 def load(data: bytes) -> Notebook:
@@ -112,8 +143,13 @@ def load(data: bytes) -> Notebook:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # nbformat warns about missing cell ids and the like
             nb = nbformat.reads(text, as_version=4)
+    except RecursionError:
+        raise NotebookError("not a notebook (its JSON nests deeper than a notebook does)") from None
     except Exception as e:  # nbformat raises its own errors, and KeyError/TypeError on odd files
         raise NotebookError(f"not a notebook nbformat can read ({type(e).__name__}: {e})") from None
+    shape = _shape_error(nb)
+    if shape is not None:
+        raise NotebookError(f"not a notebook stagelint can read ({shape})")
     meta = nb.get("metadata", {}) or {}
     language = ((meta.get("kernelspec") or {}).get("language") or (meta.get("language_info") or {}).get("name") or "")
     if language and not str(language).lower().startswith(("python", "ipython")):
@@ -132,7 +168,8 @@ def load(data: bytes) -> Notebook:
         cells.append(c)
         starts.append(line)
         line += len(c.lines)
-    return Notebook(cells, starts, nbformat=int(raw.get("nbformat", 4) or 4))
+    major = raw.get("nbformat")  # (nbformat read it: a version it knows)
+    return Notebook(cells, starts, nbformat=major if isinstance(major, int) and not isinstance(major, bool) else 4)
 
 
 def parse(data: bytes, parse_module):
@@ -170,8 +207,10 @@ def syntax_error(text: str) -> tuple[int, int, str] | None:
         compile(text, "<cell>", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
     except SyntaxError as e:
         return max(1, e.lineno or 1), max(1, e.offset or 1), e.msg
-    except (ValueError, RecursionError, MemoryError) as e:
-        return 1, 1, type(e).__name__
+    except ValueError as e:  # null bytes
+        return 1, 1, str(e)
+    except (RecursionError, MemoryError):
+        return None  # valid code too deep for this process: the analysis' budget measures it (`budget`)
     return None
 
 

@@ -203,3 +203,84 @@ def test_the_size_budget_is_decided_before_the_file_is_read(tmp_path):
         assert "All checks passed" not in proc.stdout and "ok.py" in proc.stdout
     proc = _bounded("generated.py", cwd=tmp_path)  # named alone: no finding, and not "all clear" either
     assert proc.returncode == 2 and "All checks passed" not in proc.stdout and "could not be checked" in proc.stdout
+
+
+def test_budgets_in_the_configuration_are_finite_positive_numbers(tmp_path):
+    """`max-file-size = inf` was an OverflowError traceback (exit 1), `0.5` switched the budget
+    off: each is one line naming the file and the key, exit 2; a whole number written as a
+    float (`5e6`) is fine."""
+    from stagelint.config import load_settings
+
+    (tmp_path / "ok.py").write_text(STAGED_PRINT)
+    config = tmp_path / "pyproject.toml"
+    bad = {"max-file-size": ("inf", "-inf", "nan", "0.5", "1e400", "0", "-5", "true", '"5"'),
+           "file-timeout": ("inf", "nan", "1e400", "0", "-1", "false")}
+    for key, values in bad.items():
+        unit = "whole number of bytes" if key == "max-file-size" else "number of seconds"
+        for value in values:
+            config.write_text(f"[tool.stagelint]\n{key} = {value}\n")
+            proc = _run("-m", "stagelint", "check", "--no-cache", "ok.py", cwd=tmp_path)
+            assert proc.returncode == 2 and proc.stdout == "", (key, value, proc.stderr)
+            assert proc.stderr.startswith(f"stagelint: error: {config}: [tool.stagelint] {key} must be a positive {unit}, got "), (
+                key, value, proc.stderr)
+            assert "Traceback" not in proc.stderr
+    config.write_text("[tool.stagelint]\nmax-file-size = 5e6\nfile-timeout = 2\n")
+    settings = load_settings(str(tmp_path))
+    assert (settings.max_file_size, type(settings.max_file_size), settings.file_timeout) == (5_000_000, int, 2.0)
+
+
+def _notebook(**changes) -> dict:
+    nb = {"cells": [{"cell_type": "code", "source": "x = 1\n", "metadata": {}, "outputs": [], "execution_count": None}],
+          "metadata": {"kernelspec": {"name": "python3", "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    for where, value in changes.items():
+        *path, last = where.split("__")
+        target = nb
+        for key in path:
+            target = target[int(key)] if isinstance(target, list) else target[key]
+        target[int(last) if isinstance(target, list) else last] = value
+    return nb
+
+
+NOTEBOOKS = {
+    "kernelspec.ipynb": (_notebook(metadata__kernelspec=5), "its metadata.kernelspec is the number 5, not a table"),
+    "language_info.ipynb": (_notebook(metadata__language_info="python"), "its metadata.language_info is text, not a table"),
+    "language.ipynb": (_notebook(metadata__kernelspec__language=5), "its metadata.kernelspec names its language with the number 5"),
+    "source.ipynb": (_notebook(cells__0__source=5), "the source of its cell 1 is the number 5, not text"),
+    "source_list.ipynb": (_notebook(cells__0__source=["x = 1\n", 5]), "not a notebook"),
+    "metadata.ipynb": (_notebook(metadata=5), "not a notebook"),
+    "cell.ipynb": (_notebook(cells=[5]), "not a notebook"),
+    "top_level_list.ipynb": ([1, 2], "not a notebook (no list of cells)"),
+    "top_level_number.ipynb": (5, "not a notebook (no list of cells)"),
+    "deep.ipynb": ("[" * 100_000 + "]" * 100_000, "not a notebook (its JSON nests deeper than a notebook does)"),
+    "deep_cells.ipynb": ('{"cells": ' + "[" * 100_000 + "]" * 100_000 + "}", "not a notebook (its JSON nests deeper"),
+}
+
+
+def test_notebook_json_of_any_shape_is_one_notebook_worded_syntax_finding(tmp_path, monkeypatch):
+    """A kernelspec of 5, a cell source of 5, 100,000-deep JSON, ...: one STG000 that says what
+    is wrong with the notebook (was: an internal error, or "Python's parser refuses it"), in a
+    worker and in this process (flake8's workers, an editor)."""
+    for name, (content, _) in NOTEBOOKS.items():
+        (tmp_path / name).write_text(content if isinstance(content, str) else json.dumps(content))
+    monkeypatch.chdir(tmp_path)
+    for jobs in (0, 1):
+        result = check_paths(list(NOTEBOOKS), jobs=jobs)
+        assert not result.errors and not result.skipped, (result.errors, result.skipped)
+        got = {f.path: (f.code, f.line, f.message) for f in result.findings}
+        assert sorted(got) == sorted(NOTEBOOKS)
+        for name, (_, reason) in NOTEBOOKS.items():
+            code, line, message = got[name]
+            assert (code, line) == ("STG000", 1) and reason in message and "Python's parser" not in message, (name, message)
+
+
+def test_a_notebook_cell_over_the_expression_budget_is_skipped_at_once(tmp_path, monkeypatch):
+    """The budget measures a notebook's code (its cells), not its JSON: a cell holding a
+    30,000-term expression is skipped before libcst takes minutes over it."""
+    chain = "x = 1" + " + 1" * 30_000 + "\n"
+    (tmp_path / "gen.ipynb").write_text(json.dumps(_notebook(cells__0__source=chain)))
+    monkeypatch.chdir(tmp_path)
+    for jobs in (0, 1):
+        result = check_paths(["gen.ipynb"], jobs=jobs)
+        assert [(path, reason.startswith("skipped: an expression nested") and "deeper than the parser handles" in reason)
+                for path, reason in result.skipped] == [("gen.ipynb", True)], result.skipped
+        assert not result.findings and not result.errors

@@ -203,7 +203,7 @@ def test_budgets_are_configured_and_checked(tmp_path):
     assert (settings.max_file_size, settings.file_timeout) == (1000, 2.5)
     for bad in ("max-file-size = 0", 'file-timeout = "1"', "max-file-size = true"):
         (tmp_path / "pyproject.toml").write_text(f"[tool.stagelint]\n{bad}\n")
-        with pytest.raises(ConfigError, match="must be a positive number"):
+        with pytest.raises(ConfigError, match="must be a positive (whole )?number"):
             load_settings(str(tmp_path))
 
 

@@ -13,7 +13,7 @@ import libcst as cst
 from stagelint import facts as F
 from stagelint import notebooks
 from stagelint.analysis.walk import analyze_module
-from stagelint.budget import over_budget
+from stagelint.budget import OverBudget, over_budget
 from stagelint.context import FileContext
 from stagelint.fastmeta import release
 from stagelint.files import NotRead, digest, read_source, why_not_read
@@ -37,15 +37,18 @@ class Outcome:
     absent: frozenset = frozenset()
 
 
-def analyze_source(path: str, source: bytes, settings, project_roots=frozenset(), absent=frozenset()) -> F.ModuleFacts:
+def analyze_source(path: str, source: bytes, settings, project_roots=frozenset(), absent=frozenset(),
+                   budget=None) -> F.ModuleFacts:
     """Parse and walk one file. A syntax error is one STG000 candidate, not an exception.
     `absent`: names of optional frameworks (`frameworks.OPTIONAL_FRAMEWORKS`) that cannot stage
-    anything in this file (`screen.framework_reach`): their rules are not run."""
+    anything in this file (`screen.framework_reach`): their rules are not run. `budget(code)`:
+    why a notebook's code (its cells as one module) is not to be parsed, or None; a reason
+    raises `budget.OverBudget`."""
     module, is_package = module_name(Path(path))
     notebook = None
     try:
         if notebooks.is_notebook(path):  # its code cells as one module, in module lines
-            tree, notebook = notebooks.parse(source, cst.parse_module)
+            tree, notebook = notebooks.parse(source, _budgeted(budget))
         else:
             tree = cst.parse_module(source)
     except (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError, LookupError, notebooks.NotebookError) as e:
@@ -68,6 +71,20 @@ def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()
             facts.candidates.append(F.Candidate("STG000", None, F.Span(at, column, at, column),
                                                 {"unit": "cell", "error": f"{message} (this cell is skipped, the others are checked)"}))
     return facts
+
+
+def _budgeted(budget):
+    """libcst's parse, refusing code `budget` finds over a budget (`OverBudget`)."""
+    if budget is None:
+        return cst.parse_module
+
+    def parse(code: bytes):
+        reason = budget(code)
+        if reason is not None:
+            raise OverBudget(reason)
+        return cst.parse_module(code)
+
+    return parse
 
 
 def rules_for(absent=frozenset()) -> list:
@@ -101,12 +118,16 @@ def analyse_bytes(path: str, source: bytes, settings, roots, in_process: bool = 
     too deep to walk, loses only that file. `in_process`: not in a worker (a crash would end the
     run), so the file is read by Python's parser first (`budget.over_budget`). `absent`: as for
     `analyze_source`."""
-    reason = over_budget(source, settings, in_process)
+    notebook = notebooks.is_notebook(path)  # (its JSON is not the code: its cells are measured)
+    reason = over_budget(source, settings, in_process, python=not notebook)
     if reason is not None:
         return Outcome(path, "skipped", detail=reason)
+    budget = (lambda code: over_budget(code, settings, in_process)) if notebook else None
     try:
-        return Outcome(path, "ok", analyze_source(path, source, settings, roots, absent), digest=digest(source),
+        return Outcome(path, "ok", analyze_source(path, source, settings, roots, absent, budget), digest=digest(source),
                        absent=absent)
+    except OverBudget as e:
+        return Outcome(path, "skipped", detail=str(e))
     except RecursionError:
         return Outcome(path, "skipped", detail="too deeply nested to analyse")
     except notebooks.NotPython as e:  # a notebook for another language
