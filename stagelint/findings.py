@@ -7,6 +7,23 @@ from dataclasses import asdict, dataclass, field
 
 
 @dataclass(frozen=True)
+class Note:
+    """One fact of a finding's proof (`Finding.because`): what holds, and where it is seen."""
+
+    message: str
+    path: str
+    line: int
+    column: int
+    #: In a notebook: the cell the line counts in (as `Finding.cell`).
+    cell: int | None = None
+
+    @property
+    def location(self) -> str:
+        cell = f"cell {self.cell}:" if self.cell is not None else ""
+        return f"{self.path}:{cell}{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
 class Finding:
     """One reported pitfall. Lines and columns are 1-based, like ruff and flake8."""
 
@@ -28,6 +45,10 @@ class Finding:
     #: In a notebook: the cell (1-based, every cell counted); `line` and `end_line` then count
     #: in the cell's source. None in a `.py` file.
     cell: int | None = None
+    #: The proof: the chain of facts the finding rests on, each where it is seen (why the code
+    #: is staged, why the value is a tensor, why the object outlives the call...), in the order
+    #: a reader checks them (`stagelint.analysis.proof`, docs/model.md).
+    because: tuple[Note, ...] = ()
 
     def fix_applies(self, unsafe: bool = False) -> bool:
         """Whether `--fix` applies this finding's fix (with `--unsafe-fixes` when `unsafe`)."""
@@ -47,7 +68,7 @@ class Finding:
         from stagelint.ruleurls import rule_url
 
         data = asdict(self)
-        del data["fix"], data["cell"]
+        del data["fix"], data["cell"], data["because"]
         # `cell`: the notebook cell (1-based) the lines count in, null in a .py file.
         data["cell"] = self.cell
         data["url"] = rule_url(self.code, rule_url_template)
@@ -60,6 +81,8 @@ class Finding:
                 for e in self.fix.edits
             ],
         }
+        data["because"] = [{"message": n.message, "path": n.path, "line": n.line, "column": n.column,
+                            **({"cell": n.cell} if n.cell is not None else {})} for n in self.because]
         return data
 
 

@@ -421,8 +421,15 @@ def place(finding, data: bytes):
     fix = finding.fix
     if fix is not None:
         fix = _cell_fix(nb, cell, fix)
+    because = tuple(_cell_note(nb, n) if n.path == finding.path else n for n in finding.because)
     return replace(finding, cell=cell.number, line=line, column=finding.column + cell.indent, end_line=end_line,
-                   end_column=end_column, fix=fix, fixable=fix is not None)
+                   end_column=end_column, fix=fix, fixable=fix is not None, because=because)
+
+
+def _cell_note(nb: Notebook, note):
+    """A fact of the proof seen in this notebook, in its cell's coordinates."""
+    cell, line = nb.locate(note.line)
+    return replace(note, cell=cell.number, line=line, column=note.column + cell.indent)
 
 
 def _cell_fix(nb: Notebook, cell: Cell, fix):

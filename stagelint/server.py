@@ -39,7 +39,7 @@ from stagelint.pipeline.state import Options, ProjectState
 try:  # the `server` extra
     from lsprotocol import types as lsp
     from pygls.lsp.server import LanguageServer
-    from pygls.uris import to_fs_path
+    from pygls.uris import from_fs_path, to_fs_path
 except ImportError:  # pragma: no cover - reported by main()
     lsp = LanguageServer = None
 
@@ -380,7 +380,19 @@ def diagnostic(finding: Finding, lines: list[str]) -> lsp.Diagnostic:
         source=SOURCE,
         code_description=None,
         data={"name": finding.name, "fixable": finding.fixable},
+        related_information=[_related(finding, note, lines) for note in finding.because] or None,
     )
+
+
+def _related(finding: Finding, note, lines: list[str]) -> lsp.DiagnosticRelatedInformation:
+    """One fact of the finding's proof (`Finding.because`), where the editor can jump to it.
+    Columns in another file are counted as characters (its text is not at hand)."""
+    same = os.path.realpath(note.path) == os.path.realpath(finding.path)
+    at = _position(lines, note.line, note.column) if same else lsp.Position(line=max(0, note.line - 1),
+                                                                             character=max(0, note.column - 1))
+    return lsp.DiagnosticRelatedInformation(
+        location=lsp.Location(uri=from_fs_path(os.path.abspath(note.path)), range=lsp.Range(start=at, end=at)),
+        message=f"because: {note.message}")
 
 
 def not_checked(reason: str) -> lsp.Diagnostic:

@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "train_pitfalls.py"
 JSON_KEYS = ["code", "name", "path", "line", "column", "end_line", "end_column", "message",
-             "function", "entry_point", "fixable", "cell", "url", "fix"]
+             "function", "entry_point", "fixable", "cell", "url", "fix", "because"]
 
 
 def run(*args, cwd=ROOT):

@@ -10,6 +10,7 @@ import traceback
 
 from stagelint import facts as F
 from stagelint import notebooks
+from stagelint.analysis.proof import candidate_notes, chain_verdict, staging_notes
 from stagelint.analysis.testing import is_test_module
 from stagelint.files import read_source
 from stagelint.findings import Finding, file_is_off, is_selected, is_suppressed
@@ -107,6 +108,11 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                 entry = project.display(project.reached[key], m.module)
         if fields.get("_preview") and not settings.preview:
             continue  # a step of the rule in the preview tier (`Rule.preview`)
+        stated = fields.get("_because") or ()
+        chain = chain_verdict(stated)
+        if chain == "silent" or (chain == "preview" and not settings.preview):
+            continue  # a fact of the chain is unknown (or only heuristic): `analysis.proof`
+        because = (staging_notes(project, key) if key is not None else []) + candidate_notes(stated, m.path)
         template = rule.message
         if rule.jax_message and (cand.fields.get("_jax_api") or (key is not None and project.jax.framework_of(key) == "jax")):
             template = rule.jax_message  # the framework's own remedy
@@ -123,6 +129,7 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
             entry_point=entry,
             fixable=fix is not None,
             fix=fix,
+            because=tuple(because),
         )
         if finding.sort_key() + (finding.message,) in seen:
             continue

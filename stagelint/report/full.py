@@ -44,10 +44,18 @@ def excerpt(f, lines: list[str], paint=PLAIN) -> str:
     )
 
 
+def notes(f, lines: list[str], paint=PLAIN) -> str:
+    """The finding's proof under its excerpt, one fact a line, each with where it is seen
+    (`Finding.because`), as rustc and ruff print their notes."""
+    pad = " " * (len(str(f.line)) if 1 <= f.line <= len(lines) else 1)
+    return "".join(f"{pad} {paint('=', 'blue')} because: {n.message} ({n.location})\n" for n in f.because)
+
+
 def render(result, out, summary: bool = True, paint=PLAIN, unsafe_fixes: bool = False) -> None:
     cache: dict = {}
     for f in result.findings:
         out.write(line_for(f, paint, unsafe_fixes) + "\n")
-        out.write(excerpt(f, _lines(f.path, cache, f.cell), paint) + "\n")
+        lines = _lines(f.path, cache, f.cell)
+        out.write(excerpt(f, lines, paint) + notes(f, lines, paint) + "\n")
     if summary:
         out.write(closing(result, paint, unsafe_fixes) + "\n")

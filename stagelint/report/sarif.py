@@ -163,6 +163,12 @@ def build(result) -> dict:
             }],
             "partialFingerprints": {"stagelint/v1": fingerprint(f, _lines(f.path, lines, f.cell), seen)},
         }
+        if f.because:  # the proof: each fact where it is seen (`Finding.because`)
+            res["relatedLocations"] = [
+                {"id": i, "message": {"text": n.message},
+                 "physicalLocation": {"artifactLocation": _uri(n.path), "region": _region(n.line, n.column, n.line, n.column)}}
+                for i, n in enumerate(f.because, start=1)
+            ]
         if f.code in index:
             res["ruleIndex"] = index[f.code]
         if properties:

@@ -152,6 +152,12 @@ async def _session(root: Path):
         utils = await c.wait_for("pkg/utils.py", 1)
         assert (7, "STG101") in _codes(utils)
         assert all(d.source == "stagelint" for d in utils)
+        # Its proof is the related information, each fact where it is seen (in model.py).
+        proof = next(d for d in utils if d.range.start.line == 6).related_information
+        assert [(r.location.uri, r.location.range.start.line + 1, r.message) for r in proof] == [
+            (c.uri("pkg/model.py"), 7, "because: `train_step` is decorated with `tf.function`, which traces it into a graph"),
+            (c.uri("pkg/model.py"), 9, "because: `train_step` calls `pkg.utils.log_metrics`, which is traced with it"),
+        ]
         # The initial analysis reported work-done progress, from begin to end.
         kinds = [v["kind"] if isinstance(v, dict) else v.kind for v in c.progress]
         assert kinds[0] == "begin" and kinds[-1] == "end"

@@ -1,0 +1,134 @@
+"""The proof a finding carries (`Finding.because`): the chain of facts it rests on, each with
+the place a reader can check it, and each fact's certainty.
+
+Two sources of facts:
+
+* the staging chain, which the project phase knows for every finding in staged code: why the
+  entry point is staged (decorated with `tf.function`, traced by `jax.lax.fori_loop`, a Keras
+  `train_step`, a `tf.data` function) and each call that brings the finding's function under
+  it (`step` calls `helper`, line 12);
+* the facts a rule states about the value or object it relies on, as the candidate field
+  `_because`: a list of `fact(...)` (this value is a tensor / a Python value, this object
+  outlives the call, ...), each known true, known false, unknown, or heuristic.
+
+A finding is reported only when its whole chain is known true (`chain_verdict`): a fact that is
+unknown silences it, a heuristic fact moves it to the preview tier (docs/model.md).
+"""
+
+from __future__ import annotations
+
+from stagelint.findings import Note
+
+#: Certainty of a fact. A rule reports only when every fact of its chain is TRUE.
+TRUE, FALSE, UNKNOWN, HEURISTIC = "true", "false", "unknown", "heuristic"
+CERTAINTIES = (TRUE, FALSE, UNKNOWN, HEURISTIC)
+
+
+def fact(message: str, span, certainty: str = TRUE) -> list:
+    """A fact for a candidate's `_because` (plain data, so the facts cache keeps it): what
+    holds, where (a `facts.Span` of the file being analysed), and how sure it is."""
+    if certainty not in CERTAINTIES:
+        raise ValueError(f"certainty {certainty!r} is not one of {CERTAINTIES}")
+    return [message, span.line, span.column, certainty]
+
+
+def chain_verdict(facts) -> str:
+    """"report" when every fact is known true, "preview" when the least certain is heuristic,
+    "silent" when one is unknown or false."""
+    certainties = {f[3] for f in facts}
+    if certainties & {UNKNOWN, FALSE}:
+        return "silent"
+    return "preview" if HEURISTIC in certainties else "report"
+
+
+def candidate_notes(facts, path: str) -> list[Note]:
+    return [Note(f[0], path, f[1], f[2]) for f in facts]
+
+
+def _code(name: str) -> str:
+    return name if name.startswith("the lambda") else f"`{name}`"
+
+
+def _api(qualified: str) -> str:
+    """A staging API as code spells it (`tensorflow.function` is written `tf.function`)."""
+    return f"`tf.{qualified[len('tensorflow.'):]}`" if qualified.startswith("tensorflow.") else f"`{qualified}`"
+
+
+def entry_fact(project, entry) -> str:
+    """Why the entry point is staged, in the words of what stages it."""
+    shown = _code(project.display(entry, entry[0]))
+    jax = getattr(project, "jax", None)
+    jax_entry = jax.entries.get(entry) if jax is not None else None
+    if jax_entry is not None and jax_entry.apis:
+        apis = " and ".join(_api(a) for a in sorted(jax_entry.apis))
+        return f"{shown} is traced by {apis}"
+    kind = project.entries.get(entry)
+    f = project.function(entry)
+    if kind == "decorator" and f is not None:
+        staging = project.framework.staging_decorators | set(project.settings.staging_decorators)
+        by = [d for d in f.decorators if d in staging]
+        if by:
+            return f"{shown} is decorated with {_api(by[0])}, which traces it into a graph"
+        return f"{shown} is decorated with a project decorator that stages what it decorates"
+    if kind == "keras":
+        return f"{shown} is a Keras layer's or model's `{entry[1].rsplit('.', 1)[-1]}`, which Keras traces " \
+               f"(`fit`, or a call of the layer inside a `tf.function`)"
+    if kind == "dataset":
+        return f"{shown} is traced by a `tf.data` transformation, once per dataset"
+    if kind == "wrapper":
+        return f"{shown} is passed to a staging wrapper (`tf.function(...)` or a configured staging decorator)"
+    return f"{shown} is staged"
+
+
+def _parents(project, entry) -> dict:
+    """callee -> (caller, the call edge), breadth first from `entry` (memoised per project)."""
+    memo = project.__dict__.setdefault("_proof_parents", {})
+    if entry in memo:
+        return memo[entry]
+    parents: dict = {entry: None}
+    queue = [entry]
+    for key in queue:
+        f = project.function(key)
+        if f is None:
+            continue
+        for edge in f.calls:
+            if project.eager_only(key, edge):
+                continue
+            callee = project.resolve(key[0], edge.target)
+            if callee is None or callee in parents or project.function(callee) is None or project.escaped(callee):
+                continue
+            parents[callee] = (key, edge)
+            queue.append(callee)
+    memo[entry] = parents
+    return parents
+
+
+def _path(project, key) -> str:
+    m = project.modules.get(key[0])
+    return m.path if m is not None else ""
+
+
+def staging_notes(project, key) -> list[Note]:
+    """The staging chain of the function `key`: its entry point's reason, then each call from
+    the entry down to `key` (a shortest one). Empty for a function no entry point reaches."""
+    entry = project.reached.get(key)
+    if entry is None:
+        return []
+    ef = project.function(entry)
+    notes = []
+    if ef is not None:
+        notes.append(Note(entry_fact(project, entry), _path(project, entry), ef.span.line, ef.span.column))
+    parents = _parents(project, entry)
+    hops = []
+    at = key
+    while at != entry and parents.get(at) is not None and len(hops) < 50:
+        caller, edge = parents[at]
+        hops.append((caller, at, edge))
+        at = caller
+    for caller, callee, edge in reversed(hops):
+        verb = "calls" if edge.kind == "call" else "passes (and so may call)"
+        notes.append(Note(
+            f"{_code(project.display(caller, caller[0]))} {verb} {_code(project.display(callee, caller[0]))}, "
+            f"which is traced with it",
+            _path(project, caller), edge.span.line, edge.span.column))
+    return notes

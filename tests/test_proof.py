@@ -1,0 +1,119 @@
+"""Each finding carries its proof (`Finding.because`): the staging chain the project phase
+knows (why the entry point is staged, each call down to the finding's function), then the facts
+the rule states, each with a certainty: the finding stands only when every fact is known true
+(unknown: silent; heuristic: the preview tier). Shown in JSON, in `full` output and in SARIF
+(the language server's related information is tested in tests/integrations/test_server.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from stagelint.analysis.proof import HEURISTIC, TRUE, UNKNOWN, chain_verdict, fact
+from stagelint.config import Settings
+from stagelint.engine import check_source
+from stagelint.facts import Span
+from stagelint.findings import Note
+from stagelint.rules import get_rule
+
+TF_HELPER = textwrap.dedent("""
+    import tensorflow as tf
+
+
+    def helper(x):
+        print(x)
+        return x
+
+
+    @tf.function
+    def step(x):
+        return helper(x) + 1
+""").lstrip("\n")
+JAX_BODY = textwrap.dedent("""
+    from jax import lax
+
+
+    def body(i, carry):
+        print(i)
+        return carry
+
+
+    def run(state):
+        return lax.fori_loop(0, 10, body, state)
+""").lstrip("\n")
+
+
+def test_a_helper_s_finding_names_the_decorator_and_the_call_that_stages_it():
+    (f,) = check_source(TF_HELPER, "m.py")
+    assert f.because == (
+        Note("`step` is decorated with `tf.function`, which traces it into a graph", "m.py", 10, 5),
+        Note("`step` calls `helper`, which is traced with it", "m.py", 11, 12),
+    )
+
+
+def test_a_lax_body_s_finding_names_the_transformation():
+    (f,) = check_source(JAX_BODY, "m.py")
+    assert f.because == (Note("`body` is traced by `jax.lax.fori_loop`", "m.py", 4, 5),)
+
+
+def test_a_finding_outside_staged_code_has_no_staging_chain():
+    (f,) = check_source("def f(:\n", "m.py")  # STG000: reported anywhere, staged by nothing
+    assert f.code == "STG000" and f.because == ()
+
+
+def test_the_chain_verdict_needs_every_fact_known_true():
+    span = Span(1, 1, 1, 2)
+    assert chain_verdict([]) == "report"
+    assert chain_verdict([fact("a", span), fact("b", span)]) == "report"
+    assert chain_verdict([fact("a", span), fact("b", span, HEURISTIC)]) == "preview"
+    assert chain_verdict([fact("a", span, HEURISTIC), fact("b", span, UNKNOWN)]) == "silent"
+    with pytest.raises(ValueError):
+        fact("a", span, "probably")
+
+
+@pytest.mark.parametrize("certainty, default, preview", [(TRUE, True, True), (HEURISTIC, False, True),
+                                                         (UNKNOWN, False, False)])
+def test_a_rule_s_stated_fact_decides_with_its_certainty(monkeypatch, certainty, default, preview):
+    rule = get_rule("STG101")
+    confirm = rule.confirm.__func__
+
+    def stating(cls, cand, project, module):
+        return confirm(cls, cand, project, module) and {"_because": [["`x` is a parameter of `helper`", 4, 12, certainty]]}
+
+    monkeypatch.setattr(rule, "confirm", classmethod(stating))
+    assert bool(check_source(TF_HELPER, "m.py")) is default
+    found = check_source(TF_HELPER, "m.py", settings=Settings(preview=True))
+    assert bool(found) is preview
+    if found:  # the rule's fact comes after the staging chain
+        assert found[0].because[-1] == Note("`x` is a parameter of `helper`", "m.py", 4, 12)
+        assert len(found[0].because) == 3
+
+
+def _check(tmp_path, *args):
+    (tmp_path / "m.py").write_text(TF_HELPER)
+    return subprocess.run([sys.executable, "-m", "stagelint", "check", "--no-cache", *args, "m.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_json_full_and_sarif_carry_the_proof(tmp_path):
+    (finding,) = json.loads(_check(tmp_path, "--output-format", "json").stdout)
+    assert finding["because"] == [
+        {"message": "`step` is decorated with `tf.function`, which traces it into a graph", "path": "m.py",
+         "line": 10, "column": 5},
+        {"message": "`step` calls `helper`, which is traced with it", "path": "m.py", "line": 11, "column": 12},
+    ]
+    full = _check(tmp_path).stdout
+    assert ("  |\n"
+            "  = because: `step` is decorated with `tf.function`, which traces it into a graph (m.py:10:5)\n"
+            "  = because: `step` calls `helper`, which is traced with it (m.py:11:12)\n") in full
+    sarif = json.loads(_check(tmp_path, "--output-format", "sarif").stdout)
+    related = sarif["runs"][0]["results"][0]["relatedLocations"]
+    assert [(r["id"], r["message"]["text"], r["physicalLocation"]["region"]["startLine"]) for r in related] == [
+        (1, "`step` is decorated with `tf.function`, which traces it into a graph", 10),
+        (2, "`step` calls `helper`, which is traced with it", 11),
+    ]
+    assert related[0]["physicalLocation"]["artifactLocation"] == {"uri": "m.py", "uriBaseId": "%SRCROOT%"}
