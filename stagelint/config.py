@@ -18,6 +18,10 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 
+#: A configuration file larger than this is not read (no pyproject.toml comes near it).
+MAX_CONFIG_SIZE = 10_000_000
+
+
 class ConfigError(Exception):
     """A configuration problem; the message names the file and, where there is one, the key."""
 
@@ -208,8 +212,12 @@ def parse_table(path: Path, table: dict) -> Settings:
 
 def read_config(path: Path, required: bool = True) -> Settings | None:
     """Settings from one TOML file; None when it has no [tool.stagelint] and is not required."""
+    from stagelint.files import NotRead, read_source
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_source(path, MAX_CONFIG_SIZE).decode("utf-8")
+    except NotRead as e:  # a FIFO or `/dev/zero` given as --config: refused, not read without end
+        raise ConfigError(f"{path}: {e}") from e
     except OSError as e:
         raise ConfigError(f"{path}: cannot read configuration: {e.strerror or e}") from e
     except UnicodeDecodeError as e:
@@ -230,8 +238,10 @@ def read_config(path: Path, required: bool = True) -> Settings | None:
 
 
 def _has_table(candidate: Path) -> bool:
+    from stagelint.files import read_source
+
     try:
-        text = candidate.read_text(encoding="utf-8")
+        text = read_source(candidate, MAX_CONFIG_SIZE).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return False
     if "stagelint" not in text:  # most pyproject.toml files: no TOML parse needed

@@ -163,6 +163,8 @@ def test_devices_and_standard_input_are_read_at_most_to_the_budget(tmp_path):
         proc = _bounded("-", cwd=tmp_path, stdin=zero)
     assert proc.returncode == 2
     assert _errors(proc) == ["-: skipped: more than 5,000,000 bytes, over the size budget (5,000,000 bytes; max-file-size)"]
+    proc = _bounded("--config", "/dev/zero", "ok.py", cwd=tmp_path)  # a configuration is read the same way
+    assert proc.returncode == 2 and _errors(proc) == ["/dev/zero: not read: a character device, not a regular file"]
 
 
 def test_a_fifo_is_refused_without_blocking_and_the_rest_is_checked(tmp_path):
@@ -177,6 +179,8 @@ def test_a_fifo_is_refused_without_blocking_and_the_rest_is_checked(tmp_path):
     proc = _bounded("pipe.py", "ok.py", cwd=tmp_path)
     assert proc.returncode == 2 and "ok.py:5:5: STG101" in proc.stdout
     assert _errors(proc) == ["pipe.py: not read: a named pipe (FIFO), not a regular file"]
+    proc = _bounded("--config", "pipe.py", "ok.py", cwd=tmp_path)
+    assert proc.returncode == 2 and _errors(proc) == ["pipe.py: not read: a named pipe (FIFO), not a regular file"]
     proc = _bounded(".", cwd=tmp_path)
     assert proc.returncode == 2 and "ok.py:5:5: STG101" in proc.stdout and "pkg/m.py:5:5: STG101" in proc.stdout
     assert _errors(proc) == ["pipe.py: not read: a named pipe (FIFO), not a regular file",
