@@ -389,6 +389,45 @@ def stored_tensor(candidate, project, key) -> bool:
     return False
 
 
+def stored_tensor_fact(candidate, project, key) -> list | None:
+    """Why the stored value is a tensor (`stored_tensor`'s reason, for the finding's proof), or
+    None when it is not known to be one."""
+    from stagelint.analysis.proof import fact
+
+    fields = candidate.fields
+    value = fields.get("value", "the value")
+    if fields.get("_definite"):
+        return fact(f"`{value}` is a traced tensor here: a framework op's result or a value the staging traces", candidate.span)
+    params = sorted(set(fields.get("_params", ())) & stored_tensor_params(project, key))
+    if params:
+        names = ", ".join(f"`{p}`" for p in params)
+        return fact(f"`{value}` comes from parameter {names}, a tensor at every call the project shows",
+                    candidate.span)
+    if stored_tensor(candidate, project, key):
+        return fact(f"`{value}` is what a layer, a model or a project function returns: a tensor", candidate.span)
+    return None
+
+
+#: How the object a store writes into is bound -> why it outlives the call.
+_OUTLIVES = {
+    "global": "`{root}` is a module global: it outlives the call",
+    "closure": "`{root}` is a variable of an enclosing function: it outlives the call",
+    "self": "`{root}` is the object the method belongs to: it outlives the call",
+    "param": "`{root}` is the caller's object (passed as parameter `{root}`), not a copy the staging makes: "
+             "it outlives the call",
+    "import": "`{root}` is an imported module or object: it outlives the call",
+}
+
+
+def outlives_fact(candidate) -> list | None:
+    """Why the object a store candidate writes into outlives the call, for the proof."""
+    from stagelint.analysis.proof import fact
+
+    text = _OUTLIVES.get(candidate.fields.get("_root"))
+    root = candidate.fields.get("_root_name")
+    return fact(text.format(root=root), candidate.span) if text and root else None
+
+
 def _staged_by_own_module(project, key) -> bool:
     """Reachable from an entry point of its own module (what a run on that file alone sees)."""
     own = project.__dict__.setdefault("_own_module_reach", {})

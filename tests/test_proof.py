@@ -117,3 +117,27 @@ def test_json_full_and_sarif_carry_the_proof(tmp_path):
         (2, "`step` calls `helper`, which is traced with it", 11),
     ]
     assert related[0]["physicalLocation"]["artifactLocation"] == {"uri": "m.py", "uriBaseId": "%SRCROOT%"}
+
+
+def test_a_leak_s_proof_says_why_the_value_is_a_tensor_and_why_the_object_outlives_the_call():
+    source = textwrap.dedent("""
+        import tensorflow as tf
+
+        history = []
+        steps = {"n": 0}
+
+
+        @tf.function
+        def step(x):
+            loss = tf.reduce_sum(x)
+            history.append(loss)
+            steps["n"] += 1
+            return loss
+    """).lstrip("\n")
+    leak, lost = check_source(source, "m.py")
+    assert (leak.code, lost.code) == ("STG201", "STG102")
+    assert leak.because[1:] == (
+        Note("`loss` is a traced tensor here: a framework op's result or a value the staging traces", "m.py", 10, 5),
+        Note("`history` is a module global: it outlives the call", "m.py", 10, 5),
+    )
+    assert lost.because[1:] == (Note("`steps` is a module global: it outlives the call", "m.py", 11, 5),)

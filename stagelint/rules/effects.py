@@ -18,7 +18,7 @@ from stagelint.fix import tensorflow_alias
 from stagelint.jaxrules import writes_into_ref
 from stagelint.nnx import static_container, store_carried, store_fields, writes_variable
 from stagelint.rules.base import Rule
-from stagelint.stores import read_after, store_is_external, store_sites, stored_tensor
+from stagelint.stores import outlives_fact, read_after, store_is_external, store_sites, stored_tensor
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.values import FILE_METHODS
 from stagelint.analysis.values import FILE, formatted_tensorness, kind_of, python_number
@@ -652,7 +652,10 @@ class ExternalStateMutation(Rule):
             return False  # STG201
         if not store_is_external(candidate, project, key):
             return False
-        return not stored_tensor(candidate, project, key)  # a tensor: STG201
+        if stored_tensor(candidate, project, key):
+            return False  # a tensor: STG201
+        outlives = outlives_fact(candidate)
+        return {"_because": [outlives]} if outlives is not None else True
 
 
 def _lost_update(candidate, project, key) -> bool:

@@ -10,7 +10,7 @@ from stagelint.frameworks import MUTATING_METHODS
 from stagelint.jaxrules import writes_into_ref
 from stagelint.nnx import store_carried, store_fields
 from stagelint.rules.base import Rule
-from stagelint.stores import store_is_external, store_sites, stored_tensor
+from stagelint.stores import outlives_fact, store_is_external, store_sites, stored_tensor_fact
 from stagelint.tensors import loop_kind, tensorness, value_of
 
 
@@ -191,7 +191,10 @@ class LeakedTensor(Rule):
             return False  # Flax NNX state: `nnx.jit` carries module updates out, hijax Variables propagate
         if not store_is_external(candidate, project, key):
             return False
-        return stored_tensor(candidate, project, key)
+        tensor = stored_tensor_fact(candidate, project, key)
+        if tensor is None:
+            return False
+        return {"_because": [tensor] + [f for f in (outlives_fact(candidate),) if f is not None]}
 
 
 def _stored_arg(site) -> str:
