@@ -115,15 +115,27 @@ class EagerGraphDivergence(Rule):
 class ExcessiveRetracing(Rule):
     """
     ## What it does
-    Reports a staged function that traced five or more times on one Function object within one
-    test, when no static finding (STG501, STG502, STG503) explains it. The evidence names the
-    argument that changed at each retrace: the Python values it took, or the tensor shapes and
-    dtypes. A parametrized test matrix whose tests each trace one new signature is not reported:
-    a program would not repeat those traces.
+    Reports a staged function that traced five or more times within one test, when no static
+    finding (STG501, STG502, STG503) explains it. `stagelint run` names what changed at every trace
+    (docs/runtime.md, *Why each trace happened*), and the evidence groups the retraces by cause,
+    each with its remedy:
 
-    Not reported: fewer than five traces of one Function object in one test; retracing that a
-    static finding (STG501, STG502, STG503) explains, which that finding's verdict confirms; new
-    Function objects each traced once (STG502's matter when the code makes them).
+    - shapes varying in dimension *k*: ``5 retraces from the shape of `tokens` changing in
+      dimension 1: give it `input_signature=[tf.TensorSpec([4, None], tf.int32)]` (None where the
+      size varies) or `reduce_retracing=True` `` (JAX: ``pad or bucket `x` to a few fixed shapes``);
+    - a Python value: pass it as a tensor (`tf.constant`) so that one trace serves every value
+      (JAX: pass it as an array, mark it static only if it takes a few values);
+    - a new function object made from the same code (`tf.function(f)` re-applied,
+      `jax.jit(self.update)` on every step): create it once (outside the loop or in `__init__`)
+      and call that object;
+    - a new object argument compared by identity: pass the same object, or one hashed by value.
+
+    A parametrized test matrix whose tests each trace one new signature is not reported: a
+    program would not repeat those traces.
+
+    Not reported: fewer than five traces in one test; a method's first trace on each new
+    instance; retracing that a static finding (STG501, STG502, STG503) explains, which that
+    finding's verdict confirms.
 
     ## Why is this bad?
     Every trace runs the Python body again and builds a new graph: 7 to 55 ms each for small
@@ -147,7 +159,9 @@ class ExcessiveRetracing(Rule):
     def total(x):
         return tf.reduce_sum(x)
     ```
-    Or `@tf.function(reduce_retracing=True)`, or pass Python numbers as `tf.constant(...)`.
+    Or `@tf.function(reduce_retracing=True)`, or pass Python numbers as `tf.constant(...)`. In
+    JAX, pad or bucket inputs to a few fixed shapes, pass numbers as arrays, and `jax.jit` a
+    function once (not `jax.jit(self.update)` inside `step()`).
     """
 
     code = "STG902"

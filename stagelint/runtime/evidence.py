@@ -12,8 +12,10 @@ import os
 import re
 from collections import defaultdict
 
+from stagelint.runtime import retraces
 from stagelint.runtime.compare import Pair, describe_result, error_line
 from stagelint.runtime.records import Call, FnKey, FunctionRecord, Run
+from stagelint.runtime.retraces import PY_KINDS, SPEC_KINDS, format_values
 
 # What graph mode raises for each family, as TF 2.21 words it (spec/tf-behaviour.md).
 SCOPE_ERRORS = ("is out of scope and cannot be used here", "InaccessibleTensorError", "out of scope")
@@ -43,8 +45,6 @@ JAX_TRACER_ERROR_TYPES = frozenset({"TracerBoolConversionError", "TracerIntegerC
                                     "TracerArrayConversionError", "ConcretizationTypeError",
                                     "NonConcreteBooleanIndexError", "UnexpectedTracerError"})
 
-PY_KINDS = ("py", "seq", "map")
-SPEC_KINDS = ("tensor", "var", "array")
 
 
 @functools.lru_cache(maxsize=None)
@@ -54,18 +54,6 @@ def norm(path: str) -> str:
 
 def short_test(nodeid: str) -> str:
     return nodeid.rsplit("::", 1)[-1] if "::" in nodeid else nodeid
-
-
-def format_values(values: list[str]) -> str:
-    """`0..5` for a run of consecutive ints, else the first few values."""
-    try:
-        ints = [int(v) for v in values]
-    except ValueError:
-        ints = None
-    if ints is not None and len(ints) >= 3 and sorted(ints) == list(range(min(ints), max(ints) + 1)):
-        return f"{min(ints)}..{max(ints)}"
-    shown = ", ".join(values[:6])
-    return shown + (", ..." if len(values) > 6 else "")
 
 
 def _distinct(items) -> list:
@@ -99,6 +87,14 @@ class Evidence:
             if c.site:
                 self.keys_by_site[(norm(c.site[0]), c.site[1])].add(c.fn)
         self._scoped: dict[frozenset[str], Evidence] = {}
+        self._traces: dict[FnKey, list[retraces.Trace]] = {}
+
+    def traces(self, key: FnKey) -> list[retraces.Trace]:
+        """Every graph-run trace of the staged function, with why it happened."""
+        if key not in self._traces:
+            fn = self.functions.get(key)
+            self._traces[key] = retraces.explain(self.graph_calls.get(key, []), bool(fn and fn.method))
+        return self._traces[key]
 
     # Findings in a test's own body ------------------------------------------------------------
 
@@ -300,13 +296,15 @@ class Evidence:
         return None
 
     def retrace_objects(self, keys: set[FnKey]) -> str | None:
-        """Did re-created Function objects for the same code each trace again?"""
+        """Did re-created Function objects for the same code (for a method: bound to the same
+        instance, `jax.jit(self.update)` per step) each trace again?"""
         for key in sorted(keys):
             fn = self.functions.get(key)
             calls = self.graph_calls.get(key, [])
             objects = len({c.obj for c in calls})
             traces = sum(c.traced for c in calls)
-            if fn is not None and not fn.method and objects > 1 and traces >= objects:
+            renewed = any(t.cause == "object" for t in self.traces(key))
+            if fn is not None and renewed and objects > 1 and traces >= objects:
                 return (f"{len(calls)} calls, {traces} traces across {objects} Function objects "
                         f"made from the same code")
         return None

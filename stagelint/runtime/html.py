@@ -19,7 +19,8 @@ from html import escape
 from stagelint import __version__
 from stagelint.docs import rule_url
 from stagelint.runtime.compare import Pair, describe_result, error_line
-from stagelint.runtime.evidence import format_values, norm, short_test
+from stagelint.runtime import retraces
+from stagelint.runtime.evidence import norm, short_test
 from stagelint.runtime.executor import output_tail
 from stagelint.runtime.records import Call
 from stagelint.runtime.report import VERDICT_ORDER, FunctionDetail, Report
@@ -315,25 +316,12 @@ def chart(calls: list[Call], pairs: list[Pair], label: str) -> str:
             f"{dots}{marks}{legend}</svg>")
 
 
-def retrace_causes(report: Report, calls: list[Call]) -> list[str]:
-    """Why the function traced more than once, in sentences."""
-    traces = sum(c.traced for c in calls)
-    objects = len({c.obj for c in calls})
-    if traces <= 1:
+def retrace_causes(report: Report, d: FunctionDetail) -> list[str]:
+    """Why the function traced more than once, grouped by cause, with the framework's remedy."""
+    fn = report.evidence.functions.get(d.key)
+    if d.row.get("via") or fn is None:
         return []
-    py, spec, unexplained = report.evidence.retrace_causes(calls)
-    out = [f"argument `{name}` took the Python values {format_values(values)}: each new value is a new trace"
-           for name, values in py.items()]
-    out += [f"argument `{name}` took {len(values)} tensor specs: {format_values(values)}"
-            for name, values in spec.items()]
-    if objects > 1:
-        out.append(f"the calls went to {objects} Function objects: each traces on its first call")
-    if unexplained:
-        out.append(f"{_plural(unexplained, 'retrace')} with no argument change (captured state or new objects)")
-    per_call = max((c.traced for c in calls), default=0)
-    if per_call > 1:
-        out.append(f"one call traced {per_call} times (recursion, or a nested function traced per level)")
-    return out
+    return [c.text(fn.framework == "jax") for c in retraces.causes(report.evidence.traces(d.key))]
 
 
 def _function(report: Report, d: FunctionDetail, anchor: str) -> str:
@@ -346,9 +334,13 @@ def _function(report: Report, d: FunctionDetail, anchor: str) -> str:
              f"{_plural(row['traces'], 'trace')} in the graph run, {_plural(row['eager_calls'], 'call')} joined with "
              f"the eager run; compared by {_e(row['compared'])}.</p>",
              chart(d.calls, d.pairs, label)]
-    causes = retrace_causes(report, d.calls)
+    causes = retrace_causes(report, d)
     if causes:
         parts.append("<p>Retrace causes:</p><ul>" + "".join(f"<li>{_e(c)}</li>" for c in causes) + "</ul>")
+    if d.row.get("retraces"):
+        parts.append("<details><summary>Why each trace happened</summary><ol>"
+                     + "".join(f"<li>trace {r['trace']} ({_e(short_test(r['test']))}, call {r['call']}): "
+                               f"{_e(r['why'])}</li>" for r in d.row["retraces"]) + "</ol></details>")
     if row["signatures"]:
         parts.append("<details><summary>Traced signatures</summary><ul>"
                      + "".join(f"<li><code>{_e(s)}</code></li>" for s in row["signatures"]) + "</ul></details>")

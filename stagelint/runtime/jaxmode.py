@@ -106,7 +106,11 @@ class JaxCalls:
 
     def _shim(self, fun):
         try:
-            return self.shims[fun]
+            shim, counter = self.shims[fun]
+            # Keyed by equality, but JAX caches per function object: an equal bound method
+            # (`self.update` accessed again) is a new object, and JAX traces it anew.
+            if counter.fun is fun:
+                return shim, counter
         except (KeyError, TypeError):
             pass
         counter = Shim(fun)
@@ -187,7 +191,7 @@ class JaxCalls:
             self_object = bound_to.__self__
         target = jitted._target
         # Either way the arguments come without the instance: the signature drops `self`.
-        return recorder.function_info(target, self_object is not None), self_object
+        return recorder.function_info(target, self_object is not None, "jax"), self_object
 
     def _record(self, info, jitted, self_object, bound, summary, before, result, error, counts, output, elapsed,
                 in_transform):
@@ -200,6 +204,10 @@ class JaxCalls:
             "obj": recorder._object_index(info, jitted), "traced": traced, "dur": round(elapsed, 6),
             "args": summary,
         }
+        recorder.identify(bound, summary)
+        inst = recorder.instance_index(info, self_object)
+        if inst is not None:
+            record["inst"] = inst
         if jitted._kind != "jit":
             record["via"] = jitted._kind
         site = _call_site()

@@ -41,7 +41,8 @@ from stagelint.runtime.records import clip_message
 class FunctionInfo:
     """What the recorder knows about the Python function behind a tf.function (per code object)."""
 
-    __slots__ = ("id", "func", "binder", "project", "objects", "next_object")
+    __slots__ = ("id", "func", "binder", "project", "objects", "next_object", "instances",
+                 "next_instance")
 
     def __init__(self, fid: int, func, project: bool, method: bool):
         from stagelint.runtime.values import Binder
@@ -52,6 +53,9 @@ class FunctionInfo:
         self.project = project
         self.objects: dict[int, int] = {}
         self.next_object = 0
+        #: Indexes of the instances a method was bound to (id -> index), while they live.
+        self.instances: dict[int, int] = {}
+        self.next_instance = 0
 
 
 def _code_span(code) -> tuple[int, int]:
@@ -84,6 +88,9 @@ class Recorder:
         #: (function, what) the current test read of a trace count.
         self._reads: set[tuple[str, str]] = set()
         self._object_ids = None
+        #: Identity indexes of object arguments (id -> index), while they live.
+        self._identities: dict[int, int] = {}
+        self._next_identity = 0
         #: What the tests last passed to tf.config.run_functions_eagerly (None: never called).
         self.asked: bool | None = None
         #: Assertion contexts (pytest.raises, assertRaises) open now: the exception types each expects.
@@ -152,7 +159,7 @@ class Recorder:
             target = target.__func__
         return self.function_info(target, instance is not None), instance
 
-    def function_info(self, target, method: bool) -> FunctionInfo:
+    def function_info(self, target, method: bool, framework: str = "tf") -> FunctionInfo:
         """The info of a staged Python function (per code object), announced by an `fn` record."""
         code = getattr(target, "__code__", None)
         key = code if code is not None else target
@@ -166,7 +173,7 @@ class Recorder:
                 "ev": "fn", "id": info.id, "path": os.path.abspath(filename), "line": first, "end": last,
                 "qualname": _clean_qualname(getattr(target, "__qualname__", repr(target))),
                 "module": getattr(target, "__module__", None) or "", "project": info.project,
-                "method": method,
+                "method": method, **({"fw": framework} if framework != "tf" else {}),
             })
         return info
 
@@ -180,6 +187,37 @@ class Recorder:
 
             weakref.finalize(function, info.objects.pop, key, None)
         return index
+
+    def instance_index(self, info: FunctionInfo, instance) -> int | None:
+        """The index of the instance a method is bound to (None when it cannot be told apart once gone)."""
+        if instance is None:
+            return None
+        key = id(instance)
+        index = info.instances.get(key)
+        if index is None:
+            try:
+                weakref.finalize(instance, info.instances.pop, key, None)
+            except TypeError:  # not weak-referenceable: its id could be reused unseen
+                return None
+            index = info.instances[key] = info.next_instance
+            info.next_instance += 1
+        return index
+
+    def identify(self, bound, summary: list) -> None:
+        """Give the object arguments (compared by identity in a trace key) an identity index `o`."""
+        for (_, value), (_, s) in zip(bound, summary):
+            if s.get("k") != "obj":
+                continue
+            key = id(value)
+            index = self._identities.get(key)
+            if index is None:
+                try:
+                    weakref.finalize(value, self._identities.pop, key, None)
+                except TypeError:
+                    continue
+                index = self._identities[key] = self._next_identity
+                self._next_identity += 1
+            s["o"] = index
 
     # The call ------------------------------------------------------------------------------
 
@@ -239,6 +277,10 @@ class Recorder:
             "obj": self._object_index(info, function), "traced": traced, "dur": round(elapsed, 6),
             "args": [[name, summaries.summarize_arg(value)] for name, value in bound],
         }
+        self.identify(bound, record["args"])
+        inst = self.instance_index(info, instance)
+        if inst is not None:
+            record["inst"] = inst
         site = _call_site()
         if site is not None:
             record["site"] = [self._file_id(site[0]), site[1]]

@@ -46,6 +46,8 @@ class FunctionRecord:
     end: int
     project: bool
     method: bool
+    #: The staging framework: "tf" or "jax".
+    framework: str = "tf"
 
     @property
     def name(self) -> str:
@@ -80,6 +82,8 @@ class Call:
     not_compared: str | None = None
     #: JAX: what `jax_explain_cache_misses` said about the call's retraces.
     why: list[str] = field(default_factory=list)
+    #: For a method: which instance it was bound to (an index per function, in order of first call).
+    inst: int | None = None
 
     @property
     def asserted(self) -> bool:
@@ -186,7 +190,8 @@ def _apply(run: Run, rec: dict, files: dict, fns: dict, tests: dict) -> None:
         key = (rec["path"], rec["line"], rec["qualname"])
         fns[rec["id"]] = key
         run.functions[key] = FunctionRecord(key, rec["qualname"], rec["module"], rec["path"], rec["line"],
-                                            rec["end"], rec["project"], rec["method"])
+                                            rec["end"], rec["project"], rec["method"],
+                                            rec.get("fw", "tf"))
     elif ev == "call":
         lines = {}
         for file_id, per_line in rec.get("lines", {}).items():
@@ -201,7 +206,7 @@ def _apply(run: Run, rec: dict, files: dict, fns: dict, tests: dict) -> None:
             lines=lines, output=rec.get("out", ""), ops=rec.get("ops"), random=rec.get("rnd", False),
             leaks=rec.get("leaks", []), seconds=rec.get("dur", 0.0), ran=rec.get("ran"),
             in_graph=bool(rec.get("ig")), asked=rec.get("asked"), not_compared=rec.get("nc"),
-            why=rec.get("why", [])))
+            why=rec.get("why", []), inst=rec.get("inst")))
     elif ev == "outcome":
         run.outcomes.setdefault(rec["nodeid"], []).append(Outcome(rec["when"], rec["outcome"], rec.get("error", "")))
     elif ev == "end":

@@ -18,6 +18,8 @@ from stagelint.runtime.records import Call, FnKey, Run
 from stagelint.runtime.verdicts import Verdict, def_line, mode_outcomes, relpath
 
 MAX_SIGNATURES = 10
+#: Retraces listed per function in the text report (the JSON has them all).
+MAX_RETRACES = 12
 VERDICT_ORDER = {"confirmed": 0, "not-reproduced": 1, "not-exercised": 2}
 
 
@@ -43,6 +45,12 @@ def _signatures(calls: list[Call]) -> list[str]:
     """The distinct argument summaries of the calls that traced."""
     signatures = list(dict.fromkeys(signature(c) for c in calls if c.traced))
     return signatures[:MAX_SIGNATURES] + ["..."] if len(signatures) > MAX_SIGNATURES else signatures
+
+
+def _retraces(ev: Evidence, key: FnKey, name: str) -> list[dict]:
+    """Each trace after the function's first, with the test it ran in and why it happened."""
+    return [{"trace": t.number, "test": t.call.test, "call": t.call.index + 1, "cause": t.cause,
+             "why": t.reason(), "text": t.text(name)} for t in ev.traces(key) if t.cause != "first"]
 
 
 @dataclass
@@ -86,6 +94,7 @@ class Report:
                 "name": fn.name, "path": relpath(fn.path), "line": def_line(fn.path, fn.line),
                 "calls": len(graph_calls), "traces": sum(c.traced for c in graph_calls),
                 "eager_vs_graph": _eager_vs_graph(pairs), "signatures": _signatures(graph_calls),
+                "retraces": _retraces(ev, key, fn.qualname),
                 "eager_calls": len(ev.eager_calls.get(key, [])),
                 "compared": "shapes and dtypes (stateful random ops)" if key in randoms else "values",
             }, graph_calls, list(pairs), key))
@@ -233,6 +242,15 @@ def render_full(report: Report) -> str:
         lines += _table(rows, ["function", "where", "calls", "traces", "eager vs graph"])
     else:
         lines.append("  (no staged function of the project was called)")
+    retraced = [f for f in functions if f.get("retraces")]
+    if retraced:
+        lines += ["", "Retraces (why each trace after a function's first happened)"]
+        for f in retraced:
+            rows = [[f"trace {r['trace']}", short_test(r["test"]), r["why"]] for r in f["retraces"][:MAX_RETRACES]]
+            lines.append(f"  {_function_label(f)} ({f['path']}:{f['line']}): {f['traces']} traces")
+            lines += ["  " + row for row in _table(rows, ["trace", "test", "why"])]
+            if len(f["retraces"]) > MAX_RETRACES:
+                lines.append(f"    ... {len(f['retraces']) - MAX_RETRACES} more (the JSON report lists them all)")
     lines += ["", "Findings"]
     verdicts = report.sorted_verdicts()
     if verdicts:

@@ -15,11 +15,11 @@ import re
 from dataclasses import dataclass, field
 
 from stagelint.findings import Finding
-from stagelint.runtime import modeasserts
+from stagelint.runtime import modeasserts, retraces
 from stagelint.runtime.compare import NOT_COMPARABLE, Pair, describe_result, error_line
 from stagelint.runtime.evidence import (EAGER_ONLY_ERRORS, JAX_CONTROL_ERRORS, JAX_DELETED_ERRORS, JAX_HOST_ERRORS,
                                         JAX_SCOPE_ERRORS, JAX_SHAPE_ERRORS, JAX_STATIC_ERRORS, RECURSION_ERRORS,
-                                        SCOPE_ERRORS, VARIABLE_ERRORS, Evidence, format_values, jax_explanation, norm,
+                                        SCOPE_ERRORS, VARIABLE_ERRORS, Evidence, norm,
                                         short_test)
 from stagelint.runtime.records import FnKey, Run
 
@@ -286,19 +286,21 @@ def _retracing(ev: Evidence, explained: set[FnKey]) -> list[Verdict]:
         fn = ev.functions.get(key)
         if fn is None or not fn.project or key in explained:
             continue
-        # Traces of one Function object within one test: a parametrized test matrix gives each
-        # test a new signature, one trace per test, which a program would not repeat.
-        per_test: dict[tuple[int, str], int] = {}
-        for c in calls:
-            per_test[(c.obj, c.test)] = per_test.get((c.obj, c.test), 0) + c.traced
+        # Traces within one test: a parametrized test matrix gives each test a new signature, one
+        # trace per test, which a program would not repeat. A method's first trace on each new
+        # instance is what a program building several models does too.
+        explained_traces = ev.traces(key)
+        per_test: dict[str, int] = {}
+        for t in explained_traces:
+            if t.cause != "instance":
+                per_test[t.call.test] = per_test.get(t.call.test, 0) + 1
         if max(per_test.values(), default=0) < RETRACE_MIN_TRACES:
             continue
-        py, spec, _ = ev.retrace_causes(calls)
-        causes = [f"argument `{n}` took the Python values {format_values(v)}" for n, v in py.items()]
-        causes += [f"argument `{n}` took {len(v)} tensor specs {format_values(v)}" for n, v in spec.items()]
         traces = sum(c.traced for c in calls)
-        cause = "; ".join(causes) or "no argument changed (new objects or captured state)"
-        text = f"{len(calls)} calls, {traces} traces; {cause}" + jax_explanation(calls)
+        found = retraces.causes(explained_traces)
+        jax = fn.framework == "jax"
+        cause = "; ".join(c.text(jax) for c in found) or "no retrace after a function object's first trace"
+        text = f"{len(calls)} calls, {traces} traces; {cause}"
         out.append(Verdict(_runtime_finding("STG902", "excessive-retracing", fn.path, def_line(fn.path, fn.line),
                                             text, fn.qualname), "confirmed", text, True, {key}))
     return out

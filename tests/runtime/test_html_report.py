@@ -133,7 +133,8 @@ def test_each_staged_function_has_its_chart_and_retrace_causes(fixture_run, repo
         assert abs(last_y - (top + (bottom - top) * (1 - row["traces"] / scale))) < 0.1
     step = next(a for a in functions if text(next(a.iter(NS + "code"))).endswith(".step_fn"))
     causes = [text(li) for ul in step.iter(NS + "ul") for li in ul.iter(NS + "li")]
-    assert "argument `step` took the Python values 0..5: each new value is a new trace" in causes
+    assert ("5 retraces from the Python value of `step` (0..5): pass it as a tensor (tf.constant) so that one "
+            "trace serves every value") in causes
 
 
 @pytest.mark.tf
