@@ -67,8 +67,8 @@ FORMAT = 2
 #: An entry larger than this is not read (what stagelint writes stays far below it).
 MAX_ENTRY = 64 * 1024 * 1024
 #: Settings that only filter or place findings after the analysis: not part of a key.
-_REPORT_ONLY = frozenset({"select", "preview", "ignore", "per_file_ignores", "exclude", "extend_exclude", "source", "root",
-                          "unsafe_fixes",  # which fixes --fix applies; every fix is recorded
+_REPORT_ONLY = frozenset({"select", "preview", "ignore", "per_file_ignores", "exclude", "extend_exclude", "source",
+                          "root", "unsafe_fixes", "shadowed",  # which fixes --fix applies (every fix is recorded); a warning
                           # budgets decide whether a file is analysed, not what its facts say
                           "max_file_size", "file_timeout"})
 #: Fingerprint folders kept side by side (switching branches or versions back and forth).

@@ -23,6 +23,10 @@ def _codes(text: str) -> tuple[str, ...]:
     return codes
 
 
+def _patterns(text: str) -> tuple[str, ...]:
+    return tuple(p.strip() for p in text.split(",") if p.strip())
+
+
 def _jobs(text: str) -> int:
     try:
         n = int(text)
@@ -50,6 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--extend-select", type=_codes, action="append", metavar="CODES",
                        help="codes or prefixes to report in addition to the selected ones")
     check.add_argument("--ignore", type=_codes, action="append", help="comma list of codes or prefixes to leave out")
+    check.add_argument("--exclude", type=_patterns, action="append", metavar="PATTERNS",
+                       help="comma list of globs of files and folders to leave out, instead of the configured "
+                            "exclude (extend-exclude still applies)")
+    check.add_argument("--extend-exclude", type=_patterns, action="append", metavar="PATTERNS",
+                       help="globs to leave out in addition to the configured ones")
+    check.add_argument("--show-settings", action="store_true",
+                       help="print the settings that apply to the first PATH, and where they come from; check nothing")
+    check.add_argument("--show-files", action="store_true", help="print the files that would be checked; check nothing")
     check.add_argument("--output-format", choices=("full", "concise", "json", "sarif", "github", "gitlab", "junit"),
                        default="full",
                        help="full (default), concise (one line each), json, sarif (SARIF 2.1.0), github (workflow "
@@ -164,6 +176,9 @@ def _check(args, parser) -> int:
         from stagelint.files import read_capped
 
         sources = {paths[0]: read_capped(sys.stdin.buffer, settings.max_file_size)}
+    for passed_over in settings.shadowed:
+        print(f"stagelint: warning: {passed_over}: its [stagelint] section is not read: {settings.source} in the "
+              "same folder comes first (pyproject.toml, then setup.cfg, then tox.ini); keep one", file=sys.stderr)
     # As in ruff: --select starts the selection afresh (the configured select and ignore give
     # way to it); --extend-select adds to the selection; --ignore adds to whatever ignore is left.
     if select is not None:
@@ -173,6 +188,20 @@ def _check(args, parser) -> int:
     if ignore is not None:
         settings = settings.with_overrides(ignore=settings.ignore + ignore)
     settings = settings.with_overrides(preview=args.preview)
+    # As in ruff: --exclude replaces the configured exclude, --extend-exclude adds to it; a
+    # pattern with a `/` is relative to the current folder (the configuration's are to its own).
+    if args.exclude is not None:
+        settings = settings.with_overrides(exclude=_anchored(_flatten(args.exclude), settings))
+    if args.extend_exclude is not None:
+        settings = settings.with_overrides(
+            extend_exclude=settings.extend_exclude + _anchored(_flatten(args.extend_exclude), settings))
+    if args.show_settings:
+        from stagelint.showsettings import show_settings
+
+        sys.stdout.write(show_settings(settings, start))
+        return EXIT_OK
+    if args.show_files:
+        return _show_files(paths, settings)
     out = sys.stdout
     if args.output_file:
         try:
@@ -185,6 +214,32 @@ def _check(args, parser) -> int:
     finally:
         if out is not sys.stdout:
             out.close()
+
+
+def _anchored(patterns, settings) -> tuple[str, ...]:
+    """Command-line globs with a `/` as the configuration's globs read them: relative to its folder."""
+    import os
+
+    out = []
+    for pattern in patterns:
+        if "/" in pattern.rstrip("/") and not pattern.startswith("*"):
+            rel = os.path.relpath(os.path.abspath(pattern), os.path.abspath(settings.root)).replace(os.sep, "/")
+            pattern = pattern if rel.startswith("../") else rel
+        out.append(pattern)
+    return tuple(out)
+
+
+def _show_files(paths, settings) -> int:
+    """ruff's --show-files: each file a check of these paths would read, one a line."""
+    from stagelint.discovery import discover
+
+    files, missing = discover(paths, settings)
+    for path in sorted(files):
+        print(path)
+    for path, reason in missing:
+        print(f"stagelint: error: {path}: {reason}", file=sys.stderr)
+    sys.stdout.flush()
+    return EXIT_ERROR if missing else EXIT_OK
 
 
 def _check_into(args, paths, sources, settings, out) -> int:

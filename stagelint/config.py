@@ -12,6 +12,8 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from stagelint import iniconfig
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -51,6 +53,9 @@ class Settings:
     rule_url: str = ""
     #: Where the settings came from (None: defaults).
     source: str | None = None
+    #: Other files in the same folder with a stagelint section, passed over for `source`
+    #: (said as a warning: never silently ignored).
+    shadowed: tuple[str, ...] = ()
     #: The directory relative paths in the config are taken from.
     root: str = "."
 
@@ -193,6 +198,15 @@ _KEYS = {
 }
 
 
+def key_kinds() -> dict[str, str]:
+    """Each key's kind of value ("list", "table", "bool", "number"), for files that hold text."""
+    kinds = {}
+    for key, (_, convert) in _KEYS.items():
+        kinds[key] = ("list" if convert in (_codes, _str_list, _dotted_names) else "table" if convert is _per_file
+                      else "bool" if convert is _bool else "number")
+    return kinds
+
+
 def parse_table(path: Path, table: dict) -> Settings:
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.stagelint] must be a table")
@@ -210,8 +224,35 @@ def parse_table(path: Path, table: dict) -> Settings:
     return Settings(source=str(path), root=str(path.parent), **kwargs)
 
 
+def _read_ini(path: Path, required: bool) -> Settings | None:
+    """Settings from the `[stagelint]` section of a setup.cfg / tox.ini (`stagelint.iniconfig`)."""
+    from stagelint.files import NotRead, read_source
+
+    try:
+        table = iniconfig.read_section(path, read_source(path, MAX_CONFIG_SIZE).decode("utf-8"))
+    except NotRead as e:  # a FIFO or `/dev/zero` given as --config: refused, not read without end
+        raise ConfigError(f"{path}: {e}") from e
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read configuration: {e.strerror or e}") from e
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: configuration is not UTF-8: {e}") from e
+    except iniconfig.IniError as e:
+        raise ConfigError(f"{path}: [stagelint] {e}") from e
+    if table is None:
+        if required:
+            raise ConfigError(f"{path}: no [stagelint] section")
+        return None
+    try:
+        return parse_table(path, table)
+    except ConfigError as e:  # the same checks as the TOML table; say which section it is
+        raise ConfigError(str(e).replace("[tool.stagelint]", "[stagelint]")) from e
+
+
 def read_config(path: Path, required: bool = True) -> Settings | None:
-    """Settings from one TOML file; None when it has no [tool.stagelint] and is not required."""
+    """Settings from one file (TOML, or setup.cfg / tox.ini / another `.cfg`/`.ini` with a
+    `[stagelint]` section); None when it has no stagelint table and is not required."""
+    if path.suffix in (".cfg", ".ini"):
+        return _read_ini(path, required)
     from stagelint.files import NotRead, read_source
 
     try:
@@ -255,16 +296,40 @@ def _has_table(candidate: Path) -> bool:
     return isinstance(tool, dict) and "stagelint" in tool
 
 
-def find_config(start: str | os.PathLike) -> Path | None:
-    """The nearest pyproject.toml with a [tool.stagelint] table, from `start` upwards."""
+def _has_section(candidate: Path) -> bool:
+    from stagelint.files import read_source
+
+    try:
+        return iniconfig.mentions_section(read_source(candidate, MAX_CONFIG_SIZE).decode("utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def find_configs(start: str | os.PathLike) -> list[Path]:
+    """In the nearest folder from `start` upwards that has any: its files with a stagelint
+    table, in precedence order (pyproject.toml's [tool.stagelint], then setup.cfg's and
+    tox.ini's [stagelint], as flake8 reads its own section from those two)."""
     here = Path(start).resolve()
     if not here.is_dir():
         here = here.parent
     for directory in (here, *here.parents):
+        found = []
         candidate = directory / "pyproject.toml"
         if candidate.is_file() and _has_table(candidate):
-            return candidate
-    return None
+            found.append(candidate)
+        for name in iniconfig.FILES:
+            candidate = directory / name
+            if candidate.is_file() and _has_section(candidate):
+                found.append(candidate)
+        if found:
+            return found
+    return []
+
+
+def find_config(start: str | os.PathLike) -> Path | None:
+    """The configuration file that applies from `start` (`find_configs`' first), or None."""
+    found = find_configs(start)
+    return found[0] if found else None
 
 
 def load_settings(start: str | os.PathLike = ".", config: str | os.PathLike | None = None) -> Settings:
@@ -273,7 +338,8 @@ def load_settings(start: str | os.PathLike = ".", config: str | os.PathLike | No
         if not path.exists():
             raise ConfigError(f"{path}: configuration file does not exist")
         return read_config(path, required=True)
-    found = find_config(start)
-    if found is None:
+    found = find_configs(start)
+    if not found:
         return Settings()
-    return read_config(found, required=False) or Settings()
+    settings = read_config(found[0], required=False) or Settings()
+    return replace(settings, shadowed=tuple(str(p) for p in found[1:])) if len(found) > 1 else settings
