@@ -222,6 +222,9 @@ class StagelintChecker:
         result = _set_aside_after(check_paths, [self.filename], session.settings, noqa=False,
                                   jobs=0 if daemonic else None, sources={real: text.encode("utf-8")},
                                   cache=session.cache([self.filename]), whole_project=True)
+        for path, reason in result.skipped:  # (the buffer over the size budget: said, not silent)
+            if os.path.realpath(path) == real:
+                print(f"stagelint: {path}: {reason}", file=sys.stderr)
         return [f for f in result.findings if os.path.realpath(f.path) == real]
 
 

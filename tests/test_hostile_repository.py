@@ -163,6 +163,12 @@ def test_devices_and_standard_input_are_read_at_most_to_the_budget(tmp_path):
         proc = _bounded("-", cwd=tmp_path, stdin=zero)
     assert proc.returncode == 2
     assert _errors(proc) == ["-: skipped: more than 5,000,000 bytes, over the size budget (5,000,000 bytes; max-file-size)"]
+    # Text over the budget that stages nothing (the screen would pass it over): said, not "All checks passed!".
+    (tmp_path / "big.txt").write_text("import tensorflow as tf\n" + "x = 1\n" * 1_000_000)
+    with open(tmp_path / "big.txt", "rb") as text:
+        proc = _bounded("-", cwd=tmp_path, stdin=text)
+    assert proc.returncode == 2 and "All checks passed" not in proc.stdout
+    assert _errors(proc) == ["-: skipped: more than 5,000,000 bytes, over the size budget (5,000,000 bytes; max-file-size)"]
     proc = _bounded("--config", "/dev/zero", "ok.py", cwd=tmp_path)  # a configuration is read the same way
     assert proc.returncode == 2 and _errors(proc) == ["/dev/zero: not read: a character device, not a regular file"]
 

@@ -152,7 +152,15 @@ class _reader:
 
     def __call__(self, real: str) -> bytes:
         buffer = self.state.sources.get(real)
-        return buffer if buffer is not None else self.state.read(real)
+        if buffer is None:
+            return self.state.read(real)
+        from stagelint.budget import over_budget
+        from stagelint.files import NotRead
+
+        reason = over_budget(buffer, self.state.settings, python=False)
+        if reason is not None:  # as a file over the budget: not screened, the analysis says why
+            raise NotRead(reason)
+        return buffer
 
 
 def _placeholder(state: ProjectState, path: str) -> F.ModuleFacts:
