@@ -392,12 +392,12 @@ def stored_tensor(candidate, project, key) -> bool:
 def stored_tensor_fact(candidate, project, key) -> list | None:
     """Why the stored value is a tensor (`stored_tensor`'s reason, for the finding's proof), or
     None when it is not known to be one."""
-    from stagelint.analysis.proof import fact
+    from stagelint.analysis.proof import definite_tensor, fact
 
     fields = candidate.fields
     value = fields.get("value", "the value")
     if fields.get("_definite"):
-        return fact(f"`{value}` is a traced tensor here: a framework op's result or a value the staging traces", candidate.span)
+        return fact(definite_tensor(value), candidate.span)
     params = sorted(set(fields.get("_params", ())) & stored_tensor_params(project, key))
     if params:
         names = ", ".join(f"`{p}`" for p in params)

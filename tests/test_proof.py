@@ -141,3 +141,25 @@ def test_a_leak_s_proof_says_why_the_value_is_a_tensor_and_why_the_object_outliv
         Note("`history` is a module global: it outlives the call", "m.py", 10, 5),
     )
     assert lost.because[1:] == (Note("`steps` is a module global: it outlives the call", "m.py", 11, 5),)
+
+
+def test_a_tensor_used_as_a_python_value_says_why_it_is_a_tensor():
+    source = textwrap.dedent("""
+        import tensorflow as tf
+
+
+        def helper(x):
+            return int(x)
+
+
+        @tf.function(autograph=False)
+        def step(x):
+            y = tf.reduce_sum(x)
+            return helper(tf.abs(x)) + y.numpy()
+    """).lstrip("\n")
+    found = {f.code: f for f in check_source(source, "m.py")}
+    assert found["STG601"].because[-1] == Note(
+        "`y` is a traced tensor here: a framework op's result or a value the staging traces", "m.py", 11, 32)
+    assert found["STG602"].because[-1] == Note(
+        "`x` comes from parameter `x`, which the project shows is a tensor (what its callers pass, or an op it "
+        "is given to)", "m.py", 5, 12)

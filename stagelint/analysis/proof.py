@@ -32,6 +32,11 @@ def fact(message: str, span, certainty: str = TRUE) -> list:
     return [message, span.line, span.column, certainty]
 
 
+def definite_tensor(value: str) -> str:
+    """The fact of a value the value model knows to be a tensor (`Tensorness.definite`)."""
+    return f"`{value}` is a traced tensor here: a framework op's result or a value the staging traces"
+
+
 def chain_verdict(facts) -> str:
     """"report" when every fact is known true, "preview" when the least certain is heuristic,
     "silent" when one is unknown or false."""

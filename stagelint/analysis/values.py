@@ -198,6 +198,25 @@ def tensor_in_project(project, key, definite: bool, params, keras_inputs: bool =
     return bool(definite or (params and set(params) & project.tensor_params(key, keras_inputs)))
 
 
+def tensor_fact(project, key, candidate, keras_inputs: bool = True) -> list | None:
+    """Why a candidate's `value` is a tensor (`tensor_in_project`'s reason), for the finding's
+    proof; None when it is not known to be one."""
+    from stagelint.analysis.proof import definite_tensor, fact
+
+    fields = candidate.fields
+    value = fields.get("value") or "the value"
+    if fields.get("_variable"):
+        return fact(f"`{value}` is a `tf.Variable`: it has no value while the function is traced", candidate.span)
+    if fields.get("_definite"):
+        return fact(definite_tensor(value), candidate.span)
+    params = sorted(set(fields.get("_params", ())) & project.tensor_params(key, keras_inputs))
+    if not params:
+        return None
+    names = ", ".join(f"`{p}`" for p in params)
+    return fact(f"`{value}` comes from parameter {names}, which the project shows is a tensor (what its callers "
+                f"pass, or an op it is given to)", candidate.span)
+
+
 def arg_kind(arg) -> str:
     """The lattice kind of what a call site passes (`facts.ArgFacts`)."""
     from stagelint.tensors import NUMBERS

@@ -7,7 +7,7 @@ import libcst as cst
 from stagelint.analysis.caught import WatchesTry
 from stagelint.analysis.guards import type_dispatch
 from stagelint.context import short_code
-from stagelint.analysis.values import VARIABLE, kind_of, one_tensor, tensor_in_project
+from stagelint.analysis.values import VARIABLE, kind_of, one_tensor, tensor_fact
 from stagelint.frameworks import EAGER_ONLY_METHODS, NUMPY_STATIC_FUNCTIONS, is_stateful_op
 from stagelint.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
 from stagelint.nnx import param_attributes
@@ -15,11 +15,11 @@ from stagelint.rules.base import Rule
 from stagelint.tensors import Tensorness, tensorness, value_of
 
 
-def _tensor_confirmed(candidate, project, module, keras_inputs: bool = True) -> bool:
-    """Definitely a tensor, or built from parameters the project shows are tensors."""
-    fields = candidate.fields
-    return tensor_in_project(project, (module.module, candidate.function), fields.get("_definite", False),
-                             fields.get("_params", ()), keras_inputs)
+def _tensor_confirmed(candidate, project, module, keras_inputs: bool = True):
+    """Definitely a tensor, or built from parameters the project shows are tensors: the verdict
+    with that fact for the finding's proof, or False."""
+    fact = tensor_fact(project, (module.module, candidate.function), candidate, keras_inputs)
+    return {"_because": [fact]} if fact is not None else False
 
 
 def _tensor_fields(t: Tensorness) -> dict:
@@ -181,12 +181,12 @@ class EagerOnlyCall(WatchesTry, Rule):
         call = f"{short_code(receiver)}.{method}()"
         if isinstance(receiver, cst.Name) and ctx.binding_kind(receiver, func) in ("global", "closure", "import"):
             if kind_of(ctx, receiver, func) == VARIABLE:
-                self.report(node, call=call, value=short_code(receiver), _definite=True,
+                self.report(node, call=call, value=short_code(receiver), _definite=True, _variable=True,
                             error="NotImplementedError (a variable has no value while tracing)",
                             instead="read it as a tensor (`v` or `v.read_value()`) and use TensorFlow ops")
             return  # a module-level eager tensor is a captured constant: `.numpy()` works once
         if kind_of(ctx, receiver, func) == VARIABLE:
-            self.report(node, call=call, value=short_code(receiver), _definite=True,
+            self.report(node, call=call, value=short_code(receiver), _definite=True, _variable=True,
                         error="NotImplementedError (a variable has no value while tracing)",
                         instead="read it as a tensor (`v` or `v.read_value()`) and use TensorFlow ops")
             return
@@ -655,7 +655,8 @@ class TensorAsPythonValue(WatchesTry, Rule):
             verdict = {"error": f"{error[:-1]}; {why})" if error.endswith(")") else f"{error} ({why})"}
         # A Keras `call(self, inputs, states)` may receive lists of tensors: iterating or
         # testing those is fine, so a parameter needs evidence of its own here.
-        return _tensor_confirmed(candidate, project, module, keras_inputs=False) and verdict
+        confirmed = _tensor_confirmed(candidate, project, module, keras_inputs=False)
+        return confirmed and ({**confirmed, **verdict} if isinstance(verdict, dict) else confirmed)
 
 
 class DiscardedOp(Rule):
