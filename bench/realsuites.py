@@ -1,82 +1,120 @@
-"""`stagelint run` on real test modules of five projects, against plain pytest on the same modules.
+"""`stagelint run` on real test modules of JAX and Keras 3 projects, against plain pytest on the same modules.
 
-    python bench/realsuites.py --setup          # once: the bench venv and the projects' sources
-    python bench/realsuites.py [--only NAME] [--json FILE]
+    python bench/realsuites.py --setup          # once: the pinned packages and the projects' sources
+    python bench/realsuites.py [--only NAME] [--exclude NAME] [--json FILE]
 
-For every pinned module it runs plain pytest, then `stagelint run`, one after the other in the
-bench venv, and prints the tests passed in plain pytest / the graph run / the eager run, the wall
-time of each and the ratio, and every confirmed and runtime-only finding with its evidence.
-The target (issue 13): no false confirmed or runtime-only finding, both runs' outcomes equal to
-plain pytest's where the code has no staging bug, and a median ratio <= 1.3x plain pytest.
+Run it with the interpreter of the environment to measure (here /work/main/.venv/bin/python, which
+holds TensorFlow CPU 2.21, JAX 0.10.2 and the pinned packages below). For every pinned module it
+runs plain pytest, then `stagelint run`, one after the other, and prints the tests passed in plain
+pytest / the graph run / the eager run, the wall time of each and the ratio, and every confirmed
+and runtime-only finding with its evidence; bench/realsuites_verdicts.csv holds the verdict of a
+person who read each one (true/false, with the reason), and the script says which findings have
+none. The target (issue 24): both runs' outcomes equal to plain pytest's wherever plain pytest
+passes, no false confirmed or runtime-only finding, a median ratio <= 1.15x plain pytest.
 
 Nothing fetched is committed: everything lives in bench/.realsuites/ (git-ignored).
 
-Setup. The projects' packages are installed, without their dependencies (their pins ask for
-other TensorFlow versions), into a bench-only venv beside TensorFlow CPU 2.21 and tf_keras 2.21.
-Their test modules come from the wheels of the pinned versions (`pip download --no-deps`), except
-tensorflow-addons, whose wheel holds no tests: its tests come from the tag v0.23.0 of its
-repository (`--addons-repo GIT_DIR`, a clone or a bare mirror). The packages' Python sources are
-copied out of site-packages into bench/.realsuites/src/<project>/ (a project root of their own),
-because `stagelint run` treats site-packages as library code: it lints, traces and reports the
-project, not what is installed. tensorflow-addons 0.23.0 imports Keras 2's internals as `keras.src`
-(Keras 2.13-2.15); with TF 2.21 Keras 2 is `tf_keras`, so the bench rewrites those imports in its
-copy (`keras.src.` -> `tf_keras.src.`), and runs addons, tf-models, recommenders and tf-agents
-with TF_USE_LEGACY_KERAS=1, as their documentation says for TensorFlow 2.16 and later.
+Setup. `--setup` installs the pinned packages (PINS) into the running interpreter's environment
+with pip (the projects themselves without their dependencies, which the environment already has:
+their pins would ask for other JAX or TensorFlow versions), then lays out each project's sources in
+bench/.realsuites/src/<project>/, a project root of its own, because `stagelint run` treats
+site-packages as library code: it lints, traces and reports the project, not what is installed.
+The sources come from the pinned version's wheel (optax, chex, haiku and sonnet ship their tests
+inside the package), its sdist (flax and blackjax ship tests/ and their pytest configuration), or
+the pinned tag of the repository (equinox, keras: `fetch` brings a mirror to
+/work/.mirror/OWNER+NAME/repo, or pass --mirrors DIR), so each project's own pytest configuration
+(`filterwarnings = error`, conftest.py, markers) is part of what is measured.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
+import tarfile
 import time
 import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 HOME = REPO / "bench" / ".realsuites"
-VENV = HOME / "venv"
 SRC = HOME / "src"
-PY = VENV / "bin" / "python"
-TARGET_RATIO = 1.3
+VERDICTS = REPO / "bench" / "realsuites_verdicts.csv"
+TARGET_RATIO = 1.15
 
-#: What the bench venv holds besides the projects (installed with their dependencies).
-BASE = ["tensorflow-cpu==2.21.0", "tf-keras==2.21.0", "pytest>=8", "absl-py", "dm-tree", "tabulate", "wrapt",
-        "typeguard<3", "packaging", "gin-config", "pyyaml", "cloudpickle", "pillow", "six", "gym<=0.23.0",
-        "tensorflow-text==2.21.1", "tensorflow-datasets", "decorator", "tensorflow-probability==0.25.0"]
+#: Installed into the measured environment by --setup, besides TensorFlow CPU 2.21 and JAX 0.10.2
+#: (left as they are); the first group with their dependencies, the second without.
+PINS = ["chex==0.1.92", "blackjax==1.7.1", "dm-haiku==0.0.17", "dm-tree", "tabulate", "cloudpickle",
+        "beartype"]  # beartype: equinox's tests
+PINS_NO_DEPS = ["dm-sonnet==2.0.2"]
 
-LEGACY_KERAS = {"TF_USE_LEGACY_KERAS": "1"}
+JAX_ENV = {"JAX_PLATFORMS": "cpu"}
+KERAS_TF = {"KERAS_BACKEND": "tensorflow"}
 
-#: project -> (pip requirement, packages to copy, environment, test modules relative to its src dir)
+#: project -> (source, packages or tag, environment, test modules relative to its root). A source
+#: is ("wheel", "name==version", [packages]), ("sdist", "name==version") or ("git", "owner/name", tag,
+#: commit, [paths]): the paths of the tagged commit the tests need (a mirror may lack large data files).
 PROJECTS = {
-    "tensorflow-addons": ("tensorflow-addons==0.23.0", ["tensorflow_addons"], LEGACY_KERAS, [
-        "tensorflow_addons/activations/tests/hardshrink_test.py",
-        "tensorflow_addons/layers/tests/maxout_test.py",
-        "tensorflow_addons/losses/tests/contrastive_test.py",
+    "optax": (("wheel", "optax==0.2.8", ["optax"]), JAX_ENV, [
+        "optax/_src/update_test.py",
+        "optax/_src/numerics_test.py",
+        "optax/_src/lookahead_test.py",
+        "optax/_src/combine_test.py",
+        "optax/_src/transform_test.py",
     ]),
-    "dm-sonnet": ("dm-sonnet==2.0.2", ["sonnet"], {}, [
+    "chex": (("wheel", "chex==0.1.92", ["chex"]), JAX_ENV, [
+        "chex/_src/variants_test.py",
+        "chex/_src/dimensions_test.py",
+        "chex/_src/dataclass_test.py",
+    ]),
+    "flax-linen": (("sdist", "flax==0.12.8"), JAX_ENV, [
+        "tests/linen/linen_dtypes_test.py",
+        "tests/linen/linen_activation_test.py",
+        "tests/linen/linen_batch_apply_test.py",
+    ]),
+    "flax-nnx": (("sdist", "flax==0.12.8"), JAX_ENV, [
+        "tests/nnx/rngs_test.py",
+        "tests/nnx/variable_test.py",
+        "tests/nnx/ema_test.py",
+        "tests/nnx/helpers_test.py",
+    ]),
+    "equinox": (("git", "patrick-kidger/equinox", "v0.13.8", "dfadb04884a0fc067fb85282c994f8e5c106941f",
+                 ["equinox", "tests", "pyproject.toml"]),
+                JAX_ENV, [
+        "tests/test_jit.py",
+        "tests/test_filters.py",
+        "tests/test_update.py",
+        "tests/test_callback.py",
+    ]),
+    "blackjax": (("sdist", "blackjax==1.7.1"), JAX_ENV, [
+        "tests/mcmc/test_proposal.py",
+        "tests/mcmc/test_metrics.py",
+        "tests/test_util.py",
+    ]),
+    "dm-haiku": (("wheel", "dm-haiku==0.0.17", ["haiku"]), JAX_ENV, [
+        "haiku/_src/basic_test.py",
+        "haiku/_src/layer_norm_test.py",
+        "haiku/_src/stateful_test.py",
+    ]),
+    "keras": (("git", "keras-team/keras", "v3.15.1", "250b42181ce9f37df68319d8f4753ec89a349a43",
+               ["keras", "conftest.py", "pyproject.toml"]), KERAS_TF, [
+        "keras/src/layers/core/dense_test.py",
+        "keras/src/optimizers/sgd_test.py",
+        "keras/src/layers/activations/relu_test.py",
+        "keras/src/metrics/accuracy_metrics_test.py",
+    ]),
+    "dm-sonnet": (("wheel", "dm-sonnet==2.0.2", ["sonnet"]), {}, [
         "sonnet/src/linear_test.py",
-        "sonnet/src/optimizers/sgd_test.py",
         "sonnet/src/moving_averages_test.py",
-    ]),
-    "tf-models-official": ("tf-models-official==2.20.0", ["official", "orbit"], LEGACY_KERAS, [
-        "official/modeling/multitask/evaluator_test.py",
-        "official/modeling/optimization/lr_schedule_test.py",
-        "orbit/standard_runner_test.py",
-    ]),
-    "tensorflow-recommenders": ("tensorflow-recommenders==0.7.7", ["tensorflow_recommenders"], LEGACY_KERAS, [
-        "tensorflow_recommenders/layers/factorized_top_k_test.py",
-        "tensorflow_recommenders/tasks/ranking_test.py",
-    ]),
-    "tf-agents": ("tf-agents==0.19.0", ["tf_agents"], LEGACY_KERAS, [
-        "tf_agents/networks/q_network_test.py",
-        "tf_agents/utils/value_ops_test.py",
+        "sonnet/src/optimizers/adam_test.py",
     ]),
 }
 
@@ -85,53 +123,63 @@ PROJECTS = {
 
 
 def _pip(*args: str) -> None:
-    subprocess.run([str(PY), "-m", "pip", "install", "-q", *args], check=True)
+    subprocess.run([sys.executable, "-m", "pip", *args], check=True)
 
 
-def setup(addons_repo: str | None) -> None:
-    if not PY.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-    _pip(*BASE)
-    _pip("--no-deps", *(spec for spec, *_ in PROJECTS.values()))
-    _pip("--no-deps", "-e", str(REPO))
-    wheels = HOME / "wheels"
-    wheels.mkdir(parents=True, exist_ok=True)
-    for name, (spec, packages, _, _) in PROJECTS.items():
-        subprocess.run([str(PY), "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:", spec,
-                        "-d", str(wheels)], check=True)
-        wheel = next(wheels.glob(spec.split("==")[0].replace("-", "_") + "-" + spec.split("==")[1] + "-*.whl"))
-        root = SRC / name
-        shutil.rmtree(root, ignore_errors=True)
-        root.mkdir(parents=True)
+def _download(spec: str, kind: str) -> Path:
+    store = HOME / "downloads"
+    store.mkdir(parents=True, exist_ok=True)
+    name, version = spec.split("==")
+    binary = ["--only-binary", ":all:"] if kind == "wheel" else ["--no-binary", ":all:"]
+    _pip("download", "-q", "--no-deps", *binary, spec, "-d", str(store))
+    stem = f"{name.replace('-', '_')}-{version}"
+    pattern = f"{stem}-*.whl" if kind == "wheel" else f"{stem}.tar.gz"
+    found = list(store.glob(pattern)) or list(store.glob(pattern.replace("_", "-", 1)))
+    if not found:
+        raise SystemExit(f"{spec}: no {kind} in {store}")
+    return found[0]
+
+
+def _lay_out(project: str, source: tuple, mirrors: Path) -> None:
+    root = SRC / project
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    kind = source[0]
+    if kind == "wheel":
+        packages = source[2]
         (root / "setup.cfg").write_text("# the project root of the bench's copy\n")
-        with zipfile.ZipFile(wheel) as zf:
+        with zipfile.ZipFile(_download(source[1], "wheel")) as zf:
             for member in zf.namelist():
                 if member.split("/")[0] in packages:
                     zf.extract(member, root)
-        if name == "tensorflow-addons":
-            _addons_tests(root, addons_repo)
-    print(f"bench venv: {VENV}\nsources: {SRC}")
-
-
-def _addons_tests(root: Path, addons_repo: str | None) -> None:
-    """Test modules and conftest of tensorflow-addons v0.23.0, and its Keras 2 imports as tf_keras."""
-    if addons_repo is None:
-        raise SystemExit("tensorflow-addons' wheel has no tests: pass --addons-repo GIT_DIR (a clone or mirror of "
-                         "github.com/tensorflow/addons holding the tag v0.23.0)")
-    with tempfile.TemporaryDirectory() as tmp:
-        archive = subprocess.run(["git", "--git-dir", addons_repo, "archive", "v0.23.0", "tensorflow_addons"],
+    elif kind == "sdist":
+        with tarfile.open(_download(source[1], "sdist")) as tf:
+            for member in tf.getmembers():
+                parts = member.name.split("/", 1)
+                if len(parts) == 2 and parts[1] and (member.isfile() or member.isdir()):
+                    member.name = parts[1]
+                    tf.extract(member, root, filter="data")
+    else:
+        _, repo, _, commit, paths = source
+        git_dir = mirrors / repo.replace("/", "+") / "repo"
+        archive = subprocess.run(["git", "--git-dir", str(git_dir), "archive", "--format=tar", commit, *paths],
                                  check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        for path in Path(tmp, "tensorflow_addons").rglob("*.py"):
-            rel = path.relative_to(tmp)
-            if "/tests/" in f"/{rel}" or rel.name == "conftest.py":
-                (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(path, root / rel)
-    for path in (root / "tensorflow_addons").rglob("*.py"):
-        text = path.read_text()
-        fixed = re.sub(r"\bfrom keras\.src\.", "from tf_keras.src.", text)
-        if fixed != text:
-            path.write_text(fixed)
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tf:
+            tf.extractall(root, filter="data")
+
+
+def setup(mirrors: Path) -> None:
+    _pip("install", "-q", *PINS)
+    _pip("install", "-q", "--no-deps", *PINS_NO_DEPS)
+    done: dict[str, str] = {}
+    for project, (source, _, _) in PROJECTS.items():
+        if source[1] in done:  # flax linen and nnx share one copy
+            shutil.rmtree(SRC / project, ignore_errors=True)
+            shutil.copytree(SRC / done[source[1]], SRC / project)
+            continue
+        _lay_out(project, source, mirrors)
+        done[source[1]] = project
+    print(f"sources: {SRC}")
 
 
 # The bench -----------------------------------------------------------------------------------------
@@ -152,26 +200,37 @@ def _counts(text: str) -> dict[str, int]:
     return found
 
 
-def plain(module: str, cwd: Path, env: dict[str, str]) -> tuple[float, dict[str, int]]:
-    """Plain `pytest MODULE`. Its options go through PYTEST_ADDOPTS: absl's flag parsing (tf-models'
-    tests) reads sys.argv and rejects `-q`, as it would have rejected stagelint's own options."""
-    start = time.perf_counter()
-    proc = subprocess.run([str(PY), "-m", "pytest", module], cwd=cwd, capture_output=True, text=True,
+def _cpu() -> float:
+    """User + system CPU seconds of the finished children (and theirs) so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def plain(module: str, cwd: Path, env: dict[str, str]) -> tuple[float, float, dict[str, int]]:
+    """Plain `pytest MODULE`: wall and CPU seconds, the closing line's counts. Its options go through
+    PYTEST_ADDOPTS: absl's flag parsing reads sys.argv and rejects `-q`, as it would have rejected
+    stagelint's own options."""
+    start, cpu = time.perf_counter(), _cpu()
+    proc = subprocess.run([sys.executable, "-m", "pytest", module], cwd=cwd, capture_output=True, text=True,
                           env={**env, "PYTEST_ADDOPTS": "-q -p no:cacheprovider"})
-    return time.perf_counter() - start, _counts(proc.stdout)
+    return time.perf_counter() - start, _cpu() - cpu, _counts(proc.stdout)
 
 
-def staged(module: str, cwd: Path, env: dict[str, str], keep: Path) -> tuple[float, dict, int, str]:
-    start = time.perf_counter()
-    proc = subprocess.run([str(PY), "-m", "stagelint", "run", module, "--output-format", "json",
-                           "--keep-records", str(keep)], cwd=cwd, env=env, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
+def staged(module: str, cwd: Path, env: dict[str, str], keep: Path) -> tuple[float, float, dict, int, str]:
+    """`stagelint run MODULE` with this checkout's stagelint (PYTHONPATH: the measured code, not
+    whatever the environment has installed)."""
+    start, cpu = time.perf_counter(), _cpu()
+    path = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), str(REPO)]))
+    proc = subprocess.run([sys.executable, "-m", "stagelint", "run", module, "--output-format", "json",
+                           "--keep-records", str(keep)], cwd=cwd, env={**env, "PYTHONPATH": path},
+                          capture_output=True, text=True)
+    seconds, cpu = time.perf_counter() - start, _cpu() - cpu
     try:
         report = json.loads(proc.stdout)
     except ValueError:
         report = {}
     last = (proc.stderr.strip().splitlines() or [""])[-1]
-    return seconds, report, proc.returncode, last
+    return seconds, cpu, report, proc.returncode, last
 
 
 def _passed(counts: dict) -> str:
@@ -179,57 +238,80 @@ def _passed(counts: dict) -> str:
         (f"/{counts.get('errors', 0)}e" if counts.get("errors") else "")
 
 
+def _same_outcomes(plain_counts: dict, run: dict) -> bool:
+    return all(plain_counts.get(k, 0) == run.get(k, 0) for k in ("passed", "failed", "errors"))
+
+
+def read_verdicts() -> dict[tuple[str, str, int, str], tuple[str, str]]:
+    """(module, path, line, code) -> (true/false, the reason), from bench/realsuites_verdicts.csv."""
+    if not VERDICTS.exists():
+        return {}
+    with VERDICTS.open(newline="") as fh:
+        return {(r["module"], r["path"], int(r["line"]), r["code"]): (r["verdict"], r["reason"])
+                for r in csv.DictReader(fh)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--setup", action="store_true", help="create the bench venv and the sources, then stop")
-    parser.add_argument("--addons-repo", default=next((p for p in ("/work/.mirror/tensorflow+addons/repo",)
-                                                       if os.path.isdir(p)), None),
-                        help="git dir of tensorflow/addons (for its v0.23.0 tests)")
+    parser.add_argument("--setup", action="store_true", help="install the pins and lay out the sources, then stop")
+    parser.add_argument("--mirrors", default="/work/.mirror", help="folder of the git mirrors (OWNER+NAME/repo)")
     parser.add_argument("--only", help="only the projects or modules whose name contains this")
     parser.add_argument("--exclude", help="leave out the projects or modules whose name contains this")
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args(argv)
     if args.setup:
-        setup(args.addons_repo)
+        setup(Path(args.mirrors))
         return 0
-    if not PY.exists() or not SRC.exists():
+    if not SRC.exists():
         print("run `python bench/realsuites.py --setup` first", file=sys.stderr)
         return 2
+    verdicts = read_verdicts()
     rows, alarms, results = [], [], []
     records = HOME / "records"
-    for project, (_, _, extra, modules) in PROJECTS.items():
+    for project, (_, extra, modules) in PROJECTS.items():
         for module in modules:
             if args.only and args.only not in project and args.only not in module:
                 continue
             if args.exclude and (args.exclude in project or args.exclude in module):
                 continue
             cwd, env = SRC / project, _env(extra)
-            keep = records / module.replace("/", "_")
-            plain_s, plain_counts = plain(module, cwd, env)
-            run_s, report, code, last = staged(module, cwd, env, keep)
+            keep = records / project / module.replace("/", "_")
+            load = os.getloadavg()[0]
+            plain_s, plain_cpu, plain_counts = plain(module, cwd, env)
+            run_s, run_cpu, report, code, last = staged(module, cwd, env, keep)
             runs = report.get("runs", {})
             graph = runs.get("graph", {}).get("tests", {})
             eager = runs.get("eager", {}).get("tests", {})
-            # pytest counts skips; the report's counts do not: passed is what the three share.
             ratio = run_s / plain_s if plain_s else float("nan")
+            cpu_ratio = run_cpu / plain_cpu if plain_cpu else float("nan")
             found = [f for f in report.get("findings", []) if f["verdict"] == "confirmed"]
             status = ",".join(sorted({r.get("status", "?") for r in runs.values()})) or f"no report ({last})"
+            same = _same_outcomes(plain_counts, graph) and _same_outcomes(plain_counts, eager)
             rows.append((project, module, _passed(plain_counts), _passed(graph), _passed(eager), plain_s, run_s,
-                         ratio, code, status, len(found)))
+                         ratio, code, status, len(found), "yes" if same else "NO", cpu_ratio, load))
+            for f in found:
+                f["read"] = verdicts.get((module, f["path"], f["line"], f["code"]))
             results.append({"project": project, "module": module, "plain": plain_counts, "graph": graph,
-                            "eager": eager, "plain_seconds": round(plain_s, 1), "run_seconds": round(run_s, 1),
-                            "ratio": round(ratio, 2), "exit": code, "status": status, "findings": found,
+                            "eager": eager, "same_outcomes": same, "plain_seconds": round(plain_s, 1),
+                            "run_seconds": round(run_s, 1), "ratio": round(ratio, 2), "plain_cpu": round(plain_cpu, 1),
+                            "run_cpu": round(run_cpu, 1), "cpu_ratio": round(cpu_ratio, 2), "load": round(load, 1),
+                            "exit": code, "status": status,
+                            "findings": found, "float_notes": report.get("float_notes", []),
                             "mode_outcomes": report.get("mode_outcomes", []),
                             "test_failures": report.get("test_failures", [])})
             for f in found:
                 tag = "runtime-only" if f["runtime_only"] else "confirmed"
-                alarms.append(f"{module}: {f['path']}:{f['line']}: {f['code']} [{tag}] {f['evidence']}")
+                read = f["read"] or ("UNREAD", "no verdict in bench/realsuites_verdicts.csv")
+                alarms.append(f"{project} {module}: {f['path']}:{f['line']}: {f['code']} [{tag}] {f['evidence']}\n"
+                              f"      read: {read[0]}: {read[1]}")
             print(f"{module}: plain {_passed(plain_counts)} in {plain_s:.1f} s; graph {_passed(graph)}, eager "
-                  f"{_passed(eager)}; stagelint run {run_s:.1f} s ({ratio:.2f}x), exit {code}, {status}",
-                  file=sys.stderr)
-    header = ("project", "module", "plain", "graph", "eager", "plain s", "run s", "ratio", "exit", "runs", "alarms")
-    table = [header] + [(p, m, a, b, c, f"{x:.1f}", f"{y:.1f}", f"{r:.2f}x", str(e), s, str(n))
-                        for p, m, a, b, c, x, y, r, e, s, n in rows]
+                  f"{_passed(eager)}; stagelint run {run_s:.1f} s ({ratio:.2f}x; CPU {plain_cpu:.1f} -> {run_cpu:.1f} s, "
+                  f"{cpu_ratio:.2f}x; load {load:.1f}), exit {code}, {status}",
+                  file=sys.stderr, flush=True)
+    header = ("project", "module", "plain", "graph", "eager", "plain s", "run s", "ratio", "exit", "runs", "alarms",
+              "outcomes equal", "CPU ratio", "load")
+    table = [header] + [(p, m, a, b, c, f"{x:.1f}", f"{y:.1f}", f"{r:.2f}x", str(e), s, str(n), q, f"{u:.2f}x",
+                         f"{ld:.1f}") for p, m, a, b, c, x, y, r, e, s, n, q, u, ld in rows]
     widths = [max(len(str(r[i])) for r in table) for i in range(len(header))]
     for r in table:
         print("  ".join(str(v).ljust(w) for v, w in zip(r, widths)).rstrip())
@@ -237,10 +319,23 @@ def main(argv: list[str] | None = None) -> int:
     if ratios:
         median = statistics.median(ratios)
         print(f"\nmedian ratio stagelint run / plain pytest: {median:.2f}x (target <= {TARGET_RATIO}x) over "
-              f"{len(ratios)} modules")
-    print(f"\nconfirmed and runtime-only findings ({len(alarms)}):")
+              f"{len(ratios)} modules of {len({r[0] for r in rows})} projects; CPU time "
+              f"{statistics.median([r[12] for r in rows if r[12] == r[12]]):.2f}x; load average "
+              f"{statistics.median([r[13] for r in rows]):.1f} on {os.cpu_count()} cores")
+    unequal = [r[1] for r in rows if r[11] != "yes"]
+    print(f"modules whose runs' outcomes differ from plain pytest's: {len(unequal)}"
+          + "".join(f"\n  {m}" for m in unequal))
+    read = [f["read"] for r in results for f in r["findings"]]
+    false = sum(1 for v in read if v and v[0] == "false")
+    unread = sum(1 for v in read if not v)
+    print(f"\nconfirmed and runtime-only findings ({len(alarms)}; read false: {false}, unread: {unread}):")
     for line in alarms or ["  (none)"]:
         print(f"  {line}")
+    notes = [(r["module"], n) for r in results for n in r["float_notes"]]
+    if notes:
+        print(f"\nfloat rounding notes ({len(notes)}, not findings):")
+        for module, n in notes:
+            print(f"  {module}: {n['function']}: {n['calls']} calls, {n['difference']}")
     differ = [(r["module"], o) for r in results for o in r["mode_outcomes"]]
     if differ:
         print(f"\ntests whose outcome differs between the runs ({len(differ)}):")
