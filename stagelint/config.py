@@ -229,7 +229,7 @@ def _read_ini(path: Path, required: bool) -> Settings | None:
     from stagelint.files import NotRead, read_source
 
     try:
-        table = iniconfig.read_section(path, read_source(path, MAX_CONFIG_SIZE).decode("utf-8"))
+        table = iniconfig.read_section(path, read_source(path, MAX_CONFIG_SIZE).decode("utf-8"), key_kinds())
     except NotRead as e:  # a FIFO or `/dev/zero` given as --config: refused, not read without end
         raise ConfigError(f"{path}: {e}") from e
     except OSError as e:

@@ -59,11 +59,11 @@ def _value(kind: str, key: str, text: str):
     return text
 
 
-def read_section(path: Path, text: str) -> dict | None:
+def read_section(path: Path, text: str, kinds: dict[str, str]) -> dict | None:
     """The `[stagelint]` section of `text` (the file at `path`) as a `[tool.stagelint]`-like
-    table, or None when there is none. Raises IniError for a file configparser cannot read."""
-    from stagelint.config import key_kinds
-
+    table, or None when there is none; `kinds` is each key's kind of value
+    (`config.key_kinds()`: this module reads text, the configuration knows the keys). Raises
+    IniError for a file configparser cannot read."""
     parser = configparser.RawConfigParser(interpolation=None)
     try:
         parser.read_string(text, source=str(path))
@@ -71,7 +71,6 @@ def read_section(path: Path, text: str) -> dict | None:
         raise IniError(f"not a valid INI file: {' '.join(str(e).split())}") from e
     if not parser.has_section(SECTION):
         return None
-    kinds = key_kinds()
     table = {}
     for raw_key, text in parser.items(SECTION):
         key = raw_key.replace("_", "-")
