@@ -76,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     check.add_argument("--fix", action="store_true", help="apply the safe fixes (where a rule has one), then report what is left")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of applying them; exit 1 if there are any")
+    check.add_argument("--add-noqa", action="store_true",
+                       help="add `# noqa: CODE` to every line with a finding (merged into an existing noqa), "
+                            "so the check passes from now on; prints nothing else")
     check.add_argument("--unsafe-fixes", action="store_true", default=None,
                        help="with --fix or --diff, apply the unsafe fixes too (fixes that can change what a value is "
                             "or where output goes); default: the configuration's unsafe-fixes, else off")
@@ -158,6 +161,8 @@ def _check(args, parser) -> int:
         parser.error(f"--diff prints a unified diff; it does not combine with --output-format {args.output_format}")
     if stdin and (len(args.paths) > 1):
         parser.error('"-" (stdin) is the only path of its run')
+    if args.add_noqa and (args.fix or args.diff or stdin):
+        parser.error("--add-noqa edits the files on disk on its own: not with --fix, --diff or \"-\" (stdin)")
     if stdin and (args.fix or args.diff):
         parser.error("--fix and --diff change files on disk; with \"-\" (stdin) there is none")
     if args.stdin_filename and not stdin:
@@ -255,6 +260,8 @@ def _check_into(args, paths, sources, settings, out) -> int:
         # collector would walk and free it before the process ends, a quarter of a warm run
         # after an edit. Set aside instead (not in a caller's process: it would stay there).
         gc.freeze()
+    if args.add_noqa:
+        return _add_noqa(result, args.quiet)
     unsafe = _unsafe(args, settings)
     if args.diff:
         return _diff(result, out, args.quiet, unsafe)
@@ -290,6 +297,19 @@ def _cache(args, paths):
     from stagelint.cache import open_cache
 
     return open_cache(paths, enabled=not args.no_cache, directory=args.cache_dir)
+
+
+def _add_noqa(result, quiet: bool) -> int:
+    from stagelint.addnoqa import add_noqa
+
+    n, refused = add_noqa(result.findings)
+    for path, reason in sorted(refused.items()):
+        print(f"stagelint: {path}: {reason}", file=sys.stderr)
+    for path, reason in result.skipped:
+        print(f"stagelint: error: {path}: {reason}", file=sys.stderr)
+    if not quiet:
+        print(f"Added {n} noqa directive{'s' if n != 1 else ''}.", file=sys.stderr)
+    return EXIT_ERROR if result.skipped or result.errors or refused else EXIT_OK
 
 
 def _unsafe(args, settings) -> bool:
