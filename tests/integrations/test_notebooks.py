@@ -52,7 +52,8 @@ def demo(tmp_path: Path, name: str = "demo.ipynb") -> Path:
 
 def test_findings_are_reported_by_cell_and_line(tmp_path):
     demo(tmp_path)
-    proc = stagelint("check", "--output-format", "concise", "demo.ipynb", cwd=tmp_path)
+    # print() -> tf.print() is an unsafe fix (tf.print writes to stderr): shown with --unsafe-fixes.
+    proc = stagelint("check", "--unsafe-fixes", "--output-format", "concise", "demo.ipynb", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("demo.ipynb:cell 4:1:12: STG000 [syntax-error] cannot parse this cell: invalid syntax")
@@ -108,7 +109,7 @@ def test_a_later_cell_redefines_a_name(tmp_path):
 def test_fix_rewrites_only_the_cell_source(tmp_path):
     path = demo(tmp_path)
     before = path.read_bytes()
-    proc = stagelint("check", "--fix", "demo.ipynb", cwd=tmp_path)
+    proc = stagelint("check", "--fix", "--unsafe-fixes", "demo.ipynb", cwd=tmp_path)
     assert "Fixed 1 finding in 1 file." in proc.stderr
     after = path.read_bytes()
     nb = nbformat.reads(after.decode(), as_version=4)
@@ -119,7 +120,7 @@ def test_fix_rewrites_only_the_cell_source(tmp_path):
     diff = [(a, b) for a, b in zip(before.splitlines(), after.splitlines()) if a != b]
     assert diff == [(b'    "    print(\\"x\\", x)\\n",', b'    "    tf.print(\\"x\\", x)\\n",')]
     assert len(before.splitlines()) == len(after.splitlines())
-    again = stagelint("check", "--fix", "demo.ipynb", cwd=tmp_path)
+    again = stagelint("check", "--fix", "--unsafe-fixes", "demo.ipynb", cwd=tmp_path)
     assert path.read_bytes() == after and "Fixed" not in again.stderr
 
 
@@ -140,14 +141,14 @@ def test_fix_keeps_a_one_string_source_and_the_file_layout(tmp_path):
     path = tmp_path / "other.ipynb"
     text = json.dumps(doc, indent=2)
     path.write_text(text)
-    stagelint("check", "--fix", "other.ipynb", cwd=tmp_path)
+    stagelint("check", "--fix", "--unsafe-fixes", "other.ipynb", cwd=tmp_path)
     expected = text.replace('print(\\"x\\", x)', 'tf.print(\\"x\\", x)')
     assert expected != text and path.read_text() == expected
 
 
 def test_diff_shows_the_cells(tmp_path):
     demo(tmp_path)
-    proc = stagelint("check", "--diff", "demo.ipynb", cwd=tmp_path)
+    proc = stagelint("check", "--diff", "--unsafe-fixes", "demo.ipynb", cwd=tmp_path)
     assert proc.returncode == 1
     assert proc.stdout == (
         "--- demo.ipynb:cell 5\n+++ demo.ipynb:cell 5\n@@ -2,5 +2,5 @@\n tf.function?\n @tf.function\n"
