@@ -161,6 +161,10 @@ def main(argv=None) -> int:
     clone = work / "clone"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
     env = environment(work)
+    # stagelint from the clone, as README's "Installing" does (so that --only works on its own;
+    # the pages' own pip commands install it again).
+    subprocess.run([Path(env["VIRTUAL_ENV"]) / "bin" / "pip", "install", "-q", "--no-deps", str(clone)],
+                   check=True, env=env, cwd=clone)
     failed, ran, skipped = [], 0, []
     for cmd in commands(pages):
         where = f"{cmd.page}:{cmd.line}"
