@@ -380,9 +380,9 @@ class _Mover:
         if isinstance(v, (set, frozenset)):
             return type(v)(self.value(x, strict) for x in v)
         if isinstance(v, Fix):
-            return Fix(self.digest, tuple(Edit(self.line(e.line), e.column, self.line(e.end_line), e.end_column, e.text,
-                                               *([e.cell] if hasattr(e, "cell") else []))
-                                          for e in v.edits))
+            # replace(), not Fix(...): a moved fix keeps every field but its place (its applicability too)
+            return replace(v, digest=self.digest, edits=tuple(
+                replace(e, line=self.line(e.line), end_line=self.line(e.end_line)) for e in v.edits))
         if is_dataclass(v):
             moved = {f.name: self.value(getattr(v, f.name), strict and f.name != "span") for f in fields(v)}
             if type(v).__dataclass_params__.frozen:
