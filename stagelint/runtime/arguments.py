@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 #: stagelint's own options that take a value (everything else that starts with `-` is pytest's).
-OWN_VALUE_OPTIONS = ("--output-format", "--report", "--timeout", "--select", "--ignore", "--keep-records")
-OWN_FLAGS = ("-h", "--help")
+OWN_VALUE_OPTIONS = ("--output-format", "--report", "--timeout", "--select", "--ignore", "--keep-records",
+                     "--script", "--steps")
+OWN_FLAGS = ("-h", "--help", "--compare")
 
 #: pytest's (and its common plugins') options that take a value as the next argument, so that the
 #: value is not taken for a test path.
@@ -70,6 +71,13 @@ class RunArguments:
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
     keep_records: str | None = None
+    #: `--script PROGRAM`: run a program instead of tests; its arguments come after `--`.
+    script: str | None = None
+    script_args: list[str] = field(default_factory=list)
+    #: `--script`: stop after this many staged calls (None: when the program ends or times out).
+    steps: int | None = None
+    #: `--script`: also run the program in eager mode and compare.
+    compare: bool = False
 
     @property
     def module(self) -> str:
@@ -99,6 +107,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ignore", type=_codes, default=None, metavar="CODES",
                         help="comma list of codes or prefixes (pytest's --ignore=PATH goes after --)")
     parser.add_argument("--keep-records", metavar="DIR", help="keep the two runs' JSON-lines records in DIR")
+    parser.add_argument("--script", metavar="PROGRAM.py",
+                        help="run a program (a training script) under the recorder instead of tests, in graph "
+                             "mode only (unless --compare), for --timeout seconds (default 300) or --steps staged "
+                             "calls; its arguments go after --")
+    parser.add_argument("--steps", type=int, default=None, metavar="N",
+                        help="with --script: stop after N calls of staged functions")
+    parser.add_argument("--compare", action="store_true",
+                        help="with --script: also run it in eager mode and compare, as for tests")
     return parser
 
 
@@ -209,8 +225,12 @@ def check_report(report: str | None) -> None:
 def parse(argv: list[str]) -> RunArguments:
     """The checked command line. Raises SystemExit for --help and argparse's usage errors, and
     UsageError for what `stagelint run` refuses."""
+    if "--script" in [a.split("=", 1)[0] for a in (argv[:argv.index("--")] if "--" in argv else argv)]:
+        return _parse_script(argv)
     own, targets, pytest_args = split(argv)
     args = build_parser().parse_args(own)
+    if args.steps is not None or args.compare:
+        raise UsageError("--steps and --compare go with --script PROGRAM")
     result = RunArguments(targets + args.targets, pytest_args, args.output_format, args.report, args.timeout,
                           args.select, args.ignore, args.keep_records)
     if result.timeout is not None and result.timeout <= 0:
@@ -225,6 +245,26 @@ def parse(argv: list[str]) -> RunArguments:
         check_targets(result.targets)
     check_report(result.report)
     return result
+
+
+def _parse_script(argv: list[str]) -> RunArguments:
+    """`--script PROGRAM [OPTIONS] [-- PROGRAM_ARGS]`: everything after `--` is the program's."""
+    cut = argv.index("--") if "--" in argv else len(argv)
+    mine, program_args = argv[:cut], argv[cut + 1:]
+    args, unknown = build_parser().parse_known_args(mine)
+    if args.targets or unknown:
+        given = " ".join(a for a in mine if a in args.targets or a in unknown)
+        raise UsageError(f"--script runs a program, not tests: put its arguments after -- "
+                         f"(stagelint run --script {args.script} -- {given})")
+    if not os.path.isfile(args.script):
+        raise UsageError(f"--script {args.script}: no such file")
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    if args.steps is not None and args.steps <= 0:
+        raise UsageError("--steps must be a positive whole number")
+    check_report(args.report)
+    return RunArguments([args.script], [], args.output_format, args.report, args.timeout, args.select, args.ignore,
+                        args.keep_records, args.script, program_args, args.steps, args.compare)
 
 
 # Which files to lint for the targets -------------------------------------------------------------

@@ -37,6 +37,10 @@ def main(argv: list[str] | None = None) -> int:
             for suffix in ("jsonl", "out", "pid", "status"):
                 if os.path.exists(os.path.join(workdir, f"{mode}.{suffix}")):
                     os.remove(os.path.join(workdir, f"{mode}.{suffix}"))
+        if args.script:
+            from stagelint.runtime import script
+
+            return script.run(args, workdir)
         used = frameworks.of_tests(arguments.test_files(args.targets))
         children = executor.start_runs(args.targets[0], args.targets[1:] + args.pytest_args, workdir, used)
         return _finish(args, children, workdir)

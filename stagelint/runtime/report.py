@@ -228,7 +228,10 @@ def render_full(report: Report) -> str:
     runs = "; ".join(f"{mode}: {s.describe()} in {s.seconds:.1f} s" for mode, s in report.runs.items())
     lines.append(f"runs: {runs}")
     t = data["tests"]
-    lines.append(f"tests: {t['passed']} passed, {t['failed']} failed, {t['errors']} errors")
+    if report.module.startswith("--script "):
+        lines.append(f"program: {_program_outcome(report)}")
+    else:
+        lines.append(f"tests: {t['passed']} passed, {t['failed']} failed, {t['errors']} errors")
     static = report.static
     if static.get("error"):
         lines.append(f"static analysis: {static['error']}")
@@ -311,6 +314,18 @@ def render_full(report: Report) -> str:
                   f"{counts['not-exercised']} not exercised; {runtime_only} runtime-only finding"
                   f"{'s' if runtime_only != 1 else ''}"]
     return "\n".join(lines) + "\n"
+
+
+def _program_outcome(report: Report) -> str:
+    """How a `--script` program's graph run ended: at its end, at a limit, or with an error."""
+    program = report.module.removeprefix("--script ")
+    status = report.graph.test_status(program)
+    if status == "failed":
+        return f"failed: {report.graph.failure(program)}"
+    if status == "passed":
+        limit = next((o.error for o in report.graph.outcomes.get(program, []) if o.error), "")
+        return limit or "ran to its end"
+    return report.runs["graph"].detail or "did not finish"
 
 
 def _function_label(f: dict) -> str:

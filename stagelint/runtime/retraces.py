@@ -86,8 +86,9 @@ class Trace:
                     "a recursive one once per level)")
         if self.cause == "changed":
             text = "; ".join(c.text() for c in self.changes)
-            return text + (f" (JAX: {self.why})" if self.why and not all(c.kind in ("shape", "dtype", "value")
-                                                                           for c in self.changes) else "")
+            # JAX's words add to an identity or structure change, not to a shape or value it repeats.
+            plain = all(c.kind in ("shape", "dtype", "value") for c in self.changes)
+            return text + (f" (JAX: {self.why})" if self.why and not plain else "")
         if self.cause == "jax":
             return f"JAX: {self.why}"
         return "no recorded argument changed (captured Python state, or an argument the recorder does not see)"
