@@ -46,7 +46,6 @@ JAX_TRACER_ERROR_TYPES = frozenset({"TracerBoolConversionError", "TracerIntegerC
                                     "NonConcreteBooleanIndexError", "UnexpectedTracerError"})
 
 
-
 @functools.lru_cache(maxsize=None)
 def norm(path: str) -> str:
     return os.path.realpath(path) if path else path
@@ -281,6 +280,21 @@ class Evidence:
                 traces = sum(c.traced for c in calls)
                 args = "; ".join(f"argument `{n}` took the Python values {format_values(v)}" for n, v in py.items())
                 return f"{len(calls)} calls, {traces} traces; {args}" + jax_explanation(calls)
+        return None
+
+    def retrace_shapes(self, keys: set[FnKey], site_calls: list[Call] | None = None) -> str | None:
+        """Did the function retrace on the same object because a tensor's shape or dtype changed?"""
+        for key in sorted(keys):
+            calls = [c for c in site_calls if c.fn == key] if site_calls else self.graph_calls.get(key, [])
+            if not calls:
+                continue
+            fn = self.functions.get(key)
+            traces = retraces.explain(calls, bool(fn and fn.method))
+            found = [c for c in retraces.causes(traces) if c.kind in ("shape", "dtype")]
+            if found:
+                jax = fn is not None and fn.framework == "jax"
+                text = "; ".join(c.text(jax) for c in found)
+                return f"{len(calls)} calls, {sum(c.traced for c in calls)} traces; {text}"
         return None
 
     def retrace_unchanged(self, keys: set[FnKey]) -> str | None:

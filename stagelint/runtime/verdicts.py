@@ -68,6 +68,9 @@ def _checks(code: str):
         "STG203": (errors(JAX_DELETED_ERRORS), test_errors(JAX_DELETED_ERRORS)),
         "STG504": (errors(JAX_STATIC_ERRORS), test_errors(JAX_STATIC_ERRORS)),
         "STG505": (("retrace", lambda ev, f, keys: ev.retrace_unchanged(keys)),),
+        # Any other retracing code (inputs whose shape varies between calls): the retraces it predicts.
+        "STG50": (("retrace", lambda ev, f, keys: ev.retrace_shapes(keys, ev.calls_at_site(f.path, f.line) or None)),
+                  retrace_python, ("retrace", lambda ev, f, keys: ev.retrace_objects(keys))),
         "STG604": (errors(JAX_SHAPE_ERRORS), traced(JAX_SHAPE_ERRORS), results),
     }
     for prefix in (code, code[:5]):

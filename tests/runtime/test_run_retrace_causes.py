@@ -3,14 +3,22 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from stagelint.findings import Finding
 from stagelint.runtime.cli import analyse
+from stagelint.runtime.compare import join
+from stagelint.runtime.evidence import Evidence
 from stagelint.runtime.executor import RunStatus
 from stagelint.runtime.lint import static_findings
 from stagelint.runtime.report import render_full
+from stagelint.runtime.verdicts import judge, runtime_only
 
 pytestmark = [pytest.mark.tf, pytest.mark.jax]
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -95,3 +103,18 @@ def test_text_report_has_the_retrace_table(run, repo_root, monkeypatch):
     text = render_full(report)
     assert "Retraces (why each trace after a function's first happened)" in text
     assert "trace 4  test_sequence_lengths  `tokens` shape (4, 12) → (4, 17)" in text
+
+
+def test_a_retracing_code_without_a_check_of_its_own_is_confirmed_by_the_shape_retraces(run):
+    """A static STG5xx finding predicting shape retracing (here at the call feeding 6 lengths)
+    is confirmed by those retraces, and takes STG902's place."""
+    lines = (REPO / run.path).read_text().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if "encode(tf.ones([4, length]" in text)
+    finding = Finding("STG509", "varying-input-shape", run.path, line, 9, line, 9, "predicted", function="encode")
+    ev = Evidence(run.graph, run.eager, join(run.graph, run.eager))
+    (verdict,) = judge([finding], ev, run.graph, run.eager)
+    assert verdict.verdict == "confirmed"
+    assert verdict.evidence.startswith("6 calls, 6 traces; 5 retraces from the shape of `tokens` changing in "
+                                       "dimension 1: give it `input_signature=")
+    assert not [v for v in runtime_only([verdict], ev, run.graph, run.eager)
+                if v.finding.code == "STG902" and v.finding.function == "encode"]
