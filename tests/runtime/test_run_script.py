@@ -11,9 +11,12 @@ PROGRAM = "tests/runtime/fixtures/train_lengths.py"
 
 
 @pytest.mark.tf
-def test_program_to_its_end_prints_the_retrace_table(stagelint_cli):
-    code, out, err = stagelint_cli(["--script", PROGRAM, "--", "--batches", "8"])
+def test_program_to_its_end_prints_the_retrace_table(stagelint_cli, tmp_path):
+    page = tmp_path / "run.html"
+    code, out, err = stagelint_cli(["--script", PROGRAM, "--report", str(page), "--", "--batches", "8"])
     assert code == 1, err
+    html = page.read_text()
+    assert "Why each trace happened" in html and "`tokens` shape (4, 12) → (4, 17)" in html
     assert f"stagelint run --script {PROGRAM}" in out
     assert "program: ran to its end" in out
     assert "Retraces (why each trace after a function's first happened)" in out
