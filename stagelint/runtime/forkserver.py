@@ -35,7 +35,7 @@ def _child(workdir: str, mode: str, test_module: str, pytest_args: list[str]) ->
 
     os.environ["STAGELINT_RECORD"] = os.path.join(workdir, f"{mode}.jsonl")
     os.environ["STAGELINT_MODE"] = mode
-    args = ["-p", "no:cacheprovider", test_module, *pytest_args]
+    args = ["-p", "no:cacheprovider", *_preloaded_plugin_filters(), test_module, *pytest_args]
     # Tests that parse the command line (absl flags, absltest) must see what plain pytest gives them.
     sys.argv = [pytest_argv0(), test_module, *pytest_args]
     code = 3
@@ -49,6 +49,22 @@ def _child(workdir: str, mode: str, test_module: str, pytest_args: list[str]) ->
     finally:
         # Not sys.exit: the server's own cleanup (atexit, finally blocks above us) is not ours.
         pytest_plugin.exit_now(code)
+
+
+def _preloaded_plugin_filters() -> list[str]:
+    """`-W` filters for the rewrite warnings this process causes and plain pytest would not: an
+    installed pytest plugin (a `pytest11` entry point, such as jaxtyping's, which Equinox imports)
+    that the server imported with the frameworks before pytest started cannot be rewritten, and
+    pytest warns so, an error under a project's `filterwarnings = error`. Only those names: the
+    same warning about any other module is the project's own, as under plain pytest. Command-line
+    filters win over the configuration's."""
+    from importlib.metadata import entry_points
+
+    names = sorted({ep.value.split(":")[0].split(".")[0] for ep in entry_points(group="pytest11")}
+                   & set(sys.modules))
+    # pytest escapes a command-line filter's message: it is the message's literal start.
+    return [f"-Wignore:Module already imported so cannot be rewritten; {name}:pytest.PytestAssertRewriteWarning"
+            for name in names]
 
 
 def _write(path: str, text: str) -> None:

@@ -260,3 +260,44 @@ def test_a_configuration_warning_made_an_error_is_named(tmp_path):
     assert proc.returncode == 2, proc.stderr
     for status in json.loads(proc.stdout)["runs"].values():
         assert status["detail"] == "pytest exit code 3: pytest.PytestConfigWarning: Unknown config option: no_such_option"
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("fork", [True, False])
+def test_a_plugin_the_frameworks_bring_does_not_stop_the_runs(tmp_path, fork):
+    """Equinox imports jaxtyping, which is also an installed pytest plugin (a `pytest11` entry
+    point). The fork server imports Equinox before pytest starts, so pytest cannot rewrite that
+    plugin and warns: an error under `filterwarnings = error`, where plain pytest is silent. The
+    runs start, and the tests' own warnings are still errors."""
+    _write(tmp_path, {
+        "pyproject.toml": '[tool.pytest.ini_options]\nfilterwarnings = ["error"]\n',
+        "test_eqx.py": """
+            import warnings
+
+            import equinox as eqx
+            import jax.numpy as jnp
+            import pytest
+
+
+            @eqx.filter_jit
+            def double(x):
+                return x * 2
+
+
+            def test_double():
+                assert float(double(jnp.float32(2))) == 4.0
+
+
+            def test_warnings_are_still_errors():
+                with pytest.raises(UserWarning):
+                    warnings.warn("still an error", UserWarning)
+        """,
+    })
+    records = tmp_path / "records"
+    proc = _stagelint(tmp_path, ["test_eqx.py", "--output-format", "json", "--keep-records", str(records)], fork)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    for mode in ("graph", "eager"):
+        assert report["runs"][mode]["status"] == "ok", report["runs"][mode]
+        run = load_run(str(records / f"{mode}.jsonl"), mode)
+        assert sorted(run.test_status(t) for t in run.tests) == ["passed", "passed"]
