@@ -340,7 +340,7 @@ def render(findings: list[dict], sample: list[tuple], verdicts: dict[tuple, dict
     w("**Question:** of what `stagelint check` reports on code no one here wrote, how much would the "
       "code's maintainers want reported? **Target:** precision (TP / (TP + FP) in the audited "
       f"sample) of at least {TARGET:.0%} for every rule with at least {MIN_FINDINGS} audited findings, "
-      "and over all findings of each corpus (issue 11).\n")
+      "and over all findings of each corpus.\n")
     w("**Command** (from the repository root of a fresh clone, after `pip install -e .`):\n")
     w("```sh\npython bench/audit.py\n# without the local mirrors of tensorflow/docs and tensorflow/examples:\n"
       "python bench/audit.py --source tf_docs=https://github.com/tensorflow/docs.git "
@@ -469,7 +469,7 @@ def render_jax(findings: list[dict], sample: list[tuple], verdicts: dict[tuple, 
     out = [JAX_MARKER, ""]
     w = out.append
     w("# JAX: stagelint's findings on the examples of Flax, Equinox and JAX, audited by hand\n")
-    w(f"**Target** (issue 14): precision of at least {TARGET:.0%} for every rule with at least {MIN_FINDINGS} "
+    w(f"**Target**: precision of at least {TARGET:.0%} for every rule with at least {MIN_FINDINGS} "
       "audited findings. **Command:** `python bench/audit.py --jax` (without the local mirrors: "
       + " ".join(f"`--source {g.folder}={g.url}`" for g in JAX_GIT_PROJECTS) + "). Verdicts: "
       "`bench/audit_verdicts_jax.csv`; a finding is a **TP** when the code is staged there by JAX "

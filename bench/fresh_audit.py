@@ -174,7 +174,7 @@ def render_doc(runs: dict[str, tuple[list[dict], dict]]) -> str:
     """The fresh-audit section of docs/accuracy.md: per half, before and after, per framework
     and per rule (findings | precision | acted on)."""
     halves = split(repos())
-    out = [FRESH_MARKER, "", "## Fresh code: issue 23's audit of repositories nobody here had tuned on", "",
+    out = [FRESH_MARKER, "", "## Fresh code: an audit of repositories nobody here had tuned on", "",
            "**Question:** on real TensorFlow and JAX code that nobody working on stagelint had read, how many "
            "findings are true (a real bug or hazard: **TP**; true but plainly intended: **intended**), and "
            "how many would a user act on (TP alone)? **Target:** default-tier precision "
