@@ -176,17 +176,28 @@ def _subscripts(expr):
 def after_early_return_guard(ctx: FileContext, func: FunctionInfo, node: cst.CSTNode) -> bool:
     """`node` follows a first-call guard that returns early: `if self._table is not None: return`
     (or `if self.built: return`) at the top level of the function, so it runs once."""
+    line = _first_guard_line(ctx, func)
+    return line is not None and line < ctx.position(node).line
+
+
+def _first_guard_line(ctx: FileContext, func: FunctionInfo) -> int | None:
+    """The line of the function's first top-level early-return guard, or None. Asked for every
+    call and store of the function: found once per function (scanning the statements above
+    each node made a long function quadratic). The guard's reading depends on the function
+    being walked, which is part of the key."""
+    memo = ctx.memo.setdefault("early_return_guard", {})
+    key = (id(func.node), id(ctx.function))
+    if key in memo:
+        return memo[key]
+    found = None
     body = func.node.body
-    if not isinstance(body, cst.IndentedBlock):
-        return False
-    line = ctx.position(node).line
-    for stmt in body.body:
-        if ctx.position(stmt).line >= line:
-            return False
+    for stmt in body.body if isinstance(body, cst.IndentedBlock) else ():
         if type(stmt) is cst.If and stmt.orelse is None and _returns(stmt.body):  # (exact: cheaper)
             if ctx.first_call_guard(stmt.test) == "orelse" or _is_built_test(stmt.test):
-                return True
-    return False
+                found = ctx.position(stmt).line
+                break
+    memo[key] = found
+    return found
 
 
 def _returns(block) -> bool:
