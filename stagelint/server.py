@@ -38,8 +38,9 @@ from stagelint.pipeline.state import Options, ProjectState
 
 try:  # the `server` extra
     from lsprotocol import types as lsp
-    from pygls.lsp.server import LanguageServer
     from pygls.uris import from_fs_path, to_fs_path
+
+    from stagelint.jsonrpc import StagelintLanguageServer as LanguageServer
 except ImportError:  # pragma: no cover - reported by main()
     lsp = LanguageServer = None
 

@@ -10,14 +10,12 @@ import sys
 import tempfile
 import traceback
 
-from stagelint.findings import Finding, is_selected
 from stagelint.runtime import arguments, executor, frameworks, lint
-from stagelint.runtime.compare import join
 from stagelint.runtime.progress import Progress
-from stagelint.runtime.evidence import Evidence, norm
-from stagelint.runtime.records import Run, load_run
-from stagelint.runtime.report import Report, render_full
-from stagelint.runtime.verdicts import judge, runtime_only, test_failures
+from stagelint.runtime.evidence import norm
+from stagelint.runtime.records import load_run
+from stagelint.runtime.report import render_full
+from stagelint.runtime.steps import UsageError, analyse, settings_codes, static_findings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("stagelint run: interrupted", file=sys.stderr)
         return 2
-    except _UsageError as e:
+    except UsageError as e:
         print(f"stagelint run: {e}", file=sys.stderr)
         return 2
     except Exception:  # noqa: BLE001 - an internal error must still say what happened
@@ -59,43 +57,10 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-class _UsageError(Exception):
-    pass
-
-
-def _lint(files: list[str]) -> tuple[list, dict]:
-    """Static findings for `files` while the runs go on; the engine's absence is reported, not fatal."""
-    if not files:
-        return [], {"files": [], "findings": 0}
-    try:
-        result = lint.static_findings(files)
-    except ImportError as e:
-        return [], {"files": files, "findings": 0, "error": f"static analysis unavailable ({e})"}
-    except Exception as e:  # noqa: BLE001
-        if type(e).__name__ == "ConfigError":
-            raise _UsageError(str(e)) from e
-        return [], {"files": files, "findings": 0, "error": f"static analysis failed: {type(e).__name__}: {e}"}
-    info = {"files": files, "findings": len(result.findings)}
-    if result.errors:
-        info["errors"] = [f"{p}: {code}: {msg.splitlines()[-1] if msg else ''}" for p, code, msg in result.errors]
-    return list(result.findings), info
-
-
-def analyse(module: str, statuses: dict, graph: Run, eager: Run, findings: list[Finding], static: dict,
-            select: tuple[str, ...], ignore: tuple[str, ...]) -> Report:
-    """Verdicts for the selected static findings, plus the selected runtime-only findings."""
-    findings = [f for f in findings if is_selected(f.code, select, ignore)]
-    ev = Evidence(graph, eager, join(graph, eager))
-    verdicts = judge(findings, ev, graph, eager)
-    verdicts += [v for v in runtime_only(verdicts, ev, graph, eager) if is_selected(v.finding.code, select, ignore)]
-    statuses = {mode: statuses[mode] for mode in executor.MODES}
-    return Report(module, statuses, graph, eager, ev, verdicts, test_failures(graph, eager), static)
-
-
 def _finish(args: arguments.RunArguments, children, workdir) -> int:
     modules = arguments.test_files(args.targets)
     files = list(dict.fromkeys(f for module in modules for f in lint.project_files(module)))
-    findings, static = _lint(files)
+    findings, static = static_findings(files)
     statuses = executor.wait_runs(children, workdir, args.timeout, Progress())
     graph = load_run(statuses["graph"].record_path, "graph")
     eager = load_run(statuses["eager"].record_path, "eager")
@@ -112,11 +77,11 @@ def _finish(args: arguments.RunArguments, children, workdir) -> int:
     extra = sorted({fn.path for run in (graph, eager) for fn in run.functions.values()
                     if fn.project and norm(fn.path) not in linted and os.path.isfile(fn.path)})
     if extra and "error" not in static:
-        more, info = _lint([os.path.relpath(p) if not os.path.relpath(p).startswith("..") else p for p in extra])
+        more, info = static_findings([os.path.relpath(p) if not os.path.relpath(p).startswith("..") else p for p in extra])
         findings += more
         static["files"] = files + info["files"]
         static["findings"] += info["findings"]
-    settings_select, settings_ignore, url_template = _settings_codes()
+    settings_select, settings_ignore, url_template = settings_codes()
     report = analyse(args.module, statuses, graph, eager, findings, static, args.select or settings_select,
                      (args.ignore or ()) + settings_ignore)
     if args.output_format == "json":
@@ -147,17 +112,6 @@ def _finish(args: arguments.RunArguments, children, workdir) -> int:
             return 2
         print(f"stagelint run: HTML report written to {args.report}", file=sys.stderr)
     return report.exit_code()
-
-
-def _settings_codes() -> tuple[tuple[str, ...], tuple[str, ...], str]:
-    """select, ignore and rule-url of the configuration."""
-    try:
-        from stagelint.config import load_settings
-
-        settings = load_settings(".")
-        return tuple(settings.select), tuple(settings.ignore), settings.rule_url
-    except Exception:  # noqa: BLE001 - config errors were already reported by the lint step
-        return ("STG",), (), ""
 
 
 if __name__ == "__main__":

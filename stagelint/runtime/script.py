@@ -75,7 +75,7 @@ def child_main(argv: list[str]) -> None:
 def run(args, workdir: str) -> int:
     """Run the program (`args.script`, with `args.script_args`), then print the report."""
     from stagelint.runtime import executor, frameworks
-    from stagelint.runtime.cli import _lint, _settings_codes, analyse
+    from stagelint.runtime.steps import analyse, settings_codes, static_findings
     from stagelint.runtime.progress import Progress
     from stagelint.runtime.records import Run, load_run
     from stagelint.runtime.report import render_full
@@ -100,7 +100,7 @@ def run(args, workdir: str) -> int:
                                     env=child_env, start_new_session=True)
         children[mode] = executor.Child(mode, workdir, started, proc=proc)
     try:
-        findings, static = _lint([args.script])
+        findings, static = static_findings([args.script])
         statuses = executor.wait_runs(children, workdir, timeout, Progress())
     finally:
         executor.stop_all(children)
@@ -115,7 +115,7 @@ def run(args, workdir: str) -> int:
         print(f"stagelint run: {args.script} did not start" + (f": {why}" if why else ""), file=sys.stderr)
         return 2
     eager = runs.get("eager") or Run(mode="eager")
-    select, ignore, _ = _settings_codes()
+    select, ignore, _ = settings_codes()
     if not args.compare:
         # No eager run to compare with: only what the graph run shows alone (retracing) is judged.
         findings = [f for f in findings if f.code.startswith("STG5")]
@@ -135,7 +135,7 @@ def run(args, workdir: str) -> int:
 
         try:
             with open(args.report, "w", encoding="utf-8") as f:
-                f.write(render_html(report, _settings_codes()[2]))
+                f.write(render_html(report, settings_codes()[2]))
         except OSError as e:
             print(f"stagelint run: could not write the report {args.report}: {e.strerror or e}", file=sys.stderr)
             return 2

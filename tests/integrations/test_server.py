@@ -579,3 +579,100 @@ def test_a_file_over_the_size_budget_says_so_in_the_editor(tmp_path):
             await c.stop()
 
     asyncio.run(session())
+
+
+class RawServer:
+    """The server process driven by hand-written JSON-RPC messages (what a client library would
+    never send), its answers read by a thread of their own."""
+
+    def __init__(self, cwd: Path):
+        import queue
+        import subprocess
+        import threading
+
+        self.proc = subprocess.Popen([sys.executable, "-m", "stagelint", "server"], cwd=cwd, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.received: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        import json
+
+        out = self.proc.stdout
+        while True:
+            length = None
+            while (line := out.readline()) not in (b"\r\n", b""):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            if not line or length is None:
+                return
+            self.received.put(json.loads(out.read(length)))
+
+    def send(self, obj=None, body: bytes | None = None):
+        import json
+
+        body = json.dumps({"jsonrpc": "2.0", **obj}).encode() if body is None else body
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def answer(self, msg_id, timeout: float = 60):
+        """The server's answer to request `msg_id` (anything else it sends is passed over)."""
+        import queue
+        import time
+
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                message = self.received.get(timeout=left)
+            except queue.Empty:
+                break
+            if "method" not in message and message.get("id", "none") == msg_id:
+                return message
+        raise AssertionError(f"no answer to request {msg_id!r} in {timeout} s")
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self.proc.stdin.close()
+        self.proc.stdout.close()
+
+
+def test_every_request_is_answered_even_invalid_ones_and_after_shutdown(tmp_path):
+    """JSON-RPC answers every request: params that do not fit the method get InvalidParams, a
+    request after `shutdown` gets InvalidRequest (as the LSP specification says), and so does
+    one that is not JSON-RPC 2.0; a body that is not JSON gets ParseError with a null id. The
+    server goes on answering valid requests between them, and `exit` still ends it."""
+    (tmp_path / "pyproject.toml").write_text("[tool.stagelint]\n")
+    (tmp_path / "m.py").write_text("x = 1\n")
+    uri = from_fs_path(str(tmp_path / "m.py"))
+    hover = {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}
+    server = RawServer(tmp_path)
+    try:
+        server.send({"id": 1, "method": "initialize",
+                     "params": {"processId": None, "rootUri": from_fs_path(str(tmp_path)), "capabilities": {}}})
+        assert "capabilities" in server.answer(1)["result"]
+        server.send({"method": "initialized", "params": {}})
+        server.send({"id": 2, "method": "textDocument/hover", "params": 5})
+        assert server.answer(2)["error"]["code"] == -32602
+        server.send({"id": "three", "method": "textDocument/hover", "params": {"textDocument": {"uri": 5}}})
+        assert server.answer("three")["error"]["code"] == -32602
+        server.send({"id": 4, "method": "textDocument/codeAction", "params": {"textDocument": {"uri": uri}}})
+        assert server.answer(4)["error"]["code"] == -32602  # `range` and `context` missing
+        server.send({"id": 5, "method": "textDocument/hover", "params": hover, "jsonrpc": "1.0"})
+        assert server.answer(5)["error"]["code"] == -32600
+        server.send(body=b'{"jsonrpc": "2.0", "id": 6, "method": ')
+        assert server.answer(None)["error"]["code"] == -32700
+        server.send({"id": 7, "method": "textDocument/hover", "params": hover})
+        assert server.answer(7) == {"jsonrpc": "2.0", "id": 7, "result": None}  # still answering
+        server.send({"id": 8, "method": "shutdown"})
+        assert server.answer(8)["result"] is None
+        server.send({"id": 9, "method": "textDocument/hover", "params": hover})
+        refused = server.answer(9)["error"]
+        assert refused["code"] == -32600 and "after shutdown" in refused["message"]
+        server.send({"id": 10, "method": "shutdown"})
+        assert server.answer(10)["error"]["code"] == -32600
+        server.send({"method": "exit"})
+        assert server.proc.wait(timeout=60) == 0
+    finally:
+        server.close()

@@ -1,0 +1,57 @@
+"""The steps `stagelint run` on tests and `stagelint run --script` share: the static findings of
+what runs, the verdicts of a recorded session, the configuration's codes. Both commands import
+this; neither imports the other's module."""
+
+from __future__ import annotations
+
+from stagelint.findings import Finding, is_selected
+from stagelint.runtime import executor, lint
+from stagelint.runtime.compare import join
+from stagelint.runtime.evidence import Evidence
+from stagelint.runtime.records import Run
+from stagelint.runtime.report import Report
+from stagelint.runtime.verdicts import judge, runtime_only, test_failures
+
+
+class UsageError(Exception):
+    pass
+
+
+def static_findings(files: list[str]) -> tuple[list, dict]:
+    """Static findings for `files` while the runs go on; the engine's absence is reported, not fatal."""
+    if not files:
+        return [], {"files": [], "findings": 0}
+    try:
+        result = lint.static_findings(files)
+    except ImportError as e:
+        return [], {"files": files, "findings": 0, "error": f"static analysis unavailable ({e})"}
+    except Exception as e:  # noqa: BLE001
+        if type(e).__name__ == "ConfigError":
+            raise UsageError(str(e)) from e
+        return [], {"files": files, "findings": 0, "error": f"static analysis failed: {type(e).__name__}: {e}"}
+    info = {"files": files, "findings": len(result.findings)}
+    if result.errors:
+        info["errors"] = [f"{p}: {code}: {msg.splitlines()[-1] if msg else ''}" for p, code, msg in result.errors]
+    return list(result.findings), info
+
+
+def analyse(module: str, statuses: dict, graph: Run, eager: Run, findings: list[Finding], static: dict,
+            select: tuple[str, ...], ignore: tuple[str, ...]) -> Report:
+    """Verdicts for the selected static findings, plus the selected runtime-only findings."""
+    findings = [f for f in findings if is_selected(f.code, select, ignore)]
+    ev = Evidence(graph, eager, join(graph, eager))
+    verdicts = judge(findings, ev, graph, eager)
+    verdicts += [v for v in runtime_only(verdicts, ev, graph, eager) if is_selected(v.finding.code, select, ignore)]
+    statuses = {mode: statuses[mode] for mode in executor.MODES}
+    return Report(module, statuses, graph, eager, ev, verdicts, test_failures(graph, eager), static)
+
+
+def settings_codes() -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    """select, ignore and rule-url of the configuration."""
+    try:
+        from stagelint.config import load_settings
+
+        settings = load_settings(".")
+        return tuple(settings.select), tuple(settings.ignore), settings.rule_url
+    except Exception:  # noqa: BLE001 - config errors were already reported by the lint step
+        return ("STG",), (), ""
