@@ -22,7 +22,7 @@ import traceback
 MODES = ("graph", "eager")
 
 
-def _child(workdir: str, mode: str, test_module: str, pytest_args: list[str]) -> None:
+def _child(workdir: str, mode: str, test_module: str, pytest_args: list[str], filters: list[str]) -> None:
     os.setsid()
     out = os.open(os.path.join(workdir, f"{mode}.out"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.dup2(out, 1)
@@ -35,7 +35,7 @@ def _child(workdir: str, mode: str, test_module: str, pytest_args: list[str]) ->
 
     os.environ["STAGELINT_RECORD"] = os.path.join(workdir, f"{mode}.jsonl")
     os.environ["STAGELINT_MODE"] = mode
-    args = ["-p", "no:cacheprovider", *_preloaded_plugin_filters(), test_module, *pytest_args]
+    args = ["-p", "no:cacheprovider", *filters, test_module, *pytest_args]
     # Tests that parse the command line (absl flags, absltest) must see what plain pytest gives them.
     sys.argv = [pytest_argv0(), test_module, *pytest_args]
     code = 3
@@ -98,6 +98,7 @@ def serve(workdir: str, test_module: str, pytest_args: list[str]) -> int:
 
     import pytest  # noqa: F401
 
+    filters = _preloaded_plugin_filters()  # (once for both runs: it reads every installed package's metadata)
     children = {}
     for mode in MODES:
         sys.stdout.flush()
@@ -105,7 +106,7 @@ def serve(workdir: str, test_module: str, pytest_args: list[str]) -> int:
         pid = os.fork()
         if pid == 0:
             try:
-                _child(workdir, mode, test_module, pytest_args)
+                _child(workdir, mode, test_module, pytest_args, filters)
             finally:  # _child never returns; if it raised, the child must not go on serving
                 os._exit(3)
         children[pid] = mode
