@@ -60,6 +60,8 @@ class _Session:
         if preview:  # `--stagelint-preview`, as `stagelint check --preview`
             self.settings = self.settings.with_overrides(preview=True)
         self.by_path: dict[str, list] | None = None
+        #: real paths the session did not check (skipped, not read): each said once, by `run`
+        self.not_checked: set[str] = set()
 
     def run(self) -> None:
         if self.by_path is not None:
@@ -79,6 +81,7 @@ class _Session:
         for f in result.findings:
             self.by_path.setdefault(os.path.realpath(f.path), []).append(f)
         for path, reason in not_found + result.skipped:
+            self.not_checked.add(os.path.realpath(path))
             if reason != "no such file or directory":  # flake8 says so itself
                 print(f"stagelint: {path}: {reason}", file=sys.stderr)
         for path, where, _ in result.errors:
@@ -204,6 +207,10 @@ class StagelintChecker:
         paths = self._paths if self._paths is not None else (self.filename,)
         session = _session(paths, self._config, self._use_cache, self._cache_dir, self._preview)
         text = "".join(self.lines)
+        if session.paths:
+            session.run()
+            if os.path.realpath(self.filename) in session.not_checked:
+                return  # said by the session: checking it again alone would only skip it again
         if session.paths and _same_as_disk(self.filename, text, session.settings):
             findings = session.findings_for(self.filename)
         else:  # standard input, or a buffer that differs from the file
