@@ -305,31 +305,24 @@ def _has_section(candidate: Path) -> bool:
         return False
 
 
+#: The files the settings can come from, in each folder, in precedence order: pyproject.toml's
+#: [tool.stagelint], then setup.cfg's and tox.ini's [stagelint] (as flake8 reads its own section
+#: from those two). The server watches the same names.
+CONFIG_FILES = ("pyproject.toml", *iniconfig.FILES)
+
+
 def find_configs(start: str | os.PathLike) -> list[Path]:
-    """In the nearest folder from `start` upwards that has any: its files with a stagelint
-    table, in precedence order (pyproject.toml's [tool.stagelint], then setup.cfg's and
-    tox.ini's [stagelint], as flake8 reads its own section from those two)."""
+    """In the nearest folder from `start` upwards that has any: its files (`CONFIG_FILES`) with a
+    stagelint table, in precedence order."""
     here = Path(start).resolve()
     if not here.is_dir():
         here = here.parent
     for directory in (here, *here.parents):
-        found = []
-        candidate = directory / "pyproject.toml"
-        if candidate.is_file() and _has_table(candidate):
-            found.append(candidate)
-        for name in iniconfig.FILES:
-            candidate = directory / name
-            if candidate.is_file() and _has_section(candidate):
-                found.append(candidate)
+        found = [directory / name for name in CONFIG_FILES if (directory / name).is_file()
+                 and (_has_table if name == "pyproject.toml" else _has_section)(directory / name)]
         if found:
             return found
     return []
-
-
-def find_config(start: str | os.PathLike) -> Path | None:
-    """The configuration file that applies from `start` (`find_configs`' first), or None."""
-    found = find_configs(start)
-    return found[0] if found else None
 
 
 def load_settings(start: str | os.PathLike = ".", config: str | os.PathLike | None = None) -> Settings:

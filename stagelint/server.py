@@ -8,8 +8,9 @@ they are, and so do the last project's name resolutions when the file's resoluti
 unchanged (`stagelint.pipeline.incremental`). A change that moves what the screen reads of the
 file (imports, staging words) starts over from the screen, with the cache. It offers the
 rule's safe fix and a `# noqa: CODE` as code actions, shows the rule's page on hover, and
-reloads `[tool.stagelint]` (and starts over) when pyproject.toml changes: told by the client, or
-seen by the file's modification time at the next analysis, whatever the client offers.
+reloads the settings (and starts over) when a configuration file (pyproject.toml, setup.cfg,
+tox.ini) changes: told by the client, or seen by the file's modification time at the next
+analysis, whatever the client offers.
 
 All analysis runs on one thread of its own, one job at a time, so the LSP thread answers
 hover and code actions at once; a burst of changes to one file is analysed once, at its latest
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from stagelint import __version__
-from stagelint.config import ConfigError, Settings, load_settings
+from stagelint.config import CONFIG_FILES, ConfigError, Settings, load_settings
 from stagelint.findings import Finding, noqa_codes, noqa_line_map
 from stagelint.pipeline import stages
 from stagelint.pipeline.state import Options, ProjectState
@@ -97,17 +98,17 @@ class Project:
 
     def config_files(self) -> tuple:
         """(path, modification time, size, inode) of every file the settings may come from (each
-        pyproject.toml from the root up): a few stats, so every analysis can ask whether the
+        of `CONFIG_FILES` from the root up): a few stats, so every analysis can ask whether the
         configuration moved, whatever the client tells (a client that watches no files and has
-        no buffer of pyproject.toml open tells nothing)."""
+        no buffer of the configuration open tells nothing)."""
         stamp = []
         root = self.root.resolve()
-        for folder in (root, *root.parents):
+        for path in (folder / name for folder in (root, *root.parents) for name in CONFIG_FILES):
             try:
-                st = os.stat(folder / "pyproject.toml")
+                st = os.stat(path)
             except OSError:
                 continue
-            stamp.append((str(folder), st.st_mtime_ns, st.st_size, st.st_ino))
+            stamp.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino))
         return tuple(stamp)
 
     def settings_moved(self) -> tuple[bool, str | None]:
@@ -489,7 +490,7 @@ class StagelintServer:
                 ls.client_register_capability(lsp.RegistrationParams(registrations=[lsp.Registration(
                     id="stagelint-config", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                     register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
-                        watchers=[lsp.FileSystemWatcher(glob_pattern="**/pyproject.toml")]),
+                        watchers=[lsp.FileSystemWatcher(glob_pattern=f"**/{name}") for name in CONFIG_FILES]),
                 )]))
             threading.Thread(target=self._work, name="stagelint-analysis", daemon=True).start()
             self.jobs.put(("all", None))
@@ -559,7 +560,7 @@ class StagelintServer:
             return actions
 
     def _is_config(self, uri: str) -> bool:
-        return uri.endswith("/pyproject.toml")
+        return uri.rsplit("/", 1)[-1] in CONFIG_FILES
 
     def _findings_at(self, uri: str, where: lsp.Range):
         published = self.project.published.get(uri) if self.project else None

@@ -227,6 +227,30 @@ def test_a_changed_configuration_is_seen_when_the_client_watches_no_files(tmp_pa
     asyncio.run(_unwatched_session(root))
 
 
+def test_a_changed_setup_cfg_section_is_seen_when_the_client_watches_no_files(tmp_path):
+    """The settings can come from setup.cfg's [stagelint] (config.CONFIG_FILES): a change there is
+    seen as one in pyproject.toml is."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECT, root)
+    config = root / "setup.cfg"
+    flake8_only = config.read_text()
+
+    async def session():
+        c = Client(root)
+        await c.start(watch=False)
+        try:
+            model = (root / "pkg" / "model.py").read_text()
+            c.open("pkg/model.py", model)
+            assert (11, "STG101") in _codes(await c.wait_for("pkg/model.py", 1))
+            config.write_text(flake8_only + "\n[stagelint]\nignore = STG101\n")
+            c.change("pkg/model.py", 2, model + "# typed\n")
+            assert _codes(await c.wait_for("pkg/model.py", 2)) == []  # model.py's findings are all STG101
+        finally:
+            await c.stop()
+
+    asyncio.run(session())
+
+
 async def _unwatched_session(root: Path):
     c = Client(root)
     await c.start(watch=False)
