@@ -32,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from audit import DOC, FRESH_MARKER, cell_line, source_line  # noqa: E402
-from fresh_split import SEED, repos, split  # noqa: E402
+from fresh_split import SEED, all_halves, halves_of, repos, split  # noqa: E402
 
 VERDICTS = ("TP", "intended", "FP")
 #: Not a rule's finding: a file stagelint could not parse (reported beside the tables, not in them).
@@ -76,8 +76,10 @@ def check(folder: Path, jobs: int | None) -> tuple[list[dict], float]:
 
 
 def run(args) -> int:
-    halves = split(repos())
-    chosen = halves[args.half] if args.half in halves else halves["A"] + halves["B"]
+    if args.half == "all":
+        chosen = [row for rows in all_halves().values() for row in rows]
+    else:
+        chosen = halves_of(args.half)[args.half]
     with open(args.out, "w", encoding="utf-8") as out:
         for repo, commit, framework in chosen:
             folder = Path(args.root) / repo.replace("/", "+")
@@ -228,7 +230,7 @@ def main(argv=None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
     r.add_argument("--root", required=True, help="folder holding one owner+name folder per repository")
-    r.add_argument("--half", default="B", help="A, B or all")
+    r.add_argument("--half", default="B", help="a half of bench/fresh_split.py's LISTS (A, B, C, D) or all")
     r.add_argument("--out", required=True)
     r.add_argument("--jobs", type=int, default=None)
     t = sub.add_parser("table")

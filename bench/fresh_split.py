@@ -1,10 +1,13 @@
-"""Split bench/fresh_repos.txt into half A (read, fix from) and half B (held back, measured).
+"""Split each pinned list of fresh repositories into a half to fix from and a half held back.
 
-    python bench/fresh_split.py          # prints "A|B framework repo commit" per repository
+    python bench/fresh_split.py          # prints "HALF framework repo commit" per repository
 
-Deterministic: each framework's repositories, in the file's order, are shuffled with one fixed
-seed and the first half of each (rounded down) is A, the rest B, so both halves hold TensorFlow
-and JAX code. The seed was fixed before any finding on these repositories was read (issue 23).
+`LISTS` names each list's two halves: bench/fresh_repos.txt is A (read, fix from) and B (held
+back, measured); bench/fresh_repos_jax2.txt, the second JAX audit, is C (fix from) and D
+(measured). Deterministic: each framework's repositories, in the file's order, are shuffled with
+one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
+held-back one, so both halves hold every framework of the list. The seed was fixed before any
+finding on these repositories was read (issue 23).
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ import sys
 from pathlib import Path
 
 SEED = 20261128
-LIST = Path(__file__).resolve().parent / "fresh_repos.txt"
+HERE = Path(__file__).resolve().parent
+LIST = HERE / "fresh_repos.txt"
+#: Each pinned list with the names of its halves: (fix from, measured on).
+LISTS = {LIST: ("A", "B"), HERE / "fresh_repos_jax2.txt": ("C", "D")}
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
@@ -27,19 +33,33 @@ def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
     return rows
 
 
-def split(rows: list[tuple[str, str, str]], seed: int = SEED) -> dict[str, list[tuple[str, str, str]]]:
-    """{"A": [...], "B": [...]}: per framework, a seeded shuffle cut in two."""
+def split(rows: list[tuple[str, str, str]], seed: int = SEED,
+          names: tuple[str, str] = ("A", "B")) -> dict[str, list[tuple[str, str, str]]]:
+    """{first: [...], second: [...]}: per framework, a seeded shuffle cut in two."""
     rng = random.Random(seed)
-    halves: dict[str, list[tuple[str, str, str]]] = {"A": [], "B": []}
+    first, second = names
+    halves: dict[str, list[tuple[str, str, str]]] = {first: [], second: []}
     for framework in sorted({f for _, _, f in rows}):
         group = [r for r in rows if r[2] == framework]
         rng.shuffle(group)
-        halves["A"] += group[: len(group) // 2]
-        halves["B"] += group[len(group) // 2:]
+        halves[first] += group[: len(group) // 2]
+        halves[second] += group[len(group) // 2:]
     return halves
 
 
+def halves_of(half: str) -> dict[str, list[tuple[str, str, str]]]:
+    """Both halves of the list that `half` (a letter of `LISTS`) belongs to."""
+    for path, names in LISTS.items():
+        if half in names:
+            return split(repos(path), names=names)
+    raise SystemExit(f"no list has a half {half!r}: " + ", ".join("/".join(n) for n in LISTS.values()))
+
+
+def all_halves() -> dict[str, list[tuple[str, str, str]]]:
+    return {h: rows for names in LISTS.values() for h, rows in halves_of(names[0]).items()}
+
+
 if __name__ == "__main__":
-    for half, rows in split(repos()).items():
+    for half, rows in all_halves().items():
         for repo, commit, framework in rows:
             sys.stdout.write(f"{half} {framework} {repo} {commit}\n")
