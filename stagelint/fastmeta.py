@@ -395,15 +395,19 @@ def _counting_codegen():
         with _replacing:
             _replaced -= 1
             if _replaced == 0:
-                for kind, method, _ in _REPLACEMENTS:
-                    if kind is cst.CSTNode:
-                        kind._codegen = _BASE_CODEGEN
-                    elif kind is _BaseParenthesizedNode:
-                        kind._parenthesize = _BASE_PARENTHESIZE
-                    elif kind is cst.Module and method == "_codegen_impl":
-                        kind._codegen_impl = _MODULE_CODEGEN_IMPL
-                    else:  # the class had no method of its own
-                        delattr(kind, method)
+                _restore_codegen()
+
+
+def _restore_codegen() -> None:
+    for kind, method, _ in _REPLACEMENTS:
+        if kind is cst.CSTNode:
+            kind._codegen = _BASE_CODEGEN
+        elif kind is _BaseParenthesizedNode:
+            kind._parenthesize = _BASE_PARENTHESIZE
+        elif kind is cst.Module and method == "_codegen_impl":
+            kind._codegen_impl = _MODULE_CODEGEN_IMPL
+        elif method in kind.__dict__:  # the class had no method of its own
+            delattr(kind, method)
 
 
 def positions(module: cst.Module) -> dict[int, tuple[int, int, int, int]]:
@@ -944,3 +948,18 @@ def fast_traversal():
         if _patched == 0:
             cst.CSTNode.visit = _ORIGINAL_VISIT
             cst.CSTNode.children = _ORIGINAL_CHILDREN
+
+
+def restore_libcst() -> None:
+    """libcst's own methods back, whatever the counts of the patching contexts say: after an
+    analysis was interrupted by its time budget (`timelimit`), whose exception can land inside
+    one of their `finally` blocks and leave libcst patched for the next user of the process
+    (a fix's code generation, the server's next edit). Only called when no analysis runs in
+    this process (one analysis at a time, in every host)."""
+    global _patched, _replaced
+    with _replacing:
+        _replaced = 0
+        _restore_codegen()
+    _patched = 0
+    cst.CSTNode.visit = _ORIGINAL_VISIT
+    cst.CSTNode.children = _ORIGINAL_CHILDREN

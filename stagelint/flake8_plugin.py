@@ -80,13 +80,9 @@ class _Session:
         self.by_path = {}
         for f in result.findings:
             self.by_path.setdefault(os.path.realpath(f.path), []).append(f)
-        for path, reason in not_found + result.skipped:
+        for path, _ in not_found + result.skipped:
             self.not_checked.add(os.path.realpath(path))
-            if reason != "no such file or directory":  # flake8 says so itself
-                print(f"stagelint: {path}: {reason}", file=sys.stderr)
-        for path, where, _ in result.errors:
-            print(f"stagelint: internal error in {where} on {path} (run `stagelint check --verbose` for details)",
-                  file=sys.stderr)
+        _say_not_checked(not_found + result.skipped, result.errors)
 
     def cache(self, paths):
         """The result cache of the project `paths` belong to (`stagelint.cache.open_cache`)."""
@@ -229,10 +225,20 @@ class StagelintChecker:
         result = _set_aside_after(check_paths, [self.filename], session.settings, noqa=False,
                                   jobs=0 if daemonic else None, sources={real: text.encode("utf-8")},
                                   cache=session.cache([self.filename]), whole_project=True)
-        for path, reason in result.skipped:  # (the buffer over the size budget: said, not silent)
-            if os.path.realpath(path) == real:
-                print(f"stagelint: {path}: {reason}", file=sys.stderr)
+        _say_not_checked([(p, r) for p, r in result.skipped if os.path.realpath(p) == real],
+                         [e for e in result.errors if os.path.realpath(e[0]) == real])
         return [f for f in result.findings if os.path.realpath(f.path) == real]
+
+
+def _say_not_checked(skipped, errors) -> None:
+    """A line on standard error per file not checked (over a budget, unreadable) and per
+    internal error: flake8 has no place for them among its reports."""
+    for path, reason in skipped:
+        if reason != "no such file or directory":  # flake8 says so itself
+            print(f"stagelint: {path}: {reason}", file=sys.stderr)
+    for path, where, _ in errors:
+        print(f"stagelint: internal error in {where} on {path} (run `stagelint check --verbose` for details)",
+              file=sys.stderr)
 
 
 def _set_aside_after(check, *args, **kwargs):

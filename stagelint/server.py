@@ -193,24 +193,30 @@ class Project:
         from stagelint.files import digest
         from stagelint.notebooks import is_notebook
         from stagelint.pipeline import splice
-        from stagelint.pipeline.perfile import Outcome, analyse_bytes
+        from stagelint.pipeline.perfile import Outcome, analyse_bytes, within_time_budget
 
         state = self.state
         absent = state.absent_for(real)  # (the screen's, as the file's facts in the cache were made)
         made_with = (self.settings, state.roots, absent)
 
         def analyse(shown: str, data: bytes) -> Outcome:
+            # In this process, where no one else would stop it: the edit as a whole (splice
+            # included) is held to `file-timeout`, as each analysis inside it is.
+            return within_time_budget(shown, self.settings, lambda: analysed(shown, data))
+
+        def analysed(shown: str, data: bytes) -> Outcome:
             memo = self.memos.pop(real, None)
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
                 text = None
             if text is None or is_notebook(shown):
-                return analyse_bytes(shown, data, self.settings, state.roots, absent=absent)
+                return analyse_bytes(shown, data, self.settings, state.roots, in_process=True, absent=absent)
             facts = units = None
             if memo is not None and memo.path == shown and memo.made_with == made_with:
                 def reduced(part: str):
-                    outcome = analyse_bytes(shown, part.encode("utf-8"), self.settings, state.roots, absent=absent)
+                    outcome = analyse_bytes(shown, part.encode("utf-8"), self.settings, state.roots, in_process=True,
+                                            absent=absent)
                     return outcome.facts if outcome.status == "ok" else None
 
                 spliced = splice.splice(memo, text, reduced)
@@ -224,7 +230,7 @@ class Project:
             else:
                 self.counts["whole"] += 1
                 self.last_way = f"{shown}: the whole file analysed again"
-                outcome = analyse_bytes(shown, data, self.settings, state.roots, absent=absent)
+                outcome = analyse_bytes(shown, data, self.settings, state.roots, in_process=True, absent=absent)
             if outcome.status == "ok":  # (before the project phase renames anything in them)
                 memo = splice.Memo.of(text, outcome.facts, self.settings, made_with, units)
                 if memo is not None:
@@ -297,7 +303,7 @@ class Project:
 
     def known(self, path: str) -> bool:
         real = self.state.realpath(path)
-        return real in self.state.modules or real in self._placeholders()
+        return real in self.state.modules or real in self._placeholders() or real in self.not_checked
 
 
 def _demand_signature(m) -> tuple:

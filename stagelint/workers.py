@@ -16,10 +16,7 @@ from collections import deque
 from multiprocessing.connection import wait
 
 from stagelint.pipeline.perfile import Outcome, analyse_one, store_outcome
-
-#: A file whose analysis takes longer than this is abandoned, unless the settings say otherwise
-#: (`file-timeout`).
-FILE_TIMEOUT = 120.0
+from stagelint.timelimit import FILE_TIMEOUT, over_time_detail
 
 
 def _serve(conn, settings, roots, store=None, within=None) -> None:
@@ -177,8 +174,7 @@ class Pool:
                     elif outcome is None and now - w.started > timeout:
                         w.process.kill()
                         w.process.join()
-                        outcome = Outcome(w.path, "skipped",
-                                          detail=f"skipped: the analysis took longer than {timeout:g} s (file-timeout)")
+                        outcome = Outcome(w.path, "skipped", detail=over_time_detail(timeout))
                         workers[i] = self._start()
                     if outcome is None:
                         continue

@@ -15,11 +15,12 @@ from stagelint import notebooks
 from stagelint.analysis.walk import analyze_module
 from stagelint.budget import OverBudget, over_budget
 from stagelint.context import FileContext
-from stagelint.fastmeta import release
+from stagelint.fastmeta import release, restore_libcst
 from stagelint.files import NotRead, digest, read_source, why_not_read
 from stagelint.frameworks import STAGING
 from stagelint.pipeline.paths import module_name
 from stagelint.rules import all_rules
+from stagelint.timelimit import FILE_TIMEOUT, TimeLimit, over_time_detail
 
 
 @dataclass
@@ -116,13 +117,32 @@ def analyse_bytes(path: str, source: bytes, settings, roots, in_process: bool = 
                   absent=frozenset()) -> Outcome:
     """The outcome of analysing `source` as the file `path`: one file's internal error, or code
     too deep to walk, loses only that file. `in_process`: not in a worker (a crash would end the
-    run), so the file is read by Python's parser first (`budget.over_budget`). `absent`: as for
-    `analyze_source`."""
+    run, no one would stop a hang), so the file is read by Python's parser first
+    (`budget.over_budget`) and the analysis is held to `file-timeout` here (`timelimit`).
+    `absent`: as for `analyze_source`."""
     notebook = notebooks.is_notebook(path)  # (its JSON is not the code: its cells are measured)
     reason = over_budget(source, settings, in_process, python=not notebook)
     if reason is not None:
         return Outcome(path, "skipped", detail=reason)
     budget = (lambda code: over_budget(code, settings, in_process)) if notebook else None
+    if in_process:
+        return within_time_budget(path, settings, lambda: _analysed(path, source, settings, roots, absent, budget))
+    return _analysed(path, source, settings, roots, absent, budget)
+
+
+def within_time_budget(path: str, settings, analyse) -> Outcome:
+    """`analyse()`, or a skipped outcome once it overruns the settings' `file-timeout` (the
+    in-process hosts: flake8's workers, buffers, the language server)."""
+    limit = TimeLimit(getattr(settings, "file_timeout", None) or FILE_TIMEOUT)
+    try:
+        with limit:
+            return analyse()
+    except limit.Exceeded:
+        restore_libcst()
+        return Outcome(path, "skipped", detail=over_time_detail(limit.seconds))
+
+
+def _analysed(path: str, source: bytes, settings, roots, absent, budget) -> Outcome:
     try:
         return Outcome(path, "ok", analyze_source(path, source, settings, roots, absent, budget), digest=digest(source),
                        absent=absent)

@@ -15,6 +15,14 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 PROJECT = FIXTURES / "project"
 BIN = Path(sys.executable).parent
 
+#: A staged function that binds one name 3,000 times: its analysis takes a dozen seconds and more
+#: (libcst's scope model links each read of the name to every binding of it in the scope; the
+#: tests give it a `file-timeout` of 2 s), however fast the machine.
+SLOW_TO_ANALYSE = ("import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    y = x\n" + "    y = y + 1\n" * 3000
+                   + "    return y\n")
+#: The skip line of a file over a 2-second `file-timeout`, in every host.
+OVER_TWO_SECONDS = "skipped: the analysis took longer than 2 s (file-timeout)"
+
 #: `path:line:col: CODE ...` as both `stagelint check --output-format concise` and flake8 print it.
 LINE_RE = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d+) ", re.M)
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import shutil
 import textwrap
+import time
 
-from integration_support import PROJECT, ROOT, flake8, marked_in, reported, stagelint, write_tree
+from integration_support import (OVER_TWO_SECONDS, PROJECT, ROOT, SLOW_TO_ANALYSE, flake8, marked_in, reported,
+                                 stagelint, write_tree)
 
 from stagelint.rules import all_rules
 from stagelint.rules.base import example_source
@@ -214,8 +216,10 @@ def test_plugin_inside_a_daemonic_worker(tmp_path):
     assert out == [(7, 4, "STG101"), (8, 4, "STG201")]
 
 
-def _run_plugin_in_child(cwd, queue):
+def _run_plugin_in_child(cwd, queue, files=("pkg/utils.py",)):
     import ast
+    import contextlib
+    import io
     import os
 
     os.chdir(cwd)
@@ -226,9 +230,14 @@ def _run_plugin_in_child(cwd, queue):
         stagelint_config = None
 
     StagelintChecker.parse_options(Options)
-    source = open("pkg/utils.py").read()
-    checker = StagelintChecker(ast.parse(source), "./pkg/utils.py", source.splitlines(keepends=True))
-    queue.put([(line, col, text.split()[0]) for line, col, text, _ in checker.run()])
+    said = io.StringIO()
+    found = []
+    with contextlib.redirect_stderr(said):
+        for name in files:
+            source = open(name).read()
+            checker = StagelintChecker(ast.parse(source), f"./{name}", source.splitlines(keepends=True))
+            found.extend((line, col, text.split()[0]) for line, col, text, _ in checker.run())
+    queue.put(found if files == ("pkg/utils.py",) else (found, said.getvalue()))
 
 
 def test_flake8_version_names_the_plugin_as_the_docs_show(tmp_path):
@@ -244,3 +253,30 @@ def test_flake8_version_names_the_plugin_as_the_docs_show(tmp_path):
     plugins = re.compile(r"\(.*\)")
     assert f"tf-stagelint: {__version__}" in plugins.search(documented)[0]
     assert f"tf-stagelint: {__version__}" in plugins.search(shown.stdout)[0]
+
+
+def test_the_time_budget_holds_on_standard_input_and_in_a_daemonic_worker(tmp_path):
+    """`file-timeout` where the analysis runs in flake8's own process (no worker process of
+    stagelint's to kill): a buffer on standard input, and a daemonic worker of flake8's."""
+    import multiprocessing
+
+    root = write_tree(tmp_path / "p", {
+        "pyproject.toml": "[tool.stagelint]\nfile-timeout = 2\n",
+        "ok.py": "import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    print(x)\n    return x\n",
+    })
+    start = time.monotonic()
+    proc = flake8("--select", "STG", "--stdin-display-name", "slow.py", "-", cwd=root, input=SLOW_TO_ANALYSE)
+    took = time.monotonic() - start
+    assert proc.returncode == 0 and proc.stdout == "", proc.stdout + proc.stderr
+    assert f"stagelint: slow.py: {OVER_TWO_SECONDS}" in proc.stderr and "Traceback" not in proc.stderr
+    assert took < 60  # the budget and flake8's start; not the analysis' minute (generous: a shared machine)
+
+    (root / "slow.py").write_text(SLOW_TO_ANALYSE)
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_run_plugin_in_child, args=(str(root), queue, ("slow.py", "ok.py")), daemon=True)
+    child.start()
+    found, said = queue.get(timeout=120)
+    child.join(timeout=30)
+    assert found == [(6, 4, "STG101")]  # ok.py's print; slow.py abandoned at the budget
+    assert said.splitlines() == [f"stagelint: slow.py: {OVER_TWO_SECONDS}"]

@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from integration_support import PROJECT
+from integration_support import OVER_TWO_SECONDS, PROJECT, SLOW_TO_ANALYSE
 
 lsp = pytest.importorskip("lsprotocol.types")  # the `server` extra, part of dev
 from pygls.lsp.client import LanguageClient  # noqa: E402
@@ -603,6 +603,42 @@ def test_a_file_over_the_size_budget_says_so_in_the_editor(tmp_path):
             await c.stop()
 
     asyncio.run(session())
+
+
+def test_an_edit_over_the_time_budget_is_abandoned_and_said_in_the_editor(tmp_path):
+    """`file-timeout` holds in the server, whose edits are analysed in its own process (on a
+    thread of its own, where neither a kill nor a signal reaches): the edit is abandoned at
+    the budget, the editor is told so on the file's first line, and the next edit is analysed
+    as usual."""
+    (tmp_path / "pyproject.toml").write_text("[tool.stagelint]\nfile-timeout = 2\n")
+    fast = "import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    print(x)\n    return x\n"
+    # On disk it stages nothing (no worker process analyses it when the server starts): every
+    # analysis of it is of the editor's buffer, in the server's process.
+    (tmp_path / "m.py").write_text("x = 1\n")
+
+    async def session():
+        c = Client(tmp_path)
+        await c.start()
+        try:
+            c.open("m.py", fast)
+            first = await c.wait_for("m.py", 1)
+            loop = asyncio.get_running_loop()
+            start = loop.time()
+            c.change("m.py", 2, SLOW_TO_ANALYSE)
+            slow = await c.wait_for("m.py", 2, timeout=60)
+            took = loop.time() - start
+            c.change("m.py", 3, fast.replace("print(x)", "print(x)\n    print(x)"))
+            again = await c.wait_for("m.py", 3)
+            return first, slow, took, again
+        finally:
+            await c.stop()
+
+    first, slow, took, again = asyncio.run(session())
+    assert _codes(first) == [(6, "STG101")]
+    assert [(d.range.start.line, d.code, d.message) for d in slow] == [
+        (0, None, f"stagelint did not check this file: {OVER_TWO_SECONDS}")]
+    assert took < 40  # the budget, not the analysis' minute (generous: a shared machine)
+    assert _codes(again) == [(6, "STG101"), (7, "STG101")]
 
 
 class RawServer:
