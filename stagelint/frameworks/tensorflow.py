@@ -145,6 +145,59 @@ STATEFUL_METHODS = frozenset({
 
 #: Tensor methods that need a concrete value: they raise on a symbolic tensor.
 EAGER_ONLY_METHODS = frozenset({"numpy", "item", "tolist"})
+
+#: Keras `Model` methods that run their own loop eagerly (each makes and calls its own
+#: tf.function, and returns NumPy or Python values): called in a `tf.function`, they fail at
+#: trace time. Method -> the error under Keras 3, or None where Keras 3 runs it (observed with
+#: TF 2.21 / Keras 3.15 and tf_keras 2.21, tests/test_keras_loops_and_helpers.py: Keras 3's
+#: `predict` and `predict_on_batch` call `.numpy()` on their symbolic outputs, `evaluate` and
+#: `fit` test a symbolic tensor in their loop; `train_on_batch` and `test_on_batch` run one
+#: step inside the enclosing graph; tf_keras raises its RuntimeError for all six).
+KERAS_EAGER_LOOPS: dict[str, str | None] = {
+    "predict": "AttributeError ('SymbolicTensor' object has no attribute 'numpy')",
+    "predict_on_batch": "AttributeError ('SymbolicTensor' object has no attribute 'numpy')",
+    "evaluate": "OperatorNotAllowedInGraphError (using a symbolic tf.Tensor as a Python bool)",
+    "fit": "OperatorNotAllowedInGraphError (using a symbolic tf.Tensor as a Python bool)",
+    "train_on_batch": None,
+    "test_on_batch": None,
+}
+KERAS2_EAGER_LOOP_ERROR = "RuntimeError (Detected a call to `Model.{method}` inside a `tf.function`)"
+#: Keras model classes by name (`keras.Model`, `tf.keras.Sequential`, `keras.models.Model`).
+KERAS_MODEL_NAMES = frozenset({"Model", "Sequential"})
+
+
+def is_keras_model_class(qualified_name: str) -> bool:
+    """A Keras `Model` class itself (`keras.Model`, `tf.keras.Sequential`, `keras.models.Functional`)."""
+    if keras_flavour(qualified_name) is None:
+        return False
+    last = qualified_name.rsplit(".", 1)[-1]
+    return last in KERAS_MODEL_NAMES or (".models." in qualified_name and last[:1].isupper())
+
+
+def keras_flavour(qualified_name: str) -> str | None:
+    """Which Keras a Keras class comes from: "keras3" (`keras.`), "keras2" (`tf_keras.`,
+    `tensorflow.python.keras.`), "either" for `tensorflow.keras.`, which is Keras 3 in TF 2.21
+    unless TF_USE_LEGACY_KERAS=1 selects tf_keras; None for anything else."""
+    if qualified_name.startswith(KERAS3_BASE_PREFIXES):
+        return "keras3"
+    if qualified_name.startswith(KERAS2_ROOTS):
+        return "keras2"
+    if qualified_name.startswith("tensorflow.keras."):
+        return "either"
+    return None
+
+
+def keras_loop_error(method: str, flavour: str) -> str | None:
+    """What calling the Keras model method `method` in a tf.function raises under `flavour`
+    (`keras_flavour`), or None where it runs (or where which Keras runs decides it)."""
+    if method not in KERAS_EAGER_LOOPS:
+        return None
+    keras3, keras2 = KERAS_EAGER_LOOPS[method], KERAS2_EAGER_LOOP_ERROR.format(method=method)
+    if flavour == "keras2":
+        return keras2
+    if keras3 is None:
+        return None
+    return keras3 if flavour == "keras3" else f"{keras3[:-1]}; Keras 2: RuntimeError)"
 #: NumPy functions that are fine with a tensor argument at trace time (they read static metadata).
 NUMPY_STATIC_FUNCTIONS = frozenset({"numpy.dtype", "numpy.issubdtype", "numpy.result_type"})
 

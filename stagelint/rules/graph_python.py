@@ -6,9 +6,17 @@ import libcst as cst
 
 from stagelint.analysis.caught import WatchesTry
 from stagelint.analysis.guards import type_dispatch
+from stagelint.analysis.keras_models import keras_model
+from stagelint.analysis.proof import fact
 from stagelint.context import short_code
 from stagelint.analysis.values import VARIABLE, kind_of, one_tensor, tensor_fact
-from stagelint.frameworks import EAGER_ONLY_METHODS, NUMPY_STATIC_FUNCTIONS, is_stateful_op
+from stagelint.frameworks import (
+    EAGER_ONLY_METHODS,
+    KERAS_EAGER_LOOPS,
+    NUMPY_STATIC_FUNCTIONS,
+    is_stateful_op,
+    keras_loop_error,
+)
 from stagelint.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
 from stagelint.nnx import param_attributes
 from stagelint.rules.base import Rule
@@ -33,6 +41,13 @@ class EagerOnlyCall(WatchesTry, Rule):
     on a tensor, and NumPy functions called with a tensor argument (`np.array(x)`,
     `np.asarray(x)`, `np.sum(x)`, `np.float32(x)`, ...).
 
+    Also flags Keras's own loops called on a Keras model in staged code: `model.predict(x)`,
+    `predict_on_batch`, `evaluate` and `fit`, also through `self` in a method of a `keras.Model`
+    subclass (`self.predict(x)`) and on a model the object holds (`self.model.predict(x)`);
+    `train_on_batch` and `test_on_batch` too on a Keras 2 model (`tf_keras`). The receiver must be
+    shown to be a Keras model: built from `keras.Sequential`/`keras.Model`, or an instance of a
+    project class that derives from one, whose method is Keras's and not the project's own.
+
     Not flagged: NumPy on Python values and static metadata (`np.pi`, `np.sqrt(2.0)`,
     `np.prod(x.shape)`, `np.float32` as a dtype); `.numpy()` on a module-level eager tensor,
     which is a constant captured at trace time; code inside `tf.py_function`/`tf.numpy_function`,
@@ -51,6 +66,14 @@ class EagerOnlyCall(WatchesTry, Rule):
     tf.Tensor to a numpy array`. The same code works in eager mode, so it breaks only once it
     is staged.
 
+    `Model.predict`, `evaluate` and `fit` are eager loops that make their own `tf.function` and
+    return NumPy or Python values. Under Keras 3 (TF 2.21) `predict` and `predict_on_batch` raise
+    `AttributeError: 'SymbolicTensor' object has no attribute 'numpy'` while tracing, and
+    `evaluate` and `fit` raise `OperatorNotAllowedInGraphError`; Keras 2 raises `RuntimeError:
+    Detected a call to Model.predict inside a tf.function` for all six. (Keras 3 runs
+    `train_on_batch` and `test_on_batch` as one step inside the enclosing graph.) Calling the
+    model itself, `model(x, training=False)`, is what works there.
+
     ## Example
     ```python
     @tf.function
@@ -65,12 +88,13 @@ class EagerOnlyCall(WatchesTry, Rule):
     def normalise(x):
         return x - tf.reduce_mean(x)
     ```
-    If the code must run in NumPy, wrap it in `tf.numpy_function`.
+    If the code must run in NumPy, wrap it in `tf.numpy_function`. In place of
+    `model.predict(x)` in a `tf.function`, call the model: `model(x, training=False)`.
     """
 
     code = "STG601"
     name = "eager-only-call"
-    message = "`{call}` needs a concrete value, but in {func} `{value}` is a symbolic tensor: {error} at trace time; {instead}"
+    message = "`{call}` {needs}, but in {func} {value_is}: {error} at trace time; {instead}"
     jax_message = "`{call}` needs a concrete value, but in {func} `{value}` is a JAX tracer: ConcretizationTypeError / TracerArrayConversionError at trace time; use `jax.numpy` ops, mark the argument static (`static_argnums`), or use `jax.pure_callback`"
     valid = (
         """
@@ -103,6 +127,28 @@ class EagerOnlyCall(WatchesTry, Rule):
         def scale(x):
             return x / np.prod(x.shape)    # JAX: shapes are static
         """,
+        """
+        import keras
+        import tensorflow as tf
+
+        model = keras.Sequential([keras.layers.Dense(2)])
+        model.compile(optimizer="sgd", loss="mse")
+
+        @tf.function
+        def step(x, y):
+            loss = model.train_on_batch(x, y)   # Keras 3 runs one step in the graph
+            return model(x, training=False), loss
+
+        class Agent(keras.Model):
+            def predict(self, x):           # the project's own `predict`
+                return self(x, training=False)
+
+            @tf.function
+            def act(self, x):
+                return self.predict(x)
+
+        preds = model.predict(tf.ones([2, 3]))   # eager: fine
+        """,
     )
     invalid = (
         """
@@ -133,6 +179,22 @@ class EagerOnlyCall(WatchesTry, Rule):
         def accuracy(correct, total):
             return float(correct) / total  # STG601
         """,
+        """
+        import keras
+        import tensorflow as tf
+
+        class Agent(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = keras.layers.Dense(2)
+
+            def call(self, x):
+                return self.dense(x)
+
+            @tf.function
+            def act(self, x):
+                return self.predict(x)  # STG601
+        """,
     )
 
     def __init__(self, ctx):
@@ -144,6 +206,8 @@ class EagerOnlyCall(WatchesTry, Rule):
         self._dispatching: list[bool] = []
 
     def report(self, node, **fields) -> None:
+        fields.setdefault("needs", "needs a concrete value")
+        fields.setdefault("value_is", f"`{fields.get('value')}` is a symbolic tensor")
         super().report(node, **fields, **self.caught_fields(node))
 
     def visit_If(self, node: cst.If) -> None:
@@ -161,6 +225,9 @@ class EagerOnlyCall(WatchesTry, Rule):
             return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in EAGER_ONLY_METHODS:
             self._method(node, node.func.attr.value, node.func.value)
+            return
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in KERAS_EAGER_LOOPS:
+            self._keras_loop(node, node.func.attr.value, node.func.value)
             return
         names = ctx.qualified_names(node.func)
         for q in names:
@@ -201,6 +268,22 @@ class EagerOnlyCall(WatchesTry, Rule):
                         instead="keep the value a tensor and use TensorFlow ops, or move the code into `tf.py_function`",
                         **_tensor_fields(t))
 
+    def _keras_loop(self, node: cst.Call, method: str, receiver: cst.BaseExpression) -> None:
+        """`model.predict(x)` / `self.predict(x)`: whether the receiver is a Keras model (and which
+        Keras) is the project's to say (`confirm`); a name the file does not show is left alone."""
+        func = self.ctx.function
+        if isinstance(receiver, cst.Name) and receiver.value == func.self_name and func.facts.class_qualname:
+            cls = func.facts.class_qualname
+        else:
+            value = value_of(self.ctx, receiver, func)
+            if value.what not in ("model", "object") or not value.cls:
+                return
+            cls = value.cls
+        shown = short_code(receiver)
+        self.report(node, call=f"{shown}.{method}()", value=shown, error="", instead="",
+                    needs="runs Keras's own eager loop", value_is="tensors are symbolic",
+                    _keras_loop=method, _model_class=cls)
+
     def _numpy(self, node: cst.Call, q: str) -> None:
         ctx = self.ctx
         t = Tensorness()
@@ -222,9 +305,39 @@ class EagerOnlyCall(WatchesTry, Rule):
     @classmethod
     def confirm(cls, candidate, project, module):
         key = (module.module, candidate.function)
+        if candidate.fields.get("_keras_loop"):
+            return project.jax.framework_of(key) != "jax" and _keras_loop_confirmed(candidate, project, module)
         if project.jax.framework_of(key) == "jax":
             return confirm_concrete_value(candidate, project, key)
         return not candidate.fields.get("_jax_only") and _tensor_confirmed(candidate, project, module)
+
+
+def _keras_loop_instead(method: str, model: str) -> str:
+    if method in ("predict", "predict_on_batch"):
+        return f"call the model instead: `{model}(x, training=False)`"
+    if method in ("evaluate", "test_on_batch"):
+        return f"compute the loss and metrics from `{model}(x, training=False)` with TensorFlow ops, or call `{method}` outside the tf.function"
+    return f"write the step with `{model}(x, training=True)`, a `tf.GradientTape` and `optimizer.apply_gradients`, or call `{method}` outside the tf.function"
+
+
+def _keras_loop_confirmed(candidate, project, module):
+    """The receiver is a Keras model whose `method` is Keras's own (not the project's override),
+    and the method fails in staged code under the Keras the model is built on."""
+    fields = candidate.fields
+    method, cls = fields["_keras_loop"], fields["_model_class"]
+    found = keras_model(project, cls)
+    if found is None or project.resolve(module.module, ("self", cls, method)) is not None:
+        return False  # not a Keras model, or the project's own `predict`
+    flavour, base = found
+    error = keras_loop_error(method, flavour)
+    if error is None:
+        return False  # Keras 3 runs `train_on_batch` / `test_on_batch` in the enclosing graph
+    receiver = fields["value"]
+    spelt = base.replace("tensorflow.", "tf.", 1) if base.startswith("tensorflow.") else base
+    shown = f"`{cls.rsplit('.', 1)[-1]}`, a subclass of `{spelt}`" if cls != base else f"`{spelt}`"
+    because = fact(f"`{receiver}` is a Keras model ({shown}), whose `{method}` is Keras's own loop",
+                   candidate.span)
+    return {"error": error, "instead": _keras_loop_instead(method, receiver), "_because": [because]}
 
 
 #: Tests of what kind of value something is.

@@ -1,0 +1,216 @@
+"""Framework facts behind three static findings of issue 25, each run with the real TensorFlow
+2.21 / Keras 3 (and tf_keras 2.21) and checked against what `stagelint check` says of the same
+program: a positive program and its negative twin, with the error or the trace count the
+framework gives.
+
+* STG601: Keras's own loops (`Model.predict`, `predict_on_batch`, `evaluate`, `fit`) called in a
+  `tf.function`, also through `self`, fail at trace time; `model(x, training=False)` works, and
+  Keras 3 runs `train_on_batch` / `test_on_batch` inside the graph (tf_keras refuses them too).
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import keras
+import pytest
+import tensorflow as tf
+
+from stagelint.engine import check_source
+
+pytestmark = pytest.mark.tf
+
+
+def program(source: str) -> str:
+    return textwrap.dedent(source).lstrip("\n")
+
+
+def run(source: str) -> tuple[dict, str]:
+    """Run the program with the real framework: its namespace, and the name of the exception it
+    raised ("ok" for none)."""
+    namespace: dict = {"__name__": "program"}
+    try:
+        exec(compile(program(source), "program.py", "exec"), namespace)  # noqa: S102 - the program under test
+    except Exception as e:  # noqa: BLE001 - the type is what is asserted
+        return namespace, type(e).__name__
+    return namespace, "ok"
+
+
+def run_eagerly(source: str) -> str:
+    tf.config.run_functions_eagerly(True)
+    try:
+        return run(source)[1]
+    finally:
+        tf.config.run_functions_eagerly(False)
+
+
+def findings(source: str, code: str) -> list:
+    return [f for f in check_source(program(source)) if f.code == code]
+
+
+def lines(source: str, code: str) -> list[int]:
+    return sorted(f.line for f in findings(source, code))
+
+
+# STG601: Keras's own loops in staged code ------------------------------------------------------------
+
+_MODEL = """
+    import keras
+    import tensorflow as tf
+
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    model.compile(optimizer="sgd", loss="mse")
+    x = tf.ones([4, 3])
+    y = tf.ones([4, 2])
+
+"""
+
+
+@pytest.mark.parametrize("call, error", [
+    ("model.predict(x, verbose=0)", "AttributeError"),
+    ("model.predict_on_batch(x)", "AttributeError"),
+    ("model.evaluate(x, y, verbose=0)", "OperatorNotAllowedInGraphError"),
+    ("model.fit(x, y, verbose=0)", "OperatorNotAllowedInGraphError"),
+])
+def test_a_keras_loop_in_a_tf_function_fails_while_tracing_and_is_reported(call, error):
+    assert keras.__version__.startswith("3.")
+    source = _MODEL + textwrap.indent(textwrap.dedent(f"""
+        @tf.function
+        def step(x, y):
+            return {call}
+
+        step(x, y)
+    """), "    ")
+    assert run(source)[1] == error
+    assert run_eagerly(source) == "ok"
+    (finding,) = findings(source, "STG601")
+    assert finding.line == program(source).splitlines().index(f"    return {call}") + 1
+    method = call.split("(")[0].split(".")[1]
+    assert f"`model.{method}()` runs Keras's own eager loop" in finding.message
+    assert error in finding.message
+    assert any("`model` is a Keras model (`keras.Sequential`)" in note.message for note in finding.because)
+
+
+def test_calling_the_model_in_the_tf_function_runs_and_is_not_reported():
+    source = _MODEL + """
+    @tf.function
+    def step(x, y):
+        return model(x, training=False)
+
+    step(x, y)
+    """
+    assert run(source)[1] == "ok"
+    assert findings(source, "STG601") == []
+
+
+def test_keras3_runs_train_on_batch_in_the_graph_so_it_is_not_reported():
+    source = _MODEL + """
+    @tf.function
+    def step(x, y):
+        return model.train_on_batch(x, y), model.test_on_batch(x, y)
+
+    first = float(step(x, y)[0])
+    second = float(step(x, y)[0])
+    """
+    namespace, outcome = run(source)
+    assert outcome == "ok"
+    assert namespace["second"] < namespace["first"]  # it trained, inside the graph, on each call
+    assert namespace["step"].experimental_get_tracing_count() == 1
+    assert findings(source, "STG601") == []
+
+
+def test_tf_keras_refuses_train_on_batch_in_a_tf_function_and_it_is_reported():
+    source = """
+    import tensorflow as tf
+    import tf_keras
+
+    model = tf_keras.Sequential([tf_keras.Input((3,)), tf_keras.layers.Dense(2)])
+    model.compile(optimizer="sgd", loss="mse")
+
+    @tf.function
+    def step(x, y):
+        return model.train_on_batch(x, y)
+
+    step(tf.ones([4, 3]), tf.ones([4, 2]))
+    """
+    assert run(source)[1] == "RuntimeError"
+    (finding,) = findings(source, "STG601")
+    assert finding.line == 9 and "RuntimeError (Detected a call to `Model.train_on_batch`" in finding.message
+
+
+_AGENT = """
+    import keras
+    import tensorflow as tf
+
+    class Agent(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = keras.layers.Dense(2)
+            self.target = keras.Sequential([keras.layers.Dense(2)])
+
+        def call(self, x):
+            return self.dense(x)
+
+"""
+
+
+def test_predict_through_self_in_a_model_subclass_fails_while_tracing_and_is_reported():
+    source = _AGENT + """
+        @tf.function
+        def act(self, x):
+            return self.predict(x, verbose=0)
+
+        @tf.function
+        def bootstrap(self, x):
+            return self.target.predict(x, verbose=0)
+
+    agent = Agent()
+    x = tf.ones([1, 3])
+    agent(x)
+    agent.target(x)
+    """
+    assert run(source + "agent.act(x)\n")[1] == "AttributeError"
+    assert run(source + "agent.bootstrap(x)\n")[1] == "AttributeError"
+    reported = findings(source, "STG601")
+    assert [f.line for f in reported] == [16, 20]
+    assert "call the model instead: `self(x, training=False)`" in reported[0].message
+    assert any("`self` is a Keras model (`Agent`, a subclass of `keras.Model`)" in n.message
+               for n in reported[0].because)
+    assert "`self.target(x, training=False)`" in reported[1].message
+
+
+def test_a_model_subclass_own_predict_is_not_keras_and_is_not_reported():
+    source = _AGENT + """
+        def predict(self, x):
+            return self(x, training=False)
+
+        @tf.function
+        def act(self, x):
+            return self.predict(x)
+
+    agent = Agent()
+    out = agent.act(tf.ones([1, 3]))
+    """
+    assert run(source)[1] == "ok"
+    assert findings(source, "STG601") == []
+
+
+def test_a_predict_that_is_not_a_keras_model_is_not_reported():
+    """`.predict` spelt alone proves nothing: a project class (or scikit-learn) has one too."""
+    source = """
+    import tensorflow as tf
+
+    class Scaler:
+        def predict(self, x):
+            return x * 2.0
+
+    scaler = Scaler()
+
+    @tf.function
+    def step(x):
+        return scaler.predict(x)
+
+    out = step(tf.ones([2]))
+    """
+    assert run(source)[1] == "ok"
+    assert findings(source, "STG601") == []
