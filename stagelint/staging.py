@@ -550,8 +550,13 @@ class Project:
         that forwards its own parameter (`helper(x)` inside `step(x)`) to the caller's callers."""
         return [(module, site, arg) for module, site, arg, _ in self.args_with_callee(key, param)]
 
-    def args_with_callee(self, key: Key, param: str, _depth: int = 0) -> list[tuple[str, F.CallSite, F.ArgFacts, Key]]:
+    def args_with_callee(self, key: Key, param: str) -> list[tuple[str, F.CallSite, F.ArgFacts, Key]]:
         """`args_for`, each with the function its site calls (`key`, or the forwarding caller)."""
+        return [(module, site, arg, callee) for module, site, arg, callee, _ in self.args_through(key, param)]
+
+    def args_through(self, key: Key, param: str, _depth: int = 0) -> list[tuple]:
+        """`args_with_callee`, each with the calls that hand the value on to `key`: ((module,
+        site), ...) of the forwarding callers' calls, outermost first; () for a direct call."""
         f = self.function(key)
         if f is None or param not in f.params:
             return []
@@ -565,11 +570,11 @@ class Project:
             if arg is None:
                 continue
             if arg.param and site.caller is not None and _depth < 4:
-                forwarded = self.args_with_callee((module, site.caller), arg.param, _depth + 1)
+                forwarded = self.args_through((module, site.caller), arg.param, _depth + 1)
                 if forwarded:
-                    out.extend(forwarded)
+                    out.extend((m, s, a, callee, hops + ((module, site),)) for m, s, a, callee, hops in forwarded)
                     continue
-            out.append((module, site, arg, key))
+            out.append((module, site, arg, key, ()))
         return out
 
     def staged_afresh(self, key: Key) -> bool:

@@ -347,8 +347,9 @@ def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | N
     text = short_code(expr)
     value = value_of(ctx, expr, func)
     param = ""
-    if isinstance(expr, cst.Name) and func is not None and ctx.binding_kind(expr, func) == "param":
-        param = expr.value
+    if isinstance(expr, cst.Name) and func is not None and ctx.binding_kind(expr, func) == "param" and all(
+            isinstance(getattr(r, "node", None), cst.Param) for r in ctx.reaching(expr, func) or ()):
+        param = expr.value  # passed straight through (not `e = tf.constant(e)` first)
     extra = dict(what=value.what, cls=value.cls, ident=value.ident, param=param,
                  varies=_varies(ctx, expr, func, loops), root=_root_kind(ctx, expr, func))
     if value.what in ("list", "tuple"):

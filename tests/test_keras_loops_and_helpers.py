@@ -6,6 +6,9 @@ framework gives.
 * STG601: Keras's own loops (`Model.predict`, `predict_on_batch`, `evaluate`, `fit`) called in a
   `tf.function`, also through `self`, fail at trace time; `model(x, training=False)` works, and
   Keras 3 runs `train_on_batch` / `test_on_batch` inside the graph (tf_keras refuses them too).
+* STG501: a loop's Python int handed through a helper to a `tf.function` parameter traces once
+  per value; a constant, a helper that converts it with `tf.constant`, or an `input_signature`
+  trace once.
 """
 
 from __future__ import annotations
@@ -48,8 +51,9 @@ def findings(source: str, code: str) -> list:
     return [f for f in check_source(program(source)) if f.code == code]
 
 
-def lines(source: str, code: str) -> list[int]:
-    return sorted(f.line for f in findings(source, code))
+def line_of(source: str, text: str) -> int:
+    """The number of the program's first line that is `text` (stripped)."""
+    return [line.strip() for line in program(source).splitlines()].index(text) + 1
 
 
 # STG601: Keras's own loops in staged code ------------------------------------------------------------
@@ -84,7 +88,7 @@ def test_a_keras_loop_in_a_tf_function_fails_while_tracing_and_is_reported(call,
     assert run(source)[1] == error
     assert run_eagerly(source) == "ok"
     (finding,) = findings(source, "STG601")
-    assert finding.line == program(source).splitlines().index(f"    return {call}") + 1
+    assert finding.line == line_of(source, f"return {call}")
     method = call.split("(")[0].split(".")[1]
     assert f"`model.{method}()` runs Keras's own eager loop" in finding.message
     assert error in finding.message
@@ -135,7 +139,7 @@ def test_tf_keras_refuses_train_on_batch_in_a_tf_function_and_it_is_reported():
     """
     assert run(source)[1] == "RuntimeError"
     (finding,) = findings(source, "STG601")
-    assert finding.line == 9 and "RuntimeError (Detected a call to `Model.train_on_batch`" in finding.message
+    assert finding.line == line_of(source, "return model.train_on_batch(x, y)") and "RuntimeError (Detected a call to `Model.train_on_batch`" in finding.message
 
 
 _AGENT = """
@@ -172,7 +176,8 @@ def test_predict_through_self_in_a_model_subclass_fails_while_tracing_and_is_rep
     assert run(source + "agent.act(x)\n")[1] == "AttributeError"
     assert run(source + "agent.bootstrap(x)\n")[1] == "AttributeError"
     reported = findings(source, "STG601")
-    assert [f.line for f in reported] == [16, 20]
+    assert [f.line for f in reported] == [line_of(source, "return self.predict(x, verbose=0)"),
+                                          line_of(source, "return self.target.predict(x, verbose=0)")]
     assert "call the model instead: `self(x, training=False)`" in reported[0].message
     assert any("`self` is a Keras model (`Agent`, a subclass of `keras.Model`)" in n.message
                for n in reported[0].because)
@@ -214,3 +219,56 @@ def test_a_predict_that_is_not_a_keras_model_is_not_reported():
     """
     assert run(source)[1] == "ok"
     assert findings(source, "STG601") == []
+
+
+# STG501: a changing Python number handed on by a helper ----------------------------------------------
+
+_STEP = """
+    import tensorflow as tf
+
+    w = tf.Variable(0.0)
+
+    @tf.function{signature}
+    def train_step(x, epoch):
+        w.assign_add(tf.reduce_sum(x) * tf.cast(epoch, tf.float32))
+        return w
+
+    def run_epoch(x, e):
+        {body}
+
+    x = tf.ones([2])
+    for epoch in range(5):
+        run_epoch(x, {passed})
+"""
+
+
+def _helper_program(signature: str = "", body: str = "return train_step(x, e)", passed: str = "epoch") -> str:
+    return _STEP.format(signature=signature, body=body, passed=passed)
+
+
+def _traces(source: str) -> int:
+    namespace, outcome = run(source)
+    assert outcome == "ok"
+    return namespace["train_step"].experimental_get_tracing_count()
+
+
+def test_a_loop_variable_handed_on_by_a_helper_retraces_per_value_and_is_reported():
+    source = _helper_program()
+    assert _traces(source) == 5
+    (finding,) = findings(source, "STG501")
+    assert finding.line == line_of(source, "run_epoch(x, epoch)")  # where the changing number is passed
+    assert "`epoch` for `epoch` of `train_step` (loop variable `epoch`, handed on by `run_epoch`)" in finding.message
+    assert any("`run_epoch` passes its parameter on to `train_step` unchanged" in n.message and n.line == line_of(source, "return train_step(x, e)")
+               for n in finding.because)
+
+
+@pytest.mark.parametrize("variant", [
+    {"passed": "1"},                                            # the same constant every epoch
+    {"body": "return train_step(x, tf.constant(e))"},           # the helper converts it
+    {"body": "e = tf.constant(e)\n        return train_step(x, e)"},
+    {"signature": "(input_signature=[tf.TensorSpec([2]), tf.TensorSpec([], tf.int32)])"},
+])
+def test_a_constant_a_converted_value_or_a_signature_traces_once_and_is_not_reported(variant):
+    source = _helper_program(**variant)
+    assert _traces(source) == 1
+    assert findings(source, "STG501") == []

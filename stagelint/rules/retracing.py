@@ -21,6 +21,7 @@ from stagelint.nnx import changes_every_call, imports_flax, python_attribute_ret
 from stagelint.rules.base import Rule
 from stagelint.stores import store_sites
 from stagelint.analysis.bounds import literal, varying_bound
+from stagelint.analysis.proof import fact
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.values import python_number
 from stagelint.tensors import NUMBERS, Tensorness, tensorness
@@ -40,6 +41,11 @@ class PythonScalarArgument(Rule):
     range(1000): train(step)`), a counter (`epoch += 1`), or a literal that differs between call
     sites of one program (`train(num_steps=10)` and `train(num_steps=20)` in one module; in a test
     module, in one test: another script, notebook or test passing its own constant runs apart).
+    The number may reach the `tf.function` through helpers that hand their own parameter on
+    unchanged (`for epoch in range(n): run_epoch(epoch)`, where `run_epoch(e)` calls
+    `train_step(x, e)`): the finding is then at the call that passes the changing number, and
+    its proof names each helper. A helper that converts the value first (`e = tf.constant(e)`)
+    passes a tensor, and is not flagged.
 
     Where the line is drawn, and why: a Python argument is part of the trace key, so each new
     value builds a new graph. That is right when the value shapes the graph, and wasted when a
@@ -131,6 +137,19 @@ class PythonScalarArgument(Rule):
             scale(factor)
         """,
         """
+        import tensorflow as tf
+
+        @tf.function
+        def train_step(x, epoch):
+            return x * tf.cast(epoch, tf.float32)
+
+        def run_epoch(x, e):
+            return train_step(x, tf.constant(e))   # converted before the tf.function sees it
+
+        for epoch in range(10):
+            run_epoch(tf.ones([2]), epoch)
+        """,
+        """
         import jax
 
         @jax.jit
@@ -191,6 +210,19 @@ class PythonScalarArgument(Rule):
                 for x in batches:
                     step(x, lr)  # STG501
                     lr *= 0.9
+        """,
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def train_step(x, epoch):
+            return x * tf.cast(epoch, tf.float32)
+
+        def run_epoch(x, e):
+            return train_step(x, e)
+
+        for epoch in range(10):
+            run_epoch(tf.ones([2]), epoch)  # STG501
         """,
         """
         import functools
@@ -342,14 +374,22 @@ class PythonScalarArgument(Rule):
                     elif param in STRUCTURE_PARAMETER_NAMES or f.param_uses.get(param) != "tensor":
                         continue
                     if arg.what in NUMBERS:
-                        groups.setdefault((via, param), []).append((module, site, arg))
+                        groups.setdefault((via, param), []).append((module, site, arg, ()))
+                    elif arg.param and site.caller is not None:
+                        # a helper's own parameter, passed on (`def run_epoch(e): train_step(x, e)`):
+                        # what the helper's callers pass is what keys the trace
+                        for outer, outer_site, outer_arg, _, hops in project.args_through((module, site.caller), arg.param):
+                            chain = (*hops, (module, site))
+                            if outer_arg.what in NUMBERS and not any(
+                                    (m, s.caller) in project.reached for m, s in ((outer, outer_site), *chain)):
+                                groups.setdefault((via, param), []).append((outer, outer_site, outer_arg, chain))
             for (via, param), items in sorted(groups.items()):
                 literals: dict[tuple, dict] = {}  # program -> literal value -> its spellings
-                for module, site, arg in items:
+                for module, site, arg, _ in items:
                     value = literal(arg.text)
                     if value is not None:
                         literals.setdefault(_program(module, site), {}).setdefault(value, []).append(arg.text)
-                for module, site, arg in items:
+                for module, site, arg, chain in items:
                     reason = arg.varies
                     value = literal(arg.text)
                     mine = literals.get(_program(module, site), {})
@@ -358,8 +398,12 @@ class PythonScalarArgument(Rule):
                         reason = "other calls pass " + ", ".join(f"`{t}`" for t in others[:3])
                     if not reason:
                         continue
+                    extra = _forwarding(project, module, chain, key, param) if chain else {}
+                    if chain:
+                        reason += ", handed on by " + " and ".join(
+                            f"`{project.display((m, s.caller), module)}`" for m, s in chain)
                     out.append((module, F.Candidate(cls.code, site.caller, site.span, {
-                        "value": arg.text, "param": param, "reason": reason, "_anchors": [list(key)],
+                        **extra, "value": arg.text, "param": param, "reason": reason, "_anchors": [list(key)],
                         "jax_what": f"this call passes the Python value `{arg.text}` for `{param}` ({reason}), "
                                     "a static argument there",
                         "jax_instead": f"make it a traced argument (`jnp.asarray({arg.text})`, not in `static_argnums`)",
@@ -383,6 +427,20 @@ class PythonScalarArgument(Rule):
         if "_nnx" not in candidate.fields:
             return True  # a call site (`project_candidates`): decided there
         return python_attribute_retrace(candidate, project, (module.module, candidate.function))
+
+
+def _forwarding(project, module: str, chain, key, param: str) -> dict:
+    """The proof of a number that reaches `key`'s `param` through helpers: one fact per helper
+    call that passes its own parameter on, each where the call is (in `module`, the finding's
+    file; a call in another module is named, at the finding)."""
+    facts = []
+    for i, (m, site) in enumerate(chain):
+        helper = project.display((m, site.caller), module)
+        callee = project.display(key, module) if i == len(chain) - 1 else \
+            project.display((chain[i + 1][0], chain[i + 1][1].caller), module)
+        where = "" if m == module else f" ({project.modules[m].path}:{site.span.line})"
+        facts.append((f"`{helper}` passes its parameter on to `{callee}` unchanged{where}", site.span if m == module else None))
+    return {"_because": [fact(text, span or chain[0][1].span) for text, span in facts]}
 
 
 #: Calls that only show a value (it does not shape the graph).
