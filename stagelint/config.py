@@ -199,11 +199,12 @@ _KEYS = {
 
 
 def key_kinds() -> dict[str, str]:
-    """Each key's kind of value ("list", "table", "bool", "number"), for files that hold text."""
+    """Each key's kind of value ("list", "table", "bool", "number", "text"), for files that hold
+    text."""
     kinds = {}
     for key, (_, convert) in _KEYS.items():
         kinds[key] = ("list" if convert in (_codes, _str_list, _dotted_names) else "table" if convert is _per_file
-                      else "bool" if convert is _bool else "number")
+                      else "bool" if convert is _bool else "number" if convert in (_bytes, _seconds) else "text")
     return kinds
 
 
@@ -224,18 +225,25 @@ def parse_table(path: Path, table: dict) -> Settings:
     return Settings(source=str(path), root=str(path.parent), **kwargs)
 
 
-def _read_ini(path: Path, required: bool) -> Settings | None:
-    """Settings from the `[stagelint]` section of a setup.cfg / tox.ini (`stagelint.iniconfig`)."""
+def _config_text(path: Path) -> str:
+    """The text of a configuration file, read as every file is (`files.read_source`), or a
+    ConfigError that names the file."""
     from stagelint.files import NotRead, read_source
 
     try:
-        table = iniconfig.read_section(path, read_source(path, MAX_CONFIG_SIZE).decode("utf-8"), key_kinds())
+        return read_source(path, MAX_CONFIG_SIZE).decode("utf-8")
     except NotRead as e:  # a FIFO or `/dev/zero` given as --config: refused, not read without end
         raise ConfigError(f"{path}: {e}") from e
     except OSError as e:
         raise ConfigError(f"{path}: cannot read configuration: {e.strerror or e}") from e
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path}: configuration is not UTF-8: {e}") from e
+
+
+def _read_ini(path: Path, required: bool) -> Settings | None:
+    """Settings from the `[stagelint]` section of a setup.cfg / tox.ini (`stagelint.iniconfig`)."""
+    try:
+        table = iniconfig.read_section(path, _config_text(path), key_kinds())
     except iniconfig.IniError as e:
         raise ConfigError(f"{path}: [stagelint] {e}") from e
     if table is None:
@@ -253,18 +261,8 @@ def read_config(path: Path, required: bool = True) -> Settings | None:
     `[stagelint]` section); None when it has no stagelint table and is not required."""
     if path.suffix in (".cfg", ".ini"):
         return _read_ini(path, required)
-    from stagelint.files import NotRead, read_source
-
     try:
-        text = read_source(path, MAX_CONFIG_SIZE).decode("utf-8")
-    except NotRead as e:  # a FIFO or `/dev/zero` given as --config: refused, not read without end
-        raise ConfigError(f"{path}: {e}") from e
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read configuration: {e.strerror or e}") from e
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: configuration is not UTF-8: {e}") from e
-    try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(_config_text(path))
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from e
     if path.name == "pyproject.toml" or "tool" in data:

@@ -41,7 +41,7 @@ def _per_file(text: str) -> dict[str, list[str]]:
     return table
 
 
-def _value(kind: str, key: str, text: str):
+def _value(kind: str, text: str):
     if kind == "list":
         return _list(text)
     if kind == "table":
@@ -74,7 +74,7 @@ def read_section(path: Path, text: str, kinds: dict[str, str]) -> dict | None:
     table = {}
     for raw_key, text in parser.items(SECTION):
         key = raw_key.replace("_", "-")
-        table[key] = _value(kinds.get(key, "text"), key, text)
+        table[key] = _value(kinds.get(key, "text"), text)
     return table
 
 
