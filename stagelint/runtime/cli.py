@@ -11,6 +11,7 @@ import tempfile
 import traceback
 
 from stagelint.runtime import arguments, executor, frameworks, lint
+from stagelint.runtime.leftovers import Leftovers
 from stagelint.runtime.progress import Progress
 from stagelint.runtime.evidence import norm
 from stagelint.runtime.records import load_run
@@ -30,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     workdir = args.keep_records or tempfile.mkdtemp(prefix="stagelint-run-")
     os.makedirs(workdir, exist_ok=True)
     children = {}
+    # Before anything starts: the orphans of what it starts must be re-parented to this process.
+    leftovers = Leftovers.watch()
     try:
         for mode in executor.MODES:  # a kept directory may hold an earlier run
             for suffix in ("jsonl", "out", "pid", "status"):
@@ -38,10 +41,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.script:
             from stagelint.runtime import script
 
-            return script.run(args, workdir)
+            return script.run(args, workdir, leftovers)
         used = frameworks.of_tests(arguments.test_files(args.targets))
-        children = executor.start_runs(args.targets[0], args.targets[1:] + args.pytest_args, workdir, used)
-        return _finish(args, children, workdir)
+        children = executor.start_runs(args.targets[0], args.targets[1:] + args.pytest_args, workdir, used,
+                                       end_groups=not leftovers.watching)
+        return _finish(args, children, workdir, leftovers)
     except KeyboardInterrupt:
         print("stagelint run: interrupted", file=sys.stderr)
         return 2
@@ -53,15 +57,17 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         executor.stop_all(children)
+        leftovers.close()  # an interrupt or an error: what the tests left is ended all the same
         if not args.keep_records:
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _finish(args: arguments.RunArguments, children, workdir) -> int:
+def _finish(args: arguments.RunArguments, children, workdir, leftovers: Leftovers) -> int:
     modules = arguments.test_files(args.targets)
     files = list(dict.fromkeys(f for module in modules for f in lint.project_files(module)))
     findings, static = static_findings(files)
     statuses = executor.wait_runs(children, workdir, args.timeout, Progress())
+    ended = leftovers.end()  # the runs and the fork server are reaped: what is left, the tests left
     graph = load_run(statuses["graph"].record_path, "graph")
     eager = load_run(statuses["eager"].record_path, "eager")
     if not graph.started and not eager.started:
@@ -84,6 +90,7 @@ def _finish(args: arguments.RunArguments, children, workdir) -> int:
     settings_select, settings_ignore, url_template = settings_codes()
     report = analyse(args.module, statuses, graph, eager, findings, static, args.select or settings_select,
                      (args.ignore or ()) + settings_ignore)
+    report.processes_left = ended
     if args.output_format == "json":
         print(json.dumps(report.to_json(), indent=2))
     else:
@@ -98,7 +105,7 @@ def _finish(args: arguments.RunArguments, children, workdir) -> int:
                     tails.setdefault(same, (tail, []))[1].append(mode)
         for tail, modes in tails.values():
             sys.stdout.write(f"\nlast output of the {' and '.join(modes)} run{'s' if len(modes) > 1 else ''}:\n{tail}\n")
-    for line in (report.failure_message(), report.thread_warning()):
+    for line in (report.failure_message(), report.thread_warning(), report.process_warning()):
         if line:
             print(line, file=sys.stderr)
     if args.report:

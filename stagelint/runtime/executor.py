@@ -2,7 +2,8 @@
 
 On Linux both are forked from one process that has imported TensorFlow (`forkserver`), which
 saves one `import tensorflow`; elsewhere they are two subprocesses. Each child gets its own
-process group, so a timeout kills the child and anything it started.
+process group, so a timeout kills the child and anything it started in the group (what left the
+group is ended by `leftovers`).
 Output goes to files, never pipes, so a chatty test cannot block on a full pipe. The records
 are JSON lines flushed per event, so whatever a child wrote before it hung or crashed is kept.
 """
@@ -117,10 +118,12 @@ class Child:
     """One run's process: a subprocess of ours, or a child of the fork server (known by its pid)."""
 
     def __init__(self, mode: str, workdir: str, started: float, proc: subprocess.Popen | None = None,
-                 server: subprocess.Popen | None = None):
+                 server: subprocess.Popen | None = None, end_group: bool = False):
         self.mode, self.workdir, self.started = mode, workdir, started
         self.proc, self.server = proc, server
         self.pid = proc.pid if proc is not None else None
+        #: Kill what is left in the run's process group when it ends (no subreaper: `leftovers`).
+        self.end_group = end_group
 
     def _file(self, suffix: str) -> str:
         return os.path.join(self.workdir, f"{self.mode}.{suffix}")
@@ -128,6 +131,8 @@ class Child:
     def poll(self) -> int | None:
         """The exit code (negative: killed by that signal), or None while it runs."""
         if self.proc is not None:
+            if self.end_group and self.proc.returncode is None:
+                self._end_group()
             return self.proc.poll()
         if self.pid is None and os.path.exists(self._file("pid")):
             self.pid = int(_read(self._file("pid")))
@@ -155,6 +160,25 @@ class Child:
         deadline = time.monotonic() + 10
         while self.pid is not None and _alive(self.pid) and time.monotonic() < deadline:
             time.sleep(0.02)
+
+    def _end_group(self) -> None:
+        """Once the run's process has exited, kill the processes the tests left in its group.
+        Before it is reaped where Python can tell (`waitid` with WNOWAIT): its pid, the group's
+        id, then names nothing else. Elsewhere just after: a group id in use is never a new
+        process's pid, and an empty group's id would have to be reused within that instant."""
+        waitid = getattr(os, "waitid", None)
+        if waitid is not None:
+            try:
+                if waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+                    return
+            except ChildProcessError:
+                return
+        elif self.proc.poll() is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
     @property
     def output_path(self) -> str:
@@ -189,9 +213,10 @@ def use_fork_server() -> bool:
 
 
 def start_runs(test_module: str, pytest_args: list[str], workdir: str,
-               preload: frozenset[str] = frozenset()) -> dict[str, Child]:
+               preload: frozenset[str] = frozenset(), end_groups: bool = False) -> dict[str, Child]:
     """Start both runs; `preload`: the frameworks the session imports as it starts
-    (`frameworks.of_tests`), imported before the fork and patched before collection."""
+    (`frameworks.of_tests`), imported before the fork and patched before collection;
+    `end_groups`: kill what each run leaves in its process group (no subreaper watches)."""
     env = child_env()
     env[frameworks.ENV] = frameworks.to_env(preload)
     started = time.monotonic()
@@ -208,7 +233,7 @@ def start_runs(test_module: str, pytest_args: list[str], workdir: str,
             proc = subprocess.Popen(child_command(test_module, pytest_args), stdout=output,
                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                     env=child_mode_env(env, record, mode), start_new_session=True)
-        children[mode] = Child(mode, workdir, started, proc=proc)
+        children[mode] = Child(mode, workdir, started, proc=proc, end_group=end_groups)
     return children
 
 

@@ -4,7 +4,8 @@
 need it, so on Linux one process imports it and forks twice. Forking is safe here because no
 TensorFlow op has run yet: the eager context and its thread pools are created lazily, on the first
 op, in each child. Each child starts its own session (process group), so a timeout kills it and
-everything it started without touching the other run.
+everything it started in the group without touching the other run. (What the tests move out of
+the group is re-parented to `stagelint run`, a subreaper, not to this process: see `leftovers`.)
 
     python -m stagelint.runtime.forkserver WORKDIR TEST_MODULE [PYTEST_ARGS ...]
 

@@ -124,7 +124,8 @@ def _summary(report: Report, data: dict) -> str:
     parts.append("</div>")
     code = report.exit_code()
     parts.append(f"<p>Exit code <b>{code}</b>: {_e(_EXIT_MEANING[code])}.</p>")
-    notes = [n.removeprefix("stagelint run: ") for n in (report.failure_message(), report.thread_warning()) if n]
+    said = (report.failure_message(), report.thread_warning(), report.process_warning())
+    notes = [n.removeprefix("stagelint run: ") for n in said if n]
     parts += [f"<p class=\"note\"><strong>{_e(_sentence(n))}.</strong></p>" for n in notes]
     rows = []
     for mode, status in report.runs.items():

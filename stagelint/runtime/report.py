@@ -74,6 +74,9 @@ class Report:
     verdicts: list[Verdict]
     test_failures: list[dict]
     static: dict = field(default_factory=dict)
+    #: The processes the tests left running after the runs ended, which stagelint ended
+    #: (`leftovers.Leftovers.end`): [{"pid": 1234, "command": "python -c ...", "ended": True}].
+    processes_left: list[dict] = field(default_factory=list)
 
     def functions(self) -> list[dict]:
         """The project's staged functions that were called, and the project functions a library
@@ -192,6 +195,13 @@ class Report:
         return (f"stagelint run: the tests left {_threads(names)} running in the {runs}; stagelint ended the "
                 f"process{'es' if len(left) > 1 else ''} after the tests instead of waiting")
 
+    def process_warning(self) -> str | None:
+        """One line for stderr when the tests left processes running after the runs, or None."""
+        if not self.processes_left:
+            return None
+        who = "the program" if self.module.startswith("--script ") else "the tests"
+        return f"stagelint run: {who} left {_processes(self.processes_left, len(self.runs))}"
+
     def not_comparable(self) -> dict[str, str]:
         """nodeid -> why a test that failed in the eager run only asserts staging itself."""
         return modeasserts.test_reasons(self.graph, self.eager, self.evidence.pairs, self.verdicts)
@@ -212,6 +222,7 @@ class Report:
             "mode_outcomes": mode_outcomes(self.graph, self.eager, self.not_comparable()),
             "float_notes": self.float_notes(),
             "static": self.static,
+            "processes_left": self.processes_left,
         }
 
 
@@ -308,6 +319,9 @@ def render_full(report: Report) -> str:
         runs = " and ".join(modes) + (" runs" if len(modes) > 1 else " run")
         lines += ["", f"The tests left {_threads(list(names))} running in the {runs}: stagelint ended the "
                       "process after the tests instead of waiting for it."]
+    if report.processes_left:
+        note = report.process_warning().removeprefix("stagelint run: ")
+        lines += ["", note[0].upper() + note[1:] + "."]
     counts = {k: sum(1 for v in verdicts if v.verdict == k and not v.runtime_only) for k in VERDICT_ORDER}
     runtime_only = sum(1 for v in verdicts if v.runtime_only)
     lines += ["", f"{counts['confirmed']} confirmed, {counts['not-reproduced']} not reproduced, "
@@ -337,3 +351,23 @@ def _threads(names: list[str]) -> str:
     shown = ", ".join(f"`{n}`" if not n.endswith(" more") else n for n in names)
     count = len(names)
     return f"{'a non-daemon thread' if count == 1 else 'non-daemon threads'} ({shown})"
+
+
+#: Processes named in the one-line note (the JSON report lists them all).
+MAX_PROCESSES = 3
+
+
+def _processes(procs: list[dict], runs: int) -> str:
+    """`2 processes running after the runs ended (pid 1234 `sleep 300`, ...); stagelint ended
+    them`: what `leftovers` found and ended."""
+    shown = ", ".join(f"pid {p['pid']} `{p['command']}`" for p in procs[:MAX_PROCESSES])
+    if len(procs) > MAX_PROCESSES:
+        shown += f", {len(procs) - MAX_PROCESSES} more"
+    what = "a process" if len(procs) == 1 else f"{len(procs)} processes"
+    alive = [p["pid"] for p in procs if not p.get("ended", True)]
+    if not alive:
+        ended = f"stagelint ended {'it' if len(procs) == 1 else 'them'}"
+    else:  # another user's process (a setuid program), or one stuck in the kernel
+        ended = f"stagelint could not end {', '.join(f'pid {pid}' for pid in alive)}" + \
+            (f" (it ended the other {len(procs) - len(alive)})" if len(alive) < len(procs) else "")
+    return f"{what} running after the run{'s' if runs > 1 else ''} ended ({shown}); {ended}"

@@ -72,8 +72,9 @@ def child_main(argv: list[str]) -> None:
 # Parent side --------------------------------------------------------------------------------------
 
 
-def run(args, workdir: str) -> int:
-    """Run the program (`args.script`, with `args.script_args`), then print the report."""
+def run(args, workdir: str, leftovers) -> int:
+    """Run the program (`args.script`, with `args.script_args`), then print the report;
+    `leftovers` (`leftovers.Leftovers`) ends the processes it left running."""
     from stagelint.runtime import executor, frameworks
     from stagelint.runtime.steps import analyse, settings_codes, static_findings
     from stagelint.runtime.progress import Progress
@@ -98,12 +99,13 @@ def run(args, workdir: str) -> int:
         with open(os.path.join(workdir, f"{mode}.out"), "wb") as output:
             proc = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                     env=child_env, start_new_session=True)
-        children[mode] = executor.Child(mode, workdir, started, proc=proc)
+        children[mode] = executor.Child(mode, workdir, started, proc=proc, end_group=not leftovers.watching)
     try:
         findings, static = static_findings([args.script])
         statuses = executor.wait_runs(children, workdir, timeout, Progress())
     finally:
         executor.stop_all(children)
+    ended = leftovers.end()
     runs = {mode: load_run(statuses[mode].record_path, mode) for mode in modes}
     for mode, status in statuses.items():
         if status.status == "timeout":  # the limit asked for: a normal end of a bounded run
@@ -123,6 +125,7 @@ def run(args, workdir: str) -> int:
                                                "(--compare runs it)")
     report = analyse(f"--script {args.script}", statuses, graph, eager, findings, static, args.select or select,
                      (args.ignore or ()) + ignore)
+    report.processes_left = ended
     if not args.compare:
         report.verdicts = [v for v in report.verdicts if v.verdict == "confirmed"]
         report.runs = {"graph": statuses["graph"]}
@@ -143,9 +146,9 @@ def run(args, workdir: str) -> int:
     failure = graph.failure(args.script) if graph.test_status(args.script) == "failed" else ""
     if failure:
         print(f"stagelint run: {args.script} failed: {failure}", file=sys.stderr)
-    line = report.failure_message()
-    if line:
-        print(line, file=sys.stderr)
+    for line in (report.failure_message(), report.process_warning()):
+        if line:
+            print(line, file=sys.stderr)
     return report.exit_code()
 
 
