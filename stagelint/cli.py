@@ -319,8 +319,10 @@ def _unsafe(args, settings) -> bool:
 
 def _hidden(findings, unsafe: bool) -> str:
     """ruff's hint for the fixes that only --unsafe-fixes applies, or ""."""
+    from stagelint.report.concise import hidden_fixes
+
     n = 0 if unsafe else sum(1 for f in findings if f.fix is not None and not f.fix_applies(False))
-    return f" ({n} hidden fix{'es' if n != 1 else ''} can be enabled with the `--unsafe-fixes` option)" if n else ""
+    return f" ({hidden_fixes(n)})" if n else ""
 
 
 def _diff(result, out=None, quiet: bool = False, unsafe: bool = False) -> int:

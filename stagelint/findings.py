@@ -6,6 +6,11 @@ import re
 from dataclasses import asdict, dataclass, field
 
 
+def _location(where) -> str:
+    cell = f"cell {where.cell}:" if where.cell is not None else ""
+    return f"{where.path}:{cell}{where.line}:{where.column}"
+
+
 @dataclass(frozen=True)
 class Note:
     """One fact of a finding's proof (`Finding.because`): what holds, and where it is seen."""
@@ -19,8 +24,7 @@ class Note:
 
     @property
     def location(self) -> str:
-        cell = f"cell {self.cell}:" if self.cell is not None else ""
-        return f"{self.path}:{cell}{self.line}:{self.column}"
+        return _location(self)
 
 
 @dataclass(frozen=True)
@@ -60,8 +64,7 @@ class Finding:
     @property
     def location(self) -> str:
         """`path:line:col`, or `path:cell N:line:col` in a notebook."""
-        cell = f"cell {self.cell}:" if self.cell is not None else ""
-        return f"{self.path}:{cell}{self.line}:{self.column}"
+        return _location(self)
 
     def to_json(self, rule_url_template: str = "") -> dict:
         """The JSON form; `url` is the rule's page under the `rule-url` setting, or null."""

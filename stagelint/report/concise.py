@@ -36,10 +36,14 @@ def closing(result, paint=PLAIN, unsafe_fixes: bool = False) -> str:
         text += f" {k} path{'s' if k != 1 else ''} could not be checked (see the errors above)."
     fixable = sum(1 for f in result.findings if f.fix_applies(unsafe_fixes))
     hidden = sum(1 for f in result.findings if f.fixable) - fixable
-    # ruff's words for the fixes only `--unsafe-fixes` applies.
-    more = f"{hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the `--unsafe-fixes` option"
+    more = hidden_fixes(hidden)
     if fixable:
         text += f"\n{paint('[*]', 'cyan')} {fixable} fixable with `--fix`" + (f" ({more})." if hidden else ".")
     elif hidden:
         text += f"\nNo fixes available ({more})."
     return text
+
+
+def hidden_fixes(n: int) -> str:
+    """ruff's words for the fixes only `--unsafe-fixes` applies."""
+    return f"{n} hidden fix{'es' if n != 1 else ''} can be enabled with the `--unsafe-fixes` option"
