@@ -93,6 +93,8 @@ TENSORFLOW = Framework(
         "tensorflow.TensorArray", "tensorflow.Variable", "tensorflow.is_tensor",
         "tensorflow.get_static_value", "tensorflow.nest.flatten", "tensorflow.nest.map_structure",
         "tensorflow.nest.pack_sequence_as", "tensorflow.as_dtype", "tensorflow.compat.dimension_value",
+        # Python on static shapes: returns a TensorShape and raises ValueError while traced (TF 2.21)
+        "tensorflow.broadcast_static_shape",
     }),
     non_tensor_prefixes=(
         "tensorflow.config.", "tensorflow.data.", "tensorflow.keras.", "keras.", "tf_keras.",
@@ -316,6 +318,8 @@ MULTI_OUTPUT_OPS = frozenset({
     "tensorflow.audio.decode_wav", "tensorflow.nn.max_pool_with_argmax", "tensorflow.math.unique_with_counts",
     "tensorflow.nn.fractional_max_pool", "tensorflow.nn.fractional_avg_pool", "tensorflow.math.approx_max_k",
     "tensorflow.math.approx_min_k", "tensorflow.experimental.numpy.split", "tensorflow.linalg.normalize",
+    # a Python list, one tensor per input (`shape, axes = tf.identity_n([shape, axes])`; TF 2.21)
+    "tensorflow.identity_n",
 })
 #: Annotations that make a parameter a Python option under any staging: a string, a dtype, a
 #: static shape (JAX refuses them as traced arguments; TensorFlow keys a trace on them).

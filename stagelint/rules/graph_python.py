@@ -34,7 +34,29 @@ def _tensor_fields(t: Tensorness) -> dict:
     return {"_definite": t.definite, "_params": sorted(t.params)}
 
 
-class EagerOnlyCall(WatchesTry, Rule):
+class _TypeDispatch:
+    """Keeps `dispatch`, the depth of if/elif/else chains that dispatch on a value's type
+    (`isinstance(x, np.ndarray)`, `if not isinstance(shape, tf.Tensor):`, `type(inputs) is list`,
+    `hasattr(x, "numpy")`): code written for several kinds of input, each branch for the kinds its
+    test lets through. A symbolic tensor is an instance of `tf.Tensor` while traced (observed with
+    TensorFlow 2.21), so a branch for lists, NumPy arrays or Python shapes is not what a traced
+    tensor runs; the model does not follow which kind takes which branch, so it says nothing there."""
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.dispatch = 0
+        self._dispatching: list[bool] = []
+
+    def visit_If(self, node: cst.If) -> None:
+        flag = type_dispatch(self.ctx, node.test)
+        self._dispatching.append(flag)
+        self.dispatch += flag
+
+    def leave_If(self, node: cst.If) -> None:
+        self.dispatch -= self._dispatching.pop()
+
+
+class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
     """
     ## What it does
     Flags, in staged code, `.numpy()` on a tensor or a `tf.Variable`, `.item()` and `.tolist()`
@@ -197,26 +219,10 @@ class EagerOnlyCall(WatchesTry, Rule):
         """,
     )
 
-    def __init__(self, ctx):
-        super().__init__(ctx)
-        #: depth of if/elif/else chains that dispatch on a value's type (`isinstance(x, np.ndarray)`,
-        #: `tf.is_tensor(x)`, `hasattr(x, "numpy")`): code written for several kinds of input,
-        #: whose NumPy branch is for the non-tensor kinds
-        self.dispatch = 0
-        self._dispatching: list[bool] = []
-
     def report(self, node, **fields) -> None:
         fields.setdefault("needs", "needs a concrete value")
         fields.setdefault("value_is", f"`{fields.get('value')}` is a symbolic tensor")
         super().report(node, **fields, **self.caught_fields(node))
-
-    def visit_If(self, node: cst.If) -> None:
-        flag = type_dispatch(self.ctx, node.test)
-        self._dispatching.append(flag)
-        self.dispatch += flag
-
-    def leave_If(self, node: cst.If) -> None:
-        self.dispatch -= self._dispatching.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
@@ -379,7 +385,7 @@ def _python_truth(expr) -> bool:
 _BRANCH_INSTEAD = "branch with `tf.cond` / `keras.ops.cond` (or select with `tf.where`)"
 
 
-class TensorAsPythonValue(WatchesTry, Rule):
+class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
     """
     ## What it does
     Flags Python constructs in staged code that need a tensor's value, where AutoGraph does not
@@ -411,7 +417,10 @@ class TensorAsPythonValue(WatchesTry, Rule):
     (`tf.nn.top_k(x, k=k)`, `dimensions_to_reduce=axis`); a parameter annotated as a Python
     option (`dtype: tf.DType`, `name: str`); the Python lists and tuples around tensors (a slice
     of `tf.unstack(...)`, `tf.linalg.normalize`'s pair, a RaggedTensor's `nested_row_splits`)
-    and a composite's `rank`.
+    and a composite's `rank`; `tf.identity_n([a, b])`, a Python list. Nor in a branch that
+    dispatches on a value's type (`if not isinstance(shape, tf.Tensor): list(shape)`, `if
+    type(inputs) is list: inputs, mask = inputs`): a traced tensor is an instance of `tf.Tensor`,
+    and the branch is written for the kinds its test lets through.
     In Keras methods, not flagged: Keras 2 layers (`tf_keras`), which AutoGraph converts; a
     `call` that is itself decorated with `tf.function`; code that a `tf.function` also reaches
     (AutoGraph converts it there); and layers built on `tf.keras`, which in TF 2.21 is Keras 3
@@ -585,6 +594,8 @@ class TensorAsPythonValue(WatchesTry, Rule):
         return self.ctx.function is not None and self.ctx.in_staged_context
 
     def _check(self, node, expr, what: str, error: str, instead: str, **extra) -> None:
+        if self.dispatch:
+            return  # a branch written for the kinds of value its type test lets through
         # (the `try` statements around `node` are known now, during the walk; the check is decided in `finish`)
         self.checks.append((node, expr, self.ctx.function, dict(what=what, value=short_code(expr), error=error,
                                                                 instead=instead, **extra, **self.caught_fields(node))))
@@ -688,6 +699,7 @@ class TensorAsPythonValue(WatchesTry, Rule):
             self._check(node, test, "`while`", _BOOL_ERROR, _BRANCH_INSTEAD, _unconverted=True)
 
     def visit_If(self, node: cst.If) -> None:
+        super().visit_If(node)
         self.ifs.append(node.test)
         if self._staged():
             self._check(node, node.test, "`if`", _BOOL_ERROR, _BRANCH_INSTEAD, _unconverted=True)
@@ -702,6 +714,7 @@ class TensorAsPythonValue(WatchesTry, Rule):
                         "loop with `tf.while_loop` / `keras.ops.fori_loop`, or vectorise", _unconverted=True)
 
     def leave_If(self, node: cst.If) -> None:
+        super().leave_If(node)
         self.ifs.pop()
 
     def visit_Break(self, node: cst.Break) -> None:
@@ -783,7 +796,8 @@ class DiscardedOp(Rule):
     `check_numerics`, `tf.summary.*`, `tf.py_function`, variable updates (`.assign*()`, method
     calls in general), random ops, and control flow such as `tf.cond`/`tf.while_loop` whose
     branches may hold effects; and what is no op at all, such as `tf.get_logger().warning(...)`
-    (a Python logger). Code outside staged functions runs eagerly and is not flagged.
+    (a Python logger) or `tf.broadcast_static_shape(a.shape, b.shape)` (Python on static shapes,
+    which raises while traced). Code outside staged functions runs eagerly and is not flagged.
 
     ## Why is this bad?
     Graphs are non-strict: they run only the ops needed for the outputs and for stateful

@@ -170,6 +170,52 @@ def test_what_autograph_converts_and_python_sequences_of_tensors():
     """)
 
 
+def test_a_branch_for_other_kinds_than_a_tensor_is_not_a_tensor_iterated():
+    # While traced, a symbolic tensor is an instance of tf.Tensor (TF 2.21): a branch its type test
+    # keeps for lists and Python shapes is not run with one (tensorflow-mri's central_crop, a
+    # capsule network's Mask layer); the same iteration and unpacking outside such a branch are.
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def crop(x, shape):
+            shape = tf.reshape(shape, [-1])
+            if not isinstance(shape, tf.Tensor):
+                shape = [-1] + list(shape)
+            return x
+
+        @tf.function
+        def mask(inputs):
+            inputs = tf.identity(inputs)
+            if type(inputs) is list:
+                inputs, m = inputs
+            else:
+                m = tf.ones_like(inputs)
+            return inputs * m
+
+        @tf.function
+        def crop_anyway(x, shape):
+            shape = tf.reshape(shape, [-1])
+            dims = [-1] + list(shape)  # STG602
+            head, tail = tf.abs(x)  # STG602
+            return x
+    """)
+
+
+def test_identity_n_returns_a_python_list_of_tensors():
+    # tf.identity_n([a, b]) is a Python list of two tensors (TF 2.21): unpacking it is plain Python;
+    # unpacking tf.identity's one tensor is not.
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(a, b):
+            a, b = tf.identity_n([tf.abs(a), tf.abs(b)])
+            c, d = tf.identity(tf.abs(a))  # STG602
+            return a + b + c + d
+    """)
+
+
 def test_while_true_with_a_tensor_break():
     assert_marked("""
         import tensorflow as tf
@@ -299,6 +345,21 @@ def test_t61_t62_unused_gather_is_pruned_in_graph_only():
 
         print(unused_return_eager(tf.constant([0.0])))
         print(unused_return_graph(tf.constant([0.0])))
+    """)
+
+
+def test_broadcast_static_shape_is_python_on_shapes_not_a_pruned_op():
+    # tf.broadcast_static_shape works on TensorShapes in Python and raises ValueError while traced
+    # (TF 2.21): a check kept as a statement, nothing for the graph to prune; the op
+    # tf.broadcast_dynamic_shape on shape tensors is pruned when unused.
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(a, b):
+            tf.broadcast_static_shape(a.shape, b.shape)
+            tf.broadcast_dynamic_shape(tf.shape(a), tf.shape(b))  # STG603
+            return a + b
     """)
 
 
