@@ -30,6 +30,7 @@ from stagelint.frameworks import (
     PYTHON_CONTAINER_TYPES,
     PYTHON_OPTION_TYPES,
     PYTHON_SCALAR_TYPES,
+    SHAPE_RELAXING_OPTIONS,
     TRACING_TESTS,
     Framework,
 )
@@ -344,11 +345,28 @@ class FileContext:
             memo[key] = self._reaching(name, func, refs)
         return memo[key]
 
-    def _reaching(self, name: cst.Name, func: FunctionInfo, refs):
+    def reaching_in_order(self, name: cst.Name, func: FunctionInfo | None, at: cst.CSTNode | None = None):
+        """`reaching`, also at module level (a script's `ds = ds.padded_batch(8)` after
+        `ds = make()`: the module's straight-line code is in program order as a function's is),
+        and, given `at`, a statement holding the load that binds none of the name (a loop), the
+        bindings that reach `at`: those reach the load too."""
+        if at is None and (func is not None or self.module_node is None):
+            return self.reaching(name, func)
+        refs = self.referents(name)
+        if refs is None or len(refs) < 2 or (func is None and self.module_node is None):
+            return refs
+        memo = self.memo.setdefault("reaching_in_order", {})
+        key = (id(name), id(at))
+        if key not in memo:
+            where = self._meta.position(at)[:2] if at is not None else None
+            memo[key] = self._reaching(name, func, refs, where)
+        return memo[key]
+
+    def _reaching(self, name: cst.Name, func: FunctionInfo | None, refs, where=None):
         nodes = {id(getattr(r, "node", None)): r for r in refs}
-        where = self._meta.position(name)[:2]
+        where = where or self._meta.position(name)[:2]
         path = []  # (statements, index of the one holding the load), outermost first
-        block = func.node.body
+        block = func.node.body if func is not None else cst.IndentedBlock(body=self.module_node.body)
         while isinstance(block, cst.IndentedBlock):
             stmts = block.body
             index = next((i for i, st in enumerate(stmts) if _holds(self, st, where)), None)
@@ -497,13 +515,14 @@ class FileContext:
         params = [p.name.value for p in all_params]
         defaults = {p.name.value: p.default for p in all_params if p.default is not None}
         decorator_names = set()
-        signature, autograph = False, True
+        signature, autograph, relaxed = False, True, False
         for dec in node.decorators:
             target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
             names = self.qualified_names(target)
             decorator_names |= names
             if isinstance(dec.decorator, cst.Call) and names & self.framework.staging_decorators:
                 signature, autograph = staging_options(dec.decorator)
+                relaxed = relaxes_shapes(dec.decorator)
         from stagelint.jaxstaging import decorated_api, record_decorated
 
         jax_api = decorated_api(self, node) if node.decorators else None
@@ -525,6 +544,7 @@ class FileContext:
                                      and self._python_container_type(p.annotation.annotation)},
             decorators=sorted(decorator_names),
             input_signature=signature,
+            relaxed_shapes=relaxed,
             autograph=autograph,
         )
         star = node.params.star_arg
@@ -765,6 +785,18 @@ FILE_OPENERS = frozenset({"builtins.open", "io.open", "codecs.open", "gzip.open"
                           "tensorflow.gfile.Open", "tensorflow.compat.v1.gfile.Open"})
 
 TENSOR_SPECS = frozenset({"tensorflow.TensorSpec", "tensorflow.compat.v2.TensorSpec"})
+
+
+def relaxes_shapes(call: cst.Call) -> bool:
+    """`tf.function(..., reduce_retracing=True)` (or the older `experimental_relax_shapes=True`):
+    the Function generalises the shapes it traces for (`frameworks.SHAPE_RELAXING_OPTIONS`). Also
+    true for `**options` the call does not show, so that a rule about shapes stays silent there."""
+    for arg in call.args:
+        if arg.star == "**":
+            return True
+        if arg.keyword is not None and arg.keyword.value in SHAPE_RELAXING_OPTIONS:
+            return not (isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None"))
+    return False
 
 
 def staging_options(call: cst.Call) -> tuple[bool, bool]:

@@ -71,6 +71,29 @@ class ArgFacts:
     #: the caller's parameters that make the argument a tensor when they are (`x * 2`: ["x"]),
     #: for the parameter summaries of the callee (`stores.stored_tensor_params`)
     params: list[str] = field(default_factory=list)
+    #: the argument's shape changes between executions of a call in a loop
+    #: (`analysis.varying_shapes.Variation`), or None: how, and the facts that show it
+    shape: Variation | None = None
+
+
+@dataclass
+class Variation:
+    """How an argument's shape changes from one execution of its call to the next (STG506)."""
+
+    #: "varies" (a new shape on many executions) or "remainder" (one smaller last batch)
+    kind: str
+    #: where the change comes from, a phrase for the message ("`ds.padded_batch(32)` pads each
+    #: batch to its own longest element")
+    source: str = ""
+    #: `analysis.proof.fact`s, in the order a reader checks them
+    facts: list[list] = field(default_factory=list)
+    #: the argument is one part of a loop's element (`x` of `for x, y in ds`): the loop target's
+    #: "line:column", the part's index and the number of parts; "" when it is the whole value
+    part_of: str = ""
+    index: int = 0
+    parts: int = 0
+    #: for a "remainder": "batch" (a dataset's last batch) or "window" (a slice's last window)
+    origin: str = ""
 
 
 @dataclass
@@ -126,6 +149,8 @@ class FunctionFacts:
     calls: list[CallEdge] = field(default_factory=list)
     #: the staging decorator fixes an `input_signature` (Python values cannot retrace it)
     input_signature: bool = False
+    #: the staging decorator says `reduce_retracing=True` (shapes are generalised after a retrace)
+    relaxed_shapes: bool = False
     #: the staging decorator says `autograph=False` (no conversion of int()/len()/loops)
     autograph: bool = True
     #: how each parameter is used in the body: "tensor" (only where a tensor works the same: op
@@ -192,6 +217,7 @@ class WrapperBinding:
 
     target: Target
     input_signature: bool = False
+    relaxed_shapes: bool = False
 
 
 @dataclass

@@ -545,6 +545,15 @@ class Project:
             return 0
         return 1 if site.target[0] in ("self", "super") or id(site) in self._bound_method_sites else 0
 
+    def passed(self, site: F.CallSite, key: Key) -> list[tuple[str, F.ArgFacts]]:
+        """(parameter, argument) of each argument a call site of `key` passes, by position and keyword."""
+        f = self.function(key)
+        if f is None:
+            return []
+        shift = self.shift(site, key)
+        pairs = [(f.params[i + shift], a) for i, a in enumerate(site.args) if i + shift < len(f.params)]
+        return pairs + [(kw, a) for kw, a in site.kwargs.items() if kw in f.params]
+
     def args_for(self, key: Key, param: str) -> list[tuple[str, F.CallSite, F.ArgFacts]]:
         """What the call sites pass for a parameter: (module, site, argument), following a caller
         that forwards its own parameter (`helper(x)` inside `step(x)`) to the caller's callers."""
@@ -606,6 +615,15 @@ class Project:
         if via:
             return (key, via) in self.signature_objects
         return bool(f and f.input_signature)
+
+    def relaxes_shapes(self, key: Key, via: str) -> bool:
+        """The Function object a call runs generalises the shapes it traces for
+        (`reduce_retracing=True`): a new shape traces it once more at most."""
+        if via:
+            found = (self._site_bindings or {}).get(via)
+            return found is not None and found[1].relaxed_shapes
+        f = self.function(key)
+        return bool(f and f.relaxed_shapes)
 
     def class_family(self, cls: str) -> set[str]:
         """The classes an instance of `cls` may run methods of: `cls`, its project base classes

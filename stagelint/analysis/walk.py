@@ -29,11 +29,13 @@ from stagelint.context import (
     code_of,
     is_literal,
     is_setup_method,
+    relaxes_shapes,
     short_code,
     staging_options,
     target_names,
     tracing_call,
 )
+from stagelint.analysis.varying_shapes import shape_variation
 from stagelint.datasets import function_arguments
 from stagelint.fastmeta import Metadata, fast_traversal, walk
 from stagelint.frameworks import (
@@ -660,9 +662,15 @@ class _Walker(cst.CSTVisitor):
     def _describe_call_sites(self) -> None:
         ctx = self.ctx
         for site, node, func, loops in ctx._pending_sites:
-            site.args = [arg_facts(ctx, a.value, func, loops) for a in node.args if a.keyword is None and not a.star]
-            site.kwargs = {a.keyword.value: arg_facts(ctx, a.value, func, loops) for a in node.args if a.keyword is not None}
+            site.args = [self._arg_facts(a.value, func, loops) for a in node.args if a.keyword is None and not a.star]
+            site.kwargs = {a.keyword.value: self._arg_facts(a.value, func, loops) for a in node.args
+                           if a.keyword is not None}
         ctx._pending_sites = []
+
+    def _arg_facts(self, expr, func, loops) -> F.ArgFacts:
+        arg = arg_facts(self.ctx, expr, func, loops)
+        arg.shape = shape_variation(self.ctx, expr, func, loops)
+        return arg
 
     def _record_one_shot_and_built(self, node: cst.Call, staging: set[str]) -> None:
         """`tf.function(f)(x)` / `tf.function(f).get_concrete_function(x)` (a Function used once),
@@ -719,6 +727,7 @@ class _Walker(cst.CSTVisitor):
         if wrapped is None:
             return
         signature, _ = staging_options(value)
+        relaxed = relaxes_shapes(value)
         key = None
         if isinstance(target, cst.Name):
             names = ctx.qualified_names(target)
@@ -729,7 +738,7 @@ class _Walker(cst.CSTVisitor):
             if self_target is not None and self_target[0] == "self":
                 key = f"self:{self_target[1]}:{self_target[2]}"
         if key is not None:
-            ctx.facts.wrapper_bindings[key] = F.WrapperBinding(wrapped, signature)
+            ctx.facts.wrapper_bindings[key] = F.WrapperBinding(wrapped, signature, relaxed)
 
     def _record_attr_write(self, stmt, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         """`obj.attr = value` anywhere: the owner class, whether it is set-up code, what is stored."""

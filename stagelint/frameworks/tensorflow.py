@@ -266,6 +266,61 @@ DATASET_ONLY_METHODS = frozenset({
 DATASET_ENTRY_WORDS = tuple(sorted(set(DATASET_FUNCTION_METHODS) | {
     q.rsplit(".", 1)[-1] for q in DATASET_FUNCTION_TRANSFORMS}))
 
+# Shapes that change between calls (STG506) ------------------------------------------------------
+#
+# Measured with TF 2.21 (tests/rules/test_stg506_varying_shapes.py runs the examples): a Function
+# keys its traces on each tensor argument's shape, and never generalises on its own: 30 shapes
+# give 30 traces (`reduce_retracing` defaults to False), `reduce_retracing=True` (or its older
+# name `experimental_relax_shapes=True`, still accepted) gives 2 (the second trace is for
+# `None` dimensions), `input_signature=[tf.TensorSpec([None, None], tf.float32)]` gives 1.
+
+#: `tf.function` options after which a new shape is traced once more at most (shapes generalised).
+SHAPE_RELAXING_OPTIONS = frozenset({"reduce_retracing", "experimental_relax_shapes"})
+#: Dataset methods whose elements have their input's shapes.
+SHAPE_KEEPING_DATASET_METHODS = frozenset({
+    "shuffle", "prefetch", "repeat", "cache", "take", "skip", "filter", "with_options", "shard",
+    "as_numpy_iterator", "take_while", "ignore_errors", "apply_options",
+})
+#: `ds.padded_batch(batch_size, padded_shapes=None, padding_values=None, drop_remainder=False)` pads
+#: each batch to the longest element in it: 12 sequences of 2..13 items, `padded_batch(3)`, give 4
+#: padded lengths and 4 traces; `padded_shapes=[16]` gives 1 (2 with a smaller last batch).
+#: `ds.batch(batch_size, drop_remainder=False)`: 100 rows, `batch(32)`, give batches of 32 and 4,
+#: 2 traces (every epoch again the same 2); `drop_remainder=True` (or 25 rows a batch) gives 1.
+#: Positions of the arguments, as the methods take them.
+BATCHING_ARGUMENTS = {
+    "padded_batch": {"padded_shapes": 1, "drop_remainder": 3},
+    "batch": {"drop_remainder": 1},
+}
+#: `bucket_by_sequence_length` (a Dataset method, and `tf.data.experimental`'s for `apply`):
+#: batches of one bucket padded to their own longest element: 12 sequences gave 7 shapes, 7
+#: traces. With `pad_to_bucket_boundary=True` each bucket's batches have one length: the traces
+#: are bounded by the buckets, which is the remedy, not the pitfall.
+BUCKETING = frozenset({"bucket_by_sequence_length", "tensorflow.data.experimental.bucket_by_sequence_length"})
+#: A generator's dataset whose signature has `None` dimensions yields each element at its own
+#: size: 12 lengths under `output_signature=tf.TensorSpec([None], tf.float32)` gave 12 traces.
+#: The keywords that declare the shapes, and their positions.
+GENERATOR_DATASETS = frozenset({"tensorflow.data.Dataset.from_generator"})
+GENERATOR_SHAPE_ARGUMENTS = {"output_signature": 4, "output_shapes": 2}
+#: Calls that iterate over a dataset, yielding its elements as they are (`tfds.as_numpy(ds)`,
+#: `iter(ds)`, progress bars).
+ELEMENT_PRESERVING_WRAPPERS = frozenset({
+    "builtins.iter", "tensorflow_datasets.as_numpy", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
+})
+#: `RaggedTensor.to_tensor(default_value=None, name=None, shape=None)` pads to the longest row
+#: unless `shape=` fixes it: 6 widths gave 6 traces, `shape=[2, 8]` 1. Calls whose result is
+#: ragged, by qualified name or prefix.
+RAGGED_TO_DENSE = "to_tensor"
+RAGGED_SHAPE_POSITION = 2
+RAGGED_MAKERS = ("tensorflow.ragged.", "tensorflow.RaggedTensor.from_", "tensorflow.strings.split",
+                 "tensorflow.strings.unicode_split", "tensorflow.strings.bytes_split", "tensorflow.strings.ngrams")
+#: Conversions of a Python sequence to a tensor or an array, whose shape is the sequence's
+#: length: `tf.constant(list)` of 6 lengths gave 6 traces (a NumPy array of 6 lengths too; JAX
+#: 0.10.2: `jnp.asarray(list)` of 6 lengths, 6 compilations).
+SEQUENCE_CONVERSIONS = frozenset({
+    "tensorflow.constant", "tensorflow.convert_to_tensor", "numpy.array", "numpy.asarray",
+    "jax.numpy.array", "jax.numpy.asarray",
+})
+
 #: Keras methods `fit` and friends trace (`train_step`, ...), and the calls that run them: a class
 #: whose `train_step` the code calls by hand, on objects it never trains, runs it eagerly.
 KERAS_STEP_METHODS = frozenset({"train_step", "test_step", "predict_step"})

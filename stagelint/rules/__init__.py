@@ -12,6 +12,7 @@ from stagelint.rules import (  # noqa: F401
     python_values,
     retracing,
     runtime_only,
+    shape_retracing,
     shapes,
     static_args,
     structure,

@@ -364,10 +364,7 @@ class PythonScalarArgument(Rule):
                     continue  # called while tracing another function: traced with it
                 if project.has_signature(key, via):
                     continue
-                shift = project.shift(site, key)
-                pairs = [(f.params[i + shift], a) for i, a in enumerate(site.args) if i + shift < len(f.params)]
-                pairs += [(kw, a) for kw, a in site.kwargs.items() if kw in f.params]
-                for param, arg in pairs:
+                for param, arg in project.passed(site, key):
                     if jax_entry is not None:
                         if param not in jax_static:
                             continue

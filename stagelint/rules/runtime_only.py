@@ -116,7 +116,7 @@ class ExcessiveRetracing(Rule):
     """
     ## What it does
     Reports a staged function that traced five or more times within one test, when no static
-    finding (STG501, STG502, STG503) explains it. `stagelint run` names what changed at every trace
+    finding (STG501, STG502, STG503, STG506) explains it. `stagelint run` names what changed at every trace
     (docs/runtime.md, *Why each trace happened*), and the evidence groups the retraces by cause,
     each with its remedy:
 
@@ -134,7 +134,7 @@ class ExcessiveRetracing(Rule):
     program would not repeat those traces.
 
     Not reported: fewer than five traces in one test; a method's first trace on each new
-    instance; retracing that a static finding (STG501, STG502, STG503) explains, which that
+    instance; retracing that a static finding (STG501, STG502, STG503, STG506) explains, which that
     finding's verdict confirms.
 
     ## Why is this bad?

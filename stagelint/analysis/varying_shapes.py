@@ -1,0 +1,452 @@
+"""Whether an argument's shape changes from one execution of its call to the next (STG506).
+
+A Function (and `jax.jit`) keys its traces on each tensor argument's shape: a call in a loop
+whose argument takes a new shape on many iterations traces again on each of them. The code shows
+that when the argument is (`frameworks.tensorflow`, "Shapes that change between calls"):
+
+* an element of a dataset the loop iterates over whose shapes vary: `padded_batch` without fixed
+  `padded_shapes` (each batch padded to its own longest element), `bucket_by_sequence_length`
+  without `pad_to_bucket_boundary=True`, `from_generator` with `None` dimensions; a `batch` or
+  `padded_batch` without `drop_remainder=True` has one smaller last batch ("remainder": one extra
+  trace, and only when the count does not divide: a heuristic fact);
+* a ragged value made dense, `.to_tensor()` without `shape=`, of a value the loop changes;
+* a slice whose bound is the loop's variable (`data[:n]` for `n` in a `range`); a fixed-width
+  window `data[i:i + 32]` has one shorter last window (a heuristic "remainder");
+* a Python sequence whose length is the loop's variable, converted (`tf.constant([0.0] * n)`).
+
+`shape_variation` answers with a `facts.Variation` (plain data, kept in the call site's
+`ArgFacts`) or None, which is silence: unknown is not variation. Each fact carries its certainty
+(`analysis.proof`): a step the code does not show for sure (a dataset part whose shape the code
+does not declare, a `.to_tensor()` on a value not shown to be ragged) is heuristic.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from stagelint import facts as F
+from stagelint import frameworks as FW
+from stagelint.analysis.proof import HEURISTIC, TRUE, fact
+from stagelint.context import code_of, short_code
+from stagelint.tensors import value_of
+
+_DEPTH = 12
+
+
+def shape_variation(ctx, expr: cst.BaseExpression, func, loops: tuple) -> F.Variation | None:
+    """How the shape of `expr`, an argument of a call inside `loops`, changes from one iteration
+    to the next, or None when the code does not show that it does."""
+    if not loops:
+        return None
+    return _Shapes(ctx, func, loops).of(expr, 0)
+
+
+class _Shapes:
+    def __init__(self, ctx, func, loops: tuple):
+        self.ctx, self.func, self.loops = ctx, func, loops
+
+    def code(self, node, limit: int = 50) -> str:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and len(short_code(node, 200)) > limit:
+            # a long chain: the method call that matters (`….padded_batch(32)`)
+            return "…." + short_code(node.with_changes(func=node.func.attr), limit)
+        return short_code(node, limit)
+
+    def of(self, expr, depth: int) -> F.Variation | None:
+        if depth > _DEPTH:
+            return None
+        ctx = self.ctx
+        if isinstance(expr, cst.Name):
+            bound = self._binding(expr)
+            if bound is None:
+                return None
+            name_node, value = bound
+            if isinstance(value, cst.For):
+                if any(loop is value for loop in self.loops):
+                    return self._element(expr, name_node, value, depth)
+                return None
+            if isinstance(value, cst.BaseExpression) and self._inside_loop(name_node):
+                return self.of(value, depth + 1)  # `dense = rt.to_tensor()` in the loop's body
+            return None
+        if isinstance(expr, cst.Call):
+            names = ctx.qualified_names(expr.func)
+            if names & FW.SEQUENCE_CONVERSIONS and expr.args and expr.args[0].keyword is None:
+                return self._sequence(expr.args[0].value, depth)
+            if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == FW.RAGGED_TO_DENSE:
+                return self._to_dense(expr, depth)
+            return None
+        if isinstance(expr, cst.Subscript):
+            return self._slice(expr, depth)
+        return None
+
+    # Names ------------------------------------------------------------------------------------
+
+    def _binding(self, name: cst.Name):
+        """(the binding's target Name, what it is bound to) of the one binding that reaches."""
+        refs = self.ctx.reaching_in_order(name, self.func)
+        if refs and len(refs) > 1:
+            # the variable of an enclosing loop that its body does not rebind (`x` of the second
+            # of two `for x in ...` loops): that loop's binding is the one
+            for loop in reversed(self.loops):
+                mine = [r for r in refs if self.ctx.bound_values.get(id(getattr(r, "node", None))) is loop]
+                if mine and self._within(name, loop.body):
+                    inside = [r for r in refs if self._within(getattr(r, "node", None), loop)]
+                    if len(mine) == 1 and len(inside) == 1:
+                        refs = mine
+                    break
+        if refs and len(refs) > 1:
+            # bound before the loops and never in them: what reaches the outermost loop reaches here
+            outer = next((loop for loop in self.loops if self._within(name, loop)), None)
+            if outer is not None and not any(self._within(getattr(r, "node", None), outer) for r in refs):
+                refs = self.ctx.reaching_in_order(name, self.func, at=outer)
+        if not refs or len(refs) != 1:
+            return None
+        node = getattr(refs[0], "node", None)
+        value = self.ctx.bound_values.get(id(node)) if node is not None else None
+        return (node, value) if value is not None else None
+
+    def _inside_loop(self, node) -> bool:
+        return any(self._within(node, loop.body) for loop in self.loops)
+
+    def _within(self, node, container) -> bool:
+        if node is None:
+            return False
+        try:
+            a, b = self.ctx.position(node), self.ctx.position(container)
+        except KeyError:
+            return False
+        return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)
+
+    def _loop_dependent(self, expr, depth: int = 0) -> cst.Name | None:
+        """A name in `expr` whose value changes from one iteration of the loops to the next: a
+        loop's variable, or a name bound in a loop's body from one."""
+        stack = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Name):
+                bound = self._binding(node)
+                if bound is not None:
+                    target, value = bound
+                    if isinstance(value, cst.For) and any(loop is value for loop in self.loops):
+                        return node
+                    if depth < 3 and isinstance(value, cst.BaseExpression) and self._inside_loop(target) \
+                            and self._loop_dependent(value, depth + 1) is not None:
+                        return node
+                continue
+            if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+                continue
+            if isinstance(node, cst.Attribute):
+                stack.append(node.value)
+                continue
+            stack.extend(c for c in node.children if isinstance(c, cst.CSTNode))
+        return None
+
+    def _range_variable(self, name: cst.Name) -> bool:
+        """`name` is the variable of an enclosing `for name in range(...)`: a new number on every
+        iteration."""
+        bound = self._binding(name)
+        if bound is None or not isinstance(bound[1], cst.For):
+            return False
+        loop = bound[1]
+        return isinstance(loop.target, cst.Name) and isinstance(loop.iter, cst.Call) \
+            and "builtins.range" in self.ctx.qualified_names(loop.iter.func)
+
+    # Loop elements ----------------------------------------------------------------------------
+
+    def _element(self, name: cst.Name, target_name, loop: cst.For, depth: int) -> F.Variation | None:
+        """`name` is (a part of) the element of `for ... in <iterable>`."""
+        iterable, target = loop.iter, loop.target
+        if isinstance(iterable, cst.Call) and "builtins.enumerate" in self.ctx.qualified_names(iterable.func) \
+                and iterable.args:
+            # `for step, batch in enumerate(ds)`: the element is the second part
+            if not (isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2):
+                return None
+            iterable, target = iterable.args[0].value, target.elements[1].value
+        found = self._dataset(iterable, depth + 1)
+        if found is None:
+            return None
+        kind, facts, parts, source = found
+        origin = "batch" if kind == "remainder" else ""
+        if kind == "fixed":
+            return None
+        where = self.ctx.position(loop)
+        loop_fact = fact(f"the call runs on every iteration of the loop over `{self.code(iterable)}` "
+                         f"(line {where.line}), with its next element", where)
+        if target is target_name or (isinstance(target, cst.Name) and target_name is not None
+                                     and target.value == name.value):
+            return F.Variation(kind, source, [*facts, loop_fact], origin=origin)
+        if not isinstance(target, (cst.Tuple, cst.List)):
+            return None
+        index = next((i for i, el in enumerate(target.elements)
+                      if isinstance(el.value, cst.Name) and el.value.value == name.value), None)
+        if index is None:
+            return None
+        count = len(target.elements)
+        if kind == "varies" and parts is not None and len(parts) == count:
+            if not parts[index]:
+                return None  # this part's declared shape is fixed
+            certainty = TRUE
+        else:
+            certainty = HEURISTIC
+        part = fact(f"`{name.value}` is part {index + 1} of {count} of each element, and the code does not "
+                    f"show which parts change" if certainty == HEURISTIC else
+                    f"`{name.value}` is part {index + 1} of {count} of each element, one declared with "
+                    f"`None` dimensions", self.ctx.position(target), certainty)
+        pos = self.ctx.position(target)
+        return F.Variation(kind, source, [*facts, part, loop_fact], part_of=f"{pos.line}:{pos.column}",
+                           index=index, parts=count, origin=origin)
+
+    def _dataset(self, expr, depth: int):
+        """("varies" | "remainder" | "fixed", facts, which parts of an element have `None`
+        dimensions or None, the source phrase) of a dataset expression, or None when unknown."""
+        if depth > _DEPTH:
+            return None
+        ctx = self.ctx
+        if isinstance(expr, cst.Name):
+            bound = self._binding(expr)
+            if bound is None or not isinstance(bound[1], cst.BaseExpression):
+                return None
+            return self._dataset(bound[1], depth + 1)
+        if not isinstance(expr, cst.Call):
+            return None
+        names = ctx.qualified_names(expr.func)
+        if names & FW.ELEMENT_PRESERVING_WRAPPERS and expr.args:
+            return self._dataset(expr.args[0].value, depth + 1)
+        if names & FW.GENERATOR_DATASETS:
+            return self._generator(expr)
+        if not isinstance(expr.func, cst.Attribute):
+            return None
+        method = expr.func.attr.value
+        receiver = expr.func.value
+        if method in FW.SHAPE_KEEPING_DATASET_METHODS:
+            return self._dataset(receiver, depth + 1)
+        if method == "apply" and expr.args and isinstance(expr.args[0].value, cst.Call):
+            applied = expr.args[0].value
+            if ctx.qualified_names(applied.func) & FW.BUCKETING:
+                return self._bucketing(applied)
+            return None
+        if method in FW.BUCKETING:
+            return self._bucketing(expr)
+        if method in FW.BATCHING_ARGUMENTS:
+            inner = self._dataset(receiver, depth + 1)
+            return self._batching(expr, method, inner)
+        return None
+
+    def _argument(self, call: cst.Call, keyword: str, position: int | None):
+        for i, arg in enumerate(call.args):
+            if arg.keyword is not None:
+                if arg.keyword.value == keyword:
+                    return arg.value
+            elif arg.star:
+                return _UNKNOWN
+            elif position is not None and i == position:
+                return arg.value
+        return None
+
+    def _batching(self, call: cst.Call, method: str, inner):
+        positions = FW.BATCHING_ARGUMENTS[method]
+        drop = self._argument(call, "drop_remainder", positions["drop_remainder"])
+        if drop is _UNKNOWN or (drop is not None and not _is_bool(drop)):
+            return None
+        span = self.ctx.position(call)
+        shown = self.code(call)
+        tail = None
+        if drop is None or drop.value == "False":
+            tail = fact(f"`{shown}` keeps the last, smaller batch (no `drop_remainder=True`): one more shape "
+                        f"when the number of elements is not a multiple of the batch size", span, HEURISTIC)
+        if method == "padded_batch":
+            shapes = self._argument(call, "padded_shapes", positions["padded_shapes"])
+            if shapes is _UNKNOWN:
+                return None
+            if shapes is None or (isinstance(shapes, cst.Name) and shapes.value == "None") or _has_none(shapes):
+                return "varies", [fact(f"`{shown}` pads each batch to the longest element in it, so the padded "
+                                       f"length changes from batch to batch", span)], None, \
+                    f"`{shown}` pads each batch to its own longest element"
+            if not _literal_shapes(shapes):
+                return None
+        elif inner is not None and inner[0] == "varies":
+            return inner
+        if tail is not None:
+            return "remainder", [tail], None, f"`{shown}` keeps a last, smaller batch"
+        return "fixed", [], None, ""
+
+    def _bucketing(self, call: cst.Call):
+        for arg in call.args:
+            if arg.star:
+                return None
+            if arg.keyword is not None and arg.keyword.value == "pad_to_bucket_boundary":
+                if not _is_bool(arg.value):
+                    return None
+                if arg.value.value == "True":
+                    return "fixed", [], None, ""  # one length per bucket: the traces are bounded
+        shown = self.code(call)
+        return "varies", [fact(f"`{shown}` pads each batch to the longest element of its bucket "
+                               f"(no `pad_to_bucket_boundary=True`), so lengths and batch sizes change",
+                               self.ctx.position(call))], None, \
+            f"`{shown}` pads each bucket's batches to their own longest element"
+
+    def _generator(self, call: cst.Call):
+        found = None
+        for keyword, position in FW.GENERATOR_SHAPE_ARGUMENTS.items():
+            value = self._argument(call, keyword, position)
+            if value is _UNKNOWN:
+                return None
+            if value is not None:
+                found = (keyword, value)
+                break
+        if found is None:
+            return None
+        keyword, value = found
+        if not _has_none(value):
+            return "fixed", [], None, ""
+        parts = None
+        if isinstance(value, (cst.Tuple, cst.List)) and not _is_shape_display(value):
+            parts = tuple(_has_none(el.value) for el in value.elements)
+        shown = self.code(call)
+        return "varies", [fact(f"`{shown}` declares `None` dimensions in `{keyword}`: each element "
+                               f"keeps its own size", self.ctx.position(call))], parts, \
+            f"`{shown}` yields elements of their own sizes (`None` dimensions)"
+
+    # Values made in the loop ------------------------------------------------------------------
+
+    def _to_dense(self, call: cst.Call, depth: int) -> F.Variation | None:
+        shape = self._argument(call, "shape", FW.RAGGED_SHAPE_POSITION)
+        if shape is _UNKNOWN or (shape is not None and not (isinstance(shape, cst.Name) and shape.value == "None")):
+            return None
+        receiver = call.func.value
+        changing = self._loop_dependent(receiver)
+        if changing is None:
+            return None
+        ragged = self._made_ragged(receiver, depth)
+        span = self.ctx.position(call)
+        shown, value = self.code(call), self.code(receiver)
+        return F.Variation("varies", f"`{shown}` pads to the longest row, which changes with `{changing.value}`", [
+            fact(f"`{value}` is a ragged value" if ragged else
+                 f"`{value}` has a `.to_tensor()` method, as ragged values do", span, TRUE if ragged else HEURISTIC),
+            fact(f"`{shown}` pads it to its longest row (no `shape=`), and `{changing.value}` is another value "
+                 f"on every iteration", span),
+        ])
+
+    def _made_ragged(self, expr, depth: int) -> bool:
+        if depth > _DEPTH:
+            return False
+        if isinstance(expr, cst.Name):
+            bound = self._binding(expr)
+            return bound is not None and isinstance(bound[1], cst.BaseExpression) \
+                and self._made_ragged(bound[1], depth + 1)
+        if isinstance(expr, cst.Call):
+            return any(q.startswith(FW.RAGGED_MAKERS) for q in self.ctx.qualified_names(expr.func))
+        return False
+
+    def _slice(self, sub: cst.Subscript, depth: int) -> F.Variation | None:
+        if value_of(self.ctx, sub.value, self.func).what not in ("tensor", "ndarray"):
+            return None
+        span = self.ctx.position(sub)
+        for element in sub.slice:
+            piece = element.slice
+            if not isinstance(piece, cst.Slice):
+                continue
+            bounds = [b for b in (piece.lower, piece.upper) if b is not None]
+            changing = [(b, n) for b in bounds for n in (self._loop_dependent(b),) if n is not None]
+            if not changing:
+                continue
+            if piece.lower is not None and piece.upper is not None and _fixed_width(piece.lower, piece.upper):
+                return F.Variation("remainder", f"the last `{self.code(sub)}` is shorter", origin="window", facts=[fact(
+                    f"`{self.code(sub)}` is a window of fixed width, except the last one when the length "
+                    f"is not a multiple of the width: one more shape", span, HEURISTIC)])
+            if len(changing) == len(bounds) and len(bounds) == 2:
+                return None  # both ends move: the width may well be fixed (`starts[i]:ends[i]`)
+            bound, name = changing[0]
+            certainty = TRUE if self._range_variable(name) else HEURISTIC
+            return F.Variation("varies", f"`{self.code(sub)}` changes length with `{name.value}`", [fact(
+                f"`{self.code(sub)}` ends where `{self.code(bound)}` says, and `{name.value}` "
+                + ("takes a new number on every iteration" if certainty == TRUE else "changes between iterations"),
+                span, certainty)])
+        return None
+
+    def _sequence(self, expr, depth: int) -> F.Variation | None:
+        """A Python sequence converted to a tensor whose length changes per iteration."""
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
+            for seq, count in ((expr.left, expr.right), (expr.right, expr.left)):
+                if isinstance(seq, (cst.List, cst.Tuple)):
+                    name = self._loop_dependent(count)
+                    if name is not None:
+                        return self._length(expr, name)
+            return None
+        if isinstance(expr, cst.Call) and self.ctx.qualified_names(expr.func) & {"builtins.list", "builtins.range"} \
+                and expr.args:
+            inner = expr.args[0].value
+            if "builtins.range" in self.ctx.qualified_names(expr.func):
+                inner = expr
+            if isinstance(inner, cst.Call) and "builtins.range" in self.ctx.qualified_names(inner.func) \
+                    and len(inner.args) == 1:
+                name = self._loop_dependent(inner.args[0].value)
+                if name is not None:
+                    return self._length(expr, name)
+            return None
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp)) and expr.for_in.inner_for_in is None:
+            counted = expr.for_in.iter  # `[0.0 for _ in range(n)]`
+            if not (isinstance(counted, cst.Call) and "builtins.range" in self.ctx.qualified_names(counted.func)
+                    and len(counted.args) == 1):
+                return None
+            name = self._loop_dependent(counted.args[0].value)
+            if name is not None:
+                return self._length(expr, name)
+            return None
+        return self.of(expr, depth + 1) if isinstance(expr, cst.Subscript) else None
+
+    def _length(self, seq, name: cst.Name) -> F.Variation:
+        certainty = TRUE if self._range_variable(name) else HEURISTIC
+        return F.Variation("varies", f"`{self.code(seq)}` has `{name.value}` items", [fact(
+            f"`{self.code(seq)}` has `{name.value}` items, and `{name.value}` "
+            + ("takes a new number on every iteration" if certainty == TRUE else "changes between iterations")
+            + ": the converted tensor's length changes with it", self.ctx.position(seq), certainty)])
+
+
+_UNKNOWN = object()
+
+
+def _is_bool(node) -> bool:
+    return isinstance(node, cst.Name) and node.value in ("True", "False")
+
+
+def _has_none(node) -> bool:
+    """A `None` (or `-1`) dimension anywhere in a shape expression (not a `name=None` keyword)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Arg) and n.keyword is not None and n.keyword.value != "shape":
+            continue
+        if isinstance(n, cst.Name) and n.value == "None":
+            return True
+        if isinstance(n, cst.UnaryOperation) and isinstance(n.operator, cst.Minus) \
+                and isinstance(n.expression, cst.Integer) and n.expression.value == "1":
+            return True
+        stack.extend(c for c in n.children if isinstance(c, cst.CSTNode))
+    return False
+
+
+def _literal_shapes(node) -> bool:
+    """A shape display of integers (or nested displays of them, a dict of them)."""
+    if isinstance(node, cst.Integer):
+        return True
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return all(_literal_shapes(el.value) for el in node.elements)
+    if isinstance(node, cst.Dict):
+        return all(isinstance(el, cst.DictElement) and _literal_shapes(el.value) for el in node.elements)
+    if isinstance(node, cst.Call) and node.args and all(a.keyword is None for a in node.args):
+        return all(_literal_shapes(a.value) for a in node.args)  # `tf.TensorShape([16])`
+    return False
+
+
+def _is_shape_display(node) -> bool:
+    """`[None, 16]` (one shape), not `(spec_a, spec_b)` (the parts of an element)."""
+    return all(isinstance(el.value, (cst.Integer, cst.Name)) for el in node.elements)
+
+
+def _fixed_width(lower, upper) -> bool:
+    """`i:i + 32`, `i * k:(i + 1) * k`-like bounds whose difference does not depend on the loop:
+    the upper bound adds a constant to the lower one."""
+    if isinstance(upper, cst.BinaryOperation) and isinstance(upper.operator, cst.Add):
+        start = code_of(lower).strip()
+        return start in (code_of(upper.left).strip(), code_of(upper.right).strip())
+    return False
