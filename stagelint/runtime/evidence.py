@@ -285,11 +285,14 @@ class Evidence:
     def retrace_shapes(self, keys: set[FnKey], site_calls: list[Call] | None = None) -> str | None:
         """Did the function retrace on the same object because a tensor's shape or dtype changed?"""
         for key in sorted(keys):
-            calls = [c for c in site_calls if c.fn == key] if site_calls else self.graph_calls.get(key, [])
+            fn = self.functions.get(key)
+            if site_calls:
+                calls = [c for c in site_calls if c.fn == key]
+                traces = retraces.explain(calls, bool(fn and fn.method))
+            else:
+                calls, traces = self.graph_calls.get(key, []), self.traces(key)
             if not calls:
                 continue
-            fn = self.functions.get(key)
-            traces = retraces.explain(calls, bool(fn and fn.method))
             found = [c for c in retraces.causes(traces) if c.kind in ("shape", "dtype")]
             if found:
                 jax = fn is not None and fn.framework == "jax"

@@ -14,7 +14,6 @@ also keeps what `jax_explain_cache_misses` said (`why`), used when no recorded s
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 
 from stagelint.runtime.records import Call
@@ -69,10 +68,6 @@ class Trace:
     why: str = ""
     #: How many function objects made from this code the calls had reached (for `object`).
     objects: int = 0
-
-    @property
-    def explained(self) -> bool:
-        return self.cause != "unexplained"
 
     def reason(self) -> str:
         if self.cause == "first":
@@ -311,7 +306,3 @@ def causes(traces: list[Trace]) -> list[Cause]:
                     if v not in cause.values:
                         cause.values.append(v)
     return sorted(groups.values(), key=lambda c: -c.traces)
-
-
-def tally(traces: list[Trace]) -> Counter:
-    return Counter(t.cause for t in traces)
