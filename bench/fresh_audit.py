@@ -32,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from audit import DOC, FRESH_MARKER, cell_line, source_line  # noqa: E402
-from fresh_split import SEED, all_halves, halves_of, repos, split  # noqa: E402
+from fresh_split import LISTS, SEED, all_halves, halves_of, repos, split  # noqa: E402
 
 VERDICTS = ("TP", "intended", "FP")
 #: Not a rule's finding: a file stagelint could not parse (reported beside the tables, not in them).
@@ -172,52 +172,71 @@ def _cells(c: Counter) -> str:
     return f"{n} | {(c['TP'] + c['intended']) / n:.2f} | {c['TP'] / n:.2f}"
 
 
+#: The runs of a half, in the order the tables show them: before the fixes of its audit, after
+#: them, and `now` (a later session's re-run of an earlier audit's half with that session's main).
+WHENS = ("before", "after", "now")
+_AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second TensorFlow audit"}
+
+
+def _tables(runs: dict[str, tuple[list[dict], dict]], cols: list[str]) -> list[str]:
+    """Per framework and per rule: findings | precision | acted on, one column group per run."""
+    counted = {label: counts(*runs[label]) for label in cols}
+    head = " | ".join(f"{c}: findings | {c}: precision | {c}: act" for c in cols)
+    out = ["Each cell: findings | precision | acted on (TP share).", "",
+           f"| framework | {head} |", "|---|" + "---:|" * (3 * len(cols))]
+    frameworks = [fw for fw in ("tf", "jax") if any(counted[c][0].get(fw) for c in cols)]
+    for fw in frameworks:
+        name = {"tf": "TensorFlow", "jax": "JAX"}[fw]
+        out.append(f"| **{name}** | " + " | ".join(_cells(counted[c][0].get(fw, Counter())) for c in cols) + " |")
+    out += ["", "Per rule:", "", f"| framework | rule | {head} |", "|---|---|" + "---:|" * (3 * len(cols))]
+    for fw, code in sorted({k for c in cols for k in counted[c][1]}):
+        name = {"tf": "TensorFlow", "jax": "JAX"}[fw]
+        out.append(f"| {name} | {code} | " + " | ".join(_cells(counted[c][1].get((fw, code), Counter())) for c in cols) + " |")
+    return out
+
+
 def render_doc(runs: dict[str, tuple[list[dict], dict]]) -> str:
-    """The fresh-audit section of docs/accuracy.md: per half, before and after, per framework
-    and per rule (findings | precision | acted on)."""
-    halves = split(repos())
+    """The fresh-audit section of docs/accuracy.md: per pinned list of `LISTS`, its halves, then per
+    framework and per rule each run of the held-back half and of the fix-from half (`runs` keyed
+    "B before", "F after", ...)."""
     out = [FRESH_MARKER, "", "## Fresh code: an audit of repositories nobody here had tuned on", "",
            "**Question:** on real TensorFlow and JAX code that nobody working on stagelint had read, how many "
            "findings are true (a real bug or hazard: **TP**; true but plainly intended: **intended**), and "
            "how many would a user act on (TP alone)? **Target:** default-tier precision "
            "((TP + intended) / all) of at least 0.90 per framework on the held-back half.", "",
-           f"**Method:** 25 repositories pinned by commit in `bench/fresh_repos.txt`, written down before any "
-           f"finding was read and split per framework with a fixed seed by `bench/fresh_split.py` "
-           f"(seed {SEED}). Fixes came only from half A; half B was measured before and after, every finding "
-           f"read both times (`bench/fresh_verdicts_B_*.csv`: verdict and reason per finding, checked with "
-           f"TensorFlow 2.21 / JAX 0.10.2 where in doubt). `python bench/fresh_audit.py run --root DIR --half B "
+           f"**Method:** each audit is a list of repositories pinned by commit (`bench/fresh_repos*.txt`), "
+           f"written down before any finding was read and split per framework with a fixed seed by "
+           f"`bench/fresh_split.py` (seed {SEED}) into a half to fix from and a held-back half. Fixes came only "
+           f"from the first; the held-back half was measured before and after, every finding read both times "
+           f"(`bench/fresh_verdicts_<half>_<run>.csv`: verdict and reason per finding, checked with "
+           f"TensorFlow 2.21 / JAX 0.10.2 where in doubt). `python bench/fresh_audit.py run --root DIR --half F "
            f"--out ...` re-runs stagelint on a checkout of the pinned commits (the fetched code is never committed); "
-           f"parse diagnostics (STG000) are counted apart. The classes of error and what each fix states: "
-           f"`{NOTES}`.", "",
-           "| half | repositories (framework) |", "|---|---|"]
-    for half, rows in halves.items():
-        out.append(f"| {half} | " + ", ".join(f"{r} ({fw})" for r, _, fw in rows) + " |")
-    cols = [label for label in ("B before", "B after", "A before", "A after") if label in runs]
-    counted = {label: counts(*runs[label]) for label in cols}
-    out += ["", "Each cell: findings | precision | acted on (TP share).", "",
-            "| framework | " + " | ".join(f"{c}: findings | {c}: precision | {c}: act" for c in cols) + " |",
-            "|---|" + "---:|" * (3 * len(cols))]
-    for fw in ("tf", "jax"):
-        name = {"tf": "TensorFlow", "jax": "JAX"}[fw]
-        out.append(f"| **{name}** | " + " | ".join(_cells(counted[c][0].get(fw, Counter())) for c in cols) + " |")
-    out += ["", "Per rule:", "",
-            "| framework | rule | " + " | ".join(f"{c}: findings | {c}: precision | {c}: act" for c in cols) + " |",
-            "|---|---|" + "---:|" * (3 * len(cols))]
-    keys = sorted({k for c in cols for k in counted[c][1]})
-    for fw, code in keys:
-        name = {"tf": "TensorFlow", "jax": "JAX"}[fw]
-        out.append(f"| {name} | {code} | " + " | ".join(_cells(counted[c][1].get((fw, code), Counter())) for c in cols) + " |")
+           f"parse diagnostics (STG000) are counted apart. A `now` run is a later session's re-run of an earlier "
+           f"held-back half (its new and changed findings read). The classes of error and what each fix states: "
+           f"`{NOTES}`."]
+    for path, (fix, held) in LISTS.items():
+        cols = [f"{half} {when}" for half in (held, fix) for when in WHENS if f"{half} {when}" in runs]
+        if not cols:
+            continue
+        halves = split(repos(path), names=(fix, held))
+        out += ["", f"### {_AUDITS.get(fix, fix)}: `bench/{path.name}`", "",
+                "| half | repositories (framework) |", "|---|---|"]
+        for half, rows in halves.items():
+            role = "fix from" if half == fix else "held back"
+            out.append(f"| {half} ({role}) | " + ", ".join(f"{r} ({fw})" for r, _, fw in rows) + " |")
+        out += [""] + _tables(runs, cols)
     return "\n".join(out) + "\n"
 
 
 def doc(args) -> int:
     runs = {}
-    for label, half, when in (("B before", "B", "before"), ("B after", "B", "after"),
-                              ("A before", "A", "before"), ("A after", "A", "after")):
-        findings = HERE / f"fresh_findings_{half}_{when}.jsonl"
-        verdicts = HERE / f"fresh_verdicts_{half}_{when}.csv"
-        if findings.exists() and verdicts.exists():
-            runs[label] = (read_findings(str(findings)), read_verdicts(str(verdicts)))
+    for names in LISTS.values():
+        for half in names:
+            for when in WHENS:
+                findings = HERE / f"fresh_findings_{half}_{when}.jsonl"
+                verdicts = HERE / f"fresh_verdicts_{half}_{when}.csv"
+                if findings.exists() and verdicts.exists():
+                    runs[f"{half} {when}"] = (read_findings(str(findings)), read_verdicts(str(verdicts)))
     text = DOC.read_text(encoding="utf-8")
     at = text.find(FRESH_MARKER)
     head = text if at < 0 else text[:at]
