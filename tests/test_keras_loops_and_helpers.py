@@ -6,6 +6,9 @@ framework gives.
 * STG601: Keras's own loops (`Model.predict`, `predict_on_batch`, `evaluate`, `fit`) called in a
   `tf.function`, also through `self`, fail at trace time; `model(x, training=False)` works, and
   Keras 3 runs `train_on_batch` / `test_on_batch` inside the graph (tf_keras refuses them too).
+* STG403: a function that makes a new optimizer (or model) on each call and passes it to the
+  same `tf.function`, called in a loop, raises the singleton-variable ValueError on its second
+  call; one optimizer made outside, one built before the call, or one Function per call run.
 * STG501: a loop's Python int handed through a helper to a `tf.function` parameter traces once
   per value; a constant, a helper that converts it with `tf.constant`, or an `input_signature`
   trace once.
@@ -272,3 +275,99 @@ def test_a_constant_a_converted_value_or_a_signature_traces_once_and_is_not_repo
     source = _helper_program(**variant)
     assert _traces(source) == 1
     assert findings(source, "STG501") == []
+
+
+# STG403: a new optimizer or model on each call of a function called in a loop ------------------------
+
+_PER_CALL = """
+    import keras
+    import tensorflow as tf
+
+    w = tf.Variable(2.0)
+    {outside}
+    {decorator}
+    def train_step(w, x, optimizer):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.square(w * x))
+        optimizer.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+        return loss
+
+    def train_once(x):
+        {body}
+
+    calls = 0
+    {driver}
+"""
+_IN_A_LOOP = "for epoch in range(3):\n        train_once(tf.ones([2]))\n        calls += 1"
+_NEW_OPTIMIZER = "opt = keras.optimizers.Adam(1e-2)\n        return train_step(w, x, opt)"
+
+
+def _per_call_program(body: str = _NEW_OPTIMIZER, outside: str = "", driver: str = _IN_A_LOOP,
+                      decorator: str = "@tf.function") -> str:
+    return _PER_CALL.format(body=body, outside=outside, driver=driver, decorator=decorator)
+
+
+def test_a_new_optimizer_per_call_of_a_function_called_in_a_loop_fails_on_the_second_call_and_is_reported():
+    source = _per_call_program()
+    namespace, outcome = run(source)
+    assert outcome == "ValueError" and namespace["calls"] == 1  # the first call traces; the second raises
+    assert run_eagerly(source) == "ok"
+    (finding,) = findings(source, "STG403")
+    assert finding.line == line_of(source, "return train_step(w, x, opt)")
+    assert "gets a new one on each call of `train_once`, which is called in a loop" in finding.message
+    assert "make the optimizer once, outside `train_once`, and pass it in" in finding.message
+    notes = [n.message for n in finding.because]
+    assert "`opt` is a new optimizer on each call of `train_once`" in notes
+    assert "`train_once` is called in a loop" in notes
+
+
+def test_a_new_model_per_call_of_a_function_called_in_a_loop_fails_and_is_reported():
+    source = """
+    import keras
+    import tensorflow as tf
+
+    @tf.function
+    def forward(model, x):
+        return model(x)
+
+    def evaluate_once(x):
+        model = keras.Sequential([keras.layers.Dense(2)])
+        return forward(model, x)
+
+    for epoch in range(3):
+        evaluate_once(tf.ones([1, 3]))
+    """
+    assert run(source)[1] == "ValueError"
+    (finding,) = findings(source, "STG403")
+    assert finding.line == line_of(source, "return forward(model, x)") and "the model `model`" in finding.message
+
+
+@pytest.mark.parametrize("outside, body, traces", [
+    # one optimizer for every call: the Function traces once (twice: it creates the slots)
+    ("opt = keras.optimizers.Adam(1e-2)\n", "return train_step(w, x, opt)", 2),
+    # built before the call: a new object retraces each time, but creates no variable in the graph
+    ("", "opt = keras.optimizers.Adam(1e-2)\n        opt.build([w])\n        return train_step(w, x, opt)", 3),
+])
+def test_an_optimizer_made_once_or_built_first_runs_and_is_not_reported(outside, body, traces):
+    source = _per_call_program(body, outside)
+    namespace, outcome = run(source)
+    assert outcome == "ok" and namespace["calls"] == 3
+    assert namespace["train_step"].experimental_get_tracing_count() == traces
+    assert findings(source, "STG403") == []
+
+
+def test_a_function_called_once_is_not_reported():
+    source = _per_call_program(driver="train_once(tf.ones([2]))")
+    assert run(source)[1] == "ok"
+    assert findings(source, "STG403") == []
+
+
+
+def test_one_function_per_call_of_the_maker_runs_and_is_not_reported():
+    """The guide's workaround: each call makes its own Function, whose first trace creates the
+    new optimizer's variables."""
+    body = "opt = keras.optimizers.Adam(1e-2)\n        step = tf.function(train_step)\n        return step(w, x, opt)"
+    source = _per_call_program(body, decorator="")
+    namespace, outcome = run(source)
+    assert outcome == "ok" and namespace["calls"] == 3
+    assert findings(source, "STG403") == []

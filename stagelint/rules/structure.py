@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint import facts as F
+from stagelint.analysis.proof import fact
 from stagelint.context import short_code
 from stagelint.frameworks import GET_OR_CREATE_DECORATORS, GET_OR_CREATE_VARIABLES
 from stagelint.rules.base import Rule
@@ -454,10 +455,14 @@ class SharedFunctionStatefulObject(Rule):
     loop over optimizers or models, an optimizer constructed in the call itself, or a model or
     optimizer constructed anew on each iteration of the loop that makes the call (a
     hyper-parameter sweep: `for lr in rates: opt = SGD(lr); train_step(model, opt, x)`).
+    Also one level up: a function that makes a new optimizer or model on each of its calls and
+    passes it to the same Function, when that function is itself called in a loop (`def
+    train_once(x): opt = Adam(); train_step(w, x, opt)` called per epoch).
 
     Not flagged: the same object at every call; objects built before the call
     (`opt2.build(variables)`, `model.build(shape)`, a model already called or fitted); one
-    Function per object (`tf.function(train_step)` made twice, a `tf.Module` that holds its own
+    Function per object (`tf.function(train_step)` made twice, or made inside the function that
+    makes the object, a `tf.Module` that holds its own
     optimizer, or `tf.function(train_step).get_concrete_function(..., opt)` per optimizer, the
     guide's workarounds); calls made while tracing another staged function.
 
@@ -534,6 +539,24 @@ class SharedFunctionStatefulObject(Rule):
         forward(m1, x)
         forward(m2, x)
         """,
+        """
+        import tensorflow as tf
+
+        w = tf.Variable(2.0)
+        opt = tf.keras.optimizers.Adam(1e-2)     # one optimizer for every call
+
+        @tf.function
+        def train_step(x, optimizer):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.square(w * x))
+            optimizer.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+
+        def train_once(x):
+            train_step(x, opt)
+
+        for epoch in range(3):
+            train_once(tf.ones([2]))
+        """,
     )
     invalid = (
         """
@@ -567,6 +590,24 @@ class SharedFunctionStatefulObject(Rule):
         for model in [tf.keras.Sequential([tf.keras.layers.Dense(2)]), tf.keras.Sequential([tf.keras.layers.Dense(4)])]:
             forward(model, x)  # STG403
         """,
+        """
+        import tensorflow as tf
+
+        w = tf.Variable(2.0)
+
+        @tf.function
+        def train_step(x, optimizer):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.square(w * x))
+            optimizer.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+
+        def train_once(x):
+            opt = tf.keras.optimizers.Adam(1e-2)
+            train_step(x, opt)  # STG403
+
+        for epoch in range(3):
+            train_once(tf.ones([2]))
+        """,
     )
 
     @classmethod
@@ -585,15 +626,19 @@ class SharedFunctionStatefulObject(Rule):
                     kind = _stateful_kind(project, arg)
                     if kind and arg.ident:
                         groups.setdefault((via, param), []).append((module, site, arg, kind))
-            for items in groups.values():
+            for (via, _), items in groups.items():
                 items.sort(key=lambda item: (item[0], item[1].span.line, item[1].span.column))
+                per_call = list(_made_per_call_of_a_repeated_caller(project, key, via, items))
+                out.extend(per_call)
+                said = {(module, c.span) for module, c in per_call}
                 first = None  # (ident, text, module, line) of the object the Function was first traced with
                 for module, site, arg, kind in items:
                     for ident in _objects(arg, site):
                         if first is None:
                             first = (ident, arg.text, module, site.span.line)
                             continue
-                        if ident == first[0] or _built_before(project, module, ident, site.span.line):
+                        if ident == first[0] or _built_before(project, module, ident, site.span.line) \
+                                or (module, site.span) in said:
                             continue
                         if ident.split("#")[0] == first[0].split("#")[0]:
                             earlier = ("gets a new one each time this line runs" if "(" in arg.text
@@ -612,6 +657,73 @@ class SharedFunctionStatefulObject(Rule):
                         })))
                         break
         return out
+
+
+def _made_per_call_of_a_repeated_caller(project, key, via: str, items):
+    """Candidates for objects a function makes afresh on each of its calls and passes to the
+    same Function, when that function is itself called from a loop: the Function's first call
+    traces with the first object, the next call of the function brings a new one that creates
+    its variables on a non-first call (ValueError; tests/test_keras_loops_and_helpers.py)."""
+    for module, site, arg, kind in items:
+        if (site.in_loop and arg.ident.startswith("new@")) or not _made_per_call(arg, site) \
+                or _built_before(project, module, arg.ident, site.span.line):
+            continue  # (made in the call, in a loop of the function itself: a new one per iteration, below)
+        caller = (module, site.caller)
+        if not _same_function_each_call(project, key, via, site, caller):
+            continue
+        repeat = _called_in_a_loop(project, caller, by_self=site.target[0] == "self")
+        if repeat is None:
+            continue
+        where_module, loop_site = repeat
+        shown = project.display(caller, module)
+        where = f"line {loop_site.span.line}" if where_module == module else \
+            f"{project.modules[where_module].path} line {loop_site.span.line}"
+        made = arg.text if "(" in arg.text else f"`{arg.text}`"
+        because = [fact(f"{made} is a new {kind} on each call of `{shown}`", site.span),
+                   fact(f"`{shown}` is called in a loop" if where_module == module else f"`{shown}` is called in a loop ({where})",
+                        loop_site.span if where_module == module else site.span)]
+        instead = (f"make the {kind} once, outside `{shown}`, and pass it in"
+                   + (", or build it first (`opt.build(variables)`)" if kind == "optimizer" else
+                      ", or build it before the call (`model.build(input_shape)`)"))
+        yield module, F.Candidate(SharedFunctionStatefulObject.code, site.caller, site.span, {
+            "kind": kind, "value": arg.text, "_anchors": [list(key)], "_because": because, "instead": instead,
+            "earlier": f"gets a new one on each call of `{shown}`, which is called in a loop ({where})",
+        })
+
+
+def _made_per_call(arg, site) -> bool:
+    """The object is constructed in the calling function itself, on each of its calls: built right
+    in the call (`new@`) or bound to a local name (`opt@12`, from a constructor: `value_of`)."""
+    if site.caller is None or arg.root or "|" in arg.ident:
+        return False
+    name = arg.ident.split("@")[0]
+    return name == "new" or (name.isidentifier() and arg.ident != "")
+
+
+def _same_function_each_call(project, key, via: str, site, caller) -> bool:
+    """Every call of `caller` calls the same Function object: a decorated module-level function,
+    a name bound once at module level to `tf.function(...)`, or a decorated method called
+    through `self` (one Function per instance) from a method itself called through `self`."""
+    f = project.function(key)
+    if f is None or "<locals>" in key[1] or "<locals>" in via:
+        return False
+    if via:
+        return via.startswith("name:")
+    if project.entries.get(key) != "decorator":
+        return False
+    return not f.class_qualname or site.target[0] == "self"
+
+
+def _called_in_a_loop(project, caller, by_self: bool):
+    """(module, site) of a call of `caller` made inside a loop, outside staged code (through
+    `self` when the Function is a method: the same instance), or None."""
+    for module, site in project.call_sites.get(caller, ()):
+        if not site.in_loop or (by_self and site.target[0] != "self"):
+            continue
+        if site.caller is not None and (module, site.caller) in project.reached:
+            continue
+        return module, site
+    return None
 
 
 def _stateful_kind(project, arg) -> str | None:
