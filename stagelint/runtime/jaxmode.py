@@ -201,11 +201,11 @@ class JaxCalls:
         recorder._call_index[info.id] = index + 1
         record = {
             "ev": "call", "t": recorder.test_index, "fn": info.id, "i": index,
-            "obj": recorder._object_index(info, jitted), "traced": traced, "dur": round(elapsed, 6),
+            "obj": info.objects.of(jitted), "traced": traced, "dur": round(elapsed, 6),
             "args": summary,
         }
         recorder.identify(bound, summary)
-        inst = recorder.instance_index(info, self_object)
+        inst = None if self_object is None else info.instances.of(self_object)
         if inst is not None:
             record["inst"] = inst
         if jitted._kind != "jit":

@@ -38,11 +38,34 @@ from stagelint.runtime.capture import OutputCapture
 from stagelint.runtime.records import clip_message
 
 
+class Identities:
+    """Small indexes (0, 1, 2...) for objects told apart by identity, while they live: a finalizer
+    drops an object's entry when it goes, so its id, reused by a later object, is not taken for it."""
+
+    __slots__ = ("_index", "_next")
+
+    def __init__(self):
+        self._index: dict[int, int] = {}
+        self._next = 0
+
+    def of(self, obj) -> int | None:
+        """`obj`'s index (None when it is not weak-referenceable: its id could be reused unseen)."""
+        key = id(obj)
+        index = self._index.get(key)
+        if index is None:
+            try:
+                weakref.finalize(obj, self._index.pop, key, None)
+            except TypeError:
+                return None
+            index = self._index[key] = self._next
+            self._next += 1
+        return index
+
+
 class FunctionInfo:
     """What the recorder knows about the Python function behind a tf.function (per code object)."""
 
-    __slots__ = ("id", "func", "binder", "project", "objects", "next_object", "instances",
-                 "next_instance")
+    __slots__ = ("id", "func", "binder", "project", "objects", "instances")
 
     def __init__(self, fid: int, func, project: bool, method: bool):
         from stagelint.runtime.values import Binder
@@ -51,11 +74,10 @@ class FunctionInfo:
         self.func = func
         self.binder = Binder(func, method)
         self.project = project
-        self.objects: dict[int, int] = {}
-        self.next_object = 0
-        #: Indexes of the instances a method was bound to (id -> index), while they live.
-        self.instances: dict[int, int] = {}
-        self.next_instance = 0
+        #: The function objects (Functions, jitted functions) made from this code.
+        self.objects = Identities()
+        #: The instances a method was bound to.
+        self.instances = Identities()
 
 
 def _code_span(code) -> tuple[int, int]:
@@ -88,9 +110,8 @@ class Recorder:
         #: (function, what) the current test read of a trace count.
         self._reads: set[tuple[str, str]] = set()
         self._object_ids = None
-        #: Identity indexes of object arguments (id -> index), while they live.
-        self._identities: dict[int, int] = {}
-        self._next_identity = 0
+        #: Identity indexes of object arguments.
+        self._identities = Identities()
         #: What the tests last passed to tf.config.run_functions_eagerly (None: never called).
         self.asked: bool | None = None
         #: Assertion contexts (pytest.raises, assertRaises) open now: the exception types each expects.
@@ -177,47 +198,14 @@ class Recorder:
             })
         return info
 
-    def _object_index(self, info: FunctionInfo, function) -> int:
-        # Function objects are weak-referenceable; a finalizer keeps ids from being reused silently.
-        key = id(function)
-        index = info.objects.get(key)
-        if index is None:
-            index = info.objects[key] = info.next_object
-            info.next_object += 1
-
-            weakref.finalize(function, info.objects.pop, key, None)
-        return index
-
-    def instance_index(self, info: FunctionInfo, instance) -> int | None:
-        """The index of the instance a method is bound to (None when it cannot be told apart once gone)."""
-        if instance is None:
-            return None
-        key = id(instance)
-        index = info.instances.get(key)
-        if index is None:
-            try:
-                weakref.finalize(instance, info.instances.pop, key, None)
-            except TypeError:  # not weak-referenceable: its id could be reused unseen
-                return None
-            index = info.instances[key] = info.next_instance
-            info.next_instance += 1
-        return index
-
     def identify(self, bound, summary: list) -> None:
         """Give the object arguments (compared by identity in a trace key) an identity index `o`."""
         for (_, value), (_, s) in zip(bound, summary):
             if s.get("k") != "obj":
                 continue
-            key = id(value)
-            index = self._identities.get(key)
-            if index is None:
-                try:
-                    weakref.finalize(value, self._identities.pop, key, None)
-                except TypeError:
-                    continue
-                index = self._identities[key] = self._next_identity
-                self._next_identity += 1
-            s["o"] = index
+            index = self._identities.of(value)
+            if index is not None:
+                s["o"] = index
 
     # The call ------------------------------------------------------------------------------
 
@@ -274,11 +262,11 @@ class Recorder:
         bound = info.binder.bind(args, kwargs)
         record = {
             "ev": "call", "t": self.test_index, "fn": info.id, "i": index,
-            "obj": self._object_index(info, function), "traced": traced, "dur": round(elapsed, 6),
+            "obj": info.objects.of(function), "traced": traced, "dur": round(elapsed, 6),
             "args": [[name, summaries.summarize_arg(value)] for name, value in bound],
         }
         self.identify(bound, record["args"])
-        inst = self.instance_index(info, instance)
+        inst = None if instance is None else info.instances.of(instance)
         if inst is not None:
             record["inst"] = inst
         site = _call_site()
