@@ -16,7 +16,7 @@ from stagelint.runtime.progress import Progress
 from stagelint.runtime.evidence import norm
 from stagelint.runtime.records import load_run
 from stagelint.runtime.report import render_full
-from stagelint.runtime.steps import UsageError, analyse, settings_codes, static_findings
+from stagelint.runtime.steps import UsageError, analyse, settings_codes, static_findings, write_html
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,16 +108,8 @@ def _finish(args: arguments.RunArguments, children, workdir, leftovers: Leftover
     for line in (report.failure_message(), report.thread_warning(), report.process_warning()):
         if line:
             print(line, file=sys.stderr)
-    if args.report:
-        from stagelint.runtime.html import render_html
-
-        try:
-            with open(args.report, "w", encoding="utf-8") as f:
-                f.write(render_html(report, url_template))
-        except OSError as e:  # checked before the runs, but the disk may have filled since
-            print(f"stagelint run: could not write the report {args.report}: {e.strerror or e}", file=sys.stderr)
-            return 2
-        print(f"stagelint run: HTML report written to {args.report}", file=sys.stderr)
+    if args.report and not write_html(report, args.report, url_template):
+        return 2
     return report.exit_code()
 
 

@@ -42,7 +42,7 @@ def analyse(module: str, statuses: dict, graph: Run, eager: Run, findings: list[
     ev = Evidence(graph, eager, join(graph, eager))
     verdicts = judge(findings, ev, graph, eager)
     verdicts += [v for v in runtime_only(verdicts, ev, graph, eager) if is_selected(v.finding.code, select, ignore)]
-    statuses = {mode: statuses[mode] for mode in executor.MODES}
+    statuses = {mode: statuses[mode] for mode in executor.MODES if mode in statuses}  # (--script: graph alone)
     return Report(module, statuses, graph, eager, ev, verdicts, test_failures(graph, eager), static)
 
 
@@ -55,3 +55,19 @@ def settings_codes() -> tuple[tuple[str, ...], tuple[str, ...], str]:
         return tuple(settings.select), tuple(settings.ignore), settings.rule_url
     except Exception:  # noqa: BLE001 - config errors were already reported by the lint step
         return ("STG",), (), ""
+
+
+def write_html(report: Report, path: str, url_template: str) -> bool:
+    """The HTML report written to `path` (and said on stderr); False, said, when it cannot be."""
+    import sys
+
+    from stagelint.runtime.html import render_html
+
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(render_html(report, url_template))
+    except OSError as e:  # checked before the runs, but the disk may have filled since
+        print(f"stagelint run: could not write the report {path}: {e.strerror or e}", file=sys.stderr)
+        return False
+    print(f"stagelint run: HTML report written to {path}", file=sys.stderr)
+    return True
