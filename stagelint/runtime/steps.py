@@ -4,7 +4,7 @@ this; neither imports the other's module."""
 
 from __future__ import annotations
 
-from stagelint.findings import Finding, is_selected
+from stagelint.findings import UNUSED_NOQA, Finding, is_selected
 from stagelint.runtime import executor, lint
 from stagelint.runtime.compare import join
 from stagelint.runtime.evidence import Evidence
@@ -38,7 +38,8 @@ def static_findings(files: list[str]) -> tuple[list, dict]:
 def analyse(module: str, statuses: dict, graph: Run, eager: Run, findings: list[Finding], static: dict,
             select: tuple[str, ...], ignore: tuple[str, ...]) -> Report:
     """Verdicts for the selected static findings, plus the selected runtime-only findings."""
-    findings = [f for f in findings if is_selected(f.code, select, ignore)]
+    # (an unused `# noqa` code is about a comment: nothing a run can confirm)
+    findings = [f for f in findings if is_selected(f.code, select, ignore) and f.code != UNUSED_NOQA]
     ev = Evidence(graph, eager, join(graph, eager))
     verdicts = judge(findings, ev, graph, eager)
     verdicts += [v for v in runtime_only(verdicts, ev, graph, eager) if is_selected(v.finding.code, select, ignore)]
