@@ -28,7 +28,7 @@ from stagelint import facts as F
 from stagelint import frameworks as FW
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact
 from stagelint.context import code_of, short_code
-from stagelint.tensors import value_of
+from stagelint.tensors import NUMBERS, value_of
 
 _DEPTH = 12
 
@@ -48,7 +48,7 @@ class _Shapes:
     def code(self, node, limit: int = 50) -> str:
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and len(short_code(node, 200)) > limit:
             # a long chain: the method call that matters (`….padded_batch(32)`)
-            return "…." + short_code(node.with_changes(func=node.func.attr), limit)
+            return "…." + short_code(node.with_changes(func=node.func.attr, lpar=(), rpar=()), limit)
         return short_code(node, limit)
 
     def of(self, expr, depth: int) -> F.Variation | None:
@@ -218,7 +218,10 @@ class _Shapes:
         method = expr.func.attr.value
         receiver = expr.func.value
         if method in FW.SHAPE_KEEPING_DATASET_METHODS:
-            return self._dataset(receiver, depth + 1)
+            inner = self._dataset(receiver, depth + 1)
+            if method in FW.TRUNCATING_DATASET_METHODS and inner is not None and inner[0] == "remainder":
+                return None  # `.batch(64).take(5)`: the last, smaller batch may never come
+            return inner
         if method == "apply" and expr.args and isinstance(expr.args[0].value, cst.Call):
             applied = expr.args[0].value
             if ctx.qualified_names(applied.func) & FW.BUCKETING:
@@ -356,6 +359,8 @@ class _Shapes:
             if len(changing) == len(bounds) and len(bounds) == 2:
                 return None  # both ends move: the width may well be fixed (`starts[i]:ends[i]`)
             bound, name = changing[0]
+            if not self._range_variable(name) and value_of(self.ctx, name, self.func).what not in NUMBERS:
+                return None  # `x[:y.shape[0]]`: as long as `y`, whose shape the code does not show
             certainty = TRUE if self._range_variable(name) else HEURISTIC
             return F.Variation("varies", f"`{self.code(sub)}` changes length with `{name.value}`", [fact(
                 f"`{self.code(sub)}` ends where `{self.code(bound)}` says, and `{name.value}` "

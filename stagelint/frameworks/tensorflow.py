@@ -281,6 +281,8 @@ SHAPE_KEEPING_DATASET_METHODS = frozenset({
     "shuffle", "prefetch", "repeat", "cache", "take", "skip", "filter", "with_options", "shard",
     "as_numpy_iterator", "take_while", "ignore_errors", "apply_options",
 })
+#: Among them, those that may stop before the last batch (`.batch(64).take(5)`).
+TRUNCATING_DATASET_METHODS = frozenset({"take", "take_while", "shard", "filter"})
 #: `ds.padded_batch(batch_size, padded_shapes=None, padding_values=None, drop_remainder=False)` pads
 #: each batch to the longest element in it: 12 sequences of 2..13 items, `padded_batch(3)`, give 4
 #: padded lengths and 4 traces; `padded_shapes=[16]` gives 1 (2 with a smaller last batch).
