@@ -18,8 +18,9 @@ fx_staging_asserts.py):
   with the same values: `jit` canonicalises 64-bit inputs while `jax_enable_x64` is off, and the
   test may assert that dtype;
 - JAX refuses an op with jit disabled (`lax.scan` over zero steps: "zero-length scan is not
-  supported in disable_jit() mode because the output type is unknown"): its message names
-  `disable_jit`, the eager run's own mode;
+  supported in disable_jit() mode because the output type is unknown"; ahead-of-time lowering:
+  "Disable jit is not supported in the AOT path"): its message names `disable_jit`, the eager
+  run's own mode;
 - a Python number lacks an array's attribute (`'float' object has no attribute 'dtype'`) in a JAX
   session: `jit` turns a Python scalar argument into an array and returns arrays, while with jit
   disabled the function gets and returns the Python number itself, so code that reads `.dtype`,
@@ -51,7 +52,9 @@ ARRAY_ATTRIBUTES = frozenset({"dtype", "shape", "ndim", "size", "astype", "at", 
                               "sharding", "block_until_ready", "aval", "weak_type", "devices", "squeeze", "ravel",
                               "flatten", "sum", "mean", "min", "max", "nbytes", "itemsize"})
 _SCALAR_ATTRIBUTE = re.compile(r"'(int|float|bool|complex)' object has no attribute '(\w+)'")
-_JIT_DISABLED = re.compile(r"\bdisable_jit\b")
+#: JAX's refusals name the mode: "... not supported in disable_jit() mode", "Disable jit is not supported
+#: in the AOT path" (`jitted.lower(...)` with jit disabled).
+_JIT_DISABLED = re.compile(r"\bdisable[_ ]jit\b", re.IGNORECASE)
 
 KIND = "mode-asserted"
 _NOT_RAISED = (re.compile(r"DID NOT RAISE\s+(?:<class ')?([\w.]+)"), re.compile(r"^(?:\w+Error: )?([\w.]+) not raised"))

@@ -117,6 +117,8 @@ def test_only_the_x64_canonicalisation_is_not_comparable(graph, eager, expected)
 
 @pytest.mark.parametrize("message, refused", [
     ("ValueError: zero-length scan is not supported in disable_jit() mode because the output type is unknown.", True),
+    ("ValueError: Disable jit is not supported in the AOT path since the function is not available for (jit(f))",
+     True),
     ("AttributeError: 'float' object has no attribute 'dtype'", True),
     ("AttributeError: 'int' object has no attribute 'ndim'", True),
     # Not an array's attribute, not a Python number, or no word of disable_jit: a divergence.
