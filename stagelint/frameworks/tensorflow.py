@@ -322,6 +322,17 @@ SEQUENCE_CONVERSIONS = frozenset({
     "tensorflow.constant", "tensorflow.convert_to_tensor", "numpy.array", "numpy.asarray",
     "jax.numpy.array", "jax.numpy.asarray",
 })
+#: Constructors whose result has the shape they are given, and where it is (position, keyword):
+#: `tf.ones([4, length])` for 6 lengths gave 6 traces (`jnp.ones((2, length))` 6 compilations).
+SHAPED_CONSTRUCTORS = {
+    **{f"tensorflow.{name}": (0, "shape") for name in ("zeros", "ones", "random.normal", "random.uniform",
+                                                     "random.truncated_normal")},
+    "tensorflow.fill": (0, "dims"),
+    **{f"numpy.{name}": (0, "shape") for name in ("zeros", "ones", "empty", "full")},
+    **{f"numpy.random.{name}": (0, "size") for name in ("rand", "randn")},
+    **{f"jax.numpy.{name}": (0, "shape") for name in ("zeros", "ones", "empty", "full")},
+    **{f"jax.random.{name}": (1, "shape") for name in ("normal", "uniform", "bernoulli", "truncated_normal")},
+}
 
 #: Keras methods `fit` and friends trace (`train_step`, ...), and the calls that run them: a class
 #: whose `train_step` the code calls by hand, on objects it never trains, runs it eagerly.

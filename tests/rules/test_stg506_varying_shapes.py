@@ -236,3 +236,29 @@ def test_a_slice_whose_bound_is_not_a_loop_number_is_silent():
         for n in range(1, 5):
             step(data[:, :n + 1])
     """, {13})
+
+
+def test_constructors_whose_shape_holds_a_counted_number():
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+        import tensorflow as tf
+
+        @tf.function
+        def encode(x):
+            return tf.reduce_sum(x)
+
+        @jax.jit
+        def pooled(x):
+            return x.sum(axis=1)
+
+        for length in (5, 9, 12, 17, 23, 31):
+            encode(tf.ones([4, length], tf.int32))
+            pooled(jnp.ones((2, length)))
+        for i in range(3):
+            n = i * 8 + 1
+            encode(tf.zeros([n]))
+            encode(tf.zeros([4, 4]))          # one shape
+        for k in (2, 2):
+            encode(tf.zeros([k]))             # the same number twice
+    """, {14, 15, 18})
