@@ -16,7 +16,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.bounds import varying_bound
-from stagelint.frameworks import FUNCTION_HOLDERS, JAX, JAX_TRACER_ERROR_CATCHERS
+from stagelint.frameworks import JAX, JAX_TRACER_ERROR_CATCHERS
 from stagelint.nnx import static_attributes
 from stagelint.analysis.caught import catches
 
@@ -108,53 +108,6 @@ def confirm_loop_unrolled(candidate, project, key):
         if arg.what == "ndarray" or (arg.what in ("list", "tuple", "range") and arg.elements in ("int", "float")):
             return {"detail": f"callers pass `{arg.text}` (line {site.span.line}): one copy of the body per element",
                     "length": "length"}
-    return False
-
-
-def jax_retrace_free(ctx, call: cst.Call) -> bool:
-    """A JAX staging call that costs no retrace when made again (row 35): `jax.jit(f)` of a
-    module-level or imported function (JAX caches traces by the function object, and `f` is the
-    same object every time), and the transforms that trace on every use anyway (`jax.vmap`,
-    `jax.grad`: nothing cached to lose)."""
-    from stagelint.frameworks import JAX_JIT
-    from stagelint.jaxstaging import JAX_STAGING
-
-    api = ctx.resolves_to(call.func, JAX_STAGING)
-    if api is None:
-        return False
-    if api not in JAX_JIT:
-        return True
-    if not call.args or not isinstance(call.args[0].value, (cst.Name, cst.Attribute)):
-        return False  # a lambda, `partial(f, ...)`: a new object each time
-    target = call.args[0].value
-    if isinstance(target, cst.Attribute):
-        # `jax.jit(jnp.sum)`: a module's function, the same object every time; `jax.jit(obj.method)`:
-        # a new bound method each time (`from m import x` may be an object: not counted)
-        receiver = target.value
-        nodes = [getattr(b, "node", None) for b in ctx.bindings_of(receiver)] if isinstance(receiver, cst.Name) else []
-        if not nodes:
-            return False
-        if all(isinstance(n, cst.Import) for n in nodes):
-            return True
-        # `net = hk.without_apply_rng(hk.transform(f))`: `net.apply` is a plain function it holds
-        values = [ctx.bound_values.get(id(n)) for n in nodes]
-        return all(isinstance(v, cst.Call) and _holds_functions(ctx.qualified_names(v.func), target.attr.value)
-                   for v in values)
-    kind = ctx.binding_kind(target, ctx.function)
-    if kind == "import":
-        return True
-    if kind == "global":
-        return all(isinstance(getattr(b, "node", None), cst.FunctionDef) for b in ctx.bindings_of(target))
-    return False
-
-
-def _holds_functions(factories: set[str], attribute: str) -> bool:
-    """The result of a call of one of `factories` holds `attribute` as a plain function
-    (`frameworks.FUNCTION_HOLDERS`)."""
-    for name, attributes in FUNCTION_HOLDERS.items():
-        if any(q == name or (name.endswith(".") and q.startswith(name)) for q in factories):
-            if not attributes or attribute in attributes:
-                return True
     return False
 
 

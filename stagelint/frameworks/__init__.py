@@ -30,6 +30,17 @@ from stagelint.frameworks.tensorflow import TENSORFLOW
 #: `GradientTransformation`): qualified name (or, ending in ".", prefix) -> those attributes.
 FUNCTION_HOLDERS = {**HAIKU_FUNCTION_HOLDERS, **OPTAX_FUNCTION_HOLDERS}
 
+#: How each staging API's trace cache treats the function when the wrapper is made again, by
+#: qualified name (each module's entry cites what was observed):
+#:   "per wrap"            each wrapper keeps its own traces: every new wrapper traces again;
+#:   "equal"               traces are shared by functions that compare equal (the same object, or
+#:                         bound methods of one object and one function);
+#:   "equal while alive"   the same, but only while one such function is alive: a bound method,
+#:                         made anew on each access, dies with its wrapper and its traces with it.
+#: An API not listed is known to trace again only for a new function that compares unequal (a
+#: lambda, a `functools.partial`, a nested def made anew).
+TRACE_CACHE = {**TF_TRACE_CACHE, **JAX_TRACE_CACHE, **EQUINOX_TRACE_CACHE, **FLAX_TRACE_CACHE}
+
 #: The framework(s) stagelint knows. Rules take the framework from the analysis context.
 FRAMEWORKS = (TENSORFLOW, JAX)
 #: Those whose rules and facts a file is spared where they cannot stage anything: the screen

@@ -42,3 +42,10 @@ NNX_DATA_ANNOTATIONS = frozenset({"flax.nnx.Data", "flax.nnx.pytreelib.Data"})
 NNX_VAR_DEFAULTS = frozenset({"flax.nnx.var_defaults", "flax.nnx.variablelib.var_defaults", "flax.nnx.with_vars"})
 #: Attributes of an NNX Variable that hold its value (`v.value += 1` updates the Variable).
 NNX_VARIABLE_VALUES = frozenset({"value", "raw_value"})
+
+#: Flax's jits keep their traces in the wrapper they return: each `nnx.jit(f)` made anew traces
+#: again, even for the same module-level `f` (5 traces in 5 wraps), as `tf.function` does; and
+#: `nn.jit(nn.Dense)` in a Linen loop makes a new jitted module class per call (3 applies x 2
+#: layers: 6 traces). Observed with flax 0.12.8: tests/runtime/test_function_identity.py and
+#: tests/rules/test_jax_precision.py (linen_intro). (How `frameworks.JAX_TRACE_CACHE` names it.)
+FLAX_TRACE_CACHE = {"flax.nnx.jit": "per wrap", "flax.linen.jit": "per wrap"}

@@ -74,6 +74,22 @@ JAX_REBUILDS_ARGUMENTS = frozenset(
     | {a for a in JAX_FUNCTION_ARGUMENTS if a.startswith("jax.")}
 )
 
+#: How a JIT's trace cache treats the function when the wrapper is made again (`jax.jit(f)` run
+#: once per iteration): "equal while alive" (`jax.jit`): the traces are kept per function, found
+#: again through any function that compares equal, as long as one such function is alive: the same
+#: `f` made again traces once (1 trace in 5 wraps), a lambda, `functools.partial`, nested def,
+#: `jax.vmap(f)` or `hk.transform(f).apply` made anew traces every time (5 in 5), and so does a
+#: bound method (`jax.jit(self.update)` per step: 5 in 5; bound methods of one object compare equal,
+#: but each dies with its wrapper, and its traces with it; kept alive in a list, 1 in 5); "equal"
+#: (`jax.pmap`): the same, holding the function, so an equal bound method reuses the traces (1 in
+#: 5). Observed with jax 0.10.2: tests/runtime/test_function_identity.py. The libraries' entries
+#: are in `equinox` and `flax`; a staging API not listed here is known to retrace only on a new,
+#: unequal function.
+JAX_TRACE_CACHE = {
+    "jax.jit": "equal while alive",
+    "jax.pmap": "equal",
+}
+
 #: Calls whose function runs in Python on every call, with concrete values, even under jit.
 JAX_EAGER_ESCAPES = frozenset({
     "jax.pure_callback", "jax.debug.callback", "jax.experimental.io_callback",

@@ -281,8 +281,6 @@ SHAPE_KEEPING_DATASET_METHODS = frozenset({
     "shuffle", "prefetch", "repeat", "cache", "take", "skip", "filter", "with_options", "shard",
     "as_numpy_iterator", "take_while", "ignore_errors", "apply_options",
 })
-#: Among them, those that may stop before the last batch (`.batch(64).take(5)`).
-TRUNCATING_DATASET_METHODS = frozenset({"take", "take_while", "shard", "filter"})
 #: `ds.padded_batch(batch_size, padded_shapes=None, padding_values=None, drop_remainder=False)` pads
 #: each batch to the longest element in it: 12 sequences of 2..13 items, `padded_batch(3)`, give 4
 #: padded lengths and 4 traces; `padded_shapes=[16]` gives 1 (2 with a smaller last batch).
@@ -322,17 +320,6 @@ SEQUENCE_CONVERSIONS = frozenset({
     "tensorflow.constant", "tensorflow.convert_to_tensor", "numpy.array", "numpy.asarray",
     "jax.numpy.array", "jax.numpy.asarray",
 })
-#: Constructors whose result has the shape they are given, and where it is (position, keyword):
-#: `tf.ones([4, length])` for 6 lengths gave 6 traces (`jnp.ones((2, length))` 6 compilations).
-SHAPED_CONSTRUCTORS = {
-    **{f"tensorflow.{name}": (0, "shape") for name in ("zeros", "ones", "random.normal", "random.uniform",
-                                                     "random.truncated_normal")},
-    "tensorflow.fill": (0, "dims"),
-    **{f"numpy.{name}": (0, "shape") for name in ("zeros", "ones", "empty", "full")},
-    **{f"numpy.random.{name}": (0, "size") for name in ("rand", "randn")},
-    **{f"jax.numpy.{name}": (0, "shape") for name in ("zeros", "ones", "empty", "full")},
-    **{f"jax.random.{name}": (1, "shape") for name in ("normal", "uniform", "bernoulli", "truncated_normal")},
-}
 
 #: Keras methods `fit` and friends trace (`train_step`, ...), and the calls that run them: a class
 #: whose `train_step` the code calls by hand, on objects it never trains, runs it eagerly.
@@ -489,3 +476,13 @@ GET_OR_CREATE_DECORATORS = frozenset({
 })
 #: Variable constructors that get an existing variable by name when one is tracked.
 GET_OR_CREATE_VARIABLES = frozenset({"tensorflow.compat.v1.get_variable"})
+
+#: `tf.function(f)` returns a new `Function`, and each Function keeps its own traces: made anew,
+#: it traces again on its first call whatever it wraps, the same module-level `f` included (5
+#: traces in 5 wraps of one `f`, also with every Function kept alive; tf-behaviour.md's "separate
+#: Function objects never share traces"); made once per outer iteration and called in an inner
+#: loop, it traces once per creation, not per call (3 epochs x 4 calls: 3 traces). A method
+#: decorated with `@tf.function` is one Function per instance, however often `self.step` is read
+#: (1 trace in 5 reads). Observed with TensorFlow 2.21: tests/runtime/test_function_identity.py.
+#: A configured staging decorator is "treated like tf.function" (docs/configuration.md).
+TF_TRACE_CACHE = {"tensorflow.function": "per wrap"}

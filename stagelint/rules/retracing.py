@@ -8,23 +8,35 @@ from stagelint import facts as F
 from stagelint.context import TENSOR_CHECKS, short_code
 from stagelint.frameworks import (
     JAX_FILTERING_JIT,
+    JAX_JIT,
     PARTIAL_CALLS,
     PYTHON_IO_CALLS,
     PYTHON_IO_PREFIXES,
     REQUEST_HANDLER_DECORATORS,
     STATEFUL_METHODS,
     STRUCTURE_PARAMETER_NAMES,
+    TRACE_CACHE,
+    canonical_tf_name,
 )
-from stagelint.jaxrules import confirm_loop_unrolled, jax_retrace_free
+from stagelint.jaxrules import confirm_loop_unrolled
 from stagelint.jaxstaging import JAX_STAGING
 from stagelint.nnx import changes_every_call, imports_flax, python_attribute_retrace, store_fields
 from stagelint.rules.base import Rule
 from stagelint.stores import store_sites
 from stagelint.analysis.bounds import literal, varying_bound
+from stagelint.analysis.functions import (
+    BOUND,
+    NEW,
+    SAME,
+    Identity,
+    bound_method_shadowed,
+    identity,
+    returns_new_function,
+)
 from stagelint.analysis.proof import fact
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.values import python_number
-from stagelint.tensors import NUMBERS, Tensorness, tensorness
+from stagelint.tensors import NUMBERS, Tensorness, tensorness, value_of
 
 #: How a parameter use counts for STG501: a tensor would do the same ("tensor"), it only shows
 #: the value ("neutral": print, f-strings), or the Python value shapes the graph ("structure").
@@ -469,12 +481,30 @@ class FunctionRecreated(Rule):
     (`step = make_step(model)`, `{k: make_step(k) for k in keys}`).
 
 
-    Under JAX: `jax.jit(lambda ...)`, `jax.jit(partial(f, ...))`, `jax.jit(obj.method)` and an inner
-    `@jax.jit` def made again and again; not `jax.jit(f)` of the same module-level `f`, of a
-    module's function (`jax.jit(jnp.sum)`), of a Haiku transform's `apply` or an optax
-    transformation's `update` (plain functions a NamedTuple holds), or, in a loop, of a parameter or a name bound before the
-    loop (`jax.jit(network_fn)(g)`): JAX caches traces by the function object, the same one every
-    time; nor `jax.vmap`/`jax.grad`, which cache nothing.
+    Under JAX and its libraries it depends on what is wrapped, because their trace caches are
+    keyed on the function object (each fact observed with the real frameworks,
+    `stagelint/frameworks/`):
+
+    | wrapped anew, in a loop | `jax.jit` | `eqx.filter_jit`, `jax.pmap` | `tf.function`, `nnx.jit`, `nn.jit` |
+    |---|---|---|---|
+    | the same function (module-level `f`, imported, bound before the loop, `self.fn` set in `__init__`, `net.apply` of a Haiku transform made once) | 1 trace | 1 trace | a trace per wrap |
+    | a bound method (`self.update`, `model.loss`) | a trace per wrap | 1 trace | a trace per wrap |
+    | a lambda, `functools.partial(...)`, a nested `def`, `jax.vmap(f)`, `hk.transform(f).apply`, a factory's new function | a trace per wrap | a trace per wrap | a trace per wrap |
+
+    `jax.jit` finds the traces again through any equal function while one is alive: bound methods
+    of one object compare equal, but `jax.jit(self.update)(x)` drops its bound method, and the
+    traces with it, at the end of each step. Equinox holds the function, so an equal bound method
+    reuses them. So STG502 reports `jax.jit(self.update)` made on every `step()` and stays silent
+    on `eqx.filter_jit(self.update)`, on `jax.jit(f)` of the same module-level `f`, and on
+    `jax.vmap`/`jax.grad` made anew (they trace on every use anyway: nothing cached to lose). A
+    bound method of a parameter (`jax.jit(model.loss)` with `model` passed in) is most likely a
+    new object per access, but may be a field holding a function: that step is in the preview tier.
+    Where the object is unknown, nothing is reported.
+
+    "Runs repeatedly" means: a loop or comprehension around the wrapper, a function whose call
+    sites are in loops (or several), a method this module calls in a loop (`trainer.step(x)`), a
+    request handler. A Function re-created once per iteration of an outer loop and called in an
+    inner loop traces once per outer iteration, not on every call, and the message says so.
 
     ## Why is this bad?
     Traces belong to the Function object: separate Function objects never share traces, even
@@ -510,8 +540,7 @@ class FunctionRecreated(Rule):
     severity = "warning"
     repeated_cost = True
     name = "function-recreated"
-    message = "{what} makes a new Function for {func} each time {where} runs, and a new Function never reuses traces: every call traces again; create it once, outside, and reuse it"
-    jax_message = "{what} makes a new jitted function for {func} each time {where} runs, and JAX caches traces per function object: every call traces and compiles again; jit it once, outside, and reuse it"
+    message = "{what} {made} {when}: {why}, so {cost}; {remedy}"
     valid = (
         """
         import tensorflow as tf
@@ -564,6 +593,25 @@ class FunctionRecreated(Rule):
                 w = w - jax.jit(mse)(w, x)  # JAX: the same function object, one cache
             return w
         """,
+        """
+        import equinox as eqx
+        import jax
+
+        class Trainer:
+            def __init__(self):
+                self._update = jax.jit(self.update)  # jitted once, kept
+
+            def update(self, x):
+                return x * 2
+
+            def step(self, x):
+                y = self._update(x)
+                return eqx.filter_jit(self.update)(y)  # Equinox: an equal bound method, one cache
+
+        trainer = Trainer()
+        for x in range(3):
+            trainer.step(x)
+        """,
     )
     invalid = (
         """
@@ -611,11 +659,25 @@ class FunctionRecreated(Rule):
                 w = w - jax.jit(lambda v: mse(v, x))(w)  # STG502
             return w
         """,
+        """
+        import jax
+
+        class Trainer:
+            def update(self, x):
+                return x * 2
+
+            def step(self, x):
+                return jax.jit(self.update)(x)  # STG502
+
+        trainer = Trainer()
+        for x in range(3):
+            trainer.step(x)
+        """,
     )
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        #: one record per Function creation: dict(node, target, scope, loop, used, kind)
+        #: one record per Function creation: dict(node, target, scope, loop, used, kind, api, ...)
         self.made: list[dict] = []
         self._by_binding: dict[int, dict] = {}
         self._by_def: dict[int, dict] = {}
@@ -626,6 +688,11 @@ class FunctionRecreated(Rule):
         self._comprehensions: list[cst.CSTNode] = []
         #: `factory(...)(x)` inside a loop: (qualnames the factory may be, the loop)
         self._factory_calls: list[tuple[set[str], cst.CSTNode]] = []
+        #: this module's functions that return a new nested function (`analysis.functions`)
+        self._new_factories: set[str] = set()
+        #: methods this module calls in a loop, on an object whose class it shows (`trainer.step(x)`
+        #: with `trainer = Trainer()`, `self.step(x)`): (class qualname, method) -> the loop
+        self._method_loops: dict[tuple[str, str], cst.CSTNode] = {}
 
     def visit_ListComp(self, node) -> None:
         self._comprehensions.append(node)
@@ -650,6 +717,10 @@ class FunctionRecreated(Rule):
             if block is not None:
                 self._graph_only.append(block)
 
+    def visit_Return(self, node: cst.Return) -> None:
+        if self.ctx.function is not None and returns_new_function(self.ctx, node):
+            self._new_factories.add(self.ctx.function.qualname)
+
     def _in_graph_only(self, node) -> bool:
         ctx = self.ctx
         a = ctx.position(node)
@@ -659,26 +730,44 @@ class FunctionRecreated(Rule):
                 return True
         return False
 
+    def _staging_api(self, node) -> str | None:
+        """The staging API (qualified name) `node` names, or None."""
+        ctx = self.ctx
+        api = ctx.resolves_to(node, ctx.framework.staging_decorators | set(ctx.settings.staging_decorators))
+        return canonical_tf_name(api) if api is not None else None  # `tf.compat.v2.function` is `tf.function`
+
     def _staging(self, node) -> bool:
-        ctx = self.ctx
-        names = ctx.qualified_names(node)
-        return bool(names & (ctx.framework.staging_decorators | set(ctx.settings.staging_decorators)))
+        return self._staging_api(node) is not None
 
-    def _defined_before(self, target, loop) -> bool:
-        """`target` is a parameter or local of the current function bound only before `loop`
-        starts (`def network_fn` or `network_fn = ...` above it, or the parameter): every
-        iteration wraps the same object."""
-        ctx = self.ctx
-        if not isinstance(target, cst.Name) or ctx.binding_kind(target, ctx.function) not in ("local", "param"):
-            return False
-        nodes = [getattr(b, "node", None) for b in ctx.bindings_of(target)]
-        start = ctx.position(loop).line
-        return bool(nodes) and all(n is not None and ctx.position(n).end_line < start for n in nodes)
+    def _cache(self, api: str) -> str | None:
+        """How `api`'s trace cache treats the function when the wrapper is made again
+        (`frameworks.TRACE_CACHE`); a configured staging decorator is "treated like tf.function"."""
+        if api in TRACE_CACHE:
+            return TRACE_CACHE[api]
+        if api in self.ctx.settings.staging_decorators:
+            return TRACE_CACHE["tensorflow.function"]
+        return None
 
-    def _record(self, node, target, kind: str) -> dict:
+    def _wrap(self, call: cst.Call, kind: str) -> dict | None:
+        """The record of `call`, a staging API wrapping `call.args[0]`, made where the walk is,
+        when each run of that place makes a wrapper whose first call traces again; else None."""
         ctx = self.ctx
-        record = {"node": node, "target": target, "scope": ctx.function, "loop": ctx.loops[-1] if ctx.loops else None,
-                  "used": None, "kind": kind}
+        api = self._staging_api(call.func)
+        if api is None or (api in JAX_STAGING and api not in JAX_JIT):
+            return None  # `jax.vmap(f)`, `jax.grad(f)`: traced on every use, no cache to lose
+        cache = self._cache(api)
+        target = call.args[0].value
+        loop = self._comprehensions[-1] if self._comprehensions else (ctx.loops[-1] if ctx.loops else None)
+        ident = identity(ctx, target, loop, self._new_factories)
+        if loop is not None and not _retraces(cache, ident):
+            # the same object on every iteration (`jax.jit(step)`, a name bound before the loop):
+            # made again once per run of this scope, with what the scope binds then
+            loop = None
+            ident = identity(ctx, target, None, self._new_factories) if ctx.function is not None else None
+        record = {"node": call, "target": target, "scope": ctx.function, "loop": loop, "used": None,
+                  "kind": kind, "api": api, "cache": cache, "identity": ident}
+        if not _retraces(cache, ident) and not (ident is None and isinstance(target, cst.Call)):
+            return None  # (a factory's result is known once the module's functions are: `finish`)
         self.made.append(record)
         return record
 
@@ -690,19 +779,20 @@ class FunctionRecreated(Rule):
             names = {ctx.relative(q) for q in ctx.qualified_names(inner.func)}
             loop = self._comprehensions[-1] if self._comprehensions else ctx.loops[-1]
             self._factory_calls.append((names, loop))
+        if isinstance(inner, cst.Attribute) and isinstance(inner.value, cst.Name) and (ctx.loops or self._comprehensions):
+            func = ctx.function
+            if func is not None and inner.value.value == func.self_name and func.facts.class_qualname:
+                cls = func.facts.class_qualname
+            else:
+                value = value_of(ctx, inner.value, func)
+                cls = value.cls if value.what == "object" else None
+            if cls:
+                loop = self._comprehensions[-1] if self._comprehensions else ctx.loops[-1]
+                self._method_loops.setdefault((cls, inner.attr.value), loop)
         if isinstance(inner, cst.Call) and self._staging(inner.func) and inner.args:
-            if jax_retrace_free(ctx, inner):
-                return
-            record = self._record(inner, inner.args[0].value, "immediate")
-            if self._comprehensions:
-                record["loop"] = self._comprehensions[-1]  # `[tf.function(f)(x) for x in xs]`
-            elif record["loop"] is not None and ctx.resolves_to(inner.func, JAX_STAGING) \
-                    and self._defined_before(inner.args[0].value, record["loop"]):
-                # `jax.jit(network_fn)(g)` in a loop, `network_fn` bound before it: the same
-                # function object on every iteration, whose traces JAX keeps (row 35); made once
-                # per run of this scope, as a one-shot wrapper is
-                record["loop"] = None
-            record["used"] = record["loop"] if record["loop"] is not None else "scope"
+            record = self._wrap(inner, "immediate")
+            if record is not None:
+                record["used"] = record["loop"] if record["loop"] is not None else "scope"
             return
         if isinstance(node.func, cst.Name):
             for b in ctx.bindings_of(node.func):
@@ -714,6 +804,8 @@ class FunctionRecreated(Rule):
                         record["used"] = loop if loop is not None else "scope"
                         if loop is None and ctx.loops:
                             record["reused"] = True  # called in a loop of the scope that made it
+                        if loop is not None and ctx.loops and ctx.loops[-1] is not loop:
+                            record["inner"] = ctx.loops[-1]  # made per outer iteration, called in an inner loop
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
@@ -721,11 +813,13 @@ class FunctionRecreated(Rule):
             return
         if self.ctx.function is None and not self.ctx.loops:
             return  # made once at import
-        if jax_retrace_free(self.ctx, value):
+        if not any(isinstance(t.target, cst.Name) for t in node.targets):
+            return
+        record = self._wrap(value, "bound")
+        if record is None:
             return
         for t in node.targets:
             if isinstance(t.target, cst.Name):
-                record = self._record(value, value.args[0].value, "bound")
                 self._by_binding[id(t.target)] = record
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -738,20 +832,31 @@ class FunctionRecreated(Rule):
             return
         decorator = next((d for d in node.decorators if self._staging(
             d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)), node.decorators[0])
+        api = self._staging_api(decorator.decorator.func if isinstance(decorator.decorator, cst.Call)
+                                else decorator.decorator)
+        if api is not None and api in JAX_STAGING and api not in JAX_JIT:
+            return
+        where = f"`{info.parent.facts.name}` runs" if info.parent is not None else "this line runs"
         record = {"node": decorator, "target": None, "scope": info.parent,
                   "loop": outer_loops[-1] if outer_loops else None, "used": None, "kind": "def",
-                  "key": info.qualname}
+                  "key": info.qualname, "api": api, "cache": self._cache(api) if api else None,
+                  "identity": Identity(NEW, f"`{info.facts.name}` is a nested def, a new function each time {where}")}
         self.made.append(record)
         self._by_def[id(node)] = record
 
     def finish(self) -> None:
         ctx = self.ctx
-        immediate_per_scope: dict[tuple, list[dict]] = {}
         for record in self.made:
+            if record["identity"] is None and isinstance(record["target"], cst.Call):
+                record["identity"] = identity(ctx, record["target"], None, self._new_factories)
+        made = [r for r in self.made if _retraces(r["cache"], r["identity"])
+                and not bound_method_shadowed(ctx, r["identity"] or Identity(SAME, ""))]
+        immediate_per_scope: dict[tuple, list[dict]] = {}
+        for record in made:
             if record["kind"] == "immediate" and record["loop"] is None:
                 scope = record["scope"].qualname if record["scope"] else None
-                immediate_per_scope.setdefault((scope, self._key(record)), []).append(record)
-        for record in self.made:
+                immediate_per_scope.setdefault((scope, self._key(record) or id(record["target"])), []).append(record)
+        for record in made:
             scope = record["scope"]
             if record["used"] is None and scope is not None and record["loop"] is None:
                 # a factory that returns its Function, called and its result called at once, in
@@ -760,48 +865,120 @@ class FunctionRecreated(Rule):
                 if loop is not None:
                     record["used"] = "factory"
                     record["factory_loop"] = loop
-        for record in self.made:
-            key = self._key(record)
-            if key is None and record["used"] is not None and record["kind"] != "def" \
-                    and ctx.resolves_to(record["node"].func, JAX_STAGING):
-                key = "<bound>"  # `jax.jit(model.loss)`: a new bound method, a new cache, each time
-            if key is None or record["used"] is None:
+        for record in made:
+            if record["used"] is None:
                 continue
-            what = (f"`tf.function({short_code(record['target'])})`" if record["kind"] != "def"
-                    else f"`@{short_code(record['node'].decorator)}` on `{key.rsplit('.', 1)[-1]}`")
-            jax_api = ctx.resolves_to(record["node"].func, JAX_STAGING) if record["kind"] != "def" else None
-            if jax_api is not None:
-                what = f"`{short_code(record['node'], 60)}`"
+            fields = self._fields(record)
+            if fields is None:
+                continue
             scope = record["scope"]
-            if isinstance(record["target"], cst.Lambda):
-                fields = {"what": what, "func": "the lambda", "_stages_itself": True}
-            elif key == "<bound>":
-                fields = {"what": what, "func": f"`{short_code(record['target'])}`", "_stages_itself": True}
-            else:
-                fields = {"what": what, "_anchors": [[ctx.module, key]]}
-            if jax_api is not None:
-                fields["_jax_api"] = jax_api
-            if record.get("factory_loop") is not None:
-                loop = "loop" if isinstance(record["factory_loop"], (cst.For, cst.While)) else "comprehension"
-                self.report(record["node"], function=scope, where=(
-                    f"an iteration of the {loop} on line {ctx.position(record['factory_loop']).line} "
-                    f"(`{scope.facts.name}(...)(...)`)"), **fields)
-            elif record["loop"] is not None:
-                loop = "loop" if isinstance(record["loop"], (cst.For, cst.While)) else "comprehension"
-                self.report(record["node"], function=scope,
-                            where=f"the {loop} on line {ctx.position(record['loop']).line}", **fields)
-            elif record["kind"] == "immediate" and len(immediate_per_scope.get(
-                    (scope.qualname if scope else None, key), ())) > 1 and not (jax_api and scope is None):
+            loop = record.get("factory_loop") if record.get("factory_loop") is not None else record["loop"]
+            if loop is not None:
+                kind = "loop" if isinstance(loop, (cst.For, cst.While)) else "comprehension"
+                line = ctx.position(loop).line
+                fields["when"] = f"on every iteration of the {kind} on line {line}"
+                if record.get("factory_loop") is not None:
+                    fields["when"] += f" (`{scope.facts.name}(...)(...)`)"
+                inner = record.get("inner")
+                if inner is not None:
+                    fields["cost"] = (f"it {fields['_traces']} once per iteration of the {kind} on line {line} "
+                                      f"(the calls in the loop on line {ctx.position(inner).line} reuse that trace)")
+                else:
+                    fields["cost"] = f"it {fields['_traces']} again on every iteration"
+                fields["remedy"] = fields["remedy"].format(outside=f" before the {kind}")
+                fields["_because"].append(fact(
+                    f"the {kind} on line {line} runs {fields['what']} on each iteration", ctx.position(loop)))
+                self._emit(record["node"], scope, fields)
+            elif record["kind"] == "immediate" and len(group := immediate_per_scope.get(
+                    (scope.qualname if scope else None, self._key(record) or id(record["target"])), ())) > 1 \
+                    and not (record["api"] in JAX_STAGING and scope is None):
                 # (a notebook's `print(jit(grad(f))(3.))` lines under JAX: each runs once)
-                self.report(record["node"], function=scope, where="this line", **fields)
+                others = ", ".join(str(ctx.position(r["node"]).line) for r in group if r is not record)
+                fields.update(when=f"here and again on line {others}", cost=f"each of them {fields['_traces']} anew",
+                              remedy=fields["remedy"].format(outside=""))
+                self._emit(record["node"], scope, fields)
             elif scope is not None:
                 if record.get("reused") or self._in_graph_only(record["node"]):
                     # `step = tf.function(step)` then `for ...: step()`: each run of the scope makes
                     # one Function and calls it many times; a Function made only while tracing is
                     # made once per trace of the caller
                     continue
-                self.report(record["node"], function=scope, where=f"`{scope.facts.name}`",
-                            _enclosing=scope.qualname, **fields)
+                fields.update(when=f"each time `{scope.facts.name}` runs",
+                              cost=f"it {fields['_traces']} again on every call of `{scope.facts.name}`",
+                              remedy=fields["remedy"].format(outside=f" outside `{scope.facts.name}`"))
+                caller_loop = self._method_loops.get((scope.facts.class_qualname, scope.facts.name)) \
+                    if scope.facts.class_qualname else None
+                if caller_loop is not None:
+                    # `trainer.step(x)` in a loop of this module: each iteration runs `step`
+                    line = ctx.position(caller_loop).line
+                    fields["cost"] += f" (called in the loop on line {line})"
+                    fields["_because"].append(fact(f"the loop on line {line} calls `{scope.facts.name}` on each "
+                                                   f"iteration", ctx.position(caller_loop)))
+                    fields["_looped"] = True
+                self.report(record["node"], function=scope, _enclosing=scope.qualname, **fields)
+
+    def _emit(self, node, scope, fields: dict) -> None:
+        if scope is None and fields.get("_stages_itself"):
+            # module-level code: the wrapper stages what it wraps, so the finding stands alone
+            self.ctx.facts.candidates.append(F.Candidate(self.code, None, self.ctx.position(node), dict(fields)))
+        else:
+            self.report(node, function=scope, **fields)
+
+    def _fields(self, record) -> dict | None:
+        """The message's fields and the proof of a record that retraces, or None when the
+        function it stages is not one a finding can stand for."""
+        ctx = self.ctx
+        target, ident, api, cache = record["target"], record["identity"], record["api"], record["cache"]
+        key = self._key(record)
+        tf_like = cache == "per wrap"
+        if record["kind"] == "def":
+            what = f"`@{short_code(record['node'].decorator)}` on `{key.rsplit('.', 1)[-1]}`"
+        elif api == "tensorflow.function":
+            what = f"`tf.function({short_code(target)})`"
+        else:
+            what = f"`{short_code(record['node'], 60)}`"
+        shown = "`tf.function`" if api == "tensorflow.function" else f"`{api}`" if api else "the staging decorator"
+        fields: dict = {"what": what, "_because": []}
+        if ident is not None and ident.kind != SAME:
+            fields["_because"].append(fact(ident.phrase, ctx.position(target if target is not None else record["node"]),
+                                           ident.certainty))
+        if tf_like:
+            fields["made"] = "makes a new Function" if api == "tensorflow.function" else f"makes a new {shown} wrapper"
+            fields["why"] = "a new Function never reuses another's traces" if api == "tensorflow.function" \
+                else f"each {shown} wrapper keeps its own traces"
+            fields["_because"].append(fact(f"{shown} returns a new wrapper with its own trace cache each time it runs",
+                                           ctx.position(record["node"])))
+            fields["_traces"] = "traces"
+            fields["remedy"] = "create it once{outside} and reuse it"
+        elif ident is not None and ident.kind == BOUND:
+            fields["made"] = f"jits `{short_code(target)}`, a new bound method,"
+            fields["why"] = f"{shown} keeps a function's traces only while an equal one is alive"
+            fields["_because"].append(fact(f"{shown} keys its trace cache on the function object, and a bound "
+                                           f"method dies with its wrapper", ctx.position(record["node"])))
+            fields["_traces"] = "traces and compiles"
+            method = target.attr.value if isinstance(target, cst.Attribute) else "method"
+            scope = record["scope"]
+            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and scope is not None \
+                    and target.value.value == scope.self_name:
+                fields["remedy"] = (f"jit it once in `__init__` (`self._{method} = {shown.strip('`')}(self.{method})`), "
+                                    f"or jit a module-level function that takes the object's state as arguments")
+            else:
+                fields["remedy"] = (f"jit it once{{outside}} (`{method} = {shown.strip('`')}({short_code(target)})`) "
+                                    f"and reuse it")
+        else:
+            fields["made"] = "jits a new function"
+            fields["why"] = f"{shown} caches traces per function object"
+            fields["_because"].append(fact(f"{shown} keys its trace cache on the function object",
+                                           ctx.position(record["node"])))
+            fields["_traces"] = "traces and compiles"
+            fields["remedy"] = "jit it once{outside} and pass what changes as arguments"
+        if api in JAX_STAGING or (api and not api.startswith("tensorflow.") and api not in ctx.settings.staging_decorators):
+            fields["_jax_api"] = api
+        if key is None or isinstance(target, cst.Lambda) or (ident is not None and ident.kind == BOUND):
+            fields["_stages_itself"] = True  # the wrapper stages what it wraps, reached or not
+        else:
+            fields["_anchors"] = [[ctx.module, key]]
+        return fields
 
     def _key(self, record) -> str | None:
         """The qualname (in this module) of the function the Function is made from."""
@@ -837,10 +1014,28 @@ class FunctionRecreated(Rule):
             return False  # made while the enclosing function is traced: once per trace, not per call
         f = project.function((module.module, enclosing))
         if f is not None and any(d.rsplit(".", 1)[-1] in REQUEST_HANDLER_DECORATORS for d in f.decorators):
-            return {"where": f"`{f.name}` (it handles every request)"}
+            traces = candidate.fields.get("_traces", "traces")
+            return {"when": f"each time `{f.name}` runs (it handles every request)",
+                    "cost": f"it {traces} again on every request"}
+        if candidate.fields.get("_looped"):
+            return True
         # Tests call a driver once each; several tests are not a loop.
         sites = [site for mod, site in project.call_sites.get((module.module, enclosing), ()) if not is_test_module(mod)]
         return len(sites) > 1 or any(site.in_loop for site in sites)
+
+
+def _retraces(cache: str | None, ident: Identity | None) -> bool:
+    """A wrapper made again, around what `ident` says, traces again on its first call: always for
+    a cache per wrapper (`tf.function`, `nnx.jit`); for a cache keyed on the function, when the
+    function is new and unequal, or a bound method whose equal predecessor died with its wrapper
+    (`jax.jit`'s "equal while alive"); unknown (silence) when the object is (`frameworks.TRACE_CACHE`)."""
+    if cache == "per wrap":
+        return True
+    if ident is None:
+        return False
+    if ident.kind == NEW:
+        return True
+    return ident.kind == BOUND and cache == "equal while alive"
 
 
 def _program(module: str, site) -> tuple:

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from rulecases import assert_marked, assert_project_marked, findings
 
+from stagelint.config import Settings
+from stagelint.engine import check_source
+from stagelint.rules.base import example_source
+
 
 # STG101 (rows 1, 2, 25, 26) ---------------------------------------------------------------------
 
@@ -343,7 +347,8 @@ def test_stg502_jit_of_lambda_partial_and_bound_method_in_a_loop_not_the_same_fu
             def loss(self, w, x):
                 return jnp.sum(x @ w)
 
-        def train(w, batches, model):
+        def train(w, batches):
+            model = Model()
             for x in batches:
                 w = w - jax.jit(lambda v: mse(v, x))(w)  # STG502
                 w = w - jax.jit(functools.partial(mse, x=x))(w)  # STG502
@@ -700,11 +705,30 @@ def test_a_loop_over_a_pytree_s_leaves_is_structure_and_a_module_s_function_jits
             def loss(self, x):
                 return jnp.sum(x)
 
-        def run(model, xs):
+        def run(xs):
+            model = Model()
             for x in xs:
                 sync(x)
                 jax.jit(model.loss)(x)  # STG502
     """)
+
+
+def test_jit_of_a_parameter_s_attribute_in_a_loop_is_a_bound_method_only_in_preview():
+    """`jax.jit(model.loss)` with `model` a parameter: a bound method, most likely (a new object
+    per access, a retrace per iteration), but `model.loss` may be a field holding a function, the
+    same object every time (tests/runtime/test_function_identity.py): a heuristic step, in the
+    preview tier."""
+    source = """
+        import jax
+
+        def run(model, xs):
+            for x in xs:
+                jax.jit(model.loss)(x)
+    """
+    assert not findings(source, "STG502")
+    (finding,) = [f for f in check_source(example_source(source), settings=Settings(preview=True)) if f.code == "STG502"]
+    assert finding.line == 5 and "bound method" in finding.message
+    assert any("most likely" in note.message for note in finding.because)
 
 
 def test_linen_variable_updated_in_a_helper_method_the_call_reaches():

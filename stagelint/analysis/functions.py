@@ -1,0 +1,173 @@
+"""Function identity (issue 23, class 2): is the function object an expression evaluates to the
+same object each time the expression runs, or a new one?
+
+Staging APIs key their trace caches on the function they wrap (`frameworks.TRACE_CACHE`), so
+what a wrapper made again costs depends on the wrapped object:
+
+* NEW: a new object that compares unequal to the last one: a lambda, `functools.partial(...)`,
+  a nested `def` run again, what `jax.vmap(f)` / `jax.grad(f)` return, `hk.transform(f).apply`,
+  a factory's nested function. Every function-keyed cache misses on it.
+* BOUND: a bound method (`self.update`, `model.loss`): made anew on every attribute access,
+  but equal to the last one of the same object and function (`a.m == a.m`, same hash).
+* SAME: the very object of the last time: a module-level function, an imported one, a name bound
+  once before the loop that wraps it, a field holding a function (`self.fn` set in `__init__`),
+  a function a Haiku/optax NamedTuple holds.
+
+Anything else is unknown (`None`), and a rule stays silent on it. A bound method of an object
+whose class the file does not show is only likely (`proof.HEURISTIC`: the attribute may be a
+field holding a function).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from stagelint.analysis.proof import HEURISTIC, TRUE
+from stagelint.context import short_code
+from stagelint.frameworks import FUNCTION_HOLDERS, JAX_GRAD, JAX_TRACE, PARTIAL_CALLS
+
+NEW, BOUND, SAME = "new", "bound", "same"
+
+#: Transformations that return a new function on every call (observed for `jax.vmap`:
+#: tests/runtime/test_function_identity.py; the others are built the same way, by `wraps`).
+_NEW_FUNCTION_MAKERS = JAX_TRACE | JAX_GRAD
+
+
+@dataclass(frozen=True)
+class Identity:
+    kind: str  # NEW, BOUND or SAME
+    #: what the object is, for messages and proofs ("`self.update` is a bound method, ...")
+    phrase: str
+    certainty: str = TRUE
+    #: for BOUND: (the class's qualified name in the module, the method), checked against the
+    #: module's attribute writes once the walk is done (`bound_method_shadowed`)
+    method: tuple[str, str] | None = None
+
+
+def identity(ctx, expr: cst.BaseExpression, loop: cst.CSTNode | None,
+             new_factories: set[str] = frozenset()) -> Identity | None:
+    """What `expr`, evaluated at each run of the current function (each iteration of `loop`,
+    when given), gives as a function object. `new_factories`: relative qualnames of this
+    module's functions that return a new nested function or lambda on every call."""
+    code = short_code(expr, 50)
+    if isinstance(expr, cst.Lambda):
+        return Identity(NEW, "the lambda is a new function each time this line runs")
+    if isinstance(expr, cst.Call):
+        names = ctx.qualified_names(expr.func)
+        if names & PARTIAL_CALLS:
+            return Identity(NEW, f"`{code}` makes a new `functools.partial` object each time, equal to no other")
+        made_by = ctx.resolves_to(expr.func, _NEW_FUNCTION_MAKERS)
+        if made_by is not None:
+            return Identity(NEW, f"`{code}` returns a new function each time it runs")
+        if any(ctx.relative(q) in new_factories for q in names):
+            return Identity(NEW, f"`{code}` returns a new nested function each time it is called")
+        return None
+    if isinstance(expr, cst.Name):
+        return _name_identity(ctx, expr, loop, code)
+    if isinstance(expr, cst.Attribute):
+        return _attribute_identity(ctx, expr, loop, code)
+    return None
+
+
+def _before(ctx, nodes, loop) -> bool:
+    start = ctx.position(loop).line
+    return all(n is not None and ctx.position(n).end_line < start for n in nodes)
+
+
+def _name_identity(ctx, name: cst.Name, loop, code: str) -> Identity | None:
+    kind = ctx.binding_kind(name, ctx.function)
+    nodes = [getattr(b, "node", None) for b in ctx.bindings_of(name)]
+    if not nodes:
+        return None
+    if kind == "import":
+        return Identity(SAME, f"`{code}` is an imported function, the same object every time")
+    if kind == "global":
+        if all(isinstance(n, cst.FunctionDef) for n in nodes):
+            return Identity(SAME, f"`{code}` is a module-level function, the same object every time")
+        if len(nodes) == 1 and (loop is None or ctx.function is not None or _before(ctx, nodes, loop)):
+            return Identity(SAME, f"`{code}` is bound once, at module level: the same object every time")
+        return None
+    if kind in ("local", "param"):
+        if loop is not None and _before(ctx, nodes, loop):
+            return Identity(SAME, f"`{code}` is bound before the loop: the same object on every iteration")
+        if kind == "local" and all(isinstance(n, cst.FunctionDef) for n in nodes):
+            return Identity(NEW, f"`{code}` is a nested def, a new function each time "
+                                 f"`{ctx.function.facts.name}` runs" if loop is None else
+                            f"`{code}` is a nested def made on every iteration: a new function each time")
+        return None
+    return None
+
+
+def _attribute_identity(ctx, attr: cst.Attribute, loop, code: str) -> Identity | None:
+    receiver, name = attr.value, attr.attr.value
+    func = ctx.function
+    if isinstance(receiver, cst.Call):
+        names = ctx.qualified_names(receiver.func)
+        if _holds_functions(names, name):
+            return Identity(NEW, f"`{short_code(receiver, 40)}` makes new functions each time it runs, "
+                                 f"so `{code}` is a new one")
+        return None
+    if not isinstance(receiver, cst.Name):
+        return None
+    kind = ctx.binding_kind(receiver, func)
+    nodes = [getattr(b, "node", None) for b in ctx.bindings_of(receiver)]
+    if kind == "import" and nodes and all(isinstance(n, (cst.Import, cst.ImportFrom)) for n in nodes):
+        return Identity(SAME, f"`{code}` is a module's function, the same object every time")
+    values = [ctx.bound_values.get(id(n)) for n in nodes]
+    if nodes and all(isinstance(v, cst.Call) and _holds_functions(ctx.qualified_names(v.func), name) for v in values):
+        return Identity(SAME, f"`{code}` is a plain function the `{receiver.value}` NamedTuple holds, "
+                              f"the same object every time")
+    if kind == "self" and func is not None and func.facts.class_qualname:
+        cls = ctx.relative(func.facts.class_qualname)
+        if f"{cls}.{name}" in ctx.facts.functions:
+            return Identity(BOUND, f"`{code}` is a bound method, a new object on every access",
+                            method=(func.facts.class_qualname, name))
+        return None  # a field (`self.fn = fn`) or an inherited method: `bound_method_shadowed` cannot tell
+    if kind in ("local", "global") and len(values) == 1 and isinstance(values[0], cst.Call):
+        made = {ctx.relative(q) for q in ctx.qualified_names(values[0].func)}
+        for cls in made:
+            if cls in {ctx.relative(c) for c in ctx.facts.classes} and f"{cls}.{name}" in ctx.facts.functions:
+                absolute = next(c for c in ctx.facts.classes if ctx.relative(c) == cls)
+                return Identity(BOUND, f"`{code}` is a bound method of a `{cls.rsplit('.', 1)[-1]}`, "
+                                       f"a new object on every access", method=(absolute, name))
+        return None
+    if kind == "param" and not isinstance(attr.value, cst.Attribute):
+        # `jax.jit(model.loss)` with `model` a parameter: a method, most likely, but a field
+        # holding a function is the same object every time
+        return Identity(BOUND, f"`{code}` is, most likely, a bound method: a new object on every access",
+                        certainty=HEURISTIC)
+    return None
+
+
+def _holds_functions(factories: set[str], attribute: str) -> bool:
+    """The result of a call of one of `factories` holds `attribute` as a plain function
+    (`frameworks.FUNCTION_HOLDERS`)."""
+    for name, attributes in FUNCTION_HOLDERS.items():
+        if any(q == name or (name.endswith(".") and q.startswith(name)) for q in factories):
+            if not attributes or attribute in attributes:
+                return True
+    return False
+
+
+def bound_method_shadowed(ctx, ident: Identity) -> bool:
+    """The module sets an attribute of the method's name on objects of its class (`self.update =
+    jax.jit(self.update)`, `self.g = self.g`): the attribute read may be that object."""
+    if ident.kind != BOUND or ident.method is None:
+        return False
+    owner, name = ident.method
+    return any(w.attr == name and w.owner in (owner, "") for w in ctx.facts.attr_writes)
+
+
+def returns_new_function(ctx, node: cst.Return) -> bool:
+    """`return inner` / `return lambda ...` in the current function, `inner` a nested def of it:
+    each call returns a new function."""
+    value = node.value
+    if isinstance(value, cst.Lambda):
+        return True
+    if not isinstance(value, cst.Name) or ctx.function is None:
+        return False
+    nodes = [getattr(b, "node", None) for b in ctx.bindings_of(value)]
+    return bool(nodes) and ctx.binding_kind(value, ctx.function) == "local" and \
+        all(isinstance(n, cst.FunctionDef) for n in nodes)

@@ -1,0 +1,428 @@
+"""Which function objects are new per call, by the identity rule each framework's trace cache
+uses (`frameworks.TRACE_CACHE`), observed with the real TensorFlow 2.21, JAX 0.10.2, Equinox
+0.13.8, Flax 0.12.8 and Haiku 0.0.17; and STG502 reporting exactly the modules that retrace.
+
+Each case is a small program that wraps a function again and again and counts its traces (a
+Python `TRACES.append` runs once per trace). The test runs it for real, asserts the count, and
+checks that STG502 marks exactly the lines the `# STG502` markers say: a positive module and its
+negative twin, the same shape of code, one retracing on every iteration and one tracing once.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from stagelint.engine import check_source
+from stagelint.rules.base import expected_findings
+
+pytest.importorskip("jax")
+
+#: (name, program, traces it makes when run). Every loop runs 4 times.
+CASES = [
+    # JAX: `jax.jit` keys traces on the function; the same object made again traces once.
+    ("jit of a module function in a loop", """
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def double(x):
+            TRACES.append(1)
+            return x * 2
+
+        for _ in range(4):
+            jax.jit(double)(jnp.ones(3))
+    """, 1),
+    ("jit of a lambda in a loop", """
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def double(x):
+            TRACES.append(1)
+            return x * 2
+
+        for _ in range(4):
+            jax.jit(lambda v: double(v))(jnp.ones(3))  # STG502
+    """, 4),
+    ("jit of a partial in a loop", """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def scale(x, k):
+            TRACES.append(1)
+            return x * k
+
+        for _ in range(4):
+            jax.jit(functools.partial(scale, k=2.0))(jnp.ones(3))  # STG502
+    """, 4),
+    ("jit of a bound method per step", """
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        class Trainer:
+            def update(self, x):
+                TRACES.append(1)
+                return x * 2
+
+            def step(self, x):
+                return jax.jit(self.update)(x)  # STG502
+
+        trainer = Trainer()
+        for _ in range(4):
+            trainer.step(jnp.ones(3))
+    """, 4),
+    ("jit of a bound method made once in __init__", """
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        class Trainer:
+            def __init__(self):
+                self._update = jax.jit(self.update)
+
+            def update(self, x):
+                TRACES.append(1)
+                return x * 2
+
+            def step(self, x):
+                return self._update(x)
+
+        trainer = Trainer()
+        for _ in range(4):
+            trainer.step(jnp.ones(3))
+    """, 1),
+    ("jit of a field holding a function, per step", """
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def double(x):
+            TRACES.append(1)
+            return x * 2
+
+        class Trainer:
+            def __init__(self, fn):
+                self.fn = fn
+
+            def step(self, x):
+                return jax.jit(self.fn)(x)
+
+        trainer = Trainer(double)
+        for _ in range(4):
+            trainer.step(jnp.ones(3))
+    """, 1),
+    ("jit of a bound method of a local object in a loop", """
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        class Model:
+            def loss(self, x):
+                TRACES.append(1)
+                return x * 2
+
+        def run(xs):
+            model = Model()
+            for x in xs:
+                jax.jit(model.loss)(x)  # STG502
+
+        run([jnp.ones(3)] * 4)
+    """, 4),
+    ("jit of vmap(f) in a loop", """
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def double(x):
+            TRACES.append(1)
+            return x * 2
+
+        for _ in range(4):
+            jax.jit(jax.vmap(double))(jnp.ones((2, 3)))  # STG502
+    """, 4),
+    ("jit of vmap(f) made once before the loop", """
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def double(x):
+            TRACES.append(1)
+            return x * 2
+
+        batched = jax.vmap(double)
+        for _ in range(4):
+            jax.jit(batched)(jnp.ones((2, 3)))
+    """, 1),
+    ("jit of a nested def per call of a function called in a loop", """
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def evaluate(x):
+            def loss(v):
+                TRACES.append(1)
+                return v * 2
+            return jax.jit(loss)(x)  # STG502
+
+        for _ in range(4):
+            evaluate(jnp.ones(3))
+    """, 4),
+    ("jit of a nested def made before the loop of a function called once", """
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def evaluate(xs):
+            def loss(v):
+                TRACES.append(1)
+                return v * 2
+            for x in xs:
+                jax.jit(loss)(x)
+
+        evaluate([jnp.ones(3)] * 4)
+    """, 1),
+    ("jit of a factory's new function in a loop", """
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def make_loss(k):
+            def loss(v):
+                TRACES.append(1)
+                return v * k
+            return loss
+
+        for _ in range(4):
+            jax.jit(make_loss(2.0))(jnp.ones(3))  # STG502
+    """, 4),
+    ("jit of a factory's function made once before the loop", """
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def make_loss(k):
+            def loss(v):
+                TRACES.append(1)
+                return v * k
+            return loss
+
+        loss = make_loss(2.0)
+        for _ in range(4):
+            jax.jit(loss)(jnp.ones(3))
+    """, 1),
+    # Equinox keys on equality and holds the function: an equal bound method reuses the traces.
+    ("filter_jit of a bound method per step", """
+        import equinox as eqx
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        class Trainer:
+            def update(self, x):
+                TRACES.append(1)
+                return x * 2
+
+            def step(self, x):
+                return eqx.filter_jit(self.update)(x)
+
+        trainer = Trainer()
+        for _ in range(4):
+            trainer.step(jnp.ones(3))
+    """, 1),
+    ("filter_jit of a lambda in a loop", """
+        import equinox as eqx
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def double(x):
+            TRACES.append(1)
+            return x * 2
+
+        for _ in range(4):
+            eqx.filter_jit(lambda v: double(v))(jnp.ones(3))  # STG502
+    """, 4),
+    # Flax NNX's jit keeps traces in the wrapper, as tf.function does.
+    ("nnx.jit of a module function in a loop", """
+        import jax.numpy as jnp
+        from flax import nnx
+
+        TRACES = []
+
+        def double(x):
+            TRACES.append(1)
+            return x * 2
+
+        for _ in range(4):
+            nnx.jit(double)(jnp.ones(3))  # STG502
+    """, 4),
+    # Haiku's transform makes new functions; its `apply` is a plain function it holds.
+    ("jit of hk.transform(f).apply in a loop", """
+        import haiku as hk
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def forward(x):
+            TRACES.append(1)
+            return x * 2
+
+        for _ in range(4):
+            jax.jit(hk.transform(forward).apply)({}, None, jnp.ones(3))  # STG502
+    """, 4),
+    ("jit of a transform's apply made once before the loop", """
+        import haiku as hk
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def forward(x):
+            TRACES.append(1)
+            return x * 2
+
+        net = hk.transform(forward)
+        for _ in range(4):
+            jax.jit(net.apply)({}, None, jnp.ones(3))
+    """, 1),
+    # TensorFlow: every `tf.function(f)` is a new Function with its own traces, whatever `f` is.
+    ("tf.function of a module function in a loop", """
+        import tensorflow as tf
+
+        TRACES = []
+
+        def double(x):
+            TRACES.append(1)
+            return x * 2
+
+        for _ in range(4):
+            tf.function(double)(tf.constant(1.0))  # STG502
+    """, 4),
+    ("tf.function made once before the loop", """
+        import tensorflow as tf
+
+        TRACES = []
+
+        def double(x):
+            TRACES.append(1)
+            return x * 2
+
+        step = tf.function(double)
+        for _ in range(4):
+            step(tf.constant(1.0))
+    """, 1),
+    ("tf.function of a bound method per step", """
+        import tensorflow as tf
+
+        TRACES = []
+
+        class Trainer:
+            def update(self, x):
+                TRACES.append(1)
+                return x * 2
+
+            def step(self, x):
+                return tf.function(self.update)(x)  # STG502
+
+        trainer = Trainer()
+        for _ in range(4):
+            trainer.step(tf.constant(1.0))
+    """, 4),
+    ("a tf.function method read through self per step", """
+        import tensorflow as tf
+
+        TRACES = []
+
+        class Trainer:
+            @tf.function
+            def update(self, x):
+                TRACES.append(1)
+                return x * 2
+
+            def step(self, x):
+                return self.update(x)
+
+        trainer = Trainer()
+        for _ in range(4):
+            trainer.step(tf.constant(1.0))
+    """, 1),
+    ("tf.function re-created once per epoch, called in the inner loop", """
+        import tensorflow as tf
+
+        TRACES = []
+
+        def double(x):
+            TRACES.append(1)
+            return x * 2
+
+        for epoch in range(2):
+            step = tf.function(double)  # STG502
+            for _ in range(4):
+                step(tf.constant(1.0))
+    """, 2),
+]
+
+
+def _run(source: str) -> int:
+    namespace: dict = {"__name__": "train"}
+    exec(compile(source, "train.py", "exec"), namespace)
+    return len(namespace["TRACES"])
+
+
+@pytest.mark.parametrize("name,program,traces", CASES, ids=[c[0] for c in CASES])
+def test_the_framework_traces_as_stated_and_stg502_marks_exactly_the_retracing_lines(name, program, traces):
+    source = textwrap.dedent(program).lstrip("\n")
+    if "tensorflow" in source:
+        pytest.importorskip("tensorflow")
+    assert _run(source) == traces
+    found = {f.line for f in check_source(source) if f.code == "STG502"}
+    marked = {line for line, code in expected_findings(source) if code == "STG502"}
+    assert found == marked
+    # a marked line is one whose code retraces more than once, and only that
+    assert bool(marked) == (traces > 1)
+
+
+def _message(program: str) -> str:
+    source = textwrap.dedent(program).lstrip("\n")
+    (finding,) = [f for f in check_source(source) if f.code == "STG502"]
+    return finding.message
+
+
+def test_messages_say_the_cost_and_what_to_write_instead():
+    cases = dict((name, program) for name, program, _ in CASES)
+    per_step = _message(cases["jit of a bound method per step"])
+    assert "`self.update`" in per_step and "new bound method" in per_step
+    assert "on every call of `step`" in per_step and "`__init__`" in per_step
+    lam = _message(cases["jit of a lambda in a loop"])
+    assert "on every iteration of the loop on line 10" in lam and "before the loop" in lam
+    epoch = _message(cases["tf.function re-created once per epoch, called in the inner loop"])
+    assert "once per iteration of the loop on line 9" in epoch and "line 11" in epoch
+    assert "every call" not in epoch
+
+
+def test_the_proof_names_the_new_object_and_the_loop():
+    cases = dict((name, program) for name, program, _ in CASES)
+    source = textwrap.dedent(cases["jit of a lambda in a loop"]).lstrip("\n")
+    (finding,) = [f for f in check_source(source) if f.code == "STG502"]
+    because = [note.message for note in finding.because]
+    assert any("lambda" in m and "new function" in m for m in because), because
+    assert any("loop on line 10" in m for m in because), because
