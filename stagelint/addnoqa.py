@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from stagelint import notebooks
 from stagelint.files import write_atomically
-from stagelint.findings import NOQA_RE, noqa_line_map
+from stagelint.findings import NOQA_RE, UNUSED_NOQA, noqa_line_map
 
 
 def _target(mapping: dict[int, str], line: int) -> int:
@@ -45,8 +45,10 @@ def add_noqa(findings) -> tuple[int, dict[str, str]]:
     by_path: dict[str, dict[int, set[str]]] = {}
     refused: dict[str, str] = {}
     for f in findings:
-        if f.code == "STG000":
-            continue  # a file that does not parse: a comment cannot silence it
+        if f.code in ("STG000", UNUSED_NOQA):
+            # A file that does not parse: a comment cannot silence it. An unused `# noqa` code:
+            # the answer is to remove it (`--fix`), not to suppress the report of it.
+            continue
         if notebooks.is_notebook(f.path):
             refused[f.path] = "--add-noqa does not edit notebooks; mark the cell's line by hand or add `# stagelint: noqa`"
             continue

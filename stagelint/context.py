@@ -27,6 +27,8 @@ from stagelint import facts as F
 from stagelint.frameworks import (
     EAGER_TESTS,
     KERAS_SETUP_HOOKS,
+    MUTATING_METHODS,
+    NONE_RETURNING_MUTATORS,
     PYTHON_CONTAINER_TYPES,
     PYTHON_OPTION_TYPES,
     PYTHON_SCALAR_TYPES,
@@ -202,6 +204,8 @@ class FileContext:
         #: Name node bound by unpacking a call's result (`images, size = self._scale(...)`) ->
         #: (its position, how many names the target unpacks into).
         self.unpacked_at: dict[int, tuple[int, int]] = {}
+        #: Calls that are expression statements (their result is thrown away).
+        self.statement_calls: set[int] = set()
         #: Name node of a module-level binding -> the if/try branches it sits in.
         self.branch_paths: dict[int, tuple] = {}
         self._branch_stack: list[tuple[int, str]] = []
@@ -366,6 +370,8 @@ class FileContext:
         nodes = {id(getattr(r, "node", None)): r for r in refs}
         where = where or self._meta.position(name)[:2]
         path = []  # (statements, index of the one holding the load), outermost first
+        others = []  # the blocks of an `if`/`elif`/`else` chain the load is not in
+        looped = False
         block = func.node.body if func is not None else cst.IndentedBlock(body=self.module_node.body)
         while isinstance(block, cst.IndentedBlock):
             stmts = block.body
@@ -378,8 +384,15 @@ class FileContext:
             for child in _blocks_of(stmt):
                 if _holds(self, child, where):
                     inner = child
-                    break
+                elif isinstance(stmt, cst.If) and not looped:
+                    others.append(child)
+            looped = looped or isinstance(stmt, (cst.For, cst.While))
             block = inner
+        if others:
+            # `if u0 is None: u0 = jnp.zeros(n) else: assert u0.dim == 2`: one branch's binding
+            # never reaches a load in another (outside a loop, where an earlier turn's could)
+            kept = tuple(r for r in refs if not any(_within(self, getattr(r, "node", None), b) for b in others))
+            refs = kept or refs
         for stmts, index in reversed(path):
             if stmts is not path[-1][0] and isinstance(stmts[index], (cst.For, cst.While)):
                 return refs  # not bound earlier in the loop's body: a later binding in it reaches
@@ -947,6 +960,17 @@ def _nested_in(scope, outer) -> bool:
             return False  # a nested def: its bindings are a closure to the code that reads them
         scope = getattr(scope, "parent", None)
     return False
+
+
+def mutates_container(ctx: FileContext, call: cst.Call) -> bool:
+    """`x.append(v)`, `d.update(...)`: a method that changes in place the container it is called
+    on (`frameworks.MUTATING_METHODS`). Not `x.at[i].add(v)` (JAX's functional update), and not a
+    method that returns None on every container when the code uses its result
+    (`updates, state = optimizer.update(grads, state)`: optax's pure update, not `dict.update`)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in MUTATING_METHODS or at_indexer(func.value):
+        return False
+    return func.attr.value not in NONE_RETURNING_MUTATORS or id(call) in ctx.statement_calls
 
 
 def at_indexer(node: cst.BaseExpression) -> bool:

@@ -92,6 +92,9 @@ class Variation:
     part_of: str = ""
     index: int = 0
     parts: int = 0
+    #: for a part, the fact that says whether it is one that changes (heuristic where the code
+    #: does not declare the parts' shapes: a call that passes every part sees the change anyway)
+    part_fact: list = field(default_factory=list)
     #: for a "remainder": "batch" (a dataset's last batch) or "window" (a slice's last window)
     origin: str = ""
 

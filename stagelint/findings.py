@@ -103,6 +103,10 @@ class CheckResult:
     rule_url: str = ""
 
 
+#: The code of unused `# noqa` codes (`rules.noqa`): about the comments, not about staged code.
+UNUSED_NOQA = "STG001"
+
+
 def code_matches(code: str, patterns: list[str] | tuple[str, ...]) -> bool:
     """`STG1` matches `STG101`; `STG` matches everything; `ALL` too."""
     return any(p == "ALL" or code.startswith(p) for p in patterns)
@@ -148,25 +152,78 @@ def noqa_line_map(lines: list[str]) -> dict[int, str]:
     after such a string covers its first line too. Lines inside brackets stay separate: a
     `# noqa` after the `)` of a call that spans lines does not cover the call's first line.
     Empty if the file does not tokenize."""
+    out: dict[int, str] = {}
+    for low, high, joined in _noqa_groups(lines)[0]:
+        for n in range(low, high + 1):
+            out[n] = joined
+    return out
+
+
+def _noqa_groups(lines: list[str]) -> tuple[list[tuple[int, int, str]], dict[int, list[tuple[int, int]]]]:
+    """The groups of lines flake8 reads one `# noqa` for, (first, last, joined text), and the
+    comments by line, (start, end) 0-based columns; nothing if the file does not tokenize."""
     import io
     import tokenize
 
     text = "".join(line + "\n" for line in lines)
-    out: dict[int, str] = {}
+    groups: list[tuple[int, int, str]] = []
+    comments: dict[int, list[tuple[int, int]]] = {}
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     except (tokenize.TokenError, SyntaxError, IndentationError):
-        return {}
+        return [], {}
     low, high = len(lines) + 2, -1
     for tok in tokens:
         if tok.type in (tokenize.ENDMARKER, tokenize.DEDENT):
             continue
+        if tok.type == tokenize.COMMENT:
+            comments.setdefault(tok.start[0], []).append((tok.start[1], tok.end[1]))
         low, high = min(low, tok.start[0]), max(high, tok.end[0])
         if tok.type in (tokenize.NL, tokenize.NEWLINE):
-            joined = "\n".join(lines[low - 1: high])
-            for n in range(low, high + 1):
-                out[n] = joined
+            groups.append((low, high, "\n".join(lines[low - 1: high])))
             low, high = len(lines) + 2, -1
+    return groups, comments
+
+
+_CODE_RE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)  # as NOQA_RE reads them
+
+
+@dataclass(frozen=True)
+class NoqaComment:
+    """A `# noqa: CODES` in a comment, as flake8 reads it for the lines `first`..`last`. Columns
+    are 0-based in line `line`: the comment token, the `# noqa...` in it (to the end of its
+    codes), and each code."""
+
+    line: int
+    first: int
+    last: int
+    comment: tuple[int, int]
+    noqa: tuple[int, int]
+    codes: tuple[tuple[str, int, int], ...]
+
+
+def noqa_comments(lines: list[str]) -> list[NoqaComment]:
+    """The `# noqa: CODES` comments flake8 reads in these lines: for each group of lines
+    (`noqa_line_map`), the first `# noqa` of its text, when it has codes and lies in a comment
+    (one inside a string is read by flake8 too, but it is not a comment to report or edit)."""
+    groups, comments = _noqa_groups(lines)
+    out = []
+    for low, high, joined in groups:
+        m = NOQA_RE.search(joined)
+        if m is None or not m.group("codes"):
+            continue
+        before = joined[:m.start()]
+        line = low + before.count("\n")
+        shift = m.start() - (before.rfind("\n") + 1) - m.start()
+        column = m.start() + shift
+        comment = next(((a, b) for a, b in comments.get(line, ()) if a <= column < b), None)
+        if comment is None:
+            continue
+        found = list(_CODE_RE.finditer(joined, m.start("codes"), m.end("codes")))
+        if not found or "\n" in joined[m.start():found[-1].end()]:
+            continue  # the codes run on past the comment's line: not a comment to edit
+        codes = tuple((c.group(), c.start() + shift, c.end() + shift) for c in found)
+        out.append(NoqaComment(line, low, high, comment, (column, codes[-1][2]), codes))
     return out
 
 

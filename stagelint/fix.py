@@ -157,7 +157,8 @@ def plan(findings, unsafe: bool = False) -> FixOutcome:
             outcome.refused.append((path, f"the fixed text would not parse ({type(e).__name__}); not fixed"))
             continue
         outcome.changed[path] = (old, new)
-        outcome.fixed += len(applied)
+        done = set(applied)  # findings that share one fix (STG001 on one comment) each count
+        outcome.fixed += sum(1 for fix in fixes if fix in done)
     return outcome
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from stagelint import __version__
 from stagelint.config import CONFIG_FILES, ConfigError, Settings, load_settings
-from stagelint.findings import Finding, noqa_codes, noqa_line_map
+from stagelint.findings import UNUSED_NOQA, Finding, noqa_codes, noqa_line_map
 from stagelint.pipeline import stages
 from stagelint.pipeline.state import Options, ProjectState
 
@@ -559,6 +559,8 @@ class StagelintServer:
                         title=f"Fix {finding.code}: {finding.name}", kind=lsp.CodeActionKind.QuickFix,
                         diagnostics=diag, is_preferred=True,
                         edit=lsp.WorkspaceEdit(changes={uri: fix_edits(finding, lines)})))
+                if finding.code == UNUSED_NOQA:
+                    continue  # (its fix removes the code; a `# noqa` for it would only hide that)
                 actions.append(lsp.CodeAction(
                     title=f"Ignore {finding.code} on this line (# noqa: {finding.code})",
                     kind=lsp.CodeActionKind.QuickFix, diagnostics=diag,

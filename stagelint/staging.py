@@ -334,6 +334,12 @@ class Project:
                     queue.append(callee)
 
     def callees(self, key: Key, include_refs: bool = True, only_unguarded: bool = False):
+        """The project functions `key` calls while it is traced (each once per call edge)."""
+        for _, callee in self.call_edges(key, include_refs, only_unguarded):
+            yield callee
+
+    def call_edges(self, key: Key, include_refs: bool = True, only_unguarded: bool = False):
+        """(edge, callee) for each call `key` makes of a project function while it is traced."""
         f = self.function(key)
         if f is None:
             return
@@ -352,7 +358,7 @@ class Project:
             cf = self.function(callee)
             if cf is None or self.escaped(callee):
                 continue
-            yield callee
+            yield edge, callee
 
     def _stored(self, key: Key, edge: F.CallEdge) -> bool:
         """A function handed to the constructor of a project class (`Solver(callback=f)`) is

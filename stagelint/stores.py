@@ -82,8 +82,6 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
                 continue
             if _is_self(ctx, func, target) or value_of(ctx, target, func).what in NOT_CONTAINERS:
                 continue  # `self.add(x)`, `self._buffer.clear()` on a TFDeque: a method, not a list's
-            if node.func.attr.value in NONE_RETURNING and id(node) not in _statement_calls(func):
-                continue  # `updates, state = optimizer.update(...)`: a list's `update` returns None
             if not _fits_container_method(node):
                 continue  # `strategy.extended.update(var, fn, args=...)`: not `dict.update`
             method = node.func.attr.value
@@ -105,6 +103,8 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
         if value is not None and isinstance(value, cst.Call):
             if any(fw.creates_variables(q) for q in ctx.qualified_names(value.func)):
                 continue  # creating state is STG402's business, storing it on self is the point
+        if code_of(target) in _restored(ctx, func):
+            continue  # `old = nn.CALLBACK; nn.CALLBACK = f; ...; nn.CALLBACK = old`: nothing outlives the call
         if value is not None and (_static_metadata(value) or python_option_param(ctx, func, value)):
             # shapes and dtypes (`self._output_specs = {k: t.get_shape() ...}`), or a Python option
             # of the call (`self.training = training`): the same for every call that reuses the
@@ -115,6 +115,36 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
         sites.append(StoreSite(func, node, place, action, value, rk, t, target))
     ctx._store_sites = sites
     return sites
+
+
+def _restored(ctx: FileContext, func: FunctionInfo) -> set[str]:
+    """The places a function sets for the length of the call and puts back: `old = nn.CALLBACK`,
+    then `nn.CALLBACK = ...`, then `nn.CALLBACK = old` (dreamerv3's layer callback set while a
+    jitted function traces its layers). After the call the place holds what it held before, on
+    a call that traces as on one that reuses the trace (checked with JAX 0.10.2,
+    tests/runtime/test_jax_fresh_facts.py), so no later call misses a change. Once per function."""
+    memo = ctx.memo.setdefault("restored", {})
+    found = memo.get(id(func.node))
+    if found is not None:
+        return found
+    saved: dict[str, tuple[str, int]] = {}  # local name -> (the place it saved, line)
+    restores = []  # (place, local name, line)
+    todo = list(inner_nodes(func.node.body))
+    while todo:
+        node = todo.pop()
+        if type(node) is cst.Assign and len(node.targets) == 1:
+            target, value = node.targets[0].target, node.value
+            line = ctx.position(node).line
+            if type(target) is cst.Name and isinstance(value, (cst.Name, cst.Attribute)):
+                saved[target.value] = (code_of(value), line)
+            if type(value) is cst.Name and isinstance(target, (cst.Name, cst.Attribute)):
+                restores.append((code_of(target), value.value, line))
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            todo.extend(inner_nodes(node))
+    found = {place for place, name, line in restores
+             if name in saved and saved[name][0] == place and saved[name][1] < line}
+    memo[id(func.node)] = found
+    return found
 
 
 def read_after(ctx: FileContext, site: StoreSite) -> str:
@@ -217,9 +247,6 @@ def _is_built_test(test) -> bool:
     return isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "hasattr"
 
 
-#: Container methods that return None: a call whose result is used is some other object's method.
-NONE_RETURNING = frozenset({"append", "extend", "insert", "update", "add", "clear", "remove", "discard",
-                            "sort", "reverse", "appendleft", "extendleft"})
 #: (fewest, most) positional arguments, and the keywords allowed, of the container methods.
 _SIGNATURES = {
     "append": (1, 1, ()), "extend": (1, 1, ()), "insert": (2, 2, ()), "update": (0, 1, None),
@@ -243,22 +270,6 @@ def _fits_container_method(call: cst.Call) -> bool:
     if keywords is not None and any(k not in keywords for k in named):
         return False
     return low <= positional <= high
-
-
-def _statement_calls(func: FunctionInfo) -> set[int]:
-    """Calls that are expression statements in a function (their result is thrown away); kept
-    on the function's walk record, which lives as long as the nodes it names."""
-    found = getattr(func, "_statement_calls", None)
-    if found is None:
-        found = set()
-        stack = [func.node.body]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call):
-                found.add(id(node.value))
-            stack.extend(node.children)
-        func._statement_calls = found
-    return found
 
 
 #: Attributes and methods that give a tensor's static metadata (Python values fixed per trace).

@@ -101,3 +101,18 @@ def test_bucketing_and_ragged_to_dense_retrace_per_shape():
         dense(rt.to_tensor())
         fixed(rt.to_tensor(shape=[2, 8]))
     assert (traces(dense), traces(fixed)) == (6, 1)
+
+
+def test_a_constructed_shape_that_holds_the_loop_number_retraces_per_number():
+    encode = tf.function(lambda x: tf.reduce_sum(x))
+    traced = []
+
+    @jax.jit
+    def pooled(x):
+        traced.append(x.shape)
+        return x.sum(axis=1)
+
+    for length in (5, 9, 12, 17, 23, 31):
+        encode(tf.ones([4, length], tf.int32))
+        pooled(jax.numpy.ones((2, length)))
+    assert (traces(encode), len(traced)) == (6, 6)

@@ -92,18 +92,11 @@ def _parents(project, entry) -> dict:
         return memo[entry]
     parents: dict = {entry: None}
     queue = [entry]
-    for key in queue:
-        f = project.function(key)
-        if f is None:
-            continue
-        for edge in f.calls:
-            if project.eager_only(key, edge):
-                continue
-            callee = project.resolve(key[0], edge.target)
-            if callee is None or callee in parents or project.function(callee) is None or project.escaped(callee):
-                continue
-            parents[callee] = (key, edge)
-            queue.append(callee)
+    for key in queue:  # the edges staging.Project follows to reach what an entry point traces
+        for edge, callee in project.call_edges(key):
+            if callee not in parents:
+                parents[callee] = (key, edge)
+                queue.append(callee)
     memo[entry] = parents
     return parents
 

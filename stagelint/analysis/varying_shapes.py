@@ -28,7 +28,7 @@ from stagelint import facts as F
 from stagelint import frameworks as FW
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact
 from stagelint.context import code_of, short_code
-from stagelint.tensors import value_of
+from stagelint.tensors import NUMBERS, value_of
 
 _DEPTH = 12
 
@@ -48,7 +48,7 @@ class _Shapes:
     def code(self, node, limit: int = 50) -> str:
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and len(short_code(node, 200)) > limit:
             # a long chain: the method call that matters (`….padded_batch(32)`)
-            return "…." + short_code(node.with_changes(func=node.func.attr), limit)
+            return "…." + short_code(node.with_changes(func=node.func.attr, lpar=(), rpar=()), limit)
         return short_code(node, limit)
 
     def of(self, expr, depth: int) -> F.Variation | None:
@@ -71,6 +71,9 @@ class _Shapes:
             names = ctx.qualified_names(expr.func)
             if names & FW.SEQUENCE_CONVERSIONS and expr.args and expr.args[0].keyword is None:
                 return self._sequence(expr.args[0].value, depth)
+            shaped = next((FW.SHAPED_CONSTRUCTORS[q] for q in sorted(names) if q in FW.SHAPED_CONSTRUCTORS), None)
+            if shaped is not None:
+                return self._constructed(expr, *shaped)
             if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == FW.RAGGED_TO_DENSE:
                 return self._to_dense(expr, depth)
             return None
@@ -141,14 +144,33 @@ class _Shapes:
         return None
 
     def _range_variable(self, name: cst.Name) -> bool:
-        """`name` is the variable of an enclosing `for name in range(...)`: a new number on every
+        """`name` is the variable of an enclosing `for name in range(...)` (or over a literal
+        tuple or list of different numbers, `for length in (5, 9, 12)`): a new number on every
         iteration."""
         bound = self._binding(name)
         if bound is None or not isinstance(bound[1], cst.For):
             return False
         loop = bound[1]
-        return isinstance(loop.target, cst.Name) and isinstance(loop.iter, cst.Call) \
-            and "builtins.range" in self.ctx.qualified_names(loop.iter.func)
+        if not isinstance(loop.target, cst.Name):
+            return False
+        if isinstance(loop.iter, cst.Call):
+            return "builtins.range" in self.ctx.qualified_names(loop.iter.func)
+        if isinstance(loop.iter, (cst.Tuple, cst.List)) and len(loop.iter.elements) > 1:
+            values = [el.value for el in loop.iter.elements]
+            texts = [code_of(v).strip() for v in values]
+            return all(isinstance(v, (cst.Integer, cst.Float)) for v in values) and len(set(texts)) == len(texts)
+        return False
+
+    def _distinct_numbers(self, name: cst.Name) -> bool:
+        """`name` takes a new number on every iteration: a counting loop's variable, or computed
+        from one (`n = i * 8`) in the loop's body."""
+        if self._range_variable(name):
+            return True
+        bound = self._binding(name)
+        if bound is None or not isinstance(bound[1], cst.BinaryOperation) or not self._inside_loop(bound[0]):
+            return False
+        inner = self._loop_dependent(bound[1])
+        return inner is not None and inner is not name and self._range_variable(inner)
 
     # Loop elements ----------------------------------------------------------------------------
 
@@ -192,8 +214,8 @@ class _Shapes:
                     f"`{name.value}` is part {index + 1} of {count} of each element, one declared with "
                     f"`None` dimensions", self.ctx.position(target), certainty)
         pos = self.ctx.position(target)
-        return F.Variation(kind, source, [*facts, part, loop_fact], part_of=f"{pos.line}:{pos.column}",
-                           index=index, parts=count, origin=origin)
+        return F.Variation(kind, source, [*facts, loop_fact], part_of=f"{pos.line}:{pos.column}",
+                           index=index, parts=count, origin=origin, part_fact=part)
 
     def _dataset(self, expr, depth: int):
         """("varies" | "remainder" | "fixed", facts, which parts of an element have `None`
@@ -218,7 +240,10 @@ class _Shapes:
         method = expr.func.attr.value
         receiver = expr.func.value
         if method in FW.SHAPE_KEEPING_DATASET_METHODS:
-            return self._dataset(receiver, depth + 1)
+            inner = self._dataset(receiver, depth + 1)
+            if method in FW.TRUNCATING_DATASET_METHODS and inner is not None and inner[0] == "remainder":
+                return None  # `.batch(64).take(5)`: the last, smaller batch may never come
+            return inner
         if method == "apply" and expr.args and isinstance(expr.args[0].value, cst.Call):
             applied = expr.args[0].value
             if ctx.qualified_names(applied.func) & FW.BUCKETING:
@@ -356,12 +381,27 @@ class _Shapes:
             if len(changing) == len(bounds) and len(bounds) == 2:
                 return None  # both ends move: the width may well be fixed (`starts[i]:ends[i]`)
             bound, name = changing[0]
+            if not self._range_variable(name) and value_of(self.ctx, name, self.func).what not in NUMBERS:
+                return None  # `x[:y.shape[0]]`: as long as `y`, whose shape the code does not show
             certainty = TRUE if self._range_variable(name) else HEURISTIC
             return F.Variation("varies", f"`{self.code(sub)}` changes length with `{name.value}`", [fact(
                 f"`{self.code(sub)}` ends where `{self.code(bound)}` says, and `{name.value}` "
                 + ("takes a new number on every iteration" if certainty == TRUE else "changes between iterations"),
                 span, certainty)])
         return None
+
+    def _constructed(self, call: cst.Call, position: int, keyword: str) -> F.Variation | None:
+        """`tf.ones([4, length])`: a shape that holds a number the loop changes."""
+        shape = self._argument(call, keyword, position)
+        if shape is None or shape is _UNKNOWN:
+            return None
+        name = self._loop_dependent(shape)
+        if name is None or not self._distinct_numbers(name):
+            return None
+        shown = self.code(call)
+        return F.Variation("varies", f"`{shown}` has a shape that holds `{name.value}`", [fact(
+            f"`{shown}` has the shape `{self.code(shape)}`, and `{name.value}` takes a new number on every "
+            f"iteration", self.ctx.position(call))])
 
     def _sequence(self, expr, depth: int) -> F.Variation | None:
         """A Python sequence converted to a tensor whose length changes per iteration."""

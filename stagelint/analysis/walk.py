@@ -25,10 +25,10 @@ from stagelint.context import (
     FILE_OPENERS,
     TENSOR_CHECKS,
     FileContext,
-    at_indexer,
     code_of,
     is_literal,
     is_setup_method,
+    mutates_container,
     relaxes_shapes,
     short_code,
     staging_options,
@@ -47,7 +47,6 @@ from stagelint.frameworks import (
     KERAS_TRAINING_METHODS,
     LIST_TAKING_OPS,
     MAPPING_TYPES,
-    MUTATING_METHODS,
     PARTIAL_CALLS,
     SEQUENCE_TESTS,
     VARIABLE_LIST_ATTRIBUTES,
@@ -110,7 +109,7 @@ _RECORDED = frozenset({
     cst.FunctionDef, cst.ClassDef, cst.If, cst.With, cst.Try, cst.Global, cst.Nonlocal, cst.Lambda,
     cst.Decorator, cst.For, cst.While, cst.Call, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Attribute,
     cst.Yield, cst.Return, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp, cst.Del,
-    cst.NamedExpr, cst.Import, cst.ImportFrom,
+    cst.NamedExpr, cst.Import, cst.ImportFrom, cst.Expr,
 })
 #: The same for `_Walker.on_leave`.
 _LEFT = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Decorator, cst.For, cst.While})
@@ -254,10 +253,13 @@ class _Walker(cst.CSTVisitor):
                     ctx._never_accessed.add(id(arg.keyword))
             self._record_call(node)
             if ctx.functions and ctx.in_staged_context and isinstance(node.func, cst.Attribute):
-                if node.func.attr.value in MUTATING_METHODS and not at_indexer(node.func.value):
+                if mutates_container(ctx, node):
                     ctx.raw_stores.append(
                         (ctx.function, node, "method", node.func.value, node, ctx.guard_depth > 0)
                     )
+        elif t is cst.Expr:
+            if type(node.value) is cst.Call:
+                ctx.statement_calls.add(id(node.value))
         elif t is cst.Assign:
             for tgt in node.targets:
                 self._record_binding(tgt.target, node.value)

@@ -36,6 +36,12 @@ MUTATING_METHODS = frozenset({
     "setdefault", "sort", "reverse", "appendleft", "extendleft", "popleft", "difference_update",
     "intersection_update", "symmetric_difference_update",
 })
+#: Of those, the ones that return None on every builtin container and deque (all but `pop`,
+#: `popitem`, `setdefault`, `popleft`): a call whose result the code binds is another object's
+#: method, as `updates, state = optimizer.update(grads, state)` is optax's pure update (a
+#: `GradientTransformation` field returning a new state), not `dict.update`, whose None cannot be
+#: unpacked (tests/rules/test_stg3_captures.py checks both with Python and optax).
+NONE_RETURNING_MUTATORS = MUTATING_METHODS - {"pop", "popitem", "setdefault", "popleft"}
 
 # Python values frozen at trace time (STG104) ------------------------------------------------------
 

@@ -281,6 +281,8 @@ SHAPE_KEEPING_DATASET_METHODS = frozenset({
     "shuffle", "prefetch", "repeat", "cache", "take", "skip", "filter", "with_options", "shard",
     "as_numpy_iterator", "take_while", "ignore_errors", "apply_options",
 })
+#: Among them, those that may stop before the last batch (`.batch(64).take(5)`).
+TRUNCATING_DATASET_METHODS = frozenset({"take", "take_while", "shard", "filter"})
 #: `ds.padded_batch(batch_size, padded_shapes=None, padding_values=None, drop_remainder=False)` pads
 #: each batch to the longest element in it: 12 sequences of 2..13 items, `padded_batch(3)`, give 4
 #: padded lengths and 4 traces; `padded_shapes=[16]` gives 1 (2 with a smaller last batch).
@@ -320,6 +322,17 @@ SEQUENCE_CONVERSIONS = frozenset({
     "tensorflow.constant", "tensorflow.convert_to_tensor", "numpy.array", "numpy.asarray",
     "jax.numpy.array", "jax.numpy.asarray",
 })
+#: Constructors whose result has the shape they are given, and where it is (position, keyword):
+#: `tf.ones([4, length])` for 6 lengths gave 6 traces (`jnp.ones((2, length))` 6 compilations).
+SHAPED_CONSTRUCTORS = {
+    **{f"tensorflow.{name}": (0, "shape") for name in ("zeros", "ones", "random.normal", "random.uniform",
+                                                     "random.truncated_normal")},
+    "tensorflow.fill": (0, "dims"),
+    **{f"numpy.{name}": (0, "shape") for name in ("zeros", "ones", "empty", "full")},
+    **{f"numpy.random.{name}": (0, "size") for name in ("rand", "randn")},
+    **{f"jax.numpy.{name}": (0, "shape") for name in ("zeros", "ones", "empty", "full")},
+    **{f"jax.random.{name}": (1, "shape") for name in ("normal", "uniform", "bernoulli", "truncated_normal")},
+}
 
 #: Keras methods `fit` and friends trace (`train_step`, ...), and the calls that run them: a class
 #: whose `train_step` the code calls by hand, on objects it never trains, runs it eagerly.

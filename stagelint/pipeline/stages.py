@@ -438,7 +438,11 @@ def _judged(state: ProjectState, reported: set[str], errors: list) -> list[Findi
     modules = state.project_modules
     shown = {m.path: state.sources[realpath(m.path)] for m in modules if realpath(m.path) in state.sources}
     candidates = project_candidates(state.project, modules, errors)
-    return sorted(judge(state.project, candidates, reported, shown, state.settings, errors, noqa=state.options.noqa),
+    # The given files the screen showed cannot have findings: only their `# noqa` codes (STG001).
+    screened = frozenset(m.path for m in state.placeholders
+                         if realpath(m.path) in state.asked and realpath(m.path) not in state.modules)
+    return sorted(judge(state.project, candidates, reported, shown, state.settings, errors, noqa=state.options.noqa,
+                        screened=screened),
                   key=Finding.sort_key)
 
 

@@ -2,7 +2,8 @@
 
 A candidate found in one file stands when the staged code of the whole project reaches its
 function (or it stages itself) and its rule's `confirm` agrees; then the configuration
-(select, ignore, per-file-ignores) and the file's suppression comments have their say."""
+(select, ignore, per-file-ignores) and the file's suppression comments have their say; last,
+the codes of those comments that suppressed nothing (STG001, `pipeline.unusednoqa`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from stagelint import notebooks
 from stagelint.analysis.proof import candidate_notes, chain_verdict, staging_notes
 from stagelint.analysis.testing import is_test_module
 from stagelint.files import read_source
-from stagelint.findings import Finding, file_is_off, is_selected, is_suppressed
+from stagelint.findings import UNUSED_NOQA, Finding, file_is_off, is_selected, is_suppressed
+from stagelint.pipeline.unusednoqa import Enabled, NoqaUse, unused
 from stagelint.rules import all_rules
 from stagelint.rules.base import REGISTRY
 
@@ -57,13 +59,47 @@ def findings(project, modules, reported: set[str], sources: dict[str, bytes], se
 
 
 def judge(project, candidates, reported: set[str], sources: dict[str, bytes], settings, errors: list,
-          noqa: bool = True):
-    """The findings among `candidates` (module facts, candidate) in the files `reported`."""
+          noqa: bool = True, screened: frozenset[str] = frozenset()):
+    """The findings among `candidates` (module facts, candidate) in the files `reported`, and
+    the unused `# noqa` codes there and in the files `screened` (checked without analysis: the
+    screen showed they cannot have findings)."""
     failed: set[tuple[str, str]] = set()
     seen = set()
     lines_cache: dict[str, tuple[list[str], bytes]] = {}
+
+    def file_lines(path: str, source: bytes | None = None) -> tuple[list[str], bytes]:
+        lines, source = lines_cache.get(path) or (None, source)
+        if lines is None:
+            source = source if source is not None else read(path)
+            lines = notebooks.module_lines(path, source) if notebooks.is_notebook(path) else decode_lines(source)
+            lines_cache[path] = (lines, source)
+        return lines, source
+
+    def read(path: str) -> bytes:
+        source = sources.get(path)
+        if source is None:
+            try:
+                source = read_source(path, settings.max_file_size)
+            except OSError:
+                source = b""
+        return source
+
+    # STG001: which `# noqa` codes a finding used, by path; files with a syntax error are left out.
+    watch = is_selected(UNUSED_NOQA, settings.select, settings.ignore)
+    uses: dict[str, NoqaUse] = {}
+    broken: set[str] = set()
+
+    def cover(path: str, line: int, code: str) -> None:
+        if watch:
+            use = uses.get(path)
+            if use is None:
+                use = uses[path] = NoqaUse(file_lines(path)[0])
+            use.cover(line, code)
+
     reports: dict[tuple[str, str], bool] = {}  # (path, code) -> the settings report it there
     for m, cand in candidates:
+        if cand.code == "STG000":
+            broken.add(m.path)
         if m.path not in reported:
             continue
         rule = REGISTRY[cand.code]
@@ -107,10 +143,12 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                 fields.setdefault("func", project.function_phrase(key))
                 entry = project.display(project.reached[key], m.module)
         if fields.get("_preview") and not settings.preview:
+            cover(m.path, cand.span.line, rule.code)  # held back: its `# noqa` may be needed
             continue  # a step of the rule in the preview tier (`Rule.preview`)
         stated = fields.get("_because") or ()
         chain = chain_verdict(stated)
         if chain == "silent" or (chain == "preview" and not settings.preview):
+            cover(m.path, cand.span.line, rule.code)
             continue  # a fact of the chain is unknown (or only heuristic): `analysis.proof`
         because = (staging_notes(project, key) if key is not None else []) + candidate_notes(stated, m.path)
         template = rule.message
@@ -134,17 +172,25 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
         if finding.sort_key() + (finding.message,) in seen:
             continue
         seen.add(finding.sort_key() + (finding.message,))
-        lines, source = lines_cache.get(m.path) or (None, b"")
-        if lines is None:
-            source = sources.get(m.path)
-            if source is None:
-                try:
-                    source = read_source(m.path, settings.max_file_size)
-                except OSError:
-                    source = b""
-            lines = notebooks.module_lines(m.path, source) if notebooks.is_notebook(m.path) else decode_lines(source)
-            lines_cache[m.path] = (lines, source)
-        if rule.code != "STG000" and (file_is_off(lines, rule.code) or (noqa and is_suppressed(finding, lines))):
-            continue
+        lines, source = file_lines(m.path)
+        if rule.code != "STG000":  # (a syntax error is always reported)
+            if file_is_off(lines, rule.code):
+                continue
+            cover(m.path, finding.line, rule.code)
+            if noqa and is_suppressed(finding, lines):
+                continue
         # A notebook's findings are shown in cell coordinates (`stagelint.notebooks`).
         yield notebooks.place(finding, source) if notebooks.is_notebook(m.path) else finding
+    if not watch:
+        return
+    enabled = Enabled(settings, failed | {(path, code) for path, code, _ in errors})
+    for path in sorted((reported | screened) - broken):
+        source = None
+        if path not in lines_cache:
+            source = read(path)
+            if b"noqa" not in source.lower():
+                continue  # (most files: no need to decode them)
+        lines, source = file_lines(path, source)
+        use = uses.get(path) or NoqaUse(lines)
+        for finding in unused(path, lines, source, use, enabled):
+            yield notebooks.place(finding, source) if notebooks.is_notebook(path) else finding

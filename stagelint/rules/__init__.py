@@ -9,6 +9,7 @@ from stagelint.rules import (  # noqa: F401
     functional_updates,
     graph_python,
     leaks,
+    noqa,
     python_values,
     retracing,
     runtime_only,

@@ -7,8 +7,7 @@ from libcst.metadata import ImportAssignment
 
 from stagelint import facts as F
 from stagelint.analysis.testing import is_test_module
-from stagelint.context import at_indexer, is_setup_method, short_code
-from stagelint.frameworks import MUTATING_METHODS
+from stagelint.context import is_setup_method, mutates_container, short_code
 from stagelint.rules.base import Rule
 from stagelint.stores import NOT_CONTAINERS
 from stagelint.tensors import value_of
@@ -45,7 +44,9 @@ class StaleGlobal(Rule):
     after the def but before the first call, it is set-up. A global rebound only by a function that set-up code calls
     (`set_random_seeds()` from a task's `__init__`) is configuration, not a change between calls.
     Methods of objects that are not containers (`replay_buffer.clear()`, a module's
-    `_context_stack.pop()` on an object it binds further down) are not mutations.
+    `_context_stack.pop()` on an object it binds further down) are not mutations, nor is a
+    container method's namesake whose result the code uses (`updates, state =
+    optimizer.update(grads, state)`: optax's pure update; `dict.update` returns None).
 
     ## Example
     ```python
@@ -188,7 +189,7 @@ class StaleGlobal(Rule):
         for expr in (node.func, *(a.value for a in node.args)):
             if isinstance(expr, cst.Name):
                 self.run_refs.add(id(expr))  # `step(x)`, `strategy.run(step, ...)`: runs it here
-        if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS and not at_indexer(func.value):
+        if mutates_container(self.ctx, node):
             if self.ctx.function is not None:
                 # judged in `finish`: the receiver's binding may come later in the file
                 # (`_context_stack = _ContextStack()` below the class whose methods push/pop it)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.objects import root_kind
-from stagelint.context import short_code
-from stagelint.frameworks import MUTATING_METHODS
+from stagelint.context import mutates_container, short_code
 from stagelint.jaxrules import writes_into_ref
 from stagelint.nnx import store_carried, store_fields
 from stagelint.rules.base import Rule
@@ -315,7 +314,7 @@ class PythonAccumulatorInGraphLoop(Rule):
         if not ctx.loops or ctx.function is None or not ctx.in_staged_context:
             return
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS and isinstance(func.value, cst.Name):
+        if mutates_container(ctx, node) and isinstance(func.value, cst.Name):
             self.sites.append((ctx.function, node, func.value, f"`{short_code(func)}(...)`", list(ctx.loops), None))
 
     def visit_Assign(self, node: cst.Assign) -> None:

@@ -22,7 +22,10 @@ class VaryingInputShape(Rule):
       `output_shapes`) has `None` dimensions;
     * a ragged value made dense in the loop, `rt.to_tensor()` without `shape=`;
     * a slice whose end is the loop's variable, `data[:n]` for `n` in a `range`;
-    * a Python sequence whose length is the loop's variable, converted (`tf.constant([0.0] * n)`).
+    * a Python sequence whose length is the loop's variable, converted (`tf.constant([0.0] * n)`);
+    * a tensor built with a shape that holds the loop's variable, `tf.ones([4, length])` for
+      `length` in a `range` or a literal tuple of different numbers (`jnp.zeros`, `np.ones`,
+      `tf.random.normal`, `jax.random.normal(key, shape)` alike).
 
     Where the elements are tuples (`for x, y in ds`), the finding names the argument when the
     code declares which parts have `None` dimensions, or when the call passes every part (one
@@ -32,7 +35,9 @@ class VaryingInputShape(Rule):
     (`ds.batch(32)`, or `padded_batch` with fixed `padded_shapes`) and a fixed-width window
     `data[i:i + 32]`, whose last batch is smaller when the count is not a multiple of the batch
     size: that is **one** extra trace (the same two shapes every epoch), not one per step, and
-    the code rarely shows whether the count divides.
+    the code rarely shows whether the count divides (on the TensorFlow guides and tutorials this
+    step was right 7 times in 9: 60,000 MNIST images in batches of 32 leave no smaller batch).
+    A batched dataset cut with `.take(n)` may never reach its last batch, and is left alone.
 
     Not flagged: a function with an `input_signature` or `reduce_retracing=True`; batches with
     `drop_remainder=True` and fixed shapes; `padded_batch` with fixed `padded_shapes` and
@@ -208,14 +213,13 @@ class VaryingInputShape(Rule):
 
         def facts_of(arg):
             shape = arg.shape
-            facts = [list(f) for f in shape.facts]
-            if shape.part_of and passed.get(shape.part_of) == set(range(shape.parts)):
+            if not shape.part_of:
+                return list(shape.facts)
+            part = list(shape.part_fact)
+            if part[3] == HEURISTIC and passed.get(shape.part_of) == set(range(shape.parts)):
                 # every part of the element is passed: whichever part changes, this call sees it
-                for f in facts:
-                    if f[3] == HEURISTIC and "is part" in f[0]:
-                        f[0] = "the call passes every part of each element, so it sees whichever part changes"
-                        f[3] = TRUE
-            return facts
+                part[0], part[3] = "the call passes every part of each element, so it sees whichever part changes", TRUE
+            return [*shape.facts, part]
 
         def rank(item):
             _, arg = item

@@ -15,8 +15,8 @@ from pathlib import Path
 
 #: stagelint's own options that take a value (everything else that starts with `-` is pytest's).
 OWN_VALUE_OPTIONS = ("--output-format", "--report", "--timeout", "--select", "--ignore", "--keep-records",
-                     "--script", "--steps")
-OWN_FLAGS = ("-h", "--help", "--compare")
+                     "--script", "--steps", "--cache-dir")
+OWN_FLAGS = ("-h", "--help", "--compare", "--no-cache")
 
 #: pytest's (and its common plugins') options that take a value as the next argument, so that the
 #: value is not taken for a test path.
@@ -78,6 +78,9 @@ class RunArguments:
     steps: int | None = None
     #: `--script`: also run the program in eager mode and compare.
     compare: bool = False
+    #: The static check's result cache, as `stagelint check`'s: off with --no-cache, elsewhere with --cache-dir.
+    no_cache: bool = False
+    cache_dir: str | None = None
 
     @property
     def module(self) -> str:
@@ -115,6 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --script: stop after N calls of staged functions")
     parser.add_argument("--compare", action="store_true",
                         help="with --script: also run it in eager mode and compare, as for tests")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the static check's result cache (.stagelint_cache/ in the "
+                             "project root, shared with stagelint check)")
+    parser.add_argument("--cache-dir", metavar="DIR",
+                        help="keep the result cache in DIR (default: $STAGELINT_CACHE_DIR, else .stagelint_cache/ "
+                             "in the project root)")
     return parser
 
 
@@ -232,7 +241,8 @@ def parse(argv: list[str]) -> RunArguments:
     if args.steps is not None or args.compare:
         raise UsageError("--steps and --compare go with --script PROGRAM")
     result = RunArguments(targets + args.targets, pytest_args, args.output_format, args.report, args.timeout,
-                          args.select, args.ignore, args.keep_records)
+                          args.select, args.ignore, args.keep_records, no_cache=args.no_cache,
+                          cache_dir=args.cache_dir)
     if result.timeout is not None and result.timeout <= 0:
         raise UsageError("--timeout must be positive")
     why = refused(result.pytest_args)
@@ -264,7 +274,8 @@ def _parse_script(argv: list[str]) -> RunArguments:
         raise UsageError("--steps must be a positive whole number")
     check_report(args.report)
     return RunArguments([args.script], [], args.output_format, args.report, args.timeout, args.select, args.ignore,
-                        args.keep_records, args.script, program_args, args.steps, args.compare)
+                        args.keep_records, args.script, program_args, args.steps, args.compare, args.no_cache,
+                        args.cache_dir)
 
 
 # Which files to lint for the targets -------------------------------------------------------------

@@ -16,7 +16,7 @@ from stagelint.runtime.progress import Progress
 from stagelint.runtime.evidence import norm
 from stagelint.runtime.records import load_run
 from stagelint.runtime.report import render_full
-from stagelint.runtime.steps import UsageError, analyse, settings_codes, static_findings
+from stagelint.runtime.steps import UsageError, analyse, settings_codes, static_findings, write_html
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
 def _finish(args: arguments.RunArguments, children, workdir, leftovers: Leftovers) -> int:
     modules = arguments.test_files(args.targets)
     files = list(dict.fromkeys(f for module in modules for f in lint.project_files(module)))
-    findings, static = static_findings(files)
+    cache = {"cache": not args.no_cache, "cache_dir": args.cache_dir}
+    findings, static = static_findings(files, **cache)
     statuses = executor.wait_runs(children, workdir, args.timeout, Progress())
     ended = leftovers.end()  # the runs and the fork server are reaped: what is left, the tests left
     graph = load_run(statuses["graph"].record_path, "graph")
@@ -83,7 +84,8 @@ def _finish(args: arguments.RunArguments, children, workdir, leftovers: Leftover
     extra = sorted({fn.path for run in (graph, eager) for fn in run.functions.values()
                     if fn.project and norm(fn.path) not in linted and os.path.isfile(fn.path)})
     if extra and "error" not in static:
-        more, info = static_findings([os.path.relpath(p) if not os.path.relpath(p).startswith("..") else p for p in extra])
+        more, info = static_findings([os.path.relpath(p) if not os.path.relpath(p).startswith("..") else p for p in extra],
+                                     **cache)
         findings += more
         static["files"] = files + info["files"]
         static["findings"] += info["findings"]
@@ -108,16 +110,8 @@ def _finish(args: arguments.RunArguments, children, workdir, leftovers: Leftover
     for line in (report.failure_message(), report.thread_warning(), report.process_warning()):
         if line:
             print(line, file=sys.stderr)
-    if args.report:
-        from stagelint.runtime.html import render_html
-
-        try:
-            with open(args.report, "w", encoding="utf-8") as f:
-                f.write(render_html(report, url_template))
-        except OSError as e:  # checked before the runs, but the disk may have filled since
-            print(f"stagelint run: could not write the report {args.report}: {e.strerror or e}", file=sys.stderr)
-            return 2
-        print(f"stagelint run: HTML report written to {args.report}", file=sys.stderr)
+    if args.report and not write_html(report, args.report, url_template):
+        return 2
     return report.exit_code()
 
 

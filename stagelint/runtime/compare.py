@@ -86,7 +86,7 @@ def join(graph: Run, eager: Run) -> list[Pair]:
                 # changed an outcome, so the call is the divergence the test saw.
                 pair.kind = "differ"
             pairs.append(pair)
-    return modeasserts.reclassify(pairs)
+    return modeasserts.reclassify(pairs, modeasserts.jax_functions(graph) | modeasserts.jax_functions(eager))
 
 
 #: Pair kinds that say nothing about eager against graph (mode-asserted: the call asserts the

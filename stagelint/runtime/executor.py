@@ -89,11 +89,17 @@ def child_command(test_module: str, pytest_args: list[str]) -> list[str]:
     return python_command("pytest", [test_module, *pytest_args])
 
 
-def child_mode_env(env: dict[str, str], record: str, mode: str) -> dict[str, str]:
+def without_jit_if_eager(env: dict[str, str], mode: str) -> dict[str, str]:
+    """A copy of `env`; for the eager run of code that uses JAX, with `jax.jit` turned off."""
     env = dict(env)
-    env["STAGELINT_RECORD"], env["STAGELINT_MODE"] = record, mode
     if mode == "eager" and "jax" in frameworks.from_env(env):
         env["JAX_DISABLE_JIT"] = "1"
+    return env
+
+
+def child_mode_env(env: dict[str, str], record: str, mode: str) -> dict[str, str]:
+    env = without_jit_if_eager(env, mode)
+    env["STAGELINT_RECORD"], env["STAGELINT_MODE"] = record, mode
     env["PYTEST_PLUGINS"] = ",".join(p for p in (env.get("PYTEST_PLUGINS", ""), PLUGIN) if p)
     env["PYTEST_ADDOPTS"] = " ".join(p for p in ("-p no:cacheprovider", env.get("PYTEST_ADDOPTS", "")) if p)
     return env

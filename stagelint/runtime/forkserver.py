@@ -75,12 +75,18 @@ def _write(path: str, text: str) -> None:
     os.replace(tmp, path)  # the parent never reads a half-written file
 
 
-def _import_frameworks() -> None:
+def _import_frameworks(test_module: str) -> None:
     """Import what the tests stage with (STAGELINT_FRAMEWORKS), once for both runs. JAX too must be
-    imported before any op runs: its backend and thread pools start with the first op."""
+    imported before any op runs: its backend and thread pools start with the first op.
+
+    Not a framework the project itself holds (the test suite of Equinox, of Flax): that is the
+    code under test, which pytest must import itself, after its plugins and conftest files have
+    run (jaxtyping's plugin, under Equinox's `--jaxtyping-packages=equinox`, refuses to start when
+    equinox is already imported; assertion rewriting and import hooks likewise). The recorder
+    patches it when the tests import it."""
     from stagelint.runtime import frameworks
 
-    used = frameworks.from_env()
+    used = frameworks.from_env() - frameworks.held_by_project(test_module)
     if "tf" in used:
         import tensorflow  # noqa: F401 - the point of this process
 
@@ -95,7 +101,7 @@ def _import_frameworks() -> None:
 
 
 def serve(workdir: str, test_module: str, pytest_args: list[str]) -> int:
-    _import_frameworks()
+    _import_frameworks(test_module)
 
     import pytest  # noqa: F401
 

@@ -61,6 +61,19 @@ def of_tests(test_modules: list[str]) -> frozenset[str]:
     return used_by(list(files))
 
 
+#: Framework name -> the top-level packages its preloading imports (`forkserver`).
+IMPORTS = {"tf": ("tensorflow",), "jax": ("jax",), "flax": ("flax",), "equinox": ("equinox",)}
+
+
+def held_by_project(test_module: str) -> frozenset[str]:
+    """The frameworks whose package the project of `test_module` holds itself (its own source, as
+    the test's imports resolve: `lint`), rather than an installed library."""
+    start = Path(test_module).resolve()
+    roots = lint._roots(start, lint.project_root_of(start))
+    return frozenset(name for name, packages in IMPORTS.items()
+                     if any(lint._module_file(p, roots) is not None for p in packages))
+
+
 def from_env(environ=os.environ) -> frozenset[str]:
     text = environ.get(ENV, "")
     return frozenset(n for n in text.split(",") if n)

@@ -16,7 +16,15 @@ fx_staging_asserts.py):
   `SymbolicTensor`, resolved by `modeprobe`) and the eager run's concrete value fails the check;
 - a jitted call returns an array of the 32-bit dtype where the eager run returned the 64-bit one
   with the same values: `jit` canonicalises 64-bit inputs while `jax_enable_x64` is off, and the
-  test may assert that dtype.
+  test may assert that dtype;
+- JAX refuses an op with jit disabled (`lax.scan` over zero steps: "zero-length scan is not
+  supported in disable_jit() mode because the output type is unknown"; ahead-of-time lowering:
+  "Disable jit is not supported in the AOT path"): its message names `disable_jit`, the eager
+  run's own mode;
+- a Python number lacks an array's attribute (`'float' object has no attribute 'dtype'`) in a JAX
+  session: `jit` turns a Python scalar argument into an array and returns arrays, while with jit
+  disabled the function gets and returns the Python number itself, so code that reads `.dtype`,
+  `.shape` or `.ndim` of such a value works only under `jit`.
 """
 
 from __future__ import annotations
@@ -38,20 +46,31 @@ X64_CANONICAL = {"int64": "int32", "uint64": "uint32", "float64": "float32", "co
 #: Static findings of a staged body writing state that outlives the call (a counter, a list).
 COUNTING_CODES = ("STG101", "STG102")
 
+#: Attributes every JAX array has and no Python number does (`float.real`, `imag` and `conjugate`
+#: exist on both, so their absence never shows it).
+ARRAY_ATTRIBUTES = frozenset({"dtype", "shape", "ndim", "size", "astype", "at", "item", "tolist", "reshape", "T",
+                              "sharding", "block_until_ready", "aval", "weak_type", "devices", "squeeze", "ravel",
+                              "flatten", "sum", "mean", "min", "max", "nbytes", "itemsize"})
+_SCALAR_ATTRIBUTE = re.compile(r"'(int|float|bool|complex)' object has no attribute '(\w+)'")
+#: JAX's refusals name the mode: "... not supported in disable_jit() mode", "Disable jit is not supported
+#: in the AOT path" (`jitted.lower(...)` with jit disabled).
+_JIT_DISABLED = re.compile(r"\bdisable[_ ]jit\b", re.IGNORECASE)
+
 KIND = "mode-asserted"
 _NOT_RAISED = (re.compile(r"DID NOT RAISE\s+(?:<class ')?([\w.]+)"), re.compile(r"^(?:\w+Error: )?([\w.]+) not raised"))
 
 
-def reclassify(pairs: list) -> list:
-    """The joined calls, with those that assert the staging mode marked `mode-asserted`."""
+def reclassify(pairs: list, jax_functions: frozenset = frozenset()) -> list:
+    """The joined calls, with those that assert the staging mode marked `mode-asserted`
+    (`jax_functions`: the keys of the functions JAX stages)."""
     out = []
     for pair in pairs:
-        reason = call_reason(pair)
+        reason = call_reason(pair, pair.key in jax_functions)
         out.append(dataclasses.replace(pair, kind=KIND, detail=reason) if reason else pair)
     return out
 
 
-def call_reason(pair) -> str | None:
+def call_reason(pair, jax: bool = False) -> str | None:
     """Why a call's eager result is, by design, not the graph one's; None when it should be."""
     name = pair.graph.fn[2]
     if pair.kind == "eager-error":
@@ -62,10 +81,31 @@ def call_reason(pair) -> str | None:
         if error.get("tracer"):
             return (f"`{name}` checks that a value is a tracer ({error['tracer']}); the eager run passes "
                     "concrete values")
+        if jax:
+            reason = jit_disabled_reason(error.get("msg", ""))
+            if reason:
+                return f"`{name}`: {reason}"
     if pair.kind == "differ" and (dtypes := canonicalised(pair.graph.result, pair.eager.result)):
         wide, narrow = dtypes
         return (f"`{name}` returned {narrow} under jit where the eager run returned {wide} with the same values: "
                 "jit canonicalises 64-bit inputs to 32 bits while jax_enable_x64 is off")
+    return None
+
+
+def jax_functions(run) -> frozenset:
+    """The keys of the functions JAX staged in a run."""
+    return frozenset(key for key, fn in run.functions.items() if fn.framework == "jax")
+
+
+def jit_disabled_reason(message: str) -> str | None:
+    """Why an error of the eager run of a JAX session comes from running with jit disabled, or None."""
+    line = re.sub(r"^[\w.]+(Error|Exception): ", "", message.strip().splitlines()[-1] if message.strip() else "")
+    if _JIT_DISABLED.search(message):
+        return f"JAX refuses it with jit disabled ({line})"
+    m = _SCALAR_ATTRIBUTE.search(message)
+    if m and m.group(2) in ARRAY_ATTRIBUTES:
+        return (f"a Python {m.group(1)} has no `.{m.group(2)}` ({line}); jit makes Python scalars arrays, in its "
+                "arguments and its results, and the eager run keeps them Python numbers")
     return None
 
 
@@ -101,6 +141,7 @@ def test_reasons(graph, eager, pairs: list, verdicts: list) -> dict[str, str]:
     by_test: dict[str, list] = {}
     for pair in pairs:
         by_test.setdefault(pair.graph.test, []).append(pair)
+    jax_session = bool(jax_functions(graph) | jax_functions(eager))
     for nodeid in graph.tests:
         if graph.test_status(nodeid) != "passed" or eager.test_status(nodeid) not in ("failed", "error"):
             continue
@@ -110,6 +151,8 @@ def test_reasons(graph, eager, pairs: list, verdicts: list) -> dict[str, str]:
         diverged = any(p.kind in ("differ", "shapes-differ", "eager-error") for p in pairs)
         if reason is None and not diverged and _assertion(eager.failure(nodeid)):
             reason = _trace_count_read(eager, nodeid) or _counter(verdicts, nodeid)
+        if reason is None and not diverged and jax_session:
+            reason = jit_disabled_reason(eager.failure(nodeid))
         if reason:
             out[nodeid] = reason
     return out

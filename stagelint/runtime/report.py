@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from stagelint.runtime import modeasserts
 from stagelint.runtime.compare import Pair, describe_result, random_functions
@@ -84,7 +85,12 @@ class Report:
         return [d.row for d in self.function_details()]
 
     def function_details(self) -> list[FunctionDetail]:
-        """`functions()` with, for each row, the graph calls and the joined pairs it counts."""
+        """`functions()` with, for each row, the graph calls and the joined pairs it counts (worked
+        out once: the JSON's functions and float notes and the HTML page all read them)."""
+        return self._function_details
+
+    @cached_property
+    def _function_details(self) -> list[FunctionDetail]:
         ev = self.evidence
         randoms = random_functions(self.graph)
         out = []

@@ -76,7 +76,7 @@ def run(args, workdir: str, leftovers) -> int:
     """Run the program (`args.script`, with `args.script_args`), then print the report;
     `leftovers` (`leftovers.Leftovers`) ends the processes it left running."""
     from stagelint.runtime import executor, frameworks
-    from stagelint.runtime.steps import analyse, settings_codes, static_findings
+    from stagelint.runtime.steps import analyse, settings_codes, static_findings, write_html
     from stagelint.runtime.progress import Progress
     from stagelint.runtime.records import Run, load_run
     from stagelint.runtime.report import render_full
@@ -90,9 +90,7 @@ def run(args, workdir: str, leftovers) -> int:
     children = {}
     started = time.monotonic()
     for mode in modes:
-        child_env = dict(env)
-        if mode == "eager" and "jax" in used:
-            child_env["JAX_DISABLE_JIT"] = "1"
+        child_env = executor.without_jit_if_eager(env, mode)
         record = os.path.join(workdir, f"{mode}.jsonl")
         command = python_command("stagelint.runtime.script",
                                  [record, mode, str(args.steps or 0), args.script, *args.script_args])
@@ -101,7 +99,7 @@ def run(args, workdir: str, leftovers) -> int:
                                     env=child_env, start_new_session=True)
         children[mode] = executor.Child(mode, workdir, started, proc=proc, end_group=not leftovers.watching)
     try:
-        findings, static = static_findings([args.script])
+        findings, static = static_findings([args.script], not args.no_cache, args.cache_dir)
         statuses = executor.wait_runs(children, workdir, timeout, Progress())
     finally:
         executor.stop_all(children)
@@ -117,32 +115,21 @@ def run(args, workdir: str, leftovers) -> int:
         print(f"stagelint run: {args.script} did not start" + (f": {why}" if why else ""), file=sys.stderr)
         return 2
     eager = runs.get("eager") or Run(mode="eager")
-    select, ignore, _ = settings_codes()
+    select, ignore, url_template = settings_codes()
     if not args.compare:
         # No eager run to compare with: only what the graph run shows alone (retracing) is judged.
         findings = [f for f in findings if f.code.startswith("STG5")]
-        statuses["eager"] = executor.RunStatus("eager", "ok", 0, 0.0, "", "", "not run: graph mode only "
-                                               "(--compare runs it)")
     report = analyse(f"--script {args.script}", statuses, graph, eager, findings, static, args.select or select,
                      (args.ignore or ()) + ignore)
     report.processes_left = ended
     if not args.compare:
         report.verdicts = [v for v in report.verdicts if v.verdict == "confirmed"]
-        report.runs = {"graph": statuses["graph"]}
     if args.output_format == "json":
         print(json.dumps(report.to_json(), indent=2))
     else:
         sys.stdout.write(render_full(report))
-    if args.report:
-        from stagelint.runtime.html import render_html
-
-        try:
-            with open(args.report, "w", encoding="utf-8") as f:
-                f.write(render_html(report, settings_codes()[2]))
-        except OSError as e:
-            print(f"stagelint run: could not write the report {args.report}: {e.strerror or e}", file=sys.stderr)
-            return 2
-        print(f"stagelint run: HTML report written to {args.report}", file=sys.stderr)
+    if args.report and not write_html(report, args.report, url_template):
+        return 2
     failure = graph.failure(args.script) if graph.test_status(args.script) == "failed" else ""
     if failure:
         print(f"stagelint run: {args.script} failed: {failure}", file=sys.stderr)

@@ -32,7 +32,7 @@ history = []
 
 @tf.function
 def step(x):
-    print("a", x)  # noqa: STG201 kept, with its reason
+    print("a", x)  # noqa: E501 kept, with its reason
     history.append(x); print(x)
     print("""several
     lines""", x)
@@ -48,7 +48,7 @@ def test_merging_and_multi_line_statements(tmp_path):
     proc = stagelint("check", "--add-noqa", "m.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     text = (tmp_path / "m.py").read_text().splitlines()
-    assert text[6] == '    print("a", x)  # noqa: STG201,STG101 kept, with its reason'
+    assert text[6] == '    print("a", x)  # noqa: E501,STG101 kept, with its reason'
     assert text[7] == "    history.append(x); print(x)  # noqa: STG101,STG201"
     # A string that spans lines: flake8 reads the noqa at the end of the token's last line.
     assert text[8] == '    print("""several' and text[9] == '    lines""", x)  # noqa: STG101'

@@ -433,8 +433,6 @@ def test_a_newer_change_supersedes_the_analysis_of_an_older_one(tmp_path):
 
 def test_fix_code_action_edits_like_check_fix(tmp_path):
     """A fixable finding offers its fix, and the edits make what `stagelint check --fix` makes."""
-    from stagelint.engine import check_source
-
     source = textwrap.dedent('''
         import numpy as np
         import tensorflow as tf
@@ -444,8 +442,32 @@ def test_fix_code_action_edits_like_check_fix(tmp_path):
         def noisy(x):
             return x + np.random.uniform()
     ''').lstrip()
+    _fix_action_like_check_fix(tmp_path, source, "STG104")
+
+
+def test_an_unused_noqa_code_is_removed_by_its_quick_fix(tmp_path):
+    """STG001's fix takes the code out of the comment, as `--fix` does; it offers no `# noqa`
+    for itself (that would hide the stale comment instead of removing it)."""
+    source = textwrap.dedent('''
+        import tensorflow as tf
+
+
+        @tf.function
+        def step(x):
+            tf.print(x)  # noqa: STG101,E501  # a comment that stays
+            return x
+    ''').lstrip()
+    titles = _fix_action_like_check_fix(tmp_path, source, "STG001")
+    assert titles == ["Fix STG001: unused-noqa"]
+
+
+def _fix_action_like_check_fix(tmp_path, source: str, code: str) -> list[str]:
+    """The server's fix for the one fixable `code` finding of `source` makes what `apply_fixes`
+    makes of the finding's fix; returns the titles of the actions offered for it."""
+    from stagelint.engine import check_source
+
     fixable = [f for f in check_source(source, "m.py") if f.fixable]
-    assert len(fixable) == 1, fixable
+    assert [f.code for f in fixable] == [code], fixable
     (tmp_path / "m.py").write_text(source)
     (tmp_path / "pyproject.toml").write_text("[tool.stagelint]\n")
 
@@ -460,11 +482,11 @@ def test_fix_code_action_edits_like_check_fix(tmp_path):
                 text_document=lsp.TextDocumentIdentifier(uri=c.uri("m.py")), range=target.range,
                 context=lsp.CodeActionContext(diagnostics=[target])))
             fix = next(a for a in actions if a.title.startswith("Fix"))
-            return fix.edit.changes[c.uri("m.py")]
+            return fix.edit.changes[c.uri("m.py")], [a.title for a in actions]
         finally:
             await c.stop()
 
-    edits = asyncio.run(session())
+    edits, titles = asyncio.run(session())
     lines = source.splitlines(keepends=True)
     for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
         start = sum(len(x) for x in lines[: e.range.start.line]) + e.range.start.character
@@ -477,6 +499,7 @@ def test_fix_code_action_edits_like_check_fix(tmp_path):
     expected, _, _ = apply_fixes(source.encode(), [fixable[0].fix])
     assert "".join(lines) == expected.decode()
     assert digest(expected) != digest(source.encode())
+    return titles
 
 
 def test_exit_ends_the_process_while_the_client_keeps_stdin_open(tmp_path):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -63,6 +64,20 @@ TF_TESTS = """
     @pytest.mark.xfail(reason="known")
     def test_expected_failure():
         assert int(double(tf.constant(1))) == 3
+"""
+
+EQX_TESTS = """
+    import equinox as eqx
+    import jax.numpy as jnp
+
+
+    @eqx.filter_jit
+    def double(x):
+        return x * 2
+
+
+    def test_double():
+        assert float(double(jnp.float32(2))) == 4.0
 """
 
 #: What plain pytest gives the tests above (checked by running it: see test_plain_pytest_agrees).
@@ -271,27 +286,16 @@ def test_a_plugin_the_frameworks_bring_does_not_stop_the_runs(tmp_path, fork):
     runs start, and the tests' own warnings are still errors."""
     _write(tmp_path, {
         "pyproject.toml": '[tool.pytest.ini_options]\nfilterwarnings = ["error"]\n',
-        "test_eqx.py": """
-            import warnings
+        "test_eqx.py": EQX_TESTS + """
 
-            import equinox as eqx
-            import jax.numpy as jnp
-            import pytest
+    def test_warnings_are_still_errors():
+        import warnings
 
+        import pytest
 
-            @eqx.filter_jit
-            def double(x):
-                return x * 2
-
-
-            def test_double():
-                assert float(double(jnp.float32(2))) == 4.0
-
-
-            def test_warnings_are_still_errors():
-                with pytest.raises(UserWarning):
-                    warnings.warn("still an error", UserWarning)
-        """,
+        with pytest.raises(UserWarning):
+            warnings.warn("still an error", UserWarning)
+""",
     })
     records = tmp_path / "records"
     proc = _stagelint(tmp_path, ["test_eqx.py", "--output-format", "json", "--keep-records", str(records)], fork)
@@ -301,3 +305,35 @@ def test_a_plugin_the_frameworks_bring_does_not_stop_the_runs(tmp_path, fork):
         assert report["runs"][mode]["status"] == "ok", report["runs"][mode]
         run = load_run(str(records / f"{mode}.jsonl"), mode)
         assert sorted(run.test_status(t) for t in run.tests) == ["passed", "passed"]
+
+
+@pytest.mark.jax
+def test_a_framework_the_project_holds_is_left_for_pytest_to_import(tmp_path):
+    """The project is Equinox itself (its own `equinox/` package beside the tests), and its
+    configuration hands that package to jaxtyping's pytest plugin, which refuses to start when the
+    package is already imported. The fork server preloads installed frameworks only; the code
+    under test is pytest's to import, and the recorder patches it then: the runs start and record
+    its staged calls."""
+    import equinox
+
+    shutil.copytree(os.path.dirname(equinox.__file__), tmp_path / "equinox",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    _write(tmp_path, {
+        "pyproject.toml": """
+            [tool.pytest.ini_options]
+            addopts = "--jaxtyping-packages=equinox,beartype.beartype"
+            filterwarnings = ["error"]
+        """,
+        "tests/test_double.py": EQX_TESTS,
+    })
+    records = tmp_path / "records"
+    proc = _stagelint(tmp_path, ["tests/test_double.py", "--output-format", "json", "--keep-records", str(records),
+                                 "--no-cache"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    for mode in ("graph", "eager"):
+        assert report["runs"][mode]["status"] == "ok", report["runs"][mode]
+        run = load_run(str(records / f"{mode}.jsonl"), mode)
+        assert [run.test_status(t) for t in run.tests] == ["passed"]
+    (function,) = [f for f in report["functions"] if f["name"].endswith("double")]
+    assert function["calls"] == 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from stagelint.runtime.compare import Pair
-from stagelint.runtime.modeasserts import call_reason, canonicalised, expected_error
+from stagelint.runtime.modeasserts import call_reason, canonicalised, expected_error, jit_disabled_reason
 from stagelint.runtime.records import Call
 
 pytestmark = [pytest.mark.tf, pytest.mark.jax]
@@ -26,6 +26,14 @@ NOT_COMPARABLE = {
                                       "tracing raises; the eager run does not trace",
     "test_assert_raises_inside_jit": "`TracingErrorCase.test_assert_raises_inside_jit.concrete_only` expects "
                                      "ConcretizationTypeError, which only tracing raises; the eager run does not trace",
+    "test_zero_length_scan": "`total`: JAX refuses it with jit disabled (zero-length scan is not supported "
+                             "in disable_jit() mode because the output type is unknown.)",
+    "test_python_scalar_argument": "`ones_like_scalar`: a Python float has no `.dtype` ('float' object "
+                                   "has no attribute 'dtype'); jit makes Python scalars arrays, in its "
+                                   "arguments and its results, and the eager run keeps them Python numbers",
+    "test_python_scalar_result": "a Python float has no `.ndim` ('float' object has no attribute 'ndim')"
+                                 "; jit makes Python scalars arrays, in its arguments and its results, and "
+                                 "the eager run keeps them Python numbers",
     "test_int64_canonicalised": "`identity` returned int32 under jit where the eager run returned int64 with the "
                                 "same values: jit canonicalises 64-bit inputs to 32 bits while jax_enable_x64 is off",
 }
@@ -105,3 +113,21 @@ def test_an_error_that_eager_code_can_raise_stays_a_divergence():
 def test_only_the_x64_canonicalisation_is_not_comparable(graph, eager, expected):
     assert canonicalised(graph, eager) == expected
     assert bool(call_reason(_pair("differ", graph, eager))) == bool(expected)
+
+
+@pytest.mark.parametrize("message, refused", [
+    ("ValueError: zero-length scan is not supported in disable_jit() mode because the output type is unknown.", True),
+    ("ValueError: Disable jit is not supported in the AOT path since the function is not available for (jit(f))",
+     True),
+    ("AttributeError: 'float' object has no attribute 'dtype'", True),
+    ("AttributeError: 'int' object has no attribute 'ndim'", True),
+    # Not an array's attribute, not a Python number, or no word of disable_jit: a divergence.
+    ("AttributeError: 'float' object has no attribute 'append'", False),
+    ("AttributeError: 'list' object has no attribute 'shape'", False),
+    ("ValueError: too many values to unpack (expected 2)", False),
+])
+def test_only_what_jit_disabled_explains_is_not_comparable(message, refused):
+    assert bool(jit_disabled_reason(message)) == refused
+    pair = _pair("eager-error", [], None, {"type": message.split(":")[0], "msg": message})
+    assert call_reason(pair) is None  # a TensorFlow call: jit is JAX's
+    assert bool(call_reason(pair, jax=True)) == refused
