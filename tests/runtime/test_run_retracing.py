@@ -97,4 +97,14 @@ def test_test_failing_in_both_modes_is_a_test_failure_not_a_finding(run, judged)
     _, extra = judged
     assert not [v for v in extra if "test_user_bug" in v.evidence]
     assert not [f for f in run.report["findings"] if "test_user_bug" in f["evidence"]]
-    assert run.report["tests"] == {"passed": 7, "failed": 2, "errors": 0}
+    assert run.report["tests"] == {"passed": 8, "failed": 2, "errors": 0}
+
+
+def test_padded_batches_confirm_the_static_shape_finding(run, judged):
+    """STG506 (a `padded_batch` of varying lengths fed to a tf.function) is confirmed by the
+    graph run's retraces, with the dimension that changed and the remedy."""
+    verdicts, _ = judged
+    verdict = verdicts[(_line(run, "STG506"), "STG506")]
+    assert verdict.verdict == "confirmed"
+    assert verdict.evidence.startswith("4 calls, 4 traces; 3 retraces from the shape of `tokens` changing in dimension 1")
+    assert "input_signature" in verdict.evidence
