@@ -393,15 +393,18 @@ class PythonScalarArgument(Rule):
                                     (m, s.caller) in project.reached for m, s in ((outer, outer_site), *chain)):
                                 groups.setdefault((via, param), []).append((outer, outer_site, outer_arg, chain))
             for (via, param), items in sorted(groups.items()):
-                literals: dict[tuple, dict] = {}  # program -> literal value -> its spellings
+                # module -> literal value -> its spellings: another script or notebook passing its own
+                # constant is another program (test modules, where several tests are not a loop,
+                # are left out of the whole family: `Rule.repeated_cost`)
+                literals: dict[str, dict] = {}
                 for module, site, arg, _ in items:
                     value = literal(arg.text)
                     if value is not None:
-                        literals.setdefault(_program(module, site), {}).setdefault(value, []).append(arg.text)
+                        literals.setdefault(module, {}).setdefault(value, []).append(arg.text)
                 for module, site, arg, chain in items:
                     reason = arg.varies
                     value = literal(arg.text)
-                    mine = literals.get(_program(module, site), {})
+                    mine = literals.get(module, {})
                     if not reason and value is not None and len(mine) > 1:
                         others = sorted({texts[0] for v, texts in mine.items() if v != value})
                         reason = "other calls pass " + ", ".join(f"`{t}`" for t in others[:3])
@@ -1036,14 +1039,6 @@ def _retraces(cache: str | None, ident: Identity | None) -> bool:
     if ident.kind == NEW:
         return True
     return ident.kind == BOUND and cache == "equal while alive"
-
-
-def _program(module: str, site) -> tuple:
-    """Which calls run in one program, for literals that differ between call sites: a module's
-    (a script, a notebook, a library module), and in a test module one test's. Another script or
-    notebook passing its own constant is another program; tests call the function once each
-    with the values under test (several tests are not a loop, as for STG502)."""
-    return (module, site.caller) if is_test_module(module) else (module,)
 
 
 class PythonLoopUnrolled(Rule):
