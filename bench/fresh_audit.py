@@ -175,7 +175,8 @@ def _cells(c: Counter) -> str:
 #: The runs of a half, in the order the tables show them: before the fixes of its audit, after
 #: them, and `now` (a later session's re-run of an earlier audit's half with that session's main).
 WHENS = ("before", "after", "now")
-_AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second TensorFlow audit"}
+_AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second TensorFlow audit",
+           "G": "The third JAX audit"}
 
 
 def _tables(runs: dict[str, tuple[list[dict], dict]], cols: list[str]) -> list[str]:

@@ -5,7 +5,8 @@
 `LISTS` names each list's two halves: bench/fresh_repos.txt is A (read, fix from) and B (held
 back, measured); bench/fresh_repos_jax2.txt, the second JAX audit, is C (fix from) and D
 (measured); bench/fresh_repos_tf2.txt, the second TensorFlow audit, is E (fix from) and F
-(measured). Deterministic: each framework's repositories, in the file's order, are shuffled with
+(measured); bench/fresh_repos_jax3.txt, the third JAX audit, is G (fix from) and H (measured).
+Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
 finding on these repositories was read (issue 23).
@@ -21,7 +22,8 @@ SEED = 20261128
 HERE = Path(__file__).resolve().parent
 LIST = HERE / "fresh_repos.txt"
 #: Each pinned list with the names of its halves: (fix from, measured on).
-LISTS = {LIST: ("A", "B"), HERE / "fresh_repos_jax2.txt": ("C", "D"), HERE / "fresh_repos_tf2.txt": ("E", "F")}
+LISTS = {LIST: ("A", "B"), HERE / "fresh_repos_jax2.txt": ("C", "D"), HERE / "fresh_repos_tf2.txt": ("E", "F"),
+         HERE / "fresh_repos_jax3.txt": ("G", "H")}
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
