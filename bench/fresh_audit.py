@@ -176,7 +176,7 @@ def _cells(c: Counter) -> str:
 #: them, and `now` (a later session's re-run of an earlier audit's half with that session's main).
 WHENS = ("before", "after", "now")
 _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second TensorFlow audit",
-           "G": "The third JAX audit"}
+           "G": "The third JAX audit", "I": "The third TensorFlow audit"}
 
 
 def _tables(runs: dict[str, tuple[list[dict], dict]], cols: list[str]) -> list[str]:
