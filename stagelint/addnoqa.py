@@ -12,7 +12,7 @@ use `# stagelint: noqa` in a cell)."""
 from __future__ import annotations
 
 from stagelint import notebooks
-from stagelint.files import write_atomically
+from stagelint.files import read_source, why_not_read, write_atomically
 from stagelint.findings import NOQA_RE, UNUSED_NOQA, noqa_line_map
 
 
@@ -56,10 +56,11 @@ def add_noqa(findings) -> tuple[int, dict[str, str]]:
     changed = 0
     for path, lines_codes in sorted(by_path.items()):
         try:
-            with open(path, "rb") as fh:
-                old = fh.read()
+            # As --fix reads: never a FIFO (it would block), a device, or a link swapped in since
+            # the check read the file.
+            old = read_source(path)
         except OSError as e:
-            refused[path] = f"cannot read: {e.strerror or e}"
+            refused[path] = why_not_read(e)
             continue
         text, encoding = _decode(old)
         bom = text.startswith("\ufeff")

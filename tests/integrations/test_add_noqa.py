@@ -69,3 +69,25 @@ def test_notebooks_are_refused_clearly_and_usage_errors(tmp_path):
     assert (tmp_path / "n.ipynb").read_bytes() == before
     for args in (["--add-noqa", "--fix", "."], ["--add-noqa", "-"]):
         assert stagelint("check", *args, cwd=tmp_path).returncode == 2
+
+
+def test_a_file_swapped_for_a_fifo_after_the_check_is_refused_not_waited_on(tmp_path):
+    # Between the check and the writing, the file became a named pipe with no writer: opening
+    # it to read would block for ever. It is refused with the reason, as --fix refuses it.
+    import os
+    import threading
+
+    from stagelint.addnoqa import add_noqa
+    from stagelint.findings import Finding
+
+    pipe = tmp_path / "model.py"
+    os.mkfifo(pipe)
+    finding = Finding("STG101", "trace-time-side-effect", str(pipe), 3, 5, 3, 10, "print runs once per trace")
+    answer = []
+    worker = threading.Thread(target=lambda: answer.append(add_noqa([finding])), daemon=True)
+    worker.start()
+    worker.join(20)
+    assert answer, "add_noqa blocked on the named pipe"
+    changed, refused = answer[0]
+    assert changed == 0
+    assert "named pipe" in refused[str(pipe)]
