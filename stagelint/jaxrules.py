@@ -16,7 +16,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.bounds import varying_bound
-from stagelint.frameworks import JAX, JAX_TRACER_ERROR_CATCHERS
+from stagelint.frameworks import JAX, JAX_TRACER_ERROR_CATCHERS, NUMPY_ARRAY_METHOD_CALLS
 from stagelint.nnx import static_attributes
 from stagelint.analysis.caught import catches
 
@@ -73,6 +73,8 @@ def confirm_concrete_value(candidate, project, key):
     error = fields.get("_jax_error", "ConcretizationTypeError")
     if catches(fields, JAX_TRACER_ERROR_CATCHERS[error]):
         return False  # the code catches the tracer error by name: it handles the traced case
+    if fields.get("_numpy") in NUMPY_ARRAY_METHOD_CALLS:
+        return False  # `np.min(x, 0)`, `np.reshape(x, s)`: NumPy calls the tracer's own method
     return bool(fields.get("_definite") or project.jax.is_traced(key, fields.get("_params", ())))
 
 

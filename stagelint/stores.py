@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from stagelint.analysis.objects import root_kind, root_name
+from stagelint.analysis.objects import root_name, root_owner
 from stagelint.analysis.values import python_option_param
 from stagelint.context import FileContext, FunctionInfo, code_of, short_code
 from stagelint.tensors import Tensorness, tensorness, value_of
@@ -37,6 +37,9 @@ class StoreSite:
     #: what is written: the store's target, or the container a method changes (`acc` in
     #: `acc.append(x)`)
     target: cst.BaseExpression
+    #: the name `root_kind` is bound to, through local aliases: the parameter for "param"
+    #: (`runner_state` in `(params, time_state) = runner_state; time_state["n"] = ...`)
+    owner: str = ""
 
     @property
     def root(self) -> str:
@@ -75,7 +78,7 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
         if guarded or after_early_return_guard(ctx, func, node):
             continue
         if kind == "method":
-            rk = root_kind(ctx, func, target)
+            rk, owner = root_owner(ctx, func, target) or (None, "")
             if rk is None:
                 continue
             if rk == "import" and _calls_a_function(ctx, node, target):
@@ -90,13 +93,14 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
             for a in args:
                 t = t | tensorness(ctx, a, func)
             sites.append(StoreSite(func, node, f"`{short_code(target)}`", f"`{short_code(target)}.{method}(...)`",
-                                   None, rk, t, target))
+                                   None, rk, t, target, owner))
             continue
         if isinstance(target, cst.Name):
             rk = "global" if func.declared.get(target.value) == "global" else "closure"
             place = f"{'global' if rk == 'global' else 'nonlocal'} `{target.value}`"
+            owner = target.value
         else:
-            rk = root_kind(ctx, func, target)
+            rk, owner = root_owner(ctx, func, target) or (None, "")
             if rk is None:
                 continue
             place = f"`{short_code(target)}`"
@@ -112,7 +116,7 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
             continue
         action = f"`del {short_code(target)}`" if value is None else f"`{short_code(target)} {_op(node)} ...`"
         t = tensorness(ctx, value, func) if value is not None else Tensorness()
-        sites.append(StoreSite(func, node, place, action, value, rk, t, target))
+        sites.append(StoreSite(func, node, place, action, value, rk, t, target, owner))
     ctx._store_sites = sites
     return sites
 
@@ -317,7 +321,7 @@ def store_is_external(candidate, project, key) -> bool:
     if key not in project.unguarded:
         return False
     root = candidate.fields.get("_root")
-    if root == "param" and candidate.fields.get("_root_name", "") in project.jax.rebuilt_params(key):
+    if root == "param" and rebuilt_owner(candidate, project, key):
         return False  # JAX's copy, rebuilt from the caller's leaves (STG102 asks whether it is lost)
     if root in ("param", "closure") and project.entries.get(key) not in ("decorator", "wrapper"):
         # a helper's parameter, or a nested helper's enclosing variable: the object belongs to
@@ -325,6 +329,16 @@ def store_is_external(candidate, project, key) -> bool:
         # `outputs` of the `call` it is nested in), unless a caller passes it from outside
         return root == "param" and _passed_from_outside(project, key, candidate.fields.get("_root_name", ""))
     return True
+
+
+def rebuilt_owner(candidate, project, key) -> bool:
+    """The store writes into JAX's copy of an argument (`JaxView.rebuilt_params`): into the
+    parameter itself, or into a part of it reached through local names (`(params, time_state) =
+    runner_state`, the carry of a `lax.scan` body): JAX rebuilds every container of a non-static
+    argument around its leaves, so each part is a copy the trace owns too."""
+    fields = candidate.fields
+    param = fields.get("_owner") or fields.get("_root_name", "")
+    return fields.get("_root") == "param" and param in project.jax.rebuilt_params(key)
 
 
 #: How an argument's object is bound at a call site (`ArgFacts.root`) for it to outlive the call.
@@ -435,7 +449,7 @@ _OUTLIVES = {
     "global": "`{root}` is a module global: it outlives the call",
     "closure": "`{root}` is a variable of an enclosing function: it outlives the call",
     "self": "`{root}` is the object the method belongs to: it outlives the call",
-    "param": "`{root}` is the caller's object (passed as parameter `{root}`), not a copy the staging makes: "
+    "param": "`{root}` is the caller's object (passed as parameter `{owner}`), not a copy the staging makes: "
              "it outlives the call",
     "import": "`{root}` is an imported module or object: it outlives the call",
 }
@@ -447,7 +461,8 @@ def outlives_fact(candidate) -> list | None:
 
     text = _OUTLIVES.get(candidate.fields.get("_root"))
     root = candidate.fields.get("_root_name")
-    return fact(text.format(root=root), candidate.span) if text and root else None
+    owner = candidate.fields.get("_owner") or root
+    return fact(text.format(root=root, owner=owner), candidate.span) if text and root else None
 
 
 def _staged_by_own_module(project, key) -> bool:

@@ -2,7 +2,8 @@
 
 `type_dispatch`: a test that dispatches on a value's type or on which backend a module serves
 (`isinstance(x, np.ndarray)`, `tf.is_tensor(x)`, `JAX_MODE`): the code under it is written for
-one kind of value, and knows which.
+one kind of value, and knows which. `resets_its_flag`: a block in a loop that clears the flag it
+tests runs on the iterations that set it, not on each one.
 """
 
 from __future__ import annotations
@@ -39,3 +40,42 @@ def type_dispatch(ctx, test) -> bool:
         elif isinstance(node, cst.Call) and ctx.qualified_names(node.func) & {"builtins.str", "builtins.repr"}:
             stack.extend(a.value for a in node.args)  # `"jax" in str(type(videos))`
     return False
+
+
+def resets_its_flag(ctx, node: cst.If, loop: cst.For | cst.While) -> bool:
+    """`if need_compile: ...; need_compile = False` in `loop`: the block clears the flag it tests,
+    and the loop sets it again only under a test of its own (`if step % n == 0: need_compile =
+    True`), so the block runs on the first iteration and then only on those, not on each one.
+    An assignment of the flag the loop makes on every pass (at its own level, or in a `with`,
+    `try` or inner loop) leaves the block running on each iteration."""
+    a, b = ctx.position(node), ctx.position(loop)
+    if not isinstance(node.test, cst.Name) or not (
+            (b.line, b.column) < (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)):
+        return False  # (an `if` around the loop runs the loop or not)
+    flag = node.test.value
+
+    def assigns(stmt) -> list:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return []
+        return [s for s in stmt.body if isinstance(s, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and any(
+            isinstance(t, cst.Name) and t.value == flag
+            for t in ([x.target for x in s.targets] if isinstance(s, cst.Assign) else [s.target]))]
+
+    if not any(isinstance(s, cst.Assign) and isinstance(s.value, cst.Name) and s.value.value == "False"
+               for stmt in node.body.body for s in assigns(stmt)):
+        return False
+    todo = list(loop.body.body)
+    while todo:
+        stmt = todo.pop()
+        if stmt is node or isinstance(stmt, cst.If):
+            continue  # the block itself, or a set under a test of the loop's own
+        if assigns(stmt):
+            return False
+        body = getattr(stmt, "body", None)
+        if isinstance(body, cst.BaseSuite):
+            todo.extend(getattr(body, "body", ()))
+        for part in [*getattr(stmt, "handlers", ()), getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)]:
+            inner = getattr(part, "body", None)
+            if isinstance(inner, cst.BaseSuite):
+                todo.extend(getattr(inner, "body", ()))
+    return True

@@ -18,8 +18,17 @@ def _root(expr: cst.BaseExpression) -> cst.Name | None:
     return expr if isinstance(expr, cst.Name) else None
 
 
-def root_kind(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression, _depth: int = 0) -> str | None:
+def root_kind(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression) -> str | None:
     """How the object an expression starts from is bound, or None when it is local/unknown."""
+    owner = root_owner(ctx, func, expr)
+    return owner[0] if owner is not None else None
+
+
+def root_owner(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression,
+               _depth: int = 0) -> tuple[str, str] | None:
+    """(how, name): how the object an expression starts from is bound (`root_kind`) and the name
+    bound so, through local aliases (`runner_state` for `time_state` in `(params, time_state) =
+    runner_state; time_state["n"] = ...`), or None when it is local/unknown."""
     root = _root(expr)
     if root is None:
         return None
@@ -27,9 +36,9 @@ def root_kind(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression, _d
     if kind == "param" and _is_star_param(ctx, root, func):
         return None  # `**kwargs` / `*args`: a dict or tuple made afresh for every call
     if kind == "closure" and _enclosing_self(ctx, root, func):
-        return "self"  # `def keep(t): self.last = t` nested in `call`: the layer's own attribute
+        return "self", root.value  # `def keep(t): self.last = t` nested in `call`: the layer's own attribute
     if kind in ("global", "closure", "self", "param", "import"):
-        return kind
+        return kind, root.value
     if kind == "local" and _depth < 4:
         # `items = self.items; items.append(x)` mutates self's list: follow plain aliases.
         values = [ctx.bound_values.get(id(getattr(b, "node", None))) for b in ctx.bindings_of(root)]
@@ -38,7 +47,7 @@ def root_kind(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression, _d
             return None
         for value in values:
             if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
-                aliased = root_kind(ctx, func, value, _depth + 1)
+                aliased = root_owner(ctx, func, value, _depth + 1)
                 if aliased is not None:
                     return aliased
     return None

@@ -102,6 +102,20 @@ JAX_TREE_MAPS = frozenset({
     "jax.tree.map_with_path",
 })
 
+#: NumPy functions that call the same-named method of their first argument when it is not a
+#: NumPy array (numpy's `_wrapreduction` / `_wrapfunc`): given a JAX tracer first, they run JAX's
+#: own `Array.min`, `.reshape`, ... and work under jit, vmap and the `lax` loops (JAX 0.10.2,
+#: NumPy 2.4: tests/runtime/test_jax_fresh_facts.py). Others convert the tracer with `__array__`
+#: and raise TracerArrayConversionError (`np.clip`, `np.ravel`, `np.expand_dims`, `np.sort`,
+#: `np.dot`, `np.array`, ...), and so do these when the tracer is not the first argument or sits
+#: in a list (`np.sum([x, y])`).
+NUMPY_ARRAY_METHOD_CALLS = frozenset({
+    "numpy.min", "numpy.max", "numpy.amin", "numpy.amax", "numpy.sum", "numpy.mean", "numpy.prod",
+    "numpy.any", "numpy.all", "numpy.std", "numpy.var", "numpy.argmin", "numpy.argmax",
+    "numpy.cumsum", "numpy.cumprod", "numpy.round", "numpy.around", "numpy.reshape",
+    "numpy.transpose", "numpy.squeeze", "numpy.swapaxes", "numpy.moveaxis", "numpy.repeat",
+})
+
 #: The errors JAX raises on a Python use of a tracer (jax._src.errors, 0.10.2), each with the
 #: `except` clauses that name it: itself and its JAX bases. Code that catches the tracer error by
 #: name expects the traced case and handles it (Haiku's `dropout`: `try: if rate < 0: raise ...

@@ -37,11 +37,13 @@ class StaleGlobal(Rule):
     library), it may run at any time and always counts. An enclosing function's
     variable counts only across a Function boundary (a nested `tf.function`, not a helper traced
     with its enclosing function), and only when it changes after the nested function is defined
-    and the Function may run after the change: a rebinding after its last call (a test rebinding
-    `metrics` for the next Function), or before a Function defined afresh in each loop iteration,
-    changes nothing a trace sees; a change in place (`metrics.update({...})`) counts only where
-    the Function may also run before it (a call above it, or in a loop around both): filled in
-    after the def but before the first call, it is set-up. A global rebound only by a function that set-up code calls
+    and the Function may run both before and after the change (a call above it and one below,
+    a loop around both, or the Function escapes): a rebinding after its last call (a test
+    rebinding `metrics` for the next Function), before a Function defined afresh in each loop
+    iteration, or after the def but before its first call (`Wi = promote(Wi)` above
+    `lax.scan(step, ...)`: a closure reads its cell when it runs, and it first runs, so traces,
+    after the rebinding) changes nothing a trace sees; so does a change in place
+    (`metrics.update({...})`) filled in after the def but before the first call: it is set-up. A global rebound only by a function that set-up code calls
     (`set_random_seeds()` from a task's `__init__`) is configuration, not a change between calls.
     Methods of objects that are not containers (`replay_buffer.clear()`, a module's
     `_context_stack.pop()` on an object it binds further down) are not mutations, nor is a
@@ -358,7 +360,9 @@ class StaleGlobal(Rule):
             # Bindings made before the nested def, outside any loop around it, are done by the
             # time it can be traced: the closure sees their final value.
             outer_def = chain[-1].node
-            after = [n for n in nodes if not self._before(n, outer_def) and self._run_after(n, outer_def)]
+            # A closure reads its cell when it runs: a Function first run (so traced) after the
+            # rebinding sees the new value, so the rebinding counts only between two runs.
+            after = [n for n in nodes if not self._before(n, outer_def) and self._between_runs(n, outer_def)]
             if after and len(after) < len(nodes):
                 return f"rebound on line {ctx.position(after[0]).line}, after `{chain[-1].facts.name}` is defined"
             if not after:

@@ -18,7 +18,7 @@ from stagelint.fix import tensorflow_alias
 from stagelint.jaxrules import writes_into_ref
 from stagelint.nnx import static_container, store_carried, store_fields, writes_variable
 from stagelint.rules.base import Rule
-from stagelint.stores import outlives_fact, read_after, store_is_external, store_sites, stored_tensor
+from stagelint.stores import outlives_fact, read_after, rebuilt_owner, store_is_external, store_sites, stored_tensor
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.values import FILE_METHODS
 from stagelint.analysis.values import FILE, formatted_tensorness, kind_of, python_number
@@ -453,7 +453,8 @@ class ExternalStateMutation(Rule):
     (`model.history.append(x)`) is flagged: it changes once, at trace time; a Python attribute
     changed on every call (`model.steps += 1`) is STG501. `jax.jit`, `vmap`, `grad` and the bodies
     of `lax` control flow pass each non-static argument as JAX's own copy, rebuilt around the
-    tracers: a store into it is flagged only when it was meant for the caller, who never sees it
+    tracers down to its inner containers (`params, stats = carry` in a `lax.scan` body unpacks
+    copies too): a store into it is flagged only when it was meant for the caller, who never sees it
     (the function neither returns the object nor reads what it wrote again, or what it wrote is
     an NNX Variable: `counter.count[...] += 1`); `params["w"] = ...; return params` is fine.
 
@@ -625,7 +626,7 @@ class ExternalStateMutation(Rule):
                 continue
             read = {"_read_after": read_after(self.ctx, site), "_definite": site.tensor.definite} if maybe_copy else {}
             self.report(site.node, action=site.action, place=site.place, _root=site.root_kind,
-                        _root_name=site.root, _params=sorted(site.tensor.params), **read,
+                        _root_name=site.root, _owner=site.owner, _params=sorted(site.tensor.params), **read,
                         _calls=sorted(list(c) for c in site.tensor.calls), function=site.func,
                         **store_fields(self.ctx, site))
 
@@ -666,8 +667,7 @@ def _lost_update(candidate, project, key) -> bool:
     `params_["online"] = ...; return params_`) or read back (`batch["x"] = batch["x"] / 255`
     before the model reads it), the write serves the call itself."""
     fields = candidate.fields
-    if key not in project.unguarded or fields.get("_root") != "param" \
-            or fields.get("_root_name", "") not in project.jax.rebuilt_params(key):
+    if key not in project.unguarded or not rebuilt_owner(candidate, project, key):
         return False
     read = fields.get("_read_after", "returned")
     return not read or (read == "read" and writes_variable(candidate, project, key))

@@ -78,7 +78,10 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
 
     Under JAX: `float()`, `int()`, `.item()` and NumPy on a tracer (ConcretizationTypeError,
     TracerArrayConversionError); `np.prod(x.shape)`, `x.ndim`, `len(x)` are static and fine, and
-    so is a conversion in the body of a `try` whose handler names that error.
+    so is a conversion in the body of a `try` whose handler names that error. NumPy functions
+    that call their first argument's own method (`np.min(x, 0)`, `np.sum(x)`, `np.reshape(x,
+    (3, 3))`, `np.transpose(x)`: `frameworks.NUMPY_ARRAY_METHOD_CALLS`) run JAX's method on a
+    tracer given first and work; `np.sum([x, y])` and `np.clip(x, 0, 1)` raise.
 
     ## Why is this bad?
     Inside a `tf.function` tensors are symbolic: they have a shape and a dtype but no value
@@ -294,19 +297,26 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
         ctx = self.ctx
         t = Tensorness()
         tensor_arg = None
-        for arg in node.args:
+        others = False  # a possible tensor in an argument after the first
+        for i, arg in enumerate(node.args):
             if value_of(ctx, arg.value, ctx.function).what == "dict":
                 continue  # NumPy keeps a dict as one object (`np.sum(metrics, -1)` returns it): no conversion
             at = tensorness(ctx, arg.value, ctx.function)
             if at.possible and tensor_arg is None:
                 tensor_arg = arg.value
+            others = others or (at.possible and (i > 0 or arg.keyword is not None or arg.star != ""))
             t = t | at
         if t.possible:
             name = short_code(node.func)
+            # `np.min(x, 0)` with x first and alone: JAX's `x.min` runs (`jaxrules.confirm_concrete_value`)
+            first = node.args[0].value if node.args else None
+            listed = isinstance(first, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)) \
+                or (first is not None and value_of(ctx, first, ctx.function).what in ("list", "tuple"))
+            receiver = {"_numpy": q} if not others and not listed else {}
             self.report(node, call=f"{name}(...)", value=short_code(tensor_arg),
                         error="NotImplementedError (Cannot convert a symbolic tf.Tensor to a numpy array)",
                         instead="use the TensorFlow equivalent (`tf.reduce_*`, `tf.math.*`, `tf.experimental.numpy`), or `tf.numpy_function`",
-                        _jax_error="TracerArrayConversionError", **_tensor_fields(t))
+                        _jax_error="TracerArrayConversionError", **receiver, **_tensor_fields(t))
 
     @classmethod
     def confirm(cls, candidate, project, module):

@@ -176,6 +176,7 @@ class LeakedTensor(Rule):
                 continue
             value = short_code(site.value) if site.value is not None else _stored_arg(site)
             self.report(site.node, value=value, place=site.place, _root=site.root_kind, _root_name=site.root,
+                        _owner=site.owner,
                         _definite=site.tensor.definite, _params=sorted(site.tensor.params),
                         _calls=sorted(list(c) for c in site.tensor.calls), function=site.func,
                         **store_fields(self.ctx, site))

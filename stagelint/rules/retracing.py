@@ -24,6 +24,7 @@ from stagelint.nnx import changes_every_call, imports_flax, python_attribute_ret
 from stagelint.rules.base import Rule
 from stagelint.stores import store_sites
 from stagelint.analysis.bounds import literal, varying_bound
+from stagelint.analysis.guards import resets_its_flag
 from stagelint.analysis.functions import (
     BOUND,
     NEW,
@@ -481,7 +482,10 @@ class FunctionRecreated(Rule):
     once (`tf.function(f)(x)` in a test or a script); `tf.function(f).get_concrete_function(...)`,
     the guide's way to build one concrete function per optimizer or per mutated object; factories
     that return the Function instead of calling it, whose result the caller keeps
-    (`step = make_step(model)`, `{k: make_step(k) for k in keys}`).
+    (`step = make_step(model)`, `{k: make_step(k) for k in keys}`); a Function made in a loop
+    under a flag its block clears (`if need_compile: step = jax.jit(partial(update, n=n));
+    need_compile = False`), which the loop sets again only under a test of its own (when `n`
+    changes): it is made on those iterations, not on each one.
 
 
     Under JAX and its libraries it depends on what is wrapped, because their trace caches are
@@ -689,6 +693,8 @@ class FunctionRecreated(Rule):
         self._graph_only: list[cst.CSTNode] = []
         #: comprehensions around the walk: their element runs once per item, like a loop body
         self._comprehensions: list[cst.CSTNode] = []
+        #: the `if` statements around the walk
+        self._ifs: list[cst.If] = []
         #: `factory(...)(x)` inside a loop: (qualnames the factory may be, the loop)
         self._factory_calls: list[tuple[set[str], cst.CSTNode]] = []
         #: this module's functions that return a new nested function (`analysis.functions`)
@@ -706,7 +712,11 @@ class FunctionRecreated(Rule):
     visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
     leave_SetComp = leave_DictComp = leave_GeneratorExp = leave_ListComp
 
+    def leave_If(self, node: cst.If) -> None:
+        self._ifs.pop()
+
     def visit_If(self, node: cst.If) -> None:
+        self._ifs.append(node)
         test, negated = node.test, False
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, negated = test.expression, True
@@ -762,6 +772,12 @@ class FunctionRecreated(Rule):
         target = call.args[0].value
         loop = self._comprehensions[-1] if self._comprehensions else (ctx.loops[-1] if ctx.loops else None)
         ident = identity(ctx, target, loop, self._new_factories)
+        if loop is not None and not self._comprehensions and any(
+                resets_its_flag(ctx, guard, loop) for guard in self._ifs):
+            # `if need_compile: step = jax.jit(...); need_compile = False`: made when the loop
+            # sets the flag, not on every iteration: once per run of this scope at least
+            loop = None
+            ident = identity(ctx, target, None, self._new_factories) if ctx.function is not None else None
         if loop is not None and not _retraces(cache, ident):
             # the same object on every iteration (`jax.jit(step)`, a name bound before the loop):
             # made again once per run of this scope, with what the scope binds then
