@@ -42,10 +42,11 @@ def main(argv: list[str] | None = None) -> int:
             from stagelint.runtime import script
 
             return script.run(args, workdir, leftovers)
-        used = frameworks.of_tests(arguments.test_files(args.targets))
-        children = executor.start_runs(args.targets[0], args.targets[1:] + args.pytest_args, workdir, used,
-                                       end_groups=not leftovers.watching)
-        return _finish(args, children, workdir, leftovers)
+        with lint.reading_once():  # the frameworks', the linted files' and the verdicts' import scans
+            used = frameworks.of_tests(arguments.test_files(args.targets))
+            children = executor.start_runs(args.targets[0], args.targets[1:] + args.pytest_args, workdir, used,
+                                           end_groups=not leftovers.watching)
+            return _finish(args, children, workdir, leftovers)
     except KeyboardInterrupt:
         print("stagelint run: interrupted", file=sys.stderr)
         return 2

@@ -1,8 +1,11 @@
 """Which staging frameworks a test session imports when it starts, from the imports of its files.
 
-What the test modules and the `conftest.py` files pytest loads for them import at module level,
-followed through the project's modules (imports in a function's body, such as an export helper's
-`import tensorflow`, run only if it is called, and are not followed). The fork server imports those
+What the test modules and the `conftest.py` files pytest loads for them import at module level
+whatever the conditions, followed through the project's modules. Imports in a function's body (an
+export helper's `import tensorflow`) run only if it is called; imports under an `if` or in an
+`except` handler run only if their condition holds (Keras imports the one backend it is configured
+with under `if backend() == ...:`, so Keras's own modules name TensorFlow, JAX and Flax).
+Neither is followed: importing a framework the session does not use costs seconds. The fork server imports those
 once for both runs, and the recorder patches them before the tests are collected. A framework the
 tests import later (in a test's body, through an installed library) is patched when it is imported
 (`recorder.install`): nothing is missed, it only costs that import in each run. Nothing is imported
@@ -26,10 +29,10 @@ ENV = "STAGELINT_FRAMEWORKS"
 
 
 def used_by(files: list[str]) -> frozenset[str]:
-    """The frameworks the module-level imports of `files` bring in."""
+    """The frameworks the module-level imports of `files` bring in, whatever the conditions."""
     found: set[str] = set()
     for path in files:
-        for module, level, _ in lint._imports(Path(path), at_import=True):
+        for module, level, _ in lint._imports(Path(path), "always"):
             if level:
                 continue
             found.update(PACKAGES.get(module.split(".")[0], ()))
@@ -55,7 +58,7 @@ def of_tests(test_modules: list[str]) -> frozenset[str]:
     files: dict[str, None] = {}
     for start in [*test_modules, *(c for m in test_modules for c in conftests(m))]:
         try:
-            files.update(dict.fromkeys(lint.project_files(start, at_import=True)))
+            files.update(dict.fromkeys(lint.project_files(start, when="always")))
         except OSError:
             continue
     return used_by(list(files))

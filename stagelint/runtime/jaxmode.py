@@ -21,6 +21,7 @@ during a recorded call (`why`).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import logging
@@ -71,6 +72,9 @@ class JaxCalls:
         self.traced_in_eager = False
         #: During a top-level call: JAX's explanations of its cache misses.
         self.misses: list[str] = []
+        #: The graph run's context in which JAX explains its cache misses: the recorded calls only
+        #: (explaining every miss of the session, jnp's own functions included, costs 5-10% of a run).
+        self.explaining = contextlib.nullcontext
 
     # Decorating ---------------------------------------------------------------------------------
 
@@ -161,7 +165,8 @@ class JaxCalls:
         result = error = None
         started = time.perf_counter()
         try:
-            result = jitted._jitted(*call_args, **kwargs)
+            with self.explaining():
+                result = jitted._jitted(*call_args, **kwargs)
             return result
         except BaseException as e:
             error = e
@@ -400,7 +405,11 @@ def install(recorder, mode: str) -> JaxCalls:
     if mode == "eager":
         jax.config.update("jax_disable_jit", True)
     else:
-        jax.config.update("jax_explain_cache_misses", True)
+        explain = getattr(jax, "explain_cache_misses", None)
+        if explain is not None:
+            calls.explaining = functools.partial(explain, True)
+        else:
+            jax.config.update("jax_explain_cache_misses", True)
         logger = logging.getLogger(EXPLAIN_LOGGER)
         logger.addHandler(_ExplainHandler(calls))
         # The explanations are the recorder's evidence, not the tests' output.

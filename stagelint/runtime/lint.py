@@ -8,6 +8,7 @@ without importing anything, so linting never runs the user's code.
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
 from pathlib import Path
 
@@ -24,16 +25,47 @@ def _module_file(name: str, roots: list[Path]) -> Path | None:
     return None
 
 
-def _imports(path: Path, at_import: bool = False) -> list[tuple[str, int, list[str]]]:
-    """(module, relative level, imported names) for every import in a file; with `at_import`,
-    only those that run when the file is imported: not in a function's body (it runs when called),
-    not under `if TYPE_CHECKING:`."""
+#: What `_imports` may report: every import; those that run when the file is imported; those that
+#: run whenever it is imported (not under an `if` or in an `except` handler).
+WHEN = ("any", "import", "always")
+
+#: Inside `reading_once`: path -> {when: imports}, so that each file is parsed once.
+_scans: dict[Path, dict[str, list[tuple[str, int, list[str]]]]] | None = None
+
+
+@contextlib.contextmanager
+def reading_once():
+    """Parse each file once for the import scans made inside: `stagelint run` follows the same
+    project files for the frameworks the session imports, then for the files to lint, then for
+    what each test module imports directly (a Keras test module reaches 440 files)."""
+    global _scans
+    outer, _scans = _scans, ({} if _scans is None else _scans)
+    try:
+        yield
+    finally:
+        _scans = outer
+
+
+def _imports(path: Path, when: str = "any") -> list[tuple[str, int, list[str]]]:
+    """(module, relative level, imported names) for the imports of a file (`WHEN`): with
+    "import", only those that run when the file is imported: not in a function's body (it runs when
+    called), not under `if TYPE_CHECKING:`; with "always", not under any `if` or in an `except`
+    handler either (`if backend() == "jax":` imports JAX only where that backend is configured)."""
+    if _scans is not None and path in _scans:
+        return _scans[path][when]
     try:
         tree = ast.parse(path.read_bytes(), filename=str(path))
     except (SyntaxError, ValueError, OSError):
         return []
+    found = {"any": _import_list(ast.walk(tree)), "import": _import_list(_executed_at_import(tree, False)),
+             "always": _import_list(_executed_at_import(tree, True))}
+    if _scans is not None:
+        _scans[path] = found
+    return found[when]
+
+
+def _import_list(nodes) -> list[tuple[str, int, list[str]]]:
     out = []
-    nodes = list(ast.walk(tree)) if not at_import else _executed_at_import(tree)
     for node in nodes:
         if isinstance(node, ast.Import):
             out.extend((alias.name, 0, []) for alias in node.names)
@@ -42,9 +74,10 @@ def _imports(path: Path, at_import: bool = False) -> list[tuple[str, int, list[s
     return out
 
 
-def _executed_at_import(tree: ast.Module) -> list[ast.AST]:
+def _executed_at_import(tree: ast.Module, always: bool) -> list[ast.AST]:
     """The statements of a module that run when it is imported (class bodies do; function bodies
-    and `if TYPE_CHECKING:` blocks do not)."""
+    and `if TYPE_CHECKING:` blocks do not); with `always`, only those that run whatever the
+    conditions (no `if` body or branch, no `except` handler, no `case`)."""
     out, stack = [], list(reversed(tree.body))
     while stack:
         node = stack.pop()
@@ -54,7 +87,11 @@ def _executed_at_import(tree: ast.Module) -> list[ast.AST]:
         if isinstance(node, ast.If) and _type_checking(node.test):
             stack.extend(reversed(node.orelse))
             continue
+        if always and isinstance(node, ast.If):
+            continue
         for child in reversed(list(ast.iter_child_nodes(node))):
+            if always and isinstance(child, (ast.excepthandler, ast.match_case)):
+                continue
             if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
                 stack.append(child)
     return out
@@ -91,10 +128,10 @@ def direct_imports(test_module: str) -> list[str]:
     return project_files(test_module, transitive=False)[1:]
 
 
-def project_files(test_module: str, transitive: bool = True, at_import: bool = False) -> list[str]:
-    """The test module followed by the project modules it imports, transitively. With `at_import`,
-    only what importing the test module imports: imports that run at import time (`_imports`), and
-    the packages a dotted module lives in (their `__init__.py` runs first)."""
+def project_files(test_module: str, transitive: bool = True, when: str = "any") -> list[str]:
+    """The test module followed by the project modules it imports, transitively. With `when`
+    "import" or "always", only what importing the test module imports: the imports `_imports` says
+    run then, and the packages a dotted module lives in (their `__init__.py` runs first)."""
     start = Path(test_module).resolve()
     root = project_root_of(start)
     roots = _roots(start, root)
@@ -105,7 +142,7 @@ def project_files(test_module: str, transitive: bool = True, at_import: bool = F
         if path != start and not transitive:
             continue
         package = path.parent
-        for module, level, names in _imports(path, at_import):
+        for module, level, names in _imports(path, when):
             if level:
                 base = package
                 for _ in range(level - 1):
@@ -117,7 +154,7 @@ def project_files(test_module: str, transitive: bool = True, at_import: bool = F
             candidates = []
             if full:
                 candidates.append(_module_file(full, search))
-                if at_import:
+                if when != "any":
                     parts = full.split(".")
                     candidates += [_module_file(".".join(parts[:i]), search) for i in range(1, len(parts))]
             for name in names:  # `from pkg import submodule`

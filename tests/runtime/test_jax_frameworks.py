@@ -45,6 +45,10 @@ def _of_tests(tmp_path, files: dict[str, str]) -> frozenset[str]:
     # What does not: a function's body, a type-checking block.
     ("def test_a():\n    import tensorflow as tf\n", set()),
     ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import jax\nelse:\n    import numpy\n", set()),
+    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import numpy\nelse:\n    import jax\n", {"jax"}),
+    # Nor what runs only if a condition holds: a backend chosen by configuration, a fallback.
+    ("import os\nif os.environ.get('BACKEND') == 'jax':\n    import jax\nelse:\n    import tensorflow\n", set()),
+    ("try:\n    import tensorflow as tf\nexcept ImportError:\n    import jax\n", {"tf"}),
 ])
 def test_frameworks_from_the_test_module_imports(tmp_path, source, expected):
     assert _of_tests(tmp_path, {"test_m.py": source}) == expected
@@ -62,6 +66,40 @@ def test_a_function_local_import_in_the_project_brings_no_framework(tmp_path):
         "model.py": "import jax\n\ndef export():\n    import tensorflow\n    import saving\n",
         "saving.py": "import tensorflow as tf\n",
     }) == {"jax"}
+
+
+def test_a_module_imported_under_a_condition_is_not_followed(tmp_path):
+    """Keras 3's way: `backend/__init__.py` imports the backend it is configured with under
+    `if backend() == ...:`; the session imports one of them, not all."""
+    assert _of_tests(tmp_path, {
+        "test_m.py": "import backend\n",
+        "backend.py": "from config import name\nif name() == 'jax':\n    from jax_backend import *\n"
+                      "elif name() == 'tensorflow':\n    from tf_backend import *\n",
+        "config.py": "def name():\n    return 'tensorflow'\n",
+        "jax_backend.py": "import jax\n",
+        "tf_backend.py": "import tensorflow\n",
+    }) == set()
+    assert _of_tests(tmp_path, {"test_m.py": "import tf_backend\n", "tf_backend.py": "import tensorflow\n"}) == {"tf"}
+
+
+def test_each_file_is_parsed_once_for_all_the_scans(tmp_path, monkeypatch):
+    """`stagelint run` scans the same files for the frameworks, the files to lint and the direct
+    imports; inside `reading_once` each is read and parsed once."""
+    from stagelint.runtime import lint
+
+    test = _project(tmp_path, {"test_m.py": "import model\n", "model.py": "import jax\nimport helpers\n",
+                               "helpers.py": "def f():\n    import saving\n", "saving.py": "x = 1\n"})
+    parsed = []
+    parse = lint.ast.parse
+    monkeypatch.setattr(lint.ast, "parse", lambda data, filename, **kw: parsed.append(filename) or parse(data, filename))
+    with lint.reading_once():
+        assert frameworks.of_tests([test]) == {"jax"}
+        assert len(lint.project_files(test)) == 4
+        assert [os.path.basename(p) for p in lint.direct_imports(test)] == ["model.py"]
+    assert sorted(os.path.basename(p) for p in parsed) == ["helpers.py", "model.py", "saving.py", "test_m.py"]
+    parsed.clear()
+    lint.project_files(test)  # outside: read afresh (the files may have changed)
+    assert len(parsed) == 4
 
 
 def test_a_dotted_import_runs_its_packages_and_conftests_count(tmp_path):
