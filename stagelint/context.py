@@ -528,7 +528,7 @@ class FileContext:
         params = [p.name.value for p in all_params]
         defaults = {p.name.value: p.default for p in all_params if p.default is not None}
         decorator_names = set()
-        signature, autograph, relaxed = False, True, False
+        signature, autograph, relaxed, xla = False, True, False, False
         for dec in node.decorators:
             target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
             names = self.qualified_names(target)
@@ -536,6 +536,7 @@ class FileContext:
             if isinstance(dec.decorator, cst.Call) and names & self.framework.staging_decorators:
                 signature, autograph = staging_options(dec.decorator)
                 relaxed = relaxes_shapes(dec.decorator)
+                xla = compiles_with_xla(dec.decorator)
         from stagelint.jaxstaging import decorated_api, record_decorated
 
         jax_api = decorated_api(self, node) if node.decorators else None
@@ -559,6 +560,7 @@ class FileContext:
             input_signature=signature,
             relaxed_shapes=relaxed,
             autograph=autograph,
+            xla=xla,
         )
         star = node.params.star_arg
         if isinstance(star, cst.Param):
@@ -825,6 +827,15 @@ def staging_options(call: cst.Call) -> tuple[bool, bool]:
         elif key == "autograph":
             autograph = not (isinstance(value, cst.Name) and value.value == "False")
     return signature, autograph
+
+
+def compiles_with_xla(call: cst.Call) -> bool:
+    """`tf.function(jit_compile=...)` (or its old name `experimental_compile`) with anything but
+    a literal False / None: the Function may be compiled with XLA."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in ("jit_compile", "experimental_compile"):
+            return not (isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None"))
+    return False
 
 
 def tracing_test(ctx, node: cst.FunctionDef):

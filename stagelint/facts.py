@@ -156,6 +156,9 @@ class FunctionFacts:
     relaxed_shapes: bool = False
     #: the staging decorator says `autograph=False` (no conversion of int()/len()/loops)
     autograph: bool = True
+    #: the staging decorator may compile with XLA (`jit_compile=` anything but False / None), where
+    #: ops XLA lacks (`tf.print`'s PrintV2) fail
+    xla: bool = False
     #: how each parameter is used in the body: "tensor" (only where a tensor works the same: op
     #: operands, `tf.range` bounds, `tf.print`), "structure" (Python control flow, `range`, shapes,
     #: other calls), absent when unused (filled by STG501's visitor)

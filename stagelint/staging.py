@@ -732,6 +732,17 @@ class Project:
                     out.add(kw)
         return out - f.python_default_params
 
+    def entries_reaching(self, key: Key) -> set[Key]:
+        """Every entry point whose tracing reaches `key` (itself, when it is one): the callers of
+        `key`, their callers and so on, that are entry points."""
+        seen, todo = {key}, [key]
+        while todo:
+            for caller in self.callers(todo.pop()):
+                if caller not in seen:
+                    seen.add(caller)
+                    todo.append(caller)
+        return {k for k in seen if k in self.entries}
+
     def callers(self, key: Key) -> set[Key]:
         """Functions whose calls (or function references) resolve to `key`."""
         if self._callers is None:

@@ -437,7 +437,8 @@ def stored_tensor_fact(candidate, project, key) -> list | None:
     params = sorted(set(fields.get("_params", ())) & stored_tensor_params(project, key))
     if params:
         names = ", ".join(f"`{p}`" for p in params)
-        return fact(f"`{value}` comes from parameter {names}, a tensor at every call the project shows",
+        return fact(f"`{value}` comes from parameter {names}, which the project shows is a tensor (what a caller "
+                    f"passes, an op it is given to, or a Keras `call`'s input)",
                     candidate.span)
     if stored_tensor(candidate, project, key):
         return fact(f"`{value}` is what a layer, a model or a project function returns: a tensor", candidate.span)

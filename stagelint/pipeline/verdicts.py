@@ -152,8 +152,11 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
             continue  # a fact of the chain is unknown (or only heuristic): `analysis.proof`
         because = (staging_notes(project, key) if key is not None else []) + candidate_notes(stated, m.path)
         template = rule.message
-        if rule.jax_message and (cand.fields.get("_jax_api") or (key is not None and project.jax.framework_of(key) == "jax")):
+        in_jax = bool(cand.fields.get("_jax_api") or (key is not None and project.jax.framework_of(key) == "jax"))
+        if rule.jax_message and in_jax:
             template = rule.jax_message  # the framework's own remedy
+        if fix is not None:
+            fix = rule.project_fix(fix, cand, project, key, in_jax)
         finding = Finding(
             code=rule.code,
             name=rule.name,

@@ -113,6 +113,13 @@ class Rule:
             edits.append(Edit(span.line, span.column, span.end_line, span.end_column, text))
         return Fix(digest, tuple(edits), safe=self.fix_is_safe(node, fields))
 
+    @classmethod
+    def project_fix(cls, fix, candidate, project, key, jax: bool):
+        """The fix as the project shows it applies: `fix`, the same fix made unsafe
+        (`dataclasses.replace(fix, safe=False)`) where only the project shows what can break, or
+        None where it does not apply (`jax`: the finding is reported in JAX's terms)."""
+        return fix
+
     def finish(self) -> None:
         """Called once after the traversal, for rules that decide at the end of the file."""
 

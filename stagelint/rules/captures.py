@@ -633,8 +633,8 @@ class StaleAttribute(Rule):
 
     code = "STG302"
     name = "stale-attribute"
-    message = "{func} reads `{obj}`, a plain Python attribute that is reassigned elsewhere ({where}); the object is keyed by identity, so later calls reuse the trace and the old value; keep it in a `tf.Variable` updated with `.assign()`, or pass it as an argument"
-    jax_message = "{func} reads `{obj}`, a plain Python attribute that is reassigned elsewhere ({where}); a static object is keyed by its hash, so later calls reuse the trace and the old value; pass the value as a traced argument, or make the object a pytree"
+    message = "{func} reads `{obj}`, a plain Python attribute that is reassigned elsewhere ({where}); the object is keyed by identity, so a call that reuses the trace keeps the old value; keep it in a `tf.Variable` updated with `.assign()`, or pass it as an argument"
+    jax_message = "{func} reads `{obj}`, a plain Python attribute that is reassigned elsewhere ({where}); a static object is keyed by its hash, so a call that reuses the trace keeps the old value; pass the value as a traced argument, or make the object a pytree"
     valid = (
         """
         import tensorflow as tf

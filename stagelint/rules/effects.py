@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from stagelint.analysis.guards import type_dispatch
@@ -15,6 +17,7 @@ from stagelint.frameworks import (
     PYTHON_IO_PREFIXES,
 )
 from stagelint.fix import tensorflow_alias
+from stagelint.frameworks import canonical_tf_name
 from stagelint.jaxrules import writes_into_ref
 from stagelint.nnx import static_container, store_carried, store_fields, writes_variable
 from stagelint.rules.base import Rule
@@ -81,8 +84,11 @@ class TraceTimeSideEffect(Rule):
     `file=sys.stdout` / `file=sys.stderr` (which becomes `output_stream=`). Anything else (`flush=`,
     a computed `sep`, `**kwargs`, a module that does not import `tensorflow` as a module) is
     left for you. The fix is safe where the print names its stream (`file=sys.stdout` /
-    `file=sys.stderr`); otherwise it is unsafe (`--unsafe-fixes`): `tf.print` writes to standard
-    error unless told otherwise, where `print` wrote to standard output. Either way it prints a
+    `file=sys.stderr`) and every entry point that traces it is a plain `@tf.function` or a
+    `tf.data` function; otherwise it is unsafe (`--unsafe-fixes`): `tf.print` writes to standard
+    error unless told otherwise, where `print` wrote to standard output, and XLA has no
+    `tf.print` op, so under `jit_compile=True` (or a Keras model, which Keras 3 compiles with
+    XLA on a GPU by default) the fixed code raises. Code JAX stages gets no fix. Either way it prints a
     tensor's values where `print` printed its symbolic description, and a deliberate trace-time
     message becomes a per-call one: that is the point of the fix.
     Other Python I/O (logging, files) has no fix. Methods named like a file's on objects that
@@ -269,13 +275,11 @@ class TraceTimeSideEffect(Rule):
                     cond = cond | tensorness(ctx, test, func)
                 if cond.possible:
                     self.report(node, function=func, call=call, _definite=cond.definite, _params=sorted(cond.params),
-                                instead="under a tensor `if` AutoGraph traces both branches, so it logs while tracing "
-                                        "whatever the condition; use `tf.print()` in the branch")
+                                _under_if=True, instead=_UNDER_TENSOR_IF)
                 continue
             if t.possible or t.calls:
                 self.report(node, function=func, call=call, _definite=t.definite, _params=sorted(t.params),
-                            _calls=sorted(list(c) for c in t.calls),
-                            instead="it logs a symbolic tensor once per trace; use `tf.print()`, or log outside the tf.function")
+                            _calls=sorted(list(c) for c in t.calls), instead=_LOGS_TENSOR)
 
         for func, node in self.file_calls:
             receiver = node.func.value
@@ -297,12 +301,20 @@ class TraceTimeSideEffect(Rule):
             if calls_return_tensor(project, module.module, [tuple(c) for c in calls]):
                 return True
         key = (module.module, candidate.function)
+        params = set(candidate.fields["_params"])
+        if params & project.tensor_params(key):
+            return True
         f = project.function(key)
         if project.entries.get(key) in ("decorator", "wrapper") and f is not None:
-            # a tf.function's own arguments: tensors, unless they default to a Python literal
-            if set(candidate.fields["_params"]) - f.literal_default_params:
-                return True
-        return bool(set(candidate.fields["_params"]) & project.tensor_params(key))
+            # A tf.function's own arguments: tensors unless they default to a Python literal, or
+            # every call the project shows passes a Python value (tf.function hands those to the
+            # body as they are: one branch traced, the log made of Python values).
+            unknown = params - f.literal_default_params
+            if not unknown or all(_python_at_every_call(project, key, p) for p in unknown):
+                return False
+            # Not shown to be a tensor: the message says only what holds either way.
+            return {"instead": _UNDER_IF if candidate.fields.get("_under_if") else _LOGS_ONCE}
+        return False
 
     @staticmethod
     def _prints_python_values_in_a_dataset_function(candidate, project, module) -> bool:
@@ -389,6 +401,21 @@ class TraceTimeSideEffect(Rule):
                 return None
         return edits
 
+    @classmethod
+    def project_fix(cls, fix, candidate, project, key, jax: bool):
+        """`tf.print` is no remedy in code JAX stages (it cannot print a tracer), so the fix goes.
+        It is safe only where every entry point that traces the print is a plain `@tf.function`
+        (no `jit_compile`) or a `tf.data` function: XLA has no PrintV2, so under
+        `tf.function(jit_compile=True)` the fixed code raises InvalidArgumentError, and Keras 3
+        compiles `fit`/`predict` with XLA on a GPU by default (`jit_compile="auto"`); a
+        `tf.function(f, ...)` wrapper's options are not in the facts (observed with TF 2.21 in
+        `tests/runtime/test_message_facts.py`)."""
+        if jax:
+            return None
+        if fix.safe and not (key is not None and _plain_graph_only(project, key)):
+            return replace(fix, safe=False)
+        return fix
+
     def _is_logger(self, receiver: cst.BaseExpression) -> bool:
         ctx = self.ctx
         if isinstance(receiver, cst.Call):
@@ -399,6 +426,43 @@ class TraceTimeSideEffect(Rule):
                 if isinstance(value, cst.Call) and ctx.qualified_names(value.func) & LOGGER_FACTORIES:
                     return True
         return False
+
+
+#: The remedies of a log, by what is known of the values it involves. AutoGraph stages an `if` on a
+#: tensor as a `tf.cond` and traces both branches; an `if` on a Python value traces one branch per
+#: trace. Either way the log runs when its branch is traced, not when a call reuses the trace.
+_UNDER_TENSOR_IF = ("under a tensor `if` AutoGraph traces both branches, so it logs while tracing whatever the "
+                    "condition; use `tf.print()` in the branch")
+_UNDER_IF = ("it logs when its branch is traced, not on the calls that reuse the trace; use `tf.print()` in "
+             "the branch")
+_LOGS_TENSOR = "it logs a symbolic tensor once per trace; use `tf.print()`, or log outside the tf.function"
+_LOGS_ONCE = ("it logs once per trace, and a tensor as its symbolic description rather than its value; use "
+              "`tf.print()`, or log outside the tf.function")
+
+
+def _plain_graph_only(project, key) -> bool:
+    """Every entry point whose tracing reaches `key` builds a TensorFlow graph without XLA: a
+    `@tf.function` without `jit_compile`, or a `tf.data` function."""
+    entries = project.entries_reaching(key)
+    if not entries:
+        return False
+    for entry in entries:
+        if entry in project.jax.entries:
+            return False
+        kind = project.entries[entry]
+        if kind == "dataset":
+            continue
+        f = project.function(entry)
+        if kind != "decorator" or f is None or f.xla or not any(
+                canonical_tf_name(d) == "tensorflow.function" for d in f.decorators):
+            return False
+    return True
+
+
+def _python_at_every_call(project, key, param: str) -> bool:
+    """Every call of `key` the project shows passes a Python value for `param` (and there is one)."""
+    args = project.args_for(key, param)
+    return bool(args) and all(python_number(a) for _, _, a in args)
 
 
 def _opened_here(ctx, receiver, func) -> bool:

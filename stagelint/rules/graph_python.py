@@ -813,14 +813,17 @@ class DiscardedOp(Rule):
     Graphs are non-strict: they run only the ops needed for the outputs and for stateful
     effects. An op whose result is unused is pruned, so the error it would raise (an
     out-of-range `tf.gather`, a failed `tf.ensure_shape`, an unparsable `tf.strings.to_number`)
-    never happens, while eager mode runs it and raises. Often the result was meant to be used
+    never happens, while eager mode runs it and raises. (What the op checks while it is built
+    still raises: `tf.ensure_shape` of a static shape that cannot match fails at trace time,
+    pruned or not; the checks lost are those made on run-time values, observed with TF 2.21 in
+    `tests/runtime/test_message_facts.py`.) Often the result was meant to be used
     (`tf.tensor_scatter_nd_update(...)` returns a new tensor; it does not update in place).
 
     ## Example
     ```python
     @tf.function
     def unused_return_graph(x):
-        tf.gather(x, [1])      # pruned: never runs, never raises
+        tf.gather(x, [1])      # pruned: never runs, so an index out of range never raises
         return x
     ```
 
@@ -836,7 +839,7 @@ class DiscardedOp(Rule):
     code = "STG603"
     severity = "warning"
     name = "discarded-op"
-    message = "the result of `{call}` is unused, so {func}'s graph prunes the op and it never runs (nor raises, unlike eager mode); use the result, or use a `tf.debugging` check if it was meant as one"
+    message = "the result of `{call}` is unused, so {func}'s graph prunes the op: it never runs, and an error it would raise when run (as eager mode runs it) never happens; use the result, or use a `tf.debugging` check if it was meant as one"
     valid = (
         """
         import tensorflow as tf

@@ -61,8 +61,8 @@ class PythonIterator(Rule):
 
     code = "STG103"
     name = "python-iterator"
-    message = "{what} advances a Python iterator ({source}) only while {func} is traced: every call sees the same element; iterate a `tf.data` dataset instead (`iter(tf.data.Dataset...)`)"
-    jax_message = "{what} advances a Python iterator ({source}) only while {func} is traced by JAX: every call sees the same element; take the next element outside and pass it in"
+    message = "{what} advances a Python iterator ({source}) only while {func} is traced: every call that reuses the trace sees the same element; iterate a `tf.data` dataset instead (`iter(tf.data.Dataset...)`)"
+    jax_message = "{what} advances a Python iterator ({source}) only while {func} is traced by JAX: every call that reuses the trace sees the same element; take the next element outside and pass it in"
     valid = (
         """
         import tensorflow as tf
@@ -225,8 +225,8 @@ class FrozenPythonValue(Rule):
     name = "frozen-python-value"
     fixable = True
     fix_safe = False  # a Python number becomes a tensor: see "Fix"
-    message = "`{call}` is evaluated once while {func} is traced and baked into the graph as a constant, so every call gets the same value; use {instead}"
-    jax_message = "`{call}` is evaluated once while {func} is traced by JAX and baked in as a constant, so every call gets the same value; pass an explicit `jax.random` key (split per call), or the value, as an argument"
+    message = "`{call}` is evaluated once while {func} is traced and baked into the graph as a constant, so every call that reuses the trace gets the same value; use {instead}"
+    jax_message = "`{call}` is evaluated once while {func} is traced by JAX and baked in as a constant, so every call that reuses the trace gets the same value; pass an explicit `jax.random` key (split per call), or the value, as an argument"
     valid = (
         """
         import numpy as np

@@ -560,7 +560,7 @@ class IdentityHashedStaticArgument(_StaticSites):
     severity = "warning"
     repeated_cost = True
     name = "identity-hashed-static-argument"
-    message = "`{arg}` makes a new `{cls}` for the static parameter `{param}` of `{callee}` {when}: `{cls}` hashes by identity, so under jax.jit every call traces and compiles again; make it a `@dataclass(frozen=True)` (or give it `__hash__` and `__eq__`), or build it once and reuse it"
+    message = "`{arg}` makes a new `{cls}` for the static parameter `{param}` of `{callee}` {when}: `{cls}` hashes by identity, so under jax.jit each call given a new one traces and compiles again; make it a `@dataclass(frozen=True)` (or give it `__hash__` and `__eq__`), or build it once and reuse it"
     valid = (
         """
         import dataclasses

@@ -281,9 +281,15 @@ class VariableCreation(Rule):
     variables (tf-addons' CRF decoding cell): the RNN's variables are its cell's.
 
     ## Why is this bad?
-    A tf.function may create variables only on its first trace. An unconditional
-    `tf.Variable` raises `ValueError: tf.function only supports singleton tf.Variables created
-    on the first call`; a Keras layer built inside the function does the same.
+    A tf.function keeps the variables one trace creates, and no more: when its first trace
+    creates variables, it traces the function again on that same call, and a variable created
+    in that second trace raises `ValueError: tf.function only supports singleton tf.Variables
+    created on the first call` (in a later trace: `ValueError: Creating variables on a non-first
+    call`). So an unconditional `tf.Variable` fails on the very first call, not on a later one;
+    one under a Python `if` fails on the first call that takes the branch; a Keras layer built
+    inside the function does the same (all observed with TF 2.21 in
+    `tests/runtime/test_message_facts.py`). The guard below works because the second trace finds
+    `self.v` set.
 
     ## Example
     ```python
@@ -310,7 +316,7 @@ class VariableCreation(Rule):
 
     code = "STG402"
     name = "variable-creation"
-    message = "`{what}` creates a variable each time {func} is traced; tf.function allows it only on the first call (ValueError): create it outside or under `if self.v is None:`"
+    message = "`{what}` creates a variable each time {func} is traced, and tf.function keeps the variables of one trace only: it traces a function that created some again on the same call, so the first call that runs this line raises ValueError; create it outside, or under `if self.v is None:`"
     valid = (
         """
         import tensorflow as tf

@@ -81,3 +81,63 @@ def test_unsafe_fixes_change_what_the_program_does(tmp_path):
     after = run([sys.executable, "m.py"], cwd=tmp_path, timeout=600)
     assert "RESULT OperatorNotAllowedInGraphError" in after.stdout, after.stderr[-2000:]
     assert "tracing" not in after.stdout and "tracing" in after.stderr
+
+
+STREAMS = """
+import sys
+
+import tensorflow as tf
+
+
+@tf.function
+def show(x):
+    print("show", x, file=sys.stdout)
+    return x + 1
+
+
+def parse(x):
+    print("parse", x, file=sys.stdout)
+    return x * 2
+
+
+@tf.function(jit_compile=True)
+def compiled(x):
+    print("compiled", x, file=sys.stdout)
+    return x + 1
+
+
+if __name__ == "__main__":
+    show(tf.constant(1))
+    show(tf.constant(2))
+    print("RESULT data", [int(v) for v in tf.data.Dataset.range(2).map(parse)])
+    try:
+        compiled(tf.constant(1.0))
+        compiled(tf.constant(2.0))
+        print("RESULT compiled ok")
+    except Exception as e:
+        print("RESULT compiled", type(e).__name__)
+"""
+
+
+def test_print_to_a_stream_is_safe_where_no_xla_compiles_it(tmp_path):
+    """print(..., file=sys.stdout) -> tf.print(..., output_stream=sys.stdout) keeps a plain
+    tf.function and a tf.data function working and prints on every call; under
+    `jit_compile=True` XLA has no PrintV2 and the fixed code raises, so that fix is unsafe."""
+    write_tree(tmp_path, {"m.py": STREAMS})
+    data = json.loads(stagelint("check", "--output-format", "json", ".", cwd=tmp_path).stdout)
+    assert [(f["line"], f["fix"]["applicability"]) for f in data] == [(8, "safe"), (13, "safe"), (19, "unsafe")]
+    before = run([sys.executable, "m.py"], cwd=tmp_path, timeout=600)
+    assert "RESULT data [0, 2]" in before.stdout and "RESULT compiled ok" in before.stdout, before.stderr[-2000:]
+    assert before.stdout.count("show") == 1  # once, while tracing
+
+    stagelint("check", "--fix", ".", cwd=tmp_path)
+    text = (tmp_path / "m.py").read_text()
+    assert 'tf.print("show", x, output_stream=sys.stdout)' in text and 'print("compiled", x, file=sys.stdout)' in text
+    after = run([sys.executable, "m.py"], cwd=tmp_path, timeout=600)
+    assert "RESULT data [0, 2]" in after.stdout and "RESULT compiled ok" in after.stdout, after.stderr[-2000:]
+    assert after.stdout.count("show") == 2 and after.stdout.count("parse") == 2  # on every call, on stdout
+
+    stagelint("check", "--fix", "--unsafe-fixes", ".", cwd=tmp_path)
+    assert 'tf.print("compiled", x, output_stream=sys.stdout)' in (tmp_path / "m.py").read_text()
+    broken = run([sys.executable, "m.py"], cwd=tmp_path, timeout=600)
+    assert "RESULT compiled InvalidArgumentError" in broken.stdout, broken.stderr[-2000:]

@@ -288,7 +288,7 @@ def test_stg505_message():
                 step(x, cfg=Config())
     """, "STG505")
     assert f.message.startswith("`Config()` makes a new `Config` for the static parameter `cfg` of `step` on every iteration of the loop")
-    assert "every call traces and compiles again" in f.message and "@dataclass(frozen=True)" in f.message
+    assert "each call given a new one traces and compiles again" in f.message and "@dataclass(frozen=True)" in f.message
 
 
 def test_equinox_module_with_a_function_field_under_plain_jit():

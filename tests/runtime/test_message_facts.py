@@ -1,0 +1,84 @@
+"""The TensorFlow facts the rules' messages state (issue 23, class 8: a message states only facts
+that hold), observed with the real TensorFlow: when tf.function refuses a variable (STG402),
+what a pruned op still raises (STG603). Each message test is in tests/rules/test_messages.py."""
+
+from __future__ import annotations
+
+import pytest
+
+tf = pytest.importorskip("tensorflow")
+
+SINGLETON = "tf.function only supports singleton tf.Variables created on the first call"
+
+
+def test_an_unconditional_variable_fails_on_the_first_call():
+    """STG402: not 'allowed on the first call': the first trace creates it, tf.function traces
+    again on the same call, and the second creation raises."""
+
+    @tf.function
+    def f(x):
+        v = tf.Variable(1.0)
+        return v + x
+
+    with pytest.raises(ValueError, match=SINGLETON):
+        f(tf.constant(1.0))
+
+    @tf.function
+    def g(x):
+        return tf.keras.layers.Dense(3)(x)  # a Keras layer built inside: the same
+
+    with pytest.raises(ValueError, match=SINGLETON):
+        g(tf.ones([2, 2]))
+
+
+def test_a_guarded_variable_is_traced_twice_on_the_first_call_and_works():
+    """Why `if self.v is None:` works: the second trace of the first call finds it set."""
+
+    class Scale(tf.Module):
+        def __init__(self):
+            self.v = None
+            self.traces = 0
+
+        @tf.function
+        def __call__(self, x):
+            self.traces += 1
+            if self.v is None:
+                self.v = tf.Variable(2.0)
+            return self.v * x
+
+    m = Scale()
+    assert float(m(tf.constant(1.0))) == 2.0 and m.traces == 2
+    assert float(m(tf.constant(3.0))) == 6.0 and m.traces == 2
+
+
+def test_a_variable_under_a_python_if_fails_on_the_first_call_that_takes_the_branch():
+    @tf.function
+    def f(x, make):
+        if make:
+            return tf.Variable(1.0) * x
+        return x
+
+    assert float(f(tf.constant(1.0), False)) == 1.0
+    with pytest.raises(ValueError, match="Creating variables on a non-first call"):
+        f(tf.constant(1.0), True)
+
+
+def test_a_pruned_op_loses_its_run_time_errors_not_its_trace_time_ones():
+    """STG603: the unused op never runs, so a check of run-time values never fails; what it checks
+    while it is built (a static shape that cannot match) raises at trace time all the same."""
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None])])
+    def dynamic(x):
+        tf.ensure_shape(x, [None, 3])
+        tf.gather(x, [5])
+        return x * 2
+
+    assert dynamic(tf.ones([2, 2])).shape == (2, 2)  # eager mode would raise on both lines
+
+    @tf.function
+    def static(x):
+        tf.ensure_shape(x, [None, 3])
+        return x * 2
+
+    with pytest.raises(ValueError, match="must be equal"):
+        static(tf.ones([2, 2]))
