@@ -74,7 +74,7 @@ class StaleGlobal(Rule):
     code = "STG301"
     name = "stale-global"
     message = "{func} reads {scope} `{name}`, which is {change}; its value is frozen at trace time, so pass it as an argument or keep it in a `tf.Variable`"
-    jax_message = "{func} reads {scope} `{name}`, which is {change}; jit bakes its value in at trace time and later calls reuse the trace, so pass it as an argument"
+    jax_message = "{func} reads {scope} `{name}`, which is {change}; jit bakes its value in at trace time, and calls that reuse the trace keep it, so pass it as an argument"
     valid = (
         """
         import tensorflow as tf

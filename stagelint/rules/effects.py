@@ -568,8 +568,8 @@ class ExternalStateMutation(Rule):
 
     code = "STG102"
     name = "external-state-mutation"
-    message = "{action} changes {place} only while {func} is traced, later calls skip it; return the value or keep the state in a `tf.Variable`"
-    jax_message = "{action} changes {place} only while {func} is traced by JAX, later calls skip it; return the new state from the function instead"
+    message = "{action} changes {place} only while {func} is traced, and calls that reuse the trace skip it; return the value or keep the state in a `tf.Variable`"
+    jax_message = "{action} changes {place} only while {func} is traced by JAX, and calls that reuse the trace skip it; return the new state from the function instead"
     valid = (
         """
         import tensorflow as tf

@@ -195,3 +195,35 @@ def test_no_tf_print_fix_in_code_jax_stages():
             return x * 2
         """)
     assert fix is None
+
+
+def test_stg102_and_stg301_say_the_calls_that_reuse_the_trace_not_every_later_call():
+    """A later call that traces again (a new shape, a new Python value) runs the body, write and
+    read included: only the calls that reuse a trace skip the write or keep the old value."""
+    [stg102] = _messages("""
+        import tensorflow as tf
+
+        calls = []
+
+        @tf.function
+        def f(x):
+            calls.append(1)
+            return x
+        """, "STG102")
+    assert "calls that reuse the trace skip it" in stg102 and "later calls" not in stg102
+    [stg301] = _messages("""
+        import jax
+
+        SCALE = 2.0
+
+        @jax.jit
+        def f(x):
+            return x * SCALE
+
+        def main(xs):
+            global SCALE
+            for x in xs:
+                f(x)
+                SCALE = SCALE * 2
+        """, "STG301")
+    assert "calls that reuse the trace keep it" in stg301 and "later calls" not in stg301
