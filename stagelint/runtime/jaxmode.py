@@ -59,6 +59,20 @@ class Shim:
         self.traces = 0
 
 
+class CallableShim:
+    """The shim of a callable object (an Equinox `filter_grad` wrapper, a partial): a callable object
+    too, not a function. Code that takes a function for a JAX transform's result (Equinox follows its
+    `__wrapped__` when one is assigned to a Module field, and warns on array leaves) sees what it saw
+    without stagelint; `__wrapped__` keeps the object's signature for `inspect.signature`."""
+
+    def __init__(self, call, fun):
+        self._call = call
+        functools.update_wrapper(self, fun, updated=())
+
+    def __call__(self, *args, **kwargs):
+        return self._call(*args, **kwargs)
+
+
 class JaxCalls:
     """Records the calls of `Jitted` objects through the shared `Recorder` (its file, test index,
     function ids, output capture and nesting depth)."""
@@ -68,6 +82,8 @@ class JaxCalls:
         #: kind -> the installed replacement decorator (for `jax.jit(static_argnums=...)` without fun).
         self._patched: dict = {}
         self.shims: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        #: The shims of the decorators that cache by equality (`filter_jit`), held as long as their cache.
+        self.equal_shims: dict = {}
         #: During a top-level call: did the eager run trace the function (a transformation)?
         self.traced_in_eager = False
         #: During a top-level call: JAX's explanations of its cache misses.
@@ -104,12 +120,17 @@ class JaxCalls:
         code = getattr(target, "__code__", None)
         if code is None or not linetrace.is_project_file(code.co_filename):
             return original(*args, **kwargs)
-        shim, counter = self._shim(fun)
+        shim, counter = self._shim(fun, target, by_equality=kind == "filter_jit")
         jitted = original(shim, *args[1:], **kwargs)
-        return Jitted(jitted, fun, target, counter, kind, self)
+        return _JITTED[kind](jitted, fun, target, counter, kind, self, _donation(kwargs))
 
-    def _shim(self, fun):
+    def _shim(self, fun, target, by_equality: bool = False):
+        """The shim of `fun` (`target`: the user's function behind it). `by_equality`: the decorator
+        caches on an equal function as on the same one (Equinox's `filter_jit` hashes the static part
+        of its function, `filter_jit(filter_vmap(f))` made twice is one trace)."""
         try:
+            if by_equality:
+                return self.equal_shims[self._static_key(fun)]
             shim, counter = self.shims[fun]
             # Keyed by equality, but JAX caches per function object: an equal bound method
             # (`self.update` accessed again) is a new object, and JAX traces it anew.
@@ -135,11 +156,27 @@ class JaxCalls:
             finally:
                 linetrace.disable()
 
+        if not (inspect.isfunction(fun) or inspect.ismethod(fun)):
+            shim = CallableShim(shim, fun)
         try:
-            self.shims[fun] = (shim, counter)
-        except TypeError:  # not weak-referenceable: a fresh shim (and cache) per jit
+            if by_equality:
+                # The decorator's cache holds the equal function as long: so does this one.
+                self.equal_shims[self._static_key(fun)] = (shim, counter)
+            else:
+                self.shims[fun] = (shim, counter)
+        except TypeError:  # not hashable or not weak-referenceable: a fresh shim (and cache) per jit
             pass
         return shim, counter
+
+    def _static_key(self, fun):
+        """`fun` as `filter_jit` caches it: its pytree structure and leaves, when none is an array
+        (an array leaf is an argument there, which a shim holding `fun` cannot pass: TypeError)."""
+        leaves, treedef = self.jax.tree_util.tree_flatten(fun)
+        if any(hasattr(leaf, "shape") and hasattr(leaf, "dtype") for leaf in leaves):
+            raise TypeError("array leaves")
+        key = (treedef, tuple(leaves))
+        hash(key)
+        return key
 
     # Calling ------------------------------------------------------------------------------------
 
@@ -210,11 +247,14 @@ class JaxCalls:
             "args": summary,
         }
         recorder.identify(bound, summary)
+        recorder.note_staged(info, self_object, jitted._fun)
         inst = None if self_object is None else info.instances.of(self_object)
         if inst is not None:
             record["inst"] = inst
         if jitted._kind != "jit":
             record["via"] = jitted._kind
+        if jitted._donates:
+            record["don"] = jitted._donates
         site = _call_site()
         if site is not None:
             record["site"] = [recorder._file_id(site[0]), site[1]]
@@ -229,7 +269,7 @@ class JaxCalls:
             record["exc"] = {"type": type(error).__name__, "msg": clip_message(str(error))}
             if any(_is_instance(error, expected) for expected in recorder.expecting):
                 record["exc"]["asserted"] = 1
-            checked = modeprobe.tracer_check(error)
+            checked = modeprobe.tracer_check(error, jax=True)
             if checked:
                 record["exc"]["tracer"] = checked
         if counts:
@@ -315,9 +355,10 @@ class Jitted:
     """What a patched decorator returns for a project function: calls are recorded, everything else
     is the jitted object's (`lower`, `trace`, `eval_shape`, `_cache_size`, `__wrapped__`, ...)."""
 
-    def __init__(self, jitted, fun, target, counter: Shim, kind: str, calls: JaxCalls):
+    def __init__(self, jitted, fun, target, counter: Shim, kind: str, calls: JaxCalls, donates: str | None = None):
         self._jitted, self._fun, self._target = jitted, fun, target
         self._counter, self._kind, self._calls = counter, kind, calls
+        self._donates = donates
         functools.update_wrapper(self, jitted, updated=())
 
     def __call__(self, *args, **kwargs):
@@ -339,6 +380,23 @@ class Jitted:
 
     def __repr__(self) -> str:
         return repr(self._jitted)
+
+
+#: One `Jitted` class per decorator: what `jax.jit` and `equinox.filter_jit` return are objects of
+#: different types, and code tells them apart by `type(...)` (Equinox takes `type(jax.jit(f))` at
+#: import as the type of a jitted function, to warn when one is assigned to a Module field, which a
+#: `filter_jit` wrapper may be).
+_JITTED = {kind: type(f"Jitted_{kind.replace('.', '_')}", (Jitted,), {"__slots__": ()}) for _, _, kind in DECORATORS}
+
+
+def _donation(kwargs: dict) -> str | None:
+    """The donation a staging decorator was asked for: `donate_argnums=(0,)` (jax.jit, pmap,
+    nnx.jit), `donate='all'` (equinox.filter_jit); None when none."""
+    asked = [f"{name}={kwargs[name]!r}" for name in ("donate_argnums", "donate_argnames") if kwargs.get(name)
+             not in (None, (), [])]
+    if kwargs.get("donate") not in (None, "none"):
+        asked.append(f"donate={kwargs['donate']!r}")
+    return ", ".join(asked) or None
 
 
 def _plain(reason: str) -> str:

@@ -10,10 +10,19 @@ fx_staging_asserts.py):
 - the test counts how often a staged function's Python body runs, through state the body writes
   (a counter, a list): a confirmed STG101/STG102 finding shows that line ran once per trace in the
   graph run and once per call in the eager run, and the test fails an assertion in the eager run;
+  or, with no static finding (the function staged through a helper, as chex's variants do), the
+  failing assertion reads a variable a staged function of the test writes: the same closure cell,
+  module global, or attribute of the object the staged method was bound to (`modeprobe`);
+- the test observes buffer donation (the failing assertion calls `x.is_deleted()` or
+  `unsafe_buffer_pointer()`, or a `pytest.warns` expects JAX's "Some donated buffers were not
+  usable") and a staged call of the test was made with donation (`donate_argnums`,
+  `filter_jit(donate=...)`): only jit donates, with jit disabled every buffer stays;
 - a staged call expects an error only tracing raises (`pytest.raises(TracerBoolConversionError)`
   inside the jitted function, Flax's `TraceContextError`) and, not traced, did not get it;
 - a staged call checks that a value is a tracer (`isinstance(x, jax.core.Tracer)`, TensorFlow's
-  `SymbolicTensor`, resolved by `modeprobe`) and the eager run's concrete value fails the check;
+  `SymbolicTensor`, resolved by `modeprobe`) and the eager run's concrete value fails the check; or,
+  in a jitted function, checks the type of an argument holding a Python number
+  (`assertNotIsInstance(n, int)`), which jit passes as a tracer and the eager run as the number;
 - a jitted call returns an array of the 32-bit dtype where the eager run returned the 64-bit one
   with the same values: `jit` canonicalises 64-bit inputs while `jax_enable_x64` is off, and the
   test may assert that dtype;
@@ -57,6 +66,8 @@ _SCALAR_ATTRIBUTE = re.compile(r"'(int|float|bool|complex)' object has no attrib
 _JIT_DISABLED = re.compile(r"\bdisable[_ ]jit\b", re.IGNORECASE)
 
 KIND = "mode-asserted"
+#: What JAX warns when a donated buffer is of no use to the compiled computation (jax/_src/interpreters/mlir.py).
+DONATION_WARNING = "Some donated buffers were not usable: ShapedArray(float32[10])."
 _NOT_RAISED = (re.compile(r"DID NOT RAISE\s+(?:<class ')?([\w.]+)"), re.compile(r"^(?:\w+Error: )?([\w.]+) not raised"))
 
 
@@ -150,7 +161,10 @@ def test_reasons(graph, eager, pairs: list, verdicts: list) -> dict[str, str]:
         # A call of the test whose results differ explains the failure better than what it read.
         diverged = any(p.kind in ("differ", "shapes-differ", "eager-error") for p in pairs)
         if reason is None and not diverged and _assertion(eager.failure(nodeid)):
-            reason = _trace_count_read(eager, nodeid) or _counter(verdicts, nodeid)
+            reason = (_trace_count_read(eager, nodeid) or _counter(verdicts, nodeid)
+                      or _staged_write_read(eager, nodeid))
+        if reason is None:
+            reason = _donation(eager, nodeid, pairs)
         if reason is None and not diverged and jax_session:
             reason = jit_disabled_reason(eager.failure(nodeid))
         if reason:
@@ -169,6 +183,43 @@ def _trace_count_read(run, nodeid: str) -> str | None:
     shown = ", ".join(f"`{name}` ({api})" for name, api in reads[:3])
     return (f"the test reads the trace count of {shown}; in the eager run the body runs at every call and "
             "nothing is traced")
+
+
+def _staged_write_read(run, nodeid: str) -> str | None:
+    """The failing assertion reads a variable a staged function of the test writes (a counter, a
+    witness list): the write runs once per trace under staging, once per call in the eager run."""
+    writes = run.failed_reads.get(nodeid, {}).get("writes")
+    if not writes:
+        return None
+    name, key, line, writer = writes[0]
+    fn = run.functions.get(key)
+    function = f"`{writer or fn.qualname}`" if writer or fn else "a staged function"
+    where = f" at line {line}" if line else ""
+    return (f"the failing assertion reads `{name}`, which {function} writes{where} as its Python body runs: once "
+            "per trace in graph mode, once per call in eager mode")
+
+
+def _donation(run, nodeid: str, pairs) -> str | None:
+    """The test observes a donated buffer (`x.is_deleted()`, JAX's warning about a donated buffer it
+    could not use) of a call made with donation: only jit donates, with jit disabled nothing is."""
+    donated = next((p.graph for p in pairs if p.graph.donates), None)
+    if donated is None:
+        return None
+    failure = run.failure(nodeid)
+    reads = run.failed_reads.get(nodeid, {})
+    observed = None
+    if reads.get("buffers") and _assertion(failure):
+        observed = f"the failing assertion calls `{reads['buffers'][0]}()` of an array"
+    elif reads.get("warns") and "DID NOT WARN" in failure:
+        try:
+            if re.search(reads["warns"], DONATION_WARNING):
+                observed = "the test expects JAX's warning about a donated buffer it could not use"
+        except re.error:
+            pass
+    if observed is None:
+        return None
+    return (f"{observed}; `{donated.fn[2]}` donates its arguments ({donated.donates}): jit donates buffers, with jit "
+            "disabled nothing is donated")
 
 
 def _counter(verdicts: list, nodeid: str) -> str | None:

@@ -164,6 +164,17 @@ def _failure_line(report) -> str:
     return text[-1] if text else ""
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test failing in the eager run: what its failing assertion read is recorded while its
+    frames are still there (`Recorder.failed`)."""
+    outcome = yield
+    if _recorder is None or _recorder.mode != "eager" or call.excinfo is None or call.when != "call":
+        return
+    if outcome.get_result().failed:
+        _recorder.failed(call.excinfo.tb)
+
+
 def pytest_runtest_logreport(report):
     if _recorder is None:
         return

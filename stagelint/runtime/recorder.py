@@ -118,6 +118,10 @@ class Recorder:
         self.expecting: list[tuple] = []
         #: Eager run: argument signatures of eager calls per Function, traced when a SavedModel asks.
         self.untraced = weakref.WeakKeyDictionary()
+        #: The staged functions the current test called: info id -> (the user's function and the
+        #: function staged for it, weak references to the objects their calls were bound to), what a
+        #: failing assertion may read (`modeprobe`).
+        self._staged: dict[int, tuple[list, list]] = {}
 
     # Writing -----------------------------------------------------------------------------
 
@@ -149,6 +153,7 @@ class Recorder:
         self.test_index += 1
         self._call_index = {}
         self._reads = set()
+        self._staged = {}
         record = {"ev": "test", "i": self.test_index, "nodeid": nodeid}
         if path is not None:
             record["loc"] = [os.path.abspath(path), line]
@@ -162,6 +167,40 @@ class Recorder:
             return
         self._reads.add((name, api))
         self.emit({"ev": "reads", "t": self.test_index, "name": name, "api": api})
+
+    def note_staged(self, info: FunctionInfo, instance, staged=None) -> None:
+        """A staged call of the current test, bound to `instance` (or None); `staged`: the function
+        the framework stages when it is not the user's function itself (a counting wrapper)."""
+        functions, instances = self._staged.setdefault(info.id, ([info.func], []))
+        for function in inspect.unwrap(staged), staged:
+            if function is not None and inspect.isfunction(function) and function not in functions:
+                functions.append(function)
+        if instance is not None and len(instances) < 8 and not any(r() is instance for r in instances):
+            try:
+                instances.append(weakref.ref(instance))
+            except TypeError:
+                pass
+
+    def failed(self, tb) -> None:
+        """The current test failed in the eager run: record what its failing assertion reads that
+        staging decides (a counter a staged body writes, a donated buffer), for `modeasserts`."""
+        staged, ids = [], []
+        for fid, (functions, refs) in self._staged.items():
+            instances = [obj for r in refs if (obj := r()) is not None]
+            for function in functions:
+                staged.append((function, instances))
+                ids.append(fid)
+        try:
+            found = modeprobe.failed_assertion(tb, staged)
+        except Exception:  # noqa: BLE001 - a failure we cannot read stays a failure
+            self.emit({"ev": "internal", "where": "failed", "error": traceback.format_exc(limit=3)})
+            return
+        if found:
+            for hit in found.get("writes", ()):
+                function = staged[hit[1]][0]
+                hit[1] = ids[hit[1]]
+                hit.append(_clean_qualname(getattr(function, "__qualname__", "")))
+            self.emit({"ev": "asserts", "t": self.test_index, **found})
 
     # Functions -----------------------------------------------------------------------------
 
@@ -260,6 +299,7 @@ class Recorder:
         index = self._call_index.get(info.id, 0)
         self._call_index[info.id] = index + 1
         bound = info.binder.bind(args, kwargs)
+        self.note_staged(info, instance, getattr(function, "python_function", None))
         record = {
             "ev": "call", "t": self.test_index, "fn": info.id, "i": index,
             "obj": info.objects.of(function), "traced": traced, "dur": round(elapsed, 6),

@@ -84,6 +84,8 @@ class Call:
     why: list[str] = field(default_factory=list)
     #: For a method: which instance it was bound to (an index per function, in order of first call).
     inst: int | None = None
+    #: JAX: the donation the jitted object was made with (`donate_argnums=(0,)`, `donate='all'`).
+    donates: str | None = None
 
     @property
     def asserted(self) -> bool:
@@ -118,6 +120,10 @@ class Run:
     threads_left_count: int = 0
     #: nodeid -> (function, what was read) for each trace count the test read (`modeprobe`).
     trace_reads: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    #: nodeid -> what the test's failing assertion read that staging decides (`modeprobe.failed_assertion`):
+    #: "writes", [(variable, the staged function's key, line of the write, the writing function)]; "buffers", the buffer methods called;
+    #: "warns", the pattern of the warning a `pytest.warns` expected and did not see.
+    failed_reads: dict[str, dict] = field(default_factory=dict)
 
     def test_status(self, nodeid: str) -> str:
         """passed / failed / error / skipped / not-run."""
@@ -206,7 +212,7 @@ def _apply(run: Run, rec: dict, files: dict, fns: dict, tests: dict) -> None:
             lines=lines, output=rec.get("out", ""), ops=rec.get("ops"), random=rec.get("rnd", False),
             leaks=rec.get("leaks", []), seconds=rec.get("dur", 0.0), ran=rec.get("ran"),
             in_graph=bool(rec.get("ig")), asked=rec.get("asked"), not_compared=rec.get("nc"),
-            why=rec.get("why", []), inst=rec.get("inst")))
+            why=rec.get("why", []), inst=rec.get("inst"), donates=rec.get("don")))
     elif ev == "outcome":
         run.outcomes.setdefault(rec["nodeid"], []).append(Outcome(rec["when"], rec["outcome"], rec.get("error", "")))
     elif ev == "end":
@@ -217,5 +223,10 @@ def _apply(run: Run, rec: dict, files: dict, fns: dict, tests: dict) -> None:
         run.threads_left_count = rec.get("n", len(run.threads_left))
     elif ev == "reads":
         run.trace_reads.setdefault(tests.get(rec["t"], "<outside tests>"), []).append((rec["name"], rec["api"]))
+    elif ev == "asserts":
+        writes = [(hit[0], fns.get(hit[1]), hit[2], hit[3] if len(hit) > 3 else "") for hit in rec.get("writes", ())]
+        run.failed_reads[tests.get(rec["t"], "<outside tests>")] = {
+            "writes": [w for w in writes if w[1] is not None], "buffers": rec.get("buffers", []),
+            "warns": rec.get("warns")}
     elif ev == "internal":
         run.internal_errors.append(rec.get("error", ""))
