@@ -7,10 +7,10 @@ it analyses that file again from the buffer's text and re-runs the project phase
 they are, and so do the last project's name resolutions when the file's resolution surface is
 unchanged (`stagelint.pipeline.incremental`). A change that moves what the screen reads of the
 file (imports, staging words) starts over from the screen, with the cache. It offers the
-rule's safe fix and a `# noqa: CODE` as code actions, shows the rule's page on hover, and
-reloads the settings (and starts over) when a configuration file (pyproject.toml, setup.cfg,
-tox.ini) changes: told by the client, or seen by the file's modification time at the next
-analysis, whatever the client offers.
+rule's fix (an unsafe one titled so, never preferred) and a `# noqa: CODE` as code actions,
+shows the rule's page on hover, and reloads the settings (and starts over) when a
+configuration file (pyproject.toml, setup.cfg, tox.ini) changes: told by the client, or seen by
+the file's modification time at the next analysis, whatever the client offers.
 
 All analysis runs on one thread of its own, one job at a time, so the LSP thread answers
 hover and code actions at once; a burst of changes to one file is analysed once, at its latest
@@ -555,9 +555,12 @@ class StagelintServer:
             for finding, rng in self._findings_at(uri, params.range):
                 diag = [diagnostic(finding, lines)]
                 if finding.fix is not None:
+                    # An unsafe fix (docs/fixes.md) is offered, as ruff's server does, but said to
+                    # be one and never the preferred action an editor applies on its own.
+                    safe = finding.fix.safe
                     actions.append(lsp.CodeAction(
-                        title=f"Fix {finding.code}: {finding.name}", kind=lsp.CodeActionKind.QuickFix,
-                        diagnostics=diag, is_preferred=True,
+                        title=f"Fix {finding.code}: {finding.name}" + ("" if safe else " (unsafe)"),
+                        kind=lsp.CodeActionKind.QuickFix, diagnostics=diag, is_preferred=safe,
                         edit=lsp.WorkspaceEdit(changes={uri: fix_edits(finding, lines)})))
                 if finding.code == UNUSED_NOQA:
                     continue  # (its fix removes the code; a `# noqa` for it would only hide that)

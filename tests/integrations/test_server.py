@@ -442,7 +442,9 @@ def test_fix_code_action_edits_like_check_fix(tmp_path):
         def noisy(x):
             return x + np.random.uniform()
     ''').lstrip()
-    _fix_action_like_check_fix(tmp_path, source, "STG104")
+    titles = _fix_action_like_check_fix(tmp_path, source, "STG104")
+    # np.random -> tf.random is unsafe (docs/fixes.md): offered, said to be, and not preferred
+    assert titles[0] == "Fix STG104: frozen-python-value (unsafe)"
 
 
 def test_an_unused_noqa_code_is_removed_by_its_quick_fix(tmp_path):
@@ -482,6 +484,7 @@ def _fix_action_like_check_fix(tmp_path, source: str, code: str) -> list[str]:
                 text_document=lsp.TextDocumentIdentifier(uri=c.uri("m.py")), range=target.range,
                 context=lsp.CodeActionContext(diagnostics=[target])))
             fix = next(a for a in actions if a.title.startswith("Fix"))
+            assert bool(fix.is_preferred) == fixable[0].fix.safe  # an editor may apply a preferred one alone
             return fix.edit.changes[c.uri("m.py")], [a.title for a in actions]
         finally:
             await c.stop()
