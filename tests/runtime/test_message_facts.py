@@ -82,3 +82,21 @@ def test_a_pruned_op_loses_its_run_time_errors_not_its_trace_time_ones():
 
     with pytest.raises(ValueError, match="must be equal"):
         static(tf.ones([2, 2]))
+
+
+def test_tf_print_shows_python_values_like_print_and_other_objects_by_repr(capfd):
+    """docs/fixes.md (STG101's print -> tf.print): strings, numbers, True/None and containers
+    of them print as `print` shows them; other Python objects by their repr."""
+    import sys
+
+    import numpy as np
+
+    class Named:
+        def __str__(self):
+            return "str-of-Named"
+
+    tf.print("s", 0.1, 3, True, None, (1, "a"), {"k": 2.5}, output_stream=sys.stdout)
+    tf.print(np.float32(0.5), np.array([0.5, 1.0]), Named(), output_stream=sys.stdout)
+    first, second = capfd.readouterr().out.splitlines()[-2:]
+    assert first == "s 0.1 3 True None (1, 'a') {'k': 2.5}"
+    assert second.startswith("np.float32(0.5) array([0.5, 1. ]) <") and "str-of-Named" not in second
