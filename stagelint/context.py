@@ -683,12 +683,17 @@ class FileContext:
             return self.classes[-1]
         return None
 
-    def first_call_guard(self, test: cst.BaseExpression, _depth: int = 0) -> str | None:
+    def first_call_guard(self, test: cst.BaseExpression, _depth: int = 0, func: FunctionInfo | None = None) -> str | None:
         """"body" if `test` guards the if-body as run-once creation (`if self.v is None:`,
         `if not self.built:`, `if not hasattr(self, "v"):`, or a method of the class that returns
         such a test: `if self._needs_init():` with `return not self._receivers`), "orelse" for
         the inverse. What is tested must be state that outlives the call: `if not <parameter>:`
-        or `if x is None:` on a local decides per call, so it guards nothing."""
+        or `if x is None:` on a local decides per call, so it guards nothing. A memo test (`if key
+        in cache:` where the function fills `cache[key]`) guards the same way."""
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
+                and isinstance(test.comparisons[0].operator, (cst.In, cst.NotIn)) \
+                and self._memo_fill(test.left, test.comparisons[0].comparator, func or self.function):
+            return "orelse" if isinstance(test.comparisons[0].operator, cst.In) else "body"
         if self._per_call(test):
             return None
         if isinstance(test, cst.Call) and _depth < 2:
@@ -711,6 +716,41 @@ class FileContext:
             if self.first_call_guard(test.left) == "body" or self.first_call_guard(test.right) == "body":
                 return "body"
         return None
+
+    def _memo_fill(self, key: cst.BaseExpression, container: cst.BaseExpression, func: FunctionInfo | None) -> bool:
+        """`if cuda_file in _plugin_cache: return _plugin_cache[cuda_file]` / `if name not in
+        self._modules:` in a function that itself sets `container[key] = ...`: a memo. The
+        container outlives the call (a global, an enclosing function's name, an attribute of
+        `self`), so once an entry is filled, eager calls with that key skip the block as the
+        calls that reuse a trace do, and a later trace finds the entry too: what follows the
+        test runs once per key either way (tests/runtime/test_tf_fresh_facts.py)."""
+        if func is None:
+            return False
+        if isinstance(container, cst.Name):
+            if self.binding_kind(container, func) not in ("global", "closure"):
+                return False
+        elif not (isinstance(container, cst.Attribute) and isinstance(container.value, cst.Name)
+                  and func.self_name and container.value.value == func.self_name
+                  and self.binding_kind(container.value, func) == "self"):
+            return False
+        wanted = (code_of(container), code_of(key))
+        memo = self.memo.setdefault("memo_fills", {})
+        fills = memo.get(id(func.node))
+        if fills is None or fills[0] is not func.node:
+            found = set()
+            stack = [func.node.body]
+            while stack:
+                n = stack.pop()
+                if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                    continue  # another function's body: not this call's fill
+                if isinstance(n, cst.Assign):
+                    for t in n.targets:
+                        if isinstance(t.target, cst.Subscript) and len(t.target.slice) == 1 \
+                                and isinstance(t.target.slice[0].slice, cst.Index):
+                            found.add((code_of(t.target.value), code_of(t.target.slice[0].slice.value)))
+                stack.extend(n.children)
+            fills = memo[id(func.node)] = (func.node, found)
+        return wanted in fills[1]
 
     def _returned_by_own_method(self, call: cst.Call) -> cst.BaseExpression | None:
         """`self._needs_init()`: what the class's method of that name returns, when its body is

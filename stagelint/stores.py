@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from stagelint.analysis.guards import after_early_return_guard
 from stagelint.analysis.objects import root_name, root_owner
 from stagelint.analysis.values import python_option_param
 from stagelint.context import FileContext, FunctionInfo, code_of, short_code
@@ -205,50 +206,6 @@ def _subscripts(expr):
         if isinstance(expr, cst.Subscript):
             yield from expr.slice
         expr = expr.value
-
-
-def after_early_return_guard(ctx: FileContext, func: FunctionInfo, node: cst.CSTNode) -> bool:
-    """`node` follows a first-call guard that returns early: `if self._table is not None: return`
-    (or `if self.built: return`) at the top level of the function, so it runs once."""
-    line = _first_guard_line(ctx, func)
-    return line is not None and line < ctx.position(node).line
-
-
-def _first_guard_line(ctx: FileContext, func: FunctionInfo) -> int | None:
-    """The line of the function's first top-level early-return guard, or None. Asked for every
-    call and store of the function: found once per function (scanning the statements above
-    each node made a long function quadratic). The guard's reading depends on the function
-    being walked, which is part of the key."""
-    memo = ctx.memo.setdefault("early_return_guard", {})
-    key = (id(func.node), id(ctx.function))
-    if key in memo:
-        return memo[key]
-    found = None
-    body = func.node.body
-    for stmt in body.body if isinstance(body, cst.IndentedBlock) else ():
-        if type(stmt) is cst.If and stmt.orelse is None and _returns(stmt.body):  # (exact: cheaper)
-            if ctx.first_call_guard(stmt.test) == "orelse" or _is_built_test(stmt.test):
-                found = ctx.position(stmt).line
-                break
-    memo[key] = found
-    return found
-
-
-def _returns(block) -> bool:
-    stmts = block.body if isinstance(block, cst.IndentedBlock) else [block]
-    last = stmts[-1] if stmts else None
-    if isinstance(last, cst.SimpleStatementLine):
-        return any(isinstance(s, cst.Return) for s in last.body)
-    if isinstance(last, cst.SimpleStatementSuite):
-        return any(isinstance(s, cst.Return) for s in last.body)
-    return False
-
-
-def _is_built_test(test) -> bool:
-    """`if self.built:` / `if self._initialized:` / `if hasattr(self, "x"):`."""
-    if isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name):
-        return test.attr.value.lstrip("_") in ("built", "initialized", "is_built", "is_initialized")
-    return isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "hasattr"
 
 
 #: (fewest, most) positional arguments, and the keywords allowed, of the container methods.

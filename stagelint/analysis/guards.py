@@ -4,6 +4,9 @@
 (`isinstance(x, np.ndarray)`, `tf.is_tensor(x)`, `JAX_MODE`): the code under it is written for
 one kind of value, and knows which. `resets_its_flag`: a block in a loop that clears the flag it
 tests runs on the iterations that set it, not on each one.
+
+`after_early_return_guard`: code below a top-level `if <done once>: return` (`if self.built:
+return`, `if key in cache: return cache[key]`) runs once per object or key, eagerly as when traced.
 """
 
 from __future__ import annotations
@@ -79,3 +82,56 @@ def resets_its_flag(ctx, node: cst.If, loop: cst.For | cst.While) -> bool:
             if isinstance(inner, cst.BaseSuite):
                 todo.extend(getattr(inner, "body", ()))
     return True
+
+
+def after_early_return_guard(ctx, func, node: cst.CSTNode) -> bool:
+    """`node` follows a first-call guard that returns early: `if self._table is not None: return`
+    (or `if self.built: return`, `if key in cache: return cache[key]`) at the top level of the
+    function, so it runs once (per key)."""
+    line = _first_guard_line(ctx, func)
+    return line is not None and line < ctx.position(node).line
+
+
+def _first_guard_line(ctx, func) -> int | None:
+    """The line of the function's first top-level early-return guard, or None. Asked for every
+    call and store of the function: found once per function (scanning the statements above
+    each node made a long function quadratic). The guard's reading depends on the function
+    being walked, which is part of the key."""
+    memo = ctx.memo.setdefault("early_return_guard", {})
+    key = (id(func.node), id(ctx.function))
+    if key in memo:
+        return memo[key]
+    found = None
+    body = func.node.body
+    for stmt in body.body if isinstance(body, cst.IndentedBlock) else ():
+        if type(stmt) is cst.If and stmt.orelse is None and _returns(stmt.body):  # (exact: cheaper)
+            if ctx.first_call_guard(stmt.test, func=func) == "orelse" or _is_built_test(stmt.test):
+                found = ctx.position(stmt).line
+                break
+    memo[key] = found
+    return found
+
+
+def _returns(block) -> bool:
+    stmts = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    last = stmts[-1] if stmts else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return any(isinstance(s, cst.Return) for s in last.body)
+    if isinstance(last, cst.SimpleStatementSuite):
+        return any(isinstance(s, cst.Return) for s in last.body)
+    return False
+
+
+def _is_built_test(test) -> bool:
+    """`if self.built:` / `if self._initialized:` / `if hasattr(self, "x"):`."""
+    if isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name):
+        return test.attr.value.lstrip("_") in ("built", "initialized", "is_built", "is_initialized")
+    return isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "hasattr"
+
+
+def runs_once(ctx, node: cst.CSTNode) -> bool:
+    """`node` runs once per object or key, eagerly as when traced: in a block under a first-call
+    guard (`if self.v is None:`, `if name not in self._modules:` that fills the entry), or below
+    an early-return guard. A trace-time effect there is no different from eager code's."""
+    func = ctx.function
+    return func is not None and (ctx.guard_depth > 0 or after_early_return_guard(ctx, func, node))

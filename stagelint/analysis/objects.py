@@ -35,6 +35,8 @@ def root_owner(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression,
     kind = ctx.binding_kind(root, func)
     if kind == "param" and _is_star_param(ctx, root, func):
         return None  # `**kwargs` / `*args`: a dict or tuple made afresh for every call
+    if kind in ("param", "local") and _rebound_to_copy(ctx, root, func):
+        return None  # `obs = obs.copy()` before `obs["image"] = ...`: the call's own new object
     if kind == "closure" and _enclosing_self(ctx, root, func):
         return "self", root.value  # `def keep(t): self.last = t` nested in `call`: the layer's own attribute
     if kind in ("global", "closure", "self", "param", "import"):
@@ -78,6 +80,27 @@ def _is_star_param(ctx: FileContext, name: cst.Name, func: FunctionInfo) -> bool
 #: Constructors of a new Python container.
 _CONTAINER_CALLS = frozenset({"builtins.list", "builtins.dict", "builtins.set", "collections.OrderedDict",
                               "collections.defaultdict", "collections.deque"})
+
+
+#: Calls that return a new object with the argument's contents.
+_COPY_CALLS = frozenset({"copy.copy", "copy.deepcopy"})
+
+
+def _rebound_to_copy(ctx: FileContext, name: cst.Name, func: FunctionInfo) -> bool:
+    """Every binding of `name` that reaches this use is a copy made in the call (`x = x.copy()`,
+    `x = dict(x)`, `x = copy.copy(x)`, a literal): `dict.copy()` / `list.copy()` return a new
+    object, so writing into it changes nothing the caller holds."""
+    refs = ctx.reaching(name, func)
+    if not refs:
+        return False
+    for b in refs:
+        value = ctx.bound_values.get(id(getattr(b, "node", None)))
+        copied = isinstance(value, cst.Call) and (
+            (isinstance(value.func, cst.Attribute) and value.func.attr.value == "copy" and not value.args)
+            or bool(ctx.qualified_names(value.func) & _COPY_CALLS))
+        if not (copied or _fresh_container(ctx, value)):
+            return False
+    return True
 
 
 def _fresh_container(ctx: FileContext, value) -> bool:

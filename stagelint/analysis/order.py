@@ -107,3 +107,29 @@ def _calls_readers_in_loop(project, readers, writer) -> bool:
 def _called_from_readers(project, readers, writer) -> bool:
     """The writer runs inside the readers' own calls (a helper of theirs): every call writes."""
     return any(_reaches(project, tuple(r), tuple(writer)) for r in readers)
+
+
+def set_before_first_call(project, reader, writer, family) -> bool:
+    """Every call of the method `writer` (a method of a class of `family`) that the project
+    shows is made on an object its caller has just constructed, before any other use of it
+    (`est = Estimator(); est.prepare(data)`, then `est.train_step()`), and the class's
+    constructor does not run `reader`: a `tf.function` keyed on the object traces at the
+    object's first call, so no trace precedes the write. Calls through the call graph
+    (`self.prepare(...)` in another method) are other calls, made at any time; a writer no code
+    calls (a library's setter) shows nothing."""
+    writer = tuple(writer)
+    if project.callers(writer):
+        return False
+    name = writer[1].rsplit(".", 1)[-1]
+    shown = False
+    for facts in project.modules.values():
+        for _, cls, method, fresh in getattr(facts, "method_calls", ()):
+            if method != name or project.resolved_class_name(cls) not in family:
+                continue
+            if not fresh:
+                return False
+            init = project._method(cls, "__init__")
+            if init is not None and (init == tuple(reader) or _reaches(project, init, tuple(reader))):
+                return False  # the constructor itself calls (traces) the reader first
+            shown = True
+    return shown

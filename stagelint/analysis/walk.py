@@ -21,6 +21,7 @@ from libcst.metadata import ImportAssignment
 
 from stagelint import facts as F
 from stagelint.analysis.effects import runs_state_op, state_op
+from stagelint.analysis.guards import after_early_return_guard
 from stagelint.context import (
     FILE_OPENERS,
     TENSOR_CHECKS,
@@ -533,7 +534,8 @@ class _Walker(cst.CSTVisitor):
             target = self._target_of(node.func)
             if target is not None and not (names and all(fw.owns(n) for n in names)):
                 func.facts.calls.append(
-                    F.CallEdge(target, ctx.position(node), guarded=ctx.guard_depth > 0 or ctx.lifted_depth > 0,
+                    F.CallEdge(target, ctx.position(node),
+                               guarded=ctx.guard_depth > 0 or ctx.lifted_depth > 0 or after_early_return_guard(ctx, func, node),
                                eager_unless=_eager_unless(ctx))
                 )
             once = bool(names & GET_OR_CREATE_CALLS)  # the factory runs on the first call only
@@ -561,6 +563,7 @@ class _Walker(cst.CSTVisitor):
                             func.facts.tensor_params.add(name.value)
         if func is None and not ctx.functions:
             self._record_object_call(node)
+        self._record_method_call(node, func)
         callee = node.func
         concrete = isinstance(callee, cst.Attribute) and callee.attr.value == "get_concrete_function"
         if concrete:
@@ -601,16 +604,50 @@ class _Walker(cst.CSTVisitor):
         """A module-level call of a method of an object whose class the module shows (`m.fit()`,
         `m(x)`, `m = Model()` before): where, in program order, that method runs."""
         ctx = self.ctx
-        if isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
-            receiver, method = node.func.value, node.func.attr.value
-        elif isinstance(node.func, cst.Name):
-            receiver, method = node.func, "__call__"
-        else:
+        receiver, method = _receiver_and_method(node)
+        if receiver is None:
             return
-
         value = value_of(ctx, receiver, None)
         if value.what == "object" and value.cls:
             ctx.facts.object_calls.append((ctx.position(node).line, value.cls, method))
+
+    def _record_method_call(self, node: cst.Call, func) -> None:
+        """`est.prepare(data)`, `attn(x)` on a name bound to an object of a class the file shows,
+        in any scope (`ModuleFacts.method_calls`): fresh when the scope constructed the object
+        and this is its first use, in the same loop iteration (STG302: written before any call
+        of the object could trace it)."""
+        ctx = self.ctx
+        receiver, method = _receiver_and_method(node)
+        if receiver is None:
+            return
+        value = value_of(ctx, receiver, func)
+        if value.what != "object" or not value.cls:
+            return
+        ctx.facts.method_calls.append((func.qualname if func else None, value.cls, method,
+                                       self._first_use_of_new_object(receiver, func)))
+
+    def _first_use_of_new_object(self, receiver: cst.Name, func) -> bool:
+        """`receiver` is the first use of the one binding that reaches it, an assignment of a
+        constructor call made in the same loop iteration (or outside any loop)."""
+        ctx = self.ctx
+        refs = ctx.reaching(receiver, func) if func is not None else ctx.reaching_in_order(receiver, None)
+        if not refs or len(refs) != 1:
+            return False
+        (binding,) = refs
+        target = getattr(binding, "node", None)
+        if not isinstance(ctx.bound_values.get(id(target)), cst.Call):
+            return False
+        here = ctx.position(receiver)
+        for access in getattr(binding, "references", ()):
+            p = ctx.position(access.node)
+            if (p.line, p.column) < (here.line, here.column):
+                return False  # used before (handed on, called): it may have traced already
+        if ctx.loops:
+            loop = ctx.position(ctx.loops[-1])
+            made = ctx.position(target)
+            if not loop.line <= made.line <= loop.end_line:
+                return False  # made before the loop: the second turn's call follows the first's
+        return True
 
     def _record_refs(self, site: F.CallSite, node: cst.Call, func) -> None:
         """The project functions a call passes (by position or keyword), and a `*args` of the
@@ -877,6 +914,15 @@ class _Walker(cst.CSTVisitor):
                 if not q.startswith("builtins."):
                     return ("name", q)
         return None
+
+
+def _receiver_and_method(node: cst.Call) -> tuple[cst.Name | None, str]:
+    """`m.fit(...)` -> (m, "fit"); `m(x)` -> (m, "__call__"); anything else -> (None, "")."""
+    if isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
+        return node.func.value, node.func.attr.value
+    if isinstance(node.func, cst.Name):
+        return node.func, "__call__"
+    return None, ""
 
 
 def analyze_module(module: cst.Module, ctx: FileContext, rule_classes, metadata=Metadata, fast: bool = True) -> F.ModuleFacts:

@@ -95,6 +95,8 @@ TENSORFLOW = Framework(
         "tensorflow.nest.pack_sequence_as", "tensorflow.as_dtype", "tensorflow.compat.dimension_value",
         # Python on static shapes: returns a TensorShape and raises ValueError while traced (TF 2.21)
         "tensorflow.broadcast_static_shape",
+        # a Python module of the library's op wrappers (TF 2.21's docstring)
+        "tensorflow.load_op_library",
     }),
     non_tensor_prefixes=(
         "tensorflow.config.", "tensorflow.data.", "tensorflow.keras.", "keras.", "tf_keras.",
@@ -103,6 +105,9 @@ TENSORFLOW = Framework(
         "tensorflow.experimental.", "tensorflow.types.", "tensorflow.dtypes.", "tensorflow.nest.",
         "tensorflow.TensorShape", "tensorflow.debugging.assert_", "tensorflow.random.set_seed",
         "tensorflow.python.util.nest.", "tensorflow.get_logger",  # (a Python `logging.Logger`)
+        # build paths and flags (str, list of str), and the local devices as a Python list of
+        # `DeviceAttributes` protos (tests/runtime/test_tf_fresh_facts.py)
+        "tensorflow.sysconfig.", "tensorflow.python.client.device_lib.",
     ),
     non_tensor_attributes=frozenset({
         "shape", "dtype", "name", "device", "graph", "op", "ndim", "get_shape", "numpy",

@@ -519,7 +519,7 @@ def _merge(old, reduced, from_reduced, from_old, mover, plan) -> F.ModuleFacts |
         return None
     out.nnx_hijax = reduced.nnx_hijax
     # by calling function: its unit
-    for name in ("keras_drives", "linen_runs"):
+    for name in ("keras_drives", "linen_runs", "method_calls"):
         mine, theirs = [], []
         caller_at = 3 if name == "keras_drives" else 0
         # outside functions (caller None): no place to tell which statement made them

@@ -6,6 +6,7 @@ import libcst as cst
 from libcst.metadata import ImportAssignment
 
 from stagelint import facts as F
+from stagelint.analysis.order import set_before_first_call
 from stagelint.analysis.testing import is_test_module
 from stagelint.context import is_setup_method, mutates_container, short_code
 from stagelint.rules.base import Rule
@@ -594,6 +595,9 @@ class StaleAttribute(Rule):
     (`tf.function(evaluate).get_concrete_function(model, x)` after each change); argument objects
     whose class the callers do not show; in program order, a module-level change (`m.scale = 2.0`,
     `m.configure(2.0)`) made only before the first call of the reading code or only after its last;
+    a method whose every call in the project is made on an object the caller has just constructed,
+    before any other use of it (`est = Estimator(); est.prepare(data)`, then `est.train_step()`:
+    the object's first call, which traces, comes after the write);
     for code outside test modules, a change a test module makes (a test flipping a flag to
     exercise both branches says nothing of how the library is used).
 
@@ -821,6 +825,8 @@ class StaleAttribute(Rule):
                 continue  # a helper of `__init__`/`build`: `self._check_axis(axis)`
             if w.function is not None and w.on_self and _creates_variables(project, (mod, w.function)):
                 continue  # `shadow_copy` adds the slots whose list it keeps: set-up by another name
+            if w.function is not None and w.on_self and set_before_first_call(project, key, (mod, w.function), family):
+                continue  # `est = Estimator(); est.prepare(data)` before `est.train_step()`
             if not _between_calls(project, key, mod, w):
                 continue  # made before the first call or after the last: no trace sees it stale
             changes.append((mod, w))

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from stagelint.analysis.guards import type_dispatch
+from stagelint.analysis.guards import runs_once, type_dispatch
 from stagelint.context import short_code
 from stagelint.frameworks import (
     JAX,
@@ -48,7 +48,11 @@ class TraceTimeSideEffect(Rule):
     in a `tf.data` function, which is traced once, when the pipeline is built. And warnings or
     errors logged in a branch that tests a value's type (`if not isinstance(images, list):
     logging.warning("expects a list, got %s", type(images))`): the type is fixed for a trace, so
-    the diagnostic belongs to the trace.
+    the diagnostic belongs to the trace. Nor effects that run once per object or key eagerly
+    too: under a first-call guard (`if self._table is None:`), below an early-return guard or a
+    memo test (`if path in _plugin_cache: return _plugin_cache[path]` in a function that fills
+    `_plugin_cache[path]`: a compile-once step's prints and file operations), or in a helper
+    only such code calls.
 
 
     Under JAX (`jax.jit`, `jax.pmap`, the bodies of `lax.cond`/`while_loop`/`scan`, Flax and Equinox
@@ -207,7 +211,7 @@ class TraceTimeSideEffect(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
-        if ctx.function is None or not ctx.in_staged_context:
+        if ctx.function is None or not ctx.in_staged_context or runs_once(ctx, node):
             return
         names = ctx.qualified_names(node.func)
         for q in sorted(names):
@@ -290,6 +294,8 @@ class TraceTimeSideEffect(Rule):
 
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
+        if (module.module, candidate.function) not in project.unguarded:
+            return False  # a helper only one-time set-up calls: it runs once eagerly too
         if "_print_params" in candidate.fields:
             return not cls._prints_python_values_in_a_dataset_function(candidate, project, module)
         if "_params" not in candidate.fields or candidate.fields.get("_definite"):
@@ -549,7 +555,10 @@ class ExternalStateMutation(Rule):
     writes under a first-call guard, also in a helper only a guarded call reaches (`if not
     self.built: self.build()`), behind a guard method that returns such a test (`if
     self._needs_init():`) or after an early-return guard (`if self._table is not None:
-    return`); and writes into a parameter of a Keras `call` or a helper, whose caller (usually
+    return`), or a memo test (`if name not in self._modules: self._modules[name] = ctor()`,
+    `if key in cache: return cache[key]` in a function that fills `cache[key]`: the entry
+    outlives the trace, and eager calls skip the fill too); writes into a dict the call copied
+    (`obs = obs.copy(); obs["image"] = ...`); and writes into a parameter of a Keras `call` or a helper, whose caller (usually
     traced code) owns the object, unless a staged caller passes an object that outlives it (a
     global, an attribute of its object, a `tf.function`'s own argument: `fill(cache, x)`).
     `if not <parameter>:` or `if <local> is None:` is no first-call guard (it decides per call),

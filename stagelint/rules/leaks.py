@@ -23,7 +23,10 @@ class LeakedTensor(Rule):
     Also through a closure nested in the staged method (`def keep(t): self.last = t`), a
     `nonlocal`, and a helper's parameter when a staged caller passes it an object that outlives
     the call (`fill(cache, x)` with a global `cache`). Not flagged: containers the caller made
-    for the call (`parts = []; fill(parts, x)`), and values that are not tensors (STG102).
+    for the call (`parts = []; fill(parts, x)`), a copy the call made (`obs = obs.copy()`:
+    `dict.copy()` returns a new dict; TensorFlow 2.21 refuses a `tf.function` that writes into
+    its argument itself, "Modifying a copy is allowed"), and values that are not tensors
+    (STG102), such as what `tf.load_op_library` returns (a Python module).
 
 
     Under JAX: a tracer stored outside (a leaked tracer, UnexpectedTracerError later), also out of

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.guards import runs_once
 from stagelint.analysis.objects import root_kind
 from stagelint.context import short_code
 from stagelint.frameworks import (
@@ -174,7 +175,10 @@ class FrozenPythonValue(Rule):
 
     Not flagged: seeding (`random.seed`, `np.random.seed`), TensorFlow's own `tf.random.*` and
     `tf.random.Generator`, and calls inside `tf.py_function` or `tf.init_scope()`, which run in
-    Python on every call or on purpose once.
+    Python on every call or on purpose once; and calls that run once per object or key eagerly
+    too: under a first-call guard (`if self.noise is None:`), below an early-return guard or a
+    memo test (`if key in cache: return cache[key]` where the function fills `cache[key]`), or
+    in a helper only such code calls.
 
 
     Under JAX the remedy is an explicit `jax.random` key passed in and split per call.
@@ -300,11 +304,17 @@ class FrozenPythonValue(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
-        if ctx.function is None or not ctx.in_staged_context:
+        if ctx.function is None or not ctx.in_staged_context or runs_once(ctx, node):
             return
         instead = self._frozen(node)
         if instead is not None:
             self.report(node, call=f"{short_code(node.func)}(...)", instead=instead)
+
+    @classmethod
+    def confirm(cls, candidate, project, module) -> bool:
+        # a helper only one-time set-up calls (`if key not in cache: cache[key] = build(key)`)
+        # draws once eagerly too: nothing a trace freezes that eager code would draw again
+        return (module.module, candidate.function) in project.unguarded
 
     def fix(self, node: cst.CSTNode, fields: dict):
         from stagelint.fix import tf_random_rewrite

@@ -9,7 +9,7 @@ from stagelint.analysis.proof import fact
 from stagelint.context import short_code
 from stagelint.frameworks import GET_OR_CREATE_DECORATORS, GET_OR_CREATE_VARIABLES
 from stagelint.rules.base import Rule
-from stagelint.stores import after_early_return_guard
+from stagelint.analysis.guards import after_early_return_guard
 
 
 class RecursiveFunction(Rule):

@@ -1,0 +1,185 @@
+"""Issue 23, the third fresh TensorFlow audit (bench/fresh_repos_tf3.txt, half I's verdicts in
+bench/fresh_verdicts_I_before.csv): each false-positive class as the fact it follows, with its
+positive twin. Behaviour checked with TensorFlow 2.21 in this venv
+(tests/runtime/test_tf_fresh_facts.py runs the same code)."""
+
+from __future__ import annotations
+
+from rulecases import assert_marked
+
+
+def test_effects_behind_a_memo_guard_run_once_per_key_eagerly_too():
+    """stylegan2-tf-2.x's `get_plugin`: `if cuda_file in _plugin_cache: return ...`, then build,
+    print and fill `_plugin_cache[cuda_file]`. Eager calls skip the block once the key is filled,
+    as calls reusing a trace do, so tracing changes nothing (the same holds in a helper only the
+    guarded part calls). A membership test of a container the function never fills guards
+    nothing: the print runs on every eager call, once per trace staged."""
+    assert_marked("""
+        import os
+        import tensorflow as tf
+
+        _plugin_cache = dict()
+        _seen = set()
+
+        def _compile(path):
+            os.makedirs("cache", exist_ok=True)
+            return path
+
+        def get_plugin(path):
+            if path in _plugin_cache:
+                return _plugin_cache[path]
+            print("Compiling", path)
+            plugin = _compile(path)
+            _plugin_cache[path] = plugin
+            return plugin
+
+        def get_checked(path):
+            if path in _seen:
+                return path
+            print("Checking", path)  # STG101
+            return path
+
+        @tf.function
+        def step(x):
+            get_plugin("op.cu")
+            get_checked("op.cu")
+            return x + 1
+    """)
+
+
+def test_a_sub_layer_made_under_a_not_in_guard_is_a_memo_not_a_lost_update():
+    """dreamer's `Module.get`: `if name not in self._modules: self._modules[name] = ctor()`. The
+    entry outlives the trace and eager calls skip the fill too. A dict filled under a test of
+    another container is written on every eager call: only while tracing when staged."""
+    assert_marked("""
+        import tensorflow as tf
+
+        class Module(tf.Module):
+            def __init__(self):
+                self._modules = {}
+                self._calls = {}
+                self._known = set()
+
+            def get(self, name, ctor, *args):
+                if name not in self._modules:
+                    self._modules[name] = ctor(*args)
+                return self._modules[name]
+
+            def count(self, name):
+                if name not in self._known:
+                    self._calls[name] = 1  # STG102
+                return name
+
+            @tf.function
+            def __call__(self, x):
+                self.count("dense")
+                return self.get("dense", tf.keras.layers.Dense, 2)(x)
+    """)
+
+
+def test_a_dict_copied_in_the_call_is_the_calls_own():
+    """dreamer's `preprocess`: `obs = obs.copy()` and then `obs["image"] = ...`: `dict.copy()`
+    returns a new dict, so the caller's dict keeps what it held. Written without the copy, the
+    caller's dict holds a symbolic tensor after the trace."""
+    assert_marked("""
+        import tensorflow as tf
+
+        def preprocess(obs):
+            obs = obs.copy()
+            obs["image"] = tf.cast(obs["image"], tf.float32) / 255.0
+            return obs
+
+        def preprocess_in_place(obs):
+            obs["image"] = tf.cast(obs["image"], tf.float32) / 255.0  # STG201
+            return obs
+
+        @tf.function
+        def policy(obs):
+            return preprocess(obs)["image"], preprocess_in_place(obs)["image"]
+    """)
+
+
+def test_the_local_devices_and_an_op_library_are_python_objects():
+    """stylegan2-tf-2.x: `[x for x in device_lib.list_local_devices() if ...]` iterates a Python
+    list of `DeviceAttributes` protos, `tf.sysconfig.get_include()` is a str and
+    `tf.load_op_library(path)` a Python module: no symbolic tensor. Iterating a tensor in a
+    comprehension still fails while tracing."""
+    assert_marked("""
+        import tensorflow as tf
+        from tensorflow.python.client import device_lib
+
+        _plugins = {}
+
+        def gpu_arch():
+            gpus = [x for x in device_lib.list_local_devices() if x.device_type == "GPU"]
+            return len(gpus), tf.sysconfig.get_include() + "/eigen"
+
+        def load(path):
+            if path not in _plugins:
+                _plugins[path] = tf.load_op_library(path)
+            return _plugins[path]
+
+        @tf.function
+        def step(x):
+            gpu_arch()
+            load("fused.so")
+            doubled = [v * 2 for v in tf.range(3)]  # STG602
+            return x + doubled[0]
+    """)
+
+
+def test_a_method_writing_a_just_constructed_object_before_its_first_call_sets_it_up():
+    """dice_rl's scripts: `estimator = TabularBayesDice(...)`, `estimator.prepare_dataset(...)`
+    (which sets `self._initial_weights`), then `estimator.train_step()` in a loop. The object's
+    `tf.function` traces at its first call, after the write: every call of the writer the project
+    shows is made so. Called after a first call of the object, or on an object made before the
+    loop that calls both, it is the stale attribute (tests/runtime/test_tf_fresh_facts.py)."""
+    assert_marked("""
+        import tensorflow as tf
+
+        class Estimator(tf.Module):
+            def __init__(self, n):
+                self._weights = tf.zeros([n])
+
+            def prepare(self, data):
+                self._weights = tf.constant(data)
+
+            @tf.function
+            def train_step(self):
+                return tf.reduce_sum(self._weights)
+
+        class Tuned(tf.Module):
+            def __init__(self):
+                self.scale = 1.0
+
+            def retune(self, scale):
+                self.scale = scale
+
+            @tf.function
+            def train_step(self, x):
+                return x * self.scale  # STG302
+
+        class Looped(tf.Module):
+            def __init__(self):
+                self.scale = 1.0
+
+            def reset(self, scale):
+                self.scale = scale
+
+            @tf.function
+            def train_step(self, x):
+                return x * self.scale  # STG302
+
+        def main(data, epochs):
+            estimator = Estimator(3)
+            estimator.prepare(data)
+            for _ in range(10):
+                estimator.train_step()
+            tuned = Tuned()
+            tuned.train_step(1.0)
+            tuned.retune(2.0)
+            looped = Looped()
+            for epoch in range(epochs):
+                looped.reset(epoch)
+                looped.train_step(1.0)
+    """)

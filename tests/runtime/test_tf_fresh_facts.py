@@ -1,0 +1,95 @@
+"""The facts behind issue 23's third fresh TensorFlow audit (tests/rules/test_tf_fresh_audit.py),
+observed with the real TensorFlow 2.21."""
+
+from __future__ import annotations
+
+import pytest
+
+tf = pytest.importorskip("tensorflow")
+
+
+def test_effects_behind_a_memo_guard_run_once_per_key_traced_or_eager():
+    """`context.first_call_guard` (a memo test): `if key in cache: return cache[key]` in a
+    function that fills `cache[key]` runs its body once per key, eagerly as under `tf.function`,
+    where a later trace (another input signature) finds the entry too."""
+    for staged in (False, True):
+        cache, built = {}, []
+
+        def get_plugin(path, cache=cache, built=built):
+            if path in cache:
+                return cache[path]
+            built.append(path)  # the compile-once effect (a print, a file written)
+            cache[path] = len(path)
+            return cache[path]
+
+        def step(x):
+            return x + get_plugin("op.cu")
+
+        fn = tf.function(step) if staged else step
+        for x in (tf.constant(1), tf.constant(2), tf.constant([1.0, 2.0])):
+            fn(x)
+        assert built == ["op.cu"], staged
+
+
+def test_a_copy_made_in_a_traced_function_leaves_the_callers_dict_alone():
+    """`analysis.objects._rebound_to_copy`: `obs = obs.copy()` in a traced function makes a new
+    dict; the caller's keeps its eager value. Writing into the argument itself is refused by
+    TF 2.21 ("should not modify its Python input arguments. Modifying a copy is allowed")."""
+    @tf.function
+    def preprocess(obs):
+        obs = obs.copy()
+        obs["image"] = tf.cast(obs["image"], tf.float32) / 255.0
+        return obs["image"]
+
+    @tf.function
+    def preprocess_in_place(obs):
+        obs["image"] = tf.cast(obs["image"], tf.float32) / 255.0
+        return obs["image"]
+
+    obs = {"image": tf.constant([255])}
+    assert float(preprocess(obs)[0]) == 1.0
+    assert obs["image"].dtype == tf.int32 and int(obs["image"][0]) == 255
+    with pytest.raises(ValueError, match="should not modify its Python input arguments"):
+        preprocess_in_place(obs)
+
+
+def test_the_local_devices_and_build_paths_are_python_values_in_a_traced_function():
+    """`frameworks.tensorflow` non-tensor calls: `device_lib.list_local_devices()` is a Python
+    list of `DeviceAttributes` protos and `tf.sysconfig.get_include()` a str, also while tracing
+    (a comprehension over them is plain Python)."""
+    from tensorflow.python.client import device_lib
+
+    seen = []
+
+    @tf.function
+    def step(x):
+        cpus = [d for d in device_lib.list_local_devices() if d.device_type == "CPU"]
+        seen.append((type(cpus), type(tf.sysconfig.get_include())))
+        return x + len(cpus)
+
+    assert int(step(tf.constant(0))) >= 1
+    assert seen == [(list, str)]
+
+
+def test_a_write_before_the_objects_first_call_is_seen_and_one_after_it_is_not():
+    """`analysis.order.set_before_first_call`: a method called on a just-constructed object sets
+    the attribute before the object's `tf.function` first traces, so the trace reads it; the
+    same method called after a call is the stale attribute STG302 reports (the graph keeps the
+    old value)."""
+    class Estimator(tf.Module):
+        def __init__(self):
+            self.scale = 1.0
+
+        def prepare(self, scale):
+            self.scale = scale
+
+        @tf.function
+        def train_step(self, x):
+            return x * self.scale
+
+    x = tf.constant(2.0)
+    estimator = Estimator()
+    estimator.prepare(3.0)
+    assert float(estimator.train_step(x)) == 6.0
+    estimator.prepare(5.0)
+    assert float(estimator.train_step(x)) == 6.0  # reuses the trace: the old scale
