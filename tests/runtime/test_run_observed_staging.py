@@ -58,3 +58,13 @@ def test_the_twins_are_divergences(run):
 def test_only_the_eager_run_reads_failing_assertions(run):
     assert run.graph.failed_reads == {}
     assert run.report["runs"]["graph"]["tests"]["passed"] == 10
+
+
+@pytest.mark.tf
+def test_a_tf_function_counter_is_recognised_too(fixture_run):
+    run = fixture_run("fx_tf_observed_staging")
+    (outcome,) = run.report["mode_outcomes"]
+    assert (outcome["graph"], outcome["eager"]) == ("passed", "failed")
+    assert outcome["not_comparable"] == "the failing assertion reads `count`, " + COUNTER.format(
+        fn="test_closure_counter.body", line=17)
+    assert not [f for f in run.report["findings"] if f["runtime_only"]]
