@@ -409,6 +409,8 @@ class FileContext:
                                 if n.value == name.value and id(n) in nodes:
                                     return (nodes[id(n)],)
                     continue
+                if isinstance(st, (cst.FunctionDef, cst.ClassDef)) and st.name.value == name.value and id(st) in nodes:
+                    return (nodes[id(st)],)  # `def fn(...)` binds `fn` as an assignment does
                 if any(_within(self, getattr(r, "node", None), st) for r in refs):
                     return refs  # bound in a branch or loop before it: several may reach
         return refs

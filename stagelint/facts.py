@@ -58,6 +58,9 @@ class ArgFacts:
     #: which object it is, for "is it the same object at every call?" (`opt1@12`); "|"-separated
     #: when a loop variable runs over a literal list of objects
     ident: str = ""
+    #: which function object it is, for "do two calls pass the same function?"
+    #: (`analysis.functions.function_object`): "same:<qualified name>", "new", "attr:<code>", ""
+    function: str = ""
     #: the caller's own parameter, passed straight through (so the caller's callers decide)
     param: str = ""
     #: why the value changes between calls: "loop variable `i`", "counter `step`", or ""

@@ -9,7 +9,9 @@ what a wrapper made again costs depends on the wrapped object:
   a factory's nested function. Every function-keyed cache misses on it.
 * BOUND: a bound method (`self.update`, `model.loss`): made anew on every attribute access,
   but equal to the last one of the same object and function (`a.m == a.m`, same hash).
-* SAME: the very object of the last time: a module-level function, an imported one, a name bound
+* SAME: the very object of the last time: a module-level function, an imported one, a module's
+  function read through its dotted module (`jax.lax.collapse`, `jnp.linalg.norm`, `mod.sub.f`:
+  one trace for three `jax.jit(jax.lax.collapse, static_argnums=(1, 2))` made anew), a name bound
   once before the loop that wraps it, a field holding a function (`self.fn` set in `__init__`),
   a function a Haiku/optax NamedTuple holds.
 
@@ -79,6 +81,9 @@ def _before(ctx, nodes, loop) -> bool:
 def _name_identity(ctx, name: cst.Name, loop, code: str) -> Identity | None:
     kind = ctx.binding_kind(name, ctx.function)
     nodes = [getattr(b, "node", None) for b in ctx.bindings_of(name)]
+    if kind in ("local", "param") and loop is None:
+        # what reaches this line (`fn = wrap(fn)`, then `def fn(*a, inner=fn)`, then `jax.jit(fn)`)
+        nodes = [getattr(b, "node", None) for b in ctx.reaching(name, ctx.function) or ()] or nodes
     if not nodes:
         return None
     if kind == "import":
@@ -92,7 +97,7 @@ def _name_identity(ctx, name: cst.Name, loop, code: str) -> Identity | None:
     if kind in ("local", "param"):
         if loop is not None and _before(ctx, nodes, loop):
             return Identity(SAME, f"`{code}` is bound before the loop: the same object on every iteration")
-        if kind == "local" and all(isinstance(n, cst.FunctionDef) for n in nodes):
+        if all(isinstance(n, cst.FunctionDef) for n in nodes):
             return Identity(NEW, f"`{code}` is a nested def, a new function each time "
                                  f"`{ctx.function.facts.name}` runs" if loop is None else
                             f"`{code}` is a nested def made on every iteration: a new function each time")
@@ -108,6 +113,10 @@ def _attribute_identity(ctx, attr: cst.Attribute, loop, code: str) -> Identity |
         if _holds_functions(names, name):
             return Identity(NEW, f"`{short_code(receiver, 40)}` makes new functions each time it runs, "
                                  f"so `{code}` is a new one")
+        return None
+    if isinstance(receiver, cst.Attribute):
+        if _module_function(ctx, attr) is not None:
+            return Identity(SAME, f"`{code}` is a module's function, the same object every time")
         return None
     if not isinstance(receiver, cst.Name):
         return None
@@ -141,6 +150,53 @@ def _attribute_identity(ctx, attr: cst.Attribute, loop, code: str) -> Identity |
     return None
 
 
+def _module_function(ctx, attr: cst.Attribute) -> str | None:
+    """The qualified name of the function `attr` reads through a dotted module receiver
+    (`jax.lax.collapse`, `jnp.linalg.norm`, `pkg.mod.f` after `import pkg.mod`), or None. A module's
+    attribute is the same object on every read; an object's attribute (`mod.model.apply`, a bound
+    method) need not be, so the receiver must be known to be a module: one of the framework's (or
+    a class of it), or a module the file imports by that dotted name."""
+    node = attr.value
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    names = ctx.qualified_names(attr)
+    if len(names) != 1:
+        return None
+    (q,) = names
+    receiver = q.rsplit(".", 1)[0]
+    if ctx.framework.owns(receiver) or receiver in _imported_modules(ctx):
+        return q
+    return None
+
+
+def _imported_modules(ctx) -> frozenset[str]:
+    """The dotted module names the file's module-level `import` statements bind (`import
+    pkg.mod`: `pkg` and `pkg.mod`; `import jax.numpy as jnp`: `jax.numpy`)."""
+    memo = ctx.memo.get("imported_modules")
+    if memo is None:
+        out = set()
+        for stmt in getattr(ctx.module_node, "body", ()):
+            for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.Import):
+                    for alias in small.names:
+                        parts = _alias_name(alias).split(".")
+                        out.update(".".join(parts[:i + 1]) for i in range(len(parts)))
+        memo = ctx.memo["imported_modules"] = frozenset(out)
+    return memo
+
+
+def _alias_name(alias: cst.ImportAlias) -> str:
+    """The dotted module name an `import` alias imports (`import jax.numpy as jnp`: `jax.numpy`)."""
+    node, parts = alias.name, []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
 def _holds_functions(factories: set[str], attribute: str) -> bool:
     """The result of a call of one of `factories` holds `attribute` as a plain function
     (`frameworks.FUNCTION_HOLDERS`)."""
@@ -149,6 +205,112 @@ def _holds_functions(factories: set[str], attribute: str) -> bool:
             if not attributes or attribute in attributes:
                 return True
     return False
+
+
+# Which object a call passes, and which of the caller's parameters a wrapped function is built
+# over: a trace repeats only when the same program is traced again (issue 23, class 2).
+
+def function_object(ctx, expr: cst.BaseExpression, func, loops=()) -> str:
+    """Which function object `expr`, an argument at a call site in `func` inside `loops`, is, for
+    "do two calls pass the same object?" (`facts.ArgFacts.function`):
+
+    * "same:<qualified name>": the same object every time the call runs: a module-level
+      function, an imported one, a module's function through its dotted module, a name bound
+      once at module level; also, within one run of `func`, a parameter or local name it binds
+      once, outside the loops around the call ("same:<func>.<name>@<line>");
+    * "new": a new object each time: a lambda, a `functools.partial(...)`, a bound method of an
+      object made right there (`Model().train`);
+    * "attr:<code>": an attribute read (`self.model.train`): the same object on every read while
+      nothing sets it again, most likely (a bound method is a new object, but equal, and traces
+      the same program);
+    * "": unknown (a parameter, a local name, anything else)."""
+    if isinstance(expr, cst.Lambda):
+        return "new"
+    if isinstance(expr, cst.Call):
+        return "new" if ctx.qualified_names(expr.func) & PARTIAL_CALLS else ""
+    if isinstance(expr, cst.Name):
+        kind = ctx.binding_kind(expr, func)
+        nodes = [getattr(b, "node", None) for b in ctx.bindings_of(expr)]
+        names = ctx.qualified_names(expr)
+        if len(names) != 1 or not nodes:
+            return ""
+        if kind == "import" or (kind == "global" and len(nodes) == 1):
+            return "same:" + next(iter(names))
+        if kind in ("local", "param") and func is not None and len(nodes) == 1 and nodes[0] is not None \
+                and not any(_inside(ctx, nodes[0], loop) for loop in loops):
+            return f"same:{ctx.module}.{func.qualname}.{expr.value}@{ctx.position(nodes[0]).line}"
+        return ""
+    if isinstance(expr, cst.Attribute):
+        q = _module_function(ctx, expr)
+        if q is not None:
+            return "same:" + q
+        receiver = expr.value
+        while isinstance(receiver, cst.Attribute):
+            receiver = receiver.value
+        if isinstance(receiver, cst.Call):
+            return "new" if isinstance(expr.value, cst.Call) else ""
+        if isinstance(receiver, cst.Name):
+            if ctx.binding_kind(receiver, func) == "import":
+                names = ctx.qualified_names(expr)
+                return "same:" + next(iter(names)) if len(names) == 1 and expr.value is receiver else ""
+            return "attr:" + short_code(expr, 80)
+    return ""
+
+
+def _inside(ctx, node, outer) -> bool:
+    a, b = ctx.position(node), ctx.position(outer)
+    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)
+
+
+def calls_over(ctx, node: cst.CSTNode, scope) -> list[str]:
+    """The parameters of `scope` whose function objects `node`, a def or lambda nested in it,
+    calls: directly (`fn(x)`), through a default (`def g(*a, inner=fn): inner(*a)`) or through a
+    local wrapper of the parameter (`fn = wrap(fn)` first). Each object passed there is another
+    program to trace: a new trace of `node` repeats an earlier one only when the same object is
+    passed again."""
+    if scope is None:
+        return []
+    params = set(scope.facts.params) - {scope.self_name}
+    defaults = {p.name.value: p.default for p in _all_params(node.params) if p.default is not None}
+    own = {p.name.value for p in _all_params(node.params)}
+    out: set[str] = set()
+    stack = [node.body]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Name):
+            name = n.func.value
+            if name in defaults:
+                out |= _params_in(ctx, defaults[name], scope, params)
+            elif name not in own:
+                out |= _params_in(ctx, n.func, scope, params)
+        stack.extend(n.children)
+    return sorted(out)
+
+
+def _all_params(params: cst.Parameters):
+    star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+    kwarg = [params.star_kwarg] if params.star_kwarg is not None else []
+    return [*params.posonly_params, *params.params, *star, *params.kwonly_params, *kwarg]
+
+
+def _params_in(ctx, expr, scope, params: set[str], depth: int = 0) -> set[str]:
+    """The parameters of `scope` a name in it holds, directly or wrapped by a call
+    (`fn = nj.pure(fn)`)."""
+    if not isinstance(expr, cst.Name) or depth > 3:
+        return set()
+    own = {id(p) for p in _all_params(scope.node.params)}
+    out = set()
+    for b in ctx.bindings_of(expr):
+        node = getattr(b, "node", None)
+        if isinstance(node, cst.Param):
+            if id(node) in own and expr.value in params:
+                out.add(expr.value)
+            continue
+        value = ctx.bound_values.get(id(node))
+        if isinstance(value, cst.Call):
+            for arg in value.args:
+                out |= _params_in(ctx, arg.value, scope, params, depth + 1)
+    return out
 
 
 def bound_method_shadowed(ctx, ident: Identity) -> bool:

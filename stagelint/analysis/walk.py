@@ -36,6 +36,7 @@ from stagelint.context import (
     target_names,
     tracing_call,
 )
+from stagelint.analysis.functions import function_object
 from stagelint.analysis.varying_shapes import shape_variation
 from stagelint.datasets import function_arguments
 from stagelint.fastmeta import Metadata, fast_traversal, walk
@@ -709,6 +710,7 @@ class _Walker(cst.CSTVisitor):
     def _arg_facts(self, expr, func, loops) -> F.ArgFacts:
         arg = arg_facts(self.ctx, expr, func, loops)
         arg.shape = shape_variation(self.ctx, expr, func, loops)
+        arg.function = function_object(self.ctx, expr, func, loops)
         return arg
 
     def _record_one_shot_and_built(self, node: cst.Call, staging: set[str]) -> None:

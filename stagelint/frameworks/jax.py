@@ -90,6 +90,15 @@ JAX_TRACE_CACHE = {
     "jax.pmap": "equal",
 }
 
+# Static arguments (`static_argnums` / `static_argnames`, and `eqx.filter_jit`'s Python values)
+# key the trace by value, through hash and equality: each distinct value traces once and later
+# calls with an equal value reuse that trace. `split_axis=0` and `split_axis=1` over six calls
+# trace twice; a loop variable over `range(4)` traces four times (observed with jax 0.10.2:
+# tests/runtime/test_function_identity.py). So a fixed set of literals across call sites costs one
+# trace per value, and is needed where the function uses the Python value (`x.shape[axis]`, a
+# reshape size); STG501 reports a literal set only where a traced value would do the same, and
+# values that change without bound (a loop variable, a counter) wherever they are static.
+
 #: Calls whose function runs in Python on every call, with concrete values, even under jit.
 JAX_EAGER_ESCAPES = frozenset({
     "jax.pure_callback", "jax.debug.callback", "jax.experimental.io_callback",

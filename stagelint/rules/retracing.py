@@ -31,10 +31,11 @@ from stagelint.analysis.functions import (
     SAME,
     Identity,
     bound_method_shadowed,
+    calls_over,
     identity,
     returns_new_function,
 )
-from stagelint.analysis.proof import fact
+from stagelint.analysis.proof import HEURISTIC, TRUE, fact
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.values import python_number
 from stagelint.tensors import NUMBERS, Tensorness, tensorness, value_of
@@ -79,6 +80,12 @@ class PythonScalarArgument(Rule):
     value traces again (keep such a counter in an `nnx.Variable`). A Python number passed to plain
     `jax.jit` is one weak-typed trace for every value, and is not flagged; nor are an
     `nnx.Variable`'s updates (`model.count[...] += 1`) and an attribute set to a constant.
+    A static argument keys the trace by value: each distinct value traces once and is reused
+    afterwards. So a fixed set of literals across call sites (`split_axis=0` in one call,
+    `split_axis=1` in another) is flagged only where a traced value would do the same (the
+    parameter is only an operand): where the function needs the Python value (`x.shape[axis]`, a
+    reshape size) each value's trace is needed, and `jnp.asarray(1)` would break it. Values that
+    change without bound (a loop variable, a counter) are flagged wherever they are static.
 
     ## Why is this bad?
     tf.function keys traces on Python values: `f(1)`, `f(2)`, `f(3)` trace three times, where
@@ -171,6 +178,17 @@ class PythonScalarArgument(Rule):
 
         for step in range(10):
             scale(1.0, step)               # JAX: one weak-typed trace for every Python number
+        """,
+        """
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, static_argnames="split_axis")
+        def split(x, split_axis):
+            return x.reshape(x.shape[split_axis], -1)   # needs the Python value
+
+        def shard(x, y):
+            return split(x, split_axis=0), split(y, split_axis=1)   # one trace per axis, reused
         """,
         """
         import jax.numpy as jnp
@@ -407,6 +425,11 @@ class PythonScalarArgument(Rule):
                     value = literal(arg.text)
                     mine = literals.get(module, {})
                     if not reason and value is not None and len(mine) > 1:
+                        if jax_entry is not None and f.param_uses.get(param) != "tensor":
+                            # a static argument that takes a fixed set of literals: one trace per
+                            # value, each reused afterwards (`frameworks.jax`, static arguments); the
+                            # function may need the Python value (`x.shape[axis]`)
+                            continue
                         others = sorted({texts[0] for v, texts in mine.items() if v != value})
                         reason = "other calls pass " + ", ".join(f"`{t}`" for t in others[:3])
                     if not reason:
@@ -419,7 +442,10 @@ class PythonScalarArgument(Rule):
                         **extra, "value": arg.text, "param": param, "reason": reason, "_anchors": [list(key)],
                         "jax_what": f"this call passes the Python value `{arg.text}` for `{param}` ({reason}), "
                                     "a static argument there",
-                        "jax_instead": f"make it a traced argument (`jnp.asarray({arg.text})`, not in `static_argnums`)",
+                        "jax_instead": f"make it a traced argument (`jnp.asarray({arg.text})`, not in `static_argnums`)"
+                        if f.param_uses.get(param) == "tensor" else
+                        f"pass a traced value where one would do, or keep the values `{param}` takes few "
+                        f"where the function needs a Python value (a shape, an axis)",
                     })))
         return out
 
@@ -507,6 +533,16 @@ class FunctionRecreated(Rule):
     bound method of a parameter (`jax.jit(model.loss)` with `model` passed in) is most likely a
     new object per access, but may be a field holding a function: that step is in the preview tier.
     Where the object is unknown, nothing is reported.
+
+    A def or lambda built over a parameter of the enclosing function that holds a function
+    (`def init(fn, x): def wrapper(v): return fn(v)` then `jax.jit(wrapper)(x)`, also through a
+    default `inner=fn` or a local wrapper `fn = wrap(fn)`) is another program for each object
+    passed there: its trace repeats an earlier one only when callers pass the same object again.
+    It is reported when they are known to: a module-level or imported function, or a module's
+    function read through its module (`jnp.linalg.norm`, `pkg.losses.l2`), passed in a loop or at
+    two calls. Different objects (`init(model.init_train)`, `init(model.train)`), a new one per
+    call (a lambda) or unknown ones: nothing; the same attribute passed at two calls
+    (`init(self.model.train)` twice) is most likely the same function: the preview tier.
 
     "Runs repeatedly" means: a loop or comprehension around the wrapper, a function whose call
     sites are in loops (or several), a method this module calls in a loop (`trainer.step(x)`), a
@@ -599,6 +635,23 @@ class FunctionRecreated(Rule):
             for x in batches:
                 w = w - jax.jit(mse)(w, x)  # JAX: the same function object, one cache
             return w
+        """,
+        """
+        import jax
+
+        def double(v):
+            return v * 2
+
+        def triple(v):
+            return v * 3
+
+        def init(fn, x):
+            def wrapper(v):
+                return fn(v)
+            return jax.jit(wrapper)(x)   # another program for each function passed
+
+        init(double, 1.0)
+        init(triple, 1.0)
         """,
         """
         import equinox as eqx
@@ -856,7 +909,7 @@ class FunctionRecreated(Rule):
         if api is not None and api in JAX_STAGING and api not in JAX_JIT:
             return
         where = f"`{info.parent.facts.name}` runs" if info.parent is not None else "this line runs"
-        record = {"node": decorator, "target": None, "scope": info.parent,
+        record = {"node": decorator, "target": None, "scope": info.parent, "def": node,
                   "loop": outer_loops[-1] if outer_loops else None, "used": None, "kind": "def",
                   "key": info.qualname, "api": api, "cache": self._cache(api) if api else None,
                   "identity": Identity(NEW, f"`{info.facts.name}` is a nested def, a new function each time {where}")}
@@ -934,7 +987,24 @@ class FunctionRecreated(Rule):
                     fields["_because"].append(fact(f"the loop on line {line} calls `{scope.facts.name}` on each "
                                                    f"iteration", ctx.position(caller_loop)))
                     fields["_looped"] = True
+                over = self._over(record)
+                if over:
+                    fields["_over"] = over  # decided by what the callers pass (`confirm`)
                 self.report(record["node"], function=scope, _enclosing=scope.qualname, **fields)
+
+    def _over(self, record) -> list[str]:
+        """The parameters of the scope whose function objects the wrapped nested def or lambda
+        calls (`analysis.functions.calls_over`)."""
+        ctx, scope, target = self.ctx, record["scope"], record["target"]
+        if record["kind"] == "def":
+            nodes = [record["def"]]
+        elif isinstance(target, cst.Lambda):
+            nodes = [target]
+        elif isinstance(target, cst.Name):
+            nodes = [b.node for b in ctx.bindings_of(target) if isinstance(getattr(b, "node", None), cst.FunctionDef)]
+        else:
+            nodes = []
+        return sorted({p for n in nodes for p in calls_over(ctx, n, scope)})
 
     def _emit(self, node, scope, fields: dict) -> None:
         if scope is None and fields.get("_stages_itself"):
@@ -1036,11 +1106,51 @@ class FunctionRecreated(Rule):
             traces = candidate.fields.get("_traces", "traces")
             return {"when": f"each time `{f.name}` runs (it handles every request)",
                     "cost": f"it {traces} again on every request"}
+        # Tests call a driver once each; several tests are not a loop.
+        sites = [(mod, site) for mod, site in project.call_sites.get((module.module, enclosing), ())
+                 if not is_test_module(mod)]
+        if candidate.fields.get("_over"):
+            return _same_program_again(candidate, project, module, (module.module, enclosing), sites)
         if candidate.fields.get("_looped"):
             return True
-        # Tests call a driver once each; several tests are not a loop.
-        sites = [site for mod, site in project.call_sites.get((module.module, enclosing), ()) if not is_test_module(mod)]
-        return len(sites) > 1 or any(site.in_loop for site in sites)
+        return len(sites) > 1 or any(site.in_loop for _, site in sites)
+
+
+def _same_program_again(candidate, project, module, key, sites):
+    """A function built over the enclosing function's parameters holding functions (`_over`)
+    is another program for each object passed there: its new trace repeats an earlier one only
+    when the same objects are passed again, by a call in a loop or by two calls
+    (`facts.ArgFacts.function`). Known the same: reported; the same attribute read twice: most
+    likely the same object (preview); different or unknown: silence."""
+    over = candidate.fields["_over"]
+    seen: dict[tuple, F.CallSite] = {}
+    guess = None
+    for mod, site in sites:
+        passed = dict(project.passed(site, key))
+        objects = tuple(passed[p].function if p in passed else "" for p in over)
+        if not all(o.startswith(("same:", "attr:")) for o in objects):
+            continue  # a new object (a lambda, `Model().train`) or an unknown one
+        # an attribute read is matched within one caller only (`self.model` is another object elsewhere)
+        known = all(o.startswith("same:") for o in objects)
+        mark = objects if known else (mod, site.caller, objects)
+        earlier = seen.get(mark)
+        if not site.in_loop and earlier is None:
+            seen[mark] = site
+            continue
+        shown = ", ".join(f"`{passed[p].text}`" for p in over)
+        where = f"in the loop on line {site.span.line}" if site.in_loop else \
+            f"on lines {earlier.span.line} and {site.span.line}"
+        if mod != module.module:
+            where += f" of {project.modules[mod].path}"
+        proof = fact(f"`{project.display(key, module.module)}` is called with the same {shown} {where}"
+                     + ("" if known else " (an attribute read again: most likely the same function)")
+                     + ", so the same program is traced again",
+                     site.span if mod == module.module else candidate.span, TRUE if known else HEURISTIC)
+        verdict = {"_because": [*candidate.fields.get("_because", ()), proof]}
+        if known:
+            return verdict
+        guess = guess or verdict
+    return guess or False
 
 
 def _retraces(cache: str | None, ident: Identity | None) -> bool:

@@ -5,7 +5,11 @@ with its positive twin. Behaviour checked with JAX 0.10.2 and optax in this venv
 
 from __future__ import annotations
 
-from rulecases import assert_marked
+from rulecases import assert_marked, assert_project_marked, check_project
+
+from stagelint.config import Settings
+from stagelint.engine import check_source
+from stagelint.rules.base import example_source
 
 
 def test_a_bound_update_result_is_an_optax_update_not_a_dict_mutation():
@@ -104,3 +108,83 @@ def test_a_binding_in_one_branch_does_not_reach_a_read_in_the_other():
         def run(x):
             return simulate(x) + simulate2(x) + simulate3(x)
     """)
+
+
+_TRANSFORM = """
+    import jax
+
+    def init(fn, dummy_inputs=()):
+        fn = jax.named_call(fn)
+
+        def fn(*args, inner=fn):
+            return inner(*args)
+
+        fn = jax.jit(fn)  # STG502
+        return fn(*dummy_inputs)
+"""
+
+
+def test_a_jitted_def_over_a_parameter_retraces_only_for_the_same_object_passed_again(tmp_path):
+    """dreamerv3: `transform.init(fn, ...)` jits a nested def over its parameter `fn`, and its
+    two callers pass `self.model.init_train` and `self.model.train`. Each object passed there is
+    another program (JAX 0.10.2: two functions, one trace each; the same one twice, two traces of
+    one program: tests/runtime/test_function_identity.py), so the second trace repeats the first
+    only when the same object is passed again. Different attributes: silence; the same module
+    function, read through its dotted project module (`pkg.losses.l2`) twice: reported."""
+    different = check_project(tmp_path / "a", {
+        "pkg/__init__.py": "",
+        "pkg/transform.py": _TRANSFORM.replace("  # STG502", ""),
+        "pkg/agent.py": """
+            from pkg import transform
+
+            class Agent:
+                def __init__(self, model, x):
+                    self.model = model
+                    self.a = transform.init(self.model.init_train, (x,))
+                    self.b = transform.init(self.model.train, (x,))
+        """,
+    })
+    assert not [f for f in different if f.code == "STG502"]
+    assert_project_marked(tmp_path / "b", {
+        "pkg/__init__.py": "",
+        "pkg/losses.py": """
+            def l2(x):
+                return (x ** 2).sum()
+        """,
+        "pkg/transform.py": _TRANSFORM,
+        "pkg/run.py": """
+            import pkg.losses
+            from pkg import transform
+
+            def run(x):
+                first = transform.init(pkg.losses.l2, (x,))
+                second = transform.init(pkg.losses.l2, (x,))
+                return first + second
+        """,
+    })
+
+
+def test_the_same_attribute_passed_twice_to_a_jitted_def_over_a_parameter_is_a_preview_guess():
+    """`init(self.model.train)` twice: an attribute read again is most likely the same function
+    (nothing in between sets it), so the trace most likely repeats: the preview tier; a lambda
+    per call is a new program each time: silent in both tiers."""
+    source = example_source("""
+        import jax
+
+        def init(fn, x):
+            def wrapper(v):
+                return fn(v)
+            return jax.jit(wrapper)(x)
+
+        class Agent:
+            def __init__(self, model, x):
+                self.model = model
+                self.a = init(self.model.train, x)
+                self.b = init(self.model.train, x)
+                self.c = init(lambda v: v, x)
+                self.d = init(lambda v: v, x)
+    """)
+    assert not [f for f in check_source(source) if f.code == "STG502"]
+    (finding,) = [f for f in check_source(source, settings=Settings(preview=True)) if f.code == "STG502"]
+    assert finding.line == 6
+    assert any("`self.model.train`" in note.message and "most likely" in note.message for note in finding.because)
