@@ -473,4 +473,32 @@ def install(recorder, mode: str) -> JaxCalls:
         # The explanations are the recorder's evidence, not the tests' output.
         logger.propagate = False
     calls.patch(jax)
+    if mode == "eager":
+        _note_control_flow_bodies(jax, recorder)
     return calls
+
+
+#: `jax.lax` functions that trace the functions they are given (every branch, a loop body once)
+#: under staging, and with jit disabled run them as Python: only the branch taken, the body per step.
+CONTROL_FLOW = ("cond", "switch", "while_loop", "fori_loop", "scan")
+
+
+def _note_control_flow_bodies(jax, recorder) -> None:
+    """Eager run: the project functions a test hands `lax.cond`/`switch`/loops are staged functions
+    of the test (what a failing assertion may read they write: `Recorder.failed`)."""
+    for name in CONTROL_FLOW:
+        original = getattr(jax.lax, name, None)
+        if original is None or getattr(original, "_stagelint", False):
+            continue
+
+        def noted(*args, _original=original, **kwargs):
+            if recorder.test_index >= 0:
+                for arg in (*args, *kwargs.values()):
+                    for fun in (arg if isinstance(arg, (list, tuple)) else (arg,)):
+                        if callable(fun):
+                            recorder.note_body(inspect.unwrap(fun))
+            return _original(*args, **kwargs)
+
+        functools.update_wrapper(noted, original)
+        noted._stagelint = True
+        setattr(jax.lax, name, noted)

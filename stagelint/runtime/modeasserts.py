@@ -12,7 +12,9 @@ fx_staging_asserts.py):
   graph run and once per call in the eager run, and the test fails an assertion in the eager run;
   or, with no static finding (the function staged through a helper, as chex's variants do), the
   failing assertion reads a variable a staged function of the test writes: the same closure cell,
-  module global, or attribute of the object the staged method was bound to (`modeprobe`);
+  module global, or attribute of the object the staged method was bound to, or a local counted from
+  one (`modeprobe`); staged functions include, in the eager run, the project functions handed to
+  `lax.cond`/`switch`/loops (every branch traced under staging, only the one taken with jit disabled);
 - the test observes buffer donation (the failing assertion calls `x.is_deleted()` or
   `unsafe_buffer_pointer()`, or a `pytest.warns` expects JAX's "Some donated buffers were not
   usable") and a staged call of the test was made with donation (`donate_argnums`,

@@ -169,6 +169,10 @@ def failed_assertion(tb, staged: list) -> dict:
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             hit = _variable_written(node.id, frame, staged)
+            if hit is None and node.id in frame.f_code.co_varnames and node.id not in frame.f_code.co_cellvars:
+                # A local counted from the variable (`n = len(seen)`, then `assertEqual(n, 1)`): one step back.
+                hit = next(filter(None, (_variable_written(read, frame, staged)
+                                         for read in _assigned_from(frame, node.id))), None)
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             hit = _attribute_written(node.value.id, node.attr, frame, staged)
         else:
@@ -225,6 +229,26 @@ def _statement(code, lasti: int) -> ast.AST | None:
         except SyntaxError:
             continue
     return None
+
+
+def _assigned_from(frame, name: str) -> list[str]:
+    """The names read by the last plain assignment to the local `name` before the frame's current
+    line, in its function's source (`n = len(seen)` -> ["len", "seen"])."""
+    code = frame.f_code
+    try:
+        tree = ast.parse("".join(linecache.getlines(code.co_filename)))
+    except (SyntaxError, ValueError):
+        return []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and code.co_firstlineno == min(
+                [node.lineno, *(d.lineno for d in node.decorator_list)]):
+            assigns = [a for a in ast.walk(node) if isinstance(a, ast.Assign) and a.lineno < frame.f_lineno
+                       and any(isinstance(t, ast.Name) and t.id == name for t in a.targets)]
+            if assigns:
+                last = max(assigns, key=lambda a: a.lineno)
+                return [n.id for n in ast.walk(last.value) if isinstance(n, ast.Name)]
+            return []
+    return []
 
 
 def _written_names(code) -> dict[str, tuple[str, int]]:

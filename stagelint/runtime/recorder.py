@@ -181,6 +181,16 @@ class Recorder:
             except TypeError:
                 pass
 
+    def note_body(self, function) -> None:
+        """A project function a control-flow primitive of the current test runs (`lax.switch`'s
+        branches): staged under jit, run as Python with jit disabled."""
+        code = getattr(function, "__code__", None)
+        if code is None or not inspect.isfunction(function) or not linetrace.is_project_file(code.co_filename):
+            return
+        functions, _ = self._staged.setdefault(-1, ([], []))
+        if len(functions) < 32 and function not in functions:
+            functions.append(function)
+
     def failed(self, tb) -> None:
         """The current test failed in the eager run: record what its failing assertion reads that
         staging decides (a counter a staged body writes, a donated buffer), for `modeasserts`."""

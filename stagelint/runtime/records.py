@@ -226,7 +226,7 @@ def _apply(run: Run, rec: dict, files: dict, fns: dict, tests: dict) -> None:
     elif ev == "asserts":
         writes = [(hit[0], fns.get(hit[1]), hit[2], hit[3] if len(hit) > 3 else "") for hit in rec.get("writes", ())]
         run.failed_reads[tests.get(rec["t"], "<outside tests>")] = {
-            "writes": [w for w in writes if w[1] is not None], "buffers": rec.get("buffers", []),
+            "writes": [w for w in writes if w[1] is not None or w[3]], "buffers": rec.get("buffers", []),
             "warns": rec.get("warns")}
     elif ev == "internal":
         run.internal_errors.append(rec.get("error", ""))

@@ -20,6 +20,8 @@ NOT_COMPARABLE = {
     "test_attribute_counter": "the failing assertion reads `model.count`, " + COUNTER.format(fn="Model._apply",
                                                                                            line=75),
     "test_witness_list": "the failing assertion reads `seen`, " + COUNTER.format(fn="test_witness_list.body", line=90),
+    "test_switch_branches_counted": "the failing assertion reads `g_seen`, " + COUNTER.format(
+        fn="test_switch_branches_counted.g", line=146),
     "test_argument_is_no_int_under_jit": "`TypeOfArguments.test_argument_is_no_int_under_jit.body` checks that a "
                                          "value is a tracer (`n` is a Python int here, which jit passes as a tracer); "
                                          "the eager run passes concrete values",
@@ -57,7 +59,7 @@ def test_the_twins_are_divergences(run):
 
 def test_only_the_eager_run_reads_failing_assertions(run):
     assert run.graph.failed_reads == {}
-    assert run.report["runs"]["graph"]["tests"]["passed"] == 10
+    assert run.report["runs"]["graph"]["tests"]["passed"] == 11
 
 
 @pytest.mark.tf
