@@ -16,7 +16,8 @@ All analysis runs on one thread of its own, one job at a time, so the LSP thread
 hover and code actions at once; a burst of changes to one file is analysed once, at its latest
 version, and an analysis overtaken by a newer change of its file is dropped after the file's
 own phase (no project phase, nothing published). The edited file is published first; other
-open files are judged again once no change waits. Nothing is ever written to standard output
+open files are judged again once no change waits. A version is published once, again only
+when its findings change. Nothing is ever written to standard output
 but the protocol: the analysis' workers inherit a standard output that goes to standard error.
 """
 
@@ -59,6 +60,8 @@ class Published:
     #: the project phase (`staging.Project`) that judged them: while it is the current one,
     #: judging the same text again gives the same findings
     judged_by: object = None
+    #: why the file was not analysed, said with them (None: it was)
+    unchecked: str | None = None
 
 
 class Project:
@@ -152,9 +155,9 @@ class Project:
 
     def update(self, path: str, text: str | None, superseded=lambda: False) -> bool:
         """One file again, from an editor's buffer (or the disk for None), then the project phase
-        (unless the file's facts came out the same: a comment typed, a line's spacing). False,
-        and no project phase, when `superseded()` says after the file's analysis that a newer
-        text is waiting: the project is joined once, for that one."""
+        (unless the file's facts came out as the project joined them: a comment typed, a line's
+        spacing). False, and no project phase, when `superseded()` says after the file's
+        analysis that a newer text is waiting: the project is joined once, for that one."""
         real = self.state.realpath(path)
         before = self.state.modules.get(real)
         old = self.state.sources.get(real)
@@ -170,13 +173,16 @@ class Project:
                 sources[real] = new
             self.analyse_all(sources=sources)
             return True
+        # Facts left by an analysis that was overtaken (`superseded`) were never joined: the
+        # project still judges the text before them, so facts equal to them need the phase too.
+        joined = real not in self.state.changed
         outcome = stages.reanalyse(self.state, path, None if text is None else new, self._spliced(real))
         if outcome.status in ("ok", "error"):  # (an internal error is logged by the analysis)
             self.not_checked.pop(real, None)
         else:
             self.not_checked[real] = outcome.detail
         after = self.state.modules.get(real)
-        if before is not None and after is not None and before == after and self.state.changed == {real}:
+        if joined and before is not None and after is not None and before == after and self.state.changed == {real}:
             self.state.modules[real] = before  # the project phase's own object: same facts
             self.state.changed = set()
             return True
@@ -461,8 +467,14 @@ class StagelintServer:
         self.ls = LanguageServer("stagelint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
         self.project: Project | None = None
         self.jobs: queue.Queue = queue.Queue()
-        self.pending: set[str] = set()  # documents waiting for analysis (uris)
-        self.pending_lock = threading.Lock()
+        #: documents changed since the analysis thread last took their text (uris)
+        self.pending: set[str] = set()
+        #: uri -> (version, text) of each open document, recorded on the LSP thread once pygls has
+        #: applied the notification. The analysis thread reads only these: pygls sets a document's
+        #: text before its version, and applies a notification's changes one by one, so reading
+        #: the document itself from another thread could pair one version with another's text.
+        self.documents: dict[str, tuple[int | None, str]] = {}
+        self.pending_lock = threading.Lock()  # guards both
         self.ready = threading.Event()
         #: an open file's findings may have changed with another file's (`_refresh_others`)
         self.others_stale = False
@@ -527,6 +539,9 @@ class StagelintServer:
 
         @ls.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
         def did_close(params: lsp.DidCloseTextDocumentParams):
+            with self.pending_lock:
+                self.documents.pop(params.text_document.uri, None)
+                self.pending.discard(params.text_document.uri)
             self.jobs.put(("close", params.text_document.uri))
 
         @ls.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -584,7 +599,10 @@ class StagelintServer:
                 yield finding, rng
 
     def _changed(self, uri: str) -> None:
+        doc = self.ls.workspace.text_documents.get(uri)
         with self.pending_lock:
+            if doc is not None:
+                self.documents[uri] = (doc.version, doc.source)
             if uri in self.pending:
                 return  # already waiting: it will be analysed at its latest version
             self.pending.add(uri)
@@ -604,7 +622,7 @@ class StagelintServer:
                 elif kind == "all":
                     self._analyse_all()
                 elif kind == "file" and self.ready.is_set():
-                    self._analyse_file(uri)
+                    self._analyse_file(uri, queued=True)
                 elif kind == "close":
                     self.project.published.pop(uri, None)
                     self.project.parsed.pop(uri, None)
@@ -629,7 +647,9 @@ class StagelintServer:
         self._end(token)
         self.ready.set()
         # The documents open now (those already changed are analysed again at their version).
-        for uri in list(self.ls.workspace.text_documents):
+        with self.pending_lock:
+            open_now = list(self.documents)
+        for uri in open_now:
             self._analyse_file(uri)
 
     def _config_error(self, error: str | None) -> None:
@@ -665,14 +685,20 @@ class StagelintServer:
             self._send(self.ls.work_done_progress.end, token,
                        lsp.WorkDoneProgressEnd(message=f"{files} files checked"))
 
-    def _analyse_file(self, uri: str) -> None:
+    def _take(self, uri: str, queued: bool) -> tuple[int | None, str] | None:
+        """The document's newest (version, text), now no longer waiting; None when it is closed,
+        or for a `queued` job whose change an earlier job already took (one analysis per text:
+        a second would publish the same version again)."""
         with self.pending_lock:
+            if queued and uri not in self.pending:
+                return None
             self.pending.discard(uri)
+            return self.documents.get(uri)
+
+    def _analyse_file(self, uri: str, queued: bool = False) -> None:
+        taken = self._take(uri, queued)
         path = to_fs_path(uri)
-        if self._is_config(uri) or not path or not path.endswith(".py"):
-            return
-        doc = self.ls.workspace.text_documents.get(uri)
-        if doc is None:
+        if taken is None or self._is_config(uri) or not path or not path.endswith(".py"):
             return
         project = self.project
         moved, error = project.settings_moved()
@@ -680,7 +706,7 @@ class StagelintServer:
         if moved:  # analyses this document too, at its newest text
             self._analyse_all(read_settings=False)
             return
-        text, version = doc.source, doc.version
+        version, text = taken
 
         def superseded() -> bool:
             # A newer change of this document is waiting: what was found for this one would be
@@ -695,7 +721,7 @@ class StagelintServer:
             done = project.update(path, None, superseded)  # saved, or changed back: the disk's text again
         else:
             done = True
-        if not done:
+        if not done or superseded():  # (a start over from the screen does not ask)
             return
         if project.state.changed:  # a superseded analysis of another file left the project behind
             project.project_phase()
@@ -716,24 +742,33 @@ class StagelintServer:
         project = self.project
         if project.state.changed:  # a superseded analysis left the project behind its facts
             project.project_phase()
+        with self.pending_lock:
+            waiting = set(self.pending)
+            texts = {uri: text for uri, (_, text) in self.documents.items()}
         others = {}
-        for other, doc in list(self.ls.workspace.text_documents.items()):
+        for other, text in texts.items():
             published = project.published.get(other)
-            if published is not None and published.text == doc.source and published.judged_by is not project.state.project:
-                others[to_fs_path(other)] = (other, doc.version, doc.source)
+            if other not in waiting and published is not None and published.text == text \
+                    and published.judged_by is not project.state.project:
+                others[to_fs_path(other)] = other
         if others:
             for other_path, found in project.findings_for(list(others)).items():
-                other, version, text = others[other_path]
-                if found != project.published[other].findings:
-                    self._publish(other, version, text, found)
+                published = project.published[others[other_path]]
+                if found != published.findings:  # (judged for the version they were published for)
+                    self._publish(others[other_path], published.version, published.text, found)
 
     def _publish(self, uri: str, version, text: str, findings: list[Finding]) -> None:
+        """Send the findings of this version of the document, unless the editor has them already
+        (the same version, text and findings: judged again after a full analysis, say)."""
         findings = self._beside_syntax_error(uri, text, findings)
-        self.project.published[uri] = Published(version, findings, text, self.project.state.project)
-        lines = text.splitlines()
-        diagnostics = [diagnostic(f, lines) for f in findings]
         path = to_fs_path(uri)
         reason = self.project.not_checked.get(self.project.state.realpath(path)) if path else None
+        last = self.project.published.get(uri)
+        now = self.project.published[uri] = Published(version, findings, text, self.project.state.project, reason)
+        if last is not None and replace(last, judged_by=now.judged_by) == now:
+            return
+        lines = text.splitlines()
+        diagnostics = [diagnostic(f, lines) for f in findings]
         if reason is not None:  # not analysed: said, rather than an empty list that reads as "all clear"
             diagnostics.insert(0, not_checked(reason))
         self._send(self.ls.text_document_publish_diagnostics, lsp.PublishDiagnosticsParams(

@@ -140,3 +140,50 @@ def test_a_changed_surface_is_not_reused(tmp_path, monkeypatch, change):
     assert not incremental.reusable(old, new, {real}, state.realpath)
     # a module replaced without being reported as changed is never trusted
     assert not incremental.reusable(old, [copy.deepcopy(m) for m in old], set(), state.realpath)
+
+
+def _server_project(tmp_path, monkeypatch):
+    """The server's `Project` over a copy of the project, analysed, and a count of its joins."""
+    from stagelint.server import Project
+
+    root = tmp_path / "p"
+    shutil.copytree(PROJECT, root)
+    monkeypatch.chdir(root)
+    project = Project(root, Options(jobs=0))
+    project.load_settings()
+    project.analyse_all()
+    joins = []
+    real_phase = stages.project_phase
+    monkeypatch.setattr(stages, "project_phase", lambda state: joins.append(1) or real_phase(state))
+    return project, joins, (root / MODEL).read_text()
+
+
+def test_an_overtaken_analysis_is_joined_when_its_text_comes_again(tmp_path, monkeypatch):
+    """An analysis overtaken by a newer change (`superseded`) leaves the file's facts unjoined.
+    When the newer text is the same (the change came as the analysis took the text), the facts
+    come out equal to those: the project phase runs all the same, and the findings are those of
+    a fresh check of the text, not of the project's text before (it had no print)."""
+    project, joins, text = _server_project(tmp_path, monkeypatch)
+    text = text.replace("    log_metrics(loss)\n", "    log_metrics(loss)\n    print('typed')\n", 1)
+    assert project.update(MODEL, text, superseded=lambda: True) is False
+    assert not joins
+    assert project.update(MODEL, text) is True
+    assert joins
+    mine = _all_findings(project.state)
+    assert mine == _all_findings(_analysed({MODEL: text.encode()}))
+    assert any(f[0] == MODEL and f[3] == "STG101" for f in mine), mine
+
+
+def test_facts_the_project_joined_are_not_joined_again(tmp_path, monkeypatch):
+    """The twin: the same text analysed again after an analysis the project joined gives the
+    facts it joined, and no project phase runs; the findings are still those of a fresh check."""
+    project, joins, text = _server_project(tmp_path, monkeypatch)
+    text = text.replace("    log_metrics(loss)\n", "    log_metrics(loss)\n    print('typed')\n", 1)
+    assert project.update(MODEL, text) is True
+    assert joins
+    del joins[:]
+    assert project.update(MODEL, text) is True
+    assert not joins and not project.state.changed
+    mine = _all_findings(project.state)
+    assert mine == _all_findings(_analysed({MODEL: text.encode()}))
+    assert any(f[0] == MODEL and f[3] == "STG101" for f in mine), mine
