@@ -1,7 +1,7 @@
 """`stagelint run` on real test modules of JAX and Keras 3 projects, against plain pytest on the same modules.
 
     python bench/realsuites.py --setup          # once: the pinned packages and the projects' sources
-    python bench/realsuites.py [--only NAME] [--exclude NAME] [--json FILE]
+    python bench/realsuites.py [--only NAME[,NAME...]] [--exclude NAME] [--json FILE]
 
 Run it with the interpreter of the environment to measure (here /work/main/.venv/bin/python, which
 holds TensorFlow CPU 2.21, JAX 0.10.2 and the pinned packages below). For every pinned module it
@@ -255,7 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--setup", action="store_true", help="install the pins and lay out the sources, then stop")
     parser.add_argument("--mirrors", default="/work/.mirror", help="folder of the git mirrors (OWNER+NAME/repo)")
-    parser.add_argument("--only", help="only the projects or modules whose name contains this")
+    parser.add_argument("--only", help="only the projects or modules whose name contains this (or one of these, "
+                                       "comma-separated)")
     parser.add_argument("--exclude", help="leave out the projects or modules whose name contains this")
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--warm", action="store_true",
@@ -278,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     records = HOME / "records"
     for project, (_, extra, modules) in PROJECTS.items():
         for module in modules:
-            if args.only and args.only not in project and args.only not in module:
+            if args.only and not any(part in project or part in module for part in args.only.split(",")):
                 continue
             if args.exclude and (args.exclude in project or args.exclude in module):
                 continue
