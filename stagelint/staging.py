@@ -314,7 +314,10 @@ class Project:
         return key is not None and f"{key[0]}.{key[1]}" in wrappers
 
     def _reach(self) -> None:
-        for entry in sorted(self.entries):
+        # A function reached by several entry points is credited to a kept one first: a one-shot
+        # wrapper (`jax.jit(lambda ...)(x)`) traces with the state of the moment, so only a kept
+        # Function can hold a stale trace, and messages and rules that ask `reached` mean that one.
+        for entry in sorted(self.entries, key=lambda k: (self.staged_afresh(k), k)):
             self._bfs(entry, self.reached, only_unguarded=False)
         unguarded: dict[Key, Key] = {}
         for entry in sorted(self.entries):

@@ -189,6 +189,61 @@ def test_helper_two_calls_deep_names_the_entry_point():
     assert "`log` (traced by `train_step`)" in f.message
 
 
+def test_a_helper_reached_by_a_kept_function_and_a_one_shot_wrapper_names_the_kept_one():
+    # `loss_fn` is traced by `train_step` (kept: its trace is reused after the global changes) and
+    # by a lambda jitted anew per batch (traced with the value of the moment): the staleness
+    # holds through `train_step`, and the message and the entry point say so.
+    source = """
+        import jax
+
+        label_smoothing = 0.0
+
+        def loss_fn(x):
+            return x * (1.0 - label_smoothing)
+
+        def evaluate(batches):
+            return [jax.jit(lambda x: loss_fn(x))(b) for b in batches]
+
+        @jax.jit
+        def train_step(x):
+            return loss_fn(x)
+
+        def main():
+            global label_smoothing
+            for epoch in range(3):
+                train_step(1.0)
+                label_smoothing = 0.1 * epoch
+    """
+    (f,) = [f for f in findings(source) if f.code == "STG301"]
+    assert (f.function, f.entry_point) == ("loss_fn", "train_step")
+    assert "`loss_fn` (traced by `train_step`)" in f.message
+
+
+def test_a_helper_reached_only_by_one_shot_wrappers_is_not_stale():
+    # The negative twin: every trace of `loss_fn` is made anew, with the global's value of the moment.
+    source = """
+        import jax
+
+        label_smoothing = 0.0
+
+        def loss_fn(x):
+            return x * (1.0 - label_smoothing)
+
+        def evaluate(batches):
+            total = 0.0
+            for b in batches:
+                total += jax.jit(lambda x: loss_fn(x))(b)
+            return total
+
+        def main():
+            global label_smoothing
+            for epoch in range(3):
+                evaluate([1.0])
+                label_smoothing = 0.1 * epoch
+    """
+    assert [f.code for f in findings(source) if f.code == "STG301"] == []
+
+
 def test_self_method_and_super_calls_are_followed():
     source = """
         import tensorflow as tf

@@ -325,6 +325,11 @@ class StaleGlobal(Rule):
 
     @classmethod
     def confirm(cls, candidate, project, module):
+        entry = project.reached.get((module.module, candidate.function))
+        if entry is not None and project.staged_afresh(entry):
+            # Every trace that reaches the reader is made anew (`jax.jit(lambda ...)(x)`), with
+            # the value of the moment (`reached` credits a kept Function first when one reaches it).
+            return False
         ordered = candidate.fields.get("_order")
         if ordered is not None:
             from stagelint.analysis.order import stale_between, writes_between
