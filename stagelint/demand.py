@@ -9,8 +9,9 @@ file joins the next round when the staged code found so far needs it:
 * **forward**, because staged code may run it: the targets of the calls made by reached
   functions, the helpers a staged function is handed to (`measure(train, data)`), the functions wrapped (`tf.function(f)`) or decorated with a project helper, the
   base classes of analysed classes (a Keras `call` is an entry point only once its base is
-  known to be a Layer), and the classes of objects passed in calls or whose attributes staged
-  code reads (their `__init__` sets attributes up once).
+  known to be a Layer), the classes of objects passed in calls or whose attributes staged
+  code reads (their `__init__` sets attributes up once), and the classes a staged function's
+  parameters are annotated with (a pytree's registration says what of it is traced).
 * **backward**, because it says something about the staged code: it imports (or spells after
   an imported name) a staged function, a function that calls one, a Function-valued binding,
   or a class with staged methods (a call site: Python scalars, tensors passed, a loop around
@@ -102,6 +103,9 @@ def demanded(project, analysed: list[F.ModuleFacts], deferred: dict[str, str], w
         if f is None:
             continue
         names.update((e.target[1], key[0]) for e in f.calls if e.target[0] == "name")
+        # the classes its parameters' annotations name: their registration says which attributes
+        # of a traced object are Python values (`analysis.pytrees`)
+        names.update((c, key[0]) for c in f.param_classes.values())
         read_attrs.update(attr for _, attr in f.attr_reads)
         reached_names.add(key[1].rsplit(".", 1)[-1])
         if project.entries.get(key) in ("decorator", "wrapper"):

@@ -138,6 +138,8 @@ class FunctionFacts:
     #: among them, those annotated as a container of Python scalars (`ids: List[int]`): Python
     #: where a caller passes them, but leaves JAX traces where the function is jitted itself
     python_container_params: set[str] = field(default_factory=set)
+    #: the class a parameter's annotation names (`time_axis: TimeAxis`), absolute
+    param_classes: dict[str, str] = field(default_factory=dict)
     #: params used directly as operands of framework ops (so they are tensors)
     tensor_params: set[str] = field(default_factory=set)
     #: "decorator" when a staging decorator sits on the def itself
@@ -274,6 +276,19 @@ class ClassFacts:
     span: Span | None = None
     #: Flax NNX attribute kinds the class body declares (`x: int = nnx.static()`, `y: nnx.Data[...]`)
     nnx_fields: dict[str, str] = field(default_factory=dict)
+    #: how the file registers the class as a pytree (`analysis.pytrees`): "registered" (its
+    #: flattening is spelled out: `pytree_static` are aux data, `pytree_children` traced),
+    #: "static" (`register_static`: nothing traced), "unknown" (registered, flattening not
+    #: followed), or "" (not registered here; annotated fields of an Equinox module or Flax
+    #: struct base are still listed: a project base decides)
+    pytree: str = ""
+    pytree_static: list[str] = field(default_factory=list)
+    pytree_children: list[str] = field(default_factory=list)
+    #: where the flattening is spelled (`tree_flatten`'s def, the flatten function; the class
+    #: statement for declared fields), for the proof a finding carries
+    pytree_line: int = 0
+    #: properties computed in Python from attributes of `self` alone: name -> those attributes
+    pytree_derived: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -388,6 +403,7 @@ def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
         f.qualname = q2
         if f.class_qualname:
             f.class_qualname = moved_name(f.class_qualname, absolute_old, absolute_new)
+        f.param_classes = {p: moved_name(c, absolute_old, absolute_new) for p, c in f.param_classes.items()}
         _retarget_function(f, target)
         functions[q2] = f
     facts.functions = functions
@@ -491,6 +507,7 @@ def rename_module(facts: ModuleFacts, old: str, new: str) -> None:
         if f.class_qualname:
             f.class_qualname = name(f.class_qualname)
         f.decorators = [name(d) for d in f.decorators]
+        f.param_classes = {p: name(c) for p, c in f.param_classes.items()}
         _retarget_function(f, target)
     classes = {}
     for q, c in facts.classes.items():

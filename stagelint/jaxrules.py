@@ -17,8 +17,8 @@ import libcst as cst
 
 from stagelint.analysis.bounds import varying_bound
 from stagelint.frameworks import JAX, JAX_TRACER_ERROR_CATCHERS, NUMPY_ARRAY_METHOD_CALLS
-from stagelint.nnx import static_attributes
 from stagelint.analysis.caught import catches
+from stagelint.analysis.pytrees import python_attribute_reads, traced_attribute_facts
 
 #: STG602 checks that JAX does not fail on: iteration unrolls, `len` reads the static shape,
 #: `int()`/`float()` are STG601's there.
@@ -54,15 +54,20 @@ def confirm_tracer_as_python_value(candidate, project, key):
         return False
     if not fields.get("_definite") and not project.jax.is_traced(key, fields.get("_params", ())):
         return False
-    if not fields.get("_definite") and static_attributes(project, key, fields.get("_attrs")):
-        return False  # `if model.dim == 4`: a Flax NNX module's Python attribute is static under any jit
+    if not fields.get("_definite") and python_attribute_reads(project, key, fields.get("_attrs")):
+        return False  # `if model.dim == 4`: a Flax NNX module's Python attribute, a pytree's aux data
     error = _ERRORS.get(what, "TracerBoolConversionError")
     if catches(fields, JAX_TRACER_ERROR_CATCHERS.get(error, frozenset())):
         return False  # the code catches the tracer error by name: it handles the traced case
-    return {
+    out = {
         "jax_error": error,
         "jax_instead": _INSTEAD.get(what, _BRANCH),
     }
+    if not fields.get("_definite"):
+        because = traced_attribute_facts(project, key, fields.get("_attrs"), candidate.span)
+        if because:  # `if cfg.scale > 2`: `scale` a child of the pytree `cfg` is
+            out["_because"] = list(fields.get("_because") or ()) + because
+    return out
 
 
 def confirm_concrete_value(candidate, project, key):

@@ -277,6 +277,10 @@ class JaxEntry:
     #: differentiating APIs stage the function (then those parameters are the callers' values)
     not_differentiated: set[str] = field(default_factory=set)
     differentiates_only: bool = True
+    #: for a method: how its `self` reaches it, per staging record: "passed" (an argument, as
+    #: `@jax.jit` on the def hands it), "bound" (`jax.jit(self.step)`), or "other" (an API
+    #: that does not rebuild its arguments)
+    receivers: set[str] = field(default_factory=set)
 
     @property
     def mode(self) -> str:
@@ -300,6 +304,9 @@ class JaxView:
                 entry = self.entries.setdefault(key, JaxEntry())
                 entry.apis.add(record.api)
                 bound = record.target[0] in ("self", "super")  # `jax.jit(self.step)`: self is bound
+                if f.class_qualname:
+                    entry.receivers.add("bound" if bound or record.bound_positional or f.params[:1] == []
+                                        else "passed" if record.api in JAX_REBUILDS_ARGUMENTS else "other")
                 params = f.params[1:] if f.class_qualname and bound else f.params
                 # `jax.pmap(partial(f, config=c))`: what partial binds is a Python value
                 entry.static |= set(record.bound) & set(params)
@@ -328,6 +335,7 @@ class JaxView:
         self.modes: dict[Key, str] = {}
         self.tensorflow: set[Key] = set()
         self.nnx_only: set[Key] = set()
+        self.traced_self: set[Key] = set()
         self._traced: dict[Key, frozenset[str]] = {}
 
     def reach(self) -> None:
@@ -349,11 +357,42 @@ class JaxView:
             nnx_entry = all(a.startswith("flax.nnx.") for a in entry.apis)
             project._bfs(key, nnx if nnx_entry else other, only_unguarded=False)
         self.nnx_only: set[Key] = set(nnx) - set(other)
+        self.traced_self = self._traced_self()
         tf_entries = [k for k in project.entries if k not in self.entries]
         seen = {}
         for key in sorted(tf_entries):
             project._bfs(key, seen, only_unguarded=False)
         self.tensorflow = set(seen)
+
+    def _traced_self(self) -> set[Key]:
+        """Methods whose `self` is an argument a JAX transformation flattens: a method staged
+        with `self` passed and not static (`@jax.jit def step(self, x)`: JAX raises TypeError at
+        the call unless the class is a pytree), and the methods it calls on `self`. Each call
+        flattens the object afresh: its children are traced, its aux data keys the trace cache
+        (a changed value traces again), so no attribute of it is baked into a reused trace
+        (observed with jax 0.10.2: tests/runtime/test_jax_pytree_fields.py). A method `self` also
+        reaches bound or static (`jax.jit(self.step)`, `static_argnums=0`) is left out."""
+        project = self.project
+        seeds, bound = [], set()
+        for key, entry in self.entries.items():
+            f = project.function(key)
+            if f is None or not f.class_qualname or not entry.receivers:
+                continue
+            if entry.receivers == {"passed"} and f.params[0] not in entry.static:
+                seeds.append(key)
+            else:
+                bound.add(key)
+        out: set[Key] = set()
+        todo = sorted(seeds)
+        while todo:
+            key = todo.pop()
+            if key in out or key in bound:
+                continue
+            out.add(key)
+            for edge, callee in project.call_edges(key):
+                if edge.target[0] in ("self", "super"):
+                    todo.append(callee)
+        return out
 
     def _linen_entries(self) -> None:
         """Flax Linen `__call__`/`setup`/`@compact` methods and Equinox `__call__` methods."""

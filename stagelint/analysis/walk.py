@@ -37,6 +37,7 @@ from stagelint.context import (
     tracing_call,
 )
 from stagelint.analysis.functions import function_object
+from stagelint.analysis.pytrees import record_class, record_param_classes, record_registration
 from stagelint.analysis.varying_shapes import shape_variation
 from stagelint.datasets import function_arguments
 from stagelint.fastmeta import Metadata, fast_traversal, walk
@@ -209,9 +210,11 @@ class _Walker(cst.CSTVisitor):
             pass  # most nodes (names, operators, whitespace): one set test, not the chain below
         elif t is cst.FunctionDef:
             ctx._enter_function(node)
+            record_param_classes(ctx, node)
             self._record_eager_tail(node)
         elif t is cst.ClassDef:
             ctx._enter_class(node)
+            record_class(ctx, node, ctx.classes[-1])
         elif t is cst.If:
             if ctx.functions:
                 self._record_eager_branch(node)
@@ -512,6 +515,8 @@ class _Walker(cst.CSTVisitor):
             record_linen_run(self, node.func.value, None)
         if names and any(q.startswith(("jax.", "flax.", "equinox.")) for q in names):
             record_call(self, node, names)
+            if func is None:
+                record_registration(ctx, node, names)  # `register_pytree_node(C, flatten, unflatten)`
         if names & staging and node.args:
             first = node.args[0]
             if first.keyword is None or first.keyword.value in ("func", "fn", "python_function"):

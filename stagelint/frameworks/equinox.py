@@ -19,3 +19,11 @@ EQUINOX_STAGED_METHODS = frozenset({"__call__"})
 #: made anew traces every time (5 in 5). Observed with equinox 0.13.8 and jax 0.10.2:
 #: tests/runtime/test_function_identity.py. (How `frameworks.JAX_TRACE_CACHE` names it.)
 EQUINOX_TRACE_CACHE = {"equinox.filter_jit": "equal"}
+
+#: An Equinox module is a pytree of its fields: children (traced under `jax.jit`, a Python float
+#: too), except those declared `eqx.field(static=True)` (or the deprecated `eqx.static_field()`):
+#: aux data, Python values under any transformation (observed with equinox 0.13.8:
+#: tests/runtime/test_jax_pytree_fields.py).
+EQUINOX_FIELDS = frozenset({"equinox.field"})
+EQUINOX_STATIC_FIELDS = frozenset({"equinox.static_field"})
+EQUINOX_STATIC_FIELD = ("static", "True")

@@ -49,3 +49,12 @@ NNX_VARIABLE_VALUES = frozenset({"value", "raw_value"})
 #: layers: 6 traces). Observed with flax 0.12.8: tests/runtime/test_function_identity.py and
 #: tests/rules/test_jax_precision.py (linen_intro). (How `frameworks.JAX_TRACE_CACHE` names it.)
 FLAX_TRACE_CACHE = {"flax.nnx.jit": "per wrap", "flax.linen.jit": "per wrap"}
+
+#: `flax.struct.dataclass` / `flax.struct.PyTreeNode`: a pytree whose fields are children (traced
+#: under jit) except those declared `struct.field(pytree_node=False)`: aux data, Python values
+#: under any transformation (observed with flax 0.12.8: tests/runtime/test_jax_pytree_fields.py).
+FLAX_STRUCT_DATACLASSES = frozenset({"flax.struct.dataclass"})
+FLAX_STRUCT_BASES = frozenset({"flax.struct.PyTreeNode"})
+#: The field constructor, and the keyword and value that make a field static.
+FLAX_STRUCT_FIELDS = frozenset({"flax.struct.field"})
+FLAX_STATIC_FIELD = ("pytree_node", "False")

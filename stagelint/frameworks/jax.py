@@ -90,6 +90,24 @@ JAX_TRACE_CACHE = {
     "jax.pmap": "equal",
 }
 
+#: What a registered pytree's flattening makes traced and what it makes static. An object passed
+#: to a transformation (`jax.jit`, `vmap`, a `lax` loop's carry) is flattened: its children become
+#: tracers, its aux data (the treedef) stays the Python value it was, and keys the trace cache (a
+#: changed value traces again). Observed with jax 0.10.2 (tests/runtime/test_jax_pytree_fields.py):
+#: with `tree_flatten` returning `((), (self.dt, self.t_end))`, `jnp.arange(0, ta.Nt)` of a
+#: property `np.ceil(ta.t_end / ta.dt)` works in a jitted function taking `ta`.
+#:   class decorators / calls taking the class, whose `tree_flatten()` method returns
+#:   `(children, aux_data)`:
+JAX_PYTREE_CLASS_REGISTRATIONS = frozenset({"jax.tree_util.register_pytree_node_class"})
+#:   `register_pytree_node(cls, flatten, unflatten)`: `flatten(obj)` returns `(children, aux_data)`:
+JAX_PYTREE_REGISTRATIONS = frozenset({"jax.tree_util.register_pytree_node"})
+#:   `register_dataclass(cls, data_fields=[...], meta_fields=[...])`, or as a bare decorator of a
+#:   dataclass: the meta fields (and fields declared `field(metadata=dict(static=True))`) are aux
+#:   data, the other fields children:
+JAX_PYTREE_DATACLASSES = frozenset({"jax.tree_util.register_dataclass"})
+#:   `register_static(cls)`: the whole object is aux data, nothing of it is traced:
+JAX_STATIC_REGISTRATIONS = frozenset({"jax.tree_util.register_static"})
+
 # Static arguments (`static_argnums` / `static_argnames`, and `eqx.filter_jit`'s Python values)
 # key the trace by value, through hash and equality: each distinct value traces once and later
 # calls with an equal value reuse that trace. `split_axis=0` and `split_axis=1` over six calls

@@ -604,7 +604,11 @@ class StaleAttribute(Rule):
     before any other use of it (`est = Estimator(); est.prepare(data)`, then `est.train_step()`:
     the object's first call, which traces, comes after the write);
     for code outside test modules, a change a test module makes (a test flipping a flag to
-    exercise both branches says nothing of how the library is used).
+    exercise both branches says nothing of how the library is used). Under JAX, a `self` the
+    jitted method receives as an argument (`@jax.jit def apply(self, x)`, and the methods it calls
+    on `self`): JAX flattens it on every call, its children traced and its aux data keying the
+    cache, so nothing of it is stale; a static (`static_argnums=0`) or bound
+    (`jax.jit(self.step)`) `self` is flagged.
 
     ## Why is this bad?
     tf.function keys a trace on an object's identity, not on its attributes. Changing an
@@ -844,13 +848,16 @@ class StaleAttribute(Rule):
 def _jax_static_receiver(candidate, project, key) -> bool:
     """Under JAX an argument object is a pytree (its attributes are traced, or static and hashed:
     a change retraces) unless it is a static argument; `self` is stale when static or bound
-    (`jax.jit(self.step)`), not in a frozen Flax Linen / Equinox module nor under `nnx.jit`."""
+    (`jax.jit(self.step)`), not when passed to the transformation (`JaxView.traced_self`), in a
+    frozen Flax Linen / Equinox module nor under `nnx.jit`."""
     jax = project.jax
     if key in jax.nnx_only:
         return False
     recv = candidate.fields["_recv"]
     if recv != "self":
         return recv in jax.static_params(key)
+    if key in jax.traced_self:
+        return False  # a pytree flattened on every call: its children are traced, its aux data keys the cache
     cls = candidate.fields.get("_cls")
     return not (cls and project.resolved_class_name(cls) in jax.frozen_modules)
 

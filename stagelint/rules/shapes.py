@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.pytrees import python_attribute_reads, traced_attribute_facts
 from stagelint.context import short_code
+from stagelint.nnx import param_attributes
 from stagelint.jitsites import InExpectedErrors, uses_pallas
 from stagelint.rules.base import Rule
 from stagelint.tensors import Tensorness, tensorness
@@ -59,7 +61,9 @@ class DataDependentShape(InExpectedErrors, Rule):
 
     Where the line is drawn, and why: the value must be traced: an operation of `jax.numpy`
     or `jax.lax`, or a parameter the project shows holds a tracer (not static through
-    `static_argnums`/`static_argnames`, not a Python default). So `size=` given, the three-argument
+    `static_argnums`/`static_argnames`, not a Python default, not an attribute a registered
+    pytree keeps in its aux data or static fields: `jnp.arange(0, time_axis.Nt)` with `Nt`
+    computed by NumPy from `tree_flatten`'s aux data). So `size=` given, the three-argument
     `jnp.where(c, x, y)`, slices by Python ints or shape arithmetic (`x[: x.shape[0] // 2]`),
     integer indexing with a traced index (`x[i]`, a gather) and code that only `jax.grad` stages
     (values are concrete there) are left alone, as is TensorFlow code (its graphs allow dynamic
@@ -163,7 +167,7 @@ class DataDependentShape(InExpectedErrors, Rule):
             if isinstance(sl, cst.Index) and sl.star is None and _is_mask(ctx, sl.value, func):
                 t = tensorness(ctx, sl.value, func)
                 if t.possible:
-                    self._report(node, t, what=f"boolean indexing `{short_code(node)}`",
+                    self._report(node, t, [sl.value], what=f"boolean indexing `{short_code(node)}`",
                                  error="NonConcreteBooleanIndexError",
                                  instead="keep the shape with `jnp.where(mask, x, fill)` (reductions take `where=`), "
                                          "or use `jnp.nonzero(mask, size=k)`")
@@ -174,7 +178,8 @@ class DataDependentShape(InExpectedErrors, Rule):
                     if bound is not None:
                         t = t | tensorness(ctx, bound, func)
                 if t.possible:
-                    self._report(node, t, what=f"the slice `{short_code(node)}` with a traced bound",
+                    self._report(node, t, [b for b in (sl.lower, sl.upper, sl.step) if b is not None],
+                                 what=f"the slice `{short_code(node)}` with a traced bound",
                                  error="IndexError: Slice entries must be static integers",
                                  instead="slice a fixed size with `jax.lax.dynamic_slice`, mask with "
                                          "`jnp.where(jnp.arange(x.shape[0]) < n, x, 0)`, or make the bound static")
@@ -198,7 +203,7 @@ class DataDependentShape(InExpectedErrors, Rule):
                 data = positional[:2] if positional else list(keywords.values())[:1]
                 t = _any_traced(ctx, data, func)
                 if t.possible:
-                    self._report(node, t, what=f"`{short_code(node)}` without `size=`", error="ConcretizationTypeError",
+                    self._report(node, t, data, what=f"`{short_code(node)}` without `size=`", error="ConcretizationTypeError",
                                  instead="pass `size=` (and `fill_value=`) to fix the output's length"
                                  + (", or use the three-argument `jnp.where(c, x, y)`" if q == "jax.numpy.where" else ""))
                 return
@@ -207,7 +212,7 @@ class DataDependentShape(InExpectedErrors, Rule):
             if q == "jax.numpy.bincount" and positional:
                 t = tensorness(ctx, positional[0], func)
                 if t.possible:
-                    self._report(node, t, what=f"`{short_code(node)}` without `length=`", error="ConcretizationTypeError",
+                    self._report(node, t, positional[:1], what=f"`{short_code(node)}` without `length=`", error="ConcretizationTypeError",
                                  instead="pass `length=` to fix the output's length")
                 return
             if q in LENGTH_ARGUMENTS:
@@ -228,7 +233,7 @@ class DataDependentShape(InExpectedErrors, Rule):
                     error = "TypeError: Shapes must be 1D sequences of concrete values" if constructor \
                         else "ConcretizationTypeError"
                     fix = LENGTH_FIXES.get(q)
-                    self._report(node, t, what=f"`{short_code(node)}` with a traced length", error=error,
+                    self._report(node, t, values, what=f"`{short_code(node)}` with a traced length", error=error,
                                  instead=f"pass `{fix}=`" if fix else
                                  "take the length from a shape (`x.shape[0]`) or make it static (`static_argnums`), "
                                  "and mask a fixed-size result")
@@ -237,12 +242,26 @@ class DataDependentShape(InExpectedErrors, Rule):
                 and "size" not in keywords:
             t = tensorness(ctx, node.func.value, func)
             if t.possible:
-                self._report(node, t, what=f"`{short_code(node)}` without `size=`", error="ConcretizationTypeError",
+                self._report(node, t, [node.func.value], what=f"`{short_code(node)}` without `size=`",
+                             error="ConcretizationTypeError",
                              instead="pass `size=` (and `fill_value=`) to fix the output's length")
 
-    def _report(self, node, t: Tensorness, **fields) -> None:
+    def _report(self, node, t: Tensorness, values, **fields) -> None:
         if uses_pallas(self.ctx):
             return  # Pallas: refs and block specs (asked last: it reads the file's imports)
+        if t.params and not t.definite:
+            # `jnp.arange(0, time_axis.Nt)`: which attributes of the parameters it reads (a pytree's
+            # aux data and static fields are Python values: `analysis.pytrees`)
+            reads: list | None = []
+            for v in values:
+                found = param_attributes(self.ctx, v, self.ctx.function)
+                # every parameter that makes the value traced is read through its attributes
+                if found is None or not tensorness(self.ctx, v, self.ctx.function).params <= {r[0] for r in found}:
+                    reads = None
+                    break
+                reads += found
+            if reads:
+                fields["_attrs"] = reads
         self.report(node, why=_WHY, _definite=t.definite, _params=sorted(t.params), _jax_only=True, **fields)
 
     @classmethod
@@ -252,7 +271,12 @@ class DataDependentShape(InExpectedErrors, Rule):
         if jax.framework_of(key) != "jax" or jax.mode_of(key) not in ("jit", "trace"):
             return False  # TensorFlow allows dynamic shapes; under grad alone values are concrete
         fields = candidate.fields
-        return bool(fields.get("_definite") or jax.is_traced(key, fields.get("_params", ())))
+        if fields.get("_definite") or not jax.is_traced(key, fields.get("_params", ())):
+            return bool(fields.get("_definite"))
+        if python_attribute_reads(project, key, fields.get("_attrs")):
+            return False  # a registered pytree's aux data or static field: a Python value
+        because = traced_attribute_facts(project, key, fields.get("_attrs"), candidate.span)
+        return {"_because": because} if because else True
 
 
 def _computes(ctx, expr: cst.BaseExpression) -> bool:

@@ -1,0 +1,559 @@
+"""What a pytree's flattening makes traced and what it makes static (issue 23).
+
+An object JAX receives as an argument (`jax.jit`, `vmap`, a `lax` loop's carry) is flattened:
+its children become tracers, its aux data (the treedef) stays the Python value it was and keys
+the trace cache. So an attribute of a traced object is a tracer or a Python value according to
+how its class is registered (`frameworks.JAX_PYTREE_*`, `FLAX_STRUCT_*`, `EQUINOX_*`; observed
+with jax 0.10.2, flax 0.12.8, equinox 0.13.8 in tests/runtime/test_jax_pytree_fields.py):
+
+* `@register_pytree_node_class` with `tree_flatten` returning `(children, aux)`, and
+  `register_pytree_node(C, flatten, unflatten)`: the attributes `aux` reads are static;
+* `register_dataclass` (`meta_fields`, or fields with `metadata=dict(static=True)`),
+  `flax.struct.dataclass` / `PyTreeNode` (`struct.field(pytree_node=False)`) and `equinox.Module`
+  (`eqx.field(static=True)`): the fields so declared are static, the others children;
+* `register_static(C)`: the whole object is static;
+* a property whose returns compute in Python (NumPy, `math`, builtins) from static attributes
+  only (`Nt = np.ceil(self.t_end / self.dt)`) is a Python value too.
+
+The per-file walk records, per class, the static attributes and children it shows
+(`record_class`, `record_registration`, into `facts.ClassFacts`) and the class a parameter's
+annotation names (`FunctionFacts.param_classes`); the project phase (`PytreeModel.of(project)`)
+resolves the class of the object a function receives (annotation, or every call site) and its
+bases, and answers "is this attribute read a Python value?" (`static_reads`).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from stagelint.analysis.proof import fact
+from stagelint.frameworks import (
+    EQUINOX_FIELDS,
+    EQUINOX_MODULE_BASES,
+    EQUINOX_STATIC_FIELD,
+    EQUINOX_STATIC_FIELDS,
+    FLAX_STATIC_FIELD,
+    FLAX_STRUCT_BASES,
+    FLAX_STRUCT_DATACLASSES,
+    FLAX_STRUCT_FIELDS,
+    JAX,
+    JAX_PYTREE_CLASS_REGISTRATIONS,
+    JAX_PYTREE_DATACLASSES,
+    JAX_PYTREE_REGISTRATIONS,
+    JAX_STATIC_REGISTRATIONS,
+    PARTIAL_CALLS,
+)
+
+Key = tuple[str, str]
+#: Bases whose subclasses are pytrees of their annotated fields (decided in the project phase:
+#: a project base in between is followed).
+FIELD_PYTREE_BASES = EQUINOX_MODULE_BASES | FLAX_STRUCT_BASES
+_PROPERTIES = frozenset({"builtins.property", "functools.cached_property"})
+#: Calls that compute a Python (or NumPy) value from Python values: never a tracer.
+_PYTHON_COMPUTING = ("numpy.", "math.", "builtins.")
+_DATACLASS_FIELDS = frozenset({"dataclasses.field"})
+
+
+# Per file --------------------------------------------------------------------------------------
+
+
+def _keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+
+
+def _is(expr: cst.BaseExpression | None, text: str) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == text
+
+
+def _statements(block) -> list:
+    return [s for line in getattr(block, "body", ()) for s in (line.body if isinstance(
+        line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else [line])]
+
+
+def _static_metadata(expr: cst.BaseExpression | None) -> bool:
+    """`metadata=dict(static=True)` / `metadata={"static": True}`."""
+    if isinstance(expr, cst.Call) and _is(expr.func, "dict"):
+        return _is(_keyword(expr, "static"), "True")
+    if isinstance(expr, cst.Dict):
+        return any(isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString)
+                   and el.key.evaluated_value == "static" and _is(el.value, "True") for el in expr.elements)
+    return False
+
+
+def _field_kind(ctx, value: cst.BaseExpression | None) -> str:
+    """"static" for a field declared static by Equinox, Flax or `register_dataclass`, else "child"."""
+    if not isinstance(value, cst.Call):
+        return "child"
+    names = ctx.qualified_names(value.func)
+    if names & EQUINOX_STATIC_FIELDS:
+        return "static"
+    for fields, (keyword, text) in ((EQUINOX_FIELDS, EQUINOX_STATIC_FIELD), (FLAX_STRUCT_FIELDS, FLAX_STATIC_FIELD)):
+        if names & fields and _is(_keyword(value, keyword), text):
+            return "static"
+    if names & (_DATACLASS_FIELDS | EQUINOX_FIELDS | FLAX_STRUCT_FIELDS) \
+            and _static_metadata(_keyword(value, "metadata")):
+        return "static"
+    return "child"
+
+
+def _declared_fields(ctx, node: cst.ClassDef) -> dict[str, str]:
+    """The class body's annotated fields (`x: int = eqx.field(static=True)`): name -> kind."""
+    out = {}
+    for st in _statements(node.body):
+        if isinstance(st, cst.AnnAssign) and isinstance(st.target, cst.Name):
+            hint = st.annotation.annotation
+            hint = hint.value if isinstance(hint, cst.Subscript) else hint
+            if ctx.qualified_names(hint) & {"typing.ClassVar", "dataclasses.InitVar"}:
+                continue
+            out[st.target.value] = _field_kind(ctx, st.value)
+    return out
+
+
+def _strings(expr: cst.BaseExpression | None) -> list[str] | None:
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        out = [el.value.evaluated_value for el in expr.elements if isinstance(el.value, cst.SimpleString)]
+        return out if len(out) == len(expr.elements) else None
+    return None
+
+
+def _returns(fn) -> list[cst.BaseExpression | None]:
+    """The return values of a def (not of defs or lambdas nested in it), or a lambda's body."""
+    if isinstance(fn, cst.Lambda):
+        return [fn.body]
+    out = []
+
+    def walk(n):
+        for child in n.children:
+            if isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                continue
+            if isinstance(child, cst.Return):
+                out.append(child.value)
+            walk(child)
+
+    walk(fn.body)
+    return out
+
+
+def _locals(fn) -> dict[str, cst.BaseExpression | None]:
+    """A def's local names bound by a plain `name = value` at the top of its body (None: bound
+    more than once, or otherwise)."""
+    out: dict[str, cst.BaseExpression | None] = {}
+    if isinstance(fn, cst.Lambda):
+        return out
+    for st in _statements(fn.body):
+        if isinstance(st, cst.Assign) and len(st.targets) == 1 and isinstance(st.targets[0].target, cst.Name):
+            name = st.targets[0].target.value
+            out[name] = None if name in out else st.value
+        elif isinstance(st, (cst.AugAssign, cst.AnnAssign)) and isinstance(st.target, cst.Name):
+            out[st.target.value] = None
+    return out
+
+
+def _reads(expr, obj: str, local: dict, depth: int = 0) -> set[str] | None:
+    """The attributes of `obj` an expression reads (`(self.dt, self.t_end)` -> {dt, t_end}),
+    through the def's locals; None when it reads `obj` otherwise (`vars(self)`, `self` itself)
+    or a name the def binds in a way not followed."""
+    if depth > 6:
+        return None
+    out: set[str] = set()
+    stack = [expr]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Attribute):
+            base = n
+            while isinstance(base, cst.Attribute):
+                attr, base = base.attr.value, base.value
+            if _is(base, obj):
+                out.add(attr)
+                continue
+            stack.append(base)
+            continue
+        if isinstance(n, cst.Name):
+            if n.value == obj:
+                return None
+            if n.value in local:
+                bound = local[n.value]
+                inner = _reads(bound, obj, local, depth + 1) if bound is not None else None
+                if inner is None:
+                    return None
+                out |= inner
+            continue
+        if isinstance(n, (cst.Lambda, cst.FunctionDef)):
+            return None
+        stack.extend(c for c in n.children if isinstance(c, cst.CSTNode))
+    return out
+
+
+def _flatten_parts(fn, obj: str) -> tuple[set[str], set[str]] | None:
+    """(children, aux) attributes of `obj` a flatten function returns as `(children, aux)`, or
+    None when a return is not such a pair the code spells out."""
+    local = _locals(fn)
+    children: set[str] = set()
+    aux: set[str] = set()
+    returns = _returns(fn)
+    if not returns:
+        return None
+    for value in returns:
+        if isinstance(value, cst.Name) and local.get(value.value) is not None:
+            value = local[value.value]
+        if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != 2 \
+                or any(isinstance(el, cst.StarredElement) for el in value.elements):
+            return None
+        c = _reads(value.elements[0].value, obj, local)
+        a = _reads(value.elements[1].value, obj, local)
+        if c is None or a is None:
+            return None
+        children |= c
+        aux |= a
+    return children, aux
+
+
+def _first_param(fn) -> str | None:
+    params = fn.params.params
+    return params[0].name.value if params else None
+
+
+def _derived(ctx, node: cst.ClassDef) -> dict[str, list[str]]:
+    """Properties computed in Python from attributes of `self` alone: name -> the attributes read
+    (`Nt` -> [dt, t_end] for `return np.ceil(self.t_end / self.dt)`)."""
+    out = {}
+    for st in _statements(node.body):
+        if not isinstance(st, cst.FunctionDef) or not any(
+                ctx.qualified_names(d.decorator) & _PROPERTIES for d in st.decorators):
+            continue
+        obj = _first_param(st)
+        returns = _returns(st)
+        if obj is None or not returns or any(r is None for r in returns):
+            continue
+        local = _locals(st)
+        reads: set[str] = set()
+        for r in returns:
+            found = _python_reads(ctx, r, obj, local)
+            if found is None:
+                break
+            reads |= found
+        else:
+            out[st.name.value] = sorted(reads)
+    return out
+
+
+def _python_reads(ctx, expr, obj: str, local: dict, depth: int = 0) -> set[str] | None:
+    """The attributes of `obj` an expression computes a Python value from, or None when it may
+    compute anything else: a call of anything but NumPy, `math` and builtins (a `jax.numpy` op
+    makes a tracer under a trace, whatever its operands), a method of `obj`, a name not followed."""
+    if depth > 6:
+        return None
+    out: set[str] = set()
+    stack = [expr]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.Integer, cst.Float, cst.SimpleString)):
+            continue
+        if isinstance(n, cst.Attribute):
+            base = n
+            while isinstance(base, cst.Attribute):
+                attr, base = base.attr.value, base.value
+            if _is(base, obj):
+                out.add(attr)
+                continue
+            if not isinstance(base, cst.Name) or not _python_name(ctx, n):
+                return None
+            continue
+        if isinstance(n, cst.Name):
+            if n.value == obj:
+                return None
+            if n.value in local:
+                bound = local[n.value]
+                inner = _python_reads(ctx, bound, obj, local, depth + 1) if bound is not None else None
+                if inner is None:
+                    return None
+                out |= inner
+                continue
+            if n.value in ("True", "False", "None") or _python_name(ctx, n):
+                continue
+            return None
+        if isinstance(n, cst.Call):
+            if not _python_name(ctx, n.func):
+                return None
+            stack.extend(a.value for a in n.args)
+            continue
+        if isinstance(n, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.Tuple, cst.List,
+                          cst.Subscript, cst.IfExp, cst.BooleanOperation)):
+            stack.extend(c for c in n.children if isinstance(c, cst.BaseExpression))
+            if isinstance(n, cst.Comparison):
+                stack.extend(c.comparator for c in n.comparisons)
+            if isinstance(n, cst.Subscript):
+                stack.extend(el.slice.value for el in n.slice if isinstance(el.slice, cst.Index))
+            if isinstance(n, (cst.Tuple, cst.List)):
+                stack.extend(el.value for el in n.elements)
+            continue
+        return None
+    return out
+
+
+def _python_name(ctx, expr) -> bool:
+    names = ctx.qualified_names(expr)
+    return bool(names) and all(q.startswith(_PYTHON_COMPUTING) for q in names)
+
+
+def record_class(ctx, node: cst.ClassDef, cf) -> None:
+    """What the class statement shows of its pytree registration: its decorators, its annotated
+    fields, its `tree_flatten`, its Python-computed properties (kept in `cf`, a `ClassFacts`)."""
+    if JAX.name in getattr(ctx, "absent", ()):
+        return  # a file JAX cannot reach registers no pytree
+    ctx.memo.setdefault("class_nodes", {})[cf.qualname] = node
+    fields = _declared_fields(ctx, node)
+    cf.pytree_static = sorted(n for n, k in fields.items() if k == "static")
+    cf.pytree_children = sorted(n for n, k in fields.items() if k == "child")
+    if fields:
+        cf.pytree_line = ctx.position(node.name).line
+    for dec in node.decorators:
+        d = dec.decorator
+        options = None
+        if isinstance(d, cst.Call):
+            if ctx.qualified_names(d.func) & PARTIAL_CALLS and d.args:
+                options, d = d, d.args[0].value
+            else:
+                options, d = d, d.func
+        names = ctx.qualified_names(d)
+        _registered(ctx, cf, node, names, options, fields)
+    derived = _derived(ctx, node)
+    if derived:
+        cf.pytree_derived = derived
+
+
+def _registered(ctx, cf, node: cst.ClassDef, names: set[str], options: cst.Call | None, fields: dict) -> None:
+    """The class registered by `names` (a decorator or a call taking it; `options` the call
+    holding `data_fields=`/`meta_fields=`)."""
+    if names & JAX_STATIC_REGISTRATIONS:
+        cf.pytree = "static"
+    elif names & JAX_PYTREE_CLASS_REGISTRATIONS:
+        method = next((st for st in _statements(node.body)
+                       if isinstance(st, cst.FunctionDef) and st.name.value == "tree_flatten"), None)
+        parts = _flatten_parts(method, _first_param(method)) if method is not None and _first_param(method) else None
+        _set_parts(cf, parts)
+        if method is not None:
+            cf.pytree_line = ctx.position(method.name).line
+    elif names & (JAX_PYTREE_DATACLASSES | FLAX_STRUCT_DATACLASSES):
+        meta = _strings(_keyword(options, "meta_fields")) if options is not None else None
+        data = _strings(_keyword(options, "data_fields")) if options is not None else None
+        if meta is not None or data is not None:
+            _set_parts(cf, (set(data or ()), set(meta or ())))
+        else:
+            cf.pytree = "registered"
+
+
+def _set_parts(cf, parts) -> None:
+    if parts is None:
+        cf.pytree, cf.pytree_static, cf.pytree_children = "unknown", [], []
+        return
+    children, aux = parts
+    cf.pytree = "registered"
+    cf.pytree_children = sorted(children)
+    cf.pytree_static = sorted(aux - children)
+
+
+def record_registration(ctx, node: cst.Call, names: set[str]) -> None:
+    """`register_pytree_node(C, flatten, unflatten)`, `register_pytree_node_class(C)`,
+    `register_dataclass(C, data_fields=..., meta_fields=...)`, `register_static(C)` as calls, for
+    a class of this file."""
+    if not names & (JAX_PYTREE_REGISTRATIONS | JAX_PYTREE_CLASS_REGISTRATIONS | JAX_PYTREE_DATACLASSES
+                    | JAX_STATIC_REGISTRATIONS) or not node.args or not isinstance(node.args[0].value, cst.Name):
+        return
+    qualname = f"{ctx.module}.{node.args[0].value.value}" if ctx.module else node.args[0].value.value
+    cf = ctx.facts.classes.get(qualname)
+    class_node = ctx.memo.get("class_nodes", {}).get(qualname)
+    if cf is None or class_node is None:
+        return
+    if names & JAX_PYTREE_REGISTRATIONS:
+        flatten = node.args[1].value if len(node.args) > 1 else _keyword(node, "flatten_func")
+        fn = _function_named(ctx, flatten)
+        obj = None if fn is None else (fn.params.params[0].name.value if fn.params.params else None)
+        _set_parts(cf, _flatten_parts(fn, obj) if obj else None)
+        if fn is not None:
+            cf.pytree_line = ctx.position(fn).line
+        return
+    _registered(ctx, cf, class_node, names, node, _declared_fields(ctx, class_node))
+
+
+def _function_named(ctx, expr):
+    if isinstance(expr, cst.Lambda):
+        return expr
+    if isinstance(expr, cst.Name):
+        for b in ctx.bindings_of(expr):
+            if isinstance(getattr(b, "node", None), cst.FunctionDef):
+                return b.node
+    return None
+
+
+def record_param_classes(ctx, node: cst.FunctionDef) -> None:
+    """The classes the parameters' annotations name, on the function's facts."""
+    if JAX.name in getattr(ctx, "absent", ()) or ctx.function is None:
+        return
+    params = (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
+    for p in params:
+        if p.annotation is not None:
+            cls = annotated_class(ctx, p.annotation.annotation)
+            if cls:
+                ctx.function.facts.param_classes[p.name.value] = cls
+
+
+def annotated_class(ctx, annotation: cst.BaseExpression) -> str:
+    """The class a parameter's annotation names (`time_axis: TimeAxis`, `Optional[TimeAxis]`,
+    `Medium[OnGrid]`), "" when it names none or several."""
+    if isinstance(annotation, cst.Subscript):
+        if ctx.qualified_names(annotation.value) & {"typing.Optional"} and len(annotation.slice) == 1 \
+                and isinstance(annotation.slice[0].slice, cst.Index):
+            return annotated_class(ctx, annotation.slice[0].slice.value)
+        annotation = annotation.value
+    if not isinstance(annotation, (cst.Name, cst.Attribute)):
+        return ""
+    names = ctx.qualified_names(annotation)
+    if len(names) != 1:
+        return ""
+    (q,) = names
+    return "" if q.startswith(("builtins.", "typing.")) else q
+
+
+# Project phase ---------------------------------------------------------------------------------
+
+
+class PytreeModel:
+    """The project's pytree classes, resolved through project bases."""
+
+    def __init__(self, project):
+        self.project = project
+        self._static: dict[str, frozenset[str] | None] = {}
+
+    @classmethod
+    def of(cls, project) -> PytreeModel:
+        model = project.__dict__.get("_pytrees")
+        if model is None:
+            model = project.__dict__["_pytrees"] = cls(project)
+        return model
+
+    def static_attributes(self, cls: str, _depth: int = 0) -> frozenset[str] | None:
+        """The attributes of `cls` that are Python values in a traced object of it (aux data, static
+        fields, properties computed from them); None when `cls` is not a pytree the project
+        shows, or everything is static (`register_static`: the set holds "*")."""
+        if cls in self._static:
+            return self._static[cls]
+        self._static[cls] = None  # a cycle of bases adds nothing
+        found = self.project.resolve_class(cls)
+        result = None
+        if found is not None and _depth < 8:
+            facts = found[1]
+            result = self._own(facts, _depth)
+        self._static[cls] = result
+        return result
+
+    def _own(self, facts, depth: int) -> frozenset[str] | None:
+        project = self.project
+        if facts.pytree == "static":
+            return frozenset({"*"})
+        if facts.pytree == "unknown":
+            return None
+        static = set(facts.pytree_static)
+        children = set(facts.pytree_children)
+        if facts.pytree != "registered":
+            if not project.derives(facts.qualname, FIELD_PYTREE_BASES):
+                return None
+            for base in facts.bases:  # fields a project base declares (an Equinox module's)
+                inherited = self.static_attributes(base, depth + 1)
+                if inherited:
+                    static |= inherited - children
+        # an attribute `__init__` makes an array of (`self.dt = jnp.asarray(dt)`) is one whatever it is built from
+        static -= self._arrays(facts.qualname)
+        derived = self._derived(facts, depth)
+        static |= {name for name, reads in derived.items() if set(reads) <= static}
+        return frozenset(static)
+
+    def _derived(self, facts, depth: int) -> dict[str, list[str]]:
+        out = {}
+        for base in reversed(facts.bases):
+            found = self.project.resolve_class(base)
+            if found is not None and depth < 8:
+                out.update(found[1].pytree_derived)
+        out.update(facts.pytree_derived)
+        return out
+
+    def _arrays(self, cls: str) -> set[str]:
+        arrays = self.project.__dict__.get("_pytree_arrays")
+        if arrays is None:
+            arrays = {}
+            for m in self.project.modules.values():
+                for w in m.attr_writes:
+                    if w.on_self and w.in_init and w.value == "tensor":
+                        arrays.setdefault(w.owner, set()).add(w.attr)
+            self.project.__dict__["_pytree_arrays"] = arrays
+        return arrays.get(cls, set())
+
+    def object_class(self, key: Key, root: str) -> str:
+        """The class of the object a function receives as `root`: its annotation, or the one
+        class every call site passes an object of; "" when unknown."""
+        project = self.project
+        f = project.function(key)
+        if f is None:
+            return ""
+        if f.class_qualname and f.params[:1] == [root]:
+            return f.class_qualname
+        named = f.param_classes.get(root)
+        if named:
+            found = project.resolve_class(named)
+            return found[1].qualname if found is not None else ""
+        classes = set()
+        for module, _, arg in project.args_for(key, root):
+            found = project.resolve_class(arg.cls) if arg.cls else None
+            if found is None:
+                split = project.split_qualified(arg.cls, module) if arg.cls else None
+                found = project.resolve_class(f"{split[0]}.{split[1]}") if split is not None else None
+            classes.add(found[1].qualname if found is not None else "")
+        return classes.pop() if len(classes) == 1 else ""
+
+    def static_read(self, key: Key, root: str, path: list[str]) -> str | None:
+        """The class whose flattening makes `root.path[0]` a Python value in the function, or None."""
+        if not path:
+            return None
+        cls = self.object_class(key, root)
+        static = self.static_attributes(cls) if cls else None
+        if static and ("*" in static or path[0] in static):
+            return cls
+        return None
+
+    def traced_read_facts(self, key: Key, reads, span) -> list:
+        """For the proof a finding carries (`analysis.proof.fact`, anchored at `span`): each read
+        of a child of a registered pytree the function receives (`signal.dt` with `dt` among
+        `Signal.tree_flatten`'s children: traced)."""
+        out = []
+        for root, path in reads or ():
+            cls = self.object_class(key, root) if path else ""
+            found = self.project.resolve_class(cls) if cls else None
+            if found is None or self.static_attributes(cls) is None:
+                continue
+            module, facts = found
+            if path[0] in facts.pytree_children:
+                where = f"{self.project.modules[module].path}:{facts.pytree_line}"
+                out.append(fact(f"`{root}.{path[0]}` is traced: a child of the pytree `{cls.rsplit('.', 1)[-1]}`, "
+                                f"not aux data or a static field ({where})", span))
+        return out
+
+    def static_reads(self, key: Key, reads) -> bool:
+        """Every [root, path] read (`[["time_axis", ["Nt"]]]`) is a static attribute of the
+        pytree the function receives."""
+        return bool(reads) and all(self.static_read(key, root, path) is not None for root, path in reads)
+
+
+def python_attribute_reads(project, key: Key, reads) -> bool:
+    """The value reads only attributes of objects the function receives that are Python values
+    under any transformation: static attributes of a Flax NNX module (`stagelint.nnx`), aux data
+    and static fields of a registered pytree (`PytreeModel`)."""
+    if not reads:
+        return False
+    from stagelint.nnx import static_attributes
+
+    return static_attributes(project, key, reads) or PytreeModel.of(project).static_reads(key, reads)
+
+
+def traced_attribute_facts(project, key: Key, reads, span) -> list:
+    """The proof facts of the reads that are a registered pytree's children (`PytreeModel`)."""
+    return PytreeModel.of(project).traced_read_facts(key, reads, span) if reads else []
