@@ -316,7 +316,7 @@ class Project:
     def _reach(self) -> None:
         # A function reached by several entry points is credited to a kept one first: a one-shot
         # wrapper (`jax.jit(lambda ...)(x)`) traces with the state of the moment, so only a kept
-        # Function can hold a stale trace, and messages and rules that ask `reached` mean that one.
+        # Function can hold a stale trace; messages name it, and `traced_only_afresh` relies on it.
         for entry in sorted(self.entries, key=lambda k: (self.staged_afresh(k), k)):
             self._bfs(entry, self.reached, only_unguarded=False)
         unguarded: dict[Key, Key] = {}
@@ -617,6 +617,13 @@ class Project:
                 kept |= {k for k, n in counts.items() if n > 0}
             self._afresh = fresh - kept
         return key in self._afresh
+
+    def traced_only_afresh(self, key: Key) -> bool:
+        """Every entry point whose tracing reaches `key` is a one-shot wrapper (`staged_afresh`):
+        no kept Function holds a trace of it. `_reach` credits a kept entry first, so the entry
+        `reached` names is a one-shot one only when all are."""
+        entry = self.reached.get(key)
+        return entry is not None and self.staged_afresh(entry)
 
     def has_signature(self, key: Key, via: str) -> bool:
         """The Function object a call runs has an `input_signature`."""

@@ -325,11 +325,8 @@ class StaleGlobal(Rule):
 
     @classmethod
     def confirm(cls, candidate, project, module):
-        entry = project.reached.get((module.module, candidate.function))
-        if entry is not None and project.staged_afresh(entry):
-            # Every trace that reaches the reader is made anew (`jax.jit(lambda ...)(x)`), with
-            # the value of the moment (`reached` credits a kept Function first when one reaches it).
-            return False
+        if project.traced_only_afresh((module.module, candidate.function)):
+            return False  # `jax.jit(lambda ...)(x)` alone reaches it: traced with the value of the moment
         ordered = candidate.fields.get("_order")
         if ordered is not None:
             from stagelint.analysis.order import stale_between, writes_between
@@ -802,8 +799,7 @@ class StaleAttribute(Rule):
         key = (module.module, candidate.function)
         if key not in project.unguarded:
             return False  # read only by one-time set-up behind a first-call guard
-        entry = project.reached.get(key)
-        if entry is not None and project.staged_afresh(entry):
+        if project.traced_only_afresh(key):
             return False  # a new Function per use sees the attribute's current value
         if project.jax.framework_of(key) == "jax" and not _jax_static_receiver(candidate, project, key):
             return False
