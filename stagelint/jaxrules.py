@@ -16,6 +16,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.bounds import varying_bound
+from stagelint.analysis.dependence import op_result_fact
 from stagelint.frameworks import JAX, JAX_TRACER_ERROR_CATCHERS, NUMPY_ARRAY_METHOD_CALLS
 from stagelint.analysis.caught import catches
 from stagelint.analysis.pytrees import python_attribute_reads, traced_attribute_facts
@@ -80,7 +81,12 @@ def confirm_concrete_value(candidate, project, key):
         return False  # the code catches the tracer error by name: it handles the traced case
     if fields.get("_numpy") in NUMPY_ARRAY_METHOD_CALLS:
         return False  # `np.min(x, 0)`, `np.reshape(x, s)`: NumPy calls the tracer's own method
-    return bool(fields.get("_definite") or project.jax.is_traced(key, fields.get("_params", ())))
+    if fields.get("_definite"):
+        # a JAX operation's result: a tracer wherever the whole body is traced; under `jax.grad` /
+        # `jax.vmap` alone only if computed from what they transform (`analysis.dependence`)
+        return {"_because": [op_result_fact(project, key, fields.get("value", "the value"),
+                                            {*fields.get("_params", ()), *fields.get("_from", ())}, candidate.span)]}
+    return project.jax.is_traced(key, fields.get("_params", ()))
 
 
 def confirm_loop_unrolled(candidate, project, key):

@@ -34,6 +34,7 @@ from stagelint.frameworks import (
     JAX_JIT,
     JAX_REBUILDS_ARGUMENTS,
     JAX_TRACE,
+    JAX_TRACES_DEPENDENTS,
     EQUINOX_MODULE_BASES,
     EQUINOX_STAGED_METHODS,
     LINEN_COMPACT,
@@ -335,6 +336,7 @@ class JaxView:
         self.modes: dict[Key, str] = {}
         self.tensorflow: set[Key] = set()
         self.nnx_only: set[Key] = set()
+        self.whole_body_traced: set[Key] = set()
         self.traced_self: set[Key] = set()
         self._traced: dict[Key, frozenset[str]] = {}
 
@@ -357,6 +359,13 @@ class JaxView:
             nnx_entry = all(a.startswith("flax.nnx.") for a in entry.apis)
             project._bfs(key, nnx if nnx_entry else other, only_unguarded=False)
         self.nnx_only: set[Key] = set(nnx) - set(other)
+        # Reached from a transformation that traces the whole body (`jax.jit`, a `lax` body, not
+        # `grad`/`vmap` alone): every JAX operation's result there is a tracer
+        whole: dict[Key, Key] = {}
+        for key, entry in sorted(self.entries.items()):
+            if entry.apis - JAX_TRACES_DEPENDENTS - {LINEN_EAGER}:
+                project._bfs(key, whole, only_unguarded=False)
+        self.whole_body_traced: set[Key] = set(whole)
         self.traced_self = self._traced_self()
         tf_entries = [k for k in project.entries if k not in self.entries]
         seen = {}
@@ -576,6 +585,13 @@ class JaxView:
         if arg.param and site.caller is not None:
             return arg.param in self.traced_params((module, site.caller), depth + 1)
         return False
+
+    def op_results_traced(self, key: Key) -> bool:
+        """Every JAX operation's result in the function is a tracer: something that traces the
+        whole body reaches it (`jax.jit`, `pmap`, a `lax` body, `checkpoint`), not only
+        `jax.grad` / `jax.vmap`, which trace only what is computed from the arguments they
+        transform (`frameworks.JAX_TRACES_DEPENDENTS`)."""
+        return key in self.whole_body_traced
 
     def is_traced(self, key: Key, params) -> bool:
         """Any of `params` (a candidate's `_params`) holds a tracer in the function `key`."""

@@ -385,12 +385,15 @@ def stored_tensor(candidate, project, key) -> bool:
 def stored_tensor_fact(candidate, project, key) -> list | None:
     """Why the stored value is a tensor (`stored_tensor`'s reason, for the finding's proof), or
     None when it is not known to be one."""
-    from stagelint.analysis.proof import definite_tensor, fact
+    from stagelint.analysis.proof import fact
 
     fields = candidate.fields
     value = fields.get("value", "the value")
     if fields.get("_definite"):
-        return fact(definite_tensor(value), candidate.span)
+        from stagelint.analysis.dependence import op_result_fact
+
+        return op_result_fact(project, key, value, {*fields.get("_params", ()), *fields.get("_from", ())},
+                              candidate.span)
     params = sorted(set(fields.get("_params", ())) & stored_tensor_params(project, key))
     if params:
         names = ", ".join(f"`{p}`" for p in params)

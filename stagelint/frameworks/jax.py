@@ -37,6 +37,16 @@ JAX_GRAD = frozenset({
     "equinox.filter_value_and_grad", "equinox.filter_jvp", "equinox.filter_vjp",
 })
 
+#: Transformations that make tracers only of the values computed from the arguments they
+#: transform: run without an enclosing jit, an array computed from closures, constants or
+#: arguments they do not transform (`c = jnp.linspace(0, 1, 3)` in the function) is a concrete
+#: array there, so `float(c)`, `np.asarray(c)` and storing `c` outside all work. Every other
+#: staging API (`jax.jit`, `pmap`, the `lax` loop bodies and `cond` branches, `checkpoint`,
+#: `eval_shape`, `make_jaxpr`) traces the whole body into a jaxpr: there every JAX operation's
+#: result is a tracer, also one of constants, and so it is under a jit around these
+#: (`jax.jit(jax.grad(f))`). Observed with jax 0.10.2: tests/runtime/test_jax_traced_values.py.
+JAX_TRACES_DEPENDENTS = JAX_GRAD | frozenset({"jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap"})
+
 #: Differentiating APIs that trace only the positions of their `argnums` (the first by default)
 #: and hand every other argument to the function as the caller gave it: a Python int stays an
 #: int, so Python control flow on it works, also under a jit around the grad (observed with jax

@@ -17,6 +17,7 @@ from stagelint.frameworks import (
     is_stateful_op,
     keras_loop_error,
 )
+from stagelint.analysis.dependence import params_feeding
 from stagelint.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
 from stagelint.nnx import param_attributes
 from stagelint.rules.base import Rule
@@ -81,7 +82,13 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
     so is a conversion in the body of a `try` whose handler names that error. NumPy functions
     that call their first argument's own method (`np.min(x, 0)`, `np.sum(x)`, `np.reshape(x,
     (3, 3))`, `np.transpose(x)`: `frameworks.NUMPY_ARRAY_METHOD_CALLS`) run JAX's method on a
-    tracer given first and work; `np.sum([x, y])` and `np.clip(x, 0, 1)` raise.
+    tracer given first and work; `np.sum([x, y])` and `np.clip(x, 0, 1)` raise. Under `jax.grad`
+    or `jax.vmap` alone (no jit around them) only what is computed from the arguments they
+    transform is a tracer: `float(jnp.sum(grid))` of a `grid = jnp.linspace(...)` works there
+    (JAX 0.10.2). The default reports such a conversion when the code shows the value computed
+    from a traced parameter (`float(jnp.sum(w))` of the differentiated `w`), or anywhere under
+    `jax.jit`, `pmap` or a `lax` body, where every operation's result is a tracer; the preview tier
+    adds the operation results it cannot trace back (`analysis.dependence`).
 
     ## Why is this bad?
     Inside a `tf.function` tensors are symbolic: they have a shape and a dtype but no value
@@ -227,6 +234,11 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
         fields.setdefault("value_is", f"`{fields.get('value')}` is a symbolic tensor")
         super().report(node, **fields, **self.caught_fields(node))
 
+    def _from(self, expr) -> list[str]:
+        """The parameters the value is computed from (under `jax.grad` / `jax.vmap` alone only
+        those make it a tracer: `analysis.dependence.op_result_fact`)."""
+        return sorted(params_feeding(self.ctx, expr, self.ctx.function))
+
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
         func = ctx.function
@@ -249,7 +261,8 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
             t = tensorness(ctx, node.args[0].value, func)
             if t.possible:
                 self.report(node, call=f"{min(conversion)[9:]}(...)", value=short_code(node.args[0].value),
-                            error="", instead="", _jax_only=True, **_tensor_fields(t))
+                            error="", instead="", _jax_only=True, _from=self._from(node.args[0].value),
+                            **_tensor_fields(t))
 
     def _method(self, node: cst.Call, method: str, receiver: cst.BaseExpression) -> None:
         ctx = self.ctx
@@ -275,7 +288,7 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
             self.report(node, call=call, value=short_code(receiver),
                         error="AttributeError ('SymbolicTensor' object has no attribute '%s')" % method,
                         instead="keep the value a tensor and use TensorFlow ops, or move the code into `tf.py_function`",
-                        **_tensor_fields(t))
+                        _from=self._from(receiver), **_tensor_fields(t))
 
     def _keras_loop(self, node: cst.Call, method: str, receiver: cst.BaseExpression) -> None:
         """`model.predict(x)` / `self.predict(x)`: whether the receiver is a Keras model (and which
@@ -316,7 +329,8 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
             self.report(node, call=f"{name}(...)", value=short_code(tensor_arg),
                         error="NotImplementedError (Cannot convert a symbolic tf.Tensor to a numpy array)",
                         instead="use the TensorFlow equivalent (`tf.reduce_*`, `tf.math.*`, `tf.experimental.numpy`), or `tf.numpy_function`",
-                        _jax_error="TracerArrayConversionError", **receiver, **_tensor_fields(t))
+                        _jax_error="TracerArrayConversionError", **receiver, _from=self._from(tensor_arg),
+                        **_tensor_fields(t))
 
     @classmethod
     def confirm(cls, candidate, project, module):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.dependence import params_feeding
 from stagelint.analysis.objects import root_kind
 from stagelint.context import mutates_container, short_code
 from stagelint.jaxrules import writes_into_ref
@@ -35,7 +36,13 @@ class LeakedTensor(Rule):
     (`nnx.var_defaults(hijax=True)`, `hijax=True`) under plain `jax.jit`, whose update propagates.
     Nor a store into an argument of a function `jax.jit`, `vmap`, `grad` or a `lax` body stages
     (`metrics["mean"] = jnp.mean(y)`): JAX passes its own copy of the caller's pytree, which dies
-    with the trace (STG102 when the store was meant for the caller).
+    with the trace (STG102 when the store was meant for the caller). Under `jax.grad` or
+    `jax.vmap` alone (no jit around them) only what is computed from the arguments they transform
+    is a tracer; an array of closures or constants (`grid = jnp.linspace(0, 1, 5)`) is a concrete
+    array there, and storing it leaks nothing (JAX 0.10.2). The default reports a store there when
+    the code shows the value computed from a traced parameter (`LOG["w"] = jnp.tanh(w)`), and
+    anything under `jax.jit`, `pmap` or a `lax` body, where every operation's result is a tracer;
+    the preview tier adds the operation results it cannot trace back (`analysis.dependence`).
 
     ## Why is this bad?
     Inside a `tf.function` tensors are symbolic graph tensors. Stored outside, the value is a
@@ -178,7 +185,9 @@ class LeakedTensor(Rule):
             if not site.tensor.possible and not site.tensor.calls:
                 continue
             value = short_code(site.value) if site.value is not None else _stored_arg(site)
+            stored = site.value if site.value is not None else _stored_expr(site)
             self.report(site.node, value=value, place=site.place, _root=site.root_kind, _root_name=site.root,
+                        _from=sorted(params_feeding(self.ctx, stored, site.func)),
                         _owner=site.owner,
                         _definite=site.tensor.definite, _params=sorted(site.tensor.params),
                         _calls=sorted(list(c) for c in site.tensor.calls), function=site.func,
@@ -200,9 +209,14 @@ class LeakedTensor(Rule):
         return {"_because": [tensor] + [f for f in (outlives_fact(candidate),) if f is not None]}
 
 
-def _stored_arg(site) -> str:
+def _stored_expr(site):
     args = getattr(site.node, "args", ())
-    return short_code(args[0].value) if args else "..."
+    return args[0].value if args else None
+
+
+def _stored_arg(site) -> str:
+    expr = _stored_expr(site)
+    return short_code(expr) if expr is not None else "..."
 
 
 class PythonAccumulatorInGraphLoop(Rule):

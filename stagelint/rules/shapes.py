@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.pytrees import python_attribute_reads, traced_attribute_facts
+from stagelint.analysis.dependence import op_result_fact, params_feeding
 from stagelint.context import short_code
 from stagelint.nnx import param_attributes
 from stagelint.jitsites import InExpectedErrors, uses_pallas
@@ -67,7 +68,12 @@ class DataDependentShape(InExpectedErrors, Rule):
     `jnp.where(c, x, y)`, slices by Python ints or shape arithmetic (`x[: x.shape[0] // 2]`),
     integer indexing with a traced index (`x[i]`, a gather) and code that only `jax.grad` stages
     (values are concrete there) are left alone, as is TensorFlow code (its graphs allow dynamic
-    shapes). Array constructors given a parameter as their shape are left alone too: model
+    shapes). Under `jax.vmap` alone (no jit, no `lax` body around it) only what is computed from
+    the mapped arguments is a tracer: `jnp.nonzero(jnp.arange(3) > 1)` of constants works there
+    (JAX 0.10.2), so an operation's result the code does not show computed from a mapped parameter
+    is reported in the preview tier only (`analysis.dependence`); by default, only `jnp.nonzero(row
+    > 0)` of the mapped `row`, or anything under `jax.jit`, `pmap` or a `lax` body, where every
+    operation's result is a tracer. Array constructors given a parameter as their shape are left alone too: model
     dimensions are Python ints bound in ways a reader of one call cannot see (a
     `functools.partial`, pmap's `static_broadcasted_argnums`, a config object). Code under
     `with pytest.raises(...)` or `self.assertRaises(...)` tests the error itself. Modules that
@@ -262,7 +268,10 @@ class DataDependentShape(InExpectedErrors, Rule):
                 reads += found
             if reads:
                 fields["_attrs"] = reads
-        self.report(node, why=_WHY, _definite=t.definite, _params=sorted(t.params), _jax_only=True, **fields)
+        self.report(node, why=_WHY, _definite=t.definite, _params=sorted(t.params), _jax_only=True,
+                    _value=short_code(values[0]) if values else short_code(node),
+                    _from=sorted(set().union(*(params_feeding(self.ctx, v, self.ctx.function) for v in values))),
+                    **fields)
 
     @classmethod
     def confirm(cls, candidate, project, module):
@@ -271,8 +280,13 @@ class DataDependentShape(InExpectedErrors, Rule):
         if jax.framework_of(key) != "jax" or jax.mode_of(key) not in ("jit", "trace"):
             return False  # TensorFlow allows dynamic shapes; under grad alone values are concrete
         fields = candidate.fields
-        if fields.get("_definite") or not jax.is_traced(key, fields.get("_params", ())):
-            return bool(fields.get("_definite"))
+        if fields.get("_definite"):
+            # a JAX operation's result: a tracer wherever the whole body is traced; under `jax.vmap`
+            # alone only if computed from what it maps (`analysis.dependence`)
+            return {"_because": [op_result_fact(project, key, fields.get("_value", "the length"),
+                                                {*fields.get("_params", ()), *fields.get("_from", ())}, candidate.span)]}
+        if not jax.is_traced(key, fields.get("_params", ())):
+            return False
         if python_attribute_reads(project, key, fields.get("_attrs")):
             return False  # a registered pytree's aux data or static field: a Python value
         because = traced_attribute_facts(project, key, fields.get("_attrs"), candidate.span)

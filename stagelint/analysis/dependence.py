@@ -1,0 +1,91 @@
+"""Which parameters of its function a value is computed from, and so whether JAX traces a JAX
+operation's result. The tensor model (`tensors.tensorness`) answers whether a value is an array,
+and for a framework operation's result it need not say from what; JAX's `grad` and `vmap` make
+tracers only of what is computed from the arguments they transform
+(`frameworks.JAX_TRACES_DEPENDENTS`), so that is asked here: every name the value reads, through
+the operations applied to them (`jnp.sum(w)` is computed from `w`, as `w * 2` is) and through the
+local names that reach it.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from stagelint.analysis.proof import HEURISTIC, definite_tensor, fact
+
+#: How far through local bindings (`a = f(w); b = a + 1; ... b`) a value is followed.
+_DEPTH = 6
+
+
+def params_feeding(ctx, expr: cst.BaseExpression | None, func) -> frozenset[str]:
+    """The parameters of `func` that `expr` reads, directly or through the locals reaching it.
+    A name bound by a nested function or lambda's own parameters does not count."""
+    if expr is None or func is None:
+        return frozenset()
+    memo = ctx.memo.setdefault("params_feeding", {})
+    return _feeding(ctx, expr, func, memo, 0, set())
+
+
+def _feeding(ctx, expr, func, memo, depth: int, active: set) -> frozenset[str]:
+    key = (id(expr), id(func))
+    if key in memo:
+        return memo[key]
+    if key in active or depth > _DEPTH:
+        return frozenset()
+    active.add(key)
+    out: set[str] = set()
+    for name in _loads(expr):
+        kind = ctx.binding_kind(name, func)
+        if kind == "param":
+            out.add(name.value)
+        elif kind == "local":
+            for ref in ctx.reaching(name, func) or ():
+                node = getattr(ref, "node", None)
+                bound = ctx.bound_values.get(id(node)) if node is not None else None
+                if isinstance(bound, cst.BaseExpression):
+                    out |= _feeding(ctx, bound, func, memo, depth + 1, active)
+                elif isinstance(bound, (cst.For, cst.AugAssign)):
+                    value = bound.iter if isinstance(bound, cst.For) else bound.value
+                    out |= _feeding(ctx, value, func, memo, depth + 1, active)
+    active.discard(key)
+    result = frozenset(out)
+    memo[key] = result
+    return result
+
+
+def _loads(expr: cst.CSTNode):
+    """The Name loads of an expression, not those inside a nested lambda, and not attribute
+    names (`x.shape`'s `shape`) or keyword names."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            yield node
+            continue
+        if isinstance(node, cst.Lambda):
+            continue
+        if isinstance(node, cst.Attribute):
+            stack.append(node.value)
+            continue
+        if isinstance(node, cst.Arg):
+            stack.append(node.value)
+            continue
+        stack.extend(child for child in node.children if isinstance(child, cst.CSTNode))
+
+
+def op_result_fact(project, key, value: str, params, span) -> list:
+    """The proof that `value`, a JAX operation's result computed from `params` in the function
+    `key`, is a tracer: known where the whole body is traced (`JaxView.op_results_traced`) or a
+    traced parameter feeds it; only likely (`proof.HEURISTIC`, the preview tier) under
+    `jax.grad` / `jax.vmap` alone, where an array of closures or constants stays concrete."""
+    jax = project.jax
+    if jax.framework_of(key) != "jax" or jax.op_results_traced(key):
+        return fact(definite_tensor(value), span)
+    traced = sorted(set(params) & jax.traced_params(key))
+    if traced:
+        names = ", ".join(f"`{p}`" for p in traced)
+        return fact(f"`{value}` is computed from parameter {names}, which the transformation traces", span)
+    return fact(f"`{value}` is a JAX operation's result, but only `jax.grad` / `jax.vmap`-like transformations "
+                f"stage this function, and they make tracers only of what is computed from the arguments they "
+                f"transform (an array of closures or constants stays concrete); the code does not show that "
+                f"`{value}` is", span, HEURISTIC)

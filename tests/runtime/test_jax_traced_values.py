@@ -1,0 +1,70 @@
+"""Which values a JAX transformation makes tracers (`frameworks.JAX_TRACES_DEPENDENTS`,
+`analysis.dependence.op_result_fact`), observed with the real JAX: under `jax.grad` and `jax.vmap` alone only
+what is computed from the transformed arguments; wherever the whole body is traced (jit, pmap,
+the `lax` bodies, checkpoint, eval_shape, make_jaxpr, a jit around grad) every operation's result,
+constants' included."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+lax = jax.lax
+Tracer = jax.core.Tracer
+
+
+def _probe(seen, name):
+    def f(x):
+        c = jnp.linspace(0.0, 1.0, 3)  # from constants only
+        seen[name] = (isinstance(c, Tracer), isinstance(x * 2.0, Tracer))
+        return jnp.sum(x * 2.0) + jnp.sum(c)
+    return f
+
+
+def test_which_transformations_trace_an_array_of_constants():
+    seen: dict = {}
+    x = jnp.ones(3)
+    jax.jit(_probe(seen, "jax.jit"))(x)
+    jax.pmap(_probe(seen, "jax.pmap"))(jnp.ones((1, 3)))
+    jax.checkpoint(_probe(seen, "jax.checkpoint"))(x)
+    jax.eval_shape(_probe(seen, "jax.eval_shape"), x)
+    jax.make_jaxpr(_probe(seen, "jax.make_jaxpr"))(x)
+    lax.scan(lambda c, _: (_probe(seen, "jax.lax.scan")(c) * 0 + c, None), x, None, length=2)
+    lax.fori_loop(0, 2, lambda i, c: _probe(seen, "jax.lax.fori_loop")(c) * 0 + c, x)
+    lax.cond(True, _probe(seen, "jax.lax.cond"), _probe(seen, "jax.lax.cond"), x)
+    jax.jit(jax.grad(_probe(seen, "jit around grad")))(x)
+    jax.grad(_probe(seen, "jax.grad"))(x)
+    jax.value_and_grad(_probe(seen, "jax.value_and_grad"))(x)
+    jax.jacrev(_probe(seen, "jax.jacrev"))(x)
+    jax.jvp(_probe(seen, "jax.jvp"), (x,), (x,))
+    jax.vmap(_probe(seen, "jax.vmap"))(jnp.ones((2, 3)))
+    from stagelint.frameworks import JAX_TRACES_DEPENDENTS
+
+    for name, (constant_traced, argument_traced) in seen.items():
+        assert argument_traced, name
+        assert constant_traced == (name not in JAX_TRACES_DEPENDENTS), name
+
+
+def test_under_grad_alone_an_array_of_constants_converts_and_one_of_the_argument_does_not():
+    def loss(w):
+        grid = jnp.linspace(0.0, 1.0, 3)
+        return w * float(jnp.sum(grid)) + np.asarray(grid).sum()
+
+    assert float(jax.grad(loss)(1.0)) == pytest.approx(1.5)
+    assert jax.vmap(loss)(jnp.ones(2)).shape == (2,)
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.grad(lambda w: w * float(jnp.sum(w)))(1.0)
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.jit(loss)(1.0)
+
+
+def test_under_vmap_alone_nonzero_of_constants_works_and_of_the_mapped_row_raises():
+    def per_row(row):
+        fixed = jnp.nonzero(jnp.arange(3.0) > 1)[0]
+        return row[fixed]
+
+    assert jax.vmap(per_row)(jnp.ones((2, 3))).shape == (2, 1)
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.vmap(lambda row: jnp.nonzero(row > 0)[0])(jnp.ones((2, 3)))
