@@ -121,3 +121,20 @@ PYTHON_CONTAINER_TYPES = frozenset({
     "collections.abc.Sequence", "collections.abc.Iterable", "builtins.list", "builtins.tuple",
 })
 PYTHON_SCALAR_TYPES = frozenset({"builtins.int", "builtins.str", "builtins.bool"})
+
+#: Decorators that bind a def's name to the function itself or to a wrapper that calls it with
+#: the arguments it is given, so a call of that name from inside the function runs it again. A
+#: decorator not listed here (nor a staging API: `tf.function`, `jax.jit`, which trace the
+#: function they wrap) binds the name to an object the analysis does not know: a multiple-dispatch
+#: registry (`functools.singledispatch`, plum's `@dispatch`) runs the implementation the
+#: arguments' types select, which may be another def of the same name, and so a call that looks
+#: recursive need not be (tests/runtime/test_jax_traced_values.py runs one under `jax.jit`).
+RECALLING_DECORATORS = frozenset({
+    "builtins.staticmethod", "builtins.classmethod", "functools.lru_cache", "functools.cache",
+    "functools.wraps", "abc.abstractmethod", "typing.final", "typing.override",
+    "typing_extensions.override", "typing_extensions.final",
+    # the frameworks' own, which call the function they mark or wrap
+    "jax.custom_jvp", "jax.custom_vjp", "jax.named_call", "flax.linen.compact", "flax.linen.nowrap",
+    "tensorflow.custom_gradient", "tensorflow.autograph.experimental.do_not_convert",
+    "tensorflow.Module.with_name_scope",
+})

@@ -5,9 +5,16 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint import facts as F
-from stagelint.analysis.proof import fact
+from stagelint.analysis.proof import HEURISTIC, fact
 from stagelint.context import short_code
-from stagelint.frameworks import GET_OR_CREATE_DECORATORS, GET_OR_CREATE_VARIABLES
+from stagelint.frameworks import (
+    GET_OR_CREATE_DECORATORS,
+    GET_OR_CREATE_VARIABLES,
+    JAX_GRAD,
+    JAX_JIT,
+    JAX_TRACE,
+    RECALLING_DECORATORS,
+)
 from stagelint.rules.base import Rule
 from stagelint.analysis.guards import after_early_return_guard
 
@@ -29,6 +36,12 @@ class RecursiveFunction(Rule):
     itself with `jit_compile=False` inside a jit-compiled Function): the flag decides while tracing.
     Under JAX a jitted function that calls itself is traced inline (jit within jit), so only the
     base case decides: a traced one (or none) is flagged, a Python one (`if t1 is not None:`) is not.
+    A call is taken to run the function its name resolves to when the def has no decorator, or
+    only decorators that return it or a wrapper calling it (`functools.lru_cache`, `staticmethod`,
+    `tf.function`, `jax.jit`, `functools.partial(jax.jit, ...)`: `frameworks.RECALLING_DECORATORS`).
+    Under any other decorator the name may be bound to something else, such as a multiple-dispatch
+    registry (plum's `@dispatch`) that runs another implementation of the same name: such a cycle
+    is reported in the preview tier only.
 
     ## Why is this bad?
     `tf.function` traces calls by running them. With a tensor argument the base case is a
@@ -223,6 +236,26 @@ class RecursiveFunction(Rule):
         return False
 
     @classmethod
+    def _calls_itself(cls, project, cycle, module: str, span) -> list:
+        """The step "each call of the cycle runs the function its name resolves to": known for a
+        def without decorators or with decorators that return it or a wrapper calling it
+        (`frameworks.RECALLING_DECORATORS`, the staging APIs); only likely (the preview tier) for
+        any other decorator, whose result may dispatch elsewhere (a multiple-dispatch registry)."""
+        known = RECALLING_DECORATORS | project.framework.staging_decorators | JAX_JIT | JAX_TRACE | JAX_GRAD \
+            | set(project.settings.staging_decorators)
+        for key in dict.fromkeys(cycle):
+            f = project.function(key)
+            decorators = set(f.decorators if f is not None else ())
+            if decorators & known:
+                decorators.discard("functools.partial")  # `@partial(jax.jit, static_argnums=0)`
+            other = sorted(decorators - known)
+            if other:
+                return [fact(f"`{project.display(key, module)}` is decorated with `{other[0]}`, which may bind its name "
+                             f"to something other than the function (a multiple-dispatch registry runs the "
+                             f"implementation the arguments select): the call may not run it again", span, HEURISTIC)]
+        return []
+
+    @classmethod
     def project_candidates(cls, project):
         """Back edges of a depth-first walk over the staged call graph: each closes a cycle."""
         color: dict = {}
@@ -243,7 +276,8 @@ class RecursiveFunction(Rule):
                         if not cls._ends_badly(project, cycle):
                             continue
                         names = " -> ".join(f"`{project.display(k, key[0])}`" for k in cycle)
-                        out.append((key[0], F.Candidate(cls.code, key[1], edge.span, {"cycle": names})))
+                        out.append((key[0], F.Candidate(cls.code, key[1], edge.span, {
+                            "cycle": names, "_because": cls._calls_itself(project, cycle, key[0], edge.span)})))
                     elif state is None:
                         color[callee] = "grey"
                         path.append(callee)
