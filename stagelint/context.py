@@ -204,6 +204,8 @@ class FileContext:
         #: Name node bound by unpacking a call's result (`images, size = self._scale(...)`) ->
         #: (its position, how many names the target unpacks into).
         self.unpacked_at: dict[int, tuple[int, int]] = {}
+        #: Name nodes bound by unpacking (`a, b = pair`, `for i, r in ...`): each holds a part of the value bound.
+        self.unpacked_names: set[int] = set()
         #: Calls that are expression statements (their result is thrown away).
         self.statement_calls: set[int] = set()
         #: Name node of a module-level binding -> the if/try branches it sits in.

@@ -20,6 +20,7 @@ from stagelint.analysis.dependence import op_result_fact
 from stagelint.frameworks import JAX, JAX_TRACER_ERROR_CATCHERS, NUMPY_ARRAY_METHOD_CALLS
 from stagelint.analysis.caught import catches
 from stagelint.analysis.pytrees import python_attribute_reads, traced_attribute_facts
+from stagelint.analysis.tracers import tracer_fact
 
 #: STG602 checks that JAX does not fail on: iteration unrolls, `len` reads the static shape,
 #: `int()`/`float()` are STG601's there.
@@ -60,14 +61,21 @@ def confirm_tracer_as_python_value(candidate, project, key):
     error = _ERRORS.get(what, "TracerBoolConversionError")
     if catches(fields, JAX_TRACER_ERROR_CATCHERS.get(error, frozenset())):
         return False  # the code catches the tracer error by name: it handles the traced case
+    # The step the finding rests on: the value is known to be a tracer (an op under jit, a traced
+    # parameter), or only guessed to be one (the preview tier), or known not to be one.
+    step = tracer_fact(project, key, fields, candidate.span)
+    if step is None:
+        return False
     out = {
         "jax_error": error,
         "jax_instead": _INSTEAD.get(what, _BRANCH),
     }
-    if not fields.get("_definite"):
-        because = traced_attribute_facts(project, key, fields.get("_attrs"), candidate.span)
-        if because:  # `if cfg.scale > 2`: `scale` a child of the pytree `cfg` is
-            out["_because"] = list(fields.get("_because") or ()) + because
+    because = traced_attribute_facts(project, key, fields.get("_attrs"), candidate.span) \
+        if not fields.get("_definite") else []
+    if because:  # `if cfg.scale > 2`: `scale` a child of the pytree `cfg` is: that is the step
+        out["_because"] = list(fields.get("_because") or ()) + because
+    else:
+        out["_because"] = list(fields.get("_because") or ()) + [step]
     return out
 
 

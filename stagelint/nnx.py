@@ -587,6 +587,16 @@ def writes_variable(candidate, project, key) -> bool:
     return _store_of(candidate, project, key).kind == "variable"
 
 
+def writes_module_state(candidate, project, key) -> bool:
+    """The store changes a Flax NNX module or Variable the caller holds: a Variable's value, an
+    attribute of a module (rebound, or a static list or dict changed in place), or a Variable the
+    function captures. Under plain `jax.jit` the change stays in the trace (row 41: the
+    caller's counter stays 0), which `store_carried` has already ruled out where JAX carries it."""
+    if candidate.fields.get("_nnx_captured"):
+        return True
+    return _store_of(candidate, project, key).kind in ("variable", "rebind", "container")
+
+
 def store_carried(candidate, project, key) -> bool:
     """A store on a module or Variable the function receives (STG102, STG201 candidates) that
     JAX keeps: anything but an in-place change of a static list or dict under the Flax NNX

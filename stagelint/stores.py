@@ -18,6 +18,7 @@ import libcst as cst
 from stagelint.analysis.guards import after_early_return_guard
 from stagelint.analysis.objects import root_name, root_owner
 from stagelint.analysis.values import python_option_param
+from stagelint.frameworks import PER_CALL_MUTATORS
 from stagelint.context import FileContext, FunctionInfo, code_of, short_code
 from stagelint.tensors import Tensorness, tensorness, value_of
 from stagelint.trivia import inner_nodes
@@ -134,9 +135,20 @@ def _restored(ctx: FileContext, func: FunctionInfo) -> set[str]:
         return found
     saved: dict[str, tuple[str, int]] = {}  # local name -> (the place it saved, line)
     restores = []  # (place, local name, line)
+    raised, lowered = set(), set()  # (place, amount) of `place += amount` / `place -= amount`
+    put_back = set()  # the `-=` statements in a `finally:`, or in a generator (a context manager)
     todo = list(inner_nodes(func.node.body))
+    generator = func.facts.is_generator
     while todo:
         node = todo.pop()
+        if type(node) is cst.AugAssign and isinstance(node.target, (cst.Name, cst.Attribute, cst.Subscript)):
+            change = (code_of(node.target), code_of(node.value))
+            if isinstance(node.operator, cst.AddAssign):
+                raised.add(change)
+            elif isinstance(node.operator, cst.SubtractAssign) and (generator or id(node) in put_back):
+                lowered.add(change)
+        if isinstance(node, cst.Try) and node.finalbody is not None:
+            put_back |= {id(n) for n in _all_nodes(node.finalbody)}
         if type(node) is cst.Assign and len(node.targets) == 1:
             target, value = node.targets[0].target, node.value
             line = ctx.position(node).line
@@ -148,8 +160,19 @@ def _restored(ctx: FileContext, func: FunctionInfo) -> set[str]:
             todo.extend(inner_nodes(node))
     found = {place for place, name, line in restores
              if name in saved and saved[name][0] == place and saved[name][1] < line}
+    # `depth += 1` then `depth -= 1` in `finally:` (or after a context manager's `yield`): a
+    # nesting counter the call puts back (tests/runtime/test_jax_certainty_facts.py)
+    found |= {place for place, amount in raised & lowered}
     memo[id(func.node)] = found
     return found
+
+
+def _all_nodes(node):
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        todo.extend(inner_nodes(n))
 
 
 def read_after(ctx: FileContext, site: StoreSite) -> str:
@@ -424,6 +447,58 @@ def outlives_fact(candidate) -> list | None:
     root = candidate.fields.get("_root_name")
     owner = candidate.fields.get("_owner") or root
     return fact(text.format(root=root, owner=owner), candidate.span) if text and root else None
+
+
+def changes_every_call(node: cst.CSTNode) -> bool:
+    """The write changes the state again on every call that runs it: an augmented assignment
+    (`calls += 1`), a store of a value made from what the place holds (`state["total"] =
+    state["total"] + x`), or a container method that grows or shrinks it
+    (`frameworks.PER_CALL_MUTATORS`: `log.append(x)`); not a store a repeated call makes again
+    with the same Python value."""
+    if isinstance(node, cst.AugAssign):
+        return True
+    if isinstance(node, cst.Call):
+        return isinstance(node.func, cst.Attribute) and node.func.attr.value in PER_CALL_MUTATORS
+    if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        places = {code_of(t) for t in targets if isinstance(t, (cst.Attribute, cst.Subscript, cst.Name))}
+        return any(code_of(n) in places for n in _all_nodes(node.value)
+                   if isinstance(n, (cst.Attribute, cst.Subscript, cst.Name)))
+    return False
+
+
+def lost_under_jax_fact(candidate, project, key) -> list:
+    """The step of STG102 under JAX: a user meets the write's loss (known true), or may (a
+    heuristic fact: the preview tier). Known: a store on a bound Flax Linen / Equinox module
+    (frozen: it raises, row 40), into an NNX Variable under plain `jax.jit` (row 41), or a change
+    made again on every eager call (`+= 1`, `append`: only the tracing call runs it), or a write
+    into JAX's copy of an argument the function neither returns nor reads again (its only effect
+    is on the caller's object, which never sees it). A guess: a store a repeated call would make
+    again with the same Python value (`self.ready = True`, `registry[name] = fn`): it differs from
+    what eager code leaves only when that value changes between calls that reuse the trace."""
+    from stagelint.analysis.proof import HEURISTIC, fact
+    from stagelint.nnx import writes_module_state
+
+    fields = candidate.fields
+    action, place = fields.get("action", "the write"), fields.get("place", "the state")
+    jax = project.jax
+    if fields.get("_root") == "self" and jax.linen_method(key):
+        return fact(f"`{fields.get('_root_name') or 'self'}` is a bound Flax Linen or Equinox module, frozen outside "
+                    f"`setup`: {action} raises", candidate.span)
+    if writes_module_state(candidate, project, key):
+        return fact(f"{action} changes a Flax NNX module or Variable the caller holds, which plain `jax.jit` does "
+                    f"not carry out of the trace: the change is lost after the call", candidate.span)
+    if rebuilt_owner(candidate, project, key):
+        # (`_lost_update`: neither returned nor read again, so the caller's object is what it is for)
+        return fact(f"{action} writes into JAX's copy of the caller's argument and the function neither returns it "
+                    f"nor reads the write again: its only effect would be on the caller's object, which does not "
+                    f"see it", candidate.span)
+    if fields.get("_per_call"):
+        return fact(f"{action} changes {place} again on every eager call; under JAX only the call that traces runs "
+                    f"it, so calls that reuse the trace leave {place} behind", candidate.span)
+    return fact(f"{action} stores what a repeated call would store again: {place} differs from what eager code "
+                f"leaves only if the value changes between calls that reuse the trace (a guess)",
+                candidate.span, HEURISTIC)
 
 
 def _staged_by_own_module(project, key) -> bool:

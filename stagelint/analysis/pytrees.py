@@ -555,5 +555,18 @@ def python_attribute_reads(project, key: Key, reads) -> bool:
 
 
 def traced_attribute_facts(project, key: Key, reads, span) -> list:
-    """The proof facts of the reads that are a registered pytree's children (`PytreeModel`)."""
-    return PytreeModel.of(project).traced_read_facts(key, reads, span) if reads else []
+    """The proof facts of the reads that are a registered pytree's children (`PytreeModel`), or
+    a Variable, an array or `nnx.data` of a Flax NNX module the function receives (leaves of
+    its graph: traced under `jax.jit` and the NNX transforms)."""
+    if not reads:
+        return []
+    found = PytreeModel.of(project).traced_read_facts(key, reads, span)
+    if found:
+        return found
+    from stagelint.nnx import NnxModel
+
+    if NnxModel.of(project).traced_attributes(key, reads):
+        shown = ", ".join(f"`{'.'.join([root, *path])}`" for root, path in reads)
+        return [fact(f"{shown} reads a Variable, an array or `nnx.data` of a Flax NNX module the function "
+                     f"receives, or an array its callers pass: a leaf, traced", span)]
+    return []

@@ -399,8 +399,11 @@ class _Walker(cst.CSTVisitor):
                 and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements):
             for i, e in enumerate(target.elements):
                 ctx.unpacked_at[id(e.value)] = (i, len(target.elements))
+        unpacked = isinstance(target, (cst.Tuple, cst.List))
         for name in target_names(target):
             ctx.bound_values[id(name)] = value
+            if unpacked:
+                ctx.unpacked_names.add(id(name))  # bound to one element of `value`, not to it
             if rebinding:
                 ctx.rebinding_targets.add(id(name))
             if ctx.loop_depth:

@@ -153,6 +153,16 @@ NUMPY_ARRAY_METHOD_CALLS = frozenset({
     "numpy.transpose", "numpy.squeeze", "numpy.swapaxes", "numpy.moveaxis", "numpy.repeat",
 })
 
+#: Methods of a JAX array that compute with JAX ops and return an array: called on a traced
+#: array they return a tracer (JAX 0.10.2: tests/runtime/test_jax_certainty_facts.py), so
+#: `x.sum() > 0` on a jitted argument `x` is a tracer as `jnp.sum(x) > 0` is. A method of
+#: another name (`geom.is_squared_euclidean`, `cfg.get(...)`) may be a pytree's own Python code.
+JAX_ARRAY_METHODS = frozenset({
+    "sum", "mean", "max", "min", "any", "all", "prod", "std", "var", "argmax", "argmin", "cumsum",
+    "cumprod", "round", "ravel", "flatten", "squeeze", "transpose", "conj", "conjugate", "clip", "dot",
+    "astype", "reshape", "take", "sort", "argsort", "trace", "diagonal", "swapaxes",
+})
+
 #: The errors JAX raises on a Python use of a tracer (jax._src.errors, 0.10.2), each with the
 #: `except` clauses that name it: itself and its JAX bases. Code that catches the tracer error by
 #: name expects the traced case and handles it (Haiku's `dropout`: `try: if rate < 0: raise ...
@@ -194,6 +204,8 @@ JAX = Framework(
         "flax.nnx.graphdef", "flax.nnx.update", "flax.nnx.display", "flax.linen.compact",
         "flax.linen.share_scope", "jax.numpy.ndarray", "jax.Array", "jax.lax.axis_size", "jax.typeof",
         "jax.lax.psum_scatter_size", "jax.sharding.PartitionSpec", "jax.P",
+        # a tuple of Python ints (tests/runtime/test_jax_certainty_facts.py)
+        "jax.lax.broadcast_shapes",
         # sharding metadata of a (traced) variable tree: PartitionSpecs, Python values
         "flax.linen.get_partition_spec", "flax.linen.spmd.get_partition_spec", "flax.nnx.get_partition_spec",
         "flax.linen.logical_to_mesh_axes", "flax.linen.get_sharding", "flax.nnx.get_named_sharding",

@@ -43,6 +43,16 @@ MUTATING_METHODS = frozenset({
 #: unpacked (tests/rules/test_stg3_captures.py checks both with Python and optax).
 NONE_RETURNING_MUTATORS = MUTATING_METHODS - {"pop", "popitem", "setdefault", "popleft"}
 
+#: Of those, the ones whose every call changes the container again (a list grows by one more
+#: element, a pop takes another): staged code that runs them once per trace, not once per call,
+#: leaves the container different from what eager code leaves after the second call (a log with
+#: one entry for three steps). The others, repeated with the same arguments (`d.update(k=v)`,
+#: `s.add(v)`, `d.setdefault(k, v)`, `clear()`, `sort()`), leave what one call leaves
+#: (tests/runtime/test_jax_certainty_facts.py).
+PER_CALL_MUTATORS = frozenset({
+    "append", "extend", "insert", "appendleft", "extendleft", "pop", "popitem", "popleft", "remove", "reverse",
+})
+
 # Python values frozen at trace time (STG104) ------------------------------------------------------
 
 #: Calls whose Python result is computed once per trace and baked into the graph as a constant.

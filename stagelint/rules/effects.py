@@ -21,7 +21,16 @@ from stagelint.frameworks import canonical_tf_name
 from stagelint.jaxrules import writes_into_ref
 from stagelint.nnx import static_container, store_carried, store_fields, writes_variable
 from stagelint.rules.base import Rule
-from stagelint.stores import outlives_fact, read_after, rebuilt_owner, store_is_external, store_sites, stored_tensor
+from stagelint.stores import (
+    changes_every_call,
+    lost_under_jax_fact,
+    outlives_fact,
+    read_after,
+    rebuilt_owner,
+    store_is_external,
+    store_sites,
+    stored_tensor,
+)
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.values import FILE_METHODS
 from stagelint.analysis.values import FILE, formatted_tensorness, kind_of, python_number
@@ -527,6 +536,16 @@ class ExternalStateMutation(Rule):
     copies too): a store into it is flagged only when it was meant for the caller, who never sees it
     (the function neither returns the object nor reads what it wrote again, or what it wrote is
     an NNX Variable: `counter.count[...] += 1`); `params["w"] = ...; return params` is fine.
+    The default tier reports under JAX only a loss a user meets (`stores.lost_under_jax_fact`,
+    observed with JAX 0.10.2): a change made again on every eager call (`calls += 1`,
+    `log.append(x)`, `state["n"] = state["n"] + 1`: the tracing call alone runs it, so the
+    counter reads 1 after three steps), a store on a frozen Linen or Equinox module (it raises),
+    into a Flax NNX module or Variable under plain `jax.jit`, or into JAX's copy of an argument
+    that the function neither returns nor reads again. A store that a repeated call would make
+    again with the same Python value (`self.ready = True`, `registry.update(name=fn)`, a global
+    set to a new callback) leaves what eager code leaves unless that value changes between calls
+    that reuse the trace: the preview tier. A counter raised and lowered again in `finally:` (or
+    around a context manager's `yield`) is put back after every call: not flagged.
 
     ## Why is this bad?
     The change happens while tracing. Calls that reuse the trace skip it, so a list that should
@@ -699,12 +718,24 @@ class ExternalStateMutation(Rule):
                 continue
             read = {"_read_after": read_after(self.ctx, site), "_definite": site.tensor.definite} if maybe_copy else {}
             self.report(site.node, action=site.action, place=site.place, _root=site.root_kind,
+                        _per_call=changes_every_call(site.node),
                         _root_name=site.root, _owner=site.owner, _params=sorted(site.tensor.params), **read,
                         _calls=sorted(list(c) for c in site.tensor.calls), function=site.func,
                         **store_fields(self.ctx, site))
 
     @classmethod
-    def confirm(cls, candidate, project, module) -> bool:
+    def confirm(cls, candidate, project, module):
+        verdict = cls._confirm(candidate, project, module)
+        key = (module.module, candidate.function)
+        if not verdict or project.jax.framework_of(key) != "jax":
+            return verdict
+        # Under JAX the finding also rests on the loss being one a user meets (`stores.lost_under_jax_fact`)
+        stated = list(verdict.get("_because", ())) if isinstance(verdict, dict) else []
+        return {**(verdict if isinstance(verdict, dict) else {}),
+                "_because": stated + [lost_under_jax_fact(candidate, project, key)]}
+
+    @classmethod
+    def _confirm(cls, candidate, project, module):
         key = (module.module, candidate.function)
         if project.jax.linen_setup(key):
             return False  # Flax Linen's `setup` assigns submodules and params to `self` by design

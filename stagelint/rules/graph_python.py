@@ -8,10 +8,12 @@ from stagelint.analysis.caught import WatchesTry
 from stagelint.analysis.guards import type_dispatch
 from stagelint.analysis.keras_models import keras_model
 from stagelint.analysis.proof import fact
+from stagelint.analysis.tracers import origin as tracer_origin
 from stagelint.context import short_code
 from stagelint.analysis.values import VARIABLE, kind_of, one_tensor, tensor_fact
 from stagelint.frameworks import (
     EAGER_ONLY_METHODS,
+    JAX,
     KERAS_EAGER_LOOPS,
     NUMPY_STATIC_FUNCTIONS,
     is_stateful_op,
@@ -463,6 +465,20 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
     names the tracer error (`except jax.errors.ConcretizationTypeError:`, Haiku's `dropout`): the
     code expects the traced case; a catch-all (`except Exception`) shows no such intent.
 
+    Under JAX the default tier reports only a value *known* to be a tracer
+    (`stagelint.analysis.tracers`, observed with JAX 0.10.2): the result of a JAX op where
+    `jax.jit`, `jax.pmap` or a `lax` body traces the code (every op returns a tracer there, even
+    on constants), or of an op the mapped argument reaches under `jax.vmap`; a traced parameter
+    used with an operator or an array method (`loss > threshold`, `x.sum() > 0`), an item or a row
+    of one (`ids[0] > 0`, `for row in rows: if row.sum() > 0:`); a parameter alone in `range(n)`
+    or as a dict key. The preview tier (`--preview`) adds the values whose tracer-ness is a
+    guess: an attribute of a parameter that is not known to be a pytree child or an NNX Variable
+    (`assert geom.is_squared_euclidean`, `if cfg._flags["x"]:`: a property, static aux data), a
+    parameter alone in a truth test (`assert mask`: a container or None has a Python truth
+    value), a name bound outside the traced function (a closed-over array may be a concrete
+    NumPy one), the result of a project function, an op under `vmap` no mapped argument reaches.
+    `enumerate`'s index and a `range` loop's variable are Python ints: never reported.
+
     ## Why is this bad?
     While tracing, a tensor has no value, so Python cannot decide a truth value or iterate over
     it: TensorFlow raises `OperatorNotAllowedInGraphError` (for `assert x > 0`, even when it
@@ -770,17 +786,25 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
                     reads = param_attributes(self.ctx, expr, func)
                     if reads:
                         fields = dict(fields, _attrs=reads)
-                self.report(node, function=func, **fields, **_tensor_fields(t))
+                self.report(node, function=func, **fields, **_tensor_fields(t), **self._origin(expr, func))
         for node, func, tests in self.forever.values():
             t = Tensorness()
             for test in tests:
                 t = t | tensorness(self.ctx, test, func)
             if t.possible:
-                value = short_code(next(x for x in tests if tensorness(self.ctx, x, func).possible))
-                self.report(node, function=func, what="`while True:` with a tensor `break`", value=value,
+                test = next(x for x in tests if tensorness(self.ctx, x, func).possible)
+                self.report(node, function=func, what="`while True:` with a tensor `break`", value=short_code(test),
+                            **self._origin(test, func),
                             error="NotImplementedError (the loop condition started as non-Tensor, then changed to Tensor)",
                             instead="make the tensor condition the loop's own: `while <condition>:`",
                             **_tensor_fields(t))
+
+    def _origin(self, expr, func) -> dict:
+        """How the value is known to be a tracer where JAX stages the code (`analysis.tracers`)."""
+        if JAX.name in getattr(self.ctx, "absent", ()):
+            return {}
+        kind, params = tracer_origin(self.ctx, expr, func)
+        return {"_origin": kind, "_origin_params": sorted(params)}
 
     @classmethod
     def confirm(cls, candidate, project, module):

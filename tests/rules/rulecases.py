@@ -7,6 +7,7 @@ full set of (line, code) pairs, of every code, so a finding nobody expected fail
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from stagelint.engine import check_paths, check_source
@@ -25,6 +26,22 @@ def assert_marked(source: str) -> None:
     """Every finding of the snippet, of every code, is exactly its markers."""
     got, want = found(source), expected_findings(source)
     assert got == want, f"unexpected {sorted(got - want)}, missing {sorted(want - got)}"
+
+
+PREVIEW_MARKER = re.compile(r"#\s*preview\s+((?:STG\d{3}[\s,]*)+)")
+
+
+def assert_tiers(source: str) -> None:
+    """The snippet's `# STGnnn` markers are exactly its default findings, and with `--preview`
+    those plus the lines marked `# preview STGnnn` (a step of the rule's proof is a guess there)."""
+    from stagelint.config import Settings
+
+    assert_marked(source)
+    previewed = {(n, code) for n, line in enumerate(example_source(source).splitlines(), start=1)
+                 for m in [PREVIEW_MARKER.search(line)] if m for code in re.findall(r"STG\d{3}", m.group(1))}
+    got = found(source, settings=Settings(preview=True))
+    want = expected_findings(source) | previewed
+    assert got == want, f"with --preview: unexpected {sorted(got - want)}, missing {sorted(want - got)}"
 
 
 def check_project(tmp_path: Path, files: dict[str, str]):

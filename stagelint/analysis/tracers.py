@@ -1,0 +1,298 @@
+"""Whether a value in code JAX stages is *known* to be a tracer, and why (issue 23: per-step
+certainty for STG602 under JAX).
+
+A tracer is known from two sources only, each observed with JAX 0.10.2
+(tests/runtime/test_jax_certainty_facts.py):
+
+* an op: where something that traces the whole body reaches the code (`jax.jit`, `pmap`, the
+  bodies of `lax` control flow: `JaxView.op_results_traced`) every JAX op returns a tracer, even
+  on constants; under `jax.vmap` / `jax.grad` alone only an op the transformed argument reaches
+  does (`frameworks.JAX_TRACES_DEPENDENTS`, tests/runtime/test_jax_traced_values.py);
+* a parameter the transformation traces (`JaxView.traced_params`: a non-static argument, a
+  Python scalar included), combined with an operator or an array method
+  (`frameworks.JAX_ARRAY_METHODS`): `loss > threshold`, `x.sum() > 0`. The parameter alone may
+  be a rebuilt container or None (`if batch:`, `assert mask` are Python truth tests there); it is
+  a tracer for `range(n)` and a dict key, which fail on any container too.
+
+An item or a row of a traced argument is what the argument is (a leaf or a rebuilt container);
+a value that is an op's result on one path and a parameter on another is known where the
+parameter is traced too, or no call passes it (`if u0 is None: u0 = jnp.zeros(n)`); a
+`jax.tree.map` whose function makes arrays gives a tree of them. Everything else is not known:
+an attribute of a parameter (a pytree's field may be static aux data, a property, a dict of
+arrays), the result of a project function, a name bound in an enclosing function (a
+closed-over array may be a concrete NumPy one), an element of other iterations. Those are
+"weak": the finding goes to the preview tier. `enumerate`'s index and a `range` loop's
+variable are Python ints whatever they iterate ("python"): never reported.
+
+`origin` runs in the per-file walk (it reads the file's bindings); `tracer_fact` in the project
+phase (it asks how JAX stages the function).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from stagelint.analysis.proof import HEURISTIC, TRUE, fact
+from stagelint.frameworks import JAX_ARRAY_METHODS, JAX_TREE_MAPS
+
+#: What a value is known to be, strongest first: a JAX op's result, a traced parameter combined
+#: by an operator, a parameter alone, not known, a Python value.
+#: MIXED: a JAX op's result on one path, a parameter on another (`if u0 is None: u0 = jnp.zeros(n)`).
+#: TREE: a pytree of JAX op results (`jax.tree.map(lambda s: jnp.ones(s), shapes)`): its items are arrays.
+OP, MIXED, PARAM, BARE, WEAK, PYTHON, TREE = "op", "mixed", "param", "bare", "weak", "python", "tree"
+_RANK = {OP: 0, MIXED: 1, PARAM: 2, BARE: 3, TREE: 4, WEAK: 5}
+_KNOWN = (OP, MIXED, PARAM, BARE)
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _weakest(a, b):
+    """Of two ways a value may have been bound: both must be known (a Python value on one path
+    and a tracer on the other is not known)."""
+    (ka, pa), (kb, pb) = a, b
+    if PYTHON in (ka, kb):
+        return (PYTHON, frozenset()) if ka == kb else (WEAK, frozenset())
+    if {ka, kb} <= {OP, MIXED, PARAM, BARE} and OP in (ka, kb) and ka != kb:
+        return MIXED, pa | pb
+    return (ka if _RANK[ka] >= _RANK[kb] else kb), pa | pb
+
+
+def _strongest(parts):
+    """Of the operands of an operator: one tracer operand makes the result one."""
+    parts = list(parts)
+    known = [p for p in parts if p[0] in _KNOWN]
+    if not known:
+        return (PYTHON, frozenset()) if parts and all(k == PYTHON for k, _ in parts) else (WEAK, frozenset())
+    kind = min((k for k, _ in known), key=_RANK.get)
+    params = frozenset().union(*(p for _, p in known))
+    return (PARAM if kind == BARE else kind), params
+
+
+def origin(ctx, expr: cst.BaseExpression, func) -> tuple[str, frozenset]:
+    """(kind, parameters) of `expr` in `func`: `OP`, `MIXED`, `PARAM`, `BARE`, `WEAK` or `PYTHON`,
+    and the parameters of `func` the value comes from (for `OP`, those its ops are given)."""
+    memo = ctx.memo.setdefault("tracer_origin", {})
+    key = (id(expr), id(func))
+    if key not in memo:
+        memo[key] = (WEAK, frozenset())  # a name bound from itself (`x = x + 1`): its other bindings decide
+        memo[key] = _origin(ctx, expr, func)
+    return memo[key]
+
+
+def _origin(ctx, expr, func):
+    t = type(expr)
+    if t is cst.Name:
+        return _name(ctx, expr, func)
+    if isinstance(expr, _LITERALS) or t is cst.Lambda:
+        return PYTHON, frozenset()
+    if t is cst.Call:
+        names = ctx.qualified_names(expr.func)
+        args = [a.value for a in expr.args]
+        if names & JAX_TREE_MAPS:
+            return _tree_map(ctx, expr, func)
+        if any(q.startswith("jax.") and ctx.framework.returns_tensor(q) and q.split(".", 1)[0] not in ctx.project_roots
+               for q in names):
+            return OP, _params_of(ctx, args, func)
+        if isinstance(expr.func, cst.Call) and any(q.startswith("jax.") for q in ctx.qualified_names(expr.func.func)):
+            return OP, _params_of(ctx, args, func)  # `jax.grad(loss)(w)`, `jax.vmap(f)(xs)`
+        if isinstance(expr.func, cst.Attribute):
+            receiver = _leaf(origin(ctx, expr.func.value, func))
+            if expr.func.attr.value in JAX_ARRAY_METHODS and receiver[0] in _KNOWN:
+                kind = PARAM if receiver[0] == BARE else receiver[0]
+                return kind, receiver[1] | _params_of(ctx, args, func)
+        return WEAK, frozenset()
+    if t is cst.Attribute:
+        if expr.attr.value in ctx.framework.non_tensor_attributes:
+            return PYTHON, frozenset()  # `x.shape`, `x.ndim`, `x.dtype`
+        inner = origin(ctx, expr.value, func)
+        return inner if inner[0] == OP else (WEAK, frozenset())  # `jnp.linalg.eigh(m).eigenvalues`, `y.T`
+    if t is cst.Subscript:
+        inner = _leaf(origin(ctx, expr.value, func))
+        if inner[0] == MIXED:
+            return inner
+        if inner[0] in (PARAM, BARE):
+            # an item of a traced argument: a leaf (a tracer) or a rebuilt container, as the
+            # argument itself is (`ids[0] > 0`, `batch["x"].sum()`)
+            return BARE, inner[1]
+        return inner if inner[0] == OP else (WEAK, frozenset())
+    if t is cst.BinaryOperation:
+        return _strongest(_leaf(origin(ctx, side, func)) for side in (expr.left, expr.right))
+    if t is cst.UnaryOperation:
+        inner = origin(ctx, expr.expression, func)
+        if isinstance(expr.operator, cst.Not):
+            return inner  # `not x` asks `bool(x)`: Python for a container or None
+        return (PARAM, inner[1]) if inner[0] == BARE else inner
+    if t is cst.Comparison:
+        ops = [c.operator for c in expr.comparisons]
+        if all(isinstance(o, (cst.Is, cst.IsNot)) for o in ops):
+            return PYTHON, frozenset()
+        if any(isinstance(o, (cst.In, cst.NotIn)) for o in ops):
+            # `x in (1, 2)` compares `x` with each: Python for a container (`[1] == 1` is False);
+            # `x in values` with both traced fails whatever they are (an array's `__contains__`
+            # computes, a leaf's `==` does, a dict hashes the tracer)
+            left = _leaf(origin(ctx, expr.left, func))
+            rights = [_leaf(origin(ctx, c.comparator, func)) for c in expr.comparisons]
+            if left[0] in _KNOWN and any(r[0] in _KNOWN for r in rights):
+                return _strongest([left, *rights])
+            return left
+        return _strongest(_leaf(origin(ctx, e, func)) for e in (expr.left, *(c.comparator for c in expr.comparisons)))
+    if t is cst.IfExp:
+        return _weakest(origin(ctx, expr.body, func), origin(ctx, expr.orelse, func))
+    return WEAK, frozenset()
+
+
+def _leaf(found):
+    """A tree of JAX op results (`TREE`) used as an array (an item, a method, an operator): an op's result."""
+    return (OP, found[1]) if found[0] == TREE else found
+
+
+def _tree_map(ctx, call: cst.Call, func):
+    """`jax.tree.map(fn, tree, ...)`: a tree of op results when `fn` makes arrays (a lambda's JAX op,
+    a function of the file returning one on every path); else what the tree given is, its leaves
+    mapped (a traced argument's leaves stay traced, an object stays the object)."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    if len(positional) < 2:
+        return WEAK, frozenset()
+    fn, tree = positional[0], positional[1]
+    leaf = None
+    if isinstance(fn, cst.Lambda):
+        leaf = origin(ctx, fn.body, func)[0]
+    elif isinstance(fn, cst.Name):
+        infos = ctx.__dict__.get("function_infos") or {}
+        defs = [infos.get(id(b.node)) for b in ctx.bindings_of(fn)
+                if isinstance(getattr(b, "node", None), cst.FunctionDef)]
+        if len(defs) == 1 and defs[0] is not None:
+            returns = [v for v in defs[0].returns if v is not None]
+            kinds = {origin(ctx, v, defs[0])[0] for v in returns}
+            leaf = OP if returns and kinds == {OP} else None
+    if leaf == OP:
+        return TREE, frozenset()
+    kind, params = origin(ctx, tree, func)
+    if kind in (PARAM, BARE):
+        return BARE, params
+    return (kind, params) if kind in (OP, MIXED) else (WEAK, frozenset())
+
+
+def _params_of(ctx, exprs, func) -> frozenset:
+    out = frozenset()
+    for e in exprs:
+        kind, params = origin(ctx, e, func)
+        if kind in _KNOWN:
+            out |= params
+    return out
+
+
+def _name(ctx, name: cst.Name, func):
+    if func is None:
+        return WEAK, frozenset()
+    refs = ctx.reaching(name, func)
+    if not refs:
+        return WEAK, frozenset()
+    own = ctx.scope(func.node.body)
+    out = None
+    for r in refs:
+        node = getattr(r, "node", None)
+        comp = ctx.comprehension_targets.get(id(node))
+        bound = ctx.bound_values.get(id(node))
+        if comp is not None:
+            found = _loop_variable(ctx, node, comp.iter, comp.target, func)
+        elif getattr(r, "scope", None) is not own:
+            # a closure or a global: an array computed outside the trace is concrete
+            return WEAK, frozenset()
+        elif isinstance(node, cst.Param):
+            found = (BARE, frozenset({name.value})) if name.value != func.self_name else (WEAK, frozenset())
+        elif isinstance(bound, cst.For):
+            found = _loop_variable(ctx, node, bound.iter, bound.target, func)
+        elif bound is None or isinstance(bound, cst.AugAssign) or id(node) in ctx.unpacked_names:
+            # `a, b = f(x)`, `x += d`: an element of a value, a new value made from the old one;
+            # known only from a JAX op's result (`q, r = jnp.linalg.qr(m)`: arrays)
+            value = bound.value if isinstance(bound, cst.AugAssign) else bound
+            found = origin(ctx, value, func) if value is not None else (WEAK, frozenset())
+            if found[0] != OP:
+                found = (WEAK, frozenset())
+        else:
+            found = origin(ctx, bound, func)
+        out = found if out is None else _weakest(out, found)
+        if out[0] == WEAK:
+            return out
+    return out or (WEAK, frozenset())
+
+
+def _loop_variable(ctx, node, iterable, target, func):
+    """A `for` target: `enumerate`'s index and a `range` loop's variable are Python ints; a row
+    of a traced array (or an element of a rebuilt argument, or parts of one) is what an item of
+    it is."""
+    if not isinstance(iterable, cst.Call):
+        kind, params = origin(ctx, iterable, func)
+        if kind in (PARAM, BARE):
+            return BARE, params
+        return (kind, params) if kind in (OP, MIXED) else (WEAK, frozenset())
+    names = ctx.qualified_names(iterable.func)
+    if "builtins.range" in names and target is node:
+        return PYTHON, frozenset()
+    if "builtins.enumerate" in names and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2 \
+            and iterable.args:
+        if target.elements[0].value is node:
+            return PYTHON, frozenset()
+        if target.elements[1].value is node:  # an element of what `enumerate` is given
+            return _loop_variable(ctx, node, iterable.args[0].value, node, func)
+    return WEAK, frozenset()
+
+
+# Project phase ---------------------------------------------------------------------------------
+
+
+def _names(params) -> str:
+    return ", ".join(f"`{p}`" for p in sorted(params))
+
+
+#: Constructs for which a parameter alone is a tracer: they fail on a container or None as well.
+_BARE_ENOUGH = frozenset({"`range(...)`", "a dict key"})
+
+
+def tracer_fact(project, key, fields: dict, span) -> list | None:
+    """The fact that the candidate's `value` is a tracer in the function `key` JAX stages: known
+    true, heuristic (the preview tier), or None when it is known not to be one."""
+    kind = fields.get("_origin")
+    if kind is None:
+        return None  # a candidate the walk did not classify (an older facts cache): not known
+    kind, params = kind, set(fields.get("_origin_params", ()))
+    value = fields.get("value", "the value")
+    if kind == PYTHON:
+        return None
+    jax = project.jax
+    whole = jax.op_results_traced(key)
+    traced = sorted(params & jax.traced_params(key))
+    name = project.display(key, key[0])
+    entry = jax.entry(key)
+    staging = entry if entry is not None and entry.apis else jax.entry(project.reached.get(key))
+    how = (" and ".join(f"`{a}`" for a in sorted(staging.apis)) if staging is not None and staging.apis
+           else "the transformation that reaches it")
+    if kind == OP:
+        if whole:
+            return fact(f"`{value}` is computed by JAX ops in `{name}`, traced by {how}: under a trace every op "
+                        f"returns a tracer, even on constants", span, TRUE)
+        if traced:
+            return fact(f"`{value}` is computed by JAX ops from parameter `{traced[0]}` of `{name}`, which {how} "
+                        f"traces: a tracer", span, TRUE)
+        return fact(f"`{value}` is computed by JAX ops, but under {how} an op on values the transformation does "
+                    f"not map is concrete: whether it is a tracer is a guess", span, HEURISTIC)
+    if kind == MIXED and whole:
+        f = project.function(key)
+        unpassed = {p for p in params - set(traced)
+                    if f is not None and p in f.literal_default_params and not project.args_for(key, p)}
+        if set(traced) | unpassed >= params:
+            other = "a traced argument" if not unpassed else "which no call passes (its default)"
+            return fact(f"`{value}` is computed by JAX ops in `{name}`, traced by {how} (a tracer even on constants), "
+                        f"or is parameter {_names(params)}, {other}", span, TRUE)
+        return fact(f"`{value}` is computed by JAX ops on one path and is a parameter on another: whether it is a "
+                    f"tracer is a guess", span, HEURISTIC)
+    if kind in (PARAM, BARE) and traced:
+        if kind == BARE and fields.get("what") not in _BARE_ENOUGH:
+            return fact(f"`{value}` is parameter `{traced[0]}` of `{name}`, which may be a container or None (a "
+                        f"Python truth value): whether it is a tracer is a guess", span, HEURISTIC)
+        source = (f"a non-static argument of `{name}`, which {how} traces" if entry is not None and entry.apis
+                  else f"a parameter of `{name}` its traced callers pass a tracer")
+        return fact(f"`{value}` comes from parameter `{traced[0]}`, {source}: JAX traces every leaf of it, a "
+                    f"Python scalar included", span, TRUE)
+    return fact(f"`{value}` is reached through an attribute, an item, a closure or a project function: whether it "
+                f"is a tracer (not static pytree data, a property, a concrete closure) is a guess", span, HEURISTIC)

@@ -1,0 +1,198 @@
+"""Per-step certainty of STG602 and STG102 under JAX (issue 23): each default-tier finding rests
+on facts observed with JAX 0.10.2 (tests/runtime/test_jax_certainty_facts.py); a step that is
+only a guess moves the finding to the preview tier (`# preview STGnnn`), a step known false
+silences it. Each positive has its negative twin."""
+
+from __future__ import annotations
+
+from rulecases import assert_tiers
+
+from stagelint.config import Settings
+from stagelint.engine import check_source
+from stagelint.rules.base import example_source
+
+
+def test_stg602_an_op_under_jit_is_a_tracer_even_on_constants_under_vmap_only_a_guess():
+    """`analysis.tracers`: under `jax.jit` every op returns a tracer, so `jnp.zeros(3).sum() > 0`
+    fails there; under `jax.vmap` alone an op the mapped argument does not reach is concrete."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def jitted(x):
+            if jnp.zeros(3).sum() > 0:  # STG602
+                return x
+            return -x
+
+        def mapped(x):
+            if jnp.zeros(3).sum() > 0:  # preview STG602
+                return x
+            return -x
+
+        def mapped_arg(x):
+            if jnp.sin(x) > 0:  # STG602
+                return x
+            return -x
+
+        a = jax.vmap(mapped)(jnp.ones(3))
+        b = jax.vmap(mapped_arg)(jnp.ones(3))
+    """)
+
+
+def test_stg602_a_traced_parameter_with_an_operator_is_known_alone_or_through_an_attribute_a_guess():
+    """A jitted function's non-static argument is a tracer (a Python scalar included) where an
+    operator or an array method uses it; the parameter alone may be a container or None (its
+    truth is Python), and an attribute of it may be static pytree data or a property."""
+    assert_tiers("""
+        import jax
+
+        @jax.jit
+        def step(x, threshold, mask, geom, n):
+            if x.sum() > threshold:  # STG602
+                x = x * 2
+            assert mask  # preview STG602
+            assert geom.is_squared_euclidean  # preview STG602
+            for _ in range(n):  # STG602
+                x = x + 1
+            return x
+    """)
+
+
+def test_stg602_enumerates_index_and_a_range_variable_are_python_ints_a_row_is_a_tracer():
+    """Over a traced array, `enumerate` yields Python ints beside the traced rows (JAX 0.10.2:
+    `if i > 0:` works under jit), and so does a `range` loop; a row of the array is traced."""
+    assert_tiers("""
+        import jax
+
+        @jax.jit
+        def total(rows):
+            out = rows[0]
+            for i, row in enumerate(rows):
+                if i > 0:
+                    out = out + row
+                if row.sum() > 0:  # STG602
+                    out = out * 2
+            for k in range(2):
+                if k == 1:
+                    out = out - 1
+            return out
+    """)
+
+
+def test_stg602_a_closed_over_value_and_a_pytree_field_are_guesses():
+    """A name bound outside the traced function may hold a concrete NumPy array or a JAX one
+    (the model does not follow it there); an item of an attribute of an argument may be static
+    aux data (jax_cosmo's `cosmo._flags[...]`): only the preview tier reports them."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        def make():
+            weights = jnp.ones(3)
+
+            @jax.jit
+            def growth(cosmo, a):
+                if weights.sum() > 0:  # preview STG602
+                    a = a * 2
+                if cosmo._flags["gamma_growth"]:  # preview STG602
+                    a = a + 1
+                return a
+
+            return growth
+    """)
+
+
+def test_stg602_the_proof_states_how_the_tracer_is_known():
+    source = example_source("""
+        import jax
+
+        @jax.jit
+        def clip(loss, threshold):
+            if loss > threshold:
+                return threshold
+            return loss
+    """)
+    (finding,) = [f for f in check_source(source) if f.code == "STG602"]
+    assert any("comes from parameter `loss`" in n.message and "JAX traces every leaf" in n.message
+               for n in finding.because), [n.message for n in finding.because]
+
+
+def test_stg102_a_counter_or_a_list_changed_on_every_call_is_known_a_constant_store_a_guess():
+    """`frameworks.PER_CALL_MUTATORS`: `+= 1` and `append` change the state again on every eager
+    call, which only the tracing call runs under jit (JAX 0.10.2: 1 and one entry after three
+    calls); a store of the same Python value, or `dict.update` with the same items, leaves after
+    every call what eager code leaves, unless the value changes between calls that reuse the trace."""
+    assert_tiers("""
+        import jax
+
+        calls = 0
+        log = []
+        flags = {}
+        ready = False
+
+        @jax.jit
+        def step(x):
+            global calls, ready
+            calls += 1  # STG102
+            log.append("step")  # STG102
+            flags.update(seen=True)  # preview STG102
+            ready = True  # preview STG102
+            return x
+    """)
+
+
+def test_stg102_a_counter_put_back_in_finally_or_around_a_yield_is_no_lost_update():
+    """`stores._restored`: `depth += 1` then `depth -= 1` in `finally:` (or after a context
+    manager's `yield`) leaves the counter as it was after every call, traced or reusing the trace
+    (JAX 0.10.2); without the `finally`, the increment is a counter changed only while tracing."""
+    assert_tiers("""
+        import contextlib
+        import jax
+
+        nesting = {"depth": 0}
+        scopes = {"depth": 0}
+        counts = {"depth": 0}
+
+        @contextlib.contextmanager
+        def scope():
+            scopes["depth"] += 1
+            try:
+                yield
+            finally:
+                scopes["depth"] -= 1
+
+        def layer(x):
+            with scope():
+                return x * 2
+
+        @jax.jit
+        def f(x):
+            nesting["depth"] += 1
+            try:
+                return layer(x)
+            finally:
+                nesting["depth"] -= 1
+
+        @jax.jit
+        def g(x):
+            counts["depth"] += 1  # STG102
+            y = x * 2
+            counts["depth"] -= 1  # STG102
+            return y
+    """)
+
+
+def test_stg102_the_proof_states_why_the_loss_is_met():
+    source = example_source("""
+        import jax
+
+        history = []
+
+        @jax.jit
+        def step(x):
+            history.append(1)
+            return x
+    """)
+    (finding,) = [f for f in check_source(source, settings=Settings()) if f.code == "STG102"]
+    assert any("again on every eager call" in n.message for n in finding.because), [n.message for n in finding.because]

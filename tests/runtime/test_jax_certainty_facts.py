@@ -1,0 +1,172 @@
+"""The facts behind the per-step certainty of STG602 and STG102 under JAX (issue 23): what is a
+tracer where, which Python constructs need a concrete value, which mutations a call that
+reuses the trace skips. Observed with the real JAX 0.10.2 (`analysis.tracers`,
+`frameworks.JAX_ARRAY_METHODS`, `frameworks.PER_CALL_MUTATORS`, `stores._restored`). Which
+transformations make every op's result a tracer is tests/runtime/test_jax_traced_values.py's."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+lax = jax.lax
+Tracer = jax.core.Tracer
+
+
+def test_a_jitted_functions_arguments_leaves_are_tracers_its_containers_python():
+    """A non-static argument's leaves are tracers, a Python scalar included; the dicts, lists and
+    tuples around them are rebuilt Python containers: their truth, keys and length are Python."""
+    seen = {}
+
+    @jax.jit
+    def f(n, batch, pair):
+        seen.update(n=isinstance(n, Tracer), leaf=isinstance(batch["x"], Tracer), pair=isinstance(pair[0], Tracer),
+                    dict_truth=bool(batch), key="x" in batch, length=len(pair))
+        return n
+
+    f(3, {"x": jnp.ones(2)}, (jnp.ones(1), jnp.ones(1)))
+    assert seen == {"n": True, "leaf": True, "pair": True, "dict_truth": True, "key": True, "length": 2}
+
+
+def test_broadcast_shapes_returns_python_ints():
+    """`frameworks.JAX`'s non-tensor calls: `lax.broadcast_shapes` computes on static shapes."""
+    assert lax.broadcast_shapes((2, 1), (1, 3)) == (2, 3)
+    assert type(lax.broadcast_shapes((2, 1), (1, 3))) is tuple
+
+
+def test_array_methods_of_a_tracer_return_tracers():
+    """`frameworks.JAX_ARRAY_METHODS`: a traced array's methods compute with JAX ops."""
+    from stagelint.frameworks import JAX_ARRAY_METHODS
+
+    args = {"astype": ("float32",), "reshape": (-1,), "dot": (jnp.ones((2, 2)),), "take": (0,), "clip": (0.0, 1.0),
+            "swapaxes": (0, 1)}
+    results = {}
+
+    @jax.jit
+    def f(x):
+        for name in sorted(JAX_ARRAY_METHODS):
+            results[name] = isinstance(getattr(x, name)(*args.get(name, ())), Tracer)
+        return x
+
+    f(jnp.ones((2, 2)))
+    assert results == {name: True for name in JAX_ARRAY_METHODS}
+
+
+def _outcome(fn, arg):
+    try:
+        jax.jit(fn)(arg)
+    except jax.errors.TracerBoolConversionError:
+        return "TracerBoolConversionError"
+    except jax.errors.TracerIntegerConversionError:
+        return "TracerIntegerConversionError"
+    except TypeError:
+        return "TypeError"
+    return "works"
+
+
+def test_the_constructs_that_need_a_concrete_value_and_those_that_do_not():
+    """STG602 under JAX: truth tests, membership in a literal, `max`/`sorted`/`any`/`all` of an
+    array (they compare its rows), `range` and dict keys need a concrete value; iterating and
+    unpacking an array with a static leading dimension, `enumerate`, `zip`, `list`, `tuple`,
+    `sum`, `map`, `filter` and `len` work (they unroll over the static shape)."""
+    x = jnp.ones(3)
+
+    def assert_positive(v):
+        assert v.sum() > 0
+        return v
+
+    fails = {
+        "bool": lambda v: bool(v.sum()), "if": lambda v: 1 if v.sum() > 0 else 0, "assert": assert_positive,
+        "in": lambda v: v.sum() in (1.0, 2.0), "not": lambda v: not v.sum(), "and": lambda v: (v.sum() > 0) and 1,
+        "max": lambda v: max(v), "sorted": lambda v: sorted(v), "any": lambda v: any(v), "all": lambda v: all(v),
+    }
+    for name, fn in fails.items():
+        assert _outcome(fn, x) == "TracerBoolConversionError", name
+    assert _outcome(lambda v: range(v.sum().astype(int)), x) == "TracerIntegerConversionError"
+    assert _outcome(lambda v: {v.sum(): 1}, x) == "TypeError"
+
+    def unpack(v):
+        a, b, c = v
+        return a + b + c
+
+    works = {
+        "for": lambda v: [r for r in v], "unpack": unpack, "enumerate": lambda v: [r * i for i, r in enumerate(v)],
+        "zip": lambda v: list(zip(v, v)), "list": list, "tuple": tuple, "sum": sum, "len": len,
+        "map": lambda v: list(map(jnp.sin, v)), "filter": lambda v: list(filter(lambda r: True, v)),
+    }
+    for name, fn in works.items():
+        assert _outcome(fn, x) == "works", name
+
+
+def test_enumerates_index_and_a_range_loop_variable_are_python_ints_under_jit():
+    """`analysis.tracers`: the index `enumerate` yields and a `range` loop's variable are Python
+    ints even over a traced array, so a Python `if` on them works."""
+    seen = []
+
+    @jax.jit
+    def f(rows):
+        out = rows[0]
+        for i, row in enumerate(rows):
+            seen.append(type(i))
+            if i > 0:  # a Python int: fine
+                out = out + row
+        for k in range(2):
+            seen.append(type(k))
+            if k == 1:
+                out = out * 2
+        return out
+
+    assert float(f(jnp.ones(3))) == 6.0
+    assert set(seen) == {int}
+
+
+def test_a_counter_and_a_list_change_only_while_tracing_a_constant_store_leaves_what_eager_leaves():
+    """`frameworks.PER_CALL_MUTATORS`: `+= 1` and `append` change the state again on every eager
+    call, so a call that reuses the trace leaves it different from eager (the user reads one step
+    where there were three); a store of a constant or `dict.update` with the same items leaves
+    after every call what eager code leaves."""
+    state = {"calls": 0, "log": [], "flags": {}}
+
+    @jax.jit
+    def f(x):
+        state["calls"] += 1
+        state["log"].append("step")
+        state["ready"] = True
+        state["flags"].update(seen=True)
+        return x
+
+    for _ in range(3):
+        f(1.0)
+    assert state["calls"] == 1 and state["log"] == ["step"]  # eager: 3 and three entries
+    assert state["ready"] is True and state["flags"] == {"seen": True}  # the same as eager
+
+
+def test_a_counter_put_back_in_finally_or_by_a_context_manager_is_as_before_after_every_call():
+    """`stores._restored`: a depth counter raised for the length of the call and lowered in
+    `finally` (or around a context manager's `yield`) holds after each call what it held before,
+    on the call that traces as on those that reuse the trace."""
+    nesting = {"depth": 0}
+
+    @contextlib.contextmanager
+    def scope():
+        nesting["depth"] += 1
+        try:
+            yield
+        finally:
+            nesting["depth"] -= 1
+
+    @jax.jit
+    def f(x):
+        nesting["depth"] += 1
+        try:
+            with scope():
+                return x * nesting["depth"]
+        finally:
+            nesting["depth"] -= 1
+
+    assert float(f(1.0)) == 2.0
+    f(2.0)
+    assert nesting["depth"] == 0
