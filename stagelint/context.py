@@ -212,6 +212,10 @@ class FileContext:
         self.branch_paths: dict[int, tuple] = {}
         self._branch_stack: list[tuple[int, str]] = []
         self._branch_of: dict[int, tuple[int, str]] = {}
+        #: Bodies of `if <param>:` on a parameter with a False/None/0 default -> (the function's
+        #: id, the parameter); `flag_stack` holds the enclosing ones (`facts.CallEdge.flag`).
+        self._flag_blocks: dict[int, tuple[int, str]] = {}
+        self.flag_stack: list[tuple[int, str]] = []
         #: Name nodes bound by a `for` target or an augmented assignment (always rebinding).
         self.rebinding_targets: set[int] = set()
         #: Binding Name nodes bound inside loops (a closure over them sees the last value).

@@ -39,6 +39,10 @@ class CallEdge:
     eager_unless: object = None
     #: For a "ref": the target of the call it is handed to (`Solver(callback=f)`), if any.
     into: Target | None = None
+    #: Under `if <flag>:` on a parameter of the caller whose default is False, None or 0
+    #: (`if debug_mode:`): the parameter's name; the call is traced only when a traced call passes
+    #: it (`analysis.flags`). "" otherwise.
+    flag: str = ""
 
 
 @dataclass

@@ -71,6 +71,26 @@ def _eager_unless(ctx) -> object:
     return ctx.eager_stack[-1]
 
 
+#: Defaults that leave an `if <param>:` branch untaken.
+_OFF_DEFAULTS = ("False", "None", "0")
+
+
+def _default_off_flag(ctx, test) -> str:
+    """The parameter `if <param>:` tests, when its default is False, None or 0; else ""."""
+    func = ctx.function
+    if func is None or not isinstance(test, cst.Name) or ctx.binding_kind(test, func) != "param":
+        return ""
+    default = func.defaults.get(test.value)
+    if isinstance(default, cst.Name) and default.value in _OFF_DEFAULTS[:2]:
+        return test.value
+    return test.value if isinstance(default, cst.Integer) and default.value == "0" else ""
+
+
+def _flag(ctx, func) -> str:
+    """The innermost `if <flag>:` of `func` itself that a call sits under (`CallEdge.flag`)."""
+    return next((p for f, p in reversed(ctx.flag_stack) if f == id(func)), "")
+
+
 def _exits(block) -> bool:
     stmts = block.body if isinstance(block, cst.IndentedBlock) else [block]
     last = stmts[-1] if stmts else None
@@ -218,6 +238,9 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.If:
             if ctx.functions:
                 self._record_eager_branch(node)
+            flag = _default_off_flag(ctx, node.test)
+            if flag:
+                ctx._flag_blocks[id(node.body)] = (id(ctx.function), flag)
             guard = ctx.first_call_guard(node.test)
             if guard == "body" and not runs_ops_then_flips(ctx, node, node.body):
                 ctx._guarded_blocks.add(id(node.body))
@@ -317,6 +340,8 @@ class _Walker(cst.CSTVisitor):
             ctx._branch_stack.append(ctx._branch_of[id(node)])
         if ctx._eager_blocks and id(node) in ctx._eager_blocks:
             ctx.eager_stack.append(ctx._eager_blocks[id(node)])
+        if ctx._flag_blocks and id(node) in ctx._flag_blocks:
+            ctx.flag_stack.append(ctx._flag_blocks[id(node)])
         if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
             if id(node) in ctx._guarded_blocks:
                 ctx.guard_depth += 1
@@ -342,6 +367,8 @@ class _Walker(cst.CSTVisitor):
             self._call(handlers, original_node)
         if ctx._eager_blocks and id(original_node) in ctx._eager_blocks:
             ctx.eager_stack.pop()
+        if ctx._flag_blocks and id(original_node) in ctx._flag_blocks:
+            ctx.flag_stack.pop()
         if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
             if id(original_node) in ctx._guarded_blocks:
                 ctx.guard_depth -= 1
@@ -545,7 +572,7 @@ class _Walker(cst.CSTVisitor):
                 func.facts.calls.append(
                     F.CallEdge(target, ctx.position(node),
                                guarded=ctx.guard_depth > 0 or ctx.lifted_depth > 0 or after_early_return_guard(ctx, func, node),
-                               eager_unless=_eager_unless(ctx))
+                               eager_unless=_eager_unless(ctx), flag=_flag(ctx, func))
                 )
             once = bool(names & GET_OR_CREATE_CALLS)  # the factory runs on the first call only
             for arg in node.args:

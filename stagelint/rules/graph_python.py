@@ -20,6 +20,7 @@ from stagelint.frameworks import (
     keras_loop_error,
 )
 from stagelint.analysis.dependence import params_feeding
+from stagelint.analysis.flags import with_flag_step
 from stagelint.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
 from stagelint.nnx import param_attributes
 from stagelint.rules.base import Rule
@@ -90,7 +91,10 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
     (JAX 0.10.2). The default reports such a conversion when the code shows the value computed
     from a traced parameter (`float(jnp.sum(w))` of the differentiated `w`), or anywhere under
     `jax.jit`, `pmap` or a `lax` body, where every operation's result is a tracer; the preview tier
-    adds the operation results it cannot trace back (`analysis.dependence`).
+    adds the operation results it cannot trace back (`analysis.dependence`). A call reached only
+    under `if debug_mode:` on a parameter whose default (False, None, 0) no traced call the project
+    shows overrides is a preview finding too: a transformation passes what its caller gives, so the
+    default holds and the branch is not traced (`analysis.flags`).
 
     ## Why is this bad?
     Inside a `tf.function` tensors are symbolic: they have a shape and a dtype but no value
@@ -340,7 +344,7 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
         if candidate.fields.get("_keras_loop"):
             return project.jax.framework_of(key) != "jax" and _keras_loop_confirmed(candidate, project, module)
         if project.jax.framework_of(key) == "jax":
-            return confirm_concrete_value(candidate, project, key)
+            return with_flag_step(confirm_concrete_value(candidate, project, key), candidate, project, key)
         return not candidate.fields.get("_jax_only") and _tensor_confirmed(candidate, project, module)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.dependence import params_feeding
+from stagelint.analysis.flags import with_flag_step
 from stagelint.analysis.objects import root_kind
 from stagelint.context import mutates_container, short_code
 from stagelint.jaxrules import writes_into_ref
@@ -42,7 +43,9 @@ class LeakedTensor(Rule):
     array there, and storing it leaks nothing (JAX 0.10.2). The default reports a store there when
     the code shows the value computed from a traced parameter (`LOG["w"] = jnp.tanh(w)`), and
     anything under `jax.jit`, `pmap` or a `lax` body, where every operation's result is a tracer;
-    the preview tier adds the operation results it cannot trace back (`analysis.dependence`).
+    the preview tier adds the operation results it cannot trace back (`analysis.dependence`). Code
+    reached only under `if debug_mode:` on a parameter left at a False/None/0 default by every
+    traced call the project shows is preview too (`analysis.flags`).
 
     ## Why is this bad?
     Inside a `tf.function` tensors are symbolic graph tensors. Stored outside, the value is a
@@ -206,7 +209,8 @@ class LeakedTensor(Rule):
         tensor = stored_tensor_fact(candidate, project, key)
         if tensor is None:
             return False
-        return {"_because": [tensor] + [f for f in (outlives_fact(candidate),) if f is not None]}
+        verdict = {"_because": [tensor] + [f for f in (outlives_fact(candidate),) if f is not None]}
+        return with_flag_step(verdict, candidate, project, key)
 
 
 def _stored_expr(site):

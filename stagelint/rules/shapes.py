@@ -6,6 +6,7 @@ import libcst as cst
 
 from stagelint.analysis.pytrees import python_attribute_reads, traced_attribute_facts
 from stagelint.analysis.dependence import op_result_fact, params_feeding
+from stagelint.analysis.flags import with_flag_step
 from stagelint.context import short_code
 from stagelint.nnx import param_attributes
 from stagelint.jitsites import InExpectedErrors, uses_pallas
@@ -73,7 +74,8 @@ class DataDependentShape(InExpectedErrors, Rule):
     (JAX 0.10.2), so an operation's result the code does not show computed from a mapped parameter
     is reported in the preview tier only (`analysis.dependence`); by default, only `jnp.nonzero(row
     > 0)` of the mapped `row`, or anything under `jax.jit`, `pmap` or a `lax` body, where every
-    operation's result is a tracer. Array constructors given a parameter as their shape are left alone too: model
+    operation's result is a tracer. Code reached only under `if debug_mode:` on a parameter left at
+    a False/None/0 default by every traced call the project shows is preview too (`analysis.flags`). Array constructors given a parameter as their shape are left alone too: model
     dimensions are Python ints bound in ways a reader of one call cannot see (a
     `functools.partial`, pmap's `static_broadcasted_argnums`, a config object). Code under
     `with pytest.raises(...)` or `self.assertRaises(...)` tests the error itself. Modules that
@@ -276,6 +278,10 @@ class DataDependentShape(InExpectedErrors, Rule):
     @classmethod
     def confirm(cls, candidate, project, module):
         key = (module.module, candidate.function)
+        return with_flag_step(cls._traced_shape(candidate, project, key), candidate, project, key)
+
+    @classmethod
+    def _traced_shape(cls, candidate, project, key):
         jax = project.jax
         if jax.framework_of(key) != "jax" or jax.mode_of(key) not in ("jit", "trace"):
             return False  # TensorFlow allows dynamic shapes; under grad alone values are concrete

@@ -86,3 +86,61 @@ def test_under_vmap_alone_nonzero_of_constants_works_of_the_mapped_row_raises():
 
         whole(jnp.ones(3))
     """, stable={(6, "STG604"), (13, "STG604")}, preview={(5, "STG604")})
+
+
+def test_a_branch_on_a_flag_no_traced_call_passes_is_a_guess_and_one_a_traced_call_turns_on_is_not():
+    """PGMax's `compute_energy(..., debug_mode=False)`: `if debug_mode: return _debug(...)`, staged
+    by `jax.vmap(compute_energy, in_axes=(None, 0))(state, x)`, which leaves `debug_mode` False: the
+    NumPy call under it is a preview finding. A jitted caller passing `verbose=True` traces the
+    branch: reported by default. (tests/runtime/test_jax_traced_values.py runs both.)"""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+        def _debug_energy(state, x):
+            return np.array(x) * 2
+
+        def compute_energy(state, x, debug_mode=False):
+            if debug_mode:
+                return _debug_energy(state, x)
+            return jnp.sum(x)
+
+        def _debug_loss(x):
+            return np.array(x)
+
+        def loss(x, verbose=False):
+            if verbose:
+                return _debug_loss(x)
+            return jnp.sum(x)
+
+        def outer(x):
+            return loss(x, verbose=True)
+
+        jax.vmap(compute_energy, in_axes=(None, 0))(1, jnp.ones((2, 3)))
+        jax.jit(outer)(jnp.ones(3))
+        compute_energy(1, jnp.ones(3), debug_mode=True)
+    """, stable={(14, "STG601")}, preview={(6, "STG601")})
+
+
+def test_a_call_of_a_jitted_def_passing_the_flag_traces_the_branch():
+    """`@jax.jit def f(x, debug=False)` called `f(x, debug=True)`: that call is traced (as a
+    static or traced argument), so the branch's NumPy call is reported by default; the same
+    call of a function only `jax.vmap(f)` stages runs eagerly and turns nothing on."""
+    assert_tiers("""
+        import functools
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+        def _show(x):
+            return np.array(x)
+
+        @functools.partial(jax.jit, static_argnames="debug")
+        def f(x, debug=False):
+            if debug:
+                return _show(x)
+            return jnp.sum(x)
+
+        f(jnp.ones(3), debug=True)
+    """, stable={(7, "STG601")})

@@ -68,3 +68,22 @@ def test_under_vmap_alone_nonzero_of_constants_works_and_of_the_mapped_row_raise
     assert jax.vmap(per_row)(jnp.ones((2, 3))).shape == (2, 1)
     with pytest.raises(jax.errors.ConcretizationTypeError):
         jax.vmap(lambda row: jnp.nonzero(row > 0)[0])(jnp.ones((2, 3)))
+
+
+def _debug_energy(x):
+    return np.array(x) * 2  # NumPy on a tracer: TracerArrayConversionError
+
+
+def _energy(x, debug_mode=False):
+    if debug_mode:
+        return _debug_energy(x)
+    return jnp.sum(x)
+
+
+def test_a_branch_on_a_parameter_the_traced_call_leaves_at_its_default_is_not_traced():
+    """`analysis.flags`: `jax.vmap(f, ...)(x)` passes what its caller gives; `debug_mode` keeps
+    its default False, so the branch that calls NumPy is never traced. Passed True, it is."""
+    assert jax.vmap(_energy)(jnp.ones((2, 3))).shape == (2,)
+    assert jax.jit(_energy)(jnp.ones(3)) == 3.0
+    with pytest.raises(jax.errors.TracerArrayConversionError):
+        jax.jit(lambda x: _energy(x, debug_mode=True))(jnp.ones(3))
