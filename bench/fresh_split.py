@@ -6,7 +6,8 @@
 back, measured); bench/fresh_repos_jax2.txt, the second JAX audit, is C (fix from) and D
 (measured); bench/fresh_repos_tf2.txt, the second TensorFlow audit, is E (fix from) and F
 (measured); bench/fresh_repos_jax3.txt, the third JAX audit, is G (fix from) and H (measured);
-bench/fresh_repos_tf3.txt, the third TensorFlow audit, is I (fix from) and J (measured).
+bench/fresh_repos_tf3.txt, the third TensorFlow audit, is I (fix from) and J (measured);
+bench/fresh_repos_jax4.txt, the fourth JAX audit, is K (fix from) and L (measured).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -24,7 +25,8 @@ HERE = Path(__file__).resolve().parent
 LIST = HERE / "fresh_repos.txt"
 #: Each pinned list with the names of its halves: (fix from, measured on).
 LISTS = {LIST: ("A", "B"), HERE / "fresh_repos_jax2.txt": ("C", "D"), HERE / "fresh_repos_tf2.txt": ("E", "F"),
-         HERE / "fresh_repos_jax3.txt": ("G", "H"), HERE / "fresh_repos_tf3.txt": ("I", "J")}
+         HERE / "fresh_repos_jax3.txt": ("G", "H"), HERE / "fresh_repos_tf3.txt": ("I", "J"),
+         HERE / "fresh_repos_jax4.txt": ("K", "L")}
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
