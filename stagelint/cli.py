@@ -8,7 +8,6 @@ import sys
 from collections import Counter
 
 from stagelint import __version__
-from stagelint.config import ConfigError, load_settings
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -155,6 +154,9 @@ def _flatten(groups) -> tuple[str, ...] | None:
 
 
 def _check(args, parser) -> int:
+    # Not at the top: `stagelint run` starts its runs before it needs the configuration.
+    from stagelint.config import ConfigError, load_settings
+
     select, extend, ignore = _flatten(args.select), _flatten(args.extend_select), _flatten(args.ignore)
     stdin = "-" in args.paths
     if args.diff and args.output_format not in ("full", "concise"):

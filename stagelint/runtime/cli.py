@@ -10,13 +10,11 @@ import sys
 import tempfile
 import traceback
 
+# Only what starting the runs needs: the rest (numpy, the verdicts, the report) is imported once
+# they are under way, while the fork server imports the frameworks.
 from stagelint.runtime import arguments, executor, frameworks, lint
 from stagelint.runtime.leftovers import Leftovers
 from stagelint.runtime.progress import Progress
-from stagelint.runtime.evidence import norm
-from stagelint.runtime.records import load_run
-from stagelint.runtime.report import render_full
-from stagelint.runtime.steps import UsageError, analyse, settings_codes, static_findings, write_html
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,14 +41,15 @@ def main(argv: list[str] | None = None) -> int:
 
             return script.run(args, workdir, leftovers)
         with lint.reading_once():  # the frameworks', the linted files' and the verdicts' import scans
-            used = frameworks.of_tests(arguments.test_files(args.targets))
-            children = executor.start_runs(args.targets[0], args.targets[1:] + args.pytest_args, workdir, used,
-                                           end_groups=not leftovers.watching)
+            tests = arguments.test_files(args.targets)
+            children = executor.start_runs(args.targets[0], args.targets[1:] + args.pytest_args, workdir,
+                                           preload=lambda: frameworks.of_tests(tests),
+                                           named=frameworks.named_by(tests), end_groups=not leftovers.watching)
             return _finish(args, children, workdir, leftovers)
     except KeyboardInterrupt:
         print("stagelint run: interrupted", file=sys.stderr)
         return 2
-    except UsageError as e:
+    except arguments.UsageError as e:
         print(f"stagelint run: {e}", file=sys.stderr)
         return 2
     except Exception:  # noqa: BLE001 - an internal error must still say what happened
@@ -64,6 +63,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _finish(args: arguments.RunArguments, children, workdir, leftovers: Leftovers) -> int:
+    from stagelint.runtime.evidence import norm
+    from stagelint.runtime.records import load_run
+    from stagelint.runtime.report import render_full
+    from stagelint.runtime.steps import analyse, settings_codes, static_findings, write_html
+
     modules = arguments.test_files(args.targets)
     files = list(dict.fromkeys(f for module in modules for f in lint.project_files(module)))
     cache = {"cache": not args.no_cache, "cache_dir": args.cache_dir}

@@ -9,6 +9,10 @@ the group is re-parented to `stagelint run`, a subreaper, not to this process: s
 
     python -m stagelint.runtime.forkserver WORKDIR TEST_MODULE [PYTEST_ARGS ...]
 
+It reads the frameworks to import from its standard input (`preload`), as `stagelint run` finds
+them: `import:NAMES` for those the test modules name themselves, at once, then `run:NAMES` for all
+the session imports, once the project's imports are followed; then it forks. Its input closed
+before `run:` (`stagelint run` interrupted or failed) ends it without forking.
 For each mode it writes `<mode>.pid` (the child's pid, also its process group) as soon as the
 child exists, sends the child's output to `<mode>.out`, and writes `<mode>.status` with the exit
 code when it ends: negative for a signal, as `subprocess` reports it.
@@ -75,18 +79,9 @@ def _write(path: str, text: str) -> None:
     os.replace(tmp, path)  # the parent never reads a half-written file
 
 
-def _import_frameworks(test_module: str) -> None:
-    """Import what the tests stage with (STAGELINT_FRAMEWORKS), once for both runs. JAX too must be
-    imported before any op runs: its backend and thread pools start with the first op.
-
-    Not a framework the project itself holds (the test suite of Equinox, of Flax): that is the
-    code under test, which pytest must import itself, after its plugins and conftest files have
-    run (jaxtyping's plugin, under Equinox's `--jaxtyping-packages=equinox`, refuses to start when
-    equinox is already imported; assertion rewriting and import hooks likewise). The recorder
-    patches it when the tests import it."""
-    from stagelint.runtime import frameworks
-
-    used = frameworks.from_env() - frameworks.held_by_project(test_module)
+def _import_frameworks(used: frozenset[str]) -> None:
+    """Import what the tests stage with, once for both runs. JAX too must be imported before any op
+    runs: its backend and thread pools start with the first op."""
     if "tf" in used:
         import tensorflow  # noqa: F401 - the point of this process
 
@@ -100,11 +95,38 @@ def _import_frameworks(test_module: str) -> None:
             __import__({"flax": "flax.nnx"}.get(name, name))
 
 
+def preload(test_module: str) -> frozenset[str] | None:
+    """Import the frameworks `stagelint run` names on our input, as each line comes; the frameworks of its `run:` line (then also in STAGELINT_FRAMEWORKS, for the runs'
+    recorders), or None if the input ended first.
+
+    Not a framework the project itself holds (the test suite of Equinox, of Flax): that is the
+    code under test, which pytest must import itself, after its plugins and conftest files have
+    run (jaxtyping's plugin, under Equinox's `--jaxtyping-packages=equinox`, refuses to start when
+    equinox is already imported; assertion rewriting and import hooks likewise). The recorder
+    patches it when the tests import it."""
+    from stagelint.runtime import frameworks
+
+    held = frameworks.held_by_project(test_module)
+    for line in iter(sys.stdin.readline, ""):
+        what, _, names = line.strip().partition(":")
+        used = frameworks.from_env({frameworks.ENV: names})
+        _import_frameworks(used - held)
+        if what == "run":
+            os.environ[frameworks.ENV] = frameworks.to_env(used)
+            return used
+    return None
+
+
 def serve(workdir: str, test_module: str, pytest_args: list[str]) -> int:
-    _import_frameworks(test_module)
+    import pytest  # noqa: F401 - while `stagelint run` follows the project's imports
 
-    import pytest  # noqa: F401
-
+    if preload(test_module) is None:
+        return 3
+    # The runs read nothing from us: their input is empty, as it was before `stagelint run` told
+    # us the frameworks through it.
+    empty = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(empty, 0)
+    os.close(empty)
     filters = _preloaded_plugin_filters()  # (once for both runs: it reads every installed package's metadata)
     children = {}
     for mode in MODES:

@@ -64,6 +64,13 @@ def of_tests(test_modules: list[str]) -> frozenset[str]:
     return used_by(list(files))
 
 
+def named_by(test_modules: list[str]) -> frozenset[str]:
+    """The frameworks the test modules and their conftest files import themselves (`of_tests`
+    without following the project's modules: part of its answer, from a few files)."""
+    files = [*test_modules, *(c for m in test_modules for c in conftests(m))]
+    return used_by(list(dict.fromkeys(files)))
+
+
 #: Framework name -> the top-level packages its preloading imports (`forkserver`).
 IMPORTS = {"tf": ("tensorflow",), "jax": ("jax",), "flax": ("flax",), "equinox": ("equinox",)}
 

@@ -11,8 +11,10 @@ import ast
 import contextlib
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from stagelint.findings import CheckResult
+if TYPE_CHECKING:  # the engine's types: `stagelint run` starts its runs before it loads the engine
+    from stagelint.findings import CheckResult
 
 
 def _module_file(name: str, roots: list[Path]) -> Path | None:

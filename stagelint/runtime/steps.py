@@ -6,15 +6,12 @@ from __future__ import annotations
 
 from stagelint.findings import UNUSED_NOQA, Finding, is_selected
 from stagelint.runtime import executor, lint
+from stagelint.runtime.arguments import UsageError
 from stagelint.runtime.compare import join
 from stagelint.runtime.evidence import Evidence
 from stagelint.runtime.records import Run
 from stagelint.runtime.report import Report
 from stagelint.runtime.verdicts import judge, runtime_only, test_failures
-
-
-class UsageError(Exception):
-    pass
 
 
 def static_findings(files: list[str], cache: bool = True, cache_dir: str | None = None) -> tuple[list, dict]:

@@ -13,7 +13,7 @@ import sys
 import html5lib
 import pytest
 
-from stagelint.runtime.cli import analyse
+from stagelint.runtime.steps import analyse
 from stagelint.runtime.executor import RunStatus
 from stagelint.docs import rule_url
 from stagelint.runtime.html import render_html

@@ -113,6 +113,40 @@ def test_a_dotted_import_runs_its_packages_and_conftests_count(tmp_path):
     assert _of_tests(tmp_path, {"tests/test_m.py": "x = 1\n", "conftest.py": "import jax\n"}) == {"jax"}
 
 
+def test_the_frameworks_named_by_the_test_modules_come_first(tmp_path):
+    """What the fork server imports at once, while `stagelint run` follows the project's imports:
+    the test module's and its conftest's own imports, part of the whole answer."""
+    test = _project(tmp_path, {"test_m.py": "import tensorflow\nimport model\n", "model.py": "import jax\n"})
+    assert (frameworks.named_by([test]), frameworks.of_tests([test])) == ({"tf"}, {"tf", "jax"})
+    (tmp_path / "conftest.py").write_text("import flax\n")
+    assert frameworks.named_by([test]) == {"tf", "jax", "flax"}
+
+
+def _fork_server(tmp_path, instructions: str) -> subprocess.CompletedProcess:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "test_m.py").write_text("def test_a():\n    assert 1 + 1 == 2\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STAGELINT", "PYTEST_"))}
+    return subprocess.run([sys.executable, "-m", "stagelint.runtime.forkserver", str(work), "test_m.py"],
+                          input=instructions, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+
+
+def test_the_fork_server_forks_the_runs_once_told_all_the_frameworks(tmp_path):
+    proc = _fork_server(tmp_path, "import:\nrun:\n")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    work = tmp_path / "work"
+    assert [(work / f"{mode}.status").read_text() for mode in ("graph", "eager")] == ["0", "0"]
+    assert '"ev":"end"' in (work / "graph.jsonl").read_text()
+
+
+def test_the_fork_server_forks_nothing_when_its_input_ends_before_the_whole_list(tmp_path):
+    """`stagelint run` interrupted, or failing, while it follows the project's imports."""
+    proc = _fork_server(tmp_path, "import:\n")
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert sorted(p.name for p in (tmp_path / "work").iterdir()) == []
+
+
 def test_environment_round_trip():
     env = {frameworks.ENV: frameworks.to_env(frozenset({"jax", "flax"}))}
     assert frameworks.from_env(env) == {"jax", "flax"}

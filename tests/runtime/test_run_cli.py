@@ -10,7 +10,7 @@ import sys
 import jsonschema
 import pytest
 
-from stagelint.runtime.cli import analyse
+from stagelint.runtime.steps import analyse
 from stagelint.runtime.executor import RunStatus
 
 #: spec/interfaces.md: these keys, named so; extra keys are allowed.

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from stagelint.findings import Finding
-from stagelint.runtime.cli import analyse
+from stagelint.runtime.steps import analyse
 from stagelint.runtime.compare import join
 from stagelint.runtime.evidence import Evidence
 from stagelint.runtime.executor import RunStatus
