@@ -32,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from audit import DOC, FRESH_MARKER, cell_line, source_line  # noqa: E402
-from fresh_split import LISTS, SEED, all_halves, halves_of, repos, split  # noqa: E402
+from fresh_split import LISTS, SEED, all_halves, halves_of  # noqa: E402
 
 VERDICTS = ("TP", "intended", "FP")
 #: Not a rule's finding: a file stagelint could not parse (reported beside the tables, not in them).
@@ -176,7 +176,7 @@ def _cells(c: Counter) -> str:
 #: them, and `now` (a later session's re-run of an earlier audit's half with that session's main).
 WHENS = ("before", "after", "now")
 _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second TensorFlow audit",
-           "G": "The third JAX audit", "I": "The third TensorFlow audit"}
+           "G": "The third JAX audit", "I": "The third TensorFlow audit", "K": "The fourth JAX audit"}
 
 
 def _tables(runs: dict[str, tuple[list[dict], dict]], cols: list[str]) -> list[str]:
@@ -215,12 +215,13 @@ def render_doc(runs: dict[str, tuple[list[dict], dict]]) -> str:
            f"parse diagnostics (STG000) are counted apart. A `now` run is a later session's re-run of an earlier "
            f"held-back half (its new and changed findings read). The classes of error and what each fix states: "
            f"`{NOTES}`."]
-    for path, (fix, held) in LISTS.items():
+    for fix, held in dict.fromkeys(LISTS.values()):
         cols = [f"{half} {when}" for half in (held, fix) for when in WHENS if f"{half} {when}" in runs]
         if not cols:
             continue
-        halves = split(repos(path), names=(fix, held))
-        out += ["", f"### {_AUDITS.get(fix, fix)}: `bench/{path.name}`", "",
+        halves = halves_of(fix)
+        lists = ", ".join(f"`bench/{path.name}`" for path, names in LISTS.items() if names == (fix, held))
+        out += ["", f"### {_AUDITS.get(fix, fix)}: {lists}", "",
                 "| half | repositories (framework) |", "|---|---|"]
         for half, rows in halves.items():
             role = "fix from" if half == fix else "held back"
@@ -250,7 +251,7 @@ def main(argv=None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
     r.add_argument("--root", required=True, help="folder holding one owner+name folder per repository")
-    r.add_argument("--half", default="B", help="a half of bench/fresh_split.py's LISTS (A, B, C, D) or all")
+    r.add_argument("--half", default="B", help="a half of bench/fresh_split.py's LISTS (A to L) or all")
     r.add_argument("--out", required=True)
     r.add_argument("--jobs", type=int, default=None)
     t = sub.add_parser("table")

@@ -7,7 +7,9 @@ back, measured); bench/fresh_repos_jax2.txt, the second JAX audit, is C (fix fro
 (measured); bench/fresh_repos_tf2.txt, the second TensorFlow audit, is E (fix from) and F
 (measured); bench/fresh_repos_jax3.txt, the third JAX audit, is G (fix from) and H (measured);
 bench/fresh_repos_tf3.txt, the third TensorFlow audit, is I (fix from) and J (measured);
-bench/fresh_repos_jax4.txt, the fourth JAX audit, is K (fix from) and L (measured).
+bench/fresh_repos_jax4.txt, the fourth JAX audit, is K (fix from) and L (measured), and so is
+its second list bench/fresh_repos_jax4b.txt (added when the first gave too few findings): a half
+named by two lists is the union of each list's own split.
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -26,7 +28,7 @@ LIST = HERE / "fresh_repos.txt"
 #: Each pinned list with the names of its halves: (fix from, measured on).
 LISTS = {LIST: ("A", "B"), HERE / "fresh_repos_jax2.txt": ("C", "D"), HERE / "fresh_repos_tf2.txt": ("E", "F"),
          HERE / "fresh_repos_jax3.txt": ("G", "H"), HERE / "fresh_repos_tf3.txt": ("I", "J"),
-         HERE / "fresh_repos_jax4.txt": ("K", "L")}
+         HERE / "fresh_repos_jax4.txt": ("K", "L"), HERE / "fresh_repos_jax4b.txt": ("K", "L")}
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
@@ -54,15 +56,19 @@ def split(rows: list[tuple[str, str, str]], seed: int = SEED,
 
 
 def halves_of(half: str) -> dict[str, list[tuple[str, str, str]]]:
-    """Both halves of the list that `half` (a letter of `LISTS`) belongs to."""
+    """Both halves `half` (a letter of `LISTS`) belongs to, each the union over the lists naming it."""
+    halves: dict[str, list[tuple[str, str, str]]] = {}
     for path, names in LISTS.items():
         if half in names:
-            return split(repos(path), names=names)
-    raise SystemExit(f"no list has a half {half!r}: " + ", ".join("/".join(n) for n in LISTS.values()))
+            for name, rows in split(repos(path), names=names).items():
+                halves.setdefault(name, []).extend(rows)
+    if not halves:
+        raise SystemExit(f"no list has a half {half!r}: " + ", ".join("/".join(n) for n in LISTS.values()))
+    return halves
 
 
 def all_halves() -> dict[str, list[tuple[str, str, str]]]:
-    return {h: rows for names in LISTS.values() for h, rows in halves_of(names[0]).items()}
+    return {h: rows for names in dict.fromkeys(LISTS.values()) for h, rows in halves_of(names[0]).items()}
 
 
 if __name__ == "__main__":
