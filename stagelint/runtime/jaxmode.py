@@ -473,19 +473,23 @@ def install(recorder, mode: str) -> JaxCalls:
         # The explanations are the recorder's evidence, not the tests' output.
         logger.propagate = False
     calls.patch(jax)
-    if mode == "eager":
-        _note_control_flow_bodies(jax, recorder)
+    _watch_control_flow(jax, recorder, mode)
     return calls
 
 
-#: `jax.lax` functions that trace the functions they are given (every branch, a loop body once)
-#: under staging, and with jit disabled run them as Python: only the branch taken, the body per step.
+#: `jax.lax` functions that stage the functions they are given whenever jit is enabled, inside a
+#: jitted function or not: they trace every branch (a loop body once) and check that the branches'
+#: outputs agree in pytree structure and type (`TypeError: cond branch outputs must have the same
+#: pytree structure`). With jit disabled they run them as Python: only the branch taken, the body
+#: once per step, no such check.
 CONTROL_FLOW = ("cond", "switch", "while_loop", "fori_loop", "scan")
 
 
-def _note_control_flow_bodies(jax, recorder) -> None:
+def _watch_control_flow(jax, recorder, mode: str) -> None:
     """Eager run: the project functions a test hands `lax.cond`/`switch`/loops are staged functions
-    of the test (what a failing assertion may read they write: `Recorder.failed`)."""
+    of the test (what a failing assertion may read they write: `Recorder.failed`). Graph run: an
+    error such a primitive raises that the test expects (`pytest.raises`, `assertRaises`) is an
+    error of staging (`Recorder.staging_error`), which the eager run does not raise."""
     for name in CONTROL_FLOW:
         original = getattr(jax.lax, name, None)
         if original is None or getattr(original, "_stagelint", False):
@@ -499,6 +503,15 @@ def _note_control_flow_bodies(jax, recorder) -> None:
                             recorder.note_body(inspect.unwrap(fun))
             return _original(*args, **kwargs)
 
-        functools.update_wrapper(noted, original)
-        noted._stagelint = True
-        setattr(jax.lax, name, noted)
+        def watched(*args, _original=original, _name=name, **kwargs):
+            try:
+                return _original(*args, **kwargs)
+            except Exception as error:
+                if recorder.test_index >= 0:
+                    recorder.staging_error(f"lax.{_name}", error)
+                raise
+
+        wrapper = noted if mode == "eager" else watched
+        functools.update_wrapper(wrapper, original)
+        wrapper._stagelint = True
+        setattr(jax.lax, name, wrapper)

@@ -19,6 +19,10 @@ fx_staging_asserts.py):
   `unsafe_buffer_pointer()`, or a `pytest.warns` expects JAX's "Some donated buffers were not
   usable") and a staged call of the test was made with donation (`donate_argnums`,
   `filter_jit(donate=...)`): only jit donates, with jit disabled every buffer stays;
+- the test expects an error a JAX control-flow primitive raised as it staged its functions (with
+  jit enabled, `lax.cond`/`switch` trace every branch, even outside `jit`, and raise `TypeError`
+  when their outputs differ in structure or type; an untaken branch's trace-time error surfaces
+  too) and the eager run, where they run only the branch taken, failed with `X not raised`;
 - a staged call expects an error only tracing raises (`pytest.raises(TracerBoolConversionError)`
   inside the jitted function, Flax's `TraceContextError`) and, not traced, did not get it;
 - a staged call checks that a value is a tracer (`isinstance(x, jax.core.Tracer)`, TensorFlow's
@@ -167,6 +171,8 @@ def test_reasons(graph, eager, pairs: list, verdicts: list) -> dict[str, str]:
                       or _staged_write_read(eager, nodeid))
         if reason is None:
             reason = _donation(eager, nodeid, pairs)
+        if reason is None:
+            reason = _staging_error(graph, eager, nodeid)
         if reason is None and not diverged and jax_session:
             reason = jit_disabled_reason(eager.failure(nodeid))
         if reason:
@@ -199,6 +205,20 @@ def _staged_write_read(run, nodeid: str) -> str | None:
     where = f" at line {line}" if line else ""
     return (f"the failing assertion reads `{name}`, which {function} writes{where} as its Python body runs: once "
             "per trace in graph mode, once per call in eager mode")
+
+
+def _staging_error(graph, eager, nodeid: str) -> str | None:
+    """The test expects an error that a JAX control-flow primitive raised in the graph run as it
+    staged its functions (every branch of a `lax.cond`, and the check that their outputs agree) and
+    that the eager run, which runs only the branch taken, did not raise."""
+    found = graph.staging_errors.get(nodeid)
+    if found is None or expected_error(eager.failure(nodeid)) is None:
+        return None
+    via, kind, message = found
+    line = (message.strip().splitlines() or [""])[0]
+    line = line if len(line) <= 100 else line[:97] + "..."
+    return (f"the test expects {kind}, which `{via}` raised in the graph run as it traced the functions it was given "
+            f"({line}); with jit disabled it runs them as Python, a `cond` only the branch taken")
 
 
 def _donation(run, nodeid: str, pairs) -> str | None:

@@ -122,6 +122,8 @@ class Recorder:
         #: function staged for it, weak references to the objects their calls were bound to), what a
         #: failing assertion may read (`modeprobe`).
         self._staged: dict[int, tuple[list, list]] = {}
+        #: Whether the current test has had its `staging-error` record (one per test).
+        self._staging_error = False
 
     # Writing -----------------------------------------------------------------------------
 
@@ -154,6 +156,7 @@ class Recorder:
         self._call_index = {}
         self._reads = set()
         self._staged = {}
+        self._staging_error = False
         record = {"ev": "test", "i": self.test_index, "nodeid": nodeid}
         if path is not None:
             record["loc"] = [os.path.abspath(path), line]
@@ -190,6 +193,15 @@ class Recorder:
         functions, _ = self._staged.setdefault(-1, ([], []))
         if len(functions) < 32 and function not in functions:
             functions.append(function)
+
+    def staging_error(self, via: str, error: BaseException) -> None:
+        """Graph run: a control-flow primitive (`lax.cond`) raised, as it staged the functions it was
+        given, an error an open `pytest.raises`/`assertRaises` expects: once per test."""
+        if not any(_is_instance(error, expected) for expected in self.expecting) or self._staging_error:
+            return
+        self._staging_error = True
+        self.emit({"ev": "staging-error", "t": self.test_index, "via": via, "type": type(error).__name__,
+                   "msg": clip_message(str(error), 300)})
 
     def failed(self, tb) -> None:
         """The current test failed in the eager run: record what its failing assertion reads that

@@ -124,6 +124,9 @@ class Run:
     #: "writes", [(variable, the staged function's key, line of the write, the writing function)]; "buffers", the buffer methods called;
     #: "warns", the pattern of the warning a `pytest.warns` expected and did not see.
     failed_reads: dict[str, dict] = field(default_factory=dict)
+    #: nodeid -> (the primitive, the error type, its message) of an error a JAX control-flow primitive
+    #: (`lax.cond`) raised as it staged its functions, which the test expected (graph run).
+    staging_errors: dict[str, tuple[str, str, str]] = field(default_factory=dict)
 
     def test_status(self, nodeid: str) -> str:
         """passed / failed / error / skipped / not-run."""
@@ -228,5 +231,7 @@ def _apply(run: Run, rec: dict, files: dict, fns: dict, tests: dict) -> None:
         run.failed_reads[tests.get(rec["t"], "<outside tests>")] = {
             "writes": [w for w in writes if w[1] is not None or w[3]], "buffers": rec.get("buffers", []),
             "warns": rec.get("warns")}
+    elif ev == "staging-error":
+        run.staging_errors[tests.get(rec["t"], "<outside tests>")] = (rec["via"], rec["type"], rec.get("msg", ""))
     elif ev == "internal":
         run.internal_errors.append(rec.get("error", ""))

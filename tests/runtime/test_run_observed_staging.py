@@ -70,3 +70,26 @@ def test_a_tf_function_counter_is_recognised_too(fixture_run):
     assert outcome["not_comparable"] == "the failing assertion reads `count`, " + COUNTER.format(
         fn="test_closure_counter.body", line=17)
     assert not [f for f in run.report["findings"] if f["runtime_only"]]
+
+
+def test_errors_a_control_flow_primitive_raises_as_it_stages_are_not_comparable(fixture_run):
+    """`lax.cond`/`switch` trace every branch with jit enabled (and check their outputs agree), only
+    the branch taken with jit disabled: a test expecting the error that staging raised fails in the
+    eager run by design. The twin's expected error is the test's own, on a stale value: STG901."""
+    run = fixture_run("fx_jax_control_flow_errors")
+    outcomes = {o["test"].rsplit("::", 1)[1]: o for o in run.report["mode_outcomes"]}
+    assert {t: (o["graph"], o["eager"]) for t, o in outcomes.items()} == {
+        "test_cond_branch_structure_error": ("passed", "failed"),
+        "test_untaken_branch_error": ("passed", "failed"),
+        "test_stale_value_raises": ("passed", "failed")}
+    assert outcomes["test_cond_branch_structure_error"]["not_comparable"].startswith(
+        "the test expects TypeError, which `lax.cond` raised in the graph run as it traced the functions it was "
+        "given (cond branch outputs must have the same pytree structure")
+    assert outcomes["test_untaken_branch_error"]["not_comparable"] == (
+        "the test expects ValueError, which `lax.switch` raised in the graph run as it traced the functions it was "
+        "given (this branch cannot be built); with jit disabled it runs them as Python, a `cond` only the branch "
+        "taken")
+    assert "not_comparable" not in outcomes["test_stale_value_raises"]
+    runtime = sorted((f["line"], f["code"]) for f in run.report["findings"] if f["runtime_only"])
+    assert runtime == sorted(run.runtime_marked())
+    assert set(run.graph.staging_errors) == {o["test"] for t, o in outcomes.items() if t != "test_stale_value_raises"}
