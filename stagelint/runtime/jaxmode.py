@@ -73,6 +73,28 @@ class CallableShim:
         return self._call(*args, **kwargs)
 
 
+class TreeShim:
+    """The shim of a function that is a pytree with array leaves (`filter_jit(m.method)`, an Equinox
+    bound method of a Module holding an array): a pytree of that function, so `filter_jit` passes its
+    arrays as arguments of the trace as it does without stagelint, and two such functions equal but
+    for their arrays share one trace (their static part, `run`, is one object). A shim holding the
+    function would make each a static value of its own: one trace more per instance."""
+
+    def __init__(self, run, fun):
+        self._run, self.fun = run, fun
+        functools.update_wrapper(self, fun, updated=())
+
+    def __call__(self, *args, **kwargs):
+        return self._run(self.fun, *args, **kwargs)
+
+
+def _register_tree_shim(jax) -> None:
+    if not getattr(TreeShim, "_registered", False):
+        jax.tree_util.register_pytree_node(TreeShim, lambda shim: ((shim.fun,), shim._run),
+                                           lambda run, children: TreeShim(run, children[0]))
+        TreeShim._registered = True
+
+
 class JaxCalls:
     """Records the calls of `Jitted` objects through the shared `Recorder` (its file, test index,
     function ids, output capture and nesting depth)."""
@@ -127,10 +149,17 @@ class JaxCalls:
     def _shim(self, fun, target, by_equality: bool = False):
         """The shim of `fun` (`target`: the user's function behind it). `by_equality`: the decorator
         caches on an equal function as on the same one (Equinox's `filter_jit` hashes the static part
-        of its function, `filter_jit(filter_vmap(f))` made twice is one trace)."""
+        of its function, `filter_jit(filter_vmap(f))` made twice is one trace; the arrays of a pytree
+        function, `filter_jit(m.method)` of a Module holding arrays, are arguments of its trace)."""
+        key = arrays = None
         try:
             if by_equality:
-                return self.equal_shims[self._static_key(fun)]
+                key, arrays = self._static_key(fun)
+                found = self.equal_shims[key]
+                if arrays:
+                    run, counter = found
+                    return TreeShim(run, fun), counter
+                return found
             shim, counter = self.shims[fun]
             # Keyed by equality, but JAX caches per function object: an equal bound method
             # (`self.update` accessed again) is a new object, and JAX traces it anew.
@@ -141,8 +170,7 @@ class JaxCalls:
         counter = Shim(fun)
         calls, jax = self, self.jax
 
-        @functools.wraps(fun)
-        def shim(*args, **kwargs):
+        def run(fun, *args, **kwargs):
             if not jax.config.jax_disable_jit:
                 counter.traces += 1
             elif _has_tracer(jax, (args, kwargs)):
@@ -156,27 +184,36 @@ class JaxCalls:
             finally:
                 linetrace.disable()
 
-        if not (inspect.isfunction(fun) or inspect.ismethod(fun)):
-            shim = CallableShim(shim, fun)
+        if arrays:
+            _register_tree_shim(jax)
+            shim, entry = TreeShim(run, fun), (run, counter)
+        else:
+            @functools.wraps(fun)
+            def shim(*args, **kwargs):
+                return run(fun, *args, **kwargs)
+
+            if not (inspect.isfunction(fun) or inspect.ismethod(fun)):
+                shim = CallableShim(shim, fun)
+            entry = (shim, counter)
         try:
             if by_equality:
-                # The decorator's cache holds the equal function as long: so does this one.
-                self.equal_shims[self._static_key(fun)] = (shim, counter)
+                if key is not None:
+                    # The decorator's cache holds the equal function as long: so does this one.
+                    self.equal_shims[key] = entry
             else:
-                self.shims[fun] = (shim, counter)
+                self.shims[fun] = entry
         except TypeError:  # not hashable or not weak-referenceable: a fresh shim (and cache) per jit
             pass
         return shim, counter
 
-    def _static_key(self, fun):
-        """`fun` as `filter_jit` caches it: its pytree structure and leaves, when none is an array
-        (an array leaf is an argument there, which a shim holding `fun` cannot pass: TypeError)."""
+    def _static_key(self, fun) -> tuple:
+        """(`fun` as `filter_jit` caches it, whether it has array leaves): its pytree structure and
+        leaves, an array leaf standing for any array (`filter_jit` passes those as arguments)."""
         leaves, treedef = self.jax.tree_util.tree_flatten(fun)
-        if any(hasattr(leaf, "shape") and hasattr(leaf, "dtype") for leaf in leaves):
-            raise TypeError("array leaves")
-        key = (treedef, tuple(leaves))
+        is_array = [hasattr(leaf, "shape") and hasattr(leaf, "dtype") for leaf in leaves]
+        key = (treedef, tuple(None if array else leaf for array, leaf in zip(is_array, leaves)), any(is_array))
         hash(key)
-        return key
+        return key, any(is_array)
 
     # Calling ------------------------------------------------------------------------------------
 
