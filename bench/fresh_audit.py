@@ -176,7 +176,8 @@ def _cells(c: Counter) -> str:
 #: them, and `now` (a later session's re-run of an earlier audit's half with that session's main).
 WHENS = ("before", "after", "now")
 _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second TensorFlow audit",
-           "G": "The third JAX audit", "I": "The third TensorFlow audit", "K": "The fourth JAX audit"}
+           "G": "The third JAX audit", "I": "The third TensorFlow audit", "K": "The fourth JAX audit",
+           "M": "The fourth TensorFlow audit"}
 
 
 def _tables(runs: dict[str, tuple[list[dict], dict]], cols: list[str]) -> list[str]:
@@ -251,7 +252,7 @@ def main(argv=None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
     r.add_argument("--root", required=True, help="folder holding one owner+name folder per repository")
-    r.add_argument("--half", default="B", help="a half of bench/fresh_split.py's LISTS (A to L) or all")
+    r.add_argument("--half", default="B", help="a half of bench/fresh_split.py's LISTS (A to N) or all")
     r.add_argument("--out", required=True)
     r.add_argument("--jobs", type=int, default=None)
     t = sub.add_parser("table")
