@@ -69,6 +69,10 @@ class ArgFacts:
     param: str = ""
     #: why the value changes between calls: "loop variable `i`", "counter `step`", or ""
     varies: str = ""
+    #: how many values it takes when it is the variable of an enclosing loop over `range` of
+    #: integer literals or a literal tuple/list of numbers (`for axis in range(3)`: 3); 0 when
+    #: not known to be a fixed set
+    values: int = 0
     #: what the elements are when the value is a list/tuple the caller shows (`[(1, 1)] * 3`:
     #: "tuple"; `[layer_a, layer_b]`: "layer"), "" when unknown or mixed
     elements: str = ""

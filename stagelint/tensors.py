@@ -351,7 +351,8 @@ def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | N
             isinstance(getattr(r, "node", None), cst.Param) for r in ctx.reaching(expr, func) or ()):
         param = expr.value  # passed straight through (not `e = tf.constant(e)` first)
     extra = dict(what=value.what, cls=value.cls, ident=value.ident, param=param,
-                 varies=_varies(ctx, expr, func, loops), root=_root_kind(ctx, expr, func))
+                 varies=_varies(ctx, expr, func, loops), root=_root_kind(ctx, expr, func),
+                 values=_loop_values(ctx, expr, loops))
     if value.what in ("list", "tuple"):
         extra["elements"] = element_kind(ctx, expr, func)
     elif func is not None and not param and value.what not in ("dict", "set", "nest", "tensor"):
@@ -811,6 +812,31 @@ def _varies(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | Non
                 if isinstance(bound, cst.AugAssign) and value_of(ctx, bound.value, func).what in NUMBERS:
                     return f"counter `{name.value}`"
     return ""
+
+
+def _loop_values(ctx: FileContext, expr: cst.BaseExpression, loops: tuple) -> int:
+    """How many values `expr` takes when it is the variable of an enclosing loop over `range(...)`
+    of integer literals or a literal tuple/list of numbers (`for axis in range(3)`: 3); else 0."""
+    if not isinstance(expr, cst.Name):
+        return 0
+    for r in ctx.referents(expr) or ():
+        loop = ctx.bound_values.get(id(getattr(r, "node", None)))
+        if not isinstance(loop, cst.For) or not any(loop is outer for outer in loops) \
+                or not isinstance(loop.target, cst.Name):
+            return 0
+        iterable = loop.iter
+        if isinstance(iterable, (cst.Tuple, cst.List)) and iterable.elements and all(
+                isinstance(el.value, (cst.Integer, cst.Float)) for el in iterable.elements):
+            return len(iterable.elements)
+        if isinstance(iterable, cst.Call) and "builtins.range" in ctx.qualified_names(iterable.func) \
+                and 1 <= len(iterable.args) <= 3 and all(isinstance(a.value, cst.Integer) and a.keyword is None
+                                                        for a in iterable.args):
+            try:
+                return len(range(*(int(a.value.value, 0) for a in iterable.args)))
+            except ValueError:
+                return 0
+        return 0
+    return 0
 
 
 def _numbers_iterated(ctx: FileContext, iterable, func) -> bool:

@@ -23,7 +23,7 @@ from stagelint.jaxstaging import JAX_STAGING
 from stagelint.nnx import changes_every_call, imports_flax, python_attribute_retrace, store_fields
 from stagelint.rules.base import Rule
 from stagelint.stores import store_sites
-from stagelint.analysis.bounds import literal, varying_bound
+from stagelint.analysis.bounds import LARGE_BOUND, literal, varying_bound
 from stagelint.analysis.guards import resets_its_flag
 from stagelint.analysis.functions import (
     BOUND,
@@ -84,8 +84,10 @@ class PythonScalarArgument(Rule):
     afterwards. So a fixed set of literals across call sites (`split_axis=0` in one call,
     `split_axis=1` in another) is flagged only where a traced value would do the same (the
     parameter is only an operand): where the function needs the Python value (`x.shape[axis]`, a
-    reshape size) each value's trace is needed, and `jnp.asarray(1)` would break it. Values that
-    change without bound (a loop variable, a counter) are flagged wherever they are static.
+    reshape size) each value's trace is needed, and `jnp.asarray(1)` would break it. The same holds
+    for a loop variable over `range` of integer literals or a literal tuple (`for axis in range(3)`:
+    three values, three traces, each reused when the loop runs again). Values the code does not fix
+    (a loop over `range(n)`, a counter) are flagged wherever they are static.
 
     ## Why is this bad?
     tf.function keys traces on Python values: `f(1)`, `f(2)`, `f(3)` trace three times, where
@@ -422,6 +424,12 @@ class PythonScalarArgument(Rule):
                         literals.setdefault(module, {}).setdefault(value, []).append(arg.text)
                 for module, site, arg, chain in items:
                     reason = arg.varies
+                    if reason and jax_entry is not None and 0 < arg.values < LARGE_BOUND \
+                            and f.param_uses.get(param) != "tensor":
+                        # a loop over `range(3)`: a fixed set of values, one trace each, reused
+                        # afterwards, as a fixed set of literals (below), needed where the function
+                        # uses the Python value (`x.shape[axis]`)
+                        continue
                     value = literal(arg.text)
                     mine = literals.get(module, {})
                     if not reason and value is not None and len(mine) > 1:

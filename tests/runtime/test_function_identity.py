@@ -583,8 +583,42 @@ STATIC_CASES = [
             return x.reshape(x.shape[split_axis], -1)
 
         x = jnp.ones((2, 3, 4))
-        for axis in range(3):
-            split(x, split_axis=axis)  # STG501
+        for _ in range(2):
+            for axis in range(3):
+                split(x, split_axis=axis)  # a fixed set of three values, each needed, each reused
+    """, 3),
+    ("a static size from a loop over a name's range: the values the code does not fix", """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+        STEPS = 4
+
+        @functools.partial(jax.jit, static_argnames="n")
+        def head(x, n):
+            TRACES.append(n)
+            return x[:n]
+
+        x = jnp.ones(8)
+        for n in range(STEPS):
+            head(x, n=n)  # STG501
+    """, 4),
+    ("a static scale from a loop over range(3), where a traced one would do", """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        @functools.partial(jax.jit, static_argnames="factor")
+        def scale(x, factor):
+            TRACES.append(1)  # (not `factor`: a Python use of it would make it structure)
+            return x * factor
+
+        x = jnp.ones(3)
+        for step in range(3):
+            scale(x, factor=step)  # STG501
     """, 3),
     ("a static scale taking two literal values, where a traced one would do", """
         import functools
