@@ -225,7 +225,11 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
         for value in values:
             target = _function_target(walker, value)
             if target is not None:
-                ctx.facts.jax_staged.append(staged_record(ctx, target, value, api, None, False))
+                record = staged_record(ctx, target, value, api, None, False)
+                # `lax.cond(p, f, partial(g, m=m), x)`: the operands are traced, what partial binds
+                # stays the Python value it was (JAX 0.10.2: tests/runtime/test_jax_traced_values.py)
+                record.bound, record.bound_positional = _partial_bound(ctx, value)
+                ctx.facts.jax_staged.append(record)
 
 
 def record_linen_run(walker, receiver: cst.BaseExpression, mark: str | None) -> None:

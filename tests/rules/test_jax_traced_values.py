@@ -144,3 +144,30 @@ def test_a_call_of_a_jitted_def_passing_the_flag_traces_the_branch():
 
         f(jnp.ones(3), debug=True)
     """, stable={(7, "STG601")})
+
+
+def test_what_functools_partial_binds_for_a_lax_body_is_a_python_value_the_operands_are_traced():
+    """jaxpruner's `lax.cond(sparsity == 0, ones, functools.partial(_internal, n=n, m=m,
+    axis=axis), scores)`: `m` is the Python int partial bound, so `int(shape / m)` and `if shape % m`
+    work; the twin passes `m` as an operand, traced: `int(m)` raises (JAX 0.10.2,
+    tests/runtime/test_jax_traced_values.py)."""
+    assert_tiers("""
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        def _internal(scores, n, m, axis):
+            length = scores.shape[axis]
+            if length % m != 0:
+                raise ValueError("not divisible")
+            return scores.reshape(int(length / m), m)[:, :n]
+
+        def _operand(pair):
+            scores, m = pair
+            return scores * int(m)
+
+        def mask(scores, sparsity, n, m, axis):
+            a = jax.lax.cond(sparsity == 0, jnp.ones_like, functools.partial(_internal, n=n, m=m, axis=axis), scores)
+            b = jax.lax.cond(sparsity == 0, lambda p: p[0], _operand, (scores, m))
+            return a, b
+    """, stable={(13, "STG601")})

@@ -6,6 +6,8 @@ constants' included."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -87,3 +89,23 @@ def test_a_branch_on_a_parameter_the_traced_call_leaves_at_its_default_is_not_tr
     assert jax.jit(_energy)(jnp.ones(3)) == 3.0
     with pytest.raises(jax.errors.TracerArrayConversionError):
         jax.jit(lambda x: _energy(x, debug_mode=True))(jnp.ones(3))
+
+
+def _n_by_m(scores, n, m, axis):
+    groups = int(scores.shape[axis] / m)  # Python ints bound by functools.partial: concrete
+    if scores.shape[axis] % m != 0:
+        raise ValueError("not divisible")
+    return scores.reshape(groups, m)[:, :n].sum()
+
+
+def test_lax_bodies_trace_their_operands_and_not_what_functools_partial_binds():
+    """jaxpruner's `lax.cond(pred, f, partial(g, n=n, m=m, axis=axis), scores)`: the operands
+    are traced, what partial binds stays the Python int it was (also for fori_loop and scan
+    bodies); passed as an operand, `int(m)` raises."""
+    cond = functools.partial(_n_by_m, n=1, m=2, axis=0)
+    out = jax.jit(lambda s: lax.cond(s.sum() > 0, lambda t: t.sum(), cond, s))(jnp.ones(4))
+    assert float(out) == 4.0
+    assert lax.fori_loop(0, 3, functools.partial(lambda i, c, m: c + int(4 / m), m=2), 0) == 6
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.jit(lambda s, m: lax.cond(True, lambda p: p[0].sum() * int(p[1]), lambda p: p[0].sum(), (s, m)))(
+            jnp.ones(4), 2)
