@@ -9,7 +9,8 @@ project's environment, as realsuites.py's `plain` and `staged` run them. Each re
 pytest, then `stagelint run` with each checkout's stagelint (PYTHONPATH; default: this one), the order
 of the checkouts alternating between repetitions so that neither always runs right after plain pytest.
 With --cold the static check's cache is emptied before each `stagelint run` (default: warm, one
-untimed run first fills it).
+untimed run first fills it); with --sibling MODULE it is emptied, then filled by the static check of
+another module of the project (untimed), as when a project's test modules are run one after another.
 
 Each `stagelint run` is started through this script (`--hook`), which times the parent's phases by
 wrapping its functions where they exist (stagelint's own import, the import scans, starting the runs,
@@ -254,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="a stagelint checkout to measure (repeatable; default: this one)")
     parser.add_argument("--src", default=str(realsuites.SRC), help="the laid-out sources (realsuites.py --setup)")
     parser.add_argument("--cold", action="store_true", help="empty the static check's cache before each run")
+    parser.add_argument("--sibling", help="before each run, empty the cache and fill it with this module's static "
+                                           "check (a path relative to the project)")
     parser.add_argument("--quiet", action="store_true", help="no per-run timelines, only the summary")
     args = parser.parse_args(argv)
     checkouts = [(c.split("=", 1)[0], Path(c.split("=", 1)[1]).resolve()) for c in args.checkout] or \
@@ -268,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     for project, module, extra in targets:
         cwd, env = Path(args.src) / project, realsuites._env(extra)
         cache = cwd / ".stagelint_cache"
-        if not args.cold:
+        if not args.cold and not args.sibling:
             for _, checkout in checkouts:  # fill the cache, untimed
                 timed_run(checkout, module, cwd, env, [])
         for rep in range(args.reps):
@@ -279,10 +282,15 @@ def main(argv: list[str] | None = None) -> int:
                   f"{realsuites._passed(counts)} passed", flush=True)
             order = checkouts if rep % 2 == 0 else list(reversed(checkouts))
             for name, checkout in order:
-                if args.cold:
+                if args.cold or args.sibling:
                     import shutil
 
                     shutil.rmtree(cache, ignore_errors=True)
+                if args.sibling:
+                    fill = "from stagelint.runtime import lint; lint.static_findings(lint.project_files(%r))" % args.sibling
+                    subprocess.run([sys.executable, "-c", fill], cwd=cwd, check=True,
+                                   env={**env, "PYTHONPATH": os.pathsep.join(filter(None, [env.get("PYTHONPATH"),
+                                                                                              str(checkout)]))})
                 run = timed_run(checkout, module, cwd, env, [])
                 results.setdefault((module, name), []).append((run["wall"], run["total_cpu"], wall, cpu, run["load"]))
                 if not args.quiet:

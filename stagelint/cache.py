@@ -16,8 +16,10 @@ An entry's key is a SHA-256 of everything its value depends on:
   a release, a local edit or a different checkout each start afresh; the versions of Python and
   libcst, which parse the file;
 * the settings that change what a file's analysis records (`analysis_settings`: everything
-  but which codes are reported and which files are excluded), and the top-level packages
-  being checked (calls into them are recorded as call sites).
+  but which codes are reported and which files are excluded), and those of the top-level
+  packages being checked that the file spells (calls into them are recorded as call sites:
+  `pipeline.perfile.spelled_roots`), so that checks of sibling test modules share the files
+  they both reach.
 
 Entries live in `.stagelint_cache/` in the project root (`pipeline.paths.project_root`: the
 folder of the nearest pyproject.toml, setup.cfg or .git above the checked paths, whatever the

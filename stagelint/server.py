@@ -199,7 +199,7 @@ class Project:
         from stagelint.files import digest
         from stagelint.notebooks import is_notebook
         from stagelint.pipeline import splice
-        from stagelint.pipeline.perfile import Outcome, analyse_bytes, within_time_budget
+        from stagelint.pipeline.perfile import Outcome, analyse_bytes, spelled_roots, within_time_budget
 
         state = self.state
         absent = state.absent_for(real)  # (the screen's, as the file's facts in the cache were made)
@@ -232,7 +232,8 @@ class Project:
                 self.counts["spliced"] += 1
                 self.last_way = (f"{shown}: {spliced.walked} of {len(units)} top-level statements "
                                  "walked again, the others' facts kept")
-                outcome = Outcome(shown, "ok", facts, digest=digest(data), absent=absent)
+                outcome = Outcome(shown, "ok", facts, digest=digest(data), absent=absent,
+                                  spelled=spelled_roots(data, state.roots, facts.module))
             else:
                 self.counts["whole"] += 1
                 self.last_way = f"{shown}: the whole file analysed again"

@@ -603,3 +603,60 @@ def test_flake8_on_standard_input_uses_the_cache(tree):
     # facts are not kept, every other file's were served
     assert new == {"screen", "result"}
     assert not (tree / "pkg" / ".stagelint_cache").exists()
+
+
+TEST_MODULE = """
+from pkg import model
+
+
+def test_step():
+    assert model.step(1) == 2
+"""
+
+
+def _analysed_files(monkeypatch) -> list[str]:
+    from stagelint.pipeline import perfile
+
+    analysed, analyse = [], perfile.analyze_source
+    monkeypatch.setattr(perfile, "analyze_source",
+                        lambda path, *a, **k: analysed.append(Path(path).as_posix()) or analyse(path, *a, **k))
+    return analysed
+
+
+def _check_test_module(name: str, cache: bool = True):
+    # As `stagelint run` gives them: the test module and the project files it imports.
+    paths = [f"tests/{name}.py", "pkg/__init__.py", "pkg/model.py", "pkg/utils.py"]
+    return check_paths(paths, None, jobs=0, cache=Cache(Path.cwd(), enabled=cache))
+
+
+def test_test_modules_outside_a_package_share_the_packages_facts(tree, monkeypatch):
+    """`tests/` without `__init__.py`: each test module is a top-level name of its own check, which
+    no file of the package spells, so the package's facts are served to the sibling's check."""
+    (tree / "tests").mkdir()
+    for name in ("test_a", "test_b"):
+        (tree / "tests" / f"{name}.py").write_text(textwrap.dedent(TEST_MODULE))
+    analysed = _analysed_files(monkeypatch)
+    _check_test_module("test_a")
+    assert "pkg/model.py" in analysed  # (the screen spares the files that cannot have findings)
+    analysed.clear()
+    served = _check_test_module("test_b")
+    assert analysed == ["tests/test_b.py"]
+    assert _keys(served) == _keys(_check_test_module("test_b", cache=False))
+
+
+def test_a_package_file_that_spells_a_test_modules_name_is_analysed_for_each(tree, monkeypatch):
+    """The negative twin: pkg/model.py imports `test_b` and calls it in its tf.function, a call
+    into the project only where test_b is checked: its facts differ, and are not shared."""
+    (tree / "tests").mkdir()
+    for name in ("test_a", "test_b"):
+        (tree / "tests" / f"{name}.py").write_text(textwrap.dedent(TEST_MODULE))
+    (tree / "tests" / "test_b.py").write_text(textwrap.dedent(TEST_MODULE) + "\n\ndef record(x):\n    print(x)\n")
+    (tree / "pkg" / "model.py").write_text(textwrap.dedent(MODEL).replace(
+        "from pkg import utils\n", "from pkg import utils\nimport test_b\n").replace(
+        "    utils.log(x)\n", "    utils.log(x)\n    test_b.record(x)\n"))
+    analysed = _analysed_files(monkeypatch)
+    _check_test_module("test_a")
+    analysed.clear()
+    served = _check_test_module("test_b")
+    assert sorted(analysed) == ["pkg/model.py", "tests/test_b.py"]
+    assert _keys(served) == _keys(_check_test_module("test_b", cache=False))

@@ -36,6 +36,8 @@ class Outcome:
     cached: bool = False
     #: the optional frameworks left out of the analysis (`analyze_source`; part of the cache key)
     absent: frozenset = frozenset()
+    #: the checked top-level names the file spells (`spelled_roots`; part of the cache key)
+    spelled: tuple = ()
 
 
 def analyze_source(path: str, source: bytes, settings, project_roots=frozenset(), absent=frozenset(),
@@ -144,8 +146,9 @@ def within_time_budget(path: str, settings, analyse) -> Outcome:
 
 def _analysed(path: str, source: bytes, settings, roots, absent, budget) -> Outcome:
     try:
-        return Outcome(path, "ok", analyze_source(path, source, settings, roots, absent, budget), digest=digest(source),
-                       absent=absent)
+        facts = analyze_source(path, source, settings, roots, absent, budget)
+        return Outcome(path, "ok", facts, digest=digest(source), absent=absent,
+                       spelled=spelled_roots(source, roots, facts.module))
     except OverBudget as e:
         return Outcome(path, "skipped", detail=str(e))
     except RecursionError:
@@ -174,15 +177,32 @@ def not_read(path: str, error: OSError) -> Outcome:
     return Outcome(path, "skipped" if isinstance(error, NotRead) else "unreadable", detail=why_not_read(error))
 
 
+def spelled_roots(source: bytes, roots, module: str) -> tuple[str, ...]:
+    """The top-level names checked (`roots`) that a file's facts can depend on: those its bytes
+    spell, and its own package's. The analysis reads the checked names in one way only: whether the
+    first part of a qualified name the file resolves is one of them (`ctx.project_roots`: a call
+    into the project is a call site; a project function's result is not a framework's tensor).
+    Such a name starts with a name the file spells (an import, a definition) or, for a relative
+    import, with its own package's. So the files of a package checked with different given files
+    (test modules in a `tests/` folder without `__init__.py`, each named by its stem and so each a
+    top-level name of its own check) share their facts in the cache, instead of each check
+    analysing the package afresh. A non-ASCII name is always kept (its bytes depend on the file's
+    encoding)."""
+    own = set(module.split("."))
+    return tuple(sorted(r for r in roots if r in own or not r.isascii() or r.encode() in source))
+
+
 def facts_key(cache, fact_settings, path: str, module: str, is_package: bool, content_digest: str,
-              absent=frozenset()) -> str:
+              spelled: tuple, absent=frozenset()) -> str:
     """The cache key of a file's facts: its bytes, its path (from the project root) and dotted name, the
-    analysis settings, the packages checked and the frameworks left out (stagelint's own version is
-    the cache's folder)."""
+    analysis settings, the top-level names checked that it spells (`spelled_roots`, rather than all of
+    `fact_settings`' names) and the frameworks left out (stagelint's own version is the cache's
+    folder)."""
+    settings = (fact_settings[0], tuple(spelled))
     if absent:
-        return cache.key("facts", fact_settings, cache.relative(path), module, is_package, content_digest,
+        return cache.key("facts", settings, cache.relative(path), module, is_package, content_digest,
                          sorted(absent))
-    return cache.key("facts", fact_settings, cache.relative(path), module, is_package, content_digest)
+    return cache.key("facts", settings, cache.relative(path), module, is_package, content_digest)
 
 
 def store_outcome(store, outcome) -> None:
@@ -193,4 +213,4 @@ def store_outcome(store, outcome) -> None:
     cache, fact_settings = store
     facts = outcome.facts
     cache.put("facts", facts_key(cache, fact_settings, outcome.path, facts.module, facts.is_package, outcome.digest,
-                                 outcome.absent), facts)
+                                 outcome.spelled, outcome.absent), facts)

@@ -92,15 +92,22 @@ def lookup(state) -> tuple[PlanRecord | None, list[str]]:
 def holds(state, record: PlanRecord, changed: list[str]) -> bool:
     """The changed files (analysed now) have the demand surfaces their facts had when the plan
     was made."""
-    from stagelint.pipeline.perfile import facts_key
+    from stagelint.pipeline.perfile import facts_key, spelled_roots
 
     fact_settings = state.fact_settings()
     for real in changed:
         now = state.modules.get(real)
         if now is None:
             return False
+        # The checked names the file spells now: those the bytes the plan saw spelled, unless the edit
+        # added or removed one (then the key finds nothing and the plan is not given again).
+        try:
+            source = state.sources[real] if real in state.sources else state.read(real)
+        except OSError:
+            return False
+        spelled = spelled_roots(source, state.roots, now.module)
         key = facts_key(state.cache, fact_settings, now.path, now.module, now.is_package, record.digests[real],
-                        state.absent_for(real))
+                        spelled, state.absent_for(real))
         then = state.cache.get("facts", key, F.ModuleFacts)
         if then is None or then.module != now.module or demand_surface(then) != demand_surface(now):
             return False
@@ -114,7 +121,7 @@ def keep(state) -> None:
     if state.plan_key is None or basis is None or state.planned is not None or not state.clean:
         return
     from stagelint.files import digest
-    from stagelint.pipeline.perfile import Outcome, store_outcome
+    from stagelint.pipeline.perfile import Outcome, spelled_roots, store_outcome
 
     store = (state.cache, state.fact_settings())
     for real, source in state.sources.items():
@@ -126,5 +133,6 @@ def keep(state) -> None:
             return
         m = state.modules.get(real)
         if m is not None:  # a buffer's facts are not kept by the analysis: the same bytes' are now
-            store_outcome(store, Outcome(m.path, "ok", m, digest=digest(source), absent=state.absent_for(real)))
+            store_outcome(store, Outcome(m.path, "ok", m, digest=digest(source), absent=state.absent_for(real),
+                                         spelled=spelled_roots(source, state.roots, m.module)))
     state.cache.put(KIND, state.plan_key, PlanRecord(basis.digests, basis.first, basis.deferred, list(state.rounds)))

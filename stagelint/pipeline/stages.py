@@ -338,24 +338,26 @@ class _CachedFacts:
         self.fact_settings = state.fact_settings()
 
     def __call__(self, path: str):
-        from stagelint.pipeline.perfile import Outcome, facts_key
+        from stagelint.pipeline.perfile import Outcome, facts_key, spelled_roots
 
         state = self.state
         real = state.realpath(path)
+        try:
+            source = state.read(real)
+        except OSError:
+            return None
         known = state.digests.get(real)
         if known is None:
-            try:
-                known = state.digests[real] = digest(state.read(real))
-            except OSError:
-                return None
+            known = state.digests[real] = digest(source)
         module, is_package = state.names(path)
         absent = state.absent_for(real)
-        key = facts_key(state.cache, self.fact_settings, path, module, is_package, known, absent)
+        spelled = spelled_roots(source, state.roots, module)
+        key = facts_key(state.cache, self.fact_settings, path, module, is_package, known, spelled, absent)
         facts = state.cache.get("facts", key, F.ModuleFacts)
         if facts is None:
             return None
         facts.path = path  # the key holds it relative to the project root: shown as given here
-        return Outcome(path, "ok", facts, digest=known, cached=True, absent=absent)
+        return Outcome(path, "ok", facts, digest=known, cached=True, absent=absent, spelled=spelled)
 
 
 class _FollowImports:
