@@ -35,8 +35,11 @@ from audit import DOC, FRESH_MARKER, cell_line, source_line  # noqa: E402
 from fresh_split import LISTS, SEED, all_halves, halves_of  # noqa: E402
 
 VERDICTS = ("TP", "intended", "FP")
-#: Not a rule's finding: a file stagelint could not parse (reported beside the tables, not in them).
-DIAGNOSTICS = {"STG000"}
+#: Not a rule's finding (reported beside the tables, not in them): a file stagelint could not parse
+#: (STG000), a file it skipped with the reason on stderr (SKIPPED: over the time budget, too deeply
+#: nested), which `run` records instead of stopping.
+DIAGNOSTICS = {"STG000", "SKIPPED"}
+_SKIPPED = re.compile(r"^stagelint: error: (?P<path>.+?): (?P<reason>.+)$")
 _JAX = re.compile(r"\bJAX\b|\bjax\.|\blax\.|\bjnp\.|\bvmap\b|\bpmap\b|\btracer\b|jit", re.I)
 
 
@@ -60,18 +63,21 @@ def framework_of(row: dict) -> str:
 
 
 def check(folder: Path, jobs: int | None) -> tuple[list[dict], float]:
-    """`stagelint check --no-cache --output-format json .` from inside the repository's folder."""
+    """`stagelint check --no-cache --output-format json .` from inside the repository's folder; a
+    file stagelint skipped (exit 2 beside a whole JSON report) is one SKIPPED row."""
     cmd = [sys.executable, "-m", "stagelint", "check", "--no-cache", "--output-format", "json", "."]
     if jobs:
         cmd += ["--jobs", str(jobs)]
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, check=False, env=dict(os.environ))
     try:
-        found = json.loads(proc.stdout) if proc.returncode in (0, 1) else None
+        found = json.loads(proc.stdout) if proc.returncode in (0, 1, 2) else None
     except json.JSONDecodeError:
         found = None
-    if not isinstance(found, list):
+    skipped = [m for m in map(_SKIPPED.match, proc.stderr.splitlines()) if m]
+    if not isinstance(found, list) or (proc.returncode == 2 and not skipped):
         raise SystemExit(f"stagelint failed on {folder} (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    found += [{"path": m["path"], "line": 1, "code": "SKIPPED", "message": m["reason"]} for m in skipped]
     return found, time.perf_counter() - start
 
 
@@ -80,6 +86,8 @@ def run(args) -> int:
         chosen = [row for rows in all_halves().values() for row in rows]
     else:
         chosen = halves_of(args.half)[args.half]
+    if args.repos:
+        chosen = [row for row in chosen if row[0] in args.repos.split(",")]
     with open(args.out, "w", encoding="utf-8") as out:
         for repo, commit, framework in chosen:
             folder = Path(args.root) / repo.replace("/", "+")
@@ -255,6 +263,7 @@ def main(argv=None) -> int:
     r.add_argument("--half", default="B", help="a half of bench/fresh_split.py's LISTS (A to N) or all")
     r.add_argument("--out", required=True)
     r.add_argument("--jobs", type=int, default=None)
+    r.add_argument("--repos", help="only these repositories of the half (owner/name, comma-separated)")
     t = sub.add_parser("table")
     t.add_argument("--findings", required=True)
     t.add_argument("--verdicts", required=True)
