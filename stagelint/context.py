@@ -38,6 +38,9 @@ from stagelint.frameworks import (
 )
 
 _EMPTY = cst.Module([])
+#: Container methods that put their one argument itself in (`seen.append(name)`): after them
+#: `name in seen` holds, as `key in cache` does after `cache[key] = ...`.
+_MEMBER_FILLS = frozenset({"append", "add", "appendleft"})
 
 #: Framework calls that take tensors without returning one.
 TENSOR_CHECKS = ("tensorflow.debugging.", "tensorflow.print", "tensorflow.summary.")
@@ -727,7 +730,8 @@ class FileContext:
 
     def _memo_fill(self, key: cst.BaseExpression, container: cst.BaseExpression, func: FunctionInfo | None) -> bool:
         """`if cuda_file in _plugin_cache: return _plugin_cache[cuda_file]` / `if name not in
-        self._modules:` in a function that itself sets `container[key] = ...`: a memo. The
+        self._modules:` in a function that itself sets `container[key] = ...` (or adds the key
+        itself: `seen.append(name)`, `names.add(name)`): a memo. The
         container outlives the call (a global, an enclosing function's name, an attribute of
         `self`), so once an entry is filled, eager calls with that key skip the block as the
         calls that reuse a trace do, and a later trace finds the entry too: what follows the
@@ -756,6 +760,10 @@ class FileContext:
                         if isinstance(t.target, cst.Subscript) and len(t.target.slice) == 1 \
                                 and isinstance(t.target.slice[0].slice, cst.Index):
                             found.add((code_of(t.target.value), code_of(t.target.slice[0].slice.value)))
+                elif isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and len(n.args) == 1 \
+                        and n.func.attr.value in _MEMBER_FILLS and n.args[0].keyword is None and not n.args[0].star:
+                    # `if name not in seen: seen.append(name)`: the key itself is the entry
+                    found.add((code_of(n.func.value), code_of(n.args[0].value)))
                 stack.extend(n.children)
             fills = memo[id(func.node)] = (func.node, found)
         return wanted in fills[1]

@@ -245,8 +245,10 @@ def _names(params) -> str:
     return ", ".join(f"`{p}`" for p in sorted(params))
 
 
-#: Constructs for which a parameter alone is a tracer: they fail on a container or None as well.
-_BARE_ENOUGH = frozenset({"`range(...)`", "a dict key"})
+#: Constructs for which a parameter alone is a tracer: they fail on a container or None as well
+#: (`any`/`all`/`set` of a traced argument test or hash its leaves, rows or elements).
+_BARE_ENOUGH = frozenset({"`range(...)`", "a dict key", "`any(...)`", "`all(...)`", "`set(...)`",
+                          "`frozenset(...)`"})
 
 
 def tracer_fact(project, key, fields: dict, span) -> list | None:

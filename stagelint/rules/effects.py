@@ -575,7 +575,8 @@ class ExternalStateMutation(Rule):
     self.built: self.build()`), behind a guard method that returns such a test (`if
     self._needs_init():`) or after an early-return guard (`if self._table is not None:
     return`), or a memo test (`if name not in self._modules: self._modules[name] = ctor()`,
-    `if key in cache: return cache[key]` in a function that fills `cache[key]`: the entry
+    `if key in cache: return cache[key]` in a function that fills `cache[key]`, `if name not in
+    seen: seen.append(name)`: the entry
     outlives the trace, and eager calls skip the fill too); writes into a dict the call copied
     (`obs = obs.copy(); obs["image"] = ...`); and writes into a parameter of a Keras `call` or a helper, whose caller (usually
     traced code) owns the object, unless a staged caller passes an object that outlives it (a

@@ -465,8 +465,9 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
     a dict of arrays (`if "labels" in batch:`), nor on a plain Python
     attribute of a Flax NNX module (`if model.dim == 4` with `self.dim = 4` in `__init__`: static
     under any jit; a Variable's value, `nnx.data(...)` and arrays are traced). Iterating a traced array
-    and `len(x)` work in JAX (STG503 covers the unrolling). Nor in the body of a `try` whose handler
-    names the tracer error (`except jax.errors.ConcretizationTypeError:`, Haiku's `dropout`): the
+    and `len(x)` work in JAX (STG503 covers the unrolling), and so do `list(x)`, `sum(x)`, `zip` and
+    `enumerate`; `any(x)`, `all(x)` and `set(x)` test or hash its rows and fail. Nor in the body
+    of a `try` whose handler names the tracer error (`except jax.errors.ConcretizationTypeError:`, Haiku's `dropout`): the
     code expects the traced case; a catch-all (`except Exception`) shows no such intent.
 
     Under JAX the default tier reports only a value *known* to be a tracer

@@ -196,3 +196,39 @@ def test_stg102_the_proof_states_why_the_loss_is_met():
     """)
     (finding,) = [f for f in check_source(source, settings=Settings()) if f.code == "STG102"]
     assert any("again on every eager call" in n.message for n in finding.because), [n.message for n in finding.because]
+
+
+def test_stg102_a_list_filled_under_its_own_membership_test_is_a_memo():
+    """`if name not in seen: seen.append(name)` adds each name once, eagerly as under jit (JAX
+    0.10.2): a memo fill, not flagged; the same append without the test is a list that grows on
+    every eager call."""
+    assert_tiers("""
+        import jax
+
+        seen = []
+        log = []
+
+        @jax.jit
+        def step(x, name="step"):
+            if name not in seen:
+                seen.append(name)
+            log.append(name)  # STG102
+            return x
+    """)
+
+
+def test_stg602_any_all_and_set_of_a_traced_array_need_its_values_iterating_it_does_not():
+    """JAX 0.10.2: `any(x > 0)` and `all(...)` test each row (TracerBoolConversionError), `set(x)`
+    hashes them (TypeError); `list(x)`, `sum(x)` and `zip(x, y)` only unroll over the static first
+    dimension and work."""
+    assert_tiers("""
+        import jax
+
+        @jax.jit
+        def check(x, ids):
+            if any(x > 0):  # STG602
+                x = -x
+            unique = set(ids)  # STG602
+            rows = list(x)
+            return sum(rows) + len(unique)
+    """)

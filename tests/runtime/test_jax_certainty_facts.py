@@ -69,7 +69,8 @@ def _outcome(fn, arg):
 
 def test_the_constructs_that_need_a_concrete_value_and_those_that_do_not():
     """STG602 under JAX: truth tests, membership in a literal, `max`/`sorted`/`any`/`all` of an
-    array (they compare its rows), `range` and dict keys need a concrete value; iterating and
+    array (they compare its rows), `set` of one (it hashes them), `range` and dict keys need a
+    concrete value; iterating and
     unpacking an array with a static leading dimension, `enumerate`, `zip`, `list`, `tuple`,
     `sum`, `map`, `filter` and `len` work (they unroll over the static shape)."""
     x = jnp.ones(3)
@@ -87,6 +88,8 @@ def test_the_constructs_that_need_a_concrete_value_and_those_that_do_not():
         assert _outcome(fn, x) == "TracerBoolConversionError", name
     assert _outcome(lambda v: range(v.sum().astype(int)), x) == "TracerIntegerConversionError"
     assert _outcome(lambda v: {v.sum(): 1}, x) == "TypeError"
+    assert _outcome(set, x) == _outcome(frozenset, x) == "TypeError"  # unhashable tracer
+    assert _outcome(lambda v: any([v.sum(), v.sum()]), x) == "TracerBoolConversionError"  # a list of tracers too
 
     def unpack(v):
         a, b, c = v
@@ -170,3 +173,20 @@ def test_a_counter_put_back_in_finally_or_by_a_context_manager_is_as_before_afte
     assert float(f(1.0)) == 2.0
     f(2.0)
     assert nesting["depth"] == 0
+
+
+def test_a_list_filled_under_its_own_membership_test_ends_as_eager_code_leaves_it():
+    """`context._memo_fill`: `if name not in seen: seen.append(name)` adds each name once, eagerly
+    as under jit (where the trace runs it once per name): the same list after every call."""
+    seen_jit, seen_eager = [], []
+
+    def register(seen, x, name="step"):
+        if name not in seen:
+            seen.append(name)
+        return x * 2
+
+    jitted = jax.jit(lambda x: register(seen_jit, x))
+    for _ in range(3):
+        jitted(1.0)
+        register(seen_eager, 1.0)
+    assert seen_jit == seen_eager == ["step"]
