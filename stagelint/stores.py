@@ -190,7 +190,8 @@ def read_after(ctx: FileContext, site: StoreSite) -> str:
     todo = list(inner_nodes(site.func.node.body))
     while todo:
         node = todo.pop()
-        if isinstance(node, cst.Return) and node.value is not None and written[0] in _whole_names(node.value):
+        if isinstance(node, cst.Return) and node.value is not None and (
+                written[0] in _whole_names(node.value) or _replaced(node.value, written[0])):
             if (ctx.position(node).line, ctx.position(node).column) > after:
                 return "returned"
         path = _path(node) if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)) else None
@@ -203,6 +204,17 @@ def read_after(ctx: FileContext, site: StoreSite) -> str:
             continue
         todo.extend(inner_nodes(node))
     return found
+
+
+def _replaced(value: cst.BaseExpression, root: str) -> bool:
+    """`return state.replace(data=data)`: a dataclass's (flax.struct, chex) copy of `root` with
+    some fields changed; the others, a dict written into included, are the same objects."""
+    values = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
+    return any(isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) and v.func.attr.value in _REPLACERS
+               and isinstance(v.func.value, cst.Name) and v.func.value.value == root for v in values)
+
+
+_REPLACERS = frozenset({"replace", "_replace"})
 
 
 def _whole_names(value: cst.BaseExpression) -> set[str]:
@@ -482,7 +494,7 @@ def lost_under_jax_fact(candidate, project, key) -> list:
     fields = candidate.fields
     action, place = fields.get("action", "the write"), fields.get("place", "the state")
     jax = project.jax
-    if fields.get("_root") == "self" and jax.linen_method(key):
+    if fields.get("_root") == "self" and jax.linen_method(key) and fields.get("_sets_attribute"):
         return fact(f"`{fields.get('_root_name') or 'self'}` is a bound Flax Linen or Equinox module, frozen outside "
                     f"`setup`: {action} raises", candidate.span)
     if writes_module_state(candidate, project, key):

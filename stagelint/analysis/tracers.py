@@ -33,7 +33,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact
-from stagelint.frameworks import JAX_ARRAY_METHODS, JAX_TREE_MAPS
+from stagelint.frameworks import JAX_ARRAY_METHODS, JAX_COLLECTIVES_OF_CONSTANTS, JAX_TREE_MAPS
 
 #: What a value is known to be, strongest first: a JAX op's result, a traced parameter combined
 #: by an operator, a parameter alone, not known, a Python value.
@@ -89,6 +89,8 @@ def _origin(ctx, expr, func):
         args = [a.value for a in expr.args]
         if names & JAX_TREE_MAPS:
             return _tree_map(ctx, expr, func)
+        if names & JAX_COLLECTIVES_OF_CONSTANTS and args and origin(ctx, args[0], func)[0] == PYTHON:
+            return PYTHON, frozenset()  # `lax.psum(1, axis)`: the axis size, a Python int
         if any(q.startswith("jax.") and ctx.framework.returns_tensor(q) and q.split(".", 1)[0] not in ctx.project_roots
                for q in names):
             return OP, _params_of(ctx, args, func)
@@ -245,6 +247,9 @@ def _names(params) -> str:
     return ", ".join(f"`{p}`" for p in sorted(params))
 
 
+#: The staging of a Flax Linen / Equinox module's own methods (`jaxstaging.JaxView._linen_entries`).
+_MODULE_APIS = frozenset({"flax.linen.Module", "equinox.Module", "flax.linen.Module:python"})
+
 #: Constructs for which a parameter alone is a tracer: they fail on a container or None as well
 #: (`any`/`all`/`set` of a traced argument test or hash its leaves, rows or elements).
 _BARE_ENOUGH = frozenset({"`range(...)`", "a dict key", "`any(...)`", "`all(...)`", "`set(...)`",
@@ -288,6 +293,14 @@ def tracer_fact(project, key, fields: dict, span) -> list | None:
                         f"or is parameter {_names(params)}, {other}", span, TRUE)
         return fact(f"`{value}` is computed by JAX ops on one path and is a parameter on another: whether it is a "
                     f"tracer is a guess", span, HEURISTIC)
+    if kind in (PARAM, BARE) and traced and entry is not None and entry.apis and entry.apis <= _MODULE_APIS:
+        passed = [a for p in traced for _, _, a in project.args_for(key, p)]
+        if not passed or any(a.kind != "tensor" for a in passed):
+            # Flax runs a module's method with what its caller passes: traced only where a jitted
+            # `apply` passes an array (praxis's `add_summary(..., summary_type)`: a Python enum)
+            return fact(f"`{value}` comes from parameter `{traced[0]}` of the module method `{name}`, which holds "
+                        f"what its callers pass (a tracer only where a jitted `apply` passes an array): a guess",
+                        span, HEURISTIC)
     if kind in (PARAM, BARE) and traced:
         if kind == BARE and fields.get("what") not in _BARE_ENOUGH:
             return fact(f"`{value}` is parameter `{traced[0]}` of `{name}`, which may be a container or None (a "

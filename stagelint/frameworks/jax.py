@@ -153,6 +153,9 @@ NUMPY_ARRAY_METHOD_CALLS = frozenset({
     "numpy.transpose", "numpy.squeeze", "numpy.swapaxes", "numpy.moveaxis", "numpy.repeat",
 })
 
+#: Collectives that, given a Python number, compute on it in Python: `lax.psum(1, axis)` is the
+#: axis size, an int (JAX 0.10.2 under pmap / shard_map: tests/runtime/test_jax_certainty_facts.py).
+JAX_COLLECTIVES_OF_CONSTANTS = frozenset({"jax.lax.psum"})
 #: Methods of a JAX array that compute with JAX ops and return an array: called on a traced
 #: array they return a tracer (JAX 0.10.2: tests/runtime/test_jax_certainty_facts.py), so
 #: `x.sum() > 0` on a jitted argument `x` is a tracer as `jnp.sum(x) > 0` is. A method of

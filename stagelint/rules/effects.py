@@ -539,9 +539,10 @@ class ExternalStateMutation(Rule):
     The default tier reports under JAX only a loss a user meets (`stores.lost_under_jax_fact`,
     observed with JAX 0.10.2): a change made again on every eager call (`calls += 1`,
     `log.append(x)`, `state["n"] = state["n"] + 1`: the tracing call alone runs it, so the
-    counter reads 1 after three steps), a store on a frozen Linen or Equinox module (it raises),
+    counter reads 1 after three steps), `self.x = ...` on a frozen Linen or Equinox module (it
+    raises; an item store into a dict the module holds does not),
     into a Flax NNX module or Variable under plain `jax.jit`, or into JAX's copy of an argument
-    that the function neither returns nor reads again. A store that a repeated call would make
+    that the function neither returns (also as `state.replace(...)`) nor reads again. A store that a repeated call would make
     again with the same Python value (`self.ready = True`, `registry.update(name=fn)`, a global
     set to a new callback) leaves what eager code leaves unless that value changes between calls
     that reuse the trace: the preview tier. A counter raised and lowered again in `finally:` (or
@@ -720,6 +721,9 @@ class ExternalStateMutation(Rule):
             read = {"_read_after": read_after(self.ctx, site), "_definite": site.tensor.definite} if maybe_copy else {}
             self.report(site.node, action=site.action, place=site.place, _root=site.root_kind,
                         _per_call=changes_every_call(site.node),
+                        # `self.x = ...` itself: what a frozen module refuses (an item store does not)
+                        _sets_attribute=isinstance(site.target, cst.Attribute) and not isinstance(site.node, cst.Call)
+                        and isinstance(site.target.value, cst.Name) and site.target.value.value == site.func.self_name,
                         _root_name=site.root, _owner=site.owner, _params=sorted(site.tensor.params), **read,
                         _calls=sorted(list(c) for c in site.tensor.calls), function=site.func,
                         **store_fields(self.ctx, site))

@@ -481,7 +481,9 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
     (`assert geom.is_squared_euclidean`, `if cfg._flags["x"]:`: a property, static aux data), a
     parameter alone in a truth test (`assert mask`: a container or None has a Python truth
     value), a name bound outside the traced function (a closed-over array may be a concrete
-    NumPy one), the result of a project function, an op under `vmap` no mapped argument reaches.
+    NumPy one), the result of a project function, an op under `vmap` no mapped argument reaches,
+    an argument of a Flax / Equinox module's method (it holds what its callers pass). `lax.psum`
+    of a Python number is the axis size, a Python int: never reported.
     `enumerate`'s index and a `range` loop's variable are Python ints: never reported.
 
     ## Why is this bad?

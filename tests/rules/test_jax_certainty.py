@@ -232,3 +232,44 @@ def test_stg602_any_all_and_set_of_a_traced_array_need_its_values_iterating_it_d
             rows = list(x)
             return sum(rows) + len(unique)
     """)
+
+
+def test_k_classes_psum_of_a_constant_module_method_arguments_item_stores_and_replace():
+    """Half K: `lax.psum(1, axis)` is the axis size, a Python int (xlstm-jax); a Linen method's
+    argument holds what its callers pass (praxis's `summary_type`: a guess, the preview tier);
+    an item store on a module's dict does not raise where `self.x = ...` does (praxis); a store
+    into JAX's copy returned through `state.replace(...)` is carried out (mujoco_playground)."""
+    assert_tiers("""
+        import flax.linen as nn
+        import jax
+
+        class Block(nn.Module):
+            def setup(self):
+                object.__setattr__(self, "book", {})
+
+            def __call__(self, x, kind, name="a"):
+                size = jax.lax.psum(1, "i")
+                if size == 1:
+                    x = x * 2
+                if kind == 2:  # preview STG602
+                    x = x + 1
+                self.book[name] = kind  # preview STG102
+                self.calls = 1  # STG102
+                return x
+
+        def wait(state):
+            state.info["steps"] = 0
+            return state.replace(data=1.0)
+
+        def lose(state):
+            state.info["steps"] = 0  # STG102
+            return 1.0
+
+        @jax.jit
+        def step(p, state):
+            a = jax.lax.cond(p, wait, lambda s: s, state)
+            b = jax.lax.cond(p, lose, lambda s: 0.0, state)
+            return a, b
+
+        apply = jax.jit(Block().apply)
+    """)

@@ -190,3 +190,54 @@ def test_a_list_filled_under_its_own_membership_test_ends_as_eager_code_leaves_i
         jitted(1.0)
         register(seen_eager, 1.0)
     assert seen_jit == seen_eager == ["step"]
+
+
+def test_psum_of_a_python_number_is_the_axis_size_a_python_int():
+    """`frameworks.JAX_COLLECTIVES_OF_CONSTANTS`: `lax.psum(1, axis)` under pmap is a Python int
+    (xlstm-jax's `tp_size`); of a traced value it is a tracer."""
+    seen = {}
+
+    def f(x):
+        seen.update(size=lax.psum(1, "i"), total=isinstance(lax.psum(x, "i"), Tracer))
+        return x
+
+    jax.pmap(f, axis_name="i")(jnp.ones(1))
+    assert type(seen["size"]) is int and seen["size"] == 1 and seen["total"] is True
+
+
+def test_an_item_store_on_a_frozen_linen_module_does_not_raise_an_attribute_store_does():
+    """`stores.lost_under_jax_fact`: a bound Linen module refuses `self.x = ...` outside `setup`,
+    but a dict it holds is still a dict (praxis's `self._weight_hparams[name] = ...`)."""
+    nn = pytest.importorskip("flax.linen")
+
+    class Block(nn.Module):
+        def setup(self):
+            object.__setattr__(self, "book", {})
+
+        def __call__(self, x, attribute=False):
+            self.book["seen"] = True
+            if attribute:
+                self.calls = 1
+            return x * 2
+
+    Block().apply({}, jnp.ones(2))
+    with pytest.raises(Exception, match="frozen|Frozen"):
+        Block().apply({}, jnp.ones(2), attribute=True)
+
+
+def test_a_dataclass_replace_keeps_the_dict_written_into():
+    """`stores._replaced`: in a `lax.cond` branch, `return state.replace(data=d)` of a
+    `flax.struct` dataclass carries `state.info`, the dict written into, out of the trace."""
+    struct = pytest.importorskip("flax.struct")
+
+    @struct.dataclass
+    class State:
+        data: jax.Array
+        info: dict
+
+    def wait(state):
+        state.info["steps"] = state.data * 0
+        return state.replace(data=state.data + 1)
+
+    out = jax.jit(lambda s: lax.cond(True, wait, lambda s: s, s))(State(jnp.zeros(()), {"steps": jnp.ones(())}))
+    assert float(out.info["steps"]) == 0.0 and float(out.data) == 1.0
