@@ -337,7 +337,8 @@ class ModuleFacts:
     object_calls: list[tuple[int, str, str]] = field(default_factory=list)
     #: calls of a method on a name bound to an object of a known class, in any scope
     #: (`est.prepare(data)`, `attn(x)`): (calling function or None, class qualified name, method,
-    #: fresh: the scope just constructed the object and nothing used it before, in this loop turn)
+    #: fresh: the scope just constructed the object and nothing used it before, in this loop turn,
+    #: then the methods called on the same object before and after it in program order)
     method_calls: list[tuple] = field(default_factory=list)
 
     #: calls of Keras step and training methods (`model.train_step(b)`, `model.fit(...)`):
@@ -426,8 +427,8 @@ def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
     facts.concrete_bindings = {k: target(t) for k, t in facts.concrete_bindings.items()}
     facts.object_calls = [(line, moved_name(cls, absolute_old, absolute_new), method)
                           for line, cls, method in facts.object_calls]
-    facts.method_calls = [(caller, moved_name(cls, absolute_old, absolute_new), method, fresh)
-                          for caller, cls, method, fresh in facts.method_calls]
+    facts.method_calls = [(caller, moved_name(cls, absolute_old, absolute_new), method, *rest)
+                          for caller, cls, method, *rest in facts.method_calls]
     facts.fresh_wrapped = [target(t) for t in facts.fresh_wrapped]
     for d in facts.dataset_functions:
         d.target = target(d.target)
@@ -527,7 +528,7 @@ def rename_module(facts: ModuleFacts, old: str, new: str) -> None:
     facts.fresh_wrapped = [target(t) for t in facts.fresh_wrapped]
     facts.concrete_bindings = {name(k): target(t) for k, t in facts.concrete_bindings.items()}
     facts.object_calls = [(line, name(cls), method) for line, cls, method in facts.object_calls]
-    facts.method_calls = [(caller, name(cls), method, fresh) for caller, cls, method, fresh in facts.method_calls]
+    facts.method_calls = [(caller, name(cls), method, *rest) for caller, cls, method, *rest in facts.method_calls]
     for d in facts.dataset_functions:
         d.target = target(d.target)
     facts.keras_drives = [(method, name(cls), ident, caller) for method, cls, ident, caller in facts.keras_drives]

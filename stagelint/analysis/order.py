@@ -123,7 +123,7 @@ def set_before_first_call(project, reader, writer, family) -> bool:
     name = writer[1].rsplit(".", 1)[-1]
     shown = False
     for facts in project.modules.values():
-        for _, cls, method, fresh in getattr(facts, "method_calls", ()):
+        for _, cls, method, fresh, *_ in getattr(facts, "method_calls", ()):
             if method != name or project.resolved_class_name(cls) not in family:
                 continue
             if not fresh:
@@ -133,3 +133,32 @@ def set_before_first_call(project, reader, writer, family) -> bool:
                 return False  # the constructor itself calls (traces) the reader first
             shown = True
     return shown
+
+
+def _runs(project, cls: str, method: str, reader) -> bool:
+    """Calling `method` on an object of `cls` calls the Function object that traces `reader`: its
+    entry point is a `tf.function` / `jax.jit` (decorated or wrapped), and the method is it or
+    reaches it. A Keras layer's `call` is not one: `layer(x)` outside a Function runs eagerly
+    (tests/runtime/test_tf_fresh_facts.py), and `fit`'s Function is Keras's, not the code's."""
+    entry = project.reached.get(tuple(reader))
+    if entry is None or project.entries.get(entry) not in ("decorator", "wrapper"):
+        return False
+    key = project._method(cls, method)
+    return key is not None and (key == entry or _reaches(project, key, entry))
+
+
+def called_between_calls(project, reader, writer, family) -> tuple | None:
+    """A call of the method `writer` (of a class of `family`) that the project makes on an object
+    after a call of that object which runs `reader` and before another one (`m.step(x);
+    m.retune(2.0); m.step(x)`, or both in a loop over the same object): the later call reuses
+    the trace the first made, with the old value. (calling function, module) of the first such
+    call, or None."""
+    name = tuple(writer)[1].rsplit(".", 1)[-1]
+    for module, facts in project.modules.items():
+        for caller, cls, method, _, *order in getattr(facts, "method_calls", ()):
+            if method != name or not order or project.resolved_class_name(cls) not in family:
+                continue
+            before, after = order
+            if any(_runs(project, cls, m, reader) for m in before) and any(_runs(project, cls, m, reader) for m in after):
+                return caller, module
+    return None

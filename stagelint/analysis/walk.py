@@ -189,6 +189,8 @@ class _Walker(cst.CSTVisitor):
         self._visits: dict[type, list] = {}
         self._leaves: dict[type, list] = {}
         self.failed: set = set()
+        #: binding id -> [(method call entry, loop span or None)] of the calls on that object so far
+        self._object_uses: dict[int, list] = {}
 
     def _handlers(self, table, prefix, node_type):
         handlers = table.get(node_type)
@@ -659,8 +661,41 @@ class _Walker(cst.CSTVisitor):
         value = value_of(ctx, receiver, func)
         if value.what != "object" or not value.cls:
             return
-        ctx.facts.method_calls.append((func.qualname if func else None, value.cls, method,
-                                       self._first_use_of_new_object(receiver, func)))
+        entry = (func.qualname if func else None, value.cls, method,
+                 self._first_use_of_new_object(receiver, func), [], [])
+        ctx.facts.method_calls.append(entry)
+        self._order_object_call(receiver, func, entry)
+
+    def _order_object_call(self, receiver: cst.Name, func, entry) -> None:
+        """The methods called on the same object (the one binding reaching `receiver`) before and
+        after this call, in program order (`entry`'s last two fields, filled as later calls are
+        seen). In a loop that does not make the object, the calls of the loop follow one another
+        both ways (the next turn). STG302: a setter called between two calls of a Function on
+        the same object makes the second reuse a trace of the old value."""
+        ctx = self.ctx
+        refs = ctx.reaching(receiver, func) if func is not None else ctx.reaching_in_order(receiver, None)
+        if not refs or len(refs) != 1:
+            return
+        (binding,) = refs
+        target = getattr(binding, "node", None)
+        if target is None:
+            return
+        loop = None
+        if ctx.loops:
+            p, made = ctx.position(ctx.loops[-1]), ctx.position(target)
+            if not p.line <= made.line <= p.end_line:
+                loop = (p.line, p.end_line)
+        uses = self._object_uses.setdefault(id(target), [])
+        for earlier, earlier_loop in uses:
+            entry[4].append(earlier[2])
+            earlier[5].append(entry[2])
+            if loop is not None and loop == earlier_loop:
+                entry[5].append(earlier[2])
+                earlier[4].append(entry[2])
+        if loop is not None:
+            entry[4].append(entry[2])  # the next turn's call follows this one
+            entry[5].append(entry[2])
+        uses.append((entry, loop))
 
     def _first_use_of_new_object(self, receiver: cst.Name, func) -> bool:
         """`receiver` is the first use of the one binding that reaches it, an assignment of a

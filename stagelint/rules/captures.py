@@ -6,7 +6,8 @@ import libcst as cst
 from libcst.metadata import ImportAssignment
 
 from stagelint import facts as F
-from stagelint.analysis.order import set_before_first_call
+from stagelint.analysis.order import called_between_calls, set_before_first_call
+from stagelint.analysis.proof import HEURISTIC, fact
 from stagelint.analysis.testing import is_test_module
 from stagelint.context import is_setup_method, mutates_container, short_code
 from stagelint.rules.base import Rule
@@ -549,21 +550,22 @@ def _where(module: str, here: str, w) -> str:
     return f"`{w.text}`, {place}"
 
 
-def _between_calls(project, reader, module: str, w) -> bool:
+def _between_calls(project, reader, module: str, w) -> bool | None:
     """Program order where the module shows it (`analysis.order`): a module-level write
-    (`m.scale = 2.0`), or a call of the method that writes (`m.configure(2.0)`), made only before
-    the first call of the reading code or only after its last changes nothing a trace sees.
-    When the module does not show the calls (a library), the write counts."""
+    (`m.scale = 2.0`), or a call of the method that writes (`m.configure(2.0)`), made between two
+    calls of the reading code is seen stale (True); made only before the first call or only
+    after the last, it changes nothing a trace sees (False). When the module does not show the
+    calls (a library's setter, a method its users call), the order is unknown (None)."""
     from stagelint.analysis.order import shows_order, stale_between, writes_between
 
     readers = [reader]
     if w.function is None:
         if not shows_order(project, module, readers):
-            return True
+            return None
         return stale_between(project, module, readers, w.span.line, tuple(w.loop) if w.loop else None)
     writer = (module, w.function)
     if not shows_order(project, module, readers, writer):
-        return True
+        return None
     return writes_between(project, module, readers, writer)
 
 
@@ -583,9 +585,15 @@ class StaleAttribute(Rule):
     """
     ## What it does
     Flags staged code that reads a plain Python attribute of `self` or of an argument object
-    (`model.bias`, `self.scale`) when that attribute is reassigned somewhere else in the
-    project: outside `__init__`/`build`, for example `simple_model.bias += 5.0` after a call, or a
-    `set_scale()` method.
+    (`model.bias`, `self.scale`) when the project changes that attribute after a call of the
+    same object has traced and before a later call reads it: `simple_model.bias += 5.0`
+    between two `evaluate(simple_model, x)` at module level, `m.set_scale(2.0)` between two
+    `m(x)` in a function (or in a loop that calls both on one object).
+
+    A change the project's code does not order after a call (a public `set_scale()` method a
+    library leaves to its users, a write in a function the project never calls between two
+    calls) is in the preview tier (`--preview`): stale only if some caller does, which the code
+    does not show (issue 23).
 
     Not flagged: attributes set only in `__init__`/`build` (and other set-up hooks such as
     `_create_slots`), or in helpers only set-up code calls (`self._check_axis(axis)` from
@@ -704,19 +712,24 @@ class StaleAttribute(Rule):
         """
         import tensorflow as tf
 
-        class Scaler(tf.keras.layers.Layer):
+        class Scaler(tf.Module):
             def __init__(self):
-                super().__init__()
                 self.factor = 1.0
 
             def set_factor(self, factor):
                 self.factor = factor
 
-            def call(self, x):
+            @tf.function
+            def __call__(self, x):
                 return self._scale(x)
 
             def _scale(self, x):
                 return x * self.factor  # STG302
+
+        scaler = Scaler()
+        scaler(tf.ones([2]))
+        scaler.set_factor(2.0)
+        scaler(tf.ones([2]))
         """,
     )
 
@@ -811,7 +824,7 @@ class StaleAttribute(Rule):
         # A write on an object of unknown class counts when only this family declares the attribute.
         declarers = {_owner_class(project, w) for _, w in writes if w.on_self}
         unique = bool(declarers) and None not in declarers and declarers <= family
-        changes = []
+        changes, unordered = [], []
         library = not is_test_module(module.module)
         for mod, w in writes:
             owner = _owner_class(project, w)
@@ -832,13 +845,36 @@ class StaleAttribute(Rule):
                 continue  # `shadow_copy` adds the slots whose list it keeps: set-up by another name
             if w.function is not None and w.on_self and set_before_first_call(project, key, (mod, w.function), family):
                 continue  # `est = Estimator(); est.prepare(data)` before `est.train_step()`
-            if not _between_calls(project, key, mod, w):
+            if w.function is not None and w.on_self:
+                shown = called_between_calls(project, key, (mod, w.function), family)
+                if shown is not None:
+                    caller, at = shown
+                    changes.append((mod, w, f"{caller or 'module-level code'} ({at}) calls "
+                                            f"`{w.function.rsplit('.', 1)[-1]}` on an object after a call that runs "
+                                            f"the reading code and before another one"))
+                    continue
+            between = _between_calls(project, key, mod, w)
+            if between is False:
                 continue  # made before the first call or after the last: no trace sees it stale
-            changes.append((mod, w))
-        if not changes:
-            return False
-        mod, w = changes[0]
-        return {"where": _where(mod, module.module, w)}
+            if between:
+                changes.append((mod, w, f"{_where(mod, module.module, w)} runs between two calls of the reading "
+                                        f"code, in the module's own order"))
+            else:
+                unordered.append((mod, w))
+        if changes:
+            mod, w, order = changes[0]
+            return {"where": _where(mod, module.module, w), "_because": [fact(
+                f"{order}: the later call reuses the trace, made with the old value", candidate.span)]}
+        if unordered:
+            # A setter the project never calls between two calls of the Function (a library's
+            # public method, a write its users may make): stale only if some caller does, which
+            # the code does not show (issue 23, class 5).
+            mod, w = unordered[0]
+            where = _where(mod, module.module, w)
+            return {"where": where, "_because": [fact(
+                f"{where} may run between two calls of the reading code, but no code of the project "
+                f"shows a call after a trace", candidate.span, HEURISTIC)]}
+        return False
 
 
 def _jax_static_receiver(candidate, project, key) -> bool:

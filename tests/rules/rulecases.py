@@ -10,6 +10,7 @@ import os
 import re
 from pathlib import Path
 
+from stagelint.config import Settings
 from stagelint.engine import check_paths, check_source
 from stagelint.rules.base import example_source, expected_findings
 
@@ -18,13 +19,15 @@ def found(source: str, **kwargs) -> set[tuple[int, str]]:
     return {(f.line, f.code) for f in check_source(example_source(source), **kwargs)}
 
 
-def findings(source: str, code: str | None = None):
-    return [f for f in check_source(example_source(source)) if code is None or f.code == code]
+def findings(source: str, code: str | None = None, preview: bool = False):
+    settings = Settings(preview=True) if preview else None
+    return [f for f in check_source(example_source(source), settings=settings) if code is None or f.code == code]
 
 
-def assert_marked(source: str) -> None:
-    """Every finding of the snippet, of every code, is exactly its markers."""
-    got, want = found(source), expected_findings(source)
+def assert_marked(source: str, preview: bool = False) -> None:
+    """Every finding of the snippet, of every code, is exactly its markers (with the preview
+    tier too when `preview`)."""
+    got, want = found(source, settings=Settings(preview=True)) if preview else found(source), expected_findings(source)
     assert got == want, f"unexpected {sorted(got - want)}, missing {sorted(want - got)}"
 
 
@@ -34,8 +37,6 @@ PREVIEW_MARKER = re.compile(r"#\s*preview\s+((?:STG\d{3}[\s,]*)+)")
 def assert_tiers(source: str) -> None:
     """The snippet's `# STGnnn` markers are exactly its default findings, and with `--preview`
     those plus the lines marked `# preview STGnnn` (a step of the rule's proof is a guess there)."""
-    from stagelint.config import Settings
-
     assert_marked(source)
     previewed = {(n, code) for n, line in enumerate(example_source(source).splitlines(), start=1)
                  for m in [PREVIEW_MARKER.search(line)] if m for code in re.findall(r"STG\d{3}", m.group(1))}
@@ -44,7 +45,7 @@ def assert_tiers(source: str) -> None:
     assert got == want, f"with --preview: unexpected {sorted(got - want)}, missing {sorted(want - got)}"
 
 
-def check_project(tmp_path: Path, files: dict[str, str]):
+def check_project(tmp_path: Path, files: dict[str, str], preview: bool = False):
     """Write a package (paths relative to tmp_path) and check it; returns the findings."""
     for rel, text in files.items():
         path = tmp_path / rel
@@ -53,16 +54,18 @@ def check_project(tmp_path: Path, files: dict[str, str]):
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
-        result = check_paths(sorted({rel.split("/")[0] for rel in files}), jobs=1)
+        result = check_paths(sorted({rel.split("/")[0] for rel in files}), settings=Settings(preview=preview) if preview else None,
+                             jobs=1)
     finally:
         os.chdir(cwd)
     assert not result.errors, result.errors
     return result.findings
 
 
-def assert_project_marked(tmp_path: Path, files: dict[str, str]):
-    """Every finding in a multi-module project is exactly the files' markers; returns findings."""
-    got = check_project(tmp_path, files)
+def assert_project_marked(tmp_path: Path, files: dict[str, str], preview: bool = False):
+    """Every finding in a multi-module project is exactly the files' markers (with the preview
+    tier too when `preview`); returns findings."""
+    got = check_project(tmp_path, files, preview)
     expected = {(rel, line, code) for rel, text in files.items() for line, code in expected_findings(text)}
     seen = {(Path(f.path).as_posix(), f.line, f.code) for f in got}
     assert seen == expected, f"unexpected {sorted(seen - expected)}, missing {sorted(expected - seen)}"

@@ -310,7 +310,7 @@ def test_attributes_set_by_helpers_of_init_or_build_are_set_up():
 
             def call(self, x):
                 return tf.reduce_mean(x, axis=self.axis) * self.groups * self.scale  # STG302
-    """)
+    """, preview=True)
 
 
 def test_lazily_set_attribute_and_variable_lists_are_not_stale():
@@ -335,7 +335,7 @@ def test_lazily_set_attribute_and_variable_lists_are_not_stale():
             def call(self, x):
                 tf.nest.assert_same_structure(x, self._spec)
                 return x * len(self._weights) * self.factor  # STG302
-    """)
+    """, preview=True)
 
 
 # STG402: layers without variables -----------------------------------------------------------------------
@@ -812,7 +812,7 @@ def test_lazy_set_up_reads_and_py_function_through_an_indirect_import():
 
                 y = tf.py_function(wrapper, [x], Tout="int32")
                 return y if self.lowercase else x  # STG302
-    """)
+    """, preview=True)
 
 
 def test_strategy_update_star_args_closure_helpers_and_slot_lists():
@@ -863,7 +863,7 @@ def test_strategy_update_star_args_closure_helpers_and_slot_lists():
                 return x * params["steps"]
 
             return step
-    """)
+    """, preview=True)
 
 
 def test_tf1_logging_is_python_logging_not_an_op():
@@ -987,7 +987,7 @@ def test_a_none_test_on_a_local_is_not_a_set_once_guard():
                 if length is None:
                     length = self._length  # STG302
                 return x[:length]
-    """)
+    """, preview=True)
 
 
 def test_storing_static_shapes_or_a_python_option_is_the_same_for_every_reused_trace():
@@ -1433,7 +1433,7 @@ def test_attributes_kept_by_a_method_that_creates_the_object_s_variables_are_set
             def _swap_weights(self):
                 weights = [w * 2 for w in self._model_weights]
                 return weights, self._extra  # STG302
-    """)
+    """, preview=True)
 
 
 def test_a_pop_by_key_unpacked_into_two_names_is_flax_s_functional_pop():

@@ -297,7 +297,7 @@ def test_a_bound_method_keeps_its_object_as_a_constant():
             s.run(1.0)
             s.slow_down()
             s.run(1.0)
-    """, "STG302")
+    """, "STG302", preview=True)
     assert [f.line for f in found] == [9]
 
 

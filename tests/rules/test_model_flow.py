@@ -240,7 +240,7 @@ def test_library_class_whose_module_shows_no_calls_keeps_the_write():
             @tf.function
             def __call__(self, x):
                 return x * self.scale  # STG302
-    """)
+    """, preview=True)
 
 
 def test_attribute_order_across_modules(tmp_path):

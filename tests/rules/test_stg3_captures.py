@@ -101,7 +101,7 @@ def test_self_attribute_changed_by_a_setter_is_stale_set_up_ones_are_not():
             def call(self, x):
                 y = self.dense(x) * self.factor  # STG302
                 return y + self.offset + self.size
-    """)
+    """, preview=True)
 
 
 def test_changes_made_in_staged_code_are_other_rules_business():
@@ -396,7 +396,7 @@ def test_stg302_attributes_set_in_keras_set_up_hooks_are_set_up():
             def on_epoch_end(self, epoch, logs=None):
                 for x in self.data:
                     self._detect(x)
-    """)
+    """, preview=True)
 
 
 def test_an_attribute_a_test_module_toggles_is_not_stale_for_the_library(tmp_path):
@@ -432,9 +432,73 @@ def test_an_attribute_a_test_module_toggles_is_not_stale_for_the_library(tmp_pat
         "pkg/layer.py": layer,
         "pkg/layer_test.py": toggle.format(name="test_toggle"),
         "pkg/serve.py": toggle.format(name="serve"),
-    })
+    }, preview=True)
     assert_project_marked(tmp_path / "only_tests", {
         "pkg/__init__.py": "",
         "pkg/layer.py": layer.replace("  # STG302", ""),
         "pkg/layer_test.py": toggle.format(name="test_toggle"),
-    })
+    }, preview=True)
+
+
+def test_a_setter_no_code_calls_between_two_calls_is_preview_one_called_between_them_is_reported():
+    """Issue 23, class 5: stale means changed after a Function object has traced and read by a
+    later call of that same object (TF 2.21: tests/runtime/test_tf_fresh_facts.py). A public
+    setter nobody in the project calls after a call may be called so by a user: a heuristic step,
+    the preview tier. Called on the object between two calls of its `tf.function` (here in a
+    function body), the chain is known and reported; called only after the last call, or between
+    two eager calls of a Keras layer (no Function: `call` runs as Python each time), it is not."""
+    module = """
+        import tensorflow as tf
+
+        class Scaler(tf.Module):
+            def __init__(self):
+                self.factor = 1.0
+
+            def set_factor(self, factor):
+                self.factor = factor
+
+            @tf.function
+            def __call__(self, x):
+                return x * self.factor{mark}
+    """
+    assert_marked(module.format(mark=""))
+    assert_marked(module.format(mark="  # STG302"), preview=True)
+    between = module.format(mark="  # STG302") + """
+        def serve(xs):
+            scaler = Scaler()
+            scaler(xs[0])
+            scaler.set_factor(2.0)
+            return scaler(xs[1])
+    """
+    assert_marked(between)
+    (finding,) = findings(between, "STG302")
+    assert "calls `set_factor` on an object after a call that runs the reading code" in finding.because[-1].message
+    after_last = module.format(mark="") + """
+        def serve(xs):
+            scaler = Scaler()
+            y = scaler(xs[0])
+            scaler.set_factor(2.0)
+            return y
+    """
+    assert_marked(after_last)
+    eager_layer = """
+        import tensorflow as tf
+
+        class Scaler(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.factor = 1.0
+
+            def set_factor(self, factor):
+                self.factor = factor
+
+            def call(self, x):
+                return x * self.factor
+
+        def serve(xs):
+            scaler = Scaler()
+            scaler(xs[0])
+            scaler.set_factor(2.0)
+            return scaler(xs[1])
+    """
+    assert_marked(eager_layer)

@@ -178,6 +178,7 @@ def test_a_method_writing_a_just_constructed_object_before_its_first_call_sets_i
             tuned = Tuned()
             tuned.train_step(1.0)
             tuned.retune(2.0)
+            tuned.train_step(1.0)
             looped = Looped()
             for epoch in range(epochs):
                 looped.reset(epoch)

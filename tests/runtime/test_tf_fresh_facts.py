@@ -93,3 +93,33 @@ def test_a_write_before_the_objects_first_call_is_seen_and_one_after_it_is_not()
     assert float(estimator.train_step(x)) == 6.0
     estimator.prepare(5.0)
     assert float(estimator.train_step(x)) == 6.0  # reuses the trace: the old scale
+
+
+def test_a_keras_layer_called_eagerly_sees_a_setter_a_function_does_not():
+    """`analysis.order.called_between_calls` (STG302): a setter called between two calls of a
+    `tf.function` on the same object is not seen by the second call (the trace is reused); the
+    same setter between two eager calls of a Keras layer is seen, as `call` runs as Python each
+    time: no Function object exists to hold a trace."""
+    import keras
+
+    class Scaler(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.factor = 1.0
+
+        def set_factor(self, factor):
+            self.factor = factor
+
+        def call(self, x):
+            return x * self.factor
+
+    x = tf.constant(2.0)
+    layer = Scaler()
+    assert float(layer(x)) == 2.0
+    layer.set_factor(3.0)
+    assert float(layer(x)) == 6.0  # eager: the new factor
+
+    step = tf.function(lambda v: layer(v))
+    assert float(step(x)) == 6.0
+    layer.set_factor(5.0)
+    assert float(step(x)) == 6.0  # the Function reuses its trace: the old factor
