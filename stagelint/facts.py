@@ -226,6 +226,9 @@ class AttrWrite:
     #: at module level inside a loop: the outermost loop's [first line, last line] (it runs both
     #: before and after the calls in the loop)
     loop: list[int] = field(default_factory=list)
+    #: on a name bound to one object in a function: [methods called on it before, after] the
+    #: write, in program order (`ModuleFacts.method_calls`' last two fields); [] elsewhere
+    around: list = field(default_factory=list)
     #: on `self` in `__init__`: what the value is in Flax NNX's terms (`stagelint.nnx.stored_kind`)
     nnx: str = ""
 

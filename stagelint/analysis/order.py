@@ -135,16 +135,44 @@ def set_before_first_call(project, reader, writer, family) -> bool:
     return shown
 
 
-def _runs(project, cls: str, method: str, reader) -> bool:
+def _runs(project, cls: str, method: str, reader, module: str | None = None) -> bool:
     """Calling `method` on an object of `cls` calls the Function object that traces `reader`: its
     entry point is a `tf.function` / `jax.jit` (decorated or wrapped), and the method is it or
     reaches it. A Keras layer's `call` is not one: `layer(x)` outside a Function runs eagerly
-    (tests/runtime/test_tf_fresh_facts.py), and `fit`'s Function is Keras's, not the code's."""
+    (tests/runtime/test_tf_fresh_facts.py); Keras's own Function of `fit` is asked apart
+    (`_keras_kept`)."""
     entry = project.reached.get(tuple(reader))
     if entry is None or project.entries.get(entry) not in ("decorator", "wrapper"):
         return False
-    key = project._method(cls, method)
+    if method.startswith("()"):  # `apply(model, x)`: the object handed to a function
+        key = project.resolve(module, tuple(method[2:].split("|"))) if module else None
+    else:
+        key = project._method(cls, method)
     return key is not None and (key == entry or _reaches(project, key, entry))
+
+
+def _keras_kept(project, cls: str, reader, before, after) -> bool:
+    """`model.fit(...)` before and after the change on a model whose Keras-traced method reaches
+    `reader`, no `compile` after it: the second `fit` reuses the Function the first made
+    (`frameworks.tensorflow.KERAS_KEPT_FUNCTION_METHODS`)."""
+    from stagelint.frameworks.tensorflow import KERAS_KEPT_FUNCTION_METHODS
+
+    entry = project.reached.get(tuple(reader))
+    if entry is None or project.entries.get(entry) != "keras" or "compile" in after:
+        return False
+    f = project.function(entry)
+    if f is None or not f.class_qualname or project.resolved_class_name(cls) not in project.class_family(f.class_qualname):
+        return False
+    return any(m in KERAS_KEPT_FUNCTION_METHODS and project._method(cls, m) is None for m in set(before) & set(after))
+
+
+def between_calls(project, reader, cls: str, before, after, module: str | None = None) -> bool:
+    """A change made on an object of `cls` after a call of it that runs the Function tracing
+    `reader` and before another call of that Function (`before`/`after`: the methods called on
+    the same object, `ModuleFacts.method_calls`, `AttrWrite.around`)."""
+    return (any(_runs(project, cls, m, reader, module) for m in before)
+            and any(_runs(project, cls, m, reader, module) for m in after)) \
+        or _keras_kept(project, cls, reader, before, after)
 
 
 def called_between_calls(project, reader, writer, family) -> tuple | None:
@@ -158,7 +186,6 @@ def called_between_calls(project, reader, writer, family) -> tuple | None:
         for caller, cls, method, _, *order in getattr(facts, "method_calls", ()):
             if method != name or not order or project.resolved_class_name(cls) not in family:
                 continue
-            before, after = order
-            if any(_runs(project, cls, m, reader) for m in before) and any(_runs(project, cls, m, reader) for m in after):
+            if between_calls(project, reader, cls, *order, module):
                 return caller, module
     return None

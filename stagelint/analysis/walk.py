@@ -602,6 +602,7 @@ class _Walker(cst.CSTVisitor):
         if func is None and not ctx.functions:
             self._record_object_call(node)
         self._record_method_call(node, func)
+        self._record_object_arguments(node, func)
         callee = node.func
         concrete = isinstance(callee, cst.Attribute) and callee.attr.value == "get_concrete_function"
         if concrete:
@@ -666,6 +667,25 @@ class _Walker(cst.CSTVisitor):
         ctx.facts.method_calls.append(entry)
         self._order_object_call(receiver, func, entry)
 
+    def _record_object_arguments(self, node: cst.Call, func) -> None:
+        """`apply(model, x)`: a call of a project function handed an object of a known class is a
+        use of that object, in the order `_order_object_call` keeps ("()" and the call's target,
+        `|`-joined, among the methods: the guide's `evaluate(simple_model, x)` in a function)."""
+        if func is None:
+            return
+        target = None
+        for arg in node.args:
+            if arg.keyword is not None or arg.star or not isinstance(arg.value, cst.Name):
+                continue
+            value = value_of(self.ctx, arg.value, func)
+            if value.what != "object" or not value.cls:
+                continue
+            if target is None:
+                target = self._target_of(node.func)
+                if target is None or not all(isinstance(t, str) for t in target):
+                    return
+            self._order_object_call(arg.value, func, (func.qualname, value.cls, "()" + "|".join(target), False, [], []))
+
     def _order_object_call(self, receiver: cst.Name, func, entry) -> None:
         """The methods called on the same object (the one binding reaching `receiver`) before and
         after this call, in program order (`entry`'s last two fields, filled as later calls are
@@ -688,11 +708,13 @@ class _Walker(cst.CSTVisitor):
         uses = self._object_uses.setdefault(id(target), [])
         for earlier, earlier_loop in uses:
             entry[4].append(earlier[2])
-            earlier[5].append(entry[2])
+            if entry[2]:  # a write ("") is no call the others follow
+                earlier[5].append(entry[2])
             if loop is not None and loop == earlier_loop:
                 entry[5].append(earlier[2])
-                earlier[4].append(entry[2])
-        if loop is not None:
+                if entry[2]:
+                    earlier[4].append(entry[2])
+        if loop is not None and entry[2]:
             entry[4].append(entry[2])  # the next turn's call follows this one
             entry[5].append(entry[2])
         uses.append((entry, loop))
@@ -891,7 +913,16 @@ class _Walker(cst.CSTVisitor):
                 on_self=on_self,
                 loop=self._module_loop() if func is None else [],
                 nnx=nnx_kind,
+                around=self._write_order(tgt.value, func, owner) if func is not None and not on_self else [],
             ))
+
+    def _write_order(self, receiver: cst.Name, func, owner: str) -> list:
+        """[methods called before, after] on the object `receiver` names, as for a method call."""
+        if not owner:
+            return []
+        entry = (func.qualname, owner, "", False, [], [])
+        self._order_object_call(receiver, func, entry)
+        return [entry[4], entry[5]]
 
     def _stored_kind(self, value: cst.BaseExpression | None, augmented: bool) -> str:
         ctx = self.ctx

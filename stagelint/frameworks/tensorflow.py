@@ -346,6 +346,13 @@ KERAS_TRAINING_METHODS = frozenset({"fit", "evaluate", "predict", "train_on_batc
                                     "predict_on_batch", "fit_generator", "evaluate_generator",
                                     "predict_generator", "compile"})
 
+#: Keras methods that keep their Function on the model: the first `fit` makes
+#: `model.train_function` (`evaluate`/`predict` their own) and later calls reuse it until
+#: `compile` drops it, so an attribute `call` reads, changed between two `fit`s, is stale
+#: (observed: tests/runtime/fixtures/fx_state.py, test_keras_attribute_changed_between_fits).
+KERAS_KEPT_FUNCTION_METHODS = frozenset({"fit", "evaluate", "predict", "train_on_batch", "test_on_batch",
+                                         "predict_on_batch"})
+
 #: Keras hooks that set an object up before anything is traced: `fit` calls a callback's
 #: `set_model` / `set_params` before the first batch (STG302 takes their writes as set-up).
 KERAS_SETUP_HOOKS = frozenset({"set_model", "set_params"})

@@ -6,7 +6,7 @@ import libcst as cst
 from libcst.metadata import ImportAssignment
 
 from stagelint import facts as F
-from stagelint.analysis.order import called_between_calls, set_before_first_call
+from stagelint.analysis.order import between_calls, called_between_calls, set_before_first_call
 from stagelint.analysis.proof import HEURISTIC, fact
 from stagelint.analysis.testing import is_test_module
 from stagelint.context import is_setup_method, mutates_container, short_code
@@ -845,6 +845,10 @@ class StaleAttribute(Rule):
                 continue  # `shadow_copy` adds the slots whose list it keeps: set-up by another name
             if w.function is not None and w.on_self and set_before_first_call(project, key, (mod, w.function), family):
                 continue  # `est = Estimator(); est.prepare(data)` before `est.train_step()`
+            if w.around and owner is not None and between_calls(project, key, owner, *w.around, mod):
+                changes.append((mod, w, f"`{w.function}` ({mod}) changes the attribute on an object after a call "
+                                        f"of the Function that runs the reading code and before another one"))
+                continue
             if w.function is not None and w.on_self:
                 shown = called_between_calls(project, key, (mod, w.function), family)
                 if shown is not None:

@@ -502,3 +502,74 @@ def test_a_setter_no_code_calls_between_two_calls_is_preview_one_called_between_
             return scaler(xs[1])
     """
     assert_marked(eager_layer)
+
+
+def test_an_attribute_changed_between_two_calls_in_a_function_body_is_reported():
+    """The guide's `simple_model.bias += 5.0` between two calls, inside a function: a write on the
+    object between two calls of its `tf.function`, or between two `fit`s of a Keras model (the
+    second reuses the `train_function` the first made: tests/runtime/test_run_state.py). Before
+    the first call, after the last, or with `compile` after it (a new train function): nothing."""
+    source = """
+        import keras
+        import tensorflow as tf
+
+        class Affine(tf.Module):
+            def __init__(self):
+                self.bias = 0.0
+
+            @tf.function
+            def apply(self, x):
+                return x + self.bias{mark1}
+
+        class Scaled(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = keras.layers.Dense(1)
+                self.scale = 1.0
+
+            def call(self, x):
+                return self.dense(x) * self.scale{mark2}
+
+        def run(x, y):
+            model = Affine()
+            {before1}
+            model.bias = 5.0
+            model.apply(x)
+            net = Scaled()
+            net.compile(optimizer="sgd", loss="mse")
+            {before2}
+            net.scale = 10.0
+            {recompile}
+            net.fit(x, y)
+    """
+    known = dict(before1="model.apply(x)", before2="net.fit(x, y)", recompile="pass")
+    assert_marked(source.format(mark1="  # STG302", mark2="  # STG302", **known))
+    unknown = dict(before1="pass", before2="pass", recompile="pass")
+    assert_marked(source.format(mark1="", mark2="", **unknown))
+    recompiled = dict(before1="pass", before2="net.fit(x, y)", recompile='net.compile(optimizer="sgd", loss="mse")')
+    assert_marked(source.format(mark1="", mark2="", **recompiled))
+
+
+def test_the_guide_s_bias_change_between_two_calls_in_a_function():
+    """`evaluate(model, x); model.bias += 5.0; evaluate(model, x)` inside a function: the object
+    handed to the same `tf.function` twice, changed between (tests/runtime/test_run_state.py
+    observes the stale second call). Changed before the first call: nothing."""
+    source = """
+        import tensorflow as tf
+
+        class SimpleModel(tf.Module):
+            def __init__(self):
+                self.bias = 0.0
+
+        @tf.function
+        def evaluate(model, x):
+            return x + model.bias{mark}
+
+        def main(x):
+            model = SimpleModel()
+            {first}
+            model.bias += 5.0
+            evaluate(model, x)
+    """
+    assert_marked(source.format(mark="  # STG302", first="evaluate(model, x)"))
+    assert_marked(source.format(mark="", first="pass"))
