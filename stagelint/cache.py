@@ -69,7 +69,7 @@ FORMAT = 2
 #: An entry larger than this is not read (what stagelint writes stays far below it).
 MAX_ENTRY = 64 * 1024 * 1024
 #: Settings that only filter or place findings after the analysis: not part of a key.
-_REPORT_ONLY = frozenset({"select", "preview", "ignore", "per_file_ignores", "exclude", "extend_exclude", "source",
+_REPORT_ONLY = frozenset({"select", "preview", "framework_tiers", "ignore", "per_file_ignores", "exclude", "extend_exclude", "source",
                           "root", "unsafe_fixes", "shadowed",  # which fixes --fix applies (every fix is recorded); a warning
                           # budgets decide whether a file is analysed, not what its facts say
                           "max_file_size", "file_timeout"})

@@ -413,14 +413,14 @@ def _rules(output_format: str = "text") -> int:
             return EXIT_ERROR
         data = [{"code": r.code, "name": r.name, "summary": r.summary(), "fixable": bool(r.fixable),
                  "runtime": bool(r.runtime_only), "preview": r.preview or None,
+                 "preview_under": dict(r.preview_under) or None,
                  "url": rule_url(r.code, template)} for r in rules]
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         sys.stdout.flush()
         return EXIT_OK
     width = max(len(r.name) for r in rules)
     for r in rules:
-        tag = " (runtime)" if r.runtime_only else " (preview)" if r.preview else ""
-        print(f"{r.code}  {r.name:<{width}}  {r.summary()}{tag}")
+        print(f"{r.code}  {r.name:<{width}}  {r.summary()}{r.tier_tag()}")
     sys.stdout.flush()
     return EXIT_OK
 

@@ -44,6 +44,11 @@ class Settings:
     #: Report the preview tier too (`--preview`): rules and rule steps marked `preview` in their
     #: class, whose evidence is not yet good enough for the default (docs/model.md).
     preview: bool = False
+    #: Not a configuration key: whether a rule held back in one framework's code
+    #: (`Rule.preview_under`) stays out of the report there without `preview`. `stagelint run`
+    #: turns it off: what a run observes gives such a finding its verdict (confirmed, not
+    #: reproduced, not exercised), and a counter it confirms explains a test that counts traces.
+    framework_tiers: bool = True
     #: Per-file budgets (`stagelint.budget`): larger files, and files whose analysis takes
     #: longer (seconds, in a worker process), are reported as skipped.
     max_file_size: int = 5_000_000

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from stagelint.rules import all_rules
-from stagelint.rules.base import SECTIONS, example_source
+from stagelint.rules.base import FRAMEWORK_NAMES, SECTIONS, example_source
 from stagelint.ruleurls import rule_url  # noqa: F401  (re-exported)
 
 
@@ -21,6 +21,9 @@ def render_rule(rule) -> str:
         out += ["*Runtime-only: reported by `stagelint run`, which observes it; no static check.*", ""]
     if rule.preview:
         out += [f"*Preview: reported only with `--preview` (`preview = true`). {rule.preview}*", ""]
+    for framework, why in sorted(rule.preview_under.items()):
+        out += [f"*Preview under {FRAMEWORK_NAMES[framework]}: in code {FRAMEWORK_NAMES[framework]} stages, reported "
+                f"only with `--preview` (`preview = true`). {why}*", ""]
     if rule.fixable:
         out += ["*Fix available: `stagelint check --fix`.*", ""]
     if rule.repeated_cost:
@@ -56,13 +59,16 @@ def message_line(rule) -> str:
 @lru_cache(maxsize=None)
 def example_message(code: str) -> tuple[int, str] | None:
     """(line, message) of the first finding of `code` in its rule's first flagged example."""
+    from stagelint.config import Settings
     from stagelint.engine import check_source
     from stagelint.rules.base import REGISTRY
 
     rule = REGISTRY[code]
     if rule.runtime_only or not rule.invalid:
         return None
-    found = [f for f in check_source(example_source(rule.invalid[0])) if f.code == code]
+    # A rule in a preview tier shows the message its preview findings carry.
+    settings = Settings(preview=True) if rule.preview or rule.preview_under else None
+    found = [f for f in check_source(example_source(rule.invalid[0]), settings=settings) if f.code == code]
     return (found[0].line, found[0].message) if found else None
 
 
@@ -70,7 +76,7 @@ def render_index() -> str:
     out = ["# Rules", "", "Generated from the rule classes by `python -m stagelint.docs`.", "",
            "| code | name | what it flags |", "|---|---|---|"]
     for r in all_rules():
-        tag = " (runtime-only)" if r.runtime_only else " (preview)" if r.preview else ""
+        tag = " (runtime-only)" if r.runtime_only else r.tier_tag()
         out.append(f"| [{r.code}]({r.code}.md) | {r.name} | {r.summary()}{tag} |")
     return "\n".join(out) + "\n"
 

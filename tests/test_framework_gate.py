@@ -208,7 +208,7 @@ def test_the_cache_never_serves_facts_made_with_the_gate_the_other_way(project):
 
 def test_the_facts_key_holds_the_frameworks_left_out(tmp_path):
     cache = Cache(tmp_path)
-    keys = {perfile.facts_key(cache, (), "m.py", "m", False, "d" * 64, absent)
+    keys = {perfile.facts_key(cache, ((), ()), "m.py", "m", False, "d" * 64, (), absent)
             for absent in (frozenset(), frozenset({"jax"}))}
     assert len(keys) == 2
 

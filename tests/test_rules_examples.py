@@ -83,6 +83,7 @@ def test_codes_beyond_the_spec_are_in_the_catalog():
         assert re.search(rf"\b{code}\b.*\b{names[code]}\b", catalog), f"{code} ({names[code]}) is not in the catalog"
 
 
+@pytest.mark.framework_tiers  # the pages show each rule's per-framework preview tier
 def test_docs_pages_are_generated_from_the_rules():
     docs = Path(__file__).resolve().parents[1] / "docs" / "rules"
     expected = pages()

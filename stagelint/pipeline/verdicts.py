@@ -145,6 +145,11 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
         if fields.get("_preview") and not settings.preview:
             cover(m.path, cand.span.line, rule.code)  # held back: its `# noqa` may be needed
             continue  # a step of the rule in the preview tier (`Rule.preview`)
+        in_jax = bool(cand.fields.get("_jax_api") or (key is not None and project.jax.framework_of(key) == "jax"))
+        if rule.preview_under.get("jax" if in_jax else "tensorflow") and settings.framework_tiers \
+                and not settings.preview:
+            cover(m.path, cand.span.line, rule.code)
+            continue  # the rule's preview tier under this framework (`Rule.preview_under`)
         stated = fields.get("_because") or ()
         chain = chain_verdict(stated)
         if chain == "silent" or (chain == "preview" and not settings.preview):
@@ -152,7 +157,6 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
             continue  # a fact of the chain is unknown (or only heuristic): `analysis.proof`
         because = (staging_notes(project, key) if key is not None else []) + candidate_notes(stated, m.path)
         template = rule.message
-        in_jax = bool(cand.fields.get("_jax_api") or (key is not None and project.jax.framework_of(key) == "jax"))
         if rule.jax_message and in_jax:
             template = rule.jax_message  # the framework's own remedy
         if fix is not None:

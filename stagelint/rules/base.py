@@ -28,6 +28,10 @@ SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead")
 REGISTRY: dict[str, type[Rule]] = {}
 
 
+#: How docs and listings name a framework of `Rule.preview_under`.
+FRAMEWORK_NAMES = {"jax": "JAX", "tensorflow": "TensorFlow"}
+
+
 class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
@@ -56,6 +60,22 @@ class Rule:
     #: A single step of a rule goes there instead with the candidate field `_preview="why"`
     #: (from `report` or a `confirm` verdict).
     preview: ClassVar[str] = ""
+    #: The preview tier for the code one framework stages: {"jax" or "tensorflow": why}. Issue
+    #: 23's measure: a rule below 0.80 precision on the held-back halves of repositories nobody
+    #: here tuned on stays out of the default for that framework until it earns its place; the
+    #: why states the figure (bench/fresh_audit_notes.md). Its findings there show with `--preview`.
+    preview_under: ClassVar[dict[str, str]] = {}
+
+    @classmethod
+    def tier_tag(cls) -> str:
+        """" (runtime)", " (preview)", " (preview under JAX)" or "": how listings mark the rule."""
+        if cls.runtime_only:
+            return " (runtime)"
+        if cls.preview:
+            return " (preview)"
+        if cls.preview_under:
+            return " (preview under " + " and ".join(FRAMEWORK_NAMES[f] for f in sorted(cls.preview_under)) + ")"
+        return ""
     #: Report even outside staged code (STG000 syntax errors).
     always: ClassVar[bool] = False
     #: The optional framework (`frameworks.OPTIONAL_FRAMEWORKS`, by name) whose staging alone can

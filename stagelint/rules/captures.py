@@ -650,6 +650,11 @@ class StaleAttribute(Rule):
     """
 
     code = "STG302"
+    preview_under = {
+        "jax": "Held back on repositories nobody here tuned on (bench/fresh_audit_notes.md), "
+               "it was right 0 times in 26 findings in JAX code: the attributes were set before the "
+               "first trace or were pytree fields JAX reads afresh.",
+    }
     name = "stale-attribute"
     message = "{func} reads `{obj}`, a plain Python attribute that is reassigned elsewhere ({where}); the object is keyed by identity, so a call that reuses the trace keeps the old value; keep it in a `tf.Variable` updated with `.assign()`, or pass it as an argument"
     jax_message = "{func} reads `{obj}`, a plain Python attribute that is reassigned elsewhere ({where}); a static object is keyed by its hash, so a call that reuses the trace keeps the old value; pass the value as a traced argument, or make the object a pytree"

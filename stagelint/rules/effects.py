@@ -597,6 +597,11 @@ class ExternalStateMutation(Rule):
     """
 
     code = "STG102"
+    preview_under = {
+        "jax": "Held back on repositories nobody here tuned on (bench/fresh_audit_notes.md), "
+               "it was right 0 times in 18 findings in JAX code: the writes were to pytrees JAX "
+               "rebuilds, trace-time registries and restored state.",
+    }
     name = "external-state-mutation"
     message = "{action} changes {place} only while {func} is traced, and calls that reuse the trace skip it; return the value or keep the state in a `tf.Variable`"
     jax_message = "{action} changes {place} only while {func} is traced by JAX, and calls that reuse the trace skip it; return the new state from the function instead"

@@ -74,6 +74,11 @@ class LeakedTensor(Rule):
     """
 
     code = "STG201"
+    preview_under = {
+        "jax": "Held back on repositories nobody here tuned on (bench/fresh_audit_notes.md), "
+               "it was right 1 time in 21 findings in JAX code: the stored values were concrete arrays, "
+               "Python values or kernel references, not tracers.",
+    }
     name = "leaked-tensor"
     message = "tensor `{value}` is stored in {place}, which outlives {func}: a symbolic tensor that is out of scope after the call; return it instead"
     jax_message = "traced value `{value}` is stored in {place}, which outlives {func}: a leaked tracer (UnexpectedTracerError when used later); return it instead"
