@@ -200,3 +200,39 @@ def test_random_edits_of_real_files(rel, monkeypatch):
     file = File(root, rel.split("/", 1)[1])
     _run_random_edits(file, 8, seed=len(rel))
     assert file.walked
+
+
+PYTREE_BELOW = '''import jax
+import jax.numpy as jnp
+
+
+def scale(x):
+    return x * 2
+
+
+@jax.tree_util.register_pytree_node_class
+class Box:
+    def __init__(self, value, label):
+        self.value, self.label = value, label
+
+    def tree_flatten(self):
+        return (self.value,), self.label
+
+    @classmethod
+    def tree_unflatten(cls, label, children):
+        return cls(children[0], label)
+'''
+
+
+def test_a_line_typed_above_a_pytree_class_moves_where_its_flattening_is_spelled(tmp_path, monkeypatch):
+    """The class's `pytree_line` (the proof's "flattened at line N") moves with the lines above
+    it, like its span; the spliced facts are the whole file's."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "box.py").write_text(PYTREE_BELOW)
+    monkeypatch.chdir(tmp_path)
+    file = File(tmp_path, "pkg/box.py")
+    line = file.whole(file.text).classes["box.Box"].pytree_line
+    assert line > 0
+    spliced, whole = file.edit(_insert_after(file.text, "def scale(x):\n", "    x = x + 1\n"))
+    assert spliced is not None  # spliced, not analysed whole
+    assert spliced.classes["box.Box"].pytree_line == whole.classes["box.Box"].pytree_line == line + 1

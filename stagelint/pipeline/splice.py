@@ -482,6 +482,8 @@ def _merge(old, reduced, from_reduced, from_old, mover, plan) -> F.ModuleFacts |
             c.span = mover.span(c.span)
             c.qualname = mover.text(c.qualname)
             c.bases = [mover.text(b) for b in c.bases]
+            if c.pytree_line:  # where the flattening is spelled: a line like the span's
+                c.pytree_line = mover.line(c.pytree_line)
             classes.append((c.span.line, c.span.column, 1, mover.text(q), c))
     if any(c.span is None for c in reduced.classes.values()):
         return None
