@@ -8,7 +8,7 @@ It analyses `--files` files of the corpus once (the facts a cold run caches), th
 the same facts, alternating, best of `--repeat`:
 
 * pickle: `pickle.loads` of each file's facts (what the cache used to do, unsafe);
-* JSON: `stagelint.datacodec.loads` (parse + check every value against its type);
+* JSON: `stagelint.pipeline.datacodec.loads` (parse + check every value against its type);
 * a whole warm lookup: `Cache.get` of every entry (open, read, signature, parse, check),
   next to open + read + `pickle.loads` of the same facts pickled.
 
@@ -30,11 +30,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from stagelint import datacodec  # noqa: E402
-from stagelint.cache import Cache  # noqa: E402
+from stagelint.pipeline import datacodec  # noqa: E402
+from stagelint.pipeline.cache import Cache  # noqa: E402
 from stagelint.config import Settings  # noqa: E402
-from stagelint.facts import ModuleFacts  # noqa: E402
-from stagelint.workers import analyse_one  # noqa: E402
+from stagelint.analysis.facts import ModuleFacts  # noqa: E402
+from stagelint.pipeline.workers import analyse_one  # noqa: E402
 
 
 def _best(fn, repeat: int) -> float:

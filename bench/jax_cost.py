@@ -109,7 +109,7 @@ def check(folder: Path) -> tuple[float, float]:
 def analysed(folder: Path) -> tuple[int, int, int, int]:
     """(files, lines, staged lines, syntax nodes) of the folder: the files and lines that
     `stagelint check` analyses in full (the others stop at the screen, or are deferred and never
-    needed: `stagelint.screen`, `stagelint.demand`), the lines of the functions staged code
+    needed: `stagelint.pipeline.screen`, `stagelint.pipeline.demand`), the lines of the functions staged code
     reaches (the code its rules judge; nested functions counted once), and the nodes of the
     analysed files' syntax trees (Python's `ast`: a measure of code that does not depend on how
     densely it is written). One check in this process, uncached, after the timed ones."""

@@ -45,7 +45,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
-    from stagelint.cache import Cache
+    from stagelint.pipeline.cache import Cache
     from stagelint.config import load_settings
     from stagelint.engine import check_paths
 

@@ -5,7 +5,7 @@ Usage (from the repository root, after `.venv/bin/python bench/corpus.py`):
     .venv/bin/python bench/selection.py [--projects tf_models,tfa] [--jobs 2]
 
 For each project of the pinned corpus it runs the check twice in this process, without the
-result cache: as `stagelint check` does (the screen, then the rounds of `stagelint.demand`), and
+result cache: as `stagelint check` does (the screen, then the rounds of `stagelint.pipeline.demand`), and
 with every file analysed (`check_paths(..., screen=False)`). It prints how many files each
 analysed, the wall times, and every finding one reports and the other does not; it exits 1 if
 any differs.
@@ -31,7 +31,7 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
 
-    from stagelint import workers
+    from stagelint.pipeline import workers
     from stagelint.config import load_settings
     from stagelint.engine import check_paths
 

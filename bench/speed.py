@@ -90,14 +90,14 @@ print(time.perf_counter() - start, lines)
 LIST_FILES = r"""
 import sys
 from stagelint.config import load_settings
-from stagelint.discovery import discover
+from stagelint.pipeline.discovery import discover
 settings = load_settings(sys.argv[1])
 files, _ = discover([sys.argv[1]], settings)
 try:
-    from stagelint.cache import open_cache
+    from stagelint.pipeline.cache import open_cache
     print(open_cache([sys.argv[1]]).dir)
 except ImportError:  # a --baseline from before the cache moved to the project root
-    from stagelint.cache import Cache, cache_root
+    from stagelint.pipeline.cache import Cache, cache_root
     print(Cache(cache_root(settings)).dir)
 print("\n".join(files))
 """

@@ -180,7 +180,7 @@ def _check(args, parser) -> int:
     if stdin:
         # At most one byte past the size budget (`check - < /dev/zero` ends at once): a longer
         # text is skipped with the reason, as a file over the budget is.
-        from stagelint.files import read_capped
+        from stagelint.pipeline.files import read_capped
 
         sources = {paths[0]: read_capped(sys.stdin.buffer, settings.max_file_size)}
     for passed_over in settings.shadowed:
@@ -238,7 +238,7 @@ def _anchored(patterns, settings) -> tuple[str, ...]:
 
 def _show_files(paths, settings) -> int:
     """ruff's --show-files: each file a check of these paths would read, one a line."""
-    from stagelint.discovery import discover
+    from stagelint.pipeline.discovery import discover
 
     files, missing = discover(paths, settings)
     for path in sorted(files):
@@ -296,13 +296,13 @@ def _check_into(args, paths, sources, settings, out) -> int:
 
 
 def _cache(args, paths):
-    from stagelint.cache import open_cache
+    from stagelint.pipeline.cache import open_cache
 
     return open_cache(paths, enabled=not args.no_cache, directory=args.cache_dir)
 
 
 def _add_noqa(result, quiet: bool) -> int:
-    from stagelint.addnoqa import add_noqa
+    from stagelint.report.addnoqa import add_noqa
 
     n, refused = add_noqa(result.findings)
     for path, reason in sorted(refused.items()):
@@ -385,7 +385,7 @@ def _statistics(result, output_format: str = "full", out=None, unsafe: bool = Fa
 
 
 def _rule(code: str) -> int:
-    from stagelint.docs import render_rule
+    from stagelint.report.docs import render_rule
     from stagelint.rules import get_rule
 
     rule = get_rule(code)
@@ -404,7 +404,7 @@ def _rules(output_format: str = "text") -> int:
         import json
 
         from stagelint.config import ConfigError, load_settings
-        from stagelint.docs import rule_url
+        from stagelint.report.docs import rule_url
 
         try:
             template = load_settings(".").rule_url

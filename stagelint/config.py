@@ -49,7 +49,7 @@ class Settings:
     #: turns it off: what a run observes gives such a finding its verdict (confirmed, not
     #: reproduced, not exercised), and a counter it confirms explains a test that counts traces.
     framework_tiers: bool = True
-    #: Per-file budgets (`stagelint.budget`): larger files, and files whose analysis takes
+    #: Per-file budgets (`stagelint.pipeline.budget`): larger files, and files whose analysis takes
     #: longer (seconds, in a worker process), are reported as skipped.
     max_file_size: int = 5_000_000
     file_timeout: float = 120.0
@@ -233,7 +233,7 @@ def parse_table(path: Path, table: dict) -> Settings:
 def _config_text(path: Path) -> str:
     """The text of a configuration file, read as every file is (`files.read_source`), or a
     ConfigError that names the file."""
-    from stagelint.files import NotRead, read_source
+    from stagelint.pipeline.files import NotRead, read_source
 
     try:
         return read_source(path, MAX_CONFIG_SIZE).decode("utf-8")
@@ -282,7 +282,7 @@ def read_config(path: Path, required: bool = True) -> Settings | None:
 
 
 def _has_table(candidate: Path) -> bool:
-    from stagelint.files import read_source
+    from stagelint.pipeline.files import read_source
 
     try:
         text = read_source(candidate, MAX_CONFIG_SIZE).decode("utf-8")
@@ -300,7 +300,7 @@ def _has_table(candidate: Path) -> bool:
 
 
 def _has_section(candidate: Path) -> bool:
-    from stagelint.files import read_source
+    from stagelint.pipeline.files import read_source
 
     try:
         return iniconfig.mentions_section(read_source(candidate, MAX_CONFIG_SIZE).decode("utf-8"))

@@ -13,13 +13,13 @@ import gc
 import os
 
 from stagelint.config import Settings
-from stagelint.discovery import SKIP_DIRS, discover  # noqa: F401  (re-exported)
+from stagelint.pipeline.discovery import SKIP_DIRS, discover  # noqa: F401  (re-exported)
 from stagelint.findings import CheckResult, Finding
 from stagelint.frameworks import STAGING
 from stagelint.pipeline import stages
 from stagelint.pipeline.paths import ModuleNames, module_name  # noqa: F401  (re-exported)
 from stagelint.pipeline.state import Options, ProjectState
-from stagelint.staging import Project
+from stagelint.analysis.staging import Project
 
 
 def check_paths(
@@ -42,8 +42,8 @@ def check_paths(
     paths to contents that replace the disk's (an editor's unsaved buffer); those files are
     analysed in this process. `jobs=0` analyses everything in this process (inside a daemonic
     worker, such as flake8's, which may not start processes). `screen=False` turns off the
-    byte-level screen (`stagelint.screen`), for testing that it changes nothing. `cache` (a
-    `stagelint.cache.Cache`) serves and keeps per-file outcomes by content (`stagelint.cache`);
+    byte-level screen (`stagelint.pipeline.screen`), for testing that it changes nothing. `cache` (a
+    `stagelint.pipeline.cache.Cache`) serves and keeps per-file outcomes by content (`stagelint.pipeline.cache`);
     None analyses everything afresh. `whole_project=True` checks a file given on its own as
     part of its project (the folder of the nearest pyproject.toml, setup.cfg or .git), so that
     it gets the findings a check of the whole project gives it (`stagelint check` does)."""
@@ -86,7 +86,7 @@ def check_source(source: str, path: str = "example.py", settings: Settings | Non
 
 def __getattr__(name: str):
     # Re-exported, imported on first use: `check_paths` answered from the result cache
-    # (`stagelint.checkcache`) needs neither libcst nor the rules.
+    # (`stagelint.pipeline.checkcache`) needs neither libcst nor the rules.
     if name == "analyze_source":
         from stagelint.pipeline.perfile import analyze_source
 

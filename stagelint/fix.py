@@ -26,7 +26,7 @@ import tokenize
 from dataclasses import dataclass, field
 
 from stagelint import notebooks
-from stagelint.files import digest, read_source, why_not_read, write_atomically
+from stagelint.pipeline.files import digest, read_source, why_not_read, write_atomically
 
 MAX_PASSES = 10
 
@@ -272,7 +272,7 @@ def _shape(node) -> str | None:
     numbers as written; anything computed is left alone (it may be an int or a tuple)."""
     import libcst as cst
 
-    from stagelint.context import code_of
+    from stagelint.analysis.context import code_of
 
     if node is None or (isinstance(node, cst.Name) and node.value == "None"):
         return "()"
@@ -292,7 +292,7 @@ def tf_random_rewrite(ctx, node) -> str | None:
     plus an array would not), `**kwargs`, a comment inside the call."""
     import libcst as cst
 
-    from stagelint.context import code_of
+    from stagelint.analysis.context import code_of
 
     if not isinstance(node, cst.Call) or "#" in code_of(node):
         return None

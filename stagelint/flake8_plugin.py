@@ -10,7 +10,7 @@ flake8 run, and hands each file its share:
 * `parse_options` (flake8's main process, before it forks its workers) runs the check, so the
   workers inherit the result; where flake8 does not fork, the first file a worker gets runs it
   in that worker, in-process.
-* The check starts with the byte-level screen (`stagelint.screen`), so a file or project that
+* The check starts with the byte-level screen (`stagelint.pipeline.screen`), so a file or project that
   stages nothing costs a read and two regular expressions, not a parse; and it uses the same
   result cache as `stagelint check` (`.stagelint_cache/`; `--stagelint-no-cache` turns it off),
   so a run after an edit analyses the edited files again, not the project.
@@ -71,7 +71,7 @@ class _Session:
         daemonic = multiprocessing.current_process().daemon
         cache = self.cache(self.paths)
         # Folder walks find notebooks, whose findings flake8 never asks for: leave them out.
-        from stagelint.discovery import discover
+        from stagelint.pipeline.discovery import discover
 
         files, not_found = discover(self.paths, self.settings)
         files = [f for f in files if not f.endswith(".ipynb")]
@@ -85,8 +85,8 @@ class _Session:
         _say_not_checked(not_found + result.skipped, result.errors)
 
     def cache(self, paths):
-        """The result cache of the project `paths` belong to (`stagelint.cache.open_cache`)."""
-        from stagelint.cache import open_cache
+        """The result cache of the project `paths` belong to (`stagelint.pipeline.cache.open_cache`)."""
+        from stagelint.pipeline.cache import open_cache
 
         return open_cache(paths, enabled=self.use_cache, directory=self.cache_dir)
 
@@ -123,8 +123,8 @@ def _any_code_selected(options) -> bool:
 
 
 def _same_as_disk(filename: str, text: str, settings) -> bool:
-    from stagelint.discovery import root_of
-    from stagelint.files import read_source
+    from stagelint.pipeline.discovery import root_of
+    from stagelint.pipeline.files import read_source
 
     try:
         disk = read_source(filename, settings.max_file_size, (root_of(filename),)).decode("utf-8", errors="replace")

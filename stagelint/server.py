@@ -127,7 +127,7 @@ class Project:
     def analyse_all(self, report=lambda message, percent: None, sources: dict[str, bytes] | None = None) -> None:
         """The whole project, as `stagelint check .` from its root, stage by stage (with the
         editor's unsaved buffers, real path -> bytes, in place of the disk's text)."""
-        from stagelint.cache import open_cache
+        from stagelint.pipeline.cache import open_cache
 
         cache = open_cache(["."])  # the project's own, as `stagelint check .` there uses
         state = ProjectState(settings=self.settings, paths=["."], options=self.options, cache=cache,
@@ -196,7 +196,7 @@ class Project:
         top-level statements the change can touch (`pipeline.splice`) when the file's last
         facts allow it, the whole file otherwise; either way the facts are those of the whole
         text, and kept for the next change."""
-        from stagelint.files import digest
+        from stagelint.pipeline.files import digest
         from stagelint.notebooks import is_notebook
         from stagelint.pipeline import splice
         from stagelint.pipeline.perfile import Outcome, analyse_bytes, spelled_roots, within_time_budget
@@ -452,7 +452,7 @@ def fix_edits(finding: Finding, lines: list[str]) -> list[lsp.TextEdit]:
 
 
 def rule_page(code: str) -> str | None:
-    from stagelint.docs import render_rule
+    from stagelint.report.docs import render_rule
     from stagelint.rules import get_rule
 
     rule = get_rule(code)

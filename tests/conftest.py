@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from stagelint import cache as cache_module
+from stagelint.pipeline import cache as cache_module
 from stagelint.engine import check_source
 from stagelint.rules.base import REGISTRY, expected_findings
 

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from stagelint import cache as cache_module
-from stagelint import datacodec
-from stagelint import facts as F
-from stagelint.cache import Cache, analysis_settings, code_fingerprint
+from stagelint.pipeline import cache as cache_module
+from stagelint.pipeline import datacodec
+from stagelint.analysis import facts as F
+from stagelint.pipeline.cache import Cache, analysis_settings, code_fingerprint
 from stagelint.config import Settings
 from stagelint.engine import check_paths
-from stagelint.screen import FileSummary
+from stagelint.pipeline.screen import FileSummary
 
 MODEL = """
 import tensorflow as tf
@@ -83,7 +83,7 @@ def test_second_run_is_served_from_the_cache(tree):
 
 def test_workers_write_entries_and_a_served_run_starts_none(tree, monkeypatch):
     cold, c1 = _run(tree, jobs=2)
-    from stagelint import workers
+    from stagelint.pipeline import workers
 
     def no_workers(*args, **kwargs):
         raise AssertionError("a worker was started")
@@ -410,7 +410,7 @@ def test_real_facts_round_trip(tree):
     the engine makes them (candidate fields, fixes, call targets...)."""
     from stagelint.rules import all_rules
     from stagelint.rules.base import example_source
-    from stagelint.workers import analyse_one
+    from stagelint.pipeline.workers import analyse_one
 
     seen = 0
     for rule in all_rules():
@@ -566,7 +566,7 @@ def test_flake8_run_inside_a_package_keeps_the_cache_in_the_project_root(tree):
 def test_a_buffer_is_analysed_alone_with_the_projects_facts_from_the_cache(tree, monkeypatch):
     (tree / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
     check_paths(["."], None, jobs=0, cache=cache_module.open_cache(["."]))
-    from stagelint import workers
+    from stagelint.pipeline import workers
 
     analysed = []
     real_analyse = workers.analyse_one

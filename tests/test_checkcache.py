@@ -1,4 +1,4 @@
-"""The whole check's result in the cache (`stagelint.checkcache`): given again only while every
+"""The whole check's result in the cache (`stagelint.pipeline.checkcache`): given again only while every
 input of the check is the same, and then exactly what a fresh check gives."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import textwrap
 
 import pytest
 
-from stagelint import checkcache
-from stagelint.cache import Cache
+from stagelint.pipeline import checkcache
+from stagelint.pipeline.cache import Cache
 from stagelint.config import Settings
 from stagelint.engine import check_paths
 from stagelint.pipeline import stages

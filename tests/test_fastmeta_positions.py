@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from stagelint import fastmeta
-from stagelint.fastmeta import _UNRECORDED, Metadata, libcst_positions, positions
+from stagelint.analysis import fastmeta
+from stagelint.analysis.fastmeta import _UNRECORDED, Metadata, libcst_positions, positions
 
 ROOT = Path(__file__).resolve().parents[1]
 

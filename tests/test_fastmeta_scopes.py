@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from libcst.metadata.expression_context_provider import ExpressionContextVisitor
 
-from stagelint import fastmeta
-from stagelint.fastmeta import LibcstMetadata, Metadata
+from stagelint.analysis import fastmeta
+from stagelint.analysis.fastmeta import LibcstMetadata, Metadata
 
 ROOT = Path(__file__).resolve().parents[1]
 

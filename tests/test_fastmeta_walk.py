@@ -1,16 +1,16 @@
 """`fastmeta.walk` passing over tokens (whitespace, comments, operators, brackets) keeps libcst's
 order for the rest, and a rule with a handler for a token still sees every one (what the walk
-skips is `analysis.walk._skipped`: `stagelint.trivia` less what a rule handles)."""
+skips is `analysis.walk._skipped`: `stagelint.analysis.trivia` less what a rule handles)."""
 
 from __future__ import annotations
 
 
 import libcst as cst
 
-from stagelint import context as C
+from stagelint.analysis import context as C
 from stagelint.analysis import walk as W
 from stagelint.config import Settings
-from stagelint.fastmeta import _TOKEN_KINDS, walk
+from stagelint.analysis.fastmeta import _TOKEN_KINDS, walk
 from stagelint.frameworks import TENSORFLOW
 from stagelint.rules.base import Rule
 

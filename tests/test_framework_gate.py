@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from stagelint import screen
-from stagelint.cache import Cache
+from stagelint.pipeline import screen
+from stagelint.pipeline.cache import Cache
 from stagelint.config import Settings
 from stagelint.engine import check_paths
 from stagelint.pipeline import perfile, stages

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from stagelint import facts as F
-from stagelint.cache import Cache
+from stagelint.analysis import facts as F
+from stagelint.pipeline.cache import Cache
 from stagelint.config import Settings
 from stagelint.engine import check_paths
 from stagelint.pipeline import plans, stages
@@ -197,9 +197,9 @@ def _unread_positions(v, seen):
 def test_the_rounds_read_nothing_the_demand_surface_leaves_out(project, edit):
     """What `pipeline.plans` relies on: the project phase of the rounds and `demand.demanded` give
     the same files with the candidates and the positions of every analysed file made unreadable."""
-    from stagelint.demand import Words, demanded
+    from stagelint.pipeline.demand import Words, demanded
     from stagelint.frameworks import STAGING
-    from stagelint.staging import Project
+    from stagelint.analysis.staging import Project
 
     state = _state(project, ["."], {"pkg/model.py": _edited(edit)}, cache=False)
     stages.discover(state)

@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from stagelint.config import Settings
-from stagelint.docs import render_rule
+from stagelint.report.docs import render_rule
 from stagelint.engine import check_source
 from stagelint.rules.base import REGISTRY
 

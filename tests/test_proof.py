@@ -16,7 +16,7 @@ import pytest
 from stagelint.analysis.proof import HEURISTIC, TRUE, UNKNOWN, chain_verdict, fact
 from stagelint.config import Settings
 from stagelint.engine import check_source
-from stagelint.facts import Span
+from stagelint.analysis.facts import Span
 from stagelint.findings import Note
 from stagelint.rules import get_rule
 

@@ -309,7 +309,7 @@ def test_fuzz_valid_python_from_the_cst(node):
     (b"\n" * 5000, False), (b"y" * 3999 + b"\n" + b"z" * 3999, False), (b"a\r\n" * 3000, False),
 ])
 def test_a_long_line_is_told_apart_by_its_length(source, long):
-    from stagelint import budget
+    from stagelint.pipeline import budget
 
     assert budget.LONG_LINE == 4000
     assert budget.has_long_line(source) is long

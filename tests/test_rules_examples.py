@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from stagelint.docs import pages
+from stagelint.report.docs import pages
 from stagelint.engine import check_source
 from stagelint.rules import all_rules
 from stagelint.rules.base import SECTIONS, example_source, expected_findings
@@ -90,14 +90,14 @@ def test_docs_pages_are_generated_from_the_rules():
     stale = [name for name, text in expected.items()
              if not (docs / name).exists() or (docs / name).read_text(encoding="utf-8") != text]
     extra = [p.name for p in docs.glob("STG*.md") if p.name not in expected]
-    assert not stale and not extra, f"run `python -m stagelint.docs`: stale {stale}, extra {extra}"
+    assert not stale and not extra, f"run `python -m stagelint.report.docs`: stale {stale}, extra {extra}"
 
 
 @pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
 def test_the_page_shows_the_message_a_reader_gets(rule):
     """`stagelint rule CODE` (and hover) shows the message filled in, as its first flagged
     example gets it; only the rules `stagelint run` reports keep the template, said so."""
-    from stagelint.docs import render_rule
+    from stagelint.report.docs import render_rule
 
     (line,) = [ln for ln in render_rule(rule).splitlines() if ln.startswith("Message")]
     if rule.runtime_only:

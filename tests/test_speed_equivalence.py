@@ -18,13 +18,13 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from stagelint import context as C
+from stagelint.analysis import context as C
 from stagelint.analysis import walk as W
-from stagelint.cache import Cache
+from stagelint.pipeline.cache import Cache
 from stagelint.config import Settings
 from stagelint.engine import check_paths, module_name
-from stagelint.fastmeta import _ORIGINAL_VISIT, LibcstMetadata, Metadata
-from stagelint.files import digest
+from stagelint.analysis.fastmeta import _ORIGINAL_VISIT, LibcstMetadata, Metadata
+from stagelint.pipeline.files import digest
 from stagelint.frameworks import TENSORFLOW
 from stagelint.rules import all_rules
 from stagelint.rules.base import example_source
@@ -135,7 +135,7 @@ class _Order(cst.CSTVisitor):
 
 @pytest.mark.parametrize("text", AWKWARD + [t for _, t in _sources(parsing_only=True)])
 def test_walk_visits_what_libcst_visits_in_the_same_order(text):
-    from stagelint.fastmeta import walk
+    from stagelint.analysis.fastmeta import walk
 
     module = cst.parse_module(text)
     theirs, ours = _Order(), _Order()
@@ -155,7 +155,7 @@ def test_the_walker_has_no_attribute_hooks_that_walk_would_skip():
 
 @pytest.mark.parametrize("text", AWKWARD + [t for _, t in _sources(parsing_only=True)][:60])
 def test_children_and_visits_under_fast_traversal_are_libcst_s(text):
-    from stagelint.fastmeta import _children, fast_traversal
+    from stagelint.analysis.fastmeta import _children, fast_traversal
 
     module = cst.parse_module(text)
     nodes = []
@@ -182,7 +182,7 @@ def test_children_and_visits_under_fast_traversal_are_libcst_s(text):
 def test_the_walk_passes_by_trivia_which_hold_only_trivia(text):
     """The analysis walk does not enter whitespace, comments, operators and brackets: what they
     hold is only more of the same, and every other node is visited, in libcst's order."""
-    from stagelint.fastmeta import walk
+    from stagelint.analysis.fastmeta import walk
 
     module = cst.parse_module(text)
     every, kept = _Order(), _Order()
@@ -222,7 +222,7 @@ def test_no_rule_handles_a_node_type_the_walk_passes_by():
 def test_short_code_of_names_and_dotted_names_is_libcst_s_code(text):
     """`short_code` writes names, numbers, strings and dotted names itself: the same text as
     libcst's code generation, cut the same way."""
-    from stagelint.fastmeta import walk
+    from stagelint.analysis.fastmeta import walk
 
     module = cst.parse_module(text)
     nodes = []
@@ -242,7 +242,7 @@ def test_short_code_of_names_and_dotted_names_is_libcst_s_code(text):
 
 @pytest.mark.parametrize("text", AWKWARD + [t for _, t in _sources(parsing_only=True)][:60])
 def test_inner_nodes_are_the_children_less_trivia(text):
-    from stagelint.trivia import TRIVIA, inner_nodes
+    from stagelint.analysis.trivia import TRIVIA, inner_nodes
 
     module = cst.parse_module(text)
     stack, seen = [module], 0

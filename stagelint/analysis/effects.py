@@ -27,7 +27,7 @@ MAX_DEPTH = 6
 
 def state_op(ctx, call: cst.Call) -> str | None:
     """The TensorFlow state change a call makes itself (`v.assign_add(...)`, `tf.print(...)`)."""
-    from stagelint.context import short_code
+    from stagelint.analysis.context import short_code
 
     if isinstance(call.func, cst.Attribute) and call.func.attr.value in STATEFUL_METHODS:
         return f"{short_code(call.func)}(...)"

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from stagelint.analysis.proof import HEURISTIC, TRUE
-from stagelint.context import short_code
+from stagelint.analysis.context import short_code
 from stagelint.frameworks import FUNCTION_HOLDERS, JAX_GRAD, JAX_TRACE, PARTIAL_CALLS
 
 NEW, BOUND, SAME = "new", "bound", "same"

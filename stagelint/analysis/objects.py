@@ -1,15 +1,15 @@
 """Ownership: which object an expression starts from, and how it is bound (a parameter, `self`,
 a global, a closure variable, an import) — whether a store into it can outlive the call.
 
-Asked by the value model (`stagelint.tensors`, an argument's root at a call site) and by the
-store sites (`stagelint.stores`); it asks only the per-file context's bindings.
+Asked by the value model (`stagelint.analysis.tensors`, an argument's root at a call site) and by the
+store sites (`stagelint.analysis.stores`); it asks only the per-file context's bindings.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from stagelint.context import FileContext, FunctionInfo
+from stagelint.analysis.context import FileContext, FunctionInfo
 
 
 def _root(expr: cst.BaseExpression) -> cst.Name | None:

@@ -545,11 +545,11 @@ class PytreeModel:
 
 def python_attribute_reads(project, key: Key, reads) -> bool:
     """The value reads only attributes of objects the function receives that are Python values
-    under any transformation: static attributes of a Flax NNX module (`stagelint.nnx`), aux data
+    under any transformation: static attributes of a Flax NNX module (`stagelint.analysis.nnx`), aux data
     and static fields of a registered pytree (`PytreeModel`)."""
     if not reads:
         return False
-    from stagelint.nnx import static_attributes
+    from stagelint.analysis.nnx import static_attributes
 
     return static_attributes(project, key, reads) or PytreeModel.of(project).static_reads(key, reads)
 
@@ -563,7 +563,7 @@ def traced_attribute_facts(project, key: Key, reads, span) -> list:
     found = PytreeModel.of(project).traced_read_facts(key, reads, span)
     if found:
         return found
-    from stagelint.nnx import NnxModel
+    from stagelint.analysis.nnx import NnxModel
 
     if NnxModel.of(project).traced_attributes(key, reads):
         shown = ", ".join(f"`{'.'.join([root, *path])}`" for root, path in reads)

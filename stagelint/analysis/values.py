@@ -18,7 +18,7 @@ The lattice is small: what a rule needs to decide whether something is a pitfall
     dataset     a `tf.data.Dataset`
     unknown     anything else; `params` then names the parameters that would make it a tensor
 
-It is read off the per-file inferences of `stagelint.tensors` (tensor-ness, memoised per node,
+It is read off the per-file inferences of `stagelint.analysis.tensors` (tensor-ness, memoised per node,
 and `value_of`'s finer kinds) and adds what those leave out: call results. A call of a Keras
 object is a tensor; a call of a function of the same file is what that function's summary
 returns (a tensor, or a tensor when the arguments for some of its parameters are); a call of a
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from stagelint.tensors import CALLABLE_KERAS, Summary, summarise_returns  # noqa: F401 (the value model's names)
+from stagelint.analysis.tensors import CALLABLE_KERAS, Summary, summarise_returns  # noqa: F401 (the value model's names)
 
 TENSOR, TENSORS, NEST, CONSTANT, VARYING = "tensor", "tensors", "nest", "constant", "varying"
 FUNCTION, VARIABLE, KERAS, ITERATOR, FILE, DATASET, UNKNOWN = (
@@ -62,13 +62,13 @@ class AbstractValue:
 
 def abstract(ctx, expr: cst.BaseExpression, func=None, loops: tuple = ()) -> AbstractValue:
     """The abstract value of `expr` in `func` (inside `loops`, for call sites)."""
-    from stagelint.tensors import _varies, tensorness, value_of
+    from stagelint.analysis.tensors import _varies, tensorness, value_of
 
     value = value_of(ctx, expr, func)
     t = tensorness(ctx, expr, func)
     what = value.what
     if what in ("list", "tuple"):
-        from stagelint.tensors import element_kind
+        from stagelint.analysis.tensors import element_kind
 
         elements = element_kind(ctx, expr, func)
         kind = TENSORS if elements == "tensor" or _multi_output(ctx, expr) else CONSTANT if elements else UNKNOWN
@@ -166,7 +166,7 @@ STRUCTURES = frozenset({"list", "tuple", "dict", "set", "str", "range", "nest"})
 def kind_of(ctx, expr: cst.BaseExpression, func=None) -> str:
     """The lattice kind of `expr` as far as its bindings show (a variable, a file, a Keras object,
     a dataset, a Python constant, ...), without the tensor inference `abstract` adds: cheap."""
-    from stagelint.tensors import value_of
+    from stagelint.analysis.tensors import value_of
 
     return _KINDS.get(value_of(ctx, expr, func).what, UNKNOWN)
 
@@ -175,7 +175,7 @@ def one_tensor(ctx, expr: cst.BaseExpression, func):
     """Tensor-ness (`tensors.Tensorness`) of `expr` as one tensor, not a Python structure of
     tensors (`tf.unstack(x)`, `[a, b]`, a name sometimes bound to a list, a parameter the function
     tests with `isinstance(x, (list, tuple))`): iterating or testing such a value is plain Python."""
-    from stagelint.tensors import Tensorness, tensorness, value_of
+    from stagelint.analysis.tensors import Tensorness, tensorness, value_of
 
     if value_of(ctx, expr, func).what in STRUCTURES:
         return Tensorness()
@@ -219,7 +219,7 @@ def tensor_fact(project, key, candidate, keras_inputs: bool = True) -> list | No
 
 def arg_kind(arg) -> str:
     """The lattice kind of what a call site passes (`facts.ArgFacts`)."""
-    from stagelint.tensors import NUMBERS
+    from stagelint.analysis.tensors import NUMBERS
 
     if arg.kind == "tensor":
         return TENSOR
@@ -234,7 +234,7 @@ def arg_kind(arg) -> str:
 
 def python_number(arg) -> bool:
     """A call site passes a Python number or literal (a counter, a loop variable, `3`, `"same"`)."""
-    from stagelint.tensors import NUMBERS
+    from stagelint.analysis.tensors import NUMBERS
 
     return arg.kind == "python" or arg.what in NUMBERS
 
@@ -242,7 +242,7 @@ def python_number(arg) -> bool:
 def formatted_tensorness(ctx, expr: cst.BaseExpression, func):
     """Tensors an argument shows: itself, or what `"...".format(...)` / an f-string / `%` formats
     (what a `print` or a log call would turn into text at trace time)."""
-    from stagelint.tensors import Tensorness, tensorness
+    from stagelint.analysis.tensors import Tensorness, tensorness
 
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format":
         t = Tensorness()

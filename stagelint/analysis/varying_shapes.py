@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 from stagelint import frameworks as FW
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact
-from stagelint.context import code_of, short_code
-from stagelint.tensors import NUMBERS, value_of
+from stagelint.analysis.context import code_of, short_code
+from stagelint.analysis.tensors import NUMBERS, value_of
 
 _DEPTH = 12
 

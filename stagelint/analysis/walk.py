@@ -2,14 +2,14 @@
 
 `analyze_module` parses nothing itself: it takes a parsed module, resolves the metadata the
 rules use (qualified names, scopes, positions) once, and walks the tree once. During the walk
-`FileContext` (`stagelint.context`) keeps its own stack of functions, classes, first-call guards
+`FileContext` (`stagelint.analysis.context`) keeps its own stack of functions, classes, first-call guards
 and lifting scopes (cheaper than ParentNodeProvider); the walker records the facts the project
 phase needs (functions, calls, staging markers, arguments, stores) by asking the value model
-(`stagelint.tensors`, `analysis.values`, `stores`, `datasets`, `analysis.effects`) and
+(`stagelint.analysis.tensors`, `analysis.values`, `stores`, `datasets`, `analysis.effects`) and
 dispatches every node to the rules' `visit_*` / `leave_*`. It sits above everything it asks:
 the context and the value model never call back into it.
 
-(Moved out of `stagelint/context.py`; `git log -- stagelint/context.py` has its history.)
+(Moved out of `stagelint/analysis/context.py`; `git log -- stagelint/analysis/context.py` has its history.)
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import contextlib
 import libcst as cst
 from libcst.metadata import ImportAssignment
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 from stagelint.analysis.effects import runs_state_op, state_op
 from stagelint.analysis.guards import after_early_return_guard
-from stagelint.context import (
+from stagelint.analysis.context import (
     FILE_OPENERS,
     TENSOR_CHECKS,
     FileContext,
@@ -39,8 +39,8 @@ from stagelint.context import (
 from stagelint.analysis.functions import function_object
 from stagelint.analysis.pytrees import record_class, record_param_classes, record_registration
 from stagelint.analysis.varying_shapes import shape_variation
-from stagelint.datasets import function_arguments
-from stagelint.fastmeta import Metadata, fast_traversal, walk
+from stagelint.analysis.datasets import function_arguments
+from stagelint.analysis.fastmeta import Metadata, fast_traversal, walk
 from stagelint.frameworks import (
     BUILDING_METHODS,
     CONFIG_KEYWORDS,
@@ -55,10 +55,10 @@ from stagelint.frameworks import (
     VARIABLE_LIST_ATTRIBUTES,
     size_argument,
 )
-from stagelint.jaxstaging import record_call, record_linen_run
-from stagelint.nnx import declared_kind, imports_flax, stored_kind
-from stagelint.tensors import arg_facts, summarise_returns, tensorness, value_of
-from stagelint.trivia import TRIVIA, inner_nodes
+from stagelint.analysis.jaxstaging import record_call, record_linen_run
+from stagelint.analysis.nnx import declared_kind, imports_flax, stored_kind
+from stagelint.analysis.tensors import arg_facts, summarise_returns, tensorness, value_of
+from stagelint.analysis.trivia import TRIVIA, inner_nodes
 
 KERAS_DRIVING_METHODS = KERAS_STEP_METHODS | KERAS_TRAINING_METHODS
 
@@ -143,7 +143,7 @@ _SKIPS: dict[frozenset, frozenset] = {}
 
 
 def _skipped(rules) -> frozenset:
-    """The node types the walk need not enter for these rules: trivia (`stagelint.trivia`), less
+    """The node types the walk need not enter for these rules: trivia (`stagelint.analysis.trivia`), less
     any a rule handles or the walk records."""
     classes = frozenset(type(r) for r in rules)
     skip = _SKIPS.get(classes)
@@ -770,7 +770,7 @@ class _Walker(cst.CSTVisitor):
                     info.facts.returns = (summary.definite, list(summary.params), [list(c) for c in summary.calls])
 
     def _record_dataset_functions(self, node: cst.Call, names: set[str]) -> None:
-        """Functions a `tf.data` transformation traces (`stagelint.datasets`): entry points."""
+        """Functions a `tf.data` transformation traces (`stagelint.analysis.datasets`): entry points."""
 
         ctx = self.ctx
         for expr in function_arguments(ctx, node, names):

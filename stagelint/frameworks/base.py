@@ -108,7 +108,7 @@ def canonical_tf_name(qualified_name: str) -> str:
 
 def combined(*frameworks: Framework) -> Framework:
     """One view of several frameworks, for the per-file walk: a file may import both, and which
-    one stages a function is decided per function (`stagelint.jaxstaging`). Layer classes stay
+    one stages a function is decided per function (`stagelint.analysis.jaxstaging`). Layer classes stay
     TensorFlow's (the first)."""
     first = frameworks[0]
     return Framework(

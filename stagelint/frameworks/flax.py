@@ -11,7 +11,7 @@ LINEN_MODULE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"}
 LINEN_STAGED_METHODS = frozenset({"__call__", "setup"})
 LINEN_COMPACT = frozenset({"flax.linen.compact", "flax.linen.module.compact", "flax.linen.nowrap"})
 
-#: Flax NNX (`stagelint.nnx`, flax 0.12): what a module attribute is, by the call that made it.
+#: Flax NNX (`stagelint.analysis.nnx`, flax 0.12): what a module attribute is, by the call that made it.
 #: `nnx.Variable` and its library subclasses: state (traced; nnx transforms carry updates out).
 NNX_VARIABLES = frozenset(f"flax.nnx.{n}" for n in (
     "Variable", "Param", "BatchStat", "Cache", "Intermediate", "Perturbation", "RngState", "RngKey",

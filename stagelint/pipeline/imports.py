@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 from stagelint.pipeline.paths import display_path
 
 

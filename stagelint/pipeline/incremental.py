@@ -13,7 +13,7 @@ the new facts, as a fresh project would.
 
 from __future__ import annotations
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 
 
 def resolution_surface(m: F.ModuleFacts) -> tuple:

@@ -10,17 +10,17 @@ from pathlib import Path
 
 import libcst as cst
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 from stagelint import notebooks
 from stagelint.analysis.walk import analyze_module
-from stagelint.budget import OverBudget, over_budget
-from stagelint.context import FileContext
-from stagelint.fastmeta import release, restore_libcst
-from stagelint.files import NotRead, digest, read_source, why_not_read
+from stagelint.pipeline.budget import OverBudget, over_budget
+from stagelint.analysis.context import FileContext
+from stagelint.analysis.fastmeta import release, restore_libcst
+from stagelint.pipeline.files import NotRead, digest, read_source, why_not_read
 from stagelint.frameworks import STAGING
 from stagelint.pipeline.paths import module_name
 from stagelint.rules import all_rules
-from stagelint.timelimit import FILE_TIMEOUT, TimeLimit, over_time_detail
+from stagelint.pipeline.timelimit import FILE_TIMEOUT, TimeLimit, over_time_detail
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The plan of the rounds (`stages.plan_rounds`), kept in the result cache and given again after
 an edit that cannot change it.
 
-The rounds (`stagelint.demand`) decide which deferred files a check analyses; each needs a
+The rounds (`stagelint.pipeline.demand`) decide which deferred files a check analyses; each needs a
 project phase over what has been analysed so far, and a check after an edit used to run them
 all again, because the plan was kept under the bytes of every file. Yet the rounds read of an
 analysed file only what `demand_surface` holds: its facts without their candidates and
@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 
 KIND = "plan"
 
@@ -120,7 +120,7 @@ def keep(state) -> None:
     basis = state.plan_basis
     if state.plan_key is None or basis is None or state.planned is not None or not state.clean:
         return
-    from stagelint.files import digest
+    from stagelint.pipeline.files import digest
     from stagelint.pipeline.perfile import Outcome, spelled_roots, store_outcome
 
     store = (state.cache, state.fact_settings())

@@ -32,8 +32,8 @@ import pickle
 import re
 from dataclasses import dataclass, fields, is_dataclass, replace
 
-from stagelint import facts as F
-from stagelint.files import digest
+from stagelint.analysis import facts as F
+from stagelint.pipeline.files import digest
 from stagelint.fix import Edit, Fix
 
 #: a name as a unit may spell another unit's: not after a dot (`tf_keras.layers.Conv2D` is not
@@ -515,7 +515,7 @@ def _merge(old, reduced, from_reduced, from_old, mover, plan) -> F.ModuleFacts |
     # imports and module-level bindings (glue)
     out.concrete_bindings = reduced.concrete_bindings
     out.imports = reduced.imports
-    # hijax Flax NNX Variables (`stagelint.nnx`): a walked unit makes them, or no unit did before;
+    # hijax Flax NNX Variables (`stagelint.analysis.nnx`): a walked unit makes them, or no unit did before;
     # made before, by a unit now walked again or one kept, the old flag cannot tell: the whole file
     if old.nnx_hijax and not reduced.nnx_hijax:
         return None

@@ -18,19 +18,19 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from stagelint import checkcache
-from stagelint import facts as F
-from stagelint.demand import Words, demanded
-from stagelint.discovery import discover as discover_files
-from stagelint.discovery import root_of
-from stagelint.files import digest
+from stagelint.pipeline import checkcache
+from stagelint.analysis import facts as F
+from stagelint.pipeline.demand import Words, demanded
+from stagelint.pipeline.discovery import discover as discover_files
+from stagelint.pipeline.discovery import root_of
+from stagelint.pipeline.files import digest
 from stagelint.findings import CheckResult, Finding
 from stagelint.frameworks import STAGING
 from stagelint.pipeline.imports import imported_files
 from stagelint.pipeline.incremental import reusable
 from stagelint.pipeline.paths import display_path, project_root
 from stagelint.pipeline.state import ProjectState
-from stagelint.staging import Project
+from stagelint.analysis.staging import Project
 
 if TYPE_CHECKING:
     from stagelint.pipeline.perfile import Outcome
@@ -40,7 +40,7 @@ MAX_FOLLOWED = 2000
 
 # The per-file analysis (`pipeline.perfile`, `workers`: libcst and the rules) and the judging
 # (`pipeline.verdicts`) are imported where they are used: a check answered whole from the result
-# cache (`stagelint.checkcache`) needs neither, and importing them is a third of such a run.
+# cache (`stagelint.pipeline.checkcache`) needs neither, and importing them is a third of such a run.
 
 
 def run(state: ProjectState) -> CheckResult:
@@ -115,11 +115,11 @@ def _project_files(state: ProjectState, given_files: list[str]) -> list[str]:
 # screen -----------------------------------------------------------------------------------------
 
 def screen(state: ProjectState) -> None:
-    """Which files can have findings at all (`stagelint.screen`), and which of them go first."""
+    """Which files can have findings at all (`stagelint.pipeline.screen`), and which of them go first."""
     files = list(state.files)
     state.follow = state.options.follow_imports
     if state.options.screen:
-        from stagelint import screen as screening
+        from stagelint.pipeline import screen as screening
 
         read = _reader(state)
         selection = screening.select(files, state.settings, state.search_roots, state.names, read,
@@ -154,8 +154,8 @@ class _reader:
         buffer = self.state.sources.get(real)
         if buffer is None:
             return self.state.read(real)
-        from stagelint.budget import over_budget
-        from stagelint.files import NotRead
+        from stagelint.pipeline.budget import over_budget
+        from stagelint.pipeline.files import NotRead
 
         reason = over_budget(buffer, self.state.settings, python=False)
         if reason is not None:  # as a file over the budget: not screened, the analysis says why
@@ -200,7 +200,7 @@ def plan_rounds(state: ProjectState) -> None:
 
 def analyse(state: ProjectState) -> None:
     """The per-file phase, round after round: the first round's files, then the deferred files
-    the staged code found so far needs (`stagelint.demand`), until none is."""
+    the staged code found so far needs (`stagelint.pipeline.demand`), until none is."""
     files = state.first_round
     words = Words(state.selection.sources, state.selection.names) if state.selection is not None else None
     pool = _Pool(state)  # the same worker processes for every round
@@ -251,7 +251,7 @@ class _Pool:
 
     def __call__(self):
         if self.pool is None:
-            from stagelint import workers
+            from stagelint.pipeline import workers
 
             state = self.state
             store = (state.cache, state.fact_settings()) if state.use_cache else None
@@ -312,7 +312,7 @@ def _outcomes(state: ProjectState, files: list[str], pool: _Pool | None = None):
 
 def _analyse_here(state: ProjectState, paths, more, lookup=None, store=None):
     """`workers.analyse_files` without worker processes; buffers replace the disk's bytes."""
-    from stagelint import workers
+    from stagelint.pipeline import workers
     from stagelint.pipeline.perfile import analyse_bytes, store_outcome
 
     queue = list(paths)
@@ -453,13 +453,13 @@ def _judged(state: ProjectState, reported: set[str], errors: list) -> list[Findi
 def screen_moved(state: ProjectState, path: str, before: bytes | None, after: bytes) -> bool:
     """The screen would judge the project differently after this change of one file: what the
     file imports or names, whether it spells a staging word or an entry point. Which files are
-    live (analysed, or placeholders) follows from those alone (`stagelint.screen`); when they
+    live (analysed, or placeholders) follows from those alone (`stagelint.pipeline.screen`); when they
     moved, only the stages from the screen on give the answer a fresh check gives."""
     if state.selection is None:
         return False
     if before is None:
         return True
-    from stagelint import screen as screening
+    from stagelint.pipeline import screen as screening
 
     module, is_package = state.names(path)
     pattern, entries = screening.staging_pattern(state.settings), screening.entry_pattern(state.settings)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 from stagelint.config import Settings
 from stagelint.findings import CheckResult
 from stagelint.pipeline.paths import ModuleNames
@@ -30,7 +30,7 @@ class Options:
     jobs: int | None = None
     #: apply inline `# noqa` (False leaves it to the host, as flake8 applies its own)
     noqa: bool = True
-    #: the byte-level screen (`stagelint.screen`); False analyses every file, for testing
+    #: the byte-level screen (`stagelint.pipeline.screen`); False analyses every file, for testing
     #: that the screen changes nothing
     screen: bool = True
     #: how worker processes start (`multiprocessing`): None forks where it can
@@ -45,7 +45,7 @@ class ProjectState:
     options: Options = field(default_factory=Options)
     #: real path -> contents that replace the disk's (an editor's unsaved buffer)
     sources: dict[str, bytes] = field(default_factory=dict)
-    #: a `stagelint.cache.Cache`, or None: analyse everything afresh
+    #: a `stagelint.pipeline.cache.Cache`, or None: analyse everything afresh
     cache: object = None
 
     # discover ---------------------------------------------------------------------------------
@@ -66,7 +66,7 @@ class ProjectState:
     result: CheckResult = field(default_factory=CheckResult)
 
     # screen -----------------------------------------------------------------------------------
-    #: `stagelint.screen.Selection`, or None without the screen
+    #: `stagelint.pipeline.screen.Selection`, or None without the screen
     selection: object = None
     #: the files of the first round
     first_round: list[str] = field(default_factory=list)
@@ -103,7 +103,7 @@ class ProjectState:
     clean: bool = True
 
     # project phase ----------------------------------------------------------------------------
-    #: `stagelint.staging.Project` over the analysed files and placeholders
+    #: `stagelint.analysis.staging.Project` over the analysed files and placeholders
     project: object = None
     #: the facts the project was built from, sorted by path
     project_modules: list[F.ModuleFacts] = field(default_factory=list)
@@ -120,7 +120,7 @@ class ProjectState:
         """A file's bytes from the disk, as the check reads every file (`files.read_source`:
         within the project roots, regular files, at most `max-file-size`); `NotRead` or another
         OSError when they cannot be."""
-        from stagelint.files import read_source
+        from stagelint.pipeline.files import read_source
 
         return read_source(path, self.settings.max_file_size, self.within)
 
@@ -134,6 +134,6 @@ class ProjectState:
         return self.cache is not None and getattr(self.cache, "enabled", False)
 
     def fact_settings(self) -> tuple:
-        from stagelint.cache import analysis_settings
+        from stagelint.pipeline.cache import analysis_settings
 
         return (analysis_settings(self.settings), tuple(sorted(self.roots)))

@@ -9,7 +9,7 @@ run on the file are judged (`Enabled`)."""
 
 from __future__ import annotations
 
-from stagelint.files import digest
+from stagelint.pipeline.files import digest
 from stagelint.findings import UNUSED_NOQA as CODE
 from stagelint.findings import Finding, NoqaComment, file_is_off, is_selected, noqa_comments
 from stagelint.fix import Edit, Fix

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import traceback
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 from stagelint import notebooks
 from stagelint.analysis.proof import candidate_notes, chain_verdict, staging_notes
 from stagelint.analysis.testing import is_test_module
-from stagelint.files import read_source
+from stagelint.pipeline.files import read_source
 from stagelint.findings import UNUSED_NOQA, Finding, file_is_off, is_selected, is_suppressed
 from stagelint.pipeline.unusednoqa import Enabled, NoqaUse, unused
 from stagelint.rules import all_rules
@@ -138,7 +138,7 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                 continue
             jax = getattr(project, "jax", None)
             if jax is not None and key is not None and not jax.applies(rule.code, key):
-                continue  # not a pitfall the way JAX stages this function (`stagelint.jaxstaging`)
+                continue  # not a pitfall the way JAX stages this function (`stagelint.analysis.jaxstaging`)
             if key in project.reached:
                 fields.setdefault("func", project.function_phrase(key))
                 entry = project.display(project.reached[key], m.module)

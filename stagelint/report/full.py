@@ -3,7 +3,7 @@ like ruff's full output."""
 
 from __future__ import annotations
 
-from stagelint.files import read_source
+from stagelint.pipeline.files import read_source
 from stagelint.report.colors import PLAIN
 from stagelint.report.concise import closing, line_for
 

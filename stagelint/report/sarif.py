@@ -49,7 +49,7 @@ def _uri(path: str) -> dict:
 
 
 def _rule_descriptor(rule, url_template: str) -> dict:
-    from stagelint.docs import render_rule, rule_url
+    from stagelint.report.docs import render_rule, rule_url
 
     sections = rule.doc_sections()
     what = " ".join(sections.get("What it does", "").split())
@@ -118,7 +118,7 @@ def fingerprint(f, lines: list[str], seen: dict) -> str:
 
 
 def notebook_line(f, cache: dict) -> int:
-    from stagelint.files import read_source
+    from stagelint.pipeline.files import read_source
     from stagelint.notebooks import json_line
 
     key = ("json", f.path)

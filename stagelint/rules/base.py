@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, ClassVar
 import libcst as cst
 
 if TYPE_CHECKING:
-    from stagelint.context import FileContext
+    from stagelint.analysis.context import FileContext
 
 SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead")
 

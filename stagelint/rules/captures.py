@@ -5,14 +5,14 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ImportAssignment
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 from stagelint.analysis.order import between_calls, called_between_calls, set_before_first_call
 from stagelint.analysis.proof import HEURISTIC, fact
 from stagelint.analysis.testing import is_test_module
-from stagelint.context import is_setup_method, mutates_container, short_code
+from stagelint.analysis.context import is_setup_method, mutates_container, short_code
 from stagelint.rules.base import Rule
-from stagelint.stores import NOT_CONTAINERS
-from stagelint.tensors import value_of
+from stagelint.analysis.stores import NOT_CONTAINERS
+from stagelint.analysis.tensors import value_of
 
 
 class StaleGlobal(Rule):

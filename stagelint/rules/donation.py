@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from stagelint import facts as F
-from stagelint import jaxjit
-from stagelint.context import short_code
-from stagelint.jitsites import JitSites, expects_error
+from stagelint.analysis import facts as F
+from stagelint.analysis import jaxjit
+from stagelint.analysis.context import short_code
+from stagelint.analysis.jitsites import JitSites, expects_error
 from stagelint.rules.base import Rule
-from stagelint.tensors import NUMBERS, value_of
-from stagelint.trivia import TRIVIA, inner_nodes
+from stagelint.analysis.tensors import NUMBERS, value_of
+from stagelint.analysis.trivia import TRIVIA, inner_nodes
 
 #: Methods of a jitted function that read only its arguments' shapes and dtypes.
 _ABSTRACT_USES = frozenset({"lower", "trace", "eval_shape"})

@@ -7,7 +7,7 @@ from dataclasses import replace
 import libcst as cst
 
 from stagelint.analysis.guards import runs_once, type_dispatch
-from stagelint.context import short_code
+from stagelint.analysis.context import short_code
 from stagelint.frameworks import (
     JAX,
     LOGGER_FACTORIES,
@@ -18,10 +18,10 @@ from stagelint.frameworks import (
 )
 from stagelint.fix import tensorflow_alias
 from stagelint.frameworks import canonical_tf_name
-from stagelint.jaxrules import writes_into_ref
-from stagelint.nnx import static_container, store_carried, store_fields, writes_variable
+from stagelint.analysis.jaxrules import writes_into_ref
+from stagelint.analysis.nnx import static_container, store_carried, store_fields, writes_variable
 from stagelint.rules.base import Rule
-from stagelint.stores import (
+from stagelint.analysis.stores import (
     changes_every_call,
     lost_under_jax_fact,
     outlives_fact,
@@ -34,7 +34,7 @@ from stagelint.stores import (
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.values import FILE_METHODS
 from stagelint.analysis.values import FILE, formatted_tensorness, kind_of, python_number
-from stagelint.tensors import Tensorness, tensorness
+from stagelint.analysis.tensors import Tensorness, tensorness
 
 
 class TraceTimeSideEffect(Rule):

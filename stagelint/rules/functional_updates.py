@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from stagelint.context import short_code
-from stagelint.jitsites import InExpectedErrors, uses_pallas
+from stagelint.analysis.context import short_code
+from stagelint.analysis.jitsites import InExpectedErrors, uses_pallas
 from stagelint.rules.base import Rule
 
 #: The update methods of `x.at[...]` (JAX 0.10.2); `get` reads and is left to other checks.
@@ -124,6 +124,6 @@ class DiscardedFunctionalUpdate(InExpectedErrors, Rule):
         func = self.ctx.function
         if func is None or self.ctx.binding_kind(name, func) not in ("local", "param") or name.value in func.declared:
             return None
-        from stagelint.context import code_of
+        from stagelint.analysis.context import code_of
 
         return [(node, f"{name.value} = {code_of(node)}")]

@@ -9,7 +9,7 @@ from stagelint.analysis.guards import type_dispatch
 from stagelint.analysis.keras_models import keras_model
 from stagelint.analysis.proof import fact
 from stagelint.analysis.tracers import origin as tracer_origin
-from stagelint.context import short_code
+from stagelint.analysis.context import short_code
 from stagelint.analysis.values import VARIABLE, kind_of, one_tensor, tensor_fact
 from stagelint.frameworks import (
     EAGER_ONLY_METHODS,
@@ -21,10 +21,10 @@ from stagelint.frameworks import (
 )
 from stagelint.analysis.dependence import params_feeding
 from stagelint.analysis.flags import with_flag_step
-from stagelint.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
-from stagelint.nnx import param_attributes
+from stagelint.analysis.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
+from stagelint.analysis.nnx import param_attributes
 from stagelint.rules.base import Rule
-from stagelint.tensors import Tensorness, tensorness, value_of
+from stagelint.analysis.tensors import Tensorness, tensorness, value_of
 
 
 def _tensor_confirmed(candidate, project, module, keras_inputs: bool = True):

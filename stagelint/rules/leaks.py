@@ -7,12 +7,12 @@ import libcst as cst
 from stagelint.analysis.dependence import params_feeding
 from stagelint.analysis.flags import with_flag_step
 from stagelint.analysis.objects import root_kind
-from stagelint.context import mutates_container, short_code
-from stagelint.jaxrules import writes_into_ref
-from stagelint.nnx import store_carried, store_fields
+from stagelint.analysis.context import mutates_container, short_code
+from stagelint.analysis.jaxrules import writes_into_ref
+from stagelint.analysis.nnx import store_carried, store_fields
 from stagelint.rules.base import Rule
-from stagelint.stores import outlives_fact, store_is_external, store_sites, stored_tensor_fact
-from stagelint.tensors import loop_kind, tensorness, value_of
+from stagelint.analysis.stores import outlives_fact, store_is_external, store_sites, stored_tensor_fact
+from stagelint.analysis.tensors import loop_kind, tensorness, value_of
 
 
 class LeakedTensor(Rule):

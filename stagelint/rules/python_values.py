@@ -6,7 +6,7 @@ import libcst as cst
 
 from stagelint.analysis.guards import runs_once
 from stagelint.analysis.objects import root_kind
-from stagelint.context import short_code
+from stagelint.analysis.context import short_code
 from stagelint.frameworks import (
     FROZEN_VALUE_CALLS,
     FROZEN_VALUE_EXCEPTIONS,
@@ -16,7 +16,7 @@ from stagelint.frameworks import (
 )
 from stagelint.analysis.effects import runs_state_op, state_op
 from stagelint.rules.base import Rule
-from stagelint.tensors import PYTHON_ITERATORS, tensorness, value_of
+from stagelint.analysis.tensors import PYTHON_ITERATORS, tensorness, value_of
 
 
 class PythonIterator(Rule):

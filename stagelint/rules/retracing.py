@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from stagelint import facts as F
-from stagelint.context import TENSOR_CHECKS, short_code
+from stagelint.analysis import facts as F
+from stagelint.analysis.context import TENSOR_CHECKS, short_code
 from stagelint.frameworks import (
     JAX_FILTERING_JIT,
     JAX_JIT,
@@ -18,11 +18,11 @@ from stagelint.frameworks import (
     TRACE_CACHE,
     canonical_tf_name,
 )
-from stagelint.jaxrules import confirm_loop_unrolled
-from stagelint.jaxstaging import JAX_STAGING
-from stagelint.nnx import changes_every_call, imports_flax, python_attribute_retrace, store_fields
+from stagelint.analysis.jaxrules import confirm_loop_unrolled
+from stagelint.analysis.jaxstaging import JAX_STAGING
+from stagelint.analysis.nnx import changes_every_call, imports_flax, python_attribute_retrace, store_fields
 from stagelint.rules.base import Rule
-from stagelint.stores import store_sites
+from stagelint.analysis.stores import store_sites
 from stagelint.analysis.bounds import LARGE_BOUND, literal, varying_bound
 from stagelint.analysis.guards import resets_its_flag
 from stagelint.analysis.functions import (
@@ -38,7 +38,7 @@ from stagelint.analysis.functions import (
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.values import python_number
-from stagelint.tensors import NUMBERS, Tensorness, tensorness, value_of
+from stagelint.analysis.tensors import NUMBERS, Tensorness, tensorness, value_of
 
 #: How a parameter use counts for STG501: a tensor would do the same ("tensor"), it only shows
 #: the value ("neutral": print, f-strings), or the Python value shapes the graph ("structure").
@@ -457,7 +457,7 @@ class PythonScalarArgument(Rule):
                     })))
         return out
 
-    # Flax NNX: a module's Python attribute changed under `nnx.jit` (row 42; `stagelint.nnx`).
+    # Flax NNX: a module's Python attribute changed under `nnx.jit` (row 42; `stagelint.analysis.nnx`).
 
     def finish(self) -> None:
         if not imports_flax(self.ctx):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 from stagelint.analysis.proof import HEURISTIC, TRUE
 from stagelint.frameworks import JAX_JIT
 from stagelint.rules.base import Rule

@@ -7,11 +7,11 @@ import libcst as cst
 from stagelint.analysis.pytrees import python_attribute_reads, traced_attribute_facts
 from stagelint.analysis.dependence import op_result_fact, params_feeding
 from stagelint.analysis.flags import with_flag_step
-from stagelint.context import short_code
-from stagelint.nnx import param_attributes
-from stagelint.jitsites import InExpectedErrors, uses_pallas
+from stagelint.analysis.context import short_code
+from stagelint.analysis.nnx import param_attributes
+from stagelint.analysis.jitsites import InExpectedErrors, uses_pallas
 from stagelint.rules.base import Rule
-from stagelint.tensors import Tensorness, tensorness
+from stagelint.analysis.tensors import Tensorness, tensorness
 
 #: jax.numpy functions whose output length is the number of hits, unless `size=` fixes it.
 SIZED = frozenset(f"jax.numpy.{n}" for n in (

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from stagelint import facts as F
-from stagelint import jaxjit
-from stagelint.context import short_code
-from stagelint.jitsites import InExpectedErrors, JitSites
+from stagelint.analysis import facts as F
+from stagelint.analysis import jaxjit
+from stagelint.analysis.context import short_code
+from stagelint.analysis.jitsites import InExpectedErrors, JitSites
 from stagelint.rules.base import Rule
-from stagelint.tensors import value_of
+from stagelint.analysis.tensors import value_of
 
 _UNHASHABLE_VALUES = {"list": "a list", "dict": "a dict", "set": "a set", "ndarray": "a NumPy array"}
 _UNHASHABLE_BUILTINS = {"builtins.list": "a list", "builtins.dict": "a dict", "builtins.set": "a set",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 from stagelint.analysis.proof import HEURISTIC, fact
-from stagelint.context import short_code
+from stagelint.analysis.context import short_code
 from stagelint.frameworks import (
     GET_OR_CREATE_DECORATORS,
     GET_OR_CREATE_VARIABLES,
@@ -173,7 +173,7 @@ class RecursiveFunction(Rule):
     def finish(self) -> None:
         """Record, for each call under a condition, how tensor-like the condition is: recursion
         ends by a Python test (a structure's depth) or by a tensor test (traced forever)."""
-        from stagelint.tensors import tensorness
+        from stagelint.analysis.tensors import tensorness
 
         ctx = self.ctx
         by_function: dict[int, list] = {}

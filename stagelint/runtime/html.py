@@ -17,7 +17,7 @@ import os
 from html import escape
 
 from stagelint import __version__
-from stagelint.docs import rule_url
+from stagelint.report.docs import rule_url
 from stagelint.runtime.compare import Pair, describe_result, error_line
 from stagelint.runtime import retraces
 from stagelint.runtime.evidence import norm, short_test

@@ -184,13 +184,13 @@ def _display(path: Path) -> str:
 def static_findings(paths: list[str], start_dir: str = ".", cache: bool = True,
                     cache_dir: str | None = None) -> CheckResult:
     """The integration point with the static engine (`stagelint.engine.check_paths`), through the
-    result cache `stagelint check` keeps (`stagelint.cache`): a test module reaches much of its
+    result cache `stagelint check` keeps (`stagelint.pipeline.cache`): a test module reaches much of its
     project (a Keras test imports some 440 files of Keras, 50 s of CPU to analyse cold), which
     a later run, of this module or a sibling, need not analyse again while the files are unchanged.
 
     Raises ImportError when the engine is not there, so the caller can say so.
     """
-    from stagelint.cache import open_cache
+    from stagelint.pipeline.cache import open_cache
     from stagelint.config import load_settings
     from stagelint.engine import check_paths
 

@@ -77,7 +77,7 @@ def test_a_file_swapped_for_a_fifo_after_the_check_is_refused_not_waited_on(tmp_
     import os
     import threading
 
-    from stagelint.addnoqa import add_noqa
+    from stagelint.report.addnoqa import add_noqa
     from stagelint.findings import Finding
 
     pipe = tmp_path / "model.py"

@@ -10,7 +10,7 @@ import subprocess
 from integration_support import stagelint, write_tree
 
 from stagelint.config import Settings
-from stagelint.discovery import discover
+from stagelint.pipeline.discovery import discover
 
 STAGED = "import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    print(x)\n"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from integration_support import PROJECT, ROOT, write_tree
 
-from stagelint import screen
+from stagelint.pipeline import screen
 from stagelint.config import Settings
 from stagelint.engine import check_paths, discover, module_name
 from stagelint.rules import all_rules
@@ -36,7 +36,7 @@ def _selection(paths, settings=None):
 
 def _check_recording_analysed(monkeypatch):
     """`check .` in this process, and the files it analysed in full, in order."""
-    from stagelint import workers
+    from stagelint.pipeline import workers
 
     analysed = []
     real = workers.analyse_one
@@ -45,7 +45,7 @@ def _check_recording_analysed(monkeypatch):
 
 
 def _live(selection):
-    """Analysed now, or when the staged code needs it (`stagelint.demand`)."""
+    """Analysed now, or when the staged code needs it (`stagelint.pipeline.demand`)."""
     return set(selection.analyse) | set(selection.deferred.values())
 
 
@@ -113,7 +113,7 @@ def test_syntax_error_in_a_file_that_stages_nothing_is_still_reported(tmp_path, 
 def test_syntax_error_in_a_deferred_file_no_round_needs_is_reported(tmp_path, monkeypatch, cached):
     """A live file without an entry point is parsed by Python only once the rounds are over and
     no round analysed it; the one that does not parse then gets its STG000, cold or warm."""
-    from stagelint.cache import open_cache
+    from stagelint.pipeline.cache import open_cache
 
     write_tree(tmp_path, {
         "model.py": "import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    return x\n",

@@ -198,7 +198,7 @@ async def _session(root: Path):
         # Hover on a finding: the rule's page, as `stagelint rule STG101` prints it.
         hover = await c.client.text_document_hover_async(lsp.HoverParams(
             text_document=lsp.TextDocumentIdentifier(uri=c.uri("pkg/model.py")), position=target.range.start))
-        from stagelint.docs import render_rule
+        from stagelint.report.docs import render_rule
         from stagelint.rules import get_rule
 
         assert hover.contents.value == render_rule(get_rule("STG101"))
@@ -496,7 +496,7 @@ def _fix_action_like_check_fix(tmp_path, source: str, code: str) -> list[str]:
         text = "".join(lines)
         lines = (text[:start] + e.new_text + text[end:]).splitlines(keepends=True)
     from stagelint.fix import apply_fixes
-    from stagelint.files import digest
+    from stagelint.pipeline.files import digest
 
     expected, _, _ = apply_fixes(source.encode(), [fixable[0].fix])
     assert "".join(lines) == expected.decode()

@@ -1,4 +1,4 @@
-"""Flax NNX state, modelled once (`stagelint.nnx`): what an attribute of an `nnx.Module` is.
+"""Flax NNX state, modelled once (`stagelint.analysis.nnx`): what an attribute of an `nnx.Module` is.
 
 Each class with its positive and its negative twin. Behaviour checked with flax 0.12.8 / JAX
 0.10.2 in this venv (trace counts for 3 calls):

@@ -13,7 +13,7 @@ import libcst as cst
 from stagelint.analysis import values as V
 from stagelint.config import Settings
 from stagelint.analysis.walk import analyze_module
-from stagelint.context import FileContext
+from stagelint.analysis.context import FileContext
 from stagelint.frameworks import TENSORFLOW
 from stagelint.rules.base import Rule
 

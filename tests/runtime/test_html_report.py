@@ -15,7 +15,7 @@ import pytest
 
 from stagelint.runtime.steps import analyse
 from stagelint.runtime.executor import RunStatus
-from stagelint.docs import rule_url
+from stagelint.report.docs import rule_url
 from stagelint.runtime.html import render_html
 from stagelint.runtime.lint import static_findings
 

@@ -4,7 +4,7 @@ What is cached, per file: the outcome of the per-file phase (its `ModuleFacts`: 
 functions, call sites...) and the screen's reading of the file (`screen.FileSummary`: staging
 words, referenced names, whether Python parses it). Per check: the plan of the project phase's
 rounds (`pipeline.plans`: which deferred files they analyse, given again after an edit that
-cannot change it) and the whole result (`stagelint.checkcache`: given again while no input
+cannot change it) and the whole result (`stagelint.pipeline.checkcache`: given again while no input
 changed). The project phase itself is not cached: it joins every file and is cheap next to a
 parse.
 
@@ -33,7 +33,7 @@ The cache folder sits in the project, where anyone who can commit to it can put 
 entry is data, never code. It is a header line (format, kind, the whole key, and an
 HMAC-SHA256 of the body under this user's key, kept outside every project: `user_key`) and
 JSON, read back through a decoder that checks every value against the type the caller expects
-(`stagelint.datacodec`); nothing in it is evaluated, imported or unpickled. An entry someone
+(`stagelint.pipeline.datacodec`); nothing in it is evaluated, imported or unpickled. An entry someone
 else wrote (committed to a repository, copied from another machine) fails the signature.
 Entries are read only if they are regular files (no symlink is followed), and written by
 renaming a new file over the name, in folders checked not to be symlinks. A cache must never
@@ -56,7 +56,9 @@ import tempfile
 from dataclasses import fields, is_dataclass
 from pathlib import Path
 
-from stagelint import __version__, datacodec
+from stagelint import __version__
+
+from stagelint.pipeline import datacodec
 from stagelint.fix import Edit, Fix
 from stagelint.pipeline.paths import project_root
 
@@ -258,7 +260,7 @@ def _decoded(body, expect):
 
 
 class Cache:
-    """Get and put values by key, as checked data (`stagelint.datacodec`), never code. Every
+    """Get and put values by key, as checked data (`stagelint.pipeline.datacodec`), never code. Every
     failure is a miss or a skipped write."""
 
     def __init__(self, root: str | os.PathLike | None = None, enabled: bool = True,
@@ -302,7 +304,7 @@ class Cache:
 
     def get(self, kind: str, key: str, expect=object):
         """The value stored under `key`, read as type `expect` (a dataclass or a type hint such
-        as `list[str]`: `stagelint.datacodec`), or None (a miss) for anything short of a sound
+        as `list[str]`: `stagelint.pipeline.datacodec`), or None (a miss) for anything short of a sound
         entry of this user's: another key or kind, another signature, a truncated, oversized or
         special file, a value of another shape."""
         if not self.enabled:
@@ -450,7 +452,7 @@ class Cache:
         self._sound_dir(self.dir)
         for name, text in ((".gitignore", "# Created by stagelint\n*\n"),
                            ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"
-                                            "# stagelint's result cache; see stagelint/cache.py\n")):
+                                            "# stagelint's result cache; see stagelint/pipeline/cache.py\n")):
             try:
                 _create_new(self.base / name, text.encode())
             except OSError:

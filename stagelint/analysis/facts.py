@@ -229,7 +229,7 @@ class AttrWrite:
     #: on a name bound to one object in a function: [methods called on it before, after] the
     #: write, in program order (`ModuleFacts.method_calls`' last two fields); [] elsewhere
     around: list = field(default_factory=list)
-    #: on `self` in `__init__`: what the value is in Flax NNX's terms (`stagelint.nnx.stored_kind`)
+    #: on `self` in `__init__`: what the value is in Flax NNX's terms (`stagelint.analysis.nnx.stored_kind`)
     nnx: str = ""
 
 
@@ -257,7 +257,7 @@ class DatasetFunction:
 @dataclass
 class JaxStaged:
     """A function a JAX API stages (`@jax.jit`, `jax.jit(f, static_argnums=1)`, the branches of
-    `lax.cond`, `@partial(jax.jit, ...)`, `jax.vmap(f)`): `stagelint.jaxstaging`."""
+    `lax.cond`, `@partial(jax.jit, ...)`, `jax.vmap(f)`): `stagelint.analysis.jaxstaging`."""
 
     target: Target
     span: Span
@@ -349,7 +349,7 @@ class ModuleFacts:
     keras_drives: list[tuple] = field(default_factory=list)
     #: functions `tf.data` transformations trace (point 6 of issue 11)
     dataset_functions: list[DatasetFunction] = field(default_factory=list)
-    #: functions JAX APIs stage (issue 14, `stagelint.jaxstaging`)
+    #: functions JAX APIs stage (issue 14, `stagelint.analysis.jaxstaging`)
     jax_staged: list[JaxStaged] = field(default_factory=list)
     #: `model.apply(...)`, `Model().init(...)`, `jax.jit(model.apply)`: (calling function's
     #: qualname, `jaxstaging.APPLY_MARK` for a jitted runner, or None at module level; the

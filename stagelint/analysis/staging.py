@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 from stagelint.frameworks import KERAS3_BASE_PREFIXES, KERAS_STEP_METHODS, Framework
 
 Key = tuple[str, str]  # (module, qualname)
@@ -27,7 +27,7 @@ class Project:
     def __init__(self, modules: list[F.ModuleFacts], settings, framework: Framework, call_sites: bool = True,
                  reuse: "Project | None" = None):
         """`call_sites=False` finds the entry points and what they reach, and stops there
-        (`call_sites`, `function_calls` stay empty): what the rounds of `stagelint.demand` need.
+        (`call_sites`, `function_calls` stay empty): what the rounds of `stagelint.pipeline.demand` need.
         `reuse`: a project whose resolutions still hold for these modules (the same modules and
         resolution surfaces, `stagelint.pipeline.incremental`): they are not made again."""
         self.settings = settings
@@ -73,7 +73,7 @@ class Project:
         self._callers: dict[Key, set[Key]] | None = None
         self._converted: set[Key] | None = None
         self._find_entries()
-        from stagelint.jaxstaging import JaxView
+        from stagelint.analysis.jaxstaging import JaxView
 
         #: what JAX stages, and how (issue 14): its entry points are entry points here too
         self.jax = JaxView(self)

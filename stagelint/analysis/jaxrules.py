@@ -123,7 +123,7 @@ def confirm_loop_unrolled(candidate, project, key):
         if param in project.jax.static_params(key):
             return {"detail": f"`{param}` is static: one copy of the body per step", "length": f"`{param}`"}
         args = project.args_for(key, param)
-        from stagelint.tensors import NUMBERS
+        from stagelint.analysis.tensors import NUMBERS
 
         reason = varying_bound([a for _, _, a in args if a.kind == "python" or a.what in NUMBERS])
         if reason is None:

@@ -1,7 +1,7 @@
 """A whole check's result, kept in the result cache and given again while nothing it depends on
 has changed (a warm run over an unchanged project, an editor linting a buffer it linted before).
 
-The per-file entries of `stagelint.cache` spare a warm run the parse and the analysis of every
+The per-file entries of `stagelint.pipeline.cache` spare a warm run the parse and the analysis of every
 file, but it still decodes the facts of every analysed file, runs the project phase and judges
 every candidate, which is most of a warm run's time. The findings of a check are a function of:
 

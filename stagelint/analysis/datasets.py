@@ -7,7 +7,7 @@ it changes changes once (TF 2.21, checked in `stagelint.frameworks.DATASET_FUNCT
 
 `map`, `filter` and `reduce` are common method names (pandas, multiprocessing), so a method call
 counts only when the receiver is shown to be a dataset: built by `tf.data` or a dataset factory
-(`stagelint.tensors.value_of`), chained after a method only datasets have (`.batch(...).map(f)`),
+(`stagelint.analysis.tensors.value_of`), chained after a method only datasets have (`.batch(...).map(f)`),
 a name that the same function also calls such a method on (`ds = ds.map(f); ds = ds.batch(8)`),
 or a call that passes a keyword only dataset transformations take (`num_parallel_calls=`).
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint import frameworks as FW
-from stagelint.trivia import inner_nodes
+from stagelint.analysis.trivia import inner_nodes
 
 
 def function_arguments(ctx, node: cst.Call, names: set[str]) -> list[cst.BaseExpression]:
@@ -51,7 +51,7 @@ def _is_dataset_call(ctx, node: cst.Call) -> bool:
 
 
 def is_dataset(ctx, expr: cst.BaseExpression, _depth: int = 0) -> bool:
-    from stagelint.tensors import value_of
+    from stagelint.analysis.tensors import value_of
 
     if value_of(ctx, expr, ctx.function).what == "dataset":
         return True

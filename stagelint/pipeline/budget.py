@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 
-from stagelint.files import over_size
+from stagelint.pipeline.files import over_size
 
 #: Lines longer than this (in bytes) have their expressions measured before the parse.
 LONG_LINE = 4000

@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from stagelint import jaxjit
+from stagelint.analysis import jaxjit
 
 
 #: Context managers of tests that check what the statements they hold raise or warn (tests of

@@ -1,6 +1,6 @@
 """Rule documentation rendered from the rule classes: `stagelint rule CODE` and docs/rules/.
 
-`python -m stagelint.docs` rewrites docs/rules/; a test fails when the pages are stale.
+`python -m stagelint.report.docs` rewrites docs/rules/; a test fails when the pages are stale.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def example_message(code: str) -> tuple[int, str] | None:
 
 
 def render_index() -> str:
-    out = ["# Rules", "", "Generated from the rule classes by `python -m stagelint.docs`.", "",
+    out = ["# Rules", "", "Generated from the rule classes by `python -m stagelint.report.docs`.", "",
            "| code | name | what it flags |", "|---|---|---|"]
     for r in all_rules():
         tag = " (runtime-only)" if r.runtime_only else r.tier_tag()

@@ -1,6 +1,6 @@
 """Dataclasses to JSON and back, checked against their type hints: a format that is data only.
 
-The result cache (`stagelint.cache`) reads files from the project folder, which anyone who
+The result cache (`stagelint.pipeline.cache`) reads files from the project folder, which anyone who
 commits to the project can write. Reading them must never run code (pickle would) nor crash,
 and an entry of the wrong shape must be told apart from a sound one. So values are written as
 JSON and read back through a decoder built from the expected type: every dataclass field is

@@ -1,6 +1,6 @@
 """Which deferred files the staged code needs: the rounds of `stagelint check` after the first.
 
-The screen (`stagelint.screen`) sends to the first round only the live files that spell an entry
+The screen (`stagelint.pipeline.screen`) sends to the first round only the live files that spell an entry
 point (`tf.function`, `def call(`, a configured decorator); in a TensorFlow code base where every
 file imports TensorFlow, that is a fifth of the files or less. The other live files are
 *deferred*. After each round the project phase runs on what has been analysed, and a deferred
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 
 # `.attr = ...`, `.attr += ...`, not `.attr == ...` (the receiver is checked by `_stores`)
 _ATTRIBUTE_STORE = re.compile(rb"\.[ \t]*([A-Za-z_]\w*)[ \t]*(?:[-+*/@%&|^]|//|\*\*|>>|<<)?=(?!=)")

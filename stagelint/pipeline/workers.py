@@ -16,7 +16,7 @@ from collections import deque
 from multiprocessing.connection import wait
 
 from stagelint.pipeline.perfile import Outcome, analyse_one, store_outcome
-from stagelint.timelimit import FILE_TIMEOUT, over_time_detail
+from stagelint.pipeline.timelimit import FILE_TIMEOUT, over_time_detail
 
 
 def _serve(conn, settings, roots, store=None, within=None) -> None:

@@ -4,7 +4,7 @@ is, and the questions rules ask while it runs.
 `FileContext` keeps its own stack of functions, classes, first-call guards and lifting scopes
 (cheaper than ParentNodeProvider), the bindings and values the file shows, and answers binding
 questions ("is this name a parameter, a global, `self`?"). It knows nothing of the value model
-above it (`stagelint.tensors`, `analysis.values`, `stores`): those ask it, never the reverse.
+above it (`stagelint.analysis.tensors`, `analysis.values`, `stores`): those ask it, never the reverse.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from libcst.metadata import (
 
 from libcst._nodes.internal import CodegenState
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 from stagelint.frameworks import (
     EAGER_TESTS,
     KERAS_SETUP_HOOKS,
@@ -548,7 +548,7 @@ class FileContext:
                 signature, autograph = staging_options(dec.decorator)
                 relaxed = relaxes_shapes(dec.decorator)
                 xla = compiles_with_xla(dec.decorator)
-        from stagelint.jaxstaging import decorated_api, record_decorated
+        from stagelint.analysis.jaxstaging import decorated_api, record_decorated
 
         jax_api = decorated_api(self, node) if node.decorators else None
         if jax_api is not None:

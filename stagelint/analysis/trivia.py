@@ -13,7 +13,7 @@ import inspect
 import libcst as cst
 from libcst._nodes import op, whitespace
 
-from stagelint.fastmeta import children_past
+from stagelint.analysis.fastmeta import children_past
 
 
 def _trivia() -> frozenset:

@@ -33,7 +33,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from stagelint.files import is_within, kind, not_regular, outside
+from stagelint.pipeline.files import is_within, kind, not_regular, outside
 from stagelint.pipeline.paths import project_root
 
 #: Folders never walked into unless named on the command line.

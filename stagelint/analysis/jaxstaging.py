@@ -1,6 +1,6 @@
 """Which code JAX stages, and how: the per-file record and the project's view (issue 14).
 
-The per-file walk (`stagelint.context`) takes every framework at once (`frameworks.STAGING`), so
+The per-file walk (`stagelint.analysis.context`) takes every framework at once (`frameworks.STAGING`), so
 `@jax.jit`, `jax.jit(f)` and `jax.vmap(f)` become entry points exactly as `tf.function` does, and
 the project call graph reaches their helpers across modules. This module adds what is JAX's own:
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 from stagelint.frameworks import (
     JAX,
     JAX_DIFFERENTIATES_ARGNUMS,
@@ -182,7 +182,7 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
     `jax.lax` control flow is given (lambdas are walked as functions of their own)."""
     ctx = walker.ctx
     if any(q.startswith("flax.nnx.") for q in names):
-        from stagelint.nnx import record_call as record_nnx_call
+        from stagelint.analysis.nnx import record_call as record_nnx_call
 
         record_nnx_call(ctx, node, names)  # hijax Variables
     api = next((q for q in sorted(names) if q in JAX_STAGING), None)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 
 #: Jitting transforms, by qualified name -> (static positions keyword, static names keyword).
 JIT_TRANSFORMS = {

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import BuiltinAssignment, ImportAssignment
 
-from stagelint import facts as F
+from stagelint.analysis import facts as F
 from stagelint.analysis.objects import root_kind
-from stagelint.context import FILE_OPENERS, FileContext, FunctionInfo, is_literal
-from stagelint.fastmeta import walk
-from stagelint.trivia import TRIVIA
+from stagelint.analysis.context import FILE_OPENERS, FileContext, FunctionInfo, is_literal
+from stagelint.analysis.fastmeta import walk
+from stagelint.analysis.trivia import TRIVIA
 from stagelint.frameworks import CONTAINER_METHODS, STRUCTURE_ATTRIBUTES
 
 
@@ -342,7 +342,7 @@ def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | N
               loops: tuple = ()) -> F.ArgFacts:
     """How an argument looks at a call site in `func` inside `loops`: a tensor, a Python value,
     or unknown; what kind of value it is, which object, and whether it changes between calls."""
-    from stagelint.context import short_code
+    from stagelint.analysis.context import short_code
 
     text = short_code(expr)
     value = value_of(ctx, expr, func)

@@ -12,7 +12,7 @@ use `# stagelint: noqa` in a cell)."""
 from __future__ import annotations
 
 from stagelint import notebooks
-from stagelint.files import read_source, why_not_read, write_atomically
+from stagelint.pipeline.files import read_source, why_not_read, write_atomically
 from stagelint.findings import NOQA_RE, UNUSED_NOQA, noqa_line_map
 
 

@@ -19,9 +19,9 @@ from stagelint.analysis.guards import after_early_return_guard
 from stagelint.analysis.objects import root_name, root_owner
 from stagelint.analysis.values import python_option_param
 from stagelint.frameworks import PER_CALL_MUTATORS
-from stagelint.context import FileContext, FunctionInfo, code_of, short_code
-from stagelint.tensors import Tensorness, tensorness, value_of
-from stagelint.trivia import inner_nodes
+from stagelint.analysis.context import FileContext, FunctionInfo, code_of, short_code
+from stagelint.analysis.tensors import Tensorness, tensorness, value_of
+from stagelint.analysis.trivia import inner_nodes
 
 
 @dataclass
@@ -489,7 +489,7 @@ def lost_under_jax_fact(candidate, project, key) -> list:
     again with the same Python value (`self.ready = True`, `registry[name] = fn`): it differs from
     what eager code leaves only when that value changes between calls that reuse the trace."""
     from stagelint.analysis.proof import HEURISTIC, fact
-    from stagelint.nnx import writes_module_state
+    from stagelint.analysis.nnx import writes_module_state
 
     fields = candidate.fields
     action, place = fields.get("action", "the write"), fields.get("place", "the state")

@@ -39,7 +39,7 @@ after a dot or in an import, `def call(`, a `tf.data` transformation, a configur
 `entry_pattern`; JAX's own spellings, `jax.jit`, `def __call__(`, `lax.cond(`, only in files
 whose imports reach a file spelling `jax`, `flax` or `equinox`: `jax_entry_pattern`) are
 analysed first; the others are *deferred*, and analysed only when the staged code found needs them
-(`stagelint.demand`). That step is a judgement, not a proof (a call site that names a Function
+(`stagelint.pipeline.demand`). That step is a judgement, not a proof (a call site that names a Function
 only through a variable, for one, is not seen); on the five projects of the benchmark corpus it
 reports exactly the findings of the full analysis while analysing 32% to 58% of the files
 (`docs/performance.md`).
@@ -226,7 +226,7 @@ class Selection:
     """The files split by the screen. `analyse`: given files (in the order given) and imported
     project files that spell an entry point, or that Python does not parse; `deferred`: live
     files without an entry point (real path -> path as shown), analysed only when the staged
-    code turns out to need them (`stagelint.demand`); `skip`: given files that cannot have
+    code turns out to need them (`stagelint.pipeline.demand`); `skip`: given files that cannot have
     findings. `digests`: the SHA-256 of every file read, by real path (keys of the result
     cache); `sources` and `names`: the bytes of the deferred files and the dotted names they
     refer to (`referenced_names`); `known`: every file the screen read;
@@ -380,9 +380,9 @@ def select(files: list[str], settings, search_roots, module_name, read=None, cac
     """Split the given files into those the engine must analyse and those that cannot have
     findings. `read(path) -> bytes` reads a file (default: `files.read_source` with the size
     budget), and may serve sources that differ from the disk (stdin).
-    `cache` (a `stagelint.cache.Cache`) keeps each file's summary by its content."""
-    from stagelint.cache import analysis_settings
-    from stagelint.files import digest, read_source
+    `cache` (a `stagelint.pipeline.cache.Cache`) keeps each file's summary by its content."""
+    from stagelint.pipeline.cache import analysis_settings
+    from stagelint.pipeline.files import digest, read_source
 
     pattern = staging_pattern(settings)
     entries = entry_pattern(settings)
