@@ -133,6 +133,43 @@ def test_deep_nesting_in_process_is_a_skip_not_a_crash(tmp_path, monkeypatch):
     assert lines_codes(result) == [("ok.py", 5, "STG101")]
 
 
+#: A closure rebinding a nonlocal from a method call on itself, the callee of a JAX staged
+#: function elsewhere in the file: tensor-ness asks the callee's value, the value asks the
+#: name's tensor-ness, each in a walk of its own, round and round (a real training script of
+#: twelve levels of nesting ended `stagelint check` with exit 2, "too deeply nested").
+REBOUND_FROM_ITSELF = """\
+import jax
+
+
+def train(trainer, inference, evaluator):
+    def _eval():
+        nonlocal inference
+        inference = inference.replace(params=trainer.params)
+        return evaluator(inference)
+
+    step = jax.jit(lambda x: x + 1)
+    for i in range(3):
+        _eval()
+    return step(1)
+
+
+@jax.jit
+def logged(x):
+    print(x)
+    return x
+"""
+
+
+def test_a_name_rebound_from_a_call_on_itself_is_analysed_not_skipped(tmp_path, monkeypatch):
+    (tmp_path / "train.py").write_text(REBOUND_FROM_ITSELF)
+    monkeypatch.chdir(tmp_path)
+    result = check_paths(["."], jobs=0)
+    assert result.skipped == []
+    assert lines_codes(result) == [("train.py", 18, "STG101")]  # the file's real finding stands
+    proc = run("check", "--output-format", "json", "train.py", cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (1, "")
+
+
 LONG_LINE = "x = 1" + " + 1" * 30_000 + "\n"
 
 

@@ -66,7 +66,10 @@ class _MemoizedWalk:
     Asked again and again (by several rules, by value_of for every sub-expression, through
     names bound many times), the walk was exponential on real modules (numpy's crackfortran:
     minutes). A name bound from itself (`x = x + 1`) is a cycle: there the walk answers
-    `cycle`, and its other bindings decide.
+    `cycle`, and its other bindings decide. The questions in progress are the file's, not one
+    walk's: tensor-ness asks values and values ask tensor-ness, each through a walk of its own,
+    so a cycle through both (a name rebound from a call of itself) is seen only by a set they
+    share.
     """
 
     memo_name = ""
@@ -75,7 +78,7 @@ class _MemoizedWalk:
     def __init__(self, ctx: FileContext, func: FunctionInfo | None):
         self.ctx = ctx
         self.func = func
-        self.active: set[int] = set()
+        self.active: set[tuple[int, int]] = ctx.memo.setdefault(self.memo_name + ":active", set())
         self.memo: dict = ctx.memo.setdefault(self.memo_name, {})
 
     def of(self, expr):
@@ -83,13 +86,13 @@ class _MemoizedWalk:
         found = self.memo.get(key)
         if found is not None:
             return found
-        if id(expr) in self.active:
+        if key in self.active:
             return self.cycle
-        self.active.add(id(expr))
+        self.active.add(key)
         try:
             result = self._of(expr)
         finally:
-            self.active.discard(id(expr))
+            self.active.discard(key)
         self.memo[key] = result
         return result
 
