@@ -136,15 +136,25 @@ def test_another_stagelint_version_or_source_starts_afresh(tree, monkeypatch, tm
     assert new != old
     _, c = _run(tree)
     assert c.misses and not c.hits
-    # An edit of any of stagelint's own sources changes the fingerprint too.
-    package = Path(cache_module.__file__).parent
+    # An edit of any of stagelint's own sources changes the fingerprint too: those of the whole
+    # package, wherever the cache module itself sits in it.
+    package = cache_module.package_root()
+    assert (package / "__init__.py").read_text().find("__version__") >= 0
+    assert {p.name for p in package.iterdir()} >= {"rules", "analysis", "pipeline", "frameworks", "cli.py"}
     copy = tmp_path / "copy"
     shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
     before = cache_module.source_fingerprint(copy)
     assert before == cache_module.source_fingerprint(package)
-    with open(copy / "staging.py", "a") as fh:
-        fh.write("\n# an edit\n")
-    assert cache_module.source_fingerprint(copy) != before
+    for edited in ("analysis/staging.py", "rules/retracing.py", "frameworks/jax.py"):
+        with open(copy / edited, "a") as fh:
+            fh.write("\n# an edit\n")
+        assert cache_module.source_fingerprint(copy) != before
+        before = cache_module.source_fingerprint(copy)
+    seen = []
+    monkeypatch.setattr(cache_module, "_fingerprint", None)
+    monkeypatch.setattr(cache_module, "source_fingerprint", lambda folder: seen.append(folder) or "x")
+    code_fingerprint()
+    assert seen == [package]
 
 
 def test_the_screens_summaries_are_one_file_per_project(tree):

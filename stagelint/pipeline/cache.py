@@ -88,9 +88,16 @@ def code_fingerprint() -> str:
         h = hashlib.sha256()
         libcst_version = _libcst_version()
         h.update(f"{FORMAT}|{__version__}|{sys.version}|{libcst_version}".encode())
-        h.update(source_fingerprint(Path(__file__).resolve().parent).encode())
+        h.update(source_fingerprint(package_root()).encode())
         _fingerprint = h.hexdigest()
     return _fingerprint
+
+
+def package_root() -> Path:
+    """The folder of the `stagelint` package, whatever subpackage this module sits in."""
+    import stagelint
+
+    return Path(stagelint.__file__).resolve().parent
 
 
 def source_fingerprint(package: Path) -> str:

@@ -9,6 +9,7 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+import stagelint
 from stagelint.rules import all_rules
 from stagelint.rules.base import FRAMEWORK_NAMES, SECTIONS, example_source
 from stagelint.ruleurls import rule_url  # noqa: F401  (re-exported)
@@ -104,6 +105,6 @@ def write(directory: Path) -> list[str]:
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "docs" / "rules"
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(stagelint.__file__).resolve().parents[1] / "docs" / "rules"
     for name in write(target):
         print(f"wrote {target / name}")
