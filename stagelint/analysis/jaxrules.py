@@ -115,6 +115,16 @@ def confirm_loop_unrolled(candidate, project, key):
     fields = candidate.fields
     how, param = fields["_how"], fields["_param"]
     traced = project.jax.traced_params(key)
+    verdict = _loop_unrolled(fields, how, param, traced, project, key)
+    if verdict and not (fields.get("_ops_framework") or set(fields.get("_ops_params", ())) & traced):
+        # Each unrolled copy costs what the body adds to the program: nothing for Python-only
+        # work (shape arithmetic, asserts on ints, sharding specs). Only a project function's
+        # call, which may add ops or may not, stands between this loop and the finding.
+        verdict["_preview"] = "the body adds JAX operations only through calls of project functions"
+    return verdict
+
+
+def _loop_unrolled(fields, how, param, traced, project, key):
     if how == "array":
         return {"detail": "one copy of the body per row of the traced array", "length": "first dimension"}
     if how == "range":

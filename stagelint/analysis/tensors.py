@@ -668,7 +668,8 @@ class _Values(_MemoizedWalk):
                 return Value(_keras_kind(fw, q), q, new)
             if ".losses." in q and q.rsplit(".", 1)[-1][:1].isupper() and fw.owns(q):
                 return Value("loss", q, new)  # `tf.keras.losses.MeanSquaredError()`: called on tensors
-            if FW.canonical_tf_name(q) in FW.MULTI_OUTPUT_OPS or FW.canonical_tf_name(q) in FW.CONTROL_FLOW_OPS:
+            if FW.canonical_tf_name(q) in FW.MULTI_OUTPUT_OPS or FW.canonical_tf_name(q) in FW.CONTROL_FLOW_OPS \
+                    or q in FW.JAX_MULTI_OUTPUT_OPS:
                 return Value("list")  # a Python list/tuple of tensors (loop vars, branch outputs)
             if fw.returns_tensor(q):
                 return Value("tensor")

@@ -153,6 +153,16 @@ NUMPY_ARRAY_METHOD_CALLS = frozenset({
     "numpy.transpose", "numpy.squeeze", "numpy.swapaxes", "numpy.moveaxis", "numpy.repeat",
 })
 
+#: JAX calls that return a Python list or tuple of arrays (observed with jax 0.10.2 under jit:
+#: tests/runtime/test_jax_fresh_facts.py): its length is fixed by the call (a split count, the
+#: number of inputs or outputs), so iterating or unpacking the result is a Python loop over that
+#: many arrays, never one over an array's rows.
+JAX_MULTI_OUTPUT_OPS = frozenset({
+    "jax.numpy.split", "jax.numpy.array_split", "jax.numpy.hsplit", "jax.numpy.vsplit",
+    "jax.numpy.dsplit", "jax.numpy.meshgrid", "jax.numpy.broadcast_arrays", "jax.numpy.unstack",
+    "jax.numpy.linalg.svd", "jax.numpy.linalg.qr", "jax.numpy.linalg.slogdet", "jax.numpy.linalg.eigh",
+    "jax.lax.top_k", "jax.tree.leaves", "jax.tree_util.tree_leaves",
+})
 #: Collectives that, given a Python number, compute on it in Python: `lax.psum(1, axis)` is the
 #: axis size, an int (JAX 0.10.2 under pmap / shard_map: tests/runtime/test_jax_certainty_facts.py).
 JAX_COLLECTIVES_OF_CONSTANTS = frozenset({"jax.lax.psum"})

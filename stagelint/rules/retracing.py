@@ -1199,6 +1199,10 @@ class PythonLoopUnrolled(Rule):
 
     Under JAX: `range(<static argument>)` and a `for` over a traced array's rows (a list of layer
     parameters, `for w, b in params:`, is left alone); `range(<traced value>)` fails instead (STG602).
+    A Python container of arrays (a dict, a list display, the list `jnp.split` or `jnp.meshgrid`
+    returns) is iterated once per element the code made, not per row, and is left alone; a body
+    whose only possible JAX operation is a call of a project function (which may be shape checks
+    or bookkeeping) is reported only with `--preview`.
 
     ## Why is this bad?
     A Python loop runs while tracing, and each iteration adds a copy of the body's ops to the
@@ -1349,7 +1353,9 @@ class PythonLoopUnrolled(Rule):
             self._candidate(node, iter=short_code(it), _param=it.value, _how="data", _rows=_used_as_rows(node))
             return
         if not (isinstance(it, cst.Call) and "builtins.range" in ctx.qualified_names(it.func)):
-            if tensorness(ctx, it, func).definite:  # JAX unrolls over a traced array's first axis
+            # JAX unrolls over a traced array's first axis; a Python container of arrays (a dict,
+            # a list display, `jnp.split`'s list) is iterated as Python, as long as the code wrote it
+            if tensorness(ctx, it, func).definite and value_of(ctx, it, func).what not in _CONTAINERS:
                 self._candidate(node, iter=short_code(it), _param="", _how="array", _jax_only=True)
             return
         for arg in it.args:
@@ -1378,7 +1384,9 @@ class PythonLoopUnrolled(Rule):
         for func, node, fields in self.loops:
             ops = _body_ops(self.ctx, node, func)
             if ops.possible:
-                self.report(node, function=func, _ops_definite=ops.definite, _ops_params=sorted(ops.params), **fields)
+                framework = _body_ops(self.ctx, node, func, calls_add_ops=False).definite
+                self.report(node, function=func, _ops_definite=ops.definite, _ops_params=sorted(ops.params),
+                            _ops_framework=framework, **fields)
 
     @classmethod
     def confirm(cls, candidate, project, module):
@@ -1461,9 +1469,15 @@ _PYTHON_METHODS = frozenset({
 })
 
 
-def _body_ops(ctx, loop, func) -> Tensorness:
+#: What a loop iterates as Python whatever it holds.
+_CONTAINERS = frozenset({"list", "tuple", "dict", "set", "str"})
+
+
+def _body_ops(ctx, loop, func, calls_add_ops: bool = True) -> Tensorness:
     """Whether a loop's body adds graph ops: definitely (a framework op, a call of a function or
-    a layer that may add some), or if some parameters are tensors (arithmetic on them)."""
+    a layer that may add some), or if some parameters are tensors (arithmetic on them). With
+    `calls_add_ops=False`, only what is known to add one: a framework op, arithmetic on a tensor
+    (a project function's call may add ops, or may be Python only: shape checks, bookkeeping)."""
     fw = ctx.framework
     out = Tensorness()
     stack = [loop.body]
@@ -1476,7 +1490,8 @@ def _body_ops(ctx, loop, func) -> Tensorness:
             if any(fw.owns(q) for q in names):
                 return Tensorness(True)
             method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
-            if method not in _PYTHON_METHODS and not (names and all(q.startswith(_PYTHON_MODULES) for q in names)):
+            if method not in _PYTHON_METHODS and not (names and all(q.startswith(_PYTHON_MODULES) for q in names)) \
+                    and calls_add_ops:
                 return Tensorness(True)  # `layer(x)`, `self._block(x)`, `callback(grads)`
         elif isinstance(node, (cst.BinaryOperation, cst.Subscript)):
             out = out | tensorness(ctx, node, func)

@@ -394,6 +394,62 @@ def test_stg503_static_bound_and_traced_rows_not_fori_loop_or_a_list_of_layers()
     """)
 
 
+def test_stg503_a_python_container_of_arrays_is_iterated_as_python_not_unrolled_per_row():
+    """A dict, a list display or `jnp.split`'s list (a Python list under jit: JAX 0.10.2,
+    tests/runtime/test_jax_fresh_facts.py) is iterated once per element the code made; only an
+    array is unrolled per row. The twin: the same loop over the array itself."""
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def stats(x, y):
+            out = {"mean": jnp.mean(x), "max": jnp.max(x)}
+            for k in out:
+                out[k] = out[k] * 2.0
+            for a, b in [(x, y), (y, x)]:
+                x = x + a * b
+            for part in jnp.split(x, 4):
+                y = y + jnp.sum(part)
+            return out, x, y
+
+        @jax.jit
+        def rows(x):
+            total = 0.0
+            for row in jnp.tanh(x):  # STG503
+                total = total + row
+            return total
+    """)
+
+
+def test_stg503_a_body_of_python_work_only_is_not_known_to_grow_the_program():
+    """Unrolled Python work (axis arithmetic, asserts on ints) adds no JAX operation; a body whose
+    only possible op is a project function's call is a guess, the preview tier; a body with a JAX
+    op is reported."""
+    assert_tiers("""
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        def check_axis(dim, rank):
+            assert 0 <= dim < rank
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def moments(x, axes):
+            size = 1
+            for a in axes:
+                size *= x.shape[a]
+            for a in axes:  # preview STG503
+                check_axis(a, x.ndim)
+            for a in axes:  # STG503
+                x = x - jnp.mean(x, axis=a, keepdims=True)
+            return x / size
+
+        moments(jnp.ones((2, 3)), (0, 1))
+        moments(jnp.ones((2, 3, 4)), (0, 1, 2))
+    """)
+
+
 # STG601 (rows 16, 17) --------------------------------------------------------------------------------
 
 

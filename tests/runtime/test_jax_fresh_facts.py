@@ -43,3 +43,46 @@ def test_a_module_attribute_set_and_put_back_in_a_jitted_function_is_as_before_a
     assert nn.CALLBACK == "default"
     f(2.0)  # reuses the trace: the writes do not run, and nothing is missing
     assert nn.CALLBACK == "default" and seen == ["sharded"]
+
+
+def _call(qualified: str):
+    obj = __import__("jax")
+    for part in qualified.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+def test_the_multi_output_calls_return_a_python_list_or_tuple_of_fixed_length_under_jit():
+    """`frameworks.JAX_MULTI_OUTPUT_OPS`: under jit, each returns a Python list or (named) tuple
+    whose length the call fixes, so a `for` over it runs that many times, whatever the rows; and
+    a `for` over an array itself runs once per row of its first axis (the unrolling STG503 is
+    about). `jax.random.split` is not one: it returns one array."""
+    from stagelint.frameworks import JAX_MULTI_OUTPUT_OPS
+
+    x = jnp.arange(12.0).reshape(3, 4)
+    square = x[:, :3]
+    args = {
+        "jax.numpy.split": (x, 2, 1), "jax.numpy.array_split": (x, 3, 1), "jax.numpy.hsplit": (x, 2),
+        "jax.numpy.vsplit": (x, 3), "jax.numpy.dsplit": (x.reshape(3, 2, 2), 2),
+        "jax.numpy.meshgrid": (x[0], x[1]), "jax.numpy.broadcast_arrays": (x, x[0]),
+        "jax.numpy.unstack": (x,), "jax.numpy.linalg.svd": (x,), "jax.numpy.linalg.qr": (x,),
+        "jax.numpy.linalg.slogdet": (square,), "jax.numpy.linalg.eigh": (square,),
+        "jax.lax.top_k": (x, 2), "jax.tree.leaves": ({"a": x, "b": x},),
+        "jax.tree_util.tree_leaves": ({"a": x},),
+    }
+    assert set(args) == JAX_MULTI_OUTPUT_OPS
+    kinds = {}
+
+    @jax.jit
+    def probe(x):
+        for name, a in args.items():
+            r = _call(name)(*a)
+            kinds[name] = (isinstance(r, (list, tuple)), sum(1 for _ in r))
+        rows = sum(1 for _ in x)
+        kinds["jax.random.split"] = isinstance(jax.random.split(jax.random.key(0), 3), (list, tuple))
+        return rows
+
+    assert int(probe(x)) == 3
+    assert kinds.pop("jax.random.split") is False
+    assert all(is_seq for is_seq, _ in kinds.values()), kinds
+    assert kinds["jax.numpy.split"][1] == 2 and kinds["jax.numpy.array_split"][1] == 3
