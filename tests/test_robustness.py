@@ -325,6 +325,85 @@ def test_internal_error_in_one_rule_is_reported_and_other_findings_kept(tmp_path
     assert "ValueError: rule bug" in verbose.stderr
 
 
+#: A name that reaches its own binding (`nonlocal` makes the inner rebinding one of the outer
+#: name's too) rebound from a method call on itself, beside a twin without the cycle.
+ENGINE = """\
+class Engine:
+    def refresh(self, weights):
+        return self
+
+
+def fit(state, score):
+    engine = Engine()
+
+    def evaluate():
+        nonlocal engine
+        engine = engine.refresh(weights=state.weights)
+        return score(engine)
+
+    return evaluate()
+"""
+
+
+def _values_in(source: str, line: int, name: str):
+    """What the value inference says `name` holds on `line` (in the function around it)."""
+    from stagelint.analysis.context import FileContext
+    from stagelint.analysis.tensors import value_of
+    from stagelint.analysis.walk import analyze_module
+    from stagelint.frameworks import STAGING
+
+    tree = cst.parse_module(source)
+    ctx = FileContext("m.py", "m", False, Settings(), STAGING)
+    analyze_module(tree, ctx, [])
+    found = []
+
+    class Uses(cst.CSTVisitor):
+        def __init__(self):
+            super().__init__()
+            self.defs = []
+
+        def visit_FunctionDef(self, node):
+            self.defs.append(node)
+
+        def leave_FunctionDef(self, node):
+            self.defs.pop()
+
+        def visit_Name(self, node):
+            if node.value == name and ctx.position(node).line == line:
+                found.append((node, ctx.function_infos[id(self.defs[-1])] if self.defs else None))
+
+    tree.visit(Uses())
+    return [value_of(ctx, node, func) for node, func in found]
+
+
+def test_a_cycle_in_the_value_inference_is_unknown_and_a_binding_without_one_is_known():
+    """What `engine` holds in `evaluate` asks what `engine.refresh(...)` gives, which asks
+    whether `engine.refresh` is a tensor, which asks what `engine` holds: the cycle's answer is
+    unknown (nothing is claimed of it). Without the rebinding, it is the `Engine` made above."""
+    line = ENGINE.splitlines().index("        return score(engine)") + 1
+    assert [v.what for v in _values_in(ENGINE, line, "engine")] == [""]
+    plain = ENGINE.replace("        nonlocal engine\n", "").replace("engine = engine.refresh", "other = engine.refresh")
+    assert [(v.what, v.cls) for v in _values_in(plain, line - 1, "engine")] == [("object", "m.Engine")]
+
+
+def test_analysis_past_the_recursion_limit_skips_that_file_and_checks_the_rest(tmp_path, monkeypatch):
+    """Brackets nested 199 deep: Python's parser takes them (its limit is 200), and in this
+    process, at Python's default recursion limit, the analysis goes past the limit. The file is
+    one skip with the reason; the other files are checked; the run ends with exit code 2."""
+    deep = STAGED_PRINT + "\ny = " + "[" * 199 + "]" * 199 + "\n"
+    (tmp_path / "deep.py").write_text(deep)
+    (tmp_path / "ok.py").write_text(STAGED_PRINT)
+    monkeypatch.chdir(tmp_path)
+    result = check_paths(["."], jobs=0)
+    assert result.skipped == [("deep.py", "skipped: too deeply nested to analyse (past Python's recursion limit)")]
+    assert lines_codes(result) == [("ok.py", 5, "STG101")]
+    proc = subprocess.run([sys.executable, "-m", "stagelint", "check", "-"], input=deep, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=180)  # standard input: analysed in-process
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines() == ["stagelint: error: -: skipped: too deeply nested to analyse (past Python's recursion limit)"]
+    assert proc.stdout == "Nothing was checked. 1 path could not be checked (see the errors above).\n"
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(source=hypothesmith.from_grammar())
 def test_fuzz_valid_python_from_the_grammar(source):

@@ -152,11 +152,12 @@ def _analysed(path: str, source: bytes, settings, roots, absent, budget) -> Outc
     except OverBudget as e:
         return Outcome(path, "skipped", detail=str(e))
     except RecursionError:
-        return Outcome(path, "skipped", detail="too deeply nested to analyse")
+        # (a cycle in the analysis ends in this too: its walks answer "unknown" on meeting one)
+        return Outcome(path, "skipped", detail="skipped: too deeply nested to analyse (past Python's recursion limit)")
     except notebooks.NotPython as e:  # a notebook for another language
         return Outcome(path, "skipped", detail=str(e))
     except MemoryError:
-        return Outcome(path, "skipped", detail="out of memory while analysing")
+        return Outcome(path, "skipped", detail="skipped: out of memory while analysing")
     except Exception:  # one file's internal error must not lose the others' findings
         return Outcome(path, "error", detail=traceback.format_exc(limit=-6))
 

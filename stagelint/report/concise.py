@@ -28,7 +28,8 @@ def closing(result, paint=PLAIN, unsafe_fixes: bool = False) -> str:
     if n:
         text = f"Found {n} finding{'s' if n != 1 else ''}."
     elif result.files_checked == 0:
-        text = "No Python files found."
+        # (files found but none analysed: "No Python files found" would be false)
+        text = "Nothing was checked." if result.skipped else "No Python files found."
     else:
         text = "All checks passed!"
     if result.skipped:
