@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.memo import once
 from stagelint.frameworks import STATEFUL_METHODS, STATEFUL_OPS, canonical_tf_name
 
 #: The stateful ops a trace-time guard wrongly makes unconditional: output, checks, summaries,
@@ -98,10 +99,7 @@ def callee_defs(ctx, call: cst.Call, owner: tuple):
 def project_state_op(project, key) -> str:
     """Project phase: the first state op the function `key` runs, itself or through the project
     functions it calls (plain calls, not function references), "" for none."""
-    found = project.__dict__.get("_state_ops")
-    if found is None:
-        found = project.__dict__["_state_ops"] = _propagate(project)
-    return found.get(key, "")
+    return once(project, "_state_ops", lambda: _propagate(project)).get(key, "")
 
 
 def _propagate(project) -> dict:

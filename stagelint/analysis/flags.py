@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from stagelint.analysis.memo import once
 from stagelint.analysis.proof import HEURISTIC, fact
 from stagelint.frameworks import JAX_GRAD, JAX_JIT, JAX_TRACE
 
@@ -48,9 +49,10 @@ def _passes(project, key, param: str) -> bool:
 def _flag_free(project) -> tuple[set, dict]:
     """What the entry points reach without a call under an `if <flag>:` no traced call turns on,
     and for a function such a call leads to, the first one seen: (caller, flag, line)."""
-    memo = project.__dict__.get("_flag_free_reach")
-    if memo is not None:
-        return memo
+    return once(project, "_flag_free_reach", lambda: _reach_without_flags(project))
+
+
+def _reach_without_flags(project) -> tuple[set, dict]:
     passes: dict = {}
     blocked: dict = {}
     seen: set = set(project.entries)
@@ -69,7 +71,6 @@ def _flag_free(project) -> tuple[set, dict]:
                     continue
             seen.add(callee)
             queue.append(callee)
-    project.__dict__["_flag_free_reach"] = seen, blocked
     return seen, blocked
 
 

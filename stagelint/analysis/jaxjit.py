@@ -18,6 +18,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis import facts as F
+from stagelint.analysis.memo import once
 
 #: Jitting transforms, by qualified name -> (static positions keyword, static names keyword).
 JIT_TRANSFORMS = {
@@ -171,18 +172,19 @@ def record(ctx, rule_code: str, node: cst.CSTNode, name: str, spec: dict) -> Non
 
 def table(project) -> dict:
     """(module, qualified name in it) -> resolved spec, for every jitted callable of the project."""
-    memo = project.__dict__.get("_jaxjit_table")
-    if memo is None:
-        memo = {}
-        for m in project.modules.values():
-            for c in m.candidates:
-                rec = c.fields.get("_jit")
-                if rec:
-                    name, data = rec
-                    prior = memo.get((m.module, name))
-                    memo[(m.module, name)] = data if prior is None else _merge(prior, data)
-        project.__dict__["_jaxjit_table"] = memo
-    return memo
+    return once(project, "_jaxjit_table", lambda: _table(project))
+
+
+def _table(project) -> dict:
+    out: dict = {}
+    for m in project.modules.values():
+        for c in m.candidates:
+            rec = c.fields.get("_jit")
+            if rec:
+                name, data = rec
+                prior = out.get((m.module, name))
+                out[(m.module, name)] = data if prior is None else _merge(prior, data)
+    return out
 
 
 def _merge(a: dict, b: dict) -> dict:

@@ -12,6 +12,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from stagelint.analysis import jaxjit
+from stagelint.analysis.memo import once
 
 
 #: Context managers of tests that check what the statements they hold raise or warn (tests of
@@ -39,13 +40,13 @@ PALLAS = ("jax.experimental.pallas", "jax._src.pallas")
 
 
 def uses_pallas(ctx) -> bool:
-    memo = ctx.__dict__.get("_uses_pallas")
-    if memo is None:
-        memo = any(q.startswith(PALLAS) for q in ctx.facts.imports.values())
-        if not memo and ctx.module_node is not None:
-            memo = any(_imports_pallas(st) for st in ctx.module_node.body)
-        ctx.__dict__["_uses_pallas"] = memo
-    return memo
+    return once(ctx, "_uses_pallas", lambda: _pallas_imported(ctx))
+
+
+def _pallas_imported(ctx) -> bool:
+    if any(q.startswith(PALLAS) for q in ctx.facts.imports.values()):
+        return True
+    return ctx.module_node is not None and any(_imports_pallas(st) for st in ctx.module_node.body)
 
 
 def _imports_pallas(st) -> bool:
@@ -79,10 +80,7 @@ class ExpectedErrors:
 
     @classmethod
     def of(cls, ctx) -> "ExpectedErrors":
-        errors = ctx.__dict__.get("_expected_errors")
-        if errors is None:
-            errors = ctx.__dict__["_expected_errors"] = cls(ctx)
-        return errors
+        return once(ctx, "_expected_errors", lambda: cls(ctx))
 
     def enter(self, node: cst.With) -> None:
         if id(node) not in self._open:
@@ -125,10 +123,7 @@ class JitSites:
     def of(cls, rule) -> "JitSites":
         """The file's one JitSites: STG203, STG504 and STG505 read the same defs, assignments and
         calls in the same walk, so each node is read once for all of them."""
-        sites = rule.ctx.__dict__.get("_jit_sites")
-        if sites is None:
-            sites = rule.ctx.__dict__["_jit_sites"] = cls(rule)
-        return sites
+        return once(rule.ctx, "_jit_sites", lambda: cls(rule))
 
     def _once(self, method: str, node: cst.CSTNode, compute):
         answers = self._answers[method]

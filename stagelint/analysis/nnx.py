@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from stagelint.analysis.memo import once
 from stagelint.frameworks import (
     JAX,
     NNX_DATA,
@@ -316,10 +317,7 @@ class NnxModel:
 
     @classmethod
     def of(cls, project) -> NnxModel:
-        model = project.__dict__.get("_nnx_model")
-        if model is None:
-            model = project.__dict__["_nnx_model"] = cls(project)
-        return model
+        return once(project, "_nnx_model", lambda: cls(project))
 
     # Classes ------------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.memo import once
 from stagelint.analysis.proof import fact
 from stagelint.frameworks import (
     EQUINOX_FIELDS,
@@ -149,6 +150,15 @@ def _locals(fn) -> dict[str, cst.BaseExpression | None]:
     return out
 
 
+def _outer_attribute(node: cst.Attribute) -> tuple[str, cst.BaseExpression]:
+    """The attribute read first from the base of a chain, and that base: `self.cfg.dt` ->
+    ("cfg", `self`)."""
+    base = node
+    while isinstance(base, cst.Attribute):
+        attr, base = base.attr.value, base.value
+    return attr, base
+
+
 def _reads(expr, obj: str, local: dict, depth: int = 0) -> set[str] | None:
     """The attributes of `obj` an expression reads (`(self.dt, self.t_end)` -> {dt, t_end}),
     through the def's locals; None when it reads `obj` otherwise (`vars(self)`, `self` itself)
@@ -160,9 +170,7 @@ def _reads(expr, obj: str, local: dict, depth: int = 0) -> set[str] | None:
     while stack:
         n = stack.pop()
         if isinstance(n, cst.Attribute):
-            base = n
-            while isinstance(base, cst.Attribute):
-                attr, base = base.attr.value, base.value
+            attr, base = _outer_attribute(n)
             if _is(base, obj):
                 out.add(attr)
                 continue
@@ -250,9 +258,7 @@ def _python_reads(ctx, expr, obj: str, local: dict, depth: int = 0) -> set[str] 
         if isinstance(n, (cst.Integer, cst.Float, cst.SimpleString)):
             continue
         if isinstance(n, cst.Attribute):
-            base = n
-            while isinstance(base, cst.Attribute):
-                attr, base = base.attr.value, base.value
+            attr, base = _outer_attribute(n)
             if _is(base, obj):
                 out.add(attr)
                 continue
@@ -427,10 +433,7 @@ class PytreeModel:
 
     @classmethod
     def of(cls, project) -> PytreeModel:
-        model = project.__dict__.get("_pytrees")
-        if model is None:
-            model = project.__dict__["_pytrees"] = cls(project)
-        return model
+        return once(project, "_pytrees", lambda: cls(project))
 
     def static_attributes(self, cls: str, _depth: int = 0) -> frozenset[str] | None:
         """The attributes of `cls` that are Python values in a traced object of it (aux data, static
@@ -478,15 +481,7 @@ class PytreeModel:
         return out
 
     def _arrays(self, cls: str) -> set[str]:
-        arrays = self.project.__dict__.get("_pytree_arrays")
-        if arrays is None:
-            arrays = {}
-            for m in self.project.modules.values():
-                for w in m.attr_writes:
-                    if w.on_self and w.in_init and w.value == "tensor":
-                        arrays.setdefault(w.owner, set()).add(w.attr)
-            self.project.__dict__["_pytree_arrays"] = arrays
-        return arrays.get(cls, set())
+        return once(self.project, "_pytree_arrays", lambda: _init_arrays(self.project)).get(cls, set())
 
     def object_class(self, key: Key, root: str) -> str:
         """The class of the object a function receives as `root`: its annotation, or the one
@@ -541,6 +536,16 @@ class PytreeModel:
         """Every [root, path] read (`[["time_axis", ["Nt"]]]`) is a static attribute of the
         pytree the function receives."""
         return bool(reads) and all(self.static_read(key, root, path) is not None for root, path in reads)
+
+
+def _init_arrays(project) -> dict[str, set[str]]:
+    """Class -> the attributes its `__init__` sets on `self` to arrays, over the project."""
+    arrays: dict[str, set[str]] = {}
+    for m in project.modules.values():
+        for w in m.attr_writes:
+            if w.on_self and w.in_init and w.value == "tensor":
+                arrays.setdefault(w.owner, set()).add(w.attr)
+    return arrays
 
 
 def python_attribute_reads(project, key: Key, reads) -> bool:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from stagelint.analysis.memo import once
 from stagelint.analysis.tensors import CALLABLE_KERAS, Summary, summarise_returns  # noqa: F401 (the value model's names)
 
 TENSOR, TENSORS, NEST, CONSTANT, VARYING = "tensor", "tensors", "nest", "constant", "varying"
@@ -135,10 +136,7 @@ class Summaries:
 
 def summaries(project) -> Summaries:
     """The project's summaries, computed once per project."""
-    found = project.__dict__.get("_summaries")
-    if found is None:
-        found = project.__dict__["_summaries"] = Summaries(project)
-    return found
+    return once(project, "_summaries", lambda: Summaries(project))
 
 
 #: The pseudo-target of a Keras layer's or model's call result (`tensors.KERAS_CALL`).
