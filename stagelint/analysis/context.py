@@ -33,6 +33,7 @@ from stagelint.frameworks import (
     PYTHON_OPTION_TYPES,
     PYTHON_SCALAR_TYPES,
     SHAPE_RELAXING_OPTIONS,
+    TF_SAME_MODULE_PREFIXES,
     TRACING_TESTS,
     Framework,
 )
@@ -287,6 +288,8 @@ class FileContext:
                 out.add(self.absolute_import(q.name))
             elif q.source == QualifiedNameSource.LOCAL:
                 out.add(f"{self.module}.{q.name}" if self.module else q.name)
+            elif q.name.startswith(TF_SAME_MODULE_PREFIXES):  # `tf.compat.v2.X` is `tf.X`
+                out.add("tensorflow." + q.name.split(".", 3)[3])
             else:
                 out.add(q.name)
         return out

@@ -376,6 +376,14 @@ CONTROL_FLOW_OPS = frozenset({
     "tensorflow.compat.v1.cond", "tensorflow.compat.v1.while_loop", "tensorflow.compat.v1.map_fn",
     "tensorflow.xla.experimental.compile", "tensorflow.function",
 })
+#: Module paths that are TensorFlow's own top-level API under another name:
+#: `tensorflow.compat.v2` is `tensorflow` (TF 2.21: `tf.compat.v2.compat.v1.py_func is
+#: tf.compat.v1.py_func`, `tf.compat.v2.function is tf.function`; tests/runtime/
+#: test_tf_fresh_facts.py), so `import tensorflow.compat.v2 as tf` names every API the data
+#: here lists under `tensorflow.`.
+TF_SAME_MODULE_PREFIXES = ("tensorflow.compat.v2.",)
+
+
 #: Ops that return a Python list or tuple of tensors: unpacking or iterating the result is fine.
 MULTI_OUTPUT_OPS = frozenset({
     "tensorflow.unstack", "tensorflow.split", "tensorflow.meshgrid", "tensorflow.dynamic_partition",

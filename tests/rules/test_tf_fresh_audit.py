@@ -184,3 +184,34 @@ def test_a_method_writing_a_just_constructed_object_before_its_first_call_sets_i
                 looped.reset(epoch)
                 looped.train_step(1.0)
     """)
+
+
+def test_apis_spelled_through_tensorflow_compat_v2_are_tensorflows_own():
+    """bigbird's `import tensorflow.compat.v2 as tf`: `tf.compat.v1.py_func(numpy_masking, ...)`
+    is TensorFlow's py_func (the same object, TF 2.21), so its callee runs as Python on every
+    element and draws anew; and the rest spelled that way is TensorFlow's too: the dataset
+    `tf.data.Dataset.from_tensor_slices(...)` makes traces the function it maps, `@tf.function`
+    stages."""
+    assert_marked("""
+        import numpy as np
+        import tensorflow.compat.v2 as tf
+
+        def builder(files, vocab_size):
+            def do_masking(example):
+                return tf.compat.v1.py_func(numpy_masking, [example], tf.int64, stateful=False)
+
+            def numpy_masking(tokens):
+                print(tokens)
+                return np.random.randint(101, vocab_size, 3)
+
+            def decode(record):
+                print(record)  # STG101
+                return record
+
+            d = tf.data.Dataset.from_tensor_slices(files).map(decode)
+            return d.map(do_masking, num_parallel_calls=tf.data.experimental.AUTOTUNE)
+
+        @tf.function
+        def noisy(x):
+            return x + np.random.rand()  # STG104
+    """)

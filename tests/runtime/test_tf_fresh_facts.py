@@ -123,3 +123,25 @@ def test_a_keras_layer_called_eagerly_sees_a_setter_a_function_does_not():
     assert float(step(x)) == 6.0
     layer.set_factor(5.0)
     assert float(step(x)) == 6.0  # the Function reuses its trace: the old factor
+
+
+def test_tensorflow_compat_v2_is_tensorflow_and_a_py_func_callee_runs_per_element():
+    """`frameworks.TF_SAME_MODULE_PREFIXES`: under `import tensorflow.compat.v2 as tf` every API is
+    TensorFlow's own (`tf.compat.v1.py_func`, `tf.function`), so the callee of its py_func runs as
+    Python for every element of a mapped dataset: a NumPy draw there is new each time."""
+    import numpy as np
+    import tensorflow.compat.v2 as tf2
+
+    assert tf2.compat.v1.py_func is tf.compat.v1.py_func
+    assert tf2.function is tf.function and tf2.data.Dataset is tf.data.Dataset
+    calls = []
+
+    def numpy_masking(x):
+        calls.append(int(x))
+        return np.int64(np.random.randint(1 << 30))
+
+    ds = tf2.data.Dataset.range(6).map(
+        lambda x: tf2.compat.v1.py_func(numpy_masking, [x], tf2.int64, stateful=False))
+    draws = [int(v) for v in ds]
+    assert sorted(calls) == [0, 1, 2, 3, 4, 5]  # once per element (in any order: stateful=False)
+    assert len(set(draws)) > 1
