@@ -724,6 +724,8 @@ class FileContext:
             inner = test.expression
             if isinstance(inner, (cst.Attribute, cst.Name)):
                 return "body"
+            if isinstance(inner, cst.Subscript) and self._outlives_the_call(inner.value):
+                return "body"  # `if not mod[0]: mod[0] = make()` on a closure's list: a slot filled once
             if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "hasattr":
                 return "body"
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
@@ -790,6 +792,18 @@ class FileContext:
                         and isinstance(lines[0].body[0], cst.Return) and lines[0].body[0].value is not None:
                     return lines[0].body[0].value
         return None
+
+    def _outlives_the_call(self, container: cst.BaseExpression) -> bool:
+        """A global or an enclosing function's name, or an attribute of `self`: a container whose
+        slots keep what a call stores in them."""
+        func = self.function
+        if func is None:
+            return False
+        if isinstance(container, cst.Name):
+            return self.binding_kind(container, func) in ("global", "closure")
+        return (isinstance(container, cst.Attribute) and isinstance(container.value, cst.Name)
+                and bool(func.self_name) and container.value.value == func.self_name
+                and self.binding_kind(container.value, func) == "self")
 
     def _per_call(self, test: cst.BaseExpression) -> bool:
         """The tested object is the function's own parameter or local (`not training`, `mask is

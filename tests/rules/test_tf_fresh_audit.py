@@ -215,3 +215,30 @@ def test_apis_spelled_through_tensorflow_compat_v2_are_tensorflows_own():
         def noisy(x):
             return x + np.random.rand()  # STG104
     """)
+
+
+def test_a_closure_slot_filled_under_a_not_guard_is_lazy_creation_not_a_lost_update():
+    """sonnet's conformance test: `if not mod[0]: mod[0] = module_fn()` in a tf.function makes the
+    module on the first trace; later traces and eager calls find the slot filled (TF 2.21,
+    tests/runtime/test_tf_fresh_facts.py), so skipping the store loses nothing. The twin: a
+    slot of the function's own parameter is tested per call, and the store into it is lost."""
+    assert_marked("""
+        import tensorflow as tf
+
+        def run(module_fn, x):
+            mod = [None]
+
+            @tf.function
+            def f():
+                if not mod[0]:
+                    mod[0] = module_fn()
+                return mod[0](x)
+
+            return f()
+
+        @tf.function
+        def g(holder, module_fn, x):
+            if not holder[0]:
+                holder[0] = module_fn()  # STG102
+            return x
+    """)

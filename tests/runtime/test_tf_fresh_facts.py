@@ -145,3 +145,25 @@ def test_tensorflow_compat_v2_is_tensorflow_and_a_py_func_callee_runs_per_elemen
     draws = [int(v) for v in ds]
     assert sorted(calls) == [0, 1, 2, 3, 4, 5]  # once per element (in any order: stateful=False)
     assert len(set(draws)) > 1
+
+
+def test_a_closure_slot_filled_under_a_not_guard_is_filled_once_traced_or_eager():
+    """`context.first_call_guard` on `if not mod[0]: mod[0] = make()` (sonnet's conformance test):
+    the first trace fills the slot, later traces (another input signature) and eager calls find
+    it filled and skip the store, so the object is made once either way and nothing is lost."""
+    for staged in (False, True):
+        mod, made = [None], []
+
+        def make():
+            made.append(1)
+            return lambda x: x * 2
+
+        def f(x):
+            if not mod[0]:
+                mod[0] = make()
+            return mod[0](x)
+
+        fn = tf.function(f) if staged else f
+        results = [float(tf.reduce_sum(fn(x))) for x in (tf.constant(1.0), tf.constant([1.0, 2.0]), tf.constant(3.0))]
+        assert results == [2.0, 6.0, 6.0]
+        assert made == [1], staged
