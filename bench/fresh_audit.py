@@ -185,7 +185,7 @@ def _cells(c: Counter) -> str:
 WHENS = ("before", "after", "now")
 _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second TensorFlow audit",
            "G": "The third JAX audit", "I": "The third TensorFlow audit", "K": "The fourth JAX audit",
-           "M": "The fourth TensorFlow audit"}
+           "M": "The fourth TensorFlow audit", "O": "The fifth JAX audit", "Q": "The fifth TensorFlow audit"}
 
 
 def _tables(runs: dict[str, tuple[list[dict], dict]], cols: list[str]) -> list[str]:
