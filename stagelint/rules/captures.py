@@ -165,6 +165,7 @@ class StaleGlobal(Rule):
         self.reads = []  # (function, Name node, bindings)
         self.mutated: dict[int, set[str]] = {}  # binding node id -> functions that mutate it
         self.loops: list[cst.CSTNode] = []  # every for/while loop, for "bound in a loop around the def"
+        self.ifs: list[cst.If] = []  # every if statement, for "in the other branch"
         self.mutation_sites: dict[int, list] = {}  # binding node id -> (function, node) of each mutation
         self.holders: dict[int, str] = {}  # Name target bound in a function -> that function's qualname
         self.method_calls: list = []  # (function, receiver) of each `x.append(...)`-like call
@@ -187,6 +188,24 @@ class StaleGlobal(Rule):
 
     def visit_While(self, node: cst.While) -> None:
         self.loops.append(node)
+
+    def visit_If(self, node: cst.If) -> None:
+        self.ifs.append(node)
+
+    def _exclusive(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
+        """`a` and `b` sit in the two branches of one `if`, and no loop holds both: one run of
+        the enclosing function takes only one of them (a Function called in the `jit` branch
+        never runs after a rebinding made in the `else` branch)."""
+        ctx = self.ctx
+        if any(_inside(ctx, a, loop) and _inside(ctx, b, loop) for loop in self.loops):
+            return False  # a loop around both takes one branch, then the other
+        for node in self.ifs:
+            if node.orelse is None:
+                continue
+            if (_inside(ctx, a, node.body) and _inside(ctx, b, node.orelse)) or \
+                    (_inside(ctx, b, node.body) and _inside(ctx, a, node.orelse)):
+                return True
+        return False
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -424,6 +443,8 @@ class StaleGlobal(Rule):
         # Function is traced after that iteration's binding
         fresh = (b.line, b.column) < (d.line, d.column)
         for ref in refs:
+            if self._exclusive(ref, binding):
+                continue  # the other branch of an `if`: never in the same run as the binding
             if id(ref) not in self.run_refs:
                 return True  # escapes: it may be called at any time
             if fresh:
@@ -463,6 +484,8 @@ class StaleGlobal(Rule):
             return True
         c = ctx.position(change)
         for ref in refs:
+            if self._exclusive(ref, change):
+                continue  # the other branch of an `if`: never in the same run as the change
             if id(ref) not in self.run_refs:
                 return True  # escapes: it may be called at any time
             r = ctx.position(ref)

@@ -190,3 +190,41 @@ def test_the_same_attribute_passed_twice_to_a_jitted_def_over_a_parameter_is_a_p
     (finding,) = [f for f in check_source(source, settings=Settings(preview=True)) if f.code == "STG502"]
     assert finding.line == 6
     assert any("`self.model.train`" in note.message and "most likely" in note.message for note in finding.because)
+
+
+def test_a_closure_rebound_in_the_other_branch_of_an_if_is_not_stale():
+    """alpa's benchmark (fifth audit, half O): the jitted step reads `model`, bound after the def
+    in each branch of `if args.parallel_method == "jit": ... else: ...`; the branch that wraps and
+    calls the jitted function binds `model` before the wrap, and the other branch's binding never
+    runs in the same call, so every trace sees the value the calls use. The twin: the same if/else
+    inside a loop takes one branch, then the other, so a later iteration calls the Function the
+    earlier one traced after the other branch rebound `model`."""
+    assert_marked("""
+        import jax
+
+        def run_benchmark(args, make_model, batches):
+            def step(params, batch):
+                return model.apply(params, batch)
+
+            if args.method == "jit":
+                model, params = make_model()
+                infer = jax.jit(step)
+            else:
+                model, params = make_model()
+                infer = args.parallelize(step)
+            return [infer(params, b) for b in batches]
+
+        def run_many(make_model, batches):
+            model, params = make_model()
+
+            @jax.jit
+            def step(params, batch):
+                return model.apply(params, batch)  # STG301
+
+            for b in batches:
+                if b.small:
+                    out = step(params, b)
+                else:
+                    model, params = make_model()
+            return out
+    """)
