@@ -135,6 +135,7 @@ def table(args) -> int:
         v = verdict.get("verdict", "?")
         # The reader's framework (the code's, from reading it) wins over the message's.
         fw = verdict.get("framework") or f["framework"]
+        fw = "tf" if fw == "tensorflow" else fw  # some verdict files spell it out (fifth audit, Q/R)
         by_fw[fw][v] += 1
         by_rule[(fw, f["code"])][v] += 1
     print("| framework | rule | findings | TP | intended | FP | precision (TP+intended) | act (TP) |")
@@ -168,6 +169,7 @@ def counts(findings: list[dict], verdicts: dict[tuple, dict]) -> tuple[dict, dic
             continue
         verdict = verdicts.get(key_of(f), {})
         fw = verdict.get("framework") or f["framework"]
+        fw = "tf" if fw == "tensorflow" else fw  # some verdict files spell it out (fifth audit, Q/R)
         by_fw[fw][verdict.get("verdict", "?")] += 1
         by_rule[(fw, f["code"])][verdict.get("verdict", "?")] += 1
     return by_fw, by_rule
