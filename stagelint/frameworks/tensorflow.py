@@ -66,6 +66,9 @@ TENSORFLOW = Framework(
         "tensorflow.compat.v1.py_func",
         "tensorflow.compat.v1.py_function",
         "tensorflow.compat.v1.numpy_function",
+        # the generator runs as Python on every pass over the dataset, also when the dataset is
+        # built in traced code (TF 2.21: tests/runtime/test_tf_fresh_facts.py)
+        "tensorflow.data.Dataset.from_generator",
     }),
     lifting_scopes=frozenset({"tensorflow.init_scope", "tensorflow.compat.v1.init_scope"}),
     layer_base_prefixes=("tensorflow.keras.", "keras.", "tf_keras.", "tensorflow.python.keras."),

@@ -242,3 +242,27 @@ def test_a_closure_slot_filled_under_a_not_guard_is_lazy_creation_not_a_lost_upd
                 holder[0] = module_fn()  # STG102
             return x
     """)
+
+
+def test_a_generator_given_to_from_generator_is_python_not_traced():
+    """init2winit's fastmri loader (fifth audit, half O): `_h5_to_examples` is handed to
+    `tf.data.Dataset.from_generator` inside a traced `interleave` function; TF runs it as Python
+    on every pass (TF 2.21, tests/runtime/test_tf_fresh_facts.py), so its clock read is fresh
+    each time. The twin: the same clock read in the traced interleave function is baked in."""
+    assert_marked("""
+        import datetime
+        import tensorflow as tf
+
+        def examples(path):
+            print("reading", path, datetime.datetime.now())
+            yield 1.0
+
+        def per_file(path):
+            stamp = datetime.datetime.now().timestamp()  # STG104
+            ds = tf.data.Dataset.from_generator(
+                examples, args=(path,), output_signature=tf.TensorSpec((), tf.float32))
+            return ds.map(lambda x: x + stamp)
+
+        def load(files):
+            return tf.data.Dataset.from_tensor_slices(files).interleave(per_file)
+    """)

@@ -167,3 +167,24 @@ def test_a_closure_slot_filled_under_a_not_guard_is_filled_once_traced_or_eager(
         results = [float(tf.reduce_sum(fn(x))) for x in (tf.constant(1.0), tf.constant([1.0, 2.0]), tf.constant(3.0))]
         assert results == [2.0, 6.0, 6.0]
         assert made == [1], staged
+
+
+def test_a_generator_given_to_from_generator_runs_as_python_on_every_pass():
+    """`tf.data.Dataset.from_generator(gen, ...)` is an eager escape (frameworks `eager_escapes`):
+    `gen` runs as Python on each pass over the dataset, also when the dataset is made inside a
+    traced `interleave` function (init2winit's fastmri loader), so a draw or a clock read in it
+    is new each time, never baked into a trace."""
+    import itertools
+
+    counter = itertools.count()
+
+    def examples(path):
+        yield float(next(counter))
+
+    def per_file(path):
+        return tf.data.Dataset.from_generator(examples, args=(path,),
+                                              output_signature=tf.TensorSpec((), tf.float32))
+
+    ds = tf.data.Dataset.from_tensor_slices(["a", "b"]).interleave(per_file, cycle_length=1)
+    first, second = [float(v) for v in ds], [float(v) for v in ds]
+    assert first == [0.0, 1.0] and second == [2.0, 3.0]
