@@ -251,6 +251,8 @@ class UseAfterDonation(Rule):
         statement = path[0][0][path[0][1]]
         if _binds(statement, name):
             return None  # `x = step(x)`: the name now holds the result
+        if _ends_the_path(statement):
+            return None  # `return step(cache)`: nothing after it runs once the array is donated
         memo = self._uses_memo
         for stmts, index, owner in path:
             for st in stmts[index + 1:]:
@@ -262,6 +264,8 @@ class UseAfterDonation(Rule):
                 if event is not None:
                     kind, node = event
                     return (node, f"read again at line {ctx.position(node).line}") if kind == "read" else None
+                if _ends_the_path(st):
+                    return None  # a `return`/`raise` after the donating call: the code below runs on other paths
             if isinstance(owner, (cst.For, cst.While)) and self._passed_again(owner, name):
                 return (call, "passed again on the loop's next iteration")
         return None
@@ -290,6 +294,13 @@ class UseAfterDonation(Rule):
         if names is None:
             names = memo[id(statement)] = frozenset(_names_in(statement))
         return names
+
+
+def _ends_the_path(statement: cst.CSTNode) -> bool:
+    """`return ...` / `raise ...`: the statements after it (in this block and the ones around
+    it) do not run after it, so what they read was not donated on this path."""
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(small, (cst.Return, cst.Raise)) for small in statement.body)
 
 
 def _names_in(node: cst.CSTNode) -> set[str]:

@@ -285,3 +285,41 @@ def test_the_names_a_statement_spells_are_those_a_walk_of_its_children_finds():
     assert len(statements) > 100
     for node in statements:
         assert _names_in(node) == by_children(node) - ({node.value} if isinstance(node, cst.Name) else set())
+
+
+def test_a_donation_on_a_path_that_returns_does_not_reach_the_code_below():
+    """jax-llm-examples' cache update (fifth audit, half O): `if len(kvs) == 0: return
+    erase_only(cache, erase)` donates `cache` only on the path that returns; the code below runs
+    on the other path, where nothing was donated (JAX deletes a donated array only when the
+    donating call runs). The twins: a donating call followed by a read on the same path, also
+    when the path returns later."""
+    assert_marked("""
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, donate_argnums=(0,))
+        def erase_only(cache, erase):
+            return cache * 0 if erase else cache
+
+        def insert(cache, kvs, erase):
+            if len(kvs) == 0:
+                return erase_only(cache, erase)
+            return cache + sum(kvs)
+
+        def insert_then_raise(cache, kvs, erase):
+            if not kvs:
+                out = erase_only(cache, erase)
+                raise ValueError(out)
+            return cache + sum(kvs)
+
+        def read_then_return(cache, kvs, erase):
+            if len(kvs) == 0:
+                out = erase_only(cache, erase)
+                return out + cache.sum()  # STG203
+            return cache
+
+        def read_below(cache, kvs, erase):
+            if len(kvs) == 0:
+                out = erase_only(cache, erase)
+            return cache + sum(kvs)  # STG203
+    """)
