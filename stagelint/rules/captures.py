@@ -385,7 +385,8 @@ class StaleGlobal(Rule):
             outer_def = chain[-1].node
             # A closure reads its cell when it runs: a Function first run (so traced) after the
             # rebinding sees the new value, so the rebinding counts only between two runs.
-            after = [n for n in nodes if not self._before(n, outer_def) and self._between_runs(n, outer_def)]
+            after = [n for n in nodes if not self._before(n, outer_def) and not self._made_afresh_after(n, outer_def)
+                     and self._between_runs(n, outer_def)]
             if after and len(after) < len(nodes):
                 return f"rebound on line {ctx.position(after[0]).line}, after `{chain[-1].facts.name}` is defined"
             if not after:
@@ -426,6 +427,18 @@ class StaleGlobal(Rule):
         if (b.line, b.column) >= (d.line, d.column):
             return False
         return not any(_inside(ctx, binding, loop) and _inside(ctx, outer_def, loop) for loop in self.loops)
+
+    def _made_afresh_after(self, binding: cst.CSTNode, outer_def: cst.CSTNode) -> bool:
+        """A loop holds both the binding and the def (or lambda), the def after it: each
+        iteration binds the variable, then makes a new function object, which a JIT traces
+        anew (`frameworks.JAX_TRACE_CACHE`: a lambda or nested def made anew traces every time;
+        `tf.function` keeps traces per Function object), so each one's trace reads its own
+        iteration's value (synjax: `for algorithm in ...: f = jax.jit(lambda x: ...algorithm...)`)."""
+        ctx = self.ctx
+        b, d = ctx.position(binding), ctx.position(outer_def)
+        if (b.line, b.column) >= (d.line, d.column):
+            return False
+        return any(_inside(ctx, binding, loop) for loop in self.loops if _inside(ctx, outer_def, loop))
 
     def _run_after(self, binding: cst.CSTNode, outer_def: cst.FunctionDef) -> bool:
         """The nested Function may run after `binding` rebinds the variable it reads: its name is

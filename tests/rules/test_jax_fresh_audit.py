@@ -228,3 +228,34 @@ def test_a_closure_rebound_in_the_other_branch_of_an_if_is_not_stale():
                     model, params = make_model()
             return out
     """)
+
+
+def test_a_function_made_afresh_in_each_iteration_after_the_binding_reads_that_iterations_value():
+    """synjax's test (fifth audit, half O): `for algorithm in [...]: f = jax.jit(lambda x:
+    x.sample(key, algorithm=algorithm))` makes a new lambda in each iteration, after binding
+    `algorithm`; jit keys its traces on the function object, so each new one traces anew
+    (frameworks.JAX_TRACE_CACHE) with that iteration's value. The twin: one jitted function made
+    before the loop and called in it keeps the first iteration's value. (A new jit per iteration
+    does trace once per iteration: that is STG502's, and true.)"""
+    assert_marked("""
+        import jax
+
+        def sample_all(key, dists):
+            out = []
+            for algorithm in ["wilson", "colbourn"]:
+                f = jax.jit(lambda x: x.sample(key, algorithm=algorithm))  # STG502
+                out += [f(d) for d in dists]
+            return out
+
+        def sample_stale(key, dists):
+            algorithm = "wilson"
+
+            @jax.jit
+            def f(x):
+                return x.sample(key, algorithm=algorithm)  # STG301
+
+            out = []
+            for algorithm in ["wilson", "colbourn"]:
+                out += [f(d) for d in dists]
+            return out
+    """)
