@@ -406,7 +406,8 @@ class FileContext:
             kept = tuple(r for r in refs if not any(_within(self, getattr(r, "node", None), b) for b in others))
             refs = kept or refs
         for stmts, index in reversed(path):
-            if stmts is not path[-1][0] and isinstance(stmts[index], (cst.For, cst.While)):
+            if (stmts is not path[-1][0] and isinstance(stmts[index], (cst.For, cst.While))
+                    and any(_within(self, getattr(r, "node", None), stmts[index]) for r in refs)):
                 return refs  # not bound earlier in the loop's body: a later binding in it reaches
             for st in reversed(stmts[:index]):
                 if isinstance(st, cst.SimpleStatementLine):

@@ -25,17 +25,18 @@ def root_kind(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression) ->
 
 
 def root_owner(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression,
-               _depth: int = 0) -> tuple[str, str] | None:
+               _depth: int = 0, store: bool = False) -> tuple[str, str] | None:
     """(how, name): how the object an expression starts from is bound (`root_kind`) and the name
     bound so, through local aliases (`runner_state` for `time_state` in `(params, time_state) =
-    runner_state; time_state["n"] = ...`), or None when it is local/unknown."""
+    runner_state; time_state["n"] = ...`), or None when it is local/unknown. `store`: `expr` is
+    the target of a store (its last link is what is written), not the object changed or read."""
     root = _root(expr)
     if root is None:
         return None
     kind = ctx.binding_kind(root, func)
     if kind == "param" and _is_star_param(ctx, root, func):
         return None  # `**kwargs` / `*args`: a dict or tuple made afresh for every call
-    if kind in ("param", "local") and _rebound_to_copy(ctx, root, func):
+    if kind in ("param", "local") and _rebound_to_copy(ctx, root, func, _links(expr, store)):
         return None  # `obs = obs.copy()` before `obs["image"] = ...`: the call's own new object
     if kind == "closure" and _enclosing_self(ctx, root, func):
         return "self", root.value  # `def keep(t): self.last = t` nested in `call`: the layer's own attribute
@@ -85,22 +86,57 @@ _CONTAINER_CALLS = frozenset({"builtins.list", "builtins.dict", "builtins.set", 
 #: Calls that return a new object with the argument's contents.
 _COPY_CALLS = frozenset({"copy.copy", "copy.deepcopy"})
 
+#: Calls that return a new instance of an attrs class / dataclass holding the same attribute
+#: values except those given by keyword (a shallow copy: `attr.evolve(s)` shares `s.counters`;
+#: TF 2.21 refuses a write into it as a change to the Function's input, and accepts one into
+#: `attr.evolve(s, counters=OrderedDict(s.counters))`: tests/runtime/test_tf_fresh_facts.py).
+_EVOLVE_CALLS = frozenset({"attr.evolve", "attrs.evolve", "dataclasses.replace"})
 
-def _rebound_to_copy(ctx: FileContext, name: cst.Name, func: FunctionInfo) -> bool:
+
+def _links(expr: cst.BaseExpression, store: bool) -> list[cst.BaseExpression]:
+    """The attribute / subscript links from the root name to the object `expr` changes, innermost
+    first: none for `s.x = v` (it changes `s`), `[s.counters]` for `s.counters[k] = v`."""
+    chain = []
+    while isinstance(expr, (cst.Attribute, cst.Subscript)):
+        chain.append(expr)
+        expr = expr.value
+    chain.reverse()
+    return chain[:-1] if store and chain else chain
+
+
+def _rebound_to_copy(ctx: FileContext, name: cst.Name, func: FunctionInfo,
+                     links: list[cst.BaseExpression] = ()) -> bool:
     """Every binding of `name` that reaches this use is a copy made in the call (`x = x.copy()`,
     `x = dict(x)`, `x = copy.copy(x)`, a literal): `dict.copy()` / `list.copy()` return a new
-    object, so writing into it changes nothing the caller holds."""
+    object, so writing into it changes nothing the caller holds. `x = attr.evolve(x, f=dict(x.f))`
+    is a new instance whose own attributes are new, and of what they hold only those given by
+    keyword as a copy (`links`: the path from `x` to the object changed)."""
     refs = ctx.reaching(name, func)
     if not refs:
         return False
     for b in refs:
         value = ctx.bound_values.get(id(getattr(b, "node", None)))
-        copied = isinstance(value, cst.Call) and (
-            (isinstance(value.func, cst.Attribute) and value.func.attr.value == "copy" and not value.args)
-            or bool(ctx.qualified_names(value.func) & _COPY_CALLS))
-        if not (copied or _fresh_container(ctx, value)):
+        if not (_copied(ctx, value) or _fresh_container(ctx, value) or _evolved_owns(ctx, value, links)):
             return False
     return True
+
+
+def _copied(ctx: FileContext, value) -> bool:
+    return isinstance(value, cst.Call) and (
+        (isinstance(value.func, cst.Attribute) and value.func.attr.value == "copy" and not value.args)
+        or bool(ctx.qualified_names(value.func) & _COPY_CALLS))
+
+
+def _evolved_owns(ctx: FileContext, value, links) -> bool:
+    if not (isinstance(value, cst.Call) and ctx.qualified_names(value.func) & _EVOLVE_CALLS):
+        return False
+    if not links:
+        return True  # `s.x = v`: an attribute of the new instance
+    first = links[0]
+    if len(links) > 1 or not isinstance(first, cst.Attribute):
+        return False
+    given = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == first.attr.value), None)
+    return given is not None and (_copied(ctx, given) or _fresh_container(ctx, given))
 
 
 def _fresh_container(ctx: FileContext, value) -> bool:

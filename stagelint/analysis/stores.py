@@ -102,7 +102,7 @@ def store_sites(ctx: FileContext) -> list[StoreSite]:
             place = f"{'global' if rk == 'global' else 'nonlocal'} `{target.value}`"
             owner = target.value
         else:
-            rk, owner = root_owner(ctx, func, target) or (None, "")
+            rk, owner = root_owner(ctx, func, target, store=True) or (None, "")
             if rk is None:
                 continue
             place = f"`{short_code(target)}`"

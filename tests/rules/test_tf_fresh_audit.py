@@ -266,3 +266,33 @@ def test_a_generator_given_to_from_generator_is_python_not_traced():
         def load(files):
             return tf.data.Dataset.from_tensor_slices(files).interleave(per_file)
     """)
+
+
+def test_an_attrs_instance_evolved_in_the_call_is_the_calls_own():
+    """google-research/federated's `server_computation` (fourth audit, fix-from half M):
+    `s = attr.evolve(s, counters=collections.OrderedDict(s.counters))` makes a new instance with a
+    new dict, so `s.counters[k] += v` and `s.weights = ...` write into the call's own objects, which
+    it returns. `attr.evolve` copies shallowly: without the `counters=` copy, `s.counters[k] = ...`
+    writes into the caller's dict (TF 2.21 refuses it as a change to the Function's input;
+    tests/runtime/test_tf_fresh_facts.py)."""
+    assert_marked("""
+        import collections
+        import attr
+        import tensorflow as tf
+
+        @tf.function
+        def server_update(server_state, counts, weights):
+            server_state = attr.evolve(server_state, counters=collections.OrderedDict(server_state.counters))
+            for k, v in counts.items():
+                server_state.counters[k] += v
+            server_state.counters["num_rounds"] += 1
+            server_state.weights = tf.identity(weights)
+            return server_state
+
+        @tf.function
+        def shallow_update(server_state, weights):
+            server_state = attr.evolve(server_state)
+            server_state.weights = tf.identity(weights)
+            server_state.counters["num_rounds"] += 1  # STG102
+            return server_state
+    """)

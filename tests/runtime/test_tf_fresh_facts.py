@@ -188,3 +188,37 @@ def test_a_generator_given_to_from_generator_runs_as_python_on_every_pass():
     ds = tf.data.Dataset.from_tensor_slices(["a", "b"]).interleave(per_file, cycle_length=1)
     first, second = [float(v) for v in ds], [float(v) for v in ds]
     assert first == [0.0, 1.0] and second == [2.0, 3.0]
+
+
+def test_attr_evolve_is_a_new_instance_sharing_what_no_keyword_replaces():
+    """`analysis.objects._evolved_owns`: `attr.evolve(s, counters=OrderedDict(s.counters))` in a
+    traced function is a new instance with a new dict; writes into either leave the caller's
+    state alone. `attr.evolve(s)` alone shares `s.counters`: TF 2.21 refuses the write into it."""
+    import collections
+
+    attr = pytest.importorskip("attr")
+
+    @attr.s(eq=False)
+    class State:
+        counters = attr.ib()
+        weights = attr.ib()
+
+    @tf.function
+    def update(s):
+        s = attr.evolve(s, counters=collections.OrderedDict(s.counters))
+        s.counters["n"] += 1
+        s.weights = s.weights * 2.0
+        return s
+
+    @tf.function
+    def shallow(s):
+        s = attr.evolve(s)
+        s.counters["n"] += 1
+        return s
+
+    s = State(counters=collections.OrderedDict(n=tf.constant(0)), weights=tf.constant(1.0))
+    out = update(s)
+    assert int(out.counters["n"]) == 1 and float(out.weights) == 2.0
+    assert int(s.counters["n"]) == 0 and float(s.weights) == 1.0
+    with pytest.raises(ValueError, match="should not modify its Python input arguments"):
+        shallow(s)
