@@ -90,15 +90,16 @@ print(time.perf_counter() - start, lines)
 LIST_FILES = r"""
 import sys
 from stagelint.config import load_settings
-from stagelint.pipeline.discovery import discover
-settings = load_settings(sys.argv[1])
-files, _ = discover([sys.argv[1]], settings)
 try:
-    from stagelint.pipeline.cache import open_cache
-    print(open_cache([sys.argv[1]]).dir)
-except ImportError:  # a --baseline from before the cache moved to the project root
-    from stagelint.pipeline.cache import Cache, cache_root
-    print(Cache(cache_root(settings)).dir)
+    from stagelint.pipeline import cache, discovery
+except ImportError:  # a --baseline from before the pipeline's modules moved into stagelint/pipeline/
+    from stagelint import cache, discovery
+settings = load_settings(sys.argv[1])
+files, _ = discovery.discover([sys.argv[1]], settings)
+try:
+    print(cache.open_cache([sys.argv[1]]).dir)
+except AttributeError:  # a --baseline from before the cache moved to the project root
+    print(cache.Cache(cache.cache_root(settings)).dir)
 print("\n".join(files))
 """
 
