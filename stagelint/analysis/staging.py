@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections import deque
 
 from stagelint.analysis import facts as F
-from stagelint.frameworks import KERAS3_BASE_PREFIXES, KERAS_STEP_METHODS, Framework
+from stagelint.frameworks import (KERAS3_BASE_PREFIXES, KERAS_EAGER_COMPILE, KERAS_RUNNING_METHODS,
+                                  KERAS_STEP_METHODS, Framework)
 
 Key = tuple[str, str]  # (module, qualname)
 
@@ -252,6 +253,7 @@ class Project:
                     self.entries[key] = "dataset"
 
         self._drop_hand_driven()
+        self._drop_run_eagerly()
 
     def _drop_hand_driven(self) -> None:
         """Keras methods of a class whose `train_step` (`test_step`, `predict_step`) the code calls
@@ -278,16 +280,62 @@ class Project:
             family = {c for c in self.class_family(cls) if c in self.classes}
             if idents & trained_idents or family & trained_classes:
                 continue
-            lineage, todo = set(), [cls]
-            while todo:  # the class and its project bases, whose methods its objects run
-                found = self.resolve_class(todo.pop())
-                if found is not None and found[1].qualname not in lineage:
-                    lineage.add(found[1].qualname)
-                    todo.extend(found[1].bases)
+            lineage = self._lineage(cls)
             for key, kind in list(self.entries.items()):
                 f = self.function(key)
                 if kind == "keras" and f is not None and self.resolved_class_name(f.class_qualname) in lineage:
                     del self.entries[key]
+
+    def _lineage(self, cls: str) -> set[str]:
+        """The class and its project bases, whose methods its objects run."""
+        lineage, todo = set(), [cls]
+        while todo:
+            found = self.resolve_class(todo.pop())
+            if found is not None and found[1].qualname not in lineage:
+                lineage.add(found[1].qualname)
+                todo.extend(found[1].bases)
+        return lineage
+
+    def _drop_run_eagerly(self) -> None:
+        """Keras step methods (`train_step`, ...) of classes whose every trained object the project
+        compiles with `run_eagerly=True`: `fit` then runs them as Python once per batch
+        (`frameworks.KERAS_EAGER_COMPILE`). Kept when an object whose class runs them is trained
+        without it, or compiled both ways, or when a module trains an object of a class it does
+        does not show (it may be one of these): anywhere in the project, or, for a class made
+        inside a function (a test's own model), in that function."""
+        eager, plain, trained = set(), set(), []
+        for m in self.modules.values():
+            for method, cls, ident, caller in m.keras_drives:
+                where = f"{m.module}:{ident}" if ident else ""
+                if method == KERAS_EAGER_COMPILE:
+                    eager.add(where)
+                elif method == "compile":
+                    plain.add(where)
+                elif method in KERAS_RUNNING_METHODS:
+                    trained.append((f"{m.module}.{caller}" if caller else m.module,
+                                    self.resolved_class_name(cls) if cls else "", where))
+        eager -= plain | {""}
+        if not eager:
+            return
+        run_eagerly, traced, blind = set(), set(), []
+        for scope, cls, where in trained:
+            if not cls or not where:
+                blind.append(scope)
+            elif where in eager:
+                run_eagerly |= self._lineage(cls)
+            else:
+                traced |= self._lineage(cls)
+        for key, kind in list(self.entries.items()):
+            f = self.function(key)
+            if not (kind == "keras" and f is not None and f.name in KERAS_STEP_METHODS):
+                continue
+            cls = self.resolved_class_name(f.class_qualname or "")
+            maker, local, _ = cls.partition(".<locals>.")
+            if not local:
+                maker = ""
+            if (cls in run_eagerly and cls not in traced
+                    and not any(maker == "" or scope == maker or scope.startswith(maker + ".") for scope in blind)):
+                del self.entries[key]
 
     def _partial_bound(self, key: Key, df: F.DatasetFunction) -> set[str]:
         """Parameters `functools.partial` fixes: Python values, not the dataset's elements."""

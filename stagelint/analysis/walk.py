@@ -46,6 +46,7 @@ from stagelint.frameworks import (
     CONFIG_KEYWORDS,
     CONVERSION_OPS,
     GET_OR_CREATE_CALLS,
+    KERAS_EAGER_COMPILE,
     KERAS_STEP_METHODS,
     KERAS_TRAINING_METHODS,
     LIST_TAKING_OPS,
@@ -816,8 +817,13 @@ class _Walker(cst.CSTVisitor):
             ctx._fresh_staging_calls.add(id(inner))
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in KERAS_DRIVING_METHODS:
             value = value_of(ctx, node.func.value, ctx.function)
+            method = node.func.attr.value
+            if method == "compile" and any(a.keyword is not None and a.keyword.value == "run_eagerly"
+                                           and isinstance(a.value, cst.Name) and a.value.value == "True"
+                                           for a in node.args):
+                method = KERAS_EAGER_COMPILE
             ctx.facts.keras_drives.append(
-                (node.func.attr.value, value.cls, value.ident, ctx.function.qualname if ctx.function else None))
+                (method, value.cls, value.ident, ctx.function.qualname if ctx.function else None))
         receiver = None
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in BUILDING_METHODS:
             receiver = node.func.value

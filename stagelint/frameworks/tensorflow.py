@@ -349,6 +349,14 @@ KERAS_TRAINING_METHODS = frozenset({"fit", "evaluate", "predict", "train_on_batc
                                     "predict_on_batch", "fit_generator", "evaluate_generator",
                                     "predict_generator", "compile"})
 
+#: How `stagelint.analysis.walk` records `model.compile(..., run_eagerly=True)` among the Keras
+#: drives: `fit`, `evaluate` and `predict` then call `train_step` / `test_step` / `predict_step`
+#: as Python, once per batch, tracing nothing (TF 2.21 / Keras 3: a counter in `train_step` reads
+#: 10 after 10 batches, 2 without `run_eagerly`; tests/runtime/test_tf_fresh_facts.py).
+KERAS_EAGER_COMPILE = "compile(run_eagerly=True)"
+#: The drives that run a model's step methods.
+KERAS_RUNNING_METHODS = KERAS_TRAINING_METHODS - {"compile"}
+
 #: Keras methods that keep their Function on the model: the first `fit` makes
 #: `model.train_function` (`evaluate`/`predict` their own) and later calls reuse it until
 #: `compile` drops it, so an attribute `call` reads, changed between two `fit`s, is stale

@@ -296,3 +296,42 @@ def test_an_attrs_instance_evolved_in_the_call_is_the_calls_own():
             server_state.counters["num_rounds"] += 1  # STG102
             return server_state
     """)
+
+
+def test_train_step_of_a_model_compiled_with_run_eagerly_runs_as_python():
+    """model-remediation's min_diff_model_test (fourth audit, fix-from half M): a test compiles its
+    model with `run_eagerly=True` to count `train_step` calls; `fit` then calls `train_step` as
+    Python once per batch (TF 2.21 / Keras 3, tests/runtime/test_tf_fresh_facts.py), so the
+    counter is right. The twin: the same class trained without `run_eagerly` traces it."""
+    assert_marked("""
+        import tensorflow as tf
+
+        def test_counts(dataset):
+            class Counting(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.train_step_cnt = 0
+
+                def train_step(self, data):
+                    self.train_step_cnt += 1
+                    return super().train_step(data)
+
+            model = Counting()
+            model.compile(loss="mse", optimizer="adam", run_eagerly=True)
+            model.fit(dataset)
+            assert model.train_step_cnt == 10
+
+        def test_traced(dataset):
+            class Counting(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.train_step_cnt = 0
+
+                def train_step(self, data):
+                    self.train_step_cnt += 1  # STG102
+                    return super().train_step(data)
+
+            model = Counting()
+            model.compile(loss="mse", optimizer="adam")
+            model.fit(dataset)
+    """)

@@ -222,3 +222,33 @@ def test_attr_evolve_is_a_new_instance_sharing_what_no_keyword_replaces():
     assert int(s.counters["n"]) == 0 and float(s.weights) == 1.0
     with pytest.raises(ValueError, match="should not modify its Python input arguments"):
         shallow(s)
+
+
+def test_compile_run_eagerly_runs_train_step_as_python_once_per_batch():
+    """`frameworks.KERAS_EAGER_COMPILE`: after `compile(..., run_eagerly=True)`, `fit` calls
+    `train_step` as Python once per batch (a counter in it reads 10 after 10 batches); compiled
+    without it, `fit` traces `train_step` and the counter moves only per trace."""
+    import numpy as np
+
+    class Counting(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(1)
+            self.calls = 0
+
+        def call(self, x):
+            return self.dense(x)
+
+        def train_step(self, data):
+            self.calls += 1
+            return super().train_step(data)
+
+    x, y = np.ones((10, 2), "float32"), np.ones((10, 1), "float32")
+    counts = {}
+    for eager in (True, False):
+        model = Counting()
+        model.compile(optimizer="sgd", loss="mse", run_eagerly=eager)
+        model.fit(x, y, batch_size=1, epochs=1, verbose=0)
+        counts[eager] = model.calls
+    assert counts[True] == 10
+    assert counts[False] < 10
