@@ -669,7 +669,7 @@ class _Values(_MemoizedWalk):
             if ".losses." in q and q.rsplit(".", 1)[-1][:1].isupper() and fw.owns(q):
                 return Value("loss", q, new)  # `tf.keras.losses.MeanSquaredError()`: called on tensors
             if FW.canonical_tf_name(q) in FW.MULTI_OUTPUT_OPS or FW.canonical_tf_name(q) in FW.CONTROL_FLOW_OPS \
-                    or q in FW.JAX_MULTI_OUTPUT_OPS:
+                    or q in FW.JAX_MULTI_OUTPUT_OPS or list_tout(call, q):
                 return Value("list")  # a Python list/tuple of tensors (loop vars, branch outputs)
             if fw.returns_tensor(q):
                 return Value("tensor")
@@ -956,3 +956,17 @@ def summarise_returns(ctx, info) -> Summary:
     out = Summary(definite, tuple(sorted(params)), tuple(sorted(calls)), shape)
     memo[key] = out
     return out
+
+
+def list_tout(call: cst.Call, qualified: str) -> bool:
+    """`tf.numpy_function(f, inp, [tf.float32, tf.int32])` (`py_function`, `py_func`): a Python
+    list of tensors, one per dtype of a list or tuple `Tout` (`FW.LIST_TOUT_OPS`)."""
+    from stagelint import frameworks as FW
+
+    if FW.canonical_tf_name(qualified) not in FW.LIST_TOUT_OPS:
+        return False
+    tout = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "Tout"), None)
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    if tout is None and len(positional) > 2:
+        tout = positional[2]
+    return isinstance(tout, (cst.List, cst.Tuple))

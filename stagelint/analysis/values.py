@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from stagelint.analysis.memo import once
-from stagelint.analysis.tensors import CALLABLE_KERAS, Summary, summarise_returns  # noqa: F401 (the value model's names)
+from stagelint.analysis.tensors import CALLABLE_KERAS, Summary, list_tout, summarise_returns  # noqa: F401 (the value model's names)
 
 TENSOR, TENSORS, NEST, CONSTANT, VARYING = "tensor", "tensors", "nest", "constant", "varying"
 FUNCTION, VARIABLE, KERAS, ITERATOR, FILE, DATASET, UNKNOWN = (
@@ -87,7 +87,7 @@ def _multi_output(ctx, expr) -> bool:
     from stagelint.frameworks import MULTI_OUTPUT_OPS, canonical_tf_name
 
     return isinstance(expr, cst.Call) and any(
-        canonical_tf_name(q) in MULTI_OUTPUT_OPS for q in ctx.qualified_names(expr.func))
+        canonical_tf_name(q) in MULTI_OUTPUT_OPS or list_tout(expr, q) for q in ctx.qualified_names(expr.func))
 
 
 # Per-function summaries ---------------------------------------------------------------------------

@@ -419,7 +419,15 @@ MULTI_OUTPUT_OPS = frozenset({
     "tensorflow.math.approx_min_k", "tensorflow.experimental.numpy.split", "tensorflow.linalg.normalize",
     # a Python list, one tensor per input (`shape, axes = tf.identity_n([shape, axes])`; TF 2.21)
     "tensorflow.identity_n",
+    # a Python list, one tensor per record default (`a, b = tf.io.decode_csv(line, ["", 0])`;
+    # TF 2.21 in a traced function, tests/runtime/test_tf_fresh_facts.py)
+    "tensorflow.io.decode_csv", "tensorflow.decode_csv",
 })
+
+#: Ops that run a Python function and return a Python list of tensors, one per dtype, when
+#: `Tout` (keyword or third argument) is a list or tuple, and one tensor when it is one dtype
+#: (TF 2.21 in a traced function: tests/runtime/test_tf_fresh_facts.py). Canonical names.
+LIST_TOUT_OPS = frozenset({"tensorflow.numpy_function", "tensorflow.py_function", "tensorflow.py_func"})
 #: Annotations that make a parameter a Python option under any staging: a string, a dtype, a
 #: static shape (JAX refuses them as traced arguments; TensorFlow keys a trace on them).
 PYTHON_OPTION_TYPES = frozenset({

@@ -335,3 +335,29 @@ def test_train_step_of_a_model_compiled_with_run_eagerly_runs_as_python():
             model.compile(loss="mse", optimizer="adam")
             model.fit(dataset)
     """)
+
+
+def test_unpacking_a_list_of_tensors_a_python_op_or_decode_csv_returns():
+    """TensorFlow-Examples' load_data notebook and tensorlayer's distributed Inception example
+    (fourth audit, fix-from half M): `tf.io.decode_csv(line, defaults)` returns a Python list, one
+    tensor per record default, and `tf.numpy_function` / `tf.py_function` / `tf.compat.v1.py_func`
+    with a list or tuple `Tout` a list, one tensor per dtype (TF 2.21,
+    tests/runtime/test_tf_fresh_facts.py): unpacking them is plain Python. The twin: a single
+    `Tout` dtype gives one tensor, and unpacking it iterates a tensor. (STG602 is preview under
+    TensorFlow.)"""
+    assert_marked("""
+        import numpy as np
+        import tensorflow as tf
+
+        def parse(line):
+            name, count = tf.io.decode_csv(line, [[""], [0]])
+            x, n = tf.numpy_function(lambda v: (np.float32(v), np.int32(1)), [count], [tf.float32, tf.int32])
+            y, m = tf.compat.v1.py_func(lambda v: (v, v), [x], Tout=(tf.float32, tf.float32))
+            return name, x + y, n + m
+
+        def pairs(line):
+            a, b = tf.compat.v1.py_func(lambda v: v, [line], tf.float32)  # STG602
+            return a + b
+
+        ds = tf.data.TextLineDataset("a.csv").map(parse).map(pairs)
+    """, preview=True)

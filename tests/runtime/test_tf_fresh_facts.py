@@ -252,3 +252,28 @@ def test_compile_run_eagerly_runs_train_step_as_python_once_per_batch():
         counts[eager] = model.calls
     assert counts[True] == 10
     assert counts[False] < 10
+
+
+def test_decode_csv_and_python_ops_with_a_list_tout_return_python_lists():
+    """`frameworks.MULTI_OUTPUT_OPS` (decode_csv) and `LIST_TOUT_OPS`: in a traced function
+    `tf.io.decode_csv` returns a list, one tensor per record default, and `tf.numpy_function`,
+    `tf.py_function`, `tf.compat.v1.py_func` with a list or tuple `Tout` a list; one dtype as
+    `Tout` gives one tensor."""
+    import numpy as np
+
+    kinds = {}
+
+    @tf.function
+    def parse(line):
+        kinds["decode_csv"] = type(tf.io.decode_csv(line, [[""], [0]]))
+        kinds["numpy_function"] = type(tf.numpy_function(lambda v: (v, np.int32(1)), [1.0], [tf.float32, tf.int32]))
+        kinds["py_function"] = type(tf.py_function(lambda v: (v, v), [1.0], (tf.float32, tf.float32)))
+        kinds["py_func"] = type(tf.compat.v1.py_func(lambda v: (v, v), [1.0], [tf.float32, tf.float32]))
+        kinds["single"] = type(tf.compat.v1.py_func(lambda v: v, [1.0], tf.float32))
+        name, count = tf.io.decode_csv(line, [[""], [0]])
+        return count
+
+    assert int(parse(tf.constant("a,3"))) == 3
+    assert {k: v for k, v in kinds.items() if k != "single"} == dict.fromkeys(
+        ("decode_csv", "numpy_function", "py_function", "py_func"), list)
+    assert kinds["single"] is not list and issubclass(kinds["single"], tf.Tensor)
