@@ -256,6 +256,25 @@ _BARE_ENOUGH = frozenset({"`range(...)`", "a dict key", "`any(...)`", "`all(...)
                           "`frozenset(...)`"})
 
 
+def module_argument_guess(project, key, traced, value: str, span) -> list | None:
+    """A parameter of a Flax Linen / Equinox module's own method, staged as the module's method:
+    Flax runs it with what its caller passes, a tracer only where a jitted `apply` passes an array
+    (praxis's `add_summary(..., summary_type)`: a Python enum; `Head()(x, self.keep)`: an int
+    field). Unless every call shown passes an array, whether it is a tracer is a guess (the
+    preview tier); None where that does not apply."""
+    entry = project.jax.entry(key)
+    if not traced or entry is None or not entry.apis or not entry.apis <= _MODULE_APIS:
+        return None
+    traced = sorted(traced)
+    passed = [a for p in traced for _, _, a in project.args_for(key, p)]
+    if passed and all(a.kind == "tensor" for a in passed):
+        return None
+    name = project.display(key, key[0])
+    return fact(f"`{value}` comes from parameter `{traced[0]}` of the module method `{name}`, which holds "
+                f"what its callers pass (a tracer only where a jitted `apply` passes an array): a guess",
+                span, HEURISTIC)
+
+
 def tracer_fact(project, key, fields: dict, span) -> list | None:
     """The fact that the candidate's `value` is a tracer in the function `key` JAX stages: known
     true, heuristic (the preview tier), or None when it is known not to be one."""
@@ -293,14 +312,10 @@ def tracer_fact(project, key, fields: dict, span) -> list | None:
                         f"or is parameter {_names(params)}, {other}", span, TRUE)
         return fact(f"`{value}` is computed by JAX ops on one path and is a parameter on another: whether it is a "
                     f"tracer is a guess", span, HEURISTIC)
-    if kind in (PARAM, BARE) and traced and entry is not None and entry.apis and entry.apis <= _MODULE_APIS:
-        passed = [a for p in traced for _, _, a in project.args_for(key, p)]
-        if not passed or any(a.kind != "tensor" for a in passed):
-            # Flax runs a module's method with what its caller passes: traced only where a jitted
-            # `apply` passes an array (praxis's `add_summary(..., summary_type)`: a Python enum)
-            return fact(f"`{value}` comes from parameter `{traced[0]}` of the module method `{name}`, which holds "
-                        f"what its callers pass (a tracer only where a jitted `apply` passes an array): a guess",
-                        span, HEURISTIC)
+    if kind in (PARAM, BARE) and traced:
+        guess = module_argument_guess(project, key, traced, value, span)
+        if guess is not None:
+            return guess
     if kind in (PARAM, BARE) and traced:
         if kind == BARE and fields.get("what") not in _BARE_ENOUGH:
             return fact(f"`{value}` is parameter `{traced[0]}` of `{name}`, which may be a container or None (a "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.pytrees import python_attribute_reads, traced_attribute_facts
+from stagelint.analysis.tracers import module_argument_guess
 from stagelint.analysis.dependence import op_result_fact, params_feeding
 from stagelint.analysis.flags import with_flag_step
 from stagelint.analysis.context import short_code
@@ -295,6 +296,10 @@ class DataDependentShape(InExpectedErrors, Rule):
             return False
         if python_attribute_reads(project, key, fields.get("_attrs")):
             return False  # a registered pytree's aux data or static field: a Python value
+        guess = module_argument_guess(project, key, set(fields.get("_params", ())) & jax.traced_params(key),
+                                      fields.get("_value", "the length"), candidate.span)
+        if guess is not None:
+            return {"_because": [guess]}  # a module method's argument: what its caller passes
         because = traced_attribute_facts(project, key, fields.get("_attrs"), candidate.span)
         return {"_because": because} if because else True
 

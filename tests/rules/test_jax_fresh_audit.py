@@ -259,3 +259,38 @@ def test_a_function_made_afresh_in_each_iteration_after_the_binding_reads_that_i
                 out += [f(d) for d in dists]
             return out
     """)
+
+
+def test_a_flax_module_methods_argument_is_what_its_caller_passes_for_shapes_too():
+    """The fourth audit's K2 fact (half K, fix from): Flax traces nothing itself, so a module
+    method's argument is whatever its Python caller passes (`Head()(x, self.keep)`: an int
+    field, a Python int under `jax.jit(model.apply)`: tests/runtime/test_jax_fresh_facts.py), a
+    tracer only where a jitted `apply` passes an array. A length computed from it is a guess,
+    the preview tier, for STG604 as for STG602. The twin: a jitted function's own argument."""
+    assert_tiers("""
+        import flax.linen as nn
+        import jax
+        import jax.numpy as jnp
+
+        class Head(nn.Module):
+            @nn.compact
+            def __call__(self, x, keep):
+                idx = jnp.arange(keep)  # preview STG604
+                return nn.Dense(4)(x[idx])
+
+        class Model(nn.Module):
+            keep: int = 3
+
+            @nn.compact
+            def __call__(self, x):
+                return Head()(x, self.keep)
+
+        def train(x):
+            model = Model()
+            variables = model.init(jax.random.key(0), x)
+            return jax.jit(model.apply)(variables, x)
+
+        @jax.jit
+        def crop(x, keep):
+            return x[jnp.arange(keep)]  # STG604
+    """)

@@ -86,3 +86,30 @@ def test_the_multi_output_calls_return_a_python_list_or_tuple_of_fixed_length_un
     assert kinds.pop("jax.random.split") is False
     assert all(is_seq for is_seq, _ in kinds.values()), kinds
     assert kinds["jax.numpy.split"][1] == 2 and kinds["jax.numpy.array_split"][1] == 3
+
+
+def test_a_flax_module_field_passed_to_a_submodule_method_is_a_python_int_under_a_jitted_apply():
+    """`tracers.module_argument_guess`: Flax runs a module's method with what its caller passes;
+    `Head()(x, self.keep)` hands it the int field, so `jnp.arange(keep)` has a static length
+    under `jax.jit(model.apply)`."""
+    nn = pytest.importorskip("flax.linen")
+    seen = []
+
+    class Head(nn.Module):
+        @nn.compact
+        def __call__(self, x, keep):
+            seen.append(type(keep))
+            return nn.Dense(4)(x[jnp.arange(keep)])
+
+    class Model(nn.Module):
+        keep: int = 3
+
+        @nn.compact
+        def __call__(self, x):
+            return Head()(x, self.keep)
+
+    x = jnp.ones((5, 2))
+    model = Model()
+    variables = model.init(jax.random.key(0), x)
+    assert jax.jit(model.apply)(variables, x).shape == (3, 4)
+    assert set(seen) == {int}
