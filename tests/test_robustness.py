@@ -394,7 +394,12 @@ def test_analysis_past_the_recursion_limit_skips_that_file_and_checks_the_rest(t
     (tmp_path / "deep.py").write_text(deep)
     (tmp_path / "ok.py").write_text(STAGED_PRINT)
     monkeypatch.chdir(tmp_path)
-    result = check_paths(["."], jobs=0)
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)  # Python's default: another test in this process may have raised it
+    try:
+        result = check_paths(["."], jobs=0)
+    finally:
+        sys.setrecursionlimit(old)
     assert result.skipped == [("deep.py", "skipped: too deeply nested to analyse (past Python's recursion limit)")]
     assert lines_codes(result) == [("ok.py", 5, "STG101")]
     proc = subprocess.run([sys.executable, "-m", "stagelint", "check", "-"], input=deep, cwd=tmp_path,
