@@ -29,10 +29,10 @@ LAYERS = (
 )
 
 
-def _modules() -> dict[str, Path]:
+def _modules(package: Path = PACKAGE) -> dict[str, Path]:
     out = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    for path in package.rglob("*.py"):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
         out[".".join(parts)] = path
@@ -71,9 +71,17 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return out
 
 
-def graph() -> dict[str, set[str]]:
-    modules = _modules()
+def graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    modules = _modules(package)
     return {name: _imports(name, path, modules) for name, path in modules.items()}
+
+
+def _package(root: Path, files: dict[str, str]) -> Path:
+    """Write a package of `files` (paths under root) and return its folder `root/pkg`."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root / "pkg"
 
 
 def circles(edges: dict[str, set[str]]) -> list[set[str]]:
@@ -153,20 +161,13 @@ def test_no_rule_module_imports_another_and_only_the_catalog_imports_them():
 
 
 def test_the_finders_see_a_rule_importing_a_rule_and_a_function_local_circle(tmp_path):
-    package = tmp_path / "pkg"
-    (package / "rules").mkdir(parents=True)
-    (package / "__init__.py").write_text("")
-    (package / "rules" / "__init__.py").write_text("from pkg.rules import a, b\n")
-    (package / "rules" / "a.py").write_text("from pkg.rules.b import helper\n")
-    (package / "rules" / "b.py").write_text("def helper():\n    from pkg.low import x\n")
-    (package / "low.py").write_text("def x():\n    from pkg.rules import b\n")
-    modules = {}
-    for path in package.rglob("*.py"):
-        parts = list(path.relative_to(tmp_path).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        modules[".".join(parts)] = path
-    edges = {name: _imports(name, path, modules) for name, path in modules.items()}
+    edges = graph(_package(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/rules/__init__.py": "from pkg.rules import a, b\n",
+        "pkg/rules/a.py": "from pkg.rules.b import helper\n",
+        "pkg/rules/b.py": "def helper():\n    from pkg.low import x\n",
+        "pkg/low.py": "def x():\n    from pkg.rules import b\n",
+    }))
     assert edges["pkg.rules.a"] == {"pkg.rules.b"}
     assert any({"pkg.rules.b", "pkg.low"} <= c for c in circles(edges))  # two function-local imports
 
@@ -174,22 +175,14 @@ def test_the_finders_see_a_rule_importing_a_rule_and_a_function_local_circle(tmp
 def test_the_finder_sees_a_circle_through_a_package_init(tmp_path):
     """`from pkg.report.fix import x` runs `pkg/report/__init__.py` first: when that imports
     the module that asked, Python fails with a partially initialised module, a circle."""
-    package = tmp_path / "pkg"
-    (package / "rules").mkdir(parents=True)
-    (package / "report").mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "rules" / "__init__.py").write_text("from pkg.rules import a\n")
-    (package / "rules" / "a.py").write_text("from pkg.report.fix import helper\n")
-    (package / "report" / "__init__.py").write_text("from pkg.report import sarif\n")
-    (package / "report" / "fix.py").write_text("def helper():\n    pass\n")
-    (package / "report" / "sarif.py").write_text("from pkg.rules import a\n")
-    modules = {}
-    for path in package.rglob("*.py"):
-        parts = list(path.relative_to(tmp_path).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        modules[".".join(parts)] = path
-    edges = {name: _imports(name, path, modules) for name, path in modules.items()}
+    edges = graph(_package(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/rules/__init__.py": "from pkg.rules import a\n",
+        "pkg/rules/a.py": "from pkg.report.fix import helper\n",
+        "pkg/report/__init__.py": "from pkg.report import sarif\n",
+        "pkg/report/fix.py": "def helper():\n    pass\n",
+        "pkg/report/sarif.py": "from pkg.rules import a\n",
+    }))
     assert "pkg.report" in edges["pkg.rules.a"]
     assert "pkg.rules" not in edges["pkg.rules.a"]  # its own package: no arrow
     assert any({"pkg.rules.a", "pkg.report", "pkg.report.sarif"} <= c for c in circles(edges))
