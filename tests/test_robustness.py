@@ -386,6 +386,13 @@ def test_a_cycle_in_the_value_inference_is_unknown_and_a_binding_without_one_is_
     assert [(v.what, v.cls) for v in _values_in(plain, line - 1, "engine")] == [("object", "m.Engine")]
 
 
+def _stack_depth() -> int:
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
 def test_analysis_past_the_recursion_limit_skips_that_file_and_checks_the_rest(tmp_path, monkeypatch):
     """Brackets nested 199 deep: Python's parser takes them (its limit is 200), and in this
     process, at Python's default recursion limit, the analysis goes past the limit. The file is
@@ -394,15 +401,20 @@ def test_analysis_past_the_recursion_limit_skips_that_file_and_checks_the_rest(t
     (tmp_path / "deep.py").write_text(deep)
     (tmp_path / "ok.py").write_text(STAGED_PRINT)
     monkeypatch.chdir(tmp_path)
+    # How many frames a nesting level costs, and how deep the caller's stack already is, vary
+    # with the Python build and the test runner (xdist adds frames, another test may have raised
+    # the limit): the limit is set a fixed margin above the current depth, well below what 199
+    # levels need, so the overflow is certain wherever the test runs.
     old = sys.getrecursionlimit()
-    sys.setrecursionlimit(1000)  # Python's default: another test in this process may have raised it
+    sys.setrecursionlimit(_stack_depth() + 300)
     try:
         result = check_paths(["."], jobs=0)
     finally:
         sys.setrecursionlimit(old)
     assert result.skipped == [("deep.py", "skipped: too deeply nested to analyse (past Python's recursion limit)")]
     assert lines_codes(result) == [("ok.py", 5, "STG101")]
-    proc = subprocess.run([sys.executable, "-m", "stagelint", "check", "-"], input=deep, cwd=tmp_path,
+    run_cli = "import sys; sys.setrecursionlimit(400); from stagelint.cli import main; raise SystemExit(main())"
+    proc = subprocess.run([sys.executable, "-c", run_cli, "check", "-"], input=deep, cwd=tmp_path,
                           capture_output=True, text=True, timeout=180)  # standard input: analysed in-process
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.splitlines() == ["stagelint: error: -: skipped: too deeply nested to analyse (past Python's recursion limit)"]
