@@ -187,7 +187,55 @@ def _cells(c: Counter) -> str:
 WHENS = ("before", "after", "now")
 _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second TensorFlow audit",
            "G": "The third JAX audit", "I": "The third TensorFlow audit", "K": "The fourth JAX audit",
-           "M": "The fourth TensorFlow audit", "O": "The fifth JAX audit", "Q": "The fifth TensorFlow audit"}
+           "M": "The fourth TensorFlow audit", "O": "The fifth JAX audit", "Q": "The fifth TensorFlow audit",
+           "S": "The sixth JAX audit", "U": "The sixth TensorFlow audit"}
+
+
+def latest_runs(halves=None) -> dict[str, tuple[str, list[dict], dict]]:
+    """Per held-back half (or per half of `halves`), its latest read run: (when, findings, verdicts)."""
+    chosen = halves or [held for _, held in dict.fromkeys(LISTS.values())]
+    latest = {}
+    for half in chosen:
+        for when in reversed(WHENS):
+            findings = HERE / f"fresh_findings_{half}_{when}.jsonl"
+            verdicts = HERE / f"fresh_verdicts_{half}_{when}.csv"
+            if findings.exists() and verdicts.exists():
+                latest[half] = (when, read_findings(str(findings)), read_verdicts(str(verdicts)))
+                break
+    return latest
+
+
+def pooled(latest: dict[str, tuple[str, list[dict], dict]]) -> list[str]:
+    """Per framework and rule, the held-back halves' latest runs added up: the figure that decides
+    whether a rule keeps its place in the default tier (below 0.80 it belongs in preview)."""
+    by_rule: dict[tuple, Counter] = defaultdict(Counter)
+    by_fw: dict[str, Counter] = defaultdict(Counter)
+    for _, findings, verdicts in latest.values():
+        fw_counts, rule_counts = counts(findings, verdicts)
+        for k, c in rule_counts.items():
+            by_rule[k].update(c)
+        for k, c in fw_counts.items():
+            by_fw[k].update(c)
+    runs = ", ".join(f"{h} {w}" for h, (w, _, _) in latest.items())
+    out = [f"Pooled over the held-back halves' latest read runs ({runs}); the runs were made at "
+           "different mains, so a rule fixed since counts with its old findings.", "",
+           "| framework | rule | findings | TP | intended | FP | precision | act |",
+           "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for fw in ("tf", "jax"):
+        name = {"tf": "TensorFlow", "jax": "JAX"}[fw]
+        rows = sorted((code, c) for (f, code), c in by_rule.items() if f == fw)
+        for code, c in rows + [("all", by_fw[fw])]:
+            n = sum(c.values())
+            if n:
+                label = f"**{code}**" if code == "all" else code
+                out.append(f"| {name} | {label} | {n} | {c['TP']} | {c['intended']} | {c['FP']} | "
+                           f"{(c['TP'] + c['intended']) / n:.2f} | {c['TP'] / n:.2f} |")
+    return out
+
+
+def pool(args) -> int:
+    print("\n".join(pooled(latest_runs(args.halves.split(",") if args.halves else None))))
+    return 0
 
 
 def _tables(runs: dict[str, tuple[list[dict], dict]], cols: list[str]) -> list[str]:
@@ -238,6 +286,10 @@ def render_doc(runs: dict[str, tuple[list[dict], dict]]) -> str:
             role = "fix from" if half == fix else "held back"
             out.append(f"| {half} ({role}) | " + ", ".join(f"{r} ({fw})" for r, _, fw in rows) + " |")
         out += [""] + _tables(runs, cols)
+    out += ["", "### Every held-back half together", "",
+            "A rule whose pooled figure stays under 0.80 here belongs in the preview tier for that framework "
+            "until it earns its place (`python bench/fresh_audit.py pool`)."]
+    out += [""] + pooled(latest_runs())
     return "\n".join(out) + "\n"
 
 
@@ -270,9 +322,11 @@ def main(argv=None) -> int:
     t.add_argument("--findings", required=True)
     t.add_argument("--verdicts", required=True)
     t.add_argument("--check", action="store_true")
+    pl = sub.add_parser("pool", help="per rule, the held-back halves' latest read runs added up")
+    pl.add_argument("--halves", help="comma-separated halves (default: every list's held-back half)")
     sub.add_parser("doc", help="rewrite the fresh-audit section of docs/accuracy.md")
     args = p.parse_args(argv)
-    return {"run": run, "table": table, "doc": doc}[args.cmd](args)
+    return {"run": run, "table": table, "pool": pool, "doc": doc}[args.cmd](args)
 
 
 if __name__ == "__main__":
