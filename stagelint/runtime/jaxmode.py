@@ -309,8 +309,7 @@ class JaxCalls:
             checked = modeprobe.tracer_check(error, jax=True)
             if checked:
                 record["exc"]["tracer"] = checked
-        if counts:
-            record["lines"] = recorder.lines_by_file(counts)
+        recorder.add_lines(record, counts)
         if output:
             record["out"] = output
         if self.misses:

@@ -30,6 +30,9 @@ SOURCE_MAPS: dict[str, dict[int, tuple[str, int]]] = {}
 
 _project_cache: dict[str, bool] = {}
 _counts: dict[tuple[str, int], int] = {}
+#: (caller file, caller line, callee file, callee's first line): the project functions each project
+#: line called (the verdicts resolve a condition's call, `is_new(a, b)`, to the function that ran).
+_edges: set[tuple[str, int, str, int]] = set()
 
 
 def _library_prefixes() -> tuple[str, ...]:
@@ -111,7 +114,14 @@ def _global(frame, event, arg):
     if not wanted:
         return None
     smap = SOURCE_MAPS.get(filename)
-    return _local if smap is None else _GeneratedFrame(smap)
+    if smap is not None:
+        return _GeneratedFrame(smap)
+    back = frame.f_back
+    if back is not None:
+        caller = back.f_code.co_filename
+        if caller not in SOURCE_MAPS and (_project_cache.get(caller) or is_project_file(caller)):
+            _edges.add((caller, back.f_lineno, filename, frame.f_code.co_firstlineno))
+    return _local
 
 
 _active = 0
@@ -121,6 +131,7 @@ _previous = None
 def begin_call() -> None:
     """Forget the counts of the previous call."""
     _counts.clear()
+    _edges.clear()
 
 
 def enable() -> None:
@@ -157,6 +168,14 @@ def collect() -> dict[tuple[str, int], int]:
         counts[key] = counts.get(key, 0) + n
     _counts.clear()
     return counts
+
+
+def collect_calls() -> set[tuple[str, int, str, int]]:
+    """The project-to-project calls of the call (not AutoGraph's generated code): (caller file,
+    caller line, callee file, callee's first line)."""
+    edges = set(_edges)
+    _edges.clear()
+    return edges
 
 
 def install_trace_hook(is_recording) -> None:

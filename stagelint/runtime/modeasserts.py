@@ -39,7 +39,10 @@ fx_staging_asserts.py):
 - a Python number lacks an array's attribute (`'float' object has no attribute 'dtype'`) in a JAX
   session: `jit` turns a Python scalar argument into an array and returns arrays, while with jit
   disabled the function gets and returns the Python number itself, so code that reads `.dtype`,
-  `.shape` or `.ndim` of such a value works only under `jit`.
+  `.shape` or `.ndim` of such a value works only under `jit`;
+- a jitted call whose runs took different branches only at an identity comparison (`is`) of a value
+  handed to the function: `jit` passes every array leaf of the arguments as a new tracer, with jit
+  disabled the function gets the caller's objects (`identity`).
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+
+from stagelint.runtime import identity
 
 #: Exception types only tracing raises (TensorFlow graph building, JAX tracers, Flax's transforms):
 #: code that runs eagerly never gets them.
@@ -102,6 +107,8 @@ def call_reason(pair, jax: bool = False) -> str | None:
             reason = jit_disabled_reason(error.get("msg", ""))
             if reason:
                 return f"`{name}`: {reason}"
+    if pair.kind == "differ" and jax and (split := identity.identity_split(pair.graph, pair.eager)):
+        return f"`{name}`: {split}"
     if pair.kind == "differ" and (dtypes := canonicalised(pair.graph.result, pair.eager.result)):
         wide, narrow = dtypes
         return (f"`{name}` returned {narrow} under jit where the eager run returned {wide} with the same values: "

@@ -148,6 +148,15 @@ class Recorder:
                 per_file.setdefault(self._file_id(filename), {})[line] = n
         return per_file
 
+    def add_lines(self, record: dict, counts: dict[tuple[str, int], int]) -> None:
+        """The call's line counts (`lines`) and the project functions each line called (`calls`:
+        [caller file, line, callee file, callee's first line])."""
+        if counts:
+            record["lines"] = self.lines_by_file(counts)
+        edges = linetrace.collect_calls()
+        if edges:
+            record["calls"] = sorted([self._file_id(a), la, self._file_id(b), lb] for a, la, b, lb in edges)
+
     # Tests ---------------------------------------------------------------------------------
 
     def begin_test(self, nodeid: str, path: str | None = None, line: int | None = None,
@@ -353,8 +362,7 @@ class Recorder:
                 record["exc"]["tracer"] = checked
         if eager and error is None and not in_graph:
             self._remember_signature(function, args, kwargs, record["args"])
-        if counts:
-            record["lines"] = self.lines_by_file(counts)
+        self.add_lines(record, counts)
         if output:
             record["out"] = output
         if traced and self.mode == "graph":

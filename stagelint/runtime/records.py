@@ -86,11 +86,20 @@ class Call:
     inst: int | None = None
     #: JAX: the donation the jitted object was made with (`donate_argnums=(0,)`, `donate='all'`).
     donates: str | None = None
+    #: (file, line) -> the project functions that line called during the call, as (file, first line).
+    calls: dict[tuple[str, int], set[tuple[str, int]]] = field(default_factory=dict)
 
     @property
     def asserted(self) -> bool:
         """The call raised an error the test asserts (pytest.raises, assertRaises)."""
         return bool(self.error and self.error.get("asserted"))
+
+
+def _calls(rec: dict, files: dict) -> dict[tuple[str, int], set[tuple[str, int]]]:
+    out: dict[tuple[str, int], set[tuple[str, int]]] = {}
+    for caller, line, callee, first in rec.get("calls", ()):
+        out.setdefault((files.get(caller), line), set()).add((files.get(callee), first))
+    return out
 
 
 @dataclass
@@ -215,7 +224,7 @@ def _apply(run: Run, rec: dict, files: dict, fns: dict, tests: dict) -> None:
             lines=lines, output=rec.get("out", ""), ops=rec.get("ops"), random=rec.get("rnd", False),
             leaks=rec.get("leaks", []), seconds=rec.get("dur", 0.0), ran=rec.get("ran"),
             in_graph=bool(rec.get("ig")), asked=rec.get("asked"), not_compared=rec.get("nc"),
-            why=rec.get("why", []), inst=rec.get("inst"), donates=rec.get("don")))
+            why=rec.get("why", []), inst=rec.get("inst"), donates=rec.get("don"), calls=_calls(rec, files)))
     elif ev == "outcome":
         run.outcomes.setdefault(rec["nodeid"], []).append(Outcome(rec["when"], rec["outcome"], rec.get("error", "")))
     elif ev == "end":

@@ -156,6 +156,21 @@ class Report:
                               "difference": p.detail})
         return notes
 
+    def not_compared_calls(self) -> list[dict]:
+        """Calls the runs differ on by design (`modeasserts`: an identity comparison of traced
+        arguments, jit's x64 canonicalisation...) in tests with the same outcome in both runs (the
+        others are under *Tests whose outcome differs*): the first of each function, with the reason."""
+        notes, seen = [], set()
+        for p in self.evidence.pairs:
+            if (p.kind != modeasserts.KIND or p.key in seen
+                    or self.graph.test_status(p.graph.test) != self.eager.test_status(p.graph.test)):
+                continue
+            seen.add(p.key)
+            notes.append({"function": self.evidence.name(p.key), "test": p.graph.test, "call": p.graph.index + 1,
+                          "eager": describe_result(p.eager.result), "graph": describe_result(p.graph.result),
+                          "reason": p.detail})
+        return notes
+
     def sorted_verdicts(self) -> list[Verdict]:
         return sorted(self.verdicts, key=lambda v: (VERDICT_ORDER[v.verdict], relpath(v.finding.path),
                                                     v.finding.line, v.finding.code))
@@ -227,6 +242,7 @@ class Report:
             "test_failures": self.test_failures,
             "mode_outcomes": mode_outcomes(self.graph, self.eager, self.not_comparable()),
             "float_notes": self.float_notes(),
+            "not_compared_calls": self.not_compared_calls(),
             "static": self.static,
             "processes_left": self.processes_left,
         }
@@ -309,6 +325,11 @@ def render_full(report: Report) -> str:
             lines.append(f"  {n['path']}:{n['line']}: {n['function']}: {n['calls']} call"
                          f"{'s' if n['calls'] != 1 else ''}, e.g. call {n['call']} in {short_test(n['test'])}: "
                          f"eager {n['eager']}, graph {n['graph']} ({n['difference']})")
+    if data["not_compared_calls"]:
+        lines += ["", "Calls not compared (not findings: the runs differ there by design)"]
+        for n in data["not_compared_calls"]:
+            lines.append(f"  {n['function']}: call {n['call']} in {short_test(n['test'])}: eager {n['eager']}, "
+                         f"graph {n['graph']}: {n['reason']}")
     stopped: dict[str, list[str]] = {}
     for mode, s in report.runs.items():
         if s.status != "ok":
