@@ -12,7 +12,8 @@ finding key: TP, intended or FP, and the reason, written by a person who read th
 prints precision per framework and per rule: true findings (TP + intended) over all, beside the
 share a user would act on (TP alone). A finding's framework is the one its message or rule is
 about: JAX where the message names JAX, jax.* or a JAX transformation, TensorFlow otherwise.
-`--check` exits 1 when a finding has no verdict.
+`--check` exits 1 when a finding has no verdict; `--unread` lists those findings (a re-run read
+against an earlier run's verdicts: the new findings are the ones left to read).
 """
 
 from __future__ import annotations
@@ -152,6 +153,12 @@ def table(args) -> int:
               f"{(c['TP'] + c['intended']) / n:.2f} | {c['TP'] / n:.2f} |")
     if missing:
         print(f"{len(missing)} findings have no verdict", file=sys.stderr)
+        if args.unread:
+            # A later run read against an earlier run's verdicts: what is new is what to read.
+            for k in missing:
+                f = keys[k]
+                print(f"{f['project']} {f['path']}:{f['line']} {f['code']} (n={k[-1]}): {f['message']}\n"
+                      f"    {f.get('source', '')}", file=sys.stderr)
         if args.check:
             return 1
     return 0
@@ -322,6 +329,8 @@ def main(argv=None) -> int:
     t.add_argument("--findings", required=True)
     t.add_argument("--verdicts", required=True)
     t.add_argument("--check", action="store_true")
+    t.add_argument("--unread", action="store_true",
+                   help="list each finding without a verdict (e.g. a re-run read against the before run's verdicts)")
     pl = sub.add_parser("pool", help="per rule, the held-back halves' latest read runs added up")
     pl.add_argument("--halves", help="comma-separated halves (default: every list's held-back half)")
     sub.add_parser("doc", help="rewrite the fresh-audit section of docs/accuracy.md")
