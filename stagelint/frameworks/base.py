@@ -73,6 +73,18 @@ class Framework:
             return last[:1].isupper()
         return False
 
+    def public_variable_owner(self, qualified_name: str) -> bool:
+        """`creates_variables` through the framework's public API (`keras.layers.Dense`: one name
+        after a `variable_owner_prefixes` entry). A deeper path (`tf_keras.layers.rnn.legacy_cells.
+        LSTMStateTuple`) names a module of the framework's own code, where namedtuples, lookup
+        tables and helpers sit beside layers: owning variables is then a guess from the package."""
+        if not self.creates_variables(qualified_name):
+            return False
+        if qualified_name in self.variable_constructors:
+            return True
+        prefix = next(p for p in self.variable_owner_prefixes if qualified_name.startswith(p))
+        return "." not in qualified_name[len(prefix):]
+
     def creates_no_variables(self, qualified_name: str) -> bool:
         """A Keras layer class that owns no variables (`Add`, `Activation`, `Reshape`, pooling):
         constructing one in staged code is harmless. `Dropout` and the other random layers own a

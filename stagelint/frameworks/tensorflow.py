@@ -519,15 +519,28 @@ SEQUENCE_TESTS = frozenset({
 
 #: Calls that run the function they are given once and reuse its result (`get_or_create_layer(
 #: "name", self.build_model)`): the factory's variables are made once.
+#: tf-keras defines both in `legacy_tf_layers/variable_scope_shim.py` and exports them as
+#: `tf.compat.v1.keras.utils.*`; its own code and tests import them from that module.
+_SHIM_MODULES = ("tf_keras.legacy_tf_layers.variable_scope_shim", "tf_keras.src.legacy_tf_layers.variable_scope_shim")
 GET_OR_CREATE_CALLS = frozenset({
     "tensorflow.compat.v1.keras.utils.get_or_create_layer",
+    *(f"{m}.get_or_create_layer" for m in _SHIM_MODULES),
 })
 #: Decorators under which `tf.compat.v1.get_variable` gets the variable of the first call again.
 GET_OR_CREATE_DECORATORS = frozenset({
     "tensorflow.compat.v1.keras.utils.track_tf1_style_variables",
+    *(f"{m}.track_tf1_style_variables" for m in _SHIM_MODULES),
 })
-#: Variable constructors that get an existing variable by name when one is tracked.
+#: Variable constructors that get an existing variable by name when one is tracked. Which
+#: variable store is in effect (a shim, a reusing `variable_scope`) decides whether one is made:
+#: without any, TF 2.21 raises AttributeError under tf.function (tests/runtime/test_tf_fresh_facts.py).
 GET_OR_CREATE_VARIABLES = frozenset({"tensorflow.compat.v1.get_variable"})
+#: Scopes whose creator decides what a variable constructor returns: one returning a tensor makes
+#: no variable, and tf.function raises nothing (TF 2.21: tests/runtime/test_tf_fresh_facts.py).
+VARIABLE_CREATOR_SCOPES = frozenset({
+    "tensorflow.variable_creator_scope", "tensorflow.compat.v1.variable_creator_scope",
+    "tensorflow.compat.v2.variable_creator_scope",
+})
 
 #: `tf.function(f)` returns a new `Function`, and each Function keeps its own traces: made anew,
 #: it traces again on its first call whatever it wraps, the same module-level `f` included (5

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis import facts as F
-from stagelint.analysis.proof import HEURISTIC, fact
+from stagelint.analysis.proof import HEURISTIC, TRUE, fact
 from stagelint.analysis.context import short_code
 from stagelint.frameworks import (
     GET_OR_CREATE_DECORATORS,
@@ -14,6 +14,7 @@ from stagelint.frameworks import (
     JAX_JIT,
     JAX_TRACE,
     RECALLING_DECORATORS,
+    VARIABLE_CREATOR_SCOPES,
 )
 from stagelint.rules.base import Rule
 from stagelint.analysis.guards import after_early_return_guard
@@ -314,6 +315,17 @@ class VariableCreation(Rule):
     `RNN` over a cell whose class (in the same file, on the framework's base classes) creates no
     variables (tf-addons' CRF decoding cell): the RNN's variables are its cell's.
 
+    Default tier: the call is known to make a variable: `tf.Variable`, `tf.random.Generator`,
+    `self.add_weight`, or a layer, model, metric or optimizer class named by the framework's
+    public API (`tf.keras.layers.Dense`). Preview tier (`--preview`), each with its reason in
+    the finding's proof: a class found only in one of the framework's own modules
+    (`tf_keras.layers.rnn.legacy_cells.LSTMStateTuple` is a namedtuple), `add_weight` on another
+    receiver (taken by its name), `tf.compat.v1.get_variable` (it gets the existing variable when
+    a variable store such as `track_tf1_style_variables` holds one), and any constructor inside
+    a `tf.variable_creator_scope`, whose creator decides what is made. Not reported:
+    `get_variable` under `track_tf1_style_variables`, and the factory of `get_or_create_layer`
+    (it runs once), however tf-keras spells them.
+
     ## Why is this bad?
     A tf.function keeps the variables one trace creates, and no more: when its first trace
     creates variables, it traces the function again on that same call, and a variable created
@@ -427,6 +439,18 @@ class VariableCreation(Rule):
         self.creating_classes: set[str] = set()
         #: `RNN(cell)` constructions, judged at the end on the cell's class: (node, function, cell)
         self.wrappers: list[tuple] = []
+        #: lines of the `with tf.variable_creator_scope(...)` statements the walk is inside
+        self.creator_scopes: list[int] = []
+
+    def visit_With(self, node: cst.With) -> None:
+        if any(isinstance(i.item, cst.Call) and self.ctx.qualified_names(i.item.func) & VARIABLE_CREATOR_SCOPES
+               for i in node.items):
+            self.creator_scopes.append(self.ctx.position(node).line)
+        else:
+            self.creator_scopes.append(0)
+
+    def leave_With(self, node: cst.With) -> None:
+        self.creator_scopes.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
@@ -450,9 +474,35 @@ class VariableCreation(Rule):
             if node.args and any(q.rsplit(".", 1)[-1] == "RNN" and fw.owns(q) for q in names):
                 self.wrappers.append((node, ctx.function, node.args[0].value))
                 return
-            self.report(node, what=f"{short_code(node.func)}(...)")
+            self.report(node, what=f"{short_code(node.func)}(...)", _because=self._creation_facts(node, names))
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in fw.variable_creating_methods:
-            self.report(node, what=f"{short_code(node.func)}(...)")
+            self.report(node, what=f"{short_code(node.func)}(...)", _because=self._creation_facts(node, names))
+
+    def _creation_facts(self, node: cst.Call, names: set[str]) -> list:
+        """Why the call makes a variable each time it runs: known for the framework's variable
+        constructors, the classes of its public API that own variables and `self.add_weight`; a
+        guess (preview) for the rest, and under a scope whose creator decides what is made."""
+        ctx, fw, span = self.ctx, self.ctx.framework, self.ctx.position(node)
+        shown = short_code(node.func)
+        scope = next((line for line in reversed(self.creator_scopes) if line), 0)
+        if scope:
+            return [fact(f"inside the `tf.variable_creator_scope` of line {scope}, whose creator decides what "
+                         f"`{shown}` returns: one that returns a tensor makes no variable (TF 2.21)", span, HEURISTIC)]
+        if names & GET_OR_CREATE_VARIABLES:
+            return [fact(f"`{shown}` makes a variable only when no variable store in effect holds one by that "
+                         f"name (`track_tf1_style_variables`, a reusing `variable_scope`): which store is in "
+                         f"effect here is not known", span, HEURISTIC)]
+        if any(fw.public_variable_owner(q) for q in names):
+            return [fact(f"`{shown}` makes a new variable, or an object that owns variables, each time it runs",
+                         span, TRUE)]
+        if any(fw.creates_variables(q) for q in names):
+            return [fact(f"`{shown}` is taken to own variables only because its class is defined in a module "
+                         f"of the framework's own code, not named by its public API", span, HEURISTIC)]
+        receiver = node.func.value if isinstance(node.func, cst.Attribute) else None
+        if isinstance(receiver, cst.Name) and ctx.binding_kind(receiver, ctx.function) == "self":
+            return [fact(f"`{shown}` makes a new variable each time it runs", span, TRUE)]
+        return [fact(f"`{shown}` is taken for a Keras layer's variable-making method by its name alone",
+                     span, HEURISTIC)]
 
     def finish(self) -> None:
         for node, func, cell in self.wrappers:

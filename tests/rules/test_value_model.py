@@ -7,7 +7,7 @@ such a form.
 
 from __future__ import annotations
 
-from tests.rules.rulecases import assert_marked, assert_project_marked
+from tests.rules.rulecases import assert_marked, assert_project_marked, assert_tiers
 
 
 # 1. Definitions by location ---------------------------------------------------------------------
@@ -934,7 +934,8 @@ def test_reaching_bindings_in_loops():
 
 
 def test_get_or_create_idioms_create_once():
-    assert_marked("""
+    # a bare `get_variable` depends on the variable store in effect: preview (test_stg402_certainty)
+    assert_tiers("""
         import tensorflow as tf
 
         class Dense(tf.keras.layers.Layer):
@@ -953,7 +954,7 @@ def test_get_or_create_idioms_create_once():
 
         class Plain(tf.keras.layers.Layer):
             def call(self, x):
-                w = tf.compat.v1.get_variable("w", shape=[3, 3])  # STG402
+                w = tf.compat.v1.get_variable("w", shape=[3, 3])  # preview STG402
                 return tf.matmul(x, w)
     """)
 

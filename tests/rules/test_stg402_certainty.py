@@ -1,0 +1,109 @@
+"""STG402 per step: what makes a variable is known (default tier) or guessed (preview).
+
+Each test pairs the known case with its guessed twin; the facts about TensorFlow are observed in
+tests/runtime/test_tf_variable_creation_facts.py."""
+
+from __future__ import annotations
+
+from rulecases import assert_tiers
+
+
+def test_a_public_keras_class_is_known_one_in_the_framework_s_own_modules_is_a_guess():
+    """`tf.keras.layers.Dense` (public API) owns variables; a class found in one of tf-keras's
+    own modules (`legacy_cells.LSTMStateTuple`, a namedtuple; `index_lookup.IndexLookup`, a
+    lookup table) is taken to own some only because of the package it sits in."""
+    assert_tiers("""
+        import tensorflow as tf
+        import tf_keras
+        from tf_keras.layers.rnn import legacy_cells
+        from tf_keras.layers.preprocessing import index_lookup
+
+        @tf.function
+        def f(x):
+            a = tf.keras.layers.Dense(3)  # STG402
+            b = tf_keras.layers.Dense(3)  # STG402
+            s = legacy_cells.LSTMStateTuple(x, x)  # preview STG402
+            t = index_lookup.IndexLookup(max_tokens=None)  # preview STG402
+            return x
+    """)
+
+
+def test_a_variable_constructor_is_known_under_a_creator_scope_it_is_a_guess():
+    """The creator of a `tf.variable_creator_scope` decides what `tf.Variable(...)` returns;
+    outside one (or after it) the constructor makes a variable."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        def creator(next_creator, **kwargs):
+            return tf.constant(1.0)
+
+        @tf.function
+        def f(x):
+            with tf.variable_creator_scope(creator):
+                v = tf.Variable(1.0)  # preview STG402
+            with tf.name_scope("w"):
+                w = tf.Variable(2.0)  # STG402
+            u = tf.Variable(3.0)  # STG402
+            return v + w + u + x
+    """)
+
+
+def test_get_variable_is_a_guess_and_silent_under_the_shim_in_any_spelling():
+    """`tf.compat.v1.get_variable` depends on the variable store in effect: a guess in plain
+    staged code, the first call's variable again under `track_tf1_style_variables`, spelled as
+    TensorFlow exports it or as tf-keras's own module defines it."""
+    assert_tiers("""
+        import tensorflow as tf
+        from tf_keras.legacy_tf_layers import variable_scope_shim
+
+        @tf.function
+        def f(x):
+            return tf.compat.v1.get_variable("w", shape=[]) + x  # preview STG402
+
+        class Shimmed(tf.keras.layers.Layer):
+            @variable_scope_shim.track_tf1_style_variables
+            def call(self, x):
+                return tf.compat.v1.get_variable("k", shape=[]) + x
+
+        class Exported(tf.keras.layers.Layer):
+            @tf.compat.v1.keras.utils.track_tf1_style_variables
+            def call(self, x):
+                return tf.compat.v1.get_variable("k", shape=[]) + x
+    """)
+
+
+def test_get_or_create_layer_in_tf_keras_s_own_spelling_runs_its_factory_once():
+    """`variable_scope_shim.get_or_create_layer(name, self.build)` builds once and caches, as
+    `tf.compat.v1.keras.utils.get_or_create_layer` (the same function); a factory called
+    directly is traced with the call."""
+    assert_tiers("""
+        import tensorflow as tf
+        from tf_keras.legacy_tf_layers import variable_scope_shim
+
+        class Cached(tf.keras.layers.Layer):
+            def build_model(self):
+                return tf.keras.layers.Dense(3)
+
+            @variable_scope_shim.track_tf1_style_variables
+            def call(self, x):
+                return variable_scope_shim.get_or_create_layer("m", self.build_model)(x)
+
+        class Fresh(tf.keras.layers.Layer):
+            def build_model(self):
+                return tf.keras.layers.Dense(3)  # STG402
+
+            def call(self, x):
+                return self.build_model()(x)
+    """)
+
+
+def test_add_weight_on_self_is_known_on_another_receiver_it_is_a_guess_by_name():
+    assert_tiers("""
+        import tensorflow as tf
+
+        class Layer(tf.keras.layers.Layer):
+            def call(self, x, store):
+                w = self.add_weight(name="w", shape=())  # STG402
+                b = store.add_weight("b")  # preview STG402
+                return x * w + b
+    """)

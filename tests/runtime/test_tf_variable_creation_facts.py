@@ -1,0 +1,60 @@
+"""The facts behind STG402's certainty (`VariableCreation._creation_facts`,
+`frameworks.tensorflow.VARIABLE_CREATOR_SCOPES` and `GET_OR_CREATE_VARIABLES`), observed with the
+real TensorFlow 2.21."""
+
+from __future__ import annotations
+
+import pytest
+
+tf = pytest.importorskip("tensorflow")
+
+
+def test_a_creator_scope_returning_a_tensor_makes_no_variable_and_tf_function_raises_nothing():
+    """Inside `tf.variable_creator_scope(creator)` the creator decides what `tf.Variable(...)`
+    returns: one returning a tensor makes no variable, on every trace."""
+    @tf.function
+    def f(x):
+        with tf.variable_creator_scope(lambda next_creator, **kwargs: tf.constant(2.0)):
+            v = tf.Variable(1.0)
+        return v + x
+
+    assert float(f(tf.constant(1.0))) == 3.0
+    assert f(tf.constant([1.0, 2.0])).numpy().tolist() == [3.0, 4.0]  # a second trace
+
+
+def test_a_creator_scope_that_calls_the_next_creator_still_raises():
+    """The negative twin: a creator passing the call on makes the variable, and the first call
+    fails as for a bare `tf.Variable`."""
+    @tf.function
+    def f(x):
+        with tf.variable_creator_scope(lambda next_creator, **kwargs: next_creator(**kwargs)):
+            v = tf.Variable(1.0)
+        return v + x
+
+    with pytest.raises(ValueError, match="singleton tf.Variables created on the first call"):
+        f(tf.constant(1.0))
+
+
+def test_get_variable_without_a_variable_store_fails_under_tf_function():
+    """`tf.compat.v1.get_variable` with no store in effect (no `track_tf1_style_variables`, no
+    TF1 graph): TF 2.21 raises AttributeError, not the singleton-variable ValueError. Whether a
+    store is in effect decides what the call does, so STG402 reports it only in preview."""
+    @tf.function
+    def f(x):
+        return tf.compat.v1.get_variable("w", shape=[], initializer=tf.compat.v1.zeros_initializer()) + x
+
+    with pytest.raises(AttributeError):
+        f(tf.constant(1.0))
+
+
+def test_a_variable_made_under_init_scope_in_a_tf_function_still_raises():
+    """`tf.init_scope()` lifts the creation out of the graph but tf.function still refuses a
+    variable made on a trace that is not its first: STG402 keeps reporting it."""
+    @tf.function
+    def f(x):
+        with tf.init_scope():
+            v = tf.Variable(1.0)
+        return v + x
+
+    with pytest.raises(ValueError, match="singleton tf.Variables"):
+        f(tf.constant(1.0))
