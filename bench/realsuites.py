@@ -299,12 +299,15 @@ def main(argv: list[str] | None = None) -> int:
             # test whose outcome differs between the runs is one stagelint calls not comparable.
             explained = all(o.get("not_comparable") for o in report.get("mode_outcomes", []))
             same = _same_outcomes(plain_counts, graph) and (_same_outcomes(plain_counts, eager) or explained)
-            rows.append((project, module, _passed(plain_counts), _passed(graph), _passed(eager), plain_s, run_s,
+            # The eager run's counts hold the graph run's outcome for each test it did not run again.
+            rerun = runs.get("eager", {}).get("not_rerun", 0)
+            eager_text = _passed(eager) + (f" ({rerun} not rerun)" if rerun else "")
+            rows.append((project, module, _passed(plain_counts), _passed(graph), eager_text, plain_s, run_s,
                          ratio, code, status, len(found), "yes" if same else "NO", cpu_ratio, load))
             for f in found:
                 f["read"] = verdicts.get((module, f["path"], f["line"], f["code"]))
             results.append({"project": project, "module": module, "plain": plain_counts, "graph": graph,
-                            "eager": eager, "same_outcomes": same, "plain_seconds": round(plain_s, 1),
+                            "eager": eager, "eager_not_rerun": rerun, "same_outcomes": same, "plain_seconds": round(plain_s, 1),
                             "run_seconds": round(run_s, 1), "ratio": round(ratio, 2), "plain_cpu": round(plain_cpu, 1),
                             "run_cpu": round(run_cpu, 1), "cpu_ratio": round(cpu_ratio, 2), "load": round(load, 1),
                             "exit": code, "status": status,
@@ -318,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
                 alarms.append(f"{project} {module}: {f['path']}:{f['line']}: {f['code']} [{tag}] {f['evidence']}\n"
                               f"      read: {read[0]}: {read[1]}")
             print(f"{module}: plain {_passed(plain_counts)} in {plain_s:.1f} s; graph {_passed(graph)}, eager "
-                  f"{_passed(eager)}; stagelint run {run_s:.1f} s ({ratio:.2f}x; CPU {plain_cpu:.1f} -> {run_cpu:.1f} s, "
+                  f"{eager_text}; stagelint run {run_s:.1f} s ({ratio:.2f}x; CPU {plain_cpu:.1f} -> {run_cpu:.1f} s, "
                   f"{cpu_ratio:.2f}x; load {load:.1f}), exit {code}, {status}",
                   file=sys.stderr, flush=True)
     header = ("project", "module", "plain", "graph", "eager", "plain s", "run s", "ratio", "exit", "runs", "alarms",

@@ -76,6 +76,7 @@ def _finish(args: arguments.RunArguments, children, workdir, leftovers: Leftover
     ended = leftovers.end()  # the runs and the fork server are reaped: what is left, the tests left
     graph = load_run(statuses["graph"].record_path, "graph")
     eager = load_run(statuses["eager"].record_path, "eager")
+    eager.follow_graph(graph)
     if not graph.started and not eager.started:
         status = statuses["graph"]
         how = f"exit code {status.returncode}" if status.status == "exited" else status.describe()

@@ -19,7 +19,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from stagelint.runtime import frameworks
+from stagelint.runtime import eagercover, frameworks
+from stagelint.runtime.pids import alive
 from stagelint.runtime.progress import Progress, RecordTail
 from stagelint.runtime.safepath import python_command
 
@@ -148,7 +149,7 @@ class Child:
         if self.server.poll() is not None and not os.path.exists(self._file("status")):
             if self.pid is None:  # the server died before forking (it could not import TensorFlow)
                 return self.server.returncode if self.server.returncode else 3
-            if not _alive(self.pid):
+            if not alive(self.pid):
                 return 3
         return None
 
@@ -165,7 +166,7 @@ class Child:
             self.proc.wait()
             return
         deadline = time.monotonic() + 10
-        while self.pid is not None and _alive(self.pid) and time.monotonic() < deadline:
+        while self.pid is not None and alive(self.pid) and time.monotonic() < deadline:
             time.sleep(0.02)
 
     def _end_group(self) -> None:
@@ -197,21 +198,6 @@ class Child:
 def _read(path: str) -> str:
     with open(path) as f:
         return f.read().strip()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A child of the fork server that exited but is not reaped yet is a zombie: not alive.
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return True
 
 
 def use_fork_server() -> bool:
@@ -254,10 +240,14 @@ def start_runs(test_module: str, pytest_args: list[str], workdir: str,
     children = {}
     for mode in MODES:
         record = os.path.join(workdir, f"{mode}.jsonl")
+        mode_env = child_mode_env(env, record, mode)
+        if "graph" in children:  # the eager run follows the graph run (`eagercover`)
+            mode_env[eagercover.RECORD_ENV] = os.path.join(workdir, "graph.jsonl")
+            mode_env[eagercover.PID_ENV] = str(children["graph"].pid)
         with open(os.path.join(workdir, f"{mode}.out"), "wb") as output:
             proc = subprocess.Popen(child_command(test_module, pytest_args), stdout=output,
                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    env=child_mode_env(env, record, mode), start_new_session=True)
+                                    env=mode_env, start_new_session=True)
         children[mode] = Child(mode, workdir, started, proc=proc, end_group=end_groups)
     return children
 

@@ -27,7 +27,8 @@ import traceback
 MODES = ("graph", "eager")
 
 
-def _child(workdir: str, mode: str, test_module: str, pytest_args: list[str], filters: list[str]) -> None:
+def _child(workdir: str, mode: str, test_module: str, pytest_args: list[str], filters: list[str],
+           graph_pid: int | None) -> None:
     os.setsid()
     out = os.open(os.path.join(workdir, f"{mode}.out"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.dup2(out, 1)
@@ -35,11 +36,14 @@ def _child(workdir: str, mode: str, test_module: str, pytest_args: list[str], fi
     os.close(out)
     import pytest
 
-    from stagelint.runtime import pytest_plugin
+    from stagelint.runtime import eagercover, pytest_plugin
     from stagelint.runtime.executor import pytest_argv0
 
     os.environ["STAGELINT_RECORD"] = os.path.join(workdir, f"{mode}.jsonl")
     os.environ["STAGELINT_MODE"] = mode
+    if graph_pid is not None:  # the eager run follows the graph run (forked first)
+        os.environ[eagercover.RECORD_ENV] = os.path.join(workdir, "graph.jsonl")
+        os.environ[eagercover.PID_ENV] = str(graph_pid)
     args = ["-p", "no:cacheprovider", *filters, test_module, *pytest_args]
     # Tests that parse the command line (absl flags, absltest) must see what plain pytest gives them.
     sys.argv = [pytest_argv0(), test_module, *pytest_args]
@@ -135,7 +139,8 @@ def serve(workdir: str, test_module: str, pytest_args: list[str]) -> int:
         pid = os.fork()
         if pid == 0:
             try:
-                _child(workdir, mode, test_module, pytest_args, filters)
+                _child(workdir, mode, test_module, pytest_args, filters,
+                       next((p for p, m in children.items() if m == "graph"), None))
             finally:  # _child never returns; if it raised, the child must not go on serving
                 os._exit(3)
         children[pid] = mode

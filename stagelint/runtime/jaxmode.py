@@ -533,13 +533,13 @@ def _watch_control_flow(jax, recorder, mode: str) -> None:
 
         def noted(*args, _original=original, **kwargs):
             if recorder.test_index >= 0:
-                for arg in (*args, *kwargs.values()):
-                    for fun in (arg if isinstance(arg, (list, tuple)) else (arg,)):
-                        if callable(fun):
-                            recorder.note_body(inspect.unwrap(fun))
+                for fun in _functions(args, kwargs):
+                    recorder.note_body(fun)
             return _original(*args, **kwargs)
 
         def watched(*args, _original=original, _name=name, **kwargs):
+            if recorder.test_index >= 0 and not recorder._depth:
+                recorder.staged_outside(f"lax.{_name}", _functions(args, kwargs))
             try:
                 return _original(*args, **kwargs)
             except Exception as error:
@@ -551,3 +551,9 @@ def _watch_control_flow(jax, recorder, mode: str) -> None:
         functools.update_wrapper(wrapper, original)
         wrapper._stagelint = True
         setattr(jax.lax, name, wrapper)
+
+
+def _functions(args: tuple, kwargs: dict) -> list:
+    """The functions handed to a control-flow primitive (`lax.switch` takes a list of branches)."""
+    return [inspect.unwrap(fun) for arg in (*args, *kwargs.values())
+            for fun in (arg if isinstance(arg, (list, tuple)) else (arg,)) if callable(fun)]

@@ -28,6 +28,19 @@ class Progress:
         self.last = text
 
 
+def complete_lines(path: str, offset: int) -> tuple[list[bytes], int]:
+    """The complete lines a growing file holds after `offset`, and the offset after them (a line
+    still being written is left for the next call)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            data = f.read()
+    except OSError:
+        return [], offset
+    cut = data.rfind(b"\n") + 1
+    return data[:cut].splitlines(), offset + cut
+
+
 class RecordTail:
     """Follows a growing record file: tests started and collected, the test running now, the
     tests failed so far, and when the run last wrote anything (to tell a hung run)."""
@@ -42,18 +55,11 @@ class RecordTail:
         self.last_change = time.monotonic()
 
     def poll(self) -> None:
-        try:
-            with open(self.path, "rb") as f:
-                f.seek(self.offset)
-                data = f.read()
-        except OSError:
+        lines, self.offset = complete_lines(self.path, self.offset)
+        if not lines:
             return
-        cut = data.rfind(b"\n") + 1
-        if not cut:
-            return
-        self.offset += cut
         self.last_change = time.monotonic()
-        for line in data[:cut].splitlines():
+        for line in lines:
             if line.startswith(b'{"ev":"test",'):
                 self.started += 1
                 try:

@@ -23,6 +23,10 @@ import pytest
 
 SEED = 0
 _recorder = None
+#: Eager run under `stagelint run`: the graph run's record, which says the tests to run again.
+_graph = None
+#: The pytest configuration the recorder belongs to (a pytest the tests run in-process is not it).
+_config = None
 #: The frameworks patched so far ("tf", "jax"): only those are seeded.
 _frameworks: set[str] = set()
 
@@ -40,7 +44,7 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    global _recorder
+    global _recorder, _graph, _config
     path = config.getoption("stagelint_record")
     if not path or _recorder is not None:
         return
@@ -49,13 +53,16 @@ def pytest_configure(config):
         raise pytest.UsageError("stagelint records one pytest process: run it with -n 0 (or -p no:xdist)")
     from stagelint.runtime import recorder
 
-    from stagelint.runtime import frameworks
+    from stagelint.runtime import eagercover, frameworks
 
     mode = config.getoption("stagelint_mode")
     preload = frameworks.from_env({frameworks.ENV: config.getoption("stagelint_frameworks")})
+    if mode == "eager":
+        _graph = eagercover.from_env()
     _forget_environment()
     start = {"ev": "start", "mode": mode, "pid": os.getpid(), "python": sys.version.split()[0]}
     _recorder = recorder.install(path, mode, preload, on_load=_loaded)
+    _config = config
     for name, module in (("tf", "tensorflow"), ("jax", "jax")):
         if name in _frameworks:
             start[name] = sys.modules[module].__version__
@@ -73,7 +80,10 @@ def _loaded(name: str) -> None:
 def _forget_environment() -> None:
     """`stagelint run` passes the plugin and its options through the environment (the tests' own
     `sys.argv` stays what plain pytest gives them); a pytest the tests start must not record too."""
-    for name in ("STAGELINT_RECORD", "STAGELINT_MODE", "STAGELINT_FRAMEWORKS"):
+    from stagelint.runtime import eagercover
+
+    for name in ("STAGELINT_RECORD", "STAGELINT_MODE", "STAGELINT_FRAMEWORKS", eagercover.RECORD_ENV,
+                 eagercover.PID_ENV):
         os.environ.pop(name, None)
     plugins = [p for p in os.environ.get("PYTEST_PLUGINS", "").split(",") if p and p != __name__]
     if plugins:
@@ -142,7 +152,17 @@ def pytest_runtest_setup(item):
         path, line, _ = item.location
         path = os.path.join(str(item.config.rootpath), path)
         _recorder.begin_test(item.nodeid, path, None if line is None else line + 1, _span(item))
+        if _graph is not None and not _graph.needs(item.nodeid, _waiting):
+            from stagelint.runtime.eagercover import REASON
+
+            _recorder.emit({"ev": "not-rerun", "t": _recorder.test_index})
+            pytest.skip(REASON)
         _seed_everything()
+
+
+def _waiting() -> None:
+    """The eager run waits for the graph run to finish the test: a line in its record says it is alive."""
+    _recorder.emit({"ev": "wait", "t": _recorder.test_index})
 
 
 def _span(item) -> tuple[int, int] | None:
@@ -198,11 +218,19 @@ _exitstatus: int | None = None
 THREAD_GRACE = 2.0
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):
+    """The record ends here. A session whose tests all passed (or were skipped) then ends its process
+    at once: its record is complete, and what pytest does after (the terminal summary, where
+    Hypothesis's plugin imports `hypothesis`: 0.9 s of CPU; the other plugins' `unconfigure`) is
+    output nobody reads. A session with failures prints its summary (its tracebacks) first."""
     global _exitstatus
-    if _recorder is not None:
-        _exitstatus = int(exitstatus)
-        _recorder.emit({"ev": "end", "exitstatus": _exitstatus})
+    if _recorder is None or session.config is not _config:
+        return
+    _exitstatus = int(exitstatus)
+    _recorder.emit({"ev": "end", "exitstatus": _exitstatus})
+    if _exitstatus == 0:
+        _end_process(_exitstatus)
 
 
 def _lingering_threads(grace: float) -> list:
@@ -225,13 +253,23 @@ def pytest_unconfigure(config):
     """A test that leaves a non-daemon thread running would keep the interpreter from exiting
     (it waits for such threads) until the run's timeout. The records are complete by now, so after
     a short grace the run says which threads are left and ends the process itself."""
-    if _recorder is None or _exitstatus is None:
+    if _recorder is None or _exitstatus is None or config is not _config:
         return
     left = _lingering_threads(THREAD_GRACE)
     if not left:
         return
     _recorder.emit({"ev": "threads", "n": len(left), "names": [t.name for t in left[:10]]})
     exit_now(_exitstatus)
+
+
+def _end_process(code: int) -> None:
+    """End the run now; non-daemon threads the tests left running are waited for a short grace and
+    named in the record, as at `unconfigure`."""
+    left = _lingering_threads(THREAD_GRACE)
+    if left:
+        _recorder.emit({"ev": "threads", "n": len(left), "names": [t.name for t in left[:10]]})
+    print(f"\nstagelint: the {_recorder.mode} run ended once its record was complete", flush=True)
+    exit_now(code)
 
 
 def exit_now(code: int) -> None:

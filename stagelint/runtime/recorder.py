@@ -124,6 +124,8 @@ class Recorder:
         self._staged: dict[int, tuple[list, list]] = {}
         #: Whether the current test has had its `staging-error` record (one per test).
         self._staging_error = False
+        #: Whether the current test has had its `staged` record (one per test).
+        self._staged_outside = False
 
     # Writing -----------------------------------------------------------------------------
 
@@ -165,7 +167,7 @@ class Recorder:
         self._call_index = {}
         self._reads = set()
         self._staged = {}
-        self._staging_error = False
+        self._staging_error = self._staged_outside = False
         record = {"ev": "test", "i": self.test_index, "nodeid": nodeid}
         if path is not None:
             record["loc"] = [os.path.abspath(path), line]
@@ -202,6 +204,19 @@ class Recorder:
         functions, _ = self._staged.setdefault(-1, ([], []))
         if len(functions) < 32 and function not in functions:
             functions.append(function)
+
+    def staged_outside(self, via: str, functions: list) -> None:
+        """Graph run: a control-flow primitive (`lax.cond` in a test's own code, outside any recorded
+        call) stages project functions, which the eager run runs as Python: a test the eager run
+        must run again (`eagercover`). Once per test."""
+        if self._staged_outside:
+            return
+        for function in functions:
+            code = getattr(function, "__code__", None)
+            if code is not None and linetrace.is_project_file(code.co_filename):
+                self._staged_outside = True
+                self.emit({"ev": "staged", "t": self.test_index, "via": via})
+                return
 
     def staging_error(self, via: str, error: BaseException) -> None:
         """Graph run: a control-flow primitive (`lax.cond`) raised, as it staged the functions it was

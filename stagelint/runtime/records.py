@@ -136,6 +136,9 @@ class Run:
     #: nodeid -> (the primitive, the error type, its message) of an error a JAX control-flow primitive
     #: (`lax.cond`) raised as it staged its functions, which the test expected (graph run).
     staging_errors: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    #: Eager run: the tests it did not run again, the graph run having staged nothing in them
+    #: (`eagercover`); `follow_graph` gives them the graph run's outcomes.
+    not_rerun: list[str] = field(default_factory=list)
 
     def test_status(self, nodeid: str) -> str:
         """passed / failed / error / skipped / not-run."""
@@ -164,6 +167,12 @@ class Run:
 
     def failure(self, nodeid: str) -> str:
         return cause_line(next((o.error for o in self.outcomes.get(nodeid, []) if o.outcome == "failed"), ""))
+
+    def follow_graph(self, graph: Run) -> None:
+        """The tests this eager run did not run again had, by construction, the outcome they had in
+        the graph run: they ran the same code there (no staged call), and passed or were skipped."""
+        for nodeid in self.not_rerun:
+            self.outcomes[nodeid] = list(graph.outcomes.get(nodeid, []))
 
     def counts(self) -> dict[str, int]:
         statuses = [self.test_status(t) for t in self.tests]
@@ -242,5 +251,7 @@ def _apply(run: Run, rec: dict, files: dict, fns: dict, tests: dict) -> None:
             "warns": rec.get("warns")}
     elif ev == "staging-error":
         run.staging_errors[tests.get(rec["t"], "<outside tests>")] = (rec["via"], rec["type"], rec.get("msg", ""))
+    elif ev == "not-rerun":
+        run.not_rerun.append(tests.get(rec["t"], "<outside tests>"))
     elif ev == "internal":
         run.internal_errors.append(rec.get("error", ""))

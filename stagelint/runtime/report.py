@@ -237,7 +237,8 @@ class Report:
                             "test": s.test, "threads_left": s.threads_left,
                             "tests": (self.graph if mode == "graph" else self.eager).counts(),
                             "calls": len((self.graph if mode == "graph" else self.eager).calls),
-                            "recorder_errors": len((self.graph if mode == "graph" else self.eager).internal_errors)}
+                            "recorder_errors": len((self.graph if mode == "graph" else self.eager).internal_errors),
+                            **({"not_rerun": len(self.eager.not_rerun)} if mode == "eager" else {})}
                      for mode, s in self.runs.items()},
             "test_failures": self.test_failures,
             "mode_outcomes": mode_outcomes(self.graph, self.eager, self.not_comparable()),
@@ -260,6 +261,9 @@ def render_full(report: Report) -> str:
     lines = [f"stagelint run {report.module}"]
     runs = "; ".join(f"{mode}: {s.describe()} in {s.seconds:.1f} s" for mode, s in report.runs.items())
     lines.append(f"runs: {runs}")
+    if report.eager.not_rerun:
+        n = len(report.eager.not_rerun)
+        lines.append(f"  ({n} test{'s' if n > 1 else ''} not run again eagerly: no staged call in the graph run)")
     t = data["tests"]
     if report.module.startswith("--script "):
         lines.append(f"program: {_program_outcome(report)}")

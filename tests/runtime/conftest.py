@@ -154,9 +154,10 @@ def fixture_run(tmp_path_factory):
                 done.write_text(json.dumps({"exit_code": code, "stdout": out, "stderr": err}))
         result = json.loads(done.read_text())
         assert result["stdout"].strip(), f"stagelint run printed nothing; stderr:\n{result['stderr']}"
+        graph, eager = load_run(str(workdir / "graph.jsonl"), "graph"), load_run(str(workdir / "eager.jsonl"), "eager")
+        eager.follow_graph(graph)  # as `stagelint run` reads them
         cache[key] = FixtureRun(name, result["exit_code"], json.loads(result["stdout"]), result["stderr"],
-                                load_run(str(workdir / "graph.jsonl"), "graph"),
-                                load_run(str(workdir / "eager.jsonl"), "eager"), str(workdir / "graph.jsonl"))
+                                graph, eager, str(workdir / "graph.jsonl"))
         return cache[key]
 
     return get

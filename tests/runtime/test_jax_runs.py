@@ -44,6 +44,7 @@ def test_the_runs_are_jax_runs_without_tensorflow(effects):
     for run in (effects.graph, effects.eager):
         nodeid = next(t for t in run.tests if t.endswith("test_tensorflow_is_not_imported"))
         assert run.test_status(nodeid) == "passed", run.failure(nodeid)
+    assert not [t for t in effects.eager.not_rerun if t.endswith("test_tensorflow_is_not_imported")]
 
 
 def test_print_and_append_run_once_per_trace(effects):

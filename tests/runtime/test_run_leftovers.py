@@ -50,13 +50,15 @@ SLEEPER = """
 
 LEAVES = SLEEPER + """
 
-    def test_a_child_in_a_session_of_its_own():
-        if os.fork() == 0:
-            os.setsid()
-            sleep_forever()
+    def test_children_in_sessions_of_their_own():
+        for _ in range(2):
+            if os.fork() == 0:
+                os.setsid()
+                sleep_forever()
 
 
-    def test_a_daemon():
+    def test_daemons():
+        daemon(sleep_forever)
         daemon(sleep_forever)
 
 
@@ -127,7 +129,9 @@ def test_a_forked_run_ends_what_the_tests_left_and_says_so(tmp_path):
     page = tmp_path / "run.html"
     proc, pids, survivors = _stagelint(tmp_path, ["test_leaves.py", "--output-format", "json", "--report", str(page)])
     assert proc.returncode == 0, proc.stderr
-    assert len(pids) == 4 and survivors == []  # two per run, and none outlived stagelint
+    # Four, all from the graph run (the eager run does not run again tests that stage nothing), and
+    # none outlived stagelint.
+    assert len(pids) == 4 and survivors == []
     report = json.loads(proc.stdout)
     assert sorted(p["pid"] for p in report["processes_left"]) == sorted(pids)
     command = f"{sys.executable} -c import time; time.sleep(90) stagelint-leftover-{tmp_path.name}"
