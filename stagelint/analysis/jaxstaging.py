@@ -343,6 +343,7 @@ class JaxView:
         self.whole_body_traced: set[Key] = set()
         self.traced_self: set[Key] = set()
         self._traced: dict[Key, frozenset[str]] = {}
+        self._known: dict[Key, frozenset[str]] = {}
 
     def reach(self) -> None:
         """The modes of what the entry points reach (after `Project` has added them as entries)."""
@@ -559,12 +560,8 @@ class JaxView:
         self._traced[key] = frozenset()  # a cycle adds nothing
         project = self.project
         f = project.function(key)
-        out: set[str] = set()
         entry = self.entries.get(key)
-        if entry is not None and not entry.params_unknown:
-            out |= set(f.passed_params) - entry.static - f.literal_default_params
-            if entry.mode != "jit":
-                out -= entry.unmapped
+        out: set[str] = set(self.given_traced_params(key))
         for module, site in project.call_sites.get(key, ()):
             shift = project.shift(site, key)
             for i, arg in enumerate(site.args):
@@ -581,6 +578,52 @@ class JaxView:
             python = python - f.python_container_params
         result = frozenset(out - python)
         self._traced[key] = result
+        return result
+
+    def given_traced_params(self, key: Key) -> frozenset[str]:
+        """Parameters the transformation itself hands tracers: the non-static parameters of the
+        function `jax.jit`, `pmap` or a `lax` body is given (a Python int passed to `jax.jit` becomes
+        a tracer too), the mapped ones under `jax.vmap` alone (an `in_axes=None` argument is passed
+        as it is: tests/runtime/test_jax_certain_steps_facts.py). Known true, unlike a helper's parameter,
+        which holds a tracer only if what its callers pass is one (`traced_params`)."""
+        entry = self.entries.get(key)
+        if key in self.tensorflow or entry is None or entry.params_unknown or not entry.apis:
+            return frozenset()
+        f = self.project.function(key)
+        out = set(f.passed_params) - entry.static - f.literal_default_params
+        if entry.mode != "jit":
+            out -= entry.unmapped
+        # `jax.jit(f)(ids)` flattens a list argument into its leaves: traced, whatever its annotation
+        return frozenset(out - (f.python_default_params - f.python_container_params))
+
+    def known_traced_params(self, key: Key, _depth: int = 0) -> frozenset[str]:
+        """The `traced_params` known to hold tracers: those the transformation is given
+        (`given_traced_params`), and a helper's parameters some call passes one of those or a JAX
+        operation's result in a body traced whole (`jax.jit`, `pmap`, a `lax` body: every
+        operation's result is a tracer there). Not a value computed under `jax.vmap` or `grad`
+        alone, which is a tracer only if computed from what they transform."""
+        if key in self._known:
+            return self._known[key]
+        traced = self.traced_params(key)
+        if _depth > 6 or not traced:
+            return frozenset()
+        self._known[key] = frozenset()  # a cycle adds nothing
+        project = self.project
+        f = project.function(key)
+        out = set(self.given_traced_params(key))
+        for module, site in project.call_sites.get(key, ()):
+            if site.caller is None:
+                continue
+            caller = (module, site.caller)
+            shift = project.shift(site, key)
+            passed = [(f.params[i + shift], arg) for i, arg in enumerate(site.args) if i + shift < len(f.params)]
+            passed += [(kw, arg) for kw, arg in site.kwargs.items() if kw in f.params]
+            for param, arg in passed:
+                if arg.kind == "tensor" and self.op_results_traced(caller) \
+                        or arg.param and arg.param in self.known_traced_params(caller, _depth + 1):
+                    out.add(param)
+        result = frozenset(out & traced)
+        self._known[key] = result
         return result
 
     def _arg_traced(self, module: str, site: F.CallSite, arg: F.ArgFacts, depth: int) -> bool:

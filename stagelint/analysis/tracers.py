@@ -275,6 +275,24 @@ def module_argument_guess(project, key, traced, value: str, span) -> list | None
                 span, HEURISTIC)
 
 
+def passed_param_guess(project, key, traced, value: str, span) -> list | None:
+    """A parameter the transformation does not hand a tracer itself (a helper's, or one
+    `jax.vmap` passes with `in_axes=None`) holds what its callers pass: a tracer where a caller
+    under `jax.jit` passes one, a concrete array where a caller under `jax.vmap` alone computes it
+    from an unbatched value (`jr.randint(key)` of an `in_axes=None` key; JAX 0.10.2,
+    tests/runtime/test_jax_certain_steps_facts.py). Unless a call shown passes a known tracer
+    (`JaxView.known_traced_params`), which it holds is a guess (the preview tier); None when one
+    of `traced` is known to hold one."""
+    traced = set(traced)
+    if not traced or traced & project.jax.known_traced_params(key):
+        return None
+    name = project.display(key, key[0])
+    return fact(f"`{value}` comes from parameter `{sorted(traced)[0]}` of `{name}`, which no transformation is "
+                f"given directly: it holds what its callers pass, a tracer only where they pass one (under "
+                f"`jax.vmap` alone, a value computed from an `in_axes=None` argument is concrete): a guess",
+                span, HEURISTIC)
+
+
 def tracer_fact(project, key, fields: dict, span) -> list | None:
     """The fact that the candidate's `value` is a tracer in the function `key` JAX stages: known
     true, heuristic (the preview tier), or None when it is known not to be one."""

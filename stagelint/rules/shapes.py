@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.pytrees import python_attribute_reads, traced_attribute_facts
-from stagelint.analysis.tracers import module_argument_guess
+from stagelint.analysis.tracers import module_argument_guess, passed_param_guess
 from stagelint.analysis.dependence import op_result_fact, params_feeding
 from stagelint.analysis.flags import with_flag_step
 from stagelint.analysis.context import short_code
@@ -75,7 +75,13 @@ class DataDependentShape(InExpectedErrors, Rule):
     (JAX 0.10.2), so an operation's result the code does not show computed from a mapped parameter
     is reported in the preview tier only (`analysis.dependence`); by default, only `jnp.nonzero(row
     > 0)` of the mapped `row`, or anything under `jax.jit`, `pmap` or a `lax` body, where every
-    operation's result is a tracer. Code reached only under `if debug_mode:` on a parameter left at
+    operation's result is a tracer. A parameter is known to hold a tracer where the transformation
+    itself hands it one (a non-static parameter of the function `jax.jit`, `pmap` or a `lax` body is
+    given, a mapped one of `jax.vmap`'s) or where a call passes such a parameter or a JAX
+    operation's result in a body traced whole; a helper's parameter reached otherwise (under
+    `jax.vmap` alone a value computed from an `in_axes=None` argument is concrete, and serket's
+    vmapped translations slice by one that works) holds what its callers pass: preview
+    (`JaxView.known_traced_params`). Code reached only under `if debug_mode:` on a parameter left at
     a False/None/0 default by every traced call the project shows is preview too (`analysis.flags`). Array constructors given a parameter as their shape are left alone too: model
     dimensions are Python ints bound in ways a reader of one call cannot see (a
     `functools.partial`, pmap's `static_broadcasted_argnums`, a config object). Code under
@@ -300,7 +306,11 @@ class DataDependentShape(InExpectedErrors, Rule):
                                       fields.get("_value", "the length"), candidate.span)
         if guess is not None:
             return {"_because": [guess]}  # a module method's argument: what its caller passes
-        because = traced_attribute_facts(project, key, fields.get("_attrs"), candidate.span)
+        because = traced_attribute_facts(project, key, fields.get("_attrs"), candidate.span) or []
+        guess = passed_param_guess(project, key, set(fields.get("_params", ())) & jax.traced_params(key),
+                                   fields.get("_value", "the length"), candidate.span)
+        if guess is not None:
+            because = [guess, *because]  # a helper's parameter: what its callers pass
         return {"_because": because} if because else True
 
 
