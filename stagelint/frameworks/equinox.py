@@ -20,6 +20,13 @@ EQUINOX_STAGED_METHODS = frozenset({"__call__"})
 #: tests/runtime/test_function_identity.py. (How `frameworks.JAX_TRACE_CACHE` names it.)
 EQUINOX_TRACE_CACHE = {"equinox.filter_jit": "equal"}
 
+#: Equinox's own transformations return an `eqx.Module` holding the function and its options, so
+#: two made anew from equal functions with equal options compare equal, and `eqx.filter_jit`
+#: (keyed by equality) reuses its traces: `eqx.filter_jit(eqx.filter_vmap(model.setup))` or
+#: `eqx.filter_jit(eqx.filter_grad(loss))` made on every call traces once; of a lambda made anew, a
+#: trace per wrap. Observed with equinox 0.13.8: tests/runtime/test_jax_certain_steps_facts.py.
+EQUINOX_EQUAL_WRAPPERS = frozenset({"equinox.filter_vmap", "equinox.filter_grad", "equinox.filter_value_and_grad"})
+
 #: An Equinox module is a pytree of its fields: children (traced under `jax.jit`, a Python float
 #: too), except those declared `eqx.field(static=True)` (or the deprecated `eqx.static_field()`):
 #: aux data, Python values under any transformation (observed with equinox 0.13.8:

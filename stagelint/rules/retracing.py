@@ -7,6 +7,7 @@ import libcst as cst
 from stagelint.analysis import facts as F
 from stagelint.analysis.context import TENSOR_CHECKS, short_code
 from stagelint.frameworks import (
+    EQUINOX_EQUAL_WRAPPERS,
     JAX_FILTERING_JIT,
     JAX_JIT,
     PARTIAL_CALLS,
@@ -532,6 +533,8 @@ class FunctionRecreated(Rule):
     | a bound method (`self.update`, `model.loss`) | a trace per wrap | 1 trace | a trace per wrap |
     | a lambda, `functools.partial(...)`, a nested `def`, `jax.vmap(f)`, `hk.transform(f).apply`, a factory's new function | a trace per wrap | a trace per wrap | a trace per wrap |
 
+    | an Equinox transformation of the same function or bound method (`eqx.filter_vmap(model.setup)`, literal options) | a trace per wrap | 1 trace | a trace per wrap |
+
     `jax.jit` finds the traces again through any equal function while one is alive: bound methods
     of one object compare equal, but `jax.jit(self.update)(x)` drops its bound method, and the
     traces with it, at the end of each step. Equinox holds the function, so an equal bound method
@@ -831,19 +834,20 @@ class FunctionRecreated(Rule):
             return None  # `jax.vmap(f)`, `jax.grad(f)`: traced on every use, no cache to lose
         cache = self._cache(api)
         target = call.args[0].value
+        keyed = _equality_key(ctx, target) if cache == "equal" else target
         loop = self._comprehensions[-1] if self._comprehensions else (ctx.loops[-1] if ctx.loops else None)
-        ident = identity(ctx, target, loop, self._new_factories)
+        ident = identity(ctx, keyed, loop, self._new_factories)
         if loop is not None and not self._comprehensions and any(
                 resets_its_flag(ctx, guard, loop) for guard in self._ifs):
             # `if need_compile: step = jax.jit(...); need_compile = False`: made when the loop
             # sets the flag, not on every iteration: once per run of this scope at least
             loop = None
-            ident = identity(ctx, target, None, self._new_factories) if ctx.function is not None else None
+            ident = identity(ctx, keyed, None, self._new_factories) if ctx.function is not None else None
         if loop is not None and not _retraces(cache, ident):
             # the same object on every iteration (`jax.jit(step)`, a name bound before the loop):
             # made again once per run of this scope, with what the scope binds then
             loop = None
-            ident = identity(ctx, target, None, self._new_factories) if ctx.function is not None else None
+            ident = identity(ctx, keyed, None, self._new_factories) if ctx.function is not None else None
         record = {"node": call, "target": target, "scope": ctx.function, "loop": loop, "used": None,
                   "kind": kind, "api": api, "cache": cache, "identity": ident}
         if not _retraces(cache, ident) and not (ident is None and isinstance(target, cst.Call)):
@@ -1159,6 +1163,28 @@ def _same_program_again(candidate, project, module, key, sites):
             return verdict
         guess = guess or verdict
     return guess or False
+
+
+def _equality_key(ctx, target: cst.BaseExpression) -> cst.BaseExpression:
+    """What decides whether `target`, wrapped anew by a cache keyed on equality (`eqx.filter_jit`),
+    equals the last one: the function an Equinox transformation wraps (`eqx.filter_vmap(f)`, its
+    options literals: `frameworks.EQUINOX_EQUAL_WRAPPERS`), else `target` itself."""
+    while isinstance(target, cst.Call) and target.args and target.args[0].keyword is None \
+            and not target.args[0].star and ctx.qualified_names(target.func) & EQUINOX_EQUAL_WRAPPERS \
+            and all(_constant(a.value) for a in target.args[1:]):
+        target = target.args[0].value
+    return target
+
+
+def _constant(expr: cst.BaseExpression) -> bool:
+    """A literal option (`in_axes=(0, None)`, `out_axes=0`, `has_aux=True`)."""
+    if isinstance(expr, cst.Name):
+        return expr.value in ("None", "True", "False")
+    if isinstance(expr, (cst.Integer, cst.SimpleString)):
+        return True
+    if isinstance(expr, cst.Tuple):
+        return all(_constant(e.value) for e in expr.elements)
+    return False
 
 
 def _retraces(cache: str | None, ident: Identity | None) -> bool:

@@ -8,6 +8,8 @@ import libcst as cst
 from stagelint.analysis import facts as F
 from stagelint.analysis import jaxjit
 from stagelint.analysis.context import short_code
+from stagelint.analysis.proof import HEURISTIC, fact
+from stagelint.frameworks import RECALLING_DECORATORS
 from stagelint.analysis.jitsites import InExpectedErrors, JitSites
 from stagelint.rules.base import Rule
 from stagelint.analysis.tensors import value_of
@@ -27,6 +29,14 @@ _DATACLASS = frozenset({"dataclasses.dataclass"})
 _FROZEN_DATACLASSES = frozenset({"flax.struct.dataclass"})
 #: Decorators and bases that make a class a pytree (it may be passed as a traced `self`).
 _PYTREE_BASES = ("equinox.Module", "flax.struct.PyTreeNode", "flax.nnx.Module", "flax.linen.Module", "flax.nnx.Pytree")
+#: Class decorators that register the class as a pytree (`flax.struct.dataclass`: its fields are
+#: leaves or static; a jitted method's `self` is flattened, JAX 0.10.2,
+#: tests/runtime/test_jax_certain_steps_facts.py).
+_PYTREE_DECORATORS = frozenset({
+    "flax.struct.dataclass", "chex.dataclass", "jax.tree_util.register_pytree_node_class",
+    "jax.tree_util.register_pytree_with_keys_class", "jax.tree_util.register_dataclass",
+    "jax.tree_util.register_static",
+})
 _PYTREE_REGISTRATION = frozenset({
     "jax.tree_util.register_pytree_node_class", "jax.tree_util.register_pytree_node",
     "jax.tree_util.register_pytree_with_keys_class", "jax.tree_util.register_pytree_with_keys",
@@ -247,8 +257,12 @@ class UnhashableStaticArgument(_StaticSites):
 
     Where the line is drawn, and why: tuples, strings, numbers, frozen dataclasses and
     NamedTuples hash by value and are what static arguments are for; a class that is a pytree
-    (an `equinox.Module`, a Flax module or struct, a class registered with
-    `jax.tree_util.register_pytree_node_class`) may be traced as `self`.
+    (an `equinox.Module`, a Flax module or struct (`@flax.struct.dataclass`), a class registered
+    with `jax.tree_util.register_pytree_node_class`, as a decorator or a call) may be traced as
+    `self`. A spec is checked against the def's own signature only where `jax.jit` is given the
+    def or a wrapper that keeps its signature (`functools.lru_cache`, `functools.wraps`); under
+    another decorator, which may set the signature jit reads (`__signature__`), the finding is in
+    the preview tier.
 
     ## Why is this bad?
     `jax.jit` keys its compilation cache on the static arguments' hashes. An unhashable one
@@ -420,7 +434,7 @@ class UnhashableStaticArgument(_StaticSites):
             return
         dec, raw, spec = found
         func = self.ctx.function
-        self._check_spec(dec.decorator, raw, spec, func.qualname)
+        self._check_spec(dec.decorator, raw, spec, func.qualname, guess=self._rewrapped(node, dec))
         if func.is_method and spec.get("params") and not self._pytree_base():
             self_name = spec["params"][0]
             if 0 not in spec["static"] and not any(
@@ -459,9 +473,28 @@ class UnhashableStaticArgument(_StaticSites):
         func = self.ctx.function
         self._check_spec(call, raw, spec, None if func is None else func.qualname, node.targets[0].target)
 
-    def _check_spec(self, where, raw: dict, spec: dict, function: str | None, at=None) -> None:
+    def _rewrapped(self, node: cst.FunctionDef, dec: cst.Decorator) -> list | None:
+        """The proof step for a def another decorator wraps before the jit decorator does:
+        `jax.jit` checks `static_argnames`/`static_argnums` against `inspect.signature` of what it
+        is given, which a wrapper may change (`__signature__`: learned_optimization's
+        `add_with_summary` adds `with_summary`; JAX 0.10.2 accepts it). Known only for the
+        decorators that return the def or a wrapper keeping its signature
+        (`frameworks.RECALLING_DECORATORS`); another one makes the def's own signature a guess."""
+        decorators = list(node.decorators)
+        below = decorators[decorators.index(dec) + 1:] if dec in decorators else []
+        for d in below:
+            expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            if not self.ctx.qualified_names(expr) & RECALLING_DECORATORS:
+                return [fact(f"`{node.name.value}` is wrapped by `{short_code(expr)}` before `jax.jit` sees it: jit "
+                             f"checks the names against the wrapper's signature, which a wrapper may set "
+                             f"(`__signature__`), not the def's: a guess", self.ctx.position(d), HEURISTIC)]
+        return None
+
+    def _check_spec(self, where, raw: dict, spec: dict, function: str | None, at=None, guess=None) -> None:
         if "params" not in spec:
             return  # the signature is not in this file
+        if guess:
+            spec = dict(spec, _because=guess)
         params, kwonly = spec["params"], spec["kwonly"]
         for key, words in (("static", "static_argnums"), ("donate", "donate_argnums")):
             if spec["star"]:
@@ -470,6 +503,7 @@ class UnhashableStaticArgument(_StaticSites):
             if bad:
                 node = raw["nodes"][key]
                 self._spec_finding(node, function, {
+                    **({"_because": spec["_because"]} if "_because" in spec else {}),
                     "what": f"`{words}={short_code(node.value)}` names no parameter of a function of {len(params)} positional parameter{'s' if len(params) != 1 else ''}",
                     "why": f"wrapping the function raises ValueError (Jitted function has {words}=..., but only accepts {len(params)} positional arguments)",
                     "instead": "count positions from 0, or name the parameter with `static_argnames`",
@@ -481,6 +515,7 @@ class UnhashableStaticArgument(_StaticSites):
             if bad:
                 node = raw["nodes"][key]
                 self._spec_finding(node, function, {
+                    **({"_because": spec["_because"]} if "_because" in spec else {}),
                     "what": f"`{words}` names `{bad[0]}`, which is not a parameter",
                     "why": f"wrapping the function raises ValueError (Jitted function has invalid argnames {{'{bad[0]}'}} in {words})",
                     "instead": f"name one of the parameters ({', '.join(params + kwonly) or 'none'})",
@@ -505,6 +540,9 @@ class UnhashableStaticArgument(_StaticSites):
             return True
         if any(b.startswith(_PYTREE_BASES) for b in cls.bases):
             return True
+        if any(ctx.qualified_names(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+               & _PYTREE_DECORATORS for d in self._class_nodes[-1].decorators):
+            return True  # registered where it is defined
         kind = self.classes.get(cls.qualname, ("unknown", ""))[0]
         return kind == "unknown" or bool(cls.bases and not set(cls.bases) <= {"builtins.object"})
 

@@ -60,3 +60,111 @@ def test_a_slice_bound_the_jitted_function_is_given_is_reported():
         def step(key, x):
             return head(x, jax.random.randint(key, (), 1, 3))
     """)
+
+
+def test_static_argnames_checked_against_a_def_another_decorator_wraps_is_a_preview_guess():
+    """learned_optimization's `@functools.partial(jax.jit, static_argnames="with_summary")` over
+    `@summary.add_with_summary def loss(parameters)`: jit checks the names against
+    `inspect.signature` of what it is given, and that wrapper sets `__signature__` with a
+    keyword-only `with_summary` (JAX 0.10.2 accepts it). A project decorator may change the
+    signature, so the def's own parameters are a guess there: the preview tier."""
+    assert_tiers("""
+        import functools
+        import jax
+        import summary
+
+        @functools.partial(jax.jit, static_argnames="with_summary")  # preview STG504
+        @summary.add_with_summary
+        def loss(parameters):
+            return parameters * 2
+    """)
+
+
+def test_static_argnames_naming_no_parameter_of_the_jitted_def_is_reported():
+    """The negative twin: jit given the def itself, or through a decorator that keeps its
+    signature (`functools.lru_cache`, whose wrapper `inspect.signature` follows to the def),
+    raises ValueError where it wraps it (JAX 0.10.2)."""
+    assert_tiers("""
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, static_argnames="with_summary")  # STG504
+        def loss(parameters):
+            return parameters * 2
+
+        @functools.partial(jax.jit, static_argnames="with_summary")  # STG504
+        @functools.lru_cache(maxsize=None)
+        def cached(parameters):
+            return parameters * 2
+    """)
+
+
+def test_a_method_of_a_class_registered_as_a_pytree_by_its_decorator_may_trace_self():
+    """jax-diffusion-transformer's `@flax.struct.dataclass class StableVAE` with `@jax.jit def
+    encode(self, x)`: the decorator registers the class as a pytree, so jit flattens `self` (its
+    parameters traced, `pytree_node=False` fields static) and the call works (JAX 0.10.2), as
+    for `@jax.tree_util.register_pytree_node_class`. A plain class's traced `self` raises
+    TypeError on the first call: the negative twin, still reported."""
+    assert_tiers("""
+        import jax
+        from flax import struct
+
+        @struct.dataclass
+        class StableVAE:
+            params: dict
+
+            @jax.jit
+            def encode(self, x):
+                return x * self.params["scale"]
+
+        @jax.tree_util.register_pytree_node_class
+        class Box:
+            def __init__(self, w):
+                self.w = w
+
+            def tree_flatten(self):
+                return (self.w,), None
+
+            @classmethod
+            def tree_unflatten(cls, aux, children):
+                return cls(*children)
+
+            @jax.jit
+            def scale(self, x):
+                return x * self.w
+
+        class Plain:
+            @jax.jit  # STG504
+            def scale(self, x):
+                return x * 2
+    """)
+
+
+def test_an_equinox_transformation_of_an_equal_function_rewrapped_by_filter_jit_traces_once():
+    """vizier's `eqx.filter_jit(eqx.filter_vmap(model.setup))(keys)` made on every call:
+    `eqx.filter_vmap` returns an `eqx.Module` holding the function and its options, equal to the
+    last one made from an equal function, and `eqx.filter_jit` keys its traces by equality: one
+    trace for every wrapper of a module-level function or of a bound method (equinox 0.13.8).
+    The message's "each wrapper keeps its own traces" is false there: silent. The negative twin:
+    an Equinox transformation of a nested def made anew is a new, unequal function each time, so
+    each wrapper traces again (4 traces in 4 iterations), still reported."""
+    assert_tiers("""
+        import equinox as eqx
+        import jax.numpy as jnp
+
+        def setup(key):
+            return key * 2
+
+        class Fit:
+            def run(self, model, keys):
+                for _ in range(3):
+                    eqx.filter_jit(eqx.filter_vmap(setup))(keys)
+                    eqx.filter_jit(eqx.filter_grad(setup))(keys)
+                return eqx.filter_jit(eqx.filter_vmap(model.setup, in_axes=0))(keys)
+
+        def train(xs):
+            for k in xs:
+                def step(v):
+                    return v * k
+                eqx.filter_jit(eqx.filter_grad(step))(k)  # STG502
+    """)

@@ -41,3 +41,91 @@ def test_jit_and_a_mapped_vmap_argument_hand_the_function_tracers_so_a_slice_by_
     with pytest.raises(IndexError):  # the helper of a jitted function gets what jit made
         jax.jit(lambda key, image: _translate(image, jax.random.randint(key, (), 1, 3)))(
             jax.random.key(0), jnp.ones((3, 4)))
+
+
+def _with_summary(f):
+    """A wrapper that sets `__signature__` (learned_optimization's `add_with_summary`)."""
+    def wrapper(*args, with_summary=False, **kwargs):
+        return f(*args, **kwargs), with_summary
+
+    sig = inspect.signature(f)
+    wrapper.__signature__ = sig.replace(parameters=[*sig.parameters.values(), inspect.Parameter(
+        "with_summary", inspect.Parameter.KEYWORD_ONLY, default=False)])
+    return wrapper
+
+
+def test_jit_checks_static_argnames_against_the_signature_of_what_it_is_given():
+    """STG504's `_rewrapped`: a wrapper's `__signature__` makes the name valid; the def itself,
+    or under `functools.lru_cache` (its signature followed through `__wrapped__`), makes it a
+    ValueError where jit wraps it."""
+    loss = jax.jit(_with_summary(lambda p: p * 2), static_argnames="with_summary")
+    out, flag = loss(1.0, with_summary=True)
+    assert float(out) == 2.0 and bool(flag)
+    with pytest.raises(ValueError, match="invalid argnames"):
+        jax.jit(lambda p: p * 2, static_argnames="with_summary")
+    with pytest.raises(ValueError, match="invalid argnames"):
+        jax.jit(functools.lru_cache(maxsize=None)(lambda p: p * 2), static_argnames="with_summary")
+
+
+def test_a_jitted_method_of_a_flax_struct_dataclass_traces_self_as_a_pytree():
+    """STG504's `_PYTREE_DECORATORS`: the decorator registers the class, so a traced `self`
+    works; a plain class's `self` cannot be traced (the negative twin)."""
+    struct = pytest.importorskip("flax.struct")
+
+    @struct.dataclass
+    class Scaled:
+        params: dict
+        name: str = struct.field(pytree_node=False, default="vae")
+
+        @jax.jit
+        def encode(self, x):
+            return x * self.params["scale"]
+
+    assert float(Scaled({"scale": jnp.float32(3.0)}).encode(2.0)) == 6.0
+
+    class Plain:
+        @jax.jit
+        def encode(self, x):
+            return x * 2
+
+    with pytest.raises(TypeError):
+        Plain().encode(2.0)
+
+
+def test_eqx_filter_jit_reuses_traces_for_an_equinox_transformation_of_an_equal_function():
+    """`frameworks.EQUINOX_EQUAL_WRAPPERS`: `eqx.filter_vmap(f)` / `eqx.filter_grad(f)` made anew
+    around the same function, or around an equal Module's bound method, are equal, so
+    `eqx.filter_jit` traces once; around a lambda made anew, once per wrap."""
+    eqx = pytest.importorskip("equinox")
+    count = {"vmap": 0, "grad": 0, "method": 0, "lambda": 0}
+
+    def f(x):
+        count["vmap"] += 1
+        return x * 2
+
+    def loss(x):
+        count["grad"] += 1
+        return jnp.sum(x ** 2)
+
+    class Model(eqx.Module):
+        w: jax.Array
+
+        def setup(self, x):
+            count["method"] += 1
+            return self.w * x
+
+    def bump(x):
+        count["lambda"] += 1
+        return x
+
+    for _ in range(4):
+        eqx.filter_jit(eqx.filter_vmap(f))(jnp.ones((2, 3)))
+        eqx.filter_jit(eqx.filter_grad(loss))(jnp.ones(3))
+        eqx.filter_jit(eqx.filter_vmap(Model(jnp.ones(3)).setup))(jnp.ones((2, 3)))
+        eqx.filter_jit(eqx.filter_vmap(lambda x: bump(x)))(jnp.ones((2, 3)))
+
+        def step(x):
+            return loss(x)
+
+        eqx.filter_jit(eqx.filter_grad(step))(jnp.ones(3))
+    assert count == {"vmap": 1, "grad": 5, "method": 1, "lambda": 4}
