@@ -49,13 +49,17 @@ def resets_its_flag(ctx, node: cst.If, loop: cst.For | cst.While) -> bool:
     """`if need_compile: ...; need_compile = False` in `loop`: the block clears the flag it tests,
     and the loop sets it again only under a test of its own (`if step % n == 0: need_compile =
     True`), so the block runs on the first iteration and then only on those, not on each one.
+    The same for `if step is None: step = jax.jit(...)` (a lazy initialisation: the block binds
+    the name it tests to a value, and the test fails on every later iteration).
     An assignment of the flag the loop makes on every pass (at its own level, or in a `with`,
     `try` or inner loop) leaves the block running on each iteration."""
     a, b = ctx.position(node), ctx.position(loop)
-    if not isinstance(node.test, cst.Name) or not (
-            (b.line, b.column) < (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)):
+    if not (b.line, b.column) < (a.line, a.column) or not (a.end_line, a.end_column) <= (b.end_line, b.end_column):
         return False  # (an `if` around the loop runs the loop or not)
-    flag = node.test.value
+    lazy = _none_test(node.test)
+    if not isinstance(node.test, cst.Name) and lazy is None:
+        return False
+    flag = lazy if lazy is not None else node.test.value
 
     def assigns(stmt) -> list:
         if not isinstance(stmt, cst.SimpleStatementLine):
@@ -64,8 +68,14 @@ def resets_its_flag(ctx, node: cst.If, loop: cst.For | cst.While) -> bool:
             isinstance(t, cst.Name) and t.value == flag
             for t in ([x.target for x in s.targets] if isinstance(s, cst.Assign) else [s.target]))]
 
-    if not any(isinstance(s, cst.Assign) and isinstance(s.value, cst.Name) and s.value.value == "False"
-               for stmt in node.body.body for s in assigns(stmt)):
+    # `if need_compile: ...; need_compile = False`, or `if step is None: step = jax.jit(...)` (the
+    # block binds the name it tests to something else than None: the test fails from then on)
+    def clears(value: cst.BaseExpression) -> bool:
+        if lazy is None:
+            return isinstance(value, cst.Name) and value.value == "False"
+        return not (isinstance(value, cst.Name) and value.value == "None")
+
+    if not any(isinstance(s, cst.Assign) and clears(s.value) for stmt in node.body.body for s in assigns(stmt)):
         return False
     todo = list(loop.body.body)
     while todo:
@@ -82,6 +92,16 @@ def resets_its_flag(ctx, node: cst.If, loop: cst.For | cst.While) -> bool:
             if isinstance(inner, cst.BaseSuite):
                 todo.extend(getattr(inner, "body", ()))
     return True
+
+
+def _none_test(test: cst.BaseExpression) -> str | None:
+    """The name `test` compares with `is None` (`if step is None:`), or None."""
+    if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if isinstance(target.operator, cst.Is) and isinstance(target.comparator, cst.Name) \
+                and target.comparator.value == "None":
+            return test.left.value
+    return None
 
 
 def after_early_return_guard(ctx, func, node: cst.CSTNode) -> bool:

@@ -145,7 +145,14 @@ def _loop_unrolled(fields, how, param, traced, project, key):
     evidence = param in (f.tensor_params if f is not None else ())
     rows = fields.get("_rows") and (fields.get("_ops_definite") or param in fields.get("_ops_params", ()))
     if param in traced and (evidence or rows):
-        return {"detail": f"`{param}` is a traced array: one copy of the body per row", "length": "first dimension"}
+        verdict = {"detail": f"`{param}` is a traced array: one copy of the body per row", "length": "first dimension"}
+        if f is not None and param in f.python_container_params and not evidence:
+            # `slots: list[int]`: jit hands a list argument over as a list of its leaves, and the
+            # loop runs once per element, a count fixed by the argument's structure (JetStream's
+            # `for slot in slots`; tests/runtime/test_jax_certain_steps_facts.py): that callers
+            # pass an array instead is a guess
+            verdict["_preview"] = f"`{param}` is annotated as a Python container: a list of leaves under jit, not an array"
+        return verdict
     for mod, site, arg in project.args_for(key, param):
         if arg.what == "ndarray" or (arg.what in ("list", "tuple", "range") and arg.elements in ("int", "float")):
             return {"detail": f"callers pass `{arg.text}` (line {site.span.line}): one copy of the body per element",

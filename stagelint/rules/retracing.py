@@ -520,7 +520,8 @@ class FunctionRecreated(Rule):
     (`step = make_step(model)`, `{k: make_step(k) for k in keys}`); a Function made in a loop
     under a flag its block clears (`if need_compile: step = jax.jit(partial(update, n=n));
     need_compile = False`), which the loop sets again only under a test of its own (when `n`
-    changes): it is made on those iterations, not on each one.
+    changes): it is made on those iterations, not on each one; likewise one made under `if step is
+    None: step = jax.jit(...)` (made on the first iteration, reused by the later ones).
 
 
     Under JAX and its libraries it depends on what is wrapped, because their trace caches are
@@ -849,8 +850,8 @@ class FunctionRecreated(Rule):
             loop = None
             ident = identity(ctx, keyed, None, self._new_factories) if ctx.function is not None else None
         record = {"node": call, "target": target, "scope": ctx.function, "loop": loop, "used": None,
-                  "kind": kind, "api": api, "cache": cache, "identity": ident}
-        if not _retraces(cache, ident) and not (ident is None and isinstance(target, cst.Call)):
+                  "kind": kind, "api": api, "cache": cache, "identity": ident, "keyed": keyed}
+        if not _retraces(cache, ident) and not (ident is None and isinstance(keyed, cst.Call)):
             return None  # (a factory's result is known once the module's functions are: `finish`)
         self.made.append(record)
         return record
@@ -931,8 +932,9 @@ class FunctionRecreated(Rule):
     def finish(self) -> None:
         ctx = self.ctx
         for record in self.made:
-            if record["identity"] is None and isinstance(record["target"], cst.Call):
-                record["identity"] = identity(ctx, record["target"], None, self._new_factories)
+            keyed = record.get("keyed", record["target"])
+            if record["identity"] is None and isinstance(keyed, cst.Call):
+                record["identity"] = identity(ctx, keyed, None, self._new_factories)
         made = [r for r in self.made if _retraces(r["cache"], r["identity"])
                 and not bound_method_shadowed(ctx, r["identity"] or Identity(SAME, ""))]
         immediate_per_scope: dict[tuple, list[dict]] = {}
@@ -1228,7 +1230,9 @@ class PythonLoopUnrolled(Rule):
     A Python container of arrays (a dict, a list display, the list `jnp.split` or `jnp.meshgrid`
     returns) is iterated once per element the code made, not per row, and is left alone; a body
     whose only possible JAX operation is a call of a project function (which may be shape checks
-    or bookkeeping) is reported only with `--preview`.
+    or bookkeeping) is reported only with `--preview`, as is a loop over a parameter annotated as a
+    Python container (`slots: list[int]`: jit hands a list over as a list of its leaves, one
+    iteration per element) that the body does not use as an array.
 
     ## Why is this bad?
     A Python loop runs while tracing, and each iteration adds a copy of the body's ops to the

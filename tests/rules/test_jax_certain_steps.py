@@ -152,8 +152,18 @@ def test_an_equinox_transformation_of_an_equal_function_rewrapped_by_filter_jit_
         import equinox as eqx
         import jax.numpy as jnp
 
+        import gp
+
         def setup(key):
             return key * 2
+
+        def train(spec, keys):
+            model = gp.CoroutineWithData(spec.coroutine, keys)
+            return eqx.filter_jit(eqx.filter_vmap(model.setup))(keys)
+
+        def fit(spec, keys):
+            for _ in range(3):
+                train(spec, keys)
 
         class Fit:
             def run(self, model, keys):
@@ -167,4 +177,58 @@ def test_an_equinox_transformation_of_an_equal_function_rewrapped_by_filter_jit_
                 def step(v):
                     return v * k
                 eqx.filter_jit(eqx.filter_grad(step))(k)  # STG502
+    """)
+
+
+def test_a_jit_made_under_an_is_none_test_of_the_name_it_binds_is_made_once_per_loop():
+    """algorithmic-efficiency's WMT `jitted_predict_step = None` before the batch loop, then
+    `if jitted_predict_step is None: jitted_predict_step = jax.jit(self.predict_step, ...)`:
+    the block binds the name it tests, so it runs on the first iteration only and every later
+    batch reuses that wrapper's trace (Python's own semantics; `guards.resets_its_flag`). The
+    negative twin: the loop sets the name back to None on every pass, so the block runs each
+    time and each new bound-method wrapper traces again."""
+    assert_tiers("""
+        import jax
+
+        class Workload:
+            def predict_step(self, x):
+                return x * 2
+
+            def translate(self, batches):
+                step = None
+                for batch in batches:
+                    if step is None:
+                        step = jax.jit(self.predict_step)
+                    step(batch)
+
+            def translate_again(self, batches):
+                for batch in batches:
+                    step = None
+                    if step is None:
+                        step = jax.jit(self.predict_step)  # STG502
+                    step(batch)
+    """)
+
+
+def test_a_loop_over_a_parameter_annotated_as_a_python_list_is_a_preview_guess():
+    """JetStream's jitted `bulk_insert(self, prefix, state, slots: list[int])` with `for slot in
+    slots:`: jit hands a list argument over as a Python list of its leaves (JAX 0.10.2), so the
+    loop runs once per element, a count the argument's structure fixes, not "per row of a traced
+    array"; only callers passing an array would make it one: the preview tier. The negative
+    twin: the same loop over a parameter the body uses as an array (`xs.shape`) is reported."""
+    assert_tiers("""
+        import jax
+
+        @jax.jit
+        def bulk_insert(cache, slots: list[int]):
+            for slot in slots:  # preview STG503
+                cache = jax.lax.dynamic_update_slice_in_dim(cache, cache[:1], slot, axis=0)
+            return cache
+
+        @jax.jit
+        def rows(cache, xs):
+            total = xs.shape[0]
+            for x in xs:  # STG503
+                cache = cache + jax.numpy.sum(x) / total
+            return cache
     """)

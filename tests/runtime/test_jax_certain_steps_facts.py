@@ -129,3 +129,23 @@ def test_eqx_filter_jit_reuses_traces_for_an_equinox_transformation_of_an_equal_
 
         eqx.filter_jit(eqx.filter_grad(step))(jnp.ones(3))
     assert count == {"vmap": 1, "grad": 5, "method": 1, "lambda": 4}
+
+
+def test_jit_hands_a_list_argument_over_as_a_list_of_its_leaves():
+    """STG503's preview step for a `list[int]` parameter: the loop runs once per element of the
+    list jit rebuilds (a count fixed by the structure, one trace per length), not over an array's
+    rows; an array argument arrives as one tracer."""
+    seen = []
+
+    @jax.jit
+    def bulk_insert(cache, slots):
+        seen.append(type(slots).__name__)
+        for slot in slots:
+            cache = jax.lax.dynamic_update_slice_in_dim(cache, cache[:1], slot, axis=0)
+        return cache
+
+    bulk_insert(jnp.arange(4.0), [1, 2])
+    bulk_insert(jnp.arange(4.0), [3, 0])  # same structure: the trace is reused
+    assert seen == ["list"]
+    bulk_insert(jnp.arange(4.0), jnp.array([1, 2]))
+    assert seen[1] != "list" and len(seen) == 2
