@@ -18,6 +18,7 @@ unknown silences it, a heuristic fact moves it to the preview tier (docs/model.m
 from __future__ import annotations
 
 from stagelint.findings import Note
+from stagelint.frameworks import JAX, TENSORFLOW
 
 #: Certainty of a fact. A rule reports only when every fact of its chain is TRUE.
 TRUE, FALSE, UNKNOWN, HEURISTIC = "true", "false", "unknown", "heuristic"
@@ -106,6 +107,52 @@ def _path(project, key) -> str:
     return m.path if m is not None else ""
 
 
+def _chain(project, key) -> list:
+    """(caller, callee, edge) from the entry point staging `key` down to it, a shortest chain."""
+    entry = project.reached.get(key)
+    if entry is None:
+        return []
+    parents = _parents(project, entry)
+    hops = []
+    at = key
+    while at != entry and parents.get(at) is not None and len(hops) < 50:
+        caller, edge = parents[at]
+        hops.append((caller, at, edge))
+        at = caller
+    return hops[::-1]
+
+
+def guessed_hop(project, key) -> str | None:
+    """Why the staging chain of `key` is a guess, or None when each hop is a call. A function
+    passed as an argument is traced with its caller only if the callee calls it there: known of
+    the frameworks' APIs that take functions (`tf.cond`, `tf.map_fn`, `jax.lax.scan`); a project
+    function, another library's or a callee not resolved may keep it, run it in another process
+    (`multiprocessing.Process(target=f)`) or never call it."""
+    for caller, callee, edge in _chain(project, key):
+        if edge.kind != "ref":
+            continue
+        into = edge.into
+        if into is not None and into[0] == "name" and (TENSORFLOW.owns(into[1]) or JAX.owns(into[1])):
+            continue
+        shown = "a callee not resolved" if into is None else _code(".".join(into[1:]).rsplit(".", 1)[-1])
+        return (f"{_code(project.display(caller, caller[0]))} passes {_code(project.display(callee, caller[0]))} "
+                f"to {shown}, which is taken to call it while tracing (line {edge.span.line})")
+    return None
+
+
+def with_staging_certainty(verdict, project, key):
+    """A rule's `confirm` verdict, moved to the preview tier when the staging chain of `key`
+    rests on a guessed hop (`guessed_hop`)."""
+    if not verdict:
+        return verdict
+    why = guessed_hop(project, key)
+    if why is None:
+        return verdict
+    out = dict(verdict) if isinstance(verdict, dict) else {}
+    out["_preview"] = why
+    return out
+
+
 def staging_notes(project, key) -> list[Note]:
     """The staging chain of the function `key`: its entry point's reason, then each call from
     the entry down to `key` (a shortest one). Empty for a function no entry point reaches."""
@@ -116,14 +163,7 @@ def staging_notes(project, key) -> list[Note]:
     notes = []
     if ef is not None:
         notes.append(Note(entry_fact(project, entry), _path(project, entry), ef.span.line, ef.span.column))
-    parents = _parents(project, entry)
-    hops = []
-    at = key
-    while at != entry and parents.get(at) is not None and len(hops) < 50:
-        caller, edge = parents[at]
-        hops.append((caller, at, edge))
-        at = caller
-    for caller, callee, edge in reversed(hops):
+    for caller, callee, edge in _chain(project, key):
         verb = "calls" if edge.kind == "call" else "passes (and so may call)"
         notes.append(Note(
             f"{_code(project.display(caller, caller[0]))} {verb} {_code(project.display(callee, caller[0]))}, "

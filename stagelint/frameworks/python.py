@@ -91,6 +91,11 @@ FROZEN_VALUE_EXCEPTIONS = frozenset({
     "numpy.random.SeedSequence", "numpy.random.BitGenerator", "numpy.random.PCG64",
     "numpy.random.PCG64DXSM", "numpy.random.MT19937", "numpy.random.Philox", "numpy.random.SFC64",
 })
+#: Seeding of the module-wide generators -> the prefix of the draws it fixes. Seeded with a
+#: literal earlier in the same block, a draw gives the same value on every eager call, so the
+#: constant a trace bakes in is what each call would compute (TF 2.21:
+#: tests/runtime/test_tf_variable_creation_facts.py).
+SEEDING_CALLS = {"numpy.random.seed": "numpy.random.", "random.seed": "random."}
 #: Constructors of Python/NumPy random generators: every draw from the object is frozen.
 RNG_CONSTRUCTORS = frozenset({
     "numpy.random.default_rng", "numpy.random.Generator", "numpy.random.RandomState",

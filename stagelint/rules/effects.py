@@ -8,6 +8,7 @@ import libcst as cst
 
 from stagelint.analysis.guards import runs_once, type_dispatch
 from stagelint.analysis.context import short_code
+from stagelint.analysis.proof import with_staging_certainty
 from stagelint.frameworks import (
     JAX,
     LOGGER_FACTORIES,
@@ -62,6 +63,12 @@ class TraceTimeSideEffect(Rule):
     memo test (`if path in _plugin_cache: return _plugin_cache[path]` in a function that fills
     `_plugin_cache[path]`: a compile-once step's prints and file operations), or in a helper
     only such code calls.
+
+    Default tier: code reached from an entry point through calls, or through functions handed
+    to a framework API that calls them while tracing (`tf.cond`, `tf.map_fn`, `jax.lax.scan`).
+    Preview tier (`--preview`): code reached only because a function is handed to something
+    else (`multiprocessing.Process(target=f)`, a project function, a callee not resolved), which
+    may keep it, run it in another process, or never call it; the proof names that hop.
 
 
     Under JAX (`jax.jit`, `jax.pmap`, the bodies of `lax.cond`/`while_loop`/`scan`, Flax and Equinox
@@ -302,7 +309,12 @@ class TraceTimeSideEffect(Rule):
                         instead="file I/O in Python runs while tracing; move it outside the tf.function, or use `tf.io`")
 
     @classmethod
-    def confirm(cls, candidate, project, module) -> bool:
+    def confirm(cls, candidate, project, module):
+        verdict = cls._confirm_traced(candidate, project, module)
+        return with_staging_certainty(verdict, project, (module.module, candidate.function))
+
+    @classmethod
+    def _confirm_traced(cls, candidate, project, module):
         if (module.module, candidate.function) not in project.unguarded:
             return False  # a helper only one-time set-up calls: it runs once eagerly too
         if "_print_params" in candidate.fields:

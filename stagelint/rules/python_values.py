@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.guards import runs_once
+from stagelint.analysis.proof import with_staging_certainty
 from stagelint.analysis.objects import root_kind
 from stagelint.analysis.context import short_code
 from stagelint.frameworks import (
@@ -13,6 +14,7 @@ from stagelint.frameworks import (
     FROZEN_VALUE_PREFIXES,
     RNG_CONSTRUCTORS,
     RNG_NON_DRAW_METHODS,
+    SEEDING_CALLS,
 )
 from stagelint.analysis.effects import runs_state_op, state_op
 from stagelint.rules.base import Rule
@@ -178,7 +180,14 @@ class FrozenPythonValue(Rule):
     Python on every call or on purpose once; and calls that run once per object or key eagerly
     too: under a first-call guard (`if self.noise is None:`), below an early-return guard or a
     memo test (`if key in cache: return cache[key]` where the function fills `cache[key]`), or
-    in a helper only such code calls.
+    in a helper only such code calls; and a draw of `np.random.*` / `random.*` after a seed of
+    that generator with a literal earlier in the same block (`np.random.seed(1234)`): every
+    eager call draws that same value, the constant the trace keeps.
+
+    Default tier: code reached through calls, or through functions handed to a framework API
+    that calls them while tracing. Preview tier (`--preview`): code reached only because a
+    function is handed to something else (`multiprocessing.Process(target=f)`, a project
+    function, a callee not resolved); the proof names that hop.
 
 
     Under JAX the remedy is an explicit `jax.random` key passed in and split per call.
@@ -302,19 +311,47 @@ class FrozenPythonValue(Rule):
         """,
     )
 
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        #: per enclosing block, the global generators (`numpy.random`, `random`) an earlier
+        #: statement of that block seeded with a literal
+        self.seeded: list[set[str]] = []
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.seeded.append(set())
+
+    def leave_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.seeded.pop()
+
+    def leave_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        if not self.seeded:
+            return
+        for stmt in node.body:
+            call = stmt.value if isinstance(stmt, cst.Expr) else None
+            if isinstance(call, cst.Call) and len(call.args) == 1 and isinstance(call.args[0].value, cst.Integer):
+                for q in self.ctx.qualified_names(call.func):
+                    if q in SEEDING_CALLS:
+                        self.seeded[-1].add(SEEDING_CALLS[q])
+
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
         if ctx.function is None or not ctx.in_staged_context or runs_once(ctx, node):
             return
         instead = self._frozen(node)
-        if instead is not None:
-            self.report(node, call=f"{short_code(node.func)}(...)", instead=instead)
+        if instead is None:
+            return
+        if self.seeded and any(q.startswith(tuple(self.seeded[-1])) for q in ctx.qualified_names(node.func)):
+            # `np.random.seed(1234)` earlier in the block: every eager call draws this same value
+            # too, so the trace's constant is what each call would compute
+            return
+        self.report(node, call=f"{short_code(node.func)}(...)", instead=instead)
 
     @classmethod
-    def confirm(cls, candidate, project, module) -> bool:
+    def confirm(cls, candidate, project, module):
         # a helper only one-time set-up calls (`if key not in cache: cache[key] = build(key)`)
         # draws once eagerly too: nothing a trace freezes that eager code would draw again
-        return (module.module, candidate.function) in project.unguarded
+        key = (module.module, candidate.function)
+        return with_staging_certainty(key in project.unguarded, project, key)
 
     def fix(self, node: cst.CSTNode, fields: dict):
         from stagelint.fix import tf_random_rewrite

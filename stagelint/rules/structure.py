@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis import facts as F
-from stagelint.analysis.proof import HEURISTIC, TRUE, fact
+from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_staging_certainty
 from stagelint.analysis.context import short_code
 from stagelint.frameworks import (
     GET_OR_CREATE_DECORATORS,
@@ -324,7 +324,8 @@ class VariableCreation(Rule):
     a variable store such as `track_tf1_style_variables` holds one), and any constructor inside
     a `tf.variable_creator_scope`, whose creator decides what is made. Not reported:
     `get_variable` under `track_tf1_style_variables`, and the factory of `get_or_create_layer`
-    (it runs once), however tf-keras spells them.
+    (it runs once), however tf-keras spells them. Code reached only because a function is handed
+    to something other than a framework API that calls it while tracing is preview too.
 
     ## Why is this bad?
     A tf.function keeps the variables one trace creates, and no more: when its first trace
@@ -532,8 +533,9 @@ class VariableCreation(Rule):
         return not (ctx.qualified_names(cell.func) & self.creating_classes)
 
     @classmethod
-    def confirm(cls, candidate, project, module) -> bool:
-        return (module.module, candidate.function) in project.unguarded
+    def confirm(cls, candidate, project, module):
+        key = (module.module, candidate.function)
+        return with_staging_certainty(key in project.unguarded, project, key)
 
 
 class SharedFunctionStatefulObject(Rule):

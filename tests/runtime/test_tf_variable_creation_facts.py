@@ -58,3 +58,25 @@ def test_a_variable_made_under_init_scope_in_a_tf_function_still_raises():
 
     with pytest.raises(ValueError, match="singleton tf.Variables"):
         f(tf.constant(1.0))
+
+
+def test_a_draw_seeded_with_a_literal_in_the_same_block_is_the_same_traced_or_eager():
+    """STG104 (`frameworks.python.SEEDING_CALLS`): `np.random.seed(1234)` then a draw gives the
+    same value on every eager call, which is the constant a trace bakes in; the negative twin,
+    an unseeded draw, differs between eager calls and is frozen by the trace."""
+    import numpy as np
+
+    def seeded(x):
+        np.random.seed(1234)
+        return x * np.random.uniform()
+
+    def unseeded(x):
+        return x * np.random.uniform()
+
+    one = tf.constant(1.0)
+    staged = tf.function(seeded)
+    values = {float(seeded(one)), float(seeded(one)), float(staged(one)), float(staged(one))}
+    assert len(values) == 1
+    eager = {float(unseeded(one)) for _ in range(3)}
+    frozen = tf.function(unseeded)
+    assert len(eager) == 3 and len({float(frozen(one)) for _ in range(3)}) == 1
