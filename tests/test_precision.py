@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from conftest import pairs
 
+from stagelint.config import Settings
+
 
 def test_module_constant_bound_once_is_not_stale():
     assert pairs("""
@@ -286,7 +288,9 @@ def test_module_level_setup_mutation_is_not_staleness():
 
 
 def test_mutation_in_another_function_makes_a_global_stale():
-    assert pairs("""
+    # In a library nothing shows when `set_scale` runs against `f`'s calls: the preview tier. The
+    # module's own calls show it: `set_scale` between two calls of `f`, the default tier.
+    library = """
         import tensorflow as tf
 
         CONFIG = {"scale": 2.0}
@@ -297,6 +301,13 @@ def test_mutation_in_another_function_makes_a_global_stale():
         @tf.function
         def f(x):
             return x * CONFIG["scale"]
+    """
+    assert pairs(library) == set()
+    assert pairs(library, settings=Settings(preview=True)) == {(10, "STG301")}
+    assert pairs(library + """
+        f(tf.constant(1.0))
+        set_scale(3.0)
+        f(tf.constant(1.0))
     """) == {(10, "STG301")}
 
 

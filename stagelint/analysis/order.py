@@ -80,16 +80,19 @@ def shows_order(project, module: str, readers, writer=None) -> bool:
     return writer is None or bool(call_lines(project, module, [writer]))
 
 
-def writes_between(project, module: str, readers, writer) -> bool:
+def writes_between(project, module: str, readers, writer) -> bool | None:
     """A function that rebinds or mutates a global the `readers` read runs between two calls of
-    them. A module that never calls the readers at module level (a library) cannot show the
-    order: its functions may run at any time, so the write counts."""
+    them: True when the readers call it (every call writes), when it calls a reader in a loop, or
+    when module-level calls show it between two of theirs. A module that never calls the readers
+    at module level (a library) cannot show the order: its functions may run at any time, or only
+    at import (a registry its decorators fill), so the order is unknown (None)."""
+    if _called_from_readers(project, readers, writer) or _calls_readers_in_loop(project, readers, writer):
+        return True
     lines = call_lines(project, module, readers)
     if not lines:
-        return True
+        return None
     writes = call_lines(project, module, [writer])
-    return any(lines[0] < w < lines[-1] for w in writes) or _called_from_readers(project, readers, writer) \
-        or _calls_readers_in_loop(project, readers, writer)
+    return any(lines[0] < w < lines[-1] for w in writes)
 
 
 def _calls_readers_in_loop(project, readers, writer) -> bool:

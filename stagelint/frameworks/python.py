@@ -17,7 +17,7 @@ PYTHON_IO_CALLS = frozenset({
     "time.sleep", "json.dump", "pickle.dump", "numpy.save", "numpy.savez", "numpy.savetxt",
 })
 PYTHON_IO_PREFIXES = ("logging.", "absl.logging.", "subprocess.", "socket.", "urllib.request.",
-                      "tensorflow.compat.v1.logging.")
+                      "tensorflow.compat.v1.logging.", "tensorflow.logging.")
 #: Module-level factories whose result is a logger: `log = logging.getLogger(__name__)`.
 LOGGER_FACTORIES = frozenset({"logging.getLogger", "absl.logging.get_absl_logger", "tensorflow.get_logger"})
 LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"})

@@ -93,6 +93,7 @@ TENSORFLOW = Framework(
         "tensorflow.function", "tensorflow.init_scope", "tensorflow.name_scope", "tensorflow.device",
         "tensorflow.control_dependencies", "tensorflow.print", "tensorflow.executing_eagerly",
         "tensorflow.get_logger", "tensorflow.py_function", "tensorflow.numpy_function",
+        "tensorflow.get_current_name_scope", "tensorflow.__internal__.get_name_scope",  # a str (test_tf_fresh_facts)
         "tensorflow.TensorArray", "tensorflow.Variable", "tensorflow.is_tensor",
         "tensorflow.get_static_value", "tensorflow.nest.flatten", "tensorflow.nest.map_structure",
         "tensorflow.nest.pack_sequence_as", "tensorflow.as_dtype", "tensorflow.compat.dimension_value",
@@ -111,6 +112,10 @@ TENSORFLOW = Framework(
         # build paths and flags (str, list of str), and the local devices as a Python list of
         # `DeviceAttributes` protos (tests/runtime/test_tf_fresh_facts.py)
         "tensorflow.sysconfig.", "tensorflow.python.client.device_lib.",
+        # TensorFlow 1's names of Python-side helpers, which code run on it spells without
+        # `compat.v1`: `tf.logging` is Python's logging, the collections are Python lists of the
+        # graph (`add_to_collection` returns None)
+        "tensorflow.logging.", "tensorflow.add_to_collection", "tensorflow.get_collection",
     ),
     non_tensor_attributes=frozenset({
         "shape", "dtype", "name", "device", "graph", "op", "ndim", "get_shape", "numpy",

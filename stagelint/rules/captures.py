@@ -35,8 +35,9 @@ class StaleGlobal(Rule):
     calls it) and another call runs it after it; a rebinding before the Function is defined or
     first called, or after its last call, changes nothing a trace sees. A function that rebinds
     (`global x`) or mutates the global counts when the module calls it between two such calls,
-    or when the reading code calls it; in a module that never calls the reading code itself (a
-    library), it may run at any time and always counts. An enclosing function's
+    or when the reading code calls it. In a module that never calls the reading code itself (a
+    library) nothing shows when such a function runs: at any time, or only at import (a registry
+    its decorators fill before anything is traced); that finding is in the preview tier. An enclosing function's
     variable counts only across a Function boundary (a nested `tf.function`, not a helper traced
     with its enclosing function), and only when it changes after the nested function is defined
     and the Function may run both before and after the change (a call above it and one below,
@@ -144,6 +145,10 @@ class StaleGlobal(Rule):
         @tf.function
         def f(x):
             return x * len(history)  # STG301
+
+        f(tf.constant(1.0))
+        record(3)
+        f(tf.constant(1.0))
         """,
         """
         import tensorflow as tf
@@ -356,11 +361,20 @@ class StaleGlobal(Rule):
                 if stale_between(project, module.module, readers, line, tuple(loop) if loop else None):
                     where = f"rebound in a loop (line {line})" if loop else f"rebound on line {line}"
                     return {"change": f"{where} between calls"}
+            unknown = None
             for writer in ordered["writers"]:
                 if _set_up_only(project, (module.module, writer)):
                     continue  # `set_random_seeds()` called from a task's `__init__`: configuration
-                if writes_between(project, module.module, readers, (module.module, writer)):
+                between = writes_between(project, module.module, readers, (module.module, writer))
+                if between:
                     return {"change": f"changed by `{writer}`"}
+                if between is None and unknown is None:
+                    unknown = writer
+            if unknown is not None:
+                # A library: no module-level code shows when `unknown` runs against the Function's
+                # calls (a registry its decorators fill at import runs before any trace).
+                return {"change": f"changed by `{unknown}`",
+                        "_preview": f"when `{unknown}` runs relative to the Function's calls is not shown"}
             return False
         chain = candidate.fields.get("_chain")
         if not chain:

@@ -177,3 +177,17 @@ def test_enumerate_over_a_tensor_is_not_a_graph_loop():
                 out.append(v)
             return out
     """)
+
+
+def test_stg201_a_name_scope_string_stored_on_the_layer_leaks_nothing():
+    # a Python string set while tracing (STG102: once per trace), not a tensor leaking out
+    assert_marked("""
+        import tensorflow as tf
+
+        class Block(tf.keras.layers.Layer):
+            def call(self, x):
+                self.scope = tf.get_current_name_scope()  # STG102
+                self.internal_scope = tf.__internal__.get_name_scope()  # STG102
+                self.last = tf.reduce_sum(x)  # STG201
+                return x
+    """)

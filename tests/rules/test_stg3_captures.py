@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rulecases import assert_marked, assert_project_marked, findings
+from rulecases import assert_marked, assert_project_marked, findings, assert_tiers
 
 # STG302 ------------------------------------------------------------------------------------------
 
@@ -573,3 +573,38 @@ def test_the_guide_s_bias_change_between_two_calls_in_a_function():
     """
     assert_marked(source.format(mark="  # STG302", first="evaluate(model, x)"))
     assert_marked(source.format(mark="", first="pass"))
+
+
+def test_stg301_a_registry_its_decorators_fill_is_only_a_guess_in_a_library():
+    """A library's registry filled by a decorator (`@register("add")`) changes at import, before
+    anything is traced, as far as the module shows: nothing shows a write between two calls of
+    `apply`, so the finding is a guess (preview). The twin: the module's own code adds an op
+    between two calls (default tier)."""
+    library = """
+        import tensorflow as tf
+
+        _OPS = {}
+
+        def register(name):
+            def deco(fn):
+                _OPS[name] = fn
+                return fn
+            return deco
+
+        @register("add")
+        def add(a, b):
+            return a + b
+
+        @tf.function
+        def apply(name, a, b):
+            return _OPS[name](a, b)  # preview STG301
+    """
+    assert_tiers(library)
+    assert_marked(library.replace("  # preview STG301", "  # STG301") + """
+        def add_op(name, fn):
+            _OPS[name] = fn
+
+        apply("add", tf.constant(1.0), tf.constant(2.0))
+        add_op("sub", lambda a, b: a - b)
+        apply("add", tf.constant(1.0), tf.constant(2.0))
+    """)

@@ -715,3 +715,21 @@ def test_an_argument_grad_does_not_differentiate_is_the_callers_python_value():
         def outer(x, w):
             return jax.grad(scaled, argnums=1)(x, w)
     """)
+
+
+def test_stg603_tensorflow_1_python_helpers_are_no_ops_to_prune():
+    """`tf.logging.info` (TensorFlow 1's name of Python logging) and `tf.add_to_collection` (a
+    Python list of the graph, returning None) make no op whose unused result a graph prunes (the
+    logging runs while tracing: STG101, once per function). The twin: an unused `tf.gather`."""
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            tf.logging.info("step")  # STG101
+            tf.compat.v1.logging.info("step")
+            tf.add_to_collection("updates", x)
+            tf.compat.v1.add_to_collection("updates", x)
+            tf.gather(x, [1])  # STG603
+            return x
+    """)

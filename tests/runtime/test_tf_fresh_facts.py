@@ -277,3 +277,18 @@ def test_decode_csv_and_python_ops_with_a_list_tout_return_python_lists():
     assert {k: v for k, v in kinds.items() if k != "single"} == dict.fromkeys(
         ("decode_csv", "numpy_function", "py_function", "py_func"), list)
     assert kinds["single"] is not list and issubclass(kinds["single"], tf.Tensor)
+
+
+def test_the_name_scope_is_a_python_string_while_tracing():
+    """`tf.get_current_name_scope()` and `tf.__internal__.get_name_scope()` give a `str` under
+    tf.function too: storing one on an object leaks no tensor (STG201 stays silent)."""
+    seen = []
+
+    @tf.function
+    def f(x):
+        with tf.name_scope("block"):
+            seen.append((tf.get_current_name_scope(), tf.__internal__.get_name_scope()))
+        return x
+
+    f(tf.constant(1.0))
+    assert seen == [("block", "block")]
