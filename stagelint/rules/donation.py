@@ -17,8 +17,12 @@ _ABSTRACT_USES = frozenset({"lower", "trace", "eval_shape"})
 #: Values a donation does not delete: copied to the device for the call.
 _NOT_DONATED = NUMBERS | {"ndarray", "str", "bool", "none"}
 
-#: Attributes a deleted array still answers (metadata kept on the Python object).
-_METADATA = frozenset({"shape", "dtype", "ndim", "size", "is_deleted", "sharding", "nbytes", "aval", "weak_type"})
+#: Attributes a deleted array still answers (metadata kept on the Python object), and what reads
+#: no array data: `.delete()` of a deleted array does nothing, a donated dict's `.keys()` are its
+#: Python keys (donation deletes the leaves, not the containers; JAX 0.10.2,
+#: tests/runtime/test_jax_certain_steps_facts.py).
+_METADATA = frozenset({"shape", "dtype", "ndim", "size", "is_deleted", "sharding", "nbytes", "aval", "weak_type",
+                       "delete", "keys"})
 
 
 class UseAfterDonation(Rule):
@@ -32,8 +36,10 @@ class UseAfterDonation(Rule):
 
     Where the line is drawn, and why: rebinding the name to the result (`x = step(x)`, the
     idiom donation is made for) ends the old array's life, so nothing is flagged; reading only
-    its metadata (`x.shape`, `x.dtype`, `x.is_deleted()`) works on a deleted array, so that is
-    not a read, and neither is a check of the deletion (`self.assertDeleted(x)`) or a read under
+    its metadata (`x.shape`, `x.dtype`, `x.is_deleted()`, also of an entry: `batch["x"].shape`)
+    works on a deleted array, so that is not a read; donation deletes a pytree's arrays, not its
+    containers, so `batch.keys()`, `del batch["mask"]` and `x.delete()` (a no-op once deleted)
+    read nothing either, and neither is a check of the deletion (`self.assertDeleted(x)`) or a read under
     `with pytest.raises(...)`/`self.assertRaises(...)` (a test of the error). A donation spec that is not a literal is unknown, and nothing is flagged.
 
     ## Why is this bad?
@@ -416,8 +422,8 @@ def _first(node: cst.CSTNode, name: str, ctx, reads: bool):
         return ("store", node) if node.name.value == name else None
     if kind is cst.Attribute:
         value = node.value
-        if type(value) is cst.Name and value.value == name and node.attr.value in _METADATA:
-            return None  # metadata survives the deletion
+        if node.attr.value in _METADATA and _entry_of(value, name):
+            return None  # metadata survives the deletion (`x.shape`, `batch["x"].shape`)
         return _first(value, name, ctx, reads)
     if kind is cst.Arg:
         return _first(node.value, name, ctx, reads)
@@ -464,6 +470,8 @@ def _first(node: cst.CSTNode, name: str, ctx, reads: bool):
             event = _stored(node.asname.name, name, ctx, reads)
         return event
     elif kind is cst.Del:
+        if type(node.target) is cst.Subscript and _entry_of(node.target, name):
+            return None  # `del batch["mask"]`: removes a key of the Python container, reads no array
         return _stored(node.target, name, ctx, reads)
     elif kind in _COMPREHENSIONS:
         # The comprehension's own variables shadow the name.
@@ -481,6 +489,16 @@ def _first(node: cst.CSTNode, name: str, ctx, reads: bool):
 
 
 _COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp})
+
+
+def _entry_of(expr: cst.BaseExpression, name: str) -> bool:
+    """`expr` is `name` or an entry of it by literal keys (`name["x"]`, `name[0]["y"]`)."""
+    while type(expr) is cst.Subscript:
+        if not all(type(e.slice) is cst.Index and type(e.slice.value) in (cst.SimpleString, cst.Integer)
+                   for e in expr.slice):
+            return False
+        expr = expr.value
+    return type(expr) is cst.Name and expr.value == name
 
 
 def _stored(target: cst.CSTNode, name: str, ctx, reads: bool):

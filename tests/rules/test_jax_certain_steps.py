@@ -232,3 +232,32 @@ def test_a_loop_over_a_parameter_annotated_as_a_python_list_is_a_preview_guess()
                 cache = cache + jax.numpy.sum(x) / total
             return cache
     """)
+
+
+def test_metadata_keys_and_deletion_of_a_donated_pytree_read_no_array():
+    """scenic's trainers after a donating step: `eval_batch['inputs'].shape`, `for k in
+    batch.keys()`, `del train_batch['batch_mask']`, `batch['x'].delete()`. Donation deletes the
+    pytree's arrays, not the dict; a deleted array keeps its metadata, and deleting it again is a
+    no-op (JAX 0.10.2), so none of these reads data. The negative twin: reading an entry's data
+    (`batch['label'].reshape(...)`, polyvit's true finding) raises RuntimeError: reported."""
+    assert_tiers("""
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, donate_argnums=0)
+        def step(batch):
+            return {"x": batch["x"] + 1}
+
+        def evaluate(batches):
+            for batch in batches:
+                out = step(batch)
+                n = batch["inputs"].shape[0]
+                names = [k for k in batch.keys()]
+                del batch["batch_mask"]
+                batch["x"].delete()
+
+        def evaluate_labels(batches):
+            for batch in batches:
+                out = step(batch)
+                labels = batch["label"].reshape(-1)  # STG203
+    """)

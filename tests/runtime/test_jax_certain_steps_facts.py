@@ -149,3 +149,19 @@ def test_jit_hands_a_list_argument_over_as_a_list_of_its_leaves():
     assert seen == ["list"]
     bulk_insert(jnp.arange(4.0), jnp.array([1, 2]))
     assert seen[1] != "list" and len(seen) == 2
+
+
+def test_donation_deletes_a_pytrees_arrays_and_leaves_their_metadata_and_the_dict():
+    """STG203's `_METADATA` and `_entry_of`: after a donating call the entries are deleted, their
+    shape and dtype still answer, `.delete()` again is a no-op, the dict's keys and `del` work;
+    reading an entry's data raises (the negative twin)."""
+    step = jax.jit(lambda d: {"x": d["x"] + 1, "y": d["y"] * 2}, donate_argnums=0)
+    batch = {"x": jnp.ones(3), "y": jnp.ones(3)}
+    step(batch)
+    assert batch["x"].is_deleted()
+    assert batch["x"].shape == (3,) and batch["x"].dtype == jnp.float32 and list(batch.keys()) == ["x", "y"]
+    batch["x"].delete()
+    del batch["y"]
+    assert list(batch) == ["x"]
+    with pytest.raises(RuntimeError, match="deleted"):
+        batch["x"].reshape(3, 1)
