@@ -215,6 +215,11 @@ def keras_loop_error(method: str, flavour: str) -> str | None:
     return keras3 if flavour == "keras3" else f"{keras3[:-1]}; Keras 2: RuntimeError)"
 #: NumPy functions that are fine with a tensor argument at trace time (they read static metadata).
 NUMPY_STATIC_FUNCTIONS = frozenset({"numpy.dtype", "numpy.issubdtype", "numpy.result_type"})
+#: NumPy constructors whose first argument (or `shape=`) is a shape of Python integers: a symbolic
+#: tensor there raises `TypeError` ('SymbolicTensor' object cannot be interpreted as an integer),
+#: where a symbolic tensor given as data raises `NotImplementedError` (Cannot convert a symbolic
+#: tf.Tensor to a numpy array) (TF 2.21, tests/runtime/test_message_facts.py).
+NUMPY_SHAPE_CONSTRUCTORS = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"})
 
 # Datasets and iterators (STG103, STG202, STG503) ------------------------------------------------------
 
@@ -391,6 +396,9 @@ CONTROL_FLOW_OPS = frozenset({
     "tensorflow.vectorized_map", "tensorflow.recompute_grad", "tensorflow.custom_gradient",
     "tensorflow.compat.v1.cond", "tensorflow.compat.v1.while_loop", "tensorflow.compat.v1.map_fn",
     "tensorflow.xla.experimental.compile", "tensorflow.function",
+    # `tf.cond` for a tensor predicate, the branch called as Python for a Python bool: a branch's
+    # variable updates run either way (TF 2.21, tests/runtime/test_tf_fresh_facts.py)
+    "tensorflow.__internal__.smart_cond.smart_cond",
 })
 #: Module paths that are TensorFlow's own top-level API under another name:
 #: `tensorflow.compat.v2` is `tensorflow` (TF 2.21: `tf.compat.v2.compat.v1.py_func is
@@ -463,6 +471,8 @@ def is_stateful_op(qualified_name: str) -> bool:
     if qualified_name in STATEFUL_OPS or qualified_name.startswith(STATEFUL_OP_PREFIXES):
         return True
     last = q.rsplit(".", 1)[-1]
+    if last == "smart_cond":  # `tensorflow.python.framework.smart_cond`, Keras's `tf_utils` copy
+        return True
     return last.lower().startswith(("assert", "check_numerics", "print")) or ".summary" in q or ".debugging." in q
 
 

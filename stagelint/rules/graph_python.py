@@ -15,6 +15,7 @@ from stagelint.frameworks import (
     EAGER_ONLY_METHODS,
     JAX,
     KERAS_EAGER_LOOPS,
+    NUMPY_SHAPE_CONSTRUCTORS,
     NUMPY_STATIC_FUNCTIONS,
     is_stateful_op,
     keras_loop_error,
@@ -101,8 +102,10 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
     until the graph runs. `.numpy()` raises `AttributeError: 'SymbolicTensor' object has no
     attribute 'numpy'` (on a variable, `NotImplementedError: numpy() is only available when eager
     execution is enabled`), and NumPy raises `NotImplementedError: Cannot convert a symbolic
-    tf.Tensor to a numpy array`. The same code works in eager mode, so it breaks only once it
-    is staged.
+    tf.Tensor to a numpy array`, or, for a tensor in the shape `np.zeros`, `np.ones`, `np.empty`
+    or `np.full` needs as Python integers (`np.zeros((tf.shape(x)[0], 3))`), a `TypeError`
+    (`'SymbolicTensor' object cannot be interpreted as an integer`; TF 2.21). The same code works
+    in eager mode, so it breaks only once it is staged.
 
     `Model.predict`, `evaluate` and `fit` are eager loops that make their own `tf.function` and
     return NumPy or Python values. Under Keras 3 (TF 2.21) `predict` and `predict_on_batch` raise
@@ -321,6 +324,7 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
         ctx = self.ctx
         t = Tensorness()
         tensor_arg = None
+        in_shape = False  # the tensor is the shape a constructor needs as Python ints
         others = False  # a possible tensor in an argument after the first
         for i, arg in enumerate(node.args):
             if value_of(ctx, arg.value, ctx.function).what == "dict":
@@ -328,6 +332,8 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
             at = tensorness(ctx, arg.value, ctx.function)
             if at.possible and tensor_arg is None:
                 tensor_arg = arg.value
+                in_shape = q in NUMPY_SHAPE_CONSTRUCTORS and (
+                    (i == 0 and arg.keyword is None) or (arg.keyword is not None and arg.keyword.value == "shape"))
             others = others or (at.possible and (i > 0 or arg.keyword is not None or arg.star != ""))
             t = t | at
         if t.possible:
@@ -337,9 +343,16 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
             listed = isinstance(first, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)) \
                 or (first is not None and value_of(ctx, first, ctx.function).what in ("list", "tuple"))
             receiver = {"_numpy": q} if not others and not listed else {}
-            self.report(node, call=f"{name}(...)", value=short_code(tensor_arg),
-                        error="NotImplementedError (Cannot convert a symbolic tf.Tensor to a numpy array)",
-                        instead="use the TensorFlow equivalent (`tf.reduce_*`, `tf.math.*`, `tf.experimental.numpy`), or `tf.numpy_function`",
+            shape = {"needs": "needs a shape of Python integers",
+                     "value_is": f"`{short_code(tensor_arg)}` "
+                                 + ("holds" if isinstance(tensor_arg, (cst.List, cst.Tuple)) else "is")
+                                 + " a symbolic tensor",
+                     "error": "TypeError (NumPy cannot read a symbolic tensor as an integer)",
+                     "instead": f"use `tf.{name.rsplit('.', 1)[-1].replace('empty', 'zeros').replace('full', 'fill')}`, "
+                                "which takes a shape tensor"} if in_shape else {
+                     "error": "NotImplementedError (Cannot convert a symbolic tf.Tensor to a numpy array)",
+                     "instead": "use the TensorFlow equivalent (`tf.reduce_*`, `tf.math.*`, `tf.experimental.numpy`), or `tf.numpy_function`"}
+            self.report(node, call=f"{name}(...)", value=short_code(tensor_arg), **shape,
                         _jax_error="TracerArrayConversionError", **receiver, _from=self._from(tensor_arg),
                         **_tensor_fields(t))
 
@@ -864,9 +877,12 @@ class DiscardedOp(Rule):
     data in `stagelint/frameworks/tensorflow.py`): `tf.print`, `tf.debugging.*` and the `assert_*` ops,
     `check_numerics`, `tf.summary.*`, `tf.py_function`, variable updates (`.assign*()`, method
     calls in general), random ops, and control flow such as `tf.cond`/`tf.while_loop` whose
-    branches may hold effects; and what is no op at all, such as `tf.get_logger().warning(...)`
-    (a Python logger) or `tf.broadcast_static_shape(a.shape, b.shape)` (Python on static shapes,
-    which raises while traced). Code outside staged functions runs eagerly and is not flagged.
+    branches may hold effects (`smart_cond` too: `tf.cond` for a tensor predicate, the branch
+    called as Python for a Python bool); and what is no op at all, such as
+    `tf.get_logger().warning(...)` and TF1's `tf.logging.info(...)` (Python logging),
+    `tf.compat.v1.add_to_collection(...)` (returns None at trace time) or
+    `tf.broadcast_static_shape(a.shape, b.shape)` (Python on static shapes, which raises while
+    traced). Code outside staged functions runs eagerly and is not flagged.
 
     ## Why is this bad?
     Graphs are non-strict: they run only the ops needed for the outputs and for stateful

@@ -227,3 +227,29 @@ def test_stg102_and_stg301_say_the_calls_that_reuse_the_trace_not_every_later_ca
                 SCALE = SCALE * 2
         """, "STG301")
     assert "calls that reuse the trace keep it" in stg301 and "later calls" not in stg301
+
+
+def test_stg601_names_the_typeerror_of_a_tensor_in_a_numpy_shape_and_the_conversion_error_otherwise():
+    # TF 2.21 (tests/runtime/test_message_facts.py): a symbolic tensor in the shape np.zeros /
+    # np.ones / np.empty / np.full read as Python integers raises TypeError; given as data to
+    # NumPy (np.mean, np.zeros_like) it raises NotImplementedError.
+    shape, keyword, data, like = _messages("""
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            a = np.zeros((tf.shape(x)[0], 3))
+            b = np.full(shape=tf.shape(x)[0], fill_value=2.0)
+            c = np.mean(x)
+            d = np.zeros_like(x)
+            return x
+        """, "STG601")
+    for message, op in ((shape, "tf.zeros"), (keyword, "tf.fill")):
+        assert "TypeError" in message and "NotImplementedError" not in message
+        assert f"use `{op}`, which takes a shape tensor" in message
+    assert "`(tf.shape(x)[0], 3)` holds a symbolic tensor" in shape
+    assert "`tf.shape(x)[0]` is a symbolic tensor" in keyword
+    for message in (data, like):
+        assert "NotImplementedError (Cannot convert a symbolic tf.Tensor to a numpy array)" in message
+        assert "TypeError" not in message

@@ -434,6 +434,24 @@ def test_compat_spellings_of_stateful_ops_are_not_discarded():
     """)
 
 
+def test_an_unused_smart_cond_keeps_its_branch_updates_an_unused_op_does_not():
+    # smart_cond is tf.cond for a tensor predicate and calls the branch for a Python bool: the
+    # branch's variable updates run either way (TF 2.21); a pure op's dropped result is pruned.
+    assert_marked("""
+        import tensorflow as tf
+        from tensorflow.python.framework import smart_cond as tf_utils
+
+        v = tf.Variable(0.0)
+
+        @tf.function
+        def f(x, training):
+            tf_utils.smart_cond(training, lambda: v.assign_add(1.0), lambda: v.assign_add(0.0))
+            tf.__internal__.smart_cond.smart_cond(training, lambda: v.assign(x), lambda: v)
+            tf.reduce_sum(x)  # STG603
+            return x
+    """)
+
+
 def test_unpacking_control_flow_outputs_is_fine():
     assert_marked("""
         import tensorflow as tf

@@ -84,6 +84,21 @@ def test_a_pruned_op_loses_its_run_time_errors_not_its_trace_time_ones():
         static(tf.ones([2, 2]))
 
 
+def test_numpy_raises_typeerror_for_a_tensor_in_a_shape_and_notimplementederror_for_data():
+    """STG601's errors (`frameworks.NUMPY_SHAPE_CONSTRUCTORS`): a symbolic tensor in the shape
+    np.zeros, np.ones, np.empty or np.full read as Python integers raises TypeError while traced;
+    a symbolic tensor given to NumPy as data raises NotImplementedError."""
+    import numpy as np
+
+    for make in (lambda x: np.zeros((tf.shape(x)[0], 3)), lambda x: np.ones([tf.shape(x)[0]]),
+                 lambda x: np.empty(tf.shape(x)[0]), lambda x: np.full(shape=(tf.shape(x)[0],), fill_value=1.0)):
+        with pytest.raises(TypeError):
+            tf.function(make)(tf.ones([2]))
+    for use in (lambda x: np.mean(x), lambda x: np.zeros_like(x), lambda x: np.asarray(x)):
+        with pytest.raises(NotImplementedError, match="Cannot convert a symbolic tf.Tensor"):
+            tf.function(use)(tf.ones([2]))
+
+
 def test_tf_print_shows_python_values_like_print_and_other_objects_by_repr(capfd):
     """docs/fixes.md (STG101's print -> tf.print): strings, numbers, True/None and containers
     of them print as `print` shows them; other Python objects by their repr."""

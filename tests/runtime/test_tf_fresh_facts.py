@@ -292,3 +292,32 @@ def test_the_name_scope_is_a_python_string_while_tracing():
 
     f(tf.constant(1.0))
     assert seen == [("block", "block")]
+
+
+def test_tf1_logging_and_collections_make_no_op_and_a_smart_cond_keeps_its_branch_updates():
+    """`frameworks.tensorflow` non-tensor calls and `is_stateful_op` (STG603): in a traced function
+    `tf.compat.v1.logging.info` (TF1's `tf.logging`) and the collection adds return None and
+    `get_collection` a Python list, so no op exists to prune; an unused `smart_cond` whose branch
+    updates a variable still runs the update on every call, for a tensor and a Python predicate."""
+    from tensorflow.python.framework import smart_cond
+
+    got = {}
+    v = tf.Variable(0.0)
+
+    @tf.function
+    def f(x, flag):
+        got["log"] = tf.compat.v1.logging.info("x %s", x)
+        got["add"] = tf.compat.v1.add_to_collection("k", x)
+        got["adds"] = tf.compat.v1.add_to_collections(["k"], x)
+        got["get"] = type(tf.compat.v1.get_collection("k"))
+        smart_cond.smart_cond(flag, lambda: v.assign_add(1.0), lambda: v.assign_add(0.0))
+        tf.__internal__.smart_cond.smart_cond(flag, lambda: v.assign_add(1.0), lambda: v.assign_add(0.0))
+        return x
+
+    f(tf.constant(1.0), tf.constant(True))
+    assert got == {"log": None, "add": None, "adds": None, "get": list}
+    assert v.numpy() == 2.0
+    f(tf.constant(1.0), tf.constant(True))
+    f(tf.constant(1.0), True)
+    assert v.numpy() == 6.0
+    assert not hasattr(tf, "logging")  # TF1 code: `tf.logging` there is `tf.compat.v1.logging`
