@@ -50,7 +50,8 @@ def main():
     x = tf.constant([1.0, 2.0])
     for _ in range(3):
         model.train_step(x, 2 * x)
-    scale = 2.0  # the traced train_step still multiplies by 1.0
+    scale = 2.0
+    model.train_step(x, 2 * x)  # the traced train_step still multiplies by 1.0
 
 
 if __name__ == "__main__":

@@ -535,6 +535,13 @@ class StaleGlobal(Rule):
 _VARIABLE_MAKERS = frozenset({"add_weight", "add_variable", "add_slot"})
 
 
+#: Why an attribute replaced where no code shows the order is a preview step of STG303: a trace
+#: keeps the variable it read, so only a replacement after a trace and before a later call of the
+#: same Function is stale; one made in a method or a test before the first call is not.
+_UNORDERED_REPLACEMENT = ("no code of the project shows the replacement between two calls of the "
+                          "Function that reads the attribute (one before the first call is seen)")
+
+
 def _creates_variables(project, key) -> bool:
     """The method creates variables on its own object (`self.add_slot(...)`, `self.add_weight`):
     like `build`, it sets the object up; calling it again would make new variables, not change
@@ -967,7 +974,12 @@ class VariableRebinding(Rule):
     bindings before the variable is created (`foo = 1` ... `foo = tf.Variable(1)`), and
     module-level rebindings that no call of the reading code precedes and follows (made before
     the first call, or after the last: `traced = f.get_concrete_function(x)` and `traced(x)`
-    count as calls).
+    count as calls). The same order holds for an attribute: replaced at module level before the
+    first call or after the last, nothing is reported; replaced in a method or function that no
+    code of the project shows between two calls of the Function (a `reset()` its users may call,
+    a test that builds a layer and swaps its variable before any traced call), the finding is in
+    the preview tier (`--preview`), since the default cannot tell when it runs. `obj.v += 1` on a
+    variable attribute is reported wherever it runs: it raises `RuntimeError`.
 
     ## Why is this bad?
     A traced function captures the variable object itself. Rebinding the name or the attribute
@@ -1183,10 +1195,18 @@ class VariableRebinding(Rule):
                            if owner in _reader_families(project, key, recv, cls_)]
                 if not anchors:
                     continue
-                out.append((mod, F.Candidate(cls.code, w.function, w.span, {
+                # `v += 1` raises RuntimeError on a variable wherever it runs; a replacement is
+                # stale only between two calls of the Function
+                order = [True] if w.augmented else [_between_calls(project, tuple(key), mod, w) for key in anchors]
+                if not any(order) and None not in order:
+                    continue  # replaced before the first call or after the last: no trace holds the old one
+                fields = {
                     "text": w.text, "name": w.attr, "consequence": _consequence(w.augmented),
                     "fix": ".assign_add(...)" if w.augmented else ".assign(...)", "_anchors": anchors,
-                })))
+                }
+                if not any(order):
+                    fields["_preview"] = _UNORDERED_REPLACEMENT
+                out.append((mod, F.Candidate(cls.code, w.function, w.span, fields)))
         return out
 
 
