@@ -287,7 +287,7 @@ CASES = {
 
         @tf.function
         def captures_leaked_tensor(b):
-            b += x  # STG301
+            b += x  # preview STG301 (no call of it is shown after leaky_function's write)
             return b
     """,
     "T39 other leak channels (decorated, as the test idea says)": """

@@ -241,7 +241,10 @@ class PythonAccumulatorInGraphLoop(Rule):
     only as a size or count: `tf.nn.top_k(x, k=k)`, `tf.linspace(a, b, num)`), which run at trace
     time and may fill Python containers freely; containers created inside the loop body; stores with a fixed key
     (`state["total"] = ...`), which AutoGraph carries as a loop variable; containers that live
-    outside the call, which STG102/STG201 report.
+    outside the call, which STG102/STG201 report. A loop over a parameter is reported when a call
+    passes a tensor or a dataset there; taken for a tensor only from the function's own ops
+    (`tf.reduce_sum(values)`, which a Python list of tensors passes too), it is a preview finding
+    (`--preview`): `for var in variables:` over a Python list is a Python loop.
 
     ## Why is this bad?
     AutoGraph traces the body of a graph loop once. A Python container sees one append, holding
@@ -416,11 +419,18 @@ class PythonAccumulatorInGraphLoop(Rule):
         tensors = project.tensor_params(key, keras_inputs=False)  # Keras inputs may be lists
         datasets_only = candidate.fields.get("_datasets_only")  # enumerate/zip convert datasets only
         converted = ("dataset", "data-iterator") if datasets_only else ("tensor", "dataset", "data-iterator")
+        guessed = None
         for param in candidate.fields.get("_params", ()):
-            if param in tensors and not datasets_only:
-                return True
             if any(arg.what in converted for _, _, arg in project.args_for(key, param)):
-                return True
+                return True  # a call passes a tensor or a dataset there
+            if param in tensors and not datasets_only and guessed is None:
+                guessed = param
+        if guessed is not None:
+            # Taken for a tensor from the function's own code (an op given it, an input
+            # signature's guess) with no call showing one passed: a Python list or int there makes
+            # a Python loop, which fills the container normally (`for var in variables:`).
+            return {"_preview": f"`{guessed}` is taken for a tensor from how `{candidate.function}` uses it; "
+                                "no call shows a tensor or dataset passed, and a Python list or int makes a Python loop"}
         return False
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rulecases import assert_marked, assert_project_marked, findings
+from rulecases import assert_marked, assert_project_marked, assert_tiers, findings
 
 
 def test_t36_tensor_array_in_a_graph_loop_is_fine():
@@ -190,4 +190,35 @@ def test_stg201_a_name_scope_string_stored_on_the_layer_leaks_nothing():
                 self.internal_scope = tf.__internal__.get_name_scope()  # STG102
                 self.last = tf.reduce_sum(x)  # STG201
                 return x
+    """)
+
+
+def test_a_loop_over_a_parameter_taken_for_a_tensor_by_its_use_alone_is_preview():
+    # `for v in variables:` is a graph loop only if `variables` is a tensor or a dataset; a
+    # Python list (horovod's variables) makes a Python loop that fills the dict on every
+    # iteration. Taken for a tensor from the body's ops alone, no call passing one: preview.
+    # The twin: a call passes a tensor, so AutoGraph converts the loop.
+    assert_tiers("""
+        import tensorflow as tf
+
+        @tf.function
+        def group(values):
+            total = tf.reduce_sum(values)
+            out = []
+            for v in values:
+                out.append(v / total)  # preview STG202
+            return out
+    """)
+    assert_tiers("""
+        import tensorflow as tf
+
+        @tf.function
+        def group(values):
+            total = tf.reduce_sum(values)
+            out = []
+            for v in values:
+                out.append(v / total)  # STG202
+            return out
+
+        group(tf.constant([1.0, 2.0]))
     """)
