@@ -17,7 +17,8 @@ when the first gave too few findings, and the JAX third list bench/fresh_repos_j
 bench/fresh_repos_jax6.txt, the sixth JAX audit, is S (fix from, next session) and T (measured:
 before = main 9cfb4dc, after = session 14's final main), and so is its second list
 bench/fresh_repos_jax6b.txt and its third bench/fresh_repos_jax6c.txt (each added when T's findings
-sat in too few repositories).
+sat in too few repositories); bench/fresh_repos_tf6.txt, the sixth TensorFlow audit, is U (fix
+from, next session) and V (measured: before = main 9cfb4dc, after = session 14's final main).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -41,7 +42,8 @@ LISTS = {LIST: ("A", "B"), HERE / "fresh_repos_jax2.txt": ("C", "D"), HERE / "fr
          HERE / "fresh_repos_tf5.txt": ("Q", "R"),
          HERE / "fresh_repos_tf5b.txt": ("Q", "R"), HERE / "fresh_repos_jax5b.txt": ("O", "P"),
          HERE / "fresh_repos_jax5c.txt": ("O", "P"), HERE / "fresh_repos_jax6.txt": ("S", "T"),
-         HERE / "fresh_repos_jax6b.txt": ("S", "T"), HERE / "fresh_repos_jax6c.txt": ("S", "T")}
+         HERE / "fresh_repos_jax6b.txt": ("S", "T"), HERE / "fresh_repos_jax6c.txt": ("S", "T"),
+         HERE / "fresh_repos_tf6.txt": ("U", "V")}
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
