@@ -321,7 +321,7 @@ def main(argv=None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
     r.add_argument("--root", required=True, help="folder holding one owner+name folder per repository")
-    r.add_argument("--half", default="B", help="a half of bench/fresh_split.py's LISTS (A to R) or all")
+    r.add_argument("--half", default="B", help="a half of bench/fresh_split.py's LISTS (A to V) or all")
     r.add_argument("--out", required=True)
     r.add_argument("--jobs", type=int, default=None)
     r.add_argument("--repos", help="only these repositories of the half (owner/name, comma-separated)")
