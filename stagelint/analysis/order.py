@@ -80,13 +80,15 @@ def shows_order(project, module: str, readers, writer=None) -> bool:
     return writer is None or bool(call_lines(project, module, [writer]))
 
 
-def writes_between(project, module: str, readers, writer) -> bool | None:
+def writes_between(project, module: str, readers, writer, write_lines=()) -> bool | None:
     """A function that rebinds or mutates a global the `readers` read runs between two calls of
-    them: True when the readers call it (every call writes), when it calls a reader in a loop, or
+    them: True when the readers call it (every call writes), when it calls a reader in a loop or
+    before and after one of its own writes (`write_lines`: `first = f(x); SCALE = 5.0; f(x)`), or
     when module-level calls show it between two of theirs. A module that never calls the readers
     at module level (a library) cannot show the order: its functions may run at any time, or only
     at import (a registry its decorators fill), so the order is unknown (None)."""
-    if _called_from_readers(project, readers, writer) or _calls_readers_in_loop(project, readers, writer):
+    if _called_from_readers(project, readers, writer) or _calls_readers_in_loop(project, readers, writer) \
+            or _calls_readers_around(project, readers, writer, write_lines):
         return True
     lines = call_lines(project, module, readers)
     if not lines:
@@ -105,6 +107,19 @@ def _calls_readers_in_loop(project, readers, writer) -> bool:
             if any(callee == r or _reaches(project, callee, r) for r in readers):
                 return True
     return False
+
+
+def _calls_readers_around(project, readers, writer, write_lines) -> bool:
+    """The writer calls a reader on a line above one of its writes and again below it: the second
+    call reuses the first one's trace."""
+    if not write_lines:
+        return False
+    writer = tuple(writer)
+    readers = [tuple(r) for r in readers]
+    calls = sorted(site.span.line for callee, sites in project.call_sites.items()
+                   if any(callee == r or _reaches(project, callee, r) for r in readers)
+                   for module, site in sites if site.caller is not None and (module, site.caller) == writer)
+    return any(calls[0] < w < calls[-1] for w in write_lines) if calls else False
 
 
 def _called_from_readers(project, readers, writer) -> bool:

@@ -311,6 +311,7 @@ class StaleGlobal(Rule):
         ctx = self.ctx
         ordered = sorted(nodes, key=lambda n: (ctx.position(n).line, ctx.position(n).column))
         rebinds, writers = [], set()
+        lines: dict[str, list[int]] = {}  # writer -> the lines it rebinds the global on
         module_level = [n for n in ordered if id(n) in ctx.branch_paths]
         for node in ordered:
             if id(node) not in ctx.branch_paths:
@@ -318,6 +319,7 @@ class StaleGlobal(Rule):
                 if holder is None:
                     return None
                 writers.add(holder)
+                lines.setdefault(holder, []).append(ctx.position(node).line)
                 continue
             i = module_level.index(node)
             loop = next((lp for lp in self.loops if _inside(ctx, node, lp)), None)
@@ -333,7 +335,7 @@ class StaleGlobal(Rule):
             rebinds.append([ctx.position(node).line, span])
         for node in nodes:
             writers |= {q for q, _ in self.mutation_sites.get(id(node), ()) if q != self._reading.qualname}
-        return {"rebinds": rebinds, "writers": sorted(writers)}
+        return {"rebinds": rebinds, "writers": sorted(writers), "lines": lines}
 
     def _chain(self, func, bindings) -> list:
         """The reading function and the functions around it, up to (not including) the one whose
@@ -365,7 +367,8 @@ class StaleGlobal(Rule):
             for writer in ordered["writers"]:
                 if _set_up_only(project, (module.module, writer)):
                     continue  # `set_random_seeds()` called from a task's `__init__`: configuration
-                between = writes_between(project, module.module, readers, (module.module, writer))
+                between = writes_between(project, module.module, readers, (module.module, writer),
+                                         ordered.get("lines", {}).get(writer, ()))
                 if between:
                     return {"change": f"changed by `{writer}`"}
                 if between is None and unknown is None:

@@ -649,3 +649,40 @@ def test_a_variable_attribute_replaced_where_no_code_shows_the_order_is_preview(
         model.bias = tf.Variable(2.0)  # STG303
         print(evaluate(model, tf.constant(1.0)))
     """)
+
+
+def test_stg301_a_function_that_calls_the_function_around_its_own_write():
+    """`first = scaled(x); SCALE = 5.0; second = scaled(x)` in one function: the second call reuses
+    the first one's trace, whatever calls that function (default tier). The twin writes only before
+    its calls: the first call traces with the new value (a library: preview at most)."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        SCALE = 2.0
+
+        @jax.jit
+        def scaled(x):
+            return x * SCALE  # STG301
+
+        def check():
+            global SCALE
+            first = scaled(jnp.ones(2))
+            SCALE = 5.0
+            return first, scaled(jnp.ones(2))
+    """)
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        SCALE = 2.0
+
+        @jax.jit
+        def scaled(x):
+            return x * SCALE  # preview STG301
+
+        def configure_then_run():
+            global SCALE
+            SCALE = 5.0
+            return scaled(jnp.ones(2)), scaled(jnp.ones(2))
+    """)
