@@ -88,7 +88,7 @@ def writes_between(project, module: str, readers, writer, write_lines=()) -> boo
     at module level (a library) cannot show the order: its functions may run at any time, or only
     at import (a registry its decorators fill), so the order is unknown (None)."""
     if _called_from_readers(project, readers, writer) or _calls_readers_in_loop(project, readers, writer) \
-            or _calls_readers_around(project, readers, writer, write_lines):
+            or calls_readers_around(project, readers, writer, write_lines):
         return True
     lines = call_lines(project, module, readers)
     if not lines:
@@ -109,7 +109,7 @@ def _calls_readers_in_loop(project, readers, writer) -> bool:
     return False
 
 
-def _calls_readers_around(project, readers, writer, write_lines) -> bool:
+def calls_readers_around(project, readers, writer, write_lines) -> bool:
     """The writer calls a reader on a line above one of its writes and again below it: the second
     call reuses the first one's trace."""
     if not write_lines:

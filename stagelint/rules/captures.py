@@ -334,7 +334,10 @@ class StaleGlobal(Rule):
                 span = [p.line, p.end_line]
             rebinds.append([ctx.position(node).line, span])
         for node in nodes:
-            writers |= {q for q, _ in self.mutation_sites.get(id(node), ()) if q != self._reading.qualname}
+            for q, site in self.mutation_sites.get(id(node), ()):
+                if q != self._reading.qualname:
+                    writers.add(q)
+                    lines.setdefault(q, []).append(ctx.position(site).line)
         return {"rebinds": rebinds, "writers": sorted(writers), "lines": lines}
 
     def _chain(self, func, bindings) -> list:
@@ -616,7 +619,7 @@ def _between_calls(project, reader, module: str, w) -> bool | None:
     calls of the reading code is seen stale (True); made only before the first call or only
     after the last, it changes nothing a trace sees (False). When the module does not show the
     calls (a library's setter, a method its users call), the order is unknown (None)."""
-    from stagelint.analysis.order import shows_order, stale_between, writes_between
+    from stagelint.analysis.order import calls_readers_around, shows_order, stale_between, writes_between
 
     readers = [reader]
     if w.function is None:
@@ -625,7 +628,8 @@ def _between_calls(project, reader, module: str, w) -> bool | None:
         return stale_between(project, module, readers, w.span.line, tuple(w.loop) if w.loop else None)
     writer = (module, w.function)
     if not shows_order(project, module, readers, writer):
-        return None
+        # the writer's own calls may show it: `f(x); m.v = ...; f(x)` in one function
+        return True if calls_readers_around(project, readers, writer, [w.span.line]) else None
     return writes_between(project, module, readers, writer)
 
 

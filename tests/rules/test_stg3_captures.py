@@ -686,3 +686,21 @@ def test_stg301_a_function_that_calls_the_function_around_its_own_write():
             SCALE = 5.0
             return scaled(jnp.ones(2)), scaled(jnp.ones(2))
     """)
+
+
+def test_stg301_a_function_that_mutates_the_global_between_its_own_calls():
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+
+        settings = {"scale": 1.0}
+
+        @jax.jit
+        def scaled(x):
+            return x * settings["scale"]  # STG301
+
+        def check():
+            scaled(jnp.float32(1))
+            settings["scale"] = 2.0
+            return scaled(jnp.float32(1))
+    """)
