@@ -289,6 +289,9 @@ def _automagic(stripped: str) -> bool:
     word, _, rest = stripped.partition(" ")
     if word not in _AUTOMAGIC or not rest.strip() or stripped.endswith(("\\", ":", ",", "(", "[", "{")):
         return False
+    if rest.lstrip()[:1] in ("=", ","):
+        return False  # `history = model.fit(...`: IPython's AssignmentChecker runs it as Python, first
+
     try:
         compile(stripped, "<cell>", "exec")
     except SyntaxError:

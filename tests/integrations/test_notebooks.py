@@ -252,6 +252,12 @@ def test_automagic_lines_are_not_python_and_python_using_those_names_is_kept():
     # the same names as Python: an assignment, a call, an attribute stay as written
     src = "pip = 3\ntime.sleep(1)\nls = [pip, 2]\nrun(ls)\n"
     assert lines_of(src) == src.splitlines()
+    # an assignment spread over lines, its first one not Python alone (a comment after an open
+    # paren): IPython's assignment check runs it as Python before any automagic (a course
+    # notebook's `history = model.fit(...` cell)
+    src = "history = model.fit(x, epochs=20,  # train\n    verbose=1)\n"
+    assert lines_of(src) == src.splitlines()
+    assert lines_of("history -g fit\n") == ["pass"]  # the magic itself
 
 
 def test_an_indented_cell_reports_columns_as_written(tmp_path):
