@@ -358,6 +358,18 @@ class _Mover:
             return sp
         return F.Span(self.line(sp.line), sp.column, self.line(sp.end_line), sp.end_column)
 
+    def _because(self, facts) -> list:
+        """A candidate's stated facts (`analysis.proof.fact`: message, line, column, certainty)."""
+        return [[self.text(m), self.line(line), column, certainty] for m, line, column, certainty in facts]
+
+    def _order(self, order: dict) -> dict:
+        """STG301's program order (`StaleGlobal._ordered`): rebinding lines with their loop's, the
+        writers, and each writer's write lines."""
+        return {"rebinds": [[self.line(line), [self.line(a) for a in loop] if loop else loop]
+                            for line, loop in order["rebinds"]],
+                "writers": list(order["writers"]),
+                "lines": {w: [self.line(x) for x in xs] for w, xs in order.get("lines", {}).items()}}
+
     def value(self, v, strict: bool):
         """A fact's value with its lines moved. `strict`: an int or a digit-bearing string this
         does not know the meaning of raises `Unmovable` (candidate fields)."""
@@ -376,7 +388,9 @@ class _Mover:
         if isinstance(v, tuple):
             return tuple(self.value(x, strict) for x in v)
         if isinstance(v, dict):
-            return {self.value(k, strict): self.value(x, strict) for k, x in v.items()}
+            return {self.value(k, strict): self._because(x) if k == "_because" else
+                    self._order(x) if k == "_order" and x is not None else self.value(x, strict)
+                    for k, x in v.items()}
         if isinstance(v, (set, frozenset)):
             return type(v)(self.value(x, strict) for x in v)
         if isinstance(v, Fix):
