@@ -97,16 +97,20 @@ def writes_between(project, module: str, readers, writer, write_lines=()) -> boo
     return any(lines[0] < w < lines[-1] for w in writes)
 
 
+def _reader_calls(project, readers, writer) -> list:
+    """The call sites in the writer's own body of a function that runs (and so may trace) one of
+    the `readers`."""
+    writer = tuple(writer)
+    readers = [tuple(r) for r in readers]
+    return [site for callee, sites in project.call_sites.items()
+            if any(callee == r or _reaches(project, callee, r) for r in readers)
+            for module, site in sites if site.caller is not None and (module, site.caller) == writer]
+
+
 def _calls_readers_in_loop(project, readers, writer) -> bool:
     """The writer itself calls a reader in a loop (`for t in temps: temperature = t; step(x)`):
     the second iteration's call reuses the first one's trace."""
-    writer = tuple(writer)
-    readers = [tuple(r) for r in readers]
-    for callee, sites in project.call_sites.items():
-        if any(site.in_loop and site.caller is not None and (module, site.caller) == writer for module, site in sites):
-            if any(callee == r or _reaches(project, callee, r) for r in readers):
-                return True
-    return False
+    return any(site.in_loop for site in _reader_calls(project, readers, writer))
 
 
 def calls_readers_around(project, readers, writer, write_lines) -> bool:
@@ -114,12 +118,8 @@ def calls_readers_around(project, readers, writer, write_lines) -> bool:
     call reuses the first one's trace."""
     if not write_lines:
         return False
-    writer = tuple(writer)
-    readers = [tuple(r) for r in readers]
-    calls = sorted(site.span.line for callee, sites in project.call_sites.items()
-                   if any(callee == r or _reaches(project, callee, r) for r in readers)
-                   for module, site in sites if site.caller is not None and (module, site.caller) == writer)
-    return any(calls[0] < w < calls[-1] for w in write_lines) if calls else False
+    calls = sorted(site.span.line for site in _reader_calls(project, readers, writer))
+    return bool(calls) and any(calls[0] < w < calls[-1] for w in write_lines)
 
 
 def _called_from_readers(project, readers, writer) -> bool:

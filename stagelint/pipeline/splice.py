@@ -368,7 +368,7 @@ class _Mover:
         return {"rebinds": [[self.line(line), [self.line(a) for a in loop] if loop else loop]
                             for line, loop in order["rebinds"]],
                 "writers": list(order["writers"]),
-                "lines": {w: [self.line(x) for x in xs] for w, xs in order.get("lines", {}).items()}}
+                "lines": {w: [self.line(x) for x in xs] for w, xs in order["lines"].items()}}
 
     def value(self, v, strict: bool):
         """A fact's value with its lines moved. `strict`: an int or a digit-bearing string this

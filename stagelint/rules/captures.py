@@ -371,7 +371,7 @@ class StaleGlobal(Rule):
                 if _set_up_only(project, (module.module, writer)):
                     continue  # `set_random_seeds()` called from a task's `__init__`: configuration
                 between = writes_between(project, module.module, readers, (module.module, writer),
-                                         ordered.get("lines", {}).get(writer, ()))
+                                         ordered["lines"].get(writer, ()))
                 if between:
                     return {"change": f"changed by `{writer}`"}
                 if between is None and unknown is None:
