@@ -195,7 +195,8 @@ WHENS = ("before", "after", "now")
 _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second TensorFlow audit",
            "G": "The third JAX audit", "I": "The third TensorFlow audit", "K": "The fourth JAX audit",
            "M": "The fourth TensorFlow audit", "O": "The fifth JAX audit", "Q": "The fifth TensorFlow audit",
-           "S": "The sixth JAX audit", "U": "The sixth TensorFlow audit", "W": "The seventh JAX audit"}
+           "S": "The sixth JAX audit", "U": "The sixth TensorFlow audit", "W": "The seventh JAX audit",
+           "Y": "The seventh TensorFlow audit"}
 
 
 def latest_runs(halves=None) -> dict[str, tuple[str, list[dict], dict]]:
@@ -321,7 +322,7 @@ def main(argv=None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
     r.add_argument("--root", required=True, help="folder holding one owner+name folder per repository")
-    r.add_argument("--half", default="B", help="a half of bench/fresh_split.py's LISTS (A to X) or all")
+    r.add_argument("--half", default="B", help="a half of bench/fresh_split.py's LISTS (A to Z) or all")
     r.add_argument("--out", required=True)
     r.add_argument("--jobs", type=int, default=None)
     r.add_argument("--repos", help="only these repositories of the half (owner/name, comma-separated)")
