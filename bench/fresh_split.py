@@ -20,9 +20,10 @@ bench/fresh_repos_jax6b.txt and its third bench/fresh_repos_jax6c.txt (each adde
 sat in too few repositories); bench/fresh_repos_tf6.txt, the sixth TensorFlow audit, is U (fix
 from, next session) and V (measured: before = main 9cfb4dc, after = session 14's final main);
 bench/fresh_repos_jax7.txt, the seventh JAX audit, is W (fix from, next session) and X (measured:
-before = main 39cc0c4, after = session 15's final main); bench/fresh_repos_tf7.txt, the seventh
-TensorFlow audit, is Y (fix from, next session) and Z (measured: before = main 39cc0c4, after =
-session 15's final main).
+before = main 39cc0c4, after = session 15's final main), and so is its second list
+bench/fresh_repos_jax7b.txt (added when X's findings were too few); bench/fresh_repos_tf7.txt, the
+seventh TensorFlow audit, is Y (fix from, next session) and Z (measured: before = main 39cc0c4,
+after = session 15's final main).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -48,6 +49,7 @@ LISTS = {LIST: ("A", "B"), HERE / "fresh_repos_jax2.txt": ("C", "D"), HERE / "fr
          HERE / "fresh_repos_jax5c.txt": ("O", "P"), HERE / "fresh_repos_jax6.txt": ("S", "T"),
          HERE / "fresh_repos_jax6b.txt": ("S", "T"), HERE / "fresh_repos_jax6c.txt": ("S", "T"),
          HERE / "fresh_repos_tf6.txt": ("U", "V"), HERE / "fresh_repos_jax7.txt": ("W", "X"),
+         HERE / "fresh_repos_jax7b.txt": ("W", "X"),
          HERE / "fresh_repos_tf7.txt": ("Y", "Z")}
 
 
