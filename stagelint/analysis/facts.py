@@ -176,6 +176,9 @@ class FunctionFacts:
     #: operands, `tf.range` bounds, `tf.print`), "structure" (Python control flow, `range`, shapes,
     #: other calls), absent when unused (filled by STG501's visitor)
     param_uses: dict[str, str] = field(default_factory=dict)
+    #: parameters passed (alone or in an expression) to a JAX function (`jax.random.split(rng,
+    #: num)`): it may need the Python value there (a count, a shape, an axis; filled by STG501's visitor)
+    param_jax_args: list[str] = field(default_factory=list)
     #: plain attribute reads `(receiver, attribute)`: receiver "self" or a parameter name
     attr_reads: list[tuple[str, str]] = field(default_factory=list)
     #: contains `yield`: calling it makes a generator

@@ -526,10 +526,14 @@ class PytreeModel:
             if found is None or self.static_attributes(cls) is None:
                 continue
             module, facts = found
+            where = f"{self.project.modules[module].path}:{facts.pytree_line}"
             if path[0] in facts.pytree_children:
-                where = f"{self.project.modules[module].path}:{facts.pytree_line}"
                 out.append(fact(f"`{root}.{path[0]}` is traced: a child of the pytree `{cls.rsplit('.', 1)[-1]}`, "
                                 f"not aux data or a static field ({where})", span))
+            elif facts.pytree == "registered" and path[0] not in self.static_attributes(cls):
+                # a property of children, or of JAX ops on aux data (`jnp.ceil(self.t_end / self.dt)`)
+                out.append(fact(f"`{root}.{path[0]}` is traced: computed from the pytree `{cls.rsplit('.', 1)[-1]}`'s "
+                                f"children or by JAX ops, not aux data or a static field ({where})", span))
         return out
 
     def static_reads(self, key: Key, reads) -> bool:

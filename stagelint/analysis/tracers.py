@@ -109,8 +109,8 @@ def _origin(ctx, expr, func):
         return inner if inner[0] == OP else (WEAK, frozenset())  # `jnp.linalg.eigh(m).eigenvalues`, `y.T`
     if t is cst.Subscript:
         inner = _leaf(origin(ctx, expr.value, func))
-        if inner[0] == MIXED:
-            return inner
+        if inner[0] in (MIXED, PYTHON):
+            return inner  # (`x.shape[-2]`: an item of a shape is a Python int)
         if inner[0] in (PARAM, BARE):
             # an item of a traced argument: a leaf (a tracer) or a rebuilt container, as the
             # argument itself is (`ids[0] > 0`, `batch["x"].sum()`)

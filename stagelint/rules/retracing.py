@@ -90,6 +90,16 @@ class PythonScalarArgument(Rule):
     three values, three traces, each reused when the loop runs again). Values the code does not fix
     (a loop over `range(n)`, a counter) are flagged wherever they are static.
 
+    Under JAX the proof (`because`) states the chain: the parameter is static (`static_argnums`,
+    `static_argnames`, a pmap's `static_broadcasted_argnums`, an `eqx.filter_jit` Python scalar:
+    JAX keys its traces on the value, one trace per value, observed with JAX 0.10.2), the value
+    changes from call to call, and the parameter is only an operand of array operations, where a
+    traced value computes the same with one trace: the default tier. Two steps are guesses, in the
+    preview tier: a fixed set of literals across the calls (`split_on_devices(rng, 2)`, `(rng, 3)`:
+    a few traces, each reused afterwards, nothing known to be lost), and a parameter handed to a
+    JAX function (`jax.random.split(rng, num)`, `jax.random.normal(key, (n,))`), which may need it
+    as a Python value: a count, a shape or an axis that fails traced.
+
     ## Why is this bad?
     tf.function keys traces on Python values: `f(1)`, `f(2)`, `f(3)` trace three times, where
     `f(tf.constant(1))`... trace once. Tracing costs milliseconds to seconds, so a training loop
@@ -366,6 +376,11 @@ class PythonScalarArgument(Rule):
             kind = "structure"  # Keras constructors, project helpers, builtins: may use it as Python
         for arg in node.args:
             self._mark(arg.value, kind)
+        func = ctx.function
+        if kind == "tensor" and func is not None and any(q.startswith("jax.") for q in names):
+            for param in _params_in(ctx, func, [a.value for a in node.args]):
+                if param not in func.facts.param_jax_args:
+                    func.facts.param_jax_args.append(param)
 
     def visit_Name(self, node: cst.Name) -> None:
         ctx = self.ctx
@@ -425,6 +440,7 @@ class PythonScalarArgument(Rule):
                         literals.setdefault(module, {}).setdefault(value, []).append(arg.text)
                 for module, site, arg, chain in items:
                     reason = arg.varies
+                    steps = []  # the guesses of a JAX static argument's chain (the preview tier)
                     if reason and jax_entry is not None and 0 < arg.values < LARGE_BOUND \
                             and f.param_uses.get(param) != "tensor":
                         # a loop over `range(3)`: a fixed set of values, one trace each, reused
@@ -441,9 +457,28 @@ class PythonScalarArgument(Rule):
                             continue
                         others = sorted({texts[0] for v, texts in mine.items() if v != value})
                         reason = "other calls pass " + ", ".join(f"`{t}`" for t in others[:3])
+                        if jax_entry is not None:
+                            # deepqmc's `split_on_devices(rng, 2)` / `(rng, 3)`: a few traces in all,
+                            # each reused by every later call of that value
+                            steps.append(fact(
+                                f"the calls pass a fixed set of values for `{param}` ({len(mine)} in this "
+                                f"module): one trace per value, each reused afterwards; whether those few "
+                                f"traces cost anything is a guess", site.span, HEURISTIC))
                     if not reason:
                         continue
+                    if jax_entry is not None and param in f.param_jax_args:
+                        # `jax.random.split(rng, num)`: traced, `num` fails (JAX 0.10.2,
+                        # tests/runtime/test_jax_shape_static_facts.py)
+                        steps.append(fact(
+                            f"`{param}` is passed to a JAX function in `{project.display(key, module)}`, which may need "
+                            f"its Python value (a count, a shape, an axis): whether a traced value would do is a "
+                            f"guess", site.span, HEURISTIC))
                     extra = _forwarding(project, module, chain, key, param) if chain else {}
+                    if jax_entry is not None:
+                        extra["_because"] = [*_static_facts(project, module, site, key, param, arg.text, reason,
+                                                            f.param_uses.get(param) == "tensor"
+                                                            and param not in f.param_jax_args),
+                                             *extra.get("_because", ()), *steps]
                     if chain:
                         reason += ", handed on by " + " and ".join(
                             f"`{project.display((m, s.caller), module)}`" for m, s in chain)
@@ -489,6 +524,41 @@ def _forwarding(project, module: str, chain, key, param: str) -> dict:
         where = "" if m == module else f" ({project.modules[m].path}:{site.span.line})"
         facts.append((f"`{helper}` passes its parameter on to `{callee}` unchanged{where}", site.span if m == module else None))
     return {"_because": [fact(text, span or chain[0][1].span) for text, span in facts]}
+
+
+def _static_facts(project, module: str, site, key, param: str, value: str, reason: str, operand: bool) -> list:
+    """The known chain of a Python value passed for a JAX static argument: static arguments key the
+    trace cache by value (`jax.jit`'s `static_argnums`, `jax.pmap`'s `static_broadcasted_argnums`, an
+    `eqx.filter_jit` Python scalar: JAX 0.10.2, tests/runtime/test_jax_shape_static_facts.py); the
+    value changes; the parameter is only an operand where a traced value computes the same."""
+    name = project.display(key, module)
+    out = [fact(f"`{param}` is a static argument of `{name}`: JAX keys its traces on the value, so each new "
+                f"value traces and compiles again", site.span, TRUE),
+           fact(f"`{value}` changes between calls ({reason})", site.span, TRUE)]
+    if operand:
+        out.append(fact(f"`{param}` is used in `{name}` only where a traced value computes the same (an operand "
+                        f"of array operations, a result)", site.span, TRUE))
+    return out
+
+
+def _params_in(ctx, func, exprs) -> list[str]:
+    """The parameters of `func` named in the expressions (not in nested lambdas or defs)."""
+    out: list[str] = []
+
+    def walk(node) -> None:
+        if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+            return
+        if isinstance(node, cst.Name):
+            if node.value in func.facts.params and node.value != func.self_name \
+                    and ctx.binding_kind(node, func) == "param" and node.value not in out:
+                out.append(node.value)
+            return
+        for child in node.children:
+            walk(child)
+
+    for e in exprs:
+        walk(e)
+    return out
 
 
 #: Calls that only show a value (it does not shape the graph).

@@ -5,10 +5,12 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.pytrees import python_attribute_reads, traced_attribute_facts
-from stagelint.analysis.tracers import module_argument_guess, passed_param_guess
+from stagelint.analysis.tracers import OP, PYTHON, WEAK, module_argument_guess, passed_param_guess
+from stagelint.analysis.tracers import origin as tracer_origin
 from stagelint.analysis.dependence import op_result_fact, params_feeding
 from stagelint.analysis.flags import with_flag_step
 from stagelint.analysis.context import short_code
+from stagelint.analysis.proof import HEURISTIC, fact
 from stagelint.analysis.nnx import param_attributes
 from stagelint.analysis.jitsites import InExpectedErrors, uses_pallas
 from stagelint.rules.base import Rule
@@ -87,6 +89,18 @@ class DataDependentShape(InExpectedErrors, Rule):
     `functools.partial`, pmap's `static_broadcasted_argnums`, a config object). Code under
     `with pytest.raises(...)` or `self.assertRaises(...)` tests the error itself. Modules that
     import Pallas are left alone (kernels index refs, their shapes come from block specs).
+
+    What is known and what is a guess (each finding's proof, `because`, states its chain): the
+    default tier holds the lengths, bounds and masks whose tracer is known: a JAX operation's
+    result (`jnp.sum(mask)`), or a non-static parameter of the function `jax.jit`, `pmap` or a
+    `lax` body is given, alone or combined by operators (`x > 0`, `n + 1`): every leaf of a traced
+    argument is a tracer, a Python scalar included (JAX 0.10.2). A value read through an attribute,
+    a project function's result, an item of something not traced or a closed-over name is in the
+    preview tier: it may be pytree metadata, a static field or aux data, a Python int under jit
+    (e3nn's `scalars.irreps.dim`, jaxls's running sum of a `jdc.Static` field), unless the project
+    shows the class (a registered pytree's child or property of children: traced, the default
+    tier; its aux data or a static field: silent). A `range` loop's variable and `enumerate`'s
+    index are Python ints whatever they iterate: never reported.
 
     ## Why is this bad?
     XLA compiles for fixed shapes, so JAX must know every array's shape while tracing. Where
@@ -277,6 +291,14 @@ class DataDependentShape(InExpectedErrors, Rule):
                 reads += found
             if reads:
                 fields["_attrs"] = reads
+        kinds = [tracer_origin(self.ctx, v, self.ctx.function) for v in values]
+        if kinds and all(k == PYTHON for k, _ in kinds):
+            return  # a `range` loop's variable, shape arithmetic: Python ints whatever is traced
+        # the value's origin (`analysis.tracers`): a JAX op's result or a traced parameter combined
+        # by operators is known; one read through an attribute, a project call, a closure is a guess
+        weak = [short_code(v) for v, (k, _) in zip(values, kinds) if k == WEAK]
+        if weak and not any(k == OP for k, _ in kinds):
+            fields["_weak"] = weak[0]  # (even where the value model calls it a tensor: jaxls's sum)
         self.report(node, why=_WHY, _definite=t.definite, _params=sorted(t.params), _jax_only=True,
                     _value=short_code(values[0]) if values else short_code(node),
                     _from=sorted(set().union(*(params_feeding(self.ctx, v, self.ctx.function) for v in values))),
@@ -293,6 +315,8 @@ class DataDependentShape(InExpectedErrors, Rule):
         if jax.framework_of(key) != "jax" or jax.mode_of(key) not in ("jit", "trace"):
             return False  # TensorFlow allows dynamic shapes; under grad alone values are concrete
         fields = candidate.fields
+        if fields.get("_definite") and fields.get("_weak"):
+            return {"_because": [_weak_fact(fields["_weak"], candidate.span)]}
         if fields.get("_definite"):
             # a JAX operation's result: a tracer wherever the whole body is traced; under `jax.vmap`
             # alone only if computed from what it maps (`analysis.dependence`)
@@ -307,11 +331,27 @@ class DataDependentShape(InExpectedErrors, Rule):
         if guess is not None:
             return {"_because": [guess]}  # a module method's argument: what its caller passes
         because = traced_attribute_facts(project, key, fields.get("_attrs"), candidate.span) or []
+        if fields.get("_weak") and not because:
+            because = [_weak_fact(fields["_weak"], candidate.span)]
         guess = passed_param_guess(project, key, set(fields.get("_params", ())) & jax.traced_params(key),
                                    fields.get("_value", "the length"), candidate.span)
         if guess is not None:
             because = [guess, *because]  # a helper's parameter: what its callers pass
+        if not because:
+            traced = sorted(set(fields.get("_params", ())) & jax.traced_params(key))
+            if traced:
+                because = [fact(f"`{fields.get('_value', 'the length')}` comes from parameter `{traced[0]}` of "
+                                f"`{project.display(key, key[0])}`, a non-static argument the transformation traces: "
+                                "every leaf of it is a tracer, a Python scalar included", candidate.span)]
         return {"_because": because} if because else True
+
+
+def _weak_fact(value: str, span) -> list:
+    """The guess of a length or bound read through an attribute, a call, an item or a closure
+    (e3nn's `scalars.irreps.dim`, jaxls's running sum of a `jdc.Static` field: Python ints of
+    pytree metadata under jit, JAX 0.10.2, tests/runtime/test_jax_shape_facts.py)."""
+    return fact(f"`{value}` is reached through an attribute, a call, an item or a closure: whether it is a tracer "
+                "(not pytree metadata, a static field, aux data, a concrete closure) is a guess", span, HEURISTIC)
 
 
 def _computes(ctx, expr: cst.BaseExpression) -> bool:

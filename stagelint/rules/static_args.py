@@ -198,6 +198,12 @@ class _StaticSites(InExpectedErrors, Rule):
             fields.update({"_stages_itself": True, "_callee": list(callee or ()), "_index": index, "_keyword": keyword,
                            "_attr": callee is not None and isinstance(call.func, cst.Attribute),
                            "arg": short_code(value), "callee": short_code(call.func)})
+            if "_what" in fields:  # JAX's behaviour table, row 31: the hash is taken at the call
+                fields["_because"] = [fact(f"`{short_code(value)}` is {fields['_what']}, which has no hash by value "
+                                           f"(`hash()` raises TypeError)", self.ctx.position(value))]
+            rebound = self._rebound(call) if callee is not None else None
+            if rebound is not None:
+                fields["_because"] = [*fields.get("_because", ()), rebound]
             if spec is not None:  # the jit is in the call: the file decides
                 verdict = self.judge(spec, fields)
                 if not verdict:
@@ -208,6 +214,22 @@ class _StaticSites(InExpectedErrors, Rule):
 
     def describe(self, func, in_loop: bool, value: cst.BaseExpression) -> dict | None:
         raise NotImplementedError
+
+    def _rebound(self, call: cst.Call) -> list | None:
+        """The guess of a callee the file binds more than once (a notebook's `f` redefined in a
+        later cell with other static arguments): the project knows one spec per name, while the
+        call runs whichever binding it reaches first."""
+        if not isinstance(call.func, cst.Name):
+            return None
+        reached = self.ctx.bindings_of(call.func)
+        scope = getattr(reached[0], "scope", None) if len(reached) == 1 else None
+        if scope is None:
+            return None
+        bindings = [b for b in scope.assignments[call.func.value] if getattr(b, "node", None) is not None]
+        if len(bindings) < 2:
+            return None
+        return fact(f"`{call.func.value}` is bound {len(bindings)} times in this file: which of them the call reaches, "
+                    f"and so which static arguments it has, is a guess", self.ctx.position(call), HEURISTIC)
 
     def _class_of(self, func, value, classes=None):
         """The local class `value` is an instance of (qualified name, what `classes` holds for
@@ -262,7 +284,11 @@ class UnhashableStaticArgument(_StaticSites):
     `self`. A spec is checked against the def's own signature only where `jax.jit` is given the
     def or a wrapper that keeps its signature (`functools.lru_cache`, `functools.wraps`); under
     another decorator, which may set the signature jit reads (`__signature__`), the finding is in
-    the preview tier.
+    the preview tier. So is a call of a name the file binds more than once (a notebook's `f`
+    redefined in a later cell with other static arguments): which binding the call reaches decides
+    its static arguments. A name unpacked from a set or a list (`layout, = {...}`) holds an
+    element, not the container, and is not reported. The proof (`because`) names the unhashable
+    value's kind: JAX hashes static arguments at the call (JAX 0.10.2).
 
     ## Why is this bad?
     `jax.jit` keys its compilation cache on the static arguments' hashes. An unhashable one
@@ -400,6 +426,9 @@ class UnhashableStaticArgument(_StaticSites):
         if found is not None and found[1][0] == "unhashable":
             name = found[0].rsplit(".", 1)[-1]
             return f"a `{name}` object ({found[1][1]})"
+        if isinstance(value, cst.Name) and any(id(getattr(r, "node", None)) in self.ctx.unpacked_names
+                                                for r in self.ctx.bindings_of(value)):
+            return None  # `tile_layout, = {...}` (jax-cfd): an element of the set, not the set
         if isinstance(value, (cst.Call, cst.Name)):
             v = value_of(self.ctx, value, func)
             if v.what in _UNHASHABLE_VALUES:
