@@ -50,7 +50,8 @@ LISTS = {LIST: ("A", "B"), HERE / "fresh_repos_jax2.txt": ("C", "D"), HERE / "fr
          HERE / "fresh_repos_jax6b.txt": ("S", "T"), HERE / "fresh_repos_jax6c.txt": ("S", "T"),
          HERE / "fresh_repos_tf6.txt": ("U", "V"), HERE / "fresh_repos_jax7.txt": ("W", "X"),
          HERE / "fresh_repos_jax7b.txt": ("W", "X"),
-         HERE / "fresh_repos_tf7.txt": ("Y", "Z")}
+         HERE / "fresh_repos_tf7.txt": ("Y", "Z"),
+         HERE / "fresh_repos_tf7b.txt": ("Y", "Z")}
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
