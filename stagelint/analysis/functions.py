@@ -333,3 +333,37 @@ def returns_new_function(ctx, node: cst.Return) -> bool:
     nodes = [getattr(b, "node", None) for b in ctx.bindings_of(value)]
     return bool(nodes) and ctx.binding_kind(value, ctx.function) == "local" and \
         all(isinstance(n, cst.FunctionDef) for n in nodes)
+
+
+def bound_per_iteration(ctx, exprs, loop: cst.CSTNode) -> list[str]:
+    """The names read in `exprs` (what a wrapper is made of: the function expression, the
+    staging call's options, a factory's arguments) that `loop`, a loop or comprehension, binds
+    on each iteration: its target or a name assigned in its body. A wrapper made of them may be
+    another program on each iteration (`env = make(game); jax.jit(jax.vmap(env.init))`, a jit
+    per layer with that layer's `out_shardings`). Lambda bodies are not read: what a lambda
+    closes over is a value its trace bakes in, the same program when that value has the same
+    structure; so are the arguments a `functools.partial` binds and a nested def's closure (`for i in ...: def slice_ith(x): ...` then `jax.jit(slice_ith)`)."""
+    out: list[str] = []
+    stack = list(exprs)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Lambda):
+            continue
+        if isinstance(n, cst.Call) and n.args and ctx.qualified_names(n.func) & PARTIAL_CALLS:
+            stack.append(n.args[0].value)  # the arguments a partial binds are its closure
+            continue
+        if isinstance(n, cst.Attribute):
+            stack.append(n.value)
+            continue
+        if isinstance(n, cst.Arg):
+            stack.append(n.value)
+            continue
+        if isinstance(n, cst.Name):
+            for b in ctx.bindings_of(n):
+                node = getattr(b, "node", None)
+                if node is not None and not isinstance(node, cst.FunctionDef) and _inside(ctx, node, loop) \
+                        and n.value not in out:
+                    out.append(n.value)
+            continue
+        stack.extend(n.children)
+    return out

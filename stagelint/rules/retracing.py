@@ -32,6 +32,7 @@ from stagelint.analysis.functions import (
     SAME,
     Identity,
     bound_method_shadowed,
+    bound_per_iteration,
     calls_over,
     identity,
     returns_new_function,
@@ -631,6 +632,18 @@ class FunctionRecreated(Rule):
     request handler. A Function re-created once per iteration of an outer loop and called in an
     inner loop traces once per outer iteration, not on every call, and the message says so.
 
+    Under JAX the default tier keeps the repetition the code shows. That a new function object
+    traces again is JAX's behaviour; that the same program is traced again and again is known
+    only for a wrapper made in a loop or comprehension of nothing its iterations bind (a lambda
+    or nested def over the batch counts: what it closes over is a value baked into the trace),
+    in a function the project calls in a loop, or in a method this module calls in a loop. Two
+    steps are guesses and are reported only with `--preview`: a function called at several
+    places, none in a loop (set-up code, one call per experiment arm: each call may trace its
+    own program once), and a loop whose iterations wrap what they bind themselves (`env =
+    make(game); jax.jit(jax.vmap(env.init))`, a jit per layer with that layer's
+    `out_shardings`, a factory called with each element: each iteration may be another program,
+    which no cache could reuse).
+
     ## Why is this bad?
     Traces belong to the Function object: separate Function objects never share traces, even
     for the same Python function and the same arguments. A Function made anew on every step
@@ -831,7 +844,7 @@ class FunctionRecreated(Rule):
         #: the `if` statements around the walk
         self._ifs: list[cst.If] = []
         #: `factory(...)(x)` inside a loop: (qualnames the factory may be, the loop)
-        self._factory_calls: list[tuple[set[str], cst.CSTNode]] = []
+        self._factory_calls: list[tuple[set[str], cst.CSTNode, cst.Call]] = []
         #: this module's functions that return a new nested function (`analysis.functions`)
         self._new_factories: set[str] = set()
         #: methods this module calls in a loop, on an object whose class it shows (`trainer.step(x)`
@@ -887,6 +900,11 @@ class FunctionRecreated(Rule):
     def _staging(self, node) -> bool:
         return self._staging_api(node) is not None
 
+    def _jax(self, api: str | None) -> bool:
+        """`api` is JAX's or one of its libraries' (the split of issue 23 is per framework)."""
+        return bool(api) and (api in JAX_STAGING or (not api.startswith("tensorflow.")
+                                                     and api not in self.ctx.settings.staging_decorators))
+
     def _cache(self, api: str) -> str | None:
         """How `api`'s trace cache treats the function when the wrapper is made again
         (`frameworks.TRACE_CACHE`); a configured staging decorator is "treated like tf.function"."""
@@ -921,6 +939,8 @@ class FunctionRecreated(Rule):
             ident = identity(ctx, keyed, None, self._new_factories) if ctx.function is not None else None
         record = {"node": call, "target": target, "scope": ctx.function, "loop": loop, "used": None,
                   "kind": kind, "api": api, "cache": cache, "identity": ident, "keyed": keyed}
+        if loop is not None and self._jax(api):
+            record["varies"] = bound_per_iteration(ctx, call.args, loop)
         if not _retraces(cache, ident) and not (ident is None and isinstance(keyed, cst.Call)):
             return None  # (a factory's result is known once the module's functions are: `finish`)
         self.made.append(record)
@@ -933,7 +953,7 @@ class FunctionRecreated(Rule):
             # `make_step(s)(x)` in a loop: the factory's Function is made and used once per iteration
             names = {ctx.relative(q) for q in ctx.qualified_names(inner.func)}
             loop = self._comprehensions[-1] if self._comprehensions else ctx.loops[-1]
-            self._factory_calls.append((names, loop))
+            self._factory_calls.append((names, loop, inner))
         if isinstance(inner, cst.Attribute) and isinstance(inner.value, cst.Name) and (ctx.loops or self._comprehensions):
             func = ctx.function
             if func is not None and inner.value.value == func.self_name and func.facts.class_qualname:
@@ -1017,10 +1037,12 @@ class FunctionRecreated(Rule):
             if record["used"] is None and scope is not None and record["loop"] is None:
                 # a factory that returns its Function, called and its result called at once, in
                 # a loop: a new Function per iteration
-                loop = next((lp for names, lp in self._factory_calls if scope.qualname in names), None)
-                if loop is not None:
+                call = next(((lp, c) for names, lp, c in self._factory_calls if scope.qualname in names), None)
+                if call is not None:
                     record["used"] = "factory"
-                    record["factory_loop"] = loop
+                    record["factory_loop"] = loop = call[0]
+                    if self._jax(record["api"]):  # `make_metric(t)(x)` for each `t`: another program each
+                        record["varies"] = bound_per_iteration(ctx, call[1].args, loop)
         for record in made:
             if record["used"] is None:
                 continue
@@ -1044,6 +1066,14 @@ class FunctionRecreated(Rule):
                 fields["remedy"] = fields["remedy"].format(outside=f" before the {kind}")
                 fields["_because"].append(fact(
                     f"the {kind} on line {line} runs {fields['what']} on each iteration", ctx.position(loop)))
+                varies = record.get("varies")
+                if varies:
+                    shown = ", ".join(f"`{n}`" for n in varies)
+                    fields["_because"].append(fact(
+                        f"the {kind} on line {line} binds {shown} on each iteration, and the wrapper is made "
+                        f"of {'it' if len(varies) == 1 else 'them'}: each iteration may stage another program "
+                        f"(another function, other options), so whether a trace repeats an earlier one is "
+                        f"not shown", ctx.position(record["node"]), HEURISTIC))
                 self._emit(record["node"], scope, fields)
             elif record["kind"] == "immediate" and len(group := immediate_per_scope.get(
                     (scope.qualname if scope else None, self._key(record) or id(record["target"])), ())) > 1 \
@@ -1197,7 +1227,29 @@ class FunctionRecreated(Rule):
             return _same_program_again(candidate, project, module, (module.module, enclosing), sites)
         if candidate.fields.get("_looped"):
             return True
-        return len(sites) > 1 or any(site.in_loop for _, site in sites)
+        if any(site.in_loop for _, site in sites):
+            return True
+        if len(sites) > 1 and _under_jax(candidate, project):
+            # Several calls make several wrappers, but whether they stage one program again or
+            # run once each (set-up, one call per experiment arm) the code does not show.
+            shown = ", ".join(f"{project.modules[mod].path}:{site.span.line}" if mod != module.module
+                              else f"line {site.span.line}" for mod, site in sites[:4])
+            more = f" and {len(sites) - 4} more" if len(sites) > 4 else ""
+            name = project.display((module.module, enclosing), module.module)
+            return {"_because": [*candidate.fields.get("_because", ()), fact(
+                f"`{name}` is called at {len(sites)} places ({shown}{more}), none in a loop: how often it "
+                f"runs, and whether its calls stage the same program, is not shown", candidate.span, HEURISTIC)]}
+        return len(sites) > 1
+
+
+def _under_jax(candidate, project) -> bool:
+    """The candidate's wrapper is JAX's, or the function it wraps is staged by JAX alone (a
+    decorator the walk does not resolve, `@functools.partial(jax.jit, backend="cpu")`): as the
+    report decides which framework's terms to use."""
+    if candidate.fields.get("_jax_api"):
+        return True
+    jax = getattr(project, "jax", None)
+    return jax is not None and any(jax.framework_of(tuple(a)) == "jax" for a in candidate.fields.get("_anchors", ()))
 
 
 def _same_program_again(candidate, project, module, key, sites):

@@ -1,0 +1,141 @@
+"""Per-step certainty of STG502 under JAX (bench/fresh_audit_notes.md, "Per-step certainty of the
+JAX retracing and state rules"): "`jax.jit` of a new function object traces again" is JAX's
+behaviour (tests/runtime/test_function_identity.py); "and this happens again and again, tracing
+the same program" is known only where the code shows it: the wrap in a loop that makes the same
+program on each iteration, or in a function the project calls in a loop. A function merely called
+at several places, or a loop whose iterations wrap what they bind themselves (another environment,
+another layer's shardings), may stage each program once: the preview tier."""
+
+from __future__ import annotations
+
+from rulecases import assert_tiers
+
+
+def test_a_jit_in_a_function_called_at_several_places_none_in_a_loop_is_a_preview_guess():
+    """spyx's `run_cma(prime)`, deepqmc's `initialize_sampler_state`: the nested jit closes over
+    the call's objects, and each call (one per experiment arm, one for pretraining and one for
+    training) traces its own program once. Two calls do not show a retrace in vain; nor when the
+    decorator is a `functools.partial` of `jax.jit` (scenic's `initialize_model_with_pytree`)."""
+    assert_tiers("""
+        import functools
+        import jax
+
+        def run(prime, data):
+            @jax.jit  # preview STG502
+            def evolve(x):
+                return x * 2 if prime else x
+            return evolve(data)
+
+        def initialize(model, data):
+            @functools.partial(jax.jit, backend="cpu")  # preview STG502
+            def _initialize(x):
+                return model * x
+            return _initialize(data)
+
+        run(False, 1.0)
+        run(True, 1.0)
+        initialize(2.0, 1.0)
+        initialize(3.0, 1.0)
+    """)
+
+
+def test_a_jit_in_a_function_called_in_a_loop_is_reported():
+    """The negative twin: the project calls the function on every step of a loop (poppy's
+    `validate`, made every `validation_freq` steps of the training loop): the wrapper is made and
+    traced again on each iteration."""
+    assert_tiers("""
+        import jax
+
+        def validate(params, data):
+            @jax.jit  # STG502
+            def run_validate(x):
+                return x * params
+            return run_validate(data)
+
+        for step in range(100):
+            validate(2.0, 1.0)
+    """)
+
+
+def test_a_jit_of_what_each_iteration_binds_is_a_preview_guess():
+    """pgx's figure script: `for game in games: env = pgx.make(game); init =
+    jax.jit(jax.vmap(env.init))`: each iteration jits another environment's function, a program
+    of its own; no trace need repeat another. So for a jit per layer with that layer's
+    `out_shardings` (maxtext's `stack_layers`), and a factory called with each element
+    (jax-cfd's `[metric(t)(x) for t in thresholds]`)."""
+    assert_tiers("""
+        import jax
+
+        def make(name):
+            return Env(name)
+
+        class Env:
+            def __init__(self, name):
+                self.name = name
+
+            def init(self, key):
+                return key
+
+        def metric(threshold):
+            @jax.jit  # preview STG502
+            def inner(x):
+                return x > threshold
+            return inner
+
+        def figures(games, keys):
+            for game in games:
+                env = make(game)
+                init = jax.jit(jax.vmap(env.init))  # preview STG502
+                init(keys)
+
+        def restack(params, shardings, names):
+            out = {}
+            for name in names:
+                out[name] = jax.jit(lambda p: p, out_shardings=shardings[name])(params[name])  # preview STG502
+            return out
+
+        def evaluate(x, thresholds):
+            return [metric(t)(x) for t in thresholds]
+    """)
+
+
+def test_a_jit_made_of_nothing_the_iteration_binds_is_reported():
+    """The negative twin: the same program made on every iteration (kvfrans's FID loop,
+    `jax.pmap(lambda x: jax.lax.all_gather(x, 'i'), axis_name='i')(acts)` per batch), a vmap of a
+    function bound before the loop, options bound before the loop, a factory called with the same
+    value, and a lambda over the batch (what a lambda closes over is baked into its trace, and the
+    same program again when only the batch's values change): each iteration traces anew in vain."""
+    assert_tiers("""
+        import jax
+
+        def metric(threshold):
+            @jax.jit  # STG502
+            def inner(x):
+                return x > threshold
+            return inner
+
+        def fid(batches):
+            out = []
+            for acts in batches:
+                out.append(jax.pmap(lambda x: jax.lax.all_gather(x, "i"), axis_name="i")(acts))  # STG502
+            return out
+
+        def figures(env, keys, steps):
+            for _ in range(steps):
+                init = jax.jit(jax.vmap(env.init))  # STG502
+                init(keys)
+
+        def restack(params, sharding, names):
+            out = {}
+            for name in names:
+                out[name] = jax.jit(lambda p: p, out_shardings=sharding)(params[name])  # STG502
+            return out
+
+        def evaluate(x, thresholds):
+            return [metric(0.5)(x) for t in thresholds]
+
+        def train(w, batches):
+            for x in batches:
+                w = w - jax.jit(lambda v: (v * x).sum())(w)  # STG502
+            return w
+    """)
