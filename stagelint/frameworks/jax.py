@@ -222,6 +222,11 @@ JAX = Framework(
         # sharding metadata of a (traced) variable tree: PartitionSpecs, Python values
         "flax.linen.get_partition_spec", "flax.linen.spmd.get_partition_spec", "flax.nnx.get_partition_spec",
         "flax.linen.logical_to_mesh_axes", "flax.linen.get_sharding", "flax.nnx.get_named_sharding",
+        # a module's object graph as Python: a generator of (path, node) pairs, a FlatState of
+        # (path, Variable) pairs, one per node the module holds, under jit too
+        # (tests/runtime/test_jax_retrace_state_facts.py)
+        "flax.nnx.iter_graph", "flax.nnx.iter_modules", "flax.nnx.iter_children", "flax.nnx.to_flat_state",
+        "flax.nnx.graph.iter_graph", "flax.nnx.statelib.to_flat_state",
     }),
     non_tensor_prefixes=(
         # (`jax.tree.map` / `tree_util.tree_map` return the traced values they map: left out)
