@@ -48,6 +48,13 @@ class StaleGlobal(Rule):
     after the rebinding) changes nothing a trace sees; so does a change in place
     (`metrics.update({...})`) filled in after the def but before the first call: it is set-up. A global rebound only by a function that set-up code calls
     (`set_random_seeds()` from a task's `__init__`) is configuration, not a change between calls.
+
+    Under JAX two more steps are guesses, reported only with `--preview`: a global whose only
+    binding is made inside a function (`global optimize` in `main()`, most often a configure-once
+    global set before the first call), and an enclosing variable a jitted lambda reads, rebound
+    after it (a lambda's calls are not tracked: it may have run only before the change, and a
+    new lambda be jitted after it). Neither shows a later call of the same Function reusing a
+    trace made before the change.
     Methods of objects that are not containers (`replay_buffer.clear()`, a module's
     `_context_stack.pop()` on an object it binds further down) are not mutations, nor is a
     container method's namesake whose result the code uses (`updates, state =
@@ -296,13 +303,14 @@ class StaleGlobal(Rule):
             if kind == "closure" and not chain:
                 continue
             ordered = self._ordered(nodes) if kind == "global" else None
+            self._guess = ""
             change = self._change(func, nodes, kind, chain) if ordered is None else ""
             if change is None or (ordered is not None and not ordered["rebinds"] and not ordered["writers"]):
                 continue
             reported.add((func.qualname, name.value))
             self.report(name, function=func, name=name.value, change=change,
                         scope="global" if kind == "global" else "the enclosing function's variable",
-                        _chain=[f.qualname for f in chain], _order=ordered)
+                        _chain=[f.qualname for f in chain], _order=ordered, _guess=self._guess)
 
     def _ordered(self, nodes) -> dict | None:
         """For a global: its module-level rebindings in program order (line, and the module-level
@@ -382,6 +390,16 @@ class StaleGlobal(Rule):
                 return {"change": f"changed by `{unknown}`",
                         "_preview": f"when `{unknown}` runs relative to the Function's calls is not shown"}
             return False
+        guess = candidate.fields.get("_guess")
+        jax = getattr(project, "jax", None)
+        if guess and jax is not None and jax.framework_of((module.module, candidate.function)) == "jax":
+            # under JAX the order is the step that decides (issue 23's per-step split: a guess)
+            verdict = cls._closure_verdict(candidate, project, module)
+            return {"_preview": guess} if verdict else verdict
+        return cls._closure_verdict(candidate, project, module)
+
+    @staticmethod
+    def _closure_verdict(candidate, project, module):
         chain = candidate.fields.get("_chain")
         if not chain:
             return True
@@ -398,6 +416,8 @@ class StaleGlobal(Rule):
         if kind == "global":
             for node in nodes:
                 if id(node) not in ctx.branch_paths:
+                    # (a configure-once `main()` binds it before the first call: the order is not shown)
+                    self._guess = "when the function that rebinds it runs relative to the Function's calls is not shown"
                     return "rebound inside a function"
         if kind == "closure":
             # Bindings made before the nested def, outside any loop around it, are done by the
@@ -408,6 +428,11 @@ class StaleGlobal(Rule):
             after = [n for n in nodes if not self._before(n, outer_def) and not self._made_afresh_after(n, outer_def)
                      and self._between_runs(n, outer_def)]
             if after and len(after) < len(nodes):
+                if self._references(outer_def) is None:
+                    # a lambda's calls are not tracked: it may have run only before the rebinding,
+                    # and a new Function made after it (a test's `k_jit = jit(lambda: ...)` again)
+                    self._guess = (f"whether the lambda is called again after line {ctx.position(after[0]).line}, "
+                                   f"reusing an earlier trace, is not shown")
                 return f"rebound on line {ctx.position(after[0]).line}, after `{chain[-1].facts.name}` is defined"
             if not after:
                 owner = chain[-1].parent

@@ -40,3 +40,74 @@ def test_a_loop_over_a_jax_operations_result_is_reported():
                 x = x + jnp.sum(row)
             return x
     """)
+
+
+def test_a_global_rebound_inside_a_function_or_a_closure_a_lambda_reads_is_a_preview_guess_under_jax():
+    """llama-2-jax's `main()` binds the global `optimize` before the first `train_step` call and
+    never again (a configure-once global); neural-tangents' tests rebind `kernel_fn` after a
+    jitted lambda has run and then jit a new lambda: no call reuses a trace made before the
+    change. "A later call of the same Function reuses a trace made before the rebinding" is the
+    step that makes the value stale, and the code does not show it for a function's `global`
+    rebinding, nor for a lambda, whose calls are not tracked."""
+    assert_tiers("""
+        from typing import Callable
+
+        import jax
+
+        optimize: Callable
+
+        @jax.jit
+        def train_step(params, x):
+            return optimize(params, x)  # preview STG301
+
+        def main():
+            global optimize
+            optimize = lambda p, x: p - x
+            params = 1.0
+            for x in range(3):
+                params = train_step(params, x)
+            return params
+
+        def make(n):
+            return lambda x: x * n
+
+        def check_kernel(x):
+            kernel_fn = make(1)
+            k_jit = jax.jit(lambda y: kernel_fn(y))  # preview STG301
+            a = k_jit(x)
+            kernel_fn = make(2)
+            k_jit = jax.jit(lambda y: 2 * y)
+            return a, k_jit(x)
+    """)
+
+
+def test_a_rebinding_between_two_calls_of_the_same_jitted_function_is_reported():
+    """The negative twin, JAX's sharp bit: a module-level rebinding between two calls of the
+    jitted function, and an enclosing variable the time loop rebinds before each call of a
+    nested jitted def (jax-fem's dendrite `phase_field`): the later calls reuse the first trace
+    and its baked-in value (tests/runtime/test_jax_fresh_facts.py)."""
+    assert_tiers("""
+        import jax
+
+        SCALE = 2
+
+        @jax.jit
+        def f(x):
+            return x * SCALE  # STG301
+
+        f(1.0)
+        SCALE = 3
+        f(1.0)
+
+        def simulate(x, steps):
+            eps = x * 2
+
+            @jax.jit
+            def phase(y):
+                return y * eps  # STG301
+
+            for _ in range(steps):
+                eps = eps + 1
+                x = phase(x)
+            return x
+    """)
