@@ -34,7 +34,7 @@ def _feeding(ctx, expr, func, memo, depth: int, active: set) -> frozenset[str]:
         return frozenset()
     active.add(key)
     out: set[str] = set()
-    for name in _loads(expr):
+    for name in name_loads(expr):
         kind = ctx.binding_kind(name, func)
         if kind == "param":
             out.add(name.value)
@@ -53,9 +53,10 @@ def _feeding(ctx, expr, func, memo, depth: int, active: set) -> frozenset[str]:
     return result
 
 
-def _loads(expr: cst.CSTNode):
+def name_loads(expr: cst.CSTNode, instead=None):
     """The Name loads of an expression, not those inside a nested lambda, and not attribute
-    names (`x.shape`'s `shape`) or keyword names."""
+    names (`x.shape`'s `shape`) or keyword names. `instead(call)`: the one part of a call to read
+    in its place, or None to read it whole (`functools.partial(f, ...)`: `f`)."""
     stack = [expr]
     while stack:
         node = stack.pop()
@@ -63,6 +64,9 @@ def _loads(expr: cst.CSTNode):
             yield node
             continue
         if isinstance(node, cst.Lambda):
+            continue
+        if instead is not None and isinstance(node, cst.Call) and (part := instead(node)) is not None:
+            stack.append(part)
             continue
         if isinstance(node, cst.Attribute):
             stack.append(node.value)

@@ -28,6 +28,7 @@ import libcst as cst
 
 from stagelint.analysis.proof import HEURISTIC, TRUE
 from stagelint.analysis.context import short_code
+from stagelint.analysis.dependence import name_loads
 from stagelint.frameworks import FUNCTION_HOLDERS, JAX_GRAD, JAX_TRACE, PARTIAL_CALLS
 
 NEW, BOUND, SAME = "new", "bound", "same"
@@ -342,28 +343,17 @@ def bound_per_iteration(ctx, exprs, loop: cst.CSTNode) -> list[str]:
     another program on each iteration (`env = make(game); jax.jit(jax.vmap(env.init))`, a jit
     per layer with that layer's `out_shardings`). Lambda bodies are not read: what a lambda
     closes over is a value its trace bakes in, the same program when that value has the same
-    structure; so are the arguments a `functools.partial` binds and a nested def's closure (`for i in ...: def slice_ith(x): ...` then `jax.jit(slice_ith)`)."""
+    structure; so are the arguments a `functools.partial` binds and a nested def's closure
+    (`for i in ...: def slice_ith(x): ...` then `jax.jit(slice_ith)`)."""
+    def closure(call: cst.Call):  # the arguments a partial binds are its closure
+        return call.args[0].value if call.args and ctx.qualified_names(call.func) & PARTIAL_CALLS else None
+
     out: list[str] = []
-    stack = list(exprs)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Lambda):
-            continue
-        if isinstance(n, cst.Call) and n.args and ctx.qualified_names(n.func) & PARTIAL_CALLS:
-            stack.append(n.args[0].value)  # the arguments a partial binds are its closure
-            continue
-        if isinstance(n, cst.Attribute):
-            stack.append(n.value)
-            continue
-        if isinstance(n, cst.Arg):
-            stack.append(n.value)
-            continue
-        if isinstance(n, cst.Name):
+    for expr in exprs:
+        for n in name_loads(expr, closure):
             for b in ctx.bindings_of(n):
                 node = getattr(b, "node", None)
                 if node is not None and not isinstance(node, cst.FunctionDef) and _inside(ctx, node, loop) \
                         and n.value not in out:
                     out.append(n.value)
-            continue
-        stack.extend(n.children)
     return out
