@@ -150,6 +150,9 @@ class FunctionFacts:
     param_classes: dict[str, str] = field(default_factory=dict)
     #: params used directly as operands of framework ops (so they are tensors)
     tensor_params: set[str] = field(default_factory=set)
+    #: among them, those only an op operand shows: TensorFlow ops take Python numbers too
+    #: (`tf.range(1, n + 1)` with `n = x.shape[1]`), so that evidence is a guess
+    op_params: set[str] = field(default_factory=set)
     #: "decorator" when a staging decorator sits on the def itself
     staged_by: str | None = None
     #: decorated with an eager escape (tf.py_function): runs eagerly, never traced into.

@@ -765,13 +765,14 @@ class Project:
         found = self.resolve_class(cls) if cls else None
         return found[1].qualname if found else cls
 
-    def tensor_params(self, key: Key, keras_inputs: bool = True) -> set[str]:
+    def tensor_params(self, key: Key, keras_inputs: bool = True, op_operands: bool = True) -> set[str]:
         """Parameters shown to be tensors. `keras_inputs=False` leaves out the assumption that a
-        Keras `call`'s inputs are tensors (they may be lists or dicts of tensors)."""
+        Keras `call`'s inputs are tensors (they may be lists or dicts of tensors);
+        `op_operands=False` the guess that an op's operand is one (`FunctionFacts.op_params`)."""
         f = self.function(key)
         if f is None:
             return set()
-        out = set(f.tensor_params)
+        out = set(f.tensor_params) if op_operands else set(f.tensor_params) - f.op_params
         if keras_inputs:
             out |= self.jax.traced_params(key)  # (pytrees, maybe: not for structure questions)
         if keras_inputs and self.entries.get(key) == "keras":

@@ -196,10 +196,12 @@ def tensor_in_project(project, key, definite: bool, params, keras_inputs: bool =
     return bool(definite or (params and set(params) & project.tensor_params(key, keras_inputs)))
 
 
-def tensor_fact(project, key, candidate, keras_inputs: bool = True) -> list | None:
+def tensor_fact(project, key, candidate, keras_inputs: bool = True, op_operands: str = "true") -> list | None:
     """Why a candidate's `value` is a tensor (`tensor_in_project`'s reason), for the finding's
-    proof; None when it is not known to be one."""
-    from stagelint.analysis.proof import definite_tensor, fact
+    proof; None when it is not known to be one. `op_operands` is the certainty of the evidence
+    that a parameter is given to an op (`FunctionFacts.op_params`): a guess where a Python
+    number there would do what the rule says cannot be done."""
+    from stagelint.analysis.proof import TRUE, definite_tensor, fact
 
     fields = candidate.fields
     value = fields.get("value") or "the value"
@@ -207,12 +209,28 @@ def tensor_fact(project, key, candidate, keras_inputs: bool = True) -> list | No
         return fact(f"`{value}` is a `tf.Variable`: it has no value while the function is traced", candidate.span)
     if fields.get("_definite"):
         return fact(definite_tensor(value), candidate.span)
-    params = sorted(set(fields.get("_params", ())) & project.tensor_params(key, keras_inputs))
+    wanted = set(fields.get("_params", ()))
+    if not project.call_sites.get(key):
+        op_operands = TRUE  # what outside callers pass is not shown: an op operand is the evidence there is
+    params = sorted(wanted & project.tensor_params(key, keras_inputs, op_operands=op_operands == TRUE))
+    if params and op_operands == TRUE:
+        names = ", ".join(f"`{p}`" for p in params)
+        return fact(f"`{value}` comes from parameter {names}, which the project shows is a tensor (what its "
+                    f"callers pass, or an op it is given to)", candidate.span)
+    if params:
+        names = ", ".join(f"`{p}`" for p in params)
+        return fact(f"`{value}` comes from parameter {names}, which the project shows is a tensor (what its "
+                    f"callers pass, or its input signature)", candidate.span)
+    params = sorted(wanted & project.tensor_params(key, keras_inputs))
     if not params:
         return None
+    # TensorFlow ops take Python numbers too (`tf.range(1, n + 1)`): a parameter given to an op
+    # may be a Python value the project's callers, which pass no tensor there, computed from a
+    # static shape (checked with TF 2.21)
     names = ", ".join(f"`{p}`" for p in params)
-    return fact(f"`{value}` comes from parameter {names}, which the project shows is a tensor (what its callers "
-                f"pass, or an op it is given to)", candidate.span)
+    return fact(f"`{value}` comes from parameter {names}, which is given to a TensorFlow op but to which no "
+                f"caller the project shows passes a tensor; ops take Python numbers too, so that it is a tensor "
+                f"is a guess", candidate.span, op_operands)
 
 
 def arg_kind(arg) -> str:

@@ -54,6 +54,7 @@ from stagelint.frameworks import (
     PARTIAL_CALLS,
     SEQUENCE_TESTS,
     VARIABLE_LIST_ATTRIBUTES,
+    builds_at_construction,
     size_argument,
 )
 from stagelint.analysis.jaxstaging import record_call, record_linen_run
@@ -430,6 +431,11 @@ class _Walker(cst.CSTVisitor):
             for i, e in enumerate(target.elements):
                 ctx.unpacked_at[id(e.value)] = (i, len(target.elements))
         unpacked = isinstance(target, (cst.Tuple, cst.List))
+        if isinstance(target, cst.Name) and isinstance(value, cst.Call) and self._functional_model(value):
+            # built where it is made: the name's object (`name@line`) and the call's (`new@...`)
+            line, at = ctx.position(target).line, ctx.position(value)
+            for ident in (f"{target.value}@{line}", f"new@{at.line}:{at.column}"):
+                ctx.facts.built[ident] = min(line, ctx.facts.built.get(ident, line))
         for name in target_names(target):
             ctx.bound_values[id(name)] = value
             if unpacked:
@@ -599,6 +605,8 @@ class _Walker(cst.CSTVisitor):
                         continue  # `tf.nn.top_k(x, k=k)`: a Python int as often as a tensor
                     for name in _operands(arg.value):
                         if ctx.binding_kind(name, func) == "param":
+                            if name.value not in func.facts.tensor_params:
+                                func.facts.op_params.add(name.value)
                             func.facts.tensor_params.add(name.value)
         if func is None and not ctx.functions:
             self._record_object_call(node)
@@ -805,6 +813,12 @@ class _Walker(cst.CSTVisitor):
         arg.shape = shape_variation(self.ctx, expr, func, loops)
         arg.function = function_object(self.ctx, expr, func, loops)
         return arg
+
+    def _functional_model(self, call: cst.Call) -> bool:
+        """`call` makes a functional Keras model (`frameworks.builds_at_construction`)."""
+        keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+        positional = sum(1 for a in call.args if a.keyword is None and not a.star)
+        return any(builds_at_construction(q, keywords, positional) for q in self.ctx.qualified_names(call.func))
 
     def _record_one_shot_and_built(self, node: cst.Call, staging: set[str]) -> None:
         """`tf.function(f)(x)` / `tf.function(f).get_concrete_function(x)` (a Function used once),

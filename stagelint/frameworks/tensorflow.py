@@ -384,6 +384,21 @@ KERAS_SETUP_HOOKS = frozenset({"set_model", "set_params"})
 BUILDING_METHODS = frozenset({"build", "fit", "predict", "evaluate", "apply_gradients", "minimize",
                               "train_on_batch", "predict_on_batch", "load_weights"})
 
+#: Keras's functional model classes: `keras.Model(inputs, outputs)` connects layers already
+#: called on Keras symbolic inputs, which built them (their variables exist) before the model
+#: does; a new functional model over them creates no variable when a Function calls it
+#: (tests/runtime/test_tf_retracing_facts.py).
+KERAS_FUNCTIONAL_NAMES = frozenset({"Model", "Functional"})
+
+
+def builds_at_construction(qualified_name: str, keywords: set[str], positional: int) -> bool:
+    """A call of `qualified_name` constructs a functional Keras model, built as it is made:
+    `keras.Model(inputs=..., outputs=...)` or `keras.Model(inputs, outputs)`."""
+    if not is_keras_model_class(qualified_name) or qualified_name.rsplit(".", 1)[-1] not in KERAS_FUNCTIONAL_NAMES:
+        return False
+    return positional >= 2 or {"inputs", "outputs"} <= keywords or (positional == 1 and "outputs" in keywords)
+
+
 # Python numbers that select graph structure (STG501) ---------------------------------------------------
 
 #: Parameter names that are conventionally graph-structure switches, never a value to tensorize.

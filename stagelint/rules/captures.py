@@ -569,6 +569,8 @@ _VARIABLE_MAKERS = frozenset({"add_weight", "add_variable", "add_slot"})
 #: Why an attribute replaced where no code shows the order is a preview step of STG303: a trace
 #: keeps the variable it read, so only a replacement after a trace and before a later call of the
 #: same Function is stale; one made in a method or a test before the first call is not.
+_UNORDERED_REBINDING = ("the rebinding runs in a function: whether it runs between two calls of the Function "
+                        "that reads the variable is not shown")
 _UNORDERED_REPLACEMENT = ("no code of the project shows the replacement between two calls of the "
                           "Function that reads the attribute (one before the first call is seen)")
 
@@ -1010,8 +1012,12 @@ class VariableRebinding(Rule):
     first call or after the last, nothing is reported; replaced in a method or function that no
     code of the project shows between two calls of the Function (a `reset()` its users may call,
     a test that builds a layer and swaps its variable before any traced call), the finding is in
-    the preview tier (`--preview`), since the default cannot tell when it runs. `obj.v += 1` on a
-    variable attribute is reported wherever it runs: it raises `RuntimeError`.
+    the preview tier (`--preview`), since the default cannot tell when it runs. A name rebound in a
+    function (`global step; step = tf.Variable(0)` in `reset()`, a closure variable rebound after
+    its reader is made) is in the preview tier for the same reason; rebound above the `def` of
+    the nested readers, outside any loop, it is not reported (each run binds it, then makes
+    readers whose first trace reads it). `obj.v += 1` on a variable attribute is reported
+    wherever it runs: it raises `RuntimeError`.
 
     ## Why is this bad?
     A traced function captures the variable object itself. Rebinding the name or the attribute
@@ -1111,7 +1117,7 @@ class VariableRebinding(Rule):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self.reads: dict[str, list] = {}  # name -> [(function, Name node)]
+        self.reads: dict[tuple, list] = {}  # (name, its binding scopes) -> [(function, Name node)]
         self.holders: dict[int, object] = {}  # Name target -> the function holding the binding
         self._loops: list = []  # every for/while loop, for "rebound in a module-level loop"
 
@@ -1121,7 +1127,9 @@ class VariableRebinding(Rule):
         if func is None or not ctx.in_staged_context or func.declared.get(node.value):
             return
         if ctx.binding_kind(node, func) in ("global", "closure"):
-            self.reads.setdefault(node.value, []).append((func, node))
+            # one group per variable: the same name bound in two functions is two variables
+            scopes = tuple(sorted({id(b.scope) for b in ctx.bindings_of(node) if getattr(b, "scope", None) is not None}))
+            self.reads.setdefault((node.value, scopes), []).append((func, node))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
@@ -1135,7 +1143,7 @@ class VariableRebinding(Rule):
     def finish(self) -> None:
         ctx = self.ctx
         fw = ctx.framework
-        for name, reads in self.reads.items():
+        for (name, _), reads in self.reads.items():
             func, node = reads[0]
             bindings = ctx.bindings_of(node)
             scopes = {id(b.scope): b.scope for b in bindings if getattr(b, "scope", None) is not None}
@@ -1170,10 +1178,31 @@ class VariableRebinding(Rule):
                     order = [here.line, span]
                 value = ctx.bound_values.get(id(a.node))
                 augmented = isinstance(value, cst.AugAssign)
+                unordered = None  # under TensorFlow (`confirm`): a rebinding in a function
+                if holder is not None and not augmented:
+                    unordered = "before readers" if self._before_readers_exist(a.node, holder, reads) else "unordered"
                 text = short_code(value, 50) if augmented else f"{name} = {short_code(value, 40)}" if value is not None else name
                 self.report(a.node, function=holder, text=text, name=name,
                             consequence=_consequence(augmented), fix=_fix(value), _order=order,
-                            _anchors=[list(k) for k in anchors], _holder=holder.qualname if holder else None)
+                            _anchors=[list(k) for k in anchors], _holder=holder.qualname if holder else None,
+                            _unordered=unordered)
+
+    def _before_readers_exist(self, node, holder, reads) -> bool:
+        """`node`, a rebinding in `holder`, runs before any of the staged readers exists: each is a
+        function nested in `holder` whose `def` comes below `node`, and no loop of `holder` holds
+        `node` (`if seed: gen = from_seed(seed)` / `else: gen = ...` then `def pick(x):` reading
+        `gen`): each run of `holder` makes new readers that first trace with the last binding."""
+        ctx = self.ctx
+        here = ctx.position(node)
+        if any(_inside(ctx, node, lp) and _inside(ctx, lp, holder.node) for lp in self._loops):
+            return False
+        for func, _ in reads:
+            if func.parent is not holder:
+                return False
+            at = ctx.position(func.node)
+            if (at.line, at.column) <= (here.line, here.column):
+                return False
+        return True
 
     def visit_For(self, node: cst.For) -> None:
         self._loops.append(node)
@@ -1186,6 +1215,11 @@ class VariableRebinding(Rule):
         holder = candidate.fields.get("_holder")
         if holder and (module.module, holder) in project.reached:
             return False  # staged writes: STG102/201
+        unordered = candidate.fields.get("_unordered")
+        if unordered and not any(project.jax.framework_of(tuple(a)) == "jax" for a in candidate.fields.get("_anchors", ())):
+            if unordered == "before readers":
+                return False  # the readers are defined below it, in the same run: no trace holds the old one
+            return {"_preview": _UNORDERED_REBINDING}
         order = candidate.fields.get("_order")
         if order is not None:
             from stagelint.analysis.order import stale_between

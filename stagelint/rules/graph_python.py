@@ -7,7 +7,7 @@ import libcst as cst
 from stagelint.analysis.caught import WatchesTry
 from stagelint.analysis.guards import type_dispatch
 from stagelint.analysis.keras_models import keras_model
-from stagelint.analysis.proof import fact
+from stagelint.analysis.proof import HEURISTIC, TRUE, fact
 from stagelint.analysis.tracers import origin as tracer_origin
 from stagelint.analysis.context import short_code
 from stagelint.analysis.values import VARIABLE, kind_of, one_tensor, tensor_fact
@@ -28,10 +28,10 @@ from stagelint.rules.base import Rule
 from stagelint.analysis.tensors import Tensorness, tensorness, value_of
 
 
-def _tensor_confirmed(candidate, project, module, keras_inputs: bool = True):
+def _tensor_confirmed(candidate, project, module, keras_inputs: bool = True, op_operands: str = TRUE):
     """Definitely a tensor, or built from parameters the project shows are tensors: the verdict
     with that fact for the finding's proof, or False."""
-    fact = tensor_fact(project, (module.module, candidate.function), candidate, keras_inputs)
+    fact = tensor_fact(project, (module.module, candidate.function), candidate, keras_inputs, op_operands)
     return {"_because": [fact]} if fact is not None else False
 
 
@@ -79,6 +79,13 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
     `np.prod(x.shape)`, `np.float32` as a dtype); `.numpy()` on a module-level eager tensor,
     which is a constant captured at trace time; code inside `tf.py_function`/`tf.numpy_function`,
     which runs eagerly.
+
+    Under TensorFlow the default reports a value known to be a tensor: an op's result, or a
+    parameter its callers pass a tensor to (or an input signature, a Keras `call`'s input, an op
+    it is given to where no caller is shown). A parameter of a function the project calls, none
+    of whose callers passes a tensor there, whose only evidence is an op it is given to
+    (`tf.range(1, n + 1)`), is a preview finding: ops take Python numbers too, and a static
+    dimension (`x.shape[1]`) is a Python int while traced (TF 2.21), on which NumPy works.
 
 
     Under JAX: `float()`, `int()`, `.item()` and NumPy on a tracer (ConcretizationTypeError,
@@ -363,7 +370,10 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
             return project.jax.framework_of(key) != "jax" and _keras_loop_confirmed(candidate, project, module)
         if project.jax.framework_of(key) == "jax":
             return with_flag_step(confirm_concrete_value(candidate, project, key), candidate, project, key)
-        return not candidate.fields.get("_jax_only") and _tensor_confirmed(candidate, project, module)
+        # A NumPy call works on the Python number a parameter given to an op may be
+        # (`np.log(n)` with `tf.range(n)` below and `n = x.shape[1]` passed): a guess there
+        return not candidate.fields.get("_jax_only") and _tensor_confirmed(candidate, project, module,
+                                                                           op_operands=HEURISTIC)
 
 
 def _keras_loop_instead(method: str, model: str) -> str:

@@ -628,9 +628,13 @@ class FunctionRecreated(Rule):
     (`init(self.model.train)` twice) is most likely the same function: the preview tier.
 
     "Runs repeatedly" means: a loop or comprehension around the wrapper, a function whose call
-    sites are in loops (or several), a method this module calls in a loop (`trainer.step(x)`), a
+    sites are in loops (several sites, none in a loop: the preview tier), a method this module calls in a loop (`trainer.step(x)`), a
     request handler. A Function re-created once per iteration of an outer loop and called in an
     inner loop traces once per outer iteration, not on every call, and the message says so.
+    Under TensorFlow a function called from several places, none of them in a loop, is in the
+    preview tier: the sites show it runs more than once, not that any of them runs per step (a
+    setup that wraps each of its functions once has as many). `tf.function(input_signature=s)(f)`
+    applies the decorator: it makes a Function from `f` and does not call it.
 
     Under JAX the default tier keeps the repetition the code shows. That a new function object
     traces again is JAX's behaviour; that the same program is traced again and again is known
@@ -905,6 +909,18 @@ class FunctionRecreated(Rule):
         return bool(api) and (api in JAX_STAGING or (not api.startswith("tensorflow.")
                                                      and api not in self.ctx.settings.staging_decorators))
 
+    def _makes_function(self, call: cst.Call) -> bool:
+        """`call` makes a Function from its first positional argument: `tf.function(f, ...)`, or
+        `tf.function(input_signature=s)(f)`: called with options only, tf.function returns a
+        decorator, and applying it makes the Function (`tests/runtime/test_tf_retracing_facts.py`)."""
+        if not call.args or call.args[0].keyword is not None or call.args[0].star:
+            return False
+        if self._staging(call.func):
+            return True
+        inner = call.func
+        return isinstance(inner, cst.Call) and self._staging(inner.func) and all(
+            a.keyword is not None for a in inner.args)
+
     def _cache(self, api: str) -> str | None:
         """How `api`'s trace cache treats the function when the wrapper is made again
         (`frameworks.TRACE_CACHE`); a configured staging decorator is "treated like tf.function"."""
@@ -918,7 +934,7 @@ class FunctionRecreated(Rule):
         """The record of `call`, a staging API wrapping `call.args[0]`, made where the walk is,
         when each run of that place makes a wrapper whose first call traces again; else None."""
         ctx = self.ctx
-        api = self._staging_api(call.func)
+        api = self._staging_api(call.func.func if isinstance(call.func, cst.Call) else call.func)
         if api is None or (api in JAX_STAGING and api not in JAX_JIT):
             return None  # `jax.vmap(f)`, `jax.grad(f)`: traced on every use, no cache to lose
         cache = self._cache(api)
@@ -964,7 +980,9 @@ class FunctionRecreated(Rule):
             if cls:
                 loop = self._comprehensions[-1] if self._comprehensions else ctx.loops[-1]
                 self._method_loops.setdefault((cls, inner.attr.value), loop)
-        if isinstance(inner, cst.Call) and self._staging(inner.func) and inner.args:
+        if isinstance(inner, cst.Call) and self._staging(inner.func) and not self._makes_function(inner):
+            return  # `tf.function(input_signature=s)(f)`: the decorator applied, a Function made, not called
+        if isinstance(inner, cst.Call) and self._makes_function(inner):
             record = self._wrap(inner, "immediate")
             if record is not None:
                 record["used"] = record["loop"] if record["loop"] is not None else "scope"
@@ -984,7 +1002,7 @@ class FunctionRecreated(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
-        if not (isinstance(value, cst.Call) and self._staging(value.func) and value.args):
+        if not (isinstance(value, cst.Call) and self._makes_function(value)):
             return
         if self.ctx.function is None and not self.ctx.loops:
             return  # made once at import
@@ -1225,13 +1243,13 @@ class FunctionRecreated(Rule):
                  if not is_test_module(mod)]
         if candidate.fields.get("_over"):
             return _same_program_again(candidate, project, module, (module.module, enclosing), sites)
-        if candidate.fields.get("_looped"):
+        if candidate.fields.get("_looped") or any(site.in_loop for _, site in sites):
             return True
-        if any(site.in_loop for _, site in sites):
-            return True
-        if len(sites) > 1 and _under_jax(candidate, project):
+        if len(sites) > 1:
             # Several calls make several wrappers, but whether they stage one program again or
-            # run once each (set-up, one call per experiment arm) the code does not show.
+            # run once each (set-up, one call per experiment arm; under TensorFlow a set-up that
+            # wraps each of its functions once, `self.forward = self._wrap(self._forward)`) the
+            # code does not show: the preview tier under both frameworks.
             shown = ", ".join(f"{project.modules[mod].path}:{site.span.line}" if mod != module.module
                               else f"line {site.span.line}" for mod, site in sites[:4])
             more = f" and {len(sites) - 4} more" if len(sites) > 4 else ""
@@ -1239,17 +1257,7 @@ class FunctionRecreated(Rule):
             return {"_because": [*candidate.fields.get("_because", ()), fact(
                 f"`{name}` is called at {len(sites)} places ({shown}{more}), none in a loop: how often it "
                 f"runs, and whether its calls stage the same program, is not shown", candidate.span, HEURISTIC)]}
-        return len(sites) > 1
-
-
-def _under_jax(candidate, project) -> bool:
-    """The candidate's wrapper is JAX's, or the function it wraps is staged by JAX alone (a
-    decorator the walk does not resolve, `@functools.partial(jax.jit, backend="cpu")`): as the
-    report decides which framework's terms to use."""
-    if candidate.fields.get("_jax_api"):
-        return True
-    jax = getattr(project, "jax", None)
-    return jax is not None and any(jax.framework_of(tuple(a)) == "jax" for a in candidate.fields.get("_anchors", ()))
+        return False
 
 
 def _same_program_again(candidate, project, module, key, sites):

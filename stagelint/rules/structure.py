@@ -322,7 +322,9 @@ class VariableCreation(Rule):
     (`tf_keras.layers.rnn.legacy_cells.LSTMStateTuple` is a namedtuple), `add_weight` on another
     receiver (taken by its name), `tf.compat.v1.get_variable` (it gets the existing variable when
     a variable store such as `track_tf1_style_variables` holds one), and any constructor inside
-    a `tf.variable_creator_scope`, whose creator decides what is made. Not reported:
+    a `tf.variable_creator_scope`, whose creator decides what is made, or inside `tf.init_scope()`
+    (it raises where the Function is called eagerly; called while a TF1 graph or a TFF
+    computation is built, the variable is made once in that graph). Not reported:
     `get_variable` under `track_tf1_style_variables`, and the factory of `get_or_create_layer`
     (it runs once), however tf-keras spells them. Code reached only because a function is handed
     to something other than a framework API that calls it while tracing is preview too.
@@ -442,16 +444,21 @@ class VariableCreation(Rule):
         self.wrappers: list[tuple] = []
         #: lines of the `with tf.variable_creator_scope(...)` statements the walk is inside
         self.creator_scopes: list[int] = []
+        #: lines of the `with tf.init_scope():` statements the walk is inside
+        self.lifting_scopes: list[int] = []
 
     def visit_With(self, node: cst.With) -> None:
+        line = self.ctx.position(node).line
         if any(isinstance(i.item, cst.Call) and self.ctx.qualified_names(i.item.func) & VARIABLE_CREATOR_SCOPES
                for i in node.items):
-            self.creator_scopes.append(self.ctx.position(node).line)
+            self.creator_scopes.append(line)
         else:
             self.creator_scopes.append(0)
+        self.lifting_scopes.append(line if self.ctx.is_lifting_scope(node) else 0)
 
     def leave_With(self, node: cst.With) -> None:
         self.creator_scopes.pop()
+        self.lifting_scopes.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
@@ -489,6 +496,14 @@ class VariableCreation(Rule):
         if scope:
             return [fact(f"inside the `tf.variable_creator_scope` of line {scope}, whose creator decides what "
                          f"`{shown}` returns: one that returns a tensor makes no variable (TF 2.21)", span, HEURISTIC)]
+        lifted = next((line for line in reversed(self.lifting_scopes) if line), 0)
+        if lifted:
+            # (tests/runtime/test_tf_variable_creation_facts.py: called eagerly it raises, called
+            # while a graph is built, as a TFF computation does, it makes the variable once)
+            return [fact(f"inside the `tf.init_scope()` of line {lifted}, `{shown}` is made in the outermost "
+                         f"context: that raises only where the Function is called eagerly, not while a graph "
+                         f"is built (a TF1 graph, a TFF computation); which one calls it is not known", span,
+                         HEURISTIC)]
         if names & GET_OR_CREATE_VARIABLES:
             return [fact(f"`{shown}` makes a variable only when no variable store in effect holds one by that "
                          f"name (`track_tf1_style_variables`, a reusing `variable_scope`): which store is in "
@@ -552,7 +567,9 @@ class SharedFunctionStatefulObject(Rule):
     train_once(x): opt = Adam(); train_step(w, x, opt)` called per epoch).
 
     Not flagged: the same object at every call; objects built before the call
-    (`opt2.build(variables)`, `model.build(shape)`, a model already called or fitted); one
+    (`opt2.build(variables)`, `model.build(shape)`, a model already called or fitted, a
+    functional model `tf.keras.Model(inputs=..., outputs=...)`, whose layers were built when
+    called on its Keras inputs); one
     Function per object (`tf.function(train_step)` made twice, or made inside the function that
     makes the object, a `tf.Module` that holds its own
     optimizer, or `tf.function(train_step).get_concrete_function(..., opt)` per optimizer, the

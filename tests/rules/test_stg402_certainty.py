@@ -107,3 +107,24 @@ def test_add_weight_on_self_is_known_on_another_receiver_it_is_a_guess_by_name()
                 b = store.add_weight("b")  # preview STG402
                 return x * w + b
     """)
+
+
+def test_a_variable_made_under_init_scope_is_a_guess_outside_it_known():
+    """Under `tf.init_scope()` a creation raises only where the Function is called eagerly; called
+    while a graph is built (a TF1 graph, a TFF computation) it makes the variable once
+    (tests/runtime/test_tf_variable_creation_facts.py): which one calls it is not shown, the
+    preview tier. Its twin: the same creation outside the scope, known (the default)."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        @tf.function
+        def client_update(x):
+            with tf.init_scope():
+                metric = tf.keras.metrics.Mean(name="loss")  # preview STG402
+            return x + 1.0
+
+        @tf.function
+        def server_update(x):
+            metric = tf.keras.metrics.Mean(name="loss")  # STG402
+            return x + 1.0
+    """)

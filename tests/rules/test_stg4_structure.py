@@ -296,3 +296,38 @@ def test_recursion_bounded_by_a_python_depth_is_fine_whatever_else_its_call_test
 
         step(tf.ones(2), tf.constant(3))
     """)
+
+
+def test_a_new_functional_model_per_iteration_is_built_where_it_is_made():
+    """`tf.keras.Model(inputs=..., outputs=...)` over layers called on a Keras input is built as
+    it is made (tests/runtime/test_tf_retracing_facts.py): passing a new one per iteration to the
+    same Function creates no variable. Its twin: a new unbuilt Sequential per iteration does."""
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def gradients(model, x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = tf.reduce_sum(model(x))
+            return tape.gradient(y, x)
+
+        @tf.function
+        def forward(model, x):
+            return model(x)
+
+        def per_head(base, x, heads):
+            out = []
+            for h in range(heads):
+                inputs = tf.keras.Input(shape=(3,))
+                head_model = tf.keras.Model(inputs=inputs, outputs=base(inputs)[:, h])
+                out.append(gradients(head_model, x))
+            return out
+
+        def per_width(x, widths):
+            out = []
+            for w in widths:
+                fresh = tf.keras.Sequential([tf.keras.layers.Dense(w)])
+                out.append(forward(fresh, x))  # STG403
+            return out
+    """)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rulecases import assert_marked, assert_project_marked, findings
+from rulecases import assert_marked, assert_project_marked, assert_tiers, findings
 
 # STG501 ------------------------------------------------------------------------------------------
 
@@ -326,14 +326,16 @@ def test_nested_tf_function_in_a_repeatedly_called_function():
 
 
 def test_wrapper_made_per_call_of_a_function_called_twice():
-    assert_marked("""
+    """Two calls outside any loop make two Functions, but that either runs per step is a guess
+    under TensorFlow: the preview tier (a site in a loop: the default, below)."""
+    assert_tiers("""
         import tensorflow as tf
 
         def loss(x):
             return tf.reduce_sum(x * x)
 
         def report(x):
-            return tf.function(loss)(x)  # STG502
+            return tf.function(loss)(x)  # preview STG502
 
         def test_graph_mode():
             assert tf.function(loss)(tf.ones([2])) == 2.0
@@ -634,3 +636,72 @@ def test_retracing_family_is_left_out_of_test_modules_and_kept_in_the_code_they_
         "pkg/lib_test.py": loop.replace("  # STG502", ""),
         "tests/test_lib.py": loop.replace("  # STG502", ""),
     })
+
+
+def test_stg502_a_decorator_with_options_applied_makes_a_function_it_does_not_call():
+    """`tf.function(input_signature=s)(f)` makes one Function from `f` (the decorator applied:
+    tests/runtime/test_tf_retracing_facts.py); a setup helper returning it makes each Function
+    once. Its negative twin: the same decorator applied and its Function called in a loop."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        class Model(tf.keras.Model):
+            def __init__(self, debug=False):
+                super().__init__()
+                self.signature = [tf.TensorSpec(shape=(None,), dtype=tf.float32)]
+                self.debug = debug
+                self._apply_all_signatures()
+
+            def _forward(self, x):
+                return x * 2
+
+            def _train_step(self, x):
+                return x + 1
+
+            def _apply_signature(self, function, signature):
+                if self.debug:
+                    return function
+                return tf.function(input_signature=signature)(function)
+
+            def _apply_all_signatures(self):
+                self.forward = self._apply_signature(self._forward, self.signature)
+                self.train_step = self._apply_signature(self._train_step, self.signature)
+
+        def double(x):
+            return x * 2
+
+        signature = [tf.TensorSpec(shape=(None,), dtype=tf.float32)]
+        model = Model()
+        for n in range(3):
+            model.forward(tf.ones([2]) * n)
+            tf.function(input_signature=signature)(double)(tf.ones([2]) * n)  # STG502
+            step = tf.function(input_signature=signature)(double)  # STG502
+            step(tf.ones([2]) * n)
+    """)
+
+
+def test_stg502_under_tensorflow_several_call_sites_outside_loops_are_a_guess():
+    """A function making a Function, called from two places of which none is in a loop, makes it
+    twice: that either runs per step is not shown (the preview tier). Its twin: one of the sites
+    in a loop shows the repetition (the default tier)."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        def predict(x):
+            @tf.function  # preview STG502
+            def forward(y):
+                return y * 2
+            return forward(x)
+
+        def evaluate(x):
+            @tf.function  # STG502
+            def forward(y):
+                return y * 3
+            return forward(x)
+
+        predict(tf.constant(1.0))
+        predict(tf.constant(2.0))
+        evaluate(tf.constant(1.0))
+        for i in range(3):
+            evaluate(tf.constant(2.0))
+    """)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rulecases import assert_marked, assert_project_marked
+from rulecases import assert_marked, assert_project_marked, assert_tiers
 
 # STG601 ------------------------------------------------------------------------------------------
 
@@ -750,4 +750,28 @@ def test_stg603_tensorflow_1_python_helpers_are_no_ops_to_prune():
             tf.compat.v1.add_to_collection("updates", x)
             tf.gather(x, [1])  # STG603
             return x
+    """)
+
+
+def test_stg601_a_parameter_only_an_op_operand_shows_is_a_guess():
+    """TensorFlow ops take Python numbers (`tf.range(1, size + 1)`), and a static dimension is a
+    Python int while traced (tests/runtime/test_tf_retracing_facts.py): a parameter whose only
+    evidence is an op it is given to may be a Python value (the preview tier). Its twin: a
+    caller passing a tensor shows it (the default tier)."""
+    assert_tiers("""
+        import numpy as np
+        import tensorflow as tf
+
+        def central_mask(positions, feature_size, seq_length):
+            pow_rate = np.exp(np.log(seq_length + 1) / feature_size)  # preview STG601
+            return tf.pow(pow_rate, tf.range(1, feature_size + 1, dtype=tf.float32)) + positions
+
+        def scale(x, width):
+            return np.exp(width) * x  # STG601
+
+        class Attention(tf.keras.layers.Layer):
+            def call(self, inputs):
+                seq_len = inputs.shape[1]
+                distances = tf.range(-seq_len + 1, seq_len, dtype=tf.float32)
+                return central_mask(distances, 8, seq_len) + scale(inputs, tf.reduce_max(inputs))
     """)

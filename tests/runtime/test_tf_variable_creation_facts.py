@@ -80,3 +80,27 @@ def test_a_draw_seeded_with_a_literal_in_the_same_block_is_the_same_traced_or_ea
     eager = {float(unseeded(one)) for _ in range(3)}
     frozen = tf.function(unseeded)
     assert len(eager) == 3 and len({float(frozen(one)) for _ in range(3)}) == 1
+
+
+def test_a_variable_made_under_init_scope_by_a_function_called_while_a_graph_is_built_raises_nothing():
+    """Where the Function is called decides: inside a graph being built (a TF1 graph, as a TFF
+    computation traces its body), `tf.init_scope()` makes the variable in that outer graph,
+    once, and TF 2.21 raises nothing; without the init_scope it raises there too."""
+    @tf.function
+    def lifted(x):
+        with tf.init_scope():
+            v = tf.Variable(1.0)
+        return v + x
+
+    @tf.function
+    def bare(x):
+        v = tf.Variable(1.0)
+        return v + x
+
+    graph = tf.Graph()
+    with graph.as_default():
+        lifted(tf.constant(1.0))
+        lifted(tf.constant(2.0))
+        assert len(graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)) == 1
+        with pytest.raises(ValueError, match="singleton tf.Variables"):
+            bare(tf.constant(1.0))
