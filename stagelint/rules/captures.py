@@ -6,6 +6,7 @@ import libcst as cst
 from libcst.metadata import ImportAssignment
 
 from stagelint.analysis import facts as F
+from stagelint.analysis.dependence import name_loads
 from stagelint.analysis.order import between_calls, called_between_calls, set_before_first_call
 from stagelint.analysis.proof import HEURISTIC, fact
 from stagelint.analysis.testing import is_test_module
@@ -54,7 +55,9 @@ class StaleGlobal(Rule):
     global set before the first call), and an enclosing variable a jitted lambda reads, rebound
     after it (a lambda's calls are not tracked: it may have run only before the change, and a
     new lambda be jitted after it). Neither shows a later call of the same Function reusing a
-    trace made before the change.
+    trace made before the change. Nor is a rebinding known to change the value when every binding
+    is the same call of an imported function with literal arguments (a notebook's cells each
+    running `optim = optax.adam(1e-4)`): preview too.
     Methods of objects that are not containers (`replay_buffer.clear()`, a module's
     `_context_stack.pop()` on an object it binds further down) are not mutations, nor is a
     container method's namesake whose result the code uses (`updates, state =
@@ -303,7 +306,7 @@ class StaleGlobal(Rule):
             if kind == "closure" and not chain:
                 continue
             ordered = self._ordered(nodes) if kind == "global" else None
-            self._guess = ""
+            self._guess = self._same_value(nodes) if ordered is not None else ""
             change = self._change(func, nodes, kind, chain) if ordered is None else ""
             if change is None or (ordered is not None and not ordered["rebinds"] and not ordered["writers"]):
                 continue
@@ -311,6 +314,24 @@ class StaleGlobal(Rule):
             self.report(name, function=func, name=name.value, change=change,
                         scope="global" if kind == "global" else "the enclosing function's variable",
                         _chain=[f.qualname for f in chain], _order=ordered, _guess=self._guess)
+
+    def _same_value(self, nodes) -> str:
+        """Why a rebinding may not change the value, or "": every binding evaluates one and the
+        same call of an imported function with literal arguments (a notebook's cells each running
+        `optim = optax.adam(1e-4)`): a new object, but whether it computes anything else than the
+        one a trace baked in is not shown."""
+        ctx = self.ctx
+        values = [ctx.bound_values.get(id(n)) for n in nodes]
+        if len(values) < 2 or not all(isinstance(v, cst.Call) for v in values):
+            return ""
+        texts = {ctx.module_node.code_for_node(v) for v in values}
+        if len(texts) != 1:
+            return ""
+        value = values[0]
+        if any(ctx.binding_kind(n, None) != "import" for n in name_loads(value.func)) or not all(
+                _literal(a.value) for a in value.args):
+            return ""
+        return f"every binding is `{short_code(value, 40)}`: whether the new object computes anything else is not shown"
 
     def _ordered(self, nodes) -> dict | None:
         """For a global: its module-level rebindings in program order (line, and the module-level
@@ -373,7 +394,10 @@ class StaleGlobal(Rule):
             for line, loop in ordered["rebinds"]:
                 if stale_between(project, module.module, readers, line, tuple(loop) if loop else None):
                     where = f"rebound in a loop (line {line})" if loop else f"rebound on line {line}"
-                    return {"change": f"{where} between calls"}
+                    verdict = {"change": f"{where} between calls"}
+                    if candidate.fields.get("_guess") and cls._under_jax(project, module, candidate):
+                        verdict["_preview"] = candidate.fields["_guess"]
+                    return verdict
             unknown = None
             for writer in ordered["writers"]:
                 if _set_up_only(project, (module.module, writer)):
@@ -391,12 +415,16 @@ class StaleGlobal(Rule):
                         "_preview": f"when `{unknown}` runs relative to the Function's calls is not shown"}
             return False
         guess = candidate.fields.get("_guess")
-        jax = getattr(project, "jax", None)
-        if guess and jax is not None and jax.framework_of((module.module, candidate.function)) == "jax":
+        if guess and cls._under_jax(project, module, candidate):
             # under JAX the order is the step that decides (issue 23's per-step split: a guess)
             verdict = cls._closure_verdict(candidate, project, module)
             return {"_preview": guess} if verdict else verdict
         return cls._closure_verdict(candidate, project, module)
+
+    @staticmethod
+    def _under_jax(project, module, candidate) -> bool:
+        jax = getattr(project, "jax", None)
+        return jax is not None and jax.framework_of((module.module, candidate.function)) == "jax"
 
     @staticmethod
     def _closure_verdict(candidate, project, module):
@@ -560,6 +588,15 @@ class StaleGlobal(Rule):
         ctx = self.ctx
         lo, hi = sorted((ctx.position(a).line, ctx.position(b).line))
         return any(site.caller is None and lo < site.span.line < hi for site in ctx.facts.call_sites)
+
+
+def _literal(expr) -> bool:
+    """A number, string, bool or None literal (`1e-4`, `-1`, `"adam"`)."""
+    if isinstance(expr, cst.UnaryOperation):
+        expr = expr.expression
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    return isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString))
 
 
 #: Methods of Keras layers and optimizers that create a variable on the object.

@@ -33,6 +33,12 @@ class PythonIterator(Rule):
     every call; iterators created inside the call (`it = iter(xs)`), which start afresh in eager
     mode too; arguments whose callers are not visible (nothing says they are Python iterators).
 
+    Under JAX an argument whose callers pass an iterator is reported only with `--preview`: the
+    helper is traced inside its caller's trace, and an iterator the caller makes per call (a
+    generator of the call's items) is consumed by that call's own trace; that one iterator
+    outlives two calls which reuse a trace is not shown. A global or closed-over iterator (JAX's
+    "Common Gotchas": `next(iterator)` in a `fori_loop` body runs once) stays in the default.
+
     ## Why is this bad?
     A Python iterator is advanced while tracing and the element it produced is baked into the
     graph as a constant. The same iterator object does not cause a retrace, so every later call
@@ -163,7 +169,15 @@ class PythonIterator(Rule):
             if arg.what in PYTHON_ITERATORS:
                 kind = "a generator" if arg.what == "generator" else "a Python iterator"
                 where = f"line {site.span.line}" if mod == module.module else f"{mod} line {site.span.line}"
-                return {"source": f"callers pass {kind}, `{arg.text}` ({where})"}
+                verdict = {"source": f"callers pass {kind}, `{arg.text}` ({where})"}
+                jax = getattr(project, "jax", None)
+                if jax is not None and jax.framework_of(key) == "jax":
+                    # Under JAX the helper is traced inside its caller's trace: an iterator its
+                    # caller makes per call (jaxls's generator of variables) is consumed by that
+                    # call's own trace. That one iterator outlives two calls is not shown.
+                    verdict["_preview"] = (f"whether one {kind[2:]} is passed to two calls that reuse a trace, "
+                                           f"rather than one made per call, is not shown")
+                return verdict
         return False
 
 

@@ -111,3 +111,81 @@ def test_a_rebinding_between_two_calls_of_the_same_jitted_function_is_reported()
                 x = phase(x)
             return x
     """)
+
+
+def test_an_iterator_argument_a_jax_helper_is_given_is_a_preview_guess():
+    """jaxls's `VarValues.make(variables)`, run inside a jitted solve, lists its argument; an
+    example builds a new generator per call (eagerly), which that call consumes. That one iterator
+    outlives two calls reusing a trace is not shown: the preview tier under JAX."""
+    assert_tiers("""
+        import jax
+
+        def make(variables):
+            out = []
+            for v in variables:  # preview STG103
+                out.append(v)
+            return out
+
+        @jax.jit
+        def solve(variables):
+            return make(variables)
+
+        def example(xs):
+            return make(x * 2 for x in xs)
+    """)
+
+
+def test_a_global_iterator_advanced_in_a_jitted_function_is_reported():
+    """The negative twin, JAX's row 24 (tests/data/jax_table/r24_iterator.py, observed): `next()`
+    on a module-level iterator runs once, at trace time; every later call reuses that element."""
+    assert_tiers("""
+        import itertools
+
+        import jax
+
+        schedule = itertools.cycle([0.1, 0.01, 0.001])
+
+        @jax.jit
+        def step(w, g):
+            lr = next(schedule)  # STG103
+            return w - lr * g
+    """)
+
+
+def test_a_global_rebound_to_the_same_literal_call_is_a_preview_guess_under_jax():
+    """serket's notebook: every cell binds `optim = optax.adam(1e-4)` again between calls of the
+    jitted `train_step` that reads it. A new object, but the same optimizer with the same settings:
+    the reused trace computes what the new one would. That the new value differs is not shown."""
+    assert_tiers("""
+        import jax
+        import optax
+
+        optim = optax.adam(1e-4)
+
+        @jax.jit
+        def train_step(params, grads, state):
+            return optim.update(grads, state, params)  # preview STG301
+
+        state = train_step(1.0, 1.0, None)
+        optim = optax.adam(1e-4)
+        state = train_step(1.0, 1.0, state)
+    """)
+
+
+def test_a_global_rebound_to_another_value_between_calls_is_reported():
+    """The negative twin: another learning rate between the two calls, which the reused trace
+    ignores (JAX bakes the first optimizer's closures in)."""
+    assert_tiers("""
+        import jax
+        import optax
+
+        optim = optax.adam(1e-4)
+
+        @jax.jit
+        def train_step(params, grads, state):
+            return optim.update(grads, state, params)  # STG301
+
+        state = train_step(1.0, 1.0, None)
+        optim = optax.adam(1e-3)
+        state = train_step(1.0, 1.0, state)
+    """)
