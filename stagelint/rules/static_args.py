@@ -222,7 +222,7 @@ class _StaticSites(InExpectedErrors, Rule):
         if not isinstance(call.func, cst.Name):
             return None
         reached = self.ctx.bindings_of(call.func)
-        scope = getattr(reached[0], "scope", None) if len(reached) == 1 else None
+        scope = getattr(reached[0], "scope", None) if reached else None
         if scope is None:
             return None
         bindings = [b for b in scope.assignments[call.func.value] if getattr(b, "node", None) is not None]
