@@ -28,7 +28,7 @@ from stagelint.analysis import facts as F
 from stagelint.frameworks import (
     JAX,
     JAX_DIFFERENTIATES_ARGNUMS,
-    JAX_FILTERING_JIT,
+    EQUINOX_ARRAYS_ONLY,
     JAX_FUNCTION_ARGUMENTS,
     JAX_GRAD,
     JAX_JIT,
@@ -275,8 +275,8 @@ class JaxEntry:
     donated: set[str] = field(default_factory=set)
     #: `jax.vmap(f, in_axes=(0, None))`: parameters passed unbatched (Python values under vmap alone)
     unmapped: set[str] = field(default_factory=set)
-    #: Linen methods and `eqx.filter_jit`: parameters are not known to hold tracers (Python flags
-    #: are passed as they are, or are static)
+    #: Linen methods, `eqx.filter_jit` and `eqx.filter_vmap`: parameters are not known to hold
+    #: tracers (Python values are passed as they are, or are static)
     params_unknown: bool = False
     #: the parameters `jax.grad(f, argnums=...)` does not differentiate, and whether only such
     #: differentiating APIs stage the function (then those parameters are the callers' values)
@@ -330,7 +330,7 @@ class JaxView:
                                                  if i not in traced and i - len(params) not in traced}
                 else:
                     entry.differentiates_only = False
-                if record.api in JAX_FILTERING_JIT:
+                if record.api in EQUINOX_ARRAYS_ONLY:
                     entry.params_unknown = True
         for entry in self.entries.values():
             if entry.differentiates_only:

@@ -7,6 +7,12 @@ from __future__ import annotations
 
 #: Staging APIs whose Python scalars are static (a new value traces again, row 30).
 JAX_FILTERING_JIT = frozenset({"equinox.filter_jit", "equinox.filter_pmap"})
+#: Equinox's filtered transformations trace only the arrays they are given: a Python value is
+#: static (`filter_jit`) or handed over as it is (`filter_vmap`'s default `in_axes=eqx.if_array(0)`:
+#: a Python int stays an int, so `jnp.arange(n)` works there: flowjax's `_get_idxs(..., batch_size)`;
+#: equinox 0.13.8, tests/runtime/test_jax_shape_static_facts.py). Whether a parameter holds a
+#: tracer is what its callers pass.
+EQUINOX_ARRAYS_ONLY = JAX_FILTERING_JIT | frozenset({"equinox.filter_vmap"})
 
 #: Equinox modules: `__call__` runs under `eqx.filter_jit` in practice, and a module is a frozen
 #: dataclass (assigning a field outside `__init__` raises, row 43).

@@ -226,3 +226,30 @@ def test_a_registered_pytree_self_and_a_function_called_through_its_class_are_no
             def shifted(self, d):
                 return self.ra + d
     """)
+
+
+def test_a_python_int_through_eqx_filter_vmap_is_not_a_tracer():
+    """flowjax's `_get_idxs(keys, idx, batch_size, n)` under `@eqx.filter_vmap`, called with
+    `batch_size = x.shape[0]`: filter_vmap maps only arrays (`in_axes=eqx.if_array(0)`) and hands a
+    Python int over as it is, so `jnp.arange(batch_size)` works (equinox 0.13.8): not reported. A
+    parameter a jitted caller passes a tracer for is one (the twin: the default tier)."""
+    assert_tiers("""
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        def contrastive(key, batch_size):
+            @eqx.filter_vmap
+            def _get_idxs(key, idx, batch_size):
+                return jnp.delete(jnp.arange(batch_size), idx, assume_unique_indices=True)
+
+            return _get_idxs(jax.random.split(key, batch_size), jnp.arange(batch_size), batch_size)
+
+        @eqx.filter_vmap
+        def rows(x, n):
+            return jnp.arange(n) * x  # STG604
+
+        @jax.jit
+        def use(xs, ns):
+            return rows(xs, ns)
+    """)

@@ -155,3 +155,19 @@ def test_a_plain_instance_as_a_traced_self_fails_on_the_first_call():
     with pytest.raises(TypeError):
         p.shifted(2.0)
     assert float(p.static_self(2.0)) == 3.0
+
+
+def test_eqx_filter_vmap_hands_a_python_int_over_as_it_is():
+    """`frameworks.EQUINOX_ARRAYS_ONLY`: filter_vmap maps the arrays it is given (a batch tracer)
+    and passes a Python int unchanged, so a length made from it is static (flowjax)."""
+    eqx = pytest.importorskip("equinox")
+    seen = []
+
+    @eqx.filter_vmap
+    def rows(x, n):
+        seen.append(isinstance(n, jax.core.Tracer))
+        return jnp.arange(n).sum() + x
+
+    assert rows(jnp.ones(3), 4).tolist() == [7.0, 7.0, 7.0] and seen == [False]
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.jit(lambda xs, ns: rows(xs, ns))(jnp.ones(3), jnp.full(3, 4))
