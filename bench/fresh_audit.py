@@ -14,6 +14,13 @@ share a user would act on (TP alone). A finding's framework is the one its messa
 about: JAX where the message names JAX, jax.* or a JAX transformation, TensorFlow otherwise.
 `--check` exits 1 when a finding has no verdict; `--unread` lists those findings (a re-run read
 against an earlier run's verdicts: the new findings are the ones left to read).
+
+    python bench/fresh_audit.py carry --half B --when s15    # verdicts of unchanged findings carried
+    python bench/fresh_audit.py pool                         # per rule, every held-back half's latest
+
+`carry` writes a re-reading's verdicts file from the same half's earlier readings (a finding the
+same as one read before keeps its verdict) and lists what is left to read by hand; `pool` adds up
+the held-back halves' latest readings (`WHENS`, `MAINS`: which reading, at which main).
 """
 
 from __future__ import annotations
@@ -189,9 +196,13 @@ def _cells(c: Counter) -> str:
     return f"{n} | {(c['TP'] + c['intended']) / n:.2f} | {c['TP'] / n:.2f}"
 
 
-#: The runs of a half, in the order the tables show them: before the fixes of its audit, after
-#: them, and `now` (a later session's re-run of an earlier audit's half with that session's main).
-WHENS = ("before", "after", "now")
+#: The runs of a half, in the order they were made: before the fixes of its audit, after them, `now`
+#: (a later session's re-run of an earlier audit's half with that session's main), then the
+#: re-readings of every held-back half at one main, named by session (`s15`: session 15's first,
+#: `s15b` its second), whose main `MAINS` names. The last of these a half has is its latest reading.
+WHENS = ("before", "after", "now", "s15", "s15b")
+#: The main each session re-reading was made at (the earlier runs' mains: bench/fresh_audit_notes.md).
+MAINS = {"s15": "39cc0c4"}
 _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second TensorFlow audit",
            "G": "The third JAX audit", "I": "The third TensorFlow audit", "K": "The fourth JAX audit",
            "M": "The fourth TensorFlow audit", "O": "The fifth JAX audit", "Q": "The fifth TensorFlow audit",
@@ -225,8 +236,12 @@ def pooled(latest: dict[str, tuple[str, list[dict], dict]]) -> list[str]:
         for k, c in fw_counts.items():
             by_fw[k].update(c)
     runs = ", ".join(f"{h} {w}" for h, (w, _, _) in latest.items())
-    out = [f"Pooled over the held-back halves' latest read runs ({runs}); the runs were made at "
-           "different mains, so a rule fixed since counts with its old findings.", "",
+    mains = {MAINS.get(w) for w, _, _ in latest.values()}
+    if len(mains) == 1 and None not in mains:
+        when = f"every one made at main `{mains.pop()}`, so the figures are that main's behaviour."
+    else:
+        when = "the runs were made at different mains, so a rule fixed since counts with its old findings."
+    out = [f"Pooled over the held-back halves' latest read runs ({runs}); {when}", "",
            "| framework | rule | findings | TP | intended | FP | precision | act |",
            "|---|---|---:|---:|---:|---:|---:|---:|"]
     for fw in ("tf", "jax"):
@@ -239,6 +254,82 @@ def pooled(latest: dict[str, tuple[str, list[dict], dict]]) -> list[str]:
                 out.append(f"| {name} | {label} | {n} | {c['TP']} | {c['intended']} | {c['FP']} | "
                            f"{(c['TP'] + c['intended']) / n:.2f} | {c['TP'] / n:.2f} |")
     return out
+
+
+def _carried(findings: list[dict], earlier: list[tuple[str, list[dict], dict]]) -> tuple[dict, list]:
+    """Per key of `findings`, the verdict row an earlier reading of the same half gave the same
+    finding, the latest reading first, and the findings carried though their message changed.
+
+    One finding is the same as an earlier one when project, path, line and rule agree and either
+    the message is the same or the line held exactly one finding of that rule both times: `n`
+    alone is no match, since a line's first finding vanishing renumbers the second."""
+    carried: dict[tuple, dict] = {}
+    changed = []
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for f in findings:
+        if f["code"] not in DIAGNOSTICS:
+            groups[key_of(f)[:4]].append(f)
+    for _, old_findings, old_verdicts in earlier:
+        old_groups: dict[tuple, list[dict]] = defaultdict(list)
+        for f in old_findings:
+            if key_of(f) in old_verdicts:
+                old_groups[key_of(f)[:4]].append(f)
+        for where, new in groups.items():
+            old = old_groups.get(where, [])
+            for f in new:
+                if key_of(f) in carried:
+                    continue
+                same = [o for o in old if o["message"] == f["message"]]
+                if same:
+                    carried[key_of(f)] = old_verdicts[key_of(same[0])]
+                    old.remove(same[0])
+                elif len(new) == 1 and len(old) == 1:
+                    carried[key_of(f)] = old_verdicts[key_of(old[0])]
+                    changed.append((f, old[0]))
+    return carried, changed
+
+
+def carry(args) -> int:
+    """Start (or complete) a reading's verdicts from the earlier readings of the same half: each
+    unchanged finding keeps its verdict; rows already in the output (read by hand) are kept; the
+    findings left without one are listed to be read."""
+    half, when = args.half, args.when
+    findings = read_findings(str(HERE / f"fresh_findings_{half}_{when}.jsonl"))
+    out_path = HERE / f"fresh_verdicts_{half}_{when}.csv"
+    kept = read_verdicts(str(out_path))
+    earlier = []
+    for w in reversed(WHENS[:WHENS.index(when)]):
+        fpath, vpath = HERE / f"fresh_findings_{half}_{w}.jsonl", HERE / f"fresh_verdicts_{half}_{w}.csv"
+        if fpath.exists() and vpath.exists():
+            earlier.append((w, read_findings(str(fpath)), read_verdicts(str(vpath))))
+    carried, changed = _carried(findings, earlier)
+    fields = ["project", "path", "line", "code", "n", "framework", "verdict", "reason", "source"]
+    rows, unread = [], []
+    for f in findings:
+        if f["code"] in DIAGNOSTICS:
+            continue
+        k = key_of(f)
+        got = kept.get(k) or carried.get(k)
+        if got is None:
+            unread.append(f)
+            continue
+        rows.append({"project": f["project"], "path": f["path"], "line": f["line"], "code": f["code"], "n": k[-1],
+                     "framework": got.get("framework") or f["framework"], "verdict": got["verdict"],
+                     "reason": got["reason"], "source": f.get("source", "")})
+    with open(out_path, "w", newline="", encoding="utf-8") as out:
+        writer = csv.DictWriter(out, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    sources = ", ".join(w for w, _, _ in earlier) or "none"
+    print(f"{half} {when}: {len(rows)} verdicts ({len(kept)} kept, carried from {sources}), "
+          f"{len(changed)} of them with a changed message, {len(unread)} findings to read", file=sys.stderr)
+    for f, old in changed:
+        print(f"changed: {f['project']} {f['path']}:{f['line']} {f['code']}\n    was: {old['message']}\n"
+              f"    now: {f['message']}", file=sys.stderr)
+    for f in unread:
+        print(f"unread: {f['project']} {f['path']}:{f['line']} {f['code']} (n={f['n']}): {f['message']}\n"
+              f"    {f.get('source', '')}", file=sys.stderr)
+    return 0
 
 
 def pool(args) -> int:
@@ -279,11 +370,16 @@ def render_doc(runs: dict[str, tuple[list[dict], dict]]) -> str:
            f"(`bench/fresh_verdicts_<half>_<run>.csv`: verdict and reason per finding, checked with "
            f"TensorFlow 2.21 / JAX 0.10.2 where in doubt). `python bench/fresh_audit.py run --root DIR --half F "
            f"--out ...` re-runs stagelint on a checkout of the pinned commits (the fetched code is never committed); "
-           f"parse diagnostics (STG000) are counted apart. A `now` run is a later session's re-run of an earlier "
-           f"held-back half (its new and changed findings read). The classes of error and what each fix states: "
+           f"parse diagnostics (STG000) are counted apart. A `now` or session (`s15`, `s15b`) run is a later "
+           f"session's re-run of an earlier held-back half, its new findings read (the tables show a half's latest "
+           f"re-run; session re-runs were made at main " + ", ".join(f"`{m}` ({w})" for w, m in MAINS.items()) + "). The classes of error and what each fix states: "
            f"`{NOTES}`."]
     for fix, held in dict.fromkeys(LISTS.values()):
-        cols = [f"{half} {when}" for half in (held, fix) for when in WHENS if f"{half} {when}" in runs]
+        # Each half's before and after, and of its later re-readings only the latest.
+        cols = []
+        for half in (held, fix):
+            have = [w for w in WHENS if f"{half} {w}" in runs]
+            cols += [f"{half} {w}" for w in have if w in WHENS[:2]] + [f"{half} {w}" for w in have if w not in WHENS[:2]][-1:]
         if not cols:
             continue
         halves = halves_of(fix)
@@ -334,9 +430,13 @@ def main(argv=None) -> int:
                    help="list each finding without a verdict (e.g. a re-run read against the before run's verdicts)")
     pl = sub.add_parser("pool", help="per rule, the held-back halves' latest read runs added up")
     pl.add_argument("--halves", help="comma-separated halves (default: every list's held-back half)")
+    c = sub.add_parser("carry", help="a reading's verdicts from the same half's earlier readings (unchanged findings)")
+    c.add_argument("--half", required=True)
+    c.add_argument("--when", required=True, choices=WHENS[1:],
+                   help="the reading: bench/fresh_findings_<half>_<when>.jsonl, verdicts to fresh_verdicts_<half>_<when>.csv")
     sub.add_parser("doc", help="rewrite the fresh-audit section of docs/accuracy.md")
     args = p.parse_args(argv)
-    return {"run": run, "table": table, "pool": pool, "doc": doc}[args.cmd](args)
+    return {"run": run, "table": table, "pool": pool, "carry": carry, "doc": doc}[args.cmd](args)
 
 
 if __name__ == "__main__":
