@@ -21,7 +21,7 @@ from stagelint.analysis.values import python_option_param
 from stagelint.frameworks import PER_CALL_MUTATORS
 from stagelint.analysis.context import FileContext, FunctionInfo, code_of, short_code
 from stagelint.analysis.tensors import Tensorness, tensorness, value_of
-from stagelint.analysis.trivia import inner_nodes
+from stagelint.analysis.trivia import inner_nodes, statement_parts
 
 
 @dataclass
@@ -137,7 +137,7 @@ def _restored(ctx: FileContext, func: FunctionInfo) -> set[str]:
     restores = []  # (place, local name, line)
     raised, lowered = set(), set()  # (place, amount) of `place += amount` / `place -= amount`
     put_back = set()  # the `-=` statements in a `finally:`, or in a generator (a context manager)
-    todo = list(inner_nodes(func.node.body))
+    todo = list(statement_parts(func.node.body))  # all it looks for are statements
     generator = func.facts.is_generator
     while todo:
         node = todo.pop()
@@ -156,8 +156,8 @@ def _restored(ctx: FileContext, func: FunctionInfo) -> set[str]:
                 saved[target.value] = (code_of(value), line)
             if type(value) is cst.Name and isinstance(target, (cst.Name, cst.Attribute)):
                 restores.append((code_of(target), value.value, line))
-        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            todo.extend(inner_nodes(node))
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            todo.extend(statement_parts(node))
     found = {place for place, name, line in restores
              if name in saved and saved[name][0] == place and saved[name][1] < line}
     # `depth += 1` then `depth -= 1` in `finally:` (or after a context manager's `yield`): a
@@ -474,8 +474,29 @@ def changes_every_call(node: cst.CSTNode) -> bool:
     if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         places = {code_of(t) for t in targets if isinstance(t, (cst.Attribute, cst.Subscript, cst.Name))}
-        return any(code_of(n) in places for n in _all_nodes(node.value)
-                   if isinstance(n, (cst.Attribute, cst.Subscript, cst.Name)))
+        return bool(places) and _reads_any(node.value, places)
+    return False
+
+
+def _reads_any(value: cst.BaseExpression, places: set[str]) -> bool:
+    """A name, attribute or subscript in `value` whose code is one of `places`. The code of a
+    name is its value, that of an attribute ends with its last name (without brackets around
+    them): generated only when it can match."""
+    todo = [value]
+    while todo:
+        n = todo.pop()
+        kind = type(n)
+        if kind is cst.Name and not n.lpar:
+            if n.value in places:
+                return True
+        elif kind is cst.Attribute and not n.rpar:
+            attr = n.attr.value
+            if any(p.endswith(attr) for p in places) and code_of(n) in places:
+                return True
+        elif kind is cst.Name or kind is cst.Attribute or kind is cst.Subscript:
+            if code_of(n) in places:
+                return True
+        todo.extend(inner_nodes(n))
     return False
 
 

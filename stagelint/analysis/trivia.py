@@ -34,3 +34,23 @@ def inner_nodes(node: cst.CSTNode) -> list:
     """`node.children` less the trivia, for scans of a subtree that look for statements and
     expressions: a third of the nodes to go through, and the fields holding only trivia unread."""
     return children_past(node, TRIVIA)
+
+
+def _expressions() -> frozenset:
+    kinds, queue = set(), [cst.BaseExpression]
+    while queue:
+        kind = queue.pop()
+        kinds.add(kind)
+        queue.extend(kind.__subclasses__())
+    return frozenset(kinds)
+
+
+#: Trivia and expressions: no statement is inside an expression (a lambda's body is one).
+_NOT_STATEMENTS = TRIVIA | _expressions()
+
+
+def statement_parts(node: cst.CSTNode) -> list:
+    """The nodes under `node` that may hold a statement, for scans that look for statements
+    only: `inner_nodes` less the expressions, whose fields (`If.test`, `Assign.value`) are not
+    read at all. In no order."""
+    return children_past(node, _NOT_STATEMENTS)

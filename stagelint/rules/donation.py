@@ -10,7 +10,7 @@ from stagelint.analysis.context import short_code
 from stagelint.analysis.jitsites import JitSites, expects_error
 from stagelint.rules.base import Rule
 from stagelint.analysis.tensors import NUMBERS, value_of
-from stagelint.analysis.trivia import TRIVIA, inner_nodes
+from stagelint.analysis.trivia import TRIVIA, inner_nodes, statement_parts
 
 #: Methods of a jitted function that read only its arguments' shapes and dtypes.
 _ABSTRACT_USES = frozenset({"lower", "trace", "eval_shape"})
@@ -335,7 +335,7 @@ def _leaves(block: cst.CSTNode) -> bool:
             if _leaves_return(node):
                 return True
         elif kind is not cst.FunctionDef and kind is not cst.ClassDef:
-            stack.extend(_statement_parts(node))
+            stack.extend(statement_parts(node))
     return False
 
 
@@ -348,25 +348,8 @@ def _leaves_return(loop: cst.CSTNode) -> bool:
         if kind is cst.Return:
             return True
         if kind is not cst.FunctionDef and kind is not cst.ClassDef:
-            stack.extend(_statement_parts(node))
+            stack.extend(statement_parts(node))
     return False
-
-
-def _statement_parts(node: cst.CSTNode) -> list:
-    """The nodes under `node` that may hold a statement: not expressions (a lambda's body is
-    one), nor trivia. In no order (the questions asked are whether any holds something)."""
-    return [child for child in inner_nodes(node) if not _expression(type(child))]
-
-
-#: node type -> whether it is an expression (`_statement_parts`)
-_EXPRESSIONS: dict[type, bool] = {}
-
-
-def _expression(kind: type) -> bool:
-    known = _EXPRESSIONS.get(kind)
-    if known is None:
-        known = _EXPRESSIONS[kind] = issubclass(kind, cst.BaseExpression)
-    return known
 
 
 def _checks_deletion(call: cst.Call) -> bool:
