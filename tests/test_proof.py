@@ -140,7 +140,11 @@ def test_a_leak_s_proof_says_why_the_value_is_a_tensor_and_why_the_object_outliv
         Note("`loss` is a traced tensor here: a framework op's result or a value the staging traces", "m.py", 10, 5),
         Note("`history` is a module global: it outlives the call", "m.py", 10, 5),
     )
-    assert lost.because[1:] == (Note("`steps` is a module global: it outlives the call", "m.py", 11, 5),)
+    assert lost.because[1:] == (
+        Note("`steps` is a module global: it outlives the call", "m.py", 11, 5),
+        Note("`steps[\"n\"] += ...` changes `steps[\"n\"]` again on every eager call; under `tf.function` only the "
+             "call that traces runs it, so calls that reuse the trace leave `steps[\"n\"]` behind", "m.py", 11, 5),
+    )
 
 
 def test_a_tensor_used_as_a_python_value_says_why_it_is_a_tensor():

@@ -38,6 +38,10 @@ def root_owner(ctx: FileContext, func: FunctionInfo, expr: cst.BaseExpression,
         return None  # `**kwargs` / `*args`: a dict or tuple made afresh for every call
     if kind in ("param", "local") and _rebound_to_copy(ctx, root, func, _links(expr, store)):
         return None  # `obs = obs.copy()` before `obs["image"] = ...`: the call's own new object
+    if kind == "param" and _rebound_in_call(ctx, root, func):
+        # `inputs = prepare(inputs)` before `inputs[k] = ...`: the name no longer holds the
+        # caller's argument but what the call bound to it, followed as a local's value is
+        kind = "local"
     if kind == "closure" and _enclosing_self(ctx, root, func):
         return "self", root.value  # `def keep(t): self.last = t` nested in `call`: the layer's own attribute
     if kind in ("global", "closure", "self", "param", "import"):
@@ -119,6 +123,19 @@ def _rebound_to_copy(ctx: FileContext, name: cst.Name, func: FunctionInfo,
         if not (_copied(ctx, value) or _fresh_container(ctx, value) or _evolved_owns(ctx, value, links)):
             return False
     return True
+
+
+def _rebound_in_call(ctx: FileContext, name: cst.Name, func: FunctionInfo) -> bool:
+    """No binding of the parameter `name` that reaches this use is the parameter itself: an
+    assignment in straight-line code above it (`inputs = prepare(inputs)`) rebound the name, so
+    what it holds is that assignment's value, not the object the caller passed."""
+    refs = ctx.reaching(name, func)
+    if not refs or any(isinstance(getattr(b, "node", None), cst.Param) for b in refs):
+        return False
+    # `s = attr.evolve(s)` is a new instance whose attributes are the caller's (a shallow copy):
+    # `_evolved_owns` says which of them the call owns
+    values = [ctx.bound_values.get(id(getattr(b, "node", None))) for b in refs]
+    return not any(isinstance(v, cst.Call) and ctx.qualified_names(v.func) & _EVOLVE_CALLS for v in values)
 
 
 def _copied(ctx: FileContext, value) -> bool:

@@ -526,9 +526,25 @@ def lost_under_jax_fact(candidate, project, key) -> list:
         return fact(f"{action} writes into JAX's copy of the caller's argument and the function neither returns it "
                     f"nor reads the write again: its only effect would be on the caller's object, which does not "
                     f"see it", candidate.span)
+    return lost_on_reuse_fact(candidate, "JAX")
+
+
+def lost_on_reuse_fact(candidate, staging: str = "`tf.function`") -> list:
+    """The step of STG102 that a call reusing the trace leaves the state other than eager code
+    would: known true of a change made again on every eager call (`calls += 1`, `log.append(x)`,
+    `state["n"] = state["n"] + 1`): only the tracing call runs it, so the counter reads 1 after
+    three calls (observed with TF 2.21, tests/runtime/test_tf_store_facts.py, and JAX 0.10.2).
+    A guess of a store a repeated call would make again (`self.ready = True`,
+    `self.dropout.rate = self.rate` of the same `tf.Variable`, `del d[k]`, `registry[name] = fn`):
+    after any number of calls it holds what eager code leaves unless the value changes between
+    calls that reuse the trace, which nothing here shows."""
+    from stagelint.analysis.proof import HEURISTIC, fact
+
+    fields = candidate.fields
+    action, place = fields.get("action", "the write"), fields.get("place", "the state")
     if fields.get("_per_call"):
-        return fact(f"{action} changes {place} again on every eager call; under JAX only the call that traces runs "
-                    f"it, so calls that reuse the trace leave {place} behind", candidate.span)
+        return fact(f"{action} changes {place} again on every eager call; under {staging} only the call that traces "
+                    f"runs it, so calls that reuse the trace leave {place} behind", candidate.span)
     return fact(f"{action} stores what a repeated call would store again: {place} differs from what eager code "
                 f"leaves only if the value changes between calls that reuse the trace (a guess)",
                 candidate.span, HEURISTIC)

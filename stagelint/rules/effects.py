@@ -24,6 +24,7 @@ from stagelint.analysis.nnx import static_container, store_carried, store_fields
 from stagelint.rules.base import Rule
 from stagelint.analysis.stores import (
     changes_every_call,
+    lost_on_reuse_fact,
     lost_under_jax_fact,
     outlives_fact,
     read_after,
@@ -68,7 +69,11 @@ class TraceTimeSideEffect(Rule):
     to a framework API that calls them while tracing (`tf.cond`, `tf.map_fn`, `jax.lax.scan`).
     Preview tier (`--preview`): code reached only because a function is handed to something
     else (`multiprocessing.Process(target=f)`, a project function, a callee not resolved), which
-    may keep it, run it in another process, or never call it; the proof names that hop.
+    may keep it, run it in another process, or never call it; the proof names that hop. Preview
+    too: a log whose tensor is a parameter taken for one only from the function's own ops
+    (`labels > label_threshold`, which a Python float passes too) where no call passes a tensor
+    there. Not flagged: a log under `if key in features:`, which Python decides (`in` gives a
+    Python bool; AutoGraph cannot make it a `tf.cond`).
 
 
     Under JAX (`jax.jit`, `jax.pmap`, the bodies of `lax.cond`/`while_loop`/`scan`, Flax and Equinox
@@ -292,7 +297,8 @@ class TraceTimeSideEffect(Rule):
                 # whatever the condition, and never when it holds later
                 cond = Tensorness()
                 for test in tests:
-                    cond = cond | tensorness(ctx, test, func)
+                    if not _membership_test(test):
+                        cond = cond | tensorness(ctx, test, func)
                 if cond.possible:
                     self.report(node, function=func, call=call, _definite=cond.definite, _params=sorted(cond.params),
                                 _under_if=True, instead=_UNDER_TENSOR_IF)
@@ -329,8 +335,16 @@ class TraceTimeSideEffect(Rule):
                 return True
         key = (module.module, candidate.function)
         params = set(candidate.fields["_params"])
-        if params & project.tensor_params(key):
-            return True
+        shown = params & project.tensor_params(key)
+        if shown:
+            guessed = sorted(p for p in shown if not _tensor_by_a_call(project, key, p))
+            if len(guessed) < len(shown):
+                return True
+            # Taken for a tensor only from the function's own ops (`labels > label_threshold`), which
+            # a Python number given there passes too: then the `if` and the log are Python's
+            return {"_preview": f"`{guessed[0]}` is taken for a tensor from how `{candidate.function}` uses it; "
+                                "no call shows a tensor passed there, and a Python value makes the log one of Python "
+                                "values"}
         f = project.function(key)
         if project.entries.get(key) in ("decorator", "wrapper") and f is not None:
             # A tf.function's own arguments: tensors unless they default to a Python literal, or
@@ -486,6 +500,21 @@ def _plain_graph_only(project, key) -> bool:
     return True
 
 
+def _tensor_by_a_call(project, key, param: str) -> bool:
+    """`param` is a tensor by more than the function's own ops (`FunctionFacts.tensor_params`,
+    which a Python number given to the same op passes too): a call passes a tensor there, or the
+    framework does (a Keras `call`'s inputs, a `tf.data` function's elements, a JAX-traced
+    argument)."""
+    f = project.function(key)
+    if f is None or param not in f.tensor_params:
+        return True
+    if project.entries.get(key) == "keras" and param in f.params[1:]:
+        return True
+    if param in project.jax.traced_params(key) or (key in project.dataset_bound and param in f.passed_params):
+        return True
+    return any(arg.kind == "tensor" for _, _, arg in project.args_for(key, param))
+
+
 def _python_at_every_call(project, key, param: str) -> bool:
     """Every call of `key` the project shows passes a Python value for `param` (and there is one)."""
     args = project.args_for(key, param)
@@ -534,6 +563,15 @@ class ExternalStateMutation(Rule):
     rebinding, `.append()`/`.update()`/`.pop()`/... on a container that is not local to the call,
     and stores into attributes or items of non-local objects, such as `self.counter += 1`.
 
+    Default tier under TensorFlow: a change made again on every call (`self.counter += 1`,
+    `log.append(x)`, `state["n"] = state["n"] + 1`, `.pop()`/`.remove()`): eagerly three calls
+    count three, the traced Function counts its one trace (observed with TF 2.21). Preview tier
+    (`--preview`): a store a repeated call makes again (`self.ready = True`,
+    `self.dropout.rate = self.rate` with the same `tf.Variable` every call, `del d[k]`,
+    `registry[name] = fn`): after any number of calls it holds what eager code leaves unless the
+    value changes between calls that reuse the trace, which the code does not show. A parameter
+    the call rebinds to what another call returned (`inputs = prepare(inputs)` then
+    `inputs[k] = ...; return inputs`) no longer holds the caller's object: not flagged.
 
     Under JAX: a `nonlocal` counter, an outer list, a Flax NNX module mutated under plain `jax.jit`
     (not under `nnx.jit`, which carries the update out), `self.x = ...` in a Flax Linen `__call__` or
@@ -782,7 +820,11 @@ class ExternalStateMutation(Rule):
         if stored_tensor(candidate, project, key):
             return False  # a tensor: STG201
         outlives = outlives_fact(candidate)
-        return {"_because": [outlives]} if outlives is not None else True
+        stated = [outlives] if outlives is not None else []
+        if project.jax.framework_of(key) == "jax":
+            return {"_because": stated} if stated else True  # `confirm` adds JAX's step
+        # Under TensorFlow the loss rests on the store changing the state again per call
+        return {"_because": stated + [lost_on_reuse_fact(candidate)]}
 
 
 def _lost_update(candidate, project, key) -> bool:
@@ -797,6 +839,17 @@ def _lost_update(candidate, project, key) -> bool:
         return False
     read = fields.get("_read_after", "returned")
     return not read or (read == "read" and writes_variable(candidate, project, key))
+
+
+def _membership_test(test: cst.BaseExpression) -> bool:
+    """`if KEY in features:` (or `not in`, `not (k in d)`): Python makes `in` a Python bool
+    (`bool(__contains__(...))`), and bool of a symbolic tensor raises, so AutoGraph never stages
+    such an `if` as a `tf.cond`: it is decided at trace time (observed with TF 2.21,
+    tests/runtime/test_tf_store_facts.py)."""
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression
+    return isinstance(test, cst.Comparison) and all(
+        isinstance(c.operator, (cst.In, cst.NotIn)) for c in test.comparisons)
 
 
 def _warns(node: cst.Call) -> bool:

@@ -201,7 +201,11 @@ class FrozenPythonValue(Rule):
     Default tier: code reached through calls, or through functions handed to a framework API
     that calls them while tracing. Preview tier (`--preview`): code reached only because a
     function is handed to something else (`multiprocessing.Process(target=f)`, a project
-    function, a callee not resolved); the proof names that hop.
+    function, a callee not resolved); the proof names that hop. Preview too: a draw that is all a
+    helper returns (`def gen_int_seed(): return random.randrange(2**63 - 1)`), whose caller's use
+    decides: used as the `seed=` of a stateful random op it is harmless, since that op draws anew
+    on every call of the trace (observed with TF 2.21). A `tf.function`'s own `return
+    random.random()` is a constant output: default.
 
 
     Under JAX the remedy is an explicit `jax.random` key passed in and split per call.
@@ -330,6 +334,12 @@ class FrozenPythonValue(Rule):
         #: per enclosing block, the global generators (`numpy.random`, `random`) an earlier
         #: statement of that block seeded with a literal
         self.seeded: list[set[str]] = []
+        #: calls that are a `return`'s whole value (`return random.randrange(2**63 - 1)`)
+        self.returned: set[int] = set()
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if isinstance(node.value, cst.Call):
+            self.returned.add(id(node.value))
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self.seeded.append(set())
@@ -358,14 +368,25 @@ class FrozenPythonValue(Rule):
             # `np.random.seed(1234)` earlier in the block: every eager call draws this same value
             # too, so the trace's constant is what each call would compute
             return
-        self.report(node, call=f"{short_code(node.func)}(...)", instead=instead)
+        self.report(node, call=f"{short_code(node.func)}(...)", instead=instead,
+                    **({"_returned": True} if id(node) in self.returned else {}))
 
     @classmethod
     def confirm(cls, candidate, project, module):
         # a helper only one-time set-up calls (`if key not in cache: cache[key] = build(key)`)
         # draws once eagerly too: nothing a trace freezes that eager code would draw again
         key = (module.module, candidate.function)
-        return with_staging_certainty(key in project.unguarded, project, key)
+        verdict = with_staging_certainty(key in project.unguarded, project, key)
+        if verdict and candidate.fields.get("_returned") and key not in project.entries:
+            # `def gen_int_seed(): return random.randrange(2**63 - 1)`: the draw is all the helper
+            # gives its caller, whose use decides whether a call sees a stale value (edward2 uses it
+            # as the `seed=` of a stateful random op, which still draws anew on every call)
+            out = dict(verdict) if isinstance(verdict, dict) else {}
+            out.setdefault("_preview", "the draw is the helper's return value: whether the caller bakes it into "
+                                       "values a call uses, or only seeds a stateful op (which draws anew per call), "
+                                       "is a guess")
+            return out
+        return verdict
 
     def fix(self, node: cst.CSTNode, fields: dict):
         from stagelint.fix import tf_random_rewrite
@@ -401,7 +422,7 @@ class PythonStateGuard(Rule):
 
     A guard that looks set-once (`if not self.started:`, `if self.x is None:`) is no excuse
     when its block runs such ops and sets a Python flag: the ops run on every call, the flag
-    flips once (STG102 reports the flag too).
+    flips once (STG102's preview tier reports the flag too).
 
     Not flagged: guards that create state once (`if self.v is None: self.v = tf.Variable(...)`,
     the lazy-creation pattern, whose block only creates variables); conditions on tensors (AutoGraph makes them a `tf.cond`); and
@@ -509,7 +530,7 @@ class PythonStateGuard(Rule):
             global announced
             if not announced:  # STG105
                 tf.print("training started")
-                announced = True  # STG102
+                announced = True
 
         @tf.function
         def train_step(x):

@@ -6,7 +6,7 @@ Each class has a positive case and its negative twin, and an interprocedural or 
 
 from __future__ import annotations
 
-from tests.rules.rulecases import assert_marked, assert_project_marked
+from tests.rules.rulecases import assert_marked, assert_project_marked, assert_tiers
 
 
 # Arguments reaching a Function through a helper ---------------------------------------------------
@@ -288,7 +288,7 @@ def test_attribute_order_across_modules(tmp_path):
 
 def test_guard_whose_helper_runs_an_op_and_flips_a_flag():
     # The op is in a method the guard's block calls: baked into every call, the flag flips once.
-    assert_marked("""
+    assert_tiers("""
         import tensorflow as tf
 
         class Model(tf.Module):
@@ -306,7 +306,7 @@ def test_guard_whose_helper_runs_an_op_and_flips_a_flag():
             def __call__(self, x):
                 if not self.warmed:  # STG105
                     self._warm(x)
-                    self.warmed = True  # STG102
+                    self.warmed = True  # preview STG102
                 return x * 2
     """)
 
@@ -336,7 +336,7 @@ def test_guard_whose_helper_only_creates_variables_is_fine():
 
 
 def test_global_guard_whose_function_helper_prints():
-    assert_marked("""
+    assert_tiers("""
         import tensorflow as tf
 
         announced = False
@@ -348,7 +348,7 @@ def test_global_guard_whose_function_helper_prints():
             global announced
             if not announced:  # STG105
                 say("training started")
-                announced = True  # STG102
+                announced = True  # preview STG102
 
         @tf.function
         def train_step(x):

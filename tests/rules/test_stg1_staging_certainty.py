@@ -79,3 +79,82 @@ def test_a_draw_after_a_literal_seed_in_its_block_is_what_every_call_draws():
                 np.random.seed(3)
             return x * a * b * np.random.rand()  # STG104
     """)
+
+
+def test_a_draw_a_helper_returns_is_a_guess_one_a_function_uses_or_its_entry_returns_is_not():
+    # edward2's `gen_int_seed` (first audit, B): `return random.randrange(2**63 - 1)` hands the
+    # draw to callers that seed stateful random ops with it (which draw anew on every call:
+    # tests/runtime/test_tf_store_facts.py); the twins use the draw, or return it from the Function
+    assert_tiers("""
+        import random
+        import time
+        import tensorflow as tf
+
+        def gen_int_seed():
+            return random.randrange(2**63 - 1)  # preview STG104
+
+        def jitter(x):
+            return x + random.random()  # STG104
+
+        @tf.function
+        def step(x):
+            noise = tf.random.normal(tf.shape(x), seed=gen_int_seed())
+            return jitter(x) + noise
+
+        @tf.function
+        def stamp():
+            return time.time()  # STG104
+    """)
+
+
+def test_a_log_under_an_in_test_is_pythons_one_under_a_tensor_comparison_is_traced_both_ways():
+    # scenic's flexio (third audit, L): `if SEED_KEY in features:` is a Python bool (AutoGraph
+    # cannot stage it): the warning logs once per trace when the key is there, as the author means
+    assert_tiers("""
+        import logging
+        import tensorflow as tf
+
+        SEED_KEY = "seed"
+
+        def populate():
+            ds = tf.data.Dataset.from_tensor_slices({"x": [1.0]})
+
+            def _fn(features):
+                if SEED_KEY in features:
+                    logging.warning("Seed key (%s) already exists: *not* overwriting", SEED_KEY)
+                if not ("rng" in features):
+                    logging.warning("no rng")
+                if tf.reduce_sum(features["x"]) > 0:
+                    logging.warning("positive")  # STG101
+                return features
+            return ds.map(_fn)
+    """)
+
+
+def test_a_log_under_a_parameter_taken_for_a_tensor_only_from_its_own_ops_is_a_guess():
+    # uncertainty-baselines' toxic_comments (first audit, B): `label_threshold` is compared with a
+    # tensor (`labels > label_threshold`) but every call passes a Python float flag; the twin's
+    # caller passes a tensor
+    assert_tiers("""
+        import logging
+        import tensorflow as tf
+        from absl import flags
+
+        FLAGS = flags.FLAGS
+
+        @tf.function
+        def sample_weight(labels, class_weight, label_threshold=0.7):
+            if label_threshold != 0.7:
+                logging.warning("class weights assume 0.7, got %s", label_threshold)  # preview STG101
+            return tf.gather(class_weight, tf.cast(labels > label_threshold, tf.int32))
+
+        @tf.function
+        def tensor_weight(labels, class_weight, label_threshold):
+            if label_threshold != 0.7:
+                logging.warning("class weights assume 0.7, got %s", label_threshold)  # STG101
+            return tf.gather(class_weight, tf.cast(labels > label_threshold, tf.int32))
+
+        def main(labels, weights):
+            sample_weight(labels, weights, FLAGS.ece_label_threshold)
+            tensor_weight(labels, weights, tf.constant(0.5))
+    """)

@@ -181,13 +181,13 @@ def test_enumerate_over_a_tensor_is_not_a_graph_loop():
 
 def test_stg201_a_name_scope_string_stored_on_the_layer_leaks_nothing():
     # a Python string set while tracing (STG102: once per trace), not a tensor leaking out
-    assert_marked("""
+    assert_tiers("""
         import tensorflow as tf
 
         class Block(tf.keras.layers.Layer):
             def call(self, x):
-                self.scope = tf.get_current_name_scope()  # STG102
-                self.internal_scope = tf.__internal__.get_name_scope()  # STG102
+                self.scope = tf.get_current_name_scope()  # preview STG102
+                self.internal_scope = tf.__internal__.get_name_scope()  # preview STG102
                 self.last = tf.reduce_sum(x)  # STG201
                 return x
     """)

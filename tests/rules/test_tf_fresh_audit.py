@@ -5,7 +5,7 @@ positive twin. Behaviour checked with TensorFlow 2.21 in this venv
 
 from __future__ import annotations
 
-from rulecases import assert_marked
+from rulecases import assert_marked, assert_tiers
 
 
 def test_effects_behind_a_memo_guard_run_once_per_key_eagerly_too():
@@ -51,7 +51,7 @@ def test_a_sub_layer_made_under_a_not_in_guard_is_a_memo_not_a_lost_update():
     """dreamer's `Module.get`: `if name not in self._modules: self._modules[name] = ctor()`. The
     entry outlives the trace and eager calls skip the fill too. A dict filled under a test of
     another container is written on every eager call: only while tracing when staged."""
-    assert_marked("""
+    assert_tiers("""
         import tensorflow as tf
 
         class Module(tf.Module):
@@ -67,7 +67,7 @@ def test_a_sub_layer_made_under_a_not_in_guard_is_a_memo_not_a_lost_update():
 
             def count(self, name):
                 if name not in self._known:
-                    self._calls[name] = 1  # STG102
+                    self._calls[name] = 1  # preview STG102
                 return name
 
             @tf.function
@@ -222,7 +222,7 @@ def test_a_closure_slot_filled_under_a_not_guard_is_lazy_creation_not_a_lost_upd
     module on the first trace; later traces and eager calls find the slot filled (TF 2.21,
     tests/runtime/test_tf_fresh_facts.py), so skipping the store loses nothing. The twin: a
     slot of the function's own parameter is tested per call, and the store into it is lost."""
-    assert_marked("""
+    assert_tiers("""
         import tensorflow as tf
 
         def run(module_fn, x):
@@ -239,7 +239,7 @@ def test_a_closure_slot_filled_under_a_not_guard_is_lazy_creation_not_a_lost_upd
         @tf.function
         def g(holder, module_fn, x):
             if not holder[0]:
-                holder[0] = module_fn()  # STG102
+                holder[0] = module_fn()  # preview STG102
             return x
     """)
 
@@ -275,7 +275,7 @@ def test_an_attrs_instance_evolved_in_the_call_is_the_calls_own():
     it returns. `attr.evolve` copies shallowly: without the `counters=` copy, `s.counters[k] = ...`
     writes into the caller's dict (TF 2.21 refuses it as a change to the Function's input;
     tests/runtime/test_tf_fresh_facts.py)."""
-    assert_marked("""
+    assert_tiers("""
         import collections
         import attr
         import tensorflow as tf

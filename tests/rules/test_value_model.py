@@ -217,7 +217,7 @@ def test_set_once_guard_that_only_creates_variables_is_fine():
 
 
 def test_set_once_guard_that_runs_ops_and_flips_a_flag():
-    assert_marked("""
+    assert_tiers("""
         import tensorflow as tf
 
         class Model(tf.Module):
@@ -229,7 +229,7 @@ def test_set_once_guard_that_runs_ops_and_flips_a_flag():
             def __call__(self, x):
                 if not self.started:  # STG105
                     self.v.assign(10)
-                    self.started = True  # STG102
+                    self.started = True  # preview STG102
                 return x + self.v
     """)
 

@@ -1,0 +1,116 @@
+"""What TensorFlow 2.21 does to Python state a `tf.function` writes (STG102's steps,
+`stores.lost_on_reuse_fact` and `objects._rebound_in_call`), observed with real TensorFlow.
+
+A change made again on every eager call (`+= 1`, `append`) is made once per trace: the calls
+that reuse the trace leave the state behind. A store a repeated call makes again with the same
+value (`self.dropout.rate = self.rate`, the same `tf.Variable` every call; a flag set to `True`)
+leaves what eager code leaves. A dict a call inside the trace returns, changed and returned,
+is the trace's own: each call returns it changed, and the caller's dict is untouched."""
+
+from __future__ import annotations
+
+import pytest
+
+tf = pytest.importorskip("tensorflow")
+
+
+class _Layer(tf.Module):
+    def __init__(self):
+        self.rate = tf.Variable(0.5, trainable=False)
+        self.dropout = tf.keras.layers.Dropout(0.1)
+        self.steps = 0
+        self.seen = []
+        self.ready = False
+
+    def call(self, x):
+        self.dropout.rate = self.rate  # the same Variable on every call
+        self.ready = True
+        self.steps += 1
+        self.seen.append(1)
+        return x * self.rate
+
+
+def test_a_change_made_every_call_is_made_once_per_trace_a_repeated_store_is_not_lost():
+    for staged in (False, True):
+        layer = _Layer()
+        fn = tf.function(layer.call) if staged else layer.call
+        for _ in range(3):
+            out = fn(tf.constant(2.0))
+        layer.rate.assign(0.25)
+        out = fn(tf.constant(2.0))
+        # the repeated store: the same object, and the Variable's new value reaches the reused trace
+        assert layer.dropout.rate is layer.rate and layer.ready is True
+        assert float(out) == 0.5
+        # the per-call change: 4 eager calls count 4, the traced Function counts its one trace
+        assert (layer.steps, len(layer.seen)) == ((1, 1) if staged else (4, 4)), staged
+
+
+def test_a_dict_a_call_in_the_trace_returns_is_the_traces_own_not_the_callers():
+    """Merlin's `inputs = prepare_features(inputs)` then `inputs[k] = ...; del inputs[k];
+    return inputs` (sixth audit, V): writing into what the call returned changes nothing the
+    caller holds, and every call of the reused trace returns it changed. Writing into the
+    argument itself is refused ("should not modify its Python input arguments")."""
+    prepare = tf.keras.layers.Lambda(lambda d: {k: tf.identity(v) for k, v in d.items()})
+
+    @tf.function
+    def last_as_target(inputs):
+        inputs = prepare(inputs)
+        inputs["seq"] = inputs["seq"][:, :-1]
+        inputs["extra"] = inputs["seq"] * 2
+        del inputs["other"]
+        return inputs
+
+    @tf.function
+    def in_place(inputs):
+        inputs["seq"] = inputs["seq"][:, :-1]
+        return inputs
+
+    for n in (3, 4):
+        given = {"seq": tf.ones([2, n]), "other": tf.zeros([2])}
+        out = last_as_target(given)
+        assert sorted(out) == ["extra", "seq"] and out["seq"].shape == (2, n - 1)
+        assert sorted(given) == ["other", "seq"] and given["seq"].shape == (2, n)
+    assert last_as_target.experimental_get_tracing_count() == 2
+    with pytest.raises(ValueError, match="should not modify its Python input arguments"):
+        in_place({"seq": tf.ones([2, 3])})
+
+
+def test_a_stateful_random_op_with_a_seed_drawn_at_trace_time_still_draws_anew_per_call():
+    """STG104's preview step for a draw a helper returns (edward2's `gen_int_seed`): as the op
+    seed of a stateful random op, the trace's constant seed still gives a new draw per call."""
+    import random
+
+    @tf.function
+    def sample():
+        return tf.random.normal([4], seed=random.randrange(2**31 - 1))
+
+    a, b = sample(), sample()
+    assert sample.experimental_get_tracing_count() == 1
+    assert not bool(tf.reduce_all(a == b))
+
+
+def test_an_in_test_is_a_python_bool_never_a_tf_cond():
+    """STG101's `_membership_test`: `if KEY in features:` in a traced function is decided while
+    tracing (one branch traced); a tensor on the right cannot be tested so: it raises, never
+    becoming a `tf.cond`."""
+    traced = []
+
+    @tf.function
+    def fn(features):
+        if "seed" in features:
+            traced.append("in")
+        else:
+            traced.append("else")
+        return features["x"]
+
+    fn({"x": tf.constant(1), "seed": tf.constant(2)})
+    assert traced == ["in"]
+
+    @tf.function
+    def on_a_tensor(x):
+        if 1 in x:
+            return x + 1
+        return x
+
+    with pytest.raises((TypeError, tf.errors.OperatorNotAllowedInGraphError)):
+        on_a_tensor(tf.constant([1, 2]))
