@@ -202,7 +202,7 @@ def _cells(c: Counter) -> str:
 #: `s15b` its second), whose main `MAINS` names. The last of these a half has is its latest reading.
 WHENS = ("before", "after", "now", "s15", "s15b")
 #: The main each session re-reading was made at (the earlier runs' mains: bench/fresh_audit_notes.md).
-MAINS = {"s15": "39cc0c4"}
+MAINS = {"s15": "39cc0c4", "s15b": "27d6fda"}
 _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second TensorFlow audit",
            "G": "The third JAX audit", "I": "The third TensorFlow audit", "K": "The fourth JAX audit",
            "M": "The fourth TensorFlow audit", "O": "The fifth JAX audit", "Q": "The fifth TensorFlow audit",
@@ -210,12 +210,13 @@ _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second
            "Y": "The seventh TensorFlow audit"}
 
 
-def latest_runs(halves=None) -> dict[str, tuple[str, list[dict], dict]]:
-    """Per held-back half (or per half of `halves`), its latest read run: (when, findings, verdicts)."""
+def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:
+    """Per held-back half (or per half of `halves`), its latest read run (no later than `upto`):
+    (when, findings, verdicts)."""
     chosen = halves or [held for _, held in dict.fromkeys(LISTS.values())]
     latest = {}
     for half in chosen:
-        for when in reversed(WHENS):
+        for when in reversed(WHENS[:WHENS.index(upto) + 1] if upto else WHENS):
             findings = HERE / f"fresh_findings_{half}_{when}.jsonl"
             verdicts = HERE / f"fresh_verdicts_{half}_{when}.csv"
             if findings.exists() and verdicts.exists():
@@ -239,6 +240,11 @@ def pooled(latest: dict[str, tuple[str, list[dict], dict]]) -> list[str]:
     mains = {MAINS.get(w) for w, _, _ in latest.values()}
     if len(mains) == 1 and None not in mains:
         when = f"every one made at main `{mains.pop()}`, so the figures are that main's behaviour."
+    elif None not in mains:
+        at = defaultdict(list)
+        for h, (w, _, _) in latest.items():
+            at[MAINS[w]].append(h)
+        when = "made at main " + ", at main ".join(f"`{m}` ({' '.join(hs)})" for m, hs in at.items()) + "."
     else:
         when = "the runs were made at different mains, so a rule fixed since counts with its old findings."
     out = [f"Pooled over the held-back halves' latest read runs ({runs}); {when}", "",
@@ -333,7 +339,7 @@ def carry(args) -> int:
 
 
 def pool(args) -> int:
-    print("\n".join(pooled(latest_runs(args.halves.split(",") if args.halves else None))))
+    print("\n".join(pooled(latest_runs(args.halves.split(",") if args.halves else None, args.upto))))
     return 0
 
 
@@ -430,6 +436,7 @@ def main(argv=None) -> int:
                    help="list each finding without a verdict (e.g. a re-run read against the before run's verdicts)")
     pl = sub.add_parser("pool", help="per rule, the held-back halves' latest read runs added up")
     pl.add_argument("--halves", help="comma-separated halves (default: every list's held-back half)")
+    pl.add_argument("--upto", choices=WHENS, help="each half's latest reading no later than this one (e.g. s15)")
     c = sub.add_parser("carry", help="a reading's verdicts from the same half's earlier readings (unchanged findings)")
     c.add_argument("--half", required=True)
     c.add_argument("--when", required=True, choices=WHENS[1:],
