@@ -233,7 +233,7 @@ class AttrWrite:
     #: before and after the calls in the loop)
     loop: list[int] = field(default_factory=list)
     #: on a name bound to one object in a function: [methods called on it before, after] the
-    #: write, in program order (`ModuleFacts.method_calls`' last two fields); [] elsewhere
+    #: write, in program order (`ModuleFacts.method_calls`' fifth and sixth fields); [] elsewhere
     around: list = field(default_factory=list)
     #: on `self` in `__init__`: what the value is in Flax NNX's terms (`stagelint.analysis.nnx.stored_kind`)
     nnx: str = ""
@@ -347,7 +347,8 @@ class ModuleFacts:
     #: calls of a method on a name bound to an object of a known class, in any scope
     #: (`est.prepare(data)`, `attn(x)`): (calling function or None, class qualified name, method,
     #: fresh: the scope just constructed the object and nothing used it before, in this loop turn,
-    #: then the methods called on the same object before and after it in program order)
+    #: then the methods called on the same object before and after it in program order, and the
+    #: call's span)
     method_calls: list[tuple] = field(default_factory=list)
 
     #: calls of Keras step and training methods (`model.train_step(b)`, `model.fit(...)`):

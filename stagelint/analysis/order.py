@@ -115,11 +115,23 @@ def _calls_readers_in_loop(project, readers, writer) -> bool:
 
 def calls_readers_around(project, readers, writer, write_lines) -> bool:
     """The writer calls a reader on a line above one of its writes and again below it: the second
-    call reuses the first one's trace."""
+    call reuses the first one's trace. Its calls are those of functions (`step(x)`) and of the
+    Function methods of objects it holds (`model.train_step(x)`)."""
     if not write_lines:
         return False
-    calls = sorted(site.span.line for site in _reader_calls(project, readers, writer))
+    calls = sorted([site.span.line for site in _reader_calls(project, readers, writer)]
+                   + _reader_method_lines(project, readers, writer))
     return bool(calls) and any(calls[0] < w < calls[-1] for w in write_lines)
+
+
+def _reader_method_lines(project, readers, writer) -> list[int]:
+    """Lines of the writer's own calls of a method, on an object of a project class, that calls the
+    Function tracing one of the `readers` (`ModuleFacts.method_calls`, the object's class known
+    from its binding: `model = Model()` ... `model.train_step(x)`)."""
+    module, qualname = writer
+    facts = project.modules.get(module)
+    return [span.line for caller, cls, method, _, _, _, span in getattr(facts, "method_calls", ())
+            if caller == qualname and any(_runs(project, cls, method, r, module) for r in readers)]
 
 
 def _called_from_readers(project, readers, writer) -> bool:
@@ -201,9 +213,9 @@ def called_between_calls(project, reader, writer, family) -> tuple | None:
     call, or None."""
     name = tuple(writer)[1].rsplit(".", 1)[-1]
     for module, facts in project.modules.items():
-        for caller, cls, method, _, *order in getattr(facts, "method_calls", ()):
-            if method != name or not order or project.resolved_class_name(cls) not in family:
+        for caller, cls, method, _, before, after, _ in getattr(facts, "method_calls", ()):
+            if method != name or project.resolved_class_name(cls) not in family:
                 continue
-            if between_calls(project, reader, cls, *order, module):
+            if between_calls(project, reader, cls, before, after, module):
                 return caller, module
     return None

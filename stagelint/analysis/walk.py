@@ -663,7 +663,8 @@ class _Walker(cst.CSTVisitor):
         """`est.prepare(data)`, `attn(x)` on a name bound to an object of a class the file shows,
         in any scope (`ModuleFacts.method_calls`): fresh when the scope constructed the object
         and this is its first use, in the same loop iteration (STG302: written before any call
-        of the object could trace it)."""
+        of the object could trace it); where the call is (STG301: a function that calls a
+        Function's method above and below its own write of a global, `analysis.order`)."""
         ctx = self.ctx
         receiver, method = _receiver_and_method(node)
         if receiver is None:
@@ -672,7 +673,7 @@ class _Walker(cst.CSTVisitor):
         if value.what != "object" or not value.cls:
             return
         entry = (func.qualname if func else None, value.cls, method,
-                 self._first_use_of_new_object(receiver, func), [], [])
+                 self._first_use_of_new_object(receiver, func), [], [], ctx.position(node))
         ctx.facts.method_calls.append(entry)
         self._order_object_call(receiver, func, entry)
 

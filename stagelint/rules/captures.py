@@ -36,7 +36,9 @@ class StaleGlobal(Rule):
     calls it) and another call runs it after it; a rebinding before the Function is defined or
     first called, or after its last call, changes nothing a trace sees. A function that rebinds
     (`global x`) or mutates the global counts when the module calls it between two such calls,
-    or when the reading code calls it. In a module that never calls the reading code itself (a
+    when the reading code calls it, or when it calls the Function itself above its write and
+    again below it (`step(x); scale = 2.0; step(x)`, or `model.train_step(x)` on an object
+    whose method is the Function: the second call reuses the first one's trace). In a module that never calls the reading code itself (a
     library) nothing shows when such a function runs: at any time, or only at import (a registry
     its decorators fill before anything is traced); that finding is in the preview tier. An enclosing function's
     variable counts only across a Function boundary (a nested `tf.function`, not a helper traced

@@ -690,6 +690,56 @@ def test_stg301_a_function_that_calls_the_function_around_its_own_write():
     """)
 
 
+STEP_MODEL = """
+    import tensorflow as tf
+
+    scale = 1.0
+
+    class Model(tf.Module):
+        def __init__(self):
+            self.w = tf.Variable(2.0)
+
+        @tf.function
+        def train_step(self, x):
+            return self.w * x * scale  # {marker}STG301
+"""
+
+
+def test_stg301_a_function_that_calls_a_function_method_around_its_own_write():
+    """`model.train_step(x); scale = 2.0; model.train_step(x)` in one function (the bundled
+    example's `main`): `train_step` is a `tf.function` method of the object `model` holds, so
+    the second call reuses the first one's trace, with the old value (default tier). The twins
+    call it only before the write, or only after: no call of the writer's shows a stale read
+    (a library's order: preview at most)."""
+    assert_tiers(STEP_MODEL.format(marker="") + """
+    def main():
+        global scale
+        model = Model()
+        x = tf.constant([1.0, 2.0])
+        model.train_step(x)
+        scale = 2.0
+        model.train_step(x)
+    """)
+    assert_tiers(STEP_MODEL.format(marker="preview ") + """
+    def main():
+        global scale
+        model = Model()
+        x = tf.constant([1.0, 2.0])
+        model.train_step(x)
+        scale = 2.0
+        return x
+    """)
+    assert_tiers(STEP_MODEL.format(marker="preview ") + """
+    def main():
+        global scale
+        model = Model()
+        x = tf.constant([1.0, 2.0])
+        scale = 2.0
+        model.train_step(x)
+        return model.train_step(x)
+    """)
+
+
 def test_stg301_a_function_that_mutates_the_global_between_its_own_calls():
     assert_marked("""
         import jax
