@@ -1258,6 +1258,11 @@ class VariableRebinding(Rule):
         if unordered and not any(project.jax.framework_of(tuple(a)) == "jax" for a in candidate.fields.get("_anchors", ())):
             if unordered == "before readers":
                 return False  # the readers are defined below it, in the same run: no trace holds the old one
+            from stagelint.analysis.order import calls_readers_around
+
+            readers = [tuple(a) for a in candidate.fields.get("_anchors", ())]
+            if calls_readers_around(project, readers, (module.module, holder), [candidate.span.line]):
+                return True  # `f(x); v = tf.Variable(4); f(x)` in one function: the second call reuses the trace
             return {"_preview": _UNORDERED_REBINDING}
         order = candidate.fields.get("_order")
         if order is not None:

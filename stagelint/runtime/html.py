@@ -164,7 +164,7 @@ def _source(path: str, line: int) -> str:
         return ""
     out = []
     for n in range(first, last + 1):
-        text = f"<span class=\"ln\">{n}</span>{_e(lines[n - 1])}"
+        text = f"<span class=\"ln\">{n} </span>{_e(lines[n - 1])}"
         out.append(f"<span class=\"hit\">{text}</span>" if n == line else text + "\n")
     return f"<pre class=\"src\">{''.join(out)}</pre>"
 

@@ -254,6 +254,32 @@ def test_global_variable_rebound_by_arithmetic_or_in_a_function():
     """)
 
 
+def test_global_variable_rebound_in_a_function_between_its_own_calls_is_known():
+    """A function that calls the Function, rebinds the captured variable, and calls it again makes
+    the second call reuse the first trace (the old variable): known, the default tier. Its twin
+    calls the Function only before the rebinding: nothing there shows a later call, preview."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        external_var = tf.Variable(3)
+
+        @tf.function
+        def times_external(x):
+            return x * external_var
+
+        def around():
+            global external_var
+            times_external(tf.constant(4))
+            external_var = tf.Variable(4)  # STG303
+            times_external(tf.constant(4))
+
+        def before_only():
+            global external_var
+            times_external(tf.constant(4))
+            external_var = tf.Variable(5)  # preview STG303
+    """)
+
+
 def test_global_variable_rebound_at_import_before_any_call_is_not_stale():
     # issue 11 point 2: importing the module rebinds `scale` before anything can trace `f`
     assert_marked("""

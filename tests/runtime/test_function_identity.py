@@ -14,6 +14,7 @@ import textwrap
 
 import pytest
 
+from stagelint.config import Settings
 from stagelint.engine import check_source
 from stagelint.rules.base import expected_findings
 
@@ -620,7 +621,7 @@ STATIC_CASES = [
         for step in range(3):
             scale(x, factor=step)  # STG501
     """, 3),
-    ("a static scale taking two literal values, where a traced one would do", """
+    ("a static scale taking two literal values, where a traced one would do (preview under JAX)", """
         import functools
         import jax
         import jax.numpy as jnp
@@ -677,6 +678,11 @@ def test_a_static_argument_traces_once_per_value_and_stg501_marks_only_what_a_tr
         pytest.importorskip("tensorflow")
     traced = _run(source)
     assert len(traced) == traces  # one trace per distinct value, each reused
-    found = {f.line for f in check_source(source) if f.code == "STG501"}
     marked = {line for line, code in expected_findings(source) if code == "STG501"}
+    found = {f.line for f in check_source(source) if f.code == "STG501"}
+    if name.endswith("(preview under JAX)"):
+        # A fixed set of literals traces a few times, each trace reused: whether that costs
+        # anything the code does not show, so JAX's finding waits in the preview tier.
+        assert found == set()
+        found = {f.line for f in check_source(source, settings=Settings(preview=True)) if f.code == "STG501"}
     assert found == marked
