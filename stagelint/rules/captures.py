@@ -7,7 +7,7 @@ from libcst.metadata import ImportAssignment
 
 from stagelint.analysis import facts as F
 from stagelint.analysis.dependence import name_loads
-from stagelint.analysis.order import between_calls, called_between_calls, set_before_first_call
+from stagelint.analysis.order import between_calls, called_between_calls, calls_readers_around, set_before_first_call
 from stagelint.analysis.proof import HEURISTIC, fact
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.context import is_setup_method, mutates_container, short_code
@@ -685,7 +685,7 @@ def _between_calls(project, reader, module: str, w) -> bool | None:
     calls of the reading code is seen stale (True); made only before the first call or only
     after the last, it changes nothing a trace sees (False). When the module does not show the
     calls (a library's setter, a method its users call), the order is unknown (None)."""
-    from stagelint.analysis.order import calls_readers_around, shows_order, stale_between, writes_between
+    from stagelint.analysis.order import shows_order, stale_between, writes_between
 
     readers = [reader]
     if w.function is None:
@@ -1258,8 +1258,6 @@ class VariableRebinding(Rule):
         if unordered and not any(project.jax.framework_of(tuple(a)) == "jax" for a in candidate.fields.get("_anchors", ())):
             if unordered == "before readers":
                 return False  # the readers are defined below it, in the same run: no trace holds the old one
-            from stagelint.analysis.order import calls_readers_around
-
             readers = [tuple(a) for a in candidate.fields.get("_anchors", ())]
             if calls_readers_around(project, readers, (module.module, holder), [candidate.span.line]):
                 return True  # `f(x); v = tf.Variable(4); f(x)` in one function: the second call reuses the trace

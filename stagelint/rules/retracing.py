@@ -6,6 +6,7 @@ import libcst as cst
 
 from stagelint.analysis import facts as F
 from stagelint.analysis.context import TENSOR_CHECKS, short_code
+from stagelint.analysis.dependence import name_loads
 from stagelint.frameworks import (
     EQUINOX_EQUAL_WRAPPERS,
     JAX_FILTERING_JIT,
@@ -543,22 +544,14 @@ def _static_facts(project, module: str, site, key, param: str, value: str, reaso
 
 
 def _params_in(ctx, func, exprs) -> list[str]:
-    """The parameters of `func` named in the expressions (not in nested lambdas or defs)."""
+    """The parameters of `func` read in the expressions (`dependence.name_loads`: not inside a
+    nested lambda, nor an attribute's or a keyword's name)."""
     out: list[str] = []
-
-    def walk(node) -> None:
-        if isinstance(node, (cst.Lambda, cst.FunctionDef)):
-            return
-        if isinstance(node, cst.Name):
-            if node.value in func.facts.params and node.value != func.self_name \
-                    and ctx.binding_kind(node, func) == "param" and node.value not in out:
-                out.append(node.value)
-            return
-        for child in node.children:
-            walk(child)
-
     for e in exprs:
-        walk(e)
+        for name in name_loads(e):
+            if name.value in func.facts.params and name.value != func.self_name \
+                    and ctx.binding_kind(name, func) == "param" and name.value not in out:
+                out.append(name.value)
     return out
 
 
