@@ -88,3 +88,42 @@ def test_stagelint_rules_marks_the_framework_it_is_held_back_under():
     by_code = {r["code"]: r for r in data}
     assert set(by_code["STG201"]["preview_under"]) == {"jax"}
     assert by_code["STG101"]["preview_under"] is None
+
+
+JAX_CALL_SITE_RULES = textwrap.dedent("""
+    import functools
+
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def positive_mean(x):
+        return jnp.mean(x[x > 0])
+
+
+    @functools.partial(jax.jit, static_argnums=1)
+    def scale(x, factors):
+        return x * len(factors)
+
+
+    @functools.partial(jax.jit, donate_argnums=0)
+    def update(state, grads):
+        return state - 0.1 * grads
+
+
+    def main(state, grads, x):
+        new_state = update(state, grads)
+        print(state.mean())
+        return positive_mean(x), scale(x, [1, 2]), new_state
+""").lstrip()
+
+
+def test_jax_only_rules_below_the_mark_report_only_with_preview():
+    # STG604 (0 of 3 on the held-back halves), STG504 (0 of 1) and STG203 (2 of 4): JAX-only
+    # rules, so held back under JAX means out of the default tier everywhere.
+    expected = {(9, "STG604"), (24, "STG203"), (25, "STG504")}
+    assert not codes(JAX_CALL_SITE_RULES) & expected
+    assert expected <= codes(JAX_CALL_SITE_RULES, preview=True)
+    for code in ("STG604", "STG504", "STG203"):
+        assert set(REGISTRY[code].preview_under) == {"jax"}, code

@@ -145,7 +145,10 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
         if fields.get("_preview") and not settings.preview:
             cover(m.path, cand.span.line, rule.code)  # held back: its `# noqa` may be needed
             continue  # a step of the rule in the preview tier (`Rule.preview`)
-        in_jax = bool(cand.fields.get("_jax_api") or (key is not None and project.jax.framework_of(key) == "jax"))
+        # A rule only JAX's staging confirms (`Rule.framework`) judges JAX code wherever it reports
+        # (a call site outside staged code included).
+        in_jax = bool(rule.framework == "jax" or cand.fields.get("_jax_api")
+                      or (key is not None and project.jax.framework_of(key) == "jax"))
         if rule.preview_under.get("jax" if in_jax else "tensorflow") and settings.framework_tiers \
                 and not settings.preview:
             cover(m.path, cand.span.line, rule.code)

@@ -69,6 +69,11 @@ class UseAfterDonation(Rule):
     """
 
     code = "STG203"
+    preview_under = {
+        "jax": "Held back on repositories nobody here tuned on (bench/fresh_audit_notes.md), "
+               "it was right 2 times in 4 findings in JAX code (2 in 7 over every reading): the "
+               "reads were of metadata or containers, or on a path that never donated.",
+    }
     framework = "jax"  # candidates stand only where JAX stages (`confirm`)
     name = "use-after-donation"
     message = "`{name}` was donated to `{callee}` (its `{param}` is in `donate_argnums`/`donate_argnames`) and is {how}: under jax.jit the array is deleted by that call (RuntimeError: Array has been deleted); rebind the name to the result (`{name} = {callee}(...)`) or do not donate it"
