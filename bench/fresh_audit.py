@@ -207,7 +207,8 @@ _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second
            "G": "The third JAX audit", "I": "The third TensorFlow audit", "K": "The fourth JAX audit",
            "M": "The fourth TensorFlow audit", "O": "The fifth JAX audit", "Q": "The fifth TensorFlow audit",
            "S": "The sixth JAX audit", "U": "The sixth TensorFlow audit", "W": "The seventh JAX audit",
-           "Y": "The seventh TensorFlow audit", "AA": "The eighth JAX audit"}
+           "Y": "The seventh TensorFlow audit", "AA": "The eighth JAX audit",
+           "AC": "The eighth TensorFlow audit"}
 
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:
