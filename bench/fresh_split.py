@@ -25,7 +25,8 @@ bench/fresh_repos_jax7b.txt (added when X's findings were too few); bench/fresh_
 seventh TensorFlow audit, is Y (fix from, next session) and Z (measured: before = main 39cc0c4,
 after = session 15's final main); bench/fresh_repos_jax8.txt, the eighth JAX audit, is AA (fix from,
 next session) and AB (measured: before = main f61b627, after = session 16's final main), and so is
-its second list bench/fresh_repos_jax8b.txt (added when AB's findings were too few);
+its second list bench/fresh_repos_jax8b.txt and its third bench/fresh_repos_jax8c.txt (each added
+when AB's findings were too few);
 bench/fresh_repos_tf8.txt, the eighth TensorFlow audit, is AC (fix from, next session) and AD
 (measured: before = main f61b627, after = session 16's final main). Halves named after Z take two
 letters.
@@ -58,7 +59,7 @@ LISTS = {LIST: ("A", "B"), HERE / "fresh_repos_jax2.txt": ("C", "D"), HERE / "fr
          HERE / "fresh_repos_tf7.txt": ("Y", "Z"),
          HERE / "fresh_repos_tf7b.txt": ("Y", "Z"),
          HERE / "fresh_repos_jax8.txt": ("AA", "AB"),
-         HERE / "fresh_repos_jax8b.txt": ("AA", "AB"),
+         HERE / "fresh_repos_jax8b.txt": ("AA", "AB"), HERE / "fresh_repos_jax8c.txt": ("AA", "AB"),
          HERE / "fresh_repos_tf8.txt": ("AC", "AD")}
 
 
