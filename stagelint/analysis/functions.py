@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
+from libcst.metadata import ClassScope, GlobalScope
 
 from stagelint.analysis.proof import HEURISTIC, TRUE
 from stagelint.analysis.context import short_code
@@ -261,6 +262,51 @@ def function_object(ctx, expr: cst.BaseExpression, func, loops=()) -> str:
 def _inside(ctx, node, outer) -> bool:
     a, b = ctx.position(node), ctx.position(outer)
     return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)
+
+
+def closure_names(ctx, nodes, given=()) -> list[str]:
+    """The names the function made from `nodes` (a lambda, a nested def, a staging call's first
+    argument: `jax.vmap(f)`, `functools.partial(f, n=n)`) reads from the functions around it:
+    everything but its own parameters and locals, builtins, and module-level names (imports,
+    module functions and globals). A nested def of the enclosing function it names is read
+    through: its own closure counts. Empty: every function made there is the same program, so
+    JAX traces each anew for nothing (its trace cache is keyed on the function object,
+    tests/runtime/test_jax_certain_steps_facts.py); otherwise each may be another program (a
+    model, a configuration, another function passed in), which no cache could reuse. `given`:
+    names the caller knows to be the same each time (a parameter passed the same function), and
+    so are the names bound only from them and module-level names (`name = fn.__name__`)."""
+    roots = list(nodes)
+    given = set(given)
+
+    def from_given(binding) -> bool:
+        value = ctx.bound_values.get(id(binding.node))
+        return value is not None and all(
+            n.value in given or all(isinstance(r.scope, GlobalScope) for r in ctx.bindings_of(n))
+            for n in name_loads(value))
+
+    out: list[str] = []
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            for r in ctx.bindings_of(node):
+                if isinstance(r.scope, GlobalScope) or any(_inside(ctx, r.node, root) for root in roots) \
+                        or node.value in given or from_given(r):
+                    continue
+                if isinstance(r.node, cst.FunctionDef) and not isinstance(r.scope, ClassScope):
+                    roots.append(r.node)  # a nested def of the enclosing function: read its closure
+                    stack.append(r.node)
+                elif node.value not in out:
+                    out.append(node.value)
+            continue
+        if isinstance(node, cst.Attribute):
+            stack.append(node.value)  # (`x.shape`: `shape` is no binding)
+            continue
+        if isinstance(node, cst.Arg):
+            stack.append(node.value)  # (`f(n=1)`: `n` is no binding)
+            continue
+        stack.extend(child for child in node.children if isinstance(child, cst.CSTNode))
+    return out
 
 
 def calls_over(ctx, node: cst.CSTNode, scope) -> list[str]:

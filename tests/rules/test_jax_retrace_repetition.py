@@ -39,21 +39,93 @@ def test_a_jit_in_a_function_called_at_several_places_none_in_a_loop_is_a_previe
     """)
 
 
-def test_a_jit_in_a_function_called_in_a_loop_is_reported():
-    """The negative twin: the project calls the function on every step of a loop (poppy's
-    `validate`, made every `validation_freq` steps of the training loop): the wrapper is made and
-    traced again on each iteration."""
+def test_a_jit_of_nothing_but_module_level_names_in_a_function_called_in_a_loop_is_reported():
+    """The negative twin: the project calls the function on every step of a loop (scenic's
+    `all_gather_and_unreplicate` per eval step, JAXFLUIDS's `synchronize_jf` per output step, a
+    nested def over nothing of the call): the wrapper is made and traces the same program again
+    on each iteration (`analysis.functions.closure_names` empty;
+    tests/runtime/test_jax_certain_steps_facts.py)."""
     assert_tiers("""
         import jax
+        import jax.numpy as jnp
+
+        def all_gather_and_unreplicate(x):
+            return jax.pmap(lambda v: jax.lax.all_gather(v, "batch"), "batch")(x)  # STG502
+
+        def validate(data):
+            @jax.jit  # STG502
+            def run_validate(x):
+                return jnp.sum(x) * 2
+            return run_validate(data)
+
+        for step in range(100):
+            all_gather_and_unreplicate(1.0)
+            validate(1.0)
+    """)
+
+
+def test_a_jit_over_the_calls_own_values_in_a_function_called_in_a_loop_is_a_preview_guess():
+    """poppy's `validate` (a pmap over the current `params`, every `validation_freq` steps) and
+    jax-fem's `target_value` (a nested def over `self`): each call traces again, but what the
+    wrapper reads of the call (a model, a configuration, the parameters) may make each trace
+    another program, one per arm or set-up (axlearn's `_benchmark` per attention configuration,
+    rebayes's `eval_runs` per agent, spyx's `run_cma` per arm): whether a cache could have served
+    it is not shown. Under JAX that step is in the preview tier, right 11 times in 21 on the
+    held-back halves."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
 
         def validate(params, data):
-            @jax.jit  # STG502
+            @jax.jit  # preview STG502
             def run_validate(x):
                 return x * params
             return run_validate(data)
 
+        class Problem:
+            def target_value(self, x):
+                def det_fn(v):
+                    return jnp.linalg.det(v) * self.dim
+                return jax.jit(jax.vmap(det_fn))(x)  # preview STG502
+
+        problem = Problem()
         for step in range(100):
             validate(2.0, 1.0)
+            Problem.target_value(problem, 1.0)
+    """)
+
+
+def test_one_function_object_jitted_at_several_lines_of_one_run_is_one_trace():
+    """EasyDeL's `sequential_init`: `jax.jit(_shard, out_shardings=...)` on six lines wraps one
+    object; JAX's trace cache, keyed on the function object whatever the jit options, serves the
+    later wraps (tests/runtime/test_jax_certain_steps_facts.py). Only the first wrap of a run
+    traces, and only a run repeated (a call in a loop) makes that a retrace: one finding, not six,
+    and none when nothing runs the function repeatedly. Under tf.function each wrap is its own
+    Function (the rule's invalid example)."""
+    assert_tiers("""
+        import jax
+
+        def sequential_init(x, shardings):
+            def _shard(v):
+                return v * 1
+            a = jax.jit(_shard, out_shardings=shardings["kernel"])(x)
+            b = jax.jit(_shard, out_shardings=shardings["bias"])(x)
+            return a, b
+
+        sequential_init(1.0, {})
+    """)
+    assert_tiers("""
+        import jax
+
+        def sequential_init(x, shardings):
+            def _shard(v):
+                return v * 1
+            a = jax.jit(_shard, out_shardings=shardings["kernel"])(x)  # STG502
+            b = jax.jit(_shard, out_shardings=shardings["bias"])(x)
+            return a, b
+
+        for layer in range(4):
+            sequential_init(1.0, {})
     """)
 
 

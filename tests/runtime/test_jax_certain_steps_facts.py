@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import inspect
 
+import numpy as np
 import pytest
 
 jax = pytest.importorskip("jax")
@@ -165,3 +166,54 @@ def test_donation_deletes_a_pytrees_arrays_and_leaves_their_metadata_and_the_dic
     assert list(batch) == ["x"]
     with pytest.raises(RuntimeError, match="deleted"):
         batch["x"].reshape(3, 1)
+
+
+def test_jit_serves_every_wrap_of_one_function_object_from_one_trace_whatever_its_options():
+    """STG502 under JAX: `jax.jit(_shard, out_shardings=s)` at several lines of one run wraps one
+    object, traced once (EasyDeL's sequential_init); the next run's nested def is a new object,
+    traced again. Two lambdas are two objects: each traces."""
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    traces = []
+    mesh = Mesh(np.array(jax.devices()), ("d",))
+
+    def run():
+        def _shard(v):
+            traces.append("shard")
+            return v * 1
+
+        x = jnp.ones(4)
+        jax.jit(_shard, out_shardings=NamedSharding(mesh, PartitionSpec()))(x)
+        jax.jit(_shard, out_shardings=NamedSharding(mesh, PartitionSpec()))(x)
+        jax.jit(_shard)(x)
+        jax.jit(lambda v: (traces.append("lambda"), v)[1])(x)
+        jax.jit(lambda v: (traces.append("lambda"), v)[1])(x)
+
+    run()
+    assert traces == ["shard", "lambda", "lambda"]
+    run()
+    assert traces.count("shard") == 2
+
+
+def test_a_wrapper_of_nothing_but_module_level_names_stages_the_same_program_each_time_it_is_made():
+    """STG502's known part under JAX (`analysis.functions.closure_names` empty): the lambda made
+    on each call of `gather` reads only JAX, so every call traces the same program again: the
+    jaxpr is identical, the trace is new. A wrapper over the call's own value (`scale`) stages
+    another program per value: nothing a cache could have served."""
+    traced = []
+
+    def gather(x):
+        return jax.jit(lambda v: (traced.append("gather"), jnp.sum(v))[1])(x)
+
+    def scaled(x, scale):
+        return jax.jit(lambda v: (traced.append("scaled"), v * scale)[1])(x)
+
+    for _ in range(3):
+        gather(jnp.ones(3))
+    assert traced.count("gather") == 3
+    programs = {str(jax.make_jaxpr(lambda v: jnp.sum(v))(jnp.ones(3))) for _ in range(3)}
+    assert len(programs) == 1
+    assert str(jax.make_jaxpr(lambda v: v * 2)(jnp.ones(3))) != str(jax.make_jaxpr(lambda v: v * 3.5)(jnp.ones(3)))
+    scaled(jnp.ones(3), 2)
+    scaled(jnp.ones(3), 3.5)
+    assert traced.count("scaled") == 2
