@@ -246,6 +246,9 @@ class FileContext:
         self.self_attr_values: dict[tuple[str, str], list[cst.BaseExpression]] = {}
         #: Staging calls whose Function is used once, right away: `tf.function(f)(x)`.
         self._fresh_staging_calls: set[int] = set()
+        #: Wrapper-binding keys (`name:...`, `self:...`) bound more than once to different values:
+        #: which one a call reaches depends on order the model does not follow (`walk`).
+        self._rebound_wrappers: set[str] = set()
         #: Attribute nodes that are assignment targets (stores, not reads).
         self._store_attributes: set[int] = set()
         #: Call sites whose arguments are described at the end of the walk.

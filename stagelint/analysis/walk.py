@@ -869,30 +869,40 @@ class _Walker(cst.CSTVisitor):
             if traced is not None and len(names) == 1:
                 ctx.facts.concrete_bindings[next(iter(names))] = traced
             return
-        if not isinstance(value, cst.Call) or not value.args:
+        wrapped = None
+        if isinstance(value, cst.Call) and value.args and ctx.qualified_names(value.func) & (
+                ctx.framework.staging_decorators | set(ctx.settings.staging_decorators)):
+            first = value.args[0]
+            if first.keyword is None or first.keyword.value in ("func", "fn", "python_function"):
+                wrapped = self._target_of(first.value)
+        if wrapped is None and not ctx.facts.wrapper_bindings:
             return
-        fw = ctx.framework
-        if not ctx.qualified_names(value.func) & (fw.staging_decorators | set(ctx.settings.staging_decorators)):
+        key = self._wrapper_key(target)
+        if key is None or key in ctx._rebound_wrappers:
             return
-        first = value.args[0]
-        if first.keyword is not None and first.keyword.value not in ("func", "fn", "python_function"):
+        earlier = ctx.facts.wrapper_bindings.get(key)
+        if earlier is not None and (wrapped is None or earlier.target != wrapped):
+            # A name bound to a Function and bound again, to another function's wrapper or to
+            # another value (`data_creator = vmap(f)` ... `data_creator = vmap(g)` in one module):
+            # a call runs whichever binding reaches it (Python's own order; with jax 0.10.2, each
+            # call traces only the function bound above it: tests/runtime/test_jax_fresh_facts.py).
+            # The model keeps one binding per name, so which function a call runs is unknown.
+            del ctx.facts.wrapper_bindings[key]
+            ctx._rebound_wrappers.add(key)
             return
-        wrapped = self._target_of(first.value)
-        if wrapped is None:
-            return
-        signature, _ = staging_options(value)
-        relaxed = relaxes_shapes(value)
-        key = None
+        if wrapped is not None:
+            signature, _ = staging_options(value)
+            ctx.facts.wrapper_bindings[key] = F.WrapperBinding(wrapped, signature, relaxes_shapes(value))
+
+    def _wrapper_key(self, target: cst.BaseExpression) -> str | None:
+        """The key of a wrapper binding's target: `name:<qualified>` or `self:<class>:<attr>`."""
         if isinstance(target, cst.Name):
-            names = ctx.qualified_names(target)
-            if len(names) == 1:
-                key = "name:" + next(iter(names))
-        else:
-            self_target = self._target_of(target) if isinstance(target, cst.Attribute) else None
-            if self_target is not None and self_target[0] == "self":
-                key = f"self:{self_target[1]}:{self_target[2]}"
-        if key is not None:
-            ctx.facts.wrapper_bindings[key] = F.WrapperBinding(wrapped, signature, relaxed)
+            names = self.ctx.qualified_names(target)
+            return "name:" + next(iter(names)) if len(names) == 1 else None
+        self_target = self._target_of(target) if isinstance(target, cst.Attribute) else None
+        if self_target is not None and self_target[0] == "self":
+            return f"self:{self_target[1]}:{self_target[2]}"
+        return None
 
     def _record_attr_write(self, stmt, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         """`obj.attr = value` anywhere: the owner class, whether it is set-up code, what is stored."""

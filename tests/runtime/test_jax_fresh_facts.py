@@ -113,3 +113,29 @@ def test_a_flax_module_field_passed_to_a_submodule_method_is_a_python_int_under_
     variables = model.init(jax.random.key(0), x)
     assert jax.jit(model.apply)(variables, x).shape == (3, 4)
     assert set(seen) == {int}
+
+
+def test_a_name_bound_to_two_wrappers_calls_the_one_bound_above_each_call():
+    """`walk._record_wrapper_binding`: `run = jax.vmap(scale)` then `run = jax.vmap(shift)` in one
+    module: the call between the two bindings traces `scale` alone, the call after them `shift`
+    alone; a model that keeps one binding per name would give both calls to the last one, so
+    a name bound twice is not resolved to either."""
+    traced = []
+
+    @jax.jit
+    def scale(x):
+        traced.append("scale")
+        return x * 2
+
+    @jax.jit
+    def shift(x):
+        traced.append("shift")
+        return x + 2
+
+    run = jax.vmap(scale)
+    first = run(jnp.ones(2))
+    run = jax.vmap(shift)
+    second = run(jnp.ones(2))
+    assert traced == ["scale", "shift"]
+    assert float(first[0]) == 2.0 and float(second[0]) == 3.0
+
