@@ -127,6 +127,22 @@ JAX_STATIC_REGISTRATIONS = frozenset({"jax.tree_util.register_static"})
 # reshape size); STG501 reports a literal set only where a traced value would do the same, and
 # values that change without bound (a loop variable, a counter) wherever they are static.
 
+#: Transformations that, given a function (or a Flax Linen module class), return a new function
+#: (or class) and emit no operation: what they build adds operations only when it is called, so
+#: `for _ in range(n): module = nn.vmap(module, ...)` in traced code builds a class n times and
+#: unrolls nothing into the program. Observed with jax 0.10.2, flax 0.12.8, equinox 0.13.8: each,
+#: called inside `jax.make_jaxpr`, adds no equation (tests/runtime/test_jax_fresh_facts.py).
+#: (`jax.jvp`, `jax.vjp`, `jax.linearize`, `jax.eval_shape` and Linen's `nn.jvp`/`nn.grad`
+#: compute at once, and are not here.)
+JAX_FUNCTION_BUILDERS = frozenset({
+    "jax.jit", "jax.pmap", "jax.vmap", "jax.checkpoint", "jax.remat", "jax.grad", "jax.value_and_grad",
+    "jax.jacfwd", "jax.jacrev", "jax.hessian", "jax.make_jaxpr",
+    "flax.nnx.jit", "flax.nnx.vmap", "flax.nnx.grad", "flax.nnx.value_and_grad", "flax.nnx.remat",
+    "equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_grad", "equinox.filter_value_and_grad",
+    "equinox.filter_checkpoint", "equinox.filter_pmap",
+    "flax.linen.vmap", "flax.linen.jit", "flax.linen.remat", "flax.linen.checkpoint", "flax.linen.scan",
+})
+
 #: Calls whose function runs in Python on every call, with concrete values, even under jit.
 JAX_EAGER_ESCAPES = frozenset({
     "jax.pure_callback", "jax.debug.callback", "jax.experimental.io_callback",

@@ -10,6 +10,7 @@ from stagelint.analysis.dependence import name_loads
 from stagelint.frameworks import (
     EQUINOX_EQUAL_WRAPPERS,
     JAX_FILTERING_JIT,
+    JAX_FUNCTION_BUILDERS,
     JAX_JIT,
     PARTIAL_CALLS,
     PYTHON_IO_CALLS,
@@ -1400,7 +1401,9 @@ class PythonLoopUnrolled(Rule):
     Under JAX: `range(<static argument>)` and a `for` over a traced array's rows (a list of layer
     parameters, `for w, b in params:`, is left alone); `range(<traced value>)` fails instead (STG602).
     A Python container of arrays (a dict, a list display, the list `jnp.split` or `jnp.meshgrid`
-    returns) is iterated once per element the code made, not per row, and is left alone; a body
+    returns) is iterated once per element the code made, not per row, and is left alone; so is a
+    body that only builds functions or module classes (`module = nn.vmap(module, ...)`, `jax.jit(f)`:
+    a transformation emits no operation until what it built is called); a body
     whose only possible JAX operation is a call of a project function (which may be shape checks
     or bookkeeping) is reported only with `--preview`, as is a loop over a parameter annotated as a
     Python container (`slots: list[int]`: jit hands a list over as a list of its leaves, one
@@ -1689,6 +1692,13 @@ def _body_ops(ctx, loop, func, calls_add_ops: bool = True) -> Tensorness:
             continue
         if isinstance(node, cst.Call):
             names = ctx.qualified_names(node.func)
+            if isinstance(node.func, cst.Call) and ctx.qualified_names(node.func.func) & JAX_FUNCTION_BUILDERS:
+                return Tensorness(True)  # `jax.vmap(f)(x)`: what was built, called
+            if names & JAX_FUNCTION_BUILDERS:
+                # `nn.vmap(module, ...)`, `jax.jit(f)`: a function or class built, no operation
+                # emitted until it is called (`frameworks.JAX_FUNCTION_BUILDERS`)
+                stack.extend(node.args)
+                continue
             if any(fw.owns(q) for q in names):
                 return Tensorness(True)
             method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None

@@ -48,3 +48,57 @@ def test_a_name_bound_once_to_a_wrapper_is_resolved():
     """)
 
 
+
+def test_a_loop_that_only_wraps_a_module_class_in_a_transform_unrolls_nothing():
+    """nerfies' `vmap_module`, run while a Linen module's `setup` is traced: `module = nn.vmap(module,
+    ...)` once per batch dimension builds a class and emits no operation
+    (`frameworks.JAX_FUNCTION_BUILDERS`), so nothing grows with the loop."""
+    assert_tiers("""
+        import flax.linen as nn
+        import jax
+
+        def vmap_module(module, num_batch_dims=1):
+            for _ in range(num_batch_dims):
+                module = nn.vmap(module, variable_axes={"params": None}, split_rngs={"params": False})
+            return module
+
+        class Model(nn.Module):
+            def setup(self):
+                self.a = vmap_module(nn.Dense, num_batch_dims=2)(4)
+                self.b = vmap_module(nn.Dense, num_batch_dims=1)(4)
+
+            def __call__(self, x):
+                return self.a(x) + self.b(x)
+
+        @jax.jit
+        def forward(params, x):
+            return Model().apply(params, x)
+    """)
+
+
+def test_a_loop_that_calls_what_a_transform_built_is_reported():
+    """The negative twin: calling what the transform built, in the loop, adds its operations on
+    every iteration."""
+    assert_tiers("""
+        import flax.linen as nn
+        import jax
+        import jax.numpy as jnp
+
+        def apply_n(x, num_batch_dims=1):
+            for _ in range(num_batch_dims):  # STG503
+                x = jax.vmap(jnp.tanh)(x)
+            return x
+
+        class Model(nn.Module):
+            def setup(self):
+                self.a = apply_n(jnp.ones(3), num_batch_dims=2)
+                self.b = apply_n(jnp.ones(3), num_batch_dims=1)
+
+            def __call__(self, x):
+                return self.a + self.b + x
+
+        @jax.jit
+        def forward(params, x):
+            return Model().apply(params, x)
+    """)
+

@@ -139,3 +139,38 @@ def test_a_name_bound_to_two_wrappers_calls_the_one_bound_above_each_call():
     assert traced == ["scale", "shift"]
     assert float(first[0]) == 2.0 and float(second[0]) == 3.0
 
+
+def test_the_function_builders_emit_no_operation_until_what_they_build_is_called():
+    """`frameworks.JAX_FUNCTION_BUILDERS`: each, called inside a traced function, returns a
+    callable (a function or a Flax Linen module class) and adds no equation to the program; the
+    call of what it built adds the operations (nerfies' `vmap_module` wraps a module class in
+    `nn.vmap` once per batch dimension, unrolling nothing)."""
+    import equinox as eqx
+    import flax.linen as nn
+    from flax import nnx
+
+    from stagelint.frameworks import JAX_FUNCTION_BUILDERS
+
+    def f(x):
+        return jnp.sum(x * 2)
+
+    libraries = {"jax": jax, "flax.nnx": nnx, "equinox": eqx, "flax.linen": nn}
+    linen_options = {"flax.linen.vmap": {"variable_axes": {"params": None}, "split_rngs": {"params": False}},
+                     "flax.linen.scan": {"variable_broadcast": "params", "split_rngs": {"params": False},
+                                         "length": 3}}
+    for name in sorted(JAX_FUNCTION_BUILDERS):
+        library, _, attr = name.rpartition(".")
+        builder = getattr(libraries[library], attr)
+        given = nn.Dense if library == "flax.linen" else f
+
+        def build(x, builder=builder, given=given, name=name):
+            assert callable(builder(given, **linen_options.get(name, {})))
+            return x
+
+        assert jax.make_jaxpr(build)(jnp.ones(3)).eqns == [], name
+
+    def called(x):
+        return jax.vmap(f)(x[None])
+
+    assert len(jax.make_jaxpr(called)(jnp.ones(3)).eqns) > 0
+
