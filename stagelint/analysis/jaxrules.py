@@ -17,7 +17,8 @@ import libcst as cst
 
 from stagelint.analysis.bounds import varying_bound
 from stagelint.analysis.dependence import op_result_fact
-from stagelint.frameworks import JAX, JAX_TRACER_ERROR_CATCHERS, NUMPY_ARRAY_METHOD_CALLS
+from stagelint.analysis.proof import HEURISTIC, fact
+from stagelint.frameworks import JAX, JAX_ARRAY_ONLY_ATTRIBUTES, JAX_TRACER_ERROR_CATCHERS, NUMPY_ARRAY_METHOD_CALLS
 from stagelint.analysis.caught import catches
 from stagelint.analysis.pytrees import python_attribute_reads, traced_attribute_facts
 from stagelint.analysis.tracers import tracer_fact
@@ -115,7 +116,7 @@ def confirm_loop_unrolled(candidate, project, key):
     fields = candidate.fields
     how, param = fields["_how"], fields["_param"]
     traced = project.jax.traced_params(key)
-    verdict = _loop_unrolled(fields, how, param, traced, project, key)
+    verdict = _loop_unrolled(candidate, how, param, traced, project, key)
     if verdict and not (fields.get("_ops_framework") or set(fields.get("_ops_params", ())) & traced):
         # Each unrolled copy costs what the body adds to the program: nothing for Python-only
         # work (shape arithmetic, asserts on ints, sharding specs). Only a project function's
@@ -124,7 +125,8 @@ def confirm_loop_unrolled(candidate, project, key):
     return verdict
 
 
-def _loop_unrolled(fields, how, param, traced, project, key):
+def _loop_unrolled(candidate, how, param, traced, project, key):
+    fields = candidate.fields
     if how == "array":
         return {"detail": "one copy of the body per row of the traced array", "length": "first dimension"}
     if how == "range":
@@ -142,7 +144,8 @@ def _loop_unrolled(fields, how, param, traced, project, key):
     # A jitted parameter may be a pytree (`for w, b in params:`, `for layer in layers: layer(x)`):
     # an array needs evidence, an op on the parameter itself or rows used as values
     f = project.function(key)
-    evidence = param in (f.tensor_params if f is not None else ())
+    evidence = f is not None and (param in f.tensor_params or any(
+        recv == param and attr in JAX_ARRAY_ONLY_ATTRIBUTES for recv, attr in f.attr_reads))
     rows = fields.get("_rows") and (fields.get("_ops_definite") or param in fields.get("_ops_params", ()))
     if param in traced and (evidence or rows):
         verdict = {"detail": f"`{param}` is a traced array: one copy of the body per row", "length": "first dimension"}
@@ -152,6 +155,19 @@ def _loop_unrolled(fields, how, param, traced, project, key):
             # `for slot in slots`; tests/runtime/test_jax_certain_steps_facts.py): that callers
             # pass an array instead is a guess
             verdict["_preview"] = f"`{param}` is annotated as a Python container: a list of leaves under jit, not an array"
+        elif not evidence and not fields.get("_row_op"):
+            # A jitted parameter is a pytree: a dict is iterated over its keys, a list or tuple
+            # over its items (a count its structure fixes: the layers of a parameter dict), an
+            # array over its rows (tests/runtime/test_jax_fresh_facts.py). Known where the
+            # parameter shows it is an array (an operation on it, `xs.shape`) or where each row
+            # is an operand of a JAX operation (a dict's string key would fail there); else only
+            # the loop variable used as a value points at rows (self-organising-systems' `for
+            # param in gradients`, a dict of Haiku layers used as keys): a guess
+            verdict["_because"] = [fact(
+                f"whether `{param}` is an array is a guess: nothing in `{f.name}` shows it (no `{param}.shape`, "
+                f"no operation on it), and a dict or list of arrays is iterated once per key or item, a count "
+                f"its structure fixes", candidate.span, HEURISTIC)]
+            verdict["detail"] = f"if `{param}` is an array: one copy of the body per row"
         return verdict
     for mod, site, arg in project.args_for(key, param):
         if arg.what == "ndarray" or (arg.what in ("list", "tuple", "range") and arg.elements in ("int", "float")):

@@ -143,6 +143,11 @@ JAX_FUNCTION_BUILDERS = frozenset({
     "flax.linen.vmap", "flax.linen.jit", "flax.linen.remat", "flax.linen.checkpoint", "flax.linen.scan",
 })
 
+#: Attributes a JAX array (a tracer under jit) has and a dict, list or tuple (the other things a
+#: jitted parameter holds, a pytree) has not: a parameter whose attribute the body reads is an
+#: array, so a `for` over it runs once per row (JAX 0.10.2: tests/runtime/test_jax_fresh_facts.py).
+JAX_ARRAY_ONLY_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "at", "T"})
+
 #: Calls whose function runs in Python on every call, with concrete values, even under jit.
 JAX_EAGER_ESCAPES = frozenset({
     "jax.pure_callback", "jax.debug.callback", "jax.experimental.io_callback",

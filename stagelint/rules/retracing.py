@@ -9,6 +9,7 @@ from stagelint.analysis.context import TENSOR_CHECKS, short_code
 from stagelint.analysis.dependence import name_loads
 from stagelint.frameworks import (
     EQUINOX_EQUAL_WRAPPERS,
+    JAX_ARRAY_METHODS,
     JAX_FILTERING_JIT,
     JAX_FUNCTION_BUILDERS,
     JAX_JIT,
@@ -1407,7 +1408,12 @@ class PythonLoopUnrolled(Rule):
     whose only possible JAX operation is a call of a project function (which may be shape checks
     or bookkeeping) is reported only with `--preview`, as is a loop over a parameter annotated as a
     Python container (`slots: list[int]`: jit hands a list over as a list of its leaves, one
-    iteration per element) that the body does not use as an array.
+    iteration per element) that the body does not use as an array. A jitted parameter is a pytree:
+    a dict is iterated over its keys, a list over its items, an array over its rows. The loop is
+    known to run per row where the parameter shows it is an array (an operation on it, `xs.shape`)
+    or where each row is an operand of a JAX operation (`jnp.maximum(best, x)`: a dict's string key
+    fails there); a loop whose variable is only used as a key or in Python code (`for name in
+    grads: out[name] = grads[name]`) is reported only with `--preview`.
 
     ## Why is this bad?
     A Python loop runs while tracing, and each iteration adds a copy of the body's ops to the
@@ -1555,7 +1561,8 @@ class PythonLoopUnrolled(Rule):
             return
         it = node.iter
         if isinstance(it, cst.Name) and ctx.binding_kind(it, func) == "param":
-            self._candidate(node, iter=short_code(it), _param=it.value, _how="data", _rows=_used_as_rows(node))
+            self._candidate(node, iter=short_code(it), _param=it.value, _how="data", _rows=_used_as_rows(node),
+                            _row_op=_row_given_to_op(ctx, node, func))
             return
         if not (isinstance(it, cst.Call) and "builtins.range" in ctx.qualified_names(it.func)):
             # JAX unrolls over a traced array's first axis; a Python container of arrays (a dict,
@@ -1656,6 +1663,38 @@ def _used_as_rows(loop: cst.For) -> bool:
             return False  # `for layer in layers: x = layer(x)`
         stack.extend(node.children)
     return True
+
+
+def _row_given_to_op(ctx, loop: cst.For, func) -> bool:
+    """The loop's one target is an operand of a JAX operation in the body (`jnp.maximum(best, x)`,
+    `x.sum()`, `total + x` with `total` an array): an array, so the loop runs a copy of that
+    operation per row or item. A dict's key (a string) there raises TypeError; used only as a key
+    (`params[k]`) or in Python code, it may be one."""
+    if not isinstance(loop.target, cst.Name):
+        return False
+    name = loop.target.value
+
+    def is_row(expr) -> bool:
+        return isinstance(expr, cst.Name) and expr.value == name
+
+    stack = [loop.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Call):
+            if any(is_row(a.value) for a in node.args) and any(
+                    q.startswith("jax.") and ctx.framework.returns_tensor(q) for q in ctx.qualified_names(node.func)):
+                return True
+            if isinstance(node.func, cst.Attribute) and is_row(node.func.value) \
+                    and node.func.attr.value in JAX_ARRAY_METHODS:
+                return True
+        elif isinstance(node, cst.BinaryOperation) and (is_row(node.left) or is_row(node.right)):
+            other = node.right if is_row(node.left) else node.left
+            if tensorness(ctx, other, func).definite:
+                return True
+        stack.extend(node.children)
+    return False
 
 
 _PYTHON_DATA = frozenset({"list", "tuple", "ndarray", "range", "dict", "set"})

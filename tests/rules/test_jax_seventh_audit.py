@@ -102,3 +102,45 @@ def test_a_loop_that_calls_what_a_transform_built_is_reported():
             return Model().apply(params, x)
     """)
 
+
+def test_a_loop_over_a_jitted_parameter_nothing_shows_is_an_array_is_a_preview_guess():
+    """self-organising-systems' `gradient_manipulation(gradients, ndim)`: `for param in gradients`
+    over a dict of Haiku layers runs once per key (JAX 0.10.2: a jitted dict parameter is iterated
+    over its keys), and nothing in the body shows `gradients` is an array: only the loop variable
+    used as a value pointed at rows. A guess: the preview tier."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def manipulate(gradients):
+            out = []
+            for param in gradients:  # preview STG503
+                out.append(jnp.zeros_like(gradients[param]["w"]))
+            return out
+    """)
+
+
+def test_a_loop_over_a_jitted_parameter_shown_to_be_an_array_is_reported():
+    """The negative twins: `xs.shape` is an array's attribute (a dict, list or tuple has none:
+    `frameworks.JAX_ARRAY_ONLY_ATTRIBUTES`), and a row given to a JAX operation (`jnp.maximum(best,
+    y)`: a dict's string key raises TypeError there) is an array: the loop runs once per row."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def normalise(xs):
+            n = xs.shape[0]
+            total = 0.0
+            for row in xs:  # STG503
+                total = total + row / n
+            return total
+
+        @jax.jit
+        def running_max(ys):
+            best = -jnp.inf
+            for y in ys:  # STG503
+                best = jnp.maximum(best, y)
+            return best
+    """)

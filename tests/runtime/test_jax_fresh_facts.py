@@ -174,3 +174,36 @@ def test_the_function_builders_emit_no_operation_until_what_they_build_is_called
 
     assert len(jax.make_jaxpr(called)(jnp.ones(3)).eqns) > 0
 
+
+def test_a_jitted_parameter_is_iterated_over_its_keys_items_or_rows_and_only_an_array_has_shape():
+    """`jaxrules._loop_unrolled`: under jit a dict parameter is iterated over its keys and a list
+    over its items (a count its structure fixes, whatever the arrays' rows), an array over its
+    rows; only the array has the attributes of `frameworks.JAX_ARRAY_ONLY_ATTRIBUTES`; and a
+    dict's key given to a JAX operation raises TypeError (so a row given to one is an array)."""
+    from stagelint.frameworks import JAX_ARRAY_ONLY_ATTRIBUTES
+
+    seen = {}
+
+    @jax.jit
+    def walk(tree, rows):
+        seen["dict"] = [k for k in tree["d"]]
+        seen["list"] = len([x for x in tree["l"]])
+        seen["rows"] = len([r for r in rows])
+        seen["attributes"] = {
+            kind: {a for a in JAX_ARRAY_ONLY_ATTRIBUTES if hasattr(value, a)}
+            for kind, value in (("dict", tree["d"]), ("list", tree["l"]), ("array", rows))}
+        return rows
+
+    walk({"d": {"mlp": jnp.ones((7, 2)), "emb": jnp.ones((7, 2))}, "l": [jnp.ones((9, 2))] * 3}, jnp.ones((5, 2)))
+    assert seen["dict"] == ["emb", "mlp"] and seen["list"] == 3 and seen["rows"] == 5
+    assert seen["attributes"] == {"dict": set(), "list": set(), "array": set(JAX_ARRAY_ONLY_ATTRIBUTES)}
+
+    @jax.jit
+    def keys_as_operands(tree):
+        best = -jnp.inf
+        for k in tree:  # a dict's key, a string, given to a JAX operation
+            best = jnp.maximum(best, k)
+        return best
+
+    with pytest.raises(TypeError):
+        keys_as_operands({"mlp": jnp.ones(2)})
