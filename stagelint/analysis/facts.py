@@ -306,6 +306,10 @@ class ClassFacts:
     pytree_line: int = 0
     #: properties computed in Python from attributes of `self` alone: name -> those attributes
     pytree_derived: dict[str, list[str]] = field(default_factory=dict)
+    #: methods taking `self` alone whose every return is a Python int whatever the object holds
+    #: (`return len(self.link_names)`): name -> the [class, method] pairs they return the result
+    #: of (`self.params.number_of_links()`), each to be one too (`analysis.pytrees`)
+    python_int_methods: dict[str, list] = field(default_factory=dict)
 
 
 @dataclass

@@ -297,6 +297,62 @@ def _python_reads(ctx, expr, obj: str, local: dict, depth: int = 0) -> set[str] 
     return out
 
 
+def _python_int(ctx, expr, depth: int = 0) -> bool:
+    """An int literal, `len(...)`, or `+ - * // %` of those: a Python int whatever `len` is given."""
+    if isinstance(expr, cst.Integer):
+        return True
+    if isinstance(expr, cst.Call):
+        return "builtins.len" in ctx.qualified_names(expr.func)
+    if isinstance(expr, cst.BinaryOperation) and depth < 6 and isinstance(
+            expr.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)):
+        return _python_int(ctx, expr.left, depth + 1) and _python_int(ctx, expr.right, depth + 1)
+    return False
+
+
+def _python_int_methods(ctx, node: cst.ClassDef, qualname: str) -> dict[str, list]:
+    """Methods taking `self` alone whose every return is a Python int whatever the object holds:
+    `len(...)` (of any object; of a tracer, its static leading dimension under jit: JAX 0.10.2,
+    tests/runtime/test_jax_fresh_facts.py), an int literal, integer arithmetic of those
+    (`len(self.joint_names) - 1`), or the result of such a method of
+    `self` (`self.count()`) or of an attribute the class body annotates with a class
+    (`self.params.number_of_links()`, `params: KinDynParameters | None`): name -> those
+    [class, method] pairs, followed in the project phase."""
+    annotated = {}
+    for st in _statements(node.body):
+        if isinstance(st, cst.AnnAssign) and isinstance(st.target, cst.Name):
+            hint = st.annotation.annotation
+            if isinstance(hint, cst.BinaryOperation) and isinstance(hint.operator, cst.BitOr) \
+                    and _is(hint.right, "None"):
+                hint = hint.left  # `X | None`
+            cls = annotated_class(ctx, hint)
+            if cls:
+                annotated[st.target.value] = cls
+    out: dict[str, list] = {}
+    for st in _statements(node.body):
+        if not isinstance(st, cst.FunctionDef) or st.decorators or len(st.params.params) != 1 \
+                or isinstance(st.params.star_arg, cst.Param) or st.params.kwonly_params or st.params.posonly_params:
+            continue
+        obj = st.params.params[0].name.value
+        returns = _returns(st)
+        pairs: list = []
+        for r in returns:
+            if _python_int(ctx, r):
+                continue
+            func = r.func if isinstance(r, cst.Call) and not r.args else None
+            if isinstance(func, cst.Attribute) and _is(func.value, obj):
+                pairs.append([qualname, func.attr.value])  # `self.count()`
+                continue
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute) \
+                    and _is(func.value.value, obj) and func.value.attr.value in annotated:
+                pairs.append([annotated[func.value.attr.value], func.attr.value])  # `self.params.count()`
+                continue
+            break
+        else:
+            if returns:
+                out[st.name.value] = pairs
+    return out
+
+
 def _python_name(ctx, expr) -> bool:
     names = ctx.qualified_names(expr)
     return bool(names) and all(q.startswith(_PYTHON_COMPUTING) for q in names)
@@ -326,6 +382,9 @@ def record_class(ctx, node: cst.ClassDef, cf) -> None:
     derived = _derived(ctx, node)
     if derived:
         cf.pytree_derived = derived
+    methods = _python_int_methods(ctx, node, cf.qualname)
+    if methods:
+        cf.python_int_methods = methods
 
 
 def _registered(ctx, cf, node: cst.ClassDef, names: set[str], options: cst.Call | None, fields: dict) -> None:
@@ -514,6 +573,21 @@ class PytreeModel:
         if static and ("*" in static or path[0] in static):
             return cls
         return None
+
+    def python_int_method(self, cls: str, name: str, _depth: int = 0) -> bool:
+        """`cls.name()` returns a Python int whatever the object holds (`_python_int_methods`,
+        followed through the methods it returns the result of)."""
+        found = self.project.resolve_class(cls) if _depth < 6 else None
+        if found is None:
+            return False
+        pairs = found[1].python_int_methods.get(name)
+        return pairs is not None and all(self.python_int_method(c, m, _depth + 1) for c, m in pairs)
+
+    def python_int_calls(self, key: Key, calls) -> bool:
+        """Every `[root, method]` call (`model.number_of_links()`) of an object the function
+        receives returns a Python int (its class from the annotation or the call sites)."""
+        return bool(calls) and all(
+            (cls := self.object_class(key, root)) and self.python_int_method(cls, method) for root, method in calls)
 
     def traced_read_facts(self, key: Key, reads, span) -> list:
         """For the proof a finding carries (`analysis.proof.fact`, anchored at `span`): each read

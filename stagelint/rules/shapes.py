@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from stagelint.analysis.pytrees import python_attribute_reads, traced_attribute_facts
+from stagelint.analysis.pytrees import PytreeModel, python_attribute_reads, traced_attribute_facts
 from stagelint.analysis.tracers import OP, PYTHON, WEAK, module_argument_guess, passed_param_guess
 from stagelint.analysis.tracers import origin as tracer_origin
 from stagelint.analysis.dependence import op_result_fact, params_feeding
@@ -100,7 +100,11 @@ class DataDependentShape(InExpectedErrors, Rule):
     (e3nn's `scalars.irreps.dim`, jaxls's running sum of a `jdc.Static` field), unless the project
     shows the class (a registered pytree's child or property of children: traced, the default
     tier; its aux data or a static field: silent). A `range` loop's variable and `enumerate`'s
-    index are Python ints whatever they iterate: never reported.
+    index are Python ints whatever they iterate: never reported; so is a method of an object the
+    function receives that returns `len(...)` (a Python int of any object, a tracer's static
+    leading dimension), integer arithmetic on it, or the result of another such method (jaxsim's
+    `model.number_of_links()` returning `self.kin_dyn_parameters.number_of_links()`, which returns
+    `len(self.link_names)`).
 
     ## Why is this bad?
     XLA compiles for fixed shapes, so JAX must know every array's shape while tracing. Where
@@ -306,6 +310,11 @@ class DataDependentShape(InExpectedErrors, Rule):
         weak = [short_code(v) for v, (k, _) in zip(values, kinds) if k == WEAK]
         if weak and not any(k == OP for k, _ in kinds):
             fields["_weak"] = weak[0]  # (even where the value model calls it a tensor: jaxls's sum)
+            # `model.number_of_links()`: a method of a parameter, which may return a Python int
+            # whatever the object holds (`PytreeModel.python_int_calls`)
+            calls = [_method_call(self.ctx, v, self.ctx.function) for v, (k, _) in zip(values, kinds) if k != PYTHON]
+            if calls and all(calls):
+                fields["_int_calls"] = calls
         self.report(node, why=_WHY, _definite=t.definite, _params=sorted(t.params), _jax_only=True,
                     _value=short_code(values[0]) if values else short_code(node),
                     _from=sorted(set().union(*(params_feeding(self.ctx, v, self.ctx.function) for v in values))),
@@ -322,6 +331,8 @@ class DataDependentShape(InExpectedErrors, Rule):
         if jax.framework_of(key) != "jax" or jax.mode_of(key) not in ("jit", "trace"):
             return False  # TensorFlow allows dynamic shapes; under grad alone values are concrete
         fields = candidate.fields
+        if PytreeModel.of(project).python_int_calls(key, fields.get("_int_calls")):
+            return False  # `model.number_of_links()` returning `len(...)`: a Python int
         if fields.get("_definite") and fields.get("_weak"):
             return {"_because": [_weak_fact(fields["_weak"], candidate.span)]}
         if fields.get("_definite"):
@@ -377,6 +388,14 @@ def _any_traced(ctx, values, func) -> Tensorness:
     for v in values:
         t = t | tensorness(ctx, v, func)
     return t
+
+
+def _method_call(ctx, expr, func) -> list | None:
+    """`param.method()` (no arguments) -> [param, method]; None for anything else."""
+    if isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute) \
+            and _is_param(ctx, expr.func.value, func):
+        return [expr.func.value.value, expr.func.attr.value]
+    return None
 
 
 def _is_param(ctx, expr, func) -> bool:

@@ -144,3 +144,59 @@ def test_a_loop_over_a_jitted_parameter_shown_to_be_an_array_is_reported():
                 best = jnp.maximum(best, y)
             return best
     """)
+
+
+def test_a_length_from_a_method_returning_len_is_a_python_int():
+    """jaxsim's `jnp.arange(model.number_of_links())`: `JaxSimModel.number_of_links` returns
+    `self.kin_dyn_parameters.number_of_links()`, which returns `len(self.link_names)`: a Python int
+    whatever the object holds (`len` of a tracer too), so the shape is static (23 STG604 in the
+    preview tier of the seventh audit's half W)."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        class KinDynParameters:
+            link_names: tuple
+
+            def number_of_links(self):
+                return len(self.link_names)
+
+            def number_of_joints(self):
+                return len(self.link_names) - 1
+
+        class Model:
+            kin_dyn_parameters: KinDynParameters | None = None
+
+            def number_of_links(self):
+                return self.kin_dyn_parameters.number_of_links()
+
+        @jax.jit
+        def com_position(model: Model, x):
+            return jnp.arange(model.number_of_links()) + x
+
+        @jax.jit
+        def joints(params: KinDynParameters, x):
+            return jnp.arange(1, params.number_of_joints()) + x
+    """)
+
+
+def test_a_length_from_a_method_returning_a_field_stays_a_guess():
+    """The negative twin: a method returning a field (`self.count`, maybe a traced child) or a JAX
+    operation's result is not known to be a Python int: the preview tier, as before."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        class Model:
+            count: int
+
+            def number_of_links(self):
+                return self.count
+
+            def active(self):
+                return jnp.sum(self.mask)
+
+        @jax.jit
+        def com_position(model: Model, x):
+            return jnp.arange(model.number_of_links()) + jnp.arange(model.active()).sum() + x  # preview STG604
+    """)

@@ -3,6 +3,8 @@ observed with the real JAX and optax."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import types
 
 import pytest
@@ -207,3 +209,41 @@ def test_a_jitted_parameter_is_iterated_over_its_keys_items_or_rows_and_only_an_
 
     with pytest.raises(TypeError):
         keys_as_operands({"mlp": jnp.ones(2)})
+
+
+def test_len_is_a_python_int_under_jit_so_a_method_returning_it_sizes_an_arange():
+    """`pytrees._python_int_methods`: `len()` returns a Python int of any object, of a tracer too
+    (its static leading dimension), and so does integer arithmetic on it; a pytree's method
+    returning one (jaxsim's `model.number_of_links()`, through `self.kin_dyn_parameters`) sizes
+    `jnp.arange` under jit, whatever field it counts, a traced one included."""
+    from jax.tree_util import register_dataclass
+
+    @functools.partial(register_dataclass, data_fields=["mask"], meta_fields=["names"])
+    @dataclasses.dataclass
+    class Params:
+        names: tuple
+        mask: jax.Array
+
+        def number_of_links(self):
+            return len(self.names)
+
+        def number_of_masks(self):
+            return len(self.mask) - 1
+
+    @functools.partial(register_dataclass, data_fields=["params"], meta_fields=[])
+    @dataclasses.dataclass
+    class Model:
+        params: Params
+
+        def number_of_links(self):
+            return self.params.number_of_links()
+
+    seen = {}
+
+    @jax.jit
+    def links(model: Model, x):
+        seen["types"] = (type(model.number_of_links()), type(model.params.number_of_masks()), type(len(x)))
+        return jnp.arange(model.number_of_links()) + jnp.arange(model.params.number_of_masks()).sum() + x[0]
+
+    out = links(Model(Params(("base", "arm", "hand"), jnp.ones(4))), jnp.ones(5))
+    assert out.shape == (3,) and seen["types"] == (int, int, int)
