@@ -442,6 +442,19 @@ class Project:
             return target is not None and self.is_tracing_test(target, _depth + 1)
         return False
 
+    def eager_call_site(self, key: Key):
+        """(module, site) of a call of `key` made where nothing traces (module-level code, or a
+        function no entry point reaches), outside test modules: there its Python runs, prints
+        included, on every call. None when every call the project shows is traced or a test's."""
+        from stagelint.analysis.testing import is_test_module
+
+        for module, site in self.call_sites.get(key, ()):
+            if is_test_module(module) or site.concrete:
+                continue
+            if site.caller is None or (module, site.caller) not in self.reached:
+                return module, site
+        return None
+
     def edges(self, key: Key):
         """(edge, callee) for the resolved call edges of a function."""
         f = self.function(key)

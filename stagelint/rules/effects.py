@@ -8,7 +8,7 @@ import libcst as cst
 
 from stagelint.analysis.guards import runs_once, type_dispatch
 from stagelint.analysis.context import short_code
-from stagelint.analysis.proof import with_staging_certainty
+from stagelint.analysis.proof import HEURISTIC, fact, with_staging_certainty
 from stagelint.frameworks import (
     JAX,
     LOGGER_FACTORIES,
@@ -77,7 +77,11 @@ class TraceTimeSideEffect(Rule):
 
 
     Under JAX (`jax.jit`, `jax.pmap`, the bodies of `lax.cond`/`while_loop`/`scan`, Flax and Equinox
-    modules) the same holds, and the message names `jax.debug.print` / `jax.debug.callback`.
+    modules) the same holds, and the message names `jax.debug.print` / `jax.debug.callback`. A
+    helper a jitted function calls that the project also calls where nothing traces (module-level
+    code, an eager training loop; tests apart) is reported only with `--preview`: there its print
+    runs on every call as written, and under the jitted caller the helper's whole Python work
+    (loading a dataset) runs at trace time with it, so whether that print misleads is a guess.
 
     ## Why is this bad?
     `tf.function` runs the Python body only while tracing. The effect happens on the first
@@ -317,7 +321,22 @@ class TraceTimeSideEffect(Rule):
     @classmethod
     def confirm(cls, candidate, project, module):
         verdict = cls._confirm_traced(candidate, project, module)
-        return with_staging_certainty(verdict, project, (module.module, candidate.function))
+        key = (module.module, candidate.function)
+        if verdict and key not in project.entries and project.jax.framework_of(key) == "jax":
+            eager = project.eager_call_site(key)
+            if eager is not None:
+                # aqt's `get_datasets`: a helper a jitted function calls and the project also calls
+                # where nothing traces; there its print runs on every call, as written, and under the
+                # jitted caller the helper's whole Python work runs at trace time with it: whether
+                # the traced caller's print misleads anyone is a guess
+                where, site = eager
+                at = "" if where == module.module else f" in {project.modules[where].path}"
+                verdict = {**(verdict if isinstance(verdict, dict) else {}), "_because": [
+                    *(verdict.get("_because", ()) if isinstance(verdict, dict) else ()),
+                    fact(f"`{candidate.function}` is also called where nothing traces (line {site.span.line}{at}), "
+                         f"where the print runs on every call: whether the traced caller's trace-time print "
+                         f"misleads is a guess", candidate.span, HEURISTIC)]}
+        return with_staging_certainty(verdict, project, key)
 
     @classmethod
     def _confirm_traced(cls, candidate, project, module):

@@ -200,3 +200,41 @@ def test_a_length_from_a_method_returning_a_field_stays_a_guess():
         def com_position(model: Model, x):
             return jnp.arange(model.number_of_links()) + jnp.arange(model.active()).sum() + x  # preview STG604
     """)
+
+
+def test_a_print_in_a_helper_also_called_where_nothing_traces_is_a_preview_guess():
+    """aqt's `get_datasets`, called by the jitted `serve` and by the eager `train_and_evaluate`:
+    its print runs on every eager call, and under `serve` at trace time with the rest of the
+    helper's Python loading; whether that misleads is a guess (W's two STG101 false)."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        def get_datasets():
+            print("get_datasets started")  # preview STG101
+            return jnp.ones((4, 2))
+
+        @jax.jit
+        def serve(state):
+            return jnp.sum(get_datasets()) * state
+
+        def train_and_evaluate(state):
+            return state + jnp.sum(get_datasets())
+    """)
+
+
+def test_a_print_in_a_helper_only_traced_calls_reach_is_reported():
+    """The negative twin: called only by the jitted function (and a test), the print runs only
+    while tracing."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        def get_datasets():
+            print("get_datasets started")  # STG101
+            return jnp.ones((4, 2))
+
+        @jax.jit
+        def serve(state):
+            return jnp.sum(get_datasets()) * state
+    """)

@@ -247,3 +247,22 @@ def test_len_is_a_python_int_under_jit_so_a_method_returning_it_sizes_an_arange(
 
     out = links(Model(Params(("base", "arm", "hand"), jnp.ones(4))), jnp.ones(5))
     assert out.shape == (3,) and seen["types"] == (int, int, int)
+
+
+def test_a_helper_called_eagerly_and_under_jit_prints_on_every_eager_call_and_once_per_trace(capsys):
+    """`Project.eager_call_site`, STG101's preview step: aqt's `get_datasets` prints on each of its
+    eager calls (train, calibrate) and, under the jitted `serve`, once per trace, with the rest of
+    its Python work; only that traced path is what STG101 describes."""
+    def get_datasets():
+        print("get_datasets started")
+        return jnp.ones(2)
+
+    @jax.jit
+    def serve(x):
+        return get_datasets() * x
+
+    get_datasets()
+    get_datasets()
+    serve(1.0)
+    serve(2.0)
+    assert capsys.readouterr().out.count("get_datasets started") == 3
