@@ -51,11 +51,43 @@ def _module_calls(project, module: str) -> list[tuple[int, tuple]]:
     return memo[module]
 
 
+def _def_line(project, module: str, key) -> int | None:
+    """The line of the module-level `def` that makes `key`'s function object, when `key` is a
+    module-level function of `module` (a redefinition keeps its own key, `step@351`)."""
+    if key[0] != module or "." in key[1] or key[1].startswith("<"):
+        return None
+    f = project.function(key)
+    return f.span.line if f is not None else None
+
+
 def call_lines(project, module: str, readers) -> list[int]:
-    """Lines of the module-level calls that run (and so may trace) one of `readers`."""
+    """Lines of the module-level calls that run (and so may trace) one of `readers`. A call above
+    a reader's module-level `def` cannot run it: Python makes the function object when the `def`
+    statement runs, so such a call runs an earlier definition of the name (its own key), or none."""
     readers = [tuple(r) for r in readers]
-    return [line for line, key in _module_calls(project, module)
-            if any(key == r or _reaches(project, key, r) for r in readers)]
+    lines = []
+    for line, key in _module_calls(project, module):
+        for r in readers:
+            start = _def_line(project, module, r)
+            if (key == r or _reaches(project, key, r)) and (start is None or line > start):
+                lines.append(line)
+                break
+    return lines
+
+
+def _defined_in(project, module: str, readers, loop) -> list[int] | None:
+    """The lines of the readers' `def`s when every reader is a Function defined (`@tf.function
+    def`, `@jax.jit def`) in the module-level loop `loop`: each iteration makes a new Function
+    object there, and a Function object keeps its own traces (a new one traces afresh, with the
+    values of that moment: tests/runtime/test_tf_fresh_facts.py). None otherwise."""
+    start, end = loop
+    lines = []
+    for r in readers:
+        line = _def_line(project, module, r)
+        if line is None or not (start <= line <= end) or project.entries.get(r) != "decorator":
+            return None
+        lines.append(line)
+    return lines
 
 
 def stale_between(project, module: str, readers, rebinding: int, loop=None) -> bool:
@@ -66,6 +98,12 @@ def stale_between(project, module: str, readers, rebinding: int, loop=None) -> b
     lines = call_lines(project, module, readers)
     if loop is not None:
         start, end = loop
+        made = _defined_in(project, module, [tuple(r) for r in readers], loop)
+        if made is not None:
+            # one iteration's Function is traced before the rebinding only when it is defined and
+            # called above it, and reused only by a call below it in that same iteration (or after
+            # the loop); the next iteration calls a new Function
+            return any(max(made) < line < rebinding for line in lines) and any(line > rebinding for line in lines)
         if any(start <= line <= end for line in lines):
             return True
         return any(line < start for line in lines) and any(line > end for line in lines)

@@ -44,7 +44,7 @@ class StaleGlobal(Rule):
     variable counts only across a Function boundary (a nested `tf.function`, not a helper traced
     with its enclosing function), and only when it changes after the nested function is defined
     and the Function may run both before and after the change (a call above it and one below,
-    a loop around both, or the Function escapes): a rebinding after its last call (a test
+    a loop around both; an escape, below, is preview): a rebinding after its last call (a test
     rebinding `metrics` for the next Function), before a Function defined afresh in each loop
     iteration, or after the def but before its first call (`Wi = promote(Wi)` above
     `lax.scan(step, ...)`: a closure reads its cell when it runs, and it first runs, so traces,
@@ -52,13 +52,24 @@ class StaleGlobal(Rule):
     (`metrics.update({...})`) filled in after the def but before the first call: it is set-up. A global rebound only by a function that set-up code calls
     (`set_random_seeds()` from a task's `__init__`) is configuration, not a change between calls.
 
-    Under JAX two more steps are guesses, reported only with `--preview`: a global whose only
-    binding is made inside a function (`global optimize` in `main()`, most often a configure-once
-    global set before the first call), and an enclosing variable a jitted lambda reads, rebound
-    after it (a lambda's calls are not tracked: it may have run only before the change, and a
-    new lambda be jitted after it). Neither shows a later call of the same Function reusing a
-    trace made before the change. Nor is a rebinding known to change the value when every binding
-    is the same call of an imported function with literal arguments (a notebook's cells each
+    A module-level call above the reading function's `def` does not run it (Python makes the
+    function when the `def` runs: it runs an earlier definition, or none), and a Function
+    defined in a module-level loop below the rebinding is a new object each iteration, traced
+    afresh with that iteration's value (a notebook re-making `step` per configuration).
+
+    Default tier: the order the code shows, as above: a change that falls between two calls of
+    the same Function object, which the module's own calls, the rebinding function's own calls,
+    or the enclosing function's calls of the nested Function put on either side of it. Preview
+    (`--preview`), since the order is not shown: a global whose only binding is made inside a
+    function (`global optimize` in `main()`, most often a configure-once global set before the
+    first call); an enclosing variable a lambda reads, rebound after it (a lambda's calls are not
+    tracked: it may have run only before the change, and a new lambda be jitted after it); an
+    enclosing variable changed where the nested Function only escapes on one side of the change
+    (stored or passed on above it: called when, is not shown; returned below it, it cannot have
+    run before and traces with the new value, so that is not reported at all); an enclosing
+    variable mutated by another function (`record(v)`), whose calls are not placed against the
+    Function's. Under JAX, a rebinding is not known to change the value when every binding is
+    the same call of an imported function with literal arguments (a notebook's cells each
     running `optim = optax.adam(1e-4)`): preview too.
     Methods of objects that are not containers (`replay_buffer.clear()`, a module's
     `_context_stack.pop()` on an object it binds further down) are not mutations, nor is a
@@ -165,15 +176,16 @@ class StaleGlobal(Rule):
         """
         import tensorflow as tf
 
-        def make_scaled():
+        def train(data):
             scale = 1.0
 
             @tf.function
             def scaled(x):
                 return x * scale  # STG301
 
+            scaled(data)
             scale = 2.0
-            return scaled
+            return scaled(data)  # reuses the first trace: still multiplies by 1.0
         """,
     )
 
@@ -417,8 +429,9 @@ class StaleGlobal(Rule):
                         "_preview": f"when `{unknown}` runs relative to the Function's calls is not shown"}
             return False
         guess = candidate.fields.get("_guess")
-        if guess and cls._under_jax(project, module, candidate):
-            # under JAX the order is the step that decides (issue 23's per-step split: a guess)
+        if guess:
+            # the order is the step that decides, and the code does not show it (issue 23's
+            # per-step split: a guess), under either framework
             verdict = cls._closure_verdict(candidate, project, module)
             return {"_preview": guess} if verdict else verdict
         return cls._closure_verdict(candidate, project, module)
@@ -455,18 +468,24 @@ class StaleGlobal(Rule):
             outer_def = chain[-1].node
             # A closure reads its cell when it runs: a Function first run (so traced) after the
             # rebinding sees the new value, so the rebinding counts only between two runs.
-            after = [n for n in nodes if not self._before(n, outer_def) and not self._made_afresh_after(n, outer_def)
-                     and self._between_runs(n, outer_def)]
+            runs = {id(n): self._between_runs(n, outer_def) for n in nodes
+                    if not self._before(n, outer_def) and not self._made_afresh_after(n, outer_def)}
+            # the rebindings a call of the Function above and below shows first: they are known
+            after = sorted((n for n in nodes if runs.get(id(n))), key=lambda n: -runs[id(n)])
             if after and len(after) < len(nodes):
+                line = ctx.position(after[0]).line
                 if self._references(outer_def) is None:
                     # a lambda's calls are not tracked: it may have run only before the rebinding,
                     # and a new Function made after it (a test's `k_jit = jit(lambda: ...)` again)
-                    self._guess = (f"whether the lambda is called again after line {ctx.position(after[0]).line}, "
-                                   f"reusing an earlier trace, is not shown")
-                return f"rebound on line {ctx.position(after[0]).line}, after `{chain[-1].facts.name}` is defined"
+                    self._guess = f"whether the lambda is called again after line {line}, reusing an earlier trace, is not shown"
+                elif runs[id(after[0])] < _CALLED:
+                    self._guess = _escape_guess(chain[-1].facts.name, line)
+                return f"rebound on line {line}, after `{chain[-1].facts.name}` is defined"
             if not after:
                 owner = chain[-1].parent
                 return self._mutation(func, nodes, outer_def, owner.qualname if owner is not None else None)
+            if runs[id(after[0])] < _CALLED:
+                self._guess = _escape_guess(chain[-1].facts.name, ctx.position(after[0]).line)
             nodes = after
         for node in nodes:
             if id(node) in ctx.rebinding_targets or id(node) in ctx.loop_bound:
@@ -478,6 +497,9 @@ class StaleGlobal(Rule):
                         continue  # both at import time, before anything could be traced
                     line = ctx.position(b).line
                     return f"rebound on line {line}"
+        if kind == "closure":
+            owner = chain[-1].parent
+            return self._mutation(func, nodes, outer_def, owner.qualname if owner is not None else None)
         return self._mutation(func, nodes)
 
     def _mutation(self, func, nodes, outer_def=None, owner: str | None = None) -> str | None:
@@ -488,8 +510,15 @@ class StaleGlobal(Rule):
                 # and so is one the enclosing function fills after the def but before any call
                 # of the Function can run (`metrics.update(...)` above the training loop): a
                 # trace only sees a change made after it, read by a later call of the same object
+                runs = {id(n): self._between_runs(n, outer_def) if q == owner else 0 for q, n in sites}
                 sites = [(q, n) for q, n in sites if not self._before(n, outer_def)
-                         and (q != owner or self._between_runs(n, outer_def))]
+                         and (q != owner or runs[id(n)])]
+                if sites and not any(runs[id(n)] == _CALLED for _, n in sites):
+                    # another function's change (`record(v)` in a helper) runs whenever that one is
+                    # called, and a change between escapes only may fall before the first call
+                    q, n = sites[0]
+                    self._guess = (_escape_guess(outer_def.name.value, self.ctx.position(n).line) if q == owner
+                                   else f"when `{q}` runs relative to the Function's calls is not shown")
             if sites:
                 return f"mutated in `{sorted(q for q, _ in sites)[0]}`"
         return None
@@ -515,37 +544,40 @@ class StaleGlobal(Rule):
             return False
         return any(_inside(ctx, binding, loop) for loop in self.loops if _inside(ctx, outer_def, loop))
 
-    def _run_after(self, binding: cst.CSTNode, outer_def: cst.FunctionDef) -> bool:
-        """The nested Function may run after `binding` rebinds the variable it reads: its name is
-        called (or handed to a call: `strategy.run(step_fn, ...)`) after the binding, or in a
-        loop around the binding that does not define the Function afresh, or it escapes
-        (returned, stored). A rebinding after its last call changes nothing a trace sees (a test
-        that rebinds `metrics` for the next `step_fn_b`)."""
+    def _run_after(self, binding: cst.CSTNode, outer_def: cst.FunctionDef) -> int:
+        """Whether the nested Function may run after `binding` rebinds the variable it reads:
+        `_CALLED` when its name is called (or handed to a call: `strategy.run(step_fn, ...)`)
+        after the binding, or in a loop around the binding that does not define the Function
+        afresh; `_ESCAPES` when it only escapes (returned, stored: it may be called at any time)
+        or its calls are not tracked (a lambda); 0 otherwise. A rebinding after its last call
+        changes nothing a trace sees (a test that rebinds `metrics` for the next `step_fn_b`)."""
         ctx = self.ctx
         refs = self._references(outer_def)
         if refs is None:
-            return True
+            return _ESCAPES
         value = ctx.bound_values.get(id(binding))
         b, d = ctx.position(binding), ctx.position(outer_def)
         # bound before the def in a loop that defines the Function afresh: each iteration's
         # Function is traced after that iteration's binding
         fresh = (b.line, b.column) < (d.line, d.column)
+        found = 0
         for ref in refs:
             if self._exclusive(ref, binding):
                 continue  # the other branch of an `if`: never in the same run as the binding
             if id(ref) not in self.run_refs:
-                return True  # escapes: it may be called at any time
+                found = max(found, _ESCAPES)
+                continue
             if fresh:
                 continue
             if isinstance(value, cst.BaseExpression) and _inside(ctx, ref, value):
                 continue  # `text = strategy.run(fn)`: runs before the name is rebound
             r = ctx.position(ref)
             if (r.line, r.column) > (b.line, b.column):
-                return True
+                return _CALLED
             if any(_inside(ctx, binding, lp) and _inside(ctx, ref, lp) and not _inside(ctx, outer_def, lp)
                    for lp in self.loops):
-                return True  # a later iteration calls the same Function after the rebinding
-        return False
+                return _CALLED  # a later iteration calls the same Function after the rebinding
+        return found
 
     def _references(self, outer_def) -> list | None:
         """Where the enclosing function names the nested def; None when that is not tracked (a
@@ -558,31 +590,38 @@ class StaleGlobal(Rule):
         return [a.node for assignment in scope.assignments[outer_def.name.value]
                 if getattr(assignment, "node", None) is outer_def for a in assignment.references]
 
-    def _between_runs(self, change: cst.CSTNode, outer_def: cst.FunctionDef) -> bool:
-        """The enclosing function's change can fall between two runs of the nested Function: one
-        may run before it (a call above it, or in a loop holding both) and one after it."""
-        return self._run_after(change, outer_def) and self._run_before(change, outer_def)
+    def _between_runs(self, change: cst.CSTNode, outer_def: cst.FunctionDef) -> int:
+        """Whether the enclosing function's change can fall between two runs of the nested
+        Function, one before it (a call above it, or in a loop holding both) and one after it:
+        `_CALLED` when calls show both, `_ESCAPES` when an escape stands for one, 0 when not."""
+        return min(self._run_after(change, outer_def), self._run_before(change, outer_def))
 
-    def _run_before(self, change: cst.CSTNode, outer_def: cst.FunctionDef) -> bool:
-        """The nested Function may run (and so trace) before `change`: its name is called above
-        the change, in a loop holding both the call and the change but not the def, or it escapes."""
+    def _run_before(self, change: cst.CSTNode, outer_def: cst.FunctionDef) -> int:
+        """Whether the nested Function may run (and so trace) before `change`: `_CALLED` when its
+        name is called above the change, or in a loop holding both the call and the change but
+        not the def; `_ESCAPES` when it escapes above the change (stored, returned, passed: it
+        may be called at any time after that), or its calls are not tracked (a lambda). An
+        object is named nowhere before its first reference: a `return step` below the change
+        hands out a Function nobody could call before it (it traces with the new value)."""
         ctx = self.ctx
         refs = self._references(outer_def)
         if refs is None:
-            return True
+            return _ESCAPES
         c = ctx.position(change)
+        found = 0
         for ref in refs:
             if self._exclusive(ref, change):
                 continue  # the other branch of an `if`: never in the same run as the change
-            if id(ref) not in self.run_refs:
-                return True  # escapes: it may be called at any time
             r = ctx.position(ref)
-            if (r.line, r.column) < (c.line, c.column):
-                return True
-            if any(_inside(ctx, change, lp) and _inside(ctx, ref, lp) and not _inside(ctx, outer_def, lp)
-                   for lp in self.loops):
-                return True
-        return False
+            looped = any(_inside(ctx, change, lp) and _inside(ctx, ref, lp) and not _inside(ctx, outer_def, lp)
+                         for lp in self.loops)
+            if (r.line, r.column) >= (c.line, c.column) and not looped:
+                continue
+            if id(ref) not in self.run_refs:
+                found = _ESCAPES
+                continue
+            return _CALLED
+        return found
 
     def _call_between(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
         """A module-level call of a project function between two module-level bindings: the only
@@ -590,6 +629,16 @@ class StaleGlobal(Rule):
         ctx = self.ctx
         lo, hi = sorted((ctx.position(a).line, ctx.position(b).line))
         return any(site.caller is None and lo < site.span.line < hi for site in ctx.facts.call_sites)
+
+
+#: How a nested Function's runs around an enclosing function's change are shown
+#: (`StaleGlobal._run_before`/`_run_after`): by a call of its name, or only by an escape.
+_CALLED, _ESCAPES = 2, 1
+
+
+def _escape_guess(name: str, line: int) -> str:
+    return (f"`{name}` escapes (returned, stored or passed on): whether it is called before the change "
+            f"on line {line} and again after it is not shown")
 
 
 def _literal(expr) -> bool:

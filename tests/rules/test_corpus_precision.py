@@ -1036,7 +1036,8 @@ def test_closure_rebound_after_the_nested_function_s_last_call_is_not_stale():
     # Model Garden tests (`pretrain_dynamic_dataloader_test.py`, `t5_test.py`): `metrics` / `l`
     # rebound after `step_fn` ran for the last time, for the next Function; `translate.py`: a
     # Function defined afresh in each loop iteration, run before `text` is rebound. The twins: a
-    # call after the rebinding, a loop around the rebinding and the call, and an escape.
+    # call after the rebinding, a loop around the rebinding and the call; a Function returned
+    # after the change traces with the new value (tests/runtime/test_tf_capture_order_facts.py).
     assert_marked("""
         import tensorflow as tf
 
@@ -1088,15 +1089,15 @@ def test_closure_rebound_after_the_nested_function_s_last_call_is_not_stale():
                 g(data)
                 scale = s
 
-        def stale_escape():
+        def fresh_escape():
             scale = 1.0
 
             @tf.function
             def h(x):
-                return x * scale  # STG301
+                return x * scale
 
             scale = 2.0
-            return h
+            return h  # handed out after the change: its first call traces with 2.0
 
         def rebound_under_a_map_lambda(dataset, round_robin):
             range_dataset = tf.data.Dataset.range(4)

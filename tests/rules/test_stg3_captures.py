@@ -823,3 +823,161 @@ def test_a_variable_rebound_before_the_closure_that_reads_it_is_defined_is_not_r
 
             return tf.data.Dataset.zip((a, b)).map(pick)
     """)
+
+
+# STG301 under TensorFlow: only the order the code shows is default -----------------------------
+
+
+def test_stg301_a_module_level_call_above_the_readers_def_does_not_run_it():
+    # a notebook: `step` is first what a factory made, called in an early cell, and only later
+    # the module-level `def step` that reads the global; the early call ran the factory's Function
+    program = """
+    import tensorflow as tf
+
+    def make_step():
+        @tf.function
+        def inner(x):
+            return x
+
+        return inner
+
+    scale = 1.0
+    step = make_step()
+    step(tf.constant(1.0))
+    scale = 2.0
+
+    @tf.function
+    def step(x):
+        return x * scale
+
+    step(tf.constant(1.0))
+    step(tf.constant(2.0))
+    """
+    assert_marked(program)
+    # the twin: the reader is defined above the first call, which traces it before the change
+    assert_marked("""
+    import tensorflow as tf
+
+    scale = 1.0
+
+    @tf.function
+    def step(x):
+        return x * scale  # STG301
+
+    step(tf.constant(1.0))
+    scale = 2.0
+    step(tf.constant(1.0))
+    """)
+
+
+def test_stg301_a_function_defined_afresh_in_a_module_level_loop_is_a_new_function_each_time():
+    # a notebook re-making `step` for each configuration (tests/runtime/test_tf_capture_order_facts.py)
+    assert_marked("""
+    import tensorflow as tf
+
+    for rate in (0.5, 1.0):
+        fire_rate = rate
+
+        @tf.function  # STG502
+        def step(x):
+            return x * fire_rate
+
+        for _ in range(3):
+            step(tf.constant(1.0))
+    """)
+    # the twin: one Function made before the loop, called in it after each rebinding
+    assert_marked("""
+    import tensorflow as tf
+
+    @tf.function
+    def step(x):
+        return x * fire_rate  # STG301
+
+    for rate in (0.5, 1.0):
+        fire_rate = rate
+        for _ in range(3):
+            step(tf.constant(1.0))
+    """)
+
+
+def test_stg301_a_closure_whose_function_only_escapes_is_preview_and_one_returned_after_is_silent():
+    assert_tiers("""
+    import tensorflow as tf
+
+    def called_around(data):
+        scale = 1.0
+
+        @tf.function
+        def f(x):
+            return x * scale  # STG301
+
+        f(data)
+        scale = 2.0
+        return f(data)
+
+    def stored_before(registry):
+        scale = 1.0
+
+        @tf.function
+        def g(x):
+            return x * scale  # preview STG301
+
+        registry["g"] = g  # stored: called when, the code does not show
+        scale = 2.0
+
+    def returned_after():
+        scale = 1.0
+
+        @tf.function
+        def h(x):
+            return x * scale
+
+        scale = 2.0
+        return h
+    """)
+
+
+def test_stg301_a_closure_mutated_by_another_function_is_preview():
+    assert_tiers("""
+    import tensorflow as tf
+
+    def train(data, steps):
+        history = []
+
+        @tf.function
+        def f(x):
+            return x * len(history)  # preview STG301
+
+        def record(v):  # called whenever its caller calls it
+            history.append(v)
+
+        for _ in range(steps):
+            f(data)
+        return record
+
+    def train_in_place(data, steps):
+        history = []
+
+        @tf.function
+        def f(x):
+            return x * len(history)  # STG301
+
+        for v in range(steps):
+            f(data)
+            history.append(v)
+    """)
+
+
+def test_stg301_a_global_rebound_inside_a_function_with_no_order_shown_is_preview_under_tensorflow():
+    assert_tiers("""
+    import tensorflow as tf
+
+    @tf.function
+    def f(x):
+        return x * mode  # preview STG301
+
+    def configure(modes):
+        global mode
+        for mode in modes:
+            pass
+    """)
