@@ -581,3 +581,21 @@ VARIABLE_CREATOR_SCOPES = frozenset({
 #: (1 trace in 5 reads). Observed with TensorFlow 2.21: tests/runtime/test_function_identity.py.
 #: A configured staging decorator is "treated like tf.function" (docs/configuration.md).
 TF_TRACE_CACHE = {"tensorflow.function": "per wrap"}
+
+#: TensorFlow's stateful random ops with an op-level `seed=`: a Python seed fixed while tracing
+#: still gives a new draw on every run of the trace (three calls of a `tf.function` returning
+#: `tf.random.uniform([3], seed=s)` give three values: tests/runtime/test_tf_capture_order_facts.py),
+#: so a Python draw that only seeds one freezes nothing a call computes. Not the `stateless_*`
+#: ops, whose values the seed decides.
+STATEFUL_SEEDED_OPS = frozenset({
+    *(f"tensorflow.random.{name}" for name in (
+        "uniform", "normal", "truncated_normal", "shuffle", "gamma", "poisson", "categorical",
+        "uniform_candidate_sampler", "log_uniform_candidate_sampler")),
+    *(f"tensorflow.image.random_{name}" for name in (
+        "flip_left_right", "flip_up_down", "brightness", "contrast", "hue", "saturation", "crop",
+        "jpeg_quality")),
+    "tensorflow.nn.dropout",
+})
+#: TensorFlow's stateless random ops: the `seed=` decides the values, so a Python draw frozen
+#: into it repeats them on every run of the trace.
+STATELESS_RANDOM_PREFIX = "tensorflow.random.stateless_"

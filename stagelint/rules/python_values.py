@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.guards import runs_once
-from stagelint.analysis.proof import with_staging_certainty
+from stagelint.analysis.proof import fact, with_staging_certainty
+from stagelint.analysis.repetition import reuse_shown
 from stagelint.analysis.objects import root_kind
 from stagelint.analysis.context import short_code
 from stagelint.frameworks import (
@@ -17,6 +18,7 @@ from stagelint.frameworks import (
     SEEDING_CALLS,
 )
 from stagelint.analysis.effects import runs_state_op, state_op
+from stagelint.frameworks.tensorflow import STATEFUL_SEEDED_OPS, STATELESS_RANDOM_PREFIX
 from stagelint.rules.base import Rule
 from stagelint.analysis.tensors import PYTHON_ITERATORS, tensorness, value_of
 
@@ -199,13 +201,21 @@ class FrozenPythonValue(Rule):
     eager call draws that same value, the constant the trace keeps.
 
     Default tier: code reached through calls, or through functions handed to a framework API
-    that calls them while tracing. Preview tier (`--preview`): code reached only because a
-    function is handed to something else (`multiprocessing.Process(target=f)`, a project
-    function, a callee not resolved); the proof names that hop. Preview too: a draw that is all a
-    helper returns (`def gen_int_seed(): return random.randrange(2**63 - 1)`), whose caller's use
-    decides: used as the `seed=` of a stateful random op it is harmless, since that op draws anew
-    on every call of the trace (observed with TF 2.21). A `tf.function`'s own `return
-    random.random()` is a constant output: default.
+    that calls them while tracing; under TensorFlow, where the code also shows a later run that
+    reuses the trace: the Function called twice, or in a loop (or a function calling it is, up
+    to three callers up), a `tf.data` function (traced once, run for every element), a Keras
+    method of a class whose objects the code trains (`fit`, `evaluate`, `predict` trace the step
+    once and run it per batch). Preview tier (`--preview`): a Function whose repeated calls the
+    code does not show (called once, returned, stored, a Keras layer no code trains: it may run
+    eagerly); code reached only because a function is handed to something else
+    (`multiprocessing.Process(target=f)`, a project function, a callee not resolved), the proof
+    naming that hop; a draw passed as the `seed=` of a call that is not a stateful TensorFlow
+    random op (a project helper: whether it fixes the values or seeds a stateful op is not
+    shown); a draw that is all a helper returns (`def gen_int_seed(): return
+    random.randrange(2**63 - 1)`), whose caller's use decides. Not flagged: a draw that is the
+    `seed=` of a stateful random op (`tf.random.uniform(..., seed=np.random.randint(...))`),
+    which still draws anew on every run of the trace (observed with TF 2.21). A `tf.function`'s
+    own `return random.random()` is a constant output: default.
 
 
     Under JAX the remedy is an explicit `jax.random` key passed in and split per call.
@@ -318,6 +328,9 @@ class FrozenPythonValue(Rule):
         def step(x):
             started = time.time()  # STG104
             return jitter(x), started
+
+        for x in tf.data.Dataset.range(3):
+            step(tf.cast(x, tf.float32))
         """,
         """
         import numpy as np
@@ -336,6 +349,8 @@ class FrozenPythonValue(Rule):
         self.seeded: list[set[str]] = []
         #: calls that are a `return`'s whole value (`return random.randrange(2**63 - 1)`)
         self.returned: set[int] = set()
+        #: calls that are the `seed=` argument of another call -> that call's qualified names
+        self.seeding: dict[int, set[str]] = {}
 
     def visit_Return(self, node: cst.Return) -> None:
         if isinstance(node.value, cst.Call):
@@ -359,17 +374,27 @@ class FrozenPythonValue(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
-        if ctx.function is None or not ctx.in_staged_context or runs_once(ctx, node):
+        if ctx.function is None or not ctx.in_staged_context:
+            return
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "seed" and isinstance(arg.value, cst.Call):
+                self.seeding[id(arg.value)] = set(ctx.qualified_names(node.func))
+        if runs_once(ctx, node):
             return
         instead = self._frozen(node)
         if instead is None:
             return
+        seeds = self.seeding.get(id(node))
+        if seeds is not None and seeds & STATEFUL_SEEDED_OPS:
+            return  # `tf.random.uniform(..., seed=np.random.randint(...))`: the op draws anew per run
         if self.seeded and any(q.startswith(tuple(self.seeded[-1])) for q in ctx.qualified_names(node.func)):
             # `np.random.seed(1234)` earlier in the block: every eager call draws this same value
             # too, so the trace's constant is what each call would compute
             return
-        self.report(node, call=f"{short_code(node.func)}(...)", instead=instead,
-                    **({"_returned": True} if id(node) in self.returned else {}))
+        fields = {"_returned": True} if id(node) in self.returned else {}
+        if seeds is not None and not any(q.startswith(STATELESS_RANDOM_PREFIX) for q in seeds):
+            fields["_seeds"] = short_code(node, 40)  # a stateless op's seed decides its values: known
+        self.report(node, call=f"{short_code(node.func)}(...)", instead=instead, **fields)
 
     @classmethod
     def confirm(cls, candidate, project, module):
@@ -386,7 +411,28 @@ class FrozenPythonValue(Rule):
                                        "values a call uses, or only seeds a stateful op (which draws anew per call), "
                                        "is a guess")
             return out
+        if verdict and not cls._under_jax(project, key):
+            # under TensorFlow the value differs from eager code only in a later run that reuses
+            # the trace, and only if the value reaches what the run computes
+            why = None
+            reused = reuse_shown(project, key)
+            if candidate.fields.get("_seeds"):
+                why = ("the draw is a `seed=` argument of a call that is not a stateful TensorFlow random op: whether "
+                       "it fixes the values a call computes, or seeds a stateful op that draws anew per call, is not shown")
+            elif reused is None:
+                why = "no second call of the Function, loop around its call, `tf.data` or Keras `fit` is shown: whether a later call reuses the trace is not shown"
+            out = dict(verdict) if isinstance(verdict, dict) else {}
+            if reused is not None:
+                out["_because"] = [*(candidate.fields.get("_because") or ()), fact(reused + ", reusing the trace", candidate.span)]
+            if why is not None:
+                out.setdefault("_preview", why)
+            return out or verdict
         return verdict
+
+    @staticmethod
+    def _under_jax(project, key) -> bool:
+        jax = getattr(project, "jax", None)
+        return jax is not None and jax.framework_of(key) == "jax"
 
     def fix(self, node: cst.CSTNode, fields: dict):
         from stagelint.fix import tf_random_rewrite

@@ -121,6 +121,9 @@ def test_stg104_says_the_calls_that_reuse_the_trace_get_the_same_value():
         @tf.function
         def f(x):
             return x + np.random.uniform()
+
+        for x in tf.data.Dataset.range(3):
+            f(x)
         """, "STG104")
     assert "every call that reuses the trace gets the same value" in message
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rulecases import assert_marked, assert_project_marked, findings
+from rulecases import assert_marked, assert_project_marked, findings, assert_tiers
 
 # STG103 ------------------------------------------------------------------------------------------
 
@@ -209,6 +209,10 @@ def test_clocks_uuids_and_generator_objects_are_frozen():
                 coin = py_rng.random()  # STG104
                 rng.bit_generator
                 return x + noise + coin
+
+        augment = Augment()
+        for x in tf.data.Dataset.range(3):
+            augment(x)
     """)
 
 
@@ -289,6 +293,10 @@ def test_stg104_interprocedural_across_modules(tmp_path):
             @tf.function
             def step(x):
                 return aug.jitter(x)
+
+            def train(dataset):
+                for x in dataset:
+                    step(x)
         """,
     })
     assert got[0].entry_point == "pkg.train.step"
@@ -381,3 +389,80 @@ def test_flipped_global_flag_in_a_helper_is_flagged():
     """, "STG105")
     assert [(f.line, f.entry_point) for f in found] == [(7, "step")]
     assert "`warned`" in found[0].message and "`tf.print(...)`" in found[0].message
+
+
+# STG104 under TensorFlow: default only where a later run reuses the trace ---------------------
+
+
+def test_stg104_a_draw_in_a_function_called_again_is_known_one_called_once_is_preview():
+    # tests/runtime/test_tf_capture_order_facts.py: a second call reuses the trace, and a
+    # `tf.data` function is traced once and run for every element
+    assert_tiers("""
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def once(x):
+            return x + np.random.normal()  # preview STG104
+
+        @tf.function
+        def twice(x):
+            return x + np.random.normal()  # STG104
+
+        @tf.function
+        def step(x):
+            return x + np.random.normal()  # STG104
+
+        def train(dataset):
+            step(dataset)
+
+        once(tf.constant(1.0))
+        twice(tf.constant(1.0))
+        twice(tf.constant(2.0))
+        for epoch in range(3):
+            train(tf.constant(1.0))
+        ds = tf.data.Dataset.range(3).map(lambda x: tf.cast(x, tf.float32) + np.random.normal())  # STG104
+    """)
+
+
+def test_stg104_a_keras_layer_the_code_trains_is_known_one_it_never_trains_is_preview():
+    # tfts' scheduled-sampling coin flip (seventh audit, Y) is true under `fit`; a layer no code
+    # trains may run eagerly (alibi-detect's kernels)
+    layer = """
+        import numpy as np
+        import tensorflow as tf
+
+        class Decoder(tf.keras.Model):
+            def call(self, x):
+                if np.random.uniform() < 0.5:  # {marker}STG104
+                    return x
+                return -x
+    """
+    assert_tiers(layer.format(marker="preview "))
+    assert_tiers(layer.format(marker="") + """
+        model = Decoder()
+        model.compile(loss="mse")
+        model.fit(tf.zeros([4, 2]), tf.zeros([4, 2]))
+    """)
+
+
+def test_stg104_a_draw_seeding_a_stateful_op_is_silent_one_seeding_a_helper_is_preview():
+    # neurite (seventh audit, Y): the NumPy draw is only an op-level seed; a stateful op still
+    # draws anew on every call of the trace (tests/runtime/test_tf_capture_order_facts.py)
+    assert_tiers("""
+        import numpy as np
+        import tensorflow as tf
+
+        def draw_noise(shape, seed=None):
+            return tf.random.normal(shape, seed=seed)
+
+        @tf.function
+        def augment(x):
+            noise = tf.random.uniform(tf.shape(x), seed=np.random.randint(2**31 - 1))
+            blur = draw_noise(tf.shape(x), seed=np.random.randint(2**31 - 1))  # preview STG104
+            fixed = tf.random.stateless_uniform([2], seed=np.random.randint(9, size=2))  # STG104
+            return x + noise + blur + fixed
+
+        for x in tf.data.Dataset.range(3):
+            augment(tf.cast(x, tf.float32))
+    """)

@@ -33,6 +33,9 @@ def test_a_function_handed_to_a_process_is_a_guess_one_handed_to_tf_map_fn_is_tr
             probe()
             y = tf.cond(x > 0, lambda: branch(x), lambda: x)
             return tf.map_fn(branch, y)
+
+        for x in tf.data.Dataset.range(3):
+            step(x)
     """)
 
 
@@ -78,6 +81,10 @@ def test_a_draw_after_a_literal_seed_in_its_block_is_what_every_call_draws():
             if x is not None:
                 np.random.seed(3)
             return x * a * b * np.random.rand()  # STG104
+
+        for x in tf.data.Dataset.range(3):
+            seeded(x)
+            unseeded(x, 7)
     """)
 
 
@@ -104,6 +111,10 @@ def test_a_draw_a_helper_returns_is_a_guess_one_a_function_uses_or_its_entry_ret
         @tf.function
         def stamp():
             return time.time()  # STG104
+
+        for x in tf.data.Dataset.range(3):
+            step(x)
+            stamp()
     """)
 
 

@@ -214,6 +214,9 @@ def test_apis_spelled_through_tensorflow_compat_v2_are_tensorflows_own():
         @tf.function
         def noisy(x):
             return x + np.random.rand()  # STG104
+
+        noisy(tf.constant(1.0))
+        noisy(tf.constant(2.0))
     """)
 
 

@@ -1,0 +1,98 @@
+"""Does the code show a TensorFlow trace reused: a second run of the same traced program?
+
+A value frozen into a trace (STG104's Python draw, clock, UUID) differs from eager code only when
+a later run reuses that trace. TensorFlow does so (tests/runtime/test_tf_capture_order_facts.py):
+- a `tf.data` function is traced once, where it is given to the dataset, and run for every element;
+- a `tf.function` (decorated or wrapped) keeps its traces on the Function object: a second call of
+  that object with the same signature runs the first trace;
+- Keras's `fit`/`evaluate`/`predict` trace a model's step once and run it once per batch.
+What the code shows: the call sites of the Function (two of them, or one in a loop), or of a
+function that calls it (whose caller loops), and the Keras running methods called on an object of
+the layer's own class family. A Function passed away, returned or stored is called when, the code
+does not show.
+"""
+
+from __future__ import annotations
+
+from stagelint.frameworks.tensorflow import KERAS_RUNNING_METHODS
+
+#: How far up the callers a loop or a second call is looked for (`train()` -> `epoch()` -> `step()`).
+_DEPTH = 3
+
+
+def reuse_shown(project, key) -> str | None:
+    """Why a later run reuses the trace that runs `key` (a sentence), or None when the code does
+    not show one."""
+    entry = project.reached.get(tuple(key), tuple(key))
+    kind = project.entries.get(entry)
+    name = project.display(entry, entry[0])
+    name = name if name.startswith("the lambda") else f"`{name}`"
+    if kind == "dataset":
+        return f"{name} is a `tf.data` function: traced once, run for every element"
+    if kind in ("decorator", "wrapper"):
+        return _called_again(project, entry, name, _DEPTH, set())
+    if kind == "keras":
+        return _trained(project, entry, name)
+    return None
+
+
+def _called_again(project, key, name: str, depth: int, seen: set) -> str | None:
+    """`key` is called in a loop, or twice, or by a function that is (up to `depth` callers up)."""
+    if key in seen:
+        return None
+    seen.add(key)
+    sites = [(module, site) for module, site in project.call_sites.get(key, ()) if not site.concrete]
+    for module, site in sites:
+        if site.in_loop:
+            where = "" if module == key[0] else f" of `{module}`"
+            return f"{name} is called in a loop (line {site.span.line}{where})"
+    if len(sites) >= 2:
+        lines = ", ".join(str(site.span.line) for _, site in sites[:2])
+        return f"{name} is called more than once (lines {lines})"
+    methods = _method_call_lines(project, key)
+    if len(methods) + len(sites) >= 2:
+        lines = sorted(set(methods + [site.span.line for _, site in sites]))
+        if len(lines) == 1:  # the same object's call of it again, in a loop turn
+            return f"{name} is called in a loop (line {lines[0]})"
+        return f"{name} is called more than once (lines {lines[0]}, {lines[1]})"
+    if depth <= 0:
+        return None
+    for module, site in sites:
+        if site.caller is not None:
+            caller = project.display((module, site.caller), module)
+            why = _called_again(project, (module, site.caller), f"`{caller}` (which calls {name})", depth - 1, seen)
+            if why is not None:
+                return why
+    return None
+
+
+def _method_call_lines(project, key) -> list[int]:
+    """Lines of `obj.method(...)` calls, on objects of a known project class, whose method is the
+    Function `key` (`model.train_step(x)`, `aug(x)`: `ModuleFacts.method_calls`); a call that the
+    same object's calls of that method precede or follow (a loop turn, or a second call) counts
+    twice."""
+    f = project.function(key)
+    if f is None or not f.class_qualname:
+        return []
+    name = key[1].rsplit(".", 1)[-1]
+    family = project.class_family(project.resolved_class_name(f.class_qualname))
+    lines = []
+    for facts in project.modules.values():
+        for _, cls, method, _, before, after, span in getattr(facts, "method_calls", ()):
+            if method == name and project.resolved_class_name(cls) in family:
+                lines += [span.line] * (2 if name in before or name in after else 1)
+    return lines
+
+
+def _trained(project, key, name: str) -> str | None:
+    """A Keras running method (`fit`, `evaluate`, `predict`) is called on an object of the class
+    whose method `key` is, or of its family: Keras traces the step once and runs it per batch."""
+    f = project.function(key)
+    if f is None or not f.class_qualname:
+        return None
+    family = project.class_family(project.resolved_class_name(f.class_qualname))
+    for facts in project.modules.values():
+        for method, cls, _, _ in getattr(facts, "keras_drives", ()):
+            if method in KERAS_RUNNING_METHODS and cls and project.resolved_class_name(cls) in family:
+                return f"{name} runs under Keras `{method}`, which traces it once and runs it for every batch"
+    return None
