@@ -151,6 +151,16 @@ def _calls_readers_in_loop(project, readers, writer) -> bool:
     return any(site.in_loop for site in _reader_calls(project, readers, writer))
 
 
+def calls_readers_in_loops(project, readers, writer, loops) -> bool:
+    """The writer calls a reader inside one of `loops`, line spans of its own loops that hold a
+    write (`for t in temps: temperature = t; step(x)`): every iteration after the first calls the
+    Function traced before that iteration's write, so the rebinding is seen stale, a fact of the
+    order alone (tests/data/jax_table r05, r06)."""
+    calls = [site.span.line for site in _reader_calls(project, readers, writer)] \
+        + _reader_method_lines(project, readers, writer)
+    return any(start <= line <= end for line in calls for start, end in loops)
+
+
 def calls_readers_around(project, readers, writer, write_lines) -> bool:
     """The writer calls a reader on a line above one of its writes and again below it: the second
     call reuses the first one's trace. Its calls are those of functions (`step(x)`) and of the
