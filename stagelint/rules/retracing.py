@@ -1137,8 +1137,9 @@ class FunctionRecreated(Rule):
                 over = self._over(record)
                 if over:
                     fields["_over"] = over  # decided by what the callers pass (`confirm`)
-                if self._jax(record["api"]):
+                if record["api"] is None or self._jax(record["api"]):
                     # each run may stage another program when the wrapper reads the run's own values
+                    # (asked in `confirm` of JAX code only: `@partial(jax.pmap, ...)` names no API here)
                     made_of = [record["def"]] if record["kind"] == "def" else [record["target"]]
                     # (a method this module calls in a loop on one object: the same `self` each time)
                     known = set(over) | ({scope.self_name} if fields.get("_looped") and scope.self_name else set())
@@ -1253,7 +1254,8 @@ class FunctionRecreated(Rule):
     def confirm(cls, candidate, project, module) -> bool:
         verdict = cls._repeated(candidate, project, module)
         held = candidate.fields.get("_closure")
-        if not verdict or not held:
+        if not verdict or not held or not (candidate.fields.get("_jax_api") or any(
+                project.jax.framework_of(tuple(a)) == "jax" for a in candidate.fields.get("_anchors", ()))):
             return verdict
         # Under JAX a wrapper made each time its function runs traces again each time (a new
         # object); a repeat of the same program, which a cache could have served, is known only

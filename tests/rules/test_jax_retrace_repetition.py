@@ -66,13 +66,14 @@ def test_a_jit_of_nothing_but_module_level_names_in_a_function_called_in_a_loop_
 
 def test_a_jit_over_the_calls_own_values_in_a_function_called_in_a_loop_is_a_preview_guess():
     """poppy's `validate` (a pmap over the current `params`, every `validation_freq` steps) and
-    jax-fem's `target_value` (a nested def over `self`): each call traces again, but what the
+    jax-fem's `target_value` (a nested def over `self`), also under `@functools.partial(jax.pmap, ...)`: each call traces again, but what the
     wrapper reads of the call (a model, a configuration, the parameters) may make each trace
     another program, one per arm or set-up (axlearn's `_benchmark` per attention configuration,
     rebayes's `eval_runs` per agent, spyx's `run_cma` per arm): whether a cache could have served
     it is not shown. Under JAX that step is in the preview tier, right 11 times in 21 on the
     held-back halves."""
     assert_tiers("""
+        import functools
         import jax
         import jax.numpy as jnp
 
@@ -80,6 +81,12 @@ def test_a_jit_over_the_calls_own_values_in_a_function_called_in_a_loop_is_a_pre
             @jax.jit  # preview STG502
             def run_validate(x):
                 return x * params
+            return run_validate(data)
+
+        def validate_pmapped(cfg, params, data):
+            @functools.partial(jax.pmap, axis_name="i")  # preview STG502
+            def run_validate(x):
+                return x * params * cfg.scale
             return run_validate(data)
 
         class Problem:
@@ -91,6 +98,7 @@ def test_a_jit_over_the_calls_own_values_in_a_function_called_in_a_loop_is_a_pre
         problem = Problem()
         for step in range(100):
             validate(2.0, 1.0)
+            validate_pmapped(None, 2.0, 1.0)
             Problem.target_value(problem, 1.0)
     """)
 
