@@ -7,7 +7,7 @@ from libcst.metadata import ImportAssignment
 
 from stagelint.analysis import facts as F
 from stagelint.analysis.dependence import name_loads
-from stagelint.analysis.order import between_calls, called_between_calls, calls_readers_around, set_before_first_call
+from stagelint.analysis.order import between_calls, called_between_calls, calls_readers_around, set_before_first_call, writes_between
 from stagelint.analysis.proof import HEURISTIC, fact
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.context import is_setup_method, mutates_container, short_code
@@ -1160,9 +1160,12 @@ class VariableRebinding(Rule):
     a test that builds a layer and swaps its variable before any traced call), the finding is in
     the preview tier (`--preview`), since the default cannot tell when it runs. A name rebound in a
     function (`global step; step = tf.Variable(0)` in `reset()`, a closure variable rebound after
-    its reader is made) is in the preview tier for the same reason; rebound above the `def` of
-    the nested readers, outside any loop, it is not reported (each run binds it, then makes
-    readers whose first trace reads it). `obj.v += 1` on a variable attribute is reported
+    its reader is made) follows the same order: reported when the code shows the function run
+    between two calls of the Function (`f(x); reset(); f(x)` at module level, or the function
+    calling it above and below the rebinding, or in a loop), not reported when the module calls
+    the Function and that function only outside its calls, and in the preview tier when no code
+    shows when it runs (a library); rebound above the `def` of the nested readers, outside any
+    loop, it is not reported (each run binds it, then makes readers whose first trace reads it). `obj.v += 1` on a variable attribute is reported
     wherever it runs: it raises `RuntimeError`.
 
     ## Why is this bad?
@@ -1366,9 +1369,13 @@ class VariableRebinding(Rule):
             if unordered == "before readers":
                 return False  # the readers are defined below it, in the same run: no trace holds the old one
             readers = [tuple(a) for a in candidate.fields.get("_anchors", ())]
-            if calls_readers_around(project, readers, (module.module, holder), [candidate.span.line]):
-                return True  # `f(x); v = tf.Variable(4); f(x)` in one function: the second call reuses the trace
-            return {"_preview": _UNORDERED_REBINDING}
+            # `f(x); v = tf.Variable(4); f(x)` in one function, a writer the readers call, a writer
+            # called between two module-level calls: the later call reuses the trace (True); the
+            # module calls the readers and the writer only outside them (False); a library (None)
+            between = writes_between(project, module.module, readers, (module.module, holder), [candidate.span.line])
+            if between is None:
+                return {"_preview": _UNORDERED_REBINDING}
+            return between
         order = candidate.fields.get("_order")
         if order is not None:
             from stagelint.analysis.order import stale_between
