@@ -18,7 +18,7 @@ import libcst as cst
 from stagelint.analysis.guards import after_early_return_guard
 from stagelint.analysis.objects import root_name, root_owner
 from stagelint.analysis.values import python_option_param
-from stagelint.frameworks import PER_CALL_MUTATORS
+from stagelint.frameworks import PER_CALL_MUTATORS, REPEAT_CHANGING_OPERATORS
 from stagelint.analysis.context import FileContext, FunctionInfo, code_of, short_code
 from stagelint.analysis.tensors import Tensorness, tensorness, value_of
 from stagelint.analysis.trivia import inner_nodes, statement_parts
@@ -463,19 +463,119 @@ def outlives_fact(candidate) -> list | None:
 
 def changes_every_call(node: cst.CSTNode) -> bool:
     """The write changes the state again on every call that runs it: an augmented assignment
-    (`calls += 1`), a store of a value made from what the place holds (`state["total"] =
-    state["total"] + x`), or a container method that grows or shrinks it
-    (`frameworks.PER_CALL_MUTATORS`: `log.append(x)`); not a store a repeated call makes again
-    with the same Python value."""
+    (`calls += 1`), a store of an arithmetic result over what the place holds (`state["total"] =
+    state["total"] + x`; `frameworks.REPEAT_CHANGING_OPERATORS`), or a container method that grows
+    or shrinks it (`frameworks.PER_CALL_MUTATORS`: `log.append(x)`); not a store a repeated call
+    makes again with the same Python value, nor one whose repetition may give the same value
+    (`flags |= seen`, `x = normalise(x)`, `x = x and flag`: `recomputed_from_itself`)."""
     if isinstance(node, cst.AugAssign):
-        return True
+        return _operator(node.operator).removesuffix("Assign") in REPEAT_CHANGING_OPERATORS
     if isinstance(node, cst.Call):
         return isinstance(node.func, cst.Attribute) and node.func.attr.value in PER_CALL_MUTATORS
-    if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
-        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-        places = {code_of(t) for t in targets if isinstance(t, (cst.Attribute, cst.Subscript, cst.Name))}
-        return bool(places) and _reads_any(node.value, places)
+    places = _places(node)
+    return bool(places) and _changed_by_arithmetic(node.value, places)
+
+
+def recomputed_from_itself(node: cst.CSTNode) -> bool:
+    """A store of a value computed from what the place holds that need not change it again on a
+    repeated call (`flags |= seen`, `layer.call = wrap(layer.call)`, `x = x or default`)."""
+    if isinstance(node, cst.AugAssign):
+        return not changes_every_call(node)
+    places = _places(node)
+    return bool(places) and _reads_any(node.value, places) and not changes_every_call(node)
+
+
+def _places(node) -> set[str]:
+    if not isinstance(node, (cst.Assign, cst.AnnAssign)) or node.value is None:
+        return set()
+    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+    return {code_of(t) for t in targets if isinstance(t, (cst.Attribute, cst.Subscript, cst.Name))}
+
+
+def _operator(op) -> str:
+    return type(op).__name__
+
+
+def _changed_by_arithmetic(value, places: set[str]) -> bool:
+    """`value` is an arithmetic operation (`REPEAT_CHANGING_OPERATORS`, nested ones included) one
+    of whose operands is the place itself: `x + 1`, `x * 2 + y`."""
+    if not isinstance(value, cst.BinaryOperation) or _operator(value.operator) not in REPEAT_CHANGING_OPERATORS:
+        return False
+    for side in (value.left, value.right):
+        if isinstance(side, (cst.Name, cst.Attribute, cst.Subscript)) and not side.lpar and code_of(side) in places:
+            return True
+        if _changed_by_arithmetic(side, places):
+            return True
     return False
+
+
+def stored_anew_above(ctx: FileContext, func: FunctionInfo, node: cst.CSTNode, target: cst.BaseExpression) -> int | None:
+    """The line of a store that runs before `node` on every path through the same call and binds
+    the place `node` changes, or the object holding it (`self.variables = model.trainable_variables`
+    above `self.variables.extend(extra)`), to a value that does not read that place: each call then
+    changes what it stored itself, so the change is made again on every call only if that value is
+    the same object every call, which the store does not show (a Keras `trainable_variables` is a
+    new list per access; `self.variables = self.base` is one list). Only the simple statements
+    above `node` in its own block and in each block around it count: a store under an `if` may not
+    run."""
+    place = code_of(target)
+    here = ctx.position(node)
+    statements = _statements(func.node.body)
+    while statements:
+        holding = None
+        for statement in statements:
+            at = ctx.position(statement)
+            if at.line <= here.line <= at.end_line:
+                holding = statement
+                break
+            if _stores_place(statement, place, func):
+                return at.line
+        if holding is None or isinstance(holding, cst.SimpleStatementLine):
+            return None
+        statements = _block_holding(ctx, holding, here.line)
+    return None
+
+
+def _stores_place(statement, place: str, func: FunctionInfo) -> bool:
+    """A simple statement that assigns `place` or what holds it (`self.variables` for
+    `self.variables.extend`) a value that does not read it. A name counts only when the function
+    declares it `global`/`nonlocal`: a local name bound above (`seen = self.calls`) is an alias of
+    the outliving object, not a new value of it."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    for small in statement.body:
+        if not isinstance(small, (cst.Assign, cst.AnnAssign)) or small.value is None:
+            continue
+        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+        for t in targets:
+            if not isinstance(t, (cst.Attribute, cst.Subscript)) and not (
+                    isinstance(t, cst.Name) and t.value in func.declared):
+                continue
+            code = code_of(t)
+            if (place == code or place.startswith((code + ".", code + "["))) and not _reads_any(small.value, {code}):
+                return True
+    return False
+
+
+def _statements(suite) -> list:
+    return list(suite.body) if isinstance(suite, cst.IndentedBlock) else []
+
+
+def _block_holding(ctx: FileContext, statement, line: int) -> list:
+    """The statements of the block of the compound `statement` (its body, `elif`, `else`,
+    `except`, `finally`) that holds `line`."""
+    blocks = [_statements(getattr(statement, "body", None))]
+    for name in ("orelse", "finalbody"):
+        part = getattr(statement, name, None)
+        if isinstance(part, cst.If):
+            blocks.append([part])  # `elif`: one statement of its own
+        elif part is not None:
+            blocks.append(_statements(part.body))
+    blocks += [_statements(h.body) for h in getattr(statement, "handlers", ())]
+    for block in blocks:
+        if any(ctx.position(s).line <= line <= ctx.position(s).end_line for s in block):
+            return block
+    return []
 
 
 def _reads_any(value: cst.BaseExpression, places: set[str]) -> bool:
@@ -533,7 +633,8 @@ def lost_on_reuse_fact(candidate, staging: str = "`tf.function`") -> list:
     """The step of STG102 that a call reusing the trace leaves the state other than eager code
     would: known true of a change made again on every eager call (`calls += 1`, `log.append(x)`,
     `state["n"] = state["n"] + 1`): only the tracing call runs it, so the counter reads 1 after
-    three calls (observed with TF 2.21, tests/runtime/test_tf_store_facts.py, and JAX 0.10.2).
+    three calls (observed with TF 2.21, tests/runtime/test_tf_store_facts.py, and JAX 0.10.2),
+    unless the same call first stored the place anew (`stored_anew_above`): a guess then.
     A guess of a store a repeated call would make again (`self.ready = True`,
     `self.dropout.rate = self.rate` of the same `tf.Variable`, `del d[k]`, `registry[name] = fn`):
     after any number of calls it holds what eager code leaves unless the value changes between
@@ -542,6 +643,15 @@ def lost_on_reuse_fact(candidate, staging: str = "`tf.function`") -> list:
 
     fields = candidate.fields
     action, place = fields.get("action", "the write"), fields.get("place", "the state")
+    anew = fields.get("_stored_anew")
+    if fields.get("_per_call") and anew:
+        return fact(f"{action} changes what line {anew} of the same call stored: each call starts from that value "
+                    f"again, so {place} differs from what eager code leaves only if it is the same object every call "
+                    f"(a guess)", candidate.span, HEURISTIC)
+    if fields.get("_recomputed"):
+        return fact(f"{action} computes {place} from what it holds, which need not change it again on a repeated "
+                    f"call (`x | y`, a normalising call, `x or default` give the same value back): whether calls that "
+                    f"reuse the trace leave {place} behind is a guess", candidate.span, HEURISTIC)
     if fields.get("_per_call"):
         return fact(f"{action} changes {place} again on every eager call; under {staging} only the call that traces "
                     f"runs it, so calls that reuse the trace leave {place} behind", candidate.span)

@@ -53,6 +53,15 @@ PER_CALL_MUTATORS = frozenset({
     "append", "extend", "insert", "appendleft", "extendleft", "pop", "popitem", "popleft", "remove", "reverse",
 })
 
+#: Binary operators (libcst's class names, `AddAssign` read as `Add`) whose result, applied again
+#: to it with the same operand, changes again: `calls = calls + 1` and `calls += 1` count every
+#: call. Not `|`, `&`, `%` (`(x | y) | y == x | y`: a repeated call leaves what one call leaves),
+#: nor a call or a boolean operator over the place (`x = normalise(x)`, `x = x and flag`), which
+#: may give the same value again (tests/runtime/test_tf_store_facts.py).
+REPEAT_CHANGING_OPERATORS = frozenset({
+    "Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Power", "MatrixMultiply", "LeftShift", "RightShift",
+})
+
 # Python values frozen at trace time (STG104) ------------------------------------------------------
 
 #: Calls whose Python result is computed once per trace and baked into the graph as a constant.

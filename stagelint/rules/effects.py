@@ -28,9 +28,11 @@ from stagelint.analysis.stores import (
     lost_under_jax_fact,
     outlives_fact,
     read_after,
+    recomputed_from_itself,
     rebuilt_owner,
     store_is_external,
     store_sites,
+    stored_anew_above,
     stored_tensor,
 )
 from stagelint.analysis.testing import is_test_module
@@ -588,7 +590,12 @@ class ExternalStateMutation(Rule):
     (`--preview`): a store a repeated call makes again (`self.ready = True`,
     `self.dropout.rate = self.rate` with the same `tf.Variable` every call, `del d[k]`,
     `registry[name] = fn`): after any number of calls it holds what eager code leaves unless the
-    value changes between calls that reuse the trace, which the code does not show. A parameter
+    value changes between calls that reuse the trace, which the code does not show; a store
+    computed from what the place holds that a repeated call may leave as it is (`flags |= seen`,
+    `layer.call = wrap(layer.call)`, `x = x or default`); and a change
+    to a place the same call first stored anew (`self.variables = model.trainable_variables` then
+    `self.variables.extend(extra)`): each call changes what it stored itself, lost only if that is
+    the same object every call (a Keras `trainable_variables` is a new list per access). A parameter
     the call rebinds to what another call returned (`inputs = prepare(inputs)` then
     `inputs[k] = ...; return inputs`) no longer holds the caller's object: not flagged.
 
@@ -793,8 +800,10 @@ class ExternalStateMutation(Rule):
             if _marker(site.node) or _records_its_argument(self.ctx, site) or self._functional_pop(site.node):
                 continue
             read = {"_read_after": read_after(self.ctx, site), "_definite": site.tensor.definite} if maybe_copy else {}
+            per_call = changes_every_call(site.node)
             self.report(site.node, action=site.action, place=site.place, _root=site.root_kind,
-                        _per_call=changes_every_call(site.node),
+                        _per_call=per_call, _recomputed=recomputed_from_itself(site.node),
+                        _stored_anew=per_call and stored_anew_above(self.ctx, site.func, site.node, site.target),
                         # `self.x = ...` itself: what a frozen module refuses (an item store does not)
                         _sets_attribute=isinstance(site.target, cst.Attribute) and not isinstance(site.node, cst.Call)
                         and isinstance(site.target.value, cst.Name) and site.target.value.value == site.func.self_name,

@@ -114,3 +114,78 @@ def test_an_in_test_is_a_python_bool_never_a_tf_cond():
 
     with pytest.raises((TypeError, tf.errors.OperatorNotAllowedInGraphError)):
         on_a_tensor(tf.constant([1, 2]))
+
+
+class _Trainer:
+    """TensorDiffEq's `train_op` (seventh audit, Z): the call stores the place anew, then extends it."""
+
+    def __init__(self):
+        self.net = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+        self.extra = [tf.Variable(1.0)]
+        self.base = []
+
+    def fresh(self, x):
+        self.variables = self.net.trainable_variables  # a new list on every access
+        self.variables.extend(self.extra)
+        return x
+
+    def shared(self, x):
+        self.kept = self.base  # the same list on every call
+        self.kept.append(1)
+        return x
+
+
+def test_a_change_to_what_the_same_call_stored_anew_is_lost_only_if_that_is_one_object_every_call():
+    """`stores.stored_anew_above`: a per-call change (`extend`, `append`) to a place the same call
+    first stored anew leaves what eager code leaves when the stored value is a new object per call
+    (Keras's `trainable_variables`), and is made once per trace when it is the same object
+    (`self.kept = self.base`): which one the store gives is not shown, so the step is a guess."""
+    for staged in (False, True):
+        t = _Trainer()
+        fresh = tf.function(t.fresh) if staged else t.fresh
+        shared = tf.function(t.shared) if staged else t.shared
+        for _ in range(3):
+            fresh(tf.constant(1.0))
+            shared(tf.constant(1.0))
+        assert len(t.variables) == 3  # kernel, bias, extra: eager and traced alike
+        assert t.net.trainable_variables is not t.net.trainable_variables
+        assert len(t.base) == (1 if staged else 3), staged
+
+
+def _wrap_once(fn):
+    if getattr(fn, "wrapped", False):
+        return fn
+
+    def wrapper(*args):
+        return fn(*args)
+
+    wrapper.wrapped = True
+    return wrapper
+
+
+class _Recomputed:
+    def __init__(self):
+        self.flags, self.default, self.hook = 0, None, abs
+        self.total, self.scale = 0, 1
+
+    def call(self, x):
+        self.flags |= 2  # `frameworks.REPEAT_CHANGING_OPERATORS` leaves `|` out
+        self.default = self.default or 3
+        self.hook = _wrap_once(self.hook)  # a normalising call
+        self.total = self.total + 1
+        self.scale = self.scale * 2
+        return x
+
+
+def test_a_store_computed_from_the_place_is_lost_on_reuse_only_when_repeating_it_changes_it_again():
+    """`stores.changes_every_call`: arithmetic over the place (`x = x + 1`, `x = x * 2`) changes it
+    again on every eager call, so a reused trace leaves it behind; `x |= y`, `x = x or default` and
+    a normalising call give the same value back on a repeated call: eager and traced calls leave
+    the same state (`recomputed_from_itself`, the preview tier)."""
+    for staged in (False, True):
+        obj = _Recomputed()
+        fn = tf.function(obj.call) if staged else obj.call
+        for _ in range(3):
+            fn(tf.constant(1.0))
+        assert (obj.flags, obj.default, obj.hook.wrapped) == (2, 3, True)
+        assert (obj.total, obj.scale) == ((1, 2) if staged else (3, 8)), staged
