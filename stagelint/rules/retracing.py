@@ -1679,11 +1679,7 @@ def _row_given_to_op(ctx, loop: cst.For, func) -> bool:
     def is_row(expr) -> bool:
         return isinstance(expr, cst.Name) and expr.value == name
 
-    stack = [loop.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
+    for node in _body_nodes(loop):
         if isinstance(node, cst.Call):
             if any(is_row(a.value) for a in node.args) and any(
                     q.startswith("jax.") and ctx.framework.returns_tensor(q) for q in ctx.qualified_names(node.func)):
@@ -1695,8 +1691,19 @@ def _row_given_to_op(ctx, loop: cst.For, func) -> bool:
             other = node.right if is_row(node.left) else node.left
             if tensorness(ctx, other, func).definite:
                 return True
-        stack.extend(node.children)
     return False
+
+
+def _body_nodes(loop):
+    """The nodes of a loop's body, outside the defs, classes and lambdas it holds (those run when
+    called, not per iteration)."""
+    stack = [loop.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        yield node
+        stack.extend(node.children)
 
 
 _PYTHON_DATA = frozenset({"list", "tuple", "ndarray", "range", "dict", "set"})
@@ -1726,19 +1733,15 @@ def _body_ops(ctx, loop, func, calls_add_ops: bool = True) -> Tensorness:
     (a project function's call may add ops, or may be Python only: shape checks, bookkeeping)."""
     fw = ctx.framework
     out = Tensorness()
-    stack = [loop.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
+    for node in _body_nodes(loop):
         if isinstance(node, cst.Call):
             names = ctx.qualified_names(node.func)
             if isinstance(node.func, cst.Call) and ctx.qualified_names(node.func.func) & JAX_FUNCTION_BUILDERS:
                 return Tensorness(True)  # `jax.vmap(f)(x)`: what was built, called
             if names & JAX_FUNCTION_BUILDERS:
                 # `nn.vmap(module, ...)`, `jax.jit(f)`: a function or class built, no operation
-                # emitted until it is called (`frameworks.JAX_FUNCTION_BUILDERS`)
-                stack.extend(node.args)
+                # emitted until it is called (`frameworks.JAX_FUNCTION_BUILDERS`); its arguments are
+                # read on, as any node's children
                 continue
             if any(fw.owns(q) for q in names):
                 return Tensorness(True)
@@ -1756,5 +1759,4 @@ def _body_ops(ctx, loop, func, calls_add_ops: bool = True) -> Tensorness:
                     bound = ctx.bound_values.get(id(getattr(a, "node", None)))
                     if bound is not None and not isinstance(bound, (cst.AugAssign, cst.For)):
                         out = out | tensorness(ctx, bound, func)
-        stack.extend(node.children)
     return out
