@@ -680,8 +680,9 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
     def _check(self, node, expr, what: str, error: str, instead: str, **extra) -> None:
         if self.dispatch:
             return  # a branch written for the kinds of value its type test lets through
-        # (the `try` statements around `node` are known now, during the walk; the check is decided in `finish`)
-        self.checks.append((node, expr, self.ctx.function, dict(what=what, value=short_code(expr), error=error,
+        # (the `try` statements around `node` are known now, during the walk; the check is decided in `finish`,
+        # and the value's text is written there, for the few checks that report)
+        self.checks.append((node, expr, self.ctx.function, dict(what=what, value=None, error=error,
                                                                 instead=instead, **extra, **self.caught_fields(node))))
 
     def visit_Assert(self, node: cst.Assert) -> None:
@@ -825,6 +826,7 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
                 fields = dict(fields, _jax_only=True)  # JAX traces a jitted function's parameters
             if t.possible and id(node) not in reported:
                 reported.add(id(node))
+                fields = dict(fields, value=short_code(expr))
                 if t.params and not t.definite:
                     # `if model.dim == 4`: which attributes of the parameters it tests (Flax NNX: static or traced)
                     reads = param_attributes(self.ctx, expr, func)
