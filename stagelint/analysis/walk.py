@@ -681,19 +681,19 @@ class _Walker(cst.CSTVisitor):
         """`apply(model, x)`: a call of a project function handed an object of a known class is a
         use of that object, in the order `_order_object_call` keeps ("()" and the call's target,
         `|`-joined, among the methods: the guide's `evaluate(simple_model, x)` in a function)."""
-        if func is None:
+        if func is None or not any(a.keyword is None and not a.star and isinstance(a.value, cst.Name) for a in node.args):
             return
-        target = None
+        # The callee first: most calls (`len(x)`, `x.append(y)`) name no function to resolve, and
+        # then no argument's value is asked.
+        target = self._target_of(node.func)
+        if target is None or not all(isinstance(t, str) for t in target):
+            return
         for arg in node.args:
             if arg.keyword is not None or arg.star or not isinstance(arg.value, cst.Name):
                 continue
             value = value_of(self.ctx, arg.value, func)
             if value.what != "object" or not value.cls:
                 continue
-            if target is None:
-                target = self._target_of(node.func)
-                if target is None or not all(isinstance(t, str) for t in target):
-                    return
             self._order_object_call(arg.value, func, (func.qualname, value.cls, "()" + "|".join(target), False, [], []))
 
     def _order_object_call(self, receiver: cst.Name, func, entry) -> None:
