@@ -907,7 +907,8 @@ def _token_scopes(node, scope, scopes: dict) -> None:
 def _visit(self, visitor):
     """`CSTNode.visit` while `fast_traversal()` is on: for a `CSTVisitor` (whose result is the
     node itself), the same calls without rebuilding nodes; transformers as libcst does."""
-    if not isinstance(visitor, cst.CSTVisitor) or isinstance(self, cst.Module):
+    # (`type(self) is cst.Module`: an `isinstance` of libcst's node classes runs the ABC machinery)
+    if not isinstance(visitor, cst.CSTVisitor) or type(self) is cst.Module:
         return _ORIGINAL_VISIT(self, visitor)
     kind = type(visitor)
     reactions = _REACTIONS.get(kind)
