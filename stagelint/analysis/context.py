@@ -107,10 +107,29 @@ class _Enough(Exception):
     """Code generation for `short_code` stops: enough text for the cut."""
 
 
+class _NoRecord:
+    """`CodegenState.record_syntactic_position`'s context for a state that records nothing,
+    without a generator: libcst enters one for every expression it generates."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+
+_NO_RECORD = _NoRecord()
+
+
 class _PrefixState(CodegenState):
     limit = 0
     size = 0  # characters generated so far
     check_at = 0  # `size` past which the text may be long enough
+
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None) -> _NoRecord:
+        return _NO_RECORD
 
     def add_token(self, value: str) -> None:
         self.tokens.append(value)
