@@ -16,7 +16,7 @@ from pathlib import Path
 #: stagelint's own options that take a value (everything else that starts with `-` is pytest's).
 OWN_VALUE_OPTIONS = ("--output-format", "--report", "--timeout", "--select", "--ignore", "--keep-records",
                      "--script", "--steps", "--cache-dir")
-OWN_FLAGS = ("-h", "--help", "--compare", "--no-cache")
+OWN_FLAGS = ("-h", "--help", "--compare", "--no-cache", "--preview", "--no-preview")
 
 #: pytest's (and its common plugins') options that take a value as the next argument, so that the
 #: value is not taken for a test path.
@@ -81,6 +81,8 @@ class RunArguments:
     #: The static check's result cache, as `stagelint check`'s: off with --no-cache, elsewhere with --cache-dir.
     no_cache: bool = False
     cache_dir: str | None = None
+    #: `--preview` / `--no-preview`: the static findings' preview tier; None: the configuration's.
+    preview: bool | None = None
 
     @property
     def module(self) -> str:
@@ -124,6 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cache-dir", metavar="DIR",
                         help="keep the result cache in DIR (default: $STAGELINT_CACHE_DIR, else .stagelint_cache/ "
                              "in the project root)")
+    parser.add_argument("--preview", action="store_true", default=None,
+                        help="also judge the static findings of the preview tier (as `stagelint check --preview`); "
+                             "default: the configuration's preview, else off")
+    parser.add_argument("--no-preview", dest="preview", action="store_false",
+                        help="judge the default tier's findings only, whatever the configuration says")
     return parser
 
 
@@ -242,7 +249,7 @@ def parse(argv: list[str]) -> RunArguments:
         raise UsageError("--steps and --compare go with --script PROGRAM")
     result = RunArguments(targets + args.targets, pytest_args, args.output_format, args.report, args.timeout,
                           args.select, args.ignore, args.keep_records, no_cache=args.no_cache,
-                          cache_dir=args.cache_dir)
+                          cache_dir=args.cache_dir, preview=args.preview)
     if result.timeout is not None and result.timeout <= 0:
         raise UsageError("--timeout must be positive")
     why = refused(result.pytest_args)
@@ -275,7 +282,7 @@ def _parse_script(argv: list[str]) -> RunArguments:
     check_report(args.report)
     return RunArguments([args.script], [], args.output_format, args.report, args.timeout, args.select, args.ignore,
                         args.keep_records, args.script, program_args, args.steps, args.compare, args.no_cache,
-                        args.cache_dir)
+                        args.cache_dir, args.preview)
 
 
 # Which files to lint for the targets -------------------------------------------------------------

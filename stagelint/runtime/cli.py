@@ -70,8 +70,8 @@ def _finish(args: arguments.RunArguments, children, workdir, leftovers: Leftover
 
     modules = arguments.test_files(args.targets)
     files = list(dict.fromkeys(f for module in modules for f in lint.project_files(module)))
-    cache = {"cache": not args.no_cache, "cache_dir": args.cache_dir}
-    findings, static = static_findings(files, **cache)
+    lint_options = {"cache": not args.no_cache, "cache_dir": args.cache_dir, "preview": args.preview}
+    findings, static = static_findings(files, **lint_options)
     statuses = executor.wait_runs(children, workdir, args.timeout, Progress())
     ended = leftovers.end()  # the runs and the fork server are reaped: what is left, the tests left
     graph = load_run(statuses["graph"].record_path, "graph")
@@ -91,7 +91,7 @@ def _finish(args: arguments.RunArguments, children, workdir, leftovers: Leftover
                     if fn.project and norm(fn.path) not in linted and os.path.isfile(fn.path)})
     if extra and "error" not in static:
         more, info = static_findings([os.path.relpath(p) if not os.path.relpath(p).startswith("..") else p for p in extra],
-                                     **cache)
+                                     **lint_options)
         findings += more
         static["files"] = files + info["files"]
         static["findings"] += info["findings"]

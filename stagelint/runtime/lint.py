@@ -182,7 +182,7 @@ def _display(path: Path) -> str:
 
 
 def static_findings(paths: list[str], start_dir: str = ".", cache: bool = True,
-                    cache_dir: str | None = None) -> CheckResult:
+                    cache_dir: str | None = None, preview: bool | None = None) -> CheckResult:
     """The integration point with the static engine (`stagelint.engine.check_paths`), through the
     result cache `stagelint check` keeps (`stagelint.pipeline.cache`): a test module reaches much of its
     project (a Keras test imports some 440 files of Keras, 50 s of CPU to analyse cold), which
@@ -196,5 +196,6 @@ def static_findings(paths: list[str], start_dir: str = ".", cache: bool = True,
 
     # A rule held back in one framework's code (`Rule.preview_under`) is judged here by what the
     # runs observe, as every other static finding is.
-    settings = load_settings(start_dir).with_overrides(framework_tiers=False)
+    # `preview` (the command line's) overrides the configuration's preview tier; None keeps it.
+    settings = load_settings(start_dir).with_overrides(framework_tiers=False, preview=preview)
     return check_paths(paths, settings, cache=open_cache(paths, enabled=cache, directory=cache_dir))

@@ -99,7 +99,7 @@ def run(args, workdir: str, leftovers) -> int:
                                     env=child_env, start_new_session=True)
         children[mode] = executor.Child(mode, workdir, started, proc=proc, end_group=not leftovers.watching)
     try:
-        findings, static = static_findings([args.script], not args.no_cache, args.cache_dir)
+        findings, static = static_findings([args.script], not args.no_cache, args.cache_dir, args.preview)
         statuses = executor.wait_runs(children, workdir, timeout, Progress())
     finally:
         executor.stop_all(children)

@@ -14,12 +14,13 @@ from stagelint.runtime.report import Report
 from stagelint.runtime.verdicts import judge, runtime_only, test_failures
 
 
-def static_findings(files: list[str], cache: bool = True, cache_dir: str | None = None) -> tuple[list, dict]:
+def static_findings(files: list[str], cache: bool = True, cache_dir: str | None = None,
+                    preview: bool | None = None) -> tuple[list, dict]:
     """Static findings for `files` while the runs go on; the engine's absence is reported, not fatal."""
     if not files:
         return [], {"files": [], "findings": 0}
     try:
-        result = lint.static_findings(files, cache=cache, cache_dir=cache_dir)
+        result = lint.static_findings(files, cache=cache, cache_dir=cache_dir, preview=preview)
     except ImportError as e:
         return [], {"files": files, "findings": 0, "error": f"static analysis unavailable ({e})"}
     except Exception as e:  # noqa: BLE001

@@ -140,6 +140,17 @@ def test_pytest_arguments_are_split_from_the_tests_and_stagelint_options():
     assert args.module == "tests/runtime/fixtures/fx_abort.py::test_first tests/runtime/fixtures"
 
 
+def test_preview_is_stagelints_option_and_not_pytests():
+    from stagelint.runtime.arguments import parse
+
+    target = "tests/runtime/fixtures/fx_abort.py"
+    assert parse([target, "--preview", "-x"]).preview is True
+    assert parse(["--no-preview", target]).preview is False
+    unset = parse([target, "-x"])
+    assert unset.preview is None and unset.pytest_args == ["-x"]  # None: the configuration decides
+    assert parse(["--script", target, "--preview"]).preview is True
+
+
 def test_a_directory_target_lints_its_test_modules(repo_root):
     from stagelint.runtime.arguments import test_files
 

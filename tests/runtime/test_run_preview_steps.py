@@ -1,4 +1,4 @@
-"""`stagelint run` with the preview tier on (`preview = true`): a finding whose rule step is a
+"""`stagelint run` with the preview tier on (`--preview`, or `preview = true`): a finding whose rule step is a
 guess (`_preview`) still gets its runtime verdict from the runs. STG104 under TensorFlow: a draw
 in a Function whose repeated calls the code does not show is preview statically; the test's two
 calls show the frozen value, and the run confirms it."""
@@ -38,21 +38,27 @@ def test_jitter_draws_anew():
 """
 
 
+def _run(cwd, *options):
+    proc = subprocess.run([sys.executable, "-m", "stagelint", "run", *options, "test_aug.py"], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+    return proc.stdout + proc.stderr
+
+
 def test_a_preview_step_finding_is_confirmed_by_the_runs(tmp_path):
     (tmp_path / "aug.py").write_text(MODULE)
     (tmp_path / "test_aug.py").write_text(TEST)
-    (tmp_path / "pyproject.toml").write_text("[tool.stagelint]\npreview = true\n")
-    default = subprocess.run([sys.executable, "-m", "stagelint", "check", "--no-preview", "--no-cache",
+    default = subprocess.run([sys.executable, "-m", "stagelint", "check", "--no-cache",
                               "--output-format", "json", "."], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert [f["code"] for f in json.loads(default.stdout)] == []  # the step is a guess: preview only
-    proc = subprocess.run([sys.executable, "-m", "stagelint", "run", "test_aug.py"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=600)
-    out = proc.stdout + proc.stderr
+    # asked on the command line
+    out = _run(tmp_path, "--preview")
     assert "aug.py:8" in out and "STG104" in out, out
     assert "1 confirmed" in out, out
-    # the twin: without the preview tier the run sees the divergence but no static finding for it
-    (tmp_path / "pyproject.toml").unlink()
-    proc = subprocess.run([sys.executable, "-m", "stagelint", "run", "test_aug.py"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=600)
-    out = proc.stdout + proc.stderr
+    # asked by the configuration
+    (tmp_path / "pyproject.toml").write_text("[tool.stagelint]\npreview = true\n")
+    out = _run(tmp_path)
+    assert "aug.py:8" in out and "1 confirmed" in out, out
+    # the twin: --no-preview overrides the configuration; the run sees the divergence but no static
+    # finding for it
+    out = _run(tmp_path, "--no-preview")
     assert "0 confirmed" in out and "STG901" in out and "STG104" not in out, out
