@@ -335,6 +335,10 @@ _DIGIT = re.compile(r"\d")
 _LINE_TEXT = re.compile(r"(@|<lambda:|\bline |^)(\d+)(?=(:\d+>|:\d+$|\D|$))")
 
 
+#: Candidate fields that hold a line of the file (moved with it), or a flag.
+_LINE_FIELDS = frozenset({"_stored_anew"})
+
+
 class Unmovable(Exception):
     """An old fact holds a number that may be a line and cannot be moved with certainty."""
 
@@ -364,11 +368,19 @@ class _Mover:
 
     def _order(self, order: dict) -> dict:
         """STG301's program order (`StaleGlobal._ordered`): rebinding lines with their loop's, the
-        writers, and each writer's write lines."""
-        return {"rebinds": [[self.line(line), [self.line(a) for a in loop] if loop else loop]
-                            for line, loop in order["rebinds"]],
-                "writers": list(order["writers"]),
-                "lines": {w: [self.line(x) for x in xs] for w, xs in order["lines"].items()}}
+        writers, each writer's write lines and the spans of its loops that hold a write."""
+        moved = {"rebinds": [[self.line(line), [self.line(a) for a in loop] if loop else loop]
+                             for line, loop in order["rebinds"]],
+                 "writers": list(order["writers"]),
+                 "lines": {w: [self.line(x) for x in xs] for w, xs in order["lines"].items()}}
+        if "loops" in order:
+            moved["loops"] = {w: [[self.line(a) for a in span] for span in spans] for w, spans in order["loops"].items()}
+        return moved
+
+    def _line_field(self, v):
+        """A candidate field that is a line or a flag (STG102's `_stored_anew`: the line of the
+        store above, or False/None)."""
+        return self.line(v) if isinstance(v, int) and not isinstance(v, bool) else v
 
     def value(self, v, strict: bool):
         """A fact's value with its lines moved. `strict`: an int or a digit-bearing string this
@@ -389,7 +401,8 @@ class _Mover:
             return tuple(self.value(x, strict) for x in v)
         if isinstance(v, dict):
             return {self.value(k, strict): self._because(x) if k == "_because" else
-                    self._order(x) if k == "_order" and x is not None else self.value(x, strict)
+                    self._order(x) if k == "_order" and x is not None else
+                    self._line_field(x) if k in _LINE_FIELDS else self.value(x, strict)
                     for k, x in v.items()}
         if isinstance(v, (set, frozenset)):
             return type(v)(self.value(x, strict) for x in v)
