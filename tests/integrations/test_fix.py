@@ -214,6 +214,11 @@ def step(x, n):
     j = np.random.normal(size=n)
     m = np.random.randint(0, 10)
     return a, b, c, d, e, f, g, h, k, i, j, m
+
+
+def train(batches):
+    for x in batches:  # a later call reuses the trace, and its draws
+        step(x, 3)
 '''
 
 

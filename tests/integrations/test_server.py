@@ -440,6 +440,11 @@ def test_fix_code_action_edits_like_check_fix(tmp_path):
         @tf.function
         def noisy(x):
             return x + np.random.uniform()
+
+
+        def run(batches):
+            for x in batches:  # each call after the first reuses the trace
+                noisy(x)
     ''').lstrip()
     titles = _fix_action_like_check_fix(tmp_path, source, "STG104")
     # np.random -> tf.random is unsafe (docs/fixes.md): offered, said to be, and not preferred
