@@ -485,11 +485,15 @@ def recomputed_from_itself(node: cst.CSTNode) -> bool:
     return bool(places) and _reads_any(node.value, places) and not changes_every_call(node)
 
 
-def _places(node) -> set[str]:
+def _assigned(node) -> list:
+    """The targets of an assignment with a value (`a = b = v`, `x: T = v`); [] for anything else."""
     if not isinstance(node, (cst.Assign, cst.AnnAssign)) or node.value is None:
-        return set()
-    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-    return {code_of(t) for t in targets if isinstance(t, (cst.Attribute, cst.Subscript, cst.Name))}
+        return []
+    return [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+
+
+def _places(node) -> set[str]:
+    return {code_of(t) for t in _assigned(node) if isinstance(t, (cst.Attribute, cst.Subscript, cst.Name))}
 
 
 def _operator(op) -> str:
@@ -544,10 +548,7 @@ def _stores_place(statement, place: str, func: FunctionInfo) -> bool:
     if not isinstance(statement, cst.SimpleStatementLine):
         return False
     for small in statement.body:
-        if not isinstance(small, (cst.Assign, cst.AnnAssign)) or small.value is None:
-            continue
-        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
-        for t in targets:
+        for t in _assigned(small):
             if not isinstance(t, (cst.Attribute, cst.Subscript)) and not (
                     isinstance(t, cst.Name) and t.value in func.declared):
                 continue
