@@ -325,6 +325,20 @@ def test_internal_error_in_one_rule_is_reported_and_other_findings_kept(tmp_path
     assert "ValueError: rule bug" in verbose.stderr
 
 
+def test_internal_error_is_never_summed_up_as_all_checks_passed(tmp_path):
+    (tmp_path / "a.py").write_text("import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x\n\nboom()\n")
+    (tmp_path / "b.py").write_text("x = 1\n")
+    script = tmp_path / "runner.py"
+    script.write_text(CRASHING_RULE)
+    proc = subprocess.run([sys.executable, str(script), "check", "a.py", "b.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "internal error in STG998 on a.py" in proc.stderr
+    assert proc.stdout == "No findings. 1 internal error: those checks did not finish (see the errors above).\n"
+    twin = subprocess.run([sys.executable, str(script), "check", "b.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert (twin.returncode, twin.stdout) == (0, "All checks passed!\n")
+
+
 #: A name that reaches its own binding (`nonlocal` makes the inner rebinding one of the outer
 #: name's too) rebound from a method call on itself, beside a twin without the cycle.
 ENGINE = """\

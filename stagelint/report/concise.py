@@ -22,8 +22,8 @@ def render(result, out, summary: bool = True, paint=PLAIN, unsafe_fixes: bool = 
 
 def closing(result, paint=PLAIN, unsafe_fixes: bool = False) -> str:
     """The closing lines: how many findings, how many `--fix` can fix (and how many more
-    `--unsafe-fixes` would), what was not checked. Nothing checked is said as such, never "All
-    checks passed!"."""
+    `--unsafe-fixes` would), what was not checked. Nothing checked, or a check that failed
+    internally, is said as such, never "All checks passed!"."""
     n = len(result.findings)
     if n:
         text = f"Found {n} finding{'s' if n != 1 else ''}."
@@ -35,6 +35,12 @@ def closing(result, paint=PLAIN, unsafe_fixes: bool = False) -> str:
     if result.skipped:
         k = len(result.skipped)
         text += f" {k} path{'s' if k != 1 else ''} could not be checked (see the errors above)."
+    errors = getattr(result, "errors", None)
+    if errors:
+        if not n and result.files_checked:
+            text = "No findings."  # a rule that failed may have missed some: never "All checks passed!"
+        k = len(errors)
+        text += f" {k} internal error{'s' if k != 1 else ''}: those checks did not finish (see the errors above)."
     fixable = sum(1 for f in result.findings if f.fix_applies(unsafe_fixes))
     hidden = sum(1 for f in result.findings if f.fixable) - fixable
     more = hidden_fixes(hidden)

@@ -564,8 +564,14 @@ class StaleGlobal(Rule):
                     # another function's change (`record(v)` in a helper) runs whenever that one is
                     # called, and a change between escapes only may fall before the first call
                     q, n = sites[0]
-                    self._guess = (_escape_guess(outer_def.name.value, self.ctx.position(n).line) if q == owner
-                                   else f"when `{q}` runs relative to the Function's calls is not shown")
+                    line = self.ctx.position(n).line
+                    if q != owner:
+                        self._guess = f"when `{q}` runs relative to the Function's calls is not shown"
+                    elif isinstance(outer_def, cst.Lambda):
+                        # a lambda's calls are not tracked, as for a rebinding above
+                        self._guess = f"whether the lambda is called again after line {line}, reusing an earlier trace, is not shown"
+                    else:
+                        self._guess = _escape_guess(outer_def.name.value, line)
             if sites:
                 self._shown = outer_def is not None and any(
                     q == owner or self._loop_runs_around(n, outer_def) for q, n in sites)

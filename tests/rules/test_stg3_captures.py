@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rulecases import assert_marked, assert_project_marked, findings, assert_tiers
+from rulecases import assert_marked, assert_project_marked, check_project, findings, assert_tiers
 
 # STG302 ------------------------------------------------------------------------------------------
 
@@ -1036,3 +1036,19 @@ def test_stg301_a_global_rebound_inside_a_function_with_no_order_shown_is_previe
         for mode in modes:
             pass
     """)
+
+
+def test_stg301_a_lambda_reading_a_container_its_function_fills_after_it_is_made(tmp_path):
+    # A lambda has no name: the guess about when it runs again speaks of "the lambda" (this
+    # raised AttributeError inside STG301 and lost the file's findings; ninth TF audit).
+    source = """
+    import tensorflow as tf
+
+    def build(ds, shape):
+        dataset = {}
+        ds = ds.map(lambda data: tf.reshape(data, shape) * dataset["num_classes"])
+        dataset["test"] = ds.batch(8)
+        return dataset
+    """
+    for preview in (False, True):
+        assert [f.code for f in check_project(tmp_path, {"pipeline.py": source}, preview=preview)] == []
