@@ -208,7 +208,8 @@ _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second
            "M": "The fourth TensorFlow audit", "O": "The fifth JAX audit", "Q": "The fifth TensorFlow audit",
            "S": "The sixth JAX audit", "U": "The sixth TensorFlow audit", "W": "The seventh JAX audit",
            "Y": "The seventh TensorFlow audit", "AA": "The eighth JAX audit",
-           "AC": "The eighth TensorFlow audit"}
+           "AC": "The eighth TensorFlow audit",
+           "AE": "The ninth JAX audit"}
 
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:
