@@ -46,8 +46,11 @@ VERDICTS = ("TP", "intended", "FP")
 #: Not a rule's finding (reported beside the tables, not in them): a file stagelint could not parse
 #: (STG000), a file it skipped with the reason on stderr (SKIPPED: over the time budget, too deeply
 #: nested), which `run` records instead of stopping.
-DIAGNOSTICS = {"STG000", "SKIPPED"}
+DIAGNOSTICS = {"STG000", "SKIPPED", "ERROR"}
 _SKIPPED = re.compile(r"^stagelint: error: (?P<path>.+?): (?P<reason>.+)$")
+#: A rule that crashed on a file (exit 2 beside a JSON report of the rest): one ERROR row, so that a
+#: half's run goes on and the crash is counted apart (the ninth audit met one in STG301).
+_INTERNAL = re.compile(r"^stagelint: internal error in (?P<rule>\S+) on (?P<path>.+?) \(")
 _JAX = re.compile(r"\bJAX\b|\bjax\.|\blax\.|\bjnp\.|\bvmap\b|\bpmap\b|\btracer\b|jit", re.I)
 
 
@@ -83,9 +86,12 @@ def check(folder: Path, jobs: int | None) -> tuple[list[dict], float]:
     except json.JSONDecodeError:
         found = None
     skipped = [m for m in map(_SKIPPED.match, proc.stderr.splitlines()) if m]
-    if not isinstance(found, list) or (proc.returncode == 2 and not skipped):
+    crashed = [m for m in map(_INTERNAL.match, proc.stderr.splitlines()) if m]
+    if not isinstance(found, list) or (proc.returncode == 2 and not skipped and not crashed):
         raise SystemExit(f"stagelint failed on {folder} (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
     found += [{"path": m["path"], "line": 1, "code": "SKIPPED", "message": m["reason"]} for m in skipped]
+    found += [{"path": m["path"], "line": 1, "code": "ERROR", "message": f"internal error in {m['rule']}"}
+              for m in crashed]
     return found, time.perf_counter() - start
 
 
