@@ -206,7 +206,10 @@ class FileContext:
         self.guard_depth = 0
         self.lifted_depth = 0
         self.loop_depth = 0  # Python loops of the current function (reset per function)
-        self._loop_stack: list[int] = []
+        #: the loops (`for`, `while`, comprehensions) whose repeated part the walk is in, outermost
+        #: first, within the current function (`_repeated`: part id -> its loop)
+        self._loop_stack: list[cst.CSTNode] = []
+        self._repeated: dict[int, cst.CSTNode] = {}
         self._guarded_blocks: set[int] = set()
         self._lifted_blocks: set[int] = set()
         #: Blocks that never run while tracing: the body of `if tf.executing_eagerly():`, the `else:`

@@ -119,7 +119,10 @@ class CallSite:
     caller: str | None
     args: list[ArgFacts] = field(default_factory=list)
     kwargs: dict[str, ArgFacts] = field(default_factory=dict)
-    in_loop: bool = False
+    #: the lines of the outermost loop of the calling function around the call (a `for`/`while`
+    #: or a comprehension: `walk._repetition_span`), within which the call runs again; None when
+    #: the call is in no loop of its function
+    loop: Span | None = None
     #: `f.get_concrete_function(...)`: traces with these arguments but is not a call
     concrete: bool = False
     #: the project functions the arguments name, by position ("0", "1", ...) or keyword
@@ -127,6 +130,15 @@ class CallSite:
     refs: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: the caller's own `*args` parameter, forwarded after the positional arguments (`f(*args)`)
     star: str = ""
+    #: a call of a name bound to what a call of a project function returned (`step = make_step()`
+    #: ... `step(x)`): (the binding's place, "local@<line>:<column>" when the calling function
+    #: binds it, "outer@..." otherwise, *the factory's target); () for any other call
+    made_by: tuple = ()
+
+    @property
+    def in_loop(self) -> bool:
+        """The call runs again in a loop of its caller (the caller's one call repeats it)."""
+        return self.loop is not None
 
 
 @dataclass
@@ -196,6 +208,9 @@ class FunctionFacts:
     #: what its returns are (`analysis.values.Summary`): (a tensor for sure, the parameters that
     #: make it one, the targets of the project functions whose results it returns), or None
     returns: object = None
+    #: the `def` every `return` of it returns by name (`def make_step(): @tf.function def step(x):
+    #: ...; return step`), or None: a call of what a call of it returns calls that function
+    returns_function: Target | None = None
     #: the first TensorFlow state op its own body runs (`v.assign_add(...)`, `tf.print(...)`),
     #: outside `tf.init_scope()`; "" for none (`analysis.effects.project_state_op` follows calls)
     state_op: str = ""
@@ -409,6 +424,8 @@ def _retarget_function(f: FunctionFacts, target) -> None:
         f.tracing_test = target(f.tracing_test)
     if f.returns:
         f.returns = (f.returns[0], f.returns[1], [list(target(tuple(c))) for c in f.returns[2]])
+    if f.returns_function is not None:
+        f.returns_function = target(tuple(f.returns_function))
 
 
 def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
@@ -457,6 +474,8 @@ def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
     for site in facts.call_sites:
         site.target = target(site.target)
         site.refs = {k: target(tuple(t)) for k, t in site.refs.items()}
+        if site.made_by:
+            site.made_by = (site.made_by[0], *target(tuple(site.made_by[1:])))
         if site.caller is not None:
             site.caller = moved_name(site.caller, old, new)
     bindings = {}
@@ -549,6 +568,8 @@ def rename_module(facts: ModuleFacts, old: str, new: str) -> None:
     for site in facts.call_sites:
         site.target = target(site.target)
         site.refs = {k: target(tuple(t)) for k, t in site.refs.items()}
+        if site.made_by:
+            site.made_by = (site.made_by[0], *target(tuple(site.made_by[1:])))
         for arg in [*site.args, *site.kwargs.values()]:
             arg.cls = name(arg.cls)
     bindings = {}

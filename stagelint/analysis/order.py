@@ -120,12 +120,13 @@ def shows_order(project, module: str, readers, writer=None) -> bool:
 
 def writes_between(project, module: str, readers, writer, write_lines=()) -> bool | None:
     """A function that rebinds or mutates a global the `readers` read runs between two calls of
-    them: True when the readers call it (every call writes), when it calls a reader in a loop or
-    before and after one of its own writes (`write_lines`: `first = f(x); SCALE = 5.0; f(x)`), or
+    them: True when the readers call it (every call writes), when one of its own writes (on
+    `write_lines`) runs after one of its calls of a reader and before another (in the loop around
+    the call, or between two calls: `first = f(x); SCALE = 5.0; f(x)`), or
     when module-level calls show it between two of theirs. A module that never calls the readers
     at module level (a library) cannot show the order: its functions may run at any time, or only
     at import (a registry its decorators fill), so the order is unknown (None)."""
-    if _called_from_readers(project, readers, writer) or _calls_readers_in_loop(project, readers, writer) \
+    if _called_from_readers(project, readers, writer) or _calls_readers_in_loop(project, readers, writer, write_lines) \
             or calls_readers_around(project, readers, writer, write_lines):
         return True
     lines = call_lines(project, module, readers)
@@ -145,10 +146,17 @@ def _reader_calls(project, readers, writer) -> list:
             for module, site in sites if site.caller is not None and (module, site.caller) == writer]
 
 
-def _calls_readers_in_loop(project, readers, writer) -> bool:
-    """The writer itself calls a reader in a loop (`for t in temps: temperature = t; step(x)`):
-    the second iteration's call reuses the first one's trace."""
-    return any(site.in_loop for site in _reader_calls(project, readers, writer))
+def _calls_readers_in_loop(project, readers, writer, write_lines) -> bool:
+    """The writer calls a reader in a loop that holds one of its writes (`for t in temps:
+    temperature = t; step(x)`): the second iteration's call reuses the trace the first made
+    before the write. A write is between two calls of one Function only when it can run after
+    one and before another: in the loop around a call (from its header to the end of its body,
+    `facts.CallSite.loop`), or between two calls in straight-line order (`calls_readers_around`).
+    A write after the loop (`out = [step(x) for x in xs]; temperature = 2.0`) or before it
+    precedes or follows every call the loop makes."""
+    return any(site.loop.line <= w <= site.loop.end_line
+               for site in _reader_calls(project, readers, writer) if site.loop is not None
+               for w in write_lines)
 
 
 def calls_readers_in_loops(project, readers, writer, loops) -> bool:

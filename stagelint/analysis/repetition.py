@@ -6,9 +6,12 @@ a later run reuses that trace. TensorFlow does so (tests/runtime/test_tf_capture
 - a `tf.function` (decorated or wrapped) keeps its traces on the Function object: a second call of
   that object with the same signature runs the first trace;
 - Keras's `fit`/`evaluate`/`predict` trace a model's step once and run it once per batch.
-What the code shows: the call sites of the Function (two of them, or one in a loop), or of a
-function that calls it (whose caller loops), and the Keras running methods called on an object of
-the layer's own class family. A Function passed away, returned or stored is called when, the code
+What the code shows: the call sites of the Function (two of them, or one in a loop: a `for` or
+`while` body, a comprehension's element), or of a function that calls it (whose caller loops), and
+the Keras running methods called on an object of the layer's own class family. A factory's
+Function (`step = make_step()`, `make_step` returning its local `@tf.function def step`) is a new
+object per factory call: calls through one binding of it call one object, calls through two
+bindings two objects (`_object_of`). A Function passed away or stored is called when, the code
 does not show.
 """
 
@@ -46,24 +49,42 @@ def _called_again(project, key, name: str, depth: int, seen: set) -> str | None:
         if site.in_loop:
             where = "" if module == key[0] else f" of `{module}`"
             return f"{name} is called in a loop (line {site.span.line}{where})"
-    if len(sites) >= 2:
-        lines = ", ".join(str(site.span.line) for _, site in sites[:2])
+    objects: dict[tuple, list] = {}
+    for module, site in sites:
+        objects.setdefault(_object_of(module, site), []).append(site)
+    again = next((calls for calls in objects.values() if len(calls) >= 2), None)
+    if again is not None:
+        lines = ", ".join(str(site.span.line) for site in again[:2])
         return f"{name} is called more than once (lines {lines})"
     methods = _method_call_lines(project, key)
-    if len(methods) + len(sites) >= 2:
-        lines = sorted(set(methods + [site.span.line for _, site in sites]))
+    if methods and len(methods) + len(objects.get((), ())) >= 2:
+        lines = sorted(set(methods + [site.span.line for site in objects.get((), ())]))
         if len(lines) == 1:  # the same object's call of it again, in a loop turn
             return f"{name} is called in a loop (line {lines[0]})"
         return f"{name} is called more than once (lines {lines[0]}, {lines[1]})"
     if depth <= 0:
         return None
     for module, site in sites:
-        if site.caller is not None:
+        if site.caller is not None and not _made_by_caller(site):
             caller = project.display((module, site.caller), module)
             why = _called_again(project, (module, site.caller), f"`{caller}` (which calls {name})", depth - 1, seen)
             if why is not None:
                 return why
     return None
+
+
+def _object_of(module: str, site) -> tuple:
+    """Which Function object a call site calls: () for the one a decorated def or a wrapper
+    binding makes; for what a factory returned (`step = make_step()` ... `step(x)`:
+    `facts.CallSite.made_by`), the binding's place, since each call of
+    the factory makes a new object with traces of its own."""
+    return (module, site.made_by[0]) if site.made_by else ()
+
+
+def _made_by_caller(site) -> bool:
+    """The call's function binds the object it calls itself (`f = make_step(); f(x)`): another
+    run of that function calls another object, so its callers' repetition reuses no trace."""
+    return bool(site.made_by) and site.made_by[0].startswith("local@")
 
 
 def _method_call_lines(project, key) -> list[int]:

@@ -55,7 +55,9 @@ class Project:
         self.unguarded: set[Key] = set()  # reachable without passing a first-call guard
         self.call_sites: dict[Key, list[tuple[str, F.CallSite]]] = {}
         #: calls that run a Function object (a decorated function, or `g = tf.function(f)` called
-        #: as `g(...)`): (module, site, via) where `via` names the wrapper binding ("" if decorated)
+        #: as `g(...)`): (module, site, via) where `via` names the wrapper binding ("" if decorated),
+        #: or for a call of what a factory returned (`step = make_step()` ... `step(x)`: a new
+        #: Function per factory call) "returned:<module>:<the binding's place>", one per object
         self.function_calls: dict[Key, list[tuple[str, F.CallSite, str]]] = {}
         #: (function, via) of wrapper bindings made with an `input_signature`
         self.signature_objects: set[tuple[Key, str]] = set()
@@ -497,7 +499,7 @@ class Project:
                 self.call_sites.setdefault(key, []).append((m.module, site))
                 if site.concrete:
                     continue
-                if via or self.entries.get(key) == "decorator":
+                if (via and not via.startswith("returned:")) or self.entries.get(key) == "decorator":
                     self.function_calls.setdefault(key, []).append((m.module, site, via))
         self._forward_param_calls()
 
@@ -505,6 +507,15 @@ class Project:
         """(function, wrapper binding's name or "", a bound method's call, made with an
         `input_signature`) of one call site of `module`."""
         key, via, bound, signature = self.resolve(module, site.target), "", False, False
+        if key is None and site.made_by:
+            # `step = make_step()` ... `step(x)`: the def the factory returns, one object per
+            # binding of its result (another binding, or another run of a function that binds it,
+            # calls another Function, with traces of its own)
+            factory = self.resolve(module, tuple(site.made_by[1:]))
+            f = self.function(factory) if factory is not None else None
+            made = self.resolve(factory[0], tuple(f.returns_function)) if f is not None and f.returns_function else None
+            if made is not None:
+                return made, f"returned:{module}:{site.made_by[0]}", False, False
         found = self._wrapper_binding(site.target, bindings)
         if found is not None:
             name, (where, binding) = found
@@ -584,7 +595,7 @@ class Project:
         if site.star and f is not None and f.varargs == site.star:
             args.extend(outer.args[max(0, f.varargs_at - shift):])
         return F.CallSite(target, outer.span, outer.caller, args, {k: passed(a) for k, a in site.kwargs.items()},
-                          in_loop=outer.in_loop or site.in_loop, concrete=site.concrete)
+                          loop=outer.loop or (outer.span if site.in_loop else None), concrete=site.concrete)
 
     def _wrapper_binding(self, target: F.Target, bindings):
         """The `g = tf.function(f)` binding a call target names, if any: (binding name, (module, binding))."""
@@ -689,14 +700,14 @@ class Project:
     def has_signature(self, key: Key, via: str) -> bool:
         """The Function object a call runs has an `input_signature`."""
         f = self.function(key)
-        if via:
+        if via and not via.startswith("returned:"):
             return (key, via) in self.signature_objects
         return bool(f and f.input_signature)
 
     def relaxes_shapes(self, key: Key, via: str) -> bool:
         """The Function object a call runs generalises the shapes it traces for
         (`reduce_retracing=True`): a new shape traces it once more at most."""
-        if via:
+        if via and not via.startswith("returned:"):
             found = (self._site_bindings or {}).get(via)
             return found is not None and found[1].relaxed_shapes
         f = self.function(key)

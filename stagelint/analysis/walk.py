@@ -181,6 +181,50 @@ def runs_ops_then_flips(ctx: FileContext, node: cst.If, block) -> bool:
     return op and flips
 
 
+def _mark_repeated(ctx: FileContext, loop) -> None:
+    """Register the parts of a loop that run once per iteration, which the walk then enters with
+    the loop on `ctx._loop_stack`: a `for`'s target and body, a `while`'s test and body, a
+    comprehension's element and every `for`/`if` clause but the first iterable. The rest runs
+    once: a `for`'s iterable and a comprehension's first one are evaluated before the first
+    iteration, an `else:` after the last. A comprehension (a generator expression too, as
+    `sum(f(x) for x in xs)` consumes it) calls its element once per item, as a `for` loop over
+    the same iterable runs its body."""
+    if isinstance(loop, cst.For):
+        parts = [loop.target, loop.body]
+    elif isinstance(loop, cst.While):
+        parts = [loop.test, loop.body]
+    else:
+        first = loop.for_in
+        parts = [loop.key, loop.value] if isinstance(loop, cst.DictComp) else [loop.elt]
+        parts += [first.target, *first.ifs]
+        if first.inner_for_in is not None:
+            parts.append(first.inner_for_in)
+    for part in parts:
+        ctx._repeated[id(part)] = loop
+
+
+def _encloses(ctx: FileContext, outer, node) -> bool:
+    line, column, end_line, end_column = ctx._meta.position(outer)
+    return (line, column) <= ctx._meta.position(node)[:2] <= (end_line, end_column)
+
+
+def _repetition_span(ctx: FileContext, made=None) -> F.Span | None:
+    """The lines within which code of the current function runs between two iterations of the
+    outermost loop around the walk's position (a call there runs again after it), or None outside
+    loops: a `for`/`while` from its header to the end of its body (its `else:` runs once, after
+    the last iteration), a comprehension whole. `made`: the binding of the object called there
+    (`f = make_step()` ... `f(x)`): only loops that do not hold it call that same object again."""
+    loops = [lp for lp in ctx._loop_stack if made is None or not _encloses(ctx, lp, made)]
+    if not loops:
+        return None
+    loop = loops[0]
+    where = ctx.position(loop)
+    if isinstance(loop, (cst.For, cst.While)):
+        end = ctx.position(loop.body)
+        return F.Span(where.line, where.column, end.end_line, end.end_column)
+    return where
+
+
 class _Walker(cst.CSTVisitor):
     # Metadata (`fastmeta.Metadata`) is resolved by `analyze_module`, not by libcst's wrapper.
 
@@ -230,6 +274,9 @@ class _Walker(cst.CSTVisitor):
             region = ctx._region_of.get(id(node))
             if region is not None:
                 ctx.regions.append(region)
+        if ctx._repeated and id(node) in ctx._repeated:
+            # first: a call that is itself the repeated part (`[step(x) for x in xs]`) runs in the loop
+            ctx._loop_stack.append(ctx._repeated[id(node)])
         if t not in _RECORDED:
             pass  # most nodes (names, operators, whitespace): one set test, not the chain below
         elif t is cst.FunctionDef:
@@ -276,7 +323,7 @@ class _Walker(cst.CSTVisitor):
                 # A decorator's expression runs once, where the def is, not in the function.
                 ctx._decorated.append(ctx.functions.pop())
         elif t is cst.For or t is cst.While:
-            ctx._loop_stack.append(id(node))
+            _mark_repeated(ctx, node)
             ctx.loop_depth += 1
             ctx.loops.append(node)
         elif t is cst.Call:
@@ -320,6 +367,7 @@ class _Walker(cst.CSTVisitor):
             if ctx.functions:
                 ctx.function.returns.append(node.value)
         elif t is cst.ListComp or t is cst.SetComp or t is cst.GeneratorExp or t is cst.DictComp:
+            _mark_repeated(ctx, node)
             # Registered on entering the comprehension, before its element (`f(x, k)` in
             # `[f(x, k) for k in range(3)]`) is visited: a rule asking about `k` there must not
             # get (and memoise) an answer made before the `for` clause is known.
@@ -381,6 +429,10 @@ class _Walker(cst.CSTVisitor):
         if t not in _LEFT:
             pass
         elif t is cst.FunctionDef:
+            info = ctx.function
+            if info is not None and info.node is original_node and info.returns and not info.facts.is_generator:
+                # named before a later `def` of the same name relocates it (`facts.relocate`)
+                info.facts.returns_function = self._returned_function(info.returns)
             ctx._leave_function()
         elif t is cst.ClassDef:
             ctx._leave_class()
@@ -393,11 +445,12 @@ class _Walker(cst.CSTVisitor):
             if ctx._decorated and any(d is original_node for d in ctx._decorated[-1].node.decorators):
                 ctx.functions.append(ctx._decorated.pop())
         elif t is cst.For or t is cst.While:
-            ctx._loop_stack.pop()
             ctx.loop_depth -= 1
             ctx.loops.pop()
         if id(original_node) in ctx._branch_of:
             ctx._branch_stack.pop()
+        if ctx._repeated and id(original_node) in ctx._repeated:
+            ctx._loop_stack.pop()
         if ctx._region_of and id(original_node) in ctx._region_of:
             ctx.regions.pop()
         if t is cst.Module:
@@ -625,9 +678,11 @@ class _Walker(cst.CSTVisitor):
             concrete = concrete and target is None
             if concrete:
                 target = self._target_of(callee)
+        made = self._made_by_call(node.func, func) if not concrete and isinstance(node.func, cst.Name) else None
         if target is not None and self._is_project_target(target):
             site = F.CallSite(target, ctx.position(node), func.qualname if func else None,
-                              in_loop=bool(ctx._loop_stack), concrete=concrete)
+                              loop=_repetition_span(ctx, made and made[1]), concrete=concrete,
+                              made_by=made[0] if made else ())
             self._record_refs(site, node, func)
             ctx.facts.call_sites.append(site)
             # Arguments are described at the end of the file, when every binding is known (a
@@ -770,6 +825,29 @@ class _Walker(cst.CSTVisitor):
             if ref is not None and ref[0] == "name":
                 site.refs[key] = ref
 
+    def _made_by_call(self, name: cst.Name, func):
+        """(made_by, binding) for a call of a name whose one reaching binding is the result of a
+        call of a project function (`step = make_step()` ... `step(x)`): the call runs what that
+        function returns (`FunctionFacts.returns_function`, resolved in the project phase).
+        `made_by` is `("<scope>@<line>:<column>", *the factory's target)`: the binding's place,
+        "local" when the calling function makes it (each of its runs calls a new object), "outer"
+        when it is made outside (a module-level name, an enclosing function's); the binding: its
+        loops do not repeat calls of one object. None otherwise."""
+        ctx = self.ctx
+        refs = ctx.reaching_in_order(name, func)
+        if not refs or len(refs) != 1:
+            return None
+        bound = getattr(refs[0], "node", None)
+        value = ctx.bound_values.get(id(bound)) if bound is not None else None
+        if not isinstance(value, cst.Call) or id(bound) in ctx.unpacked_names or id(bound) in ctx.rebinding_targets:
+            return None
+        factory = self._target_of(value.func)
+        if factory is None or factory[0] not in ("name", "self") or not self._is_project_target(factory):
+            return None
+        local = func is not None and _encloses(ctx, func.node, bound)
+        where = ctx.position(bound)
+        return (f"{'local' if local else 'outer'}@{where.line}:{where.column}", *factory), bound
+
     def _summarise(self) -> None:
         """Every function's return summary, for the project phase (`analysis.values.Summaries`)."""
 
@@ -778,6 +856,21 @@ class _Walker(cst.CSTVisitor):
                 summary = summarise_returns(self.ctx, info)
                 if summary.definite or summary.params or summary.calls:
                     info.facts.returns = (summary.definite, list(summary.params), [list(c) for c in summary.calls])
+
+    def _returned_function(self, values) -> F.Target | None:
+        """The target of the `def` every one of `values` (a function's `return` values) names,
+        or None: a name bound only by `def` statements (a local def makes a new function object
+        on each run of the function around it; its decorators, a new `tf.function`/`jax.jit`
+        object with traces of its own)."""
+        targets = set()
+        for value in values:
+            if not isinstance(value, cst.Name):
+                return None
+            bindings = self.ctx.bindings_of(value)
+            if not bindings or not all(isinstance(getattr(b, "node", None), cst.FunctionDef) for b in bindings):
+                return None
+            targets.add(self._target_of(value))
+        return next(iter(targets)) if len(targets) == 1 and None not in targets else None
 
     def _record_dataset_functions(self, node: cst.Call, names: set[str]) -> None:
         """Functions a `tf.data` transformation traces (`stagelint.analysis.datasets`): entry points."""

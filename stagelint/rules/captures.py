@@ -809,7 +809,7 @@ def _between_calls(project, reader, module: str, w) -> bool | None:
     if not shows_order(project, module, readers, writer):
         # the writer's own calls may show it: `f(x); m.v = ...; f(x)` in one function
         return True if calls_readers_around(project, readers, writer, [w.span.line]) else None
-    return writes_between(project, module, readers, writer)
+    return writes_between(project, module, readers, writer, [w.span.line])
 
 
 def _reader_families(project, key, recv: str, cls: str | None) -> set[str]:

@@ -202,12 +202,14 @@ class FrozenPythonValue(Rule):
 
     Default tier: code reached through calls, or through functions handed to a framework API
     that calls them while tracing; under TensorFlow, where the code also shows a later run that
-    reuses the trace: the Function called twice, or in a loop (or a function calling it is, up
-    to three callers up), a `tf.data` function (traced once, run for every element), a Keras
+    reuses the trace: the Function called twice, or in a loop (a `for`/`while` body or a
+    comprehension's element; or a function calling it is, up to three callers up), a factory's
+    Function called so through one binding of its result (`step = make_step()` outside the loop:
+    each factory call makes a new Function), a `tf.data` function (traced once, run for every element), a Keras
     method of a class whose objects the code trains (`fit`, `evaluate`, `predict` trace the step
     once and run it per batch). Preview tier (`--preview`): a Function whose repeated calls the
-    code does not show (called once, returned, stored, a Keras layer no code trains: it may run
-    eagerly); code reached only because a function is handed to something else
+    code does not show (called once, stored, made anew where it is called, a Keras layer no
+    code trains: it may run eagerly); code reached only because a function is handed to something else
     (`multiprocessing.Process(target=f)`, a project function, a callee not resolved), the proof
     naming that hop; a draw passed as the `seed=` of a call that is not a stateful TensorFlow
     random op (a project helper: whether it fixes the values or seeds a stateful op is not

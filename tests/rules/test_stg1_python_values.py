@@ -425,6 +425,121 @@ def test_stg104_a_draw_in_a_function_called_again_is_known_one_called_once_is_pr
     """)
 
 
+def test_stg104_a_function_called_in_a_comprehension_is_called_again():
+    """A comprehension (a generator expression too) runs its element once per item, as a `for`
+    loop runs its body: a Function called there reuses its trace. Its first iterable, like a
+    `for` loop's, is evaluated once: a Function called only there is called once (preview); an
+    inner clause's iterable runs once per outer item."""
+    assert_tiers("""
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def listed(x):
+            return x + np.random.normal()  # STG104
+
+        @tf.function
+        def summed(x):
+            return x + np.random.normal()  # STG104
+
+        @tf.function
+        def iterated(x):
+            return x + np.random.normal()  # preview STG104
+
+        @tf.function
+        def looped_over(x):
+            return x + np.random.normal()  # preview STG104
+
+        @tf.function
+        def inner(x):
+            return x + np.random.normal()  # STG104
+
+        xs = [tf.constant(1.0), tf.constant(2.0)]
+        ys = [listed(x) for x in xs]
+        total = sum(summed(x) for x in xs)
+        zs = [y for y in iterated(tf.constant([1.0, 2.0]))]
+        for w in looped_over(tf.constant([1.0, 2.0])):
+            print(w)
+        pairs = [(x, z) for x in xs for z in inner(x)]
+    """)
+
+
+def test_stg104_a_factory_s_function_called_again_through_one_binding():
+    """`step = make_step()`, `make_step` returning its local `@tf.function def step`: the call
+    runs that Function (`FunctionFacts.returns_function`). Each factory call makes a new
+    Function with traces of its own, so a call repeats one only through one binding made outside
+    the loop (tests/runtime/test_tf_fresh_facts.py: a new Function traces afresh): a binding
+    made in the loop, or two bindings each called once, show no reuse (preview)."""
+    assert_tiers("""
+        import numpy as np
+        import tensorflow as tf
+
+        def make_step():
+            @tf.function
+            def step(x):
+                return x + np.random.normal()  # STG104
+            return step
+
+        def make_twice():
+            @tf.function
+            def twice(x):
+                return x + np.random.normal()  # STG104
+            return twice
+
+        def make_fresh():
+            @tf.function
+            def fresh(x):
+                return x + np.random.normal()  # preview STG104
+            return fresh
+
+        def make_rebound():
+            @tf.function
+            def rebound(x):
+                return x + np.random.normal()  # preview STG104
+            return rebound
+
+        def train(xs):
+            step = make_step()
+            for x in xs:
+                step(x)
+
+        def each(xs):
+            for x in xs:
+                fresh = make_fresh()
+                fresh(x)
+
+        run = make_twice()
+        run(tf.constant(1.0))
+        run(tf.constant(2.0))
+        other = make_rebound()
+        other(tf.constant(1.0))
+        other = make_rebound()
+        other(tf.constant(2.0))
+    """)
+
+
+def test_stg501_numbers_passed_to_two_objects_of_a_factory_are_two_traces_not_retraces():
+    """Python numbers passed to the calls of one factory binding retrace that Function (known);
+    passed once each to two bindings, they trace two new Functions once each: nothing retraces."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        def make_scale():
+            @tf.function
+            def scale(x, factor):
+                return x * factor
+            return scale
+
+        one = make_scale()
+        one(tf.constant(1.0), 2.0)  # STG501
+        one(tf.constant(1.0), 3.0)  # STG501
+        first = make_scale()
+        first(tf.constant(1.0), 4.0)
+        first = make_scale()
+        first(tf.constant(1.0), 5.0)
+    """)
+
+
 def test_stg104_a_keras_layer_the_code_trains_is_known_one_it_never_trains_is_preview():
     # tfts' scheduled-sampling coin flip (seventh audit, Y) is true under `fit`; a layer no code
     # trains may run eagerly (alibi-detect's kernels)

@@ -335,6 +335,48 @@ def test_global_variable_rebound_in_a_function_between_its_own_calls_is_known():
     """)
 
 
+def test_a_write_is_between_calls_only_inside_the_loop_that_calls_not_after_it():
+    """`analysis.order._calls_readers_in_loop`: a write in the loop around a call (its header to
+    the end of its body) runs after one iteration's call and before the next: known. A write
+    after the loop, or in its `else:` (run once, after the last iteration), follows every call
+    the loop makes: nothing shows a later call, preview. A comprehension is such a loop, and a
+    write after it the same."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        external_var = tf.Variable(3)
+
+        @tf.function
+        def times_external(x):
+            return x * external_var
+
+        def inside(xs):
+            global external_var
+            for x in xs:
+                times_external(x)
+                external_var = tf.Variable(4)  # STG303
+
+        def after(xs):
+            global external_var
+            for x in xs:
+                times_external(x)
+            external_var = tf.Variable(5)  # preview STG303
+
+        def in_else(xs):
+            global external_var
+            for x in xs:
+                times_external(x)
+            else:
+                external_var = tf.Variable(6)  # preview STG303
+
+        def after_comprehension(xs):
+            global external_var
+            out = [times_external(x) for x in xs]
+            external_var = tf.Variable(7)  # preview STG303
+            return out
+    """)
+
+
 def test_global_variable_rebound_at_import_before_any_call_is_not_stale():
     # issue 11 point 2: importing the module rebinds `scale` before anything can trace `f`
     assert_marked("""

@@ -33,7 +33,8 @@ from aug import make
 
 
 def test_jitter_draws_anew():
-    f = make()
+    augmentations = {"jitter": make()}  # stored: which calls run it, the code does not show
+    f = augmentations["jitter"]
     assert float(f(tf.constant(0.0))) != float(f(tf.constant(0.0)))
 """
 

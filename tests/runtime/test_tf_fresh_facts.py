@@ -321,3 +321,27 @@ def test_tf1_logging_and_collections_make_no_op_and_a_smart_cond_keeps_its_branc
     f(tf.constant(1.0), True)
     assert v.numpy() == 6.0
     assert not hasattr(tf, "logging")  # TF1 code: `tf.logging` there is `tf.compat.v1.logging`
+
+
+def test_a_factory_makes_a_new_function_per_call_and_a_comprehension_reuses_one():
+    """`analysis.repetition` (`FunctionFacts.returns_function`, `CallSite.made_by`): a factory
+    returning its local `@tf.function def` makes a new Function on each call, which traces
+    afresh; calls through one binding of it, in a comprehension as in a `for` loop, run its one
+    trace again, with the draw that trace froze."""
+    import numpy as np
+
+    traces = []
+
+    def make_step():
+        @tf.function
+        def step(x):
+            traces.append(1)
+            return x + np.random.normal()
+        return step
+
+    step = make_step()
+    same = [float(step(tf.constant(0.0))) for _ in range(3)]
+    assert len(traces) == 1 and len(set(same)) == 1
+    traces.clear()
+    fresh = [float(make_step()(tf.constant(0.0))) for _ in range(3)]
+    assert len(traces) == 3 and len(set(fresh)) == 3
