@@ -678,8 +678,8 @@ class _Walker(cst.CSTVisitor):
             concrete = concrete and target is None
             if concrete:
                 target = self._target_of(callee)
-        made = self._made_by_call(node.func, func) if not concrete and isinstance(node.func, cst.Name) else None
         if target is not None and self._is_project_target(target):
+            made = self._made_by_call(node.func, func) if not concrete and isinstance(node.func, cst.Name) else None
             site = F.CallSite(target, ctx.position(node), func.qualname if func else None,
                               loop=_repetition_span(ctx, made and made[1]), concrete=concrete,
                               made_by=made[0] if made else ())
