@@ -42,6 +42,13 @@ SCOPES = [
     "x = 1\ndef f():\n    print(x)\n    x = 2\n",
     "def f():\n    yield from (y for y in range(3))\n    return (yield)\n",
     "print(__name__, __file__, len, int.from_bytes)\n",
+    # Binding targets of every shape: the names the scope visit marks as stores itself
+    "x = {}\nx[(y := 1)] = 2\n(a, [b, *c]) = d = x\nx.a, x[b] = y, c\ndel x[(z := 0)], a\nprint(y, z)\n",
+    "class K:\n    pass\nfor K.a[(i := 0)], *rest in [(1, 2)]:\n    print(i, rest)\n",
+    "with open(p) as (f, g), h as k.m:\n    t: int = f\n    t += g\n    k.m[t]: int = 1\n",
+    "v = [[q for q in w if (r := q)] for w, *_ in s if w]\nd = {k: l for (k, l) in s}\n",
+    "f = lambda a=(b := 1), *c, d=[e for e in b]: (a, c, d)\n",
+    "def f(p=(q := 1)):\n    def g(r=q): return r\n    return g\nimport x.y as z, w\nfrom m import n as o\n",
 ]
 
 
@@ -124,6 +131,47 @@ def test_scopes_and_names_of_generated_code_are_libcst_s(source):
     except (cst.ParserSyntaxError, RecursionError):
         return
     _same_as_libcst(module)
+
+
+def _stores_asked(text: str) -> list[tuple[str, bool, bool]]:
+    """Each name the scope visit asks about: (its code, a store by the marks, a store by a whole
+    `ExpressionContextVisitor` visit)."""
+    from libcst.metadata.expression_context_provider import ExpressionContext
+
+    module = cst.parse_module(text)
+    whole = fastmeta._Contexts()
+    with fastmeta.fast_traversal():
+        module.visit(ExpressionContextVisitor(whole, ExpressionContext.LOAD))
+    asked = []
+
+    class Asking(fastmeta._Scopes):
+        def get_metadata(self, key, node, default=None):
+            got = super().get_metadata(key, node, default)
+            asked.append((module.code_for_node(node), got is ExpressionContext.STORE,
+                          whole._computed.get(id(node)) is ExpressionContext.STORE))
+            return got
+
+    scopes = fastmeta._Scopes
+    fastmeta._Scopes = Asking
+    try:
+        fastmeta.Metadata(module)
+    finally:
+        fastmeta._Scopes = scopes
+    return asked
+
+
+@pytest.mark.parametrize("text", SCOPES)
+def test_the_scope_visit_marks_the_stores_a_whole_context_visit_gives(text):
+    """`_STORE_TARGETS`: no visit of the expression contexts of its own; every name the scope
+    visitor asks about is a store exactly when libcst's expression-context visitor says so."""
+    asked = _stores_asked(text)
+    assert [(code, ours) for code, ours, _ in asked] == [(code, whole) for code, _, whole in asked]
+
+
+def test_stores_marked_in_odd_targets():
+    asked = {(code, ours) for code, ours, _ in _stores_asked(SCOPES[-6])}
+    assert {("x", True), ("y", True), ("a", True), ("b", True), ("c", True), ("d", True), ("z", True)} <= asked
+    assert ("x", False) in asked  # `x[...] = 2` reads x
 
 
 def test_tokens_hold_only_tokens():
