@@ -465,11 +465,22 @@ class _ScopeVisitor(ScopeVisitor):
     by a set of exact types, a tenth of the whole scope analysis. Under `fast_traversal()` its
     visits run `_scope_visit`, with this `on_leave` inline."""
 
+    def __init__(self, provider) -> None:
+        super().__init__(provider)
+        #: every scope this visit makes, the builtins' too (`Metadata.release` empties them)
+        self.made = [self.scope, self.scope.parent]
+
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self.provider.set_metadata(original_node, self.scope)
         if _assignment_like(type(original_node)):
             self.scope._assignment_count += 1
         cst.CSTVisitor.on_leave(self, original_node)
+
+    @contextlib.contextmanager
+    def _new_scope(self, kind, node, name=None):
+        with super()._new_scope(kind, node, name):
+            self.made.append(self.scope)
+            yield
 
 
 _ASSIGNMENT_LIKE: dict[type, bool] = {}
@@ -485,7 +496,7 @@ def _assignment_like(kind: type) -> bool:
 class Metadata:
     """Scopes, qualified names and positions of one parsed module."""
 
-    __slots__ = ("scopes", "positions", "_module", "_complete", "_names")
+    __slots__ = ("scopes", "positions", "_module", "_complete", "_names", "_made")
 
     def __init__(self, module: cst.Module):
         contexts = _Contexts()
@@ -498,6 +509,7 @@ class Metadata:
             module.visit(visitor)
             visitor.infer_accesses()
         self.scopes: dict[int, object] = scopes._computed
+        self._made: list | None = getattr(visitor, "made", None)
         self.positions = positions(module)
         # Alive as long as its scopes and positions, which are keyed by `id(node)`: no id of
         # the tree's is reused while they are asked.
@@ -513,22 +525,20 @@ class Metadata:
         accesses, which point back at it and at each other), once the file's analysis is done:
         reference counting then frees the file's tree at once, and the garbage collector, which
         the workers run after each file, has no cyclic tree of tens of thousands of objects to
-        walk (that walk was a tenth of a file's analysis)."""
-        seen: set[int] = set()
-        queue = list(self.scopes.values())
-        while queue:
-            scope = queue.pop()
-            if scope is None or id(scope) in seen:
+        walk (that walk was a tenth of a file's analysis). An assignment and its accesses point
+        at each other: emptying the assignments (fewer than the accesses) breaks those cycles."""
+        made = self._made if self._made is not None else _distinct_scopes(self.scopes.values())
+        for scope in made:
+            state = getattr(scope, "__dict__", None)
+            if not state:
                 continue
-            seen.add(id(scope))
-            state = getattr(scope, "__dict__", {})
-            queue.extend(v for v in (state.get("parent"), state.get("globals")) if v is not None)
-            for bucket in state.values():
-                if isinstance(bucket, dict):
-                    for items in bucket.values():
-                        for item in items if isinstance(items, set) else ():
-                            _release_binding(item)
+            assignments = state.get("_assignments")
+            if assignments:
+                for items in assignments.values():
+                    for item in items:
+                        _release_binding(item)
             state.clear()
+        self._made = None
         self.scopes = {}
         self._names = {}
         self.positions = {}
@@ -556,6 +566,20 @@ class Metadata:
         return names
 
 
+def _distinct_scopes(scopes) -> list:
+    """The scopes of libcst's scope model that `scopes` holds, and their parents."""
+    seen: dict[int, object] = {}
+    queue = list(scopes)
+    while queue:
+        scope = queue.pop()
+        if scope is None or id(scope) in seen:
+            continue
+        seen[id(scope)] = scope
+        state = getattr(scope, "__dict__", {})
+        queue.extend(v for v in (state.get("parent"), state.get("globals")) if v is not None)
+    return list(seen.values())
+
+
 def _release_binding(item) -> None:
     """Empty what an assignment or an access of libcst's scope model points at."""
     state = getattr(item, "__dict__", None)
@@ -576,6 +600,8 @@ def release(ctx) -> None:
     meta = ctx.__dict__.get("_meta")
     if isinstance(meta, Metadata):
         meta.release()
+    for rule in ctx.__dict__.get("_rules", ()):  # a rule's state holds nodes, in cycles of its own
+        rule.__dict__.clear()
     ctx.__dict__.clear()
 
 

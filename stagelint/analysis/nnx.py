@@ -281,6 +281,7 @@ def param_attributes(ctx, expr: cst.BaseExpression, func) -> list | None:
             walk(child)
 
     walk(expr)
+    walk = None  # the closure refers to itself: a cycle holding `func`'s tree until a collection
     return out if ok else None
 
 

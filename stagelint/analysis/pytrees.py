@@ -132,6 +132,7 @@ def _returns(fn) -> list[cst.BaseExpression | None]:
             walk(child)
 
     walk(fn.body)
+    walk = None  # the closure refers to itself: a cycle holding `out`'s nodes until a collection
     return out
 
 
