@@ -15,7 +15,7 @@ from stagelint import notebooks
 from stagelint.analysis.walk import analyze_module
 from stagelint.pipeline.budget import OverBudget, over_budget
 from stagelint.analysis.context import FileContext
-from stagelint.analysis.fastmeta import release, restore_libcst
+from stagelint.analysis.fastmeta import parse_module, release, restore_libcst
 from stagelint.pipeline.files import NotRead, digest, read_source, why_not_read
 from stagelint.frameworks import STAGING
 from stagelint.pipeline.paths import module_name
@@ -53,7 +53,7 @@ def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()
         if notebooks.is_notebook(path):  # its code cells as one module, in module lines
             tree, notebook = notebooks.parse(source, _budgeted(budget))
         else:
-            tree = cst.parse_module(source)
+            tree = parse_module(source)  # libcst's, without its checks of each node
     except (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError, LookupError, notebooks.NotebookError) as e:
         # The last three: not UTF-8 and no (valid) coding cookie; Python refuses those too.
         line, column, message = (1, 1, str(e)) if notebook is None and notebooks.is_notebook(path) \
