@@ -83,7 +83,7 @@ def op_result_fact(project, key, value: str, params, span) -> list:
     traced parameter feeds it; only likely (`proof.HEURISTIC`, the preview tier) under
     `jax.grad` / `jax.vmap` alone, where an array of closures or constants stays concrete."""
     jax = project.jax
-    if jax.framework_of(key) != "jax" or jax.op_results_traced(key):
+    if not project.staged_by_jax(key) or jax.op_results_traced(key):
         return fact(definite_tensor(value), span)
     traced = sorted(set(params) & jax.traced_params(key))
     if traced:

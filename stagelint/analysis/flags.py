@@ -96,7 +96,7 @@ def default_flag_fact(project, key, span) -> list | None:
 
 def with_flag_step(verdict, candidate, project, key):
     """A rule's `confirm` verdict with the step above added to the proof when it is a guess."""
-    if not verdict or project.jax.framework_of(key) != "jax":
+    if not verdict or not project.staged_by_jax(key):
         return verdict
     step = default_flag_fact(project, key, candidate.span)
     if step is None:

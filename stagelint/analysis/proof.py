@@ -63,8 +63,7 @@ def _api(qualified: str) -> str:
 def entry_fact(project, entry) -> str:
     """Why the entry point is staged, in the words of what stages it."""
     shown = _code(project.display(entry, entry[0]))
-    jax = getattr(project, "jax", None)
-    jax_entry = jax.entries.get(entry) if jax is not None else None
+    jax_entry = project.jax.entries.get(entry)
     if jax_entry is not None and jax_entry.apis:
         apis = " and ".join(_api(a) for a in sorted(jax_entry.apis))
         return f"{shown} is traced by {apis}"

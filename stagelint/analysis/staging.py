@@ -94,6 +94,11 @@ class Project:
         m = self.modules.get(key[0])
         return m.functions.get(key[1]) if m else None
 
+    def staged_by_jax(self, key: Key) -> bool:
+        """Whether JAX, and not TensorFlow, stages the function (`JaxView.framework_of`): the one
+        question rules and the analysis ask to choose between the two frameworks' facts."""
+        return self.jax.framework_of(key) == "jax"
+
     def _module_for(self, dotted: str, near: str | None = None) -> str | None:
         if dotted in self.modules:
             return dotted

@@ -136,8 +136,7 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                 failed.add((m.path, rule.code))
                 errors.append((m.path, rule.code, traceback.format_exc(limit=-4)))
                 continue
-            jax = getattr(project, "jax", None)
-            if jax is not None and key is not None and not jax.applies(rule.code, key):
+            if key is not None and not project.jax.applies(rule.code, key):
                 continue  # not a pitfall the way JAX stages this function (`stagelint.analysis.jaxstaging`)
             if key in project.reached:
                 fields.setdefault("func", project.function_phrase(key))
@@ -148,7 +147,7 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
         # A rule only JAX's staging confirms (`Rule.framework`) judges JAX code wherever it reports
         # (a call site outside staged code included).
         in_jax = bool(rule.framework == "jax" or cand.fields.get("_jax_api")
-                      or (key is not None and project.jax.framework_of(key) == "jax"))
+                      or (key is not None and project.staged_by_jax(key)))
         if rule.preview_under.get("jax" if in_jax else "tensorflow") and settings.framework_tiers \
                 and not settings.preview:
             cover(m.path, cand.span.line, rule.code)

@@ -420,7 +420,7 @@ class StaleGlobal(Rule):
     def confirm(cls, candidate, project, module):
         verdict = cls._stale(candidate, project, module)
         shown = (isinstance(verdict, dict) and verdict.pop("_loop_shown", False)) or candidate.fields.get("_loop_known")
-        if verdict and not shown and cls._under_jax(project, module, candidate) and not (
+        if verdict and not shown and project.staged_by_jax((module.module, candidate.function)) and not (
                 isinstance(verdict, dict) and verdict.get("_preview")):
             # Under JAX a trace reused stale is known where one function's body shows the order (a
             # loop that changes the value and calls the Function, a call on each side of the
@@ -449,7 +449,7 @@ class StaleGlobal(Rule):
                     verdict = {"change": f"{where} between calls"}
                     if loop and any(loop[0] <= c <= loop[1] for c in call_lines(project, module.module, readers)):
                         verdict["_loop_shown"] = True  # the loop rebinds it and calls the Function
-                    if candidate.fields.get("_guess") and cls._under_jax(project, module, candidate):
+                    if candidate.fields.get("_guess") and project.staged_by_jax((module.module, candidate.function)):
                         verdict["_preview"] = candidate.fields["_guess"]
                     return verdict
             unknown = None
@@ -479,11 +479,6 @@ class StaleGlobal(Rule):
             verdict = cls._closure_verdict(candidate, project, module)
             return {"_preview": guess} if verdict else verdict
         return cls._closure_verdict(candidate, project, module)
-
-    @staticmethod
-    def _under_jax(project, module, candidate) -> bool:
-        jax = getattr(project, "jax", None)
-        return jax is not None and jax.framework_of((module.module, candidate.function)) == "jax"
 
     @staticmethod
     def _closure_verdict(candidate, project, module):
@@ -1062,7 +1057,7 @@ class StaleAttribute(Rule):
             return False  # read only by one-time set-up behind a first-call guard
         if project.traced_only_afresh(key):
             return False  # a new Function per use sees the attribute's current value
-        if project.jax.framework_of(key) == "jax" and not _jax_static_receiver(candidate, project, key):
+        if project.staged_by_jax(key) and not _jax_static_receiver(candidate, project, key):
             return False
         attr = candidate.fields["_attr"]
         family = _reader_families(project, key, candidate.fields["_recv"], candidate.fields.get("_cls"))
@@ -1371,7 +1366,7 @@ class VariableRebinding(Rule):
         if holder and (module.module, holder) in project.reached:
             return False  # staged writes: STG102/201
         unordered = candidate.fields.get("_unordered")
-        if unordered and not any(project.jax.framework_of(tuple(a)) == "jax" for a in candidate.fields.get("_anchors", ())):
+        if unordered and not any(project.staged_by_jax(tuple(a)) for a in candidate.fields.get("_anchors", ())):
             if unordered == "before readers":
                 return False  # the readers are defined below it, in the same run: no trace holds the old one
             readers = [tuple(a) for a in candidate.fields.get("_anchors", ())]

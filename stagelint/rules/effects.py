@@ -324,7 +324,7 @@ class TraceTimeSideEffect(Rule):
     def confirm(cls, candidate, project, module):
         verdict = cls._confirm_traced(candidate, project, module)
         key = (module.module, candidate.function)
-        if verdict and key not in project.entries and project.jax.framework_of(key) == "jax":
+        if verdict and key not in project.entries and project.staged_by_jax(key):
             eager = project.eager_call_site(key)
             if eager is not None:
                 # aqt's `get_datasets`: a helper a jitted function calls and the project also calls
@@ -815,7 +815,7 @@ class ExternalStateMutation(Rule):
     def confirm(cls, candidate, project, module):
         verdict = cls._confirm(candidate, project, module)
         key = (module.module, candidate.function)
-        if not verdict or project.jax.framework_of(key) != "jax":
+        if not verdict or not project.staged_by_jax(key):
             return verdict
         # Under JAX the finding also rests on the loss being one a user meets (`stores.lost_under_jax_fact`)
         stated = list(verdict.get("_because", ())) if isinstance(verdict, dict) else []
@@ -836,7 +836,7 @@ class ExternalStateMutation(Rule):
             # a bound Linen module is frozen outside `setup`: any store raises, but a Linen variable's
             # `.value` (`self.variable("counter", ...)`) is a mutable collection
             return not candidate.fields.get("place", "").endswith(".value`")
-        if root == "param" and project.jax.framework_of(key) == "jax" and candidate.fields.get("action", "").endswith("(...)`") \
+        if root == "param" and project.staged_by_jax(key) and candidate.fields.get("action", "").endswith("(...)`") \
                 and not static_container(candidate, project, key):
             return False  # `state.pop("params")`: jit passes pytrees rebuilt from their leaves (a FrozenDict's `pop` is functional)
         if _lost_update(candidate, project, key):
@@ -849,7 +849,7 @@ class ExternalStateMutation(Rule):
             return False  # a tensor: STG201
         outlives = outlives_fact(candidate)
         stated = [outlives] if outlives is not None else []
-        if project.jax.framework_of(key) == "jax":
+        if project.staged_by_jax(key):
             return {"_because": stated} if stated else True  # `confirm` adds JAX's step
         # Under TensorFlow the loss rests on the store changing the state again per call
         return {"_because": stated + [lost_on_reuse_fact(candidate)]}

@@ -367,8 +367,8 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
     def confirm(cls, candidate, project, module):
         key = (module.module, candidate.function)
         if candidate.fields.get("_keras_loop"):
-            return project.jax.framework_of(key) != "jax" and _keras_loop_confirmed(candidate, project, module)
-        if project.jax.framework_of(key) == "jax":
+            return not project.staged_by_jax(key) and _keras_loop_confirmed(candidate, project, module)
+        if project.staged_by_jax(key):
             return with_flag_step(confirm_concrete_value(candidate, project, key), candidate, project, key)
         # A NumPy call works on the Python number a parameter given to an op may be
         # (`np.log(n)` with `tf.range(n)` below and `n = x.shape[1]` passed): a guess there
@@ -855,7 +855,7 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
     @classmethod
     def confirm(cls, candidate, project, module):
         key = (module.module, candidate.function)
-        if project.jax.framework_of(key) == "jax":
+        if project.staged_by_jax(key):
             return confirm_tracer_as_python_value(candidate, project, key)
         if candidate.fields.get("_jax_only"):
             return False

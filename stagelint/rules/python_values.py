@@ -172,8 +172,7 @@ class PythonIterator(Rule):
                 kind = "a generator" if arg.what == "generator" else "a Python iterator"
                 where = f"line {site.span.line}" if mod == module.module else f"{mod} line {site.span.line}"
                 verdict = {"source": f"callers pass {kind}, `{arg.text}` ({where})"}
-                jax = getattr(project, "jax", None)
-                if jax is not None and jax.framework_of(key) == "jax":
+                if project.staged_by_jax(key):
                     # Under JAX the helper is traced inside its caller's trace: an iterator its
                     # caller makes per call (jaxls's generator of variables) is consumed by that
                     # call's own trace. That one iterator outlives two calls is not shown.
@@ -413,7 +412,7 @@ class FrozenPythonValue(Rule):
                                        "values a call uses, or only seeds a stateful op (which draws anew per call), "
                                        "is a guess")
             return out
-        if verdict and not cls._under_jax(project, key):
+        if verdict and not project.staged_by_jax(key):
             # under TensorFlow the value differs from eager code only in a later run that reuses
             # the trace, and only if the value reaches what the run computes
             why = None
@@ -430,11 +429,6 @@ class FrozenPythonValue(Rule):
                 out.setdefault("_preview", why)
             return out or verdict
         return verdict
-
-    @staticmethod
-    def _under_jax(project, key) -> bool:
-        jax = getattr(project, "jax", None)
-        return jax is not None and jax.framework_of(key) == "jax"
 
     def fix(self, node: cst.CSTNode, fields: dict):
         from stagelint.fix import tf_random_rewrite

@@ -1255,7 +1255,7 @@ class FunctionRecreated(Rule):
         verdict = cls._repeated(candidate, project, module)
         held = candidate.fields.get("_closure")
         if not verdict or not held or not (candidate.fields.get("_jax_api") or any(
-                project.jax.framework_of(tuple(a)) == "jax" for a in candidate.fields.get("_anchors", ()))):
+                project.staged_by_jax(tuple(a)) for a in candidate.fields.get("_anchors", ()))):
             return verdict
         # Under JAX a wrapper made each time its function runs traces again each time (a new
         # object); a repeat of the same program, which a cache could have served, is known only
@@ -1605,7 +1605,7 @@ class PythonLoopUnrolled(Rule):
     @classmethod
     def confirm(cls, candidate, project, module):
         key = (module.module, candidate.function)
-        if project.jax.framework_of(key) == "jax":
+        if project.staged_by_jax(key):
             return confirm_loop_unrolled(candidate, project, key)
         if candidate.fields.get("_jax_only"):
             return False

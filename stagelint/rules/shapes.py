@@ -328,7 +328,7 @@ class DataDependentShape(InExpectedErrors, Rule):
     @classmethod
     def _traced_shape(cls, candidate, project, key):
         jax = project.jax
-        if jax.framework_of(key) != "jax" or jax.mode_of(key) not in ("jit", "trace"):
+        if not project.staged_by_jax(key) or jax.mode_of(key) not in ("jit", "trace"):
             return False  # TensorFlow allows dynamic shapes; under grad alone values are concrete
         fields = candidate.fields
         if PytreeModel.of(project).python_int_calls(key, fields.get("_int_calls")):

@@ -222,7 +222,7 @@ class RecursiveFunction(Rule):
         for key, conds in edges:
             if conds is None:
                 continue
-            if project.jax.framework_of(key) == "jax":
+            if project.staged_by_jax(key):
                 # JAX runs a loop in Python (over a traced array, unrolled): its tests decide
                 conds = [c for c in conds if not c[2]]
                 if not conds:
