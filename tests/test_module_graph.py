@@ -207,3 +207,51 @@ def test_the_pipeline_does_not_import_the_engine():
         if module.startswith("stagelint.pipeline") or module in ("stagelint.pipeline.screen", "stagelint.pipeline.workers",
                                                                   "stagelint.pipeline.demand", "stagelint.pipeline.discovery"):
             assert "stagelint.engine" not in targets, module
+
+
+def test_the_analysis_and_the_framework_data_import_no_rule():
+    """Rules ask the analysis, never the other way: nothing under `stagelint.analysis` or
+    `stagelint.frameworks` imports `stagelint.rules` or any module of it (`rules.base` included)."""
+    for module, targets in graph().items():
+        if module.startswith(("stagelint.analysis", "stagelint.frameworks")):
+            assert not [t for t in targets if t == "stagelint.rules" or t.startswith("stagelint.rules.")], module
+
+
+def private_uses(path: Path) -> list[str]:
+    """What a module takes of others by a leading-underscore name: `from m import _helper`, `m._helper`
+    of a module it imports, and the file context's private state (`ctx._x`, `self.ctx._x`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    private = lambda name: name.startswith("_") and not name.startswith("__")  # noqa: E731
+    modules, out = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            out += [f"{node.lineno}: from {node.module} import {a.name}" for a in node.names if private(a.name)]
+            modules.update(a.asname or a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            modules.update(a.asname or a.name.split(".")[0] for a in node.names)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or not private(node.attr):
+            continue
+        base = node.value
+        context = (isinstance(base, ast.Name) and base.id == "ctx") or (
+            isinstance(base, ast.Attribute) and base.attr == "ctx")
+        if context or (isinstance(base, ast.Name) and base.id in modules):
+            out.append(f"{node.lineno}: {ast.unparse(node)}")
+    return out
+
+
+def test_rules_take_nothing_private_of_the_analysis():
+    """A question two places ask is public in `stagelint/analysis/` (or on the file context): a
+    rule module takes no leading-underscore name from another module, reads none of a module it
+    imports, and none of the file context's private state."""
+    for module, path in _modules().items():
+        if module.startswith("stagelint.rules"):
+            assert private_uses(path) == [], module
+
+
+def test_the_finder_sees_private_uses(tmp_path):
+    path = tmp_path / "rule.py"
+    path.write_text("from pkg.analysis import facts as F, _helper\nfrom pkg.analysis.ctx import public\n"
+                    "def f(ctx, self):\n    F._memo(ctx._saved, self.ctx._meta, self._own, public.__name__)\n")
+    assert private_uses(path) == ["1: from pkg.analysis import _helper", "4: F._memo", "4: ctx._saved",
+                                  "4: self.ctx._meta"]

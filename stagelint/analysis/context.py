@@ -286,6 +286,20 @@ class FileContext:
         line, column, end_line, end_column = self._meta.position(node)
         return F.Span(line, column + 1, end_line, end_column + 1)
 
+    def raw_position(self, node: cst.CSTNode) -> tuple[int, int, int, int]:
+        """(line, column, end line, end column), columns from 0, as the metadata holds them: for a
+        scan comparing many positions (no Span built per node)."""
+        return self._meta.position(node)
+
+    def is_store_target(self, node: cst.Attribute) -> bool:
+        """The attribute is an assignment's target (`self.x = ...`): a store, not a read."""
+        return id(node) in self._store_attributes
+
+    def loops_around_function(self) -> list:
+        """The loops enclosing the current function's def (or walked lambda) in the code around it:
+        the enclosing function's, or the module's ([] when none)."""
+        return self._saved_loops[-1] if self._saved_loops else []
+
     def scope(self, node: cst.CSTNode):
         return self._meta.scope(node)
 

@@ -1035,7 +1035,7 @@ class StaleAttribute(Rule):
         ctx = self.ctx
         self._callees.add(id(node.value))  # `self.v.assign(...)`: `self.v` is a receiver, not a value
         func = ctx.function
-        if func is None or id(node) in self._callees or id(node) in ctx._store_attributes:
+        if func is None or id(node) in self._callees or ctx.is_store_target(node):
             return
         if not ctx.in_staged_context or not isinstance(node.value, cst.Name) or self._guard_depth:
             return  # (under a first-call guard of the object: read by one-time set-up)

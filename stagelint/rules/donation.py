@@ -241,7 +241,7 @@ class UseAfterDonation(Rule):
         module); a store of the name ends the search. In a loop that never rebinds it, the next
         iteration passes it again."""
         ctx = self.ctx
-        position = ctx._meta.position  # plain tuples: no Span built per statement tried
+        position = ctx.raw_position  # plain tuples: no Span built per statement tried
         line, column, end_line, end_column = position(call)
         start, end = (line, column), (end_line, end_column)
         path = []  # (statements, index of the one holding the call, owner), innermost first

@@ -1027,7 +1027,7 @@ class FunctionRecreated(Rule):
         info = ctx.function  # the walk has entered `node` already
         if info is None or info.node is not node or info.facts.staged_by != "decorator":
             return
-        outer_loops = ctx._saved_loops[-1] if ctx._saved_loops else []
+        outer_loops = ctx.loops_around_function()
         if info.parent is None and not outer_loops:
             return
         decorator = next((d for d in node.decorators if self._staging(
