@@ -117,6 +117,15 @@ JAX_PYTREE_REGISTRATIONS = frozenset({"jax.tree_util.register_pytree_node"})
 JAX_PYTREE_DATACLASSES = frozenset({"jax.tree_util.register_dataclass"})
 #:   `register_static(cls)`: the whole object is aux data, nothing of it is traced:
 JAX_STATIC_REGISTRATIONS = frozenset({"jax.tree_util.register_static"})
+#:   the keyed variants, whose flattening is not read here (`register_pytree_with_keys_class`,
+#:   `register_pytree_with_keys(cls, flatten_with_keys, unflatten)`):
+JAX_KEYED_PYTREE_REGISTRATIONS = frozenset({"jax.tree_util.register_pytree_with_keys_class",
+                                            "jax.tree_util.register_pytree_with_keys"})
+#: Every call that registers a class as a pytree, and those of them that decorate the class.
+JAX_PYTREE_REGISTERING = (JAX_PYTREE_CLASS_REGISTRATIONS | JAX_PYTREE_REGISTRATIONS | JAX_PYTREE_DATACLASSES
+                          | JAX_STATIC_REGISTRATIONS | JAX_KEYED_PYTREE_REGISTRATIONS)
+JAX_PYTREE_CLASS_DECORATORS = JAX_PYTREE_REGISTERING - {"jax.tree_util.register_pytree_node",
+                                                        "jax.tree_util.register_pytree_with_keys"}
 
 # Static arguments (`static_argnums` / `static_argnames`, and `eqx.filter_jit`'s Python values)
 # key the trace by value, through hash and equality: each distinct value traces once and later

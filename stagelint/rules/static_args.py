@@ -9,7 +9,8 @@ from stagelint.analysis import facts as F
 from stagelint.analysis import jaxjit
 from stagelint.analysis.context import short_code
 from stagelint.analysis.proof import HEURISTIC, fact
-from stagelint.frameworks import RECALLING_DECORATORS
+from stagelint.frameworks import (EQUINOX_MODULE_BASES, FLAX_STRUCT_DATACLASSES, JAX_PYTREE_CLASS_DECORATORS,
+                                  JAX_PYTREE_REGISTERING, RECALLING_DECORATORS)
 from stagelint.analysis.jitsites import InExpectedErrors, JitSites
 from stagelint.rules.base import Rule
 from stagelint.analysis.tensors import value_of
@@ -25,26 +26,14 @@ _VALUE_BASES = frozenset({"typing.NamedTuple", "enum.Enum", "enum.IntEnum", "enu
                           "enum.StrEnum", "builtins.tuple", "builtins.str", "builtins.int", "builtins.float",
                           "builtins.frozenset", "builtins.bytes"})
 _DATACLASS = frozenset({"dataclasses.dataclass"})
-#: Decorators that make a frozen (hashable by value) dataclass.
-_FROZEN_DATACLASSES = frozenset({"flax.struct.dataclass"})
 #: Decorators and bases that make a class a pytree (it may be passed as a traced `self`).
 _PYTREE_BASES = ("equinox.Module", "flax.struct.PyTreeNode", "flax.nnx.Module", "flax.linen.Module", "flax.nnx.Pytree")
 #: Class decorators that register the class as a pytree (`flax.struct.dataclass`: its fields are
 #: leaves or static; a jitted method's `self` is flattened, JAX 0.10.2,
 #: tests/runtime/test_jax_certain_steps_facts.py).
-_PYTREE_DECORATORS = frozenset({
-    "flax.struct.dataclass", "chex.dataclass", "jax.tree_util.register_pytree_node_class",
-    "jax.tree_util.register_pytree_with_keys_class", "jax.tree_util.register_dataclass",
-    "jax.tree_util.register_static",
-})
-_PYTREE_REGISTRATION = frozenset({
-    "jax.tree_util.register_pytree_node_class", "jax.tree_util.register_pytree_node",
-    "jax.tree_util.register_pytree_with_keys_class", "jax.tree_util.register_pytree_with_keys",
-    "jax.tree_util.register_dataclass", "jax.tree_util.register_static",
-})
+_PYTREE_DECORATORS = JAX_PYTREE_CLASS_DECORATORS | FLAX_STRUCT_DATACLASSES | {"chex.dataclass"}
 
 
-_EQUINOX_MODULES = frozenset({"equinox.Module", "equinox._module.Module"})
 _CALLABLE_HINTS = frozenset({"builtins.callable", "typing.Callable", "collections.abc.Callable"})
 
 
@@ -107,7 +96,7 @@ def class_kind(ctx, node: cst.ClassDef, local: dict[str, str]) -> tuple[str, str
         expr = dec.decorator
         target = expr.func if isinstance(expr, cst.Call) else expr
         names = ctx.qualified_names(target)
-        if names & _FROZEN_DATACLASSES:
+        if names & FLAX_STRUCT_DATACLASSES:  # a frozen dataclass: hashed by value
             return "value", ""
         if names & _DATACLASS:
             options = {a.keyword.value: a.value for a in expr.args if a.keyword} if isinstance(expr, cst.Call) else {}
@@ -162,7 +151,7 @@ class _StaticSites(InExpectedErrors, Rule):
         cls = self.ctx.classes[-1] if self.ctx.classes else None
         if cls is not None:
             self.classes[cls.qualname] = class_kind(self.ctx, node, self.classes)
-            if any(b in _EQUINOX_MODULES for b in cls.bases):
+            if any(b in EQUINOX_MODULE_BASES for b in cls.bases):
                 field = _function_field(self.ctx, node)
                 if field:
                     self.function_fields[cls.qualname] = field
@@ -485,7 +474,7 @@ class UnhashableStaticArgument(_StaticSites):
     def visit_Call(self, node: cst.Call) -> None:
         super().visit_Call(node)
         if node.args and isinstance(node.args[0].value, cst.Name) \
-                and self.ctx.qualified_names(node.func) & _PYTREE_REGISTRATION:
+                and self.ctx.qualified_names(node.func) & JAX_PYTREE_REGISTERING:
             self._registrations.append((node.args[0].value.value, self.ctx.position(node).line))
 
     def finish(self) -> None:
