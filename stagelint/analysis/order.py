@@ -228,7 +228,7 @@ def _runs(project, cls: str, method: str, reader, module: str | None = None) -> 
     (tests/runtime/test_tf_fresh_facts.py); Keras's own Function of `fit` is asked apart
     (`_keras_kept`)."""
     entry = project.reached.get(tuple(reader))
-    if entry is None or project.entries.get(entry) not in ("decorator", "wrapper"):
+    if entry is None or not project.is_function_object(entry):
         return False
     if method.startswith("()"):  # `apply(model, x)`: the object handed to a function
         key = project.resolve(module, tuple(method[2:].split("|"))) if module else None

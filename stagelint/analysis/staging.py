@@ -99,6 +99,12 @@ class Project:
         question rules and the analysis ask to choose between the two frameworks' facts."""
         return self.jax.framework_of(key) == "jax"
 
+    def is_function_object(self, key: Key) -> bool:
+        """The function is an entry point the code stages into an object it calls: decorated
+        (`@tf.function`, `@jax.jit`) or wrapped (`g = tf.function(f)`, `jax.jit(f)`), not a Keras
+        layer's method or a `tf.data` function, which the framework traces and runs itself."""
+        return self.entries.get(key) in ("decorator", "wrapper")
+
     def _module_for(self, dotted: str, near: str | None = None) -> str | None:
         if dotted in self.modules:
             return dotted

@@ -315,7 +315,7 @@ def store_is_external(candidate, project, key) -> bool:
     root = candidate.fields.get("_root")
     if root == "param" and rebuilt_owner(candidate, project, key):
         return False  # JAX's copy, rebuilt from the caller's leaves (STG102 asks whether it is lost)
-    if root in ("param", "closure") and project.entries.get(key) not in ("decorator", "wrapper"):
+    if root in ("param", "closure") and not project.is_function_object(key):
         # a helper's parameter, or a nested helper's enclosing variable: the object belongs to
         # the code that calls it, traced with it (RetinaNet's `_update_decoded_results` updating
         # `outputs` of the `call` it is nested in), unless a caller passes it from outside
@@ -356,7 +356,7 @@ def _passed_from_outside(project, key, param: str, _depth: int = 0) -> bool:
         if root in _OUTSIDE:
             return True
         if root == "param" and arg.param and arg.param not in project.jax.rebuilt_params(caller):
-            if project.entries.get(caller) in ("decorator", "wrapper") or _passed_from_outside(
+            if project.is_function_object(caller) or _passed_from_outside(
                     project, caller, arg.param, _depth + 1):
                 return True
     return False

@@ -108,7 +108,7 @@ def demanded(project, analysed: list[F.ModuleFacts], deferred: dict[str, str], w
         names.update((c, key[0]) for c in f.param_classes.values())
         read_attrs.update(attr for _, attr in f.attr_reads)
         reached_names.add(key[1].rsplit(".", 1)[-1])
-        if project.entries.get(key) in ("decorator", "wrapper"):
+        if project.is_function_object(key):
             # Call sites matter where they run a Function: what they pass retraces it. Keras
             # traces `call` inside `fit`/`predict` whatever its callers pass, and a helper's
             # staged callers are analysed already (attribute writes are caught below).
@@ -126,7 +126,7 @@ def demanded(project, analysed: list[F.ModuleFacts], deferred: dict[str, str], w
             key = project.resolve(m.module, site.target)
             if key not in project.reached:
                 continue
-            if project.entries.get(key) in ("decorator", "wrapper") and site.caller:
+            if project.is_function_object(key) and site.caller:
                 spelled.setdefault(site.caller.split(".")[0], set()).add(m.module)
             names.update((a.cls, m.module) for a in (*site.args, *site.kwargs.values()) if a.cls)
         names.update((w.owner, m.module) for w in m.attr_writes if w.owner and w.attr in read_attrs)

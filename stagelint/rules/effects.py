@@ -367,7 +367,7 @@ class TraceTimeSideEffect(Rule):
                                 "no call shows a tensor passed there, and a Python value makes the log one of Python "
                                 "values"}
         f = project.function(key)
-        if project.entries.get(key) in ("decorator", "wrapper") and f is not None:
+        if project.is_function_object(key) and f is not None:
             # A tf.function's own arguments: tensors unless they default to a Python literal, or
             # every call the project shows passes a Python value (tf.function hands those to the
             # body as they are: one branch traced, the log made of Python values).

@@ -161,7 +161,7 @@ class PythonIterator(Rule):
     def confirm(cls, candidate, project, module):
         key = (module.module, candidate.function)
         if candidate.fields.get("_entry_only"):
-            return project.entries.get(key) in ("decorator", "wrapper")
+            return project.is_function_object(key)
         param = candidate.fields.get("_param")
         if not param:
             return True

@@ -215,7 +215,7 @@ class RecursiveFunction(Rule):
         # A tf.function in the cycle traces once per depth, or forever. A function JAX stages
         # that calls itself while traced is traced inline (jit within jit), so there only the
         # base case decides, as below (jax-behaviour.md row 21).
-        if any(project.entries.get(k) in ("decorator", "wrapper") and k not in project.jax.entries for k in cycle):
+        if any(project.is_function_object(k) and k not in project.jax.entries for k in cycle):
             return True
         if edges and all(conds is None for _, conds in edges):
             return True
