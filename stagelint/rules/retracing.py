@@ -1217,7 +1217,7 @@ class FunctionRecreated(Rule):
                                            ctx.position(record["node"])))
             fields["_traces"] = "traces and compiles"
             fields["remedy"] = "jit it once{outside} and pass what changes as arguments"
-        if api in JAX_STAGING or (api and not api.startswith("tensorflow.") and api not in ctx.settings.staging_decorators):
+        if self._jax(api):
             fields["_jax_api"] = api
         if key is None or isinstance(target, cst.Lambda) or (ident is not None and ident.kind == BOUND):
             fields["_stages_itself"] = True  # the wrapper stages what it wraps, reached or not
