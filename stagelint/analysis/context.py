@@ -291,6 +291,12 @@ class FileContext:
         scan comparing many positions (no Span built per node)."""
         return self._meta.position(node)
 
+    def inside(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+        """The node lies within the container's span, both ends (the container itself counts)."""
+        line, column, end_line, end_column = self._meta.position(node)
+        outer = self._meta.position(container)
+        return (outer[0], outer[1]) <= (line, column) and (end_line, end_column) <= (outer[2], outer[3])
+
     def is_store_target(self, node: cst.Attribute) -> bool:
         """The attribute is an assignment's target (`self.x = ...`): a store, not a read."""
         return id(node) in self._store_attributes

@@ -239,7 +239,7 @@ def function_object(ctx, expr: cst.BaseExpression, func, loops=()) -> str:
         if kind == "import" or (kind == "global" and len(nodes) == 1):
             return "same:" + next(iter(names))
         if kind in ("local", "param") and func is not None and len(nodes) == 1 and nodes[0] is not None \
-                and not any(_inside(ctx, nodes[0], loop) for loop in loops):
+                and not any(ctx.inside(nodes[0], loop) for loop in loops):
             return f"same:{ctx.module}.{func.qualname}.{expr.value}@{ctx.position(nodes[0]).line}"
         return ""
     if isinstance(expr, cst.Attribute):
@@ -258,10 +258,6 @@ def function_object(ctx, expr: cst.BaseExpression, func, loops=()) -> str:
             return "attr:" + short_code(expr, 80)
     return ""
 
-
-def _inside(ctx, node, outer) -> bool:
-    a, b = ctx.position(node), ctx.position(outer)
-    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)
 
 
 def closure_names(ctx, nodes, given=()) -> list[str]:
@@ -290,7 +286,7 @@ def closure_names(ctx, nodes, given=()) -> list[str]:
         node = stack.pop()
         if isinstance(node, cst.Name):
             for r in ctx.bindings_of(node):
-                if isinstance(r.scope, GlobalScope) or any(_inside(ctx, r.node, root) for root in roots) \
+                if isinstance(r.scope, GlobalScope) or any(ctx.inside(r.node, root) for root in roots) \
                         or node.value in given or from_given(r):
                     continue
                 if isinstance(r.node, cst.FunctionDef) and not isinstance(r.scope, ClassScope):
@@ -399,7 +395,7 @@ def bound_per_iteration(ctx, exprs, loop: cst.CSTNode) -> list[str]:
         for n in name_loads(expr, closure):
             for b in ctx.bindings_of(n):
                 node = getattr(b, "node", None)
-                if node is not None and not isinstance(node, cst.FunctionDef) and _inside(ctx, node, loop) \
+                if node is not None and not isinstance(node, cst.FunctionDef) and ctx.inside(node, loop) \
                         and n.value not in out:
                     out.append(n.value)
     return out

@@ -854,10 +854,9 @@ def _numbers_iterated(ctx: FileContext, iterable, func) -> bool:
 
 def _inside_node(ctx: FileContext, node, container) -> bool:
     try:
-        a, b = ctx.position(node), ctx.position(container)
+        return ctx.inside(node, container)
     except KeyError:
         return False
-    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)
 
 
 def _names_in(expr: cst.BaseExpression):

@@ -114,10 +114,9 @@ class _Shapes:
         if node is None:
             return False
         try:
-            a, b = self.ctx.position(node), self.ctx.position(container)
+            return self.ctx.inside(node, container)
         except KeyError:
             return False
-        return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)
 
     def _loop_dependent(self, expr, depth: int = 0) -> cst.Name | None:
         """A name in `expr` whose value changes from one iteration of the loops to the next: a

@@ -235,13 +235,13 @@ class StaleGlobal(Rule):
         the enclosing function takes only one of them (a Function called in the `jit` branch
         never runs after a rebinding made in the `else` branch)."""
         ctx = self.ctx
-        if any(_inside(ctx, a, loop) and _inside(ctx, b, loop) for loop in self.loops):
+        if any(ctx.inside(a, loop) and ctx.inside(b, loop) for loop in self.loops):
             return False  # a loop around both takes one branch, then the other
         for node in self.ifs:
             if node.orelse is None:
                 continue
-            if (_inside(ctx, a, node.body) and _inside(ctx, b, node.orelse)) or \
-                    (_inside(ctx, b, node.body) and _inside(ctx, a, node.orelse)):
+            if (ctx.inside(a, node.body) and ctx.inside(b, node.orelse)) or \
+                    (ctx.inside(b, node.body) and ctx.inside(a, node.orelse)):
                 return True
         return False
 
@@ -369,7 +369,7 @@ class StaleGlobal(Rule):
         loops: dict[str, list[list[int]]] = {}  # writer -> the spans of its loops that hold a write
 
         def in_loop(holder, node):
-            loop = next((lp for lp in self.loops if _inside(ctx, node, lp)), None)
+            loop = next((lp for lp in self.loops if ctx.inside(node, lp)), None)
             if loop is not None:
                 p = ctx.position(loop)
                 loops.setdefault(holder, []).append([p.line, p.end_line])
@@ -384,7 +384,7 @@ class StaleGlobal(Rule):
                 in_loop(holder, node)
                 continue
             i = module_level.index(node)
-            loop = next((lp for lp in self.loops if _inside(ctx, node, lp)), None)
+            loop = next((lp for lp in self.loops if ctx.inside(node, lp)), None)
             augmented = id(node) in ctx.rebinding_targets
             if i == 0 and loop is None and not augmented:
                 continue  # the first binding
@@ -579,8 +579,8 @@ class StaleGlobal(Rule):
         iteration's change (jax-fem's time loop rebinding `eps2_x` before `phase_field(...)`)."""
         refs = self._references(outer_def)
         return bool(refs) and any(
-            id(ref) in self.run_refs and _inside(self.ctx, change, lp) and _inside(self.ctx, ref, lp)
-            and not _inside(self.ctx, outer_def, lp) for ref in refs for lp in self.loops)
+            id(ref) in self.run_refs and self.ctx.inside(change, lp) and self.ctx.inside(ref, lp)
+            and not self.ctx.inside(outer_def, lp) for ref in refs for lp in self.loops)
 
     def _before(self, binding: cst.CSTNode, outer_def: cst.FunctionDef) -> bool:
         """The binding is made before the def starts, and no loop holds both (which would rebind
@@ -589,7 +589,7 @@ class StaleGlobal(Rule):
         b, d = ctx.position(binding), ctx.position(outer_def)
         if (b.line, b.column) >= (d.line, d.column):
             return False
-        return not any(_inside(ctx, binding, loop) and _inside(ctx, outer_def, loop) for loop in self.loops)
+        return not any(ctx.inside(binding, loop) and ctx.inside(outer_def, loop) for loop in self.loops)
 
     def _made_afresh_after(self, binding: cst.CSTNode, outer_def: cst.CSTNode) -> bool:
         """A loop holds both the binding and the def (or lambda), the def after it: each
@@ -601,7 +601,7 @@ class StaleGlobal(Rule):
         b, d = ctx.position(binding), ctx.position(outer_def)
         if (b.line, b.column) >= (d.line, d.column):
             return False
-        return any(_inside(ctx, binding, loop) for loop in self.loops if _inside(ctx, outer_def, loop))
+        return any(ctx.inside(binding, loop) for loop in self.loops if ctx.inside(outer_def, loop))
 
     def _run_after(self, binding: cst.CSTNode, outer_def: cst.FunctionDef) -> int:
         """Whether the nested Function may run after `binding` rebinds the variable it reads:
@@ -628,12 +628,12 @@ class StaleGlobal(Rule):
                 continue
             if fresh:
                 continue
-            if isinstance(value, cst.BaseExpression) and _inside(ctx, ref, value):
+            if isinstance(value, cst.BaseExpression) and ctx.inside(ref, value):
                 continue  # `text = strategy.run(fn)`: runs before the name is rebound
             r = ctx.position(ref)
             if (r.line, r.column) > (b.line, b.column):
                 return _CALLED
-            if any(_inside(ctx, binding, lp) and _inside(ctx, ref, lp) and not _inside(ctx, outer_def, lp)
+            if any(ctx.inside(binding, lp) and ctx.inside(ref, lp) and not ctx.inside(outer_def, lp)
                    for lp in self.loops):
                 return _CALLED  # a later iteration calls the same Function after the rebinding
         return found
@@ -672,7 +672,7 @@ class StaleGlobal(Rule):
             if self._exclusive(ref, change):
                 continue  # the other branch of an `if`: never in the same run as the change
             r = ctx.position(ref)
-            looped = any(_inside(ctx, change, lp) and _inside(ctx, ref, lp) and not _inside(ctx, outer_def, lp)
+            looped = any(ctx.inside(change, lp) and ctx.inside(ref, lp) and not ctx.inside(outer_def, lp)
                          for lp in self.loops)
             if (r.line, r.column) >= (c.line, c.column) and not looped:
                 continue
@@ -763,10 +763,6 @@ def _not_a_container(ctx, receiver, function) -> bool:
 def _creates_object(ctx, fw, value) -> bool:
     return isinstance(value, cst.Call) and any(fw.creates_variables(q) for q in ctx.qualified_names(value.func))
 
-
-def _inside(ctx, node, container) -> bool:
-    a, b = ctx.position(node), ctx.position(container)
-    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)
 
 
 def _owner_class(project, write) -> str | None:
@@ -1318,7 +1314,7 @@ class VariableRebinding(Rule):
                     # replaces no variable; after it, only a rebinding between a trace and a
                     # later call is seen stale (`analysis.order`)
                     here = ctx.position(a.node)
-                    loop = next((lp for lp in self._loops if _inside(ctx, a.node, lp)), None)
+                    loop = next((lp for lp in self._loops if ctx.inside(a.node, lp)), None)
                     if (here.line, here.column) < (first.line, first.column) and loop is None:
                         continue
                     span = None
@@ -1344,7 +1340,7 @@ class VariableRebinding(Rule):
         `gen`): each run of `holder` makes new readers that first trace with the last binding."""
         ctx = self.ctx
         here = ctx.position(node)
-        if any(_inside(ctx, node, lp) and _inside(ctx, lp, holder.node) for lp in self._loops):
+        if any(ctx.inside(node, lp) and ctx.inside(lp, holder.node) for lp in self._loops):
             return False
         for func, _ in reads:
             if func.parent is not holder:

@@ -396,7 +396,7 @@ class PythonAccumulatorInGraphLoop(Rule):
             if key is not None and not tensorness(ctx, key, func).possible:
                 continue  # a fixed key: AutoGraph carries the item as a loop variable
             for loop in reversed(loops):
-                if any(b is not None and _inside(ctx, b, loop) for b in bindings):
+                if any(b is not None and ctx.inside(b, loop) for b in bindings):
                     break  # created in this loop's body: fresh on every iteration
                 kind, params = loop_kind(ctx, loop, func)
                 params = params - func.sequence_names  # `isinstance(x, (list, tuple))`: a Python list
@@ -433,7 +433,3 @@ class PythonAccumulatorInGraphLoop(Rule):
                                 "no call shows a tensor or dataset passed, and a Python list or int makes a Python loop"}
         return False
 
-
-def _inside(ctx, node, container) -> bool:
-    a, b = ctx.position(node), ctx.position(container)
-    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)

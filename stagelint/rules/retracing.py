@@ -894,13 +894,7 @@ class FunctionRecreated(Rule):
             self._new_factories.add(self.ctx.function.qualname)
 
     def _in_graph_only(self, node) -> bool:
-        ctx = self.ctx
-        a = ctx.position(node)
-        for block in self._graph_only:
-            b = ctx.position(block)
-            if (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column):
-                return True
-        return False
+        return any(self.ctx.inside(node, block) for block in self._graph_only)
 
     def _staging_api(self, node) -> str | None:
         """The staging API (qualified name) `node` names, or None."""
