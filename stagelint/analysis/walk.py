@@ -47,6 +47,7 @@ from stagelint.frameworks import (
     CONVERSION_OPS,
     GET_OR_CREATE_CALLS,
     KERAS_EAGER_COMPILE,
+    KERAS_SLOT_METHODS,
     KERAS_STEP_METHODS,
     KERAS_TRAINING_METHODS,
     LIST_TAKING_OPS,
@@ -1067,7 +1068,7 @@ class _Walker(cst.CSTVisitor):
             return "variables"  # `self._weights = model.trainable_variables`: a list of variables
         if (
             isinstance(value, cst.ListComp) and isinstance(value.elt, cst.Call)
-            and isinstance(value.elt.func, cst.Attribute) and value.elt.func.attr.value in ("get_slot", "add_slot")
+            and isinstance(value.elt.func, cst.Attribute) and value.elt.func.attr.value in KERAS_SLOT_METHODS
         ):
             return "variables"  # `[self.get_slot(v, "average") for v in weights]`: slot variables
 

@@ -530,6 +530,11 @@ def size_argument(qualified_names, index: int, keyword: str | None) -> bool:
         return keyword in SIZE_KEYWORDS
     return any(SIZE_POSITIONS.get(canonical_tf_name(q)) == index for q in qualified_names)
 
+#: Keras (legacy) optimizer methods of slot variables, one per model variable: `add_slot(var,
+#: "m")` creates it on the optimizer, `get_slot(var, "m")` fetches it.
+KERAS_SLOT_CREATING_METHODS = frozenset({"add_slot"})
+KERAS_SLOT_METHODS = KERAS_SLOT_CREATING_METHODS | {"get_slot"}
+
 #: Attributes of Keras models and modules that hold their list of variables.
 VARIABLE_LIST_ATTRIBUTES = frozenset({
     "trainable_variables", "variables", "weights", "trainable_weights", "non_trainable_variables",

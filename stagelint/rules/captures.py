@@ -14,6 +14,7 @@ from stagelint.analysis.context import is_setup_method, mutates_container, short
 from stagelint.rules.base import Rule
 from stagelint.analysis.stores import NOT_CONTAINERS
 from stagelint.analysis.tensors import value_of
+from stagelint.frameworks import KERAS_SLOT_CREATING_METHODS
 
 
 class StaleGlobal(Rule):
@@ -709,10 +710,6 @@ def _literal(expr) -> bool:
     return isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString))
 
 
-#: Methods of Keras layers and optimizers that create a variable on the object.
-_VARIABLE_MAKERS = frozenset({"add_weight", "add_variable", "add_slot"})
-
-
 #: Why an attribute replaced where no code shows the order is a preview step of STG303: a trace
 #: keeps the variable it read, so only a replacement after a trace and before a later call of the
 #: same Function is stale; one made in a method or a test before the first call is not.
@@ -727,8 +724,10 @@ def _creates_variables(project, key) -> bool:
     like `build`, it sets the object up; calling it again would make new variables, not change
     a value a trace read."""
     f = project.function(key)
+    # a layer's `add_weight` / `add_variable` (`Framework.variable_creating_methods`), an optimizer's `add_slot`
+    makers = project.framework.variable_creating_methods | KERAS_SLOT_CREATING_METHODS
     return f is not None and any(
-        e.kind == "call" and e.target[0] == "self" and e.target[-1] in _VARIABLE_MAKERS
+        e.kind == "call" and e.target[0] == "self" and e.target[-1] in makers
         for e in f.calls
     )
 
