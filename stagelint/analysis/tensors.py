@@ -354,7 +354,7 @@ def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | N
             isinstance(getattr(r, "node", None), cst.Param) for r in ctx.reaching(expr, func) or ()):
         param = expr.value  # passed straight through (not `e = tf.constant(e)` first)
     extra = dict(what=value.what, cls=value.cls, ident=value.ident, param=param,
-                 varies=_varies(ctx, expr, func, loops), root=_root_kind(ctx, expr, func),
+                 varies=why_varies(ctx, expr, func, loops), root=_root_kind(ctx, expr, func),
                  values=_loop_values(ctx, expr, loops))
     if value.what in ("list", "tuple"):
         extra["elements"] = element_kind(ctx, expr, func)
@@ -784,7 +784,7 @@ def _nothing(node) -> None:
     pass
 
 
-def _varies(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None, loops: tuple,
+def why_varies(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None, loops: tuple,
             _depth: int = 0) -> str:
     """Why an argument takes a new value at each execution of the call: it is (or is computed
     from, also through locals: `scale = i * 2`) the variable of an enclosing Python loop or
@@ -805,7 +805,7 @@ def _varies(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | Non
                 and any(_inside_node(ctx, node, loop) for loop in loops)
             ):
                 # `scale = i * 2` in the loop body: computed from the loop variable
-                why = _varies(ctx, bound, func, loops, _depth + 1)
+                why = why_varies(ctx, bound, func, loops, _depth + 1)
                 if why and value_of(ctx, name, func).what in NUMBERS:
                     return f"`{name.value}`, computed from the {why}"
         # Every binding in the name's scope, also those after the call (`lr *= 0.9` at the end

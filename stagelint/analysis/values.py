@@ -63,7 +63,7 @@ class AbstractValue:
 
 def abstract(ctx, expr: cst.BaseExpression, func=None, loops: tuple = ()) -> AbstractValue:
     """The abstract value of `expr` in `func` (inside `loops`, for call sites)."""
-    from stagelint.analysis.tensors import _varies, tensorness, value_of
+    from stagelint.analysis.tensors import why_varies, tensorness, value_of
 
     value = value_of(ctx, expr, func)
     t = tensorness(ctx, expr, func)
@@ -77,7 +77,7 @@ def abstract(ctx, expr: cst.BaseExpression, func=None, loops: tuple = ()) -> Abs
     kind = _KINDS.get(what)
     if kind is None:
         kind = TENSOR if t.definite else UNKNOWN
-    varies = _varies(ctx, expr, func, loops) if kind == CONSTANT and loops is not None else ""
+    varies = why_varies(ctx, expr, func, loops) if kind == CONSTANT and loops is not None else ""
     if varies:
         kind = VARYING
     return AbstractValue(kind, what, t.params, varies)
