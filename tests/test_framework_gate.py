@@ -241,3 +241,11 @@ def test_an_edit_that_imports_jax_turns_the_gate_on_in_the_language_server(proje
         server.update("pkg/helpers.py", text)
         assert [f.code for f in server.findings_for(["pkg/helpers.py"])["pkg/helpers.py"]] == ["STG604"]
     assert server.counts == {"whole": 1, "spliced": 1}
+
+
+def test_the_project_phase_framework_holds_every_jax_staging_api():
+    """The project phase asks `STAGING.staging_decorators` (`Project.staging_decorators`,
+    `analysis.flags`) for "decorated with a staging API", JAX's transformations included."""
+    from stagelint.frameworks import JAX_GRAD, JAX_JIT, JAX_TRACE, STAGING
+
+    assert JAX_JIT | JAX_TRACE | JAX_GRAD <= STAGING.staging_decorators

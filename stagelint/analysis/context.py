@@ -286,6 +286,11 @@ class FileContext:
         line, column, end_line, end_column = self._meta.position(node)
         return F.Span(line, column + 1, end_line, end_column + 1)
 
+    def staging_decorators(self) -> frozenset[str]:
+        """What stages the function it is given or decorates, in this file: the frameworks' staging
+        APIs and the project's own (the `staging-decorators` setting)."""
+        return self.framework.staging_decorators | set(self.settings.staging_decorators)
+
     def raw_position(self, node: cst.CSTNode) -> tuple[int, int, int, int]:
         """(line, column, end line, end column), columns from 0, as the metadata holds them: for a
         scan comparing many positions (no Span built per node)."""
@@ -626,7 +631,7 @@ class FileContext:
         if isinstance(star, cst.Param):
             facts.varargs = star.name.value
             facts.varargs_at = len(node.params.posonly_params) + len(node.params.params)
-        if decorator_names & (self.framework.staging_decorators | set(self.settings.staging_decorators)):
+        if decorator_names & self.staging_decorators():
             facts.staged_by = "decorator"
             for dec in node.decorators:
                 if isinstance(dec.decorator, cst.Call):

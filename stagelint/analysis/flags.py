@@ -13,7 +13,6 @@ from collections import deque
 
 from stagelint.analysis.memo import once
 from stagelint.analysis.proof import HEURISTIC, fact
-from stagelint.frameworks import JAX_GRAD, JAX_JIT, JAX_TRACE
 
 #: Literal arguments that leave the branch untaken, as the default does.
 _OFF = frozenset({"False", "None", "0"})
@@ -30,7 +29,7 @@ def _passes(project, key, param: str) -> bool:
     # decorated with a staging API: its direct calls are traced calls (`jax.vmap(f)(x)` makes
     # the entry too, but then a direct call `f(x, debug=True)` runs eagerly)
     staged_itself = f.staged_by == "decorator" or bool(
-        set(f.decorators) & (JAX_JIT | JAX_TRACE | JAX_GRAD | project.framework.staging_decorators))
+        set(f.decorators) & project.framework.staging_decorators)
 
     def given(site, key) -> bool:
         arg = site.kwargs.get(param)

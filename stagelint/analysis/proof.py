@@ -70,7 +70,7 @@ def entry_fact(project, entry) -> str:
     kind = project.entries.get(entry)
     f = project.function(entry)
     if kind == "decorator" and f is not None:
-        staging = project.framework.staging_decorators | set(project.settings.staging_decorators)
+        staging = project.staging_decorators()
         by = [d for d in f.decorators if d in staging]
         if by:
             return f"{shown} is decorated with {_api(by[0])}, which traces it into a graph"

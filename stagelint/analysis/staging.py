@@ -99,6 +99,11 @@ class Project:
         question rules and the analysis ask to choose between the two frameworks' facts."""
         return self.jax.framework_of(key) == "jax"
 
+    def staging_decorators(self) -> frozenset[str]:
+        """What stages the function it is given or decorates: the frameworks' staging APIs and the
+        project's own (the `staging-decorators` setting)."""
+        return self.framework.staging_decorators | set(self.settings.staging_decorators)
+
     def is_function_object(self, key: Key) -> bool:
         """The function is an entry point the code stages into an object it calls: decorated
         (`@tf.function`, `@jax.jit`) or wrapped (`g = tf.function(f)`, `jax.jit(f)`), not a Keras

@@ -588,7 +588,7 @@ class _Walker(cst.CSTVisitor):
         fw = ctx.framework
         func = ctx.function
         names = ctx.qualified_names(node.func)
-        staging = set(fw.staging_decorators) | set(ctx.settings.staging_decorators)
+        staging = ctx.staging_decorators()
         self._record_one_shot_and_built(node, staging)
         if func is not None and node.args and isinstance(node.args[0].value, cst.Name):
             if _tests_for_sequence(ctx, node, names):
@@ -964,8 +964,7 @@ class _Walker(cst.CSTVisitor):
                 ctx.facts.concrete_bindings[next(iter(names))] = traced
             return
         wrapped = None
-        if isinstance(value, cst.Call) and value.args and ctx.qualified_names(value.func) & (
-                ctx.framework.staging_decorators | set(ctx.settings.staging_decorators)):
+        if isinstance(value, cst.Call) and value.args and ctx.qualified_names(value.func) & ctx.staging_decorators():
             first = value.args[0]
             if first.keyword is None or first.keyword.value in ("func", "fn", "python_function"):
                 wrapped = self._target_of(first.value)

@@ -899,7 +899,7 @@ class FunctionRecreated(Rule):
     def _staging_api(self, node) -> str | None:
         """The staging API (qualified name) `node` names, or None."""
         ctx = self.ctx
-        api = ctx.resolves_to(node, ctx.framework.staging_decorators | set(ctx.settings.staging_decorators))
+        api = ctx.resolves_to(node, ctx.staging_decorators())
         return canonical_tf_name(api) if api is not None else None  # `tf.compat.v2.function` is `tf.function`
 
     def _staging(self, node) -> bool:

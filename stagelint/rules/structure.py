@@ -10,9 +10,6 @@ from stagelint.analysis.context import short_code
 from stagelint.frameworks import (
     GET_OR_CREATE_DECORATORS,
     GET_OR_CREATE_VARIABLES,
-    JAX_GRAD,
-    JAX_JIT,
-    JAX_TRACE,
     RECALLING_DECORATORS,
     VARIABLE_CREATOR_SCOPES,
 )
@@ -242,8 +239,7 @@ class RecursiveFunction(Rule):
         def without decorators or with decorators that return it or a wrapper calling it
         (`frameworks.RECALLING_DECORATORS`, the staging APIs); only likely (the preview tier) for
         any other decorator, whose result may dispatch elsewhere (a multiple-dispatch registry)."""
-        known = RECALLING_DECORATORS | project.framework.staging_decorators | JAX_JIT | JAX_TRACE | JAX_GRAD \
-            | set(project.settings.staging_decorators)
+        known = RECALLING_DECORATORS | project.staging_decorators()
         for key in dict.fromkeys(cycle):
             f = project.function(key)
             decorators = set(f.decorators if f is not None else ())
