@@ -59,6 +59,8 @@ JAX_MAPPING = frozenset({"jax.vmap", "jax.pmap", "flax.nnx.vmap", "flax.nnx.pmap
 MODES = ("jit", "body", "trace", "grad", "python")
 #: The API of those Linen methods' entries.
 LINEN_EAGER = "flax.linen.Module:python"
+#: The APIs of the entries of a Flax Linen / Equinox module's own methods (`JaxView._linen_entries`).
+MODULE_METHOD_APIS = frozenset({"flax.linen.Module", "equinox.Module", LINEN_EAGER})
 #: Codes that hold in each mode. "jit": every family; "body", "trace" (not cached: traced again on
 #: every use): no staleness, no retracing; "grad" (concrete values, Python control flow works, row 15):
 #: leaked tracers and host conversions only.
@@ -513,7 +515,7 @@ class JaxView:
         the module runs (`__call__`, `setup`, `@compact`), or one of its own that staged code
         reaches (`self.encode(x)` from `__call__`)."""
         e = self.entries.get(key)
-        if e is not None and {"flax.linen.Module", "equinox.Module", LINEN_EAGER} & e.apis:
+        if e is not None and MODULE_METHOD_APIS & e.apis:
             return True
         f = self.project.function(key) if key in self.modes and key not in self.tensorflow else None
         return f is not None and f.class_qualname in self.frozen_modules

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.jaxstaging import MODULE_METHOD_APIS
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact
 from stagelint.frameworks import JAX_ARRAY_METHODS, JAX_COLLECTIVES_OF_CONSTANTS, JAX_TREE_MAPS
 
@@ -247,9 +248,6 @@ def _names(params) -> str:
     return ", ".join(f"`{p}`" for p in sorted(params))
 
 
-#: The staging of a Flax Linen / Equinox module's own methods (`jaxstaging.JaxView._linen_entries`).
-_MODULE_APIS = frozenset({"flax.linen.Module", "equinox.Module", "flax.linen.Module:python"})
-
 #: Constructs for which a parameter alone is a tracer: they fail on a container or None as well
 #: (`any`/`all`/`set` of a traced argument test or hash its leaves, rows or elements).
 _BARE_ENOUGH = frozenset({"`range(...)`", "a dict key", "`any(...)`", "`all(...)`", "`set(...)`",
@@ -263,7 +261,7 @@ def module_argument_guess(project, key, traced, value: str, span) -> list | None
     field). Unless every call shown passes an array, whether it is a tracer is a guess (the
     preview tier); None where that does not apply."""
     entry = project.jax.entry(key)
-    if not traced or entry is None or not entry.apis or not entry.apis <= _MODULE_APIS:
+    if not traced or entry is None or not entry.apis or not entry.apis <= MODULE_METHOD_APIS:
         return None
     traced = sorted(traced)
     passed = [a for p in traced for _, _, a in project.args_for(key, p)]
