@@ -193,7 +193,7 @@ class VaryingInputShape(Rule):
             jax_entry = project.jax.entry(key)
             if jax_entry is not None and not jax_entry.apis & JAX_JIT:
                 continue  # traced on every call anyway (`jax.vmap` outside jit): no cache to miss
-            static = set(jax_entry.static) if jax_entry is not None else set()
+            static = project.jax.static_params(key)
             for module, site, via in calls:
                 if site.caller is not None and (module, site.caller) in project.reached:
                     continue  # called while another function is traced: traced with it, once
