@@ -25,17 +25,13 @@ def _passes(project, key, param: str) -> bool:
     f = project.function(key)
     if f is None or param not in f.params:
         return True  # (nothing to go by: keep the step)
-    at = f.params.index(param)
     # decorated with a staging API: its direct calls are traced calls (`jax.vmap(f)(x)` makes
     # the entry too, but then a direct call `f(x, debug=True)` runs eagerly)
     staged_itself = f.staged_by == "decorator" or bool(
         set(f.decorators) & project.framework.staging_decorators)
 
     def given(site, key) -> bool:
-        arg = site.kwargs.get(param)
-        if arg is None:
-            i = at - project.shift(site, key)
-            arg = site.args[i] if 0 <= i < len(site.args) else None
+        arg = project.arg_passed(site, key, param)
         return arg is not None and not (arg.kind == "python" and arg.text in _OFF)
 
     for module, site in project.call_sites.get(key, ()):

@@ -651,6 +651,18 @@ class Project:
         pairs = [(f.params[i + shift], a) for i, a in enumerate(site.args) if i + shift < len(f.params)]
         return pairs + [(kw, a) for kw, a in site.kwargs.items() if kw in f.params]
 
+    def arg_passed(self, site: F.CallSite, key: Key, param: str) -> F.ArgFacts | None:
+        """What a call site of `key` passes for its parameter `param`: the keyword argument, else the
+        positional one at the parameter's place (`shift`: a bound `self`); None when it passes none."""
+        arg = site.kwargs.get(param)
+        if arg is None:
+            f = self.function(key)
+            if f is None or param not in f.params:
+                return None
+            i = f.params.index(param) - self.shift(site, key)
+            arg = site.args[i] if 0 <= i < len(site.args) else None
+        return arg
+
     def args_for(self, key: Key, param: str) -> list[tuple[str, F.CallSite, F.ArgFacts]]:
         """What the call sites pass for a parameter: (module, site, argument), following a caller
         that forwards its own parameter (`helper(x)` inside `step(x)`) to the caller's callers."""
@@ -666,13 +678,9 @@ class Project:
         f = self.function(key)
         if f is None or param not in f.params:
             return []
-        index = f.params.index(param)
         out = []
         for module, site in self.call_sites.get(key, ()):
-            arg = site.kwargs.get(param)
-            if arg is None:
-                i = index - self.shift(site, key)
-                arg = site.args[i] if 0 <= i < len(site.args) else None
+            arg = self.arg_passed(site, key, param)
             if arg is None:
                 continue
             if arg.param and site.caller is not None and _depth < 4:

@@ -343,12 +343,8 @@ def _passed_from_outside(project, key, param: str, _depth: int = 0) -> bool:
     f = project.function(key)
     if not param or f is None or param not in f.params or _depth > 4:
         return False
-    index = f.params.index(param)
     for module, site in project.call_sites.get(key, ()):
-        arg = site.kwargs.get(param)
-        if arg is None:
-            i = index - project.shift(site, key)
-            arg = site.args[i] if 0 <= i < len(site.args) else None
+        arg = project.arg_passed(site, key, param)
         caller = (module, site.caller) if site.caller is not None else None
         if arg is None or caller is None or caller not in project.reached:
             continue
