@@ -35,7 +35,7 @@ def _passes(project, key, param: str) -> bool:
         return arg is not None and not (arg.kind == "python" and arg.text in _OFF)
 
     for module, site in project.call_sites.get(key, ()):
-        traced_caller = site.caller is not None and (module, site.caller) in project.reached
+        traced_caller = project.in_traced_code(module, site)
         if (traced_caller or staged_itself) and given(site, key):
             return True
     return any(given(site, key) for _, site, _ in project.function_calls.get(key, ()))

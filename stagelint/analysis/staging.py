@@ -469,7 +469,7 @@ class Project:
         for module, site in self.call_sites.get(key, ()):
             if is_test_module(module) or site.concrete:
                 continue
-            if site.caller is None or (module, site.caller) not in self.reached:
+            if not self.in_traced_code(module, site):
                 return module, site
         return None
 
@@ -650,6 +650,11 @@ class Project:
         shift = self.shift(site, key)
         pairs = [(f.params[i + shift], a) for i, a in enumerate(site.args) if i + shift < len(f.params)]
         return pairs + [(kw, a) for kw, a in site.kwargs.items() if kw in f.params]
+
+    def in_traced_code(self, module: str, site: F.CallSite) -> bool:
+        """The call site is in a function some entry point reaches: it runs while that is traced
+        (not at module level, not in eager code)."""
+        return site.caller is not None and (module, site.caller) in self.reached
 
     def arg_passed(self, site: F.CallSite, key: Key, param: str) -> F.ArgFacts | None:
         """What a call site of `key` passes for its parameter `param`: the keyword argument, else the

@@ -166,7 +166,7 @@ class PythonIterator(Rule):
         if not param:
             return True
         for mod, site, arg in project.args_for(key, param):
-            if site.caller is not None and (mod, site.caller) in project.reached:
+            if project.in_traced_code(mod, site):
                 continue  # made by a caller traced with it: a fresh iterator on every trace
             if arg.what in PYTHON_ITERATORS:
                 kind = "a generator" if arg.what == "generator" else "a Python iterator"

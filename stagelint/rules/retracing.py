@@ -414,7 +414,7 @@ class PythonScalarArgument(Rule):
                 set(f.params) if jax_entry.apis & JAX_FILTERING_JIT else jax_entry.static)
             groups: dict[tuple[str, str], list] = {}
             for module, site, via in calls:
-                if site.caller is not None and (module, site.caller) in project.reached:
+                if project.in_traced_code(module, site):
                     continue  # called while tracing another function: traced with it
                 if project.has_signature(key, via):
                     continue
@@ -432,7 +432,7 @@ class PythonScalarArgument(Rule):
                         for outer, outer_site, outer_arg, _, hops in project.args_through((module, site.caller), arg.param):
                             chain = (*hops, (module, site))
                             if outer_arg.what in NUMBERS and not any(
-                                    (m, s.caller) in project.reached for m, s in ((outer, outer_site), *chain)):
+                                    project.in_traced_code(m, s) for m, s in ((outer, outer_site), *chain)):
                                 groups.setdefault((via, param), []).append((outer, outer_site, outer_arg, chain))
             for (via, param), items in sorted(groups.items()):
                 # module -> literal value -> its spellings: another script or notebook passing its own
@@ -1622,7 +1622,7 @@ class PythonLoopUnrolled(Rule):
             # helper called eagerly runs eagerly, and each traced call site unrolls at its own size.
             eager = [a for mod, site, a, callee in project.args_with_callee(key, param)
                      if python_number(a)
-                     and (site.caller is None or (mod, site.caller) not in project.reached)
+                     and not project.in_traced_code(mod, site)
                      and callee in project.entries]
             reason = varying_bound(shown, eager)
             if reason is None:

@@ -195,7 +195,7 @@ class VaryingInputShape(Rule):
                 continue  # traced on every call anyway (`jax.vmap` outside jit): no cache to miss
             static = project.jax.static_params(key)
             for module, site, via in calls:
-                if site.caller is not None and (module, site.caller) in project.reached:
+                if project.in_traced_code(module, site):
                     continue  # called while another function is traced: traced with it, once
                 if project.has_signature(key, via) or (jax_entry is None and project.relaxes_shapes(key, via)):
                     continue

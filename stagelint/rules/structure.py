@@ -722,7 +722,7 @@ class SharedFunctionStatefulObject(Rule):
             f = project.function(key)
             groups: dict[tuple[str, str], list] = {}
             for module, site, via in calls:
-                if site.caller is not None and (module, site.caller) in project.reached:
+                if project.in_traced_code(module, site):
                     continue
                 shift = project.shift(site, key)
                 pairs = [(f.params[i + shift], a) for i, a in enumerate(site.args) if i + shift < len(f.params)]
@@ -825,7 +825,7 @@ def _called_in_a_loop(project, caller, by_self: bool):
     for module, site in project.call_sites.get(caller, ()):
         if not site.in_loop or (by_self and site.target[0] != "self"):
             continue
-        if site.caller is not None and (module, site.caller) in project.reached:
+        if project.in_traced_code(module, site):
             continue
         return module, site
     return None
