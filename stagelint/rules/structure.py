@@ -719,15 +719,11 @@ class SharedFunctionStatefulObject(Rule):
     def project_candidates(cls, project):
         out = []
         for key, calls in sorted(project.function_calls.items()):
-            f = project.function(key)
             groups: dict[tuple[str, str], list] = {}
             for module, site, via in calls:
                 if project.in_traced_code(module, site):
                     continue
-                shift = project.shift(site, key)
-                pairs = [(f.params[i + shift], a) for i, a in enumerate(site.args) if i + shift < len(f.params)]
-                pairs += [(kw, a) for kw, a in site.kwargs.items() if kw in f.params]
-                for param, arg in pairs:
+                for param, arg in project.passed(site, key):
                     kind = _stateful_kind(project, arg)
                     if kind and arg.ident:
                         groups.setdefault((via, param), []).append((module, site, arg, kind))
