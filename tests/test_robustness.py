@@ -57,6 +57,36 @@ def test_encodings_and_line_endings_are_read_like_python(tmp_path, monkeypatch, 
     assert not result.errors and not result.skipped
 
 
+#: A tab after spaces in an indentation: Python compiles it (a tab is 8 columns, and 1, and the
+#: comparisons agree), libcst 1.9 refuses it ("no matching outer block for dedent"). The string's
+#: second line begins with a tab that is the string's own, not indentation.
+TAB_AFTER_SPACES = ('import tensorflow as tf\n\n@tf.function\ndef f(x):\n  if x > 0:\n\t  print(x)\n'
+                    '  s = """a\n\tb"""\n  return x\n')
+
+
+def test_a_tab_after_spaces_that_python_compiles_is_checked_not_a_syntax_error(tmp_path, monkeypatch):
+    compile(TAB_AFTER_SPACES, "f.py", "exec")
+    with pytest.raises(cst.ParserSyntaxError):  # the parser limit the fallback is for
+        cst.parse_module(TAB_AFTER_SPACES)
+    (tmp_path / "f.py").write_text(TAB_AFTER_SPACES)
+    monkeypatch.chdir(tmp_path)
+    result = check_paths(["f.py"])
+    assert lines_codes(result) == [("f.py", 6, "STG101")]
+    assert result.findings[0].column == 4  # the file's column (the tab is one character)
+    assert result.findings[0].fix is None  # the tree is of retabbed text: no fix against the file
+    from stagelint.pipeline.perfile import parse_python
+    assert '"""a\n\tb"""' in parse_python(TAB_AFTER_SPACES).code  # a string's tab kept
+
+
+def test_a_tab_python_refuses_is_still_a_syntax_error(tmp_path, monkeypatch):
+    # Spaces, then a tab: 8 columns with tab size 8, 1 with tab size 1 (Python's TabError).
+    (tmp_path / "f.py").write_text("import tensorflow as tf\n\n@tf.function\ndef f(x):\n  if x:\n\tprint(x)\n  return x\n")
+    monkeypatch.chdir(tmp_path)
+    result = check_paths(["f.py"])
+    assert lines_codes(result) == [("f.py", 6, "STG000")]
+    assert "inconsistent use of tabs" in result.findings[0].message
+
+
 def test_not_utf8_is_one_syntax_finding(tmp_path, monkeypatch):
     (tmp_path / "latin1.py").write_bytes(b"x = '\xe9'\n")
     (tmp_path / "ok.py").write_text(STAGED_PRINT)

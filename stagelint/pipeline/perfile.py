@@ -4,6 +4,8 @@ runs; it knows nothing of the run it is part of."""
 
 from __future__ import annotations
 
+import io
+import tokenize
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,11 +51,12 @@ def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()
     raises `budget.OverBudget`."""
     module, is_package = module_name(Path(path))
     notebook = None
+    retabbed = []
     try:
         if notebooks.is_notebook(path):  # its code cells as one module, in module lines
-            tree, notebook = notebooks.parse(source, _budgeted(budget))
+            tree, notebook = notebooks.parse(source, _budgeted(budget, retabbed))
         else:
-            tree = parse_module(source)  # libcst's, without its checks of each node
+            tree = parse_python(source, retabbed)
     except (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError, LookupError, notebooks.NotebookError) as e:
         # The last three: not UTF-8 and no (valid) coding cookie; Python refuses those too.
         line, column, message = (1, 1, str(e)) if notebook is None and notebooks.is_notebook(path) \
@@ -64,7 +67,8 @@ def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()
         return facts
     ctx = FileContext(path, module, is_package, settings, STAGING)
     ctx.project_roots = frozenset(project_roots)
-    ctx.source_digest = digest(source)  # fixes are applied only to these exact bytes
+    # Fixes are applied only to these exact bytes; none where the tree is of retabbed text.
+    ctx.source_digest = None if retabbed else digest(source)
     ctx.absent = absent  # (JAX's fact collectors ask it too: `nnx.imports_flax`)
     facts = analyze_module(tree, ctx, rules_for(absent))
     release(ctx)  # its reference cycles broken: freed now, not by a walk of the collector
@@ -76,18 +80,62 @@ def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()
     return facts
 
 
-def _budgeted(budget):
-    """libcst's parse, refusing code `budget` finds over a budget (`OverBudget`)."""
-    if budget is None:
-        return cst.parse_module
-
-    def parse(code: bytes):
-        reason = budget(code)
+def _budgeted(budget, retabbed: list):
+    """`parse_python`, refusing code `budget` finds over a budget (`OverBudget`)."""
+    def parse(code):
+        reason = budget(code) if budget is not None else None
         if reason is not None:
             raise OverBudget(reason)
-        return cst.parse_module(code)
+        return parse_python(code, retabbed)
 
     return parse
+
+
+def parse_python(source, retabbed: list | None = None) -> cst.Module:
+    """libcst's tree of `source` (bytes or str). libcst keeps a block's indentation as text
+    that must begin with the enclosing block's, so it refuses code Python accepts where a tab
+    follows spaces (`  if a:` / `\t  b = 1` / `  c = 2`: "no matching outer block for dedent";
+    libcst 1.9). Python compares indentation by columns, and accepts a file only when the
+    comparisons agree with a tab counted as 8 columns and as 1 (else TabError): so when libcst
+    refuses a file that Python compiles, its tree is that of the same text with each tab of a
+    line's indentation made one space (same block structure, same line and column of every
+    token; the lines inside a string are left alone). `retabbed` (a list) gets True appended
+    when that was done: the tree is then not of the file's bytes (no fix is offered)."""
+    try:
+        return parse_module(source)  # libcst's, without its checks of each node
+    except cst.ParserSyntaxError:
+        text = _indent_tabs_as_spaces(source)
+        if text is None:
+            raise
+        tree = parse_module(text)  # (still refused: libcst's error, as for the file)
+        if retabbed is not None:
+            retabbed.append(True)
+        return tree
+
+
+def _indent_tabs_as_spaces(source) -> str | None:
+    """`source` with every tab in a line's leading whitespace made one space, except on lines
+    that begin inside a string; None when Python does not compile it or it has no such tab."""
+    try:
+        compile(source, "<stagelint>", "exec", dont_inherit=True)
+        text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0]) \
+            if isinstance(source, bytes) else source
+        inside = set()
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            inside.update(range(tok.start[0] + 1, tok.end[0] + 1))  # (only strings span lines)
+    except (SyntaxError, ValueError, UnicodeDecodeError, LookupError, RecursionError, MemoryError,
+            tokenize.TokenError):
+        return None
+    lines = text.splitlines(keepends=True)
+    changed = False
+    for number, line in enumerate(lines, 1):
+        indent = len(line) - len(line.lstrip(" \t\f"))
+        if number not in inside and "\t" in line[:indent]:
+            lines[number - 1] = line[:indent].replace("\t", " ") + line[indent:]
+            changed = True
+    if not changed:
+        return None
+    return "".join(lines)
 
 
 def rules_for(absent=frozenset()) -> list:

@@ -12,6 +12,9 @@ class SyntaxErrorRule(Rule):
 
     Not reported: files excluded by the configuration, and files that parse but that Python
     would reject later (an import that fails, a name error): stagelint never runs the code.
+    Nor a file Python compiles whose indentation mixes a tab after spaces, which libcst refuses:
+    it is checked as the same text with those tabs made spaces (its findings keep the file's
+    lines and columns; no fix is offered in it).
 
     ## Why is this bad?
     stagelint cannot look for staging pitfalls in a file it cannot parse, so the file is
