@@ -216,6 +216,8 @@ class FileContext:
         #: of `if in_tf_function():`. Block id -> "" (certainly) or the target of a project predicate
         #: that decides it (`self._use_tf_workflow()`); `eager_stack` holds the enclosing ones.
         self._eager_blocks: dict[int, object] = {}
+        #: Blocks Python never runs (`walk.never_runs`): the walk does not enter them.
+        self._dead_blocks: set[int] = set()
         self.eager_stack: list = []
         self._saved_eager: list[list] = []
         self._escaped_lambdas: set[int] = set()

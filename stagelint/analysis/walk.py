@@ -94,6 +94,30 @@ def _flag(ctx, func) -> str:
     return next((p for f, p in reversed(ctx.flag_stack) if f == id(func)), "")
 
 
+def literal_truth(test) -> bool | None:
+    """The truth of a test spelled as a literal (`False`, `True`, `None`, `0`, `1`, in
+    parentheses or not), or None. Python itself folds these: `if False:`/`if 0:` compiles to no
+    code at all, `while False:` to none for its body, and `if True:` to none for its `else`
+    (tests/test_dead_code.py checks it with `dis`)."""
+    if isinstance(test, cst.Name) and test.value in ("True", "False", "None"):
+        return test.value == "True"  # (keywords: no binding can change them)
+    if isinstance(test, cst.Integer):
+        return test.evaluated_value != 0
+    return None
+
+
+def never_runs(node) -> tuple:
+    """The blocks of an `if`/`while` that never run whatever the code around them does: a
+    literal false test's body, a literal true `if`'s `else` (or `elif` chain). Code there is
+    not staged, not called, not anything: no rule reports in it and it adds no fact."""
+    truth = literal_truth(node.test)
+    if truth is False:
+        return (node.body,)
+    if truth is True and isinstance(node, cst.If) and node.orelse is not None:
+        return (node.orelse,)
+    return ()
+
+
 def _exits(block) -> bool:
     stmts = block.body if isinstance(block, cst.IndentedBlock) else [block]
     last = stmts[-1] if stmts else None
@@ -270,6 +294,8 @@ class _Walker(cst.CSTVisitor):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         ctx = self.ctx
+        if ctx._dead_blocks and id(node) in ctx._dead_blocks:
+            return False  # never runs (`never_runs`): neither visited nor left, nor what it holds
         t = type(node)
         if ctx._region_of:
             region = ctx._region_of.get(id(node))
@@ -288,6 +314,7 @@ class _Walker(cst.CSTVisitor):
             ctx._enter_class(node)
             record_class(ctx, node, ctx.classes[-1])
         elif t is cst.If:
+            ctx._dead_blocks.update(id(b) for b in never_runs(node))
             if ctx.functions:
                 self._record_eager_branch(node)
             flag = _default_off_flag(ctx, node.test)
@@ -324,6 +351,8 @@ class _Walker(cst.CSTVisitor):
                 # A decorator's expression runs once, where the def is, not in the function.
                 ctx._decorated.append(ctx.functions.pop())
         elif t is cst.For or t is cst.While:
+            if t is cst.While:
+                ctx._dead_blocks.update(id(b) for b in never_runs(node))
             _mark_repeated(ctx, node)
             ctx.loop_depth += 1
             ctx.loops.append(node)
@@ -412,6 +441,8 @@ class _Walker(cst.CSTVisitor):
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         ctx = self.ctx
+        if ctx._dead_blocks and id(original_node) in ctx._dead_blocks:
+            return
         t = type(original_node)
         handlers = self._leaves.get(t)
         if handlers is None:

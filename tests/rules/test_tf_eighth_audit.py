@@ -1,0 +1,73 @@
+"""Issue 23, the eighth TensorFlow audit's read halves (bench/fresh_verdicts_AC_before.csv and
+fresh_verdicts_AD_before.csv): each false-positive class as the fact it follows, with its
+positive twin."""
+
+from __future__ import annotations
+
+import dis
+
+from rulecases import assert_marked
+
+
+def _names_loaded(source: str, name: str) -> set[str]:
+    """The global names function `name`'s compiled code loads (nothing is run)."""
+    code = next(c for c in compile(source, "<case>", "exec").co_consts if getattr(c, "co_name", "") == name)
+    return {i.argval for i in dis.get_instructions(code) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
+
+
+def test_python_compiles_no_code_for_a_literal_false_test():
+    """The fact: `if False:`/`if 0:`/`while False:` bodies and the `else` of `if True:` are
+    not in the function's code at all (CPython folds the constant test)."""
+    source = ("def f(x):\n"
+              "    if False:\n        dead_a(x)\n"
+              "    if 0:\n        dead_b(x)\n"
+              "    while False:\n        dead_c(x)\n"
+              "    if True:\n        live(x)\n    else:\n        dead_d(x)\n"
+              "    if x:\n        taken(x)\n")
+    names = _names_loaded(source, "f")
+    assert {"live", "taken"} <= names
+    assert not {"dead_a", "dead_b", "dead_c", "dead_d"} & names
+
+
+def test_code_under_a_literal_false_test_never_runs_so_no_rule_reports_in_it():
+    """TensorFlow-SNNs' disabled debug blocks (`if False:` prints in a Keras layer's call,
+    STG101 x14; a disabled `record_gradient` block, STG603 x2): Python never runs them, traced
+    or not, so no rule reports there and nothing there is called, stored or drawn. The same
+    statements under a test that can be true (`if x is None:`, `if True:`, `if 1:`) are reported."""
+    assert_marked("""
+        import numpy as np
+        import tensorflow as tf
+
+        state = []
+
+        def helper(x):
+            print("helper", x)
+
+        def live_helper(x):
+            print("live helper", x)  # STG101
+
+        @tf.function
+        def f(x):
+            if False:
+                print("off", x)
+                state.append(x)
+                helper(x)
+            if 0:
+                np.random.uniform()
+            while False:
+                print("never")
+            if True:
+                y = x + 1
+            else:
+                print("else of True")
+            if x is None:
+                pass
+            elif False:
+                print("dead elif")
+            if 1:
+                print("on")  # STG101
+            if x is not None:
+                live_helper(x)
+            return y
+    """)
+
