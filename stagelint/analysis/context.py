@@ -9,6 +9,7 @@ above it (`stagelint.analysis.tensors`, `analysis.values`, `stores`): those ask 
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -22,6 +23,7 @@ from libcst.metadata import (
 )
 
 from libcst._nodes.internal import CodegenState
+from libcst.helpers import get_full_name_for_node
 
 from stagelint.analysis import facts as F
 from stagelint.frameworks import (
@@ -334,6 +336,8 @@ class FileContext:
 
     def _absolute_names(self, node: cst.CSTNode) -> set[str]:
         names = self._meta.qualified_names(node)
+        if len(names) > 1:
+            names = self._names_reaching(node, names)
         out = set()
         for q in names:
             if q.source == QualifiedNameSource.IMPORT and q.name.startswith("."):
@@ -345,6 +349,68 @@ class FileContext:
             else:
                 out.add(q.name)
         return out
+
+    def _names_reaching(self, node: cst.CSTNode, names):
+        """`names` (libcst's qualified names of `node`: one per binding of its name anywhere in
+        the scope) less those of module bindings no run can see at `node`: `import numpy as tf`
+        then `import tensorflow as tf`, and `tf.strings.lower(x)` after both is TensorFlow's.
+        A module binding A is overwritten for good by a binding B of the same name made by a
+        module-level statement that always runs (an import, an assignment, a def or class
+        line, not under an `if`/`try`/loop) after A's statement and before the statement that
+        holds the use: A's statement runs once, before B's; and code in that later statement
+        (a def's body, a class's) runs only once the statement has, so after B. Bindings inside
+        functions (`global`) are kept: they can run at any time."""
+        base = node
+        while isinstance(base, cst.Attribute):
+            base = base.value
+        scope = self.scope(node)
+        full = get_full_name_for_node(node)
+        module = self.module_node
+        if not isinstance(base, cst.Name) or scope is None or full is None or module is None:
+            return names
+        prefix, assignments = full, ()
+        while prefix:
+            if prefix in scope:
+                assignments = scope[prefix]
+                break
+            prefix = prefix.rpartition(".")[0]
+        if len(assignments) < 2 or any(
+            not isinstance(a.scope, GlobalScope) or not isinstance(getattr(a, "node", None), cst.CSTNode)
+            or a.node is node for a in assignments
+        ):
+            return names
+        body = module.body
+        starts = [self.position(stmt).line for stmt in body]
+
+        def statement(n):
+            i = bisect.bisect_right(starts, self.position(n).line) - 1
+            return i, (body[i] if i >= 0 else None)
+
+        use, _ = statement(base)
+        placed = {a: statement(a.node) for a in assignments}
+
+        def always(a) -> bool:
+            i, stmt = placed[a]
+            if a.node is stmt:
+                return isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                return False
+            return any(small is a.node or (isinstance(small, cst.Assign)
+                                            and any(t.target is a.node for t in small.targets))
+                       for small in stmt.body)
+
+        def once(a) -> bool:  # A's binding runs where its module-level statement is, once
+            i, stmt = placed[a]
+            return not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or a.node is stmt
+
+        later = [placed[b][0] for b in assignments if always(b) and placed[b][0] < use]
+        live = [a for a in assignments if not (once(a) and any(placed[a][0] < i for i in later))]
+        if len(live) == len(assignments) or not live:
+            return names
+        kept = set()
+        for a in live:
+            kept |= a.get_qualified_names_for(a.name if isinstance(node, cst.Name) else full)
+        return (names & kept) or names
 
     def absolute_import(self, dotted: str) -> str:
         level = len(dotted) - len(dotted.lstrip("."))

@@ -71,3 +71,43 @@ def test_code_under_a_literal_false_test_never_runs_so_no_rule_reports_in_it():
             return y
     """)
 
+
+def test_a_name_is_the_module_binding_that_reaches_the_use():
+    """chenxu0602's `import numpy as tf` then `import tensorflow as tf` (STG601 x5): the second
+    import overwrites the first for good before any later statement runs, so `tf.one_hot` in a
+    traced function defined after both is TensorFlow's, not NumPy's. Twins: with the imports the
+    other way round `tf` is NumPy there; an import that may not run (in a `try`) overwrites
+    nothing for sure."""
+    assert_marked("""
+        import tensorflow
+        import numpy as tf
+        import tensorflow as tf
+
+        @tensorflow.function
+        def f(x):
+            return tf.reduce_sum(tf.one_hot(x, 3), axis=1)
+    """)
+    assert_marked("""
+        import tensorflow
+        import tensorflow as tf
+        import numpy as tf
+
+        @tensorflow.function
+        def f(x):
+            y = tensorflow.one_hot(x, 3)
+            return tf.sum(y)  # STG601
+    """)
+    assert_marked("""
+        import tensorflow
+        import numpy as tf
+        try:
+            import tensorflow as tf
+        except ImportError:
+            pass
+
+        @tensorflow.function
+        def f(x):
+            y = tensorflow.one_hot(x, 3)
+            return tf.sum(y)  # STG601
+    """)
+
