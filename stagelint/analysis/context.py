@@ -334,6 +334,17 @@ class FileContext:
         memo[key] = (node, frozenset(out))
         return out
 
+    def called_names(self, func: cst.BaseExpression) -> set[str]:
+        """The qualified names of the function a call's `func` names: those of a dotted name
+        (`np.random.choice`), none for an attribute of a value the expression computes
+        (`np.random.choice(...).astype`, `xs[0].numpy`). libcst names such a chain through the
+        call (`numpy.random.choice.astype`), but it is a method of the value the inner call
+        returns: the inner call is a call of its own."""
+        node = func
+        while isinstance(node, cst.Attribute):
+            node = node.value
+        return self.qualified_names(func) if isinstance(node, cst.Name) else set()
+
     def _absolute_names(self, node: cst.CSTNode) -> set[str]:
         names = self._meta.qualified_names(node)
         if len(names) > 1:

@@ -438,7 +438,7 @@ class FrozenPythonValue(Rule):
 
     def _frozen(self, node: cst.Call) -> str | None:
         ctx = self.ctx
-        for q in sorted(ctx.qualified_names(node.func)):
+        for q in sorted(ctx.called_names(node.func)):  # (one draw, one finding: not its `.astype(...)`)
             if q in FROZEN_VALUE_CALLS:
                 return FROZEN_VALUE_CALLS[q]
             if q in FROZEN_VALUE_EXCEPTIONS:

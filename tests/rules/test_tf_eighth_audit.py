@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dis
 
-from rulecases import assert_marked
+from rulecases import assert_marked, findings
 
 
 def _names_loaded(source: str, name: str) -> set[str]:
@@ -111,3 +111,29 @@ def test_a_name_is_the_module_binding_that_reaches_the_use():
             return tf.sum(y)  # STG601
     """)
 
+
+def test_one_draw_is_one_finding_not_one_more_for_a_method_of_its_result():
+    """Monodepth2's `np.random.choice(...).astype(np.float32)[0]` and MetaLearning's
+    `np.random.uniform(...).astype(...)` (STG104 reported twice on one line): `.astype` is a
+    method of the array the draw returns, not a function under `numpy.random`; the draw is
+    reported once, at the inner call. A generator made in place (`default_rng().normal()`)
+    still draws in the outer call, and is reported there."""
+    source = """
+        import numpy as np
+        import random
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            a = np.random.choice([1.0, 2.0], 1).astype(np.float32)[0]  # STG104
+            b = np.random.uniform(0, 1, 3).astype(np.float32)  # STG104
+            c = random.random().hex()  # STG104
+            d = np.random.default_rng().normal()  # STG104
+            return x + a + b + d
+
+        for i in range(3):
+            f(tf.constant(1.0))
+    """
+    assert_marked(source)
+    lines = [f.line for f in findings(source, "STG104")]
+    assert len(lines) == len(set(lines)) == 4  # (the markers alone cannot tell two on a line)
