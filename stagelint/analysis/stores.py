@@ -517,7 +517,8 @@ def stored_anew_above(ctx: FileContext, func: FunctionInfo, node: cst.CSTNode, t
     the same object every call, which the store does not show (a Keras `trainable_variables` is a
     new list per access; `self.variables = self.base` is one list). Only the simple statements
     above `node` in its own block and in each block around it count: a store under an `if` may not
-    run."""
+    run. A call of the class's own method (`self.reset_losses()`, Monodepth2) counts as the
+    store its body makes in its own top-level simple statements (before any `return`)."""
     place = code_of(target)
     here = ctx.position(node)
     statements = _statements(func.node.body)
@@ -528,11 +529,57 @@ def stored_anew_above(ctx: FileContext, func: FunctionInfo, node: cst.CSTNode, t
             if at.line <= here.line <= at.end_line:
                 holding = statement
                 break
-            if _stores_place(statement, place, func):
+            if _stores_place(statement, place, func) or _own_method_stores(ctx, statement, place, func):
                 return at.line
         if holding is None or isinstance(holding, cst.SimpleStatementLine):
             return None
         statements = _block_holding(ctx, holding, here.line)
+    return None
+
+
+def _own_method_stores(ctx: FileContext, statement, place: str, func: FunctionInfo) -> bool:
+    """`self.m()` alone on its line, where `m` is a method of the class statement that holds
+    `func`, with the same name for `self`, whose top-level simple statements above its first
+    `return` store `place` (`_stores_place`)."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1 or func.self_name is None:
+        return False
+    call = getattr(statement.body[0], "value", None)
+    if not isinstance(statement.body[0], cst.Expr) or not isinstance(call, cst.Call) \
+            or not isinstance(call.func, cst.Attribute) or not isinstance(call.func.value, cst.Name) \
+            or call.func.value.value != func.self_name:
+        return False
+    method = _sibling_method(ctx.module_node, func.node, call.func.attr.value)
+    params = method.params.params if method is not None else ()
+    if method is None or method is func.node or not params or params[0].name.value != func.self_name:
+        return False
+    for stmt in _statements(method.body):
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        if any(isinstance(small, (cst.Return, cst.Raise)) for small in stmt.body):
+            return False
+        if _stores_place(stmt, place, _NO_DECLARED):
+            return True
+    return False
+
+
+class _NoDeclared:
+    """A function that declares no name `global`/`nonlocal` (for `_stores_place`)."""
+    declared: dict = {}
+
+
+_NO_DECLARED = _NoDeclared()
+
+
+def _sibling_method(module, method: cst.FunctionDef, name: str) -> cst.FunctionDef | None:
+    """The method `name` of the class statement (module-level, or nested in one) whose body
+    holds `method`."""
+    classes = [s for s in getattr(module, "body", ()) if isinstance(s, cst.ClassDef)]
+    while classes:
+        cls = classes.pop()
+        body = _statements(cls.body)
+        if any(s is method for s in body):
+            return next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+        classes.extend(s for s in body if isinstance(s, cst.ClassDef))
     return None
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dis
 
-from rulecases import assert_marked, findings
+from rulecases import assert_marked, assert_tiers, findings
 
 
 def _names_loaded(source: str, name: str) -> set[str]:
@@ -137,3 +137,43 @@ def test_one_draw_is_one_finding_not_one_more_for_a_method_of_its_result():
     assert_marked(source)
     lines = [f.line for f in findings(source, "STG104")]
     assert len(lines) == len(set(lines)) == 4  # (the markers alone cannot tell two on a line)
+
+
+def test_a_change_to_what_an_own_method_stored_anew_in_the_same_call_is_preview():
+    """Monodepth2's `compute_losses`: `self.reset_losses()` (`self.losses = {...}`) at its top,
+    then `self.losses['pixel_loss'] /= num_scales` (STG102 x4): each call divides what it stored
+    itself through the method, as a store written inline above is (`stores.stored_anew_above`):
+    lost only if that is the same object every call, a guess. Twin: a method that stores
+    something else leaves the change of `self.totals` known."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self):
+                self.losses = {}
+                self.totals = {"all": 0}
+                self.other = {"a": 0}
+                self.n = 4
+
+            def reset_losses(self):
+                self.losses = {"pixel": 0}  # preview STG102
+
+            def reset_other(self):
+                self.other = {"a": 0}  # preview STG102
+
+            def compute(self, x):
+                self.reset_losses()
+                self.reset_other()
+                self.losses["pixel"] += tf.reduce_mean(x)  # STG201
+                self.losses["pixel"] /= self.n  # preview STG102
+                self.totals["all"] /= self.n  # STG102
+                return self.losses
+
+            @tf.function
+            def step(self, x):
+                return self.compute(x)
+
+        t = Trainer()
+        for i in range(3):
+            t.step(tf.constant(1.0))
+    """)
