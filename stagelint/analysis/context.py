@@ -36,6 +36,7 @@ from stagelint.frameworks import (
     PYTHON_SCALAR_TYPES,
     SHAPE_RELAXING_OPTIONS,
     TF_SAME_MODULE_PREFIXES,
+    TRACE_RAISING_METHODS,
     TRACING_TESTS,
     Framework,
 )
@@ -151,6 +152,41 @@ class _PrefixState(CodegenState):
             self.check_at = self.size + (self.limit - words)
 
 
+def _trace_raising_call(statement) -> cst.Call | None:
+    """The first `x.numpy()` call (`TRACE_RAISING_METHODS`, no arguments) in a simple statement,
+    outside the lambdas it defines."""
+    stack = [statement]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Lambda):
+            continue
+        if isinstance(n, cst.Call) and not n.args and isinstance(n.func, cst.Attribute) \
+                and n.func.attr.value in TRACE_RAISING_METHODS:
+            return n
+        stack.extend(reversed(n.children))
+    return None
+
+
+def block_holding(ctx, statement, line: int) -> list:
+    """The statements of the block of the compound `statement` (its body, `elif`, `else`,
+    `except`, `finally`) that holds `line`."""
+    def of(suite):
+        return list(suite.body) if isinstance(suite, cst.IndentedBlock) else []
+
+    blocks = [of(getattr(statement, "body", None))]
+    for name in ("orelse", "finalbody"):
+        part = getattr(statement, name, None)
+        if isinstance(part, cst.If):
+            blocks.append([part])  # `elif`: one statement of its own
+        elif part is not None:
+            blocks.append(of(part.body))
+    blocks += [of(h.body) for h in getattr(statement, "handlers", ())]
+    for block in blocks:
+        if any(ctx.position(s).line <= line <= ctx.position(s).end_line for s in block):
+            return block
+    return []
+
+
 @dataclass
 class FunctionInfo:
     """A function being walked. `facts` is what survives the walk."""
@@ -220,6 +256,9 @@ class FileContext:
         self._eager_blocks: dict[int, object] = {}
         #: Blocks Python never runs (`walk.never_runs`): the walk does not enter them.
         self._dead_blocks: set[int] = set()
+        #: (candidate, function, `after_trace_raising_call`'s answer) of candidates reported
+        #: after a `.numpy()` call in their block
+        self.after_raising: list = []
         self.eager_stack: list = []
         self._saved_eager: list[list] = []
         self._escaped_lambdas: set[int] = set()
@@ -648,9 +687,38 @@ class FileContext:
         func = function if function is not None else self.function
         if func is None and not rule.always and not fields.get("_anchors"):
             return  # module-level code is never staged, unless the finding names what it concerns
-        self.facts.candidates.append(
-            F.Candidate(rule.code, func.qualname if func else None, self.position(node), dict(fields))
-        )
+        candidate = F.Candidate(rule.code, func.qualname if func else None, self.position(node), dict(fields))
+        self.facts.candidates.append(candidate)
+        if func is not None and not rule.always:
+            raising = self.after_trace_raising_call(func, candidate.span.line)
+            if raising is not None:  # its step is added once the walk is over (`walk._after_raising`)
+                self.after_raising.append((candidate, func, raising))
+
+    def after_trace_raising_call(self, func: FunctionInfo, line: int) -> tuple[int, cst.Call, cst.BaseExpression] | None:
+        """(line, call, receiver) of a `x.numpy()` call (`TRACE_RAISING_METHODS`) in a simple
+        statement that runs before `line` on every path through `func`: above it in its own block,
+        or in a block around it (Monodepth2's debug block: `dispmap = outputs[...][0].numpy()`,
+        then its prints). Under a trace that call raises when `x` is a tensor or a variable, so
+        the code after it runs while tracing only when `x` is something else: it is written for
+        eager execution (with tf.function turned off to debug, as Monodepth2's comment says)."""
+        body = getattr(func.node, "body", None)
+        statements = list(body.body) if isinstance(body, cst.IndentedBlock) else []
+        while statements:
+            holding = None
+            for statement in statements:
+                at = self.position(statement)
+                if at.line <= line <= at.end_line:
+                    holding = statement
+                    break
+                if isinstance(statement, cst.SimpleStatementLine):
+                    call = _trace_raising_call(statement)
+                    if call is not None:
+                        return at.line, call, call.func.value
+            if holding is None or isinstance(holding, cst.SimpleStatementLine) \
+                    or isinstance(holding, (cst.FunctionDef, cst.ClassDef)):
+                return None
+            statements = block_holding(self, holding, line)
+        return None
 
     @property
     def in_staged_context(self) -> bool:

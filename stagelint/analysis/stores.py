@@ -19,7 +19,7 @@ from stagelint.analysis.guards import after_early_return_guard
 from stagelint.analysis.objects import root_name, root_owner
 from stagelint.analysis.values import python_option_param
 from stagelint.frameworks import PER_CALL_MUTATORS, REPEAT_CHANGING_OPERATORS
-from stagelint.analysis.context import FileContext, FunctionInfo, code_of, short_code
+from stagelint.analysis.context import FileContext, FunctionInfo, block_holding, code_of, short_code
 from stagelint.analysis.tensors import Tensorness, tensorness, value_of
 from stagelint.analysis.trivia import inner_nodes, statement_parts
 
@@ -533,7 +533,7 @@ def stored_anew_above(ctx: FileContext, func: FunctionInfo, node: cst.CSTNode, t
                 return at.line
         if holding is None or isinstance(holding, cst.SimpleStatementLine):
             return None
-        statements = _block_holding(ctx, holding, here.line)
+        statements = block_holding(ctx, holding, here.line)
     return None
 
 
@@ -603,23 +603,6 @@ def _stores_place(statement, place: str, func: FunctionInfo) -> bool:
 
 def _statements(suite) -> list:
     return list(suite.body) if isinstance(suite, cst.IndentedBlock) else []
-
-
-def _block_holding(ctx: FileContext, statement, line: int) -> list:
-    """The statements of the block of the compound `statement` (its body, `elif`, `else`,
-    `except`, `finally`) that holds `line`."""
-    blocks = [_statements(getattr(statement, "body", None))]
-    for name in ("orelse", "finalbody"):
-        part = getattr(statement, name, None)
-        if isinstance(part, cst.If):
-            blocks.append([part])  # `elif`: one statement of its own
-        elif part is not None:
-            blocks.append(_statements(part.body))
-    blocks += [_statements(h.body) for h in getattr(statement, "handlers", ())]
-    for block in blocks:
-        if any(ctx.position(s).line <= line <= ctx.position(s).end_line for s in block):
-            return block
-    return []
 
 
 def _reads_any(value: cst.BaseExpression, places: set[str]) -> bool:

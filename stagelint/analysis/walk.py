@@ -61,6 +61,7 @@ from stagelint.frameworks import (
 from stagelint.analysis.jaxstaging import record_call, record_linen_run
 from stagelint.analysis.nnx import declared_kind, imports_flax, stored_kind
 from stagelint.analysis.tensors import arg_facts, summarise_returns, tensorness, value_of
+from stagelint.analysis.proof import FALSE, HEURISTIC, fact
 from stagelint.analysis.trivia import TRIVIA, inner_nodes
 
 KERAS_DRIVING_METHODS = KERAS_STEP_METHODS | KERAS_TRAINING_METHODS
@@ -116,6 +117,26 @@ def never_runs(node) -> tuple:
     if truth is True and isinstance(node, cst.If) and node.orelse is not None:
         return (node.orelse,)
     return ()
+
+
+def _after_raising(ctx) -> None:
+    """The step of a candidate reported after a `x.numpy()` in its block
+    (`FileContext.after_trace_raising_call`): under a trace that call raises when `x` is a
+    tensor or a variable (`frameworks.TRACE_RAISING_METHODS`). With `x` known a tensor the
+    candidate's code never runs while tracing (a false step: no finding); else it runs while
+    tracing only if `x` is neither, a guess (preview)."""
+    alive = {id(c) for c in ctx.facts.candidates} if ctx.after_raising else ()
+    for candidate, func, (_, call, receiver) in ctx.after_raising:
+        if id(candidate) not in alive:
+            continue  # (a rule that failed lost its candidates)
+        if tensorness(ctx, receiver, func).definite:
+            step = fact(f"`{short_code(call)}` runs before this in the same block, and under a trace it raises "
+                        f"(`{short_code(receiver)}` is a tensor): this never runs while tracing", candidate.span, FALSE)
+        else:
+            step = fact(f"`{short_code(call)}` runs before this in the same block: under a trace `.numpy()` raises "
+                        f"on a tensor or a variable, so this runs while tracing only if `{short_code(receiver)}` "
+                        f"is neither (a guess)", candidate.span, HEURISTIC)
+        candidate.fields["_because"] = [*(candidate.fields.get("_because") or ()), step]
 
 
 def _exits(block) -> bool:
@@ -496,6 +517,7 @@ class _Walker(cst.CSTVisitor):
                     rule.finish()
                 except Exception:
                     self._fail(rule)
+            _after_raising(ctx)
 
     # Facts ------------------------------------------------------------------------------------
 

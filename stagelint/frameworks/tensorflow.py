@@ -160,6 +160,12 @@ STATEFUL_METHODS = frozenset({
 
 #: Tensor methods that need a concrete value: they raise on a symbolic tensor.
 EAGER_ONLY_METHODS = frozenset({"numpy", "item", "tolist"})
+#: Of those, the ones only a tensor or a variable has (NumPy arrays and Python numbers have
+#: `item`/`tolist`, not `numpy`): under a trace `.numpy()` raises on a symbolic tensor
+#: (AttributeError: 'SymbolicTensor' object has no attribute 'numpy') and on a variable
+#: (NotImplementedError: numpy() is only available when eager execution is enabled), TF 2.21.
+#: Code after such a call runs while tracing only if its receiver is neither.
+TRACE_RAISING_METHODS = frozenset({"numpy"})
 
 #: Keras `Model` methods that run their own loop eagerly (each makes and calls its own
 #: tf.function, and returns NumPy or Python values): called in a `tf.function`, they fail at

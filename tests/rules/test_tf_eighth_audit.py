@@ -177,3 +177,49 @@ def test_a_change_to_what_an_own_method_stored_anew_in_the_same_call_is_preview(
         for i in range(3):
             t.step(tf.constant(1.0))
     """)
+
+
+def test_code_after_a_numpy_call_in_its_block_runs_while_tracing_only_if_that_call_does_not_raise():
+    """Monodepth2's debug block: `dispmap = outputs[...][0].numpy()`, then its prints (STG101
+    x2). Under a trace `.numpy()` raises on a tensor (AttributeError) and on a variable
+    (NotImplementedError), TF 2.21 (tests/runtime/test_tf_fresh_facts.py): what follows runs
+    while tracing only if the receiver is neither. Known a tensor: never (no finding); not
+    known: a guess (preview). Twins: a `.numpy()` under an `if` above may not run, one after the
+    print does not stop it, and `item()`/`tolist()` are NumPy methods too."""
+    assert_tiers("""
+        import numpy as np
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self, debug):
+                self.debug = debug
+
+            def compute(self, outputs, boxes, first):
+                loss = tf.reduce_mean(outputs)
+                if self.debug:
+                    dispmap = outputs[0].numpy()  # preview STG601
+                    if boxes is not None:
+                        print("boxes", boxes.shape)  # preview STG101
+                if self.debug:
+                    value = loss.numpy()  # STG601
+                    print("loss", value)
+                if self.debug:
+                    if first:
+                        outputs[0].numpy()  # preview STG601
+                    print("maybe")  # STG101
+                if self.debug:
+                    print("before")  # STG101
+                    outputs[0].numpy()  # preview STG601
+                if self.debug:
+                    n = np.zeros(3).tolist()
+                    print("after tolist")  # STG101
+                return loss
+
+            @tf.function
+            def step(self, x, boxes, first):
+                return self.compute(x, boxes, first)
+
+        t = Trainer(False)
+        for i in range(3):
+            t.step(tf.constant([1.0]), None, False)
+    """)

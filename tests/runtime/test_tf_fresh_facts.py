@@ -345,3 +345,26 @@ def test_a_factory_makes_a_new_function_per_call_and_a_comprehension_reuses_one(
     traces.clear()
     fresh = [float(make_step()(tf.constant(0.0))) for _ in range(3)]
     assert len(traces) == 3 and len(set(fresh)) == 3
+
+
+def test_numpy_raises_under_a_trace_on_a_tensor_and_a_variable_so_what_follows_is_not_traced():
+    """`frameworks.TRACE_RAISING_METHODS` (the eighth audit's Monodepth2 debug block): under a
+    trace `.numpy()` raises on a symbolic tensor and on a variable, before the statements after
+    it run; eagerly it returns the value and they run. NumPy arrays have no `.numpy()`."""
+    import numpy as np
+
+    v = tf.Variable(1.0)
+    for receiver, error in ((lambda x: x[0], AttributeError), (lambda x: v, NotImplementedError)):
+        printed = []
+
+        def debug(x, receiver=receiver, printed=printed):
+            receiver(x).numpy()
+            printed.append("after")
+            return x
+
+        debug(tf.constant([1.0]))
+        assert printed == ["after"]
+        with pytest.raises(error):
+            tf.function(debug)(tf.constant([2.0]))
+        assert printed == ["after"]
+    assert not hasattr(np.zeros(2), "numpy")
