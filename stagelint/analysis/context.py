@@ -786,7 +786,7 @@ class FileContext:
         if decorator_names & self.framework.eager_escapes:
             facts.escape = True
         info = FunctionInfo(node, facts, parent, is_method, params[0] if is_method and params else None, defaults)
-        if parent is None and cls is None:
+        if cls is None:  # a module's or a function body's own name (a class body's are methods)
             self._redefining(qualname)
         self.facts.functions[qualname] = facts
         if jax_api is not None:
@@ -809,8 +809,10 @@ class FileContext:
         self.loops = []
 
     def _redefining(self, name: str) -> None:
-        """A module-level `def name` / `class name` about to bind a name an earlier def or class
-        holds (notebooks and guides redefine `train`, `f`, `Model` cell after cell): the earlier
+        """A `def name` / `class name` at module level, or a `def name` in a function's body, about
+        to bind a name an earlier def or class holds (notebooks and guides redefine `train`, `f`,
+        `Model` cell after cell; a `main` defines a jitted `eval_step`, wraps it with `jax.pmap`,
+        then defines the Python driver `eval_step`): the earlier
         definition keeps its facts under `name@line`, its own location, and everything recorded
         so far that named it (calls, Function wrappers, methods, attribute writes) now names it
         there: code before the redefinition reaches the earlier one, as Python runs it. What

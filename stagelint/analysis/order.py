@@ -77,12 +77,17 @@ def call_lines(project, module: str, readers) -> list[int]:
 
 def _defined_in(project, module: str, readers, loop) -> list[int] | None:
     """The lines of the readers' `def`s when every reader is a Function defined (`@tf.function
-    def`, `@jax.jit def`) in the module-level loop `loop`: each iteration makes a new Function
+    def`, `@jax.jit def`) in the module-level loop `loop`, or a def nested in one's body (the
+    Function's line): each iteration makes a new Function
     object there, and a Function object keeps its own traces (a new one traces afresh, with the
     values of that moment: tests/runtime/test_tf_fresh_facts.py). None otherwise."""
     start, end = loop
     lines = []
     for r in readers:
+        # a def nested in a Function's body (`true_fun` of a `lax.cond` in `step`) is made anew
+        # each time that body runs, at each trace of the Function: it is traced with the
+        # Function's traces only, so the Function's `def` decides
+        r = (r[0], r[1].split(".<locals>.", 1)[0])
         line = _def_line(project, module, r)
         if line is None or not (start <= line <= end) or project.entries.get(r) != "decorator":
             return None

@@ -1,0 +1,119 @@
+"""The false classes of the eighth fresh JAX audit's read halves (AA, AB: bench/fresh_audit_notes.md),
+each a fact checked with JAX 0.10.2 or Python's own
+semantics, with its negative twin."""
+
+from __future__ import annotations
+
+from rulecases import assert_tiers
+
+
+def test_a_later_def_of_the_same_name_in_a_function_is_not_the_one_jitted_before_it():
+    """distil-whisper's `run_eval`: `p_eval_step = jax.pmap(partial(eval_step, ...))` takes the
+    first nested `def eval_step`; a later `def eval_step(split="eval")` in the same function, the
+    Python evaluation driver, rebinds the name after the pmap has its function object, and is
+    never traced (its `time.time()` and logging were taken for trace-time code)."""
+    assert_tiers("""
+        import time
+        from functools import partial
+        import jax
+
+        def main(model, loader):
+            def eval_step(params, batch, smoothing=0.0):
+                return jax.lax.psum(model(params, batch), "batch")
+
+            p_eval_step = jax.pmap(partial(eval_step, smoothing=0.1), "batch")
+
+            def eval_step(split="eval"):
+                start = time.time()
+                for batch in loader:
+                    p_eval_step(None, batch)
+                print(time.time() - start)
+
+            for _ in range(3):
+                eval_step()
+    """)
+
+
+def test_the_def_a_jit_takes_is_the_one_bound_when_it_runs():
+    """The negative twin: the jit takes the definition live at its call, the earlier one (its
+    print runs at trace time), or the later one when the jit comes after it."""
+    assert_tiers("""
+        import time
+        import jax
+
+        def main(model, loader):
+            def eval_step(params, batch):
+                print("tracing")  # STG101
+                return model(params, batch)
+
+            p_eval_step = jax.jit(eval_step)
+
+            def eval_step(split="eval"):
+                start = time.time()
+                for batch in loader:
+                    p_eval_step(None, batch)
+                return start
+
+        def later(model, loader):
+            def step(split="eval"):
+                return split
+
+            def step(params, batch):
+                start = time.time()  # STG104
+                return model(params, batch) + start
+
+            p_step = jax.jit(step)
+            for batch in loader:
+                p_step(None, batch)
+    """)
+
+
+def test_a_closure_of_a_function_jitted_anew_per_iteration_reads_that_iteration_s_globals():
+    """lagrangian_nns' seed search: `@jax.jit def update_derivative` is made anew in each
+    iteration of the module-level loop, after the optimizer's functions are rebound, and its
+    `true_fun` (a `lax.cond` branch defined in its body) reads `opt_update`. The branch is made
+    anew at each trace of that iteration's new Function, so it reads that iteration's binding;
+    only the Function's own reads were known to be fresh. (Jitting anew per seed compiles once per
+    seed: STG502, true.)"""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+        from jax.example_libraries import optimizers
+
+        for seed in range(3):
+            opt_init, opt_update, get_params = optimizers.adam(1e-3 * (seed + 1))
+            opt_state = opt_init(jnp.zeros(3))
+
+            @jax.jit  # STG502
+            def update(i, opt_state, g):
+                def apply(x):
+                    return opt_update(i, g, opt_state)
+
+                return jax.lax.cond(i > 0, apply, lambda x: opt_state, 0)
+
+            for i in range(10):
+                opt_state = update(i, opt_state, jnp.ones(3))
+    """)
+
+
+def test_a_closure_of_a_function_jitted_once_reads_the_globals_of_its_first_trace():
+    """The negative twin: one Function, defined before the loop; the loop rebinds `opt_update`
+    and calls it again, reusing the trace that baked in the first binding."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+        from jax.example_libraries import optimizers
+
+        @jax.jit
+        def update(i, opt_state, g):
+            def apply(x):
+                return opt_update(i, g, opt_state)  # STG301
+
+            return jax.lax.cond(i > 0, apply, lambda x: opt_state, 0)
+
+        for seed in range(3):
+            opt_init, opt_update, get_params = optimizers.adam(1e-3 * (seed + 1))
+            opt_state = opt_init(jnp.zeros(3))
+            for i in range(10):
+                opt_state = update(i, opt_state, jnp.ones(3))
+    """)
