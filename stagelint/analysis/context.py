@@ -28,6 +28,7 @@ from libcst.helpers import get_full_name_for_node
 from stagelint.analysis import facts as F
 from stagelint.frameworks import (
     EAGER_TESTS,
+    JAX_JIT_DISABLING,
     KERAS_SETUP_HOOKS,
     MUTATING_METHODS,
     NONE_RETURNING_MUTATORS,
@@ -250,6 +251,11 @@ class FileContext:
         self._repeated: dict[int, cst.CSTNode] = {}
         self._guarded_blocks: set[int] = set()
         self._lifted_blocks: set[int] = set()
+        #: The bodies of `with jax.disable_jit():` (`JAX_JIT_DISABLING`), and how many of them
+        #: enclose the walk's position in the current function's own body (reset per function: a
+        #: def in the block runs when it is called, maybe outside it)
+        self._jit_disabled_blocks: set[int] = set()
+        self.jit_disabled_depth = 0
         #: Blocks that never run while tracing: the body of `if tf.executing_eagerly():`, the `else:`
         #: of `if in_tf_function():`. Block id -> "" (certainly) or the target of a project predicate
         #: that decides it (`self._use_tf_workflow()`); `eager_stack` holds the enclosing ones.
@@ -801,9 +807,10 @@ class FileContext:
         are the caller's, restored by `_leave_function`)."""
         self._saved_eager.append(self.eager_stack)
         self.eager_stack = []
-        self._saved_depths.append((self.loop_depth, self.guard_depth, self._loop_stack))
+        self._saved_depths.append((self.loop_depth, self.guard_depth, self._loop_stack, self.jit_disabled_depth))
         self.loop_depth = 0
         self.guard_depth = 0
+        self.jit_disabled_depth = 0
         self._loop_stack = []
         self._saved_loops.append(self.loops)
         self.loops = []
@@ -859,7 +866,7 @@ class FileContext:
     def _leave_function(self) -> None:
         self.functions.pop()
         self.eager_stack = self._saved_eager.pop()
-        self.loop_depth, self.guard_depth, self._loop_stack = self._saved_depths.pop()
+        self.loop_depth, self.guard_depth, self._loop_stack, self.jit_disabled_depth = self._saved_depths.pop()
         self.loops = self._saved_loops.pop()
 
     def _enter_class(self, node: cst.ClassDef) -> None:
@@ -1024,6 +1031,12 @@ class FileContext:
         """While the walk is inside `node` (not yet visited), `kind` is on `self.regions`."""
         if node is not None:
             self._region_of[id(node)] = kind
+
+    def disables_jit(self, node: cst.With) -> bool:
+        """`with jax.disable_jit():` (`JAX_JIT_DISABLING`): the block runs JAX's jit and `lax`
+        control flow as Python."""
+        return any(isinstance(item.item, cst.Call) and self.resolves_to(item.item.func, JAX_JIT_DISABLING)
+                   for item in node.items)
 
     def is_lifting_scope(self, node: cst.With) -> bool:
         for item in node.items:

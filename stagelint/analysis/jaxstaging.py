@@ -32,6 +32,7 @@ from stagelint.frameworks import (
     JAX_FUNCTION_ARGUMENTS,
     JAX_GRAD,
     JAX_JIT,
+    JAX_PYTHON_UNDER_DISABLE_JIT,
     JAX_REBUILDS_ARGUMENTS,
     JAX_TRACE,
     JAX_TRACES_DEPENDENTS,
@@ -214,8 +215,8 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
                     ctx.facts.fresh_wrapped.append(target)
         return
     api = next((q for q in sorted(names) if q in JAX_FUNCTION_ARGUMENTS), None)
-    if api is None:
-        return
+    if api is None or (api in JAX_PYTHON_UNDER_DISABLE_JIT and ctx.jit_disabled_depth):
+        return  # under `with jax.disable_jit():` the functions run as Python, on concrete arrays
     positional = [a for a in node.args if a.keyword is None and not a.star]
     for index, keyword in JAX_FUNCTION_ARGUMENTS[api]:
         arg = next((a for a in node.args if a.keyword is not None and a.keyword.value == keyword), None)

@@ -353,6 +353,8 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.With:
             if ctx.functions and ctx.is_lifting_scope(node):
                 ctx._lifted_blocks.add(id(node.body))
+            if ctx.disables_jit(node):
+                ctx._jit_disabled_blocks.add(id(node.body))
         elif t is cst.Try:
             if not ctx.functions:
                 ctx._branch_of[id(node.body)] = (id(node), "body")
@@ -450,6 +452,8 @@ class _Walker(cst.CSTVisitor):
                 ctx.guard_depth += 1
             if id(node) in ctx._lifted_blocks:
                 ctx.lifted_depth += 1
+            if id(node) in ctx._jit_disabled_blocks:
+                ctx.jit_disabled_depth += 1
         if t is cst.For and isinstance(node, cst.For):
             self._record_binding(node.target, node, rebinding=True)
         # The rules' handlers of a node type, looked up once per type; most types have none.
@@ -479,6 +483,8 @@ class _Walker(cst.CSTVisitor):
                 ctx.guard_depth -= 1
             if id(original_node) in ctx._lifted_blocks:
                 ctx.lifted_depth -= 1
+            if id(original_node) in ctx._jit_disabled_blocks:
+                ctx.jit_disabled_depth -= 1
         if t not in _LEFT:
             pass
         elif t is cst.FunctionDef:

@@ -73,6 +73,18 @@ JAX_FUNCTION_ARGUMENTS: dict[str, tuple[tuple[int, str], ...]] = {
     "flax.nnx.fori_loop": ((2, "body_fun"),),
     "flax.nnx.scan": ((0, "f"),),
 }
+#: `with jax.disable_jit():` runs `jax.jit` and the `jax.lax` control flow below as Python, on
+#: concrete arrays: a `lax.scan` / `fori_loop` / `map` / `associative_scan` body runs once per
+#: element, a `while_loop`'s functions once per iteration, `cond` / `switch` run the one branch
+#: taken; a jitted function called there runs its body each call (`vmap`, `grad` and `checkpoint`
+#: still trace, and a `jax.jit` made there traces when called after the block). Observed with jax
+#: 0.10.2: tests/runtime/test_jax_disable_jit.py. Called there (in the block's own body, not in a
+#: def it holds), these APIs stage nothing.
+JAX_JIT_DISABLING = frozenset({"jax.disable_jit"})
+JAX_PYTHON_UNDER_DISABLE_JIT = frozenset({
+    "jax.lax.cond", "jax.lax.switch", "jax.lax.while_loop", "jax.lax.fori_loop", "jax.lax.scan", "jax.lax.map",
+    "jax.lax.associative_scan",
+})
 #: Staging APIs that hand the function JAX's own copy of each non-static argument: they flatten
 #: the caller's pytree to its leaves and rebuild the containers around the tracers, so a store
 #: into an argument (`batch["x"] = ...`, `acc.append(t)`) changes that copy, never the caller's

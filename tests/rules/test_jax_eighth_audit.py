@@ -1,5 +1,5 @@
 """The false classes of the eighth fresh JAX audit's read halves (AA, AB: bench/fresh_audit_notes.md),
-each a fact checked with JAX 0.10.2 or Python's own
+each a fact checked with JAX 0.10.2 (tests/runtime/test_jax_disable_jit.py) or Python's own
 semantics, with its negative twin."""
 
 from __future__ import annotations
@@ -116,4 +116,44 @@ def test_a_closure_of_a_function_jitted_once_reads_the_globals_of_its_first_trac
             opt_state = opt_init(jnp.zeros(3))
             for i in range(10):
                 opt_state = update(i, opt_state, jnp.ones(3))
+    """)
+
+
+def test_lax_control_flow_under_disable_jit_runs_its_body_as_python():
+    """BrainPy's `test_disable_jit`: `with jax.disable_jit(): jax.lax.scan(cumsum, ...)` runs the
+    body as a Python loop on concrete arrays, so its `print(res)` runs on every element."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        def test_disable_jit():
+            def cumsum(res, el):
+                res = res + el
+                print(res)
+                return res, res
+
+            with jax.disable_jit():
+                final, result = jax.lax.scan(cumsum, 0, jnp.array([1, 2, 3]))
+            return final
+    """)
+
+
+def test_lax_control_flow_in_a_def_made_under_disable_jit_traces_when_called_later():
+    """The negative twin: the scan is in a def the block only makes; it runs when called, after
+    the block, and traces its body there (and a scan outside any such block traces as ever)."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        def test_disable_jit():
+            def cumsum(res, el):
+                res = res + el
+                print(res)  # STG101
+                return res, res
+
+            with jax.disable_jit():
+                def run(a):
+                    return jax.lax.scan(cumsum, 0, a)
+            final, result = run(jnp.array([1, 2, 3]))
+            return final
     """)
