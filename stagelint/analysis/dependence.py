@@ -10,6 +10,7 @@ local names that reach it.
 from __future__ import annotations
 
 import libcst as cst
+from libcst.metadata import ImportAssignment
 
 from stagelint.analysis.proof import HEURISTIC, definite_tensor, fact
 
@@ -93,3 +94,53 @@ def op_result_fact(project, key, value: str, params, span) -> list:
                 f"stage this function, and they make tracers only of what is computed from the arguments they "
                 f"transform (an array of closures or constants stays concrete); the code does not show that "
                 f"`{value}` is", span, HEURISTIC)
+
+
+def _within(ctx, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+    a, b = ctx.position(node), ctx.position(container)
+    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)
+
+
+def same_each_iteration(ctx, expr: cst.BaseExpression, loop: cst.CSTNode, depth: int = 0) -> bool:
+    """`expr`, evaluated once per iteration of `loop`, evaluates the same names to the same
+    bindings every time, as far as the code shows: literals; names the loop never binds (an
+    import, a module-level alias `opti = optimizers.adam`), or binds only to such an expression
+    (`lr = args.lr`); attributes and literal subscripts of those; and a call of such a callee with
+    such arguments (`opti(lr)`). Not a loop variable, a counter (`rng += 1`), or a call nested in
+    the arguments (`adam(random.random())` draws anew). What an attribute holds is not followed (an
+    object the loop mutates is not seen): a guess, not a proof."""
+    if depth > 4:
+        return False
+    if isinstance(expr, cst.UnaryOperation):
+        expr = expr.expression
+    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(expr, cst.Attribute):
+        return _stable_value(ctx, expr.value, loop, depth)
+    if isinstance(expr, cst.Subscript):
+        return _stable_value(ctx, expr.value, loop, depth) and all(
+            isinstance(el.slice, cst.Index) and isinstance(el.slice.value, (cst.Integer, cst.SimpleString))
+            for el in expr.slice)
+    if isinstance(expr, cst.Call) and depth == 0:
+        return _stable_value(ctx, expr.func, loop, depth) and all(
+            not a.star and _stable_value(ctx, a.value, loop, depth) for a in expr.args)
+    if isinstance(expr, cst.Name):
+        if expr.value in ("True", "False", "None"):
+            return True
+        refs = ctx.referents(expr)
+        if not refs:
+            return False
+        for r in refs:
+            node = getattr(r, "node", None)
+            if isinstance(r, ImportAssignment) or node is None or not _within(ctx, node, loop):
+                continue  # bound outside the loop (or imported): not changed by its iterations
+            bound = ctx.bound_values.get(id(node)) if isinstance(node, cst.Name) else None
+            if bound is None or isinstance(bound, (cst.For, cst.AugAssign, cst.Call)) \
+                    or not same_each_iteration(ctx, bound, loop, depth + 1):
+                return False
+        return True
+    return False
+
+
+def _stable_value(ctx, expr: cst.BaseExpression, loop: cst.CSTNode, depth: int) -> bool:
+    return not isinstance(expr, cst.Call) and same_each_iteration(ctx, expr, loop, depth + 1)

@@ -157,3 +157,64 @@ def test_lax_control_flow_in_a_def_made_under_disable_jit_traces_when_called_lat
             final, result = run(jnp.array([1, 2, 3]))
             return final
     """)
+
+
+def test_a_loop_rebinding_the_same_call_with_the_same_arguments_is_a_preview_guess():
+    """lagrangian_nns' auto_trainer and HyperparameterSearch notebook: each seed of the search
+    runs `opt_init, opt_update, get_params = opti(lr)` with `lr = args.lr`, the same optimizer
+    every time, then calls the one jitted `update_derivative` that reads them. A new triple of
+    functions per seed, but computing what the traced one computes: that the value is the same is
+    what the code shows of it, not a proof (an attribute could change), so preview."""
+    assert_tiers("""
+        import types
+        import jax
+        import jax.numpy as jnp
+        from jax.example_libraries import optimizers
+
+        args = types.SimpleNamespace(lr=1e-3)
+        opti = optimizers.adam
+
+        @jax.jit
+        def update(i, opt_state, g):
+            return opt_update(i, g, opt_state)  # preview STG301
+
+        for seed in range(3):
+            lr = args.lr
+            opt_init, opt_update, get_params = opti(lr)
+            opt_state = opt_init(jnp.zeros(3))
+            for i in range(10):
+                opt_state = update(i, opt_state, jnp.ones(3))
+    """)
+
+
+def test_a_loop_rebinding_with_arguments_that_change_per_iteration_stays_default():
+    """The negative twin: the step size changes with the seed (a loop variable), or is drawn anew
+    (a call in the arguments): the trace of the first seed keeps its optimizer."""
+    assert_tiers("""
+        import random
+        import types
+        import jax
+        import jax.numpy as jnp
+        from jax.example_libraries import optimizers
+
+        args = types.SimpleNamespace(lr=1e-3)
+
+        @jax.jit
+        def update(i, opt_state, g):
+            return opt_update(i, g, opt_state)  # STG301
+
+        @jax.jit
+        def peek(opt_state):
+            return read_params(opt_state)  # STG301
+
+        for seed in range(3):
+            lr = args.lr * (seed + 1)
+            opt_init, opt_update, get_params = optimizers.adam(lr)
+            opt_state = opt_init(jnp.zeros(3))
+            for i in range(10):
+                opt_state = update(i, opt_state, jnp.ones(3))
+
+        for seed in range(3):
+            _, _, read_params = optimizers.adam(random.random())
+            peek(opt_state)
+    """)
