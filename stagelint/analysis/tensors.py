@@ -46,7 +46,7 @@ class Tensorness:
 
 
 #: JAX transforms: calling what they return computes arrays.
-from stagelint.frameworks import JAX_GRAD, JAX_JIT, JAX_TRACE, JAX_TREE_MAPS  # noqa: E402
+from stagelint.frameworks import JAX_GRAD, JAX_GRAD_SHAPED_LIKE_ARGUMENT, JAX_JIT, JAX_TRACE, JAX_TREE_MAPS  # noqa: E402
 
 _JAX_TRANSFORMS = JAX_JIT | JAX_TRACE | JAX_GRAD
 
@@ -601,6 +601,8 @@ class _Values(_MemoizedWalk):
                 return Value("tensor")
             if iterated.what in ("dataset", "data-iterator"):
                 return Value("nest")  # an element: one tensor, or a tuple or dict of them
+            if iterated.what == "pytree" or (iterated.what in ("list", "tuple") and iterated.cls == "pytree"):
+                return Value("pytree")  # an array's row, or a subtree: not known which
             return UNKNOWN
         if (
             isinstance(loop.target, cst.Tuple)
@@ -642,6 +644,8 @@ class _Values(_MemoizedWalk):
         fw = ctx.framework
         names = ctx.qualified_names(call.func)
         new = f"new@{ctx.position(call).line}:{ctx.position(call).column}"
+        if isinstance(call.func, cst.Call) and ctx.resolves_to(call.func.func, JAX_GRAD_SHAPED_LIKE_ARGUMENT):
+            return self._gradient(call)
         for q in sorted(names):
             if q == "builtins.iter":
                 inner = self.of(call.args[0].value) if call.args else UNKNOWN
@@ -704,6 +708,24 @@ class _Values(_MemoizedWalk):
             return Value("tensor")
         return UNKNOWN
 
+    def _gradient(self, call: cst.Call) -> Value:
+        """`jax.grad(f)(x)`: a pytree of the structure of the argument it differentiates
+        (`JAX_GRAD_SHAPED_LIKE_ARGUMENT`): a Python container when that argument is one (its
+        `cls` "pytree": its items are pytrees too), an array when it is one, else "pytree" (an
+        array or a container, not known which)."""
+        grad = call.func
+        if any(a.keyword is not None and a.keyword.value == "argnums" for a in grad.args) \
+                or len([a for a in grad.args if a.keyword is None]) > 1:
+            return Value("pytree")
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        if not positional or any(a.star for a in call.args[:1]):
+            return Value("pytree")
+        what = self.of(positional[0]).what
+        if what == "tensor":
+            return Value("tensor")
+        # a container whose items are the gradients of the argument's items: pytrees too
+        return Value(what, "pytree") if what in ("list", "tuple", "dict") else Value("pytree")
+
     def _call_shape(self, call: cst.Call) -> str:
         """What a call of a Keras object or of a def of this file gives, when its tensors may
         come in a structure: "nest" for a layer or model (an RNN with `return_state` returns a
@@ -718,6 +740,13 @@ class _Values(_MemoizedWalk):
         info = _same_file_function(self.ctx, func, self.func)
         if info is not None:
             shape = summarise_returns(self.ctx, info).shape
+            if not shape:
+                # every return a Python list (`new_params = []` filled per layer): the call gives
+                # one, jitted too (a jit returns the structure its Python returns)
+                returns = [v for v in getattr(info, "returns", ()) if v is not None]
+                kinds = {value_of(self.ctx, v, info).what for v in returns}
+                if len(kinds) == 1 and kinds <= {"list", "tuple", "dict"}:
+                    return kinds.pop()
             return {"tuple": "tuple", "nest": "nest"}.get(shape, "")
         return ""
 

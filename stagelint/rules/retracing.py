@@ -1398,7 +1398,9 @@ class PythonLoopUnrolled(Rule):
     Under JAX: `range(<static argument>)` and a `for` over a traced array's rows (a list of layer
     parameters, `for w, b in params:`, is left alone); `range(<traced value>)` fails instead (STG602).
     A Python container of arrays (a dict, a list display, the list `jnp.split` or `jnp.meshgrid`
-    returns) is iterated once per element the code made, not per row, and is left alone; so is a
+    returns) is iterated once per element the code made, not per row, and is left alone, and so is
+    the gradient of one (`jax.grad(f)(params)` has the structure of `params`: a list of layers
+    gives a list of layers) or of a value not known to be an array; so is a
     body that only builds functions or module classes (`module = nn.vmap(module, ...)`, `jax.jit(f)`:
     a transformation emits no operation until what it built is called); a body
     whose only possible JAX operation is a call of a project function (which may be shape checks
@@ -1716,8 +1718,9 @@ _PYTHON_METHODS = frozenset({
 })
 
 
-#: What a loop iterates as Python whatever it holds.
-_CONTAINERS = frozenset({"list", "tuple", "dict", "set", "str"})
+#: What a loop iterates as Python whatever it holds; and a pytree not known to be an array
+#: (`jax.grad(f)(params)` of a parameter: its structure), which is not known to unroll.
+_CONTAINERS = frozenset({"list", "tuple", "dict", "set", "str", "pytree"})
 
 
 def _body_ops(ctx, loop, func, calls_add_ops: bool = True) -> Tensorness:

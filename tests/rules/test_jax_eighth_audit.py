@@ -218,3 +218,52 @@ def test_a_loop_rebinding_with_arguments_that_change_per_iteration_stays_default
             _, _, read_params = optimizers.adam(random.random())
             peek(opt_state)
     """)
+
+
+def test_a_loop_over_the_gradient_of_a_list_of_layers_iterates_the_layers():
+    """lagrangian_nns' `j_score_init`: `d_params = grad(total_output)(new_params)` with
+    `new_params` the Python list of per-layer lists a jitted `custom_init` returns; the gradient
+    has that structure, so `for l1 in d_params: for l2 in l1:` runs over the few layers and their
+    weights, not over an array's rows (both loops were reported as unrolled arrays)."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def custom_init(sizes, key):
+            new_params = []
+            for n in (3, 4):
+                new_params.append([jax.random.normal(key, (n, n)), jnp.zeros(n)])
+            return new_params
+
+        @jax.jit
+        def score(key):
+            new_params = custom_init(None, key)
+
+            def total(p):
+                return sum(jnp.sum(w) for layer in p for w in layer)
+
+            d_params = jax.grad(total)(new_params)
+            kl = 0.0
+            for l1 in d_params:
+                for l2 in l1:
+                    kl += jnp.std(l2) + jnp.mean(l2)
+            return kl
+    """)
+
+
+def test_a_loop_over_the_gradient_of_an_array_unrolls_its_rows():
+    """The negative twin: the gradient of an array is an array, and the loop runs once per row."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def score(x):
+            w = jnp.ones((64, 8)) * x
+            g = jax.grad(lambda v: jnp.sum(v * v))(w)
+            total = 0.0
+            for row in g:  # STG503
+                total += jnp.sum(row)
+            return total
+    """)
