@@ -714,6 +714,8 @@ class _Values(_MemoizedWalk):
         `cls` "pytree": its items are pytrees too), an array when it is one, else "pytree" (an
         array or a container, not known which)."""
         grad = call.func
+        if any(a.keyword is not None and a.keyword.value == "has_aux" for a in grad.args):
+            return Value("tuple")  # `(gradients, aux)`
         if any(a.keyword is not None and a.keyword.value == "argnums" for a in grad.args) \
                 or len([a for a in grad.args if a.keyword is None]) > 1:
             return Value("pytree")

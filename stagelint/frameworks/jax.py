@@ -60,8 +60,8 @@ JAX_DIFFERENTIATES_ARGNUMS = frozenset({
 #: Differentiating APIs whose result is a pytree of the structure of the one argument they
 #: differentiate (the first, without `argnums`): `jax.grad(f)(params)` of a list of per-layer
 #: tuples is that list of tuples of gradients, iterated as Python; an array only when `params` is
-#: one. (`jacfwd`/`jacrev` nest the output's structure around it; `value_and_grad` pairs it with
-#: the value.) A jitted function returns the structure its Python returns as well (a list stays
+#: one; with `has_aux=True`, the pair `(gradients, aux)`. (`jacfwd`/`jacrev` nest the output's
+#: structure around it; `value_and_grad` pairs it with the value.) A jitted function returns the structure its Python returns as well (a list stays
 #: a list). Observed with jax 0.10.2: tests/runtime/test_jax_output_structure.py.
 JAX_GRAD_SHAPED_LIKE_ARGUMENT = frozenset({"jax.grad"})
 

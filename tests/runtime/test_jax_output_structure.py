@@ -42,3 +42,8 @@ def test_a_jitted_function_returns_the_structure_its_python_returns():
         return len(grads)
 
     assert layers(jnp.ones(2)) == 3
+
+
+def test_grad_with_aux_is_a_pair():
+    out = jax.grad(lambda x: (jnp.sum(x * x), {"n": 1}), has_aux=True)(jnp.ones(3))
+    assert type(out) is tuple and len(out) == 2
