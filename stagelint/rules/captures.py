@@ -374,7 +374,7 @@ class StaleGlobal(Rule):
         ordered = sorted(nodes, key=lambda n: (ctx.position(n).line, ctx.position(n).column))
         shown = ""
         for i, node in enumerate(ordered):
-            loop = next((lp for lp in self.loops if _inside(ctx, node, lp)), None)
+            loop = next((lp for lp in self.loops if ctx.inside(node, lp)), None)
             if loop is None:
                 if i == 0 and id(node) not in ctx.rebinding_targets:
                     continue  # the first binding
