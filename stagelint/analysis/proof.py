@@ -76,8 +76,13 @@ def entry_fact(project, entry) -> str:
             return f"{shown} is decorated with {_api(by[0])}, which traces it into a graph"
         return f"{shown} is decorated with a project decorator that stages what it decorates"
     if kind == "keras":
-        return f"{shown} is a Keras layer's or model's `{entry[1].rsplit('.', 1)[-1]}`, which Keras traces " \
-               f"(`fit`, or a call of the layer inside a `tf.function`)"
+        method = entry[1].rsplit('.', 1)[-1]
+        how = project.keras_shown(entry) if hasattr(project, "keras_shown") else None
+        if how:
+            return f"{shown} is a Keras layer's or model's `{method}`, which Keras traces: {how}"
+        return (f"{shown} is a Keras layer's or model's `{method}`, which Keras traces under `fit`, `evaluate` "
+                f"or `predict`, in traced code or on symbolic inputs; the code shows none of these for it "
+                f"(called directly on eager tensors, a layer runs `{method}` as Python): preview")
     if kind == "dataset":
         return f"{shown} is traced by a `tf.data` transformation, once per dataset"
     if kind == "wrapper":
@@ -106,9 +111,17 @@ def _path(project, key) -> str:
     return m.path if m is not None else ""
 
 
+def _entry(project, key):
+    """The entry point a finding's chain starts from: one known to be staged where there is one
+    (`staging.Project.known_entry`), else the one `reached` names."""
+    if hasattr(project, "known_entry"):
+        return project.known_entry(key)
+    return project.reached.get(key)
+
+
 def _chain(project, key) -> list:
     """(caller, callee, edge) from the entry point staging `key` down to it, a shortest chain."""
-    entry = project.reached.get(key)
+    entry = _entry(project, key)
     if entry is None:
         return []
     parents = _parents(project, entry)
@@ -155,7 +168,7 @@ def with_staging_certainty(verdict, project, key):
 def staging_notes(project, key) -> list[Note]:
     """The staging chain of the function `key`: its entry point's reason, then each call from
     the entry down to `key` (a shortest one). Empty for a function no entry point reaches."""
-    entry = project.reached.get(key)
+    entry = _entry(project, key)
     if entry is None:
         return []
     ef = project.function(entry)

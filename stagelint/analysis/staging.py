@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections import deque
 
 from stagelint.analysis import facts as F
-from stagelint.frameworks import (KERAS3_BASE_PREFIXES, KERAS_EAGER_COMPILE, KERAS_RUNNING_METHODS,
-                                  KERAS_STEP_METHODS, Framework)
+from stagelint.frameworks import (KERAS3_BASE_PREFIXES, KERAS_EAGER_COMPILE, KERAS_LOOP_STEPS,
+                                  KERAS_RUNNING_METHODS, KERAS_SEQUENTIAL_ENTRY, KERAS_STEP_METHODS,
+                                  KERAS_SYMBOLIC_SCOPE, Framework)
 
 Key = tuple[str, str]  # (module, qualname)
 
@@ -75,6 +76,10 @@ class Project:
         self._escaping: set[str] = set()
         self._callers: dict[Key, set[Key]] | None = None
         self._converted: set[Key] | None = None
+        #: what code known to be staged reaches (`keras_unshown`), each with its known entry point,
+        #: and why Keras traces a class's methods: (class, method) -> the reason
+        self._known: dict[Key, Key] | None = None
+        self._keras_why: dict[tuple[str, str], str] = {}
         self._find_entries()
         from stagelint.analysis.jaxstaging import JaxView
 
@@ -354,6 +359,147 @@ class Project:
             if (cls in run_eagerly and cls not in traced
                     and not any(maker == "" or scope == maker or scope.startswith(maker + ".") for scope in blind)):
                 del self.entries[key]
+
+    # Which Keras methods the code shows traced (issue 23, certainty) ------------------------------
+
+    def keras_unshown(self, key: Key) -> str | None:
+        """Why the staging of `key` is not known: every entry point that reaches it is a Keras
+        method the code does not show Keras tracing (`frameworks.KERAS_LOOP_STEPS`: no `fit` or
+        other Keras loop runs its class, no traced code or symbolic input calls it). None when
+        an entry point known to be staged reaches it, or nothing does."""
+        if key not in self.reached:
+            return None
+        known = self.known_reached()
+        if key in known:
+            return None
+        entry = self.reached[key]
+        f = self.function(entry)
+        if self.entries.get(entry) != "keras" or f is None:
+            return None
+        return (f"nothing in the code shows Keras tracing `{self.display(entry, entry[0])}`: called directly "
+                f"on eager tensors a layer runs `{f.name}` as Python; Keras traces it under `fit`/`evaluate`/"
+                f"`predict`, in traced code, on symbolic inputs (`keras.Input`, `Sequential`) or when saved")
+
+    def keras_shown(self, entry: Key) -> str | None:
+        """How the code shows Keras tracing the Keras method `entry` (None when it does not)."""
+        f = self.function(entry)
+        if f is None or self.entries.get(entry) != "keras":
+            return None
+        self.known_reached()
+        return self._keras_why.get((self.resolved_class_name(f.class_qualname or ""), f.name))
+
+    def known_entry(self, key: Key) -> Key | None:
+        """An entry point known to be staged that reaches `key` (else the one `reached` names)."""
+        return self.known_reached().get(key) or self.reached.get(key)
+
+    def known_reached(self) -> dict[Key, Key]:
+        """Function -> an entry point known to be staged that reaches it: every entry point but
+        the Keras methods, and those Keras methods whose tracing the code shows
+        (`frameworks.KERAS_LOOP_STEPS`), found to a fixed point: a layer that traced code makes
+        or calls has its `call` traced, and so, in turn, do the layers its own code makes or is
+        given (its sub-layers)."""
+        if self._known is not None:
+            return self._known
+        seen: dict[Key, Key] = {}
+        for entry, kind in sorted(self.entries.items()):
+            if kind != "keras":
+                self._bfs(entry, seen, only_unguarded=False)
+        why = self._keras_why
+        shown: dict[str, set[str]] = {}  # method -> classes running it traced (with their bases)
+        lineages: dict[str, set[str]] = {}
+
+        def lineage(cls: str) -> set[str]:
+            if cls not in lineages:
+                lineages[cls] = self._lineage(cls) | {cls}
+            return lineages[cls]
+
+        def show(cls: str, methods, reason: str) -> None:
+            for method in methods:
+                if (cls, method) in why:
+                    continue
+                why[(cls, method)] = reason
+                for base in lineage(cls) - {cls}:  # the methods it inherits run traced too
+                    why.setdefault((base, method), f"`{cls.rsplit('.', 1)[-1]}` derives from it and {reason}")
+                shown.setdefault(method, set()).update(lineage(cls))
+
+        made: list[tuple[Key, str, str]] = []  # (scope, layer class made there, the scope's class)
+        called: list[tuple[Key, str]] = []  # (scope, class of an object called there)
+        given: list[tuple[str, str]] = []  # (class of a layer passed to a constructor, the class made)
+        building: set[str] = set()  # classes whose constructor builds a functional model
+        for m in self.modules.values():
+            symbolic: set = set()
+            for method, cls, _ident, caller in m.keras_drives:
+                if method == KERAS_SYMBOLIC_SCOPE:
+                    symbolic.add(caller)
+                    f = self.function((m.module, caller)) if caller else None
+                    if f is not None and f.name == "__init__" and f.class_qualname:
+                        building.add(self.resolved_class_name(f.class_qualname))
+                elif method == KERAS_SEQUENTIAL_ENTRY:
+                    if self.resolve_class(cls) is not None:
+                        show(self.resolved_class_name(cls), ("call",), "it is an entry of a `Sequential`, which "
+                             "Keras builds on symbolic inputs")
+                elif method in KERAS_LOOP_STEPS and cls:
+                    name = self.resolved_class_name(cls)
+                    if name in self.classes and self._method(name, method.partition("(")[0]) is not None:
+                        continue  # the class's own `fit`: Keras's loop does not run
+                    show(name, KERAS_LOOP_STEPS[method], f"an object of it is run by `{method}`")
+            for site in m.call_sites:
+                if site.target[0] != "name":
+                    continue
+                found = self.resolve_class(site.target[1])
+                if found is None or not self.is_layer_class(found[1].qualname):
+                    continue
+                cls = found[1].qualname
+                if site.caller in symbolic:
+                    where = f"`{site.caller}`" if site.caller else "the module"
+                    show(cls, ("call",), f"{where} makes it where it builds a functional model (`keras.Input`, "
+                         f"`Model(inputs, outputs)`), calling its layers on symbolic inputs")
+                for arg in list(site.args) + list(site.kwargs.values()):
+                    if arg.cls and arg.cls != site.target[1]:
+                        given.append((arg.cls, cls))
+                f = self.function((m.module, site.caller)) if site.caller else None
+                made.append(((m.module, site.caller or ""), cls, self.resolved_class_name(f.class_qualname)
+                             if f is not None and f.class_qualname else ""))
+            for caller, cls, method, *_ in m.method_calls:
+                if method == "__call__" and caller and cls:
+                    called.append(((m.module, caller), self.resolved_class_name(cls)))
+        given = [(found[1].qualname, cls) for arg, cls in given
+                 if (found := self.resolve_class(arg)) is not None and self.is_layer_class(found[1].qualname)]
+        building_lineage = {cls for _, cls in given if building & lineage(cls)}
+        pending = {e: self.function(e) for e, kind in self.entries.items() if kind == "keras"}
+        owners: set[str] = set()
+        counted = 0
+        while True:
+            if len(seen) != counted:
+                counted = len(seen)
+                owners = {self.resolved_class_name(f.class_qualname) for k in seen
+                          if (f := self.function(k)) is not None and f.class_qualname}
+            for scope, cls, owner in made:
+                if (cls, "call") in why:
+                    continue
+                if scope in seen:
+                    show(cls, ("call",), f"traced code makes it (`{scope[1]}`)")
+                elif owner and (owner in owners or (owner, "call") in why):
+                    show(cls, ("call",), f"it is a sub-layer of `{owner.rsplit('.', 1)[-1]}`, whose code is traced")
+            for scope, cls in called:
+                if scope in seen:
+                    show(cls, ("call",), f"traced code calls it (`{scope[1]}`)")
+            for arg, cls in given:
+                if (cls, "call") in why or cls in building_lineage:
+                    show(arg, ("call",), f"it is given to `{cls.rsplit('.', 1)[-1]}` as a sub-layer, whose code "
+                         f"is traced or builds a functional model")
+            grew = False
+            for entry, f in sorted(pending.items()):
+                if f is not None and f.class_qualname and \
+                        self.resolved_class_name(f.class_qualname) in shown.get(f.name, ()):
+                    del pending[entry]
+                    if entry not in seen:
+                        self._bfs(entry, seen, only_unguarded=False)
+                        grew = True
+            if not grew:
+                break
+        self._known = seen
+        return seen
 
     def _partial_bound(self, key: Key, df: F.DatasetFunction) -> set[str]:
         """Parameters `functools.partial` fixes: Python values, not the dataset's elements."""

@@ -47,8 +47,15 @@ from stagelint.frameworks import (
     CONVERSION_OPS,
     GET_OR_CREATE_CALLS,
     KERAS_EAGER_COMPILE,
+    KERAS_INPUT_CALLS,
+    KERAS_SAVED,
+    KERAS_SAVING_CALLS,
+    KERAS_SEQUENTIAL_ENTRY,
     KERAS_SLOT_METHODS,
     KERAS_STEP_METHODS,
+    KERAS_SYMBOLIC_SCOPE,
+    KERAS_VALIDATING_FIT,
+    KERAS_VALIDATION_KEYWORDS,
     KERAS_TRAINING_METHODS,
     LIST_TAKING_OPS,
     MAPPING_TYPES,
@@ -56,6 +63,7 @@ from stagelint.frameworks import (
     SEQUENCE_TESTS,
     VARIABLE_LIST_ATTRIBUTES,
     builds_at_construction,
+    is_keras_model_class,
     size_argument,
 )
 from stagelint.analysis.jaxstaging import record_call, record_linen_run
@@ -65,6 +73,15 @@ from stagelint.analysis.proof import FALSE, HEURISTIC, fact
 from stagelint.analysis.trivia import TRIVIA, inner_nodes
 
 KERAS_DRIVING_METHODS = KERAS_STEP_METHODS | KERAS_TRAINING_METHODS
+
+
+def _functional_super_init(node: cst.Call) -> bool:
+    """`super().__init__(inputs=..., outputs=...)`: a Model subclass made as a functional model."""
+    func = node.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "__init__" and isinstance(func.value, cst.Call)
+            and isinstance(func.value.func, cst.Name) and func.value.func.value == "super"):
+        return False
+    return {"inputs", "outputs"} <= {a.keyword.value for a in node.args if a.keyword is not None}
 
 
 def _eager_unless(ctx) -> object:
@@ -649,6 +666,7 @@ class _Walker(cst.CSTVisitor):
         names = ctx.qualified_names(node.func)
         staging = ctx.staging_decorators()
         self._record_one_shot_and_built(node, staging)
+        self._record_keras_tracing(node, names)
         if func is not None and node.args and isinstance(node.args[0].value, cst.Name):
             if _tests_for_sequence(ctx, node, names):
                 func.sequence_names.add(node.args[0].value.value)
@@ -1008,6 +1026,41 @@ class _Walker(cst.CSTVisitor):
             if ident:
                 line = ctx.position(node).line
                 ctx.facts.built[ident] = min(line, ctx.facts.built.get(ident, line))
+
+    def _record_keras_tracing(self, node: cst.Call, names: set[str]) -> None:
+        """What shows Keras tracing a project layer's methods (`frameworks.KERAS_LOOP_STEPS`),
+        among the Keras drives: `keras.Input(...)` in a scope, a project layer made as an entry
+        of `Sequential([...])`, `fit(..., validation_data=...)`, `tf.saved_model.save(model)` and
+        `model.export(...)`."""
+        ctx = self.ctx
+        caller = ctx.function.qualname if ctx.function else None
+        drives = ctx.facts.keras_drives
+        if names & KERAS_INPUT_CALLS or self._functional_model(node) or _functional_super_init(node):
+            # the layers this scope calls build a functional model: called on symbolic inputs
+            drives.append((KERAS_SYMBOLIC_SCOPE, "", "", caller))
+            return
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("fit", "export"):
+            if node.func.attr.value == "export" or any(
+                    a.keyword is not None and a.keyword.value in KERAS_VALIDATION_KEYWORDS for a in node.args):
+                value = value_of(ctx, node.func.value, ctx.function)
+                method = KERAS_SAVED if node.func.attr.value == "export" else KERAS_VALIDATING_FIT
+                drives.append((method, value.cls, value.ident, caller))
+            return
+        if names & KERAS_SAVING_CALLS and node.args:
+            value = value_of(ctx, node.args[0].value, ctx.function)
+            drives.append((KERAS_SAVED, value.cls, value.ident, caller))
+            return
+        if any(q.rsplit(".", 1)[-1] == "Sequential" and is_keras_model_class(q) for q in names):
+            entries = node.args[0].value if node.args and node.args[0].keyword in (None,) else None
+            entries = entries or next((a.value for a in node.args if a.keyword is not None
+                                       and a.keyword.value == "layers"), None)
+            if isinstance(entries, (cst.List, cst.Tuple)):
+                for element in entries.elements:
+                    made = element.value
+                    if isinstance(made, cst.Call):
+                        for q in sorted(ctx.qualified_names(made.func)):
+                            if not ctx.framework.owns(q):
+                                drives.append((KERAS_SEQUENTIAL_ENTRY, q, "", caller))
 
     def _record_wrapper_binding(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         """`g = tf.function(f)` / `self.step = tf.function(self._step, input_signature=...)`."""

@@ -373,6 +373,49 @@ KERAS_EAGER_COMPILE = "compile(run_eagerly=True)"
 #: The drives that run a model's step methods.
 KERAS_RUNNING_METHODS = KERAS_TRAINING_METHODS - {"compile"}
 
+#: When Keras traces a Layer's or Model's own methods (TF 2.21 / Keras 3.15, checked by
+#: tests/runtime/test_tf_keras_tracing_facts.py). A layer called directly on eager tensors runs its
+#: `call` as Python on those values, every call (a layer with sub-layers and no `build` runs it
+#: once more on its first call to build them, still on the eager values). `call` is traced
+#: (symbolic tensors, Python once per trace) when a Keras loop runs the model (`fit`, `evaluate`,
+#: `predict`, `*_on_batch`, without `run_eagerly=True`), when traced code calls the layer (a
+#: `tf.function`, or the traced `call` of the layer that owns it as a sub-layer), when the layer
+#: is called on Keras symbolic inputs (`keras.Input`: a functional model is built that way), when
+#: it is an entry of a `Sequential` (building it, on its first call or `fit`, runs each entry on
+#: symbolic inputs), and when `tf.saved_model.save` / `Model.export` saves the model. A step
+#: method runs traced only when Keras's own loop calls it: `train_step` under `fit` /
+#: `train_on_batch`, `test_step` under `evaluate` / `test_on_batch` (and `fit` with validation
+#: data), `predict_step` under `predict` / `predict_on_batch`; called by the class's own code (an
+#: overriding `fit` that calls `self.test_step(batch)`) it runs eagerly. Code that shows none of
+#: these leaves "Keras traces this method" unknown (`analysis.staging.Project.keras_unshown`).
+KERAS_LOOP_STEPS: dict[str, frozenset[str]] = {
+    "fit": frozenset({"call", "train_step"}),
+    "train_on_batch": frozenset({"call", "train_step"}),
+    "fit_generator": frozenset({"call", "train_step"}),
+    "evaluate": frozenset({"call", "test_step"}),
+    "test_on_batch": frozenset({"call", "test_step"}),
+    "evaluate_generator": frozenset({"call", "test_step"}),
+    "predict": frozenset({"call", "predict_step"}),
+    "predict_on_batch": frozenset({"call", "predict_step"}),
+    "predict_generator": frozenset({"call", "predict_step"}),
+}
+#: How `stagelint.analysis.walk` records, among the Keras drives, a `fit` given validation data
+#: (it runs `test_step` too), a call of `keras.Input` in a scope (the layers that scope makes are
+#: called on symbolic inputs), a project layer made as an entry of a `Sequential`, and a model
+#: saved with `tf.saved_model.save(model, ...)` or `model.export(...)`.
+KERAS_VALIDATING_FIT = "fit(validation_data)"
+KERAS_SYMBOLIC_SCOPE = "keras.Input"
+KERAS_SEQUENTIAL_ENTRY = "Sequential([...])"
+KERAS_SAVED = "tf.saved_model.save"
+KERAS_LOOP_STEPS[KERAS_VALIDATING_FIT] = frozenset({"test_step"})
+KERAS_LOOP_STEPS[KERAS_SAVED] = frozenset({"call"})
+#: `fit` keywords that give it validation data.
+KERAS_VALIDATION_KEYWORDS = frozenset({"validation_data", "validation_split"})
+KERAS_INPUT_CALLS = frozenset(f"{root}.{sub}Input" for root in ("tensorflow.keras", "keras", "tf_keras",
+                                                                "tensorflow.python.keras", "keras.src")
+                              for sub in ("", "layers.", "layers.core.", "engine.input_layer."))
+KERAS_SAVING_CALLS = frozenset({"tensorflow.saved_model.save", "tensorflow.compat.v2.saved_model.save"})
+
 #: Keras methods that keep their Function on the model: the first `fit` makes
 #: `model.train_function` (`evaluate`/`predict` their own) and later calls reuse it until
 #: `compile` drops it, so an attribute `call` reads, changed between two `fit`s, is stale

@@ -141,6 +141,11 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
             if key in project.reached:
                 fields.setdefault("func", project.function_phrase(key))
                 entry = project.display(project.reached[key], m.module)
+                if not fields.get("_preview"):
+                    # staged only by Keras methods nothing shows Keras tracing: `Project.keras_unshown`
+                    unshown = project.keras_unshown(key)
+                    if unshown:
+                        fields["_preview"] = unshown
         if fields.get("_preview") and not settings.preview:
             cover(m.path, cand.span.line, rule.code)  # held back: its `# noqa` may be needed
             continue  # a step of the rule in the preview tier (`Rule.preview`)

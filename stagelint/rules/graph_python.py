@@ -646,6 +646,8 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
                 for i in tf.range(3):  # STG602
                     x = x + 1.0
                 return x
+
+        gated = keras.Sequential([keras.Input((3,)), Gate()])
         """,
         """
         import jax

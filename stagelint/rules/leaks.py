@@ -152,6 +152,9 @@ class LeakedTensor(Rule):
                 scores = tf.matmul(q, v, transpose_b=True)
                 self.last_scores = scores  # STG201
                 return tf.matmul(tf.nn.softmax(scores), v)
+
+        queries = tf.keras.Input((4, 8))
+        attended = Attention()(queries, queries)
         """,
         """
         import tensorflow as tf
@@ -167,6 +170,8 @@ class LeakedTensor(Rule):
                     self.last = t  # STG201
                 keep(tf.matmul(q, q, transpose_b=True))
                 return q
+
+        model = tf.keras.Sequential([Scores()])
 
         @tf.function
         def step(x):

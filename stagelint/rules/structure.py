@@ -418,6 +418,8 @@ class VariableCreation(Rule):
         class Head(tf.keras.Model):
             def call(self, x):
                 return tf.keras.layers.Dense(3)(x)  # STG402
+
+        Head().predict(features)
         """,
         """
         import tensorflow as tf

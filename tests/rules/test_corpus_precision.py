@@ -42,6 +42,8 @@ def test_star_kwargs_is_made_afresh_for_every_call():
                 del kwargs["mask"]
                 self.last_state = state  # STG201
                 return inputs
+
+        model = tf.keras.Sequential([Decoder()])
     """)
 
 
@@ -115,6 +117,8 @@ def test_local_that_is_sometimes_a_fresh_list_is_the_call_s_own():
                 seen = self.calls
                 seen.append(1)  # STG102
                 return processed
+
+        model = tf.keras.Sequential([Net()])
     """)
 
 
@@ -361,6 +365,8 @@ def test_layers_without_variables_may_be_made_in_call():
             def call(self, x):
                 x = keras.layers.Reshape((4,))(x)
                 return keras.layers.Dropout(0.1)(x)  # STG402
+
+        models = tf_keras.Sequential([Block()]), keras.Sequential([Block3()])
     """)
 
 
@@ -461,6 +467,8 @@ def test_logs_of_python_values_describe_the_trace():
                 logging.info("activation %s", x)  # STG101
                 logging.info("activation {}".format(x))  # STG101
                 return x
+
+        model = tf.keras.Sequential([Block()])
     """)
 
 
@@ -705,6 +713,8 @@ def test_calling_what_a_property_returns_does_not_run_its_setter():
                 y = self.converter(x)
                 self.remember(tf.square(x))
                 return y
+
+        model = tf.keras.Sequential([Preprocessor()])
     """)
 
 
@@ -1027,6 +1037,8 @@ def test_a_marker_appended_to_a_list_records_a_trace():
                 self.outputs.append(inputs * 2)  # STG201
                 self.list.append(len(self.outputs))  # STG102
                 return inputs
+
+        model = tf.keras.Sequential([ValidatedLayer([])])
     """)
 
 

@@ -181,6 +181,8 @@ def test_print_to_a_stream_is_unsafe_where_xla_may_compile_it():
             def call(self, x):
                 print("x", x, file=sys.stdout)
                 return x * 2
+
+        Net().fit(features, labels)
         """):
         fix = _print_fix(source)
         assert fix is not None and not fix.safe, source

@@ -28,6 +28,8 @@ def test_a_change_made_every_call_is_default_a_repeated_store_is_preview():
                 self.steps += 1  # STG102
                 self.seen.append(1)  # STG102
                 return self.dropout_1(x)
+
+        model = tf.keras.Sequential([Prenet()])
     """)
 
 

@@ -190,6 +190,8 @@ def test_stg201_a_name_scope_string_stored_on_the_layer_leaks_nothing():
                 self.internal_scope = tf.__internal__.get_name_scope()  # preview STG102
                 self.last = tf.reduce_sum(x)  # STG201
                 return x
+
+        model = tf.keras.Sequential([Block()])
     """)
 
 

@@ -94,6 +94,8 @@ def test_get_or_create_layer_in_tf_keras_s_own_spelling_runs_its_factory_once():
 
             def call(self, x):
                 return self.build_model()(x)
+
+        model = tf.keras.Sequential([Cached(), Fresh()])
     """)
 
 
@@ -106,6 +108,8 @@ def test_add_weight_on_self_is_known_on_another_receiver_it_is_a_guess_by_name()
                 w = self.add_weight(name="w", shape=())  # STG402
                 b = store.add_weight("b")  # preview STG402
                 return x * w + b
+
+        model = tf.keras.Sequential([Layer()])
     """)
 
 

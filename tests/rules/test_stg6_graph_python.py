@@ -505,6 +505,9 @@ def test_keras3_call_and_its_helpers_are_not_converted_by_autograph():
                 while tf.reduce_sum(x) > 10:  # STG602
                     x = x / 2
                 return {"loss": tf.reduce_sum(x - y)}
+
+        gated = keras.Sequential([Gate()])
+        Trainer().fit(data)
     """)
 
 
@@ -575,6 +578,8 @@ def test_keras3_base_class_and_helper_across_modules(tmp_path):
             class Clip(Block):
                 def call(self, x):
                     return shared(clip(x))
+
+            model = tf.keras.Sequential([Clip()])
 
             @tf.function
             def step(x):
@@ -689,6 +694,8 @@ def test_a_parameter_annotated_as_a_list_of_python_scalars_is_python_where_calle
 
             def call(self, x):
                 return slots(x, self._class_ids, self._class_ids) + slots_untyped(x, self._class_ids)
+
+        model = tf.keras.Sequential([Loss()])
     """)
 
 
@@ -774,4 +781,6 @@ def test_stg601_a_parameter_only_an_op_operand_shows_is_a_guess():
                 seq_len = inputs.shape[1]
                 distances = tf.range(-seq_len + 1, seq_len, dtype=tf.float32)
                 return central_mask(distances, 8, seq_len) + scale(inputs, tf.reduce_max(inputs))
+
+        model = tf.keras.Sequential([Attention()])
     """)

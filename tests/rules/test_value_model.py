@@ -267,6 +267,8 @@ def test_store_on_self_from_a_closure_nested_in_call():
                 scores = tf.matmul(q, q, transpose_b=True)
                 keep(scores)
                 return scores
+
+        model = tf.keras.Sequential([Attention()])
     """)
 
 
@@ -393,6 +395,8 @@ def test_same_line_same_code_whichever_files_are_checked(tmp_path):
                 def call(self, x):
                     self.seen = x
                     return x * 2
+
+            model = tf.keras.Sequential([Scale()])
         """,
         "pkg/main.py": """
             import tensorflow as tf
@@ -579,6 +583,8 @@ def test_results_of_calling_keras_objects_are_tensors():
                 y = self._bn(x)
                 self.last = y  # STG201
                 return y
+
+        model_of_blocks = tf.keras.Sequential([Block()])
 
         @tf.function
         def step(x):
@@ -1072,6 +1078,8 @@ def test_unpacked_python_element_of_a_returned_tuple_is_python_and_the_tensor_el
                     logging.info("scaled %s", scaled)  # STG101
                     out.append(scaled)
                 return out
+
+        Net().predict(images)
     """)
 
 
