@@ -153,6 +153,9 @@ class _PrefixState(CodegenState):
             self.check_at = self.size + (self.limit - words)
 
 
+_UNSEARCHED = object()
+
+
 def _trace_raising_call(statement) -> cst.Call | None:
     """The first `x.numpy()` call (`TRACE_RAISING_METHODS`, no arguments) in a simple statement,
     outside the lambdas it defines."""
@@ -265,6 +268,9 @@ class FileContext:
         #: (candidate, function, `after_trace_raising_call`'s answer) of candidates reported
         #: after a `.numpy()` call in their block
         self.after_raising: list = []
+        #: id of a simple statement -> its first `x.numpy()` call (or None): each statement is
+        #: searched once per file, not once per candidate below it (`after_trace_raising_call`)
+        self._raising_calls: dict[int, cst.Call | None] = {}
         self.eager_stack: list = []
         self._saved_eager: list[list] = []
         self._escaped_lambdas: set[int] = set()
@@ -717,7 +723,9 @@ class FileContext:
                     holding = statement
                     break
                 if isinstance(statement, cst.SimpleStatementLine):
-                    call = _trace_raising_call(statement)
+                    call = self._raising_calls.get(id(statement), _UNSEARCHED)
+                    if call is _UNSEARCHED:
+                        call = self._raising_calls[id(statement)] = _trace_raising_call(statement)
                     if call is not None:
                         return at.line, call, call.func.value
             if holding is None or isinstance(holding, cst.SimpleStatementLine) \
