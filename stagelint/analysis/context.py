@@ -171,24 +171,47 @@ def _trace_raising_call(statement) -> cst.Call | None:
     return None
 
 
+def block_statements(suite) -> list:
+    """The statements of an indented block ([] for a one-line suite, or none)."""
+    return list(suite.body) if isinstance(suite, cst.IndentedBlock) else []
+
+
 def block_holding(ctx, statement, line: int) -> list:
     """The statements of the block of the compound `statement` (its body, `elif`, `else`,
     `except`, `finally`) that holds `line`."""
-    def of(suite):
-        return list(suite.body) if isinstance(suite, cst.IndentedBlock) else []
-
-    blocks = [of(getattr(statement, "body", None))]
+    blocks = [block_statements(getattr(statement, "body", None))]
     for name in ("orelse", "finalbody"):
         part = getattr(statement, name, None)
         if isinstance(part, cst.If):
             blocks.append([part])  # `elif`: one statement of its own
         elif part is not None:
-            blocks.append(of(part.body))
-    blocks += [of(h.body) for h in getattr(statement, "handlers", ())]
+            blocks.append(block_statements(part.body))
+    blocks += [block_statements(h.body) for h in getattr(statement, "handlers", ())]
     for block in blocks:
         if any(ctx.position(s).line <= line <= ctx.position(s).end_line for s in block):
             return block
     return []
+
+
+def simple_statements_before(ctx, func, line: int, into_definitions: bool = True):
+    """The simple statements of `func`'s body that run before `line` on every path through it:
+    those above it in its own block and in each block around it, outermost first (a statement in
+    a block that does not hold `line`, under an `if` above it, may not run). With
+    `into_definitions` False, none in the body of a `def` or `class` statement holding `line`."""
+    statements = block_statements(getattr(func.node, "body", None))
+    while statements:
+        holding = None
+        for statement in statements:
+            at = ctx.position(statement)
+            if at.line <= line <= at.end_line:
+                holding = statement
+                break
+            if isinstance(statement, cst.SimpleStatementLine):
+                yield statement
+        if holding is None or isinstance(holding, cst.SimpleStatementLine) or (
+                not into_definitions and isinstance(holding, (cst.FunctionDef, cst.ClassDef))):
+            return
+        statements = block_holding(ctx, holding, line)
 
 
 @dataclass
@@ -713,25 +736,12 @@ class FileContext:
         then its prints). Under a trace that call raises when `x` is a tensor or a variable, so
         the code after it runs while tracing only when `x` is something else: it is written for
         eager execution (with tf.function turned off to debug, as Monodepth2's comment says)."""
-        body = getattr(func.node, "body", None)
-        statements = list(body.body) if isinstance(body, cst.IndentedBlock) else []
-        while statements:
-            holding = None
-            for statement in statements:
-                at = self.position(statement)
-                if at.line <= line <= at.end_line:
-                    holding = statement
-                    break
-                if isinstance(statement, cst.SimpleStatementLine):
-                    call = self._raising_calls.get(id(statement), _UNSEARCHED)
-                    if call is _UNSEARCHED:
-                        call = self._raising_calls[id(statement)] = _trace_raising_call(statement)
-                    if call is not None:
-                        return at.line, call, call.func.value
-            if holding is None or isinstance(holding, cst.SimpleStatementLine) \
-                    or isinstance(holding, (cst.FunctionDef, cst.ClassDef)):
-                return None
-            statements = block_holding(self, holding, line)
+        for statement in simple_statements_before(self, func, line, into_definitions=False):
+            call = self._raising_calls.get(id(statement), _UNSEARCHED)
+            if call is _UNSEARCHED:
+                call = self._raising_calls[id(statement)] = _trace_raising_call(statement)
+            if call is not None:
+                return self.position(statement).line, call, call.func.value
         return None
 
     @property

@@ -19,7 +19,8 @@ from stagelint.analysis.guards import after_early_return_guard
 from stagelint.analysis.objects import root_name, root_owner
 from stagelint.analysis.values import python_option_param
 from stagelint.frameworks import PER_CALL_MUTATORS, REPEAT_CHANGING_OPERATORS
-from stagelint.analysis.context import FileContext, FunctionInfo, block_holding, code_of, short_code
+from stagelint.analysis.context import FileContext, FunctionInfo, block_statements, code_of, short_code, \
+    simple_statements_before
 from stagelint.analysis.tensors import Tensorness, tensorness, value_of
 from stagelint.analysis.trivia import inner_nodes, statement_parts
 
@@ -520,20 +521,9 @@ def stored_anew_above(ctx: FileContext, func: FunctionInfo, node: cst.CSTNode, t
     run. A call of the class's own method (`self.reset_losses()`, Monodepth2) counts as the
     store its body makes in its own top-level simple statements (before any `return`)."""
     place = code_of(target)
-    here = ctx.position(node)
-    statements = _statements(func.node.body)
-    while statements:
-        holding = None
-        for statement in statements:
-            at = ctx.position(statement)
-            if at.line <= here.line <= at.end_line:
-                holding = statement
-                break
-            if _stores_place(statement, place, func) or _own_method_stores(ctx, statement, place, func):
-                return at.line
-        if holding is None or isinstance(holding, cst.SimpleStatementLine):
-            return None
-        statements = block_holding(ctx, holding, here.line)
+    for statement in simple_statements_before(ctx, func, ctx.position(node).line):
+        if _stores_place(statement, place, func) or _own_method_stores(ctx, statement, place, func):
+            return ctx.position(statement).line
     return None
 
 
@@ -552,7 +542,7 @@ def _own_method_stores(ctx: FileContext, statement, place: str, func: FunctionIn
     params = method.params.params if method is not None else ()
     if method is None or method is func.node or not params or params[0].name.value != func.self_name:
         return False
-    for stmt in _statements(method.body):
+    for stmt in block_statements(method.body):
         if not isinstance(stmt, cst.SimpleStatementLine):
             continue
         if any(isinstance(small, (cst.Return, cst.Raise)) for small in stmt.body):
@@ -576,7 +566,7 @@ def _sibling_method(module, method: cst.FunctionDef, name: str) -> cst.FunctionD
     classes = [s for s in getattr(module, "body", ()) if isinstance(s, cst.ClassDef)]
     while classes:
         cls = classes.pop()
-        body = _statements(cls.body)
+        body = block_statements(cls.body)
         if any(s is method for s in body):
             return next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
         classes.extend(s for s in body if isinstance(s, cst.ClassDef))
@@ -599,10 +589,6 @@ def _stores_place(statement, place: str, func: FunctionInfo) -> bool:
             if (place == code or place.startswith((code + ".", code + "["))) and not _reads_any(small.value, {code}):
                 return True
     return False
-
-
-def _statements(suite) -> list:
-    return list(suite.body) if isinstance(suite, cst.IndentedBlock) else []
 
 
 def _reads_any(value: cst.BaseExpression, places: set[str]) -> bool:
