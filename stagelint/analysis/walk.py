@@ -116,7 +116,7 @@ def literal_truth(test) -> bool | None:
     """The truth of a test spelled as a literal (`False`, `True`, `None`, `0`, `1`, in
     parentheses or not), or None. Python itself folds these: `if False:`/`if 0:` compiles to no
     code at all, `while False:` to none for its body, and `if True:` to none for its `else`
-    (tests/test_dead_code.py checks it with `dis`)."""
+    (tests/rules/test_tf_eighth_audit.py checks it with `dis`)."""
     if isinstance(test, cst.Name) and test.value in ("True", "False", "None"):
         return test.value == "True"  # (keywords: no binding can change them)
     if isinstance(test, cst.Integer):
@@ -266,18 +266,13 @@ def _mark_repeated(ctx: FileContext, loop) -> None:
         ctx._repeated[id(part)] = loop
 
 
-def _encloses(ctx: FileContext, outer, node) -> bool:
-    line, column, end_line, end_column = ctx._meta.position(outer)
-    return (line, column) <= ctx._meta.position(node)[:2] <= (end_line, end_column)
-
-
 def _repetition_span(ctx: FileContext, made=None) -> F.Span | None:
     """The lines within which code of the current function runs between two iterations of the
     outermost loop around the walk's position (a call there runs again after it), or None outside
     loops: a `for`/`while` from its header to the end of its body (its `else:` runs once, after
     the last iteration), a comprehension whole. `made`: the binding of the object called there
     (`f = make_step()` ... `f(x)`): only loops that do not hold it call that same object again."""
-    loops = [lp for lp in ctx._loop_stack if made is None or not _encloses(ctx, lp, made)]
+    loops = [lp for lp in ctx._loop_stack if made is None or not ctx.inside(made, lp)]
     if not loops:
         return None
     loop = loops[0]
@@ -922,7 +917,7 @@ class _Walker(cst.CSTVisitor):
         factory = self._target_of(value.func)
         if factory is None or factory[0] not in ("name", "self") or not self._is_project_target(factory):
             return None
-        local = func is not None and _encloses(ctx, func.node, bound)
+        local = func is not None and ctx.inside(bound, func.node)
         where = ctx.position(bound)
         return (f"{'local' if local else 'outer'}@{where.line}:{where.column}", *factory), bound
 
