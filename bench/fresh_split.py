@@ -38,8 +38,8 @@ bench/fresh_repos_tf9.txt, the ninth TensorFlow audit, is AG (fix from, next ses
 bench/fresh_repos_tf9b.txt (added so that AH's findings come from more repositories);
 bench/fresh_repos_tf10.txt, the tenth TensorFlow audit, is AK (fix from, next session) and AL
 (measured: before = main 19c35ed, after = session 18's final main), and so is its second list
-bench/fresh_repos_tf10b.txt, its third bench/fresh_repos_tf10c.txt and its fourth
-bench/fresh_repos_tf10d.txt (each added when AL's findings were too few). Halves named after Z take two
+bench/fresh_repos_tf10b.txt, its third bench/fresh_repos_tf10c.txt, its fourth
+bench/fresh_repos_tf10d.txt and its fifth bench/fresh_repos_tf10e.txt (each added when AL's findings were too few). Halves named after Z take two
 letters.
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
@@ -76,7 +76,8 @@ LISTS = {LIST: ("A", "B"), HERE / "fresh_repos_jax2.txt": ("C", "D"), HERE / "fr
          HERE / "fresh_repos_jax9.txt": ("AE", "AF"), HERE / "fresh_repos_jax9b.txt": ("AE", "AF"),
          HERE / "fresh_repos_tf9.txt": ("AG", "AH"), HERE / "fresh_repos_tf9b.txt": ("AG", "AH"),
          HERE / "fresh_repos_tf10.txt": ("AK", "AL"), HERE / "fresh_repos_tf10b.txt": ("AK", "AL"),
-         HERE / "fresh_repos_tf10c.txt": ("AK", "AL"), HERE / "fresh_repos_tf10d.txt": ("AK", "AL")}
+         HERE / "fresh_repos_tf10c.txt": ("AK", "AL"), HERE / "fresh_repos_tf10d.txt": ("AK", "AL"),
+         HERE / "fresh_repos_tf10e.txt": ("AK", "AL")}
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
