@@ -216,7 +216,8 @@ _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second
            "Y": "The seventh TensorFlow audit", "AA": "The eighth JAX audit",
            "AC": "The eighth TensorFlow audit",
            "AE": "The ninth JAX audit",
-           "AG": "The ninth TensorFlow audit"}
+           "AG": "The ninth TensorFlow audit",
+           "AI": "The tenth JAX audit"}
 
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:
