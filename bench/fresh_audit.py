@@ -217,6 +217,7 @@ _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second
            "AC": "The eighth TensorFlow audit",
            "AE": "The ninth JAX audit",
            "AG": "The ninth TensorFlow audit",
+           "AI": "The tenth JAX audit",
            "AK": "The tenth TensorFlow audit"}
 
 

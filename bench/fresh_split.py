@@ -36,11 +36,14 @@ bench/fresh_repos_jax9b.txt (added so that AF's findings come from more reposito
 bench/fresh_repos_tf9.txt, the ninth TensorFlow audit, is AG (fix from, next session) and AH
 (measured: before = main c2b10b0, after = session 17's final main), and so is its second list
 bench/fresh_repos_tf9b.txt (added so that AH's findings come from more repositories);
+bench/fresh_repos_jax10.txt, the tenth JAX audit, is AI (fix from, next session) and AJ (measured:
+before = main 19c35ed, after = session 18's final main), and so is its second list
+bench/fresh_repos_jax10b.txt (added so that AJ's findings come from more repositories);
 bench/fresh_repos_tf10.txt, the tenth TensorFlow audit, is AK (fix from, next session) and AL
 (measured: before = main 19c35ed, after = session 18's final main), and so is its second list
 bench/fresh_repos_tf10b.txt, its third bench/fresh_repos_tf10c.txt, its fourth
-bench/fresh_repos_tf10d.txt and its fifth bench/fresh_repos_tf10e.txt (each added when AL's findings were too few). Halves named after Z take two
-letters.
+bench/fresh_repos_tf10d.txt and its fifth bench/fresh_repos_tf10e.txt (each added when AL's findings were too few). Halves named
+after Z take two letters.
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -75,6 +78,7 @@ LISTS = {LIST: ("A", "B"), HERE / "fresh_repos_jax2.txt": ("C", "D"), HERE / "fr
          HERE / "fresh_repos_tf8b.txt": ("AC", "AD"),
          HERE / "fresh_repos_jax9.txt": ("AE", "AF"), HERE / "fresh_repos_jax9b.txt": ("AE", "AF"),
          HERE / "fresh_repos_tf9.txt": ("AG", "AH"), HERE / "fresh_repos_tf9b.txt": ("AG", "AH"),
+         HERE / "fresh_repos_jax10.txt": ("AI", "AJ"), HERE / "fresh_repos_jax10b.txt": ("AI", "AJ"),
          HERE / "fresh_repos_tf10.txt": ("AK", "AL"), HERE / "fresh_repos_tf10b.txt": ("AK", "AL"),
          HERE / "fresh_repos_tf10c.txt": ("AK", "AL"), HERE / "fresh_repos_tf10d.txt": ("AK", "AL"),
          HERE / "fresh_repos_tf10e.txt": ("AK", "AL")}
