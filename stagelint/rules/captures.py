@@ -110,6 +110,12 @@ class StaleGlobal(Rule):
     """
 
     code = "STG301"
+    preview_under = {
+        "jax": "Held back on repositories nobody here tuned on (bench/fresh_audit_notes.md), "
+               "it was right 8 times in 21 findings in JAX code at each half's latest reading (3 in 6 "
+               "at the ninth audit's): the globals were rebound to equal values, bound before the "
+               "first trace, or read by exercise stubs and demonstrations.",
+    }
     name = "stale-global"
     message = "{func} reads {scope} `{name}`, which is {change}; its value is frozen at trace time, so pass it as an argument or keep it in a `tf.Variable`"
     jax_message = "{func} reads {scope} `{name}`, which is {change}; jit bakes its value in at trace time, and calls that reuse the trace keep it, so pass it as an argument"

@@ -131,6 +131,12 @@ class PythonScalarArgument(Rule):
     """
 
     code = "STG501"
+    preview_under = {
+        "jax": "Held back on repositories nobody here tuned on (bench/fresh_audit_notes.md), "
+               "it was right 0 times in 10 findings in JAX code at each half's latest reading: the "
+               "static values were fixed per run, or came with new shapes or other static values "
+               "that trace again anyway.",
+    }
     severity = "warning"
     repeated_cost = True
     name = "python-scalar-argument"
