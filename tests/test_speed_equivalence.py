@@ -178,6 +178,39 @@ def test_children_and_visits_under_fast_traversal_are_libcst_s(text):
     assert [(e, id(n)) for e, n in ours.events] == [(e, id(n)) for e, n in theirs.events]
 
 
+def test_libcst_classes_answer_isinstance_alike_under_fast_traversal():
+    """`fast_traversal()` gives libcst's node and scope classes a plain class in place of
+    `abc.ABCMeta` (`fastmeta._PlainClass`): every `issubclass` between them, and `isinstance` of
+    every node of a real file against each of them, answer as before; `abc.ABCMeta` is back
+    afterwards, and after `restore_libcst`."""
+    import abc
+
+    from stagelint.analysis.fastmeta import _PlainClass, _plain_classes, _set_class, fast_traversal, restore_libcst
+
+    kinds = _plain_classes()
+    assert cst.CSTNode in kinds and cst.Name in kinds and cst.BaseExpression in kinds and len(kinds) > 300
+    module = cst.parse_module((ROOT / "stagelint" / "analysis" / "walk.py").read_bytes())
+    nodes, stack = [], [module]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack.extend(node.children)
+    kinds_of_nodes = {type(n): n for n in nodes}
+
+    def answers():
+        return ([issubclass(a, b) for a in kinds for b in kinds],
+                [isinstance(n, k) for n in kinds_of_nodes.values() for k in kinds])
+
+    before = answers()
+    with fast_traversal():
+        assert all(type(k) is _PlainClass for k in kinds)
+        assert answers() == before
+    assert all(type(k) is abc.ABCMeta for k in kinds)
+    _set_class(kinds, _PlainClass)  # as an analysis cut short by its time budget can leave them
+    restore_libcst()
+    assert all(type(k) is abc.ABCMeta for k in kinds)
+
+
 @pytest.mark.parametrize("text", AWKWARD + [t for _, t in _sources(parsing_only=True)])
 def test_the_walk_passes_by_trivia_which_hold_only_trivia(text):
     """The analysis walk does not enter whitespace, comments, operators and brackets: what they
