@@ -283,6 +283,11 @@ def _repetition_span(ctx: FileContext, made=None) -> F.Span | None:
     return where
 
 
+#: rule classes (in the order a walk runs them) -> {(prefix, node type): the indices of those with
+#: that handler}: a rule's handlers are its class's methods (no rule sets one on itself)
+_HANDLED: dict[tuple, dict] = {}
+
+
 class _Walker(cst.CSTVisitor):
     # Metadata (`fastmeta.Metadata`) is resolved by `analyze_module`, not by libcst's wrapper.
 
@@ -292,6 +297,8 @@ class _Walker(cst.CSTVisitor):
         self.rules = rules
         self._visits: dict[type, list] = {}
         self._leaves: dict[type, list] = {}
+        #: (prefix, node type) -> which rules have that handler, for these rule classes in this order
+        self._which = _HANDLED.setdefault(tuple(type(r) for r in rules), {})
         self.failed: set = set()
         #: binding id -> [(method call entry, loop span or None)] of the calls on that object so far
         self._object_uses: dict[int, list] = {}
@@ -300,7 +307,11 @@ class _Walker(cst.CSTVisitor):
         handlers = table.get(node_type)
         if handlers is None:
             name = prefix + node_type.__name__
-            handlers = [(r, getattr(r, name)) for r in self.rules if hasattr(r, name)]
+            which = self._which.get((prefix, node_type))
+            if which is None:  # asked of the classes once per process, not of each file's rules
+                which = self._which[(prefix, node_type)] = tuple(
+                    i for i, r in enumerate(self.rules) if hasattr(type(r), name))
+            handlers = [(self.rules[i], getattr(self.rules[i], name)) for i in which]
             table[node_type] = handlers
         return handlers
 
