@@ -42,6 +42,16 @@ SCOPES = [
     "x = 1\ndef f():\n    print(x)\n    x = 2\n",
     "def f():\n    yield from (y for y in range(3))\n    return (yield)\n",
     "print(__name__, __file__, len, int.from_bytes)\n",
+    # The calls whose arguments libcst's scope visitor reads as type hints (`typing.cast`, ...), by
+    # every spelling: the scope visit asks their qualified names only where one can be typing's
+    "from typing import cast as c, NewType\nimport typing as t\nfrom typing_extensions import TypeVar\n"
+    "x = c('List[int]', y)\nN = NewType('N', 'int')\nT = t.TypeVar('T', 'Foo')\nU = TypeVar('U', bound='Bar')\n"
+    "import numpy as np\nnp.cast('int', z)\ncast('Q', w)\n",
+    "def f():\n    return cast('A', x), typing.cast('B', y)\nfrom typing import cast\nimport typing\n"
+    "cast('C', z)\ntyping.cast('D', typing)\n",
+    "class typing:\n    def cast(a, b): ...\n    NewType = cast\ntyping.cast('Q', v)\ntyping.NewType('R', 'S')\n",
+    "from typing import *\nfrom x.typing import y as z\nfrom . import typing as tp\nz('E', 1)\ncast('F', 2)\ntp.cast('G', 3)\n",
+    "import typing.re as tr, typing\ntr.cast('H', 4)\ntyping.re.cast('I', 5)\nf()('J')\n",
     # Binding targets of every shape: the names the scope visit marks as stores itself
     "x = {}\nx[(y := 1)] = 2\n(a, [b, *c]) = d = x\nx.a, x[b] = y, c\ndel x[(z := 0)], a\nprint(y, z)\n",
     "class K:\n    pass\nfor K.a[(i := 0)], *rest in [(1, 2)]:\n    print(i, rest)\n",

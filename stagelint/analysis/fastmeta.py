@@ -44,6 +44,11 @@ file), and most of that is bookkeeping around the analysis, not the analysis:
   (`Metadata.position` asks libcst's provider if one does). A third of the cost before (12
   largest staged tf-models files: 0.13 s against 0.39 s).
 
+* libcst's scope visitor asks the qualified names of every call, to find `typing.NewType`,
+  `typing.TypeVar` and `typing.cast` (their arguments are type hints). `_ScopeVisitor.visit_Call`
+  asks only where the answer can hold one of them: the called name ends in one of the three, or
+  begins with a name an import from `typing` bound earlier in the visit. The analysis of 27
+  tf-models files: 1 % fewer instructions.
 * libcst's classes are made by `abc.ABCMeta`, whose `__instancecheck__` is a Python call for
   every `isinstance(node, cst.Name)` that is not an exact match (300,000 on 27 tf-models files).
   While `fast_traversal()` is on, the node and scope classes have a plain class instead
@@ -69,6 +74,7 @@ import threading
 from typing import Optional
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 from libcst.metadata import ExpressionContextProvider, MetadataWrapper, ScopeProvider
 from libcst.metadata.scope_provider import ScopeVisitor
 
@@ -479,6 +485,49 @@ class _ScopeVisitor(ScopeVisitor):
         super().__init__(provider)
         #: every scope this visit makes, the builtins' too (`Metadata.release` empties them)
         self.made = [self.scope, self.scope.parent]
+        #: the first part of each name an import from `typing` has bound so far in this visit;
+        #: None after `from typing... import *`
+        self._typing_bound: set[str] | None = set() if hasattr(self, "_ScopeVisitor__in_type_hint_stack") \
+            and hasattr(self, "_ScopeVisitor__top_level_attribute_stack") else None  # (another libcst: its own)
+
+    def visit_Import(self, node: cst.Import) -> Optional[bool]:
+        self._note_typing_import(node)
+        return super().visit_Import(node)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> Optional[bool]:
+        self._note_typing_import(node)
+        return super().visit_ImportFrom(node)
+
+    def _note_typing_import(self, node) -> None:
+        if self._typing_bound is None:
+            return
+        module = (get_full_name_for_node(node.module) or "") if isinstance(node, cst.ImportFrom) and node.module else ""
+        if isinstance(node.names, cst.ImportStar):
+            if "typing" in module:
+                self._typing_bound = None
+            return
+        for alias in node.names:
+            name = get_full_name_for_node(alias.name) or ""
+            if "typing" in module or "typing" in name:
+                bound = alias.evaluated_alias if alias.asname is not None else name
+                self._typing_bound.add((bound or "").partition(".")[0])
+
+    def visit_Call(self, node: cst.Call) -> Optional[bool]:
+        """libcst's, which asks the call's qualified names of every call to find `typing.NewType`,
+        `typing.TypeVar` and `typing.cast` (whose arguments are type hints). A qualified name is
+        one of those only when the called name ends in `NewType`, `TypeVar` or `cast` (a local
+        binding's name ends with the name used), or begins with a name an import from `typing`
+        bound before the call (the visit records an import's bindings when it reaches it): the
+        other calls skip the question (libcst's answer would hold none of the three)."""
+        full = get_full_name_for_node(node)
+        if full is not None and (self._typing_bound is None or full.rpartition(".")[2] in _TYPING_HINT_CALLS
+                                 or full.partition(".")[0] in self._typing_bound):
+            return super().visit_Call(node)
+        # libcst's visit_Call for a call that is none of the three (`_ScopeVisitor__...` is the
+        # mangled name of ScopeVisitor's private stacks, as libcst's own methods spell them)
+        self._ScopeVisitor__top_level_attribute_stack.append(None)
+        self._ScopeVisitor__in_type_hint_stack.append(False)
+        return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self.provider.set_metadata(original_node, self.scope)
@@ -492,6 +541,9 @@ class _ScopeVisitor(ScopeVisitor):
             self.made.append(self.scope)
             yield
 
+
+#: the calls libcst's scope visitor looks for by their qualified names (`typing.NewType`, ...)
+_TYPING_HINT_CALLS = frozenset({"NewType", "TypeVar", "cast"})
 
 _ASSIGNMENT_LIKE: dict[type, bool] = {}
 
