@@ -188,7 +188,8 @@ def block_holding(ctx, statement, line: int) -> list:
             blocks.append(block_statements(part.body))
     blocks += [block_statements(h.body) for h in getattr(statement, "handlers", ())]
     for block in blocks:
-        if any(ctx.position(s).line <= line <= ctx.position(s).end_line for s in block):
+        # (`raw_position`: no Span built for each statement asked)
+        if any(ctx.raw_position(s)[0] <= line <= ctx.raw_position(s)[2] for s in block):
             return block
     return []
 
@@ -202,8 +203,8 @@ def simple_statements_before(ctx, func, line: int, into_definitions: bool = True
     while statements:
         holding = None
         for statement in statements:
-            at = ctx.position(statement)
-            if at.line <= line <= at.end_line:
+            first, _, last, _ = ctx.raw_position(statement)  # (no Span built for each statement)
+            if first <= line <= last:
                 holding = statement
                 break
             if isinstance(statement, cst.SimpleStatementLine):
