@@ -26,6 +26,7 @@ from libcst._nodes.internal import CodegenState
 from libcst.helpers import get_full_name_for_node
 
 from stagelint.analysis import facts as F
+from stagelint.analysis.trivia import inner_nodes
 from stagelint.frameworks import (
     EAGER_TESTS,
     JAX_JIT_DISABLING,
@@ -158,7 +159,7 @@ _UNSEARCHED = object()
 
 def _trace_raising_call(statement) -> cst.Call | None:
     """The first `x.numpy()` call (`TRACE_RAISING_METHODS`, no arguments) in a simple statement,
-    outside the lambdas it defines."""
+    outside the lambdas it defines (searched past the trivia, which hold no call: `inner_nodes`)."""
     stack = [statement]
     while stack:
         n = stack.pop()
@@ -167,7 +168,7 @@ def _trace_raising_call(statement) -> cst.Call | None:
         if isinstance(n, cst.Call) and not n.args and isinstance(n.func, cst.Attribute) \
                 and n.func.attr.value in TRACE_RAISING_METHODS:
             return n
-        stack.extend(reversed(n.children))
+        stack.extend(reversed(inner_nodes(n)))
     return None
 
 
