@@ -472,3 +472,33 @@ def test_a_model_driven_by_hand_stays_eager_when_other_modules_train_other_model
     assert (root / "nb/other.py").read_text().splitlines()[line - 1].startswith("model = ")
     monkeypatch.chdir(root)
     assert [(f.path, f.line, f.code) for f in check_paths(["nb"]).findings] == []
+
+
+def test_a_module_below_a_namespace_package_is_found_by_its_longer_name(tmp_path, monkeypatch):
+    # PEP 420: `proj/third_party` has no `__init__.py`, so the module's own name starts below it
+    # (`lib.helpers`), yet `import proj.third_party.lib.helpers` imports it (checked with Python 3)
+    files = {
+        "proj/__init__.py": "",
+        "proj/third_party/lib/__init__.py": "",
+        "proj/third_party/lib/helpers.py": """
+            def shout(x):
+                print("shout", x)
+        """,
+        "proj/train.py": """
+            import tensorflow as tf
+            from proj.third_party.lib import helpers
+
+            @tf.function
+            def step(x):
+                return helpers.shout(x)
+        """,
+    }
+    root = _package(tmp_path / "a", files)
+    monkeypatch.chdir(root)
+    got = {(f.path.replace("\\", "/"), f.code) for f in check_paths(["."], whole_project=True).findings}
+    assert got == {("proj/third_party/lib/helpers.py", "STG101")}
+    # a name whose folders are not the module's: no such module
+    other = dict(files, **{"proj/train.py": files["proj/train.py"].replace("proj.third_party.lib", "other.third_party.lib")})
+    root = _package(tmp_path / "b", other)
+    monkeypatch.chdir(root)
+    assert not check_paths(["."], whole_project=True).findings

@@ -39,6 +39,7 @@ class Project:
         for m in modules:
             self.modules.setdefault(m.module, m)
         self._suffixes: dict[str, set[str]] = {}
+        self._outer: dict[str, str] | None = None
         for name in self.modules:
             parts = name.split(".")
             for i in range(1, len(parts)):
@@ -128,7 +129,30 @@ class Project:
             same = [m for m in matches if m.rpartition(".")[0] == folder]
             if len(same) == 1:
                 return same[0]
+        if not matches:
+            return self._outer_names().get(dotted)
         return None
+
+    def _outer_names(self) -> dict[str, str]:
+        """Longer names of modules below a folder without `__init__.py`: a namespace package
+        (PEP 420), so `a.ns.b.c` imports a/ns/b/c.py when `a` is importable, though the module's
+        own name starts below `ns` (`b.c`; checked with Python 3: `import a.ns.b.c` works with
+        a/__init__.py and no a/ns/__init__.py). Each name the folders above it spell -> the
+        module, when one module alone has it."""
+        if self._outer is None:
+            found: dict[str, str | None] = {}
+            for name, m in self.modules.items():
+                parts = name.split(".")
+                path = m.path.replace("\\", "/").split("/")
+                last = path[-1].rpartition(".")[0] if "." in path[-1] else path[-1]
+                path = path[:-1] if last == "__init__" else path[:-1] + [last]
+                if len(path) <= len(parts) or path[-len(parts):] != parts:
+                    continue
+                for i in range(len(path) - len(parts) - 1, -1, -1):
+                    longer = ".".join(path[i:])
+                    found[longer] = name if longer not in found else None
+            self._outer = {k: v for k, v in found.items() if v is not None and k not in self.modules}
+        return self._outer
 
     def split_qualified(self, qualified: str, near: str | None = None) -> tuple[str, str] | None:
         """`pkg.mod.Class.method` -> (`pkg.mod`, `Class.method`), longest module prefix first."""
