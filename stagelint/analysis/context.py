@@ -216,6 +216,95 @@ def simple_statements_before(ctx, func, line: int, into_definitions: bool = True
         statements = block_holding(ctx, holding, line)
 
 
+def has_star_import(ctx) -> bool:
+    """The module runs `from m import *` somewhere: it may bind any name."""
+    found = getattr(ctx, "_star_import", None)
+    if found is None:
+        found = ctx._star_import = _holds_kind(ctx.module_node, (cst.ImportStar,))
+    return found
+
+
+def module_statement_at(ctx, line: int):
+    """The simple statement line of module-level code (in any block of it, not in a def or class)
+    that holds `line`, or None."""
+    statements = list(ctx.module_node.body)
+    while statements:
+        holding = next((s for s in statements if ctx.position(s).line <= line <= ctx.position(s).end_line), None)
+        if holding is None or isinstance(holding, (cst.FunctionDef, cst.ClassDef)):
+            return None
+        if isinstance(holding, cst.SimpleStatementLine):
+            return holding
+        statements = block_holding(ctx, holding, line)
+    return None
+
+
+def binds_only_from_call(ctx, name: cst.Name):
+    """(first line, last line) of the module-level statement binding `name`, when it is alone on
+    its lines and binds it from a call evaluated whole (`params, loss = step(params, x)`): the
+    name is bound only once that call has returned. None otherwise."""
+    value = ctx.bound_values.get(id(name))
+    if not isinstance(value, cst.Call) or id(name) in ctx.rebinding_targets or not evaluated_whole(value):
+        return None
+    statement = module_statement_at(ctx, ctx.position(name).line)
+    if statement is None or len(statement.body) != 1 or not isinstance(statement.body[0], (cst.Assign, cst.AnnAssign)) \
+            or statement.body[0].value is not value:
+        return None
+    at = ctx.position(statement)
+    return at.line, at.end_line
+
+
+#: What may leave part of an expression unevaluated: a conditional expression, `and`/`or`, a
+#: lambda or comprehension (run later, or once per element, maybe never), a `yield`.
+_CONDITIONAL_PARTS = (cst.IfExp, cst.BooleanOperation, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                      cst.GeneratorExp, cst.Yield, cst.Await)
+
+
+class _Finder(cst.CSTVisitor):
+    """Whether a node of the given kinds lies in a tree, not looking into nested defs or classes
+    (their `return`s leave their own bodies)."""
+
+    def __init__(self, kinds: tuple):
+        self.kinds, self.found = kinds, False
+
+    def on_visit(self, node) -> bool:
+        if self.found or isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            return False
+        if isinstance(node, self.kinds):
+            self.found = True
+        return not self.found
+
+
+def _holds_kind(node: cst.CSTNode, kinds: tuple) -> bool:
+    finder = _Finder(kinds)
+    node.visit(finder)
+    return finder.found
+
+
+def evaluated_whole(node: cst.CSTNode) -> bool:
+    """Every part of the expression (or simple statement) `node` is evaluated whenever it runs:
+    no conditional expression, `and`/`or`, lambda or comprehension in it."""
+    return not _holds_kind(node, _CONDITIONAL_PARTS)
+
+
+def read_on_every_return(ctx, func, node: cst.CSTNode) -> bool:
+    """`node` is evaluated on every path through `func`'s body that returns normally: it lies in
+    a simple statement of the body's own block, evaluated whole, with no `return` above it, in a
+    function that is no generator (`def step(p, x): ...; return p, loss`: a call that returns
+    has read `loss`)."""
+    body = getattr(func.node, "body", None)
+    if body is None or _holds_kind(body, (cst.Yield,)):
+        return False  # calling a generator function runs none of its body
+    line = ctx.position(node).line
+    for statement in block_statements(body):
+        at = ctx.position(statement)
+        if at.line <= line <= at.end_line:
+            return isinstance(statement, cst.SimpleStatementLine) and ctx.inside(node, statement) and \
+                evaluated_whole(statement)
+        if _holds_kind(statement, (cst.Return,)):
+            return False
+    return False
+
+
 @dataclass
 class FunctionInfo:
     """A function being walked. `facts` is what survives the walk."""
@@ -353,6 +442,15 @@ class FileContext:
         self._rebound_wrappers: set[str] = set()
         #: Attribute nodes that are assignment targets (stores, not reads).
         self._store_attributes: set[int] = set()
+        #: The names of the attributes the module reads (`obj.attr` anywhere, not as a store target).
+        self.attribute_loads: set[str] = set()
+        #: A call assigned by a one-target assignment (`g = jax.jit(f)`) -> the target it binds.
+        self.assigned_calls: dict[int, cst.BaseExpression] = {}
+        #: JAX wrappers bound by an assignment: (record, the target, the function it is made in),
+        #: whose uses are read at the end of the walk (`jaxstaging.mark_uncalled`).
+        self.staged_bindings: list[tuple] = []
+        #: such a call -> the index of the target it appended to `facts.wrapped`
+        self.wrapped_at: dict[int, int] = {}
         #: Call sites whose arguments are described at the end of the walk.
         self._pending_sites: list[tuple] = []
         #: Every function's walk record, by its def node (for summaries asked after the walk).

@@ -299,6 +299,10 @@ class JaxStaged:
     #: `jax.grad(f, argnums=(0, 2))`: the positions a differentiating API traces, as spelled;
     #: None where the call does not say (its default, the first), [] where it is not a literal
     argnums: list[int] | None = None
+    #: a wrapper bound by an assignment that nothing reads (`jaxstaging.mark_uncalled`): "never"
+    #: (a local name its function never reads), "module" (an attribute nothing in its module
+    #: reads), "" (read, a module-level name, or not bound by an assignment)
+    uncalled: str = ""
 
 
 @dataclass

@@ -34,6 +34,7 @@ from stagelint.frameworks import (
     JAX_JIT,
     JAX_PYTHON_UNDER_DISABLE_JIT,
     JAX_REBUILDS_ARGUMENTS,
+    JAX_RUNS_AT_ONCE,
     JAX_TRACE,
     JAX_TRACES_DEPENDENTS,
     EQUINOX_MODULE_BASES,
@@ -213,6 +214,8 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
                 ctx.facts.wrapped.append(target)
                 if id(node) in ctx._fresh_staging_calls:
                     ctx.facts.fresh_wrapped.append(target)
+            elif id(node) in ctx.assigned_calls and api not in JAX_RUNS_AT_ONCE:
+                ctx.staged_bindings.append((record, ctx.assigned_calls[id(node)], ctx.function, id(node)))
         return
     api = next((q for q in sorted(names) if q in JAX_FUNCTION_ARGUMENTS), None)
     if api is None or (api in JAX_PYTHON_UNDER_DISABLE_JIT and ctx.jit_disabled_depth):
@@ -233,6 +236,34 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
                 # stays the Python value it was (JAX 0.10.2: tests/runtime/test_jax_traced_values.py)
                 record.bound, record.bound_positional = _partial_bound(ctx, value)
                 ctx.facts.jax_staged.append(record)
+
+
+def mark_uncalled(ctx) -> None:
+    """At the end of a file's walk: the JAX wrappers bound by an assignment whose binding nothing
+    reads. A transformation's result traces the function only when it is called (`jax.jit(f)`
+    returns a wrapper and runs nothing: tests/runtime/test_jax_fresh_facts.py), so a wrapper no
+    code calls stages nothing. A local name no code of its function reads is never called (a
+    fact: `JaxStaged.uncalled` "never"); an attribute (`self._compiled = jax.jit(self._fn)`)
+    nothing in the module reads may still be read by another module, which the file does not
+    show ("module"). A module-level name is left alone: modules import such wrappers to call them."""
+    dropped = set()
+    for record, target, func, call in ctx.staged_bindings:
+        if isinstance(target, cst.Attribute):
+            if target.attr.value not in ctx.attribute_loads:
+                record.uncalled = "module"
+        elif isinstance(target, cst.Name):
+            scope = ctx.scope(target)
+            if scope is None or target.value not in scope.assignments:
+                continue
+            if any(a.references for a in scope.assignments[target.value]):
+                continue
+            if func is None or target.value in func.declared:
+                continue  # a module's name: other modules may import it and call it
+            record.uncalled = "never"
+            if call in ctx.wrapped_at:
+                dropped.add(ctx.wrapped_at[call])  # nor is it an entry point the other way
+    if dropped:
+        ctx.facts.wrapped = [t for i, t in enumerate(ctx.facts.wrapped) if i not in dropped]
 
 
 def record_linen_run(walker, receiver: cst.BaseExpression, mark: str | None) -> None:
@@ -303,12 +334,23 @@ class JaxView:
     def __init__(self, project):
         self.project = project
         self.entries: dict[Key, JaxEntry] = {}
+        #: entry points staged only by wrappers bound where nothing in their module reads them
+        #: (`self._compiled = jax.jit(self._fn)`, never called there: `mark_uncalled`), with the
+        #: binding's module and line; a wrapper no code of its function reads stages nothing
+        self.uncalled: dict[Key, tuple[str, int]] = {}
+        called: set[Key] = set()
         for m in sorted(project.modules.values(), key=lambda m: m.module):
             for record in m.jax_staged:
+                if getattr(record, "uncalled", "") == "never":
+                    continue  # a wrapper never called traces nothing
                 key = project.resolve(m.module, record.target)
                 f = project.function(key) if key is not None else None
                 if f is None:
                     continue
+                if getattr(record, "uncalled", ""):
+                    self.uncalled.setdefault(key, (m.path, record.span.line))
+                else:
+                    called.add(key)
                 entry = self.entries.setdefault(key, JaxEntry())
                 entry.apis.add(record.api)
                 bound = record.target[0] in ("self", "super")  # `jax.jit(self.step)`: self is bound
@@ -335,6 +377,8 @@ class JaxView:
                     entry.differentiates_only = False
                 if record.api in EQUINOX_ARRAYS_ONLY:
                     entry.params_unknown = True
+        for key in called:
+            self.uncalled.pop(key, None)
         for entry in self.entries.values():
             if entry.differentiates_only:
                 # staged by grad alone: what it does not differentiate is what callers pass

@@ -280,3 +280,37 @@ def called_between_calls(project, reader, writer, family) -> tuple | None:
             if between_calls(project, reader, cls, before, after, module):
                 return caller, module
     return None
+
+
+def bindings_made(project, module: str, reader, ordered: dict) -> dict | None:
+    """The program order of a global's rebindings, without the module-level bindings that can
+    never be made: a statement that binds the global from a call of the reading Function itself
+    (`net_params, loss = train_step(net_params, x)`) binds it only once that call returns, and
+    the call's first trace reads the global on every path that returns (`ordered["always"]`):
+    with no binding made before, the read raises NameError (plain Python, and tracing runs the
+    body as Python: tests/runtime/test_jax_fresh_facts.py), so the call never returns and the
+    statement binds nothing. Such statements above the first binding from anything else bind
+    nothing; that binding is the global's first. None when every binding is such a statement:
+    the global is never bound, no trace ever reads a value. `ordered` itself when nothing is
+    dropped (a function that writes the global may run first: `ordered["writers"]`)."""
+    if not ordered.get("always") or ordered["writers"] or not ordered.get("bindings"):
+        return ordered
+    direct = [line for line, key in _module_calls(project, module) if key == tuple(reader)]
+    loops = {line: loop for line, loop in ordered["rebinds"]}
+    dropped = set()
+    first = None
+    for line, fed, plain in ordered["bindings"]:
+        if fed and any(fed[0] <= c <= fed[1] for c in direct):
+            dropped.add(line)
+            continue
+        first = (line, plain)
+        break
+    if first is None:
+        return None
+    if not dropped:
+        return ordered
+    if any(loops.get(line) and loops[line][0] <= first[0] <= loops[line][1] for line in dropped):
+        return ordered  # a loop runs the first binding, then the call again: the next turn's call may return
+    rebinds = [[line, loop] for line, loop in ordered["rebinds"]
+               if line not in dropped and not (line == first[0] and first[1])]
+    return {**ordered, "rebinds": rebinds}

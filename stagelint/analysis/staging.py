@@ -404,6 +404,22 @@ class Project:
                 f"on eager tensors a layer runs `{f.name}` as Python; Keras traces it under `fit`/`evaluate`/"
                 f"`predict`, in traced code, on symbolic inputs (`keras.Input`, `Sequential`) or when saved")
 
+    def staging_unshown(self, key: Key) -> str | None:
+        """Why the staging of `key` is not known (None when it is): every entry point reaching it
+        is a Keras method nothing shows Keras tracing (`keras_unshown`), or a function JAX wraps
+        into a binding nothing in its module reads (`self._compiled = jax.jit(self._fn)` while
+        the code calls `self._fn` directly: a wrapper traces only when called,
+        `jaxstaging.mark_uncalled`; another module may call it)."""
+        unshown = self.keras_unshown(key)
+        if unshown or key not in self.reached or key in self.known_reached():
+            return unshown
+        entry = self.reached[key]
+        where = self.jax.uncalled.get(entry)
+        if where is None:
+            return None
+        return (f"the JAX wrapper of `{self.display(entry, entry[0])}` made on line {where[1]} is bound where nothing in "
+                f"its module reads it, and a wrapper traces only when called: whether other code calls it is not shown")
+
     def keras_shown(self, entry: Key) -> str | None:
         """How the code shows Keras tracing the Keras method `entry` (None when it does not)."""
         f = self.function(entry)
@@ -425,8 +441,9 @@ class Project:
         if self._known is not None:
             return self._known
         seen: dict[Key, Key] = {}
+        uncalled = self.jax.uncalled
         for entry, kind in sorted(self.entries.items()):
-            if kind != "keras":
+            if kind != "keras" and entry not in uncalled:
                 self._bfs(entry, seen, only_unguarded=False)
         why = self._keras_why
         shown: dict[str, set[str]] = {}  # method -> classes running it traced (with their bases)

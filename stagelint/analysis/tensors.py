@@ -46,7 +46,7 @@ class Tensorness:
 
 
 #: JAX transforms: calling what they return computes arrays.
-from stagelint.frameworks import JAX_GRAD, JAX_GRAD_SHAPED_LIKE_ARGUMENT, JAX_JIT, JAX_TRACE, JAX_TREE_MAPS  # noqa: E402
+from stagelint.frameworks import JAX_GRAD, JAX_GRAD_SHAPED_LIKE_ARGUMENT, JAX_JIT, JAX_OUTPUT_STRUCTURE, JAX_TRACE, JAX_TREE_MAPS  # noqa: E402
 
 _JAX_TRANSFORMS = JAX_JIT | JAX_TRACE | JAX_GRAD
 
@@ -572,7 +572,11 @@ class _Values(_MemoizedWalk):
                 inner = self.of(bound.value)  # `n += 1` stays a number, `acc += [x]` a list
                 values.append(Value(inner.what) if inner.what in NUMBERS | {"list", "tuple", "str"} else UNKNOWN)
             else:
-                value = self.of(bound)
+                at = ctx.unpacked_at.get(id(node))
+                value = None
+                if at is not None and at[1] == 2 and isinstance(bound, cst.Call):
+                    value = self._structured(bound, at[0])  # `carry, ys = lax.scan(...)`
+                value = value or self.of(bound)
                 if isinstance(node, cst.Name) and value.what and (not value.ident or value.ident.startswith("new@")) \
                         and not (value.ident and id(node) in ctx.loop_bound):
                     # the object made on that line is the one this name holds (bound in a loop
@@ -646,6 +650,9 @@ class _Values(_MemoizedWalk):
         new = f"new@{ctx.position(call).line}:{ctx.position(call).column}"
         if isinstance(call.func, cst.Call) and ctx.resolves_to(call.func.func, JAX_GRAD_SHAPED_LIKE_ARGUMENT):
             return self._gradient(call)
+        structured = self._structured(call)
+        if structured is not None:
+            return structured
         for q in sorted(names):
             if q == "builtins.iter":
                 inner = self.of(call.args[0].value) if call.args else UNKNOWN
@@ -707,6 +714,44 @@ class _Values(_MemoizedWalk):
         if tensorness(ctx, call, self.func).definite:
             return Value("tensor")
         return UNKNOWN
+
+    def _structured(self, call: cst.Call, element: int | None = None) -> Value | None:
+        """What a JAX call of `JAX_OUTPUT_STRUCTURE` gives (for `lax.scan`, its `element`-th of
+        `(carry, ys)`, unpacked), when the code shows it is a Python container: that container,
+        its items pytrees (`Value(what, "pytree")`). None otherwise (what the call is decides)."""
+        ctx = self.ctx
+        mapped = isinstance(call.func, cst.Call)
+        api = ctx.resolves_to(call.func.func if mapped else call.func, JAX_OUTPUT_STRUCTURE)
+        if api is None or (api == "jax.vmap") != mapped:
+            return None
+        how, position = JAX_OUTPUT_STRUCTURE[api]
+        args = call.func.args if mapped else call.args
+        positional = [a.value for a in args if a.keyword is None and not a.star]
+        if position >= len(positional) or any(a.star for a in args):
+            return None
+        if (how == "pair") != (element is not None):
+            # the pair itself is left to what the call is: a name unpacked from it without a
+            # known element is read as the whole result
+            return None
+        if how == "init":
+            found = self.of(positional[position])
+        else:  # what the function returns: all of it, or its element of the pair
+            given = positional[position]
+            if isinstance(given, cst.Lambda):
+                info, returns = self.func, [given.body]  # (its parameters are unknown there)
+            else:
+                info = _same_file_function(ctx, given, self.func)
+                returns = [v for v in getattr(info, "returns", ()) if v is not None] if info is not None else []
+            if how == "pair":
+                if not returns or not all(isinstance(v, cst.Tuple) and len(v.elements) == 2 for v in returns):
+                    return None
+                returns = [v.elements[element].value for v in returns]
+            found = _Values(ctx, info).of_all(returns) if returns else UNKNOWN
+        return Value(found.what, "pytree") if found.what in ("list", "tuple", "dict") else None
+
+    def of_all(self, exprs) -> Value:
+        """What every one of `exprs` is (one answer, or unknown)."""
+        return self._merge([self.of(e) for e in exprs])
 
     def _gradient(self, call: cst.Call) -> Value:
         """`jax.grad(f)(x)`: a pytree of the structure of the argument it differentiates

@@ -66,7 +66,7 @@ from stagelint.frameworks import (
     is_keras_model_class,
     size_argument,
 )
-from stagelint.analysis.jaxstaging import record_call, record_linen_run
+from stagelint.analysis.jaxstaging import mark_uncalled, record_call, record_linen_run
 from stagelint.analysis.nnx import declared_kind, imports_flax, stored_kind
 from stagelint.analysis.tensors import arg_facts, summarise_returns, tensorness, value_of
 from stagelint.analysis.proof import FALSE, HEURISTIC, fact
@@ -416,6 +416,8 @@ class _Walker(cst.CSTVisitor):
             if type(node.value) is cst.Call:
                 ctx.statement_calls.add(id(node.value))
         elif t is cst.Assign:
+            if type(node.value) is cst.Call and len(node.targets) == 1:
+                ctx.assigned_calls[id(node.value)] = node.targets[0].target
             for tgt in node.targets:
                 self._record_binding(tgt.target, node.value)
                 self._record_store(node, tgt.target, node.value)
@@ -435,6 +437,8 @@ class _Walker(cst.CSTVisitor):
             self._record_attr_write(node, node.target, node.value)
         elif t is cst.Attribute:
             ctx._never_accessed.add(id(node.attr))
+            if id(node) not in ctx._store_attributes:
+                ctx.attribute_loads.add(node.attr.value)
             self._record_attr_read(node)
         elif t is cst.Yield:
             if ctx.functions:
@@ -536,6 +540,7 @@ class _Walker(cst.CSTVisitor):
         if ctx._region_of and id(original_node) in ctx._region_of:
             ctx.regions.pop()
         if t is cst.Module:
+            mark_uncalled(ctx)
             self._describe_call_sites()
             self._summarise()
             # Rules that decide with whole-file knowledge do so while metadata is still bound.
@@ -705,6 +710,8 @@ class _Walker(cst.CSTVisitor):
                 else:
                     target = self._target_of(first.value)
                     if target is not None:
+                        if id(node) in ctx.assigned_calls:
+                            ctx.wrapped_at[id(node)] = len(ctx.facts.wrapped)
                         ctx.facts.wrapped.append(target)
                         if id(node) in ctx._fresh_staging_calls:
                             ctx.facts.fresh_wrapped.append(target)

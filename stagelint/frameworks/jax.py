@@ -37,6 +37,16 @@ JAX_GRAD = frozenset({
     "equinox.filter_value_and_grad", "equinox.filter_jvp", "equinox.filter_vjp",
 })
 
+#: The staging APIs that run the function they are given at once, in the call itself
+#: (`jax.jvp(f, primals, tangents)`, `jax.eval_shape(f, x)`). Every other API of JAX_JIT,
+#: JAX_TRACE and JAX_GRAD returns a wrapper and runs nothing: the function is traced only when
+#: the wrapper is called, so a wrapper no code calls traces nothing (`jaxstaging.mark_uncalled`;
+#: observed with jax 0.10.2: tests/runtime/test_jax_fresh_facts.py).
+JAX_RUNS_AT_ONCE = frozenset({
+    "jax.eval_shape", "jax.jvp", "jax.vjp", "jax.linearize", "equinox.filter_eval_shape",
+    "equinox.filter_jvp", "equinox.filter_vjp",
+})
+
 #: Transformations that make tracers only of the values computed from the arguments they
 #: transform: run without an enclosing jit, an array computed from closures, constants or
 #: arguments they do not transform (`c = jnp.linspace(0, 1, 3)` in the function) is a concrete
@@ -64,6 +74,20 @@ JAX_DIFFERENTIATES_ARGNUMS = frozenset({
 #: structure around it; `value_and_grad` pairs it with the value.) A jitted function returns the structure its Python returns as well (a list stays
 #: a list). Observed with jax 0.10.2: tests/runtime/test_jax_output_structure.py.
 JAX_GRAD_SHAPED_LIKE_ARGUMENT = frozenset({"jax.grad"})
+
+#: JAX calls whose result has a structure the code spells elsewhere, as `jax.grad`'s has its
+#: argument's (above): API -> (how, the position of what decides it). "pair": `lax.scan(f, init,
+#: xs)` returns the tuple `(carry, ys)`, carry of the structure of the carry `f` returns (that of
+#: `init`), ys of the structure of what `f` returns second, each leaf stacked (a list of
+#: per-agent pytrees stays a list); "init": `lax.fori_loop(lo, hi, body, init)` and
+#: `lax.while_loop(cond, body, init)` return the structure of `init`; "output": `lax.map(f, xs)`
+#: and a call of `jax.vmap(f)` return the structure of what `f` returns. So a `for` over such a
+#: result (or over ys) runs over the Python container the code made, not over an array's rows.
+#: Observed with jax 0.10.2, under jit too: tests/runtime/test_jax_output_structure.py.
+JAX_OUTPUT_STRUCTURE: dict[str, tuple[str, int]] = {
+    "jax.lax.scan": ("pair", 0), "jax.lax.fori_loop": ("init", 3), "jax.lax.while_loop": ("init", 2),
+    "jax.lax.map": ("output", 0), "jax.vmap": ("output", 0),
+}
 
 #: `jax.lax` control flow traces the functions it is given, under jit or not (rows 25, 26):
 #: API -> the positions and keywords of its function arguments (a list of them for `switch`).

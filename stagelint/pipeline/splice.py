@@ -368,13 +368,18 @@ class _Mover:
 
     def _order(self, order: dict) -> dict:
         """STG301's program order (`StaleGlobal._ordered`): rebinding lines with their loop's, the
-        writers, each writer's write lines and the spans of its loops that hold a write."""
+        writers, each writer's write lines and the spans of its loops that hold a write, every
+        module-level binding's line (with its statement's lines when it binds from a call)."""
         moved = {"rebinds": [[self.line(line), [self.line(a) for a in loop] if loop else loop]
                              for line, loop in order["rebinds"]],
                  "writers": list(order["writers"]),
                  "lines": {w: [self.line(x) for x in xs] for w, xs in order["lines"].items()}}
         if "loops" in order:
             moved["loops"] = {w: [[self.line(a) for a in span] for span in spans] for w, spans in order["loops"].items()}
+        if "bindings" in order:
+            moved["bindings"] = [[self.line(line), [self.line(a) for a in fed] if fed else fed, plain]
+                                 for line, fed, plain in order["bindings"]]
+            moved["always"] = order["always"]
         return moved
 
     def _line_field(self, v):

@@ -142,8 +142,9 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                 fields.setdefault("func", project.function_phrase(key))
                 entry = project.display(project.reached[key], m.module)
                 if not fields.get("_preview"):
-                    # staged only by Keras methods nothing shows Keras tracing: `Project.keras_unshown`
-                    unshown = project.keras_unshown(key)
+                    # staged only by Keras methods nothing shows Keras tracing, or by JAX wrappers
+                    # nothing in their module reads: `Project.staging_unshown`
+                    unshown = project.staging_unshown(key)
                     if unshown:
                         fields["_preview"] = unshown
         if fields.get("_preview") and not settings.preview:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 import libcst as cst
 from libcst.metadata import ImportAssignment
 
@@ -10,11 +12,14 @@ from stagelint.analysis.dependence import name_loads, same_each_iteration
 from stagelint.analysis.order import between_calls, called_between_calls, calls_readers_around, set_before_first_call, writes_between
 from stagelint.analysis.proof import HEURISTIC, fact
 from stagelint.analysis.testing import is_test_module
-from stagelint.analysis.context import is_setup_method, mutates_container, short_code
+from stagelint.analysis.context import binds_only_from_call, has_star_import as ctx_has_star_import, is_setup_method, mutates_container, read_on_every_return, short_code
 from stagelint.rules.base import Rule
 from stagelint.analysis.stores import NOT_CONTAINERS
 from stagelint.analysis.tensors import value_of
 from stagelint.frameworks import KERAS_SLOT_CREATING_METHODS
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 class StaleGlobal(Rule):
@@ -56,7 +61,12 @@ class StaleGlobal(Rule):
     A module-level call above the reading function's `def` does not run it (Python makes the
     function when the `def` runs: it runs an earlier definition, or none), and a Function
     defined in a module-level loop below the rebinding is a new object each iteration, traced
-    afresh with that iteration's value (a notebook re-making `step` per configuration).
+    afresh with that iteration's value (a notebook re-making `step` per configuration). A
+    statement binding the global from a call of the reading function itself (`params, loss =
+    train_step(params, x)`, an exercise whose body, left blank, returns `loss`), with nothing
+    bound before it, binds nothing when that function reads the global on every path that
+    returns: the call's first trace reads it unbound and raises NameError, so the call never
+    returns; such bindings are left out, and a global bound by nothing else is never read at all.
 
     Default tier: the order the code shows, as above: a change that falls between two calls of
     the same Function object, which the module's own calls, the rebinding function's own calls,
@@ -337,7 +347,7 @@ class StaleGlobal(Rule):
             chain = self._chain(func, bindings) if kind == "closure" else []
             if kind == "closure" and not chain:
                 continue
-            ordered = self._ordered(nodes) if kind == "global" else None
+            ordered = self._ordered(nodes, name) if kind == "global" else None
             self._guess = self._same_value(nodes) if ordered is not None else ""
             self._shown = False  # `_change` sets it: a loop changes the variable and runs the Function
             change = self._change(func, nodes, kind, chain) if ordered is None else ""
@@ -392,10 +402,14 @@ class StaleGlobal(Rule):
                               f"`{short_code(value, 40)}`, the same call with the same arguments")
         return f"{shown}: whether the new object computes anything else is not shown" if shown else ""
 
-    def _ordered(self, nodes) -> dict | None:
+    def _ordered(self, nodes, read) -> dict | None:
         """For a global: its module-level rebindings in program order (line, and the module-level
         loop around it), and the functions that rebind or mutate it; decided in the project phase
-        by the calls around them (`analysis.order`). None when a rebinding's function is unknown."""
+        by the calls around them (`analysis.order`). None when a rebinding's function is unknown.
+        With them, every module-level binding in program order (line, the lines of its statement
+        when it binds from a call, whether it is plain: outside loops, not augmented), and
+        whether the reading function reads the global on every path that returns
+        (`order.first_binding_made`)."""
         ctx = self.ctx
         ordered = sorted(nodes, key=lambda n: (ctx.position(n).line, ctx.position(n).column))
         rebinds, writers = [], set()
@@ -435,7 +449,16 @@ class StaleGlobal(Rule):
                     writers.add(q)
                     lines.setdefault(q, []).append(ctx.position(site).line)
                     in_loop(q, site)
-        return {"rebinds": rebinds, "writers": sorted(writers), "lines": lines, "loops": loops}
+        bindings = []
+        for node in module_level:
+            fed = binds_only_from_call(ctx, node)
+            plain = id(node) not in ctx.rebinding_targets and not any(ctx.inside(node, lp) for lp in self.loops)
+            bindings.append([ctx.position(node).line, list(fed) if fed else None, plain])
+        # a builtin of that name, or a star import, answers the read where no binding has yet
+        always = any(fed for _, fed, _ in bindings) and read.value not in _BUILTIN_NAMES \
+            and not ctx_has_star_import(ctx) and read_on_every_return(ctx, self._reading, read)
+        return {"rebinds": rebinds, "writers": sorted(writers), "lines": lines, "loops": loops,
+                "bindings": bindings, "always": always}
 
     def _chain(self, func, bindings) -> list:
         """The reading function and the functions around it, up to (not including) the one whose
@@ -474,7 +497,13 @@ class StaleGlobal(Rule):
             return False  # `jax.jit(lambda ...)(x)` alone reaches it: traced with the value of the moment
         ordered = candidate.fields.get("_order")
         if ordered is not None:
-            from stagelint.analysis.order import call_lines, calls_readers_in_loops, stale_between, writes_between
+            from stagelint.analysis.order import bindings_made, call_lines, calls_readers_in_loops, stale_between, \
+                writes_between
+
+            # a binding from the reading Function's own call, with nothing bound before: NameError
+            ordered = bindings_made(project, module.module, (module.module, candidate.function), ordered)
+            if ordered is None:
+                return False
 
             readers = [(module.module, candidate.function)]
             for line, loop in ordered["rebinds"]:

@@ -1406,7 +1406,11 @@ class PythonLoopUnrolled(Rule):
     A Python container of arrays (a dict, a list display, the list `jnp.split` or `jnp.meshgrid`
     returns) is iterated once per element the code made, not per row, and is left alone, and so is
     the gradient of one (`jax.grad(f)(params)` has the structure of `params`: a list of layers
-    gives a list of layers) or of a value not known to be an array; so is a
+    gives a list of layers) or of a value not known to be an array, and so is what JAX's loops
+    and maps give back in a container the code made (`_, trajs = lax.scan(step, c, xs)` with
+    `step` returning a list of per-agent values as its per-step output: ys keeps the list, each
+    leaf stacked; `fori_loop`/`while_loop` from a list `init`; `lax.map`/`jax.vmap` of a
+    function returning a list); so is a
     body that only builds functions or module classes (`module = nn.vmap(module, ...)`, `jax.jit(f)`:
     a transformation emits no operation until what it built is called); a body
     whose only possible JAX operation is a call of a project function (which may be shape checks

@@ -266,3 +266,55 @@ def test_a_helper_called_eagerly_and_under_jit_prints_on_every_eager_call_and_on
     serve(1.0)
     serve(2.0)
     assert capsys.readouterr().out.count("get_datasets started") == 3
+
+
+def test_a_jitted_function_reading_a_global_bound_only_from_its_own_result_raises_name_error():
+    """`analysis.order.bindings_made`: `params, loss = train_step(params, x)` with `loss` bound
+    nowhere before: the first call traces the body, whose read of `loss` raises NameError, so
+    the call never returns and the statement never binds `loss`; the next call traces again
+    (nothing was cached) and raises again. Bound before (or by another statement), it is read."""
+    scope = {"jax": jax, "jnp": jnp}
+    exec(
+        "@jax.jit\n"
+        "def train_step(params, x):\n"
+        "    return params + x, loss\n",
+        scope,
+    )
+    train_step = scope["train_step"]
+    params = jnp.zeros(2)
+    for _ in range(2):
+        with pytest.raises(NameError):
+            params, scope["loss"] = train_step(params, jnp.ones(2))
+    assert "loss" not in scope
+    scope["loss"] = 3.0
+    _, got = train_step(params, jnp.ones(2))
+    assert float(got) == 3.0
+
+
+def test_a_jax_wrapper_traces_nothing_until_called_and_the_at_once_apis_run_in_the_call():
+    """`frameworks.JAX_RUNS_AT_ONCE` and `jaxstaging.mark_uncalled`: `jax.jit(f)`, `vmap`, `pmap`,
+    `grad`, `value_and_grad`, `jacfwd`, `checkpoint`, `make_jaxpr` return a wrapper and run
+    nothing (a wrapper nobody calls traces nothing); `eval_shape`, `jvp`, `vjp`, `linearize`
+    run the function in the call itself."""
+    runs = []
+
+    def f(x):
+        runs.append(1)
+        return jnp.sum(x * x)
+
+    x = jnp.ones(3)
+    for make in (jax.jit, jax.vmap, jax.pmap, jax.grad, jax.value_and_grad, jax.jacfwd, jax.jacrev,
+                 jax.hessian, jax.checkpoint, jax.make_jaxpr):
+        make(f)
+    assert runs == []
+    jax.jit(f)(x)
+    assert runs == [1]
+    for call in (lambda g: jax.eval_shape(g, x), lambda g: jax.jvp(g, (x,), (x,)), lambda g: jax.vjp(g, x),
+                 lambda g: jax.linearize(g, x)):
+        def g(y):  # a new function each time: eval_shape keeps a cache per function
+            runs.append(2)
+            return jnp.sum(y * y)
+
+        call(g)
+        assert runs.count(2) == 1
+        runs.clear()

@@ -47,3 +47,34 @@ def test_a_jitted_function_returns_the_structure_its_python_returns():
 def test_grad_with_aux_is_a_pair():
     out = jax.grad(lambda x: (jnp.sum(x * x), {"n": 1}), has_aux=True)(jnp.ones(3))
     assert type(out) is tuple and len(out) == 2
+
+
+def test_scan_loops_and_vmap_return_the_structure_the_code_spells():
+    """`frameworks.JAX_OUTPUT_STRUCTURE`: `lax.scan` returns the tuple `(carry, ys)`, ys of the
+    structure the body returns second (a list of per-agent values stays a list, each leaf
+    stacked); `fori_loop` / `while_loop` the structure of `init`; `lax.map` and a vmapped
+    function the structure their function returns. Under jit too: a `for` over such a list runs
+    once per element."""
+    def body(carry, x):
+        return carry, [x, x + 1]
+
+    out = jax.lax.scan(body, jnp.zeros(2), jnp.ones((5, 2)))
+    assert type(out) is tuple and len(out) == 2
+    _, ys = out
+    assert type(ys) is list and len(ys) == 2 and ys[0].shape == (5, 2)
+    init = [jnp.zeros(2), jnp.ones(2)]
+    assert type(jax.lax.fori_loop(0, 3, lambda i, c: [c[0] + 1, c[1]], init)) is list
+    assert type(jax.lax.while_loop(lambda c: c[0][0] < 3, lambda c: [c[0] + 1, c[1]], init)) is list
+    assert type(jax.lax.map(lambda x: [x, x * 2], jnp.ones((4, 2)))) is list
+    mapped = jax.vmap(lambda x: [x, x * 2])(jnp.ones((4, 2)))
+    assert type(mapped) is list and mapped[0].shape == (4, 2)
+    # and the stacked arrays' case: ys is an array, iterated over its rows
+    _, rows = jax.lax.scan(lambda c, x: (c, c + x), jnp.zeros(2), jnp.ones((5, 2)))
+    assert isinstance(rows, jax.Array) and rows.shape == (5, 2)
+
+    @jax.jit
+    def count(x):
+        _, ys = jax.lax.scan(body, x, jnp.ones((5, 2)))
+        return len([y for y in ys])
+
+    assert count(jnp.zeros(2)) == 2

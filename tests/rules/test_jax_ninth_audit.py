@@ -1,0 +1,259 @@
+"""The false classes of the ninth fresh JAX audit's read halves (AE, AF: bench/fresh_audit_notes.md,
+"Ninth JAX audit"), each a fact checked with JAX 0.10.2 (tests/runtime/test_jax_fresh_facts.py,
+tests/runtime/test_jax_output_structure.py) or Python's own semantics, with its negative twin."""
+
+from __future__ import annotations
+
+from rulecases import assert_tiers
+
+
+def test_a_global_bound_only_from_the_reading_functions_own_call_is_never_bound():
+    """M2L's segmentation and DQN exercise stubs (AF1): `train_step`'s body is left blank and
+    returns `loss`, a global whose only binding is `params, loss = train_step(params, x)` in
+    the training loop. The call's first trace reads `loss` unbound: NameError, the call never
+    returns, so the statement never binds it and no trace ever reads a value to keep stale."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def train_step(params, x):
+            # YOUR CODE HERE
+            return params, loss
+
+        class Agent:
+            def __init__(self):
+                self.learner_step = jax.jit(self.learner_step)
+
+            def learner_step(self, params, x):
+                return params, total
+
+        params = jnp.zeros(3)
+        agent = Agent()
+        for epoch in range(10):
+            for x in jnp.ones((4, 3)):
+                params, loss = train_step(params, x)
+                params, total = agent.learner_step(
+                    params, x)
+                print(loss, total)
+    """)
+
+
+def test_a_global_bound_before_the_first_call_or_read_on_some_paths_only_is_stale():
+    """The negative twin: the same loop with `loss` bound above it (the first trace reads that
+    value and every later call keeps it), a function that reads it only on one branch (a trace
+    that takes the other returns, and the statement binds), and a binding from another
+    function's call (it returns whatever the reader does)."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def train_step(params, x):
+            return params, loss  # STG301
+
+        @jax.jit
+        def maybe_step(params, x, flag):
+            if flag:
+                return params, score  # STG301
+            return params, 0.0
+
+        def other(params, x):
+            return params, 1.0
+
+        @jax.jit
+        def eval_step(params, x):
+            return params + best  # STG301
+
+        loss = 0.0
+        params = jnp.zeros(3)
+        for epoch in range(10):
+            for x in jnp.ones((4, 3)):
+                params, loss = train_step(params, x)
+                params, score = maybe_step(params, x, epoch > 5)
+                params, best = other(params, x)
+                eval_step(params, x)
+    """)
+
+
+def test_a_jax_wrapper_nothing_calls_stages_nothing():
+    """MLLM-JAX's deprecated Gemma sampler (AF4): `self._compiled_sample_fn =
+    jax.jit(self._sample_fn)` in `__init__`, its calls commented out, and `__call__` runs
+    `self._sample_fn(...)` directly, eagerly, with a debug print. `jax.jit(f)` returns a wrapper
+    and traces nothing until it is called (tests/runtime/test_jax_fresh_facts.py): a local name
+    its function never reads is never called (no finding at all); an attribute nothing in its
+    module reads may still be called by another module (preview, with the reason)."""
+    assert_tiers("""
+        import jax
+
+        class Sampler:
+            def __init__(self, params):
+                self.params = params
+                self._compiled_sample_fn = jax.jit(self._sample_fn)
+
+            def _sample_fn(self, params, state):
+                print("debug", state)  # preview STG101
+                return state + params
+
+            def __call__(self, state):
+                return self._sample_fn(self.params, state)
+
+        def update(params, x):
+            print("update", x)
+            return params + x
+
+        def run(xs, params):
+            step = jax.jit(update)
+            for x in xs:
+                params = update(params, x)
+            return params
+    """)
+
+
+def test_a_jax_wrapper_that_is_called_or_runs_at_once_stages_its_function():
+    """The negative twin: the same wrappers called (`self._compiled_sample_fn(...)`, `step(...)`)
+    trace their functions; so does a wrapper bound at module level (other modules import it),
+    and an API that runs the function in the call itself (`jax.eval_shape(f, x)`: its entry
+    stays, whatever is done with the result)."""
+    assert_tiers("""
+        import jax
+
+        class Sampler:
+            def __init__(self, params):
+                self.params = params
+                self._compiled_sample_fn = jax.jit(self._sample_fn)
+
+            def _sample_fn(self, params, state):
+                print("debug", state)  # STG101
+                return state + params
+
+            def __call__(self, state):
+                return self._compiled_sample_fn(self.params, state)
+
+        def update(params, x):
+            print("update", x)  # STG101
+            return params + x
+
+        def run(xs, params):
+            step = jax.jit(update)
+            for x in xs:
+                params = step(params, x)
+            return params
+
+        def exported(x):
+            print("exported", x)  # STG101
+
+        exported_jit = jax.jit(exported)
+
+        def shape_of(params, x):
+            if x > 0:  # STG602
+                return params
+            return params + x
+
+        def shapes(xs, params):
+            out = jax.eval_shape(shape_of, params, xs[0])
+            unused = jax.jit(shape_of)
+            return params
+    """)
+
+
+def test_a_loop_over_the_list_a_scan_body_returns_runs_over_the_list():
+    """pax's weight-sharing runner (AF3): `_inner_rollout`, the `lax.scan` body, returns a list
+    of per-agent trajectories as its per-step output, and `for traj in trajectories` runs over
+    the agents: scan's ys has the structure the body returns (a list stays a list, each leaf
+    stacked), as `fori_loop`/`while_loop` return their init's and `lax.map`/`jax.vmap` their
+    function's (tests/runtime/test_jax_output_structure.py)."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+        from jax import lax
+
+        def agent_step(state, k):
+            return state * k
+
+        @jax.jit
+        def rollout(params, xs):
+            def inner(carry, x):
+                trajectories = [agent_step(carry + x, k) for k in range(3)]
+                return carry, trajectories
+
+            _, trajectories = lax.scan(inner, params, xs)
+            total = 0.0
+            for traj in trajectories:
+                total = total + jnp.sum(traj)
+            both = lax.fori_loop(0, 3, lambda i, c: [c[0] + 1, c[1]], [params, params])
+            for p in both:
+                total = total + jnp.sum(p)
+            for m in jax.vmap(lambda x: [x, x * 2])(xs):
+                total = total + jnp.sum(m)
+            return total
+    """)
+
+
+def test_a_loop_over_what_a_scan_or_vmap_stacks_into_one_array_runs_over_its_rows():
+    """The negative twin: a body that returns an array as its per-step output gives ys stacked
+    into one array, and a loop over it unrolls once per step (per row); the same for a vmapped
+    function that returns an array, and for the carry unpacked as an array."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+        from jax import lax
+
+        def double(x):
+            return x * 2
+
+        @jax.jit
+        def rollout(params, xs):
+            def arrays(carry, x):
+                return carry + x, carry * x
+
+            last, rows = lax.scan(arrays, params, xs)
+            total = 0.0
+            for row in rows:  # STG503
+                total = total + jnp.sum(row)
+            for m in jax.vmap(double)(xs):  # STG503
+                total = total + jnp.sum(m)
+            for v in last:  # STG503
+                total = total + jnp.sum(v)
+            return total
+    """)
+
+
+def _notebook(tmp_path, cells: list[str]):
+    import json
+    import os
+
+    from stagelint.engine import check_paths
+
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps({
+        "cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                   "source": cell.splitlines(keepends=True)} for cell in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        result = check_paths(["nb.ipynb"], jobs=1)
+    finally:
+        os.chdir(cwd)
+    assert not result.errors, result.errors
+    return sorted(f.code for f in result.findings)
+
+
+def test_a_module_name_a_later_notebook_cell_imports_again_is_the_later_module(tmp_path):
+    """data_enhanced_simulation's RL introduction (AE2, STG104): cell 1 `import random`, a later
+    cell `from jax import random`, and the jitted loss's `random.split(key)` is JAX's: the later
+    import rebinds the name for good before the cells below run (the kernel runs the cells top
+    to bottom, as the module stagelint reads; the last binding that reaches a use wins). The
+    twin: imported the other way round, `random.random()` is the standard library's draw."""
+    assert _notebook(tmp_path, [
+        "import random\nimport jax\nimport jax.numpy as jnp\n",
+        "from jax import random\n",
+        "@jax.jit\ndef loss(params, key):\n    key, subkey = random.split(key)\n"
+        "    return jnp.sum(params * random.normal(subkey, params.shape))\n",
+    ]) == []
+    assert _notebook(tmp_path, [
+        "from jax import random\nimport jax\nimport jax.numpy as jnp\n",
+        "import random\n",
+        "@jax.jit\ndef loss(params, key):\n    return params * random.random()\n",
+    ]) == ["STG104"]
