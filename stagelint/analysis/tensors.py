@@ -573,10 +573,13 @@ class _Values(_MemoizedWalk):
                 values.append(Value(inner.what) if inner.what in NUMBERS | {"list", "tuple", "str"} else UNKNOWN)
             else:
                 at = ctx.unpacked_at.get(id(node))
-                value = None
-                if at is not None and at[1] == 2 and isinstance(bound, cst.Call):
-                    value = self._structured(bound, at[0])  # `carry, ys = lax.scan(...)`
-                value = value or self.of(bound)
+                if at is not None and isinstance(bound, cst.Call) and self._structure_api(bound):
+                    # one element of a JAX call's structured result (`carry, ys = lax.scan(...)`):
+                    # what the code shows that element is, else what the call is, never the
+                    # whole result's structure
+                    value = self._structured(bound, at) or self._call(bound, structured=False)
+                else:
+                    value = self.of(bound)
                 if isinstance(node, cst.Name) and value.what and (not value.ident or value.ident.startswith("new@")) \
                         and not (value.ident and id(node) in ctx.loop_bound):
                     # the object made on that line is the one this name holds (bound in a loop
@@ -641,7 +644,7 @@ class _Values(_MemoizedWalk):
             return result
         return UNKNOWN
 
-    def _call(self, call: cst.Call) -> Value:
+    def _call(self, call: cst.Call, structured: bool = True) -> Value:
         from stagelint import frameworks as FW
 
         ctx = self.ctx
@@ -650,9 +653,9 @@ class _Values(_MemoizedWalk):
         new = f"new@{ctx.position(call).line}:{ctx.position(call).column}"
         if isinstance(call.func, cst.Call) and ctx.resolves_to(call.func.func, JAX_GRAD_SHAPED_LIKE_ARGUMENT):
             return self._gradient(call)
-        structured = self._structured(call)
-        if structured is not None:
-            return structured
+        found = self._structured(call) if structured else None
+        if found is not None:
+            return found
         for q in sorted(names):
             if q == "builtins.iter":
                 inner = self.of(call.args[0].value) if call.args else UNKNOWN
@@ -715,38 +718,49 @@ class _Values(_MemoizedWalk):
             return Value("tensor")
         return UNKNOWN
 
-    def _structured(self, call: cst.Call, element: int | None = None) -> Value | None:
-        """What a JAX call of `JAX_OUTPUT_STRUCTURE` gives (for `lax.scan`, its `element`-th of
-        `(carry, ys)`, unpacked), when the code shows it is a Python container: that container,
-        its items pytrees (`Value(what, "pytree")`). None otherwise (what the call is decides)."""
-        ctx = self.ctx
+    def _structure_api(self, call: cst.Call) -> str | None:
+        """The `JAX_OUTPUT_STRUCTURE` API a call is (`lax.scan(...)`, `jax.vmap(f)(x)`), if any."""
         mapped = isinstance(call.func, cst.Call)
-        api = ctx.resolves_to(call.func.func if mapped else call.func, JAX_OUTPUT_STRUCTURE)
-        if api is None or (api == "jax.vmap") != mapped:
+        api = self.ctx.resolves_to(call.func.func if mapped else call.func, JAX_OUTPUT_STRUCTURE)
+        return api if api is not None and (api == "jax.vmap") == mapped else None
+
+    def _structured(self, call: cst.Call, element: tuple[int, int] | None = None) -> Value | None:
+        """What a JAX call of `JAX_OUTPUT_STRUCTURE` gives, or its `element` (index, count) when
+        a target list unpacks it, when the code shows it is a Python container: that container,
+        its items pytrees (`Value(what, "pytree")`). None otherwise (what the call is decides;
+        the `(carry, ys)` pair of `lax.scan` too)."""
+        ctx = self.ctx
+        api = self._structure_api(call)
+        if api is None:
             return None
         how, position = JAX_OUTPUT_STRUCTURE[api]
-        args = call.func.args if mapped else call.args
+        args = call.func.args if isinstance(call.func, cst.Call) else call.args
         positional = [a.value for a in args if a.keyword is None and not a.star]
         if position >= len(positional) or any(a.star for a in args):
             return None
-        if (how == "pair") != (element is not None):
-            # the pair itself is left to what the call is: a name unpacked from it without a
-            # known element is read as the whole result
+        if how == "pair" and element is None:
             return None
+        given = positional[position]
         if how == "init":
-            found = self.of(positional[position])
-        else:  # what the function returns: all of it, or its element of the pair
-            given = positional[position]
-            if isinstance(given, cst.Lambda):
-                info, returns = self.func, [given.body]  # (its parameters are unknown there)
-            else:
-                info = _same_file_function(ctx, given, self.func)
-                returns = [v for v in getattr(info, "returns", ()) if v is not None] if info is not None else []
-            if how == "pair":
-                if not returns or not all(isinstance(v, cst.Tuple) and len(v.elements) == 2 for v in returns):
-                    return None
-                returns = [v.elements[element].value for v in returns]
-            found = _Values(ctx, info).of_all(returns) if returns else UNKNOWN
+            info, returns = self.func, [given]
+        elif isinstance(given, cst.Lambda):
+            info, returns = self.func, [given.body]  # (its parameters are unknown there)
+        else:
+            info = _same_file_function(ctx, given, self.func)
+            returns = [v for v in getattr(info, "returns", ()) if v is not None] if info is not None else []
+        if how == "pair":  # `(carry, ys)`: the element of what the function returns, as a pair
+            if element[1] != 2 or not returns or not all(isinstance(v, cst.Tuple) and len(v.elements) == 2
+                                                         for v in returns):
+                return None
+            returns = [v.elements[element[0]].value for v in returns]
+        elif element is not None:  # a display of as many elements, each unpacked in turn
+            index, count = element
+            if not returns or not all(isinstance(v, (cst.Tuple, cst.List)) and len(v.elements) == count
+                                      and not any(isinstance(e, cst.StarredElement) for e in v.elements)
+                                      for v in returns):
+                return None
+            returns = [v.elements[index].value for v in returns]
+        found = _Values(ctx, info).of_all(returns) if returns else UNKNOWN
         return Value(found.what, "pytree") if found.what in ("list", "tuple", "dict") else None
 
     def of_all(self, exprs) -> Value:

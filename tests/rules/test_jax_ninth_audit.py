@@ -186,6 +186,9 @@ def test_a_loop_over_the_list_a_scan_body_returns_runs_over_the_list():
                 total = total + jnp.sum(p)
             for m in jax.vmap(lambda x: [x, x * 2])(xs):
                 total = total + jnp.sum(m)
+            layers, last = lax.fori_loop(0, 3, lambda i, c: c, ([params, params], params))
+            for layer in layers:
+                total = total + jnp.sum(layer)
             return total
     """)
 
@@ -193,7 +196,8 @@ def test_a_loop_over_the_list_a_scan_body_returns_runs_over_the_list():
 def test_a_loop_over_what_a_scan_or_vmap_stacks_into_one_array_runs_over_its_rows():
     """The negative twin: a body that returns an array as its per-step output gives ys stacked
     into one array, and a loop over it unrolls once per step (per row); the same for a vmapped
-    function that returns an array, and for the carry unpacked as an array."""
+    function that returns an array, for the carry unpacked as an array, and for the arrays a
+    loop's tuple of arrays or a vmapped pair unpacks into (an element, not the whole tuple)."""
     assert_tiers("""
         import jax
         import jax.numpy as jnp
@@ -201,6 +205,12 @@ def test_a_loop_over_what_a_scan_or_vmap_stacks_into_one_array_runs_over_its_row
 
         def double(x):
             return x * 2
+
+        def pair(x):
+            return x, x * 2
+
+        def step(i, c):
+            return c[0] + 1, c[1]
 
         @jax.jit
         def rollout(params, xs):
@@ -215,6 +225,12 @@ def test_a_loop_over_what_a_scan_or_vmap_stacks_into_one_array_runs_over_its_row
                 total = total + jnp.sum(m)
             for v in last:  # STG503
                 total = total + jnp.sum(v)
+            a, b = lax.fori_loop(0, 3, step, (params, params))
+            for row in a:  # STG503
+                total = total + jnp.sum(row)
+            u, w = jax.vmap(pair)(xs)
+            for r in u:  # STG503
+                total = total + jnp.sum(r)
             return total
     """)
 
