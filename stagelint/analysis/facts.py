@@ -69,6 +69,9 @@ class ArgFacts:
     param: str = ""
     #: why the value changes between calls: "loop variable `i`", "counter `step`", or ""
     varies: str = ""
+    #: the variables of the enclosing loops the value is computed from, of any kind (`n = (task + 1)
+    #: * k` in the body of `for task in ...`: ["task"]): values bound anew with them on each iteration
+    from_loops: list[str] = field(default_factory=list)
     #: how many values it takes when it is the variable of an enclosing loop over `range` of
     #: integer literals or a literal tuple/list of numbers (`for axis in range(3)`: 3); 0 when
     #: not known to be a fixed set

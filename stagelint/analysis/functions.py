@@ -30,7 +30,8 @@ from libcst.metadata import ClassScope, GlobalScope
 from stagelint.analysis.proof import HEURISTIC, TRUE
 from stagelint.analysis.context import short_code
 from stagelint.analysis.dependence import name_loads
-from stagelint.frameworks import FUNCTION_HOLDERS, JAX_GRAD, JAX_TRACE, PARTIAL_CALLS
+from stagelint.analysis.tensors import tensorness, value_of
+from stagelint.frameworks import FUNCTION_HOLDERS, JAX_ARRAY_ELEMENTS, JAX_GRAD, JAX_JIT, JAX_TRACE, PARTIAL_CALLS
 
 NEW, BOUND, SAME = "new", "bound", "same"
 
@@ -271,6 +272,15 @@ def closure_names(ctx, nodes, given=()) -> list[str]:
     model, a configuration, another function passed in), which no cache could reuse. `given`:
     names the caller knows to be the same each time (a parameter passed the same function), and
     so are the names bound only from them and module-level names (`name = fn.__name__`)."""
+    out: list[str] = []
+    for name, _ in _closure_reads(ctx, nodes, given):
+        if name.value not in out:
+            out.append(name.value)
+    return out
+
+
+def _closure_reads(ctx, nodes, given=()):
+    """(Name, binding) of each read `closure_names` counts, in the walk's order."""
     roots = list(nodes)
     given = set(given)
 
@@ -280,7 +290,6 @@ def closure_names(ctx, nodes, given=()) -> list[str]:
             n.value in given or all(isinstance(r.scope, GlobalScope) for r in ctx.bindings_of(n))
             for n in name_loads(value))
 
-    out: list[str] = []
     stack = list(roots)
     while stack:
         node = stack.pop()
@@ -292,8 +301,8 @@ def closure_names(ctx, nodes, given=()) -> list[str]:
                 if isinstance(r.node, cst.FunctionDef) and not isinstance(r.scope, ClassScope):
                     roots.append(r.node)  # a nested def of the enclosing function: read its closure
                     stack.append(r.node)
-                elif node.value not in out:
-                    out.append(node.value)
+                else:
+                    yield node, r
             continue
         if isinstance(node, cst.Attribute):
             stack.append(node.value)  # (`x.shape`: `shape` is no binding)
@@ -302,7 +311,85 @@ def closure_names(ctx, nodes, given=()) -> list[str]:
             stack.append(node.value)  # (`f(n=1)`: `n` is no binding)
             continue
         stack.extend(child for child in node.children if isinstance(child, cst.CSTNode))
+
+
+def configuration_per_iteration(ctx, nodes, loop: cst.CSTNode, func) -> list[str]:
+    """The values a function made in `loop` from `nodes` (a lambda, a nested def, a staging
+    call's first argument) bakes into its trace that the loop binds anew on each iteration: what
+    its body, its defaults, the arguments a `functools.partial` binds and a nested def's closure
+    read (`closure_names`' walk) from a name assigned in the loop or its target, unless the value
+    is known to be an array. JAX keys a trace on the function object and on the Python values the
+    function holds (`frameworks.JAX_TRACE_KEY`): an array closed over is a constant of the same
+    program when its shape repeats (a batch: the new function traces that program again for
+    nothing), but a Python value there (`block_tokens=bt` of a tuner's candidate, a module's
+    graph definition per benchmark case, a shape) is the program's configuration: another value
+    is another program, traced and compiled with one function object too. Which it is, and
+    whether the values repeat, the code does not show."""
+    out: list[str] = []
+    for name, r in _closure_reads(ctx, nodes):
+        node = getattr(r, "node", None)
+        if node is None or name.value in out or not ctx.inside(node, loop):
+            continue
+        bound = ctx.bound_values.get(id(node))
+        if isinstance(bound, cst.For) and bound.target is node:
+            bound = bound.iter  # the loop's element: an array when it runs over an array or batches
+            if value_of(ctx, bound, func).what in JAX_ARRAY_ELEMENTS:
+                continue
+        if isinstance(bound, cst.BaseExpression) and tensorness(ctx, bound, func).definite:
+            continue  # an array: a constant of the same program when its shape repeats
+        out.append(name.value)
     return out
+
+
+#: What passes its arguments on to the function it is given: `jax.grad(f)(w, x)` calls `f(w, x)`.
+_PASSING_ON = JAX_GRAD | JAX_TRACE | JAX_JIT
+
+
+def held_uses(ctx, nodes, names) -> dict[str, list]:
+    """How the function made from `nodes` uses each of `names` it holds (`configuration_per_iteration`):
+    per read, "operand" (of arithmetic or a comparison: a traced value computes the same), or
+    ["arg", the qualified names of the function it is passed to, the parameter's position ("0",
+    "1", ...) or keyword] for an argument of a call (through `functools.partial(f, ...)` and a JAX
+    transformation called at once, `jax.grad(f)(w, x)`), whose parameter's use the project phase
+    reads; "other" for anything else (a shape, a method's argument, a library call)."""
+    out: dict[str, list] = {n: [] for n in names}
+    stack: list[tuple] = [(n, None, None) for n in nodes]
+    while stack:
+        node, parent, grand = stack.pop()
+        if isinstance(node, cst.Name) and node.value in out:
+            out[node.value].append(_held_use(ctx, node, parent, grand))
+            continue
+        if isinstance(node, cst.Attribute):
+            children = [node.value]  # (`x.block`: `block` is no read)
+        elif isinstance(node, cst.Arg):
+            children = [node.value]  # (`f(block=b)`: the keyword is no read)
+        elif isinstance(node, cst.Param):
+            children = [c for c in (node.default, node.annotation) if c is not None]
+        else:
+            children = [c for c in node.children if isinstance(c, cst.CSTNode)]
+        stack.extend((child, node, parent) for child in children)
+    return out
+
+
+def _held_use(ctx, name, parent, grand):
+    if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget)):
+        return "operand"
+    if not (isinstance(parent, cst.Arg) and isinstance(grand, cst.Call)) or parent.star:
+        return "other"
+    call, callee, shift = grand, grand.func, 0
+    if ctx.qualified_names(callee) & PARTIAL_CALLS and call.args and call.args[0] is not parent:
+        callee, shift = call.args[0].value, 1  # `partial(f, n=n)`: `n` is f's
+    while isinstance(callee, cst.Call) and callee.args and ctx.qualified_names(callee.func) & _PASSING_ON:
+        callee = callee.args[0].value  # `jax.grad(f)(w, x)`: `x` is f's
+    names = ctx.qualified_names(callee) if isinstance(callee, (cst.Name, cst.Attribute)) else set()
+    if not names:
+        return "other"
+    if parent.keyword is not None:
+        slot = parent.keyword.value
+    else:
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        slot = str(next(i for i, a in enumerate(positional) if a is parent) - shift)
+    return ["arg", sorted(names), slot]
 
 
 def calls_over(ctx, node: cst.CSTNode, scope) -> list[str]:
@@ -386,7 +473,9 @@ def bound_per_iteration(ctx, exprs, loop: cst.CSTNode) -> list[str]:
     per layer with that layer's `out_shardings`). Lambda bodies are not read: what a lambda
     closes over is a value its trace bakes in, the same program when that value has the same
     structure; so are the arguments a `functools.partial` binds and a nested def's closure
-    (`for i in ...: def slice_ith(x): ...` then `jax.jit(slice_ith)`)."""
+    (`for i in ...: def slice_ith(x): ...` then `jax.jit(slice_ith)`): whether such a value is a
+    constant of one program or the program's configuration is `configuration_per_iteration`'s and
+    `held_uses`' question."""
     def closure(call: cst.Call):  # the arguments a partial binds are its closure
         return call.args[0].value if call.args and ctx.qualified_names(call.func) & PARTIAL_CALLS else None
 

@@ -20,6 +20,7 @@ from libcst.metadata import BuiltinAssignment, ImportAssignment
 from stagelint.analysis import facts as F
 from stagelint.analysis.objects import root_kind
 from stagelint.analysis.context import FILE_OPENERS, FileContext, FunctionInfo, is_literal
+from stagelint.analysis.dependence import name_loads
 from stagelint.analysis.fastmeta import walk
 from stagelint.analysis.trivia import TRIVIA
 from stagelint.frameworks import CONTAINER_METHODS, STRUCTURE_ATTRIBUTES
@@ -354,7 +355,8 @@ def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | N
             isinstance(getattr(r, "node", None), cst.Param) for r in ctx.reaching(expr, func) or ()):
         param = expr.value  # passed straight through (not `e = tf.constant(e)` first)
     extra = dict(what=value.what, cls=value.cls, ident=value.ident, param=param,
-                 varies=why_varies(ctx, expr, func, loops), root=_root_kind(ctx, expr, func),
+                 varies=why_varies(ctx, expr, func, loops), from_loops=loop_sources(ctx, expr, loops),
+                 root=_root_kind(ctx, expr, func),
                  values=_loop_values(ctx, expr, loops))
     if value.what in ("list", "tuple"):
         extra["elements"] = element_kind(ctx, expr, func)
@@ -906,6 +908,28 @@ def why_varies(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | 
                 if isinstance(bound, cst.AugAssign) and value_of(ctx, bound.value, func).what in NUMBERS:
                     return f"counter `{name.value}`"
     return ""
+
+
+def loop_sources(ctx: FileContext, expr: cst.BaseExpression, loops: tuple, _depth: int = 0) -> list[str]:
+    """The variables of the enclosing `loops` (their `for` targets) that `expr` reads, directly or
+    through locals assigned in those loops' bodies (`n = (task + 1) * k`), whatever their kind: a
+    value computed from them is bound anew with them on each iteration."""
+    out: list[str] = []
+    if not loops:
+        return out
+    for name in name_loads(expr):
+        for r in ctx.referents(name) or ():
+            node = getattr(r, "node", None)
+            bound = ctx.bound_values.get(id(node)) if node is not None else None
+            if isinstance(bound, cst.For) and any(loop is bound for loop in loops):
+                found = [name.value]
+            elif isinstance(bound, cst.BaseExpression) and _depth < 3 \
+                    and any(_inside_node(ctx, node, loop) for loop in loops):
+                found = loop_sources(ctx, bound, loops, _depth + 1)
+            else:
+                continue
+            out.extend(n for n in found if n not in out)
+    return out
 
 
 def _loop_values(ctx: FileContext, expr: cst.BaseExpression, loops: tuple) -> int:

@@ -144,6 +144,25 @@ JAX_TRACE_CACHE = {
     "jax.pmap": "equal",
 }
 
+#: What else keys a trace, besides the function object: the static arguments' values, the other
+#: arguments' shapes, dtypes and pytree structures, and the Python values the function holds (its
+#: closure, a `functools.partial`'s bound arguments). A new function object per call or iteration
+#: costs a trace only where that key repeats: where each call or iteration also brings another key
+#: (a new static value, a new shape, a closed-over Python value that sets a shape or an option),
+#: one function object traces and compiles as often (`jax.jit(partial(f, block=b))` per `b` in
+#: `[2, 4, 8, 16]`: 4 traces, one `jax.jit(f, static_argnames="block")`: 4 too; per `b` in
+#: `[4, 4, 4, 4]`: 4 against 1). Likewise a static argument whose new values always come with new
+#: values of another static argument adds no compilation (`task` beside `n = task + 2`, both
+#: static: 4 traces in 4 tasks, `task` traced: 4 too; `n` fixed: 4 against 1). An array closed over
+#: is a constant of the same program when its shape repeats (a lambda over each batch: a trace per
+#: batch where one jitted function taking the batch traces once). Observed with jax 0.10.2:
+#: tests/runtime/test_jax_retrace_key_facts.py.
+JAX_TRACE_KEY = ("static argument values", "argument shapes, dtypes and structures", "held Python values")
+#: The value kinds (`analysis.tensors.value_of`) a loop over which binds an array on each
+#: iteration: a closure over the element is a constant of the same program (`for x in batches`
+#: over a dataset, the rows of an array).
+JAX_ARRAY_ELEMENTS = frozenset({"tensor", "ndarray", "dataset", "data-iterator"})
+
 #: What a registered pytree's flattening makes traced and what it makes static. An object passed
 #: to a transformation (`jax.jit`, `vmap`, a `lax` loop's carry) is flattened: its children become
 #: tracers, its aux data (the treedef) stays the Python value it was, and keys the trace cache (a

@@ -38,6 +38,8 @@ from stagelint.analysis.functions import (
     bound_per_iteration,
     calls_over,
     closure_names,
+    configuration_per_iteration,
+    held_uses,
     identity,
     returns_new_function,
 )
@@ -103,7 +105,13 @@ class PythonScalarArgument(Rule):
     preview tier: a fixed set of literals across the calls (`split_on_devices(rng, 2)`, `(rng, 3)`:
     a few traces, each reused afterwards, nothing known to be lost), and a parameter handed to a
     JAX function (`jax.random.split(rng, num)`, `jax.random.normal(key, (n,))`), which may need it
-    as a Python value: a count, a shape or an axis that fails traced.
+    as a Python value: a count, a shape or an axis that fails traced. A third: a static argument whose
+    new values come with new values of another static argument of the same call, computed from the
+    same loop variable (`update_task(state, task, examples_per_epoch, active_classes)`, the last two
+    grown from `task` on each task): JAX keys a trace on all static values together, so each new
+    value of the other traces and compiles again whatever `task` is (4 traces in 4 tasks, `task`
+    static or not; `frameworks.JAX_TRACE_KEY`), and `task` adds a compilation only where its values
+    outnumber the other's, which the code does not show.
 
     ## Why is this bad?
     tf.function keys traces on Python values: `f(1)`, `f(2)`, `f(3)` trace three times, where
@@ -484,6 +492,9 @@ class PythonScalarArgument(Rule):
                             f"`{param}` is passed to a JAX function in `{project.display(key, module)}`, which may need "
                             f"its Python value (a count, a shape, an axis): whether a traced value would do is a "
                             f"guess", site.span, HEURISTIC))
+                    if jax_entry is not None and not chain:
+                        steps.extend(_static_beside(project, module, site, key, param, arg, jax_static,
+                                                    bool(jax_entry.apis & JAX_FILTERING_JIT)))
                     extra = _forwarding(project, module, chain, key, param) if chain else {}
                     if jax_entry is not None:
                         extra["_because"] = [*_static_facts(project, module, site, key, param, arg.text, reason,
@@ -550,6 +561,29 @@ def _static_facts(project, module: str, site, key, param: str, value: str, reaso
         out.append(fact(f"`{param}` is used in `{name}` only where a traced value computes the same (an operand "
                         f"of array operations, a result)", site.span, TRUE))
     return out
+
+
+def _static_beside(project, module: str, site, key, param: str, arg, static: set, filtering: bool) -> list:
+    """A static argument's new values that come with new values of another static argument
+    (`update_task(state, task, examples_per_epoch, active_classes)`, the last two computed from
+    `task` in the loop over tasks): each new value of the other is a new trace and compilation
+    whatever `param` is, so `param` adds one only where its values outnumber the other's (JAX keys
+    its traces on all static values together, `frameworks.JAX_TRACE_KEY`), which the code does not
+    show; nor does making `param` alone traced save a trace: the preview tier. (`eqx.filter_jit`
+    keys on its non-array arguments only: there the other must be a Python value.)"""
+    if not arg.from_loops:
+        return []
+    beside = [other for p, other in project.passed(site, key) if p != param and p in static
+              and set(other.from_loops) & set(arg.from_loops) and (not filtering or other.kind == "python")]
+    if not beside:
+        return []
+    shown = ", ".join(f"`{o.text}`" for o in beside[:3])
+    loops = ", ".join(f"`{n}`" for n in arg.from_loops)
+    return [fact(f"{shown}, also static in `{project.display(key, module)}`, "
+                 f"{'is' if len(beside) == 1 else 'are'} computed from {loops} on each iteration, as `{arg.text}` "
+                 f"is: each new value of {'it' if len(beside) == 1 else 'them'} traces and compiles "
+                 f"again whatever `{param}` is, so whether `{param}` adds any compilation is not shown",
+                 site.span, HEURISTIC)]
 
 
 def _params_in(ctx, func, exprs) -> list[str]:
@@ -656,7 +690,19 @@ class FunctionRecreated(Rule):
     model, a benchmark's configuration: each call may stage another program, one per arm or
     set-up). On the held-back halves of repositories nobody here had tuned on, that last class
     was right 11 times in 21 (0.52), while the wraps in a loop of the same scope were right 18
-    times in 21. A name wrapped at several lines of one run (`jax.jit(_shard,
+    times in 21. JAX keys a trace on more than the function object: on the static arguments'
+    values, the other arguments' shapes and structures, and the Python values the function holds
+    (`frameworks.JAX_TRACE_KEY`). Where each iteration or call brings another of those, one jitted
+    function traces and compiles as often, and the new object costs nothing extra (a kernel
+    tuner's `jax.jit(functools.partial(kernel, block_tokens=bt))` per candidate `bt`: 4 traces in 4
+    candidates either way). So two more steps are guesses (the preview tier): a wrapper made in a
+    loop that holds a value the iteration binds (`block_tokens=bt`, a benchmark case's graph
+    definition, a lambda's `reshape(-1, n)`), unless that value is known to be an array or is used
+    only as an operand (`lambda v: mse(v, x)` with `mse`'s `x` an operand of array arithmetic: a
+    constant of the same program, whose new trace one jitted function taking `x` would save); and
+    a wrapper made in a function that calls it with static arguments the function's own parameters
+    give (`wrap(x, page_size, blocks)` in a benchmark run once per configuration). A name wrapped
+    at several lines of one run (`jax.jit(_shard,
     out_shardings=s)` six times) is one object: JAX's trace cache, keyed on the function object
     whatever the jit options, serves every wrap after the first, so only the first is a retrace,
     and only when the function runs repeatedly.
@@ -964,6 +1010,8 @@ class FunctionRecreated(Rule):
                   "kind": kind, "api": api, "cache": cache, "identity": ident, "keyed": keyed}
         if loop is not None and self._jax(api):
             record["varies"] = bound_per_iteration(ctx, call.args, loop)
+            record["configured"] = [n for n in configuration_per_iteration(ctx, [target], loop, ctx.function)
+                                    if n not in record["varies"]]
         if not _retraces(cache, ident) and not (ident is None and isinstance(keyed, cst.Call)):
             return None  # (a factory's result is known once the module's functions are: `finish`)
         self.made.append(record)
@@ -1041,6 +1089,9 @@ class FunctionRecreated(Rule):
                   "loop": outer_loops[-1] if outer_loops else None, "used": None, "kind": "def",
                   "key": info.qualname, "api": api, "cache": self._cache(api) if api else None,
                   "identity": Identity(NEW, f"`{info.facts.name}` is a nested def, a new function each time {where}")}
+        if outer_loops and self._jax(api):
+            # what the def holds that each iteration binds anew (a benchmark case's graph definition)
+            record["configured"] = configuration_per_iteration(ctx, [node], outer_loops[-1], info.parent)
         self.made.append(record)
         self._by_def[id(node)] = record
 
@@ -1099,6 +1150,18 @@ class FunctionRecreated(Rule):
                         f"of {'it' if len(varies) == 1 else 'them'}: each iteration may stage another program "
                         f"(another function, other options), so whether a trace repeats an earlier one is "
                         f"not shown", ctx.position(record["node"]), HEURISTIC))
+                configured = record.get("configured")
+                if configured and record.get("factory_loop") is None:
+                    # decided in `confirm`, where the uses of the parameters it is passed to are known
+                    shown = ", ".join(f"`{n}`" for n in configured)
+                    made_of = [record["def"]] if record["kind"] == "def" else [record["target"]]
+                    fields["_held"] = {"uses": held_uses(ctx, made_of, configured), "_because": [fact(
+                        f"the function made here holds {shown}, which the {kind} on line {line} binds anew on "
+                        f"each iteration, not known to be an array and used there where the program needs "
+                        f"a Python value or in a way not shown (a shape, a block size, a graph definition): "
+                        f"such a value is the program's configuration, each new one traced and compiled with "
+                        f"one jitted function too, and whether the values repeat is not shown",
+                        ctx.position(record["node"]), HEURISTIC)]}
                 self._emit(record["node"], scope, fields)
             elif record["kind"] == "immediate" and len(group := immediate_per_scope.get(
                     (scope.qualname if scope else None, self._key(record) or id(record["target"])), ())) > 1 \
@@ -1253,6 +1316,15 @@ class FunctionRecreated(Rule):
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
         verdict = cls._repeated(candidate, project, module)
+        static = _static_from_run(candidate, project, module) if verdict else None
+        if static is not None:
+            verdict = verdict if isinstance(verdict, dict) else {}
+            verdict["_because"] = [*verdict.get("_because", candidate.fields.get("_because", ())), static]
+        configured = candidate.fields.get("_held")
+        if verdict and configured and not _held_as_operands(project, module, configured["uses"]):
+            verdict = verdict if isinstance(verdict, dict) else {}
+            verdict["_because"] = [*verdict.get("_because", candidate.fields.get("_because", ())),
+                                   *configured["_because"]]
         held = candidate.fields.get("_closure")
         if not verdict or not held or not (candidate.fields.get("_jax_api") or any(
                 project.staged_by_jax(tuple(a)) for a in candidate.fields.get("_anchors", ()))):
@@ -1304,6 +1376,60 @@ class FunctionRecreated(Rule):
                 f"`{name}` is called at {len(sites)} places ({shown}{more}), none in a loop: how often it "
                 f"runs, and whether its calls stage the same program, is not shown", candidate.span, HEURISTIC)]}
         return False
+
+
+def _held_as_operands(project, module, uses: dict) -> bool:
+    """Every value a function made in a loop holds from the iteration (`analysis.functions.held_uses`)
+    is used only where a traced value computes the same: an operand, or an argument for a
+    parameter of a project function that uses it as one (`FunctionFacts.param_uses`, STG501's
+    reading): a constant of the same program each iteration, so the new function's trace repeats
+    the last one's (`lambda v: mse(v, x)` over each batch)."""
+    for reads in uses.values():
+        for use in reads:
+            if use == "operand":
+                continue
+            if not isinstance(use, list) or use[0] != "arg":
+                return False
+            keys = [k for q in use[1] for k in [project.split_qualified(q, module.module)] if k is not None]
+            f = project.function(keys[0]) if len(keys) == 1 else None
+            if f is None:
+                return False
+            slot = use[2]
+            param = f.params[int(slot)] if slot.isdigit() and int(slot) < len(f.params) else slot
+            if f.param_uses.get(param) != "tensor":
+                return False
+    return True
+
+
+def _static_from_run(candidate, project, module):
+    """The wrapper made in a function is called there with static arguments the function's own
+    parameters give (`wrap(new_value, cache, page_size, num_slices_per_block)` with the last two
+    static, in a benchmark called once per configuration): each run may bring other static values,
+    a new trace and compilation with one jitted function too (JAX keys its traces on the static
+    values, `frameworks.JAX_TRACE_KEY`), and whether they repeat the callers decide: the proof's
+    step (HEURISTIC), or None."""
+    enclosing = candidate.fields.get("_enclosing")
+    if not enclosing:
+        return None
+    for anchor in candidate.fields.get("_anchors", ()):
+        key = tuple(anchor)
+        static = project.jax.static_params(key)
+        if not static:
+            continue
+        given = []
+        for mod, site, _ in project.function_calls.get(key, ()):
+            if mod != module.module or site.caller != enclosing:
+                continue
+            given += [(p, arg.param) for p, arg in project.passed(site, key)
+                      if p in static and arg.param and (p, arg.param) not in given]
+        if given:
+            shown = ", ".join(f"`{p}`" if p == a else f"`{p}` (`{a}`)" for p, a in given[:4])
+            name = project.display(key, module.module)
+            return fact(f"the static arguments {shown} of `{name}` are given parameters of "
+                        f"`{project.display((module.module, enclosing), module.module)}`: each of its runs may "
+                        f"bring other static values, which one jitted function would trace and compile "
+                        f"anew too, so whether a trace repeats is not shown", candidate.span, HEURISTIC)
+    return None
 
 
 def _same_program_again(candidate, project, module, key, sites):

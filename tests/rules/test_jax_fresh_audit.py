@@ -236,14 +236,16 @@ def test_a_function_made_afresh_in_each_iteration_after_the_binding_reads_that_i
     `algorithm`; jit keys its traces on the function object, so each new one traces anew
     (frameworks.JAX_TRACE_CACHE) with that iteration's value. The twin: one jitted function made
     before the loop and called in it keeps the first iteration's value. (A new jit per iteration
-    does trace once per iteration: that is STG502's, and true.)"""
-    assert_marked("""
+    does trace once per iteration, but each `algorithm` is another program, which one jitted
+    function taking it as a static argument would trace too: STG502's preview tier,
+    tests/rules/test_jax_ninth_audit.py.)"""
+    assert_tiers("""
         import jax
 
         def sample_all(key, dists):
             out = []
             for algorithm in ["wilson", "colbourn"]:
-                f = jax.jit(lambda x: x.sample(key, algorithm=algorithm))  # STG502
+                f = jax.jit(lambda x: x.sample(key, algorithm=algorithm))  # preview STG502
                 out += [f(d) for d in dists]
             return out
 

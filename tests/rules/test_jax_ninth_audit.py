@@ -1,6 +1,8 @@
 """The false classes of the ninth fresh JAX audit's read halves (AE, AF: bench/fresh_audit_notes.md,
 "Ninth JAX audit"), each a fact checked with JAX 0.10.2 (tests/runtime/test_jax_fresh_facts.py,
-tests/runtime/test_jax_output_structure.py) or Python's own semantics, with its negative twin."""
+tests/runtime/test_jax_output_structure.py, tests/runtime/test_jax_retrace_key_facts.py) or Python's
+own semantics, with its negative twin. The retracing classes (AE1, AF2) ask what keys a trace
+besides the function object (`frameworks.JAX_TRACE_KEY`)."""
 
 from __future__ import annotations
 
@@ -273,3 +275,184 @@ def test_a_module_name_a_later_notebook_cell_imports_again_is_the_later_module(t
         "import random\n",
         "@jax.jit\ndef loss(params, key):\n    return params * random.random()\n",
     ]) == ["STG104"]
+
+
+
+def test_a_jit_of_a_partial_per_tuner_candidate_is_a_preview_guess():
+    """sglang-jax's kernel tuners: `jax.jit(functools.partial(kernel, block_tokens=bt))` for each
+    candidate `bt`: each candidate is another program, which one jitted function with `bt` static
+    would trace and compile too; whether the values repeat the code does not show."""
+    assert_tiers("""
+        import functools
+        import jax
+
+        def kernel(x, *, block):
+            return x.reshape(-1, block).sum(0)
+
+        def candidates(n):
+            return sorted({n // 4, n // 2, n})
+
+        def tune(x, n):
+            for block in candidates(n):
+                fn = jax.jit(functools.partial(kernel, block=block))  # preview STG502
+                fn(x)
+    """)
+
+
+def test_a_jit_of_a_partial_of_the_same_value_per_iteration_stays_default():
+    """The negative twin: the partial binds what is bound before the loop, the same program on
+    every iteration, traced anew each time."""
+    assert_tiers("""
+        import functools
+        import jax
+
+        def kernel(x, *, block):
+            return x.reshape(-1, block).sum(0)
+
+        def tune(x, n, tries):
+            for _ in range(tries):
+                fn = jax.jit(functools.partial(kernel, block=n))  # STG502
+                fn(x)
+    """)
+
+
+def test_a_jitted_def_per_benchmark_case_holding_that_case_s_graph_definition_is_a_preview_guess():
+    """sglang-jax's `bench_ep_moe`: `@jax.jit def ep_moe_fn` in the loop over cases, holding the
+    case's `nnx.split` graph definition (a Python value: another program per case)."""
+    assert_tiers("""
+        import jax
+        from flax import nnx
+
+        def run_all(cases, make_layer, x):
+            for case in cases:
+                layer = make_layer(case)
+                graphdef, state = nnx.split(layer)
+
+                @jax.jit  # preview STG502
+                def fn(state, x):
+                    return nnx.merge(graphdef, state)(x)
+
+                fn(state, x)
+    """)
+
+
+def test_a_jitted_def_per_epoch_holding_nothing_the_epoch_binds_stays_default():
+    """The negative twin (M2L's GAT practical): `@jax.jit def update` inside the epoch loop holds
+    only what is bound before the loop (and a def made there too): the same program each epoch."""
+    assert_tiers("""
+        import jax
+
+        def train(network, params, graph, epochs):
+            for epoch in range(epochs):
+                def loss(params):
+                    return network.apply(params, graph).sum()
+
+                @jax.jit  # STG502
+                def update(params):
+                    return params - jax.grad(loss)(params)
+
+                params = update(params)
+            return params
+    """)
+
+
+def test_a_lambda_over_an_iteration_s_array_or_operand_stays_default_over_a_size_is_a_guess():
+    """A lambda over each row of `jnp.split(data, 4)` holds an array, and one over each item of a
+    parameter uses it only as an operand (`mse`'s `x`, an operand of array arithmetic): either is
+    a constant of the same program, traced anew for nothing. One over each `n` of `sizes`, a
+    reshape's size, holds the program's configuration: whether the new function costs a trace
+    one jitted function would not is a guess."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        def mse(w, x):
+            return ((w - x) ** 2).sum()
+
+        def train(w, data):
+            for x in jnp.split(data, 4):
+                w = w - jax.jit(lambda v: mse(v, x))(w)  # STG502
+            return w
+
+        def train_items(w, items):
+            for x in items:
+                w = w - jax.jit(lambda v: mse(v, x) * x)(w)  # STG502
+            return w
+
+        def pooled(w, sizes):
+            for n in sizes:
+                jax.jit(lambda v: v.reshape(-1, n).sum(0))(w)  # preview STG502
+    """)
+
+
+def test_a_jitted_def_per_call_given_the_caller_s_static_values_is_a_preview_guess():
+    """sglang-jax's `bench_update_kv_cache`: `benchmark_backend` makes a jitted wrapper and calls
+    it with its own `page_size` and `num_slices_per_block` as static arguments, once per
+    configuration of the caller's loop: each call may be another program; with a literal static
+    value (the negative twin) the same program is traced on every call."""
+    assert_tiers("""
+        import functools
+        import jax
+
+        def benchmark(x, page_size, blocks):
+            @functools.partial(jax.jit, static_argnames=["page_size", "blocks"])  # preview STG502
+            def wrap(x, page_size, blocks):
+                return x.reshape(blocks, page_size, -1).sum(0)
+
+            return wrap(x, page_size, blocks)
+
+        def benchmark_fixed(x, page_size):
+            @functools.partial(jax.jit, static_argnames=["blocks"])  # STG502
+            def wrap(x, blocks):
+                return x.reshape(blocks, -1).sum(0)
+
+            return wrap(x, 4)
+
+        def full(x):
+            for page_size in [64, 128]:
+                for blocks in [2, 4, 8]:
+                    benchmark(x, page_size, blocks)
+                    benchmark_fixed(x, page_size)
+    """)
+
+
+def test_a_static_argument_changing_with_other_static_arguments_is_a_preview_guess():
+    """lop-jax's incremental CIFAR: `task` is static beside `examples_per_epoch` and
+    `active_classes`, both computed from `task` on each iteration of the loop over tasks: each
+    task is a new trace whatever `task` is."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        def make_train(data, num_tasks, classes_per_task, class_order):
+            def update_task(x, task, examples_per_epoch, active_classes):
+                return x[:examples_per_epoch, jnp.array(active_classes)].sum() * task
+
+            update_task = jax.jit(update_task, static_argnums=(1, 2, 3))
+            for task in range(num_tasks):
+                examples_per_epoch = 100 * (task + 1) * classes_per_task
+                active_classes = class_order[: (task + 1) * classes_per_task]
+                active_classes = tuple(int(c) for c in active_classes)
+                for epoch in range(10):
+                    update_task(data, task, examples_per_epoch, active_classes)  # preview STG501
+    """)
+
+
+def test_a_static_argument_changing_alone_stays_default():
+    """The negative twin: the other static arguments are bound once before the loop, so each new
+    `task` is a trace a traced `task` would save."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        def make_train(data, num_tasks, classes_per_task, class_order):
+            def update_task(x, task, examples_per_epoch, active_classes):
+                return x[:examples_per_epoch, jnp.array(active_classes)].sum() * task
+
+            update_task = jax.jit(update_task, static_argnums=(1, 2, 3))
+            examples_per_epoch = 100 * classes_per_task
+            active_classes = tuple(class_order)
+            for task in range(num_tasks):
+                for epoch in range(10):
+                    update_task(data, task, examples_per_epoch, active_classes)  # STG501
+    """)
