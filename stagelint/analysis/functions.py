@@ -348,8 +348,8 @@ _PASSING_ON = JAX_GRAD | JAX_TRACE | JAX_JIT
 def held_uses(ctx, nodes, names) -> dict[str, list]:
     """How the function made from `nodes` uses each of `names` it holds (`configuration_per_iteration`):
     per read, "operand" (of arithmetic or a comparison: a traced value computes the same), or
-    ["arg", the qualified names of the function it is passed to, the parameter's position ("0",
-    "1", ...) or keyword] for an argument of a call (through `functools.partial(f, ...)` and a JAX
+    ["arg", the qualified names of the function it is passed to, the parameter's position ("#0",
+    "#1", ...) or keyword] for an argument of a call (through `functools.partial(f, ...)` and a JAX
     transformation called at once, `jax.grad(f)(w, x)`), whose parameter's use the project phase
     reads; "other" for anything else (a shape, a method's argument, a library call)."""
     out: dict[str, list] = {n: [] for n in names}
@@ -388,7 +388,7 @@ def _held_use(ctx, name, parent, grand):
         slot = parent.keyword.value
     else:
         positional = [a for a in call.args if a.keyword is None and not a.star]
-        slot = str(next(i for i, a in enumerate(positional) if a is parent) - shift)
+        slot = f"#{next(i for i, a in enumerate(positional) if a is parent) - shift}"  # (no line to move)
     return ["arg", sorted(names), slot]
 
 

@@ -1395,7 +1395,10 @@ def _held_as_operands(project, module, uses: dict) -> bool:
             if f is None:
                 return False
             slot = use[2]
-            param = f.params[int(slot)] if slot.isdigit() and int(slot) < len(f.params) else slot
+            position = int(slot[1:]) if slot.startswith("#") else None
+            if position is not None and not 0 <= position < len(f.params):
+                return False
+            param = f.params[position] if position is not None else slot
             if f.param_uses.get(param) != "tensor":
                 return False
     return True
