@@ -279,8 +279,9 @@ def closure_names(ctx, nodes, given=()) -> list[str]:
     return out
 
 
-def _closure_reads(ctx, nodes, given=()):
-    """(Name, binding) of each read `closure_names` counts, in the walk's order."""
+def _closure_reads(ctx, nodes, given=(), keep=None):
+    """(Name, binding) of each read `closure_names` counts, in the walk's order; `keep(binding)`:
+    a binding counted whatever its scope (a module-level loop's variable)."""
     roots = list(nodes)
     given = set(given)
 
@@ -295,8 +296,14 @@ def _closure_reads(ctx, nodes, given=()):
         node = stack.pop()
         if isinstance(node, cst.Name):
             for r in ctx.bindings_of(node):
-                if isinstance(r.scope, GlobalScope) or any(ctx.inside(r.node, root) for root in roots) \
-                        or node.value in given or from_given(r):
+                if any(ctx.inside(r.node, root) for root in roots):
+                    continue
+                if keep is not None and keep(r):
+                    # (a loop's own variable varies whatever its `for` reads; a name the body binds
+                    # from module-level names only is the same on each iteration)
+                    if not isinstance(ctx.bound_values.get(id(r.node)), cst.For) and from_given(r):
+                        continue
+                elif isinstance(r.scope, GlobalScope) or node.value in given or from_given(r):
                     continue
                 if isinstance(r.node, cst.FunctionDef) and not isinstance(r.scope, ClassScope):
                     roots.append(r.node)  # a nested def of the enclosing function: read its closure
@@ -326,7 +333,11 @@ def configuration_per_iteration(ctx, nodes, loop: cst.CSTNode, func) -> list[str
     is another program, traced and compiled with one function object too. Which it is, and
     whether the values repeat, the code does not show."""
     out: list[str] = []
-    for name, r in _closure_reads(ctx, nodes):
+
+    def in_loop(r) -> bool:
+        return getattr(r, "node", None) is not None and ctx.inside(r.node, loop)
+
+    for name, r in _closure_reads(ctx, nodes, keep=in_loop):
         node = getattr(r, "node", None)
         if node is None or name.value in out or not ctx.inside(node, loop):
             continue

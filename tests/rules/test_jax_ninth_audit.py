@@ -456,3 +456,24 @@ def test_a_static_argument_changing_alone_stays_default():
                 for epoch in range(10):
                     update_task(data, task, examples_per_epoch, active_classes)  # STG501
     """)
+
+
+def test_a_module_level_loop_s_variable_held_by_a_new_jit_is_a_guess_and_a_constant_is_not():
+    """A notebook cell's loop: its variable is a global, bound anew on each iteration all the same
+    (`block` per candidate: another program each); a name the body binds from module-level
+    constants only (`size = 4 * 2`) is the same on each iteration, the same program traced anew."""
+    assert_tiers("""
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        def kernel(x, *, block):
+            return x.reshape(-1, block).sum(0)
+
+        x = jnp.ones(64)
+        for block in [2, 4, 8]:
+            jax.jit(functools.partial(kernel, block=block))(x)  # preview STG502
+        for _ in range(3):
+            size = 4 * 2
+            jax.jit(lambda v: v.reshape(-1, size).sum(0))(x)  # STG502
+    """)
