@@ -47,6 +47,9 @@ class Framework:
     #: `weightless_only_under` roots (Keras 2's random layers).
     weightless_layers: frozenset[str] = field(default_factory=frozenset)
     weightless_only_under: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
+    #: Layer classes (last part) that own no variables only with some constructor arguments:
+    #: keyword -> (the literal values that make none, whether leaving it out makes none).
+    weightless_with: dict[str, dict[str, tuple[tuple[str, ...], bool]]] = field(default_factory=dict)
 
     def owns(self, qualified_name: str) -> bool:
         # Asked tens of thousands of times a file: one C-level test each, not a loop over the roots.
@@ -85,15 +88,22 @@ class Framework:
         prefix = next(p for p in self.variable_owner_prefixes if qualified_name.startswith(p))
         return "." not in qualified_name[len(prefix):]
 
-    def creates_no_variables(self, qualified_name: str) -> bool:
+    def creates_no_variables(self, qualified_name: str, keywords: dict[str, str] | None = None) -> bool:
         """A Keras layer class that owns no variables (`Add`, `Activation`, `Reshape`, pooling):
         constructing one in staged code is harmless. `Dropout` and the other random layers own a
-        seed-generator variable in Keras 3, and none in Keras 2 (`tf_keras`)."""
+        seed-generator variable in Keras 3, and none in Keras 2 (`tf_keras`). A class that owns
+        none only with some arguments (`Attention()`, not `Attention(use_scale=True)`:
+        `weightless_with`) counts when `keywords`, the construction's keyword arguments by name
+        (the code of each value; None when it passes any other way), show them."""
         if not qualified_name.startswith(self.variable_owner_prefixes):
             return False
         last = qualified_name.rsplit(".", 1)[-1]
         if last in self.weightless_layers:
             return True
+        needs = self.weightless_with.get(last)
+        if needs is not None and keywords is not None:
+            return all(keywords[k] in values if k in keywords else absent_ok
+                       for k, (values, absent_ok) in needs.items())
         roots, names = self.weightless_only_under
         return last in names and qualified_name.startswith(roots)
 
@@ -141,4 +151,5 @@ def combined(*frameworks: Framework) -> Framework:
         variable_types=first.variable_types,
         weightless_layers=first.weightless_layers,
         weightless_only_under=first.weightless_only_under,
+        weightless_with=first.weightless_with,
     )

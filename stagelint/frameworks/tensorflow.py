@@ -34,7 +34,22 @@ WEIGHTLESS_KERAS_LAYERS = frozenset({
     "GlobalMaxPooling1D", "GlobalMaxPooling2D", "GlobalMaxPooling3D",
     "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D",
     "GlobalMaxPool3D", "Resizing", "Rescaling", "CenterCrop",
+    # (TF 2.21 / Keras 3.15, tests/runtime/test_tf_variable_creation_facts.py: no weights, built
+    # in a traced call on two traces without error)
+    "ActivityRegularization", "UnitNormalization",
 })
+#: Keras layer classes (last part) that own no variables only with some constructor arguments:
+#: keyword -> (the literal values with which it makes none, whether leaving it out makes none).
+#: Checked with TF 2.21 / Keras 3.15 (tests/runtime/test_tf_variable_creation_facts.py):
+#: `Attention()` built in a traced call traces again without error (no weights); `use_scale=True`
+#: (a scale weight), `score_mode="concat"` (a concat score weight) and `dropout` above 0 (Keras 3's
+#: seed-generator variable) each make one, and the trace raises ValueError. `AdditiveAttention`
+#: scales by default. A positional or `**` argument leaves the arguments unknown: a variable then.
+WEIGHTLESS_KERAS_LAYERS_WITH = {
+    "Attention": {"use_scale": (("False",), True), "score_mode": (('"dot"', "'dot'"), True),
+                  "dropout": (("0", "0.0"), True)},
+    "AdditiveAttention": {"use_scale": (("False",), False), "dropout": (("0", "0.0"), True)},
+}
 #: Random layers that own a seed-generator variable in Keras 3 but none in Keras 2, whose default
 #: "legacy stateful" random generator uses plain random ops.
 KERAS2_WEIGHTLESS_RANDOM_LAYERS = frozenset({
@@ -126,6 +141,7 @@ TENSORFLOW = Framework(
     }),
     variable_types=frozenset({"tensorflow.Variable", "tensorflow.compat.v1.Variable", "keras.Variable"}),
     weightless_layers=WEIGHTLESS_KERAS_LAYERS,
+    weightless_with=WEIGHTLESS_KERAS_LAYERS_WITH,
     weightless_only_under=(KERAS2_ROOTS, KERAS2_WEIGHTLESS_RANDOM_LAYERS),
 )
 

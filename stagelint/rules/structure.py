@@ -6,7 +6,7 @@ import libcst as cst
 
 from stagelint.analysis import facts as F
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_staging_certainty
-from stagelint.analysis.context import short_code
+from stagelint.analysis.context import code_of, short_code
 from stagelint.frameworks import (
     GET_OR_CREATE_DECORATORS,
     GET_OR_CREATE_VARIABLES,
@@ -288,6 +288,14 @@ class RecursiveFunction(Rule):
         return out
 
 
+def _keyword_codes(call: cst.Call) -> dict[str, str] | None:
+    """The keyword arguments of `call` by name, the code of each value; None when it passes any
+    argument another way (positionally, `*args`, `**kwargs`)."""
+    if any(a.keyword is None for a in call.args):
+        return None
+    return {a.keyword.value: code_of(a.value) for a in call.args}
+
+
 def _ends_with_exit(block) -> bool:
     stmts = block.body if isinstance(block, cst.IndentedBlock) else [block]
     last = stmts[-1] if stmts else None
@@ -473,8 +481,9 @@ class VariableCreation(Rule):
         if isinstance(node.func, cst.Call):
             return  # `Dense(3)(x)`: the construction inside is the one to report
         if any(fw.creates_variables(q) for q in names):
-            if any(fw.creates_no_variables(q) for q in names):
-                return  # `Add()`, `Activation("relu")`, pooling: a layer with no variables
+            keywords = _keyword_codes(node)
+            if any(fw.creates_no_variables(q, keywords) for q in names):
+                return  # `Add()`, `Activation("relu")`, pooling, `Attention()`: a layer with no variables
             if names & GET_OR_CREATE_VARIABLES and set(ctx.function.facts.decorators) & GET_OR_CREATE_DECORATORS:
                 return  # `get_variable` under `track_tf1_style_variables`: the first call's variable again
             if node.args and any(q.rsplit(".", 1)[-1] == "RNN" and fw.owns(q) for q in names):

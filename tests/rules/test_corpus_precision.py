@@ -370,6 +370,30 @@ def test_layers_without_variables_may_be_made_in_call():
     """)
 
 
+def test_attention_without_scale_or_dropout_may_be_made_in_call():
+    # `tf.keras.layers.Attention(causal=True)([q, v])` in an image-captioning notebook's traced
+    # call: without `use_scale`, `score_mode="concat"` or dropout it owns no variable
+    # (tests/runtime/test_tf_variable_creation_facts.py). The negative twins: the arguments that
+    # make one, `AdditiveAttention`'s default scale, and arguments passed positionally.
+    assert_marked("""
+        import tensorflow as tf
+
+        class Decoder(tf.keras.layers.Layer):
+            def call(self, q, v):
+                h = tf.keras.layers.Attention()([q, v])
+                h = tf.keras.layers.Attention(use_scale=False, dropout=0.0, name="att")([h, v])
+                h = tf.keras.layers.AdditiveAttention(use_scale=False)([h, v])
+                h = tf.keras.layers.UnitNormalization()(h)
+                h = tf.keras.layers.Attention(use_scale=True)([h, v])  # STG402
+                h = tf.keras.layers.Attention(dropout=0.1)([h, v])  # STG402
+                h = tf.keras.layers.Attention(score_mode="concat")([h, v])  # STG402
+                h = tf.keras.layers.Attention(True)([h, v])  # STG402
+                return tf.keras.layers.AdditiveAttention()([h, v])  # STG402
+
+        model = tf.keras.Sequential([Decoder()])
+    """)
+
+
 # STG401: recursion that ends while tracing ------------------------------------------------------------------
 
 

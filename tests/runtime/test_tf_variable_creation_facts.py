@@ -104,3 +104,50 @@ def test_a_variable_made_under_init_scope_by_a_function_called_while_a_graph_is_
         assert len(graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)) == 1
         with pytest.raises(ValueError, match="singleton tf.Variables"):
             bare(tf.constant(1.0))
+
+
+def _build_in_trace(make):
+    """Construct the layer made by `make` in a tf.function's body and call it, on two traces."""
+    @tf.function
+    def f(x):
+        return make()([x, x])
+
+    f(tf.ones((2, 4, 8)))
+    f(tf.ones((3, 5, 8)))
+
+
+def test_a_keras_attention_layer_without_scale_or_dropout_builds_in_a_traced_call():
+    """`frameworks.tensorflow.WEIGHTLESS_KERAS_LAYERS_WITH`: `Attention()` (no `use_scale`, dot
+    scores, no dropout) and `AdditiveAttention(use_scale=False)` own no weights, and building them
+    inside a tf.function raises nothing on either trace."""
+    layers = tf.keras.layers
+    for make in (layers.Attention, lambda: layers.Attention(use_scale=False, dropout=0.0),
+                 lambda: layers.AdditiveAttention(use_scale=False)):
+        _build_in_trace(make)
+        layer = make()
+        layer([tf.ones((2, 4, 8))] * 2)
+        assert layer.weights == []
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tf.keras.layers.Attention(use_scale=True),
+    lambda: tf.keras.layers.Attention(score_mode="concat"),
+    lambda: tf.keras.layers.Attention(dropout=0.1),
+    lambda: tf.keras.layers.AdditiveAttention(),
+])
+def test_a_keras_attention_layer_with_scale_or_dropout_fails_in_a_traced_call(make):
+    """The negative twin: a scale weight, a concat score weight or Keras 3's dropout seed
+    generator is a variable made in the trace."""
+    with pytest.raises(ValueError, match="singleton tf.Variables"):
+        _build_in_trace(make)
+
+
+def test_weightless_normalising_layers_build_in_a_traced_call():
+    """`ActivityRegularization` and `UnitNormalization` (in `WEIGHTLESS_KERAS_LAYERS`) own no weights."""
+    for make in (tf.keras.layers.ActivityRegularization, tf.keras.layers.UnitNormalization):
+        @tf.function
+        def f(x):
+            return make()(x)
+
+        f(tf.ones((2, 4)))
+        f(tf.ones((3, 5)))
