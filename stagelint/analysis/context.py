@@ -195,11 +195,13 @@ def block_holding(ctx, statement, line: int) -> list:
     return []
 
 
-def simple_statements_before(ctx, func, line: int, into_definitions: bool = True):
+def simple_statements_before(ctx, func, line: int, into_definitions: bool = True, compounds: bool = False):
     """The simple statements of `func`'s body that run before `line` on every path through it:
     those above it in its own block and in each block around it, outermost first (a statement in
     a block that does not hold `line`, under an `if` above it, may not run). With
-    `into_definitions` False, none in the body of a `def` or `class` statement holding `line`."""
+    `into_definitions` False, none in the body of a `def` or `class` statement holding `line`.
+    With `compounds`, the compound statements above it in those blocks too (whole: which of their
+    parts run is the caller's question)."""
     statements = block_statements(getattr(func.node, "body", None))
     while statements:
         holding = None
@@ -208,7 +210,7 @@ def simple_statements_before(ctx, func, line: int, into_definitions: bool = True
             if first <= line <= last:
                 holding = statement
                 break
-            if isinstance(statement, cst.SimpleStatementLine):
+            if compounds or isinstance(statement, cst.SimpleStatementLine):
                 yield statement
         if holding is None or isinstance(holding, cst.SimpleStatementLine) or (
                 not into_definitions and isinstance(holding, (cst.FunctionDef, cst.ClassDef))):

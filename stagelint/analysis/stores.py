@@ -527,6 +527,98 @@ def stored_anew_above(ctx: FileContext, func: FunctionInfo, node: cst.CSTNode, t
     return None
 
 
+def scratch_attribute(ctx: FileContext, site: StoreSite) -> str:
+    """The attribute a store site writes (`self.weights = ...` -> "weights") when the site's file
+    uses it only as the same call's scratch: every `.weights` of the top-level `def` or `class`
+    holding the site and of the module-level code, on any object (the other top-level units of the
+    file are the project's question, `scratch_fact`: what an edit there changes leaves this
+    one's facts as they are, which the language server's splice relies on), lies in
+    the body of the site's function itself (not in a `def` or `lambda` inside it) and is that same
+    place, stored there, or read (once at least: a place stored and never read is kept for a
+    reader elsewhere) after a store of it that runs before the read on every path
+    through the call (`simple_statements_before`; an `if` whose every branch stores it counts);
+    no string spells the name (`getattr(self, "weights")`). "" otherwise. Each trace then reads
+    only the tensor its own graph made (RecLearn's capsule routing logits; observed with TF 2.21,
+    tests/runtime/test_tf_store_facts.py)."""
+    target, func = site.target, site.func
+    if not isinstance(target, cst.Attribute) or site.root_kind not in ("self", "closure", "global", "param"):
+        return ""
+    name, place = target.attr.value, code_of(target)
+    at = ctx.position(func.node).line
+    scanned = [s for s in getattr(ctx.module_node, "body", ())
+               if not isinstance(s, (cst.FunctionDef, cst.ClassDef))
+               or ctx.position(s).line <= at <= ctx.position(s).end_line]
+    uses = ctx.memo.setdefault("attribute_uses", {})
+    if (name, at) not in uses:
+        found = uses[name, at] = []
+        for node in (n for statement in scanned for n in _all_nodes(statement)):
+            if type(node) is cst.Attribute and node.attr.value == name:
+                found.append(node)
+            elif type(node) is cst.SimpleString and node.evaluated_value == name:
+                found.append(node)
+    own = {id(n) for n in _direct_nodes(func.node.body)}
+    stores = set()
+    for node in _direct_nodes(func.node.body):
+        for t in _assigned(node):
+            stores.add(id(t))
+    reads = 0
+    for node in uses[name, at]:
+        if id(node) not in own or type(node) is not cst.Attribute or code_of(node) != place:
+            return ""
+        if id(node) in stores:
+            continue
+        line = ctx.position(node).line
+        if not any(_stores_place(s, place, func) or _branches_store(s, place, func)
+                   for s in simple_statements_before(ctx, func, line, compounds=True)):
+            return ""
+        reads += 1
+    return name if reads else ""
+
+
+def _direct_nodes(node):
+    """The nodes under `node`, not those in the body of a `def`, `lambda` or `class` inside it."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            todo.extend(inner_nodes(n))
+
+
+def _branches_store(statement, place: str, func: FunctionInfo) -> bool:
+    """An `if` with an `else` whose every branch stores `place` in its own top-level simple
+    statements (`_stores_place`)."""
+    if not isinstance(statement, cst.If) or statement.orelse is None:
+        return False
+    if not any(_stores_place(s, place, func) for s in block_statements(statement.body)):
+        return False
+    rest = statement.orelse
+    if isinstance(rest, cst.If):
+        return _branches_store(rest, place, func)
+    return any(_stores_place(s, place, func) for s in block_statements(rest.body))
+
+
+def scratch_fact(candidate, project, key) -> list | None:
+    """STG201's step for a scratch attribute (`scratch_attribute`): its file reads it only later in
+    the same call, after that call stored it. A guess (the preview tier) when no function the
+    project analysed outside the site's function, in its file or another, reads the attribute on
+    `self` or a parameter (`attr_reads`; when one does, the finding stays as it is): code outside
+    the files analysed (a script reading `layer.weights` after the call, `.numpy()` on it) is not
+    shown."""
+    from stagelint.analysis.proof import HEURISTIC, fact
+
+    name = candidate.fields.get("_scratch")
+    if not name:
+        return None
+    for module in project.modules.values():
+        for qualname, f in module.functions.items():
+            if (module.module, qualname) != key and any(attr == name for _, attr in f.attr_reads):
+                return None
+    return fact(f"the file reads `.{name}` only later in the same call, after that call stored it anew: each trace "
+                f"reads the tensor of its own graph; whether code outside the files analysed reads it after the call "
+                f"is not shown (a guess)", candidate.span, HEURISTIC)
+
+
 def _own_method_stores(ctx: FileContext, statement, place: str, func: FunctionInfo) -> bool:
     """`self.m()` alone on its line, where `m` is a method of the class statement that holds
     `func`, with the same name for `self`, whose top-level simple statements above its first

@@ -11,7 +11,8 @@ from stagelint.analysis.context import mutates_container, short_code
 from stagelint.analysis.jaxrules import writes_into_ref
 from stagelint.analysis.nnx import store_carried, store_fields
 from stagelint.rules.base import Rule
-from stagelint.analysis.stores import outlives_fact, store_is_external, store_sites, stored_tensor_fact
+from stagelint.analysis.stores import outlives_fact, scratch_attribute, scratch_fact, store_is_external, store_sites, \
+    stored_tensor_fact
 from stagelint.analysis.tensors import loop_kind, tensorness, value_of
 
 
@@ -204,7 +205,7 @@ class LeakedTensor(Rule):
                         _owner=site.owner,
                         _definite=site.tensor.definite, _params=sorted(site.tensor.params),
                         _calls=sorted(list(c) for c in site.tensor.calls), function=site.func,
-                        **store_fields(self.ctx, site))
+                        _scratch=scratch_attribute(self.ctx, site), **store_fields(self.ctx, site))
 
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
@@ -219,7 +220,8 @@ class LeakedTensor(Rule):
         tensor = stored_tensor_fact(candidate, project, key)
         if tensor is None:
             return False
-        verdict = {"_because": [tensor] + [f for f in (outlives_fact(candidate),) if f is not None]}
+        steps = (outlives_fact(candidate), scratch_fact(candidate, project, key))
+        verdict = {"_because": [tensor] + [f for f in steps if f is not None]}
         return with_flag_step(verdict, candidate, project, key)
 
 

@@ -182,6 +182,89 @@ def test_a_guard_method_that_returns_a_first_call_test_guards_as_the_test_would(
     """)
 
 
+def test_a_scratch_tensor_read_only_after_the_same_calls_store_is_a_guess():
+    # RecLearn's capsule routing: `self.capsule_weight` rebound at the top of every call (in each
+    # branch of an `if`), read and updated only within the same call's routing loop
+    # (`stores.scratch_attribute`; tests/runtime/test_tf_store_facts.py). The twins: a place read
+    # in another method, read in a later call before that call stores it, or read in a `def`
+    # inside the call keeps its finding.
+    assert_tiers("""
+        import tensorflow as tf
+
+        class Routing(tf.keras.layers.Layer):
+            def call(self, x, scaled):
+                if scaled:
+                    self.logits = tf.zeros_like(x) + 1.0  # preview STG201
+                else:
+                    self.logits = tf.zeros_like(x)  # preview STG201
+                for i in range(3):
+                    w = tf.nn.softmax(self.logits)
+                    if i < 2:
+                        self.logits = self.logits + w * x  # preview STG201
+                return self.logits * 2.0
+
+        class Shown(tf.keras.layers.Layer):
+            def call(self, x):
+                self.scores = tf.zeros_like(x)  # STG201
+                self.scores = self.scores + x  # STG201
+                return self.scores
+
+            def last(self):
+                return self.scores
+
+        class Stale(tf.keras.layers.Layer):
+            def call(self, x):
+                x = x + self.prior
+                self.prior = tf.reduce_sum(x)  # STG201
+                return x
+
+        class Closure(tf.keras.layers.Layer):
+            def call(self, x):
+                self.state = tf.zeros_like(x)  # STG201
+                self.read = lambda: self.state  # preview STG102
+                return self.state + x
+
+        model = tf.keras.Sequential([Routing(), Shown(), Stale(), Closure()])
+    """)
+
+
+def test_a_scratch_tensor_another_module_reads_keeps_its_finding(tmp_path):
+    # The twin across files: a function of another module reads `.logits` of the layer it is
+    # handed (after the call: the trace's symbolic tensor), so the place is no scratch.
+    layer = """
+        import tensorflow as tf
+
+        class Routing(tf.keras.layers.Layer):
+            def call(self, x):
+                self.logits = tf.zeros_like(x)  # STG201
+                self.logits = self.logits + x  # STG201
+                return self.logits
+
+        model = tf.keras.Sequential([Routing()])
+    """
+    for preview in (False, True):
+        assert_project_marked(tmp_path, {
+            "pkg/__init__.py": "",
+            "pkg/layer.py": layer,
+            "pkg/show.py": """
+                import tensorflow as tf
+                from pkg.layer import Routing
+
+                layer = Routing()
+
+                @tf.function
+                def step(x):
+                    return layer(x)
+
+                def show(routing):
+                    return routing.logits.numpy()
+
+                step(tf.ones((2, 3)))
+                show(layer)
+            """,
+        }, preview=preview)
+
+
 def test_a_keras_call_parameter_belongs_to_its_traced_caller():
     # Model Garden decoders and MoViNet streaming layers: `cache[name] = ...`, `states[name] = x`.
     assert_marked("""

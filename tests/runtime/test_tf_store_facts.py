@@ -189,3 +189,53 @@ def test_a_store_computed_from_the_place_is_lost_on_reuse_only_when_repeating_it
             fn(tf.constant(1.0))
         assert (obj.flags, obj.default, obj.hook.wrapped) == (2, 3, True)
         assert (obj.total, obj.scale) == ((1, 2) if staged else (3, 8)), staged
+
+
+class _Routing(tf.keras.layers.Layer):
+    """RecLearn's capsule routing: a scratch tensor rebound on `self` at the top of every call
+    and read only within the call, after that store."""
+
+    def call(self, x):
+        self.logits = tf.zeros_like(x)
+        for _ in range(3):
+            self.logits = self.logits + tf.nn.softmax(self.logits) * x
+        return self.logits * 2.0
+
+
+def test_a_scratch_tensor_stored_and_read_within_each_call_is_never_stale():
+    """STG201's scratch step (`stores.scratch_only`): every read of the place comes after the
+    same call's store, so each trace reads the tensor of its own graph: two traces, a Keras
+    functional model and a fit run raise nothing, and the traced results equal the eager ones."""
+    layer = _Routing(name="routing")
+    eager = [layer(tf.ones((2, 3))), layer(tf.ones((4, 5)))]
+    step = tf.function(layer.__call__)
+    traced = [step(tf.ones((2, 3))), step(tf.ones((4, 5)))]  # two traces
+    assert all(bool(tf.reduce_all(e == t)) for e, t in zip(eager, traced))
+    inputs = tf.keras.Input((3,))
+    model = tf.keras.Model(inputs, _Routing(name="routing2")(inputs))
+    model.compile(loss="mse")
+    model.fit(tf.ones((4, 3)), tf.ones((4, 3)), epochs=1, verbose=0)
+
+
+def test_a_scratch_tensor_read_after_the_call_or_before_the_next_store_is_stale():
+    """The negative twins: read after the traced call, the place holds the trace's symbolic
+    tensor (no value); read in a later trace before that trace stores it, it is the earlier
+    graph's tensor, which TensorFlow refuses."""
+    layer = _Routing(name="routing")
+    step = tf.function(layer.__call__)
+    step(tf.ones((2, 3)))
+    assert not hasattr(layer.logits, "numpy") or tf.is_symbolic_tensor(layer.logits)
+    with pytest.raises(Exception, match="out of scope|graph"):
+        tf.add(layer.logits, 1.0)
+
+    class ReadsFirst(_Routing):
+        def call(self, x):
+            if getattr(self, "logits", None) is not None:
+                x = x + tf.reduce_sum(self.logits)  # the previous trace's tensor
+            return super().call(x)
+
+    first = ReadsFirst(name="reads_first")
+    again = tf.function(first.__call__)
+    again(tf.ones((2, 3)))
+    with pytest.raises(Exception, match="out of scope|graph|Graph"):
+        again(tf.ones((4, 5)))
