@@ -537,7 +537,10 @@ def scratch_attribute(ctx: FileContext, site: StoreSite) -> str:
     place, stored there, or read (once at least: a place stored and never read is kept for a
     reader elsewhere) after a store of it that runs before the read on every path
     through the call (`simple_statements_before`; an `if` whose every branch stores it counts);
-    no string spells the name (`getattr(self, "weights")`). "" otherwise. Each trace then reads
+    no string spells the name (`getattr(self, "weights")`); and the call stores it anew from its
+    own value (`self.w = self.w + delta`): working state of the call's computation, not an output
+    kept for a reader after the call (Model Garden's `self.left_logits = ...; return
+    self.left_logits`, which a library's user may read). "" otherwise. Each trace then reads
     only the tensor its own graph made (RecLearn's capsule routing logits; observed with TF 2.21,
     tests/runtime/test_tf_store_facts.py)."""
     target, func = site.target, site.func
@@ -557,10 +560,13 @@ def scratch_attribute(ctx: FileContext, site: StoreSite) -> str:
             elif type(node) is cst.SimpleString and node.evaluated_value == name:
                 found.append(node)
     own = {id(n) for n in _direct_nodes(func.node.body)}
-    stores = set()
+    stores, updated = set(), False
     for node in _direct_nodes(func.node.body):
         for t in _assigned(node):
             stores.add(id(t))
+            updated = updated or (code_of(t) == place and _reads_any(node.value, {place}))
+    if not updated:
+        return ""
     reads = 0
     for node in uses[name, at]:
         if id(node) not in own or type(node) is not cst.Attribute or code_of(node) != place:

@@ -186,8 +186,9 @@ def test_a_scratch_tensor_read_only_after_the_same_calls_store_is_a_guess():
     # RecLearn's capsule routing: `self.capsule_weight` rebound at the top of every call (in each
     # branch of an `if`), read and updated only within the same call's routing loop
     # (`stores.scratch_attribute`; tests/runtime/test_tf_store_facts.py). The twins: a place read
-    # in another method, read in a later call before that call stores it, or read in a `def`
-    # inside the call keeps its finding.
+    # in another method, read in a later call before that call stores it, read in a `def` inside
+    # the call, or never updated from itself (Model Garden's MatMulWithMargin: an output kept on
+    # the layer for its users) keeps its finding.
     assert_tiers("""
         import tensorflow as tf
 
@@ -224,7 +225,13 @@ def test_a_scratch_tensor_read_only_after_the_same_calls_store_is_a_guess():
                 self.read = lambda: self.state  # preview STG102
                 return self.state + x
 
-        model = tf.keras.Sequential([Routing(), Shown(), Stale(), Closure()])
+        class Exposed(tf.keras.layers.Layer):
+            def call(self, q, v):
+                self.left = tf.matmul(q, v, transpose_b=True)  # STG201
+                self.right = tf.transpose(self.left)  # STG201
+                return self.left, self.right
+
+        model = tf.keras.Sequential([Routing(), Shown(), Stale(), Closure(), Exposed()])
     """)
 
 
