@@ -22,7 +22,8 @@ PIPELINE = ("stagelint.pipeline", "stagelint.engine", "stagelint.pipeline.screen
 #: (Modules not listed are left to the circle test.)
 LAYERS = (
     ("stagelint.frameworks",),
-    ("stagelint.analysis.facts", "stagelint.analysis.fastmeta", "stagelint.analysis.trivia", "stagelint.analysis.memo"),
+    ("stagelint.analysis.facts", "stagelint.analysis.fastmeta", "stagelint.analysis.trivia", "stagelint.analysis.memo",
+     "stagelint.analysis.literals"),
     # the per-file context, and the JAX staging views it asks when it enters a function (which
     # JAX API decorates it): they take the context as an argument, never import it
     ("stagelint.analysis.context", "stagelint.analysis.jaxstaging", "stagelint.analysis.nnx"),

@@ -27,6 +27,7 @@ from libcst.helpers import get_full_name_for_node
 
 from stagelint.analysis import facts as F
 from stagelint.analysis.trivia import inner_nodes
+from stagelint.analysis.literals import bool_constant, is_literal, keyword_constant
 from stagelint.frameworks import (
     EAGER_TESTS,
     JAX_JIT_DISABLING,
@@ -1042,7 +1043,7 @@ class FileContext:
             return self.first_call_guard(returned, _depth + 1) if returned is not None else None
         if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
             comp = test.comparisons[0]
-            if isinstance(comp.comparator, cst.Name) and comp.comparator.value == "None":
+            if keyword_constant(comp.comparator, "None"):
                 if isinstance(comp.operator, cst.Is):
                     return "body"
                 if isinstance(comp.operator, cst.IsNot):
@@ -1169,7 +1170,7 @@ class FileContext:
         """`dtype: tf.DType`, `name: str`, `Optional[str]`, `str | None`: a Python option."""
         if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
             sides = [annotation.left, annotation.right]
-            return all(self._python_option_type(x) or (isinstance(x, cst.Name) and x.value == "None") for x in sides)
+            return all(self._python_option_type(x) or keyword_constant(x, "None") for x in sides)
         if isinstance(annotation, cst.Subscript) and len(annotation.slice) == 1 \
                 and self.qualified_names(annotation.value) & {"typing.Optional"} \
                 and isinstance(annotation.slice[0].slice, cst.Index):
@@ -1216,7 +1217,7 @@ def relaxes_shapes(call: cst.Call) -> bool:
         if arg.star == "**":
             return True
         if arg.keyword is not None and arg.keyword.value in SHAPE_RELAXING_OPTIONS:
-            return not (isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None"))
+            return not keyword_constant(arg.value, "False", "None")
     return False
 
 
@@ -1229,9 +1230,9 @@ def staging_options(call: cst.Call) -> tuple[bool, bool]:
         key = arg.keyword.value
         value = arg.value
         if key == "input_signature":
-            signature = not (isinstance(value, cst.Name) and value.value == "None")
+            signature = not keyword_constant(value, "None")
         elif key == "autograph":
-            autograph = not (isinstance(value, cst.Name) and value.value == "False")
+            autograph = not keyword_constant(value, "False")
     return signature, autograph
 
 
@@ -1240,7 +1241,7 @@ def compiles_with_xla(call: cst.Call) -> bool:
     a literal False / None: the Function may be compiled with XLA."""
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value in ("jit_compile", "experimental_compile"):
-            return not (isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None"))
+            return not keyword_constant(arg.value, "False", "None")
     return False
 
 
@@ -1256,7 +1257,7 @@ def tracing_test(ctx, node: cst.FunctionDef):
             first = stmt.body.body[0] if stmt.body.body else None
             if (
                 isinstance(first, cst.SimpleStatementLine) and first.body and isinstance(first.body[0], cst.Return)
-                and isinstance(first.body[0].value, cst.Name) and first.body[0].value.value == "True"
+                and keyword_constant(first.body[0].value, "True")
             ):
                 found = _tracing_value(ctx, stmt.test)
                 if found is not None:
@@ -1395,32 +1396,19 @@ def at_indexer(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) and node.value.attr.value == "at"
 
 
-def _is_literal(node: cst.BaseExpression | None) -> bool:
-    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.Imaginary)):
-        return True
-    if isinstance(node, cst.Name) and node.value in ("None", "True", "False"):
-        return True
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        return _is_literal(node.expression)
-    return False
-
-
-is_literal = _is_literal
-
-
 def _is_literal_default(node: cst.BaseExpression | None) -> bool:
     """A default a caller that leaves the argument out gets as a Python value: a literal, or a
     tuple or list of literals (`broadcast_dims=()`, `axes=(1, 2)`)."""
     if isinstance(node, (cst.Tuple, cst.List)):
-        return all(isinstance(el, cst.Element) and _is_literal(el.value) for el in node.elements)
-    return _is_literal(node)
+        return all(isinstance(el, cst.Element) and is_literal(el.value) for el in node.elements)
+    return is_literal(node)
 
 
 def _is_python_option(node: cst.BaseExpression | None) -> bool:
     """A string or bool default (`mode="CONSTANT"`, `training=False`): a Python option, not a tensor."""
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         return True
-    return isinstance(node, cst.Name) and node.value in ("True", "False")
+    return bool_constant(node)
 
 
 def target_names(target: cst.BaseExpression):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ImportAssignment
 
+from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis.proof import HEURISTIC, definite_tensor, fact
 
 #: How far through local bindings (`a = f(w); b = a + 1; ... b`) a value is followed.
@@ -125,7 +126,7 @@ def same_each_iteration(ctx, expr: cst.BaseExpression, loop: cst.CSTNode, depth:
         return _stable_value(ctx, expr.func, loop, depth) and all(
             not a.star and _stable_value(ctx, a.value, loop, depth) for a in expr.args)
     if isinstance(expr, cst.Name):
-        if expr.value in ("True", "False", "None"):
+        if keyword_constant(expr):
             return True
         refs = ctx.referents(expr)
         if not refs:

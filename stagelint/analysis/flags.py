@@ -11,12 +11,9 @@ from __future__ import annotations
 
 from collections import deque
 
+from stagelint.analysis.literals import OFF_LITERALS
 from stagelint.analysis.memo import once
 from stagelint.analysis.proof import HEURISTIC, fact
-
-#: Literal arguments that leave the branch untaken, as the default does.
-_OFF = frozenset({"False", "None", "0"})
-
 
 def _passes(project, key, param: str) -> bool:
     """Some call that traces `key` passes `param` (anything but False/None/0): a call from
@@ -32,7 +29,7 @@ def _passes(project, key, param: str) -> bool:
 
     def given(site, key) -> bool:
         arg = project.arg_passed(site, key, param)
-        return arg is not None and not (arg.kind == "python" and arg.text in _OFF)
+        return arg is not None and not (arg.kind == "python" and arg.text in OFF_LITERALS)
 
     for module, site in project.call_sites.get(key, ()):
         traced_caller = project.in_traced_code(module, site)

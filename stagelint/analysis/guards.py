@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.literals import bool_constant, keyword_constant
+
 #: Calls that test what kind of object a value is.
 _TYPE_TESTS = frozenset({"builtins.isinstance", "builtins.hasattr", "builtins.callable", "builtins.type",
                          "tensorflow.is_tensor", "tensorflow.compat.v1.is_tensor", "tensorflow.compat.v2.is_tensor",
@@ -32,8 +34,7 @@ def type_dispatch(ctx, test) -> bool:
         if isinstance(node, cst.Name) and node.value.isupper() and ctx.binding_kind(node) == "global":
             bindings = ctx.bindings_of(node)
             if bindings and all(
-                isinstance(ctx.bound_values.get(id(getattr(b, "node", None))), cst.Name)
-                and ctx.bound_values[id(b.node)].value in ("True", "False") for b in bindings
+                bool_constant(ctx.bound_values.get(id(getattr(b, "node", None)))) for b in bindings
             ):
                 return True  # `if JAX_MODE:` with `JAX_MODE = False`: which backend the module serves
         if isinstance(node, (cst.BooleanOperation, cst.UnaryOperation, cst.Comparison)):
@@ -72,8 +73,8 @@ def resets_its_flag(ctx, node: cst.If, loop: cst.For | cst.While) -> bool:
     # block binds the name it tests to something else than None: the test fails from then on)
     def clears(value: cst.BaseExpression) -> bool:
         if lazy is None:
-            return isinstance(value, cst.Name) and value.value == "False"
-        return not (isinstance(value, cst.Name) and value.value == "None")
+            return keyword_constant(value, "False")
+        return not keyword_constant(value, "None")
 
     if not any(isinstance(s, cst.Assign) and clears(s.value) for stmt in node.body.body for s in assigns(stmt)):
         return False
@@ -98,8 +99,7 @@ def _none_test(test: cst.BaseExpression) -> str | None:
     """The name `test` compares with `is None` (`if step is None:`), or None."""
     if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1:
         target = test.comparisons[0]
-        if isinstance(target.operator, cst.Is) and isinstance(target.comparator, cst.Name) \
-                and target.comparator.value == "None":
+        if isinstance(target.operator, cst.Is) and keyword_constant(target.comparator, "None"):
             return test.left.value
     return None
 

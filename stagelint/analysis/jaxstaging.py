@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis import facts as F
 from stagelint.frameworks import (
     JAX,
@@ -144,7 +145,7 @@ def staged_record(ctx, target: F.Target, where: cst.CSTNode, api: str, options: 
         if key == "in_axes" or (key is None and api in JAX_MAPPING and len(positional) > 1 and arg is positional[1]):
             if isinstance(arg.value, (cst.Tuple, cst.List)):
                 record.unmapped = [j for j, el in enumerate(arg.value.elements)
-                                   if isinstance(el.value, cst.Name) and el.value.value == "None"]
+                                   if keyword_constant(el.value, "None")]
         if key in ("static_argnums", "static_broadcasted_argnums"):
             record.static_argnums = _ints(arg.value)
         elif key == "static_argnames":

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis.memo import once
 from stagelint.frameworks import (
     JAX,
@@ -56,8 +57,8 @@ def _node_name(q: str) -> bool:
 
 
 def _keyword_true(call: cst.Call, names: tuple[str, ...]) -> bool:
-    return any(a.keyword is not None and a.keyword.value in names and isinstance(a.value, cst.Name)
-               and a.value.value == "True" for a in call.args)
+    return any(a.keyword is not None and a.keyword.value in names and keyword_constant(a.value, "True")
+               for a in call.args)
 
 
 # Per file --------------------------------------------------------------------------------------
@@ -96,7 +97,7 @@ def _static_literal(expr: cst.BaseExpression) -> bool:
                          cst.FormattedString)):
         return True
     if isinstance(expr, cst.Name):
-        return expr.value in ("True", "False", "None")
+        return keyword_constant(expr)
     if isinstance(expr, cst.UnaryOperation):
         return _static_literal(expr.expression)
     if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):

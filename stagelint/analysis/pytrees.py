@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis.memo import once
 from stagelint.analysis.proof import fact
 from stagelint.frameworks import (
@@ -74,10 +75,10 @@ def _statements(block) -> list:
 def _static_metadata(expr: cst.BaseExpression | None) -> bool:
     """`metadata=dict(static=True)` / `metadata={"static": True}`."""
     if isinstance(expr, cst.Call) and _is(expr.func, "dict"):
-        return _is(_keyword(expr, "static"), "True")
+        return keyword_constant(_keyword(expr, "static"), "True")
     if isinstance(expr, cst.Dict):
         return any(isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString)
-                   and el.key.evaluated_value == "static" and _is(el.value, "True") for el in expr.elements)
+                   and el.key.evaluated_value == "static" and keyword_constant(el.value, "True") for el in expr.elements)
     return False
 
 
@@ -89,7 +90,7 @@ def _field_kind(ctx, value: cst.BaseExpression | None) -> str:
     if names & EQUINOX_STATIC_FIELDS:
         return "static"
     for fields, (keyword, text) in ((EQUINOX_FIELDS, EQUINOX_STATIC_FIELD), (FLAX_STRUCT_FIELDS, FLAX_STATIC_FIELD)):
-        if names & fields and _is(_keyword(value, keyword), text):
+        if names & fields and keyword_constant(_keyword(value, keyword), text):
             return "static"
     if names & (_DATACLASS_FIELDS | EQUINOX_FIELDS | FLAX_STRUCT_FIELDS) \
             and _static_metadata(_keyword(value, "metadata")):
@@ -276,7 +277,7 @@ def _python_reads(ctx, expr, obj: str, local: dict, depth: int = 0) -> set[str] 
                     return None
                 out |= inner
                 continue
-            if n.value in ("True", "False", "None") or _python_name(ctx, n):
+            if keyword_constant(n) or _python_name(ctx, n):
                 continue
             return None
         if isinstance(n, cst.Call):
@@ -323,7 +324,7 @@ def _python_int_methods(ctx, node: cst.ClassDef, qualname: str) -> dict[str, lis
         if isinstance(st, cst.AnnAssign) and isinstance(st.target, cst.Name):
             hint = st.annotation.annotation
             if isinstance(hint, cst.BinaryOperation) and isinstance(hint.operator, cst.BitOr) \
-                    and _is(hint.right, "None"):
+                    and keyword_constant(hint.right, "None"):
                 hint = hint.left  # `X | None`
             cls = annotated_class(ctx, hint)
             if cls:

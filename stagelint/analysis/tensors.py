@@ -19,8 +19,9 @@ from libcst.metadata import BuiltinAssignment, ImportAssignment
 
 from stagelint.analysis import facts as F
 from stagelint.analysis.objects import root_kind
-from stagelint.analysis.context import FILE_OPENERS, FileContext, FunctionInfo, is_literal
+from stagelint.analysis.context import FILE_OPENERS, FileContext, FunctionInfo
 from stagelint.analysis.dependence import name_loads
+from stagelint.analysis.literals import BOOLS, is_literal, keyword_constant
 from stagelint.analysis.fastmeta import walk
 from stagelint.analysis.trivia import TRIVIA
 from stagelint.frameworks import CONTAINER_METHODS, STRUCTURE_ATTRIBUTES
@@ -491,7 +492,7 @@ class _Values(_MemoizedWalk):
         if fixed is not None:
             return fixed
         if t is cst.Name:
-            if expr.value in ("True", "False"):
+            if expr.value in BOOLS:
                 return Value("bool")
             if expr.value == "None":
                 return Value("none")
@@ -1049,7 +1050,7 @@ def summarise_returns(ctx, info) -> Summary:
     definite, params, calls, shapes = False, set(), set(), set()
     returns = getattr(info, "returns", ())
     for value in returns:
-        if value is None or (isinstance(value, cst.Name) and value.value == "None"):
+        if value is None or keyword_constant(value, "None"):
             continue
         t = tensorness(ctx, value, info)
         if not (t.definite or t.params or t.calls):

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis.memo import once
 from stagelint.analysis.tensors import CALLABLE_KERAS, Summary, list_tout, summarise_returns  # noqa: F401 (the value model's names)
 
@@ -289,6 +290,6 @@ def python_option_param(ctx, func, expr: cst.BaseExpression) -> bool:
     if not isinstance(expr, cst.Name) or ctx.binding_kind(expr, func) != "param":
         return False
     default = func.defaults.get(expr.value)
-    if default is None or (isinstance(default, cst.Name) and default.value == "None"):
+    if default is None or keyword_constant(default, "None"):
         return False
     return expr.value in func.facts.literal_default_params

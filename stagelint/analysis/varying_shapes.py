@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.literals import bool_constant, keyword_constant
 from stagelint.analysis import facts as F
 from stagelint import frameworks as FW
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact
@@ -269,19 +270,19 @@ class _Shapes:
     def _batching(self, call: cst.Call, method: str, inner):
         positions = FW.BATCHING_ARGUMENTS[method]
         drop = self._argument(call, "drop_remainder", positions["drop_remainder"])
-        if drop is _UNKNOWN or (drop is not None and not _is_bool(drop)):
+        if drop is _UNKNOWN or (drop is not None and not bool_constant(drop)):
             return None
         span = self.ctx.position(call)
         shown = self.code(call)
         tail = None
-        if drop is None or drop.value == "False":
+        if drop is None or keyword_constant(drop, "False"):
             tail = fact(f"`{shown}` keeps the last, smaller batch (no `drop_remainder=True`): one more shape "
                         f"when the number of elements is not a multiple of the batch size", span, HEURISTIC)
         if method == "padded_batch":
             shapes = self._argument(call, "padded_shapes", positions["padded_shapes"])
             if shapes is _UNKNOWN:
                 return None
-            if shapes is None or (isinstance(shapes, cst.Name) and shapes.value == "None") or _has_none(shapes):
+            if shapes is None or keyword_constant(shapes, "None") or _has_none(shapes):
                 return "varies", [fact(f"`{shown}` pads each batch to the longest element in it, so the padded "
                                        f"length changes from batch to batch", span)], None, \
                     f"`{shown}` pads each batch to its own longest element"
@@ -298,9 +299,9 @@ class _Shapes:
             if arg.star:
                 return None
             if arg.keyword is not None and arg.keyword.value == "pad_to_bucket_boundary":
-                if not _is_bool(arg.value):
+                if not bool_constant(arg.value):
                     return None
-                if arg.value.value == "True":
+                if keyword_constant(arg.value, "True"):
                     return "fixed", [], None, ""  # one length per bucket: the traces are bounded
         shown = self.code(call)
         return "varies", [fact(f"`{shown}` pads each batch to the longest element of its bucket "
@@ -334,7 +335,7 @@ class _Shapes:
 
     def _to_dense(self, call: cst.Call, depth: int) -> F.Variation | None:
         shape = self._argument(call, "shape", FW.RAGGED_SHAPE_POSITION)
-        if shape is _UNKNOWN or (shape is not None and not (isinstance(shape, cst.Name) and shape.value == "None")):
+        if shape is _UNKNOWN or (shape is not None and not keyword_constant(shape, "None")):
             return None
         receiver = call.func.value
         changing = self._loop_dependent(receiver)
@@ -444,10 +445,6 @@ class _Shapes:
 _UNKNOWN = object()
 
 
-def _is_bool(node) -> bool:
-    return isinstance(node, cst.Name) and node.value in ("True", "False")
-
-
 def _has_none(node) -> bool:
     """A `None` (or `-1`) dimension anywhere in a shape expression (not a `name=None` keyword)."""
     stack = [node]
@@ -455,7 +452,7 @@ def _has_none(node) -> bool:
         n = stack.pop()
         if isinstance(n, cst.Arg) and n.keyword is not None and n.keyword.value != "shape":
             continue
-        if isinstance(n, cst.Name) and n.value == "None":
+        if keyword_constant(n, "None"):
             return True
         if isinstance(n, cst.UnaryOperation) and isinstance(n.operator, cst.Minus) \
                 and isinstance(n.expression, cst.Integer) and n.expression.value == "1":

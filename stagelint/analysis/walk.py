@@ -27,7 +27,6 @@ from stagelint.analysis.context import (
     TENSOR_CHECKS,
     FileContext,
     code_of,
-    is_literal,
     is_setup_method,
     mutates_container,
     relaxes_shapes,
@@ -37,6 +36,7 @@ from stagelint.analysis.context import (
     tracing_call,
 )
 from stagelint.analysis.functions import function_object
+from stagelint.analysis.literals import OFF_LITERALS, is_literal, keyword_constant, literal_truth
 from stagelint.analysis.pytrees import record_class, record_param_classes, record_registration
 from stagelint.analysis.varying_shapes import shape_variation
 from stagelint.analysis.datasets import function_arguments
@@ -92,36 +92,18 @@ def _eager_unless(ctx) -> object:
     return ctx.eager_stack[-1]
 
 
-#: Defaults that leave an `if <param>:` branch untaken.
-_OFF_DEFAULTS = ("False", "None", "0")
-
-
 def _default_off_flag(ctx, test) -> str:
     """The parameter `if <param>:` tests, when its default is False, None or 0; else ""."""
     func = ctx.function
     if func is None or not isinstance(test, cst.Name) or ctx.binding_kind(test, func) != "param":
         return ""
     default = func.defaults.get(test.value)
-    if isinstance(default, cst.Name) and default.value in _OFF_DEFAULTS[:2]:
-        return test.value
-    return test.value if isinstance(default, cst.Integer) and default.value == "0" else ""
+    return test.value if isinstance(default, (cst.Name, cst.Integer)) and default.value in OFF_LITERALS else ""
 
 
 def _flag(ctx, func) -> str:
     """The innermost `if <flag>:` of `func` itself that a call sits under (`CallEdge.flag`)."""
     return next((p for f, p in reversed(ctx.flag_stack) if f == id(func)), "")
-
-
-def literal_truth(test) -> bool | None:
-    """The truth of a test spelled as a literal (`False`, `True`, `None`, `0`, `1`, in
-    parentheses or not), or None. Python itself folds these: `if False:`/`if 0:` compiles to no
-    code at all, `while False:` to none for its body, and `if True:` to none for its `else`
-    (tests/rules/test_tf_eighth_audit.py checks it with `dis`)."""
-    if isinstance(test, cst.Name) and test.value in ("True", "False", "None"):
-        return test.value == "True"  # (keywords: no binding can change them)
-    if isinstance(test, cst.Integer):
-        return test.evaluated_value != 0
-    return None
 
 
 def never_runs(node) -> tuple:
@@ -1018,7 +1000,7 @@ class _Walker(cst.CSTVisitor):
             value = value_of(ctx, node.func.value, ctx.function)
             method = node.func.attr.value
             if method == "compile" and any(a.keyword is not None and a.keyword.value == "run_eagerly"
-                                           and isinstance(a.value, cst.Name) and a.value.value == "True"
+                                           and keyword_constant(a.value, "True")
                                            for a in node.args):
                 method = KERAS_EAGER_COMPILE
             ctx.facts.keras_drives.append(
@@ -1177,7 +1159,7 @@ class _Walker(cst.CSTVisitor):
         ctx = self.ctx
         if value is None:
             return "unknown"
-        if isinstance(value, cst.Name) and value.value == "None":
+        if keyword_constant(value, "None"):
             return "none"
         if isinstance(value, cst.Call):
             names = ctx.qualified_names(value.func)

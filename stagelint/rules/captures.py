@@ -7,6 +7,7 @@ import builtins
 import libcst as cst
 from libcst.metadata import ImportAssignment
 
+from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis import facts as F
 from stagelint.analysis.dependence import name_loads, same_each_iteration
 from stagelint.analysis.order import between_calls, called_between_calls, calls_readers_around, set_before_first_call, writes_between
@@ -768,7 +769,7 @@ def _literal(expr) -> bool:
     if isinstance(expr, cst.UnaryOperation):
         expr = expr.expression
     if isinstance(expr, cst.Name):
-        return expr.value in ("True", "False", "None")
+        return keyword_constant(expr)
     return isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString))
 
 

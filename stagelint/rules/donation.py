@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis import facts as F
 from stagelint.analysis import jaxjit
 from stagelint.analysis.context import short_code
@@ -194,7 +195,7 @@ class UseAfterDonation(Rule):
         for index, keyword, arg in JitSites.arguments(node):
             if spec is not None and not jaxjit.is_donated(spec, index, keyword):
                 continue
-            if isinstance(arg.value, cst.Name) and arg.value.value not in ("None", "True", "False"):
+            if isinstance(arg.value, cst.Name) and not keyword_constant(arg.value):
                 param = "" if spec is None else jaxjit.bound_parameter(spec, index, keyword).lstrip("#")
                 names.append((index, keyword, arg.value, param))
         if names:

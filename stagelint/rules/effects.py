@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis.guards import runs_once, type_dispatch
 from stagelint.analysis.context import short_code
 from stagelint.analysis.proof import HEURISTIC, fact, with_staging_certainty
@@ -572,8 +573,7 @@ def _marker(node) -> bool:
         and isinstance(node.func, cst.Attribute)
         and node.func.attr.value == "append"
         and len(node.args) == 1
-        and isinstance(node.args[0].value, cst.Name)
-        and node.args[0].value.value in ("True", "False", "None")
+        and keyword_constant(node.args[0].value)
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis.caught import WatchesTry
 from stagelint.analysis.guards import type_dispatch
 from stagelint.analysis.keras_models import keras_model
@@ -734,8 +735,8 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
         if not self._staged():
             return
         if isinstance(node.left, cst.Name) and any(
-            isinstance(c.operator, (cst.Is, cst.IsNot)) and isinstance(c.comparator, cst.Name)
-            and c.comparator.value == "None" for c in node.comparisons
+            isinstance(c.operator, (cst.Is, cst.IsNot)) and keyword_constant(c.comparator, "None")
+            for c in node.comparisons
         ):
             self.none_tested.add((id(self.ctx.function), node.left.value))
         for target in node.comparisons:
@@ -777,7 +778,7 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
 
     def visit_While(self, node: cst.While) -> None:
         test = node.test
-        forever = (isinstance(test, cst.Name) and test.value == "True") or (
+        forever = keyword_constant(test, "True") or (
             isinstance(test, cst.Integer) and test.value != "0"
         )
         if forever and self._staged():

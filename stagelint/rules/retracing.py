@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis import facts as F
 from stagelint.analysis.context import TENSOR_CHECKS, short_code
 from stagelint.analysis.dependence import name_loads
@@ -1486,7 +1487,7 @@ def _equality_key(ctx, target: cst.BaseExpression) -> cst.BaseExpression:
 def _constant(expr: cst.BaseExpression) -> bool:
     """A literal option (`in_axes=(0, None)`, `out_axes=0`, `has_aux=True`)."""
     if isinstance(expr, cst.Name):
-        return expr.value in ("None", "True", "False")
+        return keyword_constant(expr)
     if isinstance(expr, (cst.Integer, cst.SimpleString)):
         return True
     if isinstance(expr, cst.Tuple):

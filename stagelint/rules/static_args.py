@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis import facts as F
 from stagelint.analysis import jaxjit
 from stagelint.analysis.context import short_code
@@ -54,8 +55,8 @@ def _function_field(ctx, node: cst.ClassDef) -> tuple[int, str, cst.BaseExpressi
                 continue
             value = small.value
             if isinstance(value, cst.Call) and any(
-                    a.keyword is not None and a.keyword.value == "static" and isinstance(a.value, cst.Name)
-                    and a.value.value == "True" for a in value.args):
+                    a.keyword is not None and a.keyword.value == "static" and keyword_constant(a.value, "True")
+                    for a in value.args):
                 continue  # `eqx.field(static=True)`: part of the treedef, not a leaf
             return position - 1, small.target.value, value
     return None
@@ -87,7 +88,7 @@ def class_kind(ctx, node: cst.ClassDef, local: dict[str, str]) -> tuple[str, str
             for small in st.body:
                 if isinstance(small, cst.Assign) and any(
                         isinstance(t.target, cst.Name) and t.target.value == "__hash__" for t in small.targets):
-                    if isinstance(small.value, cst.Name) and small.value.value == "None":
+                    if keyword_constant(small.value, "None"):
                         return "unhashable", "it sets `__hash__ = None`"
                     defines.add("__hash__")
     if "__hash__" in defines:
@@ -100,10 +101,10 @@ def class_kind(ctx, node: cst.ClassDef, local: dict[str, str]) -> tuple[str, str
             return "value", ""
         if names & _DATACLASS:
             options = {a.keyword.value: a.value for a in expr.args if a.keyword} if isinstance(expr, cst.Call) else {}
-            if any(isinstance(options.get(k), cst.Name) and options[k].value == "True" for k in ("frozen", "unsafe_hash")):
+            if any(keyword_constant(options.get(k), "True") for k in ("frozen", "unsafe_hash")):
                 return "value", ""
             eq = options.get("eq")
-            if not (isinstance(eq, cst.Name) and eq.value == "False"):
+            if not keyword_constant(eq, "False"):
                 return "unhashable", "a `@dataclass` without `frozen=True` sets `__hash__` to None"
             continue
         return "unknown", ""  # another decorator may add hashing
