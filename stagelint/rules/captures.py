@@ -391,7 +391,7 @@ class StaleGlobal(Rule):
         ordered = sorted(nodes, key=lambda n: (ctx.position(n).line, ctx.position(n).column))
         shown = ""
         for i, node in enumerate(ordered):
-            loop = next((lp for lp in self.loops if ctx.inside(node, lp)), None)
+            loop = _outermost_loop(ctx, self.loops, node)
             if loop is None:
                 if i == 0 and id(node) not in ctx.rebinding_targets:
                     continue  # the first binding
@@ -418,7 +418,7 @@ class StaleGlobal(Rule):
         loops: dict[str, list[list[int]]] = {}  # writer -> the spans of its loops that hold a write
 
         def in_loop(holder, node):
-            loop = next((lp for lp in self.loops if ctx.inside(node, lp)), None)
+            loop = _outermost_loop(ctx, self.loops, node)
             if loop is not None:
                 p = ctx.position(loop)
                 loops.setdefault(holder, []).append([p.line, p.end_line])
@@ -433,7 +433,7 @@ class StaleGlobal(Rule):
                 in_loop(holder, node)
                 continue
             i = module_level.index(node)
-            loop = next((lp for lp in self.loops if ctx.inside(node, lp)), None)
+            loop = _outermost_loop(ctx, self.loops, node)
             augmented = id(node) in ctx.rebinding_targets
             if i == 0 and loop is None and not augmented:
                 continue  # the first binding
@@ -762,6 +762,12 @@ _CALLED, _ESCAPES = 2, 1
 def _escape_guess(name: str, line: int) -> str:
     return (f"`{name}` escapes (returned, stored or passed on): whether it is called before the change "
             f"on line {line} and again after it is not shown")
+
+
+def _outermost_loop(ctx, loops, node):
+    """The outermost of `loops` (every for/while loop of the file, in the order the walk met
+    them) that holds `node`, or None."""
+    return next((lp for lp in loops if ctx.inside(node, lp)), None)
 
 
 def _literal(expr) -> bool:
@@ -1376,7 +1382,7 @@ class VariableRebinding(Rule):
                     # replaces no variable; after it, only a rebinding between a trace and a
                     # later call is seen stale (`analysis.order`)
                     here = ctx.position(a.node)
-                    loop = next((lp for lp in self._loops if ctx.inside(a.node, lp)), None)
+                    loop = _outermost_loop(ctx, self._loops, a.node)
                     if (here.line, here.column) < (first.line, first.column) and loop is None:
                         continue
                     span = None
