@@ -269,6 +269,58 @@ JAX_ARRAY_METHODS = frozenset({
     "astype", "reshape", "take", "sort", "argsort", "trace", "diagonal", "swapaxes",
 })
 
+#: jax.numpy functions whose output length is the number of hits, unless `size=` fixes it: under
+#: jit a size-less one raises (row 19; tests/runtime/test_jax_runs.py's `nonzero_count`,
+#: tests/runtime/test_jax_traced_values.py). STG604 asks it.
+JAX_HIT_COUNT_LENGTH = frozenset(f"jax.numpy.{n}" for n in (
+    "nonzero", "flatnonzero", "argwhere", "unique", "unique_all", "unique_counts", "unique_inverse",
+    "unique_values", "compress", "extract", "union1d", "intersect1d", "setdiff1d", "setxor1d"))
+#: Functions whose output length is an argument's value (row 19): function -> (keyword, position)
+#: of it; `JAX_LENGTH_FIXES` holds the keyword that fixes the length instead.
+JAX_LENGTH_ARGUMENTS = {
+    "jax.numpy.arange": (("start", 0), ("stop", 1), ("step", 2)),
+    "jax.numpy.linspace": (("num", 2),),
+    "jax.numpy.logspace": (("num", 2),),
+    "jax.numpy.geomspace": (("num", 2),),
+    "jax.numpy.zeros": (("shape", 0),),
+    "jax.numpy.ones": (("shape", 0),),
+    "jax.numpy.empty": (("shape", 0),),
+    "jax.numpy.full": (("shape", 0),),
+    "jax.numpy.eye": (("N", 0), ("M", 1)),
+    "jax.numpy.tri": (("N", 0), ("M", 1)),
+    "jax.numpy.repeat": (("repeats", 1),),
+}
+#: Array constructors: their shapes are model dimensions, nearly always Python ints the code does
+#: not show (bound by `functools.partial`, `static_broadcasted_argnums`, a config): STG604 flags
+#: only a shape computed by JAX itself (`jnp.zeros(jnp.sum(mask))`), not a parameter.
+JAX_SHAPE_CONSTRUCTORS = frozenset(f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "eye", "tri"))
+#: Keywords that fix the output's length where the value would set it (row 19).
+JAX_LENGTH_FIXES = {"jax.numpy.repeat": "total_repeat_length", "jax.numpy.bincount": "length"}
+#: Functions giving a boolean array (a mask), beside comparisons and `&`, `|`, `~`.
+JAX_MASK_FUNCTIONS = frozenset(f"jax.numpy.{n}" for n in (
+    "logical_and", "logical_or", "logical_not", "logical_xor", "isnan", "isinf", "isfinite", "isclose",
+    "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "isin", "signbit", "isneginf",
+    "isposinf"))
+#: jax.numpy functions that make an array: a jax.Array is not hashable, so as a static argument
+#: it fails (row 31; JAX 0.10.2: tests/runtime/test_jax_certain_steps_facts.py). STG504 asks it.
+JAX_ARRAY_CONSTRUCTORS = frozenset(f"jax.numpy.{n}" for n in (
+    "array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity",
+    "zeros_like", "ones_like", "full_like", "empty_like"))
+#: Methods of a jitted function that read only its arguments' shapes and dtypes: they donate
+#: nothing (`f.lower(x)`, `f.trace(x)` leave a donated `x` alive; JAX 0.10.2:
+#: tests/runtime/test_jax_certain_steps_facts.py). STG203 asks it.
+JAX_ABSTRACT_USES = frozenset({"lower", "trace", "eval_shape"})
+#: Attributes a deleted array still answers (metadata kept on the Python object), and what reads
+#: no array data: `.delete()` of a deleted array does nothing, a donated dict's `.keys()` are its
+#: Python keys (donation deletes the leaves, not the containers; JAX 0.10.2,
+#: tests/runtime/test_jax_certain_steps_facts.py). STG203 asks it.
+JAX_DONATED_METADATA = frozenset({"shape", "dtype", "ndim", "size", "is_deleted", "sharding", "nbytes", "aval",
+                                  "weak_type", "delete", "keys"})
+#: The update methods of `x.at[...]` (JAX 0.10.2): each returns a new array and leaves `x` as it
+#: was (row 38); `get` reads and is left to other checks. STG605 asks it.
+JAX_AT_UPDATE_METHODS = frozenset({"set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max",
+                                   "apply"})
+
 #: The errors JAX raises on a Python use of a tracer (jax._src.errors, 0.10.2), each with the
 #: `except` clauses that name it: itself and its JAX bases. Code that catches the tracer error by
 #: name expects the traced case and handles it (Haiku's `dropout`: `try: if rate < 0: raise ...

@@ -146,6 +146,41 @@ PYTHON_CONTAINER_TYPES = frozenset({
 })
 PYTHON_SCALAR_TYPES = frozenset({"builtins.int", "builtins.str", "builtins.bool"})
 
+#: Modules whose functions compute in Python, adding nothing to a graph: a traced function runs
+#: them once per trace, as Python (tf-behaviour.md k and l: a loop body's Python runs once per
+#: trace; STG305 asks whether a loop's body adds ops).
+PYTHON_COMPUTING_MODULES = ("builtins.", "numpy.", "math.", "string.", "re.", "itertools.", "collections.",
+                            "functools.", "operator.", "copy.", "logging.", "absl.logging.", "warnings.")
+#: Methods of Python values (strings, containers, `TensorShape.as_list`, `float.is_integer`): a
+#: call of one adds nothing to a graph.
+PYTHON_VALUE_METHODS = frozenset({
+    "append", "extend", "insert", "pop", "update", "keys", "values", "items", "get", "setdefault",
+    "format", "join", "split", "replace", "strip", "lower", "upper", "startswith", "endswith", "copy",
+    "add", "index", "count", "as_list", "is_integer",
+})
+
+#: Builtins that iterate over their (positional) arguments: given a symbolic tensor, each raises
+#: OperatorNotAllowedInGraphError as `list(x)` does (tf-behaviour.md j; STG602 asks it).
+ITERATING_BUILTINS = frozenset({
+    "builtins.list", "builtins.tuple", "builtins.set", "builtins.frozenset", "builtins.sum",
+    "builtins.max", "builtins.min", "builtins.sorted", "builtins.any", "builtins.all",
+    "builtins.enumerate", "builtins.zip", "builtins.map", "builtins.filter", "builtins.reversed",
+    "builtins.iter", "builtins.dict",
+})
+
+#: Calls that make an unhashable object (`hash([])` raises TypeError): as a jitted function's
+#: static argument it fails (jax-behaviour.md row 31; STG504 asks it), with what it is called.
+UNHASHABLE_BUILTINS = {"builtins.list": "a list", "builtins.dict": "a dict", "builtins.set": "a set",
+                       "builtins.bytearray": "a bytearray"}
+#: Bases whose subclasses hash and compare by value, not by identity (a NamedTuple, an enum, a
+#: subclass of a built-in immutable): made anew for each call, an equal one still finds the
+#: trace a static argument keyed (jax-behaviour.md row 33 is the identity case; STG505 asks it).
+HASHED_BY_VALUE_BASES = frozenset({"typing.NamedTuple", "enum.Enum", "enum.IntEnum", "enum.Flag", "enum.IntFlag",
+                                   "enum.StrEnum", "builtins.tuple", "builtins.str", "builtins.int",
+                                   "builtins.float", "builtins.frozenset", "builtins.bytes"})
+#: Annotations of a callable parameter.
+CALLABLE_HINTS = frozenset({"builtins.callable", "typing.Callable", "collections.abc.Callable"})
+
 #: Decorators that bind a def's name to the function itself or to a wrapper that calls it with
 #: the arguments it is given, so a call of that name from inside the function runs it again. A
 #: decorator not listed here (nor a staging API: `tf.function`, `jax.jit`, which trace the

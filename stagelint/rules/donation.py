@@ -9,21 +9,13 @@ from stagelint.analysis import facts as F
 from stagelint.analysis import jaxjit
 from stagelint.analysis.context import short_code
 from stagelint.analysis.jitsites import JitSites, expects_error
+from stagelint.frameworks import JAX_ABSTRACT_USES, JAX_DONATED_METADATA
 from stagelint.rules.base import Rule
 from stagelint.analysis.tensors import NUMBERS, value_of
 from stagelint.analysis.trivia import TRIVIA, inner_nodes, statement_parts
 
-#: Methods of a jitted function that read only its arguments' shapes and dtypes.
-_ABSTRACT_USES = frozenset({"lower", "trace", "eval_shape"})
 #: Values a donation does not delete: copied to the device for the call.
 _NOT_DONATED = NUMBERS | {"ndarray", "str", "bool", "none"}
-
-#: Attributes a deleted array still answers (metadata kept on the Python object), and what reads
-#: no array data: `.delete()` of a deleted array does nothing, a donated dict's `.keys()` are its
-#: Python keys (donation deletes the leaves, not the containers; JAX 0.10.2,
-#: tests/runtime/test_jax_certain_steps_facts.py).
-_METADATA = frozenset({"shape", "dtype", "ndim", "size", "is_deleted", "sharding", "nbytes", "aval", "weak_type",
-                       "delete", "keys"})
 
 
 class UseAfterDonation(Rule):
@@ -411,7 +403,7 @@ def _first(node: cst.CSTNode, name: str, ctx, reads: bool):
         return ("store", node) if node.name.value == name else None
     if kind is cst.Attribute:
         value = node.value
-        if node.attr.value in _METADATA and _entry_of(value, name):
+        if node.attr.value in JAX_DONATED_METADATA and _entry_of(value, name):
             return None  # metadata survives the deletion (`x.shape`, `batch["x"].shape`)
         return _first(value, name, ctx, reads)
     if kind is cst.Arg:
@@ -420,7 +412,7 @@ def _first(node: cst.CSTNode, name: str, ctx, reads: bool):
         if _checks_deletion(node):
             return None  # `self.assertDeleted(x)`: asks whether the donation happened
         func = node.func
-        if type(func) is cst.Attribute and func.attr.value in _ABSTRACT_USES:
+        if type(func) is cst.Attribute and func.attr.value in JAX_ABSTRACT_USES:
             return _first(func.value, name, ctx, reads)  # `step.lower(x)`: only shapes and dtypes
     elif kind is cst.With:
         if any(expects_error(ctx, item.item) for item in node.items):

@@ -6,10 +6,8 @@ import libcst as cst
 
 from stagelint.analysis.context import short_code
 from stagelint.analysis.jitsites import InExpectedErrors, uses_pallas
+from stagelint.frameworks import JAX_AT_UPDATE_METHODS
 from stagelint.rules.base import Rule
-
-#: The update methods of `x.at[...]` (JAX 0.10.2); `get` reads and is left to other checks.
-UPDATE_METHODS = frozenset({"set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply"})
 
 
 def discarded_update(node: cst.Expr) -> tuple[cst.Call, cst.BaseExpression, str] | None:
@@ -19,7 +17,7 @@ def discarded_update(node: cst.Expr) -> tuple[cst.Call, cst.BaseExpression, str]
         return None
     method = call.func.attr.value
     indexed = call.func.value
-    if method not in UPDATE_METHODS or not isinstance(indexed, cst.Subscript):
+    if method not in JAX_AT_UPDATE_METHODS or not isinstance(indexed, cst.Subscript):
         return None
     at = indexed.value
     if not (isinstance(at, cst.Attribute) and at.attr.value == "at"):

@@ -14,6 +14,7 @@ from stagelint.analysis.context import short_code
 from stagelint.analysis.values import VARIABLE, kind_of, one_tensor, tensor_fact
 from stagelint.frameworks import (
     EAGER_ONLY_METHODS,
+    ITERATING_BUILTINS,
     JAX,
     KERAS_EAGER_LOOPS,
     NUMPY_SHAPE_CONSTRUCTORS,
@@ -405,14 +406,6 @@ def _keras_loop_confirmed(candidate, project, module):
     return {"error": error, "instead": _keras_loop_instead(method, receiver), "_because": [because]}
 
 
-#: Tests of what kind of value something is.
-#: Builtins that iterate over their (positional) arguments.
-_ITERATING_BUILTINS = frozenset({
-    "builtins.list", "builtins.tuple", "builtins.set", "builtins.frozenset", "builtins.sum",
-    "builtins.max", "builtins.min", "builtins.sorted", "builtins.any", "builtins.all",
-    "builtins.enumerate", "builtins.zip", "builtins.map", "builtins.filter", "builtins.reversed",
-    "builtins.iter", "builtins.dict",
-})
 _ITERATE_ERROR = "OperatorNotAllowedInGraphError (iterating over a symbolic tf.Tensor)"
 _BOOL_ERROR = "OperatorNotAllowedInGraphError (using a symbolic tf.Tensor as a Python bool)"
 #: The branches checked where no AutoGraph runs (their tests must come from ops).
@@ -714,8 +707,8 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
             name = next(iter(sorted(names & {"builtins.int", "builtins.float", "builtins.len"})))[9:]
             self._check(node, positional[0], f"`{name}(...)`", "TypeError",
                         "use `tf.cast`/`tf.shape`", _unconverted=True)
-        elif names & _ITERATING_BUILTINS:
-            name = next(iter(sorted(names & _ITERATING_BUILTINS)))[9:]
+        elif names & ITERATING_BUILTINS:
+            name = next(iter(sorted(names & ITERATING_BUILTINS)))[9:]
             args = positional[1:] if name in ("map", "filter") else positional
             for arg in args:
                 self._check(node, arg, f"`{name}(...)`", _ITERATE_ERROR,

@@ -15,8 +15,10 @@ from stagelint.frameworks import (
     JAX_FUNCTION_BUILDERS,
     JAX_JIT,
     PARTIAL_CALLS,
+    PYTHON_COMPUTING_MODULES,
     PYTHON_IO_CALLS,
     PYTHON_IO_PREFIXES,
+    PYTHON_VALUE_METHODS,
     REQUEST_HANDLER_DECORATORS,
     STATEFUL_METHODS,
     STRUCTURE_PARAMETER_NAMES,
@@ -1847,15 +1849,6 @@ _PYTHON_DATA = frozenset({"list", "tuple", "ndarray", "range", "dict", "set"})
 _DATA_ELEMENTS = frozenset({"int", "float", "complex", "tuple", "list", "ndarray", "dict"})
 
 
-#: Modules whose functions compute in Python, adding nothing to a graph.
-_PYTHON_MODULES = ("builtins.", "numpy.", "math.", "string.", "re.", "itertools.", "collections.",
-                   "functools.", "operator.", "copy.", "logging.", "absl.logging.", "warnings.")
-#: Methods of Python values (strings, containers).
-_PYTHON_METHODS = frozenset({
-    "append", "extend", "insert", "pop", "update", "keys", "values", "items", "get", "setdefault",
-    "format", "join", "split", "replace", "strip", "lower", "upper", "startswith", "endswith", "copy",
-    "add", "index", "count", "as_list", "is_integer",
-})
 
 
 #: What a loop iterates as Python whatever it holds; and a pytree not known to be an array
@@ -1883,7 +1876,7 @@ def _body_ops(ctx, loop, func, calls_add_ops: bool = True) -> Tensorness:
             if any(fw.owns(q) for q in names):
                 return Tensorness(True)
             method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
-            if method not in _PYTHON_METHODS and not (names and all(q.startswith(_PYTHON_MODULES) for q in names)) \
+            if method not in PYTHON_VALUE_METHODS and not (names and all(q.startswith(PYTHON_COMPUTING_MODULES) for q in names)) \
                     and calls_add_ops:
                 return Tensorness(True)  # `layer(x)`, `self._block(x)`, `callback(grads)`
         elif isinstance(node, (cst.BinaryOperation, cst.Subscript)):

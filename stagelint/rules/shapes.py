@@ -13,39 +13,11 @@ from stagelint.analysis.context import short_code
 from stagelint.analysis.proof import HEURISTIC, fact
 from stagelint.analysis.nnx import param_attributes
 from stagelint.analysis.jitsites import InExpectedErrors, uses_pallas
+from stagelint.frameworks import (JAX_HIT_COUNT_LENGTH, JAX_LENGTH_ARGUMENTS, JAX_LENGTH_FIXES, JAX_MASK_FUNCTIONS,
+                                  JAX_SHAPE_CONSTRUCTORS)
 from stagelint.rules.base import Rule
 from stagelint.analysis.tensors import Tensorness, tensorness
 
-#: jax.numpy functions whose output length is the number of hits, unless `size=` fixes it.
-SIZED = frozenset(f"jax.numpy.{n}" for n in (
-    "nonzero", "flatnonzero", "argwhere", "unique", "unique_all", "unique_counts", "unique_inverse",
-    "unique_values", "compress", "extract", "union1d", "intersect1d", "setdiff1d", "setxor1d"))
-#: Functions whose output length is an argument's value: function -> (keyword, position) of it,
-#: and the keyword that fixes the length instead.
-LENGTH_ARGUMENTS = {
-    "jax.numpy.arange": (("start", 0), ("stop", 1), ("step", 2)),
-    "jax.numpy.linspace": (("num", 2),),
-    "jax.numpy.logspace": (("num", 2),),
-    "jax.numpy.geomspace": (("num", 2),),
-    "jax.numpy.zeros": (("shape", 0),),
-    "jax.numpy.ones": (("shape", 0),),
-    "jax.numpy.empty": (("shape", 0),),
-    "jax.numpy.full": (("shape", 0),),
-    "jax.numpy.eye": (("N", 0), ("M", 1)),
-    "jax.numpy.tri": (("N", 0), ("M", 1)),
-    "jax.numpy.repeat": (("repeats", 1),),
-}
-#: Array constructors: their shapes are model dimensions, nearly always Python ints the code does
-#: not show (bound by `functools.partial`, `static_broadcasted_argnums`, a config): flagged only
-#: for a shape computed by JAX itself (`jnp.zeros(jnp.sum(mask))`), not for a parameter.
-SHAPE_CONSTRUCTORS = frozenset(f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "eye", "tri"))
-#: Keywords that fix the output's length where the value would set it.
-LENGTH_FIXES = {"jax.numpy.repeat": "total_repeat_length", "jax.numpy.bincount": "length"}
-#: Functions giving a boolean array (a mask), beside comparisons and `&`, `|`, `~`.
-MASK_FUNCTIONS = frozenset(f"jax.numpy.{n}" for n in (
-    "logical_and", "logical_or", "logical_not", "logical_xor", "isnan", "isinf", "isfinite", "isclose",
-    "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "isin", "signbit", "isneginf",
-    "isposinf"))
 _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 
 _WHY = "the result's shape would depend on traced values"
@@ -238,7 +210,7 @@ class DataDependentShape(InExpectedErrors, Rule):
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
         positional = [a.value for a in node.args if a.keyword is None]
         for q in sorted(names):
-            if (q in SIZED or q == "jax.numpy.where" and len(positional) == 1 and not {"x", "y"} & set(keywords)) \
+            if (q in JAX_HIT_COUNT_LENGTH or q == "jax.numpy.where" and len(positional) == 1 and not {"x", "y"} & set(keywords)) \
                     and "size" not in keywords:
                 data = positional[:2] if positional else list(keywords.values())[:1]
                 t = _any_traced(ctx, data, func)
@@ -247,7 +219,7 @@ class DataDependentShape(InExpectedErrors, Rule):
                                  instead="pass `size=` (and `fill_value=`) to fix the output's length"
                                  + (", or use the three-argument `jnp.where(c, x, y)`" if q == "jax.numpy.where" else ""))
                 return
-            if q in LENGTH_FIXES and LENGTH_FIXES[q] in keywords:
+            if q in JAX_LENGTH_FIXES and JAX_LENGTH_FIXES[q] in keywords:
                 return
             if q == "jax.numpy.bincount" and positional:
                 t = tensorness(ctx, positional[0], func)
@@ -255,9 +227,9 @@ class DataDependentShape(InExpectedErrors, Rule):
                     self._report(node, t, positional[:1], what=f"`{short_code(node)}` without `length=`", error="ConcretizationTypeError",
                                  instead="pass `length=` to fix the output's length")
                 return
-            if q in LENGTH_ARGUMENTS:
+            if q in JAX_LENGTH_ARGUMENTS:
                 values = []
-                for keyword, position in LENGTH_ARGUMENTS[q]:
+                for keyword, position in JAX_LENGTH_ARGUMENTS[q]:
                     if keyword in keywords:
                         values.append(keywords[keyword])
                     elif position < len(positional):
@@ -266,13 +238,13 @@ class DataDependentShape(InExpectedErrors, Rule):
                         and not tensorness(ctx, values[0], func).definite and not _is_param(ctx, values[0], func):
                     return  # `jnp.repeat(x, 2)`, `jnp.repeat(x, k)` with a Python int
                 t = _any_traced(ctx, values, func)
-                constructor = q in SHAPE_CONSTRUCTORS
+                constructor = q in JAX_SHAPE_CONSTRUCTORS
                 if constructor and not any(_computes(ctx, v) for v in values):
-                    return  # a shape from parameters or helpers: see SHAPE_CONSTRUCTORS
+                    return  # a shape from parameters or helpers: see JAX_SHAPE_CONSTRUCTORS
                 if t.possible:
                     error = "TypeError: Shapes must be 1D sequences of concrete values" if constructor \
                         else "ConcretizationTypeError"
-                    fix = LENGTH_FIXES.get(q)
+                    fix = JAX_LENGTH_FIXES.get(q)
                     self._report(node, t, values, what=f"`{short_code(node)}` with a traced length", error=error,
                                  instead=f"pass `{fix}=`" if fix else
                                  "take the length from a shape (`x.shape[0]`) or make it static (`static_argnums`), "
@@ -414,7 +386,7 @@ def _is_mask(ctx, expr: cst.BaseExpression, func, depth: int = 0) -> bool:
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
         return _is_mask(ctx, expr.left, func, depth + 1) or _is_mask(ctx, expr.right, func, depth + 1)
     if isinstance(expr, cst.Call):
-        return bool(ctx.qualified_names(expr.func) & MASK_FUNCTIONS)
+        return bool(ctx.qualified_names(expr.func) & JAX_MASK_FUNCTIONS)
     if isinstance(expr, cst.Name):
         refs = ctx.reaching(expr, func)
         if not refs:

@@ -10,22 +10,14 @@ from stagelint.analysis import facts as F
 from stagelint.analysis import jaxjit
 from stagelint.analysis.context import short_code
 from stagelint.analysis.proof import HEURISTIC, fact
-from stagelint.frameworks import (EQUINOX_MODULE_BASES, FLAX_STRUCT_DATACLASSES, JAX_PYTREE_CLASS_DECORATORS,
-                                  JAX_PYTREE_REGISTERING, RECALLING_DECORATORS)
+from stagelint.frameworks import (CALLABLE_HINTS, EQUINOX_MODULE_BASES, FLAX_STRUCT_DATACLASSES, HASHED_BY_VALUE_BASES,
+                                  JAX_ARRAY_CONSTRUCTORS, JAX_PYTREE_CLASS_DECORATORS, JAX_PYTREE_REGISTERING,
+                                  RECALLING_DECORATORS, UNHASHABLE_BUILTINS)
 from stagelint.analysis.jitsites import InExpectedErrors, JitSites
 from stagelint.rules.base import Rule
 from stagelint.analysis.tensors import value_of
 
 _UNHASHABLE_VALUES = {"list": "a list", "dict": "a dict", "set": "a set", "ndarray": "a NumPy array"}
-_UNHASHABLE_BUILTINS = {"builtins.list": "a list", "builtins.dict": "a dict", "builtins.set": "a set",
-                        "builtins.bytearray": "a bytearray"}
-#: jax.numpy functions that make an array (a jax.Array is not hashable).
-_JNP_ARRAYS = frozenset(f"jax.numpy.{n}" for n in (
-    "array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity",
-    "zeros_like", "ones_like", "full_like", "empty_like"))
-_VALUE_BASES = frozenset({"typing.NamedTuple", "enum.Enum", "enum.IntEnum", "enum.Flag", "enum.IntFlag",
-                          "enum.StrEnum", "builtins.tuple", "builtins.str", "builtins.int", "builtins.float",
-                          "builtins.frozenset", "builtins.bytes"})
 _DATACLASS = frozenset({"dataclasses.dataclass"})
 #: Decorators and bases that make a class a pytree (it may be passed as a traced `self`).
 _PYTREE_BASES = ("equinox.Module", "flax.struct.PyTreeNode", "flax.nnx.Module", "flax.linen.Module", "flax.nnx.Pytree")
@@ -33,9 +25,6 @@ _PYTREE_BASES = ("equinox.Module", "flax.struct.PyTreeNode", "flax.nnx.Module", 
 #: leaves or static; a jitted method's `self` is flattened, JAX 0.10.2,
 #: tests/runtime/test_jax_certain_steps_facts.py).
 _PYTREE_DECORATORS = JAX_PYTREE_CLASS_DECORATORS | FLAX_STRUCT_DATACLASSES | {"chex.dataclass"}
-
-
-_CALLABLE_HINTS = frozenset({"builtins.callable", "typing.Callable", "collections.abc.Callable"})
 
 
 def _function_field(ctx, node: cst.ClassDef) -> tuple[int, str, cst.BaseExpression | None] | None:
@@ -51,7 +40,7 @@ def _function_field(ctx, node: cst.ClassDef) -> tuple[int, str, cst.BaseExpressi
             position += 1
             hint = small.annotation.annotation
             hint = hint.value if isinstance(hint, cst.Subscript) else hint
-            if not ctx.qualified_names(hint) & _CALLABLE_HINTS:
+            if not ctx.qualified_names(hint) & CALLABLE_HINTS:
                 continue
             value = small.value
             if isinstance(value, cst.Call) and any(
@@ -115,7 +104,7 @@ def class_kind(ctx, node: cst.ClassDef, local: dict[str, str]) -> tuple[str, str
     kind = "identity"
     for base in node.bases:
         names = ctx.qualified_names(base.value)
-        if names & _VALUE_BASES:
+        if names & HASHED_BY_VALUE_BASES:
             return "value", ""
         if names <= {"builtins.object"} and names:
             continue
@@ -414,9 +403,9 @@ class UnhashableStaticArgument(_StaticSites):
         if isinstance(value, cst.Call):
             names = self.ctx.qualified_names(value.func)
             for q in names:
-                if q in _UNHASHABLE_BUILTINS:
-                    return _UNHASHABLE_BUILTINS[q]
-                if q in _JNP_ARRAYS:
+                if q in UNHASHABLE_BUILTINS:
+                    return UNHASHABLE_BUILTINS[q]
+                if q in JAX_ARRAY_CONSTRUCTORS:
                     return "a jax.Array"
         found = self._class_of(func, value)
         if found is not None and found[1][0] == "unhashable":

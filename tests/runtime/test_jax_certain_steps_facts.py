@@ -153,7 +153,7 @@ def test_jit_hands_a_list_argument_over_as_a_list_of_its_leaves():
 
 
 def test_donation_deletes_a_pytrees_arrays_and_leaves_their_metadata_and_the_dict():
-    """STG203's `_METADATA` and `_entry_of`: after a donating call the entries are deleted, their
+    """STG203's `frameworks.JAX_DONATED_METADATA` and `_entry_of`: after a donating call the entries are deleted, their
     shape and dtype still answer, `.delete()` again is a no-op, the dict's keys and `del` work;
     reading an entry's data raises (the negative twin)."""
     step = jax.jit(lambda d: {"x": d["x"] + 1, "y": d["y"] * 2}, donate_argnums=0)
@@ -217,3 +217,27 @@ def test_a_wrapper_of_nothing_but_module_level_names_stages_the_same_program_eac
     scaled(jnp.ones(3), 2)
     scaled(jnp.ones(3), 3.5)
     assert traced.count("scaled") == 2
+
+
+def test_lowering_or_tracing_a_donating_function_donates_nothing_and_calling_it_does():
+    """`frameworks.JAX_ABSTRACT_USES`: `f.lower(x)`, `f.trace(x)` and `jax.eval_shape(f, x)` read
+    only shapes and dtypes, so a donated `x` stays alive; calling `f(x)` deletes it (the twin)."""
+    step = jax.jit(lambda x: x * 2, donate_argnums=0)
+    x = jnp.ones(3)
+    step.lower(x)
+    step.trace(x)
+    jax.eval_shape(step, x)
+    assert not x.is_deleted()
+    step(x)
+    assert x.is_deleted()
+
+
+def test_a_jax_array_is_not_hashable_and_a_tuple_of_ints_is():
+    """`frameworks.JAX_ARRAY_CONSTRUCTORS` and `UNHASHABLE_BUILTINS`: as a static argument an
+    array or a list fails to hash (jax-behaviour.md row 31); a tuple of ints is hashed by value
+    (the twin)."""
+    scale = jax.jit(lambda x, k: x * len(k), static_argnums=1)
+    for bad in (jnp.zeros(2), jnp.arange(2), [1, 2]):
+        with pytest.raises((TypeError, ValueError), match="hash"):
+            scale(jnp.ones(2), bad)
+    assert scale(jnp.ones(2), (1, 2)).tolist() == [2.0, 2.0]
