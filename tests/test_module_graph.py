@@ -220,7 +220,9 @@ def test_the_analysis_and_the_framework_data_import_no_rule():
 
 def private_uses(path: Path, context: bool = True) -> list[str]:
     """What a module takes of others by a leading-underscore name: `from m import _helper`, `m._helper`
-    of a module it imports, and (`context`) the file context's private state (`ctx._x`, `self.ctx._x`)."""
+    of a module it imports, the project's private methods (`project._x`, `self.project._x`: what
+    `staging.Project` offers the analysis is public), and (`context`) the file context's private
+    state (`ctx._x`, `self.ctx._x`)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     private = lambda name: name.startswith("_") and not name.startswith("__")  # noqa: E731
     modules, out = set(), []
@@ -236,7 +238,9 @@ def private_uses(path: Path, context: bool = True) -> list[str]:
         base = node.value
         of_context = context and ((isinstance(base, ast.Name) and base.id == "ctx") or (
             isinstance(base, ast.Attribute) and base.attr == "ctx"))
-        if of_context or (isinstance(base, ast.Name) and base.id in modules):
+        of_project = (isinstance(base, ast.Name) and base.id == "project") or (
+            isinstance(base, ast.Attribute) and base.attr == "project")
+        if of_context or of_project or (isinstance(base, ast.Name) and base.id in modules):
             out.append(f"{node.lineno}: {ast.unparse(node)}")
     return out
 
@@ -262,7 +266,9 @@ def test_the_finder_sees_private_uses(tmp_path):
     path = tmp_path / "rule.py"
     path.write_text("from stagelint.analysis import facts as F, _helper\nfrom stagelint.analysis.ctx import public\n"
                     "from libcst import _private\nimport libcst as cst\n"
-                    "def f(ctx, self):\n    F._memo(ctx._saved, self.ctx._meta, self._own, public.__name__, cst._x)\n")
+                    "def f(ctx, self, project):\n    F._memo(ctx._saved, self.ctx._meta, self._own, public.__name__, cst._x)\n"
+                    "    project._bfs(project.reach_from, self.project._method)\n")
     assert private_uses(path) == ["1: from stagelint.analysis import _helper", "6: F._memo", "6: ctx._saved",
-                                  "6: self.ctx._meta"]
-    assert private_uses(path, context=False) == ["1: from stagelint.analysis import _helper", "6: F._memo"]
+                                  "6: self.ctx._meta", "7: project._bfs", "7: self.project._method"]
+    assert private_uses(path, context=False) == ["1: from stagelint.analysis import _helper", "6: F._memo",
+                                                 "7: project._bfs", "7: self.project._method"]

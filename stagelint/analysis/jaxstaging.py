@@ -399,7 +399,7 @@ class JaxView:
         for mode in MODES:
             seen: dict[Key, Key] = {}
             for key in sorted(k for k, e in self.entries.items() if e.mode == mode):
-                project._bfs(key, seen, only_unguarded=False)
+                project.reach_from(key, seen, only_unguarded=False)
             for key in seen:
                 self.modes.setdefault(key, mode)
         # Reached only from Flax NNX transforms (`nnx.jit`): they carry Variable updates of the
@@ -410,20 +410,20 @@ class JaxView:
             if entry.mode == "python":
                 continue
             nnx_entry = all(a.startswith("flax.nnx.") for a in entry.apis)
-            project._bfs(key, nnx if nnx_entry else other, only_unguarded=False)
+            project.reach_from(key, nnx if nnx_entry else other, only_unguarded=False)
         self.nnx_only: set[Key] = set(nnx) - set(other)
         # Reached from a transformation that traces the whole body (`jax.jit`, a `lax` body, not
         # `grad`/`vmap` alone): every JAX operation's result there is a tracer
         whole: dict[Key, Key] = {}
         for key, entry in sorted(self.entries.items()):
             if entry.apis - JAX_TRACES_DEPENDENTS - {LINEN_EAGER}:
-                project._bfs(key, whole, only_unguarded=False)
+                project.reach_from(key, whole, only_unguarded=False)
         self.whole_body_traced: set[Key] = set(whole)
         self.traced_self = self._traced_self()
         tf_entries = [k for k in project.entries if k not in self.entries]
         seen = {}
         for key in sorted(tf_entries):
-            project._bfs(key, seen, only_unguarded=False)
+            project.reach_from(key, seen, only_unguarded=False)
         self.tensorflow = set(seen)
 
     def _traced_self(self) -> set[Key]:
@@ -468,7 +468,7 @@ class JaxView:
         reached: dict[Key, Key] = {}
         for key, entry in sorted(self.entries.items()):
             if entry.mode == "jit":
-                project._bfs(key, reached, only_unguarded=False)
+                project.reach_from(key, reached, only_unguarded=False)
         # Runs of a module class the file shows (`Model().apply`, `model = Model()` then
         # `model.apply`) stage that class alone; a run of an unknown module (`state.apply_fn`,
         # a parameter's `.apply`) stages the module classes of its module and of what it imports.
@@ -537,7 +537,7 @@ class JaxView:
         out = set(modules)
         for name in modules:
             for v in project.modules[name].imports.values():
-                found = project._module_for(v, name) or (project.split_qualified(v, name) or (None,))[0]
+                found = project.module_named(v, name) or (project.split_qualified(v, name) or (None,))[0]
                 if found is not None:
                     out.add(found)
         return out

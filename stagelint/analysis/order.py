@@ -20,7 +20,7 @@ def _reaches(project, start, goal) -> bool:
     found = memo.get(start)
     if found is None:
         found = {}
-        project._bfs(start, found, only_unguarded=False)
+        project.reach_from(start, found, only_unguarded=False)
         found = memo[start] = set(found)
     return goal in found
 
@@ -44,7 +44,7 @@ def _module_calls(project, module: str) -> list[tuple[int, tuple]]:
                     calls.append((site.span.line, key))
         for line, cls, method in getattr(facts, "object_calls", ()):
             # `m.configure(2.0)`, `m(x)` on an object of a project class: that method runs here
-            key = project._method(cls, method)
+            key = project.method_of(cls, method)
             if key is not None:
                 calls.append((line, key))
         memo[module] = sorted(calls)
@@ -219,7 +219,7 @@ def set_before_first_call(project, reader, writer, family) -> bool:
                 continue
             if not fresh:
                 return False
-            init = project._method(cls, "__init__")
+            init = project.method_of(cls, "__init__")
             if init is not None and (init == tuple(reader) or _reaches(project, init, tuple(reader))):
                 return False  # the constructor itself calls (traces) the reader first
             shown = True
@@ -238,7 +238,7 @@ def _runs(project, cls: str, method: str, reader, module: str | None = None) -> 
     if method.startswith("()"):  # `apply(model, x)`: the object handed to a function
         key = project.resolve(module, tuple(method[2:].split("|"))) if module else None
     else:
-        key = project._method(cls, method)
+        key = project.method_of(cls, method)
     return key is not None and (key == entry or _reaches(project, key, entry))
 
 
@@ -254,7 +254,7 @@ def _keras_kept(project, cls: str, reader, before, after) -> bool:
     f = project.function(entry)
     if f is None or not f.class_qualname or project.resolved_class_name(cls) not in project.class_family(f.class_qualname):
         return False
-    return any(m in KERAS_KEPT_FUNCTION_METHODS and project._method(cls, m) is None for m in set(before) & set(after))
+    return any(m in KERAS_KEPT_FUNCTION_METHODS and project.method_of(cls, m) is None for m in set(before) & set(after))
 
 
 def between_calls(project, reader, cls: str, before, after, module: str | None = None) -> bool:

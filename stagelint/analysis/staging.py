@@ -116,7 +116,9 @@ class Project:
         layer's method or a `tf.data` function, which the framework traces and runs itself."""
         return self.entries.get(key) in ("decorator", "wrapper")
 
-    def _module_for(self, dotted: str, near: str | None = None) -> str | None:
+    def module_named(self, dotted: str, near: str | None = None) -> str | None:
+        """The project module a dotted name means: itself, the one module whose name ends with it,
+        or among several the one in the folder of `near` (the importing module); else None."""
         if dotted in self.modules:
             return dotted
         matches = self._suffixes.get(dotted)
@@ -158,7 +160,7 @@ class Project:
         """`pkg.mod.Class.method` -> (`pkg.mod`, `Class.method`), longest module prefix first."""
         parts = qualified.split(".")
         for i in range(len(parts) - 1, 0, -1):
-            module = self._module_for(".".join(parts[:i]), near)
+            module = self.module_named(".".join(parts[:i]), near)
             if module is not None:
                 return module, ".".join(parts[i:])
         return None
@@ -176,7 +178,7 @@ class Project:
             return None  # a call of the caller's own parameter: `_forward_param_calls`
         if target[0] in ("self", "super"):
             _, cls, method = target
-            return self._method(cls, method, skip_self=target[0] == "super")
+            return self.method_of(cls, method, skip_self=target[0] == "super")
         qualified = target[1]
         split = self.split_qualified(qualified, module)
         if split is None or depth > 4:
@@ -205,7 +207,10 @@ class Project:
                 return self.resolve_class(target)
         return found
 
-    def _method(self, cls: str, method: str, skip_self: bool = False, _seen=None) -> Key | None:
+    def method_of(self, cls: str, method: str, skip_self: bool = False, _seen=None) -> Key | None:
+        """The project function `cls.method` runs: the class's own def or the first base's (in
+        the order of the bases), past the class itself with `skip_self` (`super().method`); None
+        for a property's name or a method no project class defines."""
         _seen = _seen or set()
         if cls in _seen:
             return None
@@ -223,7 +228,7 @@ class Project:
                     return None
                 return (mod, qual)
         for base in facts.bases:
-            key = self._method(base, method, _seen=_seen)
+            key = self.method_of(base, method, _seen=_seen)
             if key is not None:
                 return key
         return None
@@ -254,7 +259,7 @@ class Project:
                 converting.append(entry)
             seen: dict[Key, Key] = {}
             for entry in sorted(converting):
-                self._bfs(entry, seen, only_unguarded=False)
+                self.reach_from(entry, seen, only_unguarded=False)
             self._converted = set(seen)
         return key in self._converted
 
@@ -444,7 +449,7 @@ class Project:
         uncalled = self.jax.uncalled
         for entry, kind in sorted(self.entries.items()):
             if kind != "keras" and entry not in uncalled:
-                self._bfs(entry, seen, only_unguarded=False)
+                self.reach_from(entry, seen, only_unguarded=False)
         why = self._keras_why
         shown: dict[str, set[str]] = {}  # method -> classes running it traced (with their bases)
         lineages: dict[str, set[str]] = {}
@@ -481,7 +486,7 @@ class Project:
                              "Keras builds on symbolic inputs")
                 elif method in KERAS_LOOP_STEPS and cls:
                     name = self.resolved_class_name(cls)
-                    if name in self.classes and self._method(name, method.partition("(")[0]) is not None:
+                    if name in self.classes and self.method_of(name, method.partition("(")[0]) is not None:
                         continue  # the class's own `fit`: Keras's loop does not run
                     show(name, KERAS_LOOP_STEPS[method], f"an object of it is run by `{method}`")
             for site in m.call_sites:
@@ -535,7 +540,7 @@ class Project:
                         self.resolved_class_name(f.class_qualname) in shown.get(f.name, ()):
                     del pending[entry]
                     if entry not in seen:
-                        self._bfs(entry, seen, only_unguarded=False)
+                        self.reach_from(entry, seen, only_unguarded=False)
                         grew = True
             if not grew:
                 break
@@ -571,13 +576,16 @@ class Project:
         # wrapper (`jax.jit(lambda ...)(x)`) traces with the state of the moment, so only a kept
         # Function can hold a stale trace; messages name it, and `traced_only_afresh` relies on it.
         for entry in sorted(self.entries, key=lambda k: (self.staged_afresh(k), k)):
-            self._bfs(entry, self.reached, only_unguarded=False)
+            self.reach_from(entry, self.reached, only_unguarded=False)
         unguarded: dict[Key, Key] = {}
         for entry in sorted(self.entries):
-            self._bfs(entry, unguarded, only_unguarded=True)
+            self.reach_from(entry, unguarded, only_unguarded=True)
         self.unguarded = set(unguarded)
 
-    def _bfs(self, entry: Key, seen: dict[Key, Key], only_unguarded: bool) -> None:
+    def reach_from(self, entry: Key, seen: dict[Key, Key], only_unguarded: bool) -> None:
+        """Record in `seen` (function -> the entry it was first reached from) every project
+        function `entry` reaches through the calls it makes while traced (`callees`), breadth
+        first; a function already in `seen` and what it reaches are left as they are."""
         if entry in seen:
             return
         seen[entry] = entry

@@ -778,7 +778,7 @@ def _staged_by_own_module(project, key) -> bool:
     if module not in own:
         seen: dict = {}
         for entry in sorted(e for e in project.entries if e[0] == module):
-            project._bfs(entry, seen, only_unguarded=False)
+            project.reach_from(entry, seen, only_unguarded=False)
         own[module] = set(seen)
     return key in own[module]
 
