@@ -615,12 +615,13 @@ class FileContext:
                 return q
         return None
 
-    def is_framework_call(self, node: cst.Call) -> str | None:
-        """The framework qualified name a call resolves to, if any."""
-        for q in self.qualified_names(node.func):
-            if self.framework.owns(q):
-                return q
-        return None
+    def framework_op(self, qualified_name: str) -> bool:
+        """The name is an operation of the file's framework that returns a tensor (an array):
+        under its roots and not listed as returning anything else (`Framework.returns_tensor`),
+        and not a function of the project itself (the framework's own source checked as a
+        project: its functions are project functions, asked as such)."""
+        return (self.framework.returns_tensor(qualified_name)
+                and qualified_name.split(".", 1)[0] not in self.project_roots)
 
     def referents(self, name: cst.Name):
         """The bindings a Name load refers to (libcst scope analysis), or None if unknown; in

@@ -121,8 +121,7 @@ class _Inference(_MemoizedWalk):
             names = ctx.qualified_names(expr.func)
             if names & JAX_TREE_MAPS:
                 return self._tree_map(expr)
-            # (the framework's own source checked as a project: its functions are project functions)
-            if any(fw.returns_tensor(q) and q.split(".", 1)[0] not in ctx.project_roots for q in names):
+            if any(ctx.framework_op(q) for q in names):
                 return TENSOR
             if isinstance(expr.func, cst.Call) and ctx.resolves_to(expr.func.func, _JAX_TRANSFORMS):
                 return TENSOR  # `jax.grad(loss)(w)`, `jax.vmap(f)(xs)`: arrays

@@ -92,8 +92,7 @@ def _origin(ctx, expr, func):
             return _tree_map(ctx, expr, func)
         if names & JAX_COLLECTIVES_OF_CONSTANTS and args and origin(ctx, args[0], func)[0] == PYTHON:
             return PYTHON, frozenset()  # `lax.psum(1, axis)`: the axis size, a Python int
-        if any(q.startswith("jax.") and ctx.framework.returns_tensor(q) and q.split(".", 1)[0] not in ctx.project_roots
-               for q in names):
+        if any(q.startswith("jax.") and ctx.framework_op(q) for q in names):
             return OP, _params_of(ctx, args, func)
         if isinstance(expr.func, cst.Call) and any(q.startswith("jax.") for q in ctx.qualified_names(expr.func.func)):
             return OP, _params_of(ctx, args, func)  # `jax.grad(loss)(w)`, `jax.vmap(f)(xs)`
