@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from stagelint.analysis.proof import HEURISTIC, TRUE, UNKNOWN, chain_verdict, fact
+from stagelint.analysis.proof import HEURISTIC, TRUE, UNKNOWN, chain_verdict, fact, verdict_fields, with_preview, with_steps
 from stagelint.config import Settings
 from stagelint.engine import check_source
 from stagelint.analysis.facts import Span
@@ -73,6 +73,19 @@ def test_the_chain_verdict_needs_every_fact_known_true():
     assert chain_verdict([fact("a", span, HEURISTIC), fact("b", span, UNKNOWN)]) == "silent"
     with pytest.raises(ValueError):
         fact("a", span, "probably")
+
+
+def test_a_verdict_grows_by_one_helper_and_keeps_what_it_stated():
+    """`with_steps` adds to the verdict's own proof, or to the candidate's where the verdict
+    states none; `with_preview` keeps a reason already given; neither changes the verdict given."""
+    class Candidate:
+        fields = {"_because": ["c"]}
+    own = {"_because": ["v"], "x": 1}
+    assert with_steps(True, Candidate, "s") == {"_because": ["c", "s"]}
+    assert with_steps(own, Candidate, "s", "t") == {"_because": ["v", "s", "t"], "x": 1}
+    assert own == {"_because": ["v"], "x": 1} and verdict_fields(True) == {}
+    assert with_preview(True, "why") == {"_preview": "why"}
+    assert with_preview({"_preview": "first"}, "why") == {"_preview": "first"}
 
 
 @pytest.mark.parametrize("certainty, default, preview", [(TRUE, True, True), (HEURISTIC, False, True),

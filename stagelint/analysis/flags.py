@@ -13,7 +13,7 @@ from collections import deque
 
 from stagelint.analysis.literals import OFF_LITERALS
 from stagelint.analysis.memo import once
-from stagelint.analysis.proof import HEURISTIC, fact
+from stagelint.analysis.proof import HEURISTIC, fact, with_steps
 
 def _passes(project, key, param: str) -> bool:
     """Some call that traces `key` passes `param` (anything but False/None/0): a call from
@@ -93,6 +93,4 @@ def with_flag_step(verdict, candidate, project, key):
     step = default_flag_fact(project, key, candidate.span)
     if step is None:
         return verdict
-    out = dict(verdict) if isinstance(verdict, dict) else {}
-    out["_because"] = [*out.get("_because", candidate.fields.get("_because") or ()), step]
-    return out
+    return with_steps(verdict, candidate, step)

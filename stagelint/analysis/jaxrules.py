@@ -17,7 +17,7 @@ import libcst as cst
 
 from stagelint.analysis.bounds import varying_bound
 from stagelint.analysis.dependence import op_result_fact
-from stagelint.analysis.proof import HEURISTIC, fact
+from stagelint.analysis.proof import HEURISTIC, fact, with_steps
 from stagelint.frameworks import JAX, JAX_ARRAY_ONLY_ATTRIBUTES, JAX_TRACER_ERROR_CATCHERS, NUMPY_ARRAY_METHOD_CALLS
 from stagelint.analysis.caught import catches
 from stagelint.analysis.pytrees import python_attribute_reads, traced_attribute_facts
@@ -84,11 +84,8 @@ def confirm_tracer_as_python_value(candidate, project, key):
     }
     because = traced_attribute_facts(project, key, fields.get("_attrs"), candidate.span) \
         if not fields.get("_definite") else []
-    if because:  # `if cfg.scale > 2`: `scale` a child of the pytree `cfg` is: that is the step
-        out["_because"] = list(fields.get("_because") or ()) + because
-    else:
-        out["_because"] = list(fields.get("_because") or ()) + [step]
-    return out
+    # `if cfg.scale > 2`: `scale` a child of the pytree `cfg` is: that is the step
+    return with_steps(out, candidate, *(because or [step]))
 
 
 def confirm_concrete_value(candidate, project, key):

@@ -152,6 +152,29 @@ def guessed_hop(project, key) -> str | None:
     return None
 
 
+def verdict_fields(verdict) -> dict:
+    """The fields a rule's `confirm` verdict adds to its finding, as a new dict: a copy of the
+    verdict's own, or none for a bare `True`."""
+    return dict(verdict) if isinstance(verdict, dict) else {}
+
+
+def with_steps(verdict, candidate, *steps) -> dict:
+    """A `confirm` verdict with `steps` added to the finding's proof: after the verdict's own
+    `_because`, or after the candidate's where the verdict states none (the verdict's `_because`
+    stands in place of the candidate's)."""
+    out = verdict_fields(verdict)
+    out["_because"] = [*out.get("_because", candidate.fields.get("_because") or ()), *steps]
+    return out
+
+
+def with_preview(verdict, why: str) -> dict:
+    """A `confirm` verdict moved to the preview tier for `why`, unless it is there already for
+    a reason of its own (which it keeps)."""
+    out = verdict_fields(verdict)
+    out.setdefault("_preview", why)
+    return out
+
+
 def with_staging_certainty(verdict, project, key):
     """A rule's `confirm` verdict, moved to the preview tier when the staging chain of `key`
     rests on a guessed hop (`guessed_hop`)."""
@@ -160,7 +183,7 @@ def with_staging_certainty(verdict, project, key):
     why = guessed_hop(project, key)
     if why is None:
         return verdict
-    out = dict(verdict) if isinstance(verdict, dict) else {}
+    out = verdict_fields(verdict)
     out["_preview"] = why
     return out
 

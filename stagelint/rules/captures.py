@@ -11,7 +11,7 @@ from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis import facts as F
 from stagelint.analysis.dependence import name_loads, same_each_iteration
 from stagelint.analysis.order import between_calls, called_between_calls, calls_readers_around, set_before_first_call, writes_between
-from stagelint.analysis.proof import HEURISTIC, fact
+from stagelint.analysis.proof import HEURISTIC, fact, with_preview
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.context import binds_only_from_call, has_star_import as ctx_has_star_import, is_setup_method, mutates_container, read_on_every_return, short_code
 from stagelint.rules.base import Rule
@@ -485,11 +485,10 @@ class StaleGlobal(Rule):
             # change, a closure's enclosing function) or a module-level loop does; an order only
             # module-level statements or calls show (notebook cells, a configure-once `main`, an
             # import-time registry) was mostly set-up on held-back code: 2 of 6 right.
-            verdict = verdict if isinstance(verdict, dict) else {}
-            verdict["_preview"] = ("held back under JAX: only module-level statements or calls show the order "
-                                   "(notebook cells, a configure-once function, an import-time registry), which on "
-                                   "repositories nobody here tuned on was mostly set-up before the first trace "
-                                   "(2 of 6 right)")
+            verdict = with_preview(verdict, "held back under JAX: only module-level statements or calls show the "
+                                            "order (notebook cells, a configure-once function, an import-time "
+                                            "registry), which on repositories nobody here tuned on was mostly set-up "
+                                            "before the first trace (2 of 6 right)")
         return verdict
 
     @classmethod

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.guards import runs_once
-from stagelint.analysis.proof import fact, with_staging_certainty
+from stagelint.analysis.proof import fact, verdict_fields, with_preview, with_staging_certainty, with_steps
 from stagelint.analysis.repetition import reuse_shown
 from stagelint.analysis.objects import root_kind
 from stagelint.analysis.context import short_code
@@ -407,11 +407,9 @@ class FrozenPythonValue(Rule):
             # `def gen_int_seed(): return random.randrange(2**63 - 1)`: the draw is all the helper
             # gives its caller, whose use decides whether a call sees a stale value (edward2 uses it
             # as the `seed=` of a stateful random op, which still draws anew on every call)
-            out = dict(verdict) if isinstance(verdict, dict) else {}
-            out.setdefault("_preview", "the draw is the helper's return value: whether the caller bakes it into "
-                                       "values a call uses, or only seeds a stateful op (which draws anew per call), "
-                                       "is a guess")
-            return out
+            return with_preview(verdict, "the draw is the helper's return value: whether the caller bakes it into "
+                                         "values a call uses, or only seeds a stateful op (which draws anew per call), "
+                                         "is a guess")
         if verdict and not project.staged_by_jax(key):
             # under TensorFlow the value differs from eager code only in a later run that reuses
             # the trace, and only if the value reaches what the run computes
@@ -422,11 +420,11 @@ class FrozenPythonValue(Rule):
                        "it fixes the values a call computes, or seeds a stateful op that draws anew per call, is not shown")
             elif reused is None:
                 why = "no second call of the Function, loop around its call, `tf.data` or Keras `fit` is shown: whether a later call reuses the trace is not shown"
-            out = dict(verdict) if isinstance(verdict, dict) else {}
+            out = verdict_fields(verdict)
             if reused is not None:
-                out["_because"] = [*(candidate.fields.get("_because") or ()), fact(reused + ", reusing the trace", candidate.span)]
+                out = with_steps(out, candidate, fact(reused + ", reusing the trace", candidate.span))
             if why is not None:
-                out.setdefault("_preview", why)
+                out = with_preview(out, why)
             return out or verdict
         return verdict
 

@@ -46,7 +46,7 @@ from stagelint.analysis.functions import (
     identity,
     returns_new_function,
 )
-from stagelint.analysis.proof import HEURISTIC, TRUE, fact
+from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_steps
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.values import python_number
 from stagelint.analysis.tensors import NUMBERS, Tensorness, tensorness, value_of
@@ -1338,12 +1338,10 @@ class FunctionRecreated(Rule):
         # configuration, a function passed in: a one-shot set-up or one trace per experiment arm
         # on held-back code, right 11 times in 21 there) it may be another program each time.
         shown = ", ".join(f"`{n}`" for n in held[:4]) + (" ..." if len(held) > 4 else "")
-        verdict = verdict if isinstance(verdict, dict) else {}
-        verdict["_because"] = [*verdict.get("_because", candidate.fields.get("_because", ())), fact(
+        return with_steps(verdict, candidate, fact(
             f"the function made here reads {shown} of the function that makes it: each run may stage "
             f"another program (another model, configuration or function), which no cache could reuse, "
-            f"so whether its traces repeat is not shown", candidate.span, HEURISTIC)]
-        return verdict
+            f"so whether its traces repeat is not shown", candidate.span, HEURISTIC))
 
     @classmethod
     def _repeated(cls, candidate, project, module):
@@ -1375,9 +1373,9 @@ class FunctionRecreated(Rule):
                               else f"line {site.span.line}" for mod, site in sites[:4])
             more = f" and {len(sites) - 4} more" if len(sites) > 4 else ""
             name = project.display((module.module, enclosing), module.module)
-            return {"_because": [*candidate.fields.get("_because", ()), fact(
+            return with_steps(True, candidate, fact(
                 f"`{name}` is called at {len(sites)} places ({shown}{more}), none in a loop: how often it "
-                f"runs, and whether its calls stage the same program, is not shown", candidate.span, HEURISTIC)]}
+                f"runs, and whether its calls stage the same program, is not shown", candidate.span, HEURISTIC))
         return False
 
 
@@ -1468,7 +1466,7 @@ def _same_program_again(candidate, project, module, key, sites):
                      + ("" if known else " (an attribute read again: most likely the same function)")
                      + ", so the same program is traced again",
                      site.span if mod == module.module else candidate.span, TRUE if known else HEURISTIC)
-        verdict = {"_because": [*candidate.fields.get("_because", ()), proof]}
+        verdict = with_steps(True, candidate, proof)
         if known:
             return verdict
         guess = guess or verdict
