@@ -611,14 +611,9 @@ class JaxView:
         entry = self.entries.get(key)
         out: set[str] = set(self.given_traced_params(key))
         for module, site in project.call_sites.get(key, ()):
-            shift = project.shift(site, key)
-            for i, arg in enumerate(site.args):
-                if i + shift < len(f.params):
-                    if self._arg_traced(module, site, arg, _depth):
-                        out.add(f.params[i + shift])
-            for kw, arg in site.kwargs.items():
-                if kw in f.params and self._arg_traced(module, site, arg, _depth):
-                    out.add(kw)
+            for param, arg in project.passed(site, key):
+                if self._arg_traced(module, site, arg, _depth):
+                    out.add(param)
         python = f.python_default_params
         if entry is not None:
             out -= entry.static
@@ -657,16 +652,12 @@ class JaxView:
             return frozenset()
         self._known[key] = frozenset()  # a cycle adds nothing
         project = self.project
-        f = project.function(key)
         out = set(self.given_traced_params(key))
         for module, site in project.call_sites.get(key, ()):
             if site.caller is None:
                 continue
             caller = (module, site.caller)
-            shift = project.shift(site, key)
-            passed = [(f.params[i + shift], arg) for i, arg in enumerate(site.args) if i + shift < len(f.params)]
-            passed += [(kw, arg) for kw, arg in site.kwargs.items() if kw in f.params]
-            for param, arg in passed:
+            for param, arg in project.passed(site, key):
                 if arg.kind == "tensor" and self.op_results_traced(caller) \
                         or arg.param and arg.param in self.known_traced_params(caller, _depth + 1):
                     out.add(param)

@@ -1029,14 +1029,8 @@ class Project:
             # a dataset's elements (tensors, or tuples and dicts of them), bar what `partial` fixes
             out |= {p for p in f.passed_params if p not in f.literal_default_params} - self.dataset_bound[key]
         for _, site in self.call_sites.get(key, ()):
-            # `self.m(x)` passes self implicitly; `Class.m(obj, x)` and plain calls do not.
-            shift = self.shift(site, key)
-            for i, arg in enumerate(site.args):
-                if arg.kind == "tensor" and i + shift < len(f.params):
-                    out.add(f.params[i + shift])
-            for kw, arg in site.kwargs.items():
-                if arg.kind == "tensor":
-                    out.add(kw)
+            # (`self.m(x)` passes self implicitly; `Class.m(obj, x)` and plain calls do not: `shift`)
+            out |= {param for param, arg in self.passed(site, key) if arg.kind == "tensor"}
         return out - f.python_default_params
 
     def entries_reaching(self, key: Key) -> set[Key]:

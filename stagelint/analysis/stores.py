@@ -376,9 +376,7 @@ def stored_tensor_params(project, key, _depth: int = 0) -> set[str]:
     for module, site in project.call_sites.get(key, ()):
         if module != key[0] and not everywhere:
             continue
-        shift = project.shift(site, key)
-        passed = [(f.params[i + shift], arg) for i, arg in enumerate(site.args) if i + shift < len(f.params)]
-        for param, arg in [*passed, *site.kwargs.items()]:
+        for param, arg in project.passed(site, key):
             if arg.kind == "tensor":
                 out.add(param)
             elif arg.kind == "python":
