@@ -25,6 +25,14 @@ from stagelint.frameworks import (KERAS3_BASE_PREFIXES, KERAS_EAGER_COMPILE, KER
 Key = tuple[str, str]  # (module, qualname)
 
 
+def positional_params(f: F.FunctionFacts) -> list[str]:
+    """The parameters a positional argument can bind, in order: all but the keyword-only ones.
+    Past them Python binds further positional arguments into `*args`, never into a keyword-only
+    parameter (`def step(a, *rest, scale=2.0)` called `step(x, y)` leaves `scale` 2.0:
+    tests/rules/test_passed_arguments.py runs it)."""
+    return f.params[:f.varargs_at] if f.varargs else f.params
+
+
 class Project:
     def __init__(self, modules: list[F.ModuleFacts], settings, framework: Framework, call_sites: bool = True,
                  reuse: "Project | None" = None):
@@ -772,11 +780,14 @@ class Project:
         f = self.function(key)
         if f is None or param not in f.params:
             return
-        index = f.params.index(param)
+        positional = positional_params(f)
+        index = positional.index(param) if param in positional else None
         for module, site in self.call_sites.get(key, ()):
             if param in site.kwargs or param in site.refs:
                 yield module, site, param
                 continue
+            if index is None:
+                continue  # keyword-only: no position binds it
             i = index - self.shift(site, key)
             if 0 <= i < len(site.args) or str(i) in site.refs:
                 yield module, site, str(i)
@@ -799,7 +810,9 @@ class Project:
                 return arg
             if arg.param in outer.kwargs:
                 return outer.kwargs[arg.param]
-            i = f.params.index(arg.param) - shift
+            if arg.param not in positional_params(f):
+                return arg  # keyword-only, not passed by keyword: its default
+            i = positional_params(f).index(arg.param) - shift
             return outer.args[i] if 0 <= i < len(outer.args) else arg
 
         args = [passed(a) for a in site.args]
@@ -843,7 +856,8 @@ class Project:
         if f is None:
             return []
         shift = self.shift(site, key)
-        pairs = [(f.params[i + shift], a) for i, a in enumerate(site.args) if i + shift < len(f.params)]
+        positional = positional_params(f)
+        pairs = [(positional[i + shift], a) for i, a in enumerate(site.args) if i + shift < len(positional)]
         return pairs + [(kw, a) for kw, a in site.kwargs.items() if kw in f.params]
 
     def in_traced_code(self, module: str, site: F.CallSite) -> bool:
@@ -857,9 +871,10 @@ class Project:
         arg = site.kwargs.get(param)
         if arg is None:
             f = self.function(key)
-            if f is None or param not in f.params:
-                return None
-            i = f.params.index(param) - self.shift(site, key)
+            positional = positional_params(f) if f is not None else []
+            if param not in positional:
+                return None  # (keyword-only: passed by keyword or not at all)
+            i = positional.index(param) - self.shift(site, key)
             arg = site.args[i] if 0 <= i < len(site.args) else None
         return arg
 
