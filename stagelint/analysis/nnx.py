@@ -478,8 +478,7 @@ class NnxModel:
         project = self.project
         if not cls or project.resolve_class(cls) is not None:
             return cls
-        split = project.split_qualified(cls, module)
-        found = project.resolve_class(f"{split[0]}.{split[1]}") if split is not None else None
+        found = project.class_near(cls, module)
         return found[1].qualname if found is not None else cls
 
     def any_hijax(self) -> bool:

@@ -546,7 +546,9 @@ class PytreeModel:
 
     def object_class(self, key: Key, root: str) -> str:
         """The class of the object a function receives as `root`: its annotation, or the one
-        class every call site passes an object of; "" when unknown."""
+        project class every call site passes an object of (`Project.class_near`); "" when
+        unknown. (`NnxModel.object_class` asks it of an NNX store's root, where a library
+        class's name is kept: what `nnx.Linear` holds is framework data.)"""
         project = self.project
         f = project.function(key)
         if f is None:
@@ -559,10 +561,7 @@ class PytreeModel:
             return found[1].qualname if found is not None else ""
         classes = set()
         for module, _, arg in project.args_for(key, root):
-            found = project.resolve_class(arg.cls) if arg.cls else None
-            if found is None:
-                split = project.split_qualified(arg.cls, module) if arg.cls else None
-                found = project.resolve_class(f"{split[0]}.{split[1]}") if split is not None else None
+            found = project.class_near(arg.cls, module) if arg.cls else None
             classes.add(found[1].qualname if found is not None else "")
         return classes.pop() if len(classes) == 1 else ""
 

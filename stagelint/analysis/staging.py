@@ -215,6 +215,16 @@ class Project:
                 return self.resolve_class(target)
         return found
 
+    def class_near(self, qualified: str, module: str) -> tuple[str, F.ClassFacts] | None:
+        """The project class a name spelled in `module` means (`models.Model` from `from models
+        import Model`): the class itself, else the one in the importer's folder when several
+        modules end the same way (`split_qualified`); None for a library class or an unknown one."""
+        found = self.resolve_class(qualified)
+        if found is None:
+            split = self.split_qualified(qualified, module)
+            found = self.resolve_class(f"{split[0]}.{split[1]}") if split is not None else None
+        return found
+
     def method_of(self, cls: str, method: str, skip_self: bool = False, _seen=None) -> Key | None:
         """The project function `cls.method` runs: the class's own def or the first base's (in
         the order of the bases), past the class itself with `skip_self` (`super().method`); None
