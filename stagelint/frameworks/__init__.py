@@ -18,9 +18,10 @@ from stagelint.frameworks.base import *  # noqa: F401,F403
 from stagelint.frameworks.base import Framework, combined
 from stagelint.frameworks.equinox import *  # noqa: F401,F403
 from stagelint.frameworks.flax import *  # noqa: F401,F403
+from stagelint.frameworks.flax import FLAX_STRUCT_DATACLASSES
 from stagelint.frameworks.haiku import HAIKU_FUNCTION_HOLDERS
 from stagelint.frameworks.jax import *  # noqa: F401,F403
-from stagelint.frameworks.jax import JAX
+from stagelint.frameworks.jax import JAX, JAX_PYTREE_CLASS_DECORATORS
 from stagelint.frameworks.optax import OPTAX_FUNCTION_HOLDERS
 from stagelint.frameworks.python import *  # noqa: F401,F403
 from stagelint.frameworks.tensorflow import *  # noqa: F401,F403
@@ -40,6 +41,15 @@ FUNCTION_HOLDERS = {**HAIKU_FUNCTION_HOLDERS, **OPTAX_FUNCTION_HOLDERS}
 #: An API not listed is known to trace again only for a new function that compares unequal (a
 #: lambda, a `functools.partial`, a nested def made anew).
 TRACE_CACHE = {**TF_TRACE_CACHE, **JAX_TRACE_CACHE, **EQUINOX_TRACE_CACHE, **FLAX_TRACE_CACHE}
+
+#: Bases (prefixes of qualified names) that make a class a pytree: its object may be passed as
+#: a traced `self` (Equinox modules, Flax struct nodes, Linen and NNX modules).
+PYTREE_BASE_PREFIXES = ("equinox.Module", "flax.struct.PyTreeNode", "flax.nnx.Module", "flax.linen.Module",
+                        "flax.nnx.Pytree")
+#: Class decorators that register the class as a pytree (`flax.struct.dataclass`: its fields are
+#: leaves or static; a jitted method's `self` is flattened, JAX 0.10.2,
+#: tests/runtime/test_jax_certain_steps_facts.py).
+PYTREE_CLASS_DECORATORS = JAX_PYTREE_CLASS_DECORATORS | FLAX_STRUCT_DATACLASSES | {"chex.dataclass"}
 
 #: The framework(s) stagelint knows. Rules take the framework from the analysis context.
 FRAMEWORKS = (TENSORFLOW, JAX)

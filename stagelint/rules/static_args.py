@@ -11,20 +11,14 @@ from stagelint.analysis import jaxjit
 from stagelint.analysis.context import short_code
 from stagelint.analysis.proof import HEURISTIC, fact
 from stagelint.frameworks import (CALLABLE_HINTS, EQUINOX_MODULE_BASES, FLAX_STRUCT_DATACLASSES, HASHED_BY_VALUE_BASES,
-                                  JAX_ARRAY_CONSTRUCTORS, JAX_PYTREE_CLASS_DECORATORS, JAX_PYTREE_REGISTERING,
-                                  RECALLING_DECORATORS, UNHASHABLE_BUILTINS)
+                                  JAX_ARRAY_CONSTRUCTORS, JAX_PYTREE_REGISTERING, PYTREE_BASE_PREFIXES,
+                                  PYTREE_CLASS_DECORATORS, RECALLING_DECORATORS, UNHASHABLE_BUILTINS)
 from stagelint.analysis.jitsites import InExpectedErrors, JitSites
 from stagelint.rules.base import Rule
 from stagelint.analysis.tensors import value_of
 
 _UNHASHABLE_VALUES = {"list": "a list", "dict": "a dict", "set": "a set", "ndarray": "a NumPy array"}
 _DATACLASS = frozenset({"dataclasses.dataclass"})
-#: Decorators and bases that make a class a pytree (it may be passed as a traced `self`).
-_PYTREE_BASES = ("equinox.Module", "flax.struct.PyTreeNode", "flax.nnx.Module", "flax.linen.Module", "flax.nnx.Pytree")
-#: Class decorators that register the class as a pytree (`flax.struct.dataclass`: its fields are
-#: leaves or static; a jitted method's `self` is flattened, JAX 0.10.2,
-#: tests/runtime/test_jax_certain_steps_facts.py).
-_PYTREE_DECORATORS = JAX_PYTREE_CLASS_DECORATORS | FLAX_STRUCT_DATACLASSES | {"chex.dataclass"}
 
 
 def _function_field(ctx, node: cst.ClassDef) -> tuple[int, str, cst.BaseExpression | None] | None:
@@ -552,10 +546,10 @@ class UnhashableStaticArgument(_StaticSites):
         cls = ctx.classes[-1] if ctx.classes else None
         if cls is None or not self._class_nodes:
             return True
-        if any(b.startswith(_PYTREE_BASES) for b in cls.bases):
+        if any(b.startswith(PYTREE_BASE_PREFIXES) for b in cls.bases):
             return True
         if any(ctx.qualified_names(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
-               & _PYTREE_DECORATORS for d in self._class_nodes[-1].decorators):
+               & PYTREE_CLASS_DECORATORS for d in self._class_nodes[-1].decorators):
             return True  # registered where it is defined
         kind = self.classes.get(cls.qualname, ("unknown", ""))[0]
         return kind == "unknown" or bool(cls.bases and not set(cls.bases) <= {"builtins.object"})
