@@ -545,26 +545,34 @@ def scratch_attribute(ctx: FileContext, site: StoreSite) -> str:
     if not isinstance(target, cst.Attribute) or site.root_kind not in ("self", "closure", "global", "param"):
         return ""
     name, place = target.attr.value, code_of(target)
+    bodies = ctx.memo.setdefault("scratch_bodies", {})
+    if id(func.node) not in bodies:
+        # one walk of the function's own body for all its store sites: its nodes, its assignment
+        # targets, and the places it stores anew from their own value
+        own, stores, updated = set(), set(), set()
+        for node in _direct_nodes(func.node.body):
+            own.add(id(node))
+            for t in _assigned(node):
+                stores.add(id(t))
+                code = code_of(t)
+                if _reads_any(node.value, {code}):
+                    updated.add(code)
+        bodies[id(func.node)] = (own, stores, updated)
+    own, stores, updated = bodies[id(func.node)]
+    if place not in updated:
+        return ""  # (asked first: the file-wide search below is for the few places that qualify)
     at = ctx.position(func.node).line
-    scanned = [s for s in getattr(ctx.module_node, "body", ())
-               if not isinstance(s, (cst.FunctionDef, cst.ClassDef))
-               or ctx.position(s).line <= at <= ctx.position(s).end_line]
     uses = ctx.memo.setdefault("attribute_uses", {})
     if (name, at) not in uses:
+        scanned = [s for s in getattr(ctx.module_node, "body", ())
+                   if not isinstance(s, (cst.FunctionDef, cst.ClassDef))
+                   or ctx.position(s).line <= at <= ctx.position(s).end_line]
         found = uses[name, at] = []
         for node in (n for statement in scanned for n in _all_nodes(statement)):
             if type(node) is cst.Attribute and node.attr.value == name:
                 found.append(node)
             elif type(node) is cst.SimpleString and node.evaluated_value == name:
                 found.append(node)
-    own = {id(n) for n in _direct_nodes(func.node.body)}
-    stores, updated = set(), False
-    for node in _direct_nodes(func.node.body):
-        for t in _assigned(node):
-            stores.add(id(t))
-            updated = updated or (code_of(t) == place and _reads_any(node.value, {place}))
-    if not updated:
-        return ""
     reads = 0
     for node in uses[name, at]:
         if id(node) not in own or type(node) is not cst.Attribute or code_of(node) != place:
