@@ -232,7 +232,7 @@ def module_statement_at(ctx, line: int):
     that holds `line`, or None."""
     statements = list(ctx.module_node.body)
     while statements:
-        holding = next((s for s in statements if ctx.position(s).line <= line <= ctx.position(s).end_line), None)
+        holding = next((s for s in statements if ctx.raw_position(s)[0] <= line <= ctx.raw_position(s)[2]), None)
         if holding is None or isinstance(holding, (cst.FunctionDef, cst.ClassDef)):
             return None
         if isinstance(holding, cst.SimpleStatementLine):
@@ -295,12 +295,12 @@ def read_on_every_return(ctx, func, node: cst.CSTNode) -> bool:
     function that is no generator (`def step(p, x): ...; return p, loss`: a call that returns
     has read `loss`)."""
     body = getattr(func.node, "body", None)
-    if body is None or _holds_kind(body, (cst.Yield,)):
-        return False  # calling a generator function runs none of its body
+    if body is None or func.facts.is_generator:
+        return False  # calling a generator function runs none of its body (the walk saw its `yield`)
     line = ctx.position(node).line
     for statement in block_statements(body):
-        at = ctx.position(statement)
-        if at.line <= line <= at.end_line:
+        first, _, last, _ = ctx.raw_position(statement)  # (no Span built for each statement)
+        if first <= line <= last:
             return isinstance(statement, cst.SimpleStatementLine) and ctx.inside(node, statement) and \
                 evaluated_whole(statement)
         if _holds_kind(statement, (cst.Return,)):

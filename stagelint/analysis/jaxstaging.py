@@ -342,13 +342,13 @@ class JaxView:
         called: set[Key] = set()
         for m in sorted(project.modules.values(), key=lambda m: m.module):
             for record in m.jax_staged:
-                if getattr(record, "uncalled", "") == "never":
+                if record.uncalled == "never":
                     continue  # a wrapper never called traces nothing
                 key = project.resolve(m.module, record.target)
                 f = project.function(key) if key is not None else None
                 if f is None:
                     continue
-                if getattr(record, "uncalled", ""):
+                if record.uncalled:
                     self.uncalled.setdefault(key, (m.path, record.span.line))
                 else:
                     called.add(key)
