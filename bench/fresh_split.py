@@ -42,7 +42,10 @@ bench/fresh_repos_jax10b.txt (added so that AJ's findings come from more reposit
 bench/fresh_repos_tf10.txt, the tenth TensorFlow audit, is AK (fix from, next session) and AL
 (measured: before = main 19c35ed, after = session 18's final main), and so is its second list
 bench/fresh_repos_tf10b.txt, its third bench/fresh_repos_tf10c.txt, its fourth
-bench/fresh_repos_tf10d.txt and its fifth bench/fresh_repos_tf10e.txt (each added when AL's findings were too few). Halves named
+bench/fresh_repos_tf10d.txt and its fifth bench/fresh_repos_tf10e.txt (each added when AL's findings were too few);
+bench/fresh_repos_tf11.txt, the eleventh TensorFlow audit, is AO (fix from, next session) and AP
+(measured: before = main b5aea52, after = session 19's final main), and so is its second list
+bench/fresh_repos_tf11b.txt (added so that AP's findings come from more repositories). Halves named
 after Z take two letters.
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
@@ -81,7 +84,8 @@ LISTS = {LIST: ("A", "B"), HERE / "fresh_repos_jax2.txt": ("C", "D"), HERE / "fr
          HERE / "fresh_repos_jax10.txt": ("AI", "AJ"), HERE / "fresh_repos_jax10b.txt": ("AI", "AJ"),
          HERE / "fresh_repos_tf10.txt": ("AK", "AL"), HERE / "fresh_repos_tf10b.txt": ("AK", "AL"),
          HERE / "fresh_repos_tf10c.txt": ("AK", "AL"), HERE / "fresh_repos_tf10d.txt": ("AK", "AL"),
-         HERE / "fresh_repos_tf10e.txt": ("AK", "AL")}
+         HERE / "fresh_repos_tf10e.txt": ("AK", "AL"),
+         HERE / "fresh_repos_tf11.txt": ("AO", "AP"), HERE / "fresh_repos_tf11b.txt": ("AO", "AP")}
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
