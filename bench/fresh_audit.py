@@ -218,7 +218,8 @@ _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second
            "AE": "The ninth JAX audit",
            "AG": "The ninth TensorFlow audit",
            "AI": "The tenth JAX audit",
-           "AK": "The tenth TensorFlow audit"}
+           "AK": "The tenth TensorFlow audit",
+           "AM": "The eleventh JAX audit"}
 
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:
