@@ -219,7 +219,8 @@ _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second
            "AG": "The ninth TensorFlow audit",
            "AI": "The tenth JAX audit",
            "AK": "The tenth TensorFlow audit",
-           "AO": "The eleventh TensorFlow audit"}
+           "AO": "The eleventh TensorFlow audit",
+           "AM": "The eleventh JAX audit"}
 
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:

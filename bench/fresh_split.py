@@ -45,7 +45,10 @@ bench/fresh_repos_tf10b.txt, its third bench/fresh_repos_tf10c.txt, its fourth
 bench/fresh_repos_tf10d.txt and its fifth bench/fresh_repos_tf10e.txt (each added when AL's findings were too few);
 bench/fresh_repos_tf11.txt, the eleventh TensorFlow audit, is AO (fix from, next session) and AP
 (measured: before = main b5aea52, after = session 19's final main), and so is its second list
-bench/fresh_repos_tf11b.txt (added so that AP's findings come from more repositories). Halves named
+bench/fresh_repos_tf11b.txt (added so that AP's findings come from more repositories).
+bench/fresh_repos_jax11.txt, the eleventh JAX audit, is AM (fix from, next session) and AN (measured:
+before = main b5aea52, after = session 19's final main), and so is its second list
+bench/fresh_repos_jax11b.txt (added so that AN's findings come from more repositories). Halves named
 after Z take two letters.
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
@@ -85,7 +88,8 @@ LISTS = {LIST: ("A", "B"), HERE / "fresh_repos_jax2.txt": ("C", "D"), HERE / "fr
          HERE / "fresh_repos_tf10.txt": ("AK", "AL"), HERE / "fresh_repos_tf10b.txt": ("AK", "AL"),
          HERE / "fresh_repos_tf10c.txt": ("AK", "AL"), HERE / "fresh_repos_tf10d.txt": ("AK", "AL"),
          HERE / "fresh_repos_tf10e.txt": ("AK", "AL"),
-         HERE / "fresh_repos_tf11.txt": ("AO", "AP"), HERE / "fresh_repos_tf11b.txt": ("AO", "AP")}
+         HERE / "fresh_repos_tf11.txt": ("AO", "AP"), HERE / "fresh_repos_tf11b.txt": ("AO", "AP"),
+         HERE / "fresh_repos_jax11.txt": ("AM", "AN"), HERE / "fresh_repos_jax11b.txt": ("AM", "AN")}
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
