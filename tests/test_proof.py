@@ -180,3 +180,46 @@ def test_a_tensor_used_as_a_python_value_says_why_it_is_a_tensor():
     assert found["STG602"].because[-1] == Note(
         "`x` comes from parameter `x`, which the project shows is a tensor (what its callers pass, or an op it "
         "is given to)", "m.py", 5, 12)
+
+
+JAX_AFTER_NUMPY = textwrap.dedent("""
+    import jax
+
+    table = make_table()
+
+
+    def show(x):
+        counts = table.numpy()
+        print("x", counts)
+        return x
+
+
+    @jax.jit
+    def step(state, x):
+        counts = table.numpy()
+        state["n"] = state["n"] + 1
+        return show(x)
+
+
+    show(1)
+""").lstrip("\n")
+
+
+def test_a_jax_effect_s_proof_keeps_the_candidate_s_own_facts(tmp_path):
+    """STG101 (a print a helper also runs eagerly: the rule adds a guess) and STG102 (a write
+    into JAX's copy of an argument: a bare True verdict, then JAX's step) keep the step the walk
+    gave the candidate itself (`table.numpy()` above it raises under a trace if `table` is a
+    tensor: `walk._after_raising`), between the staging chain and the rule's own facts."""
+    (tmp_path / "m.py").write_text(JAX_AFTER_NUMPY)
+    out = subprocess.run([sys.executable, "-m", "stagelint", "check", "--no-cache", "--preview", "--output-format",
+                          "json", "m.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300).stdout
+    found = {f["code"]: f for f in json.loads(out)}
+    raising = ("`table.numpy()` runs before this in the same block: under a trace `.numpy()` raises on a tensor or "
+               "a variable, so this runs while tracing only if `table` is neither (a guess)")
+    printed, lost = found["STG101"]["because"], found["STG102"]["because"]
+    assert [(b["message"], b["line"]) for b in printed[2:]] == [
+        (raising, 8),
+        ("`show` is also called where nothing traces (line 19), where the print runs on every call: whether the "
+         "traced caller's trace-time print misleads is a guess", 8)]
+    assert [(b["message"], b["line"]) for b in lost[1:2]] == [(raising, 15)]
+    assert lost[2]["message"].startswith("`state[\"n\"] = ...` writes into JAX's copy of the caller's argument")

@@ -9,7 +9,7 @@ import libcst as cst
 from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis.guards import runs_once, type_dispatch
 from stagelint.analysis.context import short_code
-from stagelint.analysis.proof import HEURISTIC, fact, with_staging_certainty
+from stagelint.analysis.proof import HEURISTIC, fact, with_staging_certainty, with_steps
 from stagelint.frameworks import (
     JAX,
     LOGGER_FACTORIES,
@@ -334,11 +334,10 @@ class TraceTimeSideEffect(Rule):
                 # the traced caller's print misleads anyone is a guess
                 where, site = eager
                 at = "" if where == module.module else f" in {project.modules[where].path}"
-                verdict = {**(verdict if isinstance(verdict, dict) else {}), "_because": [
-                    *(verdict.get("_because", ()) if isinstance(verdict, dict) else ()),
-                    fact(f"`{candidate.function}` is also called where nothing traces (line {site.span.line}{at}), "
-                         f"where the print runs on every call: whether the traced caller's trace-time print "
-                         f"misleads is a guess", candidate.span, HEURISTIC)]}
+                verdict = with_steps(verdict, candidate, fact(
+                    f"`{candidate.function}` is also called where nothing traces (line {site.span.line}{at}), "
+                    f"where the print runs on every call: whether the traced caller's trace-time print "
+                    f"misleads is a guess", candidate.span, HEURISTIC))
         return with_staging_certainty(verdict, project, key)
 
     @classmethod
@@ -818,9 +817,7 @@ class ExternalStateMutation(Rule):
         if not verdict or not project.staged_by_jax(key):
             return verdict
         # Under JAX the finding also rests on the loss being one a user meets (`stores.lost_under_jax_fact`)
-        stated = list(verdict.get("_because", ())) if isinstance(verdict, dict) else []
-        return {**(verdict if isinstance(verdict, dict) else {}),
-                "_because": stated + [lost_under_jax_fact(candidate, project, key)]}
+        return with_steps(verdict, candidate, lost_under_jax_fact(candidate, project, key))
 
     @classmethod
     def _confirm(cls, candidate, project, module):
@@ -850,9 +847,9 @@ class ExternalStateMutation(Rule):
         outlives = outlives_fact(candidate)
         stated = [outlives] if outlives is not None else []
         if project.staged_by_jax(key):
-            return {"_because": stated} if stated else True  # `confirm` adds JAX's step
+            return with_steps(True, candidate, *stated)  # `confirm` adds JAX's step
         # Under TensorFlow the loss rests on the store changing the state again per call
-        return {"_because": stated + [lost_on_reuse_fact(candidate)]}
+        return with_steps(True, candidate, *stated, lost_on_reuse_fact(candidate))
 
 
 def _lost_update(candidate, project, key) -> bool:
