@@ -223,6 +223,14 @@ class FunctionFacts:
         """The parameters a caller passes values for: all but a method's `self`."""
         return self.params[1:] if self.class_qualname else self.params
 
+    @property
+    def positional_params(self) -> list[str]:
+        """The parameters a positional argument can bind, in order: all but the keyword-only ones.
+        Past them Python binds further positional arguments into `*args`, never into a keyword-only
+        parameter (`def step(a, *rest, scale=2.0)` called `step(x, y)` leaves `scale` 2.0:
+        tests/rules/test_passed_arguments.py runs it)."""
+        return self.params[:self.varargs_at] if self.varargs else self.params
+
 
 @dataclass
 class AttrWrite:

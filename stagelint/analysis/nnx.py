@@ -410,13 +410,16 @@ class NnxModel:
         return False
 
     def _param_kind(self, module: str, cls: str, param: str) -> str:
-        """`self.dim = dim` in `__init__`: what the constructor's callers pass for `dim`."""
+        """`self.dim = dim` in `__init__`: what the constructor's callers pass for `dim`, by
+        keyword or at its place among the parameters a positional argument binds
+        (`FunctionFacts.positional_params`: a keyword-only one past `*args` takes none)."""
         project = self.project
         prefix = cls[len(module) + 1:] if module else cls
         init = project.function((module, f"{prefix}.__init__"))
         if init is None or param not in init.params[1:]:
             return "unknown"
-        index = init.params.index(param) - 1
+        positional = init.positional_params
+        index = positional.index(param) - 1 if param in positional else -1
         args = []
         for site in self._constructions().get(cls, ()):
             arg = site.kwargs.get(param)

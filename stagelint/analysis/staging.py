@@ -25,14 +25,6 @@ from stagelint.frameworks import (KERAS3_BASE_PREFIXES, KERAS_EAGER_COMPILE, KER
 Key = tuple[str, str]  # (module, qualname)
 
 
-def positional_params(f: F.FunctionFacts) -> list[str]:
-    """The parameters a positional argument can bind, in order: all but the keyword-only ones.
-    Past them Python binds further positional arguments into `*args`, never into a keyword-only
-    parameter (`def step(a, *rest, scale=2.0)` called `step(x, y)` leaves `scale` 2.0:
-    tests/rules/test_passed_arguments.py runs it)."""
-    return f.params[:f.varargs_at] if f.varargs else f.params
-
-
 class Project:
     def __init__(self, modules: list[F.ModuleFacts], settings, framework: Framework, call_sites: bool = True,
                  reuse: "Project | None" = None):
@@ -790,7 +782,7 @@ class Project:
         f = self.function(key)
         if f is None or param not in f.params:
             return
-        positional = positional_params(f)
+        positional = f.positional_params
         index = positional.index(param) if param in positional else None
         for module, site in self.call_sites.get(key, ()):
             if param in site.kwargs or param in site.refs:
@@ -820,9 +812,9 @@ class Project:
                 return arg
             if arg.param in outer.kwargs:
                 return outer.kwargs[arg.param]
-            if arg.param not in positional_params(f):
+            if arg.param not in f.positional_params:
                 return arg  # keyword-only, not passed by keyword: its default
-            i = positional_params(f).index(arg.param) - shift
+            i = f.positional_params.index(arg.param) - shift
             return outer.args[i] if 0 <= i < len(outer.args) else arg
 
         args = [passed(a) for a in site.args]
@@ -866,7 +858,7 @@ class Project:
         if f is None:
             return []
         shift = self.shift(site, key)
-        positional = positional_params(f)
+        positional = f.positional_params
         pairs = [(positional[i + shift], a) for i, a in enumerate(site.args) if i + shift < len(positional)]
         return pairs + [(kw, a) for kw, a in site.kwargs.items() if kw in f.params]
 
@@ -881,7 +873,7 @@ class Project:
         arg = site.kwargs.get(param)
         if arg is None:
             f = self.function(key)
-            positional = positional_params(f) if f is not None else []
+            positional = f.positional_params if f is not None else []
             if param not in positional:
                 return None  # (keyword-only: passed by keyword or not at all)
             i = positional.index(param) - self.shift(site, key)

@@ -17,7 +17,7 @@ Each class with its positive and its negative twin. Behaviour checked with flax 
 
 from __future__ import annotations
 
-from rulecases import assert_marked, assert_project_marked, findings
+from rulecases import assert_marked, assert_project_marked, assert_tiers, findings
 
 
 # Row 42: a Python attribute changed on every call under nnx.jit ----------------------------------
@@ -224,6 +224,53 @@ def test_attribute_set_from_a_traced_constructor_argument_stays_traced():
             return -x
 
         gate(Gate(jnp.ones(())), jnp.ones(2))
+    """)
+
+
+def test_a_keyword_only_constructor_parameter_past_args_takes_no_positional_argument():
+    """`Gate(jnp.ones(()))` binds the array into `*layers`; `threshold` keeps its Python default,
+    a static attribute: `if model.threshold > 0` works under `jax.jit` (flax 0.12.8, JAX 0.10.2: it
+    returns). The attribute was taken for the array at the parameter's index (STG602 in the
+    default tier); now no call passes it, and what a default leaves is not modelled: the guess of
+    the preview tier, as for `threshold=0.5` with `Gate()`."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+        from flax import nnx
+
+        class Gate(nnx.Module):
+            def __init__(self, *layers, threshold=0.5):
+                self.threshold = threshold
+
+        @jax.jit
+        def gate(model, x):
+            if model.threshold > 0:  # preview STG602
+                return x
+            return -x
+
+        gate(Gate(jnp.ones(())), jnp.ones(2))
+    """)
+
+
+def test_a_keyword_only_constructor_parameter_passed_an_array_by_keyword_stays_traced():
+    """The twin: `Gate(jnp.ones(()), threshold=jnp.ones(()))` stores the array: under `jax.jit`
+    `if model.threshold > 0` raises TracerBoolConversionError (flax 0.12.8, JAX 0.10.2)."""
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+        from flax import nnx
+
+        class Gate(nnx.Module):
+            def __init__(self, *layers, threshold=0.5):
+                self.threshold = threshold
+
+        @jax.jit
+        def gate(model, x):
+            if model.threshold > 0:  # STG602
+                return x
+            return -x
+
+        gate(Gate(jnp.ones(()), threshold=jnp.ones(())), jnp.ones(2))
     """)
 
 

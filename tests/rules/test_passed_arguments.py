@@ -1,4 +1,4 @@
-"""What a call site passes for each parameter (`staging.Project.passed`, `positional_params`):
+"""What a call site passes for each parameter (`staging.Project.passed`, `FunctionFacts.positional_params`):
 positional arguments bind the positional parameters in order, and past `*args` Python binds the
 rest into `*args`, never into a keyword-only parameter; a keyword binds the parameter it names."""
 
