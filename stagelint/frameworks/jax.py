@@ -316,6 +316,11 @@ JAX_ABSTRACT_USES = frozenset({"lower", "trace", "eval_shape"})
 #: tests/runtime/test_jax_certain_steps_facts.py). STG203 asks it.
 JAX_DONATED_METADATA = frozenset({"shape", "dtype", "ndim", "size", "is_deleted", "sharding", "nbytes", "aval",
                                   "weak_type", "delete", "keys"})
+#: Kinds of value (`tensors.value_of(...).what`) a donation does not delete: a NumPy array or a
+#: Python value is copied to the device for the call, and the copy is what is donated (the
+#: caller's object stays readable; JAX 0.10.2, tests/runtime/test_jax_certain_steps_facts.py).
+#: STG203 asks it.
+JAX_NOT_DONATED_KINDS = frozenset({"int", "float", "complex", "ndarray", "str", "bool", "none"})
 #: The update methods of `x.at[...]` (JAX 0.10.2): each returns a new array and leaves `x` as it
 #: was (row 38); `get` reads and is left to other checks. STG605 asks it.
 JAX_AT_UPDATE_METHODS = frozenset({"set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max",

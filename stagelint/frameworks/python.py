@@ -18,6 +18,12 @@ PYTHON_IO_CALLS = frozenset({
 })
 PYTHON_IO_PREFIXES = ("logging.", "absl.logging.", "subprocess.", "socket.", "urllib.request.",
                       "tensorflow.compat.v1.logging.", "tensorflow.logging.")
+#: Of those, the loggers and warnings (module-level functions: `logging.info`, `warnings.warn`,
+#: TF1's `tf.compat.v1.logging.info`): each writes a message once per trace, like `print`
+#: (tf-behaviour.md row a; tests/runtime/test_tf_retracing_facts.py runs each under
+#: `tf.function`), and whether that misleads depends on what the message formats (STG101 judges
+#: them on their arguments: a message of Python values describes the trace).
+LOGGING_PREFIXES = ("logging.", "absl.logging.", "warnings.", "tensorflow.compat.v1.logging.")
 #: Module-level factories whose result is a logger: `log = logging.getLogger(__name__)`.
 LOGGER_FACTORIES = frozenset({"logging.getLogger", "absl.logging.get_absl_logger", "tensorflow.get_logger"})
 LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"})
@@ -151,6 +157,12 @@ PYTHON_SCALAR_TYPES = frozenset({"builtins.int", "builtins.str", "builtins.bool"
 #: trace; STG305 asks whether a loop's body adds ops).
 PYTHON_COMPUTING_MODULES = ("builtins.", "numpy.", "math.", "string.", "re.", "itertools.", "collections.",
                             "functools.", "operator.", "copy.", "logging.", "absl.logging.", "warnings.")
+#: Builtins that only show or test a value, whatever it is: given a symbolic tensor, `str`,
+#: `repr` and `format` return its description and `isinstance` and `type` its class, with no error
+#: and no op added to the graph (TF 2.21, tests/runtime/test_tf_retracing_facts.py): a parameter
+#: used only there neither needs its Python value nor a tensor's (STG501 asks it).
+PYTHON_SHOWING_CALLS = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.isinstance",
+                                  "builtins.type"})
 #: Methods of Python values (strings, containers, `TensorShape.as_list`, `float.is_integer`): a
 #: call of one adds nothing to a graph.
 PYTHON_VALUE_METHODS = frozenset({
@@ -172,6 +184,15 @@ ITERATING_BUILTINS = frozenset({
 #: static argument it fails (jax-behaviour.md row 31; STG504 asks it), with what it is called.
 UNHASHABLE_BUILTINS = {"builtins.list": "a list", "builtins.dict": "a dict", "builtins.set": "a set",
                        "builtins.bytearray": "a bytearray"}
+#: Kinds of value (`tensors.value_of(...).what`) that fail to hash (`hash([])`, `hash({})`,
+#: `hash(set())`, a NumPy array's `hash` raise TypeError): as a jitted function's static argument
+#: each fails (jax-behaviour.md row 31, tests/runtime/test_jax_certain_steps_facts.py; STG504 asks
+#: it), with what it is called.
+UNHASHABLE_KINDS = {"list": "a list", "dict": "a dict", "set": "a set", "ndarray": "a NumPy array"}
+#: The decorator that makes a class a dataclass: unless told `frozen=True` or `unsafe_hash=True`
+#: (or `eq=False`), it sets `__hash__` to None, so an instance fails to hash as a static argument
+#: (tests/runtime/test_jax_certain_steps_facts.py; STG504 asks it).
+DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass"})
 #: Bases whose subclasses hash and compare by value, not by identity (a NamedTuple, an enum, a
 #: subclass of a built-in immutable): made anew for each call, an equal one still finds the
 #: trace a static argument keyed (jax-behaviour.md row 33 is the identity case; STG505 asks it).

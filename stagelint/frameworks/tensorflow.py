@@ -183,6 +183,13 @@ EAGER_ONLY_METHODS = frozenset({"numpy", "item", "tolist"})
 #: Code after such a call runs while tracing only if its receiver is neither.
 TRACE_RAISING_METHODS = frozenset({"numpy"})
 
+#: What TensorFlow raises for a symbolic tensor used as Python data (tf-behaviour.md row j;
+#: TF 2.21, tests/runtime/test_tf_retracing_facts.py): iterated (`list(x)`, `for v in x` where no
+#: AutoGraph converts the loop, unpacking) and tested as a bool (`bool(x)`, `assert x`, an `if`
+#: where no AutoGraph converts it). STG602 names them in its message.
+TF_ITERATE_ERROR = "OperatorNotAllowedInGraphError (iterating over a symbolic tf.Tensor)"
+TF_BOOL_ERROR = "OperatorNotAllowedInGraphError (using a symbolic tf.Tensor as a Python bool)"
+
 #: Keras `Model` methods that run their own loop eagerly (each makes and calls its own
 #: tf.function, and returns NumPy or Python values): called in a `tf.function`, they fail at
 #: trace time. Method -> the error under Keras 3, or None where Keras 3 runs it (observed with
@@ -193,8 +200,8 @@ TRACE_RAISING_METHODS = frozenset({"numpy"})
 KERAS_EAGER_LOOPS: dict[str, str | None] = {
     "predict": "AttributeError ('SymbolicTensor' object has no attribute 'numpy')",
     "predict_on_batch": "AttributeError ('SymbolicTensor' object has no attribute 'numpy')",
-    "evaluate": "OperatorNotAllowedInGraphError (using a symbolic tf.Tensor as a Python bool)",
-    "fit": "OperatorNotAllowedInGraphError (using a symbolic tf.Tensor as a Python bool)",
+    "evaluate": TF_BOOL_ERROR,
+    "fit": TF_BOOL_ERROR,
     "train_on_batch": None,
     "test_on_batch": None,
 }

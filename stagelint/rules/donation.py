@@ -9,14 +9,10 @@ from stagelint.analysis import facts as F
 from stagelint.analysis import jaxjit
 from stagelint.analysis.context import short_code
 from stagelint.analysis.jitsites import JitSites, expects_error
-from stagelint.frameworks import JAX_ABSTRACT_USES, JAX_DONATED_METADATA
+from stagelint.frameworks import JAX_ABSTRACT_USES, JAX_DONATED_METADATA, JAX_NOT_DONATED_KINDS
 from stagelint.rules.base import Rule
-from stagelint.analysis.tensors import NUMBERS, value_of
+from stagelint.analysis.tensors import value_of
 from stagelint.analysis.trivia import TRIVIA, inner_nodes, statement_parts
-
-#: Values a donation does not delete: copied to the device for the call.
-_NOT_DONATED = NUMBERS | {"ndarray", "str", "bool", "none"}
-
 
 class UseAfterDonation(Rule):
     """
@@ -200,7 +196,7 @@ class UseAfterDonation(Rule):
             if callee and not self.sites.may_be_jitted(callee):
                 continue  # a function of this file that nothing jits
             for index, keyword, name, param in names:
-                if value_of(self.ctx, name, func).what in _NOT_DONATED:
+                if value_of(self.ctx, name, func).what in JAX_NOT_DONATED_KINDS:
                     continue  # a NumPy array or a Python value is copied to the device, not deleted
                 found = self._after(call, name.value, blocks)
                 if found is None:

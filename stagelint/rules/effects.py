@@ -15,6 +15,7 @@ from stagelint.frameworks import (
     LOGGER_FACTORIES,
     LOGGER_METHODS,
     LOGGING_NON_IO,
+    LOGGING_PREFIXES,
     PYTHON_IO_CALLS,
     PYTHON_IO_PREFIXES,
 )
@@ -254,7 +255,7 @@ class TraceTimeSideEffect(Rule):
                 if short == "print":
                     self._report_print(node)
                     return
-                elif short.startswith(("logging.", "absl.logging.", "warnings.", "tensorflow.compat.v1.logging.")):
+                elif q.startswith(LOGGING_PREFIXES):
                     self.messages.append((ctx.function, node, f"{short}()", tuple(self.tests)))
                     return
                 else:

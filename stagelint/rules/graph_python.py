@@ -19,6 +19,8 @@ from stagelint.frameworks import (
     KERAS_EAGER_LOOPS,
     NUMPY_SHAPE_CONSTRUCTORS,
     NUMPY_STATIC_FUNCTIONS,
+    TF_BOOL_ERROR,
+    TF_ITERATE_ERROR,
     is_stateful_op,
     keras_loop_error,
 )
@@ -406,8 +408,6 @@ def _keras_loop_confirmed(candidate, project, module):
     return {"error": error, "instead": _keras_loop_instead(method, receiver), "_because": [because]}
 
 
-_ITERATE_ERROR = "OperatorNotAllowedInGraphError (iterating over a symbolic tf.Tensor)"
-_BOOL_ERROR = "OperatorNotAllowedInGraphError (using a symbolic tf.Tensor as a Python bool)"
 #: The branches checked where no AutoGraph runs (their tests must come from ops).
 _BRANCHES = frozenset({"`if`", "`while`", "`... if ... else ...`", "a `for` loop"})
 
@@ -683,7 +683,7 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
 
     def visit_Assert(self, node: cst.Assert) -> None:
         if self._staged():
-            self._check(node, node.test, "`assert`", _BOOL_ERROR,
+            self._check(node, node.test, "`assert`", TF_BOOL_ERROR,
                         "use `tf.debugging.assert_*` (a graph op, checked on every call)")
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -693,7 +693,7 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
         positional = [a.value for a in node.args if a.keyword is None and not a.star]
         for arg in node.args:
             if arg.star == "*":
-                self._check(arg, arg.value, f"`*{short_code(arg.value)}`", _ITERATE_ERROR,
+                self._check(arg, arg.value, f"`*{short_code(arg.value)}`", TF_ITERATE_ERROR,
                             "pass the elements with `tf.unstack(...)` or index them")
         if not positional:
             return
@@ -701,7 +701,7 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
             for arg in positional:
                 self._check(node, arg, "`range(...)`", "TypeError", "", _jax_only=True)
         if "builtins.bool" in names:
-            self._check(node, positional[0], "`bool(...)`", _BOOL_ERROR,
+            self._check(node, positional[0], "`bool(...)`", TF_BOOL_ERROR,
                         "compare with TensorFlow ops and branch with `if <tensor>:` (a `tf.cond`)")
         elif names & {"builtins.int", "builtins.float", "builtins.len"}:
             name = next(iter(sorted(names & {"builtins.int", "builtins.float", "builtins.len"})))[9:]
@@ -711,17 +711,17 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
             name = next(iter(sorted(names & ITERATING_BUILTINS)))[9:]
             args = positional[1:] if name in ("map", "filter") else positional
             for arg in args:
-                self._check(node, arg, f"`{name}(...)`", _ITERATE_ERROR,
+                self._check(node, arg, f"`{name}(...)`", TF_ITERATE_ERROR,
                             "loop with `for r in t:` / `tf.range`, or use `tf.unstack`/`tf.map_fn`")
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         if self._staged():
-            self._check(node.iter, node.iter, "a comprehension", _ITERATE_ERROR,
+            self._check(node.iter, node.iter, "a comprehension", TF_ITERATE_ERROR,
                         "use a `for` statement (AutoGraph converts it), `tf.map_fn` or vectorised ops")
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
         if self._staged():
-            self._check(node.test, node.test, "a comprehension's `if`", _BOOL_ERROR,
+            self._check(node.test, node.test, "a comprehension's `if`", TF_BOOL_ERROR,
                         "filter with `tf.boolean_mask` or `tf.where`")
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
@@ -736,7 +736,7 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
             if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(
                 target.comparator, (cst.List, cst.Tuple, cst.Set)
             ):
-                self._check(node, node.left, "a membership test", _BOOL_ERROR,
+                self._check(node, node.left, "a membership test", TF_BOOL_ERROR,
                             "compare with `tf.reduce_any(tf.equal(x, [...]))`")
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -744,17 +744,17 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
             return
         for t in node.targets:
             if isinstance(t.target, (cst.Tuple, cst.List)):
-                self._check(node, node.value, "unpacking", _ITERATE_ERROR,
+                self._check(node, node.value, "unpacking", TF_ITERATE_ERROR,
                             "split it with `tf.unstack(...)` (or index it)")
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         if self._staged():  # `a and b` asks `bool(a)`: AutoGraph converts it, JAX cannot
             what = "`and`" if isinstance(node.operator, cst.And) else "`or`"
-            self._check(node, node.left, what, _BOOL_ERROR, _BRANCH_INSTEAD, _jax_only=True)
+            self._check(node, node.left, what, TF_BOOL_ERROR, _BRANCH_INSTEAD, _jax_only=True)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if self._staged() and isinstance(node.operator, cst.Not):
-            self._check(node, node.expression, "`not`", _BOOL_ERROR, _BRANCH_INSTEAD, _jax_only=True)
+            self._check(node, node.expression, "`not`", TF_BOOL_ERROR, _BRANCH_INSTEAD, _jax_only=True)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         # `WEIGHTS[label]` on a Python dict: hashing a tracer raises (row 20)
@@ -777,21 +777,21 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
         if forever and self._staged():
             self.forever[id(node)] = (node, self.ctx.function, [])
         elif self._staged():
-            self._check(node, test, "`while`", _BOOL_ERROR, _BRANCH_INSTEAD, _unconverted=True)
+            self._check(node, test, "`while`", TF_BOOL_ERROR, _BRANCH_INSTEAD, _unconverted=True)
 
     def visit_If(self, node: cst.If) -> None:
         super().visit_If(node)
         self.ifs.append(node.test)
         if self._staged():
-            self._check(node, node.test, "`if`", _BOOL_ERROR, _BRANCH_INSTEAD, _unconverted=True)
+            self._check(node, node.test, "`if`", TF_BOOL_ERROR, _BRANCH_INSTEAD, _unconverted=True)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         if self._staged():
-            self._check(node, node.test, "`... if ... else ...`", _BOOL_ERROR, _BRANCH_INSTEAD, _unconverted=True)
+            self._check(node, node.test, "`... if ... else ...`", TF_BOOL_ERROR, _BRANCH_INSTEAD, _unconverted=True)
 
     def visit_For(self, node: cst.For) -> None:
         if self._staged():
-            self._check(node, node.iter, "a `for` loop", _ITERATE_ERROR,
+            self._check(node, node.iter, "a `for` loop", TF_ITERATE_ERROR,
                         "loop with `tf.while_loop` / `keras.ops.fori_loop`, or vectorise", _unconverted=True)
 
     def leave_If(self, node: cst.If) -> None:

@@ -18,6 +18,7 @@ from stagelint.frameworks import (
     PYTHON_COMPUTING_MODULES,
     PYTHON_IO_CALLS,
     PYTHON_IO_PREFIXES,
+    PYTHON_SHOWING_CALLS,
     PYTHON_VALUE_METHODS,
     REQUEST_HANDLER_DECORATORS,
     STATEFUL_METHODS,
@@ -386,7 +387,7 @@ class PythonScalarArgument(Rule):
         fw = ctx.framework
         names = ctx.qualified_names(node.func)
         self._mark(node.func, "structure")
-        if any(q in PYTHON_IO_CALLS or q.startswith(PYTHON_IO_PREFIXES) for q in names) or names & _SHOWING:
+        if any(q in PYTHON_IO_CALLS or q.startswith(PYTHON_IO_PREFIXES) for q in names) or names & PYTHON_SHOWING_CALLS:
             kind = "neutral"
         elif names & {"builtins.range"}:
             kind = "structure"
@@ -599,10 +600,6 @@ def _params_in(ctx, func, exprs) -> list[str]:
                     and ctx.binding_kind(name, func) == "param" and name.value not in out:
                 out.append(name.value)
     return out
-
-
-#: Calls that only show a value (it does not shape the graph).
-_SHOWING = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.isinstance", "builtins.type"})
 
 
 class FunctionRecreated(Rule):

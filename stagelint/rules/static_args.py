@@ -10,15 +10,14 @@ from stagelint.analysis import facts as F
 from stagelint.analysis import jaxjit
 from stagelint.analysis.context import short_code
 from stagelint.analysis.proof import HEURISTIC, fact
-from stagelint.frameworks import (CALLABLE_HINTS, EQUINOX_MODULE_BASES, FLAX_STRUCT_DATACLASSES, HASHED_BY_VALUE_BASES,
-                                  JAX_ARRAY_CONSTRUCTORS, JAX_PYTREE_REGISTERING, PYTREE_BASE_PREFIXES,
-                                  PYTREE_CLASS_DECORATORS, RECALLING_DECORATORS, UNHASHABLE_BUILTINS)
+from stagelint.frameworks import (CALLABLE_HINTS, DATACLASS_DECORATORS, EQUINOX_MODULE_BASES, FLAX_STRUCT_DATACLASSES,
+                                  HASHED_BY_VALUE_BASES, JAX_ARRAY_CONSTRUCTORS, JAX_PYTREE_REGISTERING,
+                                  PYTREE_BASE_PREFIXES, PYTREE_CLASS_DECORATORS, RECALLING_DECORATORS,
+                                  UNHASHABLE_BUILTINS, UNHASHABLE_KINDS)
 from stagelint.analysis.jitsites import InExpectedErrors, JitSites
 from stagelint.rules.base import Rule
 from stagelint.analysis.tensors import value_of
 
-_UNHASHABLE_VALUES = {"list": "a list", "dict": "a dict", "set": "a set", "ndarray": "a NumPy array"}
-_DATACLASS = frozenset({"dataclasses.dataclass"})
 
 
 def _function_field(ctx, node: cst.ClassDef) -> tuple[int, str, cst.BaseExpression | None] | None:
@@ -82,7 +81,7 @@ def class_kind(ctx, node: cst.ClassDef, local: dict[str, str]) -> tuple[str, str
         names = ctx.qualified_names(target)
         if names & FLAX_STRUCT_DATACLASSES:  # a frozen dataclass: hashed by value
             return "value", ""
-        if names & _DATACLASS:
+        if names & DATACLASS_DECORATORS:
             options = {a.keyword.value: a.value for a in expr.args if a.keyword} if isinstance(expr, cst.Call) else {}
             if any(keyword_constant(options.get(k), "True") for k in ("frozen", "unsafe_hash")):
                 return "value", ""
@@ -410,8 +409,8 @@ class UnhashableStaticArgument(_StaticSites):
             return None  # `tile_layout, = {...}` (jax-cfd): an element of the set, not the set
         if isinstance(value, (cst.Call, cst.Name)):
             v = value_of(self.ctx, value, func)
-            if v.what in _UNHASHABLE_VALUES:
-                return _UNHASHABLE_VALUES[v.what]
+            if v.what in UNHASHABLE_KINDS:
+                return UNHASHABLE_KINDS[v.what]
         return None
 
     @classmethod

@@ -241,3 +241,39 @@ def test_a_jax_array_is_not_hashable_and_a_tuple_of_ints_is():
         with pytest.raises((TypeError, ValueError), match="hash"):
             scale(jnp.ones(2), bad)
     assert scale(jnp.ones(2), (1, 2)).tolist() == [2.0, 2.0]
+
+
+def test_numpy_arrays_dicts_sets_and_plain_dataclasses_are_not_hashable_static_arguments():
+    """`frameworks.UNHASHABLE_KINDS` and `DATACLASS_DECORATORS`: a NumPy array, a dict, a set and
+    an instance of a `@dataclass` (which sets `__hash__` to None) fail as a static argument; a
+    frozen dataclass's instance is hashed by value (the twin)."""
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Plain:
+        n: int = 2
+
+    @dataclasses.dataclass(frozen=True)
+    class Frozen:
+        n: int = 2
+
+    scale = jax.jit(lambda x, k: x * 2, static_argnums=1)
+    for bad in (np.zeros(2), {"a": 1}, {1, 2}, Plain()):
+        with pytest.raises((TypeError, ValueError), match="hash"):
+            scale(jnp.ones(2), bad)
+    assert scale(jnp.ones(2), Frozen()).tolist() == [2.0, 2.0]
+
+
+def test_a_donated_numpy_array_or_python_value_stays_readable():
+    """`frameworks.JAX_NOT_DONATED_KINDS`: a NumPy array or a Python number handed to a donating
+    argument is copied to the device for the call, and the caller's object stays readable; a
+    jax.Array is deleted (the twin)."""
+    step = jax.jit(lambda x: x * 2, donate_argnums=0)
+    host = np.ones(2)
+    step(host)
+    assert host.tolist() == [1.0, 1.0]
+    number = 3.0
+    assert float(step(number)) == 6.0 and number == 3.0
+    device = jnp.ones(2)
+    step(device)
+    assert device.is_deleted()

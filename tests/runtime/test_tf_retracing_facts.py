@@ -99,3 +99,87 @@ def test_a_new_unbuilt_model_per_call_of_the_same_function_raises():
     forward(tf.keras.Sequential([tf.keras.layers.Dense(2)]), x)
     with pytest.raises(ValueError, match="singleton tf.Variables"):
         forward(tf.keras.Sequential([tf.keras.layers.Dense(2)]), x)
+
+
+def test_showing_a_symbolic_tensor_raises_nothing_and_adds_no_op():
+    """`frameworks.PYTHON_SHOWING_CALLS`: `str`, `repr`, `format`, `isinstance` and `type` of a
+    symbolic tensor give its description or class, with no error and no op added to the graph
+    (the twin: `x + 1` adds one)."""
+    def ops(body):
+        graph = tf.function(body).get_concrete_function(tf.TensorSpec([2], tf.float32)).graph
+        return len(graph.get_operations())
+
+    def shown(x):
+        described = (str(x), repr(x), format(x), isinstance(x, tf.Tensor), type(x))
+        assert all(described) and "Tensor" in described[0]
+        return x
+
+    assert ops(shown) == ops(lambda x: x)
+    assert ops(lambda x: x + 1) > ops(lambda x: x)
+
+
+def test_loggers_and_warnings_write_once_per_trace():
+    """`frameworks.LOGGING_PREFIXES`: `logging.info`, `absl.logging.info`,
+    `tf.compat.v1.logging.info` and `warnings.warn` in a `tf.function` write while it traces, not
+    on the calls that reuse the trace (tf-behaviour.md row a: as `print`)."""
+    import logging
+    import warnings
+
+    from absl import logging as absl_logging
+
+    records, seen = [], []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            # (a record reaches each logger it propagates to once; AutoGraph's own notes left out)
+            if record.getMessage() in ("stdlib", "absl", "tf1") and not any(r is record for r in seen):
+                seen.append(record)
+                records.append(record.getMessage())
+
+    loggers = [logging.getLogger(), logging.getLogger("absl"), logging.getLogger("tensorflow")]
+    saved = [(lg, lg.level) for lg in loggers]
+    handler = Keep()
+    for lg in loggers:
+        lg.addHandler(handler)
+        lg.setLevel(logging.INFO)
+
+    @tf.function
+    def step(x):
+        logging.info("stdlib")
+        absl_logging.info("absl")
+        tf.compat.v1.logging.info("tf1")
+        warnings.warn("warned")
+        return x + 1
+
+    try:
+        with warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
+            for _ in range(3):
+                step(tf.ones([2]))
+    finally:
+        for lg, level in saved:
+            lg.removeHandler(handler)
+            lg.setLevel(level)
+    assert sorted(set(records)) == ["absl", "stdlib", "tf1"]
+    assert all(records.count(m) == records.count("stdlib") for m in ("absl", "tf1"))
+    assert records.count("stdlib") < 3  # per trace (once, or twice: AutoGraph may trace a body twice)
+    assert [str(w.message) for w in warned].count("warned") == records.count("stdlib")
+
+
+def test_a_symbolic_tensor_used_as_python_data_raises_operator_not_allowed():
+    """`frameworks.TF_ITERATE_ERROR` / `TF_BOOL_ERROR` (tf-behaviour.md row j): iterating over a
+    symbolic tensor and testing it as a bool raise OperatorNotAllowedInGraphError, with no
+    AutoGraph to convert them."""
+    from tensorflow.python.framework.errors_impl import OperatorNotAllowedInGraphError
+
+    def iterate(x):
+        return list(x)[0]
+
+    def test(x):
+        return x if bool(x > 0) else -x
+
+    for body, phrase in ((iterate, "Iterating over a symbolic `tf.Tensor`"),
+                         (test, "Using a symbolic `tf.Tensor` as a Python `bool`")):
+        with pytest.raises(OperatorNotAllowedInGraphError) as raised:
+            tf.function(body, autograph=False)(tf.constant(1.0) if body is test else tf.ones([2]))
+        assert phrase.replace("`", "") in str(raised.value).replace("`", "")
