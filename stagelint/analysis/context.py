@@ -219,14 +219,6 @@ def simple_statements_before(ctx, func, line: int, into_definitions: bool = True
         statements = block_holding(ctx, holding, line)
 
 
-def has_star_import(ctx) -> bool:
-    """The module runs `from m import *` somewhere: it may bind any name."""
-    found = getattr(ctx, "_star_import", None)
-    if found is None:
-        found = ctx._star_import = _holds_kind(ctx.module_node, (cst.ImportStar,))
-    return found
-
-
 def module_statement_at(ctx, line: int):
     """The simple statement line of module-level code (in any block of it, not in a def or class)
     that holds `line`, or None."""
@@ -397,6 +389,9 @@ class FileContext:
         #: functions whose decorators are being walked (taken off `functions` meanwhile)
         self._decorated: list[FunctionInfo] = []
         self.module_node: cst.Module | None = None
+        #: The module runs `from m import *` (Python allows it only at module level, where the walk
+        #: records every import): it may bind any name. Complete once the walk has left the module.
+        self.star_import = False
         #: Name node (target of a binding) -> the expression bound to it.
         self.bound_values: dict[int, cst.BaseExpression] = {}
         #: Name node bound by unpacking a call's result (`images, size = self._scale(...)`) ->

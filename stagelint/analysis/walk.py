@@ -628,6 +628,7 @@ class _Walker(cst.CSTVisitor):
                 ctx.facts.imports[local] = full
             return
         if isinstance(node.names, cst.ImportStar):
+            ctx.star_import = True
             return
         module = code_of(node.module) if node.module is not None else ""
         dots = "." * len(node.relative)

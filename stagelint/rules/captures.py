@@ -13,7 +13,7 @@ from stagelint.analysis.dependence import name_loads, same_each_iteration
 from stagelint.analysis.order import between_calls, called_between_calls, calls_readers_around, set_before_first_call, writes_between
 from stagelint.analysis.proof import HEURISTIC, fact, with_preview
 from stagelint.analysis.testing import is_test_module
-from stagelint.analysis.context import binds_only_from_call, has_star_import, is_setup_method, mutates_container, read_on_every_return, short_code
+from stagelint.analysis.context import binds_only_from_call, is_setup_method, mutates_container, read_on_every_return, short_code
 from stagelint.rules.base import Rule
 from stagelint.analysis.stores import NOT_CONTAINERS
 from stagelint.analysis.tensors import value_of
@@ -457,7 +457,7 @@ class StaleGlobal(Rule):
             bindings.append([ctx.position(node).line, list(fed) if fed else None, plain])
         # a builtin of that name, or a star import, answers the read where no binding has yet
         always = any(fed for _, fed, _ in bindings) and read.value not in _BUILTIN_NAMES \
-            and not has_star_import(ctx) and read_on_every_return(ctx, self._reading, read)
+            and not ctx.star_import and read_on_every_return(ctx, self._reading, read)
         return {"rebinds": rebinds, "writers": sorted(writers), "lines": lines, "loops": loops,
                 "bindings": bindings, "always": always}
 

@@ -41,6 +41,48 @@ def test_a_global_bound_only_from_the_reading_functions_own_call_is_never_bound(
     """)
 
 
+def test_a_star_import_may_bind_the_global_before_the_first_call():
+    """The twin from the other side: with `from settings import *` above, the module may bind
+    `loss` before the loop (a star import binds any name the other module has; the walk records
+    it, `FileContext.star_import`), so the first trace may read a value and later calls keep it."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+        from settings import *
+
+        @jax.jit
+        def train_step(params, x):
+            return params, loss  # STG301
+
+        params = jnp.zeros(3)
+        for epoch in range(10):
+            for x in jnp.ones((4, 3)):
+                params, loss = train_step(params, x)
+                print(loss)
+    """)
+
+
+def test_a_star_import_python_never_runs_binds_nothing():
+    """Its twin: under `if False:` the star import never runs (`walk.never_runs`: the walk does
+    not enter the block), so nothing binds `loss` before the call's first trace reads it."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+        if False:
+            from settings import *
+
+        @jax.jit
+        def train_step(params, x):
+            return params, loss
+
+        params = jnp.zeros(3)
+        for epoch in range(10):
+            for x in jnp.ones((4, 3)):
+                params, loss = train_step(params, x)
+                print(loss)
+    """)
+
+
 def test_a_global_bound_before_the_first_call_or_read_on_some_paths_only_is_stale():
     """The negative twin: the same loop with `loss` bound above it (the first trace reads that
     value and every later call keeps it), a function that reads it only on one branch (a trace
