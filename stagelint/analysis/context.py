@@ -196,14 +196,12 @@ def block_holding(ctx, statement, line: int) -> list:
     return []
 
 
-def simple_statements_before(ctx, func, line: int, into_definitions: bool = True, compounds: bool = False):
-    """The simple statements of `func`'s body that run before `line` on every path through it:
-    those above it in its own block and in each block around it, outermost first (a statement in
-    a block that does not hold `line`, under an `if` above it, may not run). With
-    `into_definitions` False, none in the body of a `def` or `class` statement holding `line`.
-    With `compounds`, the compound statements above it in those blocks too (whole: which of their
-    parts run is the caller's question)."""
-    statements = block_statements(getattr(func.node, "body", None))
+def statements_down_to(ctx, statements, line: int):
+    """The way down from `statements` (a block) to the statement holding `line`: each statement
+    of the block above the one that holds it, as (statement, False), then that one, (statement,
+    True); then the same in the block of it that holds `line` (`block_holding`), and so on down
+    to a simple statement line. Ends where no statement of a block holds `line`. The caller stops
+    where it has its answer (a generator: the blocks below are not searched)."""
     while statements:
         holding = None
         for statement in statements:
@@ -211,25 +209,36 @@ def simple_statements_before(ctx, func, line: int, into_definitions: bool = True
             if first <= line <= last:
                 holding = statement
                 break
-            if compounds or isinstance(statement, cst.SimpleStatementLine):
-                yield statement
-        if holding is None or isinstance(holding, cst.SimpleStatementLine) or (
-                not into_definitions and isinstance(holding, (cst.FunctionDef, cst.ClassDef))):
+            yield statement, False
+        if holding is None:
+            return
+        yield holding, True
+        if isinstance(holding, cst.SimpleStatementLine):
             return
         statements = block_holding(ctx, holding, line)
+
+
+def simple_statements_before(ctx, func, line: int, into_definitions: bool = True, compounds: bool = False):
+    """The simple statements of `func`'s body that run before `line` on every path through it:
+    those above it in its own block and in each block around it, outermost first (a statement in
+    a block that does not hold `line`, under an `if` above it, may not run). With
+    `into_definitions` False, none in the body of a `def` or `class` statement holding `line`.
+    With `compounds`, the compound statements above it in those blocks too (whole: which of their
+    parts run is the caller's question)."""
+    for statement, holds in statements_down_to(ctx, block_statements(getattr(func.node, "body", None)), line):
+        if not holds:
+            if compounds or isinstance(statement, cst.SimpleStatementLine):
+                yield statement
+        elif not into_definitions and isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            return
 
 
 def module_statement_at(ctx, line: int):
     """The simple statement line of module-level code (in any block of it, not in a def or class)
     that holds `line`, or None."""
-    statements = list(ctx.module_node.body)
-    while statements:
-        holding = next((s for s in statements if ctx.raw_position(s)[0] <= line <= ctx.raw_position(s)[2]), None)
-        if holding is None or isinstance(holding, (cst.FunctionDef, cst.ClassDef)):
-            return None
-        if isinstance(holding, cst.SimpleStatementLine):
-            return holding
-        statements = block_holding(ctx, holding, line)
+    for statement, holds in statements_down_to(ctx, ctx.module_node.body, line):
+        if holds and isinstance(statement, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)):
+            return statement if isinstance(statement, cst.SimpleStatementLine) else None
     return None
 
 
