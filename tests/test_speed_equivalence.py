@@ -287,3 +287,35 @@ def test_inner_nodes_are_the_children_less_trivia(text):
         seen += len(node.children) - len(got)
         stack.extend(node.children)
     assert seen or not text.strip()  # some trivia was left out
+
+
+LOOP_SOURCES = b"""
+import jax
+
+def make_train(data, num_tasks, classes_per_task):
+    def update_task(x, task, examples_per_epoch):
+        return x * task
+
+    update_task = jax.jit(update_task, static_argnums=(1, 2))
+    for task in range(num_tasks):
+        examples_per_epoch = 100 * (task + 1) * classes_per_task
+        scale = examples_per_epoch * 2
+        for epoch in range(10):
+            update_task(data, task, examples_per_epoch)
+            update_task(data, scale, examples_per_epoch + epoch)
+"""
+
+
+def test_loop_sources_are_found_where_jax_can_stage_and_only_there():
+    """`ArgFacts.from_loops`, which only STG501's JAX step asks (`retracing._static_beside`), is
+    found in a file JAX can reach, through locals computed in the loop (memoised once per local:
+    the same answer for each argument reading it), and left empty in a file JAX cannot reach
+    (`screen.framework_reach`: no call site there can pass a static argument)."""
+    from stagelint.pipeline.perfile import analyze_source
+
+    def sources(absent):
+        facts = analyze_source("m.py", LOOP_SOURCES, Settings(), absent=absent)
+        return [[a.from_loops for a in s.args] for s in facts.call_sites if s.target == ("name", "m.make_train.<locals>.update_task")]
+
+    assert sources(frozenset()) == [[[], ["task"], ["task"]], [[], ["task"], ["epoch", "task"]]]
+    assert sources(frozenset({"jax"})) == [[[], [], []], [[], [], []]]

@@ -24,7 +24,7 @@ from stagelint.analysis.dependence import name_loads
 from stagelint.analysis.literals import BOOLS, is_literal, keyword_constant
 from stagelint.analysis.fastmeta import walk
 from stagelint.analysis.trivia import TRIVIA
-from stagelint.frameworks import CONTAINER_METHODS, STRUCTURE_ATTRIBUTES
+from stagelint.frameworks import CONTAINER_METHODS, JAX, STRUCTURE_ATTRIBUTES
 
 
 #: String literals: `"labels"`, `"a" "b"`, `f"{name}_mask"`.
@@ -354,8 +354,13 @@ def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | N
     if isinstance(expr, cst.Name) and func is not None and ctx.binding_kind(expr, func) == "param" and all(
             isinstance(getattr(r, "node", None), cst.Param) for r in ctx.reaching(expr, func) or ()):
         param = expr.value  # passed straight through (not `e = tf.constant(e)` first)
+    # Only STG501's JAX step asks where a value comes from across loop iterations (a static
+    # argument beside another one computed from the same loop variable): where JAX cannot stage
+    # anything (`screen.framework_reach`), no call site's argument needs it.
+    jax_reach = JAX.name not in getattr(ctx, "absent", ())
     extra = dict(what=value.what, cls=value.cls, ident=value.ident, param=param,
-                 varies=why_varies(ctx, expr, func, loops), from_loops=loop_sources(ctx, expr, loops),
+                 varies=why_varies(ctx, expr, func, loops),
+                 from_loops=loop_sources(ctx, expr, loops) if jax_reach and loops else [],
                  root=_root_kind(ctx, expr, func),
                  values=_loop_values(ctx, expr, loops))
     if value.what in ("list", "tuple"):
@@ -913,19 +918,25 @@ def why_varies(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | 
 def loop_sources(ctx: FileContext, expr: cst.BaseExpression, loops: tuple, _depth: int = 0) -> list[str]:
     """The variables of the enclosing `loops` (their `for` targets) that `expr` reads, directly or
     through locals assigned in those loops' bodies (`n = (task + 1) * k`), whatever their kind: a
-    value computed from them is bound anew with them on each iteration."""
+    value computed from them is bound anew with them on each iteration. A local's own sources
+    are found once per file for each loop nest (the arguments of the calls in a loop read the
+    same locals again and again)."""
     out: list[str] = []
     if not loops:
         return out
+    memo = ctx.memo.setdefault("loop_sources", {})
     for name in name_loads(expr):
         for r in ctx.referents(name) or ():
             node = getattr(r, "node", None)
             bound = ctx.bound_values.get(id(node)) if node is not None else None
             if isinstance(bound, cst.For) and any(loop is bound for loop in loops):
                 found = [name.value]
-            elif isinstance(bound, cst.BaseExpression) and _depth < 3 \
-                    and any(_inside_node(ctx, node, loop) for loop in loops):
-                found = loop_sources(ctx, bound, loops, _depth + 1)
+            elif isinstance(bound, cst.BaseExpression) and _depth < 3:
+                key = (id(node), id(bound), tuple(map(id, loops)), _depth)
+                found = memo.get(key)
+                if found is None:
+                    inside = any(_inside_node(ctx, node, loop) for loop in loops)
+                    found = memo[key] = loop_sources(ctx, bound, loops, _depth + 1) if inside else []
             else:
                 continue
             out.extend(n for n in found if n not in out)
