@@ -31,6 +31,8 @@ from stagelint.analysis.literals import bool_constant, is_literal, keyword_const
 from stagelint.frameworks import (
     EAGER_TESTS,
     JAX_JIT_DISABLING,
+    JAX_TRACER_MODULES,
+    JAX_TRACER_TYPES,
     KERAS_SETUP_HOOKS,
     MUTATING_METHODS,
     NONE_RETURNING_MUTATORS,
@@ -854,8 +856,11 @@ class FileContext:
 
     @property
     def in_staged_context(self) -> bool:
-        """False inside `tf.init_scope()` or a `tf.py_function` lambda: that code is not in the graph."""
-        return self.lifted_depth == 0 and self.escaped_depth == 0
+        """False inside `tf.init_scope()` or a `tf.py_function` lambda: that code is not in the
+        graph; nor in a block that never runs while tracing (`if tf.executing_eagerly():`, `if not
+        isinstance(x, jax.core.Tracer):`, what follows `if isinstance(x, jax.core.Tracer): return`:
+        `truth_while_tracing`), which runs only on eager calls. The one question every rule asks."""
+        return self.lifted_depth == 0 and self.escaped_depth == 0 and "" not in self.eager_stack
 
     # The walk's own bookkeeping ---------------------------------------------------------------
 
@@ -1277,15 +1282,74 @@ def tracing_test(ctx, node: cst.FunctionDef):
 def tracing_call(ctx, expr):
     """A test that may be of whether code is traced: (the call, negated by `not`, the names it
     calls, and its value while tracing: True/False for TensorFlow's own tests such as
-    `tf.executing_eagerly()`, None for any other call); None when it is no call."""
+    `tf.executing_eagerly()` and for `isinstance(x, jax.core.Tracer)`, None for any other call);
+    None when it is no call."""
     negated = False
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
         expr, negated = expr.expression, True
     if not isinstance(expr, cst.Call):
         return None
     names = _eager_names(ctx, expr.func)
+    if "builtins.isinstance" in names and len(expr.args) == 2 and _names_tracer(ctx, expr.args[1].value):
+        return expr, negated, names, not negated
     traced = negated if names & EAGER_TESTS else (not negated) if names & TRACING_TESTS else None
     return expr, negated, names, traced
+
+
+def truth_while_tracing(ctx, test, _depth: int = 0) -> bool | None:
+    """The truth of an `if` test whenever the code runs while traced, when the test decides it:
+    True/False for the tests `tracing_call` knows, for a function of this module whose whole body
+    returns one (`def is_tracer(x): return isinstance(x, jax.core.Tracer)`: `tracing_test`), and
+    for `not`, `and`, `or` over them (`if DEBUG and not (isinstance(a, jax.core.Tracer) or ...)`:
+    False, whatever `DEBUG` is); None when it depends on anything else."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = truth_while_tracing(ctx, test.expression, _depth)
+        return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation):
+        left = truth_while_tracing(ctx, test.left, _depth)
+        right = truth_while_tracing(ctx, test.right, _depth)
+        if isinstance(test.operator, cst.And):
+            return False if False in (left, right) else True if left is True and right is True else None
+        return True if True in (left, right) else False if left is False and right is False else None
+    found = tracing_call(ctx, test)
+    if found is None:
+        return None
+    call, negated, _, traced = found
+    if traced is None and _depth < 2 and isinstance(call.func, cst.Name):
+        helper = _module_function(ctx, call.func)
+        if helper is not None and tracing_test(ctx, helper) == "yes":
+            traced = not negated  # `if not is_tracer(x):` with the helper above
+    return traced
+
+
+def _module_function(ctx, name: cst.Name) -> cst.FunctionDef | None:
+    """The module-level def `name` reads (its only binding), or None."""
+    if ctx.binding_kind(name) != "global":
+        return None
+    bindings = ctx.bindings_of(name)
+    node = getattr(bindings[0], "node", None) if len(bindings) == 1 else None
+    return node if type(node) is cst.FunctionDef and not node.decorators else None
+
+
+def _names_tracer(ctx, expr, _depth: int = 0) -> bool:
+    """`jax.core.Tracer` (or a tuple holding it), also spelled `getattr(jax, "core").Tracer`
+    or through a module-level alias bound to one (`Tracer = jax.core.Tracer`)."""
+    if isinstance(expr, cst.Tuple):
+        return any(_names_tracer(ctx, e.value, _depth) for e in expr.elements)
+    if ctx.qualified_names(expr) & JAX_TRACER_TYPES:
+        return True
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "Tracer":
+        base = expr.value
+        if isinstance(base, cst.Call) and ctx.qualified_names(base.func) & {"builtins.getattr"} and len(base.args) == 2:
+            module = base.args[1].value
+            prefix = ".".join(sorted(ctx.qualified_names(base.args[0].value)))
+            return isinstance(module, cst.SimpleString) and f"{prefix}.{module.evaluated_value}" in JAX_TRACER_MODULES
+        return bool(ctx.qualified_names(base) & JAX_TRACER_MODULES)
+    if isinstance(expr, cst.Name) and _depth == 0 and ctx.binding_kind(expr) == "global":
+        bindings = ctx.bindings_of(expr)
+        values = [ctx.bound_values.get(id(getattr(b, "node", None))) for b in bindings]
+        return bool(values) and all(v is not None and _names_tracer(ctx, v, 1) for v in values)
+    return False
 
 
 def _tracing_value(ctx, expr):

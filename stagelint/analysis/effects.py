@@ -125,3 +125,72 @@ def _propagate(project) -> dict:
                 ops[caller] = ops[key]
                 todo.append(caller)
     return ops
+
+
+# What a trace-time value reaches ------------------------------------------------------------------
+
+#: Calls a value may pass through on its way to a print without reaching anything else.
+_FORMATTING = frozenset({"builtins.str", "builtins.repr", "builtins.format"})
+
+
+def only_printed(ctx, func, call: cst.Call) -> bool:
+    """`call`'s value reaches nothing but Python output the same function runs while it is traced:
+    it is bound, through formatting alone, to a local name bound nowhere else (`pref = "[" +
+    time.ctime() + "]"`), and every read of that name is an argument of a print or logging call
+    of the function's own body (`print(pref, *msg)`), not of a function defined in it (a lambda
+    handed to `jax.debug.callback` runs on every call, with the value frozen). The value is
+    used up by the trace-time output: no call of the traced function, and nothing it computes,
+    ever sees it, so a value frozen at trace time changes nothing there."""
+    from stagelint.analysis.context import block_holding, block_statements
+    from stagelint.frameworks import PYTHON_IO_CALLS, PYTHON_IO_PREFIXES
+
+    line = ctx.raw_position(call)[0]
+    statements = block_statements(getattr(func.node, "body", None))
+    holding = None
+    while statements:
+        holding = next((s for s in statements if ctx.raw_position(s)[0] <= line <= ctx.raw_position(s)[2]), None)
+        if holding is None or isinstance(holding, (cst.FunctionDef, cst.ClassDef, cst.SimpleStatementLine)):
+            break
+        statements = block_holding(ctx, holding, line)
+    if not isinstance(holding, cst.SimpleStatementLine) or len(holding.body) != 1:
+        return False
+    assign = holding.body[0]
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+        return False
+    target = assign.targets[0].target
+    scope = ctx.scope(target)
+    if not ctx.inside(call, assign.value) or scope is None or scope is not ctx.scope(func.node.body) \
+            or target.value in func.declared:
+        return False  # (a local of the function itself: not a `global` or `nonlocal` name)
+    stack = [assign.value]
+    while stack:  # the value is made by formatting the call's result alone
+        node = stack.pop()
+        if isinstance(node, (cst.Lambda, cst.Yield, cst.Await, cst.NamedExpr)):
+            return False
+        if isinstance(node, cst.Call) and node is not call and not ctx.qualified_names(node.func) & _FORMATTING:
+            return False
+        if node is not call:
+            stack.extend(node.children)
+    assignments = list(scope.assignments[target.value])
+    if len(assignments) != 1:
+        return False
+    spans = []
+    todo = list(block_statements(func.node.body))
+    while todo:  # the print and logging calls of the function's own body (not of defs or lambdas in it)
+        node = todo.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Call):
+            names = ctx.qualified_names(node.func)
+            if any(q in PYTHON_IO_CALLS or q.startswith(PYTHON_IO_PREFIXES) for q in names):
+                spans.extend(ctx.raw_position(a.value) for a in node.args)
+                continue
+        todo.extend(node.children)
+    references = assignments[0].references
+    if not references:
+        return False
+    for reference in references:
+        at = ctx.raw_position(reference.node)
+        if not any((s[0], s[1]) <= (at[0], at[1]) and (at[2], at[3]) <= (s[2], s[3]) for s in spans):
+            return False
+    return True

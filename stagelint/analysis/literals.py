@@ -48,3 +48,52 @@ def literal_truth(test) -> bool | None:
     if isinstance(test, cst.Integer):
         return test.evaluated_value != 0
     return None
+
+
+def constant_truth(ctx, test) -> bool | None:
+    """`literal_truth`, and the truth of a local name every binding of which its function has
+    made so far is one literal (`use_jit = False` on the line above `if use_jit:`): a local name
+    holds what its function last bound to it, and nothing else can rebind it (a binding the walk
+    has not reached yet, below or in a later loop turn, leaves it unknown). Python's own meaning:
+    `if use_jit:` then never runs its body, whatever the code around it does."""
+    truth = literal_truth(test)
+    if truth is not None or not isinstance(test, cst.Name) or ctx.function is None \
+            or ctx.binding_kind(test) != "local":
+        return truth
+    truths = set()
+    for binding in _all_bindings(ctx, test):
+        value = ctx.bound_values.get(id(getattr(binding, "node", None)))
+        known = literal_truth(value) if isinstance(value, cst.BaseExpression) else None
+        if known is None:
+            return None
+        truths.add(known)
+    return truths.pop() if len(truths) == 1 else None
+
+
+def constant_literal(ctx, expr) -> bool:
+    """A literal (`is_literal`), or a name whose every binding the walk has met so far binds
+    the one same literal (`seed = 0` at module level, then `np.random.seed(seed)`): whatever
+    runs around it, the name holds that value (or is unbound), on every call alike."""
+    if is_literal(expr):
+        return True
+    if not isinstance(expr, cst.Name) or ctx.binding_kind(expr) not in ("global", "local"):
+        return False
+    spelled = set()
+    for binding in _all_bindings(ctx, expr):
+        value = ctx.bound_values.get(id(getattr(binding, "node", None)))
+        if not isinstance(value, cst.BaseExpression) or not is_literal(value):
+            return False
+        spelled.add(value.value if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString, cst.Name))
+                    else id(value))
+    return len(spelled) == 1
+
+
+def _all_bindings(ctx, name: cst.Name) -> list:
+    """Every binding of the name in the scope that binds it, above the read or below it (the
+    scope analysis' referents of a read leave out those below it in the same scope, which a
+    later loop turn or a later call still sees)."""
+    bindings = ctx.bindings_of(name)
+    scope = getattr(bindings[0], "scope", None) if bindings else None
+    if scope is None:
+        return []
+    return list(scope.assignments[name.value])

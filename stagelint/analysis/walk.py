@@ -34,9 +34,10 @@ from stagelint.analysis.context import (
     staging_options,
     target_names,
     tracing_call,
+    truth_while_tracing,
 )
 from stagelint.analysis.functions import function_object
-from stagelint.analysis.literals import OFF_LITERALS, is_literal, keyword_constant, literal_truth
+from stagelint.analysis.literals import OFF_LITERALS, constant_truth, is_literal, keyword_constant, literal_truth
 from stagelint.analysis.pytrees import record_class, record_param_classes, record_registration
 from stagelint.analysis.varying_shapes import shape_variation
 from stagelint.analysis.datasets import function_arguments
@@ -106,11 +107,13 @@ def _flag(ctx, func) -> str:
     return next((p for f, p in reversed(ctx.flag_stack) if f == id(func)), "")
 
 
-def never_runs(node) -> tuple:
+def never_runs(node, ctx=None) -> tuple:
     """The blocks of an `if`/`while` that never run whatever the code around them does: a
-    literal false test's body, a literal true `if`'s `else` (or `elif` chain). Code there is
-    not staged, not called, not anything: no rule reports in it and it adds no fact."""
-    truth = literal_truth(node.test)
+    literal false test's body, a literal true `if`'s `else` (or `elif` chain), the same for a
+    local name bound only to one literal (`literals.constant_truth`: `use_jit = False` then `if
+    use_jit: step = jax.jit(step)`). Code there is not staged, not called, not anything: no rule
+    reports in it and it adds no fact."""
+    truth = literal_truth(node.test) if ctx is None else constant_truth(ctx, node.test)
     if truth is False:
         return (node.body,)
     if truth is True and isinstance(node, cst.If) and node.orelse is not None:
@@ -340,7 +343,7 @@ class _Walker(cst.CSTVisitor):
             ctx._enter_class(node)
             record_class(ctx, node, ctx.classes[-1])
         elif t is cst.If:
-            ctx._dead_blocks.update(id(b) for b in never_runs(node))
+            ctx._dead_blocks.update(id(b) for b in never_runs(node, ctx))
             if ctx.functions:
                 self._record_eager_branch(node)
             flag = _default_off_flag(ctx, node.test)
@@ -596,6 +599,9 @@ class _Walker(cst.CSTVisitor):
 
     def _eager_test(self, test):
         """(the body is the eager branch, mark) for a test of whether code is being traced."""
+        truth = truth_while_tracing(self.ctx, test)
+        if truth is not None:
+            return not truth, ""
         found = tracing_call(self.ctx, test)
         if found is None:
             return None

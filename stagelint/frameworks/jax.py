@@ -220,11 +220,22 @@ JAX_FUNCTION_BUILDERS = frozenset({
 #: array, so a `for` over it runs once per row (JAX 0.10.2: tests/runtime/test_jax_fresh_facts.py).
 JAX_ARRAY_ONLY_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "at", "T"})
 
-#: Calls whose function runs in Python on every call, with concrete values, even under jit.
+#: Calls whose function runs in Python on every call, with concrete values, even under jit: the
+#: host callbacks, `jax.experimental.buffer_callback`'s included (its function runs at execution
+#: time on the concrete buffers at every call of the jitted caller, never while tracing; JAX
+#: 0.10.2: tests/runtime/test_jax_guard_facts.py). The one table every analysis asks.
 JAX_EAGER_ESCAPES = frozenset({
     "jax.pure_callback", "jax.debug.callback", "jax.experimental.io_callback",
+    "jax.experimental.buffer_callback.buffer_callback",
     "jax.experimental.host_callback.call", "jax.experimental.host_callback.id_tap",
 })
+#: JAX's tracer class: while a function is traced (jit, the `lax` loops, grad, vmap) every value
+#: derived from its arguments is an instance, and no concrete array is, so `isinstance(x,
+#: jax.core.Tracer)` is a test of whether the code is being traced: the code under `if not
+#: isinstance(x, jax.core.Tracer):` runs only eagerly (JAX 0.10.2: tests/runtime/test_jax_guard_facts.py).
+JAX_TRACER_TYPES = frozenset({"jax.core.Tracer", "jax._src.core.Tracer"})
+#: The modules that name it (`getattr(jax, "core").Tracer`, as jax_utils spells it for pyright).
+JAX_TRACER_MODULES = frozenset({"jax.core", "jax._src.core"})
 #: Maps over a pytree: the result is the tree given (its containers, objects and Python leaves
 #: as they were, the leaves mapped), an array only where the tree or the function's results are.
 JAX_TREE_MAPS = frozenset({

@@ -67,7 +67,11 @@ class TraceTimeSideEffect(Rule):
     too: under a first-call guard (`if self._table is None:`), below an early-return guard or a
     memo test (`if path in _plugin_cache: return _plugin_cache[path]` in a function that fills
     `_plugin_cache[path]`: a compile-once step's prints and file operations), or in a helper
-    only such code calls.
+    only such code calls. Nor code that never runs while tracing: under `if
+    tf.executing_eagerly():`, `if not isinstance(x, jax.core.Tracer):` or after `if isinstance(x,
+    jax.core.Tracer): return` (every traced value is a tracer), or in a function handed to a host
+    callback (`jax.pure_callback`, `io_callback`, `jax.debug.callback`,
+    `jax.experimental.buffer_callback`), which runs it as Python on every call.
 
     Default tier: code reached from an entry point through calls, or through functions handed
     to a framework API that calls them while tracing (`tf.cond`, `tf.map_fn`, `jax.lax.scan`).

@@ -9,6 +9,7 @@ from stagelint.analysis.proof import fact, verdict_fields, with_preview, with_st
 from stagelint.analysis.repetition import reuse_shown
 from stagelint.analysis.objects import root_kind
 from stagelint.analysis.context import short_code
+from stagelint.analysis.literals import constant_literal
 from stagelint.frameworks import (
     FROZEN_VALUE_CALLS,
     FROZEN_VALUE_EXCEPTIONS,
@@ -17,7 +18,7 @@ from stagelint.frameworks import (
     RNG_NON_DRAW_METHODS,
     SEEDING_CALLS,
 )
-from stagelint.analysis.effects import runs_state_op, state_op
+from stagelint.analysis.effects import only_printed, runs_state_op, state_op
 from stagelint.frameworks.tensorflow import STATEFUL_SEEDED_OPS, STATELESS_RANDOM_PREFIX
 from stagelint.rules.base import Rule
 from stagelint.analysis.tensors import PYTHON_ITERATORS, tensorness, value_of
@@ -196,8 +197,12 @@ class FrozenPythonValue(Rule):
     too: under a first-call guard (`if self.noise is None:`), below an early-return guard or a
     memo test (`if key in cache: return cache[key]` where the function fills `cache[key]`), or
     in a helper only such code calls; and a draw of `np.random.*` / `random.*` after a seed of
-    that generator with a literal earlier in the same block (`np.random.seed(1234)`): every
-    eager call draws that same value, the constant the trace keeps.
+    that generator with a constant earlier in the same function, in the draw's block or one
+    enclosing it (`np.random.seed(1234)`, or `np.random.seed(seed)` with `seed = 0` bound only
+    so): every eager call draws that same value, the constant the trace keeps; and a value bound
+    to a local name only the function's own prints and logging read (`pref = "[" + time.ctime()
+    + "]"` then `print(pref, *msg)`): those run while tracing, with the value of that moment, and
+    no call or computation ever sees it (the print is STG101's).
 
     Default tier: code reached through calls, or through functions handed to a framework API
     that calls them while tracing; under TensorFlow, where the code also shows a later run that
@@ -358,7 +363,7 @@ class FrozenPythonValue(Rule):
             self.returned.add(id(node.value))
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self.seeded.append(set())
+        self.seeded.append((self.ctx.function, set()))
 
     def leave_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self.seeded.pop()
@@ -368,10 +373,20 @@ class FrozenPythonValue(Rule):
             return
         for stmt in node.body:
             call = stmt.value if isinstance(stmt, cst.Expr) else None
-            if isinstance(call, cst.Call) and len(call.args) == 1 and isinstance(call.args[0].value, cst.Integer):
+            if isinstance(call, cst.Call) and len(call.args) == 1 and call.args[0].keyword is None \
+                    and constant_literal(self.ctx, call.args[0].value):
                 for q in self.ctx.qualified_names(call.func):
                     if q in SEEDING_CALLS:
-                        self.seeded[-1].add(SEEDING_CALLS[q])
+                        self.seeded[-1][1].add(SEEDING_CALLS[q])
+
+    def _reseeded(self, node: cst.Call) -> bool:
+        """A draw of a global generator this function seeded with a constant earlier, in the
+        draw's block or one enclosing it (`np.random.seed(seed)` with `seed = 0`, then the draw
+        in a loop below): every eager call draws the same sequence, so the trace's constants are
+        what each call would compute (JAX 0.10.2: tests/runtime/test_jax_guard_facts.py)."""
+        func = self.ctx.function
+        generators = tuple(g for owner, seeded in self.seeded if owner is func for g in seeded)
+        return bool(generators) and any(q.startswith(generators) for q in self.ctx.qualified_names(node.func))
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
@@ -388,9 +403,13 @@ class FrozenPythonValue(Rule):
         seeds = self.seeding.get(id(node))
         if seeds is not None and seeds & STATEFUL_SEEDED_OPS:
             return  # `tf.random.uniform(..., seed=np.random.randint(...))`: the op draws anew per run
-        if self.seeded and any(q.startswith(tuple(self.seeded[-1])) for q in ctx.qualified_names(node.func)):
-            # `np.random.seed(1234)` earlier in the block: every eager call draws this same value
-            # too, so the trace's constant is what each call would compute
+        if only_printed(ctx, ctx.function, node):
+            # `pref = "[" + time.ctime() + "]"` read only by this function's own prints: the
+            # value is used up by the trace-time output, no call or computation sees it
+            return
+        if self.seeded and self._reseeded(node):
+            # `np.random.seed(1234)` earlier in the function: every eager call draws this same
+            # value too, so the trace's constant is what each call would compute
             return
         fields = {"_returned": True} if id(node) in self.returned else {}
         if seeds is not None and not any(q.startswith(STATELESS_RANDOM_PREFIX) for q in seeds):

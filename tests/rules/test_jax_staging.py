@@ -24,6 +24,9 @@ def test_jit_decorator_call_and_partial_stage_the_function():
 
         b_jit = jax.jit(b)
 
+        def run(x):
+            return b_jit(x)
+
         @functools.partial(jax.jit, static_argnums=(1,))
         def c(x, n):
             print(n)  # STG101

@@ -101,6 +101,9 @@ def test_grad_alone_sees_concrete_values_and_vmap_does_not():
 
         g = jax.grad(positive_sum)
         v = jax.vmap(masked)
+
+        def run(x):
+            return g(x), v(x)
     """)
 
 
