@@ -56,6 +56,10 @@ def scale(x, factors):
 
 
 fast = jax.jit(body)
+
+
+def run_fast(x):
+    return fast(x)
 """
 CALLER = """
 from pkg.train import scale

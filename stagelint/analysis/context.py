@@ -1317,8 +1317,13 @@ def truth_while_tracing(ctx, test, _depth: int = 0) -> bool | None:
     call, negated, _, traced = found
     if traced is None and _depth < 2 and isinstance(call.func, cst.Name):
         helper = _module_function(ctx, call.func)
-        if helper is not None and tracing_test(ctx, helper) == "yes":
-            traced = not negated  # `if not is_tracer(x):` with the helper above
+        if helper is not None:
+            memo = ctx.memo.setdefault("tracing_helper", {})  # (each helper read once per file)
+            known = memo.get(id(helper))
+            if known is None or known[0] is not helper:
+                known = memo[id(helper)] = (helper, tracing_test(ctx, helper) == "yes")
+            if known[1]:
+                traced = not negated  # `if not is_tracer(x):` with the helper above
     return traced
 
 
