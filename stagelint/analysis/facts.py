@@ -312,11 +312,8 @@ class JaxStaged:
     argnums: list[int] | None = None
     #: a wrapper bound by an assignment that nothing reads (`jaxstaging.mark_uncalled`): "never"
     #: (a local name its function never reads), "module" (an attribute nothing in its module
-    #: reads), "global" (a module-level name nothing in its module reads: the project phase asks
-    #: whether another module imports it, `binding`), "" (read, or not bound by an assignment)
+    #: reads), "" (read, a module-level name, or not bound by an assignment)
     uncalled: str = ""
-    #: for "global": the module-level name the wrapper is bound to
-    binding: str = ""
 
 
 @dataclass

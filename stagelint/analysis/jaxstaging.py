@@ -246,9 +246,7 @@ def mark_uncalled(ctx) -> None:
     code calls stages nothing. A local name no code of its function reads is never called (a
     fact: `JaxStaged.uncalled` "never"); an attribute (`self._compiled = jax.jit(self._fn)`)
     nothing in the module reads may still be read by another module, which the file does not
-    show ("module"). A module-level name nothing in its module reads is "global": modules import
-    such wrappers to call them, so the project phase asks whether another module imports it by
-    name (`JaxView`); one nothing imports so is as unshown as the attribute."""
+    show ("module"). A module-level name is left alone: modules import such wrappers to call them."""
     dropped = set()
     for record, target, func, call in ctx.staged_bindings:
         if isinstance(target, cst.Attribute):
@@ -261,9 +259,7 @@ def mark_uncalled(ctx) -> None:
             if any(a.references for a in scope.assignments[target.value]):
                 continue
             if func is None or target.value in func.declared:
-                if func is None:  # a module's name: other modules may import it and call it
-                    record.uncalled, record.binding = "global", target.value
-                continue
+                continue  # a module's name: other modules may import it and call it
             record.uncalled = "never"
             if call in ctx.wrapped_at:
                 dropped.add(ctx.wrapped_at[call])  # nor is it an entry point the other way
@@ -344,9 +340,6 @@ class JaxView:
         #: binding's module and line; a wrapper no code of its function reads stages nothing
         self.uncalled: dict[Key, tuple[str, int]] = {}
         called: set[Key] = set()
-        #: what the project's modules import by name (`from m import step_jit`): a module-level
-        #: wrapper its own module never reads is called from there, or nowhere the code shows
-        imported = {full: True for m in project.modules.values() for full in m.imports.values()}
         for m in sorted(project.modules.values(), key=lambda m: m.module):
             for record in m.jax_staged:
                 if record.uncalled == "never":
@@ -355,7 +348,7 @@ class JaxView:
                 f = project.function(key) if key is not None else None
                 if f is None:
                     continue
-                if record.uncalled and not (record.uncalled == "global" and imported.get(f"{m.module}.{record.binding}")):
+                if record.uncalled:
                     self.uncalled.setdefault(key, (m.path, record.span.line))
                 else:
                     called.add(key)

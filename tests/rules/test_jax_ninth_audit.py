@@ -156,10 +156,9 @@ def test_a_jax_wrapper_nothing_calls_stages_nothing():
 
 def test_a_jax_wrapper_that_is_called_or_runs_at_once_stages_its_function():
     """The negative twin: the same wrappers called (`self._compiled_sample_fn(...)`, `step(...)`)
-    trace their functions; so does an API that runs the function in the call itself
-    (`jax.eval_shape(f, x)`: its entry stays, whatever is done with the result). A wrapper bound
-    at module level that nothing in the project reads or imports by name is as unshown as the
-    attribute (preview; imported by another module it is default: test_jax_tenth_audit.py)."""
+    trace their functions; so does a wrapper bound at module level (other modules import it),
+    and an API that runs the function in the call itself (`jax.eval_shape(f, x)`: its entry
+    stays, whatever is done with the result)."""
     assert_tiers("""
         import jax
 
@@ -186,7 +185,7 @@ def test_a_jax_wrapper_that_is_called_or_runs_at_once_stages_its_function():
             return params
 
         def exported(x):
-            print("exported", x)  # preview STG101
+            print("exported", x)  # STG101
 
         exported_jit = jax.jit(exported)
 

@@ -8,7 +8,7 @@ every call, and a clock read only by the trace-time print never reaches a call."
 
 from __future__ import annotations
 
-from rulecases import assert_project_marked, assert_tiers
+from rulecases import assert_tiers
 
 
 def test_code_under_a_tracer_test_runs_only_eagerly():
@@ -164,74 +164,6 @@ def test_a_jit_under_a_local_bound_only_to_false_never_applies():
                 run = jax.jit(solve_other_step)
             return run(x)
     """)
-
-
-def test_a_module_level_jit_nothing_in_the_project_reads_is_unshown(tmp_path):
-    """rl_with_jax's `jit_jax_rollout2 = jax.jit(jax_rollout2)` (AJ3), its call commented out and
-    `jax_rollout2(...)` run eagerly, and sfincs_jax's `solve_..._jit`, the definition its only
-    mention: a wrapper traces only when called, and neither the module nor any module importing
-    it by name calls it; whether code outside the project does is not shown (preview, with the
-    reason). The twin: a module-level wrapper another module imports by name stages its function."""
-    assert_project_marked(tmp_path, {
-        "pkg/__init__.py": "",
-        "pkg/script.py": """
-            import jax
-
-            def rollout2(params, x):
-                print("rollout", x)
-                return params + x
-
-            jit_rollout2 = jax.jit(rollout2)
-
-            def main(params, xs):
-                for x in xs:
-                    # params = jit_rollout2(params, x)
-                    params = rollout2(params, x)
-                return params
-        """,
-        "pkg/lib.py": """
-            import jax
-
-            def exported(x):
-                print("exported", x)  # STG101
-                return x
-
-            exported_jit = jax.jit(exported)
-        """,
-        "pkg/use.py": """
-            from pkg.lib import exported_jit
-
-            def run(x):
-                return exported_jit(x)
-        """,
-    })
-    assert_project_marked(tmp_path, {
-        "pkg/__init__.py": "",
-        "pkg/script.py": """
-            import jax
-
-            def rollout2(params, x):
-                print("rollout", x)  # STG101
-                return params + x
-
-            jit_rollout2 = jax.jit(rollout2)
-        """,
-        "pkg/lib.py": """
-            import jax
-
-            def exported(x):
-                print("exported", x)  # STG101
-                return x
-
-            exported_jit = jax.jit(exported)
-        """,
-        "pkg/use.py": """
-            from pkg.lib import exported_jit
-
-            def run(x):
-                return exported_jit(x)
-        """,
-    }, preview=True)
 
 
 def test_a_draw_after_a_constant_reseed_in_the_same_function_is_the_same_every_call():
