@@ -79,6 +79,80 @@ def function_state_op(ctx, node: cst.FunctionDef, cls: cst.ClassDef | None = Non
     return found
 
 
+def call_rebinds(ctx, call: cst.Call, owner: tuple = (None, None), _depth: int = 0) -> frozenset:
+    """The Python state a call of a function of this file rebinds, named as the caller sees it:
+    ("attr", name of `self`, attribute) for a method through `self` that assigns `self.attr`
+    (`self._initialize_weights(x)` -> `self._initialized = True`), ("name", n) for a function
+    that assigns a name it declares `global`; followed through the helpers those call the same
+    way. A store of a new variable (`self.v = tf.Variable(...)`) is not a rebinding here: it is
+    the first-call guard of STG402. Python runs the helper's body only while the caller is
+    traced, as it runs the caller's own statements."""
+    if _depth >= MAX_DEPTH:
+        return frozenset()
+    out = set()
+    for node, cls in callee_defs(ctx, call, owner):
+        for kind, name in function_rebinds(ctx, node, cls, _depth + 1):
+            if kind == "attr" and cls is not None:
+                out.add(("attr", owner[1], name))
+            elif kind == "name":
+                out.add(("name", name))
+    return frozenset(out)
+
+
+def function_rebinds(ctx, node: cst.FunctionDef, cls: cst.ClassDef | None = None, _depth: int = 0) -> frozenset:
+    """The summary: ("attr", a) for each `self.a = ...` / `self.a += ...` of the function's body on
+    its own first parameter (a method of `cls`), ("name", n) for each name it declares `global`
+    and assigns; also through the calls of this file's functions and `self` methods it makes
+    (nested defs aside). Memoised per function."""
+    memo = ctx.memo.setdefault("rebinds", {})
+    key = id(node)
+    if key in memo:
+        return memo[key] or frozenset()
+    memo[key] = None  # recursion: a function calling itself adds nothing
+    params = node.params.posonly_params or node.params.params
+    self_name = params[0].name.value if cls is not None and params else None
+    declared: set[str] = set()
+    own: set[tuple] = set()
+    through: set[tuple] = set()
+    stack = [node.body]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is cst.FunctionDef or t is cst.ClassDef or t is cst.Lambda:
+            continue
+        if t is cst.Global:
+            declared.update(a.name.value for a in n.names)
+        elif t is cst.Assign:
+            if not _creates_variable(ctx, n.value):
+                for target in n.targets:
+                    own.update(_rebound(target.target, self_name))
+        elif t is cst.AugAssign or (t is cst.AnnAssign and n.value is not None):
+            own.update(_rebound(n.target, self_name))
+        elif t is cst.Call:
+            through.update((k, parts[-1]) for k, *parts in call_rebinds(ctx, n, (cls, self_name), _depth))
+        stack.extend(reversed(n.children))
+    result = frozenset({(k, v) for k, v in own if k == "attr" or v in declared} | through)
+    memo[key] = result
+    return result
+
+
+def _rebound(target, self_name: str | None) -> set:
+    """("attr", a) for `<self>.a`, ("name", n) for a plain name; in tuples and lists too."""
+    t = type(target)
+    if t is cst.Attribute and type(target.value) is cst.Name and self_name and target.value.value == self_name:
+        return {("attr", target.attr.value)}
+    if t is cst.Name:
+        return {("name", target.value)}
+    if t is cst.Tuple or t is cst.List:
+        return set().union(*(_rebound(e.value, self_name) for e in target.elements))
+    return set()
+
+
+def _creates_variable(ctx, value) -> bool:
+    return isinstance(value, cst.Call) and any(
+        ctx.framework.creates_variables(q) for q in ctx.qualified_names(value.func))
+
+
 def callee_defs(ctx, call: cst.Call, owner: tuple):
     """The definitions of this file a call may run: (FunctionDef, its class or None); a method
     through `self` (`owner` = (class statement, name of `self`)), of that class's own body."""

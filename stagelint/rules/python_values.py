@@ -18,7 +18,7 @@ from stagelint.frameworks import (
     RNG_NON_DRAW_METHODS,
     SEEDING_CALLS,
 )
-from stagelint.analysis.effects import only_printed, runs_state_op, state_op
+from stagelint.analysis.effects import call_rebinds, only_printed, runs_state_op, state_op
 from stagelint.frameworks.tensorflow import STATEFUL_SEEDED_OPS, STATELESS_RANDOM_PREFIX
 from stagelint.rules.base import Rule
 from stagelint.analysis.tensors import PYTHON_ITERATORS, tensorness, value_of
@@ -477,7 +477,9 @@ class PythonStateGuard(Rule):
     of `self`, a global or an enclosing function's variable), whose body runs a TensorFlow state
     op (`.assign*()`, `apply_gradients`, `tf.print`, `tf.summary.*`, ...), itself or in a function
     it calls (`self._warm(x)`, a helper of another module), and which also changes
-    the state it tests: the guide's "counter" pattern.
+    the state it tests, itself or in a method or function of the file it calls
+    (`self._initialize_weights(x)` setting `self._initialized = True`): the guide's "counter"
+    pattern.
 
     A guard that looks set-once (`if not self.started:`, `if self.x is None:`) is no excuse
     when its block runs such ops and sets a Python flag: the ops run on every call, the flag
@@ -620,8 +622,9 @@ class PythonStateGuard(Rule):
             if not record["flips"]:
                 return
             state = " and ".join(f"`{text}`" for text in sorted(record["keys"].values()))
+            via = {"_because": [record["via"]]} if record.get("via") else {}
             if record["op"]:
-                self.report(node, state=state, op=record["op"], _test=sorted(record["keys"]))
+                self.report(node, state=state, op=record["op"], _test=sorted(record["keys"]), **via)
                 return
             # No op in the block or in a helper of this file: a project function it calls may
             # run one (`warm(counter)` from another module), decided in the project phase.
@@ -630,7 +633,7 @@ class PythonStateGuard(Rule):
             calls = sorted({tuple(e.target) for e in ctx.function.facts.calls
                             if e.kind == "call" and where.line <= e.span.line <= where.end_line})
             if calls:
-                self.report(node, state=state, _test=sorted(record["keys"]), _calls=[list(c) for c in calls])
+                self.report(node, state=state, _test=sorted(record["keys"]), _calls=[list(c) for c in calls], **via)
 
     @classmethod
     def confirm(cls, candidate, project, module):
@@ -657,6 +660,16 @@ class PythonStateGuard(Rule):
         if op:
             for record in self.open:
                 record["op"] = record["op"] or op
+        # the flag flipped in a helper the block calls (`self._initialize_weights(x)` sets
+        # `self._initialized = True`): `analysis.effects`
+        flipped = call_rebinds(ctx, node, owner)
+        for record in self.open:
+            hit = sorted(flipped & record["keys"].keys())
+            if hit and not record["flips"]:
+                names = " and ".join(f"`{record['keys'][k]}`" for k in hit)
+                record["via"] = fact(f"`{short_code(node.func)}(...)` sets {names} when it runs, and Python runs "
+                                     f"it only while the function is traced", ctx.position(node))
+            record["flips"] = record["flips"] or bool(hit)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:

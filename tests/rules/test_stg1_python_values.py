@@ -391,6 +391,88 @@ def test_flipped_global_flag_in_a_helper_is_flagged():
     assert "`warned`" in found[0].message and "`tf.print(...)`" in found[0].message
 
 
+def test_flag_flipped_by_a_method_the_guarded_block_calls_is_flagged():
+    # tensorflow/addons' WeightNormalization before its fix: `_initialize_weights` assigns the
+    # kernel norm and sets `self._initialized = True`; under tf.function the flag changes only
+    # while tracing and the assigns run on every call (TF 2.21: a variable assigned in the block
+    # holds 1, 2, 3 after three calls; eagerly, 1)
+    found = findings("""
+        import tensorflow as tf
+
+        class WeightNorm(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self._initialized = False
+
+            def build(self, shape):
+                self.g = self.add_weight(name="g", shape=(3,))
+
+            @tf.function
+            def call(self, inputs):
+                if not self._initialized:
+                    self._initialize_weights(inputs)
+                return inputs * self.g
+
+            def _initialize_weights(self, inputs):
+                self._init_norm()
+                self._initialized = True
+
+            def _init_norm(self):
+                self.g.assign(tf.ones(3))
+    """, "STG105")
+    assert [f.line for f in found] == [13]
+    assert "`self._initialized`" in found[0].message
+    assert any("`self._initialize_weights(...)` sets `self._initialized`" in b.message and b.line == 14
+               for b in found[0].because)
+
+
+def test_a_helper_that_flips_another_flag_is_not_the_counter_pattern():
+    # the twin: the helper runs the op but sets `self._seen`, not the guard's `self._initialized`
+    assert findings("""
+        import tensorflow as tf
+
+        class WeightNorm(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self._initialized = False
+                self._seen = False
+
+            def build(self, shape):
+                self.g = self.add_weight(name="g", shape=(3,))
+
+            @tf.function
+            def call(self, inputs):
+                if not self._initialized:
+                    self._note(inputs)
+                return inputs * self.g
+
+            def _note(self, inputs):
+                self.g.assign(tf.ones(3))
+                self._seen = True
+    """, "STG105") == []
+
+
+def test_a_helper_creating_the_guarded_variable_is_stg402s_guard_not_a_flip():
+    assert findings("""
+        import tensorflow as tf
+
+        class Counter(tf.Module):
+            def __init__(self):
+                self.count = None
+
+            @tf.function
+            def __call__(self, x):
+                if self.count is None:
+                    self._make()
+                self.count.assign_add(1)
+                return x
+
+            def _make(self):
+                self.count = tf.Variable(0)
+                tf.print("made")
+    """, "STG105") == []
+
+
 # STG104 under TensorFlow: default only where a later run reuses the trace ---------------------
 
 
