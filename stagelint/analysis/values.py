@@ -281,7 +281,31 @@ def formatted_tensorness(ctx, expr: cst.BaseExpression, func):
         expr.left, (cst.SimpleString, cst.ConcatenatedString)
     ):
         return formatted_tensorness(ctx, expr.right, func)
+    if _text_of(ctx, expr) is not None:
+        # `str(loss)`, `"step " + str(step) + " " + str(tf.reduce_mean(loss))`: Python turns the
+        # tensor into its symbolic text (`Tensor("Mean:0", shape=(), dtype=float32)`) at trace time
+        t = Tensorness()
+        for part in _text_of(ctx, expr):
+            t = t | formatted_tensorness(ctx, part, func)
+        return t
     return tensorness(ctx, expr, func)
+
+
+#: Builtins that turn their argument into text.
+_TEXT_BUILTINS = frozenset({"builtins.str", "builtins.repr", "builtins.format"})
+
+
+def _text_of(ctx, expr) -> list | None:
+    """The values a text expression formats: `str(x)` / `repr(x)` / `format(x)` -> [x]; a `+` of
+    text (a string literal or such an expression on either side) -> the parts; None otherwise."""
+    if isinstance(expr, cst.Call) and len(expr.args) >= 1 and ctx.qualified_names(expr.func) & _TEXT_BUILTINS:
+        return [expr.args[0].value]
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        sides = (expr.left, expr.right)
+        if any(isinstance(e, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+               or _text_of(ctx, e) is not None for e in sides):
+            return [e for e in sides if not isinstance(e, (cst.SimpleString, cst.ConcatenatedString))]
+    return None
 
 
 def python_option_param(ctx, func, expr: cst.BaseExpression) -> bool:

@@ -169,3 +169,26 @@ def test_a_log_under_a_parameter_taken_for_a_tensor_only_from_its_own_ops_is_a_g
             sample_weight(labels, weights, FLAGS.ece_label_threshold)
             tensor_weight(labels, weights, tf.constant(0.5))
     """)
+
+
+def test_a_log_that_formats_a_tensor_with_str_and_plus_is_traced_text():
+    # YosefLab/epitome before its fix: `tf.compat.v1.logging.info(str(step) + " " +
+    # str(tf.reduce_mean(loss[0])))` in a @tf.function loop logs once, the symbolic
+    # `Tensor("Mean:0", ...)` (TF 2.21: one message over three calls); the twin formats only
+    # Python values of the trace (a parameter's default, a shape, a dtype) and is the trace's own log
+    assert_tiers("""
+        import logging
+        import tensorflow as tf
+
+        @tf.function
+        def loop(ds):
+            for step, loss in enumerate(ds):
+                tf.compat.v1.logging.info(str(step) + " " + str(tf.reduce_mean(loss)))  # STG101
+                logging.info("mean: " + repr(tf.reduce_mean(loss)))  # STG101
+
+        @tf.function
+        def build(x, n_layers=3):
+            logging.info("building " + str(n_layers) + " layers, input shape " + str(x.shape))
+            logging.info("dtype: " + repr(x.dtype))
+            return x
+    """)
