@@ -206,9 +206,17 @@ def _cells(c: Counter) -> str:
 #: (a later session's re-run of an earlier audit's half with that session's main), then the
 #: re-readings of every held-back half at one main, named by session (`s15`: session 15's first,
 #: `s15b` its second), whose main `MAINS` names. The last of these a half has is its latest reading.
-WHENS = ("before", "after", "now", "s15", "s15b")
+WHENS = ("before", "after", "now", "s15", "s15b", "s19")
 #: The main each session re-reading was made at (the earlier runs' mains: bench/fresh_audit_notes.md).
-MAINS = {"s15": "39cc0c4", "s15b": "27d6fda"}
+MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52"}
+#: A half's own before or after run that a pool takes as a reading at a known main: the tenth
+#: audit's `after` (session 18's final code, whose findings on AJ and AL b5aea52 repeats).
+RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde"}
+
+
+def main_of(half: str, when: str) -> str | None:
+    """The main a half's reading was made at, where this file records it."""
+    return MAINS.get(when) or RUN_MAINS.get((half, when))
 _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second TensorFlow audit",
            "G": "The third JAX audit", "I": "The third TensorFlow audit", "K": "The fourth JAX audit",
            "M": "The fourth TensorFlow audit", "O": "The fifth JAX audit", "Q": "The fifth TensorFlow audit",
@@ -250,13 +258,13 @@ def pooled(latest: dict[str, tuple[str, list[dict], dict]]) -> list[str]:
         for k, c in fw_counts.items():
             by_fw[k].update(c)
     runs = ", ".join(f"{h} {w}" for h, (w, _, _) in latest.items())
-    mains = {MAINS.get(w) for w, _, _ in latest.values()}
+    mains = {main_of(h, w) for h, (w, _, _) in latest.items()}
     if len(mains) == 1 and None not in mains:
         when = f"every one made at main `{mains.pop()}`, so the figures are that main's behaviour."
     elif None not in mains:
         at = defaultdict(list)
         for h, (w, _, _) in latest.items():
-            at[MAINS[w]].append(h)
+            at[main_of(h, w)].append(h)
         when = "made at main " + ", at main ".join(f"`{m}` ({' '.join(hs)})" for m, hs in at.items()) + "."
     else:
         when = "the runs were made at different mains, so a rule fixed since counts with its old findings."
@@ -389,7 +397,7 @@ def render_doc(runs: dict[str, tuple[list[dict], dict]]) -> str:
            f"(`bench/fresh_verdicts_<half>_<run>.csv`: verdict and reason per finding, checked with "
            f"TensorFlow 2.21 / JAX 0.10.2 where in doubt). `python bench/fresh_audit.py run --root DIR --half F "
            f"--out ...` re-runs stagelint on a checkout of the pinned commits (the fetched code is never committed); "
-           f"parse diagnostics (STG000) are counted apart. A `now` or session (`s15`, `s15b`) run is a later "
+           f"parse diagnostics (STG000) are counted apart. A `now` or session (`s15`, `s15b`, `s19`) run is a later "
            f"session's re-run of an earlier held-back half, its new findings read (the tables show a half's latest "
            f"re-run; session re-runs were made at main " + ", ".join(f"`{m}` ({w})" for w, m in MAINS.items()) + "). The classes of error and what each fix states: "
            f"`{NOTES}`."]
