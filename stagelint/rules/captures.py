@@ -224,6 +224,7 @@ class StaleGlobal(Rule):
         self.mutated: dict[int, set[str]] = {}  # binding node id -> functions that mutate it
         self.loops: list[cst.CSTNode] = []  # every for/while loop, for "bound in a loop around the def"
         self.ifs: list[cst.If] = []  # every if statement, for "in the other branch"
+        self.trys: list[cst.Try] = []  # every try statement, for "may not have run"
         self.mutation_sites: dict[int, list] = {}  # binding node id -> (function, node) of each mutation
         self.holders: dict[int, str] = {}  # Name target bound in a function -> that function's qualname
         self.method_calls: list = []  # (function, receiver) of each `x.append(...)`-like call
@@ -249,6 +250,9 @@ class StaleGlobal(Rule):
 
     def visit_If(self, node: cst.If) -> None:
         self.ifs.append(node)
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self.trys.append(node)
 
     def _exclusive(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
         """`a` and `b` sit in the two branches of one `if`, and no loop holds both: one run of
@@ -709,8 +713,29 @@ class StaleGlobal(Rule):
         scope = self.ctx.scope(outer_def)
         if scope is None:
             return None
-        return [a.node for assignment in scope.assignments[outer_def.name.value]
-                if getattr(assignment, "node", None) is outer_def for a in assignment.references]
+        name = outer_def.name.value
+        later = [a.node for a in scope.assignments[name]
+                 if getattr(a, "node", None) is not outer_def
+                 and self.ctx.raw_position(a.node)[:2] > self.ctx.raw_position(outer_def)[:2]]
+        return [a.node for assignment in scope.assignments[name]
+                if getattr(assignment, "node", None) is outer_def for a in assignment.references
+                if not any(self._rebinds_before(other, outer_def, a.node) for other in later)]
+
+    def _rebinds_before(self, other: cst.CSTNode, outer_def: cst.CSTNode, ref: cst.CSTNode) -> bool:
+        """`other` binds the def's name again after the def and before `ref` on every path that
+        reaches `ref` (no `if` branch, loop body or `try` part holds it without holding `ref`
+        too): Python rebinds the name at each `def`, so `ref`
+        names the later object, and a call there is not a run of this Function (a test that
+        defines `@tf.function def run` again after rebinding what it reads; checked with TF 2.21:
+        each `run` traces with the value bound before its own def)."""
+        ctx = self.ctx
+        o, r = ctx.raw_position(other)[:2], ctx.raw_position(ref)[:2]
+        if not (ctx.raw_position(outer_def)[:2] < o < r) or ctx.inside(ref, other):
+            return False
+        parts = [p for node in self.ifs for p in (node.body, node.orelse)]
+        parts += [p for node in self.loops for p in (node.body, node.orelse)]
+        parts += [p for node in self.trys for p in (node.body, *node.handlers, node.orelse, node.finalbody)]
+        return not any(p is not None and ctx.inside(other, p) and not ctx.inside(ref, p) for p in parts)
 
     def _between_runs(self, change: cst.CSTNode, outer_def: cst.FunctionDef) -> int:
         """Whether the enclosing function's change can fall between two runs of the nested

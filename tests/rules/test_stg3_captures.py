@@ -1094,3 +1094,75 @@ def test_stg301_a_lambda_reading_a_container_its_function_fills_after_it_is_made
     """
     for preview in (False, True):
         assert [f.code for f in check_project(tmp_path, {"pipeline.py": source}, preview=preview)] == []
+
+
+def test_a_function_defined_again_after_the_rebinding_is_a_new_function():
+    """Python rebinds the name at each `def`: a test that rebinds what its `@tf.function run`
+    reads and then defines `run` again calls the new Function after the rebinding, which traces
+    with the new value (TF 2.21: 1.0 then 2.0); the first `run` is never called after it. Its
+    twins: a redefinition only in one branch of an `if`, or in a `try` body the call is not in,
+    may not have run, and a call of the same Function after the rebinding is stale."""
+    assert_marked("""
+    import tensorflow as tf
+
+    def test_graph_mode(make):
+        mapper = make(1)
+
+        @tf.function
+        def run(x):
+            return mapper(x)
+
+        run(1)
+        mapper = make(2)
+
+        @tf.function
+        def run(x):
+            return mapper(x)
+
+        run(2)
+    """)
+    assert_marked("""
+    import tensorflow as tf
+
+    def test_same_function(make):
+        mapper = make(1)
+
+        @tf.function
+        def run(x):
+            return mapper(x)  # STG301
+
+        run(1)
+        mapper = make(2)
+        run(2)
+
+    def test_redefined_in_one_branch(make, flag):
+        mapper = make(1)
+
+        @tf.function
+        def run(x):
+            return mapper(x)  # STG301
+
+        run(1)
+        mapper = make(2)
+        if flag:
+            @tf.function
+            def run(x):
+                return mapper(x)
+        run(2)
+
+    def test_redefined_in_a_try(make):
+        mapper = make(1)
+
+        @tf.function
+        def run(x):
+            return mapper(x)  # STG301
+
+        run(1)
+        mapper = make(2)
+        try:
+            @tf.function
+            def run(x):
+                return mapper(x)
+        except ValueError:
+            run(2)
+    """)
