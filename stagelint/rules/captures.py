@@ -714,8 +714,10 @@ class StaleGlobal(Rule):
         if scope is None:
             return None
         name = outer_def.name.value
+        # another def of the name: a new function object (an assignment may hold this one still:
+        # `run = jax.jit(run)` calls it through the wrapper)
         later = [a.node for a in scope.assignments[name]
-                 if getattr(a, "node", None) is not outer_def
+                 if isinstance(getattr(a, "node", None), cst.FunctionDef) and a.node is not outer_def
                  and self.ctx.raw_position(a.node)[:2] > self.ctx.raw_position(outer_def)[:2]]
         return [a.node for assignment in scope.assignments[name]
                 if getattr(assignment, "node", None) is outer_def for a in assignment.references

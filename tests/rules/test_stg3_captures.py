@@ -1166,3 +1166,22 @@ def test_a_function_defined_again_after_the_rebinding_is_a_new_function():
         except ValueError:
             run(2)
     """)
+
+
+def test_a_name_rebound_to_a_wrapper_of_the_same_def_still_calls_it():
+    """`step = tf.function(step)` rebinds the name to a Function of the same def: calls after
+    it run the def (lop-jax's `update_task = jax.jit(update_task)`), unlike a second `def`."""
+    assert_marked("""
+    import tensorflow as tf
+
+    def train(make):
+        mapper = make(1)
+
+        def run(x):
+            return mapper(x)  # STG301
+
+        run = tf.function(run)
+        run(1)
+        mapper = make(2)
+        run(2)
+    """)
