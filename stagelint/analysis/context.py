@@ -34,6 +34,7 @@ from stagelint.frameworks import (
     JAX_TRACER_MODULES,
     JAX_TRACER_TYPES,
     KERAS_SETUP_HOOKS,
+    KERAS_UNBUILT,
     MUTATING_METHODS,
     NONE_RETURNING_MUTATORS,
     PYTHON_CONTAINER_TYPES,
@@ -438,6 +439,9 @@ class FileContext:
         #: The loops (For/While nodes) enclosing the current node, in the current function only.
         self.loops: list[cst.For | cst.While] = []
         self._saved_loops: list[list] = []
+        #: the lines of the module-level statements that build a functional model (`keras.Input`,
+        #: `Model(inputs, outputs)`), in walk order: `_redefining` asks which a class's binding spans
+        self.module_builds: list[int] = []
         #: Regions rules mark on nodes before the walk reaches them (`mark_region`); `regions` is
         #: the stack of the marks enclosing the current node, innermost last.
         self.regions: list[str] = []
@@ -730,6 +734,10 @@ class FileContext:
                             targets = [t.target for t in small.targets]
                         elif isinstance(small, cst.AnnAssign) and small.value is not None:
                             targets = [small.target]
+                        elif isinstance(small, cst.AugAssign):
+                            # `a *= x` rebinds `a` (NumPy's in-place operator defers to a tensor
+                            # `x` and gives a tensor): the load sees this binding, which reads on
+                            targets = [small.target]
                         for t in targets:
                             for n in target_names(t):
                                 if n.value == name.value and id(n) in nodes:
@@ -748,6 +756,18 @@ class FileContext:
         except KeyError:
             where = (0, 0, 0, 0)
         return (where, type(binding).__name__, getattr(binding, "name", ""))
+
+    def never_read(self, target: cst.Name, func: FunctionInfo | None) -> bool:
+        """`target` (a name an assignment binds) is a local of `func` that no code reads: no
+        load of the name in the function or the functions it holds refers to any of its
+        bindings, and it is not declared `global` / `nonlocal`. A module's names are never so:
+        other modules may import them."""
+        if func is None or target.value in func.declared:
+            return False
+        scope = self.scope(target)
+        if scope is None or target.value not in scope.assignments:
+            return False
+        return not any(a.references for a in scope.assignments[target.value])
 
     # Where a name lives -----------------------------------------------------------------------
 
@@ -961,6 +981,10 @@ class FileContext:
             line = earlier.span.line
         elif absolute in self.facts.classes and self.facts.classes[absolute].span is not None:
             line = self.facts.classes[absolute].span.line
+            if not self.functions and not any(built >= line for built in self.module_builds):
+                # no module-level functional build ran while the name was bound to this class: the
+                # module's builds call the layers of other classes (relocated with it below)
+                self.facts.keras_drives.append((KERAS_UNBUILT, absolute, "", None))
         else:
             return
         F.relocate(self.facts, name, f"{name}@{line}", self.module)

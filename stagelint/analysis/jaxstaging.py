@@ -253,13 +253,8 @@ def mark_uncalled(ctx) -> None:
             if target.attr.value not in ctx.attribute_loads:
                 record.uncalled = "module"
         elif isinstance(target, cst.Name):
-            scope = ctx.scope(target)
-            if scope is None or target.value not in scope.assignments:
-                continue
-            if any(a.references for a in scope.assignments[target.value]):
-                continue
-            if func is None or target.value in func.declared:
-                continue  # a module's name: other modules may import it and call it
+            if not ctx.never_read(target, func):
+                continue  # read, or a module's name: other modules may import it and call it
             record.uncalled = "never"
             if call in ctx.wrapped_at:
                 dropped.add(ctx.wrapped_at[call])  # nor is it an entry point the other way

@@ -20,7 +20,7 @@ from collections import deque
 from stagelint.analysis import facts as F
 from stagelint.frameworks import (KERAS3_BASE_PREFIXES, KERAS_EAGER_COMPILE, KERAS_LOOP_STEPS,
                                   KERAS_RUNNING_METHODS, KERAS_SEQUENTIAL_ENTRY, KERAS_STEP_METHODS,
-                                  KERAS_SYMBOLIC_SCOPE, Framework)
+                                  KERAS_SYMBOLIC_SCOPE, KERAS_UNBUILT, Framework)
 
 Key = tuple[str, str]  # (module, qualname)
 
@@ -331,7 +331,7 @@ class Project:
                 if method in KERAS_STEP_METHODS:
                     if cls and ident and (caller is None or (m.module, caller) not in self.entries):
                         driven.setdefault(self.resolved_class_name(cls), set()).add(f"{m.module}:{ident}")
-                else:
+                elif method != KERAS_UNBUILT:
                     if cls:
                         trained_classes.add(self.resolved_class_name(cls))
                     if ident:
@@ -484,8 +484,11 @@ class Project:
         building: set[str] = set()  # classes whose constructor builds a functional model
         for m in self.modules.values():
             symbolic: set = set()
+            unbuilt: set[str] = set()  # classes bound at module level across no functional build
             for method, cls, _ident, caller in m.keras_drives:
-                if method == KERAS_SYMBOLIC_SCOPE:
+                if method == KERAS_UNBUILT:
+                    unbuilt.add(cls)
+                elif method == KERAS_SYMBOLIC_SCOPE:
                     symbolic.add(caller)
                     f = self.function((m.module, caller)) if caller else None
                     if f is not None and f.name == "__init__" and f.class_qualname:
@@ -506,7 +509,7 @@ class Project:
                 if found is None or not self.is_layer_class(found[1].qualname):
                     continue
                 cls = found[1].qualname
-                if site.caller in symbolic:
+                if site.caller in symbolic and not (site.caller is None and cls in unbuilt):
                     where = f"`{site.caller}`" if site.caller else "the module"
                     show(cls, ("call",), f"{where} makes it where it builds a functional model (`keras.Input`, "
                          f"`Model(inputs, outputs)`), calling its layers on symbolic inputs")

@@ -24,7 +24,7 @@ from stagelint.analysis.dependence import name_loads
 from stagelint.analysis.literals import BOOLS, is_literal, keyword_constant
 from stagelint.analysis.fastmeta import walk
 from stagelint.analysis.trivia import TRIVIA
-from stagelint.frameworks import CONTAINER_METHODS, JAX, STRUCTURE_ATTRIBUTES
+from stagelint.frameworks import CONTAINER_METHODS, JAX, NUMPY_FLOAT_CONSTANTS, STRUCTURE_ATTRIBUTES
 
 
 #: String literals: `"labels"`, `"a" "b"`, `f"{name}_mask"`.
@@ -510,7 +510,7 @@ class _Values(_MemoizedWalk):
             return Value("tuple" if isinstance(expr.left, cst.Tuple) or isinstance(expr.right, cst.Tuple) else "list")
         if t is cst.Subscript and any(isinstance(e.slice, cst.Slice) for e in expr.slice):
             inner = self.of(expr.value)
-            if inner.what in ("list", "tuple", "str"):
+            if inner.what in ("list", "tuple", "str", "ndarray"):
                 return Value(inner.what)  # `tf.unstack(shape)[1:]`: a slice of a list is a list
         if t is cst.Attribute and expr.attr.value in STRUCTURE_ATTRIBUTES:
             return Value("tuple")
@@ -528,6 +528,8 @@ class _Values(_MemoizedWalk):
                     return Value(seq)
             return UNKNOWN
         if t is cst.Attribute:
+            if self.ctx.qualified_names(expr) & NUMPY_FLOAT_CONSTANTS:
+                return Value("float")  # `np.pi`
             return self._attribute(expr)
         return UNKNOWN
 
@@ -577,7 +579,12 @@ class _Values(_MemoizedWalk):
                 values.append(self._loop_element(node, bound))
             elif isinstance(bound, cst.AugAssign):
                 inner = self.of(bound.value)  # `n += 1` stays a number, `acc += [x]` a list
-                values.append(Value(inner.what) if inner.what in NUMBERS | {"list", "tuple", "str"} else UNKNOWN)
+                if inner.what in NUMBERS | {"ndarray"} and self._updates_array(name, r, bound):
+                    # `kd *= 2 * np.pi`: NumPy in place, an array still (`kd *= t` of a tensor `t`
+                    # defers to the tensor and rebinds `kd` to one: tests/runtime/test_tf_loop_facts.py)
+                    values.append(Value("ndarray"))
+                else:
+                    values.append(Value(inner.what) if inner.what in NUMBERS | {"list", "tuple", "str"} else UNKNOWN)
             else:
                 at = ctx.unpacked_at.get(id(node))
                 if at is not None and isinstance(bound, cst.Call) and self._structure_api(bound):
@@ -594,6 +601,15 @@ class _Values(_MemoizedWalk):
                     value = Value(value.what, value.cls, f"{node.value}@{ctx.position(node).line}")
                 values.append(value)
         return self._merge(values)
+
+    def _updates_array(self, name: cst.Name, binding, aug: cst.AugAssign) -> bool:
+        """`aug` (`kd *= 2`, the `binding` the load `name` sees) updates a NumPy array: every
+        other binding of the name that reaches the statement is one."""
+        before = [b for b in self.ctx.reaching_in_order(name, self.func, aug) or () if b is not binding]
+        return bool(before) and all(
+            self.of(self.ctx.bound_values.get(id(getattr(b, "node", None)))).what == "ndarray"
+            if isinstance(self.ctx.bound_values.get(id(getattr(b, "node", None))), cst.BaseExpression) else False
+            for b in before)
 
     def _loop_element(self, target: cst.CSTNode, loop: cst.For) -> Value:
         """The value a loop variable takes: `for i in range(n)`, `for opt in [a, b]`, enumerate."""
@@ -705,6 +721,8 @@ class _Values(_MemoizedWalk):
                 return Value("dataset")
             if receiver.what == "rng" and method not in FW.RNG_NON_DRAW_METHODS:
                 return Value("ndarray")
+            if receiver.what == "ndarray" and method in FW.NUMPY_ARRAY_METHODS:
+                return Value("ndarray")  # `kd.reshape(shape)`: NumPy's, computed as Python
         if isinstance(call.func, cst.Name):
             for b in ctx.bindings_of(call.func):
                 node = getattr(b, "node", None)

@@ -1040,6 +1040,8 @@ class _Walker(cst.CSTVisitor):
         if names & KERAS_INPUT_CALLS or self._functional_model(node) or _functional_super_init(node):
             # the layers this scope calls build a functional model: called on symbolic inputs
             drives.append((KERAS_SYMBOLIC_SCOPE, "", "", caller))
+            if caller is None:
+                ctx.module_builds.append(ctx.position(node).line)
             return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("fit", "export"):
             if node.func.attr.value == "export" or any(

@@ -171,6 +171,18 @@ PYTHON_VALUE_METHODS = frozenset({
     "add", "index", "count", "as_list", "is_integer",
 })
 
+#: NumPy's module constants: Python floats (`kd *= 2 * np.pi` multiplies by a number).
+NUMPY_FLOAT_CONSTANTS = frozenset({"numpy.pi", "numpy.e", "numpy.inf", "numpy.nan", "numpy.euler_gamma"})
+#: Methods of a NumPy array that give a NumPy array (or a NumPy scalar) computed by NumPy: inside a
+#: trace they run once, as Python, and add nothing to the graph; the loop of STG503 over the axes
+#: of a Python shape list that builds its vectors with them unrolls no op (a symbolic tensor
+#: given to one raises instead: `a.dot(t)`; tests/runtime/test_tf_loop_facts.py).
+NUMPY_ARRAY_METHODS = frozenset({
+    "reshape", "astype", "copy", "transpose", "flatten", "ravel", "squeeze", "swapaxes", "repeat",
+    "sum", "mean", "prod", "min", "max", "cumsum", "cumprod", "clip", "round", "conj", "dot", "take",
+    "view", "std", "var", "argmax", "argmin", "argsort",
+})
+
 #: Builtins that iterate over their (positional) arguments: given a symbolic tensor, each raises
 #: OperatorNotAllowedInGraphError as `list(x)` does (tf-behaviour.md j; STG602 asks it).
 ITERATING_BUILTINS = frozenset({

@@ -428,6 +428,12 @@ KERAS_LOOP_STEPS: dict[str, frozenset[str]] = {
 #: saved with `tf.saved_model.save(model, ...)` or `model.export(...)`.
 KERAS_VALIDATING_FIT = "fit(validation_data)"
 KERAS_SYMBOLIC_SCOPE = "keras.Input"
+#: A module-level class the module defines again later under the same name, during whose binding
+#: the module's own code builds no functional model: the layers the module's statements make of
+#: it are not the ones its `keras.Input` builds call (those are made while the name is bound to
+#: another class, or before it is bound at all); a layer of it the module calls directly on eager
+#: tensors runs `call` as Python (tests/runtime/test_tf_keras_tracing_facts.py).
+KERAS_UNBUILT = "keras.Input(not while bound)"
 KERAS_SEQUENTIAL_ENTRY = "Sequential([...])"
 KERAS_SAVED = "tf.saved_model.save"
 KERAS_LOOP_STEPS[KERAS_VALIDATING_FIT] = frozenset({"test_step"})

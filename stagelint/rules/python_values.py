@@ -220,7 +220,10 @@ class FrozenPythonValue(Rule):
     shown); a draw that is all a helper returns (`def gen_int_seed(): return
     random.randrange(2**63 - 1)`), whose caller's use decides. Not flagged: a draw that is the
     `seed=` of a stateful random op (`tf.random.uniform(..., seed=np.random.randint(...))`),
-    which still draws anew on every run of the trace (observed with TF 2.21). A `tf.function`'s
+    which still draws anew on every run of the trace (observed with TF 2.21); a draw (or what
+    its methods make of it: `.astype(np.float32)`) bound to a local name nothing reads
+    (`batch_z = np.random.uniform(...)` left over beside the `tf.random.normal` a step samples
+    with): the one value the trace keeps reaches no call's result. A `tf.function`'s
     own `return random.random()` is a constant output: default.
 
 
@@ -357,10 +360,27 @@ class FrozenPythonValue(Rule):
         self.returned: set[int] = set()
         #: calls that are the `seed=` argument of another call -> that call's qualified names
         self.seeding: dict[int, set[str]] = {}
+        #: calls whose value only a local nothing reads holds
+        self.unread: set[int] = set()
 
     def visit_Return(self, node: cst.Return) -> None:
         if isinstance(node.value, cst.Call):
             self.returned.add(id(node.value))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        # `batch_z = np.random.uniform(-1, 1, shape).astype(np.float32)` bound to a local nothing
+        # reads: the one value the trace keeps reaches no call's result (the draw, and what its
+        # methods make of it, are the name's value alone)
+        ctx = self.ctx
+        if ctx.function is None or not ctx.in_staged_context or len(node.targets) != 1:
+            return
+        target = node.targets[0].target
+        if not isinstance(target, cst.Name) or not ctx.never_read(target, ctx.function):
+            return
+        value = node.value
+        while isinstance(value, cst.Call):
+            self.unread.add(id(value))
+            value = value.func.value if isinstance(value.func, cst.Attribute) else None
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self.seeded.append((self.ctx.function, set()))
@@ -395,7 +415,7 @@ class FrozenPythonValue(Rule):
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value == "seed" and isinstance(arg.value, cst.Call):
                 self.seeding[id(arg.value)] = set(ctx.qualified_names(node.func))
-        if runs_once(ctx, node):
+        if runs_once(ctx, node) or id(node) in self.unread:
             return
         instead = self._frozen(node)
         if instead is None:

@@ -1516,9 +1516,15 @@ class PythonLoopUnrolled(Rule):
     given (the guide's `measure_graph_size(train, small_data)`).
 
     Not flagged: `range(<tensor>)` (AutoGraph turns it into `tf.range`), `tf.range`, tensors and
-    datasets; loops over model structure (`for layer in self.layers`), module-level constants and
+    datasets; loops over model structure (`for layer in self.layers`, and its index form `for l
+    in range(start, end): x = self.layers[l](x)`, whose variable only picks which element of a
+    Python container to call: each iteration applies another layer, and no graph loop can pick
+    a Python object by a tensor index), module-level constants and
     literal sequences (`for k in (1, 2, 3)`, `range(4)`), which are deliberate, fixed unrolling;
-    loops whose body adds no graph ops (building an einsum equation, a NumPy table); `range(n)`
+    loops whose body adds no graph ops (building an einsum equation, a NumPy table, the k vectors
+    of an FFT over the axes of a Python shape list: `np.fft.fftfreq`, `kd *= 2 * np.pi`, and the
+    methods of the NumPy array it gives, `kd.reshape(...)`, which NumPy computes; `kd *= x` of a
+    tensor `x` makes `kd` a tensor, and the body graph work); `range(n)`
     where callers pass one small fixed number (a model's size, below 32), or nothing visible,
     or different small numbers from call sites that are themselves staged code
     (`self._patch(x, 2)` in one traced function, `self._patch(x, 3)` in another: each unrolls
@@ -1705,6 +1711,12 @@ class PythonLoopUnrolled(Rule):
             if tensorness(ctx, it, func).definite and value_of(ctx, it, func).what not in _CONTAINERS:
                 self._candidate(node, iter=short_code(it), _param="", _how="array", _jax_only=True)
             return
+        if _calls_by_index(node):
+            # `for l in range(a, b): x = self.layers[l](x)` applies one callable of a Python
+            # container per iteration, as `for layer in self.layers[a:b]` does (no candidate): the
+            # unrolled copies are the network, and no graph loop can pick a Python object by a
+            # tensor index (TypeError; tests/runtime/test_tf_loop_facts.py)
+            return
         for arg in it.args:
             value = arg.value
             if isinstance(value, cst.Name) and ctx.binding_kind(value, func) == "param":
@@ -1800,6 +1812,24 @@ def _used_as_rows(loop: cst.For) -> bool:
     return True
 
 
+def _calls_by_index(loop: cst.For) -> bool:
+    """Every use of the loop's one target in its body is the only index of a subscript the body
+    calls (`self.layers[l](x)`, `blocks[i](x, training)`): each iteration applies another element
+    of a Python container, which is iterating the container itself."""
+    if not isinstance(loop.target, cst.Name):
+        return False
+    name = loop.target.value
+    uses = called = 0
+    for node in _body_nodes(loop):
+        if isinstance(node, cst.Name) and node.value == name:
+            uses += 1
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript) and len(node.func.slice) == 1:
+            index = getattr(node.func.slice[0].slice, "value", None)
+            if isinstance(index, cst.Name) and index.value == name:
+                called += 1
+    return called > 0 and uses == called
+
+
 def _row_given_to_op(ctx, loop: cst.For, func) -> bool:
     """The loop's one target is an operand of a JAX operation in the body (`jnp.maximum(best, x)`,
     `x.sum()`, `total + x` with `total` an array): an array, so the loop runs a copy of that
@@ -1846,6 +1876,10 @@ _DATA_ELEMENTS = frozenset({"int", "float", "complex", "tuple", "list", "ndarray
 
 
 
+#: Values whose methods NumPy or Python compute (`frameworks.NUMPY_ARRAY_METHODS`, a string's
+#: `format`): a call of one adds no op to a graph.
+NUMPY_VALUES = frozenset({"ndarray", "str", "int", "float", "complex", "bool"})
+
 #: What a loop iterates as Python whatever it holds; and a pytree not known to be an array
 #: (`jax.grad(f)(params)` of a parameter: its structure), which is not known to unroll.
 _CONTAINERS = frozenset({"list", "tuple", "dict", "set", "str", "pytree"})
@@ -1871,6 +1905,8 @@ def _body_ops(ctx, loop, func, calls_add_ops: bool = True) -> Tensorness:
             if any(fw.owns(q) for q in names):
                 return Tensorness(True)
             method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+            if method is not None and value_of(ctx, node.func.value, func).what in NUMPY_VALUES:
+                continue  # `kd.reshape(shape)` of a NumPy array: NumPy computes it, as Python
             if method not in PYTHON_VALUE_METHODS and not (names and all(q.startswith(PYTHON_COMPUTING_MODULES) for q in names)) \
                     and calls_add_ops:
                 return Tensorness(True)  # `layer(x)`, `self._block(x)`, `callback(grads)`

@@ -208,6 +208,7 @@ def test_clocks_uuids_and_generator_objects_are_frozen():
                 noise = rng.normal(size=3) + self.rs.rand()  # STG104
                 coin = py_rng.random()  # STG104
                 rng.bit_generator
+                tf.print(t0, str(stamp), str(key), salt)
                 return x + noise + coin
 
         augment = Augment()
@@ -271,7 +272,7 @@ def test_project_decorator_that_calls_the_function_in_the_graph_keeps_it_staged(
         @map_decorator
         def naive_map(steps, times, values):
             start = time.perf_counter()  # STG104
-            return steps, times, values
+            return steps, times + start, values
 
         ds = tf.data.Dataset.range(3).map(lambda s: (s, 0.0, 1)).map(naive_map)
     """)

@@ -129,7 +129,7 @@ def test_one_draw_is_one_finding_not_one_more_for_a_method_of_its_result():
             b = np.random.uniform(0, 1, 3).astype(np.float32)  # STG104
             c = random.random().hex()  # STG104
             d = np.random.default_rng().normal()  # STG104
-            return x + a + b + d
+            return x + a + b + d + len(c)
 
         for i in range(3):
             f(tf.constant(1.0))

@@ -364,3 +364,203 @@ def test_unpacking_a_list_of_tensors_a_python_op_or_decode_csv_returns():
 
         ds = tf.data.TextLineDataset("a.csv").map(parse).map(pairs)
     """, preview=True)
+
+
+# The tenth TensorFlow audit's read halves (AK, AL; bench/fresh_verdicts_AL_after.csv) ------------
+
+
+def test_a_loop_whose_body_computes_with_numpy_alone_unrolls_no_op():
+    """flowpm's `fftk`: a `for` over the axes of a Python shape list whose body is NumPy only
+    (`np.fft.fftfreq`, `kd *= 2 * np.pi`, a slice, `kd.reshape`, `kd.astype`) adds no op to the
+    graph however many axes it runs over (tests/runtime/test_tf_loop_facts.py). Its twin
+    multiplies by the traced tensor: NumPy's in-place operator defers to it, `kd` is a tensor and
+    the body is graph work per axis."""
+    assert_marked("""
+        import numpy as np
+        import tensorflow as tf
+
+        def fftk(shape):
+            k = []
+            for d in range(len(shape)):
+                kd = np.fft.fftfreq(shape[d])
+                kd *= 2 * np.pi
+                kdshape = np.ones(len(shape), dtype="int")
+                kd = kd[: shape[d] // 2 + 1]
+                kdshape[d] = len(kd)
+                kd = kd.reshape(kdshape)
+                k.append(kd.astype(np.float32))
+            return k
+
+        def scaled(shape, x):
+            k = []
+            for d in range(len(shape)):  # STG503
+                kd = np.fft.fftfreq(shape[d])
+                kd *= x
+                k.append(tf.reshape(kd, [-1, 1]))
+            return k
+
+        @tf.function
+        def step(x):
+            ks = fftk([4, 4, 4])
+            s = scaled([4, 4, 4], x)
+            return x + ks[0][0, 0, 0]
+
+        step(tf.constant(1.0, tf.float64))
+    """)
+
+
+def test_an_array_updated_in_place_by_a_number_stays_an_array_by_a_tensor_it_does_not():
+    """The value model reads `a *= 2 * np.pi` of a NumPy array as a NumPy array, and `a *= x` of a
+    tensor `x` as a rebinding to what the tensor gives (the load after it sees that binding):
+    `a.reshape` is NumPy's after the first, graph work after the second."""
+    assert_marked("""
+        import numpy as np
+        import tensorflow as tf
+
+        def numpy_only(shape):
+            out = []
+            for n in shape:
+                a = np.ones(n)
+                a *= 2 * np.pi
+                out.append(a.reshape([-1, 1]))
+            return out
+
+        def with_tensor(shape, x):
+            out = []
+            for n in shape:  # STG503
+                a = np.ones(n)
+                a *= x
+                out.append(a.reshape([-1, 1]))
+            return out
+
+        @tf.function
+        def step(x):
+            return numpy_only([2, 3]), with_tensor([2, 3], x)
+
+        step(tf.constant(1.0, tf.float64))
+    """)
+
+
+def test_a_loop_applying_a_container_of_layers_by_index_is_the_network():
+    """SSD-Tensorflow2's `indexable_call`: `for l in range(start, end): x = self.layers[l](x)`
+    applies one layer of a Python list per iteration, as `for layer in self.layers[start:end]`
+    does: the unrolled copies are the network, and no graph loop can pick a Python object by a
+    tensor index (TypeError; tests/runtime/test_tf_loop_facts.py). Its twin uses the index as a
+    number too (`* l`): per-iteration graph work that changes with `start`."""
+    assert_marked("""
+        import tensorflow as tf
+
+        class Stack(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.blocks = [tf.keras.layers.Dense(4) for _ in range(6)]
+
+            def run(self, x, start=0, end=None):
+                if end is None:
+                    end = len(self.blocks)
+                for l in range(start, end):
+                    x = self.blocks[l](x)
+                return x
+
+            def scale(self, x, start=0, end=6):
+                for l in range(start, end):  # STG503
+                    x = self.blocks[l](x) * l
+                return x
+
+            def call(self, x):
+                outs = []
+                for i in range(3):
+                    outs.append(self.run(x, start=i, end=i + 1))
+                    outs.append(self.scale(x, start=i, end=i + 1))
+                return outs
+
+        model = Stack()
+        model.compile("sgd", "mse")
+        model.fit(tf.ones([2, 4]), tf.ones([2, 4]))
+    """)
+
+
+def test_a_frozen_draw_bound_to_a_name_nothing_reads_is_no_finding():
+    """The GAN collection's VAE: `batch_z = np.random.uniform(...).astype(np.float32)` in the
+    traced `train_one_step`, never read (the encoder samples with `tf.random.normal`): the one
+    value the trace keeps reaches no result (tests/runtime/test_tf_loop_facts.py). Its twin
+    reads the draw."""
+    assert_marked("""
+        import numpy as np
+        import tensorflow as tf
+
+        class VAE:
+            def __init__(self):
+                self.batch_size, self.z_dim = 4, 2
+
+            @tf.function
+            def train_one_step(self, x):
+                batch_z = np.random.uniform(-1, 1, [self.batch_size, self.z_dim]).astype(np.float32)
+                eps = tf.random.normal(tf.shape(x))
+                return x + eps
+
+            @tf.function
+            def sample(self, x):
+                batch_z = np.random.uniform(-1, 1, [self.batch_size, self.z_dim]).astype(np.float32)  # STG104
+                return x + batch_z
+
+        vae = VAE()
+        for _ in range(3):
+            vae.train_one_step(tf.ones([4, 2]))
+            vae.sample(tf.ones([4, 2]))
+    """)
+
+
+def test_a_class_name_bound_twice_the_functional_build_makes_the_class_bound_then():
+    """Keyird's copy of the functional-API guide: two module-level classes named `CustomRNN`;
+    the first is made and called once, directly on `tf.zeros` (its `call` runs as Python,
+    tests/runtime/test_tf_keras_tracing_facts.py), and the functional model the module builds
+    after the second definition makes the second. No module-level build runs while the name is
+    bound to the first class: the module's `keras.Input` shows nothing for it, and its print is a
+    preview finding (a Keras `call` nothing shows traced). Its twin builds a functional model
+    while the first class is bound."""
+    assert_tiers("""
+        import tensorflow as tf
+        from tensorflow import keras
+        from tensorflow.keras import layers
+
+        inputs = keras.Input((None, 4))
+        model = keras.Model(inputs, layers.Dense(1)(inputs))
+
+        class CustomRNN(layers.Layer):
+            def call(self, inputs):
+                print(inputs.shape)  # preview STG101
+                return inputs
+
+        rnn_model = CustomRNN()
+        _ = rnn_model(tf.zeros((1, 10, 5)))
+
+        class CustomRNN(layers.Layer):
+            def call(self, inputs):
+                return inputs * 2.0
+
+        inputs = keras.Input(batch_shape=(16, 10, 5))
+        outputs = CustomRNN()(inputs)
+        model = keras.Model(inputs, outputs)
+    """)
+    assert_tiers("""
+        import tensorflow as tf
+        from tensorflow import keras
+        from tensorflow.keras import layers
+
+        class CustomRNN(layers.Layer):
+            def call(self, inputs):
+                print(inputs.shape)  # STG101
+                return inputs
+
+        inputs = keras.Input((10, 5))
+        model = keras.Model(inputs, CustomRNN()(inputs))
+
+        class CustomRNN(layers.Layer):
+            def call(self, inputs):
+                return inputs * 2.0
+
+        inputs = keras.Input(batch_shape=(16, 10, 5))
+        outputs = CustomRNN()(inputs)
+        model = keras.Model(inputs, outputs)
+    """)
