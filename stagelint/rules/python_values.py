@@ -360,8 +360,8 @@ class FrozenPythonValue(Rule):
         self.returned: set[int] = set()
         #: calls that are the `seed=` argument of another call -> that call's qualified names
         self.seeding: dict[int, set[str]] = {}
-        #: calls whose value only a local nothing reads holds
-        self.unread: set[int] = set()
+        #: calls whose value (or what its methods make of it) an assignment binds to a name -> the name
+        self.bound_to: dict[int, cst.Name] = {}
 
     def visit_Return(self, node: cst.Return) -> None:
         if isinstance(node.value, cst.Call):
@@ -375,11 +375,11 @@ class FrozenPythonValue(Rule):
         if ctx.function is None or not ctx.in_staged_context or len(node.targets) != 1:
             return
         target = node.targets[0].target
-        if not isinstance(target, cst.Name) or not ctx.never_read(target, ctx.function):
+        if not isinstance(target, cst.Name):
             return
         value = node.value
         while isinstance(value, cst.Call):
-            self.unread.add(id(value))
+            self.bound_to[id(value)] = target  # (whether anything reads it: asked of a draw only)
             value = value.func.value if isinstance(value.func, cst.Attribute) else None
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
@@ -415,11 +415,14 @@ class FrozenPythonValue(Rule):
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value == "seed" and isinstance(arg.value, cst.Call):
                 self.seeding[id(arg.value)] = set(ctx.qualified_names(node.func))
-        if runs_once(ctx, node) or id(node) in self.unread:
+        if runs_once(ctx, node):
             return
         instead = self._frozen(node)
         if instead is None:
             return
+        target = self.bound_to.get(id(node))
+        if target is not None and ctx.never_read(target, ctx.function):
+            return  # the one value the trace keeps reaches no call's result
         seeds = self.seeding.get(id(node))
         if seeds is not None and seeds & STATEFUL_SEEDED_OPS:
             return  # `tf.random.uniform(..., seed=np.random.randint(...))`: the op draws anew per run
