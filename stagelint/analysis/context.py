@@ -853,6 +853,12 @@ class FileContext:
         if func is None and not rule.always and not fields.get("_anchors"):
             return  # module-level code is never staged, unless the finding names what it concerns
         candidate = F.Candidate(rule.code, func.qualname if func else None, self.position(node), dict(fields))
+        if func is not None and func is self.function and self.flag_stack:
+            # under `if <flag>:` on a parameter of its own function that defaults to False, None
+            # or 0: in no trace where every traced call leaves it so (`flags.untraced_branch`)
+            flag = next((p for f, p in reversed(self.flag_stack) if f == id(func)), "")
+            if flag:
+                candidate.fields["_flag"] = flag
         self.facts.candidates.append(candidate)
         if func is not None and not rule.always:
             raising = self.after_trace_raising_call(func, candidate.span.line)

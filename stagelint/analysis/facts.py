@@ -133,6 +133,8 @@ class CallSite:
     refs: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: the caller's own `*args` parameter, forwarded after the positional arguments (`f(*args)`)
     star: str = ""
+    #: the call spreads `*xs` or `**kw` into its arguments: which parameters it fills is not shown
+    spread: bool = False
     #: a call of a name bound to what a call of a project function returned (`step = make_step()`
     #: ... `step(x)`): (the binding's place, "local@<line>:<column>" when the calling function
     #: binds it, "outer@..." otherwise, *the factory's target); () for any other call
@@ -579,6 +581,12 @@ def rename_module(facts: ModuleFacts, old: str, new: str) -> None:
     facts.method_calls = [(caller, name(cls), method, *rest) for caller, cls, method, *rest in facts.method_calls]
     for d in facts.dataset_functions:
         d.target = target(d.target)
+    # what JAX stages (`@jax.jit`, `jax.grad(f)`): renamed with the rest, or the two files'
+    # same-named functions would share one record (one file's `@jax.jit` staging the other's
+    # function, which then counts as staged by neither framework's JAX view)
+    for j in facts.jax_staged:
+        j.target = target(j.target)
+    facts.linen_runs = [(caller, name(cls) if cls else cls) for caller, cls in facts.linen_runs]
     facts.keras_drives = [(method, name(cls), ident, caller) for method, cls, ident, caller in facts.keras_drives]
     for site in facts.call_sites:
         site.target = target(site.target)

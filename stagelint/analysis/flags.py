@@ -5,6 +5,14 @@ is not traced (observed with JAX 0.10.2: tests/runtime/test_jax_traced_values.py
 such a branch (`facts.CallEdge.flag`) is known traced only when a traced call passes the parameter;
 where the project shows none (the traced calls are `jax.vmap(f, ...)(a, b, c)` it does not follow,
 or only eager calls pass it: a test calling `f(..., debug_mode=True)`), the step is a guess.
+
+Code written under such a branch itself (`if verbose: print(...)`, a candidate's `_flag`), or a value
+read only there (`t0 = time.perf_counter()` ... `if verbose: log(t1 - t0)`), is in no trace when the
+function is no entry point (the framework's caller, out of sight, may pass anything), some traced
+call of it is shown, and none passes the parameter (or spreads `*args`/`**kwargs` into the call)
+anything but False, None or 0 (`untraced_branch`): no rule reports there. A Python `if` on a Python
+value is decided while tracing, under `jax.jit` and `tf.function` alike (observed with JAX 0.10.2
+and TensorFlow 2.21: tests/runtime/test_jax_eleventh_audit_facts.py).
 """
 
 from __future__ import annotations
@@ -36,6 +44,16 @@ def _passes(project, key, param: str) -> bool:
         if (traced_caller or staged_itself) and given(site, key):
             return True
     return any(given(site, key) for _, site, _ in project.function_calls.get(key, ()))
+
+
+def untraced_branch(project, key, param: str) -> bool:
+    """`if <param>:` in `key` is in no trace: see the module's docstring."""
+    if key is None or key in project.entries or project.function(key) is None:
+        return False
+    traced = [site for module, site in project.call_sites.get(key, ()) if project.in_traced_code(module, site)]
+    if not traced or any(site.spread for site in traced):
+        return False
+    return not _passes(project, key, param)
 
 
 def _flag_free(project) -> tuple[set, dict]:

@@ -980,6 +980,7 @@ class _Walker(cst.CSTVisitor):
             site.args = [self._arg_facts(a.value, func, loops) for a in node.args if a.keyword is None and not a.star]
             site.kwargs = {a.keyword.value: self._arg_facts(a.value, func, loops) for a in node.args
                            if a.keyword is not None}
+            site.spread = any(a.star for a in node.args)
         ctx._pending_sites = []
 
     def _arg_facts(self, expr, func, loops) -> F.ArgFacts:

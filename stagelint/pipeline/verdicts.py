@@ -11,6 +11,7 @@ import traceback
 
 from stagelint.analysis import facts as F
 from stagelint import notebooks
+from stagelint.analysis.flags import untraced_branch
 from stagelint.analysis.proof import candidate_notes, chain_verdict, staging_notes
 from stagelint.analysis.testing import is_test_module
 from stagelint.pipeline.files import read_source
@@ -126,6 +127,9 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
             staged_here = bool(cand.fields.get("_stages_itself"))
             if (key not in project.reached and not staged_here) or (m.path, rule.code) in failed:
                 continue
+            if cand.fields.get("_flag") and not cand.fields.get("_anchors") \
+                    and untraced_branch(project, key, cand.fields["_flag"]):
+                continue  # under `if <flag>:` no traced call turns on: in no trace (`analysis.flags`)
             try:
                 verdict = rule.confirm(cand, project, m)
                 if not verdict:

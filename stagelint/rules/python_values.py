@@ -362,12 +362,50 @@ class FrozenPythonValue(Rule):
         self.seeding: dict[int, set[str]] = {}
         #: calls whose value (or what its methods make of it) an assignment binds to a name -> the name
         self.bound_to: dict[int, cst.Name] = {}
+        #: `t0 = time.perf_counter()`: the call -> the name it binds, and the names assigned so
+        self.binds: dict[int, str] = {}
+        self.bound_names: set[int] = set()
+        #: a reported draw bound to a name -> [function, candidate, the `if <flag>:` parameters
+        #: its reads sit under, or None once a read is outside one] (`leave_FunctionDef`)
+        self.pending: dict[str, list[list]] = {}
+
+    def visit_Name(self, node: cst.Name) -> None:
+        entries = self.pending.get(node.value)
+        if not entries or id(node) in self.bound_names:
+            return
+        ctx = self.ctx
+        for entry in entries:
+            if entry[2] is None:
+                continue
+            flag = next((p for f, p in reversed(ctx.flag_stack) if f == id(entry[0])), "") \
+                if ctx.function is entry[0] else ""
+            if flag:
+                entry[2].add(flag)
+            else:
+                entry[2] = None  # read where a trace runs it (or in another function): it counts
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        func = self.ctx.function
+        for name in list(self.pending):
+            left = [e for e in self.pending[name] if e[0] is not func]
+            for _, candidate, flags in (e for e in self.pending[name] if e[0] is func):
+                # every read of the value is under one `if <flag>:`: it reaches a trace only if
+                # that branch does (`flags.untraced_branch`, asked for `_flag`)
+                if flags is not None and len(flags) == 1 and "_flag" not in candidate.fields:
+                    candidate.fields["_flag"] = next(iter(flags))
+            if left:
+                self.pending[name] = left
+            else:
+                del self.pending[name]
 
     def visit_Return(self, node: cst.Return) -> None:
         if isinstance(node.value, cst.Call):
             self.returned.add(id(node.value))
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Call):
+            self.binds[id(node.value)] = node.targets[0].target.value
+            self.bound_names.add(id(node.targets[0].target))
         # `batch_z = np.random.uniform(-1, 1, shape).astype(np.float32)` bound to a local nothing
         # reads: the one value the trace keeps reaches no call's result (the draw, and what its
         # methods make of it, are the name's value alone)
@@ -437,7 +475,11 @@ class FrozenPythonValue(Rule):
         fields = {"_returned": True} if id(node) in self.returned else {}
         if seeds is not None and not any(q.startswith(STATELESS_RANDOM_PREFIX) for q in seeds):
             fields["_seeds"] = short_code(node, 40)  # a stateless op's seed decides its values: known
+        before = len(ctx.facts.candidates)
         self.report(node, call=f"{short_code(node.func)}(...)", instead=instead, **fields)
+        name = self.binds.get(id(node))
+        if name is not None and len(ctx.facts.candidates) > before:
+            self.pending.setdefault(name, []).append([ctx.function, ctx.facts.candidates[-1], set()])
 
     @classmethod
     def confirm(cls, candidate, project, module):
