@@ -209,6 +209,10 @@ def statements_down_to(ctx, statements, line: int):
         holding = None
         for statement in statements:
             first, _, last, _ = ctx.raw_position(statement)  # (no Span built for each statement)
+            if getattr(statement, "decorators", None):
+                # a decorated def or class begins at its first decorator (libcst's position
+                # starts at `def`): a finding on `@tf.function` is in that statement
+                first = ctx.raw_position(statement.decorators[0])[0]
             if first <= line <= last:
                 holding = statement
                 break

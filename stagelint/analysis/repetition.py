@@ -17,6 +17,7 @@ does not show.
 
 from __future__ import annotations
 
+from stagelint.analysis.testing import is_test_module
 from stagelint.frameworks.tensorflow import KERAS_RUNNING_METHODS
 
 #: How far up the callers a loop or a second call is looked for (`train()` -> `epoch()` -> `step()`).
@@ -117,3 +118,29 @@ def _trained(project, key, name: str) -> str | None:
             if method in KERAS_RUNNING_METHODS and cls and project.resolved_class_name(cls) in family:
                 return f"{name} runs under Keras `{method}`, which traces it once and runs it for every batch"
     return None
+
+
+def caller_in_loop(project, key, depth: int = _DEPTH) -> list | None:
+    """The chain of call sites, `[(module, site), ...]` from a call of `key` up to a call in a
+    loop, when a function that calls `key` (up to `depth` callers up: `score_matrix()` loops over
+    `self.eval_vector(...)`, which calls `self.run_predictions(...)`) is called in a loop: each
+    iteration runs `key` again. None when no such loop is shown. Test modules' calls are left
+    out (a test runs once) and so are callers run only while traced (once per trace)."""
+    def up(key, depth, seen):
+        if key in seen or key in project.reached:
+            return None
+        seen.add(key)
+        sites = [(m, s) for m, s in project.call_sites.get(key, ()) if not is_test_module(m) and not s.concrete]
+        for m, s in sites:
+            if s.in_loop:
+                return [(m, s)]
+        if depth <= 0:
+            return None
+        for m, s in sites:
+            if s.caller is not None:
+                chain = up((m, s.caller), depth - 1, seen)
+                if chain is not None:
+                    return [(m, s), *chain]
+        return None
+
+    return up(tuple(key), depth, set())

@@ -48,6 +48,7 @@ from stagelint.analysis.functions import (
     returns_new_function,
 )
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_steps
+from stagelint.analysis.repetition import caller_in_loop
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.values import python_number
 from stagelint.analysis.tensors import NUMBERS, Tensorness, tensorness, value_of
@@ -618,7 +619,10 @@ class FunctionRecreated(Rule):
     Not flagged: Functions made once and kept (`step = tf.function(f)` at module level, in
     `__init__`, or stored in a dict inside a loop for later reuse); Functions a driver makes
     once per run and calls in its own loop (`train_step = tf.function(train_step)` then `for
-    ...: train_step()`); Functions made while the enclosing function is itself traced, or only
+    ...: train_step()`: one trace per run), unless a loop is shown to run the driver again (a
+    call of it in a loop, or of a caller of it up to three callers up, through `self` too): each
+    run traces once, and whether the runs stage one program again or each sets up another (a
+    sweep's arm) is not shown, the preview tier; Functions made while the enclosing function is itself traced, or only
     when not executing eagerly (made once per trace of the caller); calls from test modules, which
     do not make a function "run repeatedly"; one-shot wrappers that run
     once (`tf.function(f)(x)` in a test or a script); `tf.function(f).get_concrete_function(...)`,
@@ -664,7 +668,9 @@ class FunctionRecreated(Rule):
     (`init(self.model.train)` twice) is most likely the same function: the preview tier.
 
     "Runs repeatedly" means: a loop or comprehension around the wrapper, a function whose call
-    sites are in loops (several sites, none in a loop: the preview tier), a method this module calls in a loop (`trainer.step(x)`), a
+    sites are in loops, or a caller's up to three callers up (`score_matrix` loops over
+    `self.eval_vector(...)`, which calls `self.run_predictions(...)`) (several sites, none in a
+    loop: the preview tier), a method this module calls in a loop (`trainer.step(x)`), a
     request handler. A Function re-created once per iteration of an outer loop and called in an
     inner loop traces once per outer iteration, not on every call, and the message says so.
     Under TensorFlow a function called from several places, none of them in a loop, is in the
@@ -1050,8 +1056,8 @@ class FunctionRecreated(Rule):
                     loop = record["loop"]
                     if loop is None or any(lp is loop for lp in ctx.loops):
                         record["used"] = loop if loop is not None else "scope"
-                        if loop is None and ctx.loops:
-                            record["reused"] = True  # called in a loop of the scope that made it
+                        if loop is None and ctx.loops and record.get("reused") is None:
+                            record["reused"] = ctx.loops[-1]  # called in a loop of the scope that made it
                         if loop is not None and ctx.loops and ctx.loops[-1] is not loop:
                             record["inner"] = ctx.loops[-1]  # made per outer iteration, called in an inner loop
 
@@ -1180,14 +1186,24 @@ class FunctionRecreated(Rule):
                 if record["cache"] != "per wrap" and isinstance(record.get("keyed"), cst.Name) \
                         and record["kind"] == "immediate" and same and same[0] is not record:
                     continue  # the object an earlier line of this run wrapped: its traces serve this one
-                if record.get("reused") or self._in_graph_only(record["node"]):
-                    # `step = tf.function(step)` then `for ...: step()`: each run of the scope makes
-                    # one Function and calls it many times; a Function made only while tracing is
-                    # made once per trace of the caller
-                    continue
+                if self._in_graph_only(record["node"]):
+                    continue  # a Function made only while tracing is made once per trace of the caller
                 fields.update(when=f"each time `{scope.facts.name}` runs",
                               cost=f"it {fields['_traces']} again on every call of `{scope.facts.name}`",
                               remedy=fields["remedy"].format(outside=f" outside `{scope.facts.name}`"))
+                reused = record.get("reused")
+                if reused is not None:
+                    # `step = tf.function(step)` then `for ...: step()`: each run of the scope makes
+                    # one Function, traces it once and reuses that trace in its loop; a driver run
+                    # once costs one trace, so it is reported only when the scope itself is shown
+                    # to run repeatedly (`_repeated`: its call sites), once per run
+                    line = ctx.position(reused).line
+                    fields["cost"] = (f"it {fields['_traces']} once per call of `{scope.facts.name}` (the calls "
+                                      f"in the loop on line {line} reuse that trace)")
+                    fields["_because"].append(fact(
+                        f"the loop on line {line} calls the new function on each iteration: one trace per run "
+                        f"of `{scope.facts.name}`, reused within that run only", ctx.position(reused)))
+                    fields["_reused"] = True
                 caller_loop = self._method_loops.get((scope.facts.class_qualname, scope.facts.name)) \
                     if scope.facts.class_qualname else None
                 if caller_loop is not None:
@@ -1316,6 +1332,14 @@ class FunctionRecreated(Rule):
     @classmethod
     def confirm(cls, candidate, project, module) -> bool:
         verdict = cls._repeated(candidate, project, module)
+        if verdict and candidate.fields.get("_reused"):
+            # a driver that makes its Function and reuses it in its own loop traces once per run;
+            # its runs may each set up another program (a sweep's arm, another model): a guess
+            name = project.display((module.module, candidate.fields["_enclosing"]), module.module)
+            verdict = with_steps(verdict, candidate, fact(
+                f"each run of `{name}` traces the new function once and its own loop reuses that trace: "
+                f"whether its runs stage the same program again, or each sets up another (a sweep's "
+                f"arm, another model), is not shown", candidate.span, HEURISTIC))
         static = _static_from_run(candidate, project, module) if verdict else None
         if static is not None:
             verdict = verdict if isinstance(verdict, dict) else {}
@@ -1361,6 +1385,25 @@ class FunctionRecreated(Rule):
             return _same_program_again(candidate, project, module, (module.module, enclosing), sites)
         if candidate.fields.get("_looped") or any(site.in_loop for _, site in sites):
             return True
+        chain = caller_in_loop(project, (module.module, enclosing))
+        if chain is not None:
+            # `score_matrix` calls `eval_vector` in a loop, which calls `run_predictions`: each
+            # iteration runs the function that makes the wrapper
+            callee = project.display((module.module, enclosing), module.module)
+            steps = []
+            for mod, site in chain:
+                caller = project.display((mod, site.caller), mod) if site.caller else f"module `{mod}`"
+                where = f"{project.modules[mod].path}:{site.span.line}"
+                loop = " in a loop" if site.in_loop else ""
+                steps.append(fact(f"`{caller}` calls `{callee}`{loop} ({where})" if site.caller else
+                                  f"{caller} calls `{callee}`{loop} ({where})", candidate.span))
+                callee = caller
+            return with_steps(True, candidate, *steps)
+        if candidate.fields.get("_reused"):
+            # a driver that makes its Function and reuses it in its own loop, called at several
+            # places none in a loop: one trace per run, and its runs (a script's each) may be
+            # set-up, one per program (tf-models' `run_customized_training_loop`): nothing shown
+            return False
         if len(sites) > 1:
             # Several calls make several wrappers, but whether they stage one program again or
             # run once each (set-up, one call per experiment arm; under TensorFlow a set-up that

@@ -680,6 +680,93 @@ def test_stg502_a_decorator_with_options_applied_makes_a_function_it_does_not_ca
     """)
 
 
+def test_stg502_a_function_made_per_run_and_reused_in_its_loop_traces_once_per_run():
+    """A method that makes a Function and calls it in its own loop traces once per run (the loop's
+    calls reuse that trace; TF 2.21: 1 trace per call of the method, 5 over 5 calls). When a
+    caller, up to three callers up and through `self` too, runs it in a loop (epitome's
+    `score_matrix` loops over `self.eval_vector(...)`, which calls `self.run_predictions(...)`),
+    each iteration traces again; whether each run stages the same program or sets up another (a
+    sweep's arm) is not shown: the preview tier. Made and called at once in a method that a loop
+    of this module calls, the default tier. A later `.numpy()` in the method does not hide a
+    finding on its decorator line (the decorated def holds that line)."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        class Model:
+            def run_predictions(self, xs):
+                @tf.function  # preview STG502
+                def step(x):
+                    return x * 2
+                out = []
+                for x in xs:
+                    out.append(step(x))
+                return tf.stack(out).numpy()
+
+            def evaluate(self, xs):
+                @tf.function  # preview STG502
+                def step(x):
+                    return x * 3
+                total = 0.0
+                for x in xs:
+                    total += step(x)
+                return total
+
+            def score(self, x):
+                @tf.function  # STG502
+                def step(v):
+                    return v * 4
+                return step(x).numpy()
+
+            def eval_one(self, x):
+                return self.score(x)
+
+            def eval_vector(self, xs):
+                return self.run_predictions(xs)
+
+            def score_matrix(self, rows):
+                return [self.eval_vector(xs) for xs in rows]
+
+            def fit(self, epochs, xs):
+                for _ in range(epochs):
+                    self.evaluate(xs)
+                    self.eval_one(xs[0])
+    """)
+
+
+def test_stg502_a_driver_that_makes_a_function_and_reuses_it_in_its_loop_run_once_is_fine():
+    """The twin: a driver that makes the Function and reuses it in its loop, called once, or from
+    several places none in a loop (a script's each: tf-models' `run_customized_training_loop`,
+    one trace per run, and each run may be another set-up), is not shown to trace one program
+    again: nothing in either tier."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        class Model:
+            def run_predictions(self, xs):
+                @tf.function
+                def step(x):
+                    return x * 2
+                out = []
+                for x in xs:
+                    out.append(step(x))
+                return out
+
+            def test(self, xs):
+                return self.run_predictions(xs)
+
+            def test_from_generator(self, xs):
+                return self.run_predictions(xs)
+
+        def train(batches):
+            step = tf.function(lambda x: x + 1)
+            for x in batches:
+                step(x)
+
+        def main():
+            train([tf.constant(1.0)])
+    """)
+
+
 def test_stg502_under_tensorflow_several_call_sites_outside_loops_are_a_guess():
     """A function making a Function, called from two places of which none is in a loop, makes it
     twice: that either runs per step is not shown (the preview tier). Its twin: one of the sites
