@@ -215,17 +215,16 @@ def only_printed(ctx, func, call: cst.Call) -> bool:
     handed to `jax.debug.callback` runs on every call, with the value frozen). The value is
     used up by the trace-time output: no call of the traced function, and nothing it computes,
     ever sees it, so a value frozen at trace time changes nothing there."""
-    from stagelint.analysis.context import block_holding, block_statements
+    from stagelint.analysis.context import block_statements, statements_down_to
     from stagelint.frameworks import PYTHON_IO_CALLS, PYTHON_IO_PREFIXES
 
-    line = ctx.raw_position(call)[0]
-    statements = block_statements(getattr(func.node, "body", None))
     holding = None
-    while statements:
-        holding = next((s for s in statements if ctx.raw_position(s)[0] <= line <= ctx.raw_position(s)[2]), None)
-        if holding is None or isinstance(holding, (cst.FunctionDef, cst.ClassDef, cst.SimpleStatementLine)):
-            break
-        statements = block_holding(ctx, holding, line)
+    for statement, holds in statements_down_to(ctx, block_statements(getattr(func.node, "body", None)),
+                                               ctx.raw_position(call)[0]):
+        if holds:
+            holding = statement
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                break  # (not into a def or class of the body: the call is not the function's own)
     if not isinstance(holding, cst.SimpleStatementLine) or len(holding.body) != 1:
         return False
     assign = holding.body[0]

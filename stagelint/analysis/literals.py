@@ -61,8 +61,7 @@ def constant_truth(ctx, test) -> bool | None:
             or ctx.binding_kind(test) != "local":
         return truth
     truths = set()
-    for binding in _all_bindings(ctx, test):
-        value = ctx.bound_values.get(id(getattr(binding, "node", None)))
+    for value in _bound_values(ctx, test):
         known = literal_truth(value) if isinstance(value, cst.BaseExpression) else None
         if known is None:
             return None
@@ -79,8 +78,7 @@ def constant_literal(ctx, expr) -> bool:
     if not isinstance(expr, cst.Name) or ctx.binding_kind(expr) not in ("global", "local"):
         return False
     spelled = set()
-    for binding in _all_bindings(ctx, expr):
-        value = ctx.bound_values.get(id(getattr(binding, "node", None)))
+    for value in _bound_values(ctx, expr):
         if not isinstance(value, cst.BaseExpression) or not is_literal(value):
             return False
         spelled.add(value.value if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString, cst.Name))
@@ -88,12 +86,13 @@ def constant_literal(ctx, expr) -> bool:
     return len(spelled) == 1
 
 
-def _all_bindings(ctx, name: cst.Name) -> list:
-    """Every binding of the name in the scope that binds it, above the read or below it (the
-    scope analysis' referents of a read leave out those below it in the same scope, which a
-    later loop turn or a later call still sees)."""
+def _bound_values(ctx, name: cst.Name) -> list:
+    """What every binding of the name in the scope that binds it assigns (the walk's
+    `bound_values`; None where it records none), above the read or below it (the scope
+    analysis' referents of a read leave out those below it in the same scope, which a later
+    loop turn or a later call still sees)."""
     bindings = ctx.bindings_of(name)
     scope = getattr(bindings[0], "scope", None) if bindings else None
     if scope is None:
         return []
-    return list(scope.assignments[name.value])
+    return [ctx.bound_values.get(id(getattr(b, "node", None))) for b in scope.assignments[name.value]]

@@ -605,11 +605,10 @@ class _Values(_MemoizedWalk):
     def _updates_array(self, name: cst.Name, binding, aug: cst.AugAssign) -> bool:
         """`aug` (`kd *= 2`, the `binding` the load `name` sees) updates a NumPy array: every
         other binding of the name that reaches the statement is one."""
-        before = [b for b in self.ctx.reaching_in_order(name, self.func, aug) or () if b is not binding]
-        return bool(before) and all(
-            self.of(self.ctx.bound_values.get(id(getattr(b, "node", None)))).what == "ndarray"
-            if isinstance(self.ctx.bound_values.get(id(getattr(b, "node", None))), cst.BaseExpression) else False
-            for b in before)
+        values = [self.ctx.bound_values.get(id(getattr(b, "node", None)))
+                  for b in self.ctx.reaching_in_order(name, self.func, aug) or () if b is not binding]
+        return bool(values) and all(isinstance(v, cst.BaseExpression) and self.of(v).what == "ndarray"
+                                    for v in values)
 
     def _loop_element(self, target: cst.CSTNode, loop: cst.For) -> Value:
         """The value a loop variable takes: `for i in range(n)`, `for opt in [a, b]`, enumerate."""
