@@ -35,7 +35,8 @@ def test_the_list_parses_and_a_bad_line_is_named():
 
 def test_the_projects_list_parses_and_keeps_clear_of_the_held_back_audits():
     bugs = fb.load()
-    assert len(bugs) >= 15 and len({b.repo for b in bugs}) >= 9
+    assert len(bugs) >= 30 and len({b.repo for b in bugs}) >= 15
+    assert sum(b.framework == "jax" for b in bugs) >= 10 and sum(b.framework == "tf" for b in bugs) >= 10
     held = set()
     for path in [*ROOT.glob("bench/fresh_repos*.txt")]:
         held |= {line.split()[0].lower() for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")}
