@@ -48,12 +48,12 @@ bench/fresh_repos_tf11.txt, the eleventh TensorFlow audit, is AO (fix from, next
 bench/fresh_repos_tf11b.txt (added so that AP's findings come from more repositories).
 bench/fresh_repos_jax11.txt, the eleventh JAX audit, is AM (fix from, next session) and AN (measured:
 before = main b5aea52, after = session 19's final main), and so is its second list
-bench/fresh_repos_jax11b.txt (added so that AN's findings come from more repositories).
+bench/fresh_repos_jax11b.txt (added so that AN's findings come from more repositories). Halves named
+after Z take two letters.
 bench/fresh_repos_tf12.txt, the twelfth TensorFlow audit, is AS (fix from, next session) and AT
-(measured: before = main 27faf08, after = session 20's final main), and so is its second list
+(measured: before = main 27faf08, after = session 20's final main), and so are its second list
 bench/fresh_repos_tf12b.txt (added so that AT's findings come from more repositories) and its third
 bench/fresh_repos_tf12c.txt (added when one repository held most of AT's findings).
-Halves named after Z take two letters.
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
