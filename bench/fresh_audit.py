@@ -229,6 +229,7 @@ _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second
            "AK": "The tenth TensorFlow audit",
            "AO": "The eleventh TensorFlow audit",
            "AM": "The eleventh JAX audit"}
+_AUDITS["AQ"] = "The twelfth JAX audit"
 
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:
