@@ -231,6 +231,8 @@ _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second
            "AM": "The eleventh JAX audit"}
 _AUDITS["AS"] = "The twelfth TensorFlow audit"
 
+_AUDITS["AQ"] = "The twelfth JAX audit"
+
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:
     """Per held-back half (or per half of `halves`), its latest read run (no later than `upto`):

@@ -54,6 +54,11 @@ bench/fresh_repos_tf12.txt, the twelfth TensorFlow audit, is AS (fix from, next 
 (measured: before = main 27faf08, after = session 20's final main), and so are its second list
 bench/fresh_repos_tf12b.txt (added so that AT's findings come from more repositories) and its third
 bench/fresh_repos_tf12c.txt (added when one repository held most of AT's findings).
+
+bench/fresh_repos_jax12.txt, the twelfth JAX audit, is AQ (fix from, next session) and AR (measured:
+before = main 27faf08, after = session 20's final main), and so is its second list
+bench/fresh_repos_jax12b.txt and its third bench/fresh_repos_jax12c.txt (each added so that AR's
+findings come from more repositories).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -97,6 +102,10 @@ LISTS = {LIST: ("A", "B"), HERE / "fresh_repos_jax2.txt": ("C", "D"), HERE / "fr
 LISTS[HERE / "fresh_repos_tf12.txt"] = ("AS", "AT")  # the twelfth TensorFlow audit
 LISTS[HERE / "fresh_repos_tf12b.txt"] = ("AS", "AT")  # its second list
 LISTS[HERE / "fresh_repos_tf12c.txt"] = ("AS", "AT")  # its third list
+
+LISTS[HERE / "fresh_repos_jax12.txt"] = ("AQ", "AR")  # the twelfth JAX audit
+LISTS[HERE / "fresh_repos_jax12b.txt"] = ("AQ", "AR")  # its second list
+LISTS[HERE / "fresh_repos_jax12c.txt"] = ("AQ", "AR")  # its third list
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
