@@ -360,18 +360,17 @@ class FrozenPythonValue(Rule):
         self.returned: set[int] = set()
         #: calls that are the `seed=` argument of another call -> that call's qualified names
         self.seeding: dict[int, set[str]] = {}
-        #: calls whose value (or what its methods make of it) an assignment binds to a name -> the name
-        self.bound_to: dict[int, cst.Name] = {}
-        #: `t0 = time.perf_counter()`: the call -> the name it binds, and the names assigned so
-        self.binds: dict[int, str] = {}
-        self.bound_names: set[int] = set()
+        #: calls whose value (or what its methods make of it) an assignment binds to one name ->
+        #: that assignment: `t0 = time.perf_counter()`, `batch_z = np.random.uniform(...).astype(...)`
+        #: (both calls); in insertion order, so the last one's target is the name being stored
+        self.bound: dict[int, cst.Assign] = {}
         #: a reported draw bound to a name -> [function, candidate, the `if <flag>:` parameters
         #: its reads sit under, or None once a read is outside one] (`leave_FunctionDef`)
         self.pending: dict[str, list[list]] = {}
 
     def visit_Name(self, node: cst.Name) -> None:
         entries = self.pending.get(node.value)
-        if not entries or id(node) in self.bound_names:
+        if not entries or self._storing(node):
             return
         ctx = self.ctx
         for entry in entries:
@@ -403,22 +402,21 @@ class FrozenPythonValue(Rule):
             self.returned.add(id(node.value))
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Call):
-            self.binds[id(node.value)] = node.targets[0].target.value
-            self.bound_names.add(id(node.targets[0].target))
-        # `batch_z = np.random.uniform(-1, 1, shape).astype(np.float32)` bound to a local nothing
-        # reads: the one value the trace keeps reaches no call's result (the draw, and what its
-        # methods make of it, are the name's value alone)
-        ctx = self.ctx
-        if ctx.function is None or not ctx.in_staged_context or len(node.targets) != 1:
-            return
-        target = node.targets[0].target
-        if not isinstance(target, cst.Name):
+        # `batch_z = np.random.uniform(-1, 1, shape).astype(np.float32)`: the draw, and what its
+        # methods make of it, are the name's value alone (whether anything reads it, and which
+        # name a reported draw's reads are followed by: asked of a draw only, in visit_Call)
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
         value = node.value
         while isinstance(value, cst.Call):
-            self.bound_to[id(value)] = target  # (whether anything reads it: asked of a draw only)
+            self.bound[id(value)] = node
             value = value.func.value if isinstance(value.func, cst.Attribute) else None
+
+    def _storing(self, node: cst.Name) -> bool:
+        """`node` is the name an assignment of a call binds (`t0` of `t0 = time.perf_counter()`),
+        not a read: visited right after that assignment, whose calls `bound` holds last."""
+        bound = self.bound
+        return bool(bound) and next(reversed(bound.values())).targets[0].target is node
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self.seeded.append((self.ctx.function, set()))
@@ -458,8 +456,8 @@ class FrozenPythonValue(Rule):
         instead = self._frozen(node)
         if instead is None:
             return
-        target = self.bound_to.get(id(node))
-        if target is not None and ctx.never_read(target, ctx.function):
+        assign = self.bound.get(id(node))
+        if assign is not None and ctx.never_read(assign.targets[0].target, ctx.function):
             return  # the one value the trace keeps reaches no call's result
         seeds = self.seeding.get(id(node))
         if seeds is not None and seeds & STATEFUL_SEEDED_OPS:
@@ -477,8 +475,9 @@ class FrozenPythonValue(Rule):
             fields["_seeds"] = short_code(node, 40)  # a stateless op's seed decides its values: known
         before = len(ctx.facts.candidates)
         self.report(node, call=f"{short_code(node.func)}(...)", instead=instead, **fields)
-        name = self.binds.get(id(node))
-        if name is not None and len(ctx.facts.candidates) > before:
+        if assign is not None and assign.value is node and len(ctx.facts.candidates) > before:
+            # `t0 = time.perf_counter()`: the draw is the name's whole value; its reads decide `_flag`
+            name = assign.targets[0].target.value
             self.pending.setdefault(name, []).append([ctx.function, ctx.facts.candidates[-1], set()])
 
     @classmethod
