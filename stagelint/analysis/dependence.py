@@ -97,11 +97,6 @@ def op_result_fact(project, key, value: str, params, span) -> list:
                 f"`{value}` is", span, HEURISTIC)
 
 
-def _within(ctx, node: cst.CSTNode, container: cst.CSTNode) -> bool:
-    a, b = ctx.position(node), ctx.position(container)
-    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)
-
-
 def same_each_iteration(ctx, expr: cst.BaseExpression, loop: cst.CSTNode, depth: int = 0) -> bool:
     """`expr`, evaluated once per iteration of `loop`, evaluates the same names to the same
     bindings every time, as far as the code shows: literals; names the loop never binds (an
@@ -133,7 +128,7 @@ def same_each_iteration(ctx, expr: cst.BaseExpression, loop: cst.CSTNode, depth:
             return False
         for r in refs:
             node = getattr(r, "node", None)
-            if isinstance(r, ImportAssignment) or node is None or not _within(ctx, node, loop):
+            if isinstance(r, ImportAssignment) or node is None or not ctx.inside(node, loop):
                 continue  # bound outside the loop (or imported): not changed by its iterations
             bound = ctx.bound_values.get(id(node)) if isinstance(node, cst.Name) else None
             if bound is None or isinstance(bound, (cst.For, cst.AugAssign, cst.Call)) \

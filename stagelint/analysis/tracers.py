@@ -168,7 +168,14 @@ def _tree_map(ctx, call: cst.Call, func):
             leaf = OP if returns and kinds == {OP} else None
     if leaf == OP:
         return TREE, frozenset()
-    kind, params = origin(ctx, tree, func)
+    return _element(ctx, tree, func)
+
+
+def _element(ctx, expr, func):
+    """What a part of `expr` is (a leaf `jax.tree.map` gives, a row a loop takes): of a traced
+    argument, a leaf or a rebuilt container, as the argument itself is (`BARE`); of an op's
+    result, what that is; anything else is not known."""
+    kind, params = origin(ctx, expr, func)
     if kind in (PARAM, BARE):
         return BARE, params
     return (kind, params) if kind in (OP, MIXED) else (WEAK, frozenset())
@@ -224,10 +231,7 @@ def _loop_variable(ctx, node, iterable, target, func):
     of a traced array (or an element of a rebuilt argument, or parts of one) is what an item of
     it is."""
     if not isinstance(iterable, cst.Call):
-        kind, params = origin(ctx, iterable, func)
-        if kind in (PARAM, BARE):
-            return BARE, params
-        return (kind, params) if kind in (OP, MIXED) else (WEAK, frozenset())
+        return _element(ctx, iterable, func)
     names = ctx.qualified_names(iterable.func)
     if "builtins.range" in names and target is node:
         return PYTHON, frozenset()

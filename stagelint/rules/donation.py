@@ -7,7 +7,7 @@ import libcst as cst
 from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis import facts as F
 from stagelint.analysis import jaxjit
-from stagelint.analysis.context import short_code
+from stagelint.analysis.context import short_code, target_names
 from stagelint.analysis.jitsites import JitSites, expects_error
 from stagelint.frameworks import JAX_ABSTRACT_USES, JAX_DONATED_METADATA, JAX_NOT_DONATED_KINDS
 from stagelint.rules.base import Rule
@@ -369,19 +369,9 @@ def _binds(statement: cst.CSTNode, name: str) -> bool:
         elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
             targets = [small.target]
         for t in targets:
-            if any(n == name for n in _target_names(t)):
+            if any(n.value == name for n in target_names(t)):
                 return True
     return False
-
-
-def _target_names(target) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in _target_names(el.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
 
 
 def _first(node: cst.CSTNode, name: str, ctx, reads: bool):
@@ -454,7 +444,7 @@ def _first(node: cst.CSTNode, name: str, ctx, reads: bool):
         # The comprehension's own variables shadow the name.
         f = node.for_in
         while f is not None:
-            if name in _target_names(f.target):
+            if any(n.value == name for n in target_names(f.target)):
                 return _first(node.for_in.iter, name, ctx, reads)
             f = f.inner_for_in
     for child in node.children:
