@@ -726,11 +726,11 @@ def lost_under_jax_fact(candidate, project, key) -> list:
     is on the caller's object, which never sees it). A guess: a store a repeated call would make
     again with the same Python value (`self.ready = True`, `registry[name] = fn`): it differs from
     what eager code leaves only when that value changes between calls that reuse the trace."""
-    from stagelint.analysis.proof import HEURISTIC, fact
+    from stagelint.analysis.proof import fact
     from stagelint.analysis.nnx import writes_module_state
 
     fields = candidate.fields
-    action, place = fields.get("action", "the write"), fields.get("place", "the state")
+    action = fields.get("action", "the write")
     jax = project.jax
     if fields.get("_root") == "self" and jax.linen_method(key) and fields.get("_sets_attribute"):
         return fact(f"`{fields.get('_root_name') or 'self'}` is a bound Flax Linen or Equinox module, frozen outside "
@@ -787,10 +787,3 @@ def _staged_by_own_module(project, key) -> bool:
             project.reach_from(entry, seen, only_unguarded=False)
         own[module] = set(seen)
     return key in own[module]
-
-
-def site_is_tensor(site: StoreSite, project, key) -> bool:
-    """Definitely a tensor, or built from parameters the project shows are tensors."""
-    from stagelint.analysis.values import tensor_in_project
-
-    return tensor_in_project(project, key, site.tensor.definite, site.tensor.params)

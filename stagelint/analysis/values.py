@@ -234,21 +234,6 @@ def tensor_fact(project, key, candidate, keras_inputs: bool = True, op_operands:
                 f"is a guess", candidate.span, op_operands)
 
 
-def arg_kind(arg) -> str:
-    """The lattice kind of what a call site passes (`facts.ArgFacts`)."""
-    from stagelint.analysis.tensors import NUMBERS
-
-    if arg.kind == "tensor":
-        return TENSOR
-    if arg.kind == "python" or arg.what in NUMBERS:
-        return VARYING if arg.varies else CONSTANT
-    if arg.what in ("list", "tuple") and arg.elements == "tensor":
-        return TENSORS
-    if arg.what == "object":
-        return UNKNOWN  # an instance of a project class (`arg.cls`): the project decides
-    return _KINDS.get(arg.what, UNKNOWN)
-
-
 def python_number(arg) -> bool:
     """A call site passes a Python number or literal (a counter, a loop variable, `3`, `"same"`)."""
     from stagelint.analysis.tensors import NUMBERS

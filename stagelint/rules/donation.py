@@ -352,12 +352,6 @@ def _checks_deletion(call: cst.Call) -> bool:
     return "deleted" in last.lower()
 
 
-def _holds(ctx, node, where) -> bool:
-    span = ctx.position(node)
-    return (span.line, span.column) <= (where.line, where.column) and \
-        (where.end_line, where.end_column) <= (span.end_line, span.end_column)
-
-
 def _binds(statement: cst.CSTNode, name: str) -> bool:
     """A simple statement line that assigns `name` (the call's result, typically)."""
     if not isinstance(statement, cst.SimpleStatementLine):
