@@ -33,6 +33,7 @@ from stagelint.frameworks import (
     JAX_FUNCTION_ARGUMENTS,
     JAX_GRAD,
     JAX_JIT,
+    JAX_NAMED_AXIS_COLLECTIVES,
     JAX_PYTHON_UNDER_DISABLE_JIT,
     JAX_REBUILDS_ARGUMENTS,
     JAX_RUNS_AT_ONCE,
@@ -134,6 +135,78 @@ def _strs(expr: cst.BaseExpression) -> list[str]:
     if isinstance(expr, (cst.Tuple, cst.List)):
         return [s for el in expr.elements for s in _strs(el.value)]
     return []
+
+
+def bound_axis_call(ctx, func: cst.FunctionDef) -> tuple[cst.Call, str, str] | None:
+    """(the call, its API, the axis name) of a named-axis collective over a literal axis name that
+    every run of `func` makes (`frameworks.JAX_NAMED_AXIS_COLLECTIVES`: `jax.lax.all_gather(x,
+    'batch')` in a statement of the body's own block, before any statement that may `return`, not
+    under a condition, a lambda or a nested def), or None. Such a function raises where no
+    transformation binds the axis: it never runs as plain Python."""
+    if not isinstance(func.body, cst.IndentedBlock):
+        return None
+    found: list = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Lambda(self, node) -> bool:
+            return False
+
+        def visit_IfExp(self, node) -> bool:
+            node.test.visit(self)  # the test runs; which branch does is a condition
+            return False
+
+        def visit_BooleanOperation(self, node) -> bool:
+            node.left.visit(self)
+            return False
+
+        def visit_ListComp(self, node) -> bool:
+            return False
+
+        visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+
+        def visit_Call(self, node: cst.Call) -> None:
+            if found:
+                return
+            api = ctx.resolves_to(node.func, JAX_NAMED_AXIS_COLLECTIVES)
+            if api is None:
+                return
+            at = JAX_NAMED_AXIS_COLLECTIVES[api]
+            arg = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "axis_name"), None)
+            if arg is None:
+                positional = [a for a in node.args if a.keyword is None and not a.star]
+                arg = positional[at].value if len(positional) > at else None
+            names = _strs(arg) if arg is not None else []
+            if names:
+                found.append((node, api, names[0]))
+
+    class _Exits(cst.CSTVisitor):
+        exits = False
+
+        def visit_FunctionDef(self, node) -> bool:
+            return False
+
+        visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+        def visit_Return(self, node) -> None:
+            self.exits = True
+
+    for stmt in func.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            # its body runs under a condition, or in a loop or try (not searched); one that may
+            # return (`if not distributed: return x`) may end the run before the call (one that
+            # raises, `if x.shape != y.shape: raise ValueError(...)`, ends it in an error too)
+            exits = _Exits()
+            stmt.visit(exits)
+            if exits.exits:
+                return None
+            continue
+        for small in stmt.body:
+            small.visit(_Calls())
+            if found:
+                return found[0]
+            if isinstance(small, (cst.Return, cst.Raise)):
+                return None
+    return None
 
 
 def staged_record(ctx, target: F.Target, where: cst.CSTNode, api: str, options: cst.Call | None,

@@ -144,6 +144,18 @@ JAX_TRACE_CACHE = {
     "jax.pmap": "equal",
 }
 
+#: Collectives over a named axis, with the position of their axis-name argument (keyword
+#: `axis_name`): called where no transformation binds that name (plain Python, or under `jax.jit`
+#: alone) they raise (`NameError: unbound axis name: batch`; `ppermute` NotImplementedError), so a
+#: function whose body always calls one with a literal axis name runs only under a transformation
+#: binding it (`pmap`, `vmap`/`shard_map` with `axis_name`), never as plain Python. Observed with
+#: jax 0.10.2: tests/runtime/test_jax_fresh_facts.py.
+JAX_NAMED_AXIS_COLLECTIVES = {
+    "jax.lax.psum": 1, "jax.lax.pmean": 1, "jax.lax.pmax": 1, "jax.lax.pmin": 1, "jax.lax.all_gather": 1,
+    "jax.lax.ppermute": 1, "jax.lax.psum_scatter": 1, "jax.lax.all_to_all": 1, "jax.lax.axis_index": 0,
+    "jax.lax.axis_size": 0,
+}
+
 #: What else keys a trace, besides the function object: the static arguments' values, the other
 #: arguments' shapes, dtypes and pytree structures, and the Python values the function holds (its
 #: closure, a `functools.partial`'s bound arguments). A new function object per call or iteration

@@ -22,6 +22,7 @@ from stagelint.frameworks import (
 from stagelint.fix import tensorflow_alias
 from stagelint.frameworks import canonical_tf_name
 from stagelint.analysis.jaxrules import writes_into_ref
+from stagelint.analysis.jaxstaging import bound_axis_call
 from stagelint.analysis.nnx import static_container, store_carried, store_fields, writes_variable
 from stagelint.rules.base import Rule
 from stagelint.analysis.stores import (
@@ -279,6 +280,23 @@ class TraceTimeSideEffect(Rule):
         #: `x.write(...)`, `x.read()`: Python I/O when `x` is an open file
         self.file_calls: list[tuple] = []
         self.tests: list = []
+        #: per function node: what `_bound_axis` states of it (None: nothing)
+        self._bound_axis: dict[int, str | None] = {}
+
+    def report(self, node: cst.CSTNode, *, function=None, **fields) -> None:
+        func = function if function is not None else self.ctx.function
+        if func is not None:
+            stated = self._bound_axis.get(id(func.node), False)
+            if stated is False:
+                found = bound_axis_call(self.ctx, func.node)
+                stated = None if found is None else (
+                    f"`{func.facts.name}` calls `{short_code(found[0], 60)}` on every run (line "
+                    f"{self.ctx.position(found[0]).line}), which raises NameError where no transformation "
+                    f"binds the axis `{found[2]}`: none of its calls runs as plain Python")
+                self._bound_axis[id(func.node)] = stated
+            if stated is not None:
+                fields["_bound_axis"] = stated
+        super().report(node, function=function, **fields)
 
     def visit_If(self, node: cst.If) -> None:
         if self.ctx.function is not None:
@@ -332,7 +350,11 @@ class TraceTimeSideEffect(Rule):
         key = (module.module, candidate.function)
         if verdict and key not in project.entries and project.staged_by_jax(key):
             eager = project.eager_call_site(key)
-            if eager is not None:
+            if eager is not None and candidate.fields.get("_bound_axis"):
+                # scenic's `contrastive_loss` (`jax.lax.all_gather(x, 'batch')`): the call where no
+                # entry point is seen runs under a transformation binding the axis all the same
+                verdict = with_steps(verdict, candidate, fact(candidate.fields["_bound_axis"], candidate.span))
+            elif eager is not None:
                 # aqt's `get_datasets`: a helper a jitted function calls and the project also calls
                 # where nothing traces; there its print runs on every call, as written, and under the
                 # jitted caller the helper's whole Python work runs at trace time with it: whether

@@ -238,3 +238,76 @@ def test_a_print_in_a_helper_only_traced_calls_reach_is_reported():
         def serve(state):
             return jnp.sum(get_datasets()) * state
     """)
+
+
+def test_a_log_in_a_helper_that_always_calls_a_named_axis_collective_is_reported_though_called_elsewhere():
+    """scenic's `contrastive_loss` (`jax.lax.all_gather(key_emb, 'batch')`, then
+    `logging.info(jax.lax.axis_index(axis_name='batch'))`), called by a pmapped step and by a
+    model method no entry point is seen to reach: a collective over a literal axis name raises
+    NameError where nothing binds the axis (`frameworks.JAX_NAMED_AXIS_COLLECTIVES`), so that other
+    call runs under a transformation too, never as plain Python: the preview guess does not apply,
+    and the proof says why."""
+    from rulecases import findings
+
+    source = """
+        import functools
+        import jax
+        import jax.numpy as jnp
+        from absl import logging
+
+        def contrastive_loss(q, k):
+            if q.shape[-1] != k.shape[-1]:
+                raise ValueError("sizes differ")
+            keys = jnp.concatenate(jax.lax.all_gather(k, 'batch'), 0)
+            logging.info(jax.lax.axis_index(axis_name='batch'))  # STG101
+            return jnp.sum(q @ keys.T)
+
+        def eval_step(q, k):
+            return contrastive_loss(q, k)
+
+        step = jax.pmap(eval_step, axis_name='batch')
+
+        class Model:
+            def loss_function_dict(self, out):
+                return contrastive_loss(out["q"], out["k"])
+    """
+    assert_tiers(source)
+    (finding,) = findings(source, "STG101")
+    assert any("raises NameError where no transformation binds the axis `batch`" in n.message
+               for n in finding.because), [n.message for n in finding.because]
+
+
+def test_a_log_in_a_helper_whose_collective_is_conditional_or_over_a_passed_axis_stays_a_preview_guess():
+    """The negative twin: the collective runs only under a condition (`if axis_name:`), after an
+    early `return`, or over an axis name the caller passes (None works eagerly for some helpers):
+    the helper may run as plain Python at the call no entry point reaches, so the guess stands."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+        from absl import logging
+
+        def gathered(k, gather):
+            if gather:
+                k = jax.lax.all_gather(k, 'batch')
+            logging.info(k)  # preview STG101
+            return k
+
+        def early(k, single):
+            if single:
+                return k
+            logging.info(k)  # preview STG101
+            return jax.lax.psum(k, 'batch')
+
+        def passed(k, axis):
+            logging.info(k)  # preview STG101
+            return jax.lax.psum(k, axis)
+
+        def eval_step(k):
+            return gathered(k, True) + early(k, False) + passed(k, 'batch')
+
+        step = jax.pmap(eval_step, axis_name='batch')
+
+        class Model:
+            def loss(self, k):
+                return gathered(k, False) + early(k, True) + passed(k, None)
+    """)

@@ -318,3 +318,35 @@ def test_a_jax_wrapper_traces_nothing_until_called_and_the_at_once_apis_run_in_t
         call(g)
         assert runs.count(2) == 1
         runs.clear()
+
+
+def test_a_named_axis_collective_raises_where_no_transformation_binds_the_axis():
+    """`frameworks.JAX_NAMED_AXIS_COLLECTIVES`: `psum`, `all_gather`, `axis_index` ... over a
+    literal axis name raise where nothing binds that name, in plain Python and under `jax.jit`
+    alone; under `vmap(axis_name=...)` or `pmap(axis_name=...)` they run. A function whose body
+    always calls one is never run as plain Python (scenic's `contrastive_loss`)."""
+    x = jnp.ones(1)
+    calls = {
+        "jax.lax.psum": lambda: jax.lax.psum(x, "batch"), "jax.lax.pmean": lambda: jax.lax.pmean(x, "batch"),
+        "jax.lax.pmax": lambda: jax.lax.pmax(x, "batch"), "jax.lax.pmin": lambda: jax.lax.pmin(x, "batch"),
+        "jax.lax.all_gather": lambda: jax.lax.all_gather(x, "batch"),
+        "jax.lax.ppermute": lambda: jax.lax.ppermute(x, "batch", [(0, 0)]),
+        "jax.lax.psum_scatter": lambda: jax.lax.psum_scatter(x, "batch"),
+        "jax.lax.all_to_all": lambda: jax.lax.all_to_all(x, "batch", 0, 0),
+        "jax.lax.axis_index": lambda: jax.lax.axis_index(axis_name="batch"),
+        "jax.lax.axis_size": lambda: jax.lax.axis_size("batch"),
+    }
+    from stagelint.frameworks import JAX_NAMED_AXIS_COLLECTIVES
+
+    assert set(calls) == set(JAX_NAMED_AXIS_COLLECTIVES)
+    for name, call in calls.items():
+        with pytest.raises((NameError, NotImplementedError)):
+            call()
+        with pytest.raises((NameError, NotImplementedError)):
+            jax.jit(lambda v, call=call: call())(x)
+
+    def loss(v):
+        return v + jax.lax.axis_index("batch") + jax.lax.psum(v, "batch")
+
+    assert jax.vmap(loss, axis_name="batch")(jnp.ones(2)).shape == (2,)
+    assert jax.pmap(loss, axis_name="batch")(jnp.ones((1, 2))).shape == (1, 2)
