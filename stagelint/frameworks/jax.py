@@ -136,13 +136,21 @@ JAX_REBUILDS_ARGUMENTS = frozenset(
 #: bound method (`jax.jit(self.update)` per step: 5 in 5; bound methods of one object compare equal,
 #: but each dies with its wrapper, and its traces with it; kept alive in a list, 1 in 5); "equal"
 #: (`jax.pmap`): the same, holding the function, so an equal bound method reuses the traces (1 in
-#: 5). Observed with jax 0.10.2: tests/runtime/test_function_identity.py. The libraries' entries
-#: are in `equinox` and `flax`; a staging API not listed here is known to retrace only on a new,
-#: unequal function.
+#: 5). `jax.eval_shape` and `jax.make_jaxpr` keep traces per function object as `jax.jit` does
+#: (the same `f` evaluated 5 times: 1 trace; a new `functools.partial` or lambda each time: 5), though
+#: they run in the call (`JAX_RUNS_AT_ONCE`) or return no compiled wrapper; `jax.linear_transpose`,
+#: `vmap`, `grad` and the other transformations keep none (the same `f`: 5 in 5). Observed with jax
+#: 0.10.2: tests/runtime/test_function_identity.py. The libraries' entries are in `equinox` and
+#: `flax`; a staging API not listed here is known to retrace only on a new, unequal function.
 JAX_TRACE_CACHE = {
     "jax.jit": "equal while alive",
     "jax.pmap": "equal",
+    "jax.eval_shape": "equal while alive",
+    "jax.make_jaxpr": "equal while alive",
 }
+#: The JAX staging APIs whose traces outlive the call, kept per function object: a new function
+#: object made again for them traces again (STG502); every other transformation traces on every use.
+JAX_CACHES_TRACES = JAX_JIT | frozenset(JAX_TRACE_CACHE)
 
 #: Collectives over a named axis, with the position of their axis-name argument (keyword
 #: `axis_name`): called where no transformation binds that name (plain Python, or under `jax.jit`

@@ -11,9 +11,10 @@ from stagelint.analysis.dependence import name_loads
 from stagelint.frameworks import (
     EQUINOX_EQUAL_WRAPPERS,
     JAX_ARRAY_METHODS,
+    JAX_CACHES_TRACES,
     JAX_FILTERING_JIT,
     JAX_FUNCTION_BUILDERS,
-    JAX_JIT,
+    JAX_RUNS_AT_ONCE,
     PARTIAL_CALLS,
     PYTHON_COMPUTING_MODULES,
     PYTHON_IO_CALLS,
@@ -27,7 +28,7 @@ from stagelint.frameworks import (
     canonical_tf_name,
 )
 from stagelint.analysis.jaxrules import confirm_loop_unrolled
-from stagelint.analysis.jaxstaging import JAX_STAGING
+from stagelint.analysis.jaxstaging import JAX_STAGING, api_mode
 from stagelint.analysis.nnx import changes_every_call, imports_flax, python_attribute_retrace, store_fields
 from stagelint.rules.base import Rule
 from stagelint.analysis.stores import store_sites
@@ -968,6 +969,14 @@ class FunctionRecreated(Rule):
         return bool(api) and (api in JAX_STAGING or (not api.startswith("tensorflow.")
                                                      and api not in self.ctx.settings.staging_decorators))
 
+    def _runs_at_once(self, call: cst.Call) -> bool:
+        """`call` is a staging API that traces its first argument in the call itself and keeps
+        that trace per function object (`jax.eval_shape(f, x)`: `frameworks.JAX_RUNS_AT_ONCE`)."""
+        if not call.args or call.args[0].keyword is not None or call.args[0].star:
+            return False
+        api = self._staging_api(call.func)
+        return api is not None and api in JAX_RUNS_AT_ONCE and api in JAX_CACHES_TRACES
+
     def _makes_function(self, call: cst.Call) -> bool:
         """`call` makes a Function from its first positional argument: `tf.function(f, ...)`, or
         `tf.function(input_signature=s)(f)`: called with options only, tf.function returns a
@@ -994,7 +1003,7 @@ class FunctionRecreated(Rule):
         when each run of that place makes a wrapper whose first call traces again; else None."""
         ctx = self.ctx
         api = self._staging_api(call.func.func if isinstance(call.func, cst.Call) else call.func)
-        if api is None or (api in JAX_STAGING and api not in JAX_JIT):
+        if api is None or (api in JAX_STAGING and api not in JAX_CACHES_TRACES):
             return None  # `jax.vmap(f)`, `jax.grad(f)`: traced on every use, no cache to lose
         cache = self._cache(api)
         target = call.args[0].value
@@ -1048,6 +1057,12 @@ class FunctionRecreated(Rule):
             if record is not None:
                 record["used"] = record["loop"] if record["loop"] is not None else "scope"
             return
+        if self._runs_at_once(node):
+            # `jax.eval_shape(partial(f, ...), x)`: traced in the call itself, cached per function
+            record = self._wrap(node, "immediate")
+            if record is not None:
+                record["used"] = record["loop"] if record["loop"] is not None else "scope"
+            return
         if isinstance(node.func, cst.Name):
             for b in ctx.bindings_of(node.func):
                 record = self._by_binding.get(id(getattr(b, "node", None))) or self._by_def.get(
@@ -1063,8 +1078,8 @@ class FunctionRecreated(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
-        if not (isinstance(value, cst.Call) and self._makes_function(value)):
-            return
+        if not (isinstance(value, cst.Call) and self._makes_function(value)) or self._runs_at_once(value):
+            return  # (`out = jax.eval_shape(f, x)` binds a result, not a wrapper: `visit_Call`)
         if self.ctx.function is None and not self.ctx.loops:
             return  # made once at import
         if not any(isinstance(t.target, cst.Name) for t in node.targets):
@@ -1088,7 +1103,7 @@ class FunctionRecreated(Rule):
             d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)), node.decorators[0])
         api = self._staging_api(decorator.decorator.func if isinstance(decorator.decorator, cst.Call)
                                 else decorator.decorator)
-        if api is not None and api in JAX_STAGING and api not in JAX_JIT:
+        if api is not None and api in JAX_STAGING and api not in JAX_CACHES_TRACES:
             return
         where = f"`{info.parent.facts.name}` runs" if info.parent is not None else "this line runs"
         record = {"node": decorator, "target": None, "scope": info.parent, "def": node,
@@ -1289,6 +1304,13 @@ class FunctionRecreated(Rule):
             else:
                 fields["remedy"] = (f"jit it once{{outside}} (`{method} = {shown.strip('`')}({short_code(target)})`) "
                                     f"and reuse it")
+        elif api in JAX_RUNS_AT_ONCE or api == "jax.make_jaxpr":
+            fields["made"] = "traces a new function"
+            fields["why"] = f"{shown} caches traces per function object"
+            fields["_because"].append(fact(f"{shown} keys its trace cache on the function object",
+                                           ctx.position(record["node"])))
+            fields["_traces"] = "traces"
+            fields["remedy"] = "make the function once{outside} and pass what changes as arguments"
         else:
             fields["made"] = "jits a new function"
             fields["why"] = f"{shown} caches traces per function object"
@@ -1298,8 +1320,11 @@ class FunctionRecreated(Rule):
             fields["remedy"] = "jit it once{outside} and pass what changes as arguments"
         if self._jax(api):
             fields["_jax_api"] = api
-        if key is None or isinstance(target, cst.Lambda) or (ident is not None and ident.kind == BOUND):
-            fields["_stages_itself"] = True  # the wrapper stages what it wraps, reached or not
+        if key is None or isinstance(target, cst.Lambda) or (ident is not None and ident.kind == BOUND) \
+                or (api in JAX_CACHES_TRACES and api in JAX_STAGING and api_mode(api) == "trace"):
+            # the wrapper stages what it wraps, reached or not (`jax.eval_shape(partial(f, ...), x)`
+            # traces `f` in the call, whatever else stages `f`)
+            fields["_stages_itself"] = True
         else:
             fields["_anchors"] = [[ctx.module, key]]
         return fields

@@ -63,6 +63,63 @@ CASES = [
         for _ in range(4):
             jax.jit(functools.partial(scale, k=2.0))(jnp.ones(3))  # STG502
     """, 4),
+    # `jax.eval_shape` and `jax.make_jaxpr` keep traces per function object like `jax.jit`
+    # (`frameworks.JAX_TRACE_CACHE`): the same function evaluated again traces once, a new
+    # `functools.partial` or lambda on every iteration traces every time (jax bcoo's abstract
+    # evaluation); `jax.linear_transpose` keeps none (`test_linear_transpose_keeps_no_trace_cache`).
+    ("eval_shape of a module function in a loop", """
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def scale(x, k=2.0):
+            TRACES.append(1)
+            return x * k
+
+        for _ in range(4):
+            jax.eval_shape(scale, jnp.ones(3))
+    """, 1),
+    ("eval_shape of a partial in a loop", """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def scale(x, k):
+            TRACES.append(1)
+            return x * k
+
+        for _ in range(4):
+            out = jax.eval_shape(functools.partial(scale, k=2.0), jnp.ones(3))  # STG502
+    """, 4),
+    ("make_jaxpr of a lambda in a loop", """
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def double(x):
+            TRACES.append(1)
+            return x * 2
+
+        for _ in range(4):
+            jax.make_jaxpr(lambda v: double(v))(jnp.ones(3))  # STG502
+    """, 4),
+    ("make_jaxpr of a module function in a loop", """
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        def double(x):
+            TRACES.append(1)
+            return x * 2
+
+        for _ in range(4):
+            jax.make_jaxpr(double)(jnp.ones(3))
+    """, 1),
     ("jit of a bound method per step", """
         import jax
         import jax.numpy as jnp
@@ -521,6 +578,26 @@ def test_the_framework_traces_as_stated_and_stg502_marks_exactly_the_retracing_l
     # (TRACES names the program where it can differ; two programs traced once each repeat nothing)
     repeated = len(traced) > len(set(traced)) if any(t != 1 for t in traced) else len(traced) > 1
     assert bool(marked) == repeated
+
+
+def test_linear_transpose_keeps_no_trace_cache():
+    """`jax.linear_transpose` is not in `frameworks.JAX_TRACE_CACHE`: the same function transposed
+    again traces every time, so a new function object per call costs nothing more."""
+    import jax
+    import jax.numpy as jnp
+
+    traces = []
+
+    def double(x):
+        traces.append(1)
+        return x * 2
+
+    for _ in range(4):
+        jax.linear_transpose(double, jnp.ones(3))(jnp.ones(3))
+    assert len(traces) == 4
+    from stagelint.frameworks import JAX_TRACE_CACHE
+
+    assert "jax.linear_transpose" not in JAX_TRACE_CACHE and "jax.eval_shape" in JAX_TRACE_CACHE
 
 
 def _message(program: str) -> str:
