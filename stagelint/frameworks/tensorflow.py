@@ -206,6 +206,26 @@ KERAS_EAGER_LOOPS: dict[str, str | None] = {
     "test_on_batch": None,
 }
 KERAS2_EAGER_LOOP_ERROR = "RuntimeError (Detected a call to `Model.{method}` inside a `tf.function`)"
+#: Keras layer (and model) methods that read the variables' values into NumPy arrays: called in a
+#: `tf.function` (or a traced Keras method) they raise at trace time. Method -> (the error under
+#: Keras 3, under Keras 2). Observed with TF 2.21 / Keras 3.15 (`Layer.get_weights()` calls
+#: `.numpy()` on each variable) and tf_keras 2.21 (`backend.batch_get_value`):
+#: tests/runtime/test_tf_fresh_facts.py. Eager code (and `tf.py_function`) gets NumPy arrays.
+KERAS_EAGER_LAYER_METHODS: dict[str, tuple[str, str]] = {
+    "get_weights": ("NotImplementedError (numpy() is only available when eager execution is enabled)",
+                    "RuntimeError (Cannot get value inside Tensorflow graph function)"),
+}
+
+
+def keras_layer_method_error(method: str, flavour: str) -> str:
+    """What the Keras layer method `method` (`KERAS_EAGER_LAYER_METHODS`) raises in staged code
+    under `flavour` (`keras_flavour`: "either" for `tf.keras`, whichever Keras the environment runs)."""
+    keras3, keras2 = KERAS_EAGER_LAYER_METHODS[method]
+    if flavour == "keras2":
+        return keras2
+    if flavour == "keras3":
+        return keras3
+    return f"{keras3[:-1]}; Keras 2: {keras2.split(' ', 1)[0]})"
 #: Keras model classes by name (`keras.Model`, `tf.keras.Sequential`, `keras.models.Model`).
 KERAS_MODEL_NAMES = frozenset({"Model", "Sequential"})
 

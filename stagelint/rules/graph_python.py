@@ -7,7 +7,7 @@ import libcst as cst
 from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis.caught import WatchesTry
 from stagelint.analysis.guards import type_dispatch
-from stagelint.analysis.keras_models import keras_model
+from stagelint.analysis.keras_models import keras_layer, keras_model
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact
 from stagelint.analysis.tracers import origin as tracer_origin
 from stagelint.analysis.context import short_code
@@ -16,12 +16,14 @@ from stagelint.frameworks import (
     EAGER_ONLY_METHODS,
     ITERATING_BUILTINS,
     JAX,
+    KERAS_EAGER_LAYER_METHODS,
     KERAS_EAGER_LOOPS,
     NUMPY_SHAPE_CONSTRUCTORS,
     NUMPY_STATIC_FUNCTIONS,
     TF_BOOL_ERROR,
     TF_ITERATE_ERROR,
     is_stateful_op,
+    keras_layer_method_error,
     keras_loop_error,
 )
 from stagelint.analysis.dependence import params_feeding
@@ -78,6 +80,9 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
     `train_on_batch` and `test_on_batch` too on a Keras 2 model (`tf_keras`). The receiver must be
     shown to be a Keras model: built from `keras.Sequential`/`keras.Model`, or an instance of a
     project class that derives from one, whose method is Keras's and not the project's own.
+    Likewise `layer.get_weights()` on a Keras layer or model in staged code: it reads each
+    variable's value as a NumPy array (Keras 3 raises NotImplementedError there, Keras 2
+    RuntimeError); read the variables themselves (`layer.weights`, `layer.kernel`).
 
     Not flagged: NumPy on Python values and static metadata (`np.pi`, `np.sqrt(2.0)`,
     `np.prod(x.shape)`, `np.float32` as a dtype); `.numpy()` on a module-level eager tensor,
@@ -279,6 +284,10 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in KERAS_EAGER_LOOPS:
             self._keras_loop(node, node.func.attr.value, node.func.value)
             return
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in KERAS_EAGER_LAYER_METHODS \
+                and not node.args:
+            self._keras_loop(node, node.func.attr.value, node.func.value, layer=True)
+            return
         names = ctx.qualified_names(node.func)
         for q in names:
             if q.startswith("numpy.") and not q.startswith("numpy.random.") and q not in NUMPY_STATIC_FUNCTIONS:
@@ -319,18 +328,24 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
                         instead="keep the value a tensor and use TensorFlow ops, or move the code into `tf.py_function`",
                         _from=self._from(receiver), **_tensor_fields(t))
 
-    def _keras_loop(self, node: cst.Call, method: str, receiver: cst.BaseExpression) -> None:
+    def _keras_loop(self, node: cst.Call, method: str, receiver: cst.BaseExpression, layer: bool = False) -> None:
         """`model.predict(x)` / `self.predict(x)`: whether the receiver is a Keras model (and which
-        Keras) is the project's to say (`confirm`); a name the file does not show is left alone."""
+        Keras) is the project's to say (`confirm`); a name the file does not show is left alone.
+        `layer`: a Keras layer's method that reads its weights as NumPy (`layer.get_weights()`)."""
         func = self.ctx.function
         if isinstance(receiver, cst.Name) and receiver.value == func.self_name and func.facts.class_qualname:
             cls = func.facts.class_qualname
         else:
             value = value_of(self.ctx, receiver, func)
-            if value.what not in ("model", "object") or not value.cls:
+            if value.what not in (("model", "layer", "object") if layer else ("model", "object")) or not value.cls:
                 return
             cls = value.cls
         shown = short_code(receiver)
+        if layer:
+            self.report(node, call=f"{shown}.{method}()", value=shown, error="", instead="",
+                        needs="reads the weights' values as NumPy arrays", value_is="variables have no NumPy value",
+                        _keras_layer=method, _model_class=cls)
+            return
         self.report(node, call=f"{shown}.{method}()", value=shown, error="", instead="",
                     needs="runs Keras's own eager loop", value_is="tensors are symbolic",
                     _keras_loop=method, _model_class=cls)
@@ -376,6 +391,8 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
         key = (module.module, candidate.function)
         if candidate.fields.get("_keras_loop"):
             return not project.staged_by_jax(key) and _keras_loop_confirmed(candidate, project, module)
+        if candidate.fields.get("_keras_layer"):
+            return not project.staged_by_jax(key) and _keras_layer_confirmed(candidate, project, module)
         if project.staged_by_jax(key):
             return with_flag_step(confirm_concrete_value(candidate, project, key), candidate, project, key)
         # A NumPy call works on the Python number a parameter given to an op may be
@@ -410,6 +427,25 @@ def _keras_loop_confirmed(candidate, project, module):
     because = fact(f"`{receiver}` is a Keras model ({shown}), whose `{method}` is Keras's own loop",
                    candidate.span)
     return {"error": error, "instead": _keras_loop_instead(method, receiver), "_because": [because]}
+
+
+def _keras_layer_confirmed(candidate, project, module):
+    """The receiver is a Keras layer or model whose `method` (`frameworks.KERAS_EAGER_LAYER_METHODS`:
+    `get_weights`) is Keras's own, not the project's override: it raises in staged code."""
+    fields = candidate.fields
+    method, cls = fields["_keras_layer"], fields["_model_class"]
+    found = keras_layer(project, cls)
+    if found is None or project.resolve(module.module, ("self", cls, method)) is not None:
+        return False  # not shown to be a Keras layer, or the project's own `get_weights`
+    flavour, base = found
+    receiver = fields["value"]
+    spelt = base.replace("tensorflow.", "tf.", 1) if base.startswith("tensorflow.") else base
+    shown = f"`{cls.rsplit('.', 1)[-1]}`, a subclass of `{spelt}`" if cls != base else f"`{spelt}`"
+    because = fact(f"`{receiver}` is a Keras layer ({shown}), whose `{method}()` reads each variable's value "
+                   f"as a NumPy array, which only eager execution has", candidate.span)
+    return {"error": keras_layer_method_error(method, flavour),
+            "instead": f"read the variables themselves (`{receiver}.weights`, `{receiver}.kernel`), which are "
+                       f"tensors in the graph", "_because": [because]}
 
 
 #: The branches checked where no AutoGraph runs (their tests must come from ops).

@@ -784,3 +784,56 @@ def test_stg601_a_parameter_only_an_op_operand_shows_is_a_guess():
 
         model = tf.keras.Sequential([Attention()])
     """)
+
+
+def test_get_weights_of_a_keras_layer_in_staged_code_is_reported_in_the_rules_tier():
+    """`Layer.get_weights()` in a `tf.function` raises (Keras 3 NotImplementedError, tf_keras
+    RuntimeError: tests/runtime/test_tf_fresh_facts.py): the receiver shown to be a Keras layer
+    (a `keras.layers` constructor, or a sub-layer `self.dense` of a layer) is reported (in the tier
+    STG601 has under TensorFlow: `preview_under`); the `call` of a layer no code shows traced adds
+    its own preview step."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        class Scaled(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(2)
+
+            def call(self, x):
+                return x * self.dense.get_weights()[0]  # preview STG601
+
+        dense = tf.keras.layers.Dense(2)
+
+        @tf.function
+        def step(x):
+            return x + dense.get_weights()[0]  # STG601
+    """)
+
+
+def test_get_weights_in_eager_code_or_of_an_object_not_shown_a_keras_layer_is_not_reported():
+    """The negative twin: the same call in eager code returns NumPy arrays; a project class's own
+    `get_weights` (returning tensors), or a Keras layer subclass overriding it, is not Keras's."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        dense = tf.keras.layers.Dense(2)
+
+        def eager(x):
+            return x + dense.get_weights()[0]
+
+        class Holder:
+            def get_weights(self):
+                return [tf.ones(2)]
+
+        class Own(tf.keras.layers.Layer):
+            def get_weights(self):
+                return [self.kernel]
+
+        holder = Holder()
+        own = Own()
+
+        @tf.function
+        def step(x):
+            return x + holder.get_weights()[0] + own.get_weights()[0]
+    """)

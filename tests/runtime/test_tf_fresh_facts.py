@@ -368,3 +368,40 @@ def test_numpy_raises_under_a_trace_on_a_tensor_and_a_variable_so_what_follows_i
             tf.function(debug)(tf.constant([2.0]))
         assert printed == ["after"]
     assert not hasattr(np.zeros(2), "numpy")
+
+
+def test_get_weights_returns_numpy_eagerly_and_raises_in_a_tf_function():
+    """`frameworks.KERAS_EAGER_LAYER_METHODS`: `Layer.get_weights()` reads each variable's value
+    as a NumPy array; in a `tf.function` Keras 3 raises NotImplementedError (numpy() is only
+    available when eager execution is enabled) and tf_keras RuntimeError (Cannot get value inside
+    Tensorflow graph function). A Keras `Loss` subclass's `call` is traced by `fit` (ludwig's
+    loss reading `decoder_obj.get_weights()` failed there)."""
+    import numpy as np
+    import keras
+
+    from stagelint.frameworks import KERAS_EAGER_LAYER_METHODS
+
+    layer = keras.layers.Dense(2)
+    layer.build((None, 3))
+    assert isinstance(layer.get_weights()[0], np.ndarray)
+    with pytest.raises(NotImplementedError, match="only available when eager execution"):
+        tf.function(lambda x: x + layer.get_weights()[0][0])(tf.ones(2))
+    assert "NotImplementedError" in KERAS_EAGER_LAYER_METHODS["get_weights"][0]
+    tf_keras = pytest.importorskip("tf_keras")
+    legacy = tf_keras.layers.Dense(2)
+    legacy.build((None, 3))
+    with pytest.raises(RuntimeError, match="Cannot get value inside Tensorflow graph function"):
+        tf.function(lambda x: x + legacy.get_weights()[0][0])(tf.ones(2))
+    assert "RuntimeError" in KERAS_EAGER_LAYER_METHODS["get_weights"][1]
+
+    eager = []
+
+    class Loss(keras.losses.Loss):
+        def call(self, y_true, y_pred):
+            eager.append(tf.executing_eagerly())
+            return tf.reduce_mean((y_true - y_pred) ** 2)
+
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss=Loss())
+    model.fit(np.ones((8, 3)), np.ones((8, 1)), epochs=2, batch_size=4, verbose=0)
+    assert eager == [False]  # traced once, under fit's tf.function
