@@ -148,9 +148,13 @@ JAX_TRACE_CACHE = {
     "jax.eval_shape": "equal while alive",
     "jax.make_jaxpr": "equal while alive",
 }
-#: The JAX staging APIs whose traces outlive the call, kept per function object: a new function
-#: object made again for them traces again (STG502); every other transformation traces on every use.
-JAX_CACHES_TRACES = JAX_JIT | frozenset(JAX_TRACE_CACHE)
+#: The JAX staging APIs whose traces outlive the call, kept per function object, where a trace
+#: made again in vain is a cost (STG502): a new function object traces again; every other
+#: transformation traces on every use. Not `jax.make_jaxpr`, though it caches: it returns the
+#: program for a reader, and the trace is what it is called for (the JAX guide's
+#: `print_fwd_bwd(f, ...)` makes a lambda and a nested def per call to print each function's
+#: jaxpr: 2 findings, both false).
+JAX_CACHES_TRACES = JAX_JIT | frozenset({"jax.eval_shape"})
 
 #: Collectives over a named axis, with the position of their axis-name argument (keyword
 #: `axis_name`): called where no transformation binds that name (plain Python, or under `jax.jit`

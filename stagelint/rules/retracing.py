@@ -1304,7 +1304,7 @@ class FunctionRecreated(Rule):
             else:
                 fields["remedy"] = (f"jit it once{{outside}} (`{method} = {shown.strip('`')}({short_code(target)})`) "
                                     f"and reuse it")
-        elif api in JAX_RUNS_AT_ONCE or api == "jax.make_jaxpr":
+        elif api in JAX_RUNS_AT_ONCE:
             fields["made"] = "traces a new function"
             fields["why"] = f"{shown} caches traces per function object"
             fields["_because"].append(fact(f"{shown} keys its trace cache on the function object",
