@@ -32,6 +32,8 @@ from stagelint.frameworks import (
     EAGER_TESTS,
     JAX_JIT_DISABLING,
     JAX_TRACER_MODULES,
+    JAX_CONCRETIZING_FUNCTIONS,
+    JAX_CONCRETIZING_METHODS,
     JAX_TRACER_TYPES,
     KERAS_SETUP_HOOKS,
     KERAS_UNBUILT,
@@ -176,6 +178,35 @@ def _trace_raising_call(statement) -> cst.Call | None:
     return None
 
 
+def concretizing_call(ctx, statement):
+    """(call, value, conversion) of the first JAX concretizing call in a simple statement
+    (`frameworks.JAX_CONCRETIZING_FUNCTIONS` given a value, `JAX_CONCRETIZING_METHODS` called on
+    one with no arguments), among the parts that run whenever the statement does: not under a
+    conditional expression, `and`/`or`, a lambda or a comprehension (`_CONDITIONAL_PARTS`).
+    Else (call, def, "") of the first call there of a plain function of the module
+    (`_module_function`), which may raise so itself (`walk._callee_conversion`)."""
+    stack = [statement]
+    callee = None
+    while stack:
+        n = stack.pop()
+        if isinstance(n, _CONDITIONAL_PARTS):
+            continue
+        if isinstance(n, cst.Call):
+            if isinstance(n.func, cst.Attribute) and n.func.attr.value in JAX_CONCRETIZING_METHODS:
+                if not n.args:
+                    return n, n.func.value, n.func.attr.value
+            elif n.args and n.args[0].keyword is None and not n.args[0].star:
+                names = ctx.qualified_names(n.func) & JAX_CONCRETIZING_FUNCTIONS
+                if names:
+                    return n, n.args[0].value, min(names)
+            if callee is None and isinstance(n.func, cst.Name) and not any(a.star for a in n.args):
+                node = _module_function(ctx, n.func)
+                if node is not None:
+                    callee = n, node, ""
+        stack.extend(reversed(inner_nodes(n)))
+    return callee
+
+
 def block_statements(suite) -> list:
     """The statements of an indented block ([] for a one-line suite, or none)."""
     return list(suite.body) if isinstance(suite, cst.IndentedBlock) else []
@@ -285,7 +316,7 @@ class _Finder(cst.CSTVisitor):
         return not self.found
 
 
-def _holds_kind(node: cst.CSTNode, kinds: tuple) -> bool:
+def holds_kind(node: cst.CSTNode, kinds: tuple) -> bool:
     finder = _Finder(kinds)
     node.visit(finder)
     return finder.found
@@ -294,7 +325,7 @@ def _holds_kind(node: cst.CSTNode, kinds: tuple) -> bool:
 def evaluated_whole(node: cst.CSTNode) -> bool:
     """Every part of the expression (or simple statement) `node` is evaluated whenever it runs:
     no conditional expression, `and`/`or`, lambda or comprehension in it."""
-    return not _holds_kind(node, _CONDITIONAL_PARTS)
+    return not holds_kind(node, _CONDITIONAL_PARTS)
 
 
 def read_on_every_return(ctx, func, node: cst.CSTNode) -> bool:
@@ -311,7 +342,7 @@ def read_on_every_return(ctx, func, node: cst.CSTNode) -> bool:
         if first <= line <= last:
             return isinstance(statement, cst.SimpleStatementLine) and ctx.inside(node, statement) and \
                 evaluated_whole(statement)
-        if _holds_kind(statement, (cst.Return,)):
+        if holds_kind(statement, (cst.Return,)):
             return False
     return False
 
@@ -395,7 +426,10 @@ class FileContext:
         self.after_raising: list = []
         #: id of a simple statement -> its first `x.numpy()` call (or None): each statement is
         #: searched once per file, not once per candidate below it (`after_trace_raising_call`)
-        self._raising_calls: dict[int, cst.Call | None] = {}
+        self._raising_calls: dict[int, tuple] = {}
+        #: (candidate, function, `after_trace_raising_call`'s concretizing calls) of candidates
+        #: reported after a `float(x)`, `np.asarray(x)`, `x.item()` in their block
+        self.after_concretizing: list = []
         self.eager_stack: list = []
         self._saved_eager: list[list] = []
         self._escaped_lambdas: set[int] = set()
@@ -865,24 +899,35 @@ class FileContext:
                 candidate.fields["_flag"] = flag
         self.facts.candidates.append(candidate)
         if func is not None and not rule.always:
-            raising = self.after_trace_raising_call(func, candidate.span.line)
+            raising, concretizing = self.after_trace_raising_call(func, candidate.span.line)
             if raising is not None:  # its step is added once the walk is over (`walk._after_raising`)
                 self.after_raising.append((candidate, func, raising))
+            if concretizing:  # its origin is read once the walk is over (`walk._after_concretizing`)
+                self.after_concretizing.append((candidate, func, concretizing))
 
-    def after_trace_raising_call(self, func: FunctionInfo, line: int) -> tuple[int, cst.Call, cst.BaseExpression] | None:
+    def after_trace_raising_call(self, func: FunctionInfo, line: int):
         """(line, call, receiver) of a `x.numpy()` call (`TRACE_RAISING_METHODS`) in a simple
         statement that runs before `line` on every path through `func`: above it in its own block,
         or in a block around it (Monodepth2's debug block: `dispmap = outputs[...][0].numpy()`,
-        then its prints). Under a trace that call raises when `x` is a tensor or a variable, so
-        the code after it runs while tracing only when `x` is something else: it is written for
-        eager execution (with tf.function turned off to debug, as Monodepth2's comment says)."""
+        then its prints), or None. Under a trace that call raises when `x` is a tensor or a
+        variable, so the code after it runs while tracing only when `x` is something else: it is
+        written for eager execution (with tf.function turned off to debug, as Monodepth2's comment
+        says). Beside it, the (line, call, value, conversion) of each JAX concretizing call
+        (`float(x)`, `np.asarray(x)`, `x.item()`: `concretizing_call`) in such statements: on a
+        tracer it raises while tracing, and the code after it is never traced
+        (`tracers.raises_while_traced`)."""
+        raising, concretizing = None, []
         for statement in simple_statements_before(self, func, line, into_definitions=False):
-            call = self._raising_calls.get(id(statement), _UNSEARCHED)
-            if call is _UNSEARCHED:
-                call = self._raising_calls[id(statement)] = _trace_raising_call(statement)
-            if call is not None:
-                return self.position(statement).line, call, call.func.value
-        return None
+            found = self._raising_calls.get(id(statement), _UNSEARCHED)
+            if found is _UNSEARCHED:
+                found = self._raising_calls[id(statement)] = (
+                    _trace_raising_call(statement), concretizing_call(self, statement))
+            call, conversion = found
+            if call is not None and raising is None:
+                raising = self.position(statement).line, call, call.func.value
+            if conversion is not None:
+                concretizing.append((self.position(statement).line, *conversion))
+        return raising, concretizing
 
     @property
     def in_staged_context(self) -> bool:

@@ -216,7 +216,7 @@ class _Inference(_MemoizedWalk):
             summary = summarise_returns(ctx, info)
             out = Tensorness(summary.definite, frozenset(), frozenset(summary.calls))
             if summary.params:
-                for param, arg in _bind_arguments(info, call):
+                for param, arg in bind_arguments(info, call):
                     if param in summary.params:
                         out = out | self.of(arg)
             return out
@@ -272,7 +272,7 @@ class _Inference(_MemoizedWalk):
         active.add(id(call))
         try:
             inner = self if info is self.func else _Inference(self.ctx, info)
-            bound = dict(_bind_arguments(info, call))
+            bound = dict(bind_arguments(info, call))
             out = NOT
             for v in returns:
                 element = inner.of(v.elements[index].value)
@@ -313,7 +313,7 @@ def _same_file_function(ctx: FileContext, func: cst.BaseExpression, within: Func
     return None
 
 
-def _bind_arguments(info: FunctionInfo, call: cst.Call):
+def bind_arguments(info: FunctionInfo, call: cst.Call):
     """(parameter, argument) pairs of a call of a def of this file (`self` skipped for methods)."""
     params = list(info.facts.params)
     if info.is_method and params and isinstance(call.func, cst.Attribute):

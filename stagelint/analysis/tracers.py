@@ -34,7 +34,13 @@ import libcst as cst
 
 from stagelint.analysis.jaxstaging import MODULE_METHOD_APIS
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact
-from stagelint.frameworks import JAX_ARRAY_METHODS, JAX_COLLECTIVES_OF_CONSTANTS, JAX_TREE_MAPS
+from stagelint.frameworks import (
+    JAX_ARRAY_METHODS,
+    JAX_COLLECTIVES_OF_CONSTANTS,
+    JAX_CONCRETIZING_ANY_LEAF,
+    JAX_TRACES_EVERY_ARGUMENT,
+    JAX_TREE_MAPS,
+)
 
 #: What a value is known to be, strongest first: a JAX op's result, a traced parameter combined
 #: by an operator, a parameter alone, not known, a Python value.
@@ -244,7 +250,49 @@ def _loop_variable(ctx, node, iterable, target, func):
     return WEAK, frozenset()
 
 
+def concretized_kinds(conversion: str) -> tuple:
+    """The origins (`origin`) on which the conversion `conversion` (`float`, `np.asarray`,
+    `item`: `frameworks.JAX_CONCRETIZING_FUNCTIONS` / `_METHODS`) raises wherever the value's
+    parameters are traced: a JAX op's result, a traced parameter combined by an operator; a
+    parameter alone too for those that raise on a container or None as well
+    (`JAX_CONCRETIZING_ANY_LEAF`: `float(batch)` raises whether `batch` is a tracer or a
+    rebuilt tuple; `bool(batch)` and `np.asarray(batch)` do not on a tuple)."""
+    return (OP, PARAM, BARE) if conversion in JAX_CONCRETIZING_ANY_LEAF else (OP, PARAM)
+
+
 # Project phase ---------------------------------------------------------------------------------
+
+
+def raises_while_traced(project, key, fields: dict) -> bool:
+    """The candidate's code runs after a concretizing call that raises on every trace of the
+    function `key` (the walk's `_after_concrete`: `float(x)`, `np.asarray(x)`, `x.item()` in a
+    statement above it on every path through the function), so it is never traced: the trace
+    stops at that call (`ConcretizationTypeError`, `TracerArrayConversionError`; JAX 0.10.2,
+    tests/runtime/test_jax_concretizing_facts.py), and nothing after it runs while tracing. Known
+    only where every trace of `key` hands the value a tracer: the function is staged by
+    `jax.jit` / `pmap` alone (`frameworks.JAX_TRACES_EVERY_ARGUMENT`: not `vmap` or `grad`, under
+    which an op on constants is concrete, nor a wrapper whose arguments are not known to be
+    traced), it is traced only as that transformation's function (decorated, or no traced code
+    calls it directly: there it would hold its caller's values), and the value is a JAX op's
+    result or comes from a non-static parameter the transformation is given. The code before the
+    call does run at each trace (and, no trace ever completing, on every call)."""
+    if fields.get("_after_concrete") is None or key is None or not project.staged_by_jax(key):
+        return False
+    jax = project.jax
+    entry = jax.entry(key)
+    f = project.function(key)
+    if f is None or entry is None or entry.params_unknown or not entry.apis \
+            or not entry.apis <= JAX_TRACES_EVERY_ARGUMENT:
+        return False
+    if f.staged_by != "decorator" and any(project.in_traced_code(module, site)
+                                          for module, site in project.call_sites.get(key, ())):
+        return False  # (also run inside another trace, with what its caller passes)
+    kind = fields.get("_concrete_kind")
+    if kind == OP:
+        return True
+    if kind in concretized_kinds(fields.get("_concrete_call", "")):
+        return bool(set(fields.get("_concrete_params", ())) & jax.given_traced_params(key))
+    return False
 
 
 def _names(params) -> str:

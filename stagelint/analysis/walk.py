@@ -26,7 +26,10 @@ from stagelint.analysis.context import (
     FILE_OPENERS,
     TENSOR_CHECKS,
     FileContext,
+    block_statements,
     code_of,
+    concretizing_call,
+    holds_kind,
     is_setup_method,
     mutates_container,
     relaxes_shapes,
@@ -37,6 +40,7 @@ from stagelint.analysis.context import (
     truth_while_tracing,
 )
 from stagelint.analysis.functions import function_object
+from stagelint.analysis.tracers import BARE, OP, PARAM, concretized_kinds, origin as tracer_origin
 from stagelint.analysis.literals import OFF_LITERALS, constant_truth, is_literal, keyword_constant, literal_truth
 from stagelint.analysis.pytrees import record_class, record_param_classes, record_registration
 from stagelint.analysis.varying_shapes import shape_variation
@@ -69,7 +73,7 @@ from stagelint.frameworks import (
 )
 from stagelint.analysis.jaxstaging import mark_uncalled, record_call, record_linen_run
 from stagelint.analysis.nnx import declared_kind, imports_flax, stored_kind
-from stagelint.analysis.tensors import arg_facts, summarise_returns, tensorness, value_of
+from stagelint.analysis.tensors import arg_facts, bind_arguments, summarise_returns, tensorness, value_of
 from stagelint.analysis.proof import FALSE, HEURISTIC, fact
 from stagelint.analysis.trivia import TRIVIA, inner_nodes
 
@@ -139,6 +143,68 @@ def _after_raising(ctx) -> None:
                         f"on a tensor or a variable, so this runs while tracing only if `{short_code(receiver)}` "
                         f"is neither (a guess)", candidate.span, HEURISTIC)
         candidate.fields["_because"] = [*(candidate.fields.get("_because") or ()), step]
+
+
+def _after_concretizing(ctx) -> None:
+    """A candidate reported after a JAX concretizing call in its block (`float(x)`,
+    `np.asarray(x)`, `x.item()`: `FileContext.after_trace_raising_call`) whose value is known a
+    tracer or a traced parameter (`tracers.origin`): the first such call's line, how its value is
+    known and from which parameters (`_after_concrete`, `_concrete_kind`, `_concrete_params`,
+    `_concrete_call`). Whether it certainly raises where the function is traced is the project's
+    question (`tracers.raises_while_traced`)."""
+    alive = {id(c) for c in ctx.facts.candidates} if ctx.after_concretizing else ()
+    for candidate, func, calls in ctx.after_concretizing:
+        if id(candidate) not in alive:
+            continue
+        for line, call, value, conversion in calls:
+            if not conversion:
+                kind, params, conversion = _callee_conversion(ctx, call, value, func)
+            else:
+                kind, params = tracer_origin(ctx, value, func)
+            if conversion and kind in concretized_kinds(conversion):
+                candidate.fields.update(_after_concrete=line, _concrete_kind=kind,
+                                        _concrete_params=sorted(params), _concrete_call=conversion)
+                break
+
+
+def _callee_conversion(ctx, call: cst.Call, node: cst.FunctionDef, caller) -> tuple:
+    """(kind, parameters of `caller`, conversion) when the plain function `node` of the module,
+    called by `call`, runs a concretizing call before it can return (a statement of its own body,
+    above which no statement holds a `return`; not a generator or a coroutine, whose body does
+    not run at the call) on a value known a tracer or a traced parameter once the caller's
+    arguments are bound (`def to_float(x): return float(x)` called `to_float(loss)`); else
+    ("", (), "")."""
+    info = ctx.function_infos.get(id(node))
+    if info is None or node.asynchronous is not None or holds_kind(node.body, (cst.Yield, cst.Await)):
+        return "", (), ""
+    for statement in block_statements(node.body):
+        found = concretizing_call(ctx, statement) if isinstance(statement, cst.SimpleStatementLine) else None
+        if found is not None and found[2]:
+            known = _bound_conversion(ctx, call, info, caller, found[1], found[2])
+            if known is not None:
+                return known
+        if holds_kind(statement, (cst.Return,)):
+            return "", (), ""  # (it may return before)
+    return "", (), ""
+
+
+def _bound_conversion(ctx, call: cst.Call, info, caller, value, conversion: str) -> tuple | None:
+    """`_callee_conversion`'s answer for one conversion of `value` in the callee `info`, or None
+    when it is not known to raise with the caller's arguments."""
+    kind, params = tracer_origin(ctx, value, info)
+    if kind == OP:
+        return OP, (), conversion  # (run inside the caller's trace, every op's result is a tracer)
+    if kind not in concretized_kinds(conversion) or not params:
+        return None
+    args = dict(bind_arguments(info, call))
+    origins = [tracer_origin(ctx, args[p], caller) for p in params if p in args]
+    if len(origins) != len(params):
+        return None
+    if kind == PARAM:  # an operator or a method on them: a tracer, or it raises on a container
+        if all(o[0] in (OP, PARAM, BARE) for o in origins):
+            return PARAM, frozenset().union(*(o[1] for o in origins)), conversion
+        return None
+    return (origins[0][0], origins[0][1], conversion) if len(origins) == 1 else None
 
 
 def _exits(block) -> bool:
@@ -537,6 +603,7 @@ class _Walker(cst.CSTVisitor):
                 except Exception:
                     self._fail(rule)
             _after_raising(ctx)
+            _after_concretizing(ctx)
 
     # Facts ------------------------------------------------------------------------------------
 

@@ -260,6 +260,27 @@ JAX_EAGER_ESCAPES = frozenset({
 JAX_TRACER_TYPES = frozenset({"jax.core.Tracer", "jax._src.core.Tracer"})
 #: The modules that name it (`getattr(jax, "core").Tracer`, as jax_utils spells it for pyright).
 JAX_TRACER_MODULES = frozenset({"jax.core", "jax._src.core"})
+#: Python conversions that need a concrete value: on a tracer (a jitted function's non-static
+#: argument, a JAX op's result under `jax.jit`, `pmap` or a `lax` body) each raises while tracing,
+#: `ConcretizationTypeError` (`float`, `int`, `complex`, `.item()`, `.tolist()`),
+#: `TracerBoolConversionError` (`bool`) or `TracerArrayConversionError` (`np.asarray`, `np.array`),
+#: every one a `TypeError`; on a static argument or a closed-over NumPy array each works (JAX
+#: 0.10.2: tests/runtime/test_jax_concretizing_facts.py). Code after one that runs on every path
+#: is never traced (`tracers.raises_while_traced`).
+JAX_CONCRETIZING_FUNCTIONS = frozenset({
+    "builtins.float", "builtins.int", "builtins.complex", "builtins.bool", "numpy.asarray", "numpy.array",
+})
+JAX_CONCRETIZING_METHODS = frozenset({"item", "tolist"})
+#: Of those, the ones that raise on a Python container or None as well (`float([x])`, `int(None)`:
+#: TypeError; `[x].item()`: AttributeError): a parameter alone that JAX hands a tracer or a
+#: rebuilt container (`tracers.BARE`) makes them raise either way. `bool`, `np.asarray` and
+#: `np.array` accept a container.
+JAX_CONCRETIZING_ANY_LEAF = frozenset({"builtins.float", "builtins.int", "builtins.complex", "item", "tolist"})
+#: The transformations that hand every non-static argument to the function as a tracer (a
+#: Python scalar included) and trace the whole body, so every JAX op's result is one too, on
+#: every call of the wrapper, whoever calls it: a concretizing call on such a value raises on
+#: every trace they make (tests/runtime/test_jax_concretizing_facts.py).
+JAX_TRACES_EVERY_ARGUMENT = frozenset({"jax.jit", "jax.pmap", "jax.experimental.pjit.pjit", "jax.pjit"})
 #: Maps over a pytree: the result is the tree given (its containers, objects and Python leaves
 #: as they were, the leaves mapped), an array only where the tree or the function's results are.
 JAX_TREE_MAPS = frozenset({

@@ -336,7 +336,7 @@ _LINE_TEXT = re.compile(r"(@|<lambda:|\bline |^)(\d+)(?=(:\d+>|:\d+$|\D|$))")
 
 
 #: Candidate fields that hold a line of the file (moved with it), or a flag.
-_LINE_FIELDS = frozenset({"_stored_anew"})
+_LINE_FIELDS = frozenset({"_stored_anew", "_after_concrete"})
 
 
 class Unmovable(Exception):

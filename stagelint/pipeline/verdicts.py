@@ -12,6 +12,7 @@ import traceback
 from stagelint.analysis import facts as F
 from stagelint import notebooks
 from stagelint.analysis.flags import untraced_branch
+from stagelint.analysis.tracers import raises_while_traced
 from stagelint.analysis.proof import candidate_notes, chain_verdict, staging_notes
 from stagelint.analysis.testing import is_test_module
 from stagelint.pipeline.files import read_source
@@ -130,6 +131,9 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
             if cand.fields.get("_flag") and not cand.fields.get("_anchors") \
                     and untraced_branch(project, key, cand.fields["_flag"]):
                 continue  # under `if <flag>:` no traced call turns on: in no trace (`analysis.flags`)
+            if cand.fields.get("_after_concrete") is not None and not cand.fields.get("_anchors") \
+                    and raises_while_traced(project, key, cand.fields):
+                continue  # after a `float(x)` / `np.asarray(x)` of a tracer: the trace never gets here (`analysis.tracers`)
             try:
                 verdict = rule.confirm(cand, project, m)
                 if not verdict:
