@@ -91,6 +91,22 @@ class Notebook:
         cell.skipped = reason
         cell.lines = [""] * len(cell.lines)
 
+    def hidden_names(self) -> frozenset[str]:
+        """The words of the code the module leaves out: cells skipped whole (a cell magic such
+        as `%%time`, a syntax error) and the lines replaced (`%timeit step_jit(x)`, `!ls`). Names
+        there may be read when the kernel runs the notebook, though no code the analysis sees
+        reads them."""
+        words: set[str] = set()
+        for cell in self.cells:
+            lines = cell.source.splitlines()
+            hidden = lines if cell.skipped else [lines[n - 1] for n in cell.replaced if 0 < n <= len(lines)]
+            for line in hidden:
+                words.update(_WORD.findall(line))
+        return frozenset(words)
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
 
 def _read_json(data: bytes) -> tuple[str, dict]:
     try:

@@ -382,6 +382,10 @@ class FunctionInfo:
 class FileContext:
     def __init__(self, path: str, module: str, is_package: bool, settings, framework: Framework):
         self.path = path
+        #: for a notebook (its code cells read as one module, `pipeline.perfile`), the names in
+        #: the code left out of that module (`notebooks.Notebook.hidden_names`: `%timeit f(x)`);
+        #: None for a module. No module imports a notebook: its cells hold every read of its names.
+        self.notebook_hidden: frozenset[str] | None = None
         self.module = module
         self.is_package = is_package
         self.settings = settings

@@ -319,20 +319,37 @@ def mark_uncalled(ctx) -> None:
     code calls stages nothing. A local name no code of its function reads is never called (a
     fact: `JaxStaged.uncalled` "never"); an attribute (`self._compiled = jax.jit(self._fn)`)
     nothing in the module reads may still be read by another module, which the file does not
-    show ("module"). A module-level name is left alone: modules import such wrappers to call them."""
+    show ("module"). A module-level name is left alone: modules import such wrappers to call them
+    (and a check of one file sees none of them), except in a notebook, which no module imports:
+    one none of its cells reads is never called either (`_unread_in_notebook`)."""
     dropped = set()
     for record, target, func, call in ctx.staged_bindings:
         if isinstance(target, cst.Attribute):
             if target.attr.value not in ctx.attribute_loads:
                 record.uncalled = "module"
         elif isinstance(target, cst.Name):
-            if not ctx.never_read(target, func):
+            if not ctx.never_read(target, func) and not _unread_in_notebook(ctx, target, func):
                 continue  # read, or a module's name: other modules may import it and call it
             record.uncalled = "never"
             if call in ctx.wrapped_at:
                 dropped.add(ctx.wrapped_at[call])  # nor is it an entry point the other way
     if dropped:
         ctx.facts.wrapped = [t for i, t in enumerate(ctx.facts.wrapped) if i not in dropped]
+
+
+def _unread_in_notebook(ctx, target: cst.Name, func) -> bool:
+    """`target` is a name a notebook binds at its top level and none of its cells reads (Quantum
+    HMC's `hmc_sampler_cpu = jit(hmc_sampler, backend='cpu')`, the next line calling
+    `hmc_sampler` itself). A notebook is no module Python imports, so its names are read only by
+    its own cells, all of which a check of the notebook sees, save the IPython syntax it leaves
+    out (`%timeit step_jit(x)`, a `%%time` cell): a name written there may be called."""
+    hidden = ctx.notebook_hidden
+    if func is not None or hidden is None or target.value in hidden:
+        return False
+    scope = ctx.scope(target)
+    if scope is None or target.value not in scope.assignments:
+        return False
+    return not any(a.references for a in scope.assignments[target.value])
 
 
 def record_linen_run(walker, receiver: cst.BaseExpression, mark: str | None) -> None:

@@ -70,6 +70,8 @@ def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()
     # Fixes are applied only to these exact bytes; none where the tree is of retabbed text.
     ctx.source_digest = None if retabbed else digest(source)
     ctx.absent = absent  # (JAX's fact collectors ask it too: `nnx.imports_flax`)
+    if notebook is not None:  # no module imports it, its cells hold every read (`jaxstaging.mark_uncalled`)
+        ctx.notebook_hidden = notebook.hidden_names()
     facts = analyze_module(tree, ctx, rules_for(absent))
     release(ctx)  # its reference cycles broken: freed now, not by a walk of the collector
     if notebook is not None:  # one STG000 per cell that does not parse (the cell is left out)
