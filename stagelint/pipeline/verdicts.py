@@ -132,7 +132,7 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                     and untraced_branch(project, key, cand.fields["_flag"]):
                 continue  # under `if <flag>:` no traced call turns on: in no trace (`analysis.flags`)
             if cand.fields.get("_after_concrete") is not None and not cand.fields.get("_anchors") \
-                    and raises_while_traced(project, key, cand.fields):
+                    and not rule.trace_error and raises_while_traced(project, key, cand.fields):
                 continue  # after a `float(x)` / `np.asarray(x)` of a tracer: the trace never gets here (`analysis.tracers`)
             try:
                 verdict = rule.confirm(cand, project, m)

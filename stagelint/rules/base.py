@@ -76,6 +76,11 @@ class Rule:
         if cls.preview_under:
             return " (preview under " + " and ".join(FRAMEWORK_NAMES[f] for f in sorted(cls.preview_under)) + ")"
         return ""
+    #: The finding is itself an error tracing raises (a conversion of a tracer, a Python truth
+    #: test on one): reported after an earlier such error in the function too, though the trace
+    #: stops there first (`tracers.raises_while_traced`), as each is met in turn once those
+    #: before it are fixed. Every other finding there is of code never traced.
+    trace_error: ClassVar[bool] = False
     #: Report even outside staged code (STG000 syntax errors).
     always: ClassVar[bool] = False
     #: The optional framework (`frameworks.OPTIONAL_FRAMEWORKS`, by name) whose staging alone can

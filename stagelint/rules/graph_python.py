@@ -150,6 +150,7 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
     """
 
     code = "STG601"
+    trace_error = True
     preview_under = {
         "jax": "Held back on repositories nobody here tuned on (bench/fresh_audit_notes.md), "
                "it was right 0 times in 13 findings in JAX code: the values were concrete or Python "
@@ -576,6 +577,7 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
     """
 
     code = "STG602"
+    trace_error = True
     preview_under = {
         "jax": "Held back on repositories nobody here tuned on (bench/fresh_audit_notes.md), "
                "it was right 0 times in 39 findings in JAX code: the values were Python containers, "

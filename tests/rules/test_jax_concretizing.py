@@ -12,6 +12,8 @@ from rulecases import assert_tiers
 
 
 def test_code_after_a_conversion_of_a_traced_argument_is_in_no_trace():
+    """A further conversion after the first is still reported (`Rule.trace_error`): the trace
+    meets it as soon as the first is fixed."""
     assert_tiers("""
         from functools import partial
 
@@ -25,6 +27,7 @@ def test_code_after_a_conversion_of_a_traced_argument_is_in_no_trace():
             print("before", x.shape)  # STG101
             v = float(x)  # STG601
             print("after", v)
+            w = np.asarray(x)  # STG601
             return x
 
 
