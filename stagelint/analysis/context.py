@@ -30,10 +30,11 @@ from stagelint.analysis.trivia import inner_nodes
 from stagelint.analysis.literals import bool_constant, is_literal, keyword_constant
 from stagelint.frameworks import (
     EAGER_TESTS,
-    JAX_JIT_DISABLING,
-    JAX_TRACER_MODULES,
+    JAX,
     JAX_CONCRETIZING_FUNCTIONS,
     JAX_CONCRETIZING_METHODS,
+    JAX_JIT_DISABLING,
+    JAX_TRACER_MODULES,
     JAX_TRACER_TYPES,
     KERAS_SETUP_HOOKS,
     KERAS_UNBUILT,
@@ -163,48 +164,70 @@ class _PrefixState(CodegenState):
 _UNSEARCHED = object()
 
 
-def _trace_raising_call(statement) -> cst.Call | None:
-    """The first `x.numpy()` call (`TRACE_RAISING_METHODS`, no arguments) in a simple statement,
-    outside the lambdas it defines (searched past the trivia, which hold no call: `inner_nodes`)."""
-    stack = [statement]
+#: The last part of each concretizing function's name (`float`, `asarray`): a call spelled with
+#: none of them is no such call, and its qualified names are not looked up.
+_CONVERSION_NAMES = frozenset(q.rsplit(".", 1)[-1] for q in JAX_CONCRETIZING_FUNCTIONS)
+
+
+def _raising_calls_in(ctx, statement) -> tuple:
+    """In one pass over a simple statement (outside the lambdas it defines; past the trivia,
+    which hold no call: `inner_nodes`): its first `x.numpy()` call (`TRACE_RAISING_METHODS`, no
+    arguments), or None; and its first JAX concretizing call, (call, value, conversion)
+    (`frameworks.JAX_CONCRETIZING_FUNCTIONS` given a value, `JAX_CONCRETIZING_METHODS` called on
+    one with no arguments), among the parts that run whenever the statement does (not under a
+    conditional expression, `and`/`or` or a comprehension: `_CONDITIONAL_PARTS`), else (call,
+    None, "") of the first call of a name there, which may be a plain function of the module
+    that raises so itself (`concretizing_callee`), or None."""
+    numpy_call = conversion = callee = None
+    # (a file JAX stages nothing in, `screen.framework_reach`: no conversion of a tracer there)
+    jax = JAX.name not in getattr(ctx, "absent", ())
+    stack = [(statement, not jax)]
     while stack:
-        n = stack.pop()
+        n, maybe = stack.pop()
         if isinstance(n, cst.Lambda):
             continue
-        if isinstance(n, cst.Call) and not n.args and isinstance(n.func, cst.Attribute) \
-                and n.func.attr.value in TRACE_RAISING_METHODS:
-            return n
-        stack.extend(reversed(inner_nodes(n)))
+        if isinstance(n, cst.Call):
+            func = n.func
+            if isinstance(func, cst.Attribute):
+                attr = func.attr.value
+                if numpy_call is None and not n.args and attr in TRACE_RAISING_METHODS:
+                    numpy_call = n
+                if not maybe and conversion is None:
+                    if attr in JAX_CONCRETIZING_METHODS:
+                        if not n.args:
+                            conversion = n, func.value, attr
+                    elif attr in _CONVERSION_NAMES:
+                        conversion = _conversion(ctx, n)
+            elif isinstance(func, cst.Name) and not maybe and conversion is None:
+                if func.value in _CONVERSION_NAMES:
+                    conversion = _conversion(ctx, n)
+                elif callee is None and not any(a.star for a in n.args):
+                    callee = n, None, ""
+        maybe = maybe or isinstance(n, _CONDITIONAL_PARTS)
+        stack.extend((c, maybe) for c in reversed(inner_nodes(n)))
+    return numpy_call, conversion or callee
+
+
+def _conversion(ctx, call: cst.Call):
+    if call.args and call.args[0].keyword is None and not call.args[0].star:
+        names = ctx.qualified_names(call.func) & JAX_CONCRETIZING_FUNCTIONS
+        if names:
+            return call, call.args[0].value, min(names)
     return None
 
 
 def concretizing_call(ctx, statement):
-    """(call, value, conversion) of the first JAX concretizing call in a simple statement
-    (`frameworks.JAX_CONCRETIZING_FUNCTIONS` given a value, `JAX_CONCRETIZING_METHODS` called on
-    one with no arguments), among the parts that run whenever the statement does: not under a
-    conditional expression, `and`/`or`, a lambda or a comprehension (`_CONDITIONAL_PARTS`).
-    Else (call, def, "") of the first call there of a plain function of the module
-    (`_module_function`), which may raise so itself (`walk._callee_conversion`)."""
-    stack = [statement]
-    callee = None
-    while stack:
-        n = stack.pop()
-        if isinstance(n, _CONDITIONAL_PARTS):
-            continue
-        if isinstance(n, cst.Call):
-            if isinstance(n.func, cst.Attribute) and n.func.attr.value in JAX_CONCRETIZING_METHODS:
-                if not n.args:
-                    return n, n.func.value, n.func.attr.value
-            elif n.args and n.args[0].keyword is None and not n.args[0].star:
-                names = ctx.qualified_names(n.func) & JAX_CONCRETIZING_FUNCTIONS
-                if names:
-                    return n, n.args[0].value, min(names)
-            if callee is None and isinstance(n.func, cst.Name) and not any(a.star for a in n.args):
-                node = _module_function(ctx, n.func)
-                if node is not None:
-                    callee = n, node, ""
-        stack.extend(reversed(inner_nodes(n)))
-    return callee
+    """`_raising_calls_in`'s concretizing call of a simple statement (or the call of a name)."""
+    return _raising_calls_in(ctx, statement)[1]
+
+
+def concretizing_callee(ctx, call: cst.Call) -> cst.FunctionDef | None:
+    """The plain function of the module (`_module_function`) the call of a name calls, or None
+    (looked up once per call)."""
+    memo = ctx.memo.setdefault("concretizing_callee", {})
+    if id(call) not in memo:
+        memo[id(call)] = (call, _module_function(ctx, call.func))
+    return memo[id(call)][1]
 
 
 def block_statements(suite) -> list:
@@ -428,8 +451,9 @@ class FileContext:
         #: (candidate, function, `after_trace_raising_call`'s answer) of candidates reported
         #: after a `.numpy()` call in their block
         self.after_raising: list = []
-        #: id of a simple statement -> its first `x.numpy()` call (or None): each statement is
-        #: searched once per file, not once per candidate below it (`after_trace_raising_call`)
+        #: id of a simple statement -> its first `x.numpy()` call and its `concretizing_call` (each
+        #: or None): each statement is searched once per file, not once per candidate below it
+        #: (`after_trace_raising_call`)
         self._raising_calls: dict[int, tuple] = {}
         #: (candidate, function, `after_trace_raising_call`'s concretizing calls) of candidates
         #: reported after a `float(x)`, `np.asarray(x)`, `x.item()` in their block
@@ -924,8 +948,7 @@ class FileContext:
         for statement in simple_statements_before(self, func, line, into_definitions=False):
             found = self._raising_calls.get(id(statement), _UNSEARCHED)
             if found is _UNSEARCHED:
-                found = self._raising_calls[id(statement)] = (
-                    _trace_raising_call(statement), concretizing_call(self, statement))
+                found = self._raising_calls[id(statement)] = _raising_calls_in(self, statement)
             call, conversion = found
             if call is not None and raising is None:
                 raising = self.position(statement).line, call, call.func.value

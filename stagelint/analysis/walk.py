@@ -29,6 +29,7 @@ from stagelint.analysis.context import (
     block_statements,
     code_of,
     concretizing_call,
+    concretizing_callee,
     holds_kind,
     is_setup_method,
     mutates_container,
@@ -158,7 +159,10 @@ def _after_concretizing(ctx) -> None:
             continue
         for line, call, value, conversion in calls:
             if not conversion:
-                kind, params, conversion = _callee_conversion(ctx, call, value, func)
+                node = concretizing_callee(ctx, call)
+                if node is None:
+                    continue
+                kind, params, conversion = _callee_conversion(ctx, call, node, func)
             else:
                 kind, params = tracer_origin(ctx, value, func)
             if conversion and kind in concretized_kinds(conversion):
@@ -174,18 +178,33 @@ def _callee_conversion(ctx, call: cst.Call, node: cst.FunctionDef, caller) -> tu
     not run at the call) on a value known a tracer or a traced parameter once the caller's
     arguments are bound (`def to_float(x): return float(x)` called `to_float(loss)`); else
     ("", (), "")."""
-    info = ctx.function_infos.get(id(node))
-    if info is None or node.asynchronous is not None or holds_kind(node.body, (cst.Yield, cst.Await)):
-        return "", (), ""
-    for statement in block_statements(node.body):
-        found = concretizing_call(ctx, statement) if isinstance(statement, cst.SimpleStatementLine) else None
-        if found is not None and found[2]:
-            known = _bound_conversion(ctx, call, info, caller, found[1], found[2])
-            if known is not None:
-                return known
-        if holds_kind(statement, (cst.Return,)):
-            return "", (), ""  # (it may return before)
+    info, conversions = _callee_conversions(ctx, node)
+    for value, conversion in conversions:
+        known = _bound_conversion(ctx, call, info, caller, value, conversion)
+        if known is not None:
+            return known
     return "", (), ""
+
+
+def _callee_conversions(ctx, node: cst.FunctionDef) -> tuple:
+    """(its FunctionInfo, [(value, conversion)]) of the concretizing calls the statements of the
+    function's own body make before one that holds a `return` (read once per function)."""
+    memo = ctx.memo.setdefault("callee_conversions", {})
+    got = memo.get(id(node))
+    if got is not None and got[0] is node:
+        return got[1]
+    info = ctx.function_infos.get(id(node))
+    found = []
+    if info is not None and node.asynchronous is None and not holds_kind(node.body, (cst.Yield, cst.Await)):
+        for statement in block_statements(node.body):
+            if isinstance(statement, cst.SimpleStatementLine):
+                conversion = concretizing_call(ctx, statement)
+                if conversion is not None and conversion[2]:
+                    found.append(conversion[1:])
+            if holds_kind(statement, (cst.Return,)):
+                break  # (it may return before what follows)
+    memo[id(node)] = (node, (info, found))
+    return info, found
 
 
 def _bound_conversion(ctx, call: cst.Call, info, caller, value, conversion: str) -> tuple | None:
