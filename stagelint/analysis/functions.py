@@ -362,20 +362,38 @@ def held_uses(ctx, nodes, names) -> dict[str, list]:
     ["arg", the qualified names of the function it is passed to, the parameter's position ("#0",
     "#1", ...) or keyword] for an argument of a call (through `functools.partial(f, ...)` and a JAX
     transformation called at once, `jax.grad(f)(w, x)`), whose parameter's use the project phase
-    reads; "other" for anything else (a shape, a method's argument, a library call)."""
+    reads; "other" for anything else (a shape, a method's argument, a library call). A nested def
+    the function names (`jax.jit(loss)`, `jax.value_and_grad(loss)`) is read through, as
+    `closure_names` reads it: its body and defaults are what the function holds; a default that
+    hands a held value on under its own name (`def loss(x, n=n)`) is no use of it, the body's
+    reads of the parameter are."""
     out: dict[str, list] = {n: [] for n in names}
     stack: list[tuple] = [(n, None, None) for n in nodes]
+    seen: set[int] = set()
     while stack:
         node, parent, grand = stack.pop()
         if isinstance(node, cst.Name) and node.value in out:
             out[node.value].append(_held_use(ctx, node, parent, grand))
             continue
-        if isinstance(node, cst.Attribute):
+        if isinstance(node, cst.Name):
+            for r in ctx.bindings_of(node):
+                d = getattr(r, "node", None)
+                if isinstance(d, cst.FunctionDef) and id(d) not in seen and d.name is not node \
+                        and not isinstance(r.scope, (GlobalScope, ClassScope)):
+                    seen.add(id(d))  # a nested def of the enclosing function: what it holds
+                    stack.append((d, None, None))
+            continue
+        if isinstance(node, cst.FunctionDef):
+            children = [*node.decorators, node.params, node.body]  # (its own name is no read)
+        elif isinstance(node, cst.Attribute):
             children = [node.value]  # (`x.block`: `block` is no read)
         elif isinstance(node, cst.Arg):
             children = [node.value]  # (`f(block=b)`: the keyword is no read)
         elif isinstance(node, cst.Param):
-            children = [c for c in (node.default, node.annotation) if c is not None]
+            default = node.default
+            if isinstance(default, cst.Name) and default.value == node.name.value and default.value in out:
+                default = None  # `n=n`: handed on under its own name; the body's reads are its uses
+            children = [c for c in (default, node.annotation) if c is not None]
         else:
             children = [c for c in node.children if isinstance(c, cst.CSTNode)]
         stack.extend((child, node, parent) for child in children)

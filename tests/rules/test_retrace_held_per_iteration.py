@@ -1,0 +1,91 @@
+"""A new jitted function per iteration whose every iteration holds its own configuration (the
+eleventh JAX audit's AN3, bench/fresh_audit_notes.md: jax-spring-sim's per-horizon benchmark; the
+ninth's AE1 and the tenth's AJ4/AI1 are the same class). What the function holds is read through
+the nested def the jit names (`analysis.functions.held_uses`), so a horizon held as a default
+argument and needed as a Python value is the program's configuration, a preview guess, while a
+loop-invariant value or a per-iteration operand keeps the default finding
+(tests/runtime/test_jax_held_horizon_facts.py)."""
+
+from __future__ import annotations
+
+from rulecases import assert_tiers
+
+
+def test_a_jitted_def_per_horizon_holding_it_as_a_default_is_a_preview_guess():
+    """jax-spring-sim's `bench_gradient`: `def loss(rest, ..., n_steps: int = n_steps)` per
+    horizon, then `jax.jit(loss)` and `jax.jit(jax.value_and_grad(loss))`: the horizon reaches a
+    project function that hands it on as a rollout's length, each horizon another program whatever the function
+    object; whether the horizons repeat the code does not show."""
+    assert_tiers("""
+        import jax
+
+        def simulate(rest, s, n_steps):
+            final, _ = jax.lax.scan(lambda c, _: (c * s, None), rest, None, length=n_steps)
+            return final
+
+        def rollout(rest, s, n_steps):
+            return simulate(rest, s, n_steps).sum()
+
+        def bench(horizons, s):
+            for n_steps in horizons:
+                def loss(rest, s=s, n_steps: int = n_steps):
+                    return rollout(rest, s, n_steps)
+
+                fwd = jax.jit(loss)  # preview STG502
+                fwd_bwd = jax.jit(jax.value_and_grad(loss))  # preview STG502
+                fwd(s)
+                fwd_bwd(s)
+    """)
+
+
+def test_a_jitted_def_per_iteration_holding_a_loop_invariant_value_stays_default():
+    """The negative twin: the def holds only what is bound before the loop (its default reads the
+    enclosing parameter), the same program on every iteration, traced anew each time."""
+    assert_tiers("""
+        import jax
+
+        def rollout(rest, s, n_steps):
+            final, _ = jax.lax.scan(lambda c, _: (c * s, None), rest, None, length=n_steps)
+            return final.sum()
+
+        def bench(tries, s, n_steps):
+            for _ in range(tries):
+                def loss(rest, s=s, n_steps: int = n_steps):
+                    return rollout(rest, s, n_steps)
+
+                fwd = jax.jit(loss)  # STG502
+                fwd(s)
+    """)
+
+
+def test_a_jitted_def_per_iteration_holding_an_operand_as_a_default_stays_default():
+    """The other twin: the per-iteration value is used only as an operand of array arithmetic, a
+    constant of one program that one jitted function taking it as an argument traces once."""
+    assert_tiers("""
+        import jax
+
+        def sweep(scales, x):
+            for scale in scales:
+                def loss(rest, scale=scale):
+                    return (rest * scale).sum()
+
+                fwd = jax.jit(loss)  # STG502
+                fwd(x)
+    """)
+
+
+def test_a_default_renaming_the_held_value_is_read_where_the_body_uses_it_under_its_name():
+    """A default under another name (`def loss(rest, k=n)`) is a use the walk does not follow: a
+    guess, as before."""
+    assert_tiers("""
+        import jax
+
+        def sweep(sizes, x):
+            for n in sizes:
+                def loss(rest, k=n):
+                    return rest.reshape(-1, k).sum()
+
+                fwd = jax.jit(loss)  # preview STG502
+                fwd(x)
+    """)
+
