@@ -486,3 +486,105 @@ def _fixed_width(lower, upper) -> bool:
         start = code_of(lower).strip()
         return start in (code_of(upper.left).strip(), code_of(upper.right).strip())
     return False
+
+
+# Input signatures a call passes, run by run ---------------------------------------------------
+
+def call_signatures(ctx, call: cst.Call, func, loops) -> list[tuple] | None:
+    """The input signatures (each positional argument's shape) `call` passes on its successive
+    runs in one run of `func`, when the code shows them for sure, else None: every argument a
+    name whose one reaching binding is a shaped constructor (`frameworks.SHAPED_CONSTRUCTORS`:
+    `tf.zeros([10, 20])`, `tf.random.uniform(tf.constant((10, 100), dtype=tf.int32))`) given a
+    literal shape, or the variable of the one loop of `func` around the call, a `for` over a
+    literal list of literal shapes (`for s in [[10, 20, 30], [10, 22, 33, 44]]`): one signature
+    per iteration, in order. A call in a loop whose shapes the loop does not set repeats its
+    signature. Keywords and starred arguments are not read (None). `loops`: the loops of the
+    module (each `for`/`while`), to find those around the call.
+
+    A Function (and `jax.jit`) keys its traces on the input shapes: a call whose signature no
+    earlier call of the same object passed traces anew, and the new trace reads what its
+    closure holds at that moment (TF 2.21: tests/runtime/test_tf_new_shape_closure_facts.py)."""
+    if not call.args or any(a.keyword is not None or a.star for a in call.args):
+        return None
+    around = [lp for lp in loops if ctx.inside(call, lp) and (func is None or ctx.inside(lp, func.node))]
+    if len(around) > 1:
+        return None
+    loop = around[0] if around else None
+    per_arg = []
+    for arg in call.args:
+        shapes = _argument_shapes(ctx, arg.value, func, loop)
+        if shapes is None:
+            return None
+        per_arg.append(shapes)
+    if loop is None:
+        if any(len(s) != 1 for s in per_arg):
+            return None
+        return [tuple(s[0] for s in per_arg)]
+    counts = {len(s) for s in per_arg if len(s) != 1}
+    if len(counts) != 1:
+        return None  # no argument's shape follows the loop: the same signature on each iteration
+    n = counts.pop()
+    return [tuple(s[i] if len(s) > 1 else s[0] for s in per_arg) for i in range(n)]
+
+
+def _argument_shapes(ctx, expr, func, loop) -> list[tuple] | None:
+    """[the shape] of an argument, or the shapes it takes on the iterations of `loop`."""
+    if not isinstance(expr, cst.Name):
+        return None
+    refs = ctx.reaching_in_order(expr, func)
+    if not refs or len(refs) != 1:
+        return None
+    node = getattr(refs[0], "node", None)
+    value = ctx.bound_values.get(id(node)) if node is not None else None
+    if not isinstance(value, cst.Call):
+        return None
+    shaped = next((FW.SHAPED_CONSTRUCTORS[q] for q in sorted(ctx.qualified_names(value.func))
+                   if q in FW.SHAPED_CONSTRUCTORS), None)
+    if shaped is None:
+        return None
+    position, keyword = shaped
+    shape = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == keyword), None)
+    if shape is None:
+        positional = [a for a in value.args if a.keyword is None and not a.star]
+        shape = positional[position].value if len(positional) > position else None
+    if shape is None:
+        return None
+    shape = _unwrapped(ctx, shape)
+    literal = _literal_shape(shape)
+    if literal is not None:
+        return [literal]
+    if loop is None or not (isinstance(shape, cst.Name) and ctx.inside(node, loop.body)):
+        return None
+    return _loop_shapes(ctx, shape, loop)
+
+
+def _unwrapped(ctx, shape):
+    """`tf.constant(s, dtype=tf.int32)` as a shape: `s`."""
+    while isinstance(shape, cst.Call) and ctx.qualified_names(shape.func) & FW.SEQUENCE_CONVERSIONS \
+            and shape.args and shape.args[0].keyword is None and not shape.args[0].star:
+        shape = shape.args[0].value
+    return shape
+
+
+def _literal_shape(expr) -> tuple | None:
+    """(10, 100) for `[10, 100]` / `(10, 100)`: every dimension a literal int."""
+    if not isinstance(expr, (cst.List, cst.Tuple)):
+        return None
+    dims = []
+    for el in expr.elements:
+        if not isinstance(el, cst.Element) or not isinstance(el.value, cst.Integer):
+            return None
+        dims.append(int(el.value.evaluated_value))
+    return tuple(dims)
+
+
+def _loop_shapes(ctx, name, loop) -> list[tuple] | None:
+    """The shapes `name`, the variable of `for name in [<literal shapes>]`, takes, in order."""
+    if not isinstance(name, cst.Name) or not isinstance(loop, cst.For) or not isinstance(loop.target, cst.Name) \
+            or loop.target.value != name.value or not isinstance(loop.iter, (cst.List, cst.Tuple)):
+        return None
+    refs = ctx.bindings_of(name)
+    if len(refs) != 1 or getattr(refs[0], "node", None) is not loop.target:
+        return None
+    shapes = [_literal_shape(el.value) if isinstance(el, cst.Element) else None for el in loop.iter.elements]
+    return shapes if shapes and all(s is not None for s in shapes) else None

@@ -17,6 +17,7 @@ from stagelint.analysis.context import binds_only_from_call, is_setup_method, mu
 from stagelint.rules.base import Rule
 from stagelint.analysis.stores import NOT_CONTAINERS
 from stagelint.analysis.tensors import value_of
+from stagelint.analysis.varying_shapes import call_signatures
 from stagelint.frameworks import KERAS_SLOT_CREATING_METHODS
 
 
@@ -56,7 +57,11 @@ class StaleGlobal(Rule):
     iteration, or after the def but before its first call (`Wi = promote(Wi)` above
     `lax.scan(step, ...)`: a closure reads its cell when it runs, and it first runs, so traces,
     after the rebinding) changes nothing a trace sees; so does a change in place
-    (`metrics.update({...})`) filled in after the def but before the first call: it is set-up. A global rebound only by a function that set-up code calls
+    (`metrics.update({...})`) filled in after the def but before the first call: it is set-up.
+    Nor is a nested Function that is only called in its enclosing function, each call with an
+    input shape no other call passes (literal shapes, or a loop over a literal list of them:
+    `for s in [[10, 20], [10, 30]]: x = tf.zeros(s); i = make(); run(x)`): every call traces
+    anew and reads the variable as it is then, so no trace is reused stale. A global rebound only by a function that set-up code calls
     (`set_random_seeds()` from a task's `__init__`) is configuration, not a change between calls.
 
     A module-level call above the reading function's `def` does not run it (Python makes the
@@ -229,6 +234,7 @@ class StaleGlobal(Rule):
         self.holders: dict[int, str] = {}  # Name target bound in a function -> that function's qualname
         self.method_calls: list = []  # (function, receiver) of each `x.append(...)`-like call
         self.run_refs: set[int] = set()  # Name nodes called or passed to a call (not escaping)
+        self.calls_of: dict[int, cst.Call] = {}  # Name node called -> its call (`step(x)`)
 
     def visit_Name(self, node: cst.Name) -> None:
         ctx = self.ctx
@@ -274,6 +280,8 @@ class StaleGlobal(Rule):
         for expr in (node.func, *(a.value for a in node.args)):
             if isinstance(expr, cst.Name):
                 self.run_refs.add(id(expr))  # `step(x)`, `strategy.run(step, ...)`: runs it here
+        if isinstance(func, cst.Name):
+            self.calls_of[id(func)] = node
         if mutates_container(self.ctx, node):
             if self.ctx.function is not None:
                 # judged in `finish`: the receiver's binding may come later in the file
@@ -572,6 +580,8 @@ class StaleGlobal(Rule):
             # Bindings made before the nested def, outside any loop around it, are done by the
             # time it can be traced: the closure sees their final value.
             outer_def = chain[-1].node
+            if self._traces_every_call(chain[-1]):
+                return None  # no call reuses a trace: each reads the variable as it is then
             # A closure reads its cell when it runs: a Function first run (so traced) after the
             # rebinding sees the new value, so the rebinding counts only between two runs.
             runs = {id(n): self._between_runs(n, outer_def) for n in nodes
@@ -639,6 +649,37 @@ class StaleGlobal(Rule):
                     q == owner or self._loop_runs_around(n, outer_def) for q, n in sites)
                 return f"mutated in `{sorted(q for q, _ in sites)[0]}`"
         return None
+
+    def _traces_every_call(self, info) -> bool:
+        """The nested Function (a staging-decorated def, shapes not relaxed, no input signature)
+        is only called, directly in its enclosing function's body, and every call passes an
+        input signature no other call passes (`analysis.varying_shapes.call_signatures`: literal
+        shapes, or a loop over literal shapes): each call traces anew and reads the enclosing
+        variable as it is at that call, so a rebinding between calls is never read stale (the
+        pattern of Sionna's interleaver test, re-making `i` before each call with a new input
+        shape; TF 2.21: tests/runtime/test_tf_new_shape_closure_facts.py). The enclosing function makes a new
+        Function object on each run, so only the calls of one run meet in its trace cache."""
+        facts = info.facts
+        if facts.staged_by != "decorator" or facts.input_signature or facts.relaxed_shapes or info.parent is None:
+            return False
+        ctx = self.ctx
+        refs = self._references(info.node)
+        if not refs:
+            return False
+        where = ctx.scope(info.node)
+        seen = set()
+        for ref in refs:
+            call = self.calls_of.get(id(ref))
+            if call is None or ctx.scope(ref) is not where:
+                return False  # escapes, or runs in a comprehension or a nested function
+            signatures = call_signatures(ctx, call, info.parent, self.loops)
+            if signatures is None:
+                return False
+            for signature in signatures:
+                if signature in seen:
+                    return False
+                seen.add(signature)
+        return True
 
     def _loop_runs_around(self, change: cst.CSTNode, outer_def) -> bool:
         """A loop of the enclosing function holds the change and a call of the nested Function but
