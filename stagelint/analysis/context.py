@@ -1001,6 +1001,8 @@ class FileContext:
             span=self.position(node.name),
             class_qualname=cls.qualname if is_method else None,
             params=params,
+            required_positional=[p.name.value for p in (*node.params.posonly_params, *node.params.params)
+                                 if p.default is None],
             literal_default_params={n for n, d in defaults.items() if _is_literal_default(d)},
             python_default_params={n for n, d in defaults.items() if _is_python_option(d)}
             | {p.name.value for p in all_params if p.annotation is not None

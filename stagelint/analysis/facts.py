@@ -153,6 +153,8 @@ class FunctionFacts:
     span: Span
     class_qualname: str | None = None  # absolute qualified name of the directly enclosing class
     params: list[str] = field(default_factory=list)
+    #: the positional parameters without a default (`self` included), in order
+    required_positional: list[str] = field(default_factory=list)
     #: the `*args` parameter and how many positional parameters come before it ("", -1 if none)
     varargs: str = ""
     varargs_at: int = -1

@@ -19,8 +19,9 @@ from collections import deque
 
 from stagelint.analysis import facts as F
 from stagelint.frameworks import (KERAS3_BASE_PREFIXES, KERAS_EAGER_COMPILE, KERAS_LOOP_STEPS,
-                                  KERAS_RUNNING_METHODS, KERAS_SEQUENTIAL_ENTRY, KERAS_STEP_METHODS,
-                                  KERAS_SYMBOLIC_SCOPE, KERAS_UNBUILT, Framework)
+                                  KERAS_RUNNING_METHODS, KERAS_SAVED, KERAS_SEQUENTIAL_ENTRY,
+                                  KERAS_STEP_CALL_KEYWORDS, KERAS_STEP_METHODS, KERAS_SYMBOLIC_SCOPE,
+                                  KERAS_UNBUILT, Framework)
 
 Key = tuple[str, str]  # (module, qualname)
 
@@ -216,6 +217,31 @@ class Project:
             split = self.split_qualified(qualified, module)
             found = self.resolve_class(f"{split[0]}.{split[1]}") if split is not None else None
         return found
+
+    def _call_needs_more_than_x(self, cls: str, steps) -> bool:
+        """Keras's own step runs `cls`'s `call` on the batch's one input and raises TypeError
+        (`frameworks.KERAS_STEP_CALL_KEYWORDS`): the class's `call` requires a positional argument
+        beyond the input (`training` and `mask` apart), and no class of its lineage overrides
+        `__call__` or the step (`train_step`...); every base the project does not hold is a
+        Keras class, whose steps are Keras's own."""
+        call = self.method_of(cls, "call")
+        f = self.function(call) if call is not None else None
+        if f is None or any(self.method_of(cls, m) is not None for m in (*(steps - {"call"}), "__call__")):
+            return False
+        todo, seen = [cls], set()
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            found = self.resolve_class(name)
+            if found is None:
+                if not name.startswith(("keras.", "tensorflow.keras.", "tf_keras.")):
+                    return False
+                continue
+            todo.extend(found[1].bases)
+        required = [p for p in f.required_positional[1:] if p not in KERAS_STEP_CALL_KEYWORDS]
+        return len(required) > 1
 
     def method_of(self, cls: str, method: str, skip_self: bool = False, _seen=None) -> Key | None:
         """The project function `cls.method` runs: the class's own def or the first base's (in
@@ -501,7 +527,10 @@ class Project:
                     name = self.resolved_class_name(cls)
                     if name in self.classes and self.method_of(name, method.partition("(")[0]) is not None:
                         continue  # the class's own `fit`: Keras's loop does not run
-                    show(name, KERAS_LOOP_STEPS[method], f"an object of it is run by `{method}`")
+                    steps = KERAS_LOOP_STEPS[method]
+                    if method != KERAS_SAVED and "call" in steps and self._call_needs_more_than_x(name, steps):
+                        steps = steps - {"call"}  # Keras's step raises TypeError before `call` runs
+                    show(name, steps, f"an object of it is run by `{method}`")
             for site in m.call_sites:
                 if site.target[0] != "name":
                     continue

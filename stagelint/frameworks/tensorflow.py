@@ -458,6 +458,13 @@ KERAS_SEQUENTIAL_ENTRY = "Sequential([...])"
 KERAS_SAVED = "tf.saved_model.save"
 KERAS_LOOP_STEPS[KERAS_VALIDATING_FIT] = frozenset({"test_step"})
 KERAS_LOOP_STEPS[KERAS_SAVED] = frozenset({"call"})
+#: What Keras's own `train_step` / `test_step` / `predict_step` pass a model's `call`: the one
+#: input `x` of the batch (`self(x)`), and `training` (and a `mask` it finds) by keyword. A `call`
+#: that requires a further positional argument raises TypeError before its body runs, so `fit`,
+#: `evaluate` and `predict` trace nothing of it (TF 2.21 / Keras 3:
+#: tests/runtime/test_tf_keras_step_inputs_facts.py). A saved model traces `call` with the
+#: arguments of its first call instead (`KERAS_SAVED`).
+KERAS_STEP_CALL_KEYWORDS = frozenset({"training", "mask"})
 #: `fit` keywords that give it validation data.
 KERAS_VALIDATION_KEYWORDS = frozenset({"validation_data", "validation_split"})
 KERAS_INPUT_CALLS = frozenset(f"{root}.{sub}Input" for root in ("tensorflow.keras", "keras", "tf_keras",
