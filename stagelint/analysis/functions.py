@@ -31,7 +31,9 @@ from stagelint.analysis.proof import HEURISTIC, TRUE
 from stagelint.analysis.context import short_code
 from stagelint.analysis.dependence import name_loads
 from stagelint.analysis.tensors import tensorness, value_of
-from stagelint.frameworks import FUNCTION_HOLDERS, JAX_ARRAY_ELEMENTS, JAX_GRAD, JAX_JIT, JAX_TRACE, PARTIAL_CALLS
+from stagelint.frameworks import (FUNCTION_HOLDERS, JAX_ARRAY_ELEMENTS, JAX_GRAD, JAX_JIT, JAX_LENGTH_ARGUMENTS,
+                                  JAX_PYTHON_ARGUMENTS, JAX_SHAPE_METHODS, JAX_TRACE, PARTIAL_CALLS,
+                                  SHAPED_CONSTRUCTORS)
 
 NEW, BOUND, SAME = "new", "bound", "same"
 
@@ -352,6 +354,31 @@ def configuration_per_iteration(ctx, nodes, loop: cst.CSTNode, func) -> list[str
     return out
 
 
+def new_value_each_iteration(ctx, name: str, loop) -> bool:
+    """`name` is the variable of `loop`, a `for` over `range(...)` or over a literal list or
+    tuple of different numbers or strings, that nothing else in its scope binds: every iteration
+    binds another value. Held where the program needs a Python value (`held_uses`' "python"),
+    each iteration is another trace key, and one jitted function taking the value as a static
+    argument would trace as often (JAX keys a trace on the static values:
+    `frameworks.JAX_TRACE_KEY`; tests/runtime/test_jax_held_horizon_facts.py)."""
+    if not isinstance(loop, cst.For) or not isinstance(loop.target, cst.Name) or loop.target.value != name:
+        return False
+    scope = ctx.scope(loop.target)
+    if scope is None or len(scope.assignments[name]) != 1:
+        return False
+    it = loop.iter
+    if isinstance(it, cst.Call):
+        return "builtins.range" in ctx.qualified_names(it.func)
+    if not isinstance(it, (cst.List, cst.Tuple)) or not it.elements:
+        return False
+    values = []
+    for el in it.elements:
+        if not isinstance(el, cst.Element) or not isinstance(el.value, (cst.Integer, cst.Float, cst.SimpleString)):
+            return False
+        values.append(el.value.evaluated_value)
+    return len(set(values)) == len(values)
+
+
 #: What passes its arguments on to the function it is given: `jax.grad(f)(w, x)` calls `f(w, x)`.
 _PASSING_ON = JAX_GRAD | JAX_TRACE | JAX_JIT
 
@@ -362,18 +389,31 @@ def held_uses(ctx, nodes, names) -> dict[str, list]:
     ["arg", the qualified names of the function it is passed to, the parameter's position ("#0",
     "#1", ...) or keyword] for an argument of a call (through `functools.partial(f, ...)` and a JAX
     transformation called at once, `jax.grad(f)(w, x)`), whose parameter's use the project phase
-    reads; "other" for anything else (a shape, a method's argument, a library call). A nested def
+    reads; "python" for a read inside an argument where the program needs a Python value (a
+    shape, `range`'s bounds, `lax.scan`'s length, a Python `if`/`while` test:
+    `frameworks.JAX_PYTHON_ARGUMENTS`); "other" for anything else (a method's argument, a library
+    call). A nested def
     the function names (`jax.jit(loss)`, `jax.value_and_grad(loss)`) is read through, as
     `closure_names` reads it: its body and defaults are what the function holds; a default that
     hands a held value on under its own name (`def loss(x, n=n)`) is no use of it, the body's
     reads of the parameter are."""
     out: dict[str, list] = {n: [] for n in names}
-    stack: list[tuple] = [(n, None, None) for n in nodes]
+    stack: list[tuple] = [(n, None, None, False) for n in nodes]
     seen: set[int] = set()
     while stack:
-        node, parent, grand = stack.pop()
+        node, parent, grand, python = stack.pop()
         if isinstance(node, cst.Name) and node.value in out:
-            out[node.value].append(_held_use(ctx, node, parent, grand))
+            out[node.value].append("python" if python else _held_use(ctx, node, parent, grand))
+            continue
+        if isinstance(node, (cst.If, cst.While, cst.IfExp)):
+            stack.append((node.test, node, parent, True))  # decided in Python while tracing
+            stack.extend((c, node, parent, python) for c in node.children
+                         if isinstance(c, cst.CSTNode) and c is not node.test)
+            continue
+        if isinstance(node, cst.Call):
+            needs = _python_arguments(ctx, node)
+            stack.append((node.func, node, parent, python))
+            stack.extend((a, node, parent, python or id(a) in needs) for a in node.args)
             continue
         if isinstance(node, cst.Name):
             for r in ctx.bindings_of(node):
@@ -381,7 +421,7 @@ def held_uses(ctx, nodes, names) -> dict[str, list]:
                 if isinstance(d, cst.FunctionDef) and id(d) not in seen and d.name is not node \
                         and not isinstance(r.scope, (GlobalScope, ClassScope)):
                     seen.add(id(d))  # a nested def of the enclosing function: what it holds
-                    stack.append((d, None, None))
+                    stack.append((d, None, None, False))
             continue
         if isinstance(node, cst.FunctionDef):
             children = [*node.decorators, node.params, node.body]  # (its own name is no read)
@@ -396,7 +436,33 @@ def held_uses(ctx, nodes, names) -> dict[str, list]:
             children = [c for c in (default, node.annotation) if c is not None]
         else:
             children = [c for c in node.children if isinstance(c, cst.CSTNode)]
-        stack.extend((child, node, parent) for child in children)
+        stack.extend((child, node, parent, python) for child in children)
+    return out
+
+
+def _python_arguments(ctx, call: cst.Call) -> set[int]:
+    """The ids of `call`'s arguments where a JAX program needs a Python value: a shape
+    (`frameworks.SHAPED_CONSTRUCTORS`, `JAX_LENGTH_ARGUMENTS`, an array's `reshape`), `range`'s
+    bounds, `lax.scan`'s length (`frameworks.JAX_PYTHON_ARGUMENTS`)."""
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value in JAX_SHAPE_METHODS:
+        return {id(a) for a in call.args}
+    slots: list[tuple] = []
+    for q in ctx.qualified_names(call.func):
+        if q in SHAPED_CONSTRUCTORS:
+            position, keyword = SHAPED_CONSTRUCTORS[q]
+            slots.append((keyword, position))
+        slots.extend(JAX_LENGTH_ARGUMENTS.get(q, ()))
+        slots.extend(JAX_PYTHON_ARGUMENTS.get(q, ()))
+    if not slots:
+        return set()
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    out = set()
+    for keyword, position in slots:
+        for a in call.args:
+            if keyword and a.keyword is not None and a.keyword.value == keyword:
+                out.add(id(a))
+        if position is not None and position < len(positional):
+            out.add(id(positional[position]))
     return out
 
 

@@ -346,6 +346,15 @@ JAX_LENGTH_ARGUMENTS = {
     "jax.numpy.tri": (("N", 0), ("M", 1)),
     "jax.numpy.repeat": (("repeats", 1),),
 }
+#: Where a JAX program needs a Python value, beside `JAX_LENGTH_ARGUMENTS` and
+#: `frameworks.SHAPED_CONSTRUCTORS`' shapes: function -> (keyword, position or None) of the
+#: argument, and array methods whose every argument is a shape. A tracer there raises
+#: (`x.reshape(-1, n)`, `jax.random.bernoulli(key, shape=(n, 2))`, `jnp.zeros((n, 2))`: TypeError;
+#: `lax.scan(..., length=n)`: ConcretizationTypeError; `range(n)`: TracerIntegerConversionError;
+#: JAX 0.10.2, tests/runtime/test_jax_held_horizon_facts.py), so a value held there is the
+#: program's configuration: one jitted function would trace once per value too.
+JAX_PYTHON_ARGUMENTS = {"jax.lax.scan": (("length", None),), "builtins.range": (("", 0), ("", 1), ("", 2))}
+JAX_SHAPE_METHODS = frozenset({"reshape"})
 #: Array constructors: their shapes are model dimensions, nearly always Python ints the code does
 #: not show (bound by `functools.partial`, `static_broadcasted_argnums`, a config): STG604 flags
 #: only a shape computed by JAX itself (`jnp.zeros(jnp.sum(mask))`), not a parameter.

@@ -398,7 +398,9 @@ SHAPED_CONSTRUCTORS = {
     **{f"numpy.{name}": (0, "shape") for name in ("zeros", "ones", "empty", "full")},
     **{f"numpy.random.{name}": (0, "size") for name in ("rand", "randn")},
     **{f"jax.numpy.{name}": (0, "shape") for name in ("zeros", "ones", "empty", "full")},
-    **{f"jax.random.{name}": (1, "shape") for name in ("normal", "uniform", "bernoulli", "truncated_normal")},
+    **{f"jax.random.{name}": (1, "shape") for name in ("normal", "uniform")},
+    "jax.random.bernoulli": (2, "shape"),  # (key, p, shape)
+    "jax.random.truncated_normal": (3, "shape"),  # (key, lower, upper, shape)
 }
 
 #: Keras methods `fit` and friends trace (`train_step`, ...), and the calls that run them: a class

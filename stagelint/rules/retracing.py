@@ -45,6 +45,7 @@ from stagelint.analysis.functions import (
     closure_names,
     configuration_per_iteration,
     held_uses,
+    new_value_each_iteration,
     identity,
     returns_new_function,
 )
@@ -708,7 +709,11 @@ class FunctionRecreated(Rule):
     only as an operand (`lambda v: mse(v, x)` with `mse`'s `x` an operand of array arithmetic: a
     constant of the same program, whose new trace one jitted function taking `x` would save); and
     a wrapper made in a function that calls it with static arguments the function's own parameters
-    give (`wrap(x, page_size, blocks)` in a benchmark run once per configuration). A name wrapped
+    give (`wrap(x, page_size, blocks)` in a benchmark run once per configuration). Not reported at
+    all: a wrapper made in a loop that holds the loop's own variable over `range(...)` or a literal
+    list of different values where the program needs a Python value (a shape, `range`'s bound,
+    `lax.scan`'s length, a Python `if`): each iteration is another program, which one jitted
+    function with the value static would trace as often. A name wrapped
     at several lines of one run (`jax.jit(_shard,
     out_shardings=s)` six times) is one object: JAX's trace cache, keyed on the function object
     whatever the jit options, serves every wrap after the first, so only the first is a retrace,
@@ -1176,7 +1181,12 @@ class FunctionRecreated(Rule):
                     # decided in `confirm`, where the uses of the parameters it is passed to are known
                     shown = ", ".join(f"`{n}`" for n in configured)
                     made_of = [record["def"]] if record["kind"] == "def" else [record["target"]]
-                    fields["_held"] = {"uses": held_uses(ctx, made_of, configured), "_because": [fact(
+                    uses = held_uses(ctx, made_of, configured)
+                    if any("python" in uses[n] and new_value_each_iteration(ctx, n, loop) for n in configured):
+                        # a new value each iteration where the program needs a Python value: each
+                        # iteration is another program, one jitted function would trace as often
+                        continue
+                    fields["_held"] = {"uses": uses, "_because": [fact(
                         f"the function made here holds {shown}, which the {kind} on line {line} binds anew on "
                         f"each iteration, not known to be an array and used there where the program needs "
                         f"a Python value or in a way not shown (a shape, a block size, a graph definition): "

@@ -89,3 +89,46 @@ def test_a_default_renaming_the_held_value_is_read_where_the_body_uses_it_under_
                 fwd(x)
     """)
 
+
+
+def test_a_wrapper_per_iteration_holding_the_range_variable_in_a_shape_is_no_finding():
+    """vmc_jax's benchmark (the tenth audit's AJ4): `jax.pmap(lambda key: ... shape=(n // (d + 1),
+    L))` for each `d` in `range(device_count)`: each `d` is another program, needed as a Python
+    value (a shape), which one jitted function with `d` static traces as often. So is a `range`
+    bound or a scan length per horizon of a literal list of different horizons."""
+    assert_tiers("""
+        import jax
+
+        def bench(n, keys):
+            for d in range(4):
+                jax.pmap(lambda key: jax.random.bernoulli(key, shape=(n // (d + 1), 8)))(keys[:d + 1])
+
+        def horizons(x):
+            for n_steps in (25, 50, 100):
+                def loss(rest, n_steps=n_steps):
+                    final, _ = jax.lax.scan(lambda c, _: (c * 0.5, None), rest, None, length=n_steps)
+                    return final.sum()
+
+                jax.jit(loss)(x)
+    """)
+
+
+def test_the_range_variable_as_an_operand_or_a_repeating_or_unshown_value_keeps_its_tier():
+    """The negative twins: the loop's variable only an operand (default: a traced argument would
+    do), a literal list that repeats a value (the hoisted jit would reuse the repeat: preview, as
+    before), and values of a parameter (whether they repeat is not shown: preview)."""
+    assert_tiers("""
+        import jax
+
+        def operand(x):
+            for d in range(4):
+                jax.jit(lambda v: v * d)(x)  # STG502
+
+        def repeated(x):
+            for n in (2, 4, 2):
+                jax.jit(lambda v: v.reshape(-1, n).sum(0))(x)  # preview STG502
+
+        def given(x, sizes):
+            for n in sizes:
+                jax.jit(lambda v: v.reshape(-1, n).sum(0))(x)  # preview STG502
+    """)

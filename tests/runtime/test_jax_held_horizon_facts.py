@@ -71,3 +71,30 @@ def test_a_new_def_per_iteration_holding_an_operand_traces_where_one_function_wo
     for scale in (0.5, 1.0, 2.0, 4.0):
         once(x, scale)
     assert (anew, len(traces)) == (4, 1)
+
+
+def test_a_new_lambda_per_range_value_in_a_shape_traces_as_often_as_one_static_jit():
+    """vmc_jax's benchmark: `lambda key: jax.random.bernoulli(key, shape=(n // (d + 1), 8))` per
+    `d` in `range(4)`: 4 traces, and one jit with `d` static traces 4 times too; `d` as a traced
+    argument cannot give the shape."""
+    traces = []
+    key = jax.random.PRNGKey(0)
+    for d in range(4):
+        def draw(k, d=d):
+            traces.append(d)
+            return jax.random.bernoulli(k, shape=(16 // (d + 1), 8))
+
+        jax.jit(draw)(key)
+    anew = len(traces)
+    traces.clear()
+
+    def draw(k, d):
+        traces.append(d)
+        return jax.random.bernoulli(k, shape=(16 // (d + 1), 8))
+
+    once = jax.jit(draw, static_argnums=1)
+    for d in range(4):
+        once(key, d)
+    assert anew == len(traces) == 4
+    with pytest.raises(TypeError):
+        jax.jit(draw)(key, 1)
