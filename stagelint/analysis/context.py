@@ -27,7 +27,7 @@ from libcst.helpers import get_full_name_for_node
 
 from stagelint.analysis import facts as F
 from stagelint.analysis.trivia import inner_nodes
-from stagelint.analysis.literals import bool_constant, is_literal, keyword_constant
+from stagelint.analysis.literals import bool_constant, is_literal, keyword_constant, literal_value
 from stagelint.frameworks import (
     EAGER_TESTS,
     JAX,
@@ -487,6 +487,13 @@ class FileContext:
         #: id, the parameter); `flag_stack` holds the enclosing ones (`facts.CallEdge.flag`).
         self._flag_blocks: dict[int, tuple[int, str]] = {}
         self.flag_stack: list[tuple[int, str]] = []
+        #: Blocks and statements that run only under conditions on parameters of their function
+        #: (`flags.param_conditions`) -> [(the function's id, condition)]; `cond_stack` holds the
+        #: enclosing ones (`facts.CallEdge.when`, a candidate's `_when`).
+        self._cond_blocks: dict[int, list[tuple[int, str]]] = {}
+        self.cond_stack: list[tuple[int, str]] = []
+        #: `if` statements of a function's blocks -> the block holding them
+        self._enclosing_block: dict[int, cst.IndentedBlock] = {}
         #: Name nodes bound by a `for` target or an augmented assignment (always rebinding).
         self.rebinding_targets: set[int] = set()
         #: Binding Name nodes bound inside loops (a closure over them sees the last value).
@@ -919,12 +926,12 @@ class FileContext:
         if func is None and not rule.always and not fields.get("_anchors"):
             return  # module-level code is never staged, unless the finding names what it concerns
         candidate = F.Candidate(rule.code, func.qualname if func else None, self.position(node), dict(fields))
-        if func is not None and func is self.function and self.flag_stack:
-            # under `if <flag>:` on a parameter of its own function that defaults to False, None
-            # or 0: in no trace where every traced call leaves it so (`flags.untraced_branch`)
-            flag = next((p for f, p in reversed(self.flag_stack) if f == id(func)), "")
-            if flag:
-                candidate.fields["_flag"] = flag
+        if func is not None and func is self.function and self.cond_stack:
+            # under conditions on parameters of its own function (`if verbose:`): in no trace
+            # where no value a trace gives them satisfies one (`flags.untraced_branch`)
+            when = self.conditions_of(func)
+            if when:
+                candidate.fields["_when"] = when
         self.facts.candidates.append(candidate)
         if func is not None and not rule.always:
             raising, concretizing = self.after_trace_raising_call(func, candidate.span.line)
@@ -932,6 +939,10 @@ class FileContext:
                 self.after_raising.append((candidate, func, raising))
             if concretizing:  # its origin is read once the walk is over (`walk._after_concretizing`)
                 self.after_concretizing.append((candidate, func, concretizing))
+
+    def conditions_of(self, func: FunctionInfo) -> list[str]:
+        """The conditions on `func`'s parameters the code being walked runs under (`cond_stack`)."""
+        return sorted({c for f, c in self.cond_stack if f == id(func)})
 
     def after_trace_raising_call(self, func: FunctionInfo, line: int):
         """(line, call, receiver) of a `x.numpy()` call (`TRACE_RAISING_METHODS`) in a simple
@@ -1004,6 +1015,7 @@ class FileContext:
             required_positional=[p.name.value for p in (*node.params.posonly_params, *node.params.params)
                                  if p.default is None],
             literal_default_params={n for n, d in defaults.items() if _is_literal_default(d)},
+            scalar_defaults={n: repr(v) for n, d in defaults.items() for ok, v in (literal_value(d),) if ok},
             python_default_params={n for n, d in defaults.items() if _is_python_option(d)}
             | {p.name.value for p in all_params if p.annotation is not None
                and self._python_option_type(p.annotation.annotation)},

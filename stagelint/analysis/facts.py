@@ -43,6 +43,10 @@ class CallEdge:
     #: (`if debug_mode:`): the parameter's name; the call is traced only when a traced call passes
     #: it (`analysis.flags`). "" otherwise.
     flag: str = ""
+    #: The conditions on the caller's parameters the call is written under (`flags.param_conditions`:
+    #: "verbose|truthy|", after `if scan: return ...` "scan|falsy|"): it is traced only where each
+    #: can hold (`flags.traced_reach`).
+    when: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -162,6 +166,9 @@ class FunctionFacts:
     literal_default_params: set[str] = field(default_factory=set)
     #: params whose default is a string or a bool (`mode="CONSTANT"`): Python options, never tensors
     python_default_params: set[str] = field(default_factory=set)
+    #: params whose default is a scalar literal -> its value's repr (`verbose=False`: "False"), what a
+    #: call leaving the parameter out gives it (`flags.param_values`)
+    scalar_defaults: dict[str, str] = field(default_factory=dict)
     #: among them, those annotated as a container of Python scalars (`ids: List[int]`): Python
     #: where a caller passes them, but leaves JAX traces where the function is jitted itself
     python_container_params: set[str] = field(default_factory=set)

@@ -13,13 +13,33 @@ call of it is shown, and none passes the parameter (or spreads `*args`/`**kwargs
 anything but False, None or 0 (`untraced_branch`): no rule reports there. A Python `if` on a Python
 value is decided while tracing, under `jax.jit` and `tf.function` alike (observed with JAX 0.10.2
 and TensorFlow 2.21: tests/runtime/test_jax_eleventh_audit_facts.py).
+
+The same fact, stated for any value a trace gives a parameter (`param_values`): the Python values
+a parameter takes in every trace are what each traced call passes for it, a literal, the default
+where the call leaves it out, or what the caller's own parameter holds where the call forwards it
+(`f(x, verbose=verbose)`: the caller's traced calls decide, followed a few callers up); it is
+unknown as soon as the function is an entry point (its caller is out of sight), a traced call
+passes anything else, spreads `*args`/`**kwargs`, or hands the function on to be called where the
+calls do not show (`lax.scan(body, ...)`, `tf.cond(p, f, g)`). Code runs under conditions on its
+function's parameters (`param_conditions`: `if p:`, `if not p:`, `if p is None:`, `if p == "x":`,
+`and` of them, the `else` branch, and the rest of a block after `if p: return ...`); a condition
+no known value satisfies is false in every trace, so what is written under it is in no trace
+(`untraced_branch`, the one question the pipeline's verdicts ask for every rule), and a function
+called only from such code is traced by no call (`traced_reach`): NEO_JAX's `run_boozer` returns
+under `if jax_surface_scan:`, its only traced caller passes `jax_surface_scan=True`, so the
+Python-loop driver called after that return is never traced (observed with JAX 0.10.2 and
+TensorFlow 2.21, AutoGraph's converted `if` and early `return` included:
+tests/runtime/test_traced_param_values.py). Unknown decides nothing.
 """
 
 from __future__ import annotations
 
+import ast
 from collections import deque
 
-from stagelint.analysis.literals import OFF_LITERALS
+import libcst as cst
+
+from stagelint.analysis.literals import OFF_LITERALS, SCALARS, literal_value
 from stagelint.analysis.memo import once
 from stagelint.analysis.proof import HEURISTIC, fact, with_steps
 
@@ -46,14 +66,199 @@ def _passes(project, key, param: str) -> bool:
     return any(given(site, key) for _, site, _ in project.function_calls.get(key, ()))
 
 
-def untraced_branch(project, key, param: str) -> bool:
-    """`if <param>:` in `key` is in no trace: see the module's docstring."""
-    if key is None or key in project.entries or project.function(key) is None:
+def untraced_branch(project, key, conditions) -> bool:
+    """Code of `key` written under `conditions` (`param_conditions`, the candidate's `_when`) is in
+    no trace: one of them is false for every value its parameter takes in the traces
+    (`param_values`), or every traced call of `key` is made from such code (`traced_reach`).
+    See the module's docstring."""
+    if key is None or project.function(key) is None:
         return False
-    traced = [site for module, site in project.call_sites.get(key, ()) if project.in_traced_code(module, site)]
-    if not traced or any(site.spread for site in traced):
+    if key in project.reached and key not in traced_reach(project):
+        return True
+    return any(decided_false(project, key, c) for c in conditions or ())
+
+
+# Conditions on parameters (the walk) ---------------------------------------------------------
+
+def text_value(text: str) -> tuple[bool, object]:
+    """`literal_value` of a literal argument's text (`facts.ArgFacts.text`, cut to 40 characters
+    with whitespace runs made one space): a string only when nothing of it can have been changed."""
+    if len(text) >= 37 or text.endswith("..."):
+        return False, None
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return False, None
+    if isinstance(value, str) and any(c.isspace() for c in value):
+        return False, None
+    return isinstance(value, SCALARS), value
+
+
+def _param_name(ctx, node) -> str:
+    """The parameter of the function being walked that `node` reads, unbound since (else "")."""
+    func = ctx.function
+    if func is None or not isinstance(node, cst.Name) or ctx.binding_kind(node, func) != "param":
+        return ""
+    if not all(isinstance(getattr(r, "node", None), cst.Param) for r in ctx.reaching(node, func) or ()):
+        return ""  # rebound first (`if progress is None: progress = cfg.progress`)
+    return node.value
+
+
+def param_conditions(ctx, test) -> tuple[list[str], list[str]]:
+    """(conditions the `if` body runs under, conditions its `else` runs under), each a list of
+    "param|op|literal" that all hold there (op "truthy", "falsy", "==", "!="): `if p:`, `if not
+    p:`, `if p is None:` / `is not None`, `if p == "x":` / `!=` (either side), `a and b` for the
+    body, `a or b` for the else. What is not such a test adds nothing (decides nothing)."""
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        body, orelse = param_conditions(ctx, test.expression)
+        return orelse, body
+    if isinstance(test, cst.Name):
+        p = _param_name(ctx, test)
+        return ([f"{p}|truthy|"], [f"{p}|falsy|"]) if p else ([], [])
+    if isinstance(test, cst.BooleanOperation):
+        left, right = param_conditions(ctx, test.left), param_conditions(ctx, test.right)
+        if isinstance(test.operator, cst.And):
+            return left[0] + right[0], []
+        return [], left[1] + right[1]
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        op, other = target.operator, target.comparator
+        p = _param_name(ctx, test.left)
+        if not p:
+            p, other = _param_name(ctx, other), test.left
+        ok, value = literal_value(other)
+        if not p or not ok:
+            return [], []
+        if isinstance(op, (cst.Is, cst.IsNot)) and value is not None:
+            return [], []  # `p is True`: identity, not equality (`1 is True` is False)
+        equal = f"{p}|==|{value!r}"
+        unequal = f"{p}|!=|{value!r}"
+        if isinstance(op, (cst.Equal, cst.Is)):
+            return [equal], [unequal]
+        if isinstance(op, (cst.NotEqual, cst.IsNot)):
+            return [unequal], [equal]
+    return [], []
+
+
+def always_exits(block) -> bool:
+    """The block ends in `return`, `raise`, `continue` or `break`: what follows it in its
+    enclosing block runs only when the block did not."""
+    body = getattr(block, "body", ())
+    last = body[-1] if body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break))
+
+
+# Values of parameters in every trace ------------------------------------------------------------
+
+#: How many callers up a forwarded parameter's values are followed.
+_FORWARD_DEPTH = 4
+
+
+def _parsed(literal: str) -> tuple[bool, object]:
+    try:
+        return True, ast.literal_eval(literal)
+    except (ValueError, SyntaxError):
+        return False, None  # (`inf`: a float no literal spells)
+
+
+def _holds(op: str, wanted, value) -> bool:
+    if op == "truthy":
+        return bool(value)
+    if op == "falsy":
+        return not value
+    equal = value == wanted  # (`p is None` is `p == None` for a literal's value)
+    return equal if op == "==" else not equal
+
+
+def decided_false(project, key, condition: str) -> bool:
+    """No value the parameter takes in any trace of `key` satisfies the condition."""
+    param, op, literal = condition.split("|", 2)
+    ok, wanted = _parsed(literal) if literal else (True, None)
+    if not ok:
         return False
-    return not _passes(project, key, param)
+    values = param_values(project, key, param)
+    return values is not None and not any(_holds(op, wanted, v) for v in values)
+
+
+def _traced_callers(project) -> dict:
+    """Function -> [(caller, edge)] for every call edge of a function an entry point reaches."""
+    def build():
+        callers: dict = {}
+        for caller in project.reached:
+            for edge, callee in project.call_edges(caller):
+                callers.setdefault(callee, []).append((caller, edge))
+        return callers
+    return once(project, "_flag_traced_callers", build)
+
+
+def param_values(project, key, param: str, _depth: int = 0):
+    """The Python values `param` of `key` takes in every trace (a frozenset), or None when that is
+    not known: see the module's docstring."""
+    memo = once(project, "_flag_param_values", dict)
+    if (key, param) in memo:
+        return memo[(key, param)]
+    memo[(key, param)] = None  # (a call cycle: unknown)
+    values = _values(project, key, param, _depth)
+    memo[(key, param)] = values
+    return values
+
+
+def _values(project, key, param: str, depth: int):
+    f = project.function(key)
+    if f is None or key in project.entries or param not in f.params or param == f.varargs:
+        return None
+    callers = _traced_callers(project).get(key)
+    if not callers:
+        return None
+    sites = {}
+    for module, site in project.call_sites.get(key, ()):
+        sites.setdefault((module, site.caller, site.span.line, site.span.column), site)
+    values = set()
+    for caller, edge in callers:
+        if edge.kind != "call":
+            return None  # handed on (`lax.scan(body, ...)`): called where the calls do not show
+        site = sites.get((caller[0], caller[1], edge.span.line, edge.span.column))
+        if site is None or site.spread or site.star:
+            return None
+        arg = project.arg_passed(site, key, param)
+        if arg is None:
+            ok, value = _parsed(f.scalar_defaults.get(param, "-"))
+            if not ok:
+                return None
+            values.add(value)
+        elif arg.kind == "python" and text_value(arg.text)[0]:
+            values.add(text_value(arg.text)[1])
+        elif arg.param and depth < _FORWARD_DEPTH:
+            forwarded = param_values(project, caller, arg.param, depth + 1)
+            if forwarded is None:
+                return None
+            values |= forwarded
+        else:
+            return None
+    return frozenset(values)
+
+
+def traced_reach(project) -> set:
+    """What the entry points reach through calls not written under a condition false in every
+    trace (`CallEdge.when`, `decided_false`): a function `project.reached` holds and this does not
+    is called only from code no trace runs."""
+    def build():
+        if not any(edge.when for key in project.reached if (f := project.function(key)) is not None
+                   for edge in f.calls):
+            return set(project.reached)
+        seen = set(project.entries)
+        queue = deque(sorted(project.entries))
+        while queue:
+            key = queue.popleft()
+            for edge, callee in project.call_edges(key):
+                if callee in seen or any(decided_false(project, key, c) for c in edge.when):
+                    continue
+                seen.add(callee)
+                queue.append(callee)
+        return seen
+    return once(project, "_flag_traced_reach", build)
 
 
 def _flag_free(project) -> tuple[set, dict]:

@@ -7,6 +7,8 @@ written out is one too. Every analysis step and rule that asks "is this a litera
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 #: The keyword constants: names no binding can change.
@@ -96,3 +98,25 @@ def _bound_values(ctx, name: cst.Name) -> list:
     if scope is None:
         return []
     return [ctx.bound_values.get(id(getattr(b, "node", None))) for b in scope.assignments[name.value]]
+
+
+#: The Python types a literal argument or default is read as (a value a Python `if` decides on).
+SCALARS = (bool, int, float, str, type(None))
+
+
+def literal_value(node) -> tuple[bool, object]:
+    """(True, the value) of a scalar literal written out (`True`, `None`, `3`, `-1.5`, `"train"`),
+    else (False, None)."""
+    if isinstance(node, cst.Name) and node.value in KEYWORD_CONSTANTS:
+        return True, {"True": True, "False": False, "None": None}[node.value]
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+        try:
+            value = ast.literal_eval(node.value)
+        except (ValueError, SyntaxError):
+            return False, None
+        return isinstance(value, SCALARS), value
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) \
+            and isinstance(node.expression, (cst.Integer, cst.Float)):
+        ok, value = literal_value(node.expression)
+        return ok, -value if ok else None
+    return False, None

@@ -47,6 +47,7 @@ from stagelint.analysis.pytrees import record_class, record_param_classes, recor
 from stagelint.analysis.varying_shapes import shape_variation
 from stagelint.analysis.datasets import function_arguments
 from stagelint.analysis.fastmeta import Metadata, fast_traversal, walk
+from stagelint.analysis.flags import always_exits, param_conditions
 from stagelint.frameworks import (
     BUILDING_METHODS,
     CONFIG_KEYWORDS,
@@ -105,6 +106,28 @@ def _default_off_flag(ctx, test) -> str:
         return ""
     default = func.defaults.get(test.value)
     return test.value if isinstance(default, (cst.Name, cst.Integer)) and default.value in OFF_LITERALS else ""
+
+
+def _record_conditions(ctx, node: cst.If) -> None:
+    """The conditions on the function's parameters its `if` puts on its body, on its `else` (or
+    `elif`), and, when the body always leaves the block (`if scan: return run_jax(x)`), on the
+    statements after it in the block (`flags.param_conditions`)."""
+    body, orelse = param_conditions(ctx, node.test)
+    if not body and not orelse:
+        return
+    fid = id(ctx.function)
+    if body:
+        ctx._cond_blocks.setdefault(id(node.body), []).extend((fid, c) for c in body)
+    if orelse and node.orelse is not None:
+        ctx._cond_blocks.setdefault(id(node.orelse), []).extend((fid, c) for c in orelse)
+    if orelse and always_exits(node.body):
+        block = ctx._enclosing_block.get(id(node))
+        if block is not None:
+            after = False
+            for statement in block.body:
+                if after:
+                    ctx._cond_blocks.setdefault(id(statement), []).extend((fid, c) for c in orelse)
+                after = after or statement is node
 
 
 def _flag(ctx, func) -> str:
@@ -434,6 +457,8 @@ class _Walker(cst.CSTVisitor):
             flag = _default_off_flag(ctx, node.test)
             if flag:
                 ctx._flag_blocks[id(node.body)] = (id(ctx.function), flag)
+            if ctx.function is not None:
+                _record_conditions(ctx, node)
             guard = ctx.first_call_guard(node.test)
             if guard == "body" and not runs_ops_then_flips(ctx, node, node.body):
                 ctx._guarded_blocks.add(id(node.body))
@@ -544,7 +569,13 @@ class _Walker(cst.CSTVisitor):
             ctx.eager_stack.append(ctx._eager_blocks[id(node)])
         if ctx._flag_blocks and id(node) in ctx._flag_blocks:
             ctx.flag_stack.append(ctx._flag_blocks[id(node)])
+        if ctx._cond_blocks and id(node) in ctx._cond_blocks:
+            ctx.cond_stack.extend(ctx._cond_blocks[id(node)])
         if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
+            if t is cst.IndentedBlock and ctx.functions:
+                for statement in node.body:
+                    if type(statement) is cst.If:
+                        ctx._enclosing_block[id(statement)] = node  # (`_record_conditions`)
             if id(node) in ctx._guarded_blocks:
                 ctx.guard_depth += 1
             if id(node) in ctx._lifted_blocks:
@@ -575,6 +606,8 @@ class _Walker(cst.CSTVisitor):
             ctx.eager_stack.pop()
         if ctx._flag_blocks and id(original_node) in ctx._flag_blocks:
             ctx.flag_stack.pop()
+        if ctx._cond_blocks and id(original_node) in ctx._cond_blocks:
+            del ctx.cond_stack[len(ctx.cond_stack) - len(ctx._cond_blocks[id(original_node)]):]
         if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
             if id(original_node) in ctx._guarded_blocks:
                 ctx.guard_depth -= 1
@@ -800,14 +833,16 @@ class _Walker(cst.CSTVisitor):
                 func.facts.calls.append(
                     F.CallEdge(target, ctx.position(node),
                                guarded=ctx.guard_depth > 0 or ctx.lifted_depth > 0 or after_early_return_guard(ctx, func, node),
-                               eager_unless=_eager_unless(ctx), flag=_flag(ctx, func))
+                               eager_unless=_eager_unless(ctx), flag=_flag(ctx, func),
+                               when=ctx.conditions_of(func) if ctx.cond_stack else [])
                 )
             once = bool(names & GET_OR_CREATE_CALLS)  # the factory runs on the first call only
             for arg in node.args:
                 ref = self._function_reference(arg.value)
                 if ref is not None:
                     func.facts.calls.append(F.CallEdge(ref, ctx.position(arg.value), kind="ref",
-                                                       guarded=once or ctx.guard_depth > 0, into=target))
+                                                       guarded=once or ctx.guard_depth > 0, into=target,
+                                                       when=ctx.conditions_of(func) if ctx.cond_stack else []))
             if names and not names & CONVERSION_OPS and any(
                 fw.returns_tensor(n) or n.startswith(TENSOR_CHECKS) for n in names
             ):

@@ -128,9 +128,8 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
             staged_here = bool(cand.fields.get("_stages_itself"))
             if (key not in project.reached and not staged_here) or (m.path, rule.code) in failed:
                 continue
-            if cand.fields.get("_flag") and not cand.fields.get("_anchors") \
-                    and untraced_branch(project, key, cand.fields["_flag"]):
-                continue  # under `if <flag>:` no traced call turns on: in no trace (`analysis.flags`)
+            if not cand.fields.get("_anchors") and untraced_branch(project, key, cand.fields.get("_when")):
+                continue  # under a condition no trace satisfies, or called only there: in no trace (`analysis.flags`)
             if cand.fields.get("_after_concrete") is not None and not cand.fields.get("_anchors") \
                     and not rule.trace_error and raises_while_traced(project, key, cand.fields):
                 continue  # after a `float(x)` / `np.asarray(x)` of a tracer: the trace never gets here (`analysis.tracers`)

@@ -364,8 +364,8 @@ class FrozenPythonValue(Rule):
         #: that assignment: `t0 = time.perf_counter()`, `batch_z = np.random.uniform(...).astype(...)`
         #: (both calls); in insertion order, so the last one's target is the name being stored
         self.bound: dict[int, cst.Assign] = {}
-        #: a reported draw bound to a name -> [function, candidate, the `if <flag>:` parameters
-        #: its reads sit under, or None once a read is outside one] (`leave_FunctionDef`)
+        #: a reported draw bound to a name -> [function, candidate, the conditions on parameters each of
+        #: its reads sit under, or None once a read is under none] (`leave_FunctionDef`)
         self.pending: dict[str, list[list]] = {}
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -376,10 +376,9 @@ class FrozenPythonValue(Rule):
         for entry in entries:
             if entry[2] is None:
                 continue
-            flag = next((p for f, p in reversed(ctx.flag_stack) if f == id(entry[0])), "") \
-                if ctx.function is entry[0] else ""
-            if flag:
-                entry[2].add(flag)
+            when = set(ctx.conditions_of(entry[0])) if ctx.function is entry[0] and ctx.cond_stack else set()
+            if when:
+                entry[2].append(when)
             else:
                 entry[2] = None  # read where a trace runs it (or in another function): it counts
 
@@ -387,11 +386,12 @@ class FrozenPythonValue(Rule):
         func = self.ctx.function
         for name in list(self.pending):
             left = [e for e in self.pending[name] if e[0] is not func]
-            for _, candidate, flags in (e for e in self.pending[name] if e[0] is func):
-                # every read of the value is under one `if <flag>:`: it reaches a trace only if
-                # that branch does (`flags.untraced_branch`, asked for `_flag`)
-                if flags is not None and len(flags) == 1 and "_flag" not in candidate.fields:
-                    candidate.fields["_flag"] = next(iter(flags))
+            for _, candidate, reads in (e for e in self.pending[name] if e[0] is func):
+                # every read of the value is under conditions on parameters (`if verbose:`): it
+                # reaches a trace only where they hold (`flags.untraced_branch`, asked for `_when`)
+                common = set.intersection(*reads) if reads else set()
+                if common:
+                    candidate.fields["_when"] = sorted(common | set(candidate.fields.get("_when", ())))
             if left:
                 self.pending[name] = left
             else:
@@ -476,9 +476,9 @@ class FrozenPythonValue(Rule):
         before = len(ctx.facts.candidates)
         self.report(node, call=f"{short_code(node.func)}(...)", instead=instead, **fields)
         if assign is not None and assign.value is node and len(ctx.facts.candidates) > before:
-            # `t0 = time.perf_counter()`: the draw is the name's whole value; its reads decide `_flag`
+            # `t0 = time.perf_counter()`: the draw is the name's whole value; its reads decide `_when`
             name = assign.targets[0].target.value
-            self.pending.setdefault(name, []).append([ctx.function, ctx.facts.candidates[-1], set()])
+            self.pending.setdefault(name, []).append([ctx.function, ctx.facts.candidates[-1], []])
 
     @classmethod
     def confirm(cls, candidate, project, module):
