@@ -6,13 +6,13 @@ such a branch (`facts.CallEdge.flag`) is known traced only when a traced call pa
 where the project shows none (the traced calls are `jax.vmap(f, ...)(a, b, c)` it does not follow,
 or only eager calls pass it: a test calling `f(..., debug_mode=True)`), the step is a guess.
 
-Code written under such a branch itself (`if verbose: print(...)`, a candidate's `_flag`), or a value
-read only there (`t0 = time.perf_counter()` ... `if verbose: log(t1 - t0)`), is in no trace when the
-function is no entry point (the framework's caller, out of sight, may pass anything), some traced
-call of it is shown, and none passes the parameter (or spreads `*args`/`**kwargs` into the call)
-anything but False, None or 0 (`untraced_branch`): no rule reports there. A Python `if` on a Python
-value is decided while tracing, under `jax.jit` and `tf.function` alike (observed with JAX 0.10.2
-and TensorFlow 2.21: tests/runtime/test_jax_eleventh_audit_facts.py).
+Code written under such a branch itself (`if verbose: print(...)`, a candidate's `_when`), or a
+value read only there (`t0 = time.perf_counter()` ... `if verbose: log(t1 - t0)`), is in no trace
+when the function is no entry point (the framework's caller, out of sight, may pass anything), some
+traced call of it is shown, and none passes the parameter (or spreads `*args`/`**kwargs` into the
+call) anything but False, None or 0 (`untraced_branch`): no rule reports there. A Python `if` on a
+Python value is decided while tracing, under `jax.jit` and `tf.function` alike (observed with JAX
+0.10.2 and TensorFlow 2.21: tests/runtime/test_jax_eleventh_audit_facts.py).
 
 The same fact, stated for any value a trace gives a parameter (`param_values`): the Python values
 a parameter takes in every trace are what each traced call passes for it, a literal, the default
