@@ -27,7 +27,7 @@ from libcst.helpers import get_full_name_for_node
 
 from stagelint.analysis import facts as F
 from stagelint.analysis.trivia import inner_nodes
-from stagelint.analysis.literals import bool_constant, is_literal, keyword_constant, literal_value
+from stagelint.analysis.literals import bool_constant, is_literal, keyword_constant, literal_text
 from stagelint.frameworks import (
     EAGER_TESTS,
     JAX,
@@ -483,16 +483,14 @@ class FileContext:
         self.branch_paths: dict[int, tuple] = {}
         self._branch_stack: list[tuple[int, str]] = []
         self._branch_of: dict[int, tuple[int, str]] = {}
-        #: Bodies of `if <param>:` on a parameter with a False/None/0 default -> (the function's
-        #: id, the parameter); `flag_stack` holds the enclosing ones (`facts.CallEdge.flag`).
-        self._flag_blocks: dict[int, tuple[int, str]] = {}
-        self.flag_stack: list[tuple[int, str]] = []
         #: Blocks and statements that run only under conditions on parameters of their function
         #: (`flags.param_conditions`) -> [(the function's id, condition)]; `cond_stack` holds the
-        #: enclosing ones (`facts.CallEdge.when`, a candidate's `_when`).
+        #: enclosing ones (`facts.CallEdge.when`, a candidate's `_when`). Bodies of `if <param>:`
+        #: on a parameter with a False/None/0 default hold (the function's id, `flags.FLAG_MARK` +
+        #: the parameter) too (`facts.CallEdge.flag`).
         self._cond_blocks: dict[int, list[tuple[int, str]]] = {}
         self.cond_stack: list[tuple[int, str]] = []
-        #: `if` statements of a function's blocks -> the block holding them
+        #: `if` statements of a function's blocks whose body always leaves the block -> the block
         self._enclosing_block: dict[int, cst.IndentedBlock] = {}
         #: Name nodes bound by a `for` target or an augmented assignment (always rebinding).
         self.rebinding_targets: set[int] = set()
@@ -942,7 +940,7 @@ class FileContext:
 
     def conditions_of(self, func: FunctionInfo) -> list[str]:
         """The conditions on `func`'s parameters the code being walked runs under (`cond_stack`)."""
-        return sorted({c for f, c in self.cond_stack if f == id(func)})
+        return sorted({c for f, c in self.cond_stack if f == id(func) and c[0] != "!"})  # (not `FLAG_MARK`s)
 
     def after_trace_raising_call(self, func: FunctionInfo, line: int):
         """(line, call, receiver) of a `x.numpy()` call (`TRACE_RAISING_METHODS`) in a simple
@@ -1015,7 +1013,7 @@ class FileContext:
             required_positional=[p.name.value for p in (*node.params.posonly_params, *node.params.params)
                                  if p.default is None],
             literal_default_params={n for n, d in defaults.items() if _is_literal_default(d)},
-            scalar_defaults={n: repr(v) for n, d in defaults.items() for ok, v in (literal_value(d),) if ok},
+            scalar_defaults={n: t for n, d in defaults.items() if (t := literal_text(d))},
             python_default_params={n for n, d in defaults.items() if _is_python_option(d)}
             | {p.name.value for p in all_params if p.annotation is not None
                and self._python_option_type(p.annotation.annotation)},

@@ -166,7 +166,7 @@ class FunctionFacts:
     literal_default_params: set[str] = field(default_factory=set)
     #: params whose default is a string or a bool (`mode="CONSTANT"`): Python options, never tensors
     python_default_params: set[str] = field(default_factory=set)
-    #: params whose default is a scalar literal -> its value's repr (`verbose=False`: "False"), what a
+    #: params whose default is a scalar literal -> its source (`verbose=False`: "False"), what a
     #: call leaving the parameter out gives it (`flags.param_values`)
     scalar_defaults: dict[str, str] = field(default_factory=dict)
     #: among them, those annotated as a container of Python scalars (`ids: List[int]`): Python

@@ -80,6 +80,10 @@ def untraced_branch(project, key, conditions) -> bool:
 
 # Conditions on parameters (the walk) ---------------------------------------------------------
 
+#: Marks the walk's record of an `if <param>:` on a parameter that defaults to False, None or 0
+#: among the conditions (`CallEdge.flag`); a condition starts with the parameter's name.
+FLAG_MARK = "!"
+
 def text_value(text: str) -> tuple[bool, object]:
     """`literal_value` of a literal argument's text (`facts.ArgFacts.text`, cut to 40 characters
     with whitespace runs made one space): a string only when nothing of it can have been changed."""
@@ -158,9 +162,10 @@ _FORWARD_DEPTH = 4
 
 def _parsed(literal: str) -> tuple[bool, object]:
     try:
-        return True, ast.literal_eval(literal)
-    except (ValueError, SyntaxError):
+        value = ast.literal_eval(literal)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
         return False, None  # (`inf`: a float no literal spells)
+    return isinstance(value, SCALARS), value
 
 
 def _holds(op: str, wanted, value) -> bool:

@@ -104,6 +104,19 @@ def _bound_values(ctx, name: cst.Name) -> list:
 SCALARS = (bool, int, float, str, type(None))
 
 
+def literal_text(node) -> str:
+    """The source of a scalar literal written out (`True`, `None`, `3`, `-1.5`, `"train"`), for
+    `literal_value`'s reading later (parsing is left to whoever needs the value); "" otherwise."""
+    if isinstance(node, cst.Name):
+        return node.value if node.value in KEYWORD_CONSTANTS else ""
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+        return node.value
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) \
+            and isinstance(node.expression, (cst.Integer, cst.Float)):
+        return "-" + node.expression.value
+    return ""
+
+
 def literal_value(node) -> tuple[bool, object]:
     """(True, the value) of a scalar literal written out (`True`, `None`, `3`, `-1.5`, `"train"`),
     else (False, None)."""

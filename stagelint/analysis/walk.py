@@ -47,7 +47,7 @@ from stagelint.analysis.pytrees import record_class, record_param_classes, recor
 from stagelint.analysis.varying_shapes import shape_variation
 from stagelint.analysis.datasets import function_arguments
 from stagelint.analysis.fastmeta import Metadata, fast_traversal, walk
-from stagelint.analysis.flags import always_exits, param_conditions
+from stagelint.analysis.flags import FLAG_MARK, always_exits, param_conditions
 from stagelint.frameworks import (
     BUILDING_METHODS,
     CONFIG_KEYWORDS,
@@ -120,8 +120,8 @@ def _record_conditions(ctx, node: cst.If) -> None:
         ctx._cond_blocks.setdefault(id(node.body), []).extend((fid, c) for c in body)
     if orelse and node.orelse is not None:
         ctx._cond_blocks.setdefault(id(node.orelse), []).extend((fid, c) for c in orelse)
-    if orelse and always_exits(node.body):
-        block = ctx._enclosing_block.get(id(node))
+    if orelse:
+        block = ctx._enclosing_block.get(id(node))  # (held only where the body always leaves it)
         if block is not None:
             after = False
             for statement in block.body:
@@ -132,7 +132,7 @@ def _record_conditions(ctx, node: cst.If) -> None:
 
 def _flag(ctx, func) -> str:
     """The innermost `if <flag>:` of `func` itself that a call sits under (`CallEdge.flag`)."""
-    return next((p for f, p in reversed(ctx.flag_stack) if f == id(func)), "")
+    return next((c[1:] for f, c in reversed(ctx.cond_stack) if f == id(func) and c[0] == FLAG_MARK), "")
 
 
 def never_runs(node, ctx=None) -> tuple:
@@ -455,8 +455,8 @@ class _Walker(cst.CSTVisitor):
             if ctx.functions:
                 self._record_eager_branch(node)
             flag = _default_off_flag(ctx, node.test)
-            if flag:
-                ctx._flag_blocks[id(node.body)] = (id(ctx.function), flag)
+            if flag:  # (kept with the conditions: one look-up per node for both, `_flag`)
+                ctx._cond_blocks.setdefault(id(node.body), []).append((id(ctx.function), FLAG_MARK + flag))
             if ctx.function is not None:
                 _record_conditions(ctx, node)
             guard = ctx.first_call_guard(node.test)
@@ -567,14 +567,12 @@ class _Walker(cst.CSTVisitor):
             ctx._branch_stack.append(ctx._branch_of[id(node)])
         if ctx._eager_blocks and id(node) in ctx._eager_blocks:
             ctx.eager_stack.append(ctx._eager_blocks[id(node)])
-        if ctx._flag_blocks and id(node) in ctx._flag_blocks:
-            ctx.flag_stack.append(ctx._flag_blocks[id(node)])
         if ctx._cond_blocks and id(node) in ctx._cond_blocks:
             ctx.cond_stack.extend(ctx._cond_blocks[id(node)])
         if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
             if t is cst.IndentedBlock and ctx.functions:
                 for statement in node.body:
-                    if type(statement) is cst.If:
+                    if type(statement) is cst.If and always_exits(statement.body):
                         ctx._enclosing_block[id(statement)] = node  # (`_record_conditions`)
             if id(node) in ctx._guarded_blocks:
                 ctx.guard_depth += 1
@@ -604,8 +602,6 @@ class _Walker(cst.CSTVisitor):
             self._call(handlers, original_node)
         if ctx._eager_blocks and id(original_node) in ctx._eager_blocks:
             ctx.eager_stack.pop()
-        if ctx._flag_blocks and id(original_node) in ctx._flag_blocks:
-            ctx.flag_stack.pop()
         if ctx._cond_blocks and id(original_node) in ctx._cond_blocks:
             del ctx.cond_stack[len(ctx.cond_stack) - len(ctx._cond_blocks[id(original_node)]):]
         if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
