@@ -225,14 +225,29 @@ class _Inference(_MemoizedWalk):
             return Tensorness(False, frozenset(), frozenset({target}))
         return None
 
-    def _iterated(self, iterable) -> Tensorness:
-        """Elements of a loop's iterable: tensors for `tf.range`, a tensor or a dataset."""
+    def _iterated(self, iterable, comprehension: cst.CompFor | None = None, target: cst.CSTNode | None = None) -> Tensorness:
+        """Elements of a loop's iterable: tensors for `tf.range`, a tensor or a dataset. The same
+        for a `for` statement and a comprehension's `for` clause (`[v.item() for v in
+        jnp.linspace(...)]`: each `v` is a tracer under jit, JAX 0.10.2,
+        tests/runtime/test_jax_recall_facts.py), except what AutoGraph converts: only a
+        `for` statement's `range(<tensor>)` becomes `tf.range`; a comprehension's `range` yields
+        Python ints (or fails on a tensor, under JAX as under `tf.function`), and so does
+        `enumerate`'s index. A dict of tensors is iterated over its keys."""
         ctx = self.ctx
         if isinstance(iterable, cst.Call):
             names = ctx.qualified_names(iterable.func)
+            if comprehension is not None:
+                if "builtins.range" in names:
+                    return NOT
+                if "builtins.enumerate" in names:
+                    t = comprehension.target
+                    if isinstance(t, cst.Tuple) and t.elements and t.elements[0].value is target:
+                        return NOT
             if "builtins.range" in names or "builtins.enumerate" in names or "builtins.zip" in names:
                 # `range(<tensor>)` is converted to `tf.range`: its elements are tensors too.
                 return self._union(a.value for a in iterable.args)
+        elif isinstance(iterable, (cst.Name, cst.Dict, cst.DictComp)) and value_of(ctx, iterable, self.func).what == "dict":
+            return NOT  # a dict is iterated over its keys (a tensor is unhashable: never a key)
         return self.of(iterable)
 
     def _name(self, name: cst.Name) -> Tensorness:
@@ -254,6 +269,10 @@ class _Inference(_MemoizedWalk):
                 at = ctx.unpacked_at.get(id(node))
                 element = self._returned_element(value, *at) if at is not None else None
                 out = out | (element if element is not None else self.of(value))
+                continue
+            comp = ctx.comprehension_targets.get(id(node))
+            if comp is not None:
+                out = out | self._iterated(comp.iter, comp, node)  # an element, as a `for` statement's
         return out
 
     def _returned_element(self, call: cst.Call, index: int, count: int) -> Tensorness | None:

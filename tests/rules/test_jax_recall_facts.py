@@ -1,0 +1,49 @@
+"""Facts the fixed bugs' misses lacked (bench/fresh_audit_notes.md, "Fifteen more fixed bugs"),
+each checked with JAX 0.10.2 / equinox 0.13.8 (tests/runtime/test_jax_recall_facts.py), with its
+negative twin. STG601 and STG602 are preview rules under JAX as a whole (`Rule.preview_under`, left
+out here as in every rule test: tests/test_preview_under.py tests that tier)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rulecases import assert_tiers
+
+
+def test_a_comprehensions_variable_over_a_traced_array_is_a_tracer_as_a_for_statements_is():
+    """jax-models' ConvNeXt: `[x.item() for x in jnp.linspace(...)]` in jitted code, in a list
+    comprehension and a generator expression, as the `for` statement form. (The statement's loop
+    is in preview: its body adds no JAX operation of its own.)"""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def rates(x):
+            a = [v.item() for v in jnp.linspace(0.0, 0.1, 4)]  # STG601
+            b = list(v.item() for v in jnp.linspace(0.0, 0.1, 4))  # STG601
+            out = []
+            for v in jnp.linspace(0.0, 0.1, 4):  # preview STG503
+                out.append(v.item())  # STG601
+            return x * a[0] * b[0] * out[0]
+    """)
+
+
+def test_a_comprehensions_range_index_and_a_dicts_keys_are_python_values():
+    """The negative twin: a comprehension's `range(...)`, `enumerate`'s index and the keys of a
+    dict of arrays are Python values under jit; tested, compared or used as keys, nothing fails."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x):
+            batch = {"a": jnp.sin(x), "b": jnp.cos(x)}
+            out = {k: batch[k] * 2 for k in batch if k != "a"}
+            for k in batch:
+                if k == "b":
+                    out[k] = out[k] + 1
+            firsts = [i for i, v in enumerate(jnp.ones(3)) if i > 0]
+            squares = [i * i for i in range(3) if i > 0]
+            return out, firsts, squares
+    """)

@@ -1,0 +1,54 @@
+"""The facts behind the recall facts on fixed bugs (tests/rules/test_jax_recall_facts.py),
+observed with the real JAX 0.10.2 (and equinox 0.13.8 where installed)."""
+
+from __future__ import annotations
+
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+
+def test_a_comprehension_over_a_traced_array_binds_tracers_as_a_for_statement_does():
+    """`[v.item() for v in jnp.linspace(...)]` in jitted code (jax-models' ConvNeXt): each `v` is a
+    tracer, in a list comprehension and a generator expression alike, so `.item()` raises."""
+    kinds = []
+
+    @jax.jit
+    def listed(x):
+        kinds.extend(type(v).__name__ for v in [v for v in x])
+        return x
+
+    listed(jnp.ones(2))
+    assert kinds and all("Tracer" in k for k in kinds)
+
+    @jax.jit
+    def comp(x):
+        return x * sum([v.item() for v in jnp.linspace(0.0, 0.1, 4)])
+
+    @jax.jit
+    def gen(x):
+        return x * sum(v.item() for v in jnp.linspace(0.0, 0.1, 4))
+
+    for f in (comp, gen):
+        with pytest.raises(jax.errors.ConcretizationTypeError):
+            f(1.0)
+
+
+def test_a_comprehensions_range_and_enumerate_index_are_python_ints_and_a_dict_gives_its_keys():
+    """The negative twins: a comprehension's `range(n)` and `enumerate`'s index are Python ints under
+    jit, and iterating a dict of arrays gives its (string) keys: an array is unhashable, never a key."""
+    seen = []
+
+    @jax.jit
+    def f(x):
+        batch = {"a": jnp.sin(x), "b": jnp.cos(x)}
+        seen.extend(type(k).__name__ for k in batch)
+        seen.extend(type(i).__name__ for i in range(2))
+        seen.extend(type(i).__name__ for i, _ in enumerate(x))
+        return sum(batch[k] for k in batch if k != "a")
+
+    f(jnp.ones(2))
+    assert set(seen) == {"str", "int"}
+    with pytest.raises(TypeError):
+        {jnp.ones(()): 1}  # noqa: B018
