@@ -51,13 +51,35 @@ _INSTEAD = {
 _BRANCH = "branch with `jax.lax.cond` / `jnp.where`, or mark the argument static (`static_argnums`)"
 
 
-def jax_branch_test(expr: cst.BaseExpression) -> bool:
+def jax_branch_test(expr: cst.BaseExpression, ctx=None, func=None, _depth: int = 0) -> bool:
     """A test that computes on a value (`x > 0`, `x.sum()`), not one that asks whether an
     optional argument was given (`if mask:`, `if not cfg.flag:`): a jitted function's argument
-    may be None or a Python flag as well as an array."""
+    may be None or a Python flag as well as an array. A local name is the value it was bound to
+    when that binding is the only one reaching the test (`direction = t0 > t1` ... `if
+    direction:` is `if t0 > t1:`: TracerBoolConversionError under jit, JAX 0.10.2,
+    tests/runtime/test_jax_recall_facts.py)."""
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
-        return jax_branch_test(expr.expression)
+        return jax_branch_test(expr.expression, ctx, func, _depth)
+    if isinstance(expr, cst.Name) and ctx is not None and func is not None and _depth < 3:
+        bound = _only_local_value(ctx, expr, func)
+        return bound is not None and jax_branch_test(bound, ctx, func, _depth + 1)
     return not isinstance(expr, (cst.Name, cst.Attribute))
+
+
+def _only_local_value(ctx, name: cst.Name, func):
+    """The value of the one plain assignment in `func` that reaches the load `name` (`d = t0 >
+    t1`), or None: a parameter, several bindings (a branch may bind a Python value), an unpacked
+    element, an augmented assignment, a loop or comprehension variable, a closure."""
+    refs = ctx.reaching(name, func)
+    if not refs or len(refs) != 1:
+        return None
+    (r,) = refs
+    node = getattr(r, "node", None)
+    if getattr(r, "scope", None) is not ctx.scope(func.node.body) or not isinstance(node, cst.Name) \
+            or id(node) in ctx.unpacked_names or id(node) in ctx.comprehension_targets:
+        return None
+    bound = ctx.bound_values.get(id(node))
+    return bound if isinstance(bound, cst.BaseExpression) else None
 
 
 def confirm_tracer_as_python_value(candidate, project, key):

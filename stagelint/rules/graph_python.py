@@ -856,10 +856,10 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
                 continue  # `if pred_value:` after `if pred_value is not None:`: a static value
             t = self._tensor(expr, func)
             if fields.get("_jax_only") and fields["what"] in ("`not`", "`and`", "`or`") and not t.definite \
-                    and not jax_branch_test(expr):
+                    and not jax_branch_test(expr, self.ctx, func):
                 continue  # `not train`: a jitted function's argument may be a Python flag (or None)
             if fields.get("_unconverted") and fields["what"] in _BRANCHES and not t.definite:
-                if not (t.params and jax_branch_test(expr)):
+                if not (t.params and jax_branch_test(expr, self.ctx, func)):
                     continue  # a branch needs an op's result as its test, not a parameter's guess
                 fields = dict(fields, _jax_only=True)  # JAX traces a jitted function's parameters
             if t.possible and id(node) not in reported:

@@ -47,3 +47,43 @@ def test_a_comprehensions_range_index_and_a_dicts_keys_are_python_values():
             squares = [i * i for i in range(3) if i > 0]
             return out, firsts, squares
     """)
+
+
+def test_a_local_bound_to_a_traced_comparison_is_a_tracer_in_a_bare_truth_test():
+    """diffrax's `direction = t0 > t1` ... `if direction:`: the test is the comparison's tracer,
+    as `if t0 > t1:` is, also under `not`."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def solve(t0, t1, y):
+            direction = t0 > t1
+            if direction:  # STG602
+                y = -y
+            flipped = jnp.sum(y) > 0
+            if not flipped:  # STG602
+                y = y * 2
+            return y
+    """)
+
+
+def test_a_local_bound_to_a_parameter_or_rebound_on_a_branch_is_not_followed():
+    """The negative twins: a local bound to a parameter alone (a Python flag or None under jit as
+    well as an array), and a local a branch may rebind to a Python value (two bindings reach the
+    test): not known to be a tracer."""
+    assert_tiers("""
+        import jax
+
+        @jax.jit
+        def solve(t0, t1, y, flag=None):
+            d = flag
+            if d:
+                y = -y
+            e = t0 > t1
+            if flag is None:
+                e = True
+            if e:
+                y = y * 2
+            return y
+    """)

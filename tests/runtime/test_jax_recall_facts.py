@@ -52,3 +52,26 @@ def test_a_comprehensions_range_and_enumerate_index_are_python_ints_and_a_dict_g
     assert set(seen) == {"str", "int"}
     with pytest.raises(TypeError):
         {jnp.ones(()): 1}  # noqa: B018
+
+
+def test_a_local_bound_to_a_traced_comparison_fails_as_a_truth_test():
+    """diffrax's `direction = t0 > t1` ... `if direction:`: the local is the comparison's tracer."""
+
+    @jax.jit
+    def f(t0, t1, y):
+        d = t0 > t1
+        if d:
+            return y
+        return -y
+
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        f(0.0, 1.0, 2.0)
+
+    @jax.jit
+    def g(y, flag=True):  # the negative twin: a local bound to a Python value
+        d = flag
+        if d:
+            return y
+        return -y
+
+    assert float(g(2.0)) == 2.0
