@@ -17,7 +17,7 @@ import libcst as cst
 
 from stagelint.analysis.bounds import varying_bound
 from stagelint.analysis.dependence import op_result_fact
-from stagelint.analysis.proof import HEURISTIC, fact, with_steps
+from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_steps
 from stagelint.frameworks import JAX, JAX_ARRAY_ONLY_ATTRIBUTES, JAX_TRACER_ERROR_CATCHERS, NUMPY_ARRAY_METHOD_CALLS
 from stagelint.analysis.caught import catches
 from stagelint.analysis.pytrees import python_attribute_reads, traced_attribute_facts
@@ -141,6 +141,12 @@ def confirm_loop_unrolled(candidate, project, key):
         # work (shape arithmetic, asserts on ints, sharding specs). Only a project function's
         # call, which may add ops or may not, stands between this loop and the finding.
         verdict["_preview"] = "the body adds JAX operations only through calls of project functions"
+    if verdict and fields.get("_counts_rows"):
+        # `range(x.shape[0])`: as many iterations as `x` has rows, one copy of the body each
+        counted = fields["_counts_rows"]
+        verdict["_because"] = [*verdict.get("_because", ()), fact(
+            f"`{counted}` is the first dimension of the traced array: the loop runs once per row, as a `for` over "
+            f"the array's rows does", candidate.span, TRUE)]
     return verdict
 
 

@@ -1030,6 +1030,30 @@ def _names_in(expr: cst.BaseExpression):
         yield from _names_in(expr.expression)
 
 
+def range_iterated(ctx: FileContext, iterable: cst.BaseExpression) -> cst.Call | None:
+    """The `range(...)` call a loop iterates: the iterable itself, or under `reversed(...)` (the
+    same numbers, last first: `for i in reversed(range(T))` unrolls as `range(T)` does)."""
+    while isinstance(iterable, cst.Call) and "builtins.reversed" in ctx.qualified_names(iterable.func) \
+            and len(iterable.args) == 1:
+        iterable = iterable.args[0].value
+    if isinstance(iterable, cst.Call) and "builtins.range" in ctx.qualified_names(iterable.func):
+        return iterable
+    return None
+
+
+def leading_dimension_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The array whose first dimension `expr` reads, `x` of `x.shape[0]`: `range(x.shape[0])`
+    counts the rows of `x`, as `for row in x` does (JAX 0.10.2 unrolls both into the same program,
+    one copy of the body per row: tests/runtime/test_jax_recall_facts.py)."""
+    if (
+        isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
+        and isinstance(expr.slice[0].slice.value, cst.Integer) and expr.slice[0].slice.value.value == "0"
+        and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape"
+    ):
+        return expr.value.value
+    return None
+
+
 def loop_kind(ctx: FileContext, loop: cst.For | cst.While, func: FunctionInfo | None) -> tuple[str, frozenset[str]]:
     """How AutoGraph treats a loop in staged code: ("converted", params) when it becomes a graph
     loop (over a tensor, `tf.range`, `range(<tensor>)`, a dataset or `tf.data` iterator, `while`

@@ -53,7 +53,7 @@ from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_steps
 from stagelint.analysis.repetition import caller_in_loop
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.values import python_number
-from stagelint.analysis.tensors import NUMBERS, Tensorness, tensorness, value_of
+from stagelint.analysis.tensors import NUMBERS, Tensorness, leading_dimension_of, range_iterated, tensorness, value_of
 
 #: How a parameter use counts for STG501: a tensor would do the same ("tensor"), it only shows
 #: the value ("neutral": print, f-strings), or the Python value shapes the graph ("structure").
@@ -1613,7 +1613,9 @@ class PythonLoopUnrolled(Rule):
 
 
     Under JAX: `range(<static argument>)` and a `for` over a traced array's rows (a list of layer
-    parameters, `for w, b in params:`, is left alone); `range(<traced value>)` fails instead (STG602).
+    parameters, `for w, b in params:`, is left alone), also written `range(x.shape[0])` (or
+    `reversed(range(...))`): as many iterations as `x` has rows, the same unrolled program (another
+    dimension, `x.shape[1]`, is not a row count); `range(<traced value>)` fails instead (STG602).
     A Python container of arrays (a dict, a list display, the list `jnp.split` or `jnp.meshgrid`
     returns) is iterated once per element the code made, not per row, and is left alone, and so is
     the gradient of one (`jax.grad(f)(params)` has the structure of `params`: a list of layers
@@ -1783,7 +1785,8 @@ class PythonLoopUnrolled(Rule):
             self._candidate(node, iter=short_code(it), _param=it.value, _how="data", _rows=_used_as_rows(node),
                             _row_op=_row_given_to_op(ctx, node, func))
             return
-        if not (isinstance(it, cst.Call) and "builtins.range" in ctx.qualified_names(it.func)):
+        counted = range_iterated(ctx, it)
+        if counted is None:
             # JAX unrolls over a traced array's first axis; a Python container of arrays (a dict,
             # a list display, `jnp.split`'s list) is iterated as Python, as long as the code wrote it
             if tensorness(ctx, it, func).definite and value_of(ctx, it, func).what not in _CONTAINERS:
@@ -1795,8 +1798,18 @@ class PythonLoopUnrolled(Rule):
             # unrolled copies are the network, and no graph loop can pick a Python object by a
             # tensor index (TypeError; tests/runtime/test_tf_loop_facts.py)
             return
-        for arg in it.args:
+        for arg in counted.args:
             value = arg.value
+            rows_of = leading_dimension_of(value)
+            if rows_of is not None:
+                # `range(x.shape[0])`: a loop over the rows of `x`, as `for row in x` is (JAX)
+                if isinstance(rows_of, cst.Name) and ctx.binding_kind(rows_of, func) == "param":
+                    self._candidate(node, iter=short_code(it), _param=rows_of.value, _how="data", _jax_only=True,
+                                    _counts_rows=short_code(value))
+                elif tensorness(ctx, rows_of, func).definite and value_of(ctx, rows_of, func).what not in _CONTAINERS:
+                    self._candidate(node, iter=short_code(it), _param="", _how="array", _jax_only=True,
+                                    _counts_rows=short_code(value))
+                return
             if isinstance(value, cst.Name) and ctx.binding_kind(value, func) == "param":
                 self._candidate(node, iter=short_code(it), _param=value.value, _how="range")
                 return

@@ -87,3 +87,44 @@ def test_a_local_bound_to_a_parameter_or_rebound_on_a_branch_is_not_followed():
                 y = y * 2
             return y
     """)
+
+
+def test_a_range_over_a_traced_arrays_first_dimension_is_a_loop_over_its_rows():
+    """rlax's `lambda_returns`: `for i in reversed(range(v_t.shape[0]))` unrolls once per row of
+    `v_t`, as `for row in v_t` does; also over a JAX op's result."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def lambda_returns(r_t, v_t):
+            g = v_t[-1]
+            returns = []
+            for i in reversed(range(v_t.shape[0])):  # STG503
+                g = r_t[i] + 0.9 * g
+                returns.insert(0, g)
+            w = jnp.cumsum(v_t)
+            for i in range(w.shape[0]):  # STG503
+                g = g + w[i]
+            return jnp.stack(returns), g
+    """)
+
+
+def test_a_range_over_another_dimension_or_a_python_number_is_not_a_row_loop():
+    """The negative twins: `range(x.shape[1])` counts columns (a model's width, not the data's
+    length), and `range(len(names))` of a Python list counts its items."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        NAMES = ["a", "b"]
+
+        @jax.jit
+        def columns(v):
+            acc = 0.0
+            for i in range(v.shape[1]):
+                acc = acc + v[:, i]
+            for j in range(len(NAMES)):
+                acc = acc + j
+            return acc
+    """)

@@ -75,3 +75,28 @@ def test_a_local_bound_to_a_traced_comparison_fails_as_a_truth_test():
         return -y
 
     assert float(g(2.0)) == 2.0
+
+
+def test_a_range_over_the_first_dimension_unrolls_as_a_loop_over_the_rows():
+    """rlax's `for i in reversed(range(v_t.shape[0]))`: the same program as `for row in v_t`, one
+    copy of the body per row, growing with the array's length."""
+
+    def by_index(v):
+        acc = 0.0
+        for i in reversed(range(v.shape[0])):
+            acc = acc + v[i]
+        return acc
+
+    def by_row(v):
+        acc = 0.0
+        for row in v:
+            acc = acc + row
+        return acc
+
+    sizes = {}
+    for n in (3, 7):
+        a = len(jax.make_jaxpr(by_index)(jnp.ones(n)).jaxpr.eqns)
+        b = len(jax.make_jaxpr(by_row)(jnp.ones(n)).jaxpr.eqns)
+        assert a == b
+        sizes[n] = a
+    assert sizes[7] > sizes[3]
