@@ -39,6 +39,7 @@ from stagelint.frameworks import (
     JAX_RUNS_AT_ONCE,
     JAX_TRACE,
     JAX_TRACES_DEPENDENTS,
+    EQUINOX_CONSTRUCTION_CHECKS,
     EQUINOX_MODULE_BASES,
     EQUINOX_STAGED_METHODS,
     LINEN_COMPACT,
@@ -406,6 +407,8 @@ class JaxEntry:
     #: `@jax.jit` on the def hands it), "bound" (`jax.jit(self.step)`), or "other" (an API
     #: that does not rebuild its arguments)
     receivers: set[str] = field(default_factory=set)
+    #: an Equinox module's construction check: the jitted function (a key) that builds the module
+    built_in: tuple = ()
 
     @property
     def mode(self) -> str:
@@ -570,6 +573,14 @@ class JaxView:
         applying |= {key[0] for key in reached if any(
             edge.target[-1].rsplit(".", 1)[-1] == "apply_fn" for edge in project.function(key).calls)}
         applied = self._with_parts(applied)
+        # An Equinox module built in jitted code (`Module(x, ...)` there) runs its construction
+        # checks (`__check_init__`) under that trace (`frameworks.EQUINOX_CONSTRUCTION_CHECKS`).
+        built: dict[str, Key] = {}  # class -> a jitted function that builds it
+        for m in sorted(project.modules.values(), key=lambda m: m.module):
+            for site in m.call_sites:
+                if site.target[0] == "name" and site.caller is not None and (m.module, site.caller) in reached \
+                        and (found := project.resolve_class(site.target[1])) is not None:
+                    built.setdefault(found[1].qualname, (m.module, site.caller))
         # An Equinox module is called as `model(x)` in jitted code: the modules that jit, and theirs.
         jitting = {m.module for m in project.modules.values() if any(r.api in JAX_JIT for r in m.jax_staged)}
         linen_modules, equinox_modules = self._with_imports(applying), self._with_imports(jitting)
@@ -584,6 +595,14 @@ class JaxView:
                 continue
             module, facts = project.classes[cls]
             self.frozen_modules.add(facts.qualname)
+            builder = next((by for b, by in sorted(built.items())
+                            if b == facts.qualname or project.derives(b, {facts.qualname})), None) \
+                if api == "equinox.Module" else None
+            if builder is not None:
+                methods = methods | EQUINOX_CONSTRUCTION_CHECKS  # a class built in jitted code, or a base of one
+                if module not in staged:
+                    methods = EQUINOX_CONSTRUCTION_CHECKS
+                    staged = staged | {module}
             if module not in staged and facts.qualname not in applied:
                 if api != "flax.linen.Module":
                     continue
@@ -595,6 +614,8 @@ class JaxView:
                 if f.name in methods or (api == "flax.linen.Module" and set(f.decorators) & LINEN_COMPACT):
                     entry = self.entries.setdefault((module, q), JaxEntry())
                     entry.apis.add(api)
+                    if f.name in EQUINOX_CONSTRUCTION_CHECKS and builder is not None:
+                        entry.built_in = builder
 
     def _with_parts(self, classes: set[str]) -> set[str]:
         """The module classes and the project classes they derive from or build in their

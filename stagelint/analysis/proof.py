@@ -64,6 +64,10 @@ def entry_fact(project, entry) -> str:
     """Why the entry point is staged, in the words of what stages it."""
     shown = _code(project.display(entry, entry[0]))
     jax_entry = project.jax.entries.get(entry)
+    if jax_entry is not None and jax_entry.built_in:
+        builder = _code(project.display(jax_entry.built_in, jax_entry.built_in[0]))
+        return (f"Equinox runs {shown} when the module is built, and {builder}, which JAX traces, builds it: "
+                f"it runs under that trace, on the traced fields")
     if jax_entry is not None and jax_entry.apis:
         apis = " and ".join(_api(a) for a in sorted(jax_entry.apis))
         return f"{shown} is traced by {apis}"

@@ -18,6 +18,14 @@ EQUINOX_ARRAYS_ONLY = JAX_FILTERING_JIT | frozenset({"equinox.filter_vmap"})
 #: dataclass (assigning a field outside `__init__` raises, row 43).
 EQUINOX_MODULE_BASES = frozenset({"equinox.Module", "equinox._module.Module"})
 EQUINOX_STAGED_METHODS = frozenset({"__call__"})
+#: Methods Equinox runs when a Module is built (`__check_init__` of the class and of each base),
+#: with the fields the constructor was given: a Module built inside a jitted function runs them
+#: under that trace, on tracer fields, once per trace (`(self.a < self.b) or ...` raises
+#: TracerBoolConversionError), and the Module is frozen there (a store raises
+#: FrozenInstanceError). Observed with equinox 0.13.8 and jax 0.10.2:
+#: tests/runtime/test_jax_recall_facts.py. (`__init__` and `__post_init__` run under the trace
+#: too, but they may assign the fields: not counted as a frozen module's methods.)
+EQUINOX_CONSTRUCTION_CHECKS = frozenset({"__check_init__"})
 
 #: `eqx.filter_jit` keys its traces on the function by equality and holds it: the same function
 #: wrapped anew traces once, and so does a bound method of the same object (`eqx.filter_jit(

@@ -128,3 +128,59 @@ def test_a_range_over_another_dimension_or_a_python_number_is_not_a_row_loop():
                 acc = acc + j
             return acc
     """)
+
+
+def test_equinox_runs_check_init_under_the_trace_of_the_jitted_function_that_builds_the_module():
+    """galax's `__check_init__`: a Module built in a jitted function runs its `__check_init__` (and
+    its bases') there, on tracer fields."""
+    pytest.importorskip("equinox")
+    assert_tiers("""
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Base(eqx.Module):
+            a: jax.Array
+
+            def __check_init__(self):
+                if jnp.any(self.a < 0):  # STG602
+                    raise ValueError("negative")
+
+        class Checked(Base):
+            b: jax.Array
+
+            def __check_init__(self):
+                if jnp.any(self.a < self.b):  # STG602
+                    raise ValueError("a below b")
+
+        @jax.jit
+        def build(x):
+            m = Checked(x, x - 1.0)
+            return m.a + m.b
+    """)
+
+
+def test_equinox_check_init_of_a_module_built_outside_jit_runs_on_concrete_fields():
+    """The negative twin: the same module built only in eager code checks concrete arrays."""
+    pytest.importorskip("equinox")
+    assert_tiers("""
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Checked(eqx.Module):
+            a: jax.Array
+            b: jax.Array
+
+            def __check_init__(self):
+                if jnp.any(self.a < self.b):
+                    raise ValueError("a below b")
+
+        @jax.jit
+        def step(m, x):
+            return m.a * x
+
+        def main():
+            m = Checked(jnp.ones(3), jnp.zeros(3))
+            return step(m, 2.0)
+    """)

@@ -100,3 +100,52 @@ def test_a_range_over_the_first_dimension_unrolls_as_a_loop_over_the_rows():
         assert a == b
         sizes[n] = a
     assert sizes[7] > sizes[3]
+
+
+def test_equinox_runs_check_init_under_the_trace_of_the_function_that_builds_the_module():
+    """galax's `__check_init__`: a Module built inside a jitted function runs its (and its bases')
+    `__check_init__` there, on tracer fields, once per trace; a Python test of them raises, and the
+    module is frozen there. Built outside jit, the fields are concrete."""
+    eqx = pytest.importorskip("equinox")
+    seen = []
+
+    class Base(eqx.Module):
+        a: jax.Array
+
+        def __check_init__(self):
+            seen.append(("base", type(self.a).__name__))
+
+    class Checked(Base):
+        b: jax.Array
+
+        def __check_init__(self):
+            seen.append(("checked", type(self.a).__name__))
+
+    @jax.jit
+    def build(x):
+        Checked(x, x - 1.0)
+        return x
+
+    build(1.0)
+    build(2.0)
+    assert sorted(w for w, _ in seen) == ["base", "checked"] and all("Tracer" in k for _, k in seen)
+
+    class Failing(eqx.Module):
+        a: jax.Array
+
+        def __check_init__(self):
+            if jnp.any(self.a < 0):
+                raise ValueError("negative")
+
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(lambda x: Failing(x).a)(jnp.ones(2))
+    assert Failing(jnp.ones(2)).a.shape == (2,)  # outside jit: concrete, no error
+
+    class Storing(eqx.Module):
+        a: jax.Array
+
+        def __check_init__(self):
+            self.a = self.a * 2
+
+    with pytest.raises(Exception, match="cannot assign"):
+        Storing(jnp.ones(1))
