@@ -34,6 +34,21 @@ def expects_error(ctx, expr: cst.BaseExpression) -> bool:
     return ctx is not None and bool(ctx.qualified_names(expr.func) & EXPECT_ERROR)
 
 
+def forwarded_parameter(ctx, value: cst.BaseExpression, func) -> str | None:
+    """The parameter of `func` an argument hands on as it is (`def pad(a, w): return _pad(a, w)`:
+    `w`), when the parameter is the only binding reaching it (not `self`, not `*args`/`**kwargs`):
+    the argument is whatever the wrapper's callers pass (`Project.args_for` follows them)."""
+    if func is None or not isinstance(value, cst.Name) or value.value == func.self_name:
+        return None
+    refs = ctx.reaching(value, func)
+    if not refs or len(refs) != 1:
+        return None
+    node = getattr(next(iter(refs)), "node", None)
+    if not isinstance(node, cst.Param) or node.star in ("*", "**") or node.name.value != value.value:
+        return None
+    return value.value if getattr(next(iter(refs)), "scope", None) is ctx.scope(func.node.body) else None
+
+
 #: Pallas works on refs: `x_ref.at[i].set(v)` stores, `ref[:n]` slices a ref, shapes come from
 #: the kernel's block specs. Modules that import it are left to Pallas's own checks.
 PALLAS = ("jax.experimental.pallas", "jax._src.pallas")

@@ -14,7 +14,7 @@ from stagelint.frameworks import (CALLABLE_HINTS, DATACLASS_DECORATORS, EQUINOX_
                                   HASHED_BY_VALUE_BASES, JAX_ARRAY_CONSTRUCTORS, JAX_PYTREE_REGISTERING,
                                   PYTREE_BASE_PREFIXES, PYTREE_CLASS_DECORATORS, RECALLING_DECORATORS,
                                   UNHASHABLE_BUILTINS, UNHASHABLE_KINDS)
-from stagelint.analysis.jitsites import InExpectedErrors, JitSites
+from stagelint.analysis.jitsites import InExpectedErrors, JitSites, forwarded_parameter
 from stagelint.rules.base import Rule
 from stagelint.analysis.tensors import value_of
 
@@ -244,7 +244,9 @@ class UnhashableStaticArgument(_StaticSites):
     Flags a jitted function's static arguments that cannot work: a list, dict, set or array (a
     NumPy array or a `jax.Array`), or an instance of a class that is not hashable (a
     `@dataclass` without `frozen=True`, a class with `__eq__` but no `__hash__`), passed in a
-    `static_argnums`/`static_argnames` position, at the call or through a name bound to one; a
+    `static_argnums`/`static_argnames` position, at the call or through a name bound to one, or
+    through a wrapper's parameter handed on as it is (`def pad(a, w): return _pad(a, w)`) when a
+    call of the wrapper passes a list, dict, set or NumPy array for it; a
     static spec that names no parameter (`static_argnums=3` for a function of one parameter,
     `static_argnames="zz"`); a method of a plain class jitted without `self` among its static
     arguments. The jitted function may be defined in another module of the project.
@@ -375,6 +377,10 @@ class UnhashableStaticArgument(_StaticSites):
         what = self._unhashable(func, value)
         if what is not None:
             return {"_what": what}
+        forwarded = forwarded_parameter(self.ctx, value, func)
+        if forwarded is not None:
+            # `def pad(a, w): return _pad(a, w)`: what the wrapper's callers pass (project phase)
+            return {"_forwarded": forwarded}
         found = self._class_of(func, value, self.function_fields)
         if found is not None and isinstance(value, cst.Call):
             position, field, default = found[1]
@@ -414,6 +420,28 @@ class UnhashableStaticArgument(_StaticSites):
         return None
 
     @classmethod
+    def confirm(cls, candidate, project, module):
+        fields = candidate.fields
+        if not fields.get("_forwarded"):
+            return super().confirm(candidate, project, module)
+        spec = jaxjit.lookup(project, module.module, fields["_callee"]) if not fields.get("_spec") else None
+        verdict = fields.get("_spec") or (spec is not None and cls.judge(spec, fields))
+        if not verdict or candidate.function is None:
+            return False
+        # The wrapper's parameter holds what its callers pass: one passing a list, dict, set or
+        # NumPy array hands JAX an unhashable static argument through the wrapper.
+        param = fields["_forwarded"]
+        static = fields.get("param") if fields.get("_spec") else verdict["param"]
+        for mod, site, arg in project.args_for((module.module, candidate.function), param):
+            if arg.what in UNHASHABLE_KINDS:
+                where = f"line {site.span.line}" if mod == module.module else f"{mod} line {site.span.line}"
+                what = UNHASHABLE_KINDS[arg.what]
+                return {"param": static, **_unhashable_message(dict(fields, _what=what), static), "_because": [fact(
+                    f"`{param}` is a parameter of `{candidate.function.rsplit('.', 1)[-1]}` handed on as it is, and a "
+                    f"call ({where}) passes {what} for it, which has no hash by value", site.span)]}
+        return False
+
+    @classmethod
     def judge(cls, spec, fields):
         verdict = super().judge(spec, fields)
         if not verdict:
@@ -426,11 +454,9 @@ class UnhashableStaticArgument(_StaticSites):
                 "instead": "jit with `eqx.filter_jit`, or declare the field `eqx.field(static=True)`",
             })
             return verdict
-        verdict.update({
-            "what": f"`{fields['arg']}` is {fields['_what']}, passed for the static parameter `{param}` of `{fields['callee']}`",
-            "why": "static arguments must be hashable (ValueError: Non-hashable static arguments are not supported)",
-            "instead": f"pass a tuple, a string or a frozen dataclass, or make `{param}` a traced argument",
-        })
+        if "_what" not in fields:
+            return verdict  # a wrapper's parameter handed on: its callers decide (`confirm`)
+        verdict.update(_unhashable_message(fields, param))
         return verdict
 
     # Specs the file itself shows to be wrong.
@@ -702,3 +728,11 @@ class IdentityHashedStaticArgument(_StaticSites):
             else:
                 return None
         return {"cls": cls, "when": when}
+
+
+def _unhashable_message(fields: dict, param: str) -> dict:
+    return {
+        "what": f"`{fields['arg']}` is {fields['_what']}, passed for the static parameter `{param}` of `{fields['callee']}`",
+        "why": "static arguments must be hashable (ValueError: Non-hashable static arguments are not supported)",
+        "instead": f"pass a tuple, a string or a frozen dataclass, or make `{param}` a traced argument",
+    }

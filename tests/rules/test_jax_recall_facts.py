@@ -184,3 +184,49 @@ def test_equinox_check_init_of_a_module_built_outside_jit_runs_on_concrete_field
             m = Checked(jnp.ones(3), jnp.zeros(3))
             return step(m, 2.0)
     """)
+
+
+def test_a_wrapper_parameter_handed_on_into_a_static_argument_carries_what_its_callers_pass():
+    """jax's `jnp.pad`: `return _pad(array, pad_width)` forwards the caller's `pad_width` into a
+    static position of the jitted `_pad`; a caller passing a list makes it unhashable there."""
+    assert_tiers("""
+        import functools
+
+        import jax
+        import jax.numpy as jnp
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def _pad(a, w):
+            return jnp.pad(a, w)
+
+        def pad(a, pad_width):
+            return _pad(a, pad_width)  # STG504
+
+        def main():
+            return pad(jnp.ones(3), [(1, 1)])
+    """)
+
+
+def test_a_wrapper_whose_callers_pass_tuples_or_that_converts_its_parameter_is_not_reported():
+    """The negative twins: callers passing tuples, and a wrapper that rebinds the parameter to a
+    tuple before handing it on (the parameter is not the binding that reaches the call)."""
+    assert_tiers("""
+        import functools
+
+        import jax
+        import jax.numpy as jnp
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def _pad(a, w):
+            return jnp.pad(a, w)
+
+        def pad(a, pad_width):
+            return _pad(a, pad_width)
+
+        def pad_any(a, pad_width):
+            pad_width = tuple(map(tuple, pad_width))
+            return _pad(a, pad_width)
+
+        def main():
+            return pad(jnp.ones(3), ((1, 1),)), pad_any(jnp.ones(3), [(1, 1)])
+    """)

@@ -149,3 +149,21 @@ def test_equinox_runs_check_init_under_the_trace_of_the_function_that_builds_the
 
     with pytest.raises(Exception, match="cannot assign"):
         Storing(jnp.ones(1))
+
+
+def test_a_list_handed_on_through_a_wrapper_into_a_static_argument_raises_at_the_call():
+    """jax's `jnp.pad` (`return _pad(array, pad_width, ...)` with `pad_width` static in `_pad`): a
+    wrapper's parameter forwarded as it is gives the jitted function what the wrapper's caller
+    passed; a list is unhashable (ValueError), a tuple works."""
+    import functools
+
+    @functools.partial(jax.jit, static_argnums=1)
+    def _pad(a, w):
+        return jnp.pad(a, w)
+
+    def pad(a, w):
+        return _pad(a, w)
+
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        pad(jnp.ones(3), [(1, 1)])
+    assert pad(jnp.ones(3), ((1, 1),)).shape == (5,)
