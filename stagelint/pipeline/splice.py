@@ -337,6 +337,8 @@ _LINE_TEXT = re.compile(r"(@|<lambda:|\bline |^)(\d+)(?=(:\d+>|:\d+$|\D|$))")
 
 #: Candidate fields that hold a line of the file (moved with it), or a flag.
 _LINE_FIELDS = frozenset({"_stored_anew", "_after_concrete"})
+#: Candidate fields that hold a number that is not a line (kept as it is): STG504's argument position.
+_PLAIN_FIELDS = frozenset({"_index"})
 
 
 class Unmovable(Exception):
@@ -407,7 +409,8 @@ class _Mover:
         if isinstance(v, dict):
             return {self.value(k, strict): self._because(x) if k == "_because" else
                     self._order(x) if k == "_order" and x is not None else
-                    self._line_field(x) if k in _LINE_FIELDS else self.value(x, strict)
+                    self._line_field(x) if k in _LINE_FIELDS else
+                    x if k in _PLAIN_FIELDS and isinstance(x, int) else self.value(x, strict)
                     for k, x in v.items()}
         if isinstance(v, (set, frozenset)):
             return type(v)(self.value(x, strict) for x in v)

@@ -10,7 +10,7 @@ from stagelint.analysis import facts as F
 from stagelint.analysis import jaxjit
 from stagelint.analysis.context import short_code
 from stagelint.analysis.proof import HEURISTIC, fact
-from stagelint.frameworks import (CALLABLE_HINTS, DATACLASS_DECORATORS, EQUINOX_MODULE_BASES, FLAX_STRUCT_DATACLASSES,
+from stagelint.frameworks import (JAX, CALLABLE_HINTS, DATACLASS_DECORATORS, EQUINOX_MODULE_BASES, FLAX_STRUCT_DATACLASSES,
                                   HASHED_BY_VALUE_BASES, JAX_ARRAY_CONSTRUCTORS, JAX_PYTREE_REGISTERING,
                                   PYTREE_BASE_PREFIXES, PYTREE_CLASS_DECORATORS, RECALLING_DECORATORS,
                                   UNHASHABLE_BUILTINS, UNHASHABLE_KINDS)
@@ -377,7 +377,8 @@ class UnhashableStaticArgument(_StaticSites):
         what = self._unhashable(func, value)
         if what is not None:
             return {"_what": what}
-        forwarded = forwarded_parameter(self.ctx, value, func)
+        # a file JAX stages nothing in (`screen.framework_reach`) hands no static argument on
+        forwarded = forwarded_parameter(self.ctx, value, func) if JAX.name not in getattr(self.ctx, "absent", ()) else None
         if forwarded is not None:
             # `def pad(a, w): return _pad(a, w)`: what the wrapper's callers pass (project phase)
             return {"_forwarded": forwarded}
