@@ -5,6 +5,9 @@
 one kind of value, and knows which. `resets_its_flag`: a block in a loop that clears the flag it
 tests runs on the iterations that set it, not on each one.
 
+`clears_its_flag`: `if self.is_virgin: <build>; self.is_virgin = False`, a block that clears the
+instance flag it tests on every path and that nothing sets back, runs once per object.
+
 `after_early_return_guard`: code below a top-level `if <done once>: return` (`if self.built:
 return`, `if key in cache: return cache[key]`) runs once per object or key, eagerly as when traced.
 """
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from stagelint.analysis.literals import bool_constant, keyword_constant
+from stagelint.analysis.literals import bool_constant, is_literal, keyword_constant
 
 #: Calls that test what kind of object a value is.
 _TYPE_TESTS = frozenset({"builtins.isinstance", "builtins.hasattr", "builtins.callable", "builtins.type",
@@ -93,6 +96,86 @@ def resets_its_flag(ctx, node: cst.If, loop: cst.For | cst.While) -> bool:
             if isinstance(inner, cst.BaseSuite):
                 todo.extend(getattr(inner, "body", ()))
     return True
+
+
+def clears_its_flag(ctx, node: cst.If) -> bool:
+    """`if self.is_virgin: <build>; self.is_virgin = False` in a method: a first-call guard on an
+    instance flag. The test reads a Python attribute (every write of it in the module is a
+    literal, so it is no tensor and the `if` is decided while tracing), the block clears it on
+    every path (a top-level `self.<flag> = False` / `None` / `0` with no `return`, `raise`,
+    `break` or `continue` before it), and nothing sets it back outside `__init__` or the class
+    body. The block then runs on the first call only, eagerly as when traced: the first trace
+    clears the flag and later traces (other input signatures) skip the block, so what it builds
+    is built once (TF 2.21: tests/runtime/test_tf_twelfth_audit_facts.py). A flag some other
+    method sets true again, or one the block clears on some paths only, guards nothing."""
+    func = ctx.function
+    test = node.test
+    if func is None or not func.self_name or not isinstance(test, cst.Attribute) \
+            or not isinstance(test.value, cst.Name) or test.value.value != func.self_name \
+            or ctx.binding_kind(test.value, func) != "self" or not isinstance(node.body, cst.IndentedBlock):
+        return False
+    flag = test.attr.value
+    cleared = False
+    for stmt in node.body.body:
+        if isinstance(stmt, cst.SimpleStatementLine) and any(
+            _writes_flag(s, func.self_name, flag) and _falsy_literal(s.value) for s in stmt.body
+            if isinstance(s, (cst.Assign, cst.AnnAssign))
+        ):
+            cleared = True
+            break
+        if _leaves_early(stmt):
+            return False
+    return cleared and _set_only_once(ctx, flag)
+
+
+def _falsy_literal(value) -> bool:
+    """`False`, `None` or `0`: a falsy literal."""
+    return keyword_constant(value, "False", "None") or (isinstance(value, cst.Integer) and value.value == "0")
+
+
+def _writes_flag(stmt, self_name: str | None, flag: str) -> bool:
+    targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
+    return any(isinstance(t, cst.Attribute) and t.attr.value == flag and isinstance(t.value, cst.Name)
+               and (self_name is None or t.value.value == self_name) for t in targets)
+
+
+def _leaves_early(stmt) -> bool:
+    """A `return`, `raise`, `break` or `continue` in `stmt` (not in a nested function)."""
+    stack = [stmt]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.Return, cst.Raise, cst.Break, cst.Continue)):
+            return True
+        if not isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or n is stmt:
+            stack.extend(n.children)
+    return False
+
+
+def _set_only_once(ctx, flag: str) -> bool:
+    """Every write of `<anything>.<flag>` in the module is a literal, and outside `__init__` and
+    class bodies a falsy one (`setattr(obj, "<flag>", ...)` counts as a write of any value)."""
+    memo = ctx.memo.setdefault("flag_writes", {})
+    if flag in memo:
+        return memo[flag]
+    ok = True
+    stack = [(ctx.module_node, "")]
+    while stack and ok:
+        n, where = stack.pop()
+        if isinstance(n, cst.FunctionDef):
+            where = n.name.value
+        elif isinstance(n, cst.ClassDef):
+            where = "__init__"  # a class attribute's default
+        if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and _writes_flag(n, None, flag):
+            if isinstance(n, cst.AugAssign) or not is_literal(n.value) \
+                    or (where != "__init__" and not _falsy_literal(n.value)):
+                ok = False
+        elif isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "setattr" \
+                and len(n.args) > 1 and isinstance(n.args[1].value, cst.SimpleString) \
+                and n.args[1].value.evaluated_value == flag:
+            ok = False
+        stack.extend((c, where) for c in n.children)
+    memo[flag] = ok
+    return ok
 
 
 def _none_test(test: cst.BaseExpression) -> str | None:

@@ -21,7 +21,7 @@ from libcst.metadata import ImportAssignment
 
 from stagelint.analysis import facts as F
 from stagelint.analysis.effects import runs_state_op, state_op
-from stagelint.analysis.guards import after_early_return_guard
+from stagelint.analysis.guards import after_early_return_guard, clears_its_flag
 from stagelint.analysis.context import (
     FILE_OPENERS,
     TENSOR_CHECKS,
@@ -459,7 +459,7 @@ class _Walker(cst.CSTVisitor):
                 ctx._cond_blocks.setdefault(id(node.body), []).append((id(ctx.function), FLAG_MARK + flag))
             if ctx.function is not None:
                 _record_conditions(ctx, node)
-            guard = ctx.first_call_guard(node.test)
+            guard = ctx.first_call_guard(node.test) or ("body" if clears_its_flag(ctx, node) else None)
             if guard == "body" and not runs_ops_then_flips(ctx, node, node.body):
                 ctx._guarded_blocks.add(id(node.body))
             elif guard == "orelse" and node.orelse is not None and not runs_ops_then_flips(ctx, node, node.orelse):
@@ -820,8 +820,11 @@ class _Walker(cst.CSTVisitor):
                         if id(node) in ctx._fresh_staging_calls:
                             ctx.facts.fresh_wrapped.append(target)
         if func is not None:
-            if escapes:
-                return  # the wrapped function runs eagerly: not traced into the graph
+            if escapes or ctx.escaped_depth:
+                # The wrapped function runs eagerly, not traced into the graph; so does what a
+                # lambda handed to `tf.py_function` calls, written inline or nested in another
+                # lambda (TF 2.21: tests/runtime/test_tf_twelfth_audit_facts.py).
+                return
             if not func.facts.state_op and ctx.lifted_depth == 0:
                 func.facts.state_op = state_op(ctx, node) or ""
             target = self._target_of(node.func)

@@ -15,6 +15,7 @@ from stagelint.frameworks import (
 )
 from stagelint.rules.base import Rule
 from stagelint.analysis.guards import after_early_return_guard
+from stagelint.analysis.recursion import decreasing_measure
 
 
 class RecursiveFunction(Rule):
@@ -34,6 +35,11 @@ class RecursiveFunction(Rule):
     itself with `jit_compile=False` inside a jit-compiled Function): the flag decides while tracing.
     Under JAX a jitted function that calls itself is traced inline (jit within jit), so only the
     base case decides: a traced one (or none) is flagged, a Python one (`if t1 is not None:`) is not.
+    Nor a `tf.function` that calls itself only while a Python measure exceeds a fixed bound and
+    lowers it in the call: the static rank of a parameter passed indexed (`if len(t.shape) > dim:`
+    ... `f(t[..., i], dim=dim)`), or a parameter with a number default passed less a literal
+    (`if n > 0:` ... `f(x, n - 1)` with `n=3`): the recursion ends while tracing, one trace per
+    rank or value, each reused by later calls (`analysis.recursion`).
     A call is taken to run the function its name resolves to when the def has no decorator, or
     only decorators that return it or a wrapper calling it (`functools.lru_cache`, `staticmethod`,
     `tf.function`, `jax.jit`, `functools.partial(jax.jit, ...)`: `frameworks.RECALLING_DECORATORS`).
@@ -93,6 +99,16 @@ class RecursiveFunction(Rule):
             def call(self, x):
                 return super().call(x) + 1
         """,
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def back_flatten(tensor, dim):
+            if len(tensor.shape) > dim:  # the static rank: a Python int, one lower per call
+                splits = [back_flatten(tensor[..., i], dim=dim) for i in range(tensor.shape[-1])]
+                tensor = tf.concat(splits, axis=-1)
+            return tensor
+        """,
     )
     invalid = (
         """
@@ -122,26 +138,28 @@ class RecursiveFunction(Rule):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        #: (function, condition, region): calls inside `region` run only when `condition` says so
+        #: (function, condition, region, loop, holds): calls inside `region` run only when
+        #: `condition` is `holds` (None for a loop's iterable)
         self.conditions: list[tuple] = []
         self.calls: list[tuple] = []  # (function, call)
 
-    def _condition(self, test, region, loop: bool = False) -> None:
+    def _condition(self, test, region, loop: bool = False, holds: bool | None = True) -> None:
         if self.ctx.function is not None and region is not None:
             span = self.ctx.position(region)
             self.conditions.append((self.ctx.function, test, (span.line, span.column, span.end_line, span.end_column),
-                                    loop))
+                                    loop, None if loop else holds))
 
     def visit_If(self, node: cst.If) -> None:
         self._condition(node.test, node.body)
-        self._condition(node.test, node.orelse)
+        self._condition(node.test, node.orelse, holds=False)
         func = self.ctx.function
         if func is not None and node.orelse is None and _ends_with_exit(node.body):
             # `if base_case: return ...` then the recursive call: the rest of the function is
             # conditional on the test too
             end = self.ctx.position(node)
             f = self.ctx.position(func.node)
-            self.conditions.append((func, node.test, (end.end_line, end.end_column, f.end_line, f.end_column), False))
+            self.conditions.append((func, node.test, (end.end_line, end.end_column, f.end_line, f.end_column), False,
+                                    False))
 
     def visit_While(self, node: cst.While) -> None:
         self._condition(node.test, node.body)
@@ -159,10 +177,11 @@ class RecursiveFunction(Rule):
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._condition(node.test, node.body)
-        self._condition(node.test, node.orelse)
+        self._condition(node.test, node.orelse, holds=False)
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
-        self._condition(node.left, node.right)  # `n == 0 or is_odd(n - 1)`
+        # `n == 0 or is_odd(n - 1)`: the right side runs when the left is false (`and`: true)
+        self._condition(node.left, node.right, holds=isinstance(node.operator, cst.And))
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.function is not None:
@@ -175,18 +194,21 @@ class RecursiveFunction(Rule):
 
         ctx = self.ctx
         by_function: dict[int, list] = {}
-        for func, test, region, loop in self.conditions:
-            by_function.setdefault(id(func), []).append((test, region, loop))
+        for func, test, region, loop, holds in self.conditions:
+            by_function.setdefault(id(func), []).append((test, region, loop, holds))
         for func, call in self.calls:
             conditions = by_function.get(id(func))
             if not conditions:
                 continue
             span = ctx.position(call)
-            found = []  # each enclosing condition: [definite tensor, parameters, a loop's iterable]
-            for test, (line, column, end_line, end_column), loop in conditions:
+            # each enclosing condition: [definite tensor, parameters, a loop's iterable, the kind
+            # of Python measure it bounds and the call lowers ("rank", "number"), or ""]
+            found = []
+            for test, (line, column, end_line, end_column), loop, holds in conditions:
                 if (line, column) <= (span.line, span.column) and (span.end_line, span.end_column) <= (end_line, end_column):
                     one = tensorness(ctx, test, func)
-                    found.append([one.definite, sorted(one.params), loop])
+                    lowered = decreasing_measure(ctx, func, test, holds, call) if holds is not None else None
+                    found.append([one.definite, sorted(one.params), loop, lowered or ""])
             if found:
                 func.facts.conditional_calls[f"{span.line}:{span.column}"] = found
 
@@ -207,8 +229,12 @@ class RecursiveFunction(Rule):
                     conds = f.conditional_calls.get(f"{edge.span.line}:{edge.span.column}")
                     edges.append((key, conds))
                     if conds is not None and any(not d and params and set(params) <= f.python_default_params
-                                                 for d, params, _ in conds):
+                                                 for d, params, *_ in conds):
                         return False  # a bool or string option decides, as in eager mode
+        if cycle[0] == cycle[-1] and len(cycle) == 2 and edges and all(
+            conds is not None and any(cls._ends_while_tracing(project, key, c) for c in conds) for key, conds in edges
+        ):
+            return False  # each call lowers a Python measure the recursion stops at: a trace per value
         # A tf.function in the cycle traces once per depth, or forever. A function JAX stages
         # that calls itself while traced is traced inline (jit within jit), so there only the
         # base case decides, as below (jax-behaviour.md row 21).
@@ -229,9 +255,23 @@ class RecursiveFunction(Rule):
             # whatever the others test (AutoGraph traces both branches of a tensor `if`, each
             # one level deeper).
             tensors = project.tensor_params(key)
-            if all(d or set(params) & tensors for d, params, _ in conds):
+            if all(d or set(params) & tensors for d, params, *_ in conds):
                 return True
         return False
+
+    @staticmethod
+    def _ends_while_tracing(project, key, condition) -> bool:
+        """The condition (`conditional_calls`) bounds a Python measure the call lowers
+        (`analysis.recursion.decreasing_measure`: a static rank, a number parameter), and tests
+        no parameter known to hold a tensor: under `tf.function` the test is decided while
+        tracing and the recursion ends as in eager Python, one trace per value (TF 2.21: a
+        rank-3 input to a function recursing down to rank 2 runs with 2 traces). Not under JAX."""
+        definite, params, _, lowered = (*condition, "")[:4]
+        if definite or not lowered or project.staged_by_jax(key):
+            # (a jitted function's own call passes it tracers, the forwarded bound too, unless
+            # static: JAX 0.10.2 raises TracerBoolConversionError on `x.ndim > dim` there)
+            return False
+        return not set(params) & project.tensor_params(key)
 
     @classmethod
     def _calls_itself(cls, project, cycle, module: str, span) -> list:
@@ -311,7 +351,9 @@ class VariableCreation(Rule):
     Keras layers, models, metrics and optimizers in staged code, unless they sit under a
     first-call guard: `if self.v is None:`, `if not self.built:`, `if not hasattr(self, "v"):`
     (also when the guard is in a caller, or returns early: `if self.v is not None: return`, or
-    is a method of the class that returns such a test: `if self._needs_init():`).
+    is a method of the class that returns such a test: `if self._needs_init():`), or an instance
+    flag the block clears on every path and nothing sets back (`if self.is_virgin: self._build();
+    self.is_virgin = False`: the first trace builds, later traces skip the block).
 
     Not flagged: Keras layers that own no variables (`Add`, `Activation`, `Reshape`, pooling,
     `Resizing`; in Keras 2 (`tf_keras`) also `Dropout` and the other random layers, which Keras 3
