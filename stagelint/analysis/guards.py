@@ -157,6 +157,8 @@ def _set_only_once(ctx, flag: str) -> bool:
     memo = ctx.memo.setdefault("flag_writes", {})
     if flag in memo:
         return memo[flag]
+    if ctx.module_node is None:
+        return False
     ok = True
     stack = [(ctx.module_node, "")]
     while stack and ok:
