@@ -201,13 +201,16 @@ class RecursiveFunction(Rule):
             if not conditions:
                 continue
             span = ctx.position(call)
+            # (only a call of the function by its own name can lower its own measure)
+            own = type(call.func) is cst.Name and type(func.node) is cst.FunctionDef \
+                and call.func.value == func.node.name.value
             # each enclosing condition: [definite tensor, parameters, a loop's iterable, the kind
             # of Python measure it bounds and the call lowers ("rank", "number"), or ""]
             found = []
             for test, (line, column, end_line, end_column), loop, holds in conditions:
                 if (line, column) <= (span.line, span.column) and (span.end_line, span.end_column) <= (end_line, end_column):
                     one = tensorness(ctx, test, func)
-                    lowered = decreasing_measure(ctx, func, test, holds, call) if holds is not None else None
+                    lowered = decreasing_measure(ctx, func, test, holds, call) if holds is not None and own else None
                     found.append([one.definite, sorted(one.params), loop, lowered or ""])
             if found:
                 func.facts.conditional_calls[f"{span.line}:{span.column}"] = found
