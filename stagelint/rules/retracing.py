@@ -1314,20 +1314,15 @@ class FunctionRecreated(Rule):
             else:
                 fields["remedy"] = (f"jit it once{{outside}} (`{method} = {shown.strip('`')}({short_code(target)})`) "
                                     f"and reuse it")
-        elif api in JAX_RUNS_AT_ONCE:
-            fields["made"] = "traces a new function"
-            fields["why"] = f"{shown} caches traces per function object"
-            fields["_because"].append(fact(f"{shown} keys its trace cache on the function object",
-                                           ctx.position(record["node"])))
-            fields["_traces"] = "traces"
-            fields["remedy"] = "make the function once{outside} and pass what changes as arguments"
         else:
-            fields["made"] = "jits a new function"
+            at_once = api in JAX_RUNS_AT_ONCE  # `jax.eval_shape(f, x)` traces there; nothing is compiled
+            fields["made"] = "traces a new function" if at_once else "jits a new function"
             fields["why"] = f"{shown} caches traces per function object"
             fields["_because"].append(fact(f"{shown} keys its trace cache on the function object",
                                            ctx.position(record["node"])))
-            fields["_traces"] = "traces and compiles"
-            fields["remedy"] = "jit it once{outside} and pass what changes as arguments"
+            fields["_traces"] = "traces" if at_once else "traces and compiles"
+            fields["remedy"] = ("make the function once{outside}" if at_once else "jit it once{outside}") \
+                + " and pass what changes as arguments"
         if self._jax(api):
             fields["_jax_api"] = api
         if key is None or isinstance(target, cst.Lambda) or (ident is not None and ident.kind == BOUND) \
