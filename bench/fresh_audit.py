@@ -206,9 +206,9 @@ def _cells(c: Counter) -> str:
 #: (a later session's re-run of an earlier audit's half with that session's main), then the
 #: re-readings of every held-back half at one main, named by session (`s15`: session 15's first,
 #: `s15b` its second), whose main `MAINS` names. The last of these a half has is its latest reading.
-WHENS = ("before", "after", "now", "s15", "s15b", "s19")
+WHENS = ("before", "after", "now", "s15", "s15b", "s19", "s20")
 #: The main each session re-reading was made at (the earlier runs' mains: bench/fresh_audit_notes.md).
-MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52"}
+MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52", "s20": "1a8292e"}
 #: A half's own before or after run that a pool takes as a reading at a known main: the tenth
 #: audit's `after` (session 18's final code, whose findings on AJ and AL b5aea52 repeats).
 RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde"}
@@ -396,7 +396,18 @@ _CAVEATS = {
 }
 _CAVEATS["AS"] = ("**One repository holds most of AT.** rlutils gave 35 of AT's 46 findings before, all "
                   "intended ('Tracing ...' notices its author prints in traced functions); the other 36 "
-                  "repositories gave 11 findings: TP 4, intended 5, FP 2 (0.82, act 0.36).")
+                  "repositories gave 11 findings: TP 4, intended 5, FP 2 (0.82, act 0.36). After: the one "
+                  "change is AT1's false STG402 gone (the values a parameter has in every trace), made without "
+                  "reading AT; one helper's grep of the notes printed AT's paragraphs while it fixed AS's classes "
+                  "(a py_function lambda, a flag-cleared build, a recursion on a static rank), none of which "
+                  "touches an AT finding.")
+_CAVEATS["AQ"] = ("**AR after has one new finding, false**: the row-loop fact `range(x.shape[0])` (taken from a "
+                  "fixed bug, not from AR) met STG503's claim under `jax.vmap` alone, which keeps no trace and "
+                  "compiles nothing (the program does not grow). AR's nine false findings before are all still "
+                  "there: none of the session's facts reaches them (AR1 a vmap returning a Python list, AR2 a "
+                  "new array size per iteration, AR3 a call that cannot bind). The lead then moved STG503 under "
+                  "vmap or grad alone to preview (after reading that finding, so not a clean measure): 28 "
+                  "findings, 0.68, the table's 29 less that one.")
 
 
 def render_doc(runs: dict[str, tuple[list[dict], dict]]) -> str:
