@@ -141,6 +141,12 @@ def confirm_loop_unrolled(candidate, project, key):
         # work (shape arithmetic, asserts on ints, sharding specs). Only a project function's
         # call, which may add ops or may not, stands between this loop and the finding.
         verdict["_preview"] = "the body adds JAX operations only through calls of project functions"
+    if verdict and not verdict.get("_preview") and not project.jax.op_results_traced(key):
+        # `jax.vmap` / `jax.grad` alone keep no trace: the body runs again, op by op, on every
+        # call, so nothing is compiled and no program grows with the loop (JAX 0.10.2:
+        # tests/runtime/test_jax_traced_values.py). Only a jit around a caller not seen here
+        # would unroll it: a guess.
+        verdict["_preview"] = "staged here only by a transformation that compiles nothing (jax.vmap, jax.grad)"
     if verdict and fields.get("_counts_rows"):
         # `range(x.shape[0])`: as many iterations as `x` has rows, one copy of the body each
         counted = fields["_counts_rows"]

@@ -109,3 +109,33 @@ def test_lax_bodies_trace_their_operands_and_not_what_functools_partial_binds():
     with pytest.raises(jax.errors.ConcretizationTypeError):
         jax.jit(lambda s, m: lax.cond(True, lambda p: p[0].sum() * int(p[1]), lambda p: p[0].sum(), (s, m)))(
             jnp.ones(4), 2)
+
+
+def test_a_python_loop_under_vmap_or_grad_alone_runs_on_every_call_and_once_under_jit():
+    """STG503 under JAX (`jaxrules.confirm_loop_unrolled`): `jax.vmap` and `jax.grad` keep no trace,
+    so a Python loop in the function runs again, op by op, on every call: nothing is compiled and
+    no program grows with it. Under a jit around them the body runs once, while tracing, and the
+    program holds one copy of the body per iteration."""
+    runs = {"n": 0}
+
+    def f(x):
+        runs["n"] += 1
+        out = 0.0
+        for i in range(x.shape[0]):
+            out = out + jnp.sin(x[i])
+        return out
+
+    xs = jnp.ones((4, 8))
+    for transform in (jax.vmap(f), jax.grad(lambda x: jnp.sum(jax.vmap(f)(x)))):
+        runs["n"] = 0
+        for _ in range(3):
+            transform(xs)
+        assert runs["n"] == 3
+    jitted = jax.jit(jax.vmap(f))
+    runs["n"] = 0
+    for _ in range(3):
+        jitted(xs)
+    assert runs["n"] == 1
+    small = len(jax.make_jaxpr(jax.vmap(f))(jnp.ones((4, 4))).jaxpr.eqns)
+    large = len(jax.make_jaxpr(jax.vmap(f))(jnp.ones((4, 8))).jaxpr.eqns)
+    assert large == 2 * small  # one copy of the body per row once it is traced whole
