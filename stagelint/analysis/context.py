@@ -230,6 +230,21 @@ def concretizing_callee(ctx, call: cst.Call) -> cst.FunctionDef | None:
     return memo[id(call)][1]
 
 
+#: The statements that end a block's run: what follows the block in its enclosing one runs only
+#: when the block did not end in one.
+RETURN_OR_RAISE = (cst.Return, cst.Raise)
+
+
+def ends_leaving(block, kinds: tuple = RETURN_OR_RAISE) -> bool:
+    """The block's last line (an indented block's last statement, or a one-line suite) holds one
+    of `kinds`: `if scan: return run_jax(x)`, `if p: raise ValueError(...)`; with `continue` and
+    `break` among them for the rest of a loop's body."""
+    stmts = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    last = stmts[-1] if stmts else None
+    return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and any(
+        isinstance(s, kinds) for s in last.body)
+
+
 def block_statements(suite) -> list:
     """The statements of an indented block ([] for a one-line suite, or none)."""
     return list(suite.body) if isinstance(suite, cst.IndentedBlock) else []

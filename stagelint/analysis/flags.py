@@ -144,16 +144,6 @@ def param_conditions(ctx, test) -> tuple[list[str], list[str]]:
     return [], []
 
 
-def always_exits(block) -> bool:
-    """The block ends in `return`, `raise`, `continue` or `break`: what follows it in its
-    enclosing block runs only when the block did not."""
-    body = getattr(block, "body", ())
-    last = body[-1] if body else None
-    if isinstance(last, cst.SimpleStatementLine):
-        last = last.body[-1] if last.body else None
-    return isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break))
-
-
 # Values of parameters in every trace ------------------------------------------------------------
 
 #: How many callers up a forwarded parameter's values are followed.

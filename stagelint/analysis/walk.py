@@ -24,12 +24,14 @@ from stagelint.analysis.effects import runs_state_op, state_op
 from stagelint.analysis.guards import after_early_return_guard, clears_its_flag
 from stagelint.analysis.context import (
     FILE_OPENERS,
+    RETURN_OR_RAISE,
     TENSOR_CHECKS,
     FileContext,
     block_statements,
     code_of,
     concretizing_call,
     concretizing_callee,
+    ends_leaving,
     holds_kind,
     is_setup_method,
     mutates_container,
@@ -47,7 +49,7 @@ from stagelint.analysis.pytrees import record_class, record_param_classes, recor
 from stagelint.analysis.varying_shapes import shape_variation
 from stagelint.analysis.datasets import function_arguments
 from stagelint.analysis.fastmeta import Metadata, fast_traversal, walk
-from stagelint.analysis.flags import FLAG_MARK, always_exits, param_conditions
+from stagelint.analysis.flags import FLAG_MARK, param_conditions
 from stagelint.frameworks import (
     BUILDING_METHODS,
     CONFIG_KEYWORDS,
@@ -106,6 +108,11 @@ def _default_off_flag(ctx, test) -> str:
         return ""
     default = func.defaults.get(test.value)
     return test.value if isinstance(default, (cst.Name, cst.Integer)) and default.value in OFF_LITERALS else ""
+
+
+#: What ends the run of an `if` body in a function's block, so that the rest of the block runs only
+#: when the body did not run (`_record_conditions`): a loop body's `continue` and `break` as well.
+_LEAVING = (*RETURN_OR_RAISE, cst.Continue, cst.Break)
 
 
 def _record_conditions(ctx, node: cst.If) -> None:
@@ -247,13 +254,6 @@ def _bound_conversion(ctx, call: cst.Call, info, caller, value, conversion: str)
             return PARAM, frozenset().union(*(o[1] for o in origins)), conversion
         return None
     return (origins[0][0], origins[0][1], conversion) if len(origins) == 1 else None
-
-
-def _exits(block) -> bool:
-    stmts = block.body if isinstance(block, cst.IndentedBlock) else [block]
-    last = stmts[-1] if stmts else None
-    return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and any(
-        isinstance(s, (cst.Return, cst.Raise)) for s in last.body)
 
 
 def _tests_for_sequence(ctx: FileContext, node: cst.Call, names: set[str]) -> bool:
@@ -572,7 +572,7 @@ class _Walker(cst.CSTVisitor):
         if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
             if t is cst.IndentedBlock and ctx.functions:
                 for statement in node.body:
-                    if type(statement) is cst.If and always_exits(statement.body):
+                    if type(statement) is cst.If and ends_leaving(statement.body, _LEAVING):
                         ctx._enclosing_block[id(statement)] = node  # (`_record_conditions`)
             if id(node) in ctx._guarded_blocks:
                 ctx.guard_depth += 1
@@ -704,7 +704,7 @@ class _Walker(cst.CSTVisitor):
         statements after a tracing test that returns never run while tracing."""
         body = func.body.body if isinstance(func.body, cst.IndentedBlock) else ()
         for i, stmt in enumerate(body):
-            if isinstance(stmt, cst.If) and stmt.orelse is None and _exits(stmt.body):
+            if isinstance(stmt, cst.If) and stmt.orelse is None and ends_leaving(stmt.body):
                 found = self._eager_test(stmt.test)
                 if found is not None and not found[0]:
                     for later in body[i + 1:]:

@@ -6,7 +6,7 @@ import libcst as cst
 
 from stagelint.analysis import facts as F
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_staging_certainty
-from stagelint.analysis.context import code_of, short_code
+from stagelint.analysis.context import code_of, ends_leaving, short_code
 from stagelint.frameworks import (
     GET_OR_CREATE_DECORATORS,
     GET_OR_CREATE_VARIABLES,
@@ -153,7 +153,7 @@ class RecursiveFunction(Rule):
         self._condition(node.test, node.body)
         self._condition(node.test, node.orelse, holds=False)
         func = self.ctx.function
-        if func is not None and node.orelse is None and _ends_with_exit(node.body):
+        if func is not None and node.orelse is None and ends_leaving(node.body):
             # `if base_case: return ...` then the recursive call: the rest of the function is
             # conditional on the test too
             end = self.ctx.position(node)
@@ -337,14 +337,6 @@ def _keyword_codes(call: cst.Call) -> dict[str, str] | None:
     if any(a.keyword is None for a in call.args):
         return None
     return {a.keyword.value: code_of(a.value) for a in call.args}
-
-
-def _ends_with_exit(block) -> bool:
-    stmts = block.body if isinstance(block, cst.IndentedBlock) else [block]
-    last = stmts[-1] if stmts else None
-    if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-        return any(isinstance(s, (cst.Return, cst.Raise)) for s in last.body)
-    return False
 
 
 class VariableCreation(Rule):
