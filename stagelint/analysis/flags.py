@@ -34,12 +34,11 @@ tests/runtime/test_traced_param_values.py). Unknown decides nothing.
 
 from __future__ import annotations
 
-import ast
 from collections import deque
 
 import libcst as cst
 
-from stagelint.analysis.literals import OFF_LITERALS, SCALARS, literal_value
+from stagelint.analysis.literals import OFF_LITERALS, literal_value, parse_literal
 from stagelint.analysis.memo import once
 from stagelint.analysis.proof import HEURISTIC, fact, with_steps
 
@@ -89,13 +88,10 @@ def text_value(text: str) -> tuple[bool, object]:
     with whitespace runs made one space): a string only when nothing of it can have been changed."""
     if len(text) >= 37 or text.endswith("..."):
         return False, None
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return False, None
+    ok, value = parse_literal(text)
     if isinstance(value, str) and any(c.isspace() for c in value):
         return False, None
-    return isinstance(value, SCALARS), value
+    return ok, value
 
 
 def _param_name(ctx, node) -> str:
@@ -150,14 +146,6 @@ def param_conditions(ctx, test) -> tuple[list[str], list[str]]:
 _FORWARD_DEPTH = 4
 
 
-def _parsed(literal: str) -> tuple[bool, object]:
-    try:
-        value = ast.literal_eval(literal)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return False, None  # (`inf`: a float no literal spells)
-    return isinstance(value, SCALARS), value
-
-
 def _holds(op: str, wanted, value) -> bool:
     if op == "truthy":
         return bool(value)
@@ -170,7 +158,7 @@ def _holds(op: str, wanted, value) -> bool:
 def decided_false(project, key, condition: str) -> bool:
     """No value the parameter takes in any trace of `key` satisfies the condition."""
     param, op, literal = condition.split("|", 2)
-    ok, wanted = _parsed(literal) if literal else (True, None)
+    ok, wanted = parse_literal(literal) if literal else (True, None)
     if not ok:
         return False
     values = param_values(project, key, param)
@@ -219,12 +207,12 @@ def _values(project, key, param: str, depth: int):
             return None
         arg = project.arg_passed(site, key, param)
         if arg is None:
-            ok, value = _parsed(f.scalar_defaults.get(param, "-"))
+            ok, value = parse_literal(f.scalar_defaults.get(param, "-"))
             if not ok:
                 return None
             values.add(value)
-        elif arg.kind == "python" and text_value(arg.text)[0]:
-            values.add(text_value(arg.text)[1])
+        elif arg.kind == "python" and (given := text_value(arg.text))[0]:
+            values.add(given[1])
         elif arg.param and depth < _FORWARD_DEPTH:
             forwarded = param_values(project, caller, arg.param, depth + 1)
             if forwarded is None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from stagelint.analysis.literals import bool_constant, is_literal, keyword_constant
+from stagelint.analysis.literals import bool_constant, is_literal, keyword_constant, off_literal
 
 #: Calls that test what kind of object a value is.
 _TYPE_TESTS = frozenset({"builtins.isinstance", "builtins.hasattr", "builtins.callable", "builtins.type",
@@ -118,7 +118,7 @@ def clears_its_flag(ctx, node: cst.If) -> bool:
     cleared = False
     for stmt in node.body.body:
         if isinstance(stmt, cst.SimpleStatementLine) and any(
-            _writes_flag(s, func.self_name, flag) and _falsy_literal(s.value) for s in stmt.body
+            _writes_flag(s, func.self_name, flag) and off_literal(s.value) for s in stmt.body
             if isinstance(s, (cst.Assign, cst.AnnAssign))
         ):
             cleared = True
@@ -126,11 +126,6 @@ def clears_its_flag(ctx, node: cst.If) -> bool:
         if _leaves_early(stmt):
             return False
     return cleared and _set_only_once(ctx, flag)
-
-
-def _falsy_literal(value) -> bool:
-    """`False`, `None` or `0`: a falsy literal."""
-    return keyword_constant(value, "False", "None") or (isinstance(value, cst.Integer) and value.value == "0")
 
 
 def _writes_flag(stmt, self_name: str | None, flag: str) -> bool:
@@ -169,7 +164,7 @@ def _set_only_once(ctx, flag: str) -> bool:
             where = "__init__"  # a class attribute's default
         if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and _writes_flag(n, None, flag):
             if isinstance(n, cst.AugAssign) or not is_literal(n.value) \
-                    or (where != "__init__" and not _falsy_literal(n.value)):
+                    or (where != "__init__" and not off_literal(n.value)):
                 ok = False
         elif isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "setattr" \
                 and len(n.args) > 1 and isinstance(n.args[1].value, cst.SimpleString) \

@@ -19,6 +19,11 @@ BOOLS = frozenset({"True", "False"})
 OFF_LITERALS = frozenset({"False", "None", "0"})
 
 
+def off_literal(node: cst.BaseExpression | None) -> bool:
+    """`False`, `None` or `0` written out (`OFF_LITERALS`): a value that leaves `if <name>:` untaken."""
+    return isinstance(node, (cst.Name, cst.Integer)) and node.value in OFF_LITERALS
+
+
 def keyword_constant(node: cst.BaseExpression | None, *spellings: str) -> bool:
     """`True`, `False` or `None`; with spellings, one of those (`keyword_constant(x, "None")`)."""
     return isinstance(node, cst.Name) and node.value in (spellings or KEYWORD_CONSTANTS)
@@ -117,19 +122,19 @@ def literal_text(node) -> str:
     return ""
 
 
+def parse_literal(text: str) -> tuple[bool, object]:
+    """(True, the value) when `text` is the source of a scalar literal (`literal_text`, a
+    default's or an argument's text, a condition's `repr`), else (False, what it evaluates to or
+    None): Python's own reading, `ast.literal_eval`."""
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return False, None  # (`inf`: a float no literal spells)
+    return isinstance(value, SCALARS), value
+
+
 def literal_value(node) -> tuple[bool, object]:
     """(True, the value) of a scalar literal written out (`True`, `None`, `3`, `-1.5`, `"train"`),
     else (False, None)."""
-    if isinstance(node, cst.Name) and node.value in KEYWORD_CONSTANTS:
-        return True, {"True": True, "False": False, "None": None}[node.value]
-    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
-        try:
-            value = ast.literal_eval(node.value)
-        except (ValueError, SyntaxError):
-            return False, None
-        return isinstance(value, SCALARS), value
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) \
-            and isinstance(node.expression, (cst.Integer, cst.Float)):
-        ok, value = literal_value(node.expression)
-        return ok, -value if ok else None
-    return False, None
+    text = literal_text(node)
+    return parse_literal(text) if text else (False, None)

@@ -44,7 +44,7 @@ from stagelint.analysis.context import (
 )
 from stagelint.analysis.functions import function_object
 from stagelint.analysis.tracers import BARE, OP, PARAM, concretized_kinds, origin as tracer_origin
-from stagelint.analysis.literals import OFF_LITERALS, constant_truth, is_literal, keyword_constant, literal_truth
+from stagelint.analysis.literals import constant_truth, is_literal, keyword_constant, literal_truth, off_literal
 from stagelint.analysis.pytrees import record_class, record_param_classes, record_registration
 from stagelint.analysis.varying_shapes import shape_variation
 from stagelint.analysis.datasets import function_arguments
@@ -106,8 +106,7 @@ def _default_off_flag(ctx, test) -> str:
     func = ctx.function
     if func is None or not isinstance(test, cst.Name) or ctx.binding_kind(test, func) != "param":
         return ""
-    default = func.defaults.get(test.value)
-    return test.value if isinstance(default, (cst.Name, cst.Integer)) and default.value in OFF_LITERALS else ""
+    return test.value if off_literal(func.defaults.get(test.value)) else ""
 
 
 #: What ends the run of an `if` body in a function's block, so that the rest of the block runs only
