@@ -231,17 +231,23 @@ def traced_reach(project) -> set:
         if not any(edge.when for key in project.reached if (f := project.function(key)) is not None
                    for edge in f.calls):
             return set(project.reached)
-        seen = set(project.entries)
-        queue = deque(sorted(project.entries))
-        while queue:
-            key = queue.popleft()
-            for edge, callee in project.call_edges(key):
-                if callee in seen or any(decided_false(project, key, c) for c in edge.when):
-                    continue
-                seen.add(callee)
-                queue.append(callee)
-        return seen
+        return _gated_reach(project, lambda key, edge, callee: any(decided_false(project, key, c) for c in edge.when))
     return once(project, "_flag_traced_reach", build)
+
+
+def _gated_reach(project, stops) -> set:
+    """What the entry points reach through the call edges `stops(caller, edge, callee)` lets
+    pass, breadth first (each callee met through its first such edge)."""
+    seen = set(project.entries)
+    queue = deque(sorted(project.entries))
+    while queue:
+        key = queue.popleft()
+        for edge, callee in project.call_edges(key):
+            if callee in seen or stops(key, edge, callee):
+                continue
+            seen.add(callee)
+            queue.append(callee)
+    return seen
 
 
 def _flag_free(project) -> tuple[set, dict]:
@@ -253,23 +259,19 @@ def _flag_free(project) -> tuple[set, dict]:
 def _reach_without_flags(project) -> tuple[set, dict]:
     passes: dict = {}
     blocked: dict = {}
-    seen: set = set(project.entries)
-    queue = deque(sorted(project.entries))
-    while queue:
-        key = queue.popleft()
-        for edge, callee in project.call_edges(key):
-            if callee in seen:
-                continue
-            flag = getattr(edge, "flag", "")
-            if flag:
-                if (key, flag) not in passes:
-                    passes[(key, flag)] = _passes(project, key, flag)
-                if not passes[(key, flag)]:
-                    blocked.setdefault(callee, (key, flag, edge.span.line))
-                    continue
-            seen.add(callee)
-            queue.append(callee)
-    return seen, blocked
+
+    def stops(key, edge, callee) -> bool:
+        flag = getattr(edge, "flag", "")
+        if not flag:
+            return False
+        if (key, flag) not in passes:
+            passes[(key, flag)] = _passes(project, key, flag)
+        if passes[(key, flag)]:
+            return False
+        blocked.setdefault(callee, (key, flag, edge.span.line))
+        return True
+
+    return _gated_reach(project, stops), blocked
 
 
 def default_flag_fact(project, key, span) -> list | None:
