@@ -218,7 +218,7 @@ def _conversion(ctx, call: cst.Call):
 
 def concretizing_call(ctx, statement):
     """`_raising_calls_in`'s concretizing call of a simple statement (or the call of a name)."""
-    return _raising_calls_in(ctx, statement)[1]
+    return ctx.raising_calls(statement)[1]
 
 
 def concretizing_callee(ctx, call: cst.Call) -> cst.FunctionDef | None:
@@ -501,7 +501,7 @@ class FileContext:
         #: Blocks and statements that run only under conditions on parameters of their function
         #: (`flags.param_conditions`) -> [(the function's id, condition)]; `cond_stack` holds the
         #: enclosing ones (`facts.CallEdge.when`, a candidate's `_when`). Bodies of `if <param>:`
-        #: on a parameter with a False/None/0 default hold (the function's id, `flags.FLAG_MARK` +
+        #: on a parameter with a False/None/0 default hold (the function's id, `facts.FLAG_MARK` +
         #: the parameter) too (`facts.CallEdge.flag`).
         self._cond_blocks: dict[int, list[tuple[int, str]]] = {}
         self.cond_stack: list[tuple[int, str]] = []
@@ -850,6 +850,10 @@ class FileContext:
         other modules may import them."""
         if func is None or target.value in func.declared:
             return False
+        return self.unreferenced(target)
+
+    def unreferenced(self, target: cst.Name) -> bool:
+        """No load of the name in its scope (or the scopes it holds) refers to any of its bindings."""
         scope = self.scope(target)
         if scope is None or target.value not in scope.assignments:
             return False
@@ -953,9 +957,16 @@ class FileContext:
             if concretizing:  # its origin is read once the walk is over (`walk._after_concretizing`)
                 self.after_concretizing.append((candidate, func, concretizing))
 
+    def raising_calls(self, statement) -> tuple:
+        """`_raising_calls_in` of a simple statement, searched once per file (`_raising_calls`)."""
+        found = self._raising_calls.get(id(statement), _UNSEARCHED)
+        if found is _UNSEARCHED:
+            found = self._raising_calls[id(statement)] = _raising_calls_in(self, statement)
+        return found
+
     def conditions_of(self, func: FunctionInfo) -> list[str]:
         """The conditions on `func`'s parameters the code being walked runs under (`cond_stack`)."""
-        return sorted({c for f, c in self.cond_stack if f == id(func) and c[0] != "!"})  # (not `FLAG_MARK`s)
+        return sorted({c for f, c in self.cond_stack if f == id(func) and c[0] != F.FLAG_MARK})
 
     def after_trace_raising_call(self, func: FunctionInfo, line: int):
         """(line, call, receiver) of a `x.numpy()` call (`TRACE_RAISING_METHODS`) in a simple
@@ -970,10 +981,7 @@ class FileContext:
         (`tracers.raises_while_traced`)."""
         raising, concretizing = None, []
         for statement in simple_statements_before(self, func, line, into_definitions=False):
-            found = self._raising_calls.get(id(statement), _UNSEARCHED)
-            if found is _UNSEARCHED:
-                found = self._raising_calls[id(statement)] = _raising_calls_in(self, statement)
-            call, conversion = found
+            call, conversion = self.raising_calls(statement)
             if call is not None and raising is None:
                 raising = self.position(statement).line, call, call.func.value
             if conversion is not None:

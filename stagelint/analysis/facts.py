@@ -25,6 +25,12 @@ class Span:
     end_column: int
 
 
+#: Marks the walk's record of an `if <param>:` on a parameter that defaults to False, None or 0
+#: among the conditions on parameters it keeps (`CallEdge.flag`); a condition (`CallEdge.when`)
+#: starts with the parameter's name.
+FLAG_MARK = "!"
+
+
 @dataclass
 class CallEdge:
     target: Target

@@ -79,9 +79,6 @@ def untraced_branch(project, key, conditions) -> bool:
 
 # Conditions on parameters (the walk) ---------------------------------------------------------
 
-#: Marks the walk's record of an `if <param>:` on a parameter that defaults to False, None or 0
-#: among the conditions (`CallEdge.flag`); a condition starts with the parameter's name.
-FLAG_MARK = "!"
 
 def text_value(text: str) -> tuple[bool, object]:
     """`literal_value` of a literal argument's text (`facts.ArgFacts.text`, cut to 40 characters

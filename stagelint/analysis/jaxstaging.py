@@ -345,12 +345,7 @@ def _unread_in_notebook(ctx, target: cst.Name, func) -> bool:
     its own cells, all of which a check of the notebook sees, save the IPython syntax it leaves
     out (`%timeit step_jit(x)`, a `%%time` cell): a name written there may be called."""
     hidden = ctx.notebook_hidden
-    if func is not None or hidden is None or target.value in hidden:
-        return False
-    scope = ctx.scope(target)
-    if scope is None or target.value not in scope.assignments:
-        return False
-    return not any(a.references for a in scope.assignments[target.value])
+    return func is None and hidden is not None and target.value not in hidden and ctx.unreferenced(target)
 
 
 def record_linen_run(walker, receiver: cst.BaseExpression, mark: str | None) -> None:

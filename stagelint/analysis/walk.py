@@ -49,7 +49,7 @@ from stagelint.analysis.pytrees import record_class, record_param_classes, recor
 from stagelint.analysis.varying_shapes import shape_variation
 from stagelint.analysis.datasets import function_arguments
 from stagelint.analysis.fastmeta import Metadata, fast_traversal, walk
-from stagelint.analysis.flags import FLAG_MARK, param_conditions
+from stagelint.analysis.flags import param_conditions
 from stagelint.frameworks import (
     BUILDING_METHODS,
     CONFIG_KEYWORDS,
@@ -138,7 +138,7 @@ def _record_conditions(ctx, node: cst.If) -> None:
 
 def _flag(ctx, func) -> str:
     """The innermost `if <flag>:` of `func` itself that a call sits under (`CallEdge.flag`)."""
-    return next((c[1:] for f, c in reversed(ctx.cond_stack) if f == id(func) and c[0] == FLAG_MARK), "")
+    return next((c[1:] for f, c in reversed(ctx.cond_stack) if f == id(func) and c[0] == F.FLAG_MARK), "")
 
 
 def never_runs(node, ctx=None) -> tuple:
@@ -455,7 +455,7 @@ class _Walker(cst.CSTVisitor):
                 self._record_eager_branch(node)
             flag = _default_off_flag(ctx, node.test)
             if flag:  # (kept with the conditions: one look-up per node for both, `_flag`)
-                ctx._cond_blocks.setdefault(id(node.body), []).append((id(ctx.function), FLAG_MARK + flag))
+                ctx._cond_blocks.setdefault(id(node.body), []).append((id(ctx.function), F.FLAG_MARK + flag))
             if ctx.function is not None:
                 _record_conditions(ctx, node)
             guard = ctx.first_call_guard(node.test) or ("body" if clears_its_flag(ctx, node) else None)
