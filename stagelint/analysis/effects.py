@@ -203,10 +203,6 @@ def _propagate(project) -> dict:
 
 # What a trace-time value reaches ------------------------------------------------------------------
 
-#: Calls a value may pass through on its way to a print without reaching anything else.
-_FORMATTING = frozenset({"builtins.str", "builtins.repr", "builtins.format"})
-
-
 def only_printed(ctx, func, call: cst.Call) -> bool:
     """`call`'s value reaches nothing but Python output the same function runs while it is traced:
     it is bound, through formatting alone, to a local name bound nowhere else (`pref = "[" +
@@ -216,7 +212,7 @@ def only_printed(ctx, func, call: cst.Call) -> bool:
     used up by the trace-time output: no call of the traced function, and nothing it computes,
     ever sees it, so a value frozen at trace time changes nothing there."""
     from stagelint.analysis.context import block_statements, statements_down_to
-    from stagelint.frameworks import PYTHON_IO_CALLS, PYTHON_IO_PREFIXES
+    from stagelint.frameworks import PYTHON_IO_CALLS, PYTHON_IO_PREFIXES, PYTHON_TEXT_BUILTINS
 
     holding = None
     for statement, holds in statements_down_to(ctx, block_statements(getattr(func.node, "body", None)),
@@ -240,7 +236,7 @@ def only_printed(ctx, func, call: cst.Call) -> bool:
         node = stack.pop()
         if isinstance(node, (cst.Lambda, cst.Yield, cst.Await, cst.NamedExpr)):
             return False
-        if isinstance(node, cst.Call) and node is not call and not ctx.qualified_names(node.func) & _FORMATTING:
+        if isinstance(node, cst.Call) and node is not call and not ctx.qualified_names(node.func) & PYTHON_TEXT_BUILTINS:
             return False
         if node is not call:
             stack.extend(node.children)

@@ -15,39 +15,31 @@ def keras_model(project, cls: str) -> tuple[str, str] | None:
     """(flavour, Keras model class) when `cls` is a Keras model class, or a project class deriving
     from one through project base classes; None when the project does not show it is one (a
     scikit-learn estimator, a class of a library the project does not hold)."""
-    if not cls:
-        return None
-    if is_keras_model_class(cls):
-        return keras_flavour(cls), cls
-    found: list[str] = []
-
-    def keras_base(base: str) -> bool:
-        if is_keras_model_class(base):
-            found.append(base)
-            return True
-        return False
-
-    if project.derives(cls, keras_base) and found:
-        return keras_flavour(found[0]), found[0]
-    return None
+    base = _keras_base(project, cls, is_keras_model_class)
+    return (keras_flavour(base), base) if base is not None else None
 
 
 def keras_layer(project, cls: str) -> tuple[str, str] | None:
     """(flavour, Keras base class) when `cls` is a Keras layer or model class (`keras.layers.Dense`,
     `tf.keras.Model`), or a project class deriving from one through project base classes; None
     when the project does not show it is one."""
+    base = _keras_base(project, cls, TENSORFLOW.is_layer_base)
+    return (keras_flavour(base) or "either", base) if base is not None else None
+
+
+def _keras_base(project, cls: str, is_base) -> str | None:
+    """`cls` itself when `is_base` holds of it, else the first base `is_base` holds of that the
+    project's classes derive `cls` from; None when none is shown."""
     if not cls:
         return None
-    if TENSORFLOW.is_layer_base(cls):
-        return keras_flavour(cls) or "either", cls
+    if is_base(cls):
+        return cls
     found: list[str] = []
 
     def keras_base(base: str) -> bool:
-        if TENSORFLOW.is_layer_base(base):
+        if is_base(base):
             found.append(base)
             return True
         return False
 
-    if project.derives(cls, keras_base) and found:
-        return keras_flavour(found[0]) or "either", found[0]
-    return None
+    return found[0] if project.derives(cls, keras_base) and found else None

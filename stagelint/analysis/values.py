@@ -34,6 +34,7 @@ import libcst as cst
 
 from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis.memo import once
+from stagelint.frameworks import PYTHON_TEXT_BUILTINS
 from stagelint.analysis.tensors import CALLABLE_KERAS, Summary, list_tout, summarise_returns  # noqa: F401 (the value model's names)
 
 TENSOR, TENSORS, NEST, CONSTANT, VARYING = "tensor", "tensors", "nest", "constant", "varying"
@@ -276,14 +277,10 @@ def formatted_tensorness(ctx, expr: cst.BaseExpression, func):
     return tensorness(ctx, expr, func)
 
 
-#: Builtins that turn their argument into text.
-_TEXT_BUILTINS = frozenset({"builtins.str", "builtins.repr", "builtins.format"})
-
-
 def _text_of(ctx, expr) -> list | None:
     """The values a text expression formats: `str(x)` / `repr(x)` / `format(x)` -> [x]; a `+` of
     text (a string literal or such an expression on either side) -> the parts; None otherwise."""
-    if isinstance(expr, cst.Call) and len(expr.args) >= 1 and ctx.qualified_names(expr.func) & _TEXT_BUILTINS:
+    if isinstance(expr, cst.Call) and len(expr.args) >= 1 and ctx.qualified_names(expr.func) & PYTHON_TEXT_BUILTINS:
         return [expr.args[0].value]
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
         sides = (expr.left, expr.right)

@@ -152,6 +152,10 @@ PYTHON_CONTAINER_TYPES = frozenset({
 })
 PYTHON_SCALAR_TYPES = frozenset({"builtins.int", "builtins.str", "builtins.bool"})
 
+#: Builtins that turn their argument into text (`str(x)`, `repr(x)`, `format(x)`): Python runs
+#: them on whatever they are given, a traced value's symbolic text included.
+PYTHON_TEXT_BUILTINS = frozenset({"builtins.str", "builtins.repr", "builtins.format"})
+
 #: Modules whose functions compute in Python, adding nothing to a graph: a traced function runs
 #: them once per trace, as Python (tf-behaviour.md k and l: a loop body's Python runs once per
 #: trace; STG305 asks whether a loop's body adds ops).

@@ -1784,7 +1784,7 @@ class PythonLoopUnrolled(Rule):
         if counted is None:
             # JAX unrolls over a traced array's first axis; a Python container of arrays (a dict,
             # a list display, `jnp.split`'s list) is iterated as Python, as long as the code wrote it
-            if tensorness(ctx, it, func).definite and value_of(ctx, it, func).what not in _CONTAINERS:
+            if _an_array(ctx, it, func):
                 self._candidate(node, iter=short_code(it), _param="", _how="array", _jax_only=True)
             return
         if _calls_by_index(node):
@@ -1801,7 +1801,7 @@ class PythonLoopUnrolled(Rule):
                 if isinstance(rows_of, cst.Name) and ctx.binding_kind(rows_of, func) == "param":
                     self._candidate(node, iter=short_code(it), _param=rows_of.value, _how="data", _jax_only=True,
                                     _counts_rows=short_code(value))
-                elif tensorness(ctx, rows_of, func).definite and value_of(ctx, rows_of, func).what not in _CONTAINERS:
+                elif _an_array(ctx, rows_of, func):
                     self._candidate(node, iter=short_code(it), _param="", _how="array", _jax_only=True,
                                     _counts_rows=short_code(value))
                 return
@@ -1896,6 +1896,12 @@ def _used_as_rows(loop: cst.For) -> bool:
             return False  # `for layer in layers: x = layer(x)`
         stack.extend(node.children)
     return True
+
+
+def _an_array(ctx, expr, func) -> bool:
+    """`expr` is known a tensor and not a Python container of them (a dict, a list display,
+    `jnp.split`'s list), which a loop iterates as Python: a loop over it runs once per row."""
+    return tensorness(ctx, expr, func).definite and value_of(ctx, expr, func).what not in _CONTAINERS
 
 
 def _calls_by_index(loop: cst.For) -> bool:
