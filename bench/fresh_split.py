@@ -55,7 +55,8 @@ bench/fresh_repos_tf12.txt, the twelfth TensorFlow audit, is AS (fix from, next 
 bench/fresh_repos_tf12b.txt (added so that AT's findings come from more repositories) and its third
 bench/fresh_repos_tf12c.txt (added when one repository held most of AT's findings).
 bench/fresh_repos_tf13.txt, the thirteenth TensorFlow audit, is AW (fix from, next session) and AX
-(measured: before = main 7a4ba65, after = session 21's final main).
+(measured: before = main 7a4ba65, after = session 21's final main), and so is its second list
+bench/fresh_repos_tf13b.txt (added so that AX's findings come from more repositories).
 
 bench/fresh_repos_jax12.txt, the twelfth JAX audit, is AQ (fix from, next session) and AR (measured:
 before = main 27faf08, after = session 20's final main), and so is its second list
@@ -105,6 +106,7 @@ LISTS[HERE / "fresh_repos_tf12.txt"] = ("AS", "AT")  # the twelfth TensorFlow au
 LISTS[HERE / "fresh_repos_tf12b.txt"] = ("AS", "AT")  # its second list
 LISTS[HERE / "fresh_repos_tf12c.txt"] = ("AS", "AT")  # its third list
 LISTS[HERE / "fresh_repos_tf13.txt"] = ("AW", "AX")  # the thirteenth TensorFlow audit
+LISTS[HERE / "fresh_repos_tf13b.txt"] = ("AW", "AX")  # its second list
 
 LISTS[HERE / "fresh_repos_jax12.txt"] = ("AQ", "AR")  # the twelfth JAX audit
 LISTS[HERE / "fresh_repos_jax12b.txt"] = ("AQ", "AR")  # its second list
