@@ -57,7 +57,7 @@ bench/fresh_repos_tf12c.txt (added when one repository held most of AT's finding
 bench/fresh_repos_tf13.txt, the thirteenth TensorFlow audit, is AW (fix from, next session) and AX
 (measured: before = main 7a4ba65, after = session 21's final main), and so is its second list
 bench/fresh_repos_tf13b.txt (added so that AX's findings come from more repositories) and its third
-bench/fresh_repos_tf13c.txt (added for the same reason).
+bench/fresh_repos_tf13c.txt and its fourth bench/fresh_repos_tf13d.txt (each added for the same reason).
 
 bench/fresh_repos_jax12.txt, the twelfth JAX audit, is AQ (fix from, next session) and AR (measured:
 before = main 27faf08, after = session 20's final main), and so is its second list
@@ -109,6 +109,7 @@ LISTS[HERE / "fresh_repos_tf12c.txt"] = ("AS", "AT")  # its third list
 LISTS[HERE / "fresh_repos_tf13.txt"] = ("AW", "AX")  # the thirteenth TensorFlow audit
 LISTS[HERE / "fresh_repos_tf13b.txt"] = ("AW", "AX")  # its second list
 LISTS[HERE / "fresh_repos_tf13c.txt"] = ("AW", "AX")  # its third list
+LISTS[HERE / "fresh_repos_tf13d.txt"] = ("AW", "AX")  # its fourth list
 
 LISTS[HERE / "fresh_repos_jax12.txt"] = ("AQ", "AR")  # the twelfth JAX audit
 LISTS[HERE / "fresh_repos_jax12b.txt"] = ("AQ", "AR")  # its second list
