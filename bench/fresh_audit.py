@@ -230,6 +230,7 @@ _AUDITS = {"A": "The first audit", "C": "The second JAX audit", "E": "The second
            "AO": "The eleventh TensorFlow audit",
            "AM": "The eleventh JAX audit"}
 _AUDITS["AS"] = "The twelfth TensorFlow audit"
+_AUDITS["AW"] = "The thirteenth TensorFlow audit"
 
 _AUDITS["AQ"] = "The twelfth JAX audit"
 

@@ -54,6 +54,10 @@ bench/fresh_repos_tf12.txt, the twelfth TensorFlow audit, is AS (fix from, next 
 (measured: before = main 27faf08, after = session 20's final main), and so are its second list
 bench/fresh_repos_tf12b.txt (added so that AT's findings come from more repositories) and its third
 bench/fresh_repos_tf12c.txt (added when one repository held most of AT's findings).
+bench/fresh_repos_tf13.txt, the thirteenth TensorFlow audit, is AW (fix from, next session) and AX
+(measured: before = main 7a4ba65, after = session 21's final main), and so is its second list
+bench/fresh_repos_tf13b.txt (added so that AX's findings come from more repositories) and its third
+bench/fresh_repos_tf13c.txt and its fourth bench/fresh_repos_tf13d.txt (each added for the same reason).
 
 bench/fresh_repos_jax12.txt, the twelfth JAX audit, is AQ (fix from, next session) and AR (measured:
 before = main 27faf08, after = session 20's final main), and so is its second list
@@ -102,6 +106,10 @@ LISTS = {LIST: ("A", "B"), HERE / "fresh_repos_jax2.txt": ("C", "D"), HERE / "fr
 LISTS[HERE / "fresh_repos_tf12.txt"] = ("AS", "AT")  # the twelfth TensorFlow audit
 LISTS[HERE / "fresh_repos_tf12b.txt"] = ("AS", "AT")  # its second list
 LISTS[HERE / "fresh_repos_tf12c.txt"] = ("AS", "AT")  # its third list
+LISTS[HERE / "fresh_repos_tf13.txt"] = ("AW", "AX")  # the thirteenth TensorFlow audit
+LISTS[HERE / "fresh_repos_tf13b.txt"] = ("AW", "AX")  # its second list
+LISTS[HERE / "fresh_repos_tf13c.txt"] = ("AW", "AX")  # its third list
+LISTS[HERE / "fresh_repos_tf13d.txt"] = ("AW", "AX")  # its fourth list
 
 LISTS[HERE / "fresh_repos_jax12.txt"] = ("AQ", "AR")  # the twelfth JAX audit
 LISTS[HERE / "fresh_repos_jax12b.txt"] = ("AQ", "AR")  # its second list
