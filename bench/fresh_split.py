@@ -63,6 +63,11 @@ bench/fresh_repos_jax12.txt, the twelfth JAX audit, is AQ (fix from, next sessio
 before = main 27faf08, after = session 20's final main), and so is its second list
 bench/fresh_repos_jax12b.txt and its third bench/fresh_repos_jax12c.txt (each added so that AR's
 findings come from more repositories).
+
+bench/fresh_repos_jax13.txt, the thirteenth JAX audit, is AU (fix from, next session) and AV (measured:
+before = main 7a4ba65, after = session 21's final main), and so is its second list
+bench/fresh_repos_jax13b.txt, its third bench/fresh_repos_jax13c.txt and its fourth bench/fresh_repos_jax13d.txt (each
+added so that AV's findings come from more repositories).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -114,6 +119,11 @@ LISTS[HERE / "fresh_repos_tf13d.txt"] = ("AW", "AX")  # its fourth list
 LISTS[HERE / "fresh_repos_jax12.txt"] = ("AQ", "AR")  # the twelfth JAX audit
 LISTS[HERE / "fresh_repos_jax12b.txt"] = ("AQ", "AR")  # its second list
 LISTS[HERE / "fresh_repos_jax12c.txt"] = ("AQ", "AR")  # its third list
+
+LISTS[HERE / "fresh_repos_jax13.txt"] = ("AU", "AV")  # the thirteenth JAX audit
+LISTS[HERE / "fresh_repos_jax13b.txt"] = ("AU", "AV")  # its second list
+LISTS[HERE / "fresh_repos_jax13c.txt"] = ("AU", "AV")  # its third list
+LISTS[HERE / "fresh_repos_jax13d.txt"] = ("AU", "AV")  # its fourth list
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
