@@ -583,3 +583,36 @@ def bound_per_iteration(ctx, exprs, loop: cst.CSTNode) -> list[str]:
                         and n.value not in out:
                     out.append(n.value)
     return out
+
+
+def binding_error(params: cst.Parameters, call: cst.Call, bound: bool) -> str:
+    """Why `call` cannot bind its arguments to `params` (a def's or a lambda's), or "" when it can or
+    the call does not show (a `*` / `**` spread). `bound`: the first parameter is filled by the
+    object of a bound method (`jax.jit(self.calc_meas)(x, c)`). Python raises TypeError at the call,
+    before the body runs: a jitted function's call binds first, so nothing is traced and nothing
+    compiled (JAX 0.10.2: `jax.jit(f)(x)` of `def f(x, g)` raises "missing a required argument"
+    without a trace; tests/runtime/test_jax_twelfth_audit_facts.py)."""
+    if any(a.star for a in call.args):
+        return ""
+    positional = [*params.posonly_params, *params.params]
+    if bound:
+        if not positional:
+            return ""
+        positional = positional[1:]
+    posonly = {p.name.value for p in params.posonly_params}
+    given = sum(1 for a in call.args if a.keyword is None)
+    keywords = [a.keyword.value for a in call.args if a.keyword is not None]
+    if given > len(positional) and not isinstance(params.star_arg, cst.Param):
+        return f"it takes {len(positional)} positional arguments but {given} are given"
+    filled = {p.name.value for p in positional[:given]}
+    by_keyword = {p.name.value for p in (*positional, *params.kwonly_params)} - posonly
+    for k in keywords:
+        if k in filled:
+            return f"`{k}` is given twice"
+        if k not in by_keyword and params.star_kwarg is None:
+            return f"it takes no argument `{k}`"
+    missing = [p.name.value for p in (*positional[given:], *params.kwonly_params)
+               if p.default is None and (p.name.value not in keywords or p.name.value in posonly)]
+    if missing:
+        return "`" + "`, `".join(missing) + "` " + ("is" if len(missing) == 1 else "are") + " not given"
+    return ""

@@ -48,7 +48,10 @@ class Tensorness:
 
 
 #: JAX transforms: calling what they return computes arrays.
-from stagelint.frameworks import JAX_GRAD, JAX_GRAD_SHAPED_LIKE_ARGUMENT, JAX_JIT, JAX_OUTPUT_STRUCTURE, JAX_TRACE, JAX_TREE_MAPS  # noqa: E402
+from stagelint.frameworks import (  # noqa: E402
+    JAX_GRAD, JAX_GRAD_SHAPED_LIKE_ARGUMENT, JAX_JIT, JAX_OUTPUT_STRUCTURE, JAX_TRACE, JAX_TREE_MAPS,
+    JAX_WRAPPED_OUTPUT_STRUCTURE,
+)
 
 _JAX_TRANSFORMS = JAX_JIT | JAX_TRACE | JAX_GRAD
 
@@ -304,6 +307,12 @@ class _Inference(_MemoizedWalk):
             active.discard(id(call))
 
 
+def same_file_function(ctx: FileContext, func: cst.BaseExpression, within: FunctionInfo | None):
+    """The walk record of the def `func` names in this file (`helper`, `self.helper` of the
+    method's own class), if any (for rules: `_same_file_function`)."""
+    return _same_file_function(ctx, func, within)
+
+
 def _same_file_function(ctx: FileContext, func: cst.BaseExpression, within: FunctionInfo | None):
     """The walk record of the def a call's function names in this file (`helper(...)`, or
     `self.helper(...)` of the method's own class), if any."""
@@ -318,18 +327,26 @@ def _same_file_function(ctx: FileContext, func: cst.BaseExpression, within: Func
         return None
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and within is not None \
             and func.value.value == within.self_name and within.facts.class_qualname:
-        by_method = ctx.memo.setdefault("methods", {})
-        # Brought up to date with the functions walked since it was last asked (filled once, at
-        # the first question, it held only the methods walked before that one: an answer that
-        # depended on which classes came earlier in the file).
-        seen = ctx.memo.get("methods_seen", 0)
-        if seen != len(infos):
-            for info in list(infos.values())[seen:]:
-                if info.facts.class_qualname:
-                    by_method[(info.facts.class_qualname, info.facts.name)] = info
-            ctx.memo["methods_seen"] = len(infos)
-        return by_method.get((within.facts.class_qualname, func.attr.value))
+        return _method_info(ctx, within.facts.class_qualname, func.attr.value)
     return None
+
+
+def _method_info(ctx: FileContext, cls: str, name: str):
+    """The walk record of method `name` of the class `cls` (absolute qualified name) of this file."""
+    infos = ctx.__dict__.get("function_infos")
+    if not infos:
+        return None
+    by_method = ctx.memo.setdefault("methods", {})
+    # Brought up to date with the functions walked since it was last asked (filled once, at
+    # the first question, it held only the methods walked before that one: an answer that
+    # depended on which classes came earlier in the file).
+    seen = ctx.memo.get("methods_seen", 0)
+    if seen != len(infos):
+        for info in list(infos.values())[seen:]:
+            if info.facts.class_qualname:
+                by_method[(info.facts.class_qualname, info.facts.name)] = info
+        ctx.memo["methods_seen"] = len(infos)
+    return by_method.get((cls, name))
 
 
 def bind_arguments(info: FunctionInfo, call: cst.Call):
@@ -762,10 +779,11 @@ class _Values(_MemoizedWalk):
         return UNKNOWN
 
     def _structure_api(self, call: cst.Call) -> str | None:
-        """The `JAX_OUTPUT_STRUCTURE` API a call is (`lax.scan(...)`, `jax.vmap(f)(x)`), if any."""
+        """The `JAX_OUTPUT_STRUCTURE` API a call is (`lax.scan(...)`, `jax.vmap(f)(x)`,
+        `jax.jit(f)(x)`), if any."""
         mapped = isinstance(call.func, cst.Call)
         api = self.ctx.resolves_to(call.func.func if mapped else call.func, JAX_OUTPUT_STRUCTURE)
-        return api if api is not None and (api == "jax.vmap") == mapped else None
+        return api if api is not None and (api in JAX_WRAPPED_OUTPUT_STRUCTURE) == mapped else None
 
     def _structured(self, call: cst.Call, element: tuple[int, int] | None = None) -> Value | None:
         """What a JAX call of `JAX_OUTPUT_STRUCTURE` gives, or its `element` (index, count) when
@@ -789,7 +807,7 @@ class _Values(_MemoizedWalk):
         elif isinstance(given, cst.Lambda):
             info, returns = self.func, [given.body]  # (its parameters are unknown there)
         else:
-            info = _same_file_function(ctx, given, self.func)
+            info = _same_file_function(ctx, given, self.func) or self._called_method(given)
             returns = [v for v in getattr(info, "returns", ()) if v is not None] if info is not None else []
         if how == "pair":  # `(carry, ys)`: the element of what the function returns, as a pair
             if element[1] != 2 or not returns or not all(isinstance(v, cst.Tuple) and len(v.elements) == 2
@@ -805,6 +823,14 @@ class _Values(_MemoizedWalk):
             returns = [v.elements[index].value for v in returns]
         found = _Values(ctx, info).of_all(returns) if returns else UNKNOWN
         return Value(found.what, "pytree") if found.what in ("list", "tuple", "dict") else None
+
+    def _called_method(self, given: cst.BaseExpression):
+        """The walk record of the `__call__` a callable object runs (`jax.vmap(Multi())`, or a
+        name bound to such an object), when its class is defined in this file; else None."""
+        value = self.of(given)
+        if value.what != "object" or not value.cls:
+            return None
+        return _method_info(self.ctx, value.cls, "__call__")
 
     def of_all(self, exprs) -> Value:
         """What every one of `exprs` is (one answer, or unknown)."""

@@ -86,8 +86,19 @@ JAX_GRAD_SHAPED_LIKE_ARGUMENT = frozenset({"jax.grad"})
 #: Observed with jax 0.10.2, under jit too: tests/runtime/test_jax_output_structure.py.
 JAX_OUTPUT_STRUCTURE: dict[str, tuple[str, int]] = {
     "jax.lax.scan": ("pair", 0), "jax.lax.fori_loop": ("init", 3), "jax.lax.while_loop": ("init", 2),
-    "jax.lax.map": ("output", 0), "jax.vmap": ("output", 0),
+    "jax.lax.map": ("output", 0),
 }
+
+#: Transformations whose result, called, returns the pytree the function they wrap returns: a
+#: function (or a callable object's `__call__`) returning a Python list, tuple or dict gives a
+#: Python container of arrays, not one array (`preds, fmaps = jax.vmap(disc)(x)`: `preds` a list
+#: of per-head arrays of their own shapes, iterated as Python). Observed with jax 0.10.2 for each
+#: (equinox's too): tests/runtime/test_jax_output_structure.py.
+JAX_WRAPPED_OUTPUT_STRUCTURE = frozenset({
+    "jax.vmap", "jax.jit", "jax.pmap", "jax.checkpoint", "jax.remat",
+    "equinox.filter_jit", "equinox.filter_vmap",
+})
+JAX_OUTPUT_STRUCTURE.update({api: ("output", 0) for api in JAX_WRAPPED_OUTPUT_STRUCTURE})
 
 #: `jax.lax` control flow traces the functions it is given, under jit or not (rows 25, 26):
 #: API -> the positions and keywords of its function arguments (a list of them for `switch`).

@@ -39,6 +39,7 @@ from stagelint.analysis.functions import (
     NEW,
     SAME,
     Identity,
+    binding_error,
     bound_method_shadowed,
     bound_per_iteration,
     calls_over,
@@ -53,7 +54,9 @@ from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_steps
 from stagelint.analysis.repetition import caller_in_loop
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.values import python_number
-from stagelint.analysis.tensors import NUMBERS, Tensorness, leading_dimension_of, range_iterated, tensorness, value_of
+from stagelint.analysis.tensors import (
+    NUMBERS, Tensorness, leading_dimension_of, range_iterated, same_file_function, tensorness, value_of,
+)
 
 #: How a parameter use counts for STG501: a tensor would do the same ("tensor"), it only shows
 #: the value ("neutral": print, f-strings), or the Python value shapes the graph ("structure").
@@ -713,7 +716,10 @@ class FunctionRecreated(Rule):
     all: a wrapper made in a loop that holds the loop's own variable over `range(...)` or a literal
     list of different values where the program needs a Python value (a shape, `range`'s bound,
     `lax.scan`'s length, a Python `if`): each iteration is another program, which one jitted
-    function with the value static would trace as often. A name wrapped
+    function with the value static would trace as often. Nor a wrapper whose every call the
+    function cannot bind (`jax.jit(self.calc)(x, c, i)` of a method taking four arguments, a
+    missing or extra positional argument, a keyword it lacks): the call raises TypeError before
+    anything is traced, so nothing is compiled. A name wrapped
     at several lines of one run (`jax.jit(_shard,
     out_shardings=s)` six times) is one object: JAX's trace cache, keyed on the function object
     whatever the jit options, serves every wrap after the first, so only the first is a retrace,
@@ -1061,6 +1067,7 @@ class FunctionRecreated(Rule):
             record = self._wrap(inner, "immediate")
             if record is not None:
                 record["used"] = record["loop"] if record["loop"] is not None else "scope"
+                record["calls"] = [node]
             return
         if self._runs_at_once(node):
             # `jax.eval_shape(partial(f, ...), x)`: traced in the call itself, cached per function
@@ -1074,6 +1081,7 @@ class FunctionRecreated(Rule):
                     id(getattr(b, "node", None)))
                 if record is not None and record["scope"] is ctx.function:
                     loop = record["loop"]
+                    record.setdefault("calls", []).append(node)
                     if loop is None or any(lp is loop for lp in ctx.loops):
                         record["used"] = loop if loop is not None else "scope"
                         if loop is None and ctx.loops and record.get("reused") is None:
@@ -1146,7 +1154,7 @@ class FunctionRecreated(Rule):
                     if self._jax(record["api"]):  # `make_metric(t)(x)` for each `t`: another program each
                         record["varies"] = bound_per_iteration(ctx, call[1].args, loop)
         for record in made:
-            if record["used"] is None:
+            if record["used"] is None or self._never_binds(record):
                 continue
             fields = self._fields(record)
             if fields is None:
@@ -1251,6 +1259,33 @@ class FunctionRecreated(Rule):
                     if held:
                         fields["_closure"] = held
                 self.report(record["node"], function=scope, _enclosing=scope.qualname, **fields)
+
+    def _never_binds(self, record) -> bool:
+        """Every call of the wrapper the scope makes passes arguments its function cannot bind
+        (`analysis.functions.binding_error`: `jax.jit(self.calc_meas)(x, c, i)` of a method taking
+        four): each raises TypeError before anything is traced, so nothing is compiled, let alone
+        again. Read for a def of this file, undecorated (or decorated by the staging API alone),
+        and a lambda; for `self.method` only where no other class of the file defines that method."""
+        ctx, calls = self.ctx, record.get("calls")
+        if not calls:
+            return False
+        if record["kind"] == "def":
+            info = ctx.function_infos.get(id(record["def"]))
+            node, bound = record["def"], False
+            if info is None or info.facts.class_qualname or len(node.decorators) != 1:
+                return False
+        elif isinstance(record["target"], cst.Lambda):
+            node, bound = record["target"], False
+        else:
+            target = record["target"]
+            info = same_file_function(ctx, target, record["scope"])
+            if info is None or info.node.decorators:
+                return False
+            node, bound = info.node, isinstance(target, cst.Attribute)
+            if bound and sum(1 for other in ctx.function_infos.values()
+                             if other.facts.class_qualname and other.facts.name == info.facts.name) != 1:
+                return False  # a subclass here may override it with another signature
+        return all(binding_error(node.params, call, bound) for call in calls)
 
     def _over(self, record) -> list[str]:
         """The parameters of the scope whose function objects the wrapped nested def or lambda

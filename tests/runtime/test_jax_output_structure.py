@@ -78,3 +78,33 @@ def test_scan_loops_and_vmap_return_the_structure_the_code_spells():
         return len([y for y in ys])
 
     assert count(jnp.zeros(2)) == 2
+
+
+def test_a_wrapped_function_or_callable_object_returns_its_python_structure():
+    """`frameworks.JAX_WRAPPED_OUTPUT_STRUCTURE`: `jax.jit`, `vmap`, `pmap`, `checkpoint`, `remat`
+    and equinox's `filter_jit` / `filter_vmap` of a function, or of a callable object (its
+    `__call__`), returning `(list, dict)` give that list and dict, each of its own arrays (the
+    per-head shapes differ: no one array could hold them); a function returning two arrays gives two
+    arrays, whose `for` runs over rows."""
+    eqx = pytest.importorskip("equinox")
+
+    def heads(x):
+        preds = []
+        for k in (1, 2):
+            preds.append(x[:k])
+        return preds, {"x": x}
+
+    class Multi:
+        def __call__(self, x):
+            return heads(x)
+
+    def pair(x):
+        return x * 2, x + 1
+
+    x = jnp.ones((1, 4))
+    for transform in (jax.jit, jax.vmap, jax.pmap, jax.checkpoint, jax.remat, eqx.filter_jit, eqx.filter_vmap):
+        for f in (heads, Multi()):
+            preds, rest = transform(f)(x)
+            assert type(preds) is list and len(preds) == 2 and type(rest) is dict
+        a, b = transform(pair)(x)
+        assert isinstance(a, jax.Array) and isinstance(b, jax.Array)

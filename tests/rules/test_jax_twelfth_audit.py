@@ -1,0 +1,128 @@
+"""The twelfth JAX audit's false classes (AR, fix-from after its reading), each a framework fact
+with its negative twin: a transformation returns the pytree its function returns (a Python list
+stays a list: a loop over it is a loop over items); a jitted call that cannot bind its arguments
+raises TypeError before tracing; a new jit per iteration where every iteration's arrays have a new
+shape compiles once per iteration however it is written."""
+
+from __future__ import annotations
+
+from rulecases import assert_tiers
+
+
+def test_a_loop_over_the_list_a_transformed_function_returns_is_no_unrolling():
+    """`jax.checkpoint`, `jax.jit` of a function and `jax.vmap` of a callable object whose returns
+    spell a Python list first: `preds` is that list of arrays (tests/runtime/test_jax_output_structure.py)."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+
+        def heads(x):
+            preds = []
+            for k in (2, 3):
+                preds.append(x[:k])
+            return preds, [x]
+
+
+        class Multi:
+            def __call__(self, x):
+                preds = []
+                for k in (2, 3):
+                    preds.append(x[:k])
+                return preds, [x]
+
+
+        @jax.jit
+        def loss(x):
+            total = 0.0
+            a, _ = jax.checkpoint(heads)(x)
+            for p in a:
+                total += jnp.mean(p)
+            disc = Multi()
+            b, _ = jax.vmap(disc)(x)
+            for p in b:
+                total += jnp.mean(p)
+            c, _ = jax.jit(heads)(x)
+            for p in c:
+                total += jnp.mean(p)
+            return total
+    """)
+
+
+def test_a_loop_over_an_array_a_transformed_function_returns_is_reported():
+    """The negative twin: the function returns two arrays, so each is an array whose rows the loop
+    unrolls; and a function not shown (a parameter) stays as before."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+
+        def pair(x):
+            return x * 2, x + 1
+
+
+        @jax.jit
+        def loss(x):
+            total = 0.0
+            d, _ = jax.vmap(pair)(x)
+            for row in d:  # STG503
+                total += jnp.mean(row)
+            e, _ = jax.checkpoint(pair)(x)
+            for row in e:  # STG503
+                total += jnp.mean(row)
+            return total
+    """)
+
+
+def test_a_jit_whose_call_cannot_bind_compiles_nothing():
+    """`jax.jit(self.calc)(x, c, i)` of a method taking four arguments besides `self`, and a jit
+    per iteration of a def called with a missing argument: TypeError before any trace
+    (tests/runtime/test_jax_twelfth_audit_facts.py)."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+
+        class Forward:
+            def calc(self, x, coszen, cos_i, geom):
+                return x * coszen + cos_i
+
+            def invert(self, x, coszen, cos_i):
+                return jax.jit(self.calc)(jnp.array(x), coszen, cos_i)
+
+
+        def run(xs):
+            fwd = Forward()
+            for x in xs:
+                fwd.invert(x, 1.0, 2.0)
+            for x in xs:
+                g = jax.jit(lambda a, w: a @ w)
+                g(x)
+                jax.jit(lambda a: a)(x, x)
+    """)
+
+
+def test_a_jit_whose_call_binds_is_reported():
+    """The negative twin: the same calls with every argument given trace a new wrapper each time."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+
+        class Forward:
+            def calc(self, x, coszen, cos_i, geom=None):
+                return x * coszen + cos_i
+
+            def invert(self, x, coszen, cos_i):
+                return jax.jit(self.calc)(jnp.array(x), coszen, cos_i)  # STG502
+
+
+        def run(xs):
+            fwd = Forward()
+            for x in xs:
+                fwd.invert(x, 1.0, 2.0)
+            for x in xs:
+                g = jax.jit(lambda a, w: a @ w)  # STG502
+                g(x, x)
+                jax.jit(lambda a: a)(x)  # STG502
+    """)
