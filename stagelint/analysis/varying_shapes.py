@@ -588,3 +588,176 @@ def _loop_shapes(ctx, name, loop) -> list[tuple] | None:
         return None
     shapes = [_literal_shape(el.value) if isinstance(el, cst.Element) else None for el in loop.iter.elements]
     return shapes if shapes and all(s is not None for s in shapes) else None
+
+
+# A new shape on every iteration of a loop (STG502 under JAX) -----------------------------------
+
+#: The most iterations whose values `loop_values` spells out.
+_MAX_ITERATIONS = 4096
+
+
+class _Unknown(Exception):
+    """A value `_evaluate` cannot compute from the code."""
+
+
+_OPERATORS = {
+    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: lambda a, b: a * b,
+    cst.Divide: lambda a, b: a / b, cst.FloorDivide: lambda a, b: a // b, cst.Modulo: lambda a, b: a % b,
+    cst.Power: lambda a, b: a ** b if abs(b) < 64 else _raise(),
+}
+_BUILTINS = {"builtins.int": int, "builtins.round": round, "builtins.abs": abs, "builtins.min": min,
+             "builtins.max": max}
+
+
+def _raise():
+    raise _Unknown
+
+
+def loop_values(ctx, loop, func) -> list[dict] | None:
+    """Per iteration of `loop`, the values its variables take, when the code spells them out: a
+    `for` over `range(...)` of constant integers, or over a literal list or tuple (or a name bound
+    once to one) of literals, each unpacked by a target tuple of names. None otherwise."""
+    if not isinstance(loop, cst.For):
+        return None
+    target = loop.target
+    names = [target.value] if isinstance(target, cst.Name) else [
+        el.value.value if isinstance(el.value, cst.Name) else None for el in target.elements] \
+        if isinstance(target, (cst.Tuple, cst.List)) else None
+    if not names or None in names:
+        return None
+    it = loop.iter
+    try:
+        if isinstance(it, cst.Call) and "builtins.range" in ctx.qualified_names(it.func):
+            if not it.args or any(a.keyword is not None or a.star for a in it.args):
+                return None
+            bounds = [_evaluate(ctx, a.value, func, None, {}, 0) for a in it.args]
+            if not all(isinstance(b, int) for b in bounds) or len(range(*bounds)) > _MAX_ITERATIONS:
+                return None
+            items = list(range(*bounds))
+        else:
+            if isinstance(it, cst.Name):
+                refs = ctx.reaching_in_order(it, func)
+                if not refs or len(refs) != 1:
+                    return None
+                it = ctx.bound_values.get(id(getattr(refs[0], "node", None)))
+            if not isinstance(it, (cst.List, cst.Tuple)) or len(it.elements) > _MAX_ITERATIONS:
+                return None
+            items = [_literal(el.value) if isinstance(el, cst.Element) else _raise() for el in it.elements]
+    except (_Unknown, ValueError, TypeError):
+        return None
+    out = []
+    for item in items:
+        if len(names) == 1 and isinstance(target, cst.Name):
+            out.append({names[0]: item})
+        elif isinstance(item, (tuple, list)) and len(item) == len(names):
+            out.append(dict(zip(names, item)))
+        else:
+            return None
+    return out
+
+
+def _literal(expr):
+    """A literal's value (numbers, strings, tuples and lists of them)."""
+    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+        return expr.evaluated_value
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return tuple(_literal(el.value) if isinstance(el, cst.Element) else _raise() for el in expr.elements)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return -_literal(expr.expression)
+    raise _Unknown
+
+
+def _evaluate(ctx, expr, func, loop, env: dict, depth: int):
+    """The value of `expr` on the iteration of `loop` whose variables `env` holds: numbers, the
+    loop's variables, arithmetic, `int`/`round`/`abs`/`min`/`max`, tuples and lists, and names
+    whose one binding reaching the expression is such an expression."""
+    if depth > _DEPTH:
+        raise _Unknown
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return expr.evaluated_value
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return tuple(_evaluate(ctx, el.value, func, loop, env, depth + 1) if isinstance(el, cst.Element) else _raise()
+                     for el in expr.elements)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        value = _evaluate(ctx, expr.expression, func, loop, env, depth + 1)
+        return -value if isinstance(expr.operator, cst.Minus) else value
+    if isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _OPERATORS:
+        left = _evaluate(ctx, expr.left, func, loop, env, depth + 1)
+        right = _evaluate(ctx, expr.right, func, loop, env, depth + 1)
+        try:
+            return _OPERATORS[type(expr.operator)](left, right)
+        except (ArithmeticError, TypeError, ValueError):
+            raise _Unknown from None
+    if isinstance(expr, cst.Call) and expr.args and not any(a.keyword is not None or a.star for a in expr.args):
+        fn = next((_BUILTINS[q] for q in ctx.qualified_names(expr.func) if q in _BUILTINS), None)
+        if fn is not None:
+            try:
+                return fn(*(_evaluate(ctx, a.value, func, loop, env, depth + 1) for a in expr.args))
+            except (ArithmeticError, TypeError, ValueError, OverflowError):
+                raise _Unknown from None
+    if isinstance(expr, cst.Name):
+        refs = ctx.reaching_in_order(expr, func)
+        if not refs or len(refs) != 1:
+            raise _Unknown
+        node = getattr(refs[0], "node", None)
+        bound = ctx.bound_values.get(id(node))
+        if loop is not None and bound is loop:
+            if expr.value not in env:
+                raise _Unknown
+            return env[expr.value]
+        if isinstance(bound, cst.BaseExpression) and id(node) not in ctx.unpacked_at \
+                and not isinstance(bound, (cst.For, cst.AugAssign)):
+            return _evaluate(ctx, bound, func, loop, env, depth + 1)
+    raise _Unknown
+
+
+def _bound_shape_expr(ctx, node, func, depth: int = 0):
+    """The shape expression of the array a binding `node` (an assignment's target name) holds: a
+    shaped constructor's shape (`frameworks.SHAPED_CONSTRUCTORS`), through a conversion that keeps
+    its argument's shape (`jnp.asarray(a)`: `SEQUENCE_CONVERSIONS`) of a name bound to one; or None."""
+    if depth > _DEPTH or node is None or id(node) in ctx.unpacked_at:
+        return None
+    value = ctx.bound_values.get(id(node))
+    if not isinstance(value, cst.Call):
+        return None
+    names = ctx.qualified_names(value.func)
+    if names & FW.SEQUENCE_CONVERSIONS:
+        if not value.args or value.args[0].keyword is not None or value.args[0].star \
+                or not isinstance(value.args[0].value, cst.Name):
+            return None
+        refs = ctx.reaching_in_order(value.args[0].value, func)
+        if not refs or len(refs) != 1:
+            return None
+        return _bound_shape_expr(ctx, getattr(refs[0], "node", None), func, depth + 1)
+    shaped = next((FW.SHAPED_CONSTRUCTORS[q] for q in sorted(names) if q in FW.SHAPED_CONSTRUCTORS), None)
+    if shaped is None:
+        return None
+    position, keyword = shaped
+    shape = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == keyword), None)
+    if shape is None:
+        positional = [a for a in value.args if a.keyword is None and not a.star]
+        shape = positional[position].value if len(positional) > position else None
+    return _unwrapped(ctx, shape) if shape is not None else None
+
+
+def new_shape_each_iteration(ctx, node, loop, func) -> bool:
+    """The binding `node`, made in the body of `loop`, holds an array whose shape the code shows
+    is another on every iteration: a shaped constructor (or a shape-keeping conversion of one)
+    whose shape, computed from the loop's variables (`loop_values`), differs between every two
+    iterations (`jnp.ones((M, K))` for `M, K` of three literal sizes; `np.zeros([NUM, 3])` with
+    `NUM = int(12500 * (step + 1))` over `range(100)`). JAX keys a trace on the arguments' shapes
+    and a closed-over array is a constant of the program: each iteration is a new program, which
+    one jitted function made before the loop would trace and compile as often
+    (tests/runtime/test_jax_twelfth_audit_facts.py)."""
+    if node is None or not ctx.inside(node, loop.body):
+        return False
+    shape = _bound_shape_expr(ctx, node, func)
+    iterations = loop_values(ctx, loop, func) if shape is not None else None
+    if not iterations or len(iterations) < 2:
+        return False
+    try:
+        shapes = [_evaluate(ctx, shape, func, loop, env, 0) for env in iterations]
+    except _Unknown:
+        return False
+    shapes = [s if isinstance(s, tuple) else (s,) for s in shapes]
+    return len(set(shapes)) == len(shapes)

@@ -41,6 +41,7 @@ from stagelint.analysis.functions import (
     Identity,
     binding_error,
     bound_method_shadowed,
+    held_in_loop,
     bound_per_iteration,
     calls_over,
     closure_names,
@@ -53,6 +54,7 @@ from stagelint.analysis.functions import (
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_steps
 from stagelint.analysis.repetition import caller_in_loop
 from stagelint.analysis.testing import is_test_module
+from stagelint.analysis.varying_shapes import new_shape_each_iteration
 from stagelint.analysis.values import python_number
 from stagelint.analysis.tensors import (
     NUMBERS, Tensorness, leading_dimension_of, range_iterated, same_file_function, tensorness, value_of,
@@ -716,7 +718,12 @@ class FunctionRecreated(Rule):
     all: a wrapper made in a loop that holds the loop's own variable over `range(...)` or a literal
     list of different values where the program needs a Python value (a shape, `range`'s bound,
     `lax.scan`'s length, a Python `if`): each iteration is another program, which one jitted
-    function with the value static would trace as often. Nor a wrapper whose every call the
+    function with the value static would trace as often; nor one whose iterations each pass, or
+    close over, an array whose shape the loop's values make new on every iteration (`x =
+    jnp.ones((m, k))` for three literal sizes, an array of `int(c * (step + 1))` rows over
+    `range`): JAX keys a trace on the arguments' shapes, and a closed-over array is a constant of
+    the program, so one jit made before the loop compiles once per iteration as well. Nor a
+    wrapper whose every call the
     function cannot bind (`jax.jit(self.calc)(x, c, i)` of a method taking four arguments, a
     missing or extra positional argument, a keyword it lacks): the call raises TypeError before
     anything is traced, so nothing is compiled. A name wrapped
@@ -1162,6 +1169,9 @@ class FunctionRecreated(Rule):
             scope = record["scope"]
             loop = record.get("factory_loop") if record.get("factory_loop") is not None else record["loop"]
             if loop is not None:
+                if record.get("factory_loop") is None and self._jax(record["api"]) \
+                        and self._new_program_each_iteration(record, loop):
+                    continue
                 kind = "loop" if isinstance(loop, (cst.For, cst.While)) else "comprehension"
                 line = ctx.position(loop).line
                 fields["when"] = f"on every iteration of the {kind} on line {line}"
@@ -1259,6 +1269,29 @@ class FunctionRecreated(Rule):
                     if held:
                         fields["_closure"] = held
                 self.report(record["node"], function=scope, _enclosing=scope.qualname, **fields)
+
+    def _new_program_each_iteration(self, record, loop) -> bool:
+        """Each iteration of `loop` is a new program whatever the function object: the function
+        holds an array the iteration binds with a shape new on every iteration, or every call of
+        the wrapper in the loop passes one (`analysis.varying_shapes.new_shape_each_iteration`).
+        JAX keys its traces on the arguments' shapes, and a closed-over array is a constant of
+        the program: one jitted function made before the loop (taking the array as an argument)
+        would trace and compile once per iteration too, so the new wrapper costs nothing."""
+        ctx, scope = self.ctx, record["scope"]
+        made_of = [record["def"]] if record["kind"] == "def" else [record["target"]]
+        if any(all(new_shape_each_iteration(ctx, node, loop, scope) for node in nodes)
+               for _, nodes in held_in_loop(ctx, made_of, loop)):
+            return True
+        calls = [c for c in record.get("calls") or () if ctx.inside(c, loop)]
+
+        def new_shape(arg) -> bool:
+            if arg.keyword is not None or arg.star or not isinstance(arg.value, cst.Name):
+                return False
+            refs = ctx.reaching_in_order(arg.value, scope)
+            return bool(refs) and len(refs) == 1 and new_shape_each_iteration(
+                ctx, getattr(refs[0], "node", None), loop, scope)
+
+        return bool(calls) and all(any(new_shape(a) for a in call.args) for call in calls)
 
     def _never_binds(self, record) -> bool:
         """Every call of the wrapper the scope makes passes arguments its function cannot bind

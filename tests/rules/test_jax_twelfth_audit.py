@@ -126,3 +126,69 @@ def test_a_jit_whose_call_binds_is_reported():
                 g(x, x)
                 jax.jit(lambda a: a)(x)  # STG502
     """)
+
+
+def test_a_new_jit_per_iteration_of_new_shapes_is_no_finding():
+    """Each iteration passes (or closes over) an array whose shape the loop's variables make new on
+    every iteration: a new program each time, which one jit made before the loop compiles as often
+    (tests/runtime/test_jax_twelfth_audit_facts.py)."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+        import numpy as onp
+
+
+        def run_benchmarks():
+            test_shapes = [("small", 256, 256), ("medium", 512, 512), ("large", 1024, 1024)]
+            for label, m, k in test_shapes:
+                @jax.jit
+                def model(x, w):
+                    return jax.nn.relu(jnp.matmul(x, w))
+
+                x = jnp.ones((m, k), dtype=jnp.float32)
+                w = jnp.ones((k, m))
+                model(x, w).block_until_ready()
+                fast = jax.jit(model, backend="cpu")
+                for _ in range(10):
+                    fast(x, w)
+
+
+        for step in range(100):
+            num = int(10**7 / 100 * (step + 1) / 8)
+            args = onp.zeros([num, 3])
+            args = jnp.asarray(args)
+
+            def func(var):
+                return jnp.sum(jnp.sin(var[0] - args[:, 0]))
+
+            grad = jax.jit(jax.jacrev(func))
+            for j in range(10):
+                var = jnp.array([0.001 * j, 0.002 * j, 0.003 * j])
+                grad(var)
+    """)
+
+
+def test_a_new_jit_per_iteration_whose_shapes_repeat_is_reported():
+    """The negative twins: sizes that repeat (256 twice), a shape the loop does not change, a call
+    that passes no array of a new shape, a size whose integer division collapses iterations."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+
+        def run(n):
+            for size in [256, 256, 512]:
+                @jax.jit  # STG502
+                def model(x):
+                    return x * 2
+
+                model(jnp.ones((size, size)))
+            for size in [256, 512]:
+                f = jax.jit(lambda v: v + 1)  # STG502
+                f(jnp.ones((n, n)))
+                f(jnp.ones((n, n)))
+            for step in range(10):
+                rows = step // 4
+                g = jax.jit(lambda v: v + 1)  # STG502
+                g(jnp.zeros((rows, 3)))
+    """)

@@ -1,7 +1,7 @@
 """The twelfth JAX audit's facts, observed with the real JAX (0.10.2): a jitted call that cannot bind
 its arguments raises TypeError before any trace (`analysis.functions.binding_error`); a loop whose
 iterations each pass (or close over) an array of a new shape compiles once per iteration with one
-jit made before the loop as with a new jit per iteration (`analysis.varying_shapes.shape_per_iteration`)."""
+jit made before the loop as with a new jit per iteration (`analysis.varying_shapes.new_shape_each_iteration`)."""
 
 from __future__ import annotations
 
