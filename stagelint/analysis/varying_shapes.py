@@ -749,7 +749,7 @@ def new_shape_each_iteration(ctx, node, loop, func) -> bool:
     and a closed-over array is a constant of the program: each iteration is a new program, which
     one jitted function made before the loop would trace and compile as often
     (tests/runtime/test_jax_twelfth_audit_facts.py)."""
-    if node is None or not ctx.inside(node, loop.body):
+    if node is None or not isinstance(loop, cst.For) or not ctx.inside(node, loop.body):
         return False
     shape = _bound_shape_expr(ctx, node, func)
     iterations = loop_values(ctx, loop, func) if shape is not None else None

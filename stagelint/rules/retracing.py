@@ -1278,6 +1278,8 @@ class FunctionRecreated(Rule):
         the program: one jitted function made before the loop (taking the array as an argument)
         would trace and compile once per iteration too, so the new wrapper costs nothing."""
         ctx, scope = self.ctx, record["scope"]
+        if not isinstance(loop, cst.For):
+            return False  # (a comprehension's or a `while`'s values are not spelled out)
         made_of = [record["def"]] if record["kind"] == "def" else [record["target"]]
         if any(all(new_shape_each_iteration(ctx, node, loop, scope) for node in nodes)
                for _, nodes in held_in_loop(ctx, made_of, loop)):
