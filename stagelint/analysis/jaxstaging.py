@@ -45,6 +45,8 @@ from stagelint.frameworks import (
     LINEN_COMPACT,
     LINEN_MODULE_BASES,
     LINEN_STAGED_METHODS,
+    OPTAX_UPDATE_TRANSFORMATIONS,
+    OPTAX_USERS_JIT,
     PARTIAL_CALLS,
 )
 
@@ -94,7 +96,7 @@ CODES_OUT_OF_MODE = {
 def api_mode(api: str) -> str:
     if api == LINEN_EAGER:
         return "python"
-    if api in JAX_JIT or api.startswith("flax.linen") or api == "equinox.Module":
+    if api in JAX_JIT or api == OPTAX_USERS_JIT or api.startswith("flax.linen") or api == "equinox.Module":
         return "jit"
     if api in JAX_GRAD:
         return "grad"
@@ -264,6 +266,8 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
         from stagelint.analysis.nnx import record_call as record_nnx_call
 
         record_nnx_call(ctx, node, names)  # hijax Variables
+    if _record_optax_update(walker, node, names):
+        return
     api = next((q for q in sorted(names) if q in JAX_STAGING), None)
     if api is not None:
         first = node.args[0] if node.args else None
@@ -311,6 +315,29 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
                 # stays the Python value it was (JAX 0.10.2: tests/runtime/test_jax_traced_values.py)
                 record.bound, record.bound_positional = _partial_bound(ctx, value)
                 ctx.facts.jax_staged.append(record)
+
+
+def _record_optax_update(walker, node: cst.Call, names: set[str]) -> bool:
+    """`optax.GradientTransformation(init_fn, update_fn)` (inside optax too: `base.Gradient
+    Transformation(...)`): `update_fn` is jitted by the transformation's users, whom the code
+    does not show (`frameworks.OPTAX_UPDATE_TRANSFORMATIONS`; `JaxView.unshown`, the preview
+    tier). Whether the call was one."""
+    where = next((OPTAX_UPDATE_TRANSFORMATIONS[q.rsplit(".", 1)[-1]] for q in sorted(names)
+                  if q.startswith("optax.") and q.rsplit(".", 1)[-1] in OPTAX_UPDATE_TRANSFORMATIONS), None)
+    if where is None:
+        return False
+    index, keyword = where
+    ctx = walker.ctx
+    arg = next((a for a in node.args if a.keyword is not None and a.keyword.value == keyword), None)
+    positional = [a for a in node.args if a.keyword is None and not a.star]
+    if arg is None and index < len(positional):
+        arg = positional[index]
+    target = _function_target(walker, arg.value) if arg is not None else None
+    if target is not None:
+        record = staged_record(ctx, target, arg.value, OPTAX_USERS_JIT, None, False)
+        record.bound, record.bound_positional = _partial_bound(ctx, arg.value)
+        ctx.facts.jax_staged.append(record)
+    return True
 
 
 def mark_uncalled(ctx) -> None:
@@ -422,6 +449,9 @@ class JaxView:
         #: (`self._compiled = jax.jit(self._fn)`, never called there: `mark_uncalled`), with the
         #: binding's module and line; a wrapper no code of its function reads stages nothing
         self.uncalled: dict[Key, tuple[str, int]] = {}
+        #: entry points staged only as the `update` of an optax transformation, which its users
+        #: jit (`frameworks.OPTAX_UPDATE_TRANSFORMATIONS`): the bundling call's module and line
+        self.unshown: dict[Key, tuple[str, int]] = {}
         called: set[Key] = set()
         for m in sorted(project.modules.values(), key=lambda m: m.module):
             for record in m.jax_staged:
@@ -431,7 +461,9 @@ class JaxView:
                 f = project.function(key) if key is not None else None
                 if f is None:
                     continue
-                if record.uncalled:
+                if record.api == OPTAX_USERS_JIT:
+                    self.unshown.setdefault(key, (m.path, record.span.line))
+                elif record.uncalled:
                     self.uncalled.setdefault(key, (m.path, record.span.line))
                 else:
                     called.add(key)
@@ -463,6 +495,7 @@ class JaxView:
                     entry.params_unknown = True
         for key in called:
             self.uncalled.pop(key, None)
+            self.unshown.pop(key, None)
         for entry in self.entries.values():
             if entry.differentiates_only:
                 # staged by grad alone: what it does not differentiate is what callers pass

@@ -18,7 +18,7 @@ unknown silences it, a heuristic fact moves it to the preview tier (docs/model.m
 from __future__ import annotations
 
 from stagelint.findings import Note
-from stagelint.frameworks import JAX, TENSORFLOW
+from stagelint.frameworks import JAX, OPTAX_USERS_JIT, TENSORFLOW
 
 #: Certainty of a fact. A rule reports only when every fact of its chain is TRUE.
 TRUE, FALSE, UNKNOWN, HEURISTIC = "true", "false", "unknown", "heuristic"
@@ -68,8 +68,11 @@ def entry_fact(project, entry) -> str:
         builder = _code(project.display(jax_entry.built_in, jax_entry.built_in[0]))
         return (f"Equinox runs {shown} when the module is built, and {builder}, which JAX traces, builds it: "
                 f"it runs under that trace, on the traced fields")
+    if jax_entry is not None and jax_entry.apis == {OPTAX_USERS_JIT}:
+        return (f"{shown} is the update of an optax transformation: its users jit it (`jax.jit(opt.update)`, a "
+                f"jitted step), which the code does not show: preview")
     if jax_entry is not None and jax_entry.apis:
-        apis = " and ".join(_api(a) for a in sorted(jax_entry.apis))
+        apis = " and ".join(_api(a) for a in sorted(jax_entry.apis - {OPTAX_USERS_JIT}))
         return f"{shown} is traced by {apis}"
     kind = project.entries.get(entry)
     f = project.function(entry)

@@ -450,11 +450,17 @@ class Project:
         is a Keras method nothing shows Keras tracing (`keras_unshown`), or a function JAX wraps
         into a binding nothing in its module reads (`self._compiled = jax.jit(self._fn)` while
         the code calls `self._fn` directly: a wrapper traces only when called,
-        `jaxstaging.mark_uncalled`; another module may call it)."""
+        `jaxstaging.mark_uncalled`; another module may call it), or the `update` of an optax
+        transformation, which its users jit (`frameworks.OPTAX_UPDATE_TRANSFORMATIONS`)."""
         unshown = self.keras_unshown(key)
         if unshown or key not in self.reached or key in self.known_reached():
             return unshown
         entry = self.reached[key]
+        where = self.jax.unshown.get(entry)
+        if where is not None:
+            return (f"optax stages nothing of `{self.display(entry, entry[0])}`, the update of the transformation "
+                    f"made on line {where[1]}: its users call it eagerly or jit it (`jax.jit(opt.update)`, a "
+                    f"jitted step), and whether they jit it is not shown")
         where = self.jax.uncalled.get(entry)
         if where is None:
             return None
@@ -484,7 +490,7 @@ class Project:
         seen: dict[Key, Key] = {}
         uncalled = self.jax.uncalled
         for entry, kind in sorted(self.entries.items()):
-            if kind != "keras" and entry not in uncalled:
+            if kind != "keras" and entry not in uncalled and entry not in self.jax.unshown:
                 self.reach_from(entry, seen, only_unguarded=False)
         why = self._keras_why
         shown: dict[str, set[str]] = {}  # method -> classes running it traced (with their bases)

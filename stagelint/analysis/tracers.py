@@ -40,6 +40,7 @@ from stagelint.frameworks import (
     JAX_CONCRETIZING_ANY_LEAF,
     JAX_TRACES_EVERY_ARGUMENT,
     JAX_TREE_MAPS,
+    OPTAX_USERS_JIT,
 )
 
 #: What a value is known to be, strongest first: a JAX op's result, a traced parameter combined
@@ -358,7 +359,8 @@ def tracer_fact(project, key, fields: dict, span) -> list | None:
     name = project.display(key, key[0])
     entry = jax.entry(key)
     staging = entry if entry is not None and entry.apis else jax.entry(project.reached.get(key))
-    how = (" and ".join(f"`{a}`" for a in sorted(staging.apis)) if staging is not None and staging.apis
+    how = (" and ".join("its users' `jax.jit` (the update of an optax transformation)" if a == OPTAX_USERS_JIT
+                        else f"`{a}`" for a in sorted(staging.apis)) if staging is not None and staging.apis
            else "the transformation that reaches it")
     if kind == OP:
         if whole:

@@ -797,7 +797,7 @@ class _Walker(cst.CSTVisitor):
             self._record_dataset_functions(node, names)
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("apply", "init", "init_with_output", "lazy_init"):
             record_linen_run(self, node.func.value, None)
-        if names and any(q.startswith(("jax.", "flax.", "equinox.")) for q in names):
+        if names and any(q.startswith(("jax.", "flax.", "equinox.", "optax.")) for q in names):
             record_call(self, node, names)
             if func is None:
                 record_registration(ctx, node, names)  # `register_pytree_node(C, flatten, unflatten)`

@@ -22,7 +22,7 @@ from stagelint.frameworks.flax import FLAX_STRUCT_DATACLASSES
 from stagelint.frameworks.haiku import HAIKU_FUNCTION_HOLDERS
 from stagelint.frameworks.jax import *  # noqa: F401,F403
 from stagelint.frameworks.jax import JAX, JAX_PYTREE_CLASS_DECORATORS
-from stagelint.frameworks.optax import OPTAX_FUNCTION_HOLDERS
+from stagelint.frameworks.optax import OPTAX_FUNCTION_HOLDERS, OPTAX_UPDATE_TRANSFORMATIONS, OPTAX_USERS_JIT
 from stagelint.frameworks.python import *  # noqa: F401,F403
 from stagelint.frameworks.tensorflow import *  # noqa: F401,F403
 from stagelint.frameworks.tensorflow import TENSORFLOW

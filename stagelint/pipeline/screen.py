@@ -61,6 +61,7 @@ from stagelint.frameworks import (
     JAX,
     JAX_FUNCTION_ARGUMENTS,
     LINEN_STAGED_METHODS,
+    OPTAX_UPDATE_TRANSFORMATIONS,
     OPTIONAL_FRAMEWORKS,
     TENSORFLOW,
     names_framework,
@@ -106,7 +107,10 @@ def _entry_parts(lasts, methods, calls) -> list[bytes]:
 _TF_LASTS = frozenset(name.rsplit(".", 1)[-1] for name in TENSORFLOW.staging_decorators)
 _TF_METHODS = TENSORFLOW.staged_methods
 _TF_CALLS = frozenset(DATASET_ENTRY_WORDS)
-_JAX_LASTS = (frozenset(name.rsplit(".", 1)[-1] for name in JAX.staging_decorators) | {"compact"}) - _TF_LASTS
+#: (`optax.GradientTransformation(init_fn, update_fn)`: its update is jitted by the users, an
+#: entry point of the preview tier: `jaxstaging.JaxView.unshown`)
+_JAX_LASTS = (frozenset(name.rsplit(".", 1)[-1] for name in JAX.staging_decorators) | {"compact"}
+              | frozenset(OPTAX_UPDATE_TRANSFORMATIONS)) - _TF_LASTS
 _JAX_METHODS = (LINEN_STAGED_METHODS | EQUINOX_STAGED_METHODS) - _TF_METHODS
 _JAX_CALLS = frozenset(q.rsplit(".", 1)[-1] for q in JAX_FUNCTION_ARGUMENTS) - _TF_CALLS
 #: Where JAX is in reach: a file that spells one of these (its root packages) or imports,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from rulecases import assert_tiers
+from rulecases import assert_tiers, findings
 
 
 def test_a_comprehensions_variable_over_a_traced_array_is_a_tracer_as_a_for_statements_is():
@@ -229,4 +229,79 @@ def test_a_wrapper_whose_callers_pass_tuples_or_that_converts_its_parameter_is_n
 
         def main():
             return pad(jnp.ones(3), ((1, 1),)), pad_any(jnp.ones(3), [(1, 1)])
+    """)
+
+
+def test_an_optax_update_is_staged_by_its_users_jit_in_the_preview_tier():
+    """optax's Adan, Eve and Momo (`if count == jnp.zeros([], jnp.int32):` in `update_fn`): the
+    `update` a `GradientTransformation` bundles is jitted by the transformation's users, whom a
+    library does not show (`frameworks.OPTAX_UPDATE_TRANSFORMATIONS`): what holds under that jit is
+    reported with `--preview`, and the proof names the guess. The `init` it bundles is not staged."""
+    assert_tiers("""
+        import jax.numpy as jnp
+        import optax
+
+        def scale_by_demo(b1=0.9):
+            def init_fn(params):
+                print("init", params)
+                return optax.ScaleByScheduleState(count=jnp.zeros([], jnp.int32))
+
+            def update_fn(updates, state, params=None):
+                del params
+                print("update", updates)  # preview STG101
+                if jnp.sum(updates) > 0:  # preview STG602
+                    updates = updates * b1
+                return updates, optax.ScaleByScheduleState(count=state.count + 1)
+
+            return optax.GradientTransformation(init_fn, update=update_fn)
+    """)
+    [f] = findings("""
+        import jax.numpy as jnp
+        import optax
+
+        def scale_by_demo():
+            def update_fn(updates, state, params=None):
+                print("update", updates)
+                return updates, state
+
+            return optax.GradientTransformationExtraArgs(lambda p: (), update_fn)
+    """, "STG101", preview=True)
+    assert "the update of an optax transformation" in f.because[0].message
+
+
+def test_an_update_jitted_where_shown_or_not_optaxs_is_judged_as_before():
+    """The twins: the same update also jitted where the code shows it (`jax.jit(update_fn)`) is in
+    the default tier as any jitted function; a project's own `GradientTransformation` (not optax's)
+    stages nothing."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+        import optax
+
+        def scale_by_demo(b1=0.9):
+            def update_fn(updates, state, params=None):
+                print("update", updates)  # STG101
+                if jnp.sum(updates) > 0:  # STG602
+                    updates = updates * b1
+                return updates, state
+
+            fast = jax.jit(update_fn)
+            return optax.GradientTransformation(lambda p: (), fast)
+    """)
+    assert_tiers("""
+        from typing import NamedTuple, Callable
+        import jax.numpy as jnp
+
+        class GradientTransformation(NamedTuple):
+            init: Callable
+            update: Callable
+
+        def scale_by_demo(b1=0.9):
+            def update_fn(updates, state, params=None):
+                print("update", updates)
+                if jnp.sum(updates) > 0:
+                    updates = updates * b1
+                return updates, state
+
+            return GradientTransformation(lambda p: (), update_fn)
     """)

@@ -167,3 +167,37 @@ def test_a_list_handed_on_through_a_wrapper_into_a_static_argument_raises_at_the
     with pytest.raises(ValueError, match="Non-hashable static arguments"):
         pad(jnp.ones(3), [(1, 1)])
     assert pad(jnp.ones(3), ((1, 1),)).shape == (5,)
+
+
+def test_an_optax_update_runs_eagerly_or_traced_as_its_users_choose():
+    """optax's Adan (`if state.count != 0:` in its `update_fn`, fixed with `lax.cond`): a
+    `GradientTransformation`'s `update` is a plain function of arrays; optax stages nothing of it.
+    Called eagerly the test is on a concrete count and works; under the user's `jax.jit(opt.update)`
+    (or a jitted step calling it) the state's fields are tracers and the truth test raises.
+    Whether it is jitted is its users' choice, which a library's code does not show
+    (`frameworks.OPTAX_UPDATE_TRANSFORMATIONS`: the preview tier)."""
+    optax = pytest.importorskip("optax")
+
+    def scale_by_demo():
+        def init_fn(params):
+            del params
+            return optax.ScaleByScheduleState(count=jnp.zeros([], jnp.int32))
+
+        def update_fn(updates, state, params=None):
+            del params
+            if state.count != 0:
+                updates = updates * 2.0
+            return updates, optax.ScaleByScheduleState(count=state.count + 1)
+
+        return optax.GradientTransformation(init_fn, update_fn)
+
+    opt = scale_by_demo()
+    g = jnp.ones(2)
+    state = opt.init(g)
+    out, state = opt.update(g, state)  # eager: a concrete count, the Python `if` works
+    out, state = opt.update(g, state)
+    assert float(out[0]) == 2.0
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(opt.update)(g, state)
+    # the same object on every access: what `opt.update` holds is the `update_fn` above
+    assert opt.update is opt.update and opt.update.__name__ == "update_fn"
