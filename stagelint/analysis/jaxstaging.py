@@ -59,6 +59,10 @@ JAX_STAGING = JAX_JIT | JAX_TRACE | JAX_GRAD
 LINEN_RUNNERS = frozenset({"apply", "init", "apply_fn", "init_with_output", "lazy_init"})
 #: The target name of `jax.jit(model.apply)` records (no function of the project has it).
 APPLY_MARK = "<jitted apply>"
+#: The APIs that rebuild each argument (`frameworks.JAX_REBUILDS_ARGUMENTS`), and the users' jit
+#: of an optax transformation's `update` (`frameworks.OPTAX_USERS_JIT`: `jax.jit(opt.update)`
+#: flattens `state` and rebuilds it, so `state["step"] += 1` there changes the trace's own copy).
+REBUILDS_ARGUMENTS = JAX_REBUILDS_ARGUMENTS | {OPTAX_USERS_JIT}
 #: Those whose `in_axes` (second positional) may leave arguments unbatched.
 JAX_MAPPING = frozenset({"jax.vmap", "jax.pmap", "flax.nnx.vmap", "flax.nnx.pmap"})
 #: Modes, most demanding first: a function reached in several modes is judged by the first.
@@ -472,7 +476,7 @@ class JaxView:
                 bound = record.target[0] in ("self", "super")  # `jax.jit(self.step)`: self is bound
                 if f.class_qualname:
                     entry.receivers.add("bound" if bound or record.bound_positional or f.params[:1] == []
-                                        else "passed" if record.api in JAX_REBUILDS_ARGUMENTS else "other")
+                                        else "passed" if record.api in REBUILDS_ARGUMENTS else "other")
                 params = f.params[1:] if f.class_qualname and bound else f.params
                 # `jax.pmap(partial(f, config=c))`: what partial binds is a Python value
                 entry.static |= set(record.bound) & set(params)
@@ -718,7 +722,7 @@ class JaxView:
         (`frameworks.JAX_REBUILDS_ARGUMENTS`), which rebuild each argument's containers around
         its leaves. A store into one changes nothing the caller holds."""
         e = self.entries.get(key)
-        if key in self.tensorflow or e is None or e.params_unknown or not e.apis or not e.apis <= JAX_REBUILDS_ARGUMENTS:
+        if key in self.tensorflow or e is None or e.params_unknown or not e.apis or not e.apis <= REBUILDS_ARGUMENTS:
             return frozenset()
         return frozenset(self.project.function(key).passed_params) - e.static
 

@@ -356,6 +356,10 @@ JAX_LENGTH_ARGUMENTS = {
     "jax.numpy.eye": (("N", 0), ("M", 1)),
     "jax.numpy.tri": (("N", 0), ("M", 1)),
     "jax.numpy.repeat": (("repeats", 1),),
+    # the pieces' count and sizes are the indices' (or the sections') values: a tracer there raises
+    # ConcretizationTypeError; NumPy or Python indices work (flax's OptimizedLSTMCell split at
+    # `jnp.cumsum(...)` indices; JAX 0.10.2: tests/runtime/test_jax_recall_facts.py)
+    **{f"jax.numpy.{n}": (("indices_or_sections", 1),) for n in ("split", "array_split", "hsplit", "vsplit", "dsplit")},
 }
 #: Where a JAX program needs a Python value, beside `JAX_LENGTH_ARGUMENTS` and
 #: `frameworks.SHAPED_CONSTRUCTORS`' shapes: function -> (keyword, position or None) of the

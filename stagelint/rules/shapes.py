@@ -34,6 +34,8 @@ class DataDependentShape(InExpectedErrors, Rule):
     `jnp.where(c)` without `size=`; `jnp.bincount` without `length=` and `jnp.repeat` without
     `total_repeat_length=` on traced values; `jnp.arange`, `jnp.linspace(num=...)`,
     `jnp.zeros`/`ones`/`full`/`empty`/`eye` with a shape JAX computes (`jnp.zeros(jnp.sum(m))`);
+    `jnp.split`, `array_split`, `hsplit`, `vsplit`, `dsplit` at traced indices or a traced number
+    of sections (`jnp.split(y, jnp.cumsum(sizes))`: the pieces are the indices' values);
     slices with traced bounds (`x[:n]`).
 
     Where the line is drawn, and why: the value must be traced: an operation of `jax.numpy`

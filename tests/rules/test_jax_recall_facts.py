@@ -305,3 +305,55 @@ def test_an_update_jitted_where_shown_or_not_optaxs_is_judged_as_before():
 
             return GradientTransformation(lambda p: (), update_fn)
     """)
+    # the users' jit flattens `state` and rebuilds it: a store into it changes the trace's own copy,
+    # which the update returns (kellian-cottart/jax-bayesian's `state['step'] += 1`)
+    assert_tiers("""
+        import jax
+        import optax
+
+        def sgd(lr=0.001):
+            def init(params):
+                return {"step": 0}
+
+            def update(params, gradient, state):
+                state["step"] += 1
+                updates = jax.tree_util.tree_map(lambda p, g: p - lr * g, params, gradient)
+                return updates, state
+
+            return optax.GradientTransformation(init, update)
+    """)
+
+
+def test_a_split_at_indices_jax_computes_is_a_data_dependent_shape():
+    """flax's OptimizedLSTMCell: `jnp.split(y, jnp.cumsum(jnp.array([...])))` under jit raises
+    ConcretizationTypeError (the pieces are the indices' values), as does a split into a traced
+    argument's number of sections."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def gates(y, n):
+            split_indices = jnp.cumsum(jnp.array([4, 4, 4]))
+            i, f, g, o = jnp.split(y, split_indices, axis=-1)  # STG604
+            parts = jnp.array_split(y, n)  # STG604
+            return i * f + g * o, parts
+    """)
+
+
+def test_a_split_at_numpy_or_python_indices_is_not():
+    """The twin: indices computed with NumPy, a list of ints, a number of sections a static
+    argument gives, or a shape: Python values under jit, the split works."""
+    assert_tiers("""
+        import functools
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def gates(y, n):
+            i, f, g, o = jnp.split(y, np.cumsum([4, 4, 4]), axis=-1)
+            halves = jnp.split(y, [y.shape[-1] // 2])
+            parts = jnp.array_split(y, n)
+            return i * f + g * o, halves, parts
+    """)

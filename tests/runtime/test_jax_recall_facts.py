@@ -201,3 +201,32 @@ def test_an_optax_update_runs_eagerly_or_traced_as_its_users_choose():
         jax.jit(opt.update)(g, state)
     # the same object on every access: what `opt.update` holds is the `update_fn` above
     assert opt.update is opt.update and opt.update.__name__ == "update_fn"
+
+
+@pytest.mark.parametrize("name", ["split", "array_split", "hsplit", "vsplit", "dsplit"])
+def test_a_split_at_traced_indices_raises_and_at_python_or_numpy_ones_works(name):
+    """flax's OptimizedLSTMCell (`jnp.split(y, jnp.cumsum(jnp.array([...])))`, fixed by computing
+    the indices with NumPy): under jit the pieces' count and sizes are the indices' values, so a
+    JAX op's result there (a tracer even on constants) or a traced argument raises
+    ConcretizationTypeError; NumPy indices, a Python list or a Python number of sections work."""
+    np = pytest.importorskip("numpy")
+    split = getattr(jnp, name)
+    y = jnp.ones((8, 8, 8))
+
+    @jax.jit
+    def at_ops(y):
+        return split(y, jnp.cumsum(jnp.array([2, 2])))
+
+    @jax.jit
+    def at_argument(y, n):
+        return split(y, n)
+
+    for call in (lambda: at_ops(y), lambda: at_argument(y, 2)):
+        with pytest.raises(jax.errors.ConcretizationTypeError):
+            call()
+
+    @jax.jit
+    def at_python(y):
+        return split(y, np.cumsum([2, 2])), split(y, [2, 4]), split(y, 2)
+
+    assert len(at_python(y)[0]) == 3
