@@ -144,59 +144,73 @@ def _strs(expr: cst.BaseExpression) -> list[str]:
     return []
 
 
+class _AxisCalls(cst.CSTVisitor):
+    """`bound_axis_call`'s search of one small statement: the first named-axis collective over a
+    literal axis name among the parts that run whenever the statement does. (A visitor class of
+    the module: the fast traversal looks a class's reactions up once, `fastmeta._REACTIONS`.)"""
+
+    def __init__(self, ctx):
+        super().__init__()
+        self.ctx = ctx
+        self.found: tuple | None = None
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_IfExp(self, node) -> bool:
+        node.test.visit(self)  # the test runs; which branch does is a condition
+        return False
+
+    def visit_BooleanOperation(self, node) -> bool:
+        node.left.visit(self)
+        return False
+
+    def visit_ListComp(self, node) -> bool:
+        return False
+
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.found:
+            return
+        api = self.ctx.resolves_to(node.func, JAX_NAMED_AXIS_COLLECTIVES)
+        if api is None:
+            return
+        at = JAX_NAMED_AXIS_COLLECTIVES[api]
+        arg = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "axis_name"), None)
+        if arg is None:
+            positional = [a for a in node.args if a.keyword is None and not a.star]
+            arg = positional[at].value if len(positional) > at else None
+        names = _strs(arg) if arg is not None else []
+        if names:
+            self.found = (node, api, names[0])
+
+
+class _Exits(cst.CSTVisitor):
+    """Whether a compound statement holds a `return` of its own function."""
+
+    def __init__(self):
+        super().__init__()
+        self.exits = False
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+    def visit_Return(self, node) -> None:
+        self.exits = True
+
+
 def bound_axis_call(ctx, func: cst.FunctionDef) -> tuple[cst.Call, str, str] | None:
     """(the call, its API, the axis name) of a named-axis collective over a literal axis name that
     every run of `func` makes (`frameworks.JAX_NAMED_AXIS_COLLECTIVES`: `jax.lax.all_gather(x,
     'batch')` in a statement of the body's own block, before any statement that may `return`, not
     under a condition, a lambda or a nested def), or None. Such a function raises where no
-    transformation binds the axis: it never runs as plain Python."""
-    if not isinstance(func.body, cst.IndentedBlock):
+    transformation binds the axis: it never runs as plain Python. None in a file JAX stages
+    nothing in (`screen.framework_reach`: no name there resolves to JAX's)."""
+    if not isinstance(func.body, cst.IndentedBlock) or JAX.name in getattr(ctx, "absent", ()):
         return None
-    found: list = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Lambda(self, node) -> bool:
-            return False
-
-        def visit_IfExp(self, node) -> bool:
-            node.test.visit(self)  # the test runs; which branch does is a condition
-            return False
-
-        def visit_BooleanOperation(self, node) -> bool:
-            node.left.visit(self)
-            return False
-
-        def visit_ListComp(self, node) -> bool:
-            return False
-
-        visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
-
-        def visit_Call(self, node: cst.Call) -> None:
-            if found:
-                return
-            api = ctx.resolves_to(node.func, JAX_NAMED_AXIS_COLLECTIVES)
-            if api is None:
-                return
-            at = JAX_NAMED_AXIS_COLLECTIVES[api]
-            arg = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "axis_name"), None)
-            if arg is None:
-                positional = [a for a in node.args if a.keyword is None and not a.star]
-                arg = positional[at].value if len(positional) > at else None
-            names = _strs(arg) if arg is not None else []
-            if names:
-                found.append((node, api, names[0]))
-
-    class _Exits(cst.CSTVisitor):
-        exits = False
-
-        def visit_FunctionDef(self, node) -> bool:
-            return False
-
-        visit_ClassDef = visit_Lambda = visit_FunctionDef
-
-        def visit_Return(self, node) -> None:
-            self.exits = True
-
     for stmt in func.body.body:
         if not isinstance(stmt, cst.SimpleStatementLine):
             # its body runs under a condition, or in a loop or try (not searched); one that may
@@ -208,9 +222,10 @@ def bound_axis_call(ctx, func: cst.FunctionDef) -> tuple[cst.Call, str, str] | N
                 return None
             continue
         for small in stmt.body:
-            small.visit(_Calls())
-            if found:
-                return found[0]
+            calls = _AxisCalls(ctx)
+            small.visit(calls)
+            if calls.found:
+                return calls.found
             if isinstance(small, (cst.Return, cst.Raise)):
                 return None
     return None
