@@ -319,3 +319,24 @@ def test_loop_sources_are_found_where_jax_can_stage_and_only_there():
 
     assert sources(frozenset()) == [[[], ["task"], ["task"]], [[], ["task"], ["epoch", "task"]]]
     assert sources(frozenset({"jax"})) == [[[], [], []], [[], [], []]]
+
+
+STATEMENT_KINDS = [(cst.Return,), (cst.Raise,), (cst.Return, cst.Raise, cst.Break, cst.Continue)]
+
+
+@pytest.mark.parametrize("text", AWKWARD + [t for _, t in _sources(parsing_only=True)][:60])
+def test_statements_are_found_past_the_expressions_as_by_a_visit(text):
+    """`trivia.holds_statement` (through `statement_parts`, no expression entered) answers what
+    `context.holds_kind`'s visit answers for statement kinds, for every node of the module: no
+    statement lies inside an expression, nested defs and classes are passed by."""
+    from stagelint.analysis.trivia import holds_statement
+
+    module = cst.parse_module(text)
+    stack, asked = [module], 0
+    while stack:
+        node = stack.pop()
+        for kinds in STATEMENT_KINDS:
+            assert holds_statement(node, kinds) == C.holds_kind(node, kinds), type(node).__name__
+        asked += 1
+        stack.extend(node.children)
+    assert asked

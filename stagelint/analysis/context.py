@@ -26,7 +26,7 @@ from libcst._nodes.internal import CodegenState
 from libcst.helpers import get_full_name_for_node
 
 from stagelint.analysis import facts as F
-from stagelint.analysis.trivia import inner_nodes
+from stagelint.analysis.trivia import holds_statement, inner_nodes
 from stagelint.analysis.literals import bool_constant, is_literal, keyword_constant, literal_text
 from stagelint.frameworks import (
     EAGER_TESTS,
@@ -178,10 +178,11 @@ def _raising_calls_in(ctx, statement) -> tuple:
     conditional expression, `and`/`or` or a comprehension: `_CONDITIONAL_PARTS`), else (call,
     None, "") of the first call of a name there, which may be a plain function of the module
     that raises so itself (`concretizing_callee`), or None."""
+    if JAX.name in getattr(ctx, "absent", ()):
+        # (a file JAX stages nothing in, `screen.framework_reach`: no conversion of a tracer there)
+        return _trace_raising_call(statement), None
     numpy_call = conversion = callee = None
-    # (a file JAX stages nothing in, `screen.framework_reach`: no conversion of a tracer there)
-    jax = JAX.name not in getattr(ctx, "absent", ())
-    stack = [(statement, not jax)]
+    stack = [(statement, False)]
     while stack:
         n, maybe = stack.pop()
         if isinstance(n, cst.Lambda):
@@ -206,6 +207,20 @@ def _raising_calls_in(ctx, statement) -> tuple:
         maybe = maybe or isinstance(n, _CONDITIONAL_PARTS)
         stack.extend((c, maybe) for c in reversed(inner_nodes(n)))
     return numpy_call, conversion or callee
+
+
+def _trace_raising_call(statement) -> cst.Call | None:
+    """`_raising_calls_in`'s first `x.numpy()` call alone, the search ending there."""
+    stack = [statement]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Lambda):
+            continue
+        if isinstance(n, cst.Call) and not n.args and isinstance(n.func, cst.Attribute) \
+                and n.func.attr.value in TRACE_RAISING_METHODS:
+            return n
+        stack.extend(reversed(inner_nodes(n)))
+    return None
 
 
 def _conversion(ctx, call: cst.Call):
@@ -355,6 +370,8 @@ class _Finder(cst.CSTVisitor):
 
 
 def holds_kind(node: cst.CSTNode, kinds: tuple) -> bool:
+    """A node of `kinds` lies under `node` (`_Finder`); for statement kinds alone,
+    `trivia.holds_statement` says the same past the expressions."""
     finder = _Finder(kinds)
     node.visit(finder)
     return finder.found
@@ -380,7 +397,7 @@ def read_on_every_return(ctx, func, node: cst.CSTNode) -> bool:
         if first <= line <= last:
             return isinstance(statement, cst.SimpleStatementLine) and ctx.inside(node, statement) and \
                 evaluated_whole(statement)
-        if holds_kind(statement, (cst.Return,)):
+        if holds_statement(statement, (cst.Return,)):
             return False
     return False
 
@@ -980,8 +997,10 @@ class FileContext:
         tracer it raises while tracing, and the code after it is never traced
         (`tracers.raises_while_traced`)."""
         raising, concretizing = None, []
+        searched = self._raising_calls
         for statement in simple_statements_before(self, func, line, into_definitions=False):
-            call, conversion = self.raising_calls(statement)
+            found = searched.get(id(statement))  # (`raising_calls`, its look-up written out)
+            call, conversion = found if found is not None else self.raising_calls(statement)
             if call is not None and raising is None:
                 raising = self.position(statement).line, call, call.func.value
             if conversion is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.literals import bool_constant, is_literal, keyword_constant, off_literal
+from stagelint.analysis.trivia import statement_parts
 
 #: Calls that test what kind of object a value is.
 _TYPE_TESTS = frozenset({"builtins.isinstance", "builtins.hasattr", "builtins.callable", "builtins.type",
@@ -135,14 +136,15 @@ def _writes_flag(stmt, self_name: str | None, flag: str) -> bool:
 
 
 def _leaves_early(stmt) -> bool:
-    """A `return`, `raise`, `break` or `continue` in `stmt` (not in a nested function)."""
+    """A `return`, `raise`, `break` or `continue` in `stmt` (not in a nested function). Searched
+    past the expressions and the trivia, which hold no statement (`trivia.statement_parts`)."""
     stack = [stmt]
     while stack:
         n = stack.pop()
         if isinstance(n, (cst.Return, cst.Raise, cst.Break, cst.Continue)):
             return True
-        if not isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or n is stmt:
-            stack.extend(n.children)
+        if not isinstance(n, (cst.FunctionDef, cst.ClassDef)) or n is stmt:
+            stack.extend(statement_parts(n))
     return False
 
 

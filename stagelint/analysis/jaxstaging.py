@@ -26,6 +26,7 @@ import libcst as cst
 
 from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis import facts as F
+from stagelint.analysis.trivia import holds_statement
 from stagelint.frameworks import (
     JAX,
     JAX_DIFFERENTIATES_ARGNUMS,
@@ -186,22 +187,6 @@ class _AxisCalls(cst.CSTVisitor):
             self.found = (node, api, names[0])
 
 
-class _Exits(cst.CSTVisitor):
-    """Whether a compound statement holds a `return` of its own function."""
-
-    def __init__(self):
-        super().__init__()
-        self.exits = False
-
-    def visit_FunctionDef(self, node) -> bool:
-        return False
-
-    visit_ClassDef = visit_Lambda = visit_FunctionDef
-
-    def visit_Return(self, node) -> None:
-        self.exits = True
-
-
 def bound_axis_call(ctx, func: cst.FunctionDef) -> tuple[cst.Call, str, str] | None:
     """(the call, its API, the axis name) of a named-axis collective over a literal axis name that
     every run of `func` makes (`frameworks.JAX_NAMED_AXIS_COLLECTIVES`: `jax.lax.all_gather(x,
@@ -216,9 +201,7 @@ def bound_axis_call(ctx, func: cst.FunctionDef) -> tuple[cst.Call, str, str] | N
             # its body runs under a condition, or in a loop or try (not searched); one that may
             # return (`if not distributed: return x`) may end the run before the call (one that
             # raises, `if x.shape != y.shape: raise ValueError(...)`, ends it in an error too)
-            exits = _Exits()
-            stmt.visit(exits)
-            if exits.exits:
+            if holds_statement(stmt, (cst.Return,)):
                 return None
             continue
         for small in stmt.body:

@@ -54,3 +54,17 @@ def statement_parts(node: cst.CSTNode) -> list:
     only: `inner_nodes` less the expressions, whose fields (`If.test`, `Assign.value`) are not
     read at all. In no order."""
     return children_past(node, _NOT_STATEMENTS)
+
+
+def holds_statement(node: cst.CSTNode, kinds: tuple) -> bool:
+    """A statement of `kinds` (`return`, `raise`) lies under `node`, not in a nested def or class
+    (nor in `node` itself when it is one): searched through `statement_parts` alone."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(n, kinds):
+            return True
+        stack.extend(statement_parts(n))
+    return False

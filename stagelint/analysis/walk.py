@@ -79,7 +79,7 @@ from stagelint.analysis.jaxstaging import mark_uncalled, record_call, record_lin
 from stagelint.analysis.nnx import declared_kind, imports_flax, stored_kind
 from stagelint.analysis.tensors import arg_facts, bind_arguments, summarise_returns, tensorness, value_of
 from stagelint.analysis.proof import FALSE, HEURISTIC, fact
-from stagelint.analysis.trivia import TRIVIA, inner_nodes
+from stagelint.analysis.trivia import TRIVIA, holds_statement, inner_nodes
 
 KERAS_DRIVING_METHODS = KERAS_STEP_METHODS | KERAS_TRAINING_METHODS
 
@@ -230,7 +230,7 @@ def _callee_conversions(ctx, node: cst.FunctionDef) -> tuple:
                 conversion = concretizing_call(ctx, statement)
                 if conversion is not None and conversion[2]:
                     found.append(conversion[1:])
-            if holds_kind(statement, (cst.Return,)):
+            if holds_statement(statement, (cst.Return,)):
                 break  # (it may return before what follows)
     memo[id(node)] = (node, (info, found))
     return info, found

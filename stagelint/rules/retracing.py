@@ -10,6 +10,7 @@ from stagelint.analysis.context import TENSOR_CHECKS, short_code
 from stagelint.analysis.dependence import name_loads
 from stagelint.frameworks import (
     EQUINOX_EQUAL_WRAPPERS,
+    JAX,
     JAX_ARRAY_METHODS,
     JAX_CACHES_TRACES,
     JAX_FILTERING_JIT,
@@ -990,7 +991,8 @@ class FunctionRecreated(Rule):
     def _runs_at_once(self, call: cst.Call) -> bool:
         """`call` is a staging API that traces its first argument in the call itself and keeps
         that trace per function object (`jax.eval_shape(f, x)`: `frameworks.JAX_RUNS_AT_ONCE`)."""
-        if not call.args or call.args[0].keyword is not None or call.args[0].star:
+        if not call.args or call.args[0].keyword is not None or call.args[0].star \
+                or JAX.name in getattr(self.ctx, "absent", ()):  # (`screen.framework_reach`)
             return False
         api = self._staging_api(call.func)
         return api is not None and api in JAX_RUNS_AT_ONCE and api in JAX_CACHES_TRACES
