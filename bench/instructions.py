@@ -8,11 +8,16 @@ Usage (from the repository root, valgrind installed, the corpus fetched):
     .venv/bin/python bench/instructions.py --files /tmp/speed/files.txt /tmp/speed/a4d6733 .
 
 `--files-of TREE` prints the files that tree analyses for `stagelint check official/modeling`
-(in tf-models-official: a4d6733 analyses 27). Then, for each tree, one process under `valgrind
---tool=cachegrind` runs `stagelint.pipeline.perfile.analyze_source` over those files as a worker
-does (the collector off, what is imported frozen, one collection after each file), and once more
-with the imports only: the counts, their difference (the analysis alone) and each one's ratio to
-the first tree are printed.
+(in tf-models-official: a4d6733 analyses 27), each with the optional frameworks `check` leaves out
+of its analysis there (`screen.framework_reach`: `jax` for all 27, no file of tf-models-official
+reaching JAX), after a tab. Then, for each tree, one process under `valgrind --tool=cachegrind`
+runs `stagelint.pipeline.perfile.analyze_source` over those files as a worker does (the collector
+off, what is imported frozen, one collection after each file; passing each file's absent
+frameworks, as `check` does, so a JAX-only step is not counted on files `check` runs it on for
+nothing), and once more with the imports only: the counts, their difference (the analysis alone)
+and each one's ratio to the first tree are printed. A list of paths alone (made before session
+21) counts every file with JAX in reach, as the script did until then: that is what a project
+importing JAX costs, not what `check` spends on these files.
 """
 
 from __future__ import annotations
@@ -31,7 +36,10 @@ CORPUS = ROOT / "bench" / ".corpus" / "tf_models"
 LIST = r"""
 import stagelint.pipeline.perfile as P
 seen, analyse = [], P.analyze_source
-P.analyze_source = lambda path, source, *a, **k: (seen.append(path), analyse(path, source, *a, **k))[1]
+def listed(path, source, *a, **k):
+    seen.append("\t".join([path, *sorted(k.get("absent", a[2] if len(a) > 2 else ()))]))
+    return analyse(path, source, *a, **k)
+P.analyze_source = listed
 from stagelint.engine import check_paths
 check_paths(["official/modeling"], jobs=0)
 print("\n".join(seen))
@@ -43,13 +51,13 @@ gc.disable()
 from stagelint.pipeline.perfile import analyze_source
 from stagelint.config import Settings
 import stagelint.rules
-files = [line.strip() for line in open(sys.argv[1]) if line.strip()]
+files = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
 settings = Settings()
 gc.collect(); gc.freeze()
 if sys.argv[2] == "analyse":
-    for path in files:
+    for path, *absent in files:
         with open(path, "rb") as fh:
-            facts = analyze_source(path, fh.read(), settings, frozenset({"official", "orbit"}))
+            facts = analyze_source(path, fh.read(), settings, frozenset({"official", "orbit"}), frozenset(absent))
         del facts
         gc.collect()
 """
