@@ -131,6 +131,13 @@ TENSORFLOW = Framework(
         # `compat.v1`: `tf.logging` is Python's logging, the collections are Python lists of the
         # graph (`add_to_collection` returns None)
         "tensorflow.logging.", "tensorflow.add_to_collection", "tensorflow.get_collection",
+        # the variable collections: a Python list of variables, eagerly and while traced, and a
+        # `for` over it stays a Python loop (TF 2.21, tests/runtime/test_tf_pooled_facts.py)
+        "tensorflow.compat.v1.get_collection", "tensorflow.compat.v1.global_variables",
+        "tensorflow.compat.v1.trainable_variables", "tensorflow.compat.v1.local_variables",
+        "tensorflow.compat.v1.model_variables", "tensorflow.compat.v1.moving_average_variables",
+        "tensorflow.global_variables", "tensorflow.trainable_variables", "tensorflow.local_variables",
+        "tensorflow.model_variables", "tensorflow.moving_average_variables",
     ),
     non_tensor_attributes=frozenset({
         "shape", "dtype", "name", "device", "graph", "op", "ndim", "get_shape", "numpy",

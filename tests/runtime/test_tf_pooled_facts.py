@@ -1,0 +1,76 @@
+"""The facts behind the pooled TensorFlow false classes of the held-back halves
+(tests/rules/test_tf_pooled_classes.py), observed with the real TensorFlow 2.21."""
+
+from __future__ import annotations
+
+import pytest
+
+tf = pytest.importorskip("tensorflow")
+
+
+def test_the_tf1_variable_collections_are_python_lists_and_their_loop_is_python():
+    """`frameworks.tensorflow` `non_tensor_prefixes`: `tf.compat.v1.global_variables()` (and the
+    other collection getters) returns a Python list of variables, eagerly and while traced; a
+    `for` over it in a traced helper stays a Python loop (AutoGraph converts loops over tensors
+    and datasets only), so a dict filled in it holds every variable."""
+    v1 = tf.compat.v1
+    getters = (v1.global_variables, v1.trainable_variables, v1.local_variables, v1.model_variables,
+               v1.moving_average_variables)
+    assert all(type(g()) is list for g in getters)
+    assert type(v1.get_collection("variables")) is list
+    a, b = tf.Variable(1.0), tf.Variable(2.0)
+    seen = {}
+
+    def by_device(variables):
+        out = {}
+        for var in variables:
+            out.setdefault(var.device, []).append(var)
+        return out
+
+    @tf.function
+    def step(x):
+        seen["kinds"] = [type(g()) for g in getters]
+        groups = by_device([a, b])
+        seen["sizes"] = [len(v) for v in groups.values()]
+        return x + tf.add_n([v for vs in groups.values() for v in vs])
+
+    assert float(step(tf.constant(0.0))) == 3.0
+    assert seen["kinds"] == [list] * len(getters) and sum(seen["sizes"]) == 2
+
+
+def test_a_function_made_per_call_over_a_python_value_of_that_call():
+    """`analysis.functions.python_values_held` (STG502 under TensorFlow): a Function made each
+    time its maker runs, reading a Python number that run computes (`end` from the video's
+    length), traces once per run with that run's value; made once outside, it keeps the first
+    value baked in its graph (tf-behaviour.md row c), and given the number as a Python argument
+    it traces once per value as well."""
+    def animate(video, batch):
+        end = batch * (len(video) // batch)
+
+        @tf.function(input_signature=[tf.TensorSpec(shape=None, dtype=tf.float32)])
+        def slice_driving(x):
+            return x[0:end]
+
+        return int(tf.shape(slice_driving(tf.constant(video)))[0])
+
+    assert [animate([1.0] * n, 2) for n in (4, 7, 9)] == [4, 6, 8]
+
+    ends = {"end": 4}
+
+    @tf.function(input_signature=[tf.TensorSpec(shape=None, dtype=tf.float32)])
+    def hoisted(x):
+        return x[0:ends["end"]]
+
+    got = []
+    for n in (4, 7, 9):
+        ends["end"] = 2 * (n // 2)
+        got.append(int(tf.shape(hoisted(tf.constant([1.0] * n)))[0]))
+    assert got == [4, 4, 4] and hoisted.experimental_get_tracing_count() == 1  # the first value, frozen
+
+    @tf.function
+    def as_argument(x, end):
+        return x[0:end]
+
+    for n in (4, 7, 9):
+        as_argument(tf.constant([1.0] * 10), 2 * (n // 2))
+    assert as_argument.experimental_get_tracing_count() == 3  # one trace per Python value
