@@ -31,6 +31,7 @@ from stagelint.analysis.proof import HEURISTIC, TRUE
 from stagelint.analysis.context import short_code
 from stagelint.analysis.dependence import name_loads
 from stagelint.analysis.tensors import tensorness, value_of
+from stagelint.analysis.values import python_option_param
 from stagelint.frameworks import (FUNCTION_HOLDERS, JAX_ARRAY_ELEMENTS, JAX_GRAD, JAX_JIT, JAX_LENGTH_ARGUMENTS,
                                   JAX_PYTHON_ARGUMENTS, JAX_SHAPE_METHODS, JAX_TRACE, PARTIAL_CALLS,
                                   SHAPED_CONSTRUCTORS)
@@ -352,6 +353,51 @@ def configuration_per_iteration(ctx, nodes, loop: cst.CSTNode, func) -> list[str
             continue  # an array: a constant of the same program when its shape repeats
         out.append(name.value)
     return out
+
+
+#: What `value_of` names a Python value: a number, a string, a NumPy array. A function TensorFlow
+#: traces bakes such a value it closes over into its graph as a constant (tf-behaviour.md row c):
+#: another value needs another graph, and a Function made once keeps the first.
+PYTHON_VALUES = frozenset({"int", "float", "complex", "bool", "str", "ndarray"})
+
+
+def python_values_held(ctx, nodes, func) -> list[str]:
+    """The names the function made from `nodes` inside `func` reads of `func`'s own run
+    (`closure_names`' walk) that every binding there makes a Python value (`PYTHON_VALUES`):
+    `end = batch * (len(video) // batch)` then `@tf.function def slice_driving(x): return x[0:end]`.
+    Each run of `func` bakes its own value into the new function's graph, which then needs a
+    trace of its own whenever the value differs; a function made once outside would keep the
+    first value (a stale closure), and one taking it as a Python argument traces once per value
+    (tests/runtime/test_tf_pooled_facts.py). A parameter, a name bound by unpacking a value as a
+    whole or by a loop is not known to be one."""
+    if func is None:
+        return []
+    own = ctx.scope(func.node.body)
+    out: list[str] = []
+    for name, r in _closure_reads(ctx, nodes):
+        if name.value in out or own is None or r.scope is not own:
+            continue
+        bindings = list(own.assignments[name.value])
+        values = [ctx.bound_values.get(id(getattr(b, "node", None))) for b in bindings]
+        if bindings and all(isinstance(v, cst.BaseExpression) and id(b.node) not in ctx.unpacked_names
+                            and _python_value(ctx, v, func) for b, v in zip(bindings, values)):
+            out.append(name.value)
+    return out
+
+
+def _python_value(ctx, expr, func, depth: int = 0) -> bool:
+    """`expr` is a Python value (`PYTHON_VALUES`), or arithmetic of such values and of the
+    function's parameters with a literal default (`batch * (len(video) // batch)` with
+    `batch=4`): a Python value as the function's defaults and callers are written."""
+    if value_of(ctx, expr, func).what in PYTHON_VALUES:
+        return True
+    if depth > 8:
+        return False
+    if isinstance(expr, cst.BinaryOperation):
+        return _python_value(ctx, expr.left, func, depth + 1) and _python_value(ctx, expr.right, func, depth + 1)
+    if isinstance(expr, cst.UnaryOperation):
+        return _python_value(ctx, expr.expression, func, depth + 1)
+    return python_option_param(ctx, func, expr)
 
 
 def new_value_each_iteration(ctx, name: str, loop) -> bool:

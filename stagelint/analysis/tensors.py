@@ -24,7 +24,7 @@ from stagelint.analysis.dependence import name_loads
 from stagelint.analysis.literals import BOOLS, is_literal, keyword_constant
 from stagelint.analysis.fastmeta import walk
 from stagelint.analysis.trivia import TRIVIA
-from stagelint.frameworks import CONTAINER_METHODS, JAX, NUMPY_FLOAT_CONSTANTS, STRUCTURE_ATTRIBUTES
+from stagelint.frameworks import CONTAINER_METHODS, ELEMENT_PRESERVING_WRAPPERS, JAX, NUMPY_FLOAT_CONSTANTS, STRUCTURE_ATTRIBUTES
 
 
 #: String literals: `"labels"`, `"a" "b"`, `f"{name}_mask"`.
@@ -659,6 +659,9 @@ class _Values(_MemoizedWalk):
                     ident = "|".join(idents) if all(idents) else ""
                     return Value(merged.what, merged.cls, ident)
                 return merged
+            if isinstance(it, cst.Call) and it.args and not it.args[0].keyword and not it.args[0].star \
+                    and ctx.qualified_names(it.func) & ELEMENT_PRESERVING_WRAPPERS:
+                it = it.args[0].value  # `for i in tqdm(range(n))`: the wrapped iterable's elements
             iterated = self.of(it)
             if iterated.what in ("range",):
                 return Value("tensor") if tensorness(ctx, loop, self.func).definite else Value("int")

@@ -50,6 +50,7 @@ from stagelint.analysis.functions import (
     held_uses,
     new_value_each_iteration,
     identity,
+    python_values_held,
     returns_new_function,
 )
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_steps
@@ -684,7 +685,12 @@ class FunctionRecreated(Rule):
     Under TensorFlow a function called from several places, none of them in a loop, is in the
     preview tier: the sites show it runs more than once, not that any of them runs per step (a
     setup that wraps each of its functions once has as many). `tf.function(input_signature=s)(f)`
-    applies the decorator: it makes a Function from `f` and does not call it.
+    applies the decorator: it makes a Function from `f` and does not call it. A Function made each
+    time its function runs that reads a Python value computed in that run (`end = batch *
+    (len(video) // batch)`, then `return x[0:end]` in the nested def) has that value baked into its
+    graph: a run with another value needs a graph of its own, and a Function made once outside
+    would keep the first value (a stale closure); whether the values repeat is not shown, so that
+    step is in the preview tier.
 
     Under JAX the default tier keeps the repetition the code shows. That a new function object
     traces again is JAX's behaviour; that the same program is traced again and again is known
@@ -1270,6 +1276,21 @@ class FunctionRecreated(Rule):
                     held = closure_names(ctx, made_of, known)
                     if held:
                         fields["_closure"] = held
+                else:
+                    # TensorFlow bakes a Python value the new Function reads of this run into its
+                    # graph: each run with another value needs a graph of its own
+                    made_of = [record["def"]] if record["kind"] == "def" else [record["target"]]
+                    held = python_values_held(ctx, made_of, scope)
+                    if held:
+                        shown = ", ".join(f"`{n}`" for n in held[:4]) + (" ..." if len(held) > 4 else "")
+                        fields["_python_held"] = {"_because": [fact(
+                            f"the function made here reads {shown}, a Python value computed in each run of "
+                            f"`{scope.facts.name}`: TensorFlow bakes it into the graph as a constant, so a run "
+                            f"with another value needs a graph of its own (a Function made once outside "
+                            f"`{scope.facts.name}` would keep the first value); whether a trace repeats an "
+                            f"earlier one is not shown", ctx.position(record["node"]), HEURISTIC)]}
+                        fields["remedy"] = (f"create it once outside `{scope.facts.name}` and pass {shown} to it as "
+                                            f"a tensor argument (a closure would keep the first value)")
                 self.report(record["node"], function=scope, _enclosing=scope.qualname, **fields)
 
     def _new_program_each_iteration(self, record, loop) -> bool:
@@ -1451,6 +1472,9 @@ class FunctionRecreated(Rule):
             verdict = verdict if isinstance(verdict, dict) else {}
             verdict["_because"] = [*verdict.get("_because", candidate.fields.get("_because", ())),
                                    *configured["_because"]]
+        python_held = candidate.fields.get("_python_held")
+        if verdict and python_held:
+            verdict = with_steps(verdict, candidate, *python_held["_because"])
         held = candidate.fields.get("_closure")
         if not verdict or not held or not (candidate.fields.get("_jax_api") or any(
                 project.staged_by_jax(tuple(a)) for a in candidate.fields.get("_anchors", ()))):

@@ -34,3 +34,43 @@ def test_a_loop_over_the_tf1_variable_collections_is_a_python_loop():
             by_value(tf.constant([1.0, 2.0]))
             return x
     """)
+
+
+def test_a_function_made_per_call_over_a_python_value_of_that_call_is_a_guess():
+    """first-order-model's `animate` makes `@tf.function slice_driving` returning `x[0:end]`,
+    `end` computed from the video's length in that call: TensorFlow bakes it into the graph, so
+    each call with another length needs its own graph and a Function made once outside would
+    keep the first `end`; whether the lengths repeat is not shown: the preview tier. A Function
+    made per call that reads only module-level names, or the call's model (an object whose
+    variables it reads live), stays in the default tier."""
+    assert_tiers("""
+        import numpy as np
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+
+        def animate(video, batch_size=4):
+            end = batch_size * (len(video) // batch_size)
+            @tf.function(input_signature=[tf.TensorSpec(shape=None, dtype=tf.float32)])  # preview STG502
+            def slice_driving(x):
+                return x[0:end]
+            start, end = np.array(0), np.array(batch_size * (len(video) // batch_size))
+            return slice_driving(tf.constant(video))
+
+        def forward(x):
+            @tf.function  # STG502
+            def run(x):
+                return model(x)
+            return run(x)
+
+        def predict(net, x):
+            @tf.function  # STG502
+            def run(x):
+                return net(x)
+            return run(x)
+
+        for v in ([1.0] * 5, [1.0] * 9):
+            animate(v)
+            forward(tf.ones([1, 2]))
+            predict(model, tf.ones([1, 2]))
+    """)
