@@ -483,6 +483,10 @@ class FileContext:
         #: (candidate, function, `after_trace_raising_call`'s answer) of candidates reported
         #: after a `.numpy()` call in their block
         self.after_raising: list = []
+        #: ids of the functions the walk has met a `x.numpy()` call in so far, and (edge, function,
+        #: `after_trace_raising_call`'s answer) of each call edge recorded after one
+        self.raising_functions: set[int] = set()
+        self.after_raising_edges: list = []
         #: id of a simple statement -> its first `x.numpy()` call and its `concretizing_call` (each
         #: or None): each statement is searched once per file, not once per candidate below it
         #: (`after_trace_raising_call`)

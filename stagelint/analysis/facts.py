@@ -53,6 +53,12 @@ class CallEdge:
     #: "verbose|truthy|", after `if scan: return ...` "scan|falsy|"): it is traced only where each
     #: can hold (`flags.traced_reach`).
     when: list[str] = field(default_factory=list)
+    #: After a `x.numpy()` in a statement that runs before it on every path through the caller
+    #: (`FileContext.after_trace_raising_call`), `x` not known a tensor: that call, and its line
+    #: ("`x.numpy()` (line 12)"). Under a trace it raises on a tensor or a variable, so the call is
+    #: traced only if `x` is neither (`tracers.after_raising_fact`: a guess). "" otherwise; after
+    #: a `.numpy()` of a known tensor the call is in no trace (`eager_unless`).
+    after_raising: str = ""
 
 
 @dataclass

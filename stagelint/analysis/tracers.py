@@ -30,9 +30,12 @@ phase (it asks how JAX stages the function).
 
 from __future__ import annotations
 
+from collections import deque
+
 import libcst as cst
 
 from stagelint.analysis.jaxstaging import MODULE_METHOD_APIS
+from stagelint.analysis.memo import once
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact
 from stagelint.frameworks import (
     JAX_ARRAY_METHODS,
@@ -294,6 +297,49 @@ def raises_while_traced(project, key, fields: dict) -> bool:
     if kind in concretized_kinds(fields.get("_concrete_call", "")):
         return bool(set(fields.get("_concrete_params", ())) & jax.given_traced_params(key))
     return False
+
+
+def after_raising_fact(project, key, span) -> list | None:
+    """The step "the function is traced" as a guess (`proof.HEURISTIC`) when every way the entry
+    points reach `key` goes through a call made after a `x.numpy()` in its caller
+    (`facts.CallEdge.after_raising`, `x` not known a tensor): under a trace `.numpy()` raises on
+    a tensor (AttributeError on a symbolic one) or a variable (NotImplementedError), TF 2.21
+    (`frameworks.TRACE_RAISING_METHODS`), so such a call is traced only if `x` is neither:
+    Monodepth2's debug block (`dispmap = outputs[...][0].numpy()`, then `dilate_box(box)`),
+    written for eager runs with tf.function turned off. None when it is reached otherwise."""
+    if key not in project.reached:
+        return None
+    seen, blocked = once(project, "_after_raising_reach", lambda: _reach_before_raising(project))
+    if key in seen or key not in blocked:
+        return None
+    caller, call = blocked[key]
+    module = project.modules.get(caller[0])
+    where = f" in {module.path}" if module is not None else ""
+    return fact(f"`{project.display(caller, key[0])}` calls `{project.display(key, key[0])}` only after "
+                f"{call}{where}: under a trace `.numpy()` raises on a tensor or a variable, so this is traced "
+                f"only if its receiver is neither (a guess)", span, HEURISTIC)
+
+
+def _reach_before_raising(project) -> tuple[set, dict]:
+    """What the entry points reach through calls not made after a `.numpy()`, and for a function
+    only such calls lead to, the first one met: (caller, the `.numpy()` call and its line)."""
+    if not any(edge.after_raising for key in project.reached if (f := project.function(key)) is not None
+               for edge in f.calls):
+        return set(project.reached), {}
+    seen = set(project.entries)
+    blocked: dict = {}
+    queue = deque(sorted(project.entries))
+    while queue:
+        key = queue.popleft()
+        for edge, callee in project.call_edges(key):
+            if callee in seen:
+                continue
+            if edge.after_raising:
+                blocked.setdefault(callee, (key, edge.after_raising))
+                continue
+            seen.add(callee)
+            queue.append(callee)
+    return seen, blocked
 
 
 def _names(params) -> str:

@@ -70,6 +70,7 @@ from stagelint.frameworks import (
     MAPPING_TYPES,
     PARTIAL_CALLS,
     SEQUENCE_TESTS,
+    TRACE_RAISING_METHODS,
     VARIABLE_LIST_ATTRIBUTES,
     builds_at_construction,
     is_keras_model_class,
@@ -173,6 +174,13 @@ def _after_raising(ctx) -> None:
                         f"on a tensor or a variable, so this runs while tracing only if `{short_code(receiver)}` "
                         f"is neither (a guess)", candidate.span, HEURISTIC)
         candidate.fields["_because"] = [*(candidate.fields.get("_because") or ()), step]
+    for edge, func, (line, call, receiver) in ctx.after_raising_edges:
+        # the same for a call made there: in no trace after a `.numpy()` of a known tensor, else
+        # traced only if the receiver is neither a tensor nor a variable (`tracers.after_raising_fact`)
+        if tensorness(ctx, receiver, func).definite:
+            edge.eager_unless = ""
+        elif edge.eager_unless is None:
+            edge.after_raising = f"`{short_code(call)}` (line {line})"
 
 
 def _after_concretizing(ctx) -> None:
@@ -826,14 +834,20 @@ class _Walker(cst.CSTVisitor):
                 return
             if not func.facts.state_op and ctx.lifted_depth == 0:
                 func.facts.state_op = state_op(ctx, node) or ""
+            if isinstance(node.func, cst.Attribute) and not node.args \
+                    and node.func.attr.value in TRACE_RAISING_METHODS:
+                ctx.raising_functions.add(id(func))  # (a `.numpy()` the calls below it may follow)
             target = self._target_of(node.func)
             if target is not None and not (names and all(fw.owns(n) for n in names)):
-                func.facts.calls.append(
-                    F.CallEdge(target, ctx.position(node),
-                               guarded=ctx.guard_depth > 0 or ctx.lifted_depth > 0 or after_early_return_guard(ctx, func, node),
-                               eager_unless=_eager_unless(ctx), flag=_flag(ctx, func),
-                               when=ctx.conditions_of(func) if ctx.cond_stack else [])
-                )
+                edge = F.CallEdge(target, ctx.position(node),
+                                  guarded=ctx.guard_depth > 0 or ctx.lifted_depth > 0 or after_early_return_guard(ctx, func, node),
+                                  eager_unless=_eager_unless(ctx), flag=_flag(ctx, func),
+                                  when=ctx.conditions_of(func) if ctx.cond_stack else [])
+                func.facts.calls.append(edge)
+                if id(func) in ctx.raising_functions:
+                    raising = ctx.after_trace_raising_call(func, edge.span.line)[0]
+                    if raising is not None:  # decided once the walk is over (`_after_raising`)
+                        ctx.after_raising_edges.append((edge, func, raising))
             once = bool(names & GET_OR_CREATE_CALLS)  # the factory runs on the first call only
             for arg in node.args:
                 ref = self._function_reference(arg.value)

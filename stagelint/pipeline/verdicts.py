@@ -12,7 +12,7 @@ import traceback
 from stagelint.analysis import facts as F
 from stagelint import notebooks
 from stagelint.analysis.flags import untraced_branch
-from stagelint.analysis.tracers import raises_while_traced
+from stagelint.analysis.tracers import after_raising_fact, raises_while_traced
 from stagelint.analysis.proof import candidate_notes, chain_verdict, staging_notes
 from stagelint.analysis.testing import is_test_module
 from stagelint.pipeline.files import read_source
@@ -154,6 +154,10 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                     unshown = project.staging_unshown(key)
                     if unshown:
                         fields["_preview"] = unshown
+                after = after_raising_fact(project, key, cand.span)
+                if after is not None:
+                    # called only after a `.numpy()`: traced only if its receiver is no tensor (a guess)
+                    fields["_because"] = [*(fields.get("_because") or ()), after]
         if fields.get("_preview") and not settings.preview:
             cover(m.path, cand.span.line, rule.code)  # held back: its `# noqa` may be needed
             continue  # a step of the rule in the preview tier (`Rule.preview`)

@@ -74,3 +74,43 @@ def test_a_function_made_per_call_over_a_python_value_of_that_call_is_a_guess():
             forward(tf.ones([1, 2]))
             predict(model, tf.ones([1, 2]))
     """)
+
+
+def test_a_function_called_only_after_a_numpy_call_is_traced_only_if_its_receiver_is_no_tensor():
+    """Monodepth2's debug block: `dispmap = outputs[...][0].numpy()`, then `dilate_box(box)`,
+    whose `print` would run at trace time. Under a trace `.numpy()` raises on a tensor or a
+    variable, so the call after it is traced only if the receiver is neither: with the receiver
+    a parameter's item (not known a tensor) a guess, the preview tier; with it known a tensor, in
+    no trace at all. A function also called before the `.numpy()` is traced."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        def dilate_box(box):
+            print(box.shape)  # preview STG101
+            return box * 2
+
+        def shrink_box(box):
+            print(box.shape)
+            return box / 2
+
+        def scale_box(box):
+            print(box.shape)  # STG101
+            return box * 3
+
+        def losses(outputs, box, debug):
+            total = tf.reduce_sum(box)
+            if debug:
+                dispmap = outputs["disp"][0].numpy()
+                box = dilate_box(box)
+            return total + tf.reduce_sum(scale_box(box))
+
+        def report(box):
+            total = tf.reduce_sum(box)
+            doubled = (total * 2).numpy()  # STG601
+            return shrink_box(box)
+
+        @tf.function
+        def step(outputs, box):
+            report(box)
+            return losses(outputs, box, True)
+    """)

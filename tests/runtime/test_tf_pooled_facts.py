@@ -74,3 +74,24 @@ def test_a_function_made_per_call_over_a_python_value_of_that_call():
     for n in (4, 7, 9):
         as_argument(tf.constant([1.0] * 10), 2 * (n // 2))
     assert as_argument.experimental_get_tracing_count() == 3  # one trace per Python value
+
+
+def test_a_call_after_numpy_of_a_tensor_is_never_traced():
+    """`tracers.after_raising_fact` (`facts.CallEdge.after_raising`): under a trace `x.numpy()`
+    raises AttributeError on a symbolic tensor, so the call after it never runs while tracing;
+    eagerly (tf.function turned off to debug) it runs."""
+    ran = []
+
+    def dilate_box(box):
+        ran.append("traced" if not tf.executing_eagerly() else "eager")
+        return box * 2
+
+    def losses(outputs, box):
+        outputs["disp"][0].numpy()
+        return dilate_box(box)
+
+    step = tf.function(losses)
+    with pytest.raises(AttributeError):
+        step({"disp": tf.ones([2, 2])}, tf.ones([4]))
+    assert ran == []
+    assert float(tf.reduce_sum(losses({"disp": tf.ones([2, 2])}, tf.ones([4])))) == 8.0 and ran == ["eager"]
