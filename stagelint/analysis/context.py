@@ -248,6 +248,10 @@ def concretizing_callee(ctx, call: cst.Call) -> cst.FunctionDef | None:
 #: The statements that end a block's run: what follows the block in its enclosing one runs only
 #: when the block did not end in one.
 RETURN_OR_RAISE = (cst.Return, cst.Raise)
+#: What may end a loop's iteration before the rest of its body runs.
+_LEAVING_AN_ITERATION = (*RETURN_OR_RAISE, cst.Continue, cst.Break)
+#: The conversion an `if` or `while` makes of its test's value (`after_trace_raising_call`).
+TRUTH_TEST = "builtins.bool"
 
 
 def ends_leaving(block, kinds: tuple = RETURN_OR_RAISE) -> bool:
@@ -255,9 +259,27 @@ def ends_leaving(block, kinds: tuple = RETURN_OR_RAISE) -> bool:
     of `kinds`: `if scan: return run_jax(x)`, `if p: raise ValueError(...)`; with `continue` and
     `break` among them for the rest of a loop's body."""
     stmts = block.body if isinstance(block, cst.IndentedBlock) else [block]
-    last = stmts[-1] if stmts else None
-    return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and any(
-        isinstance(s, kinds) for s in last.body)
+    return bool(stmts) and leaves(stmts[-1], kinds)
+
+
+def leaves(statement, kinds: tuple = RETURN_OR_RAISE) -> bool:
+    """The line `statement` (a simple statement line or a one-line suite) holds one of `kinds`
+    (`return x`, `x = f(); raise E`): whenever it runs, the rest of its block does not."""
+    return isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and any(
+        isinstance(s, kinds) for s in statement.body)
+
+
+def unreachable_tail(block, kinds: tuple = RETURN_OR_RAISE) -> list:
+    """The statements of an indented block after its first line that always leaves it (`leaves`:
+    `raise ValueError("Refusing to compile")`, then a loop): Python never runs them, traced or
+    not. [] where none leaves, or where the tail holds a `yield` (which makes the function a
+    generator whether it runs or not: `return` then `yield` is an empty generator)."""
+    stmts = block_statements(block)
+    for i, statement in enumerate(stmts[:-1]):
+        if leaves(statement, kinds):
+            tail = stmts[i + 1:]
+            return [] if any(holds_kind(s, (cst.Yield,)) for s in tail) else tail
+    return []
 
 
 def block_statements(suite) -> list:
@@ -478,7 +500,8 @@ class FileContext:
         #: of `if in_tf_function():`. Block id -> "" (certainly) or the target of a project predicate
         #: that decides it (`self._use_tf_workflow()`); `eager_stack` holds the enclosing ones.
         self._eager_blocks: dict[int, object] = {}
-        #: Blocks Python never runs (`walk.never_runs`): the walk does not enter them.
+        #: Blocks Python never runs (`walk.never_runs`; the statements after a line that always
+        #: leaves its block, `unreachable_tail`): the walk does not enter them.
         self._dead_blocks: set[int] = set()
         #: (candidate, function, `after_trace_raising_call`'s answer) of candidates reported
         #: after a `.numpy()` call in their block
@@ -972,7 +995,8 @@ class FileContext:
                 candidate.fields["_when"] = when
         self.facts.candidates.append(candidate)
         if func is not None and not rule.always:
-            raising, concretizing = self.after_trace_raising_call(func, candidate.span.line)
+            raising, concretizing = self.after_trace_raising_call(func, candidate.span.line,
+                                                                  node if rule.whole_loop else None)
             if raising is not None:  # its step is added once the walk is over (`walk._after_raising`)
                 self.after_raising.append((candidate, func, raising))
             if concretizing:  # its origin is read once the walk is over (`walk._after_concretizing`)
@@ -989,7 +1013,7 @@ class FileContext:
         """The conditions on `func`'s parameters the code being walked runs under (`cond_stack`)."""
         return sorted({c for f, c in self.cond_stack if f == id(func) and c[0] != F.FLAG_MARK})
 
-    def after_trace_raising_call(self, func: FunctionInfo, line: int):
+    def after_trace_raising_call(self, func: FunctionInfo, line: int, loop=None):
         """(line, call, receiver) of a `x.numpy()` call (`TRACE_RAISING_METHODS`) in a simple
         statement that runs before `line` on every path through `func`: above it in its own block,
         or in a block around it (Monodepth2's debug block: `dispmap = outputs[...][0].numpy()`,
@@ -997,19 +1021,71 @@ class FileContext:
         variable, so the code after it runs while tracing only when `x` is something else: it is
         written for eager execution (with tf.function turned off to debug, as Monodepth2's comment
         says). Beside it, the (line, call, value, conversion) of each JAX concretizing call
-        (`float(x)`, `np.asarray(x)`, `x.item()`: `concretizing_call`) in such statements: on a
-        tracer it raises while tracing, and the code after it is never traced
-        (`tracers.raises_while_traced`)."""
+        (`float(x)`, `np.asarray(x)`, `x.item()`, `range(n)`: `concretizing_call`) in such
+        statements and in the headers evaluated before `line` (`header_conversions`: of the
+        compound statements above it in those blocks and of those holding it, `for _ in
+        range(all_omgs[i]):`; an `if` or `while` test is a `bool` of its value): on a tracer it
+        raises while tracing, and the code after it is never traced (`tracers.raises_while_traced`).
+        With `loop` (a finding about a loop as a whole, `Rule.whole_loop`), those of its own header
+        and of every iteration (`_iteration_conversions`) too: no iteration completes in a trace."""
         raising, concretizing = None, []
-        searched = self._raising_calls
-        for statement in simple_statements_before(self, func, line, into_definitions=False):
-            found = searched.get(id(statement))  # (`raising_calls`, its look-up written out)
-            call, conversion = found if found is not None else self.raising_calls(statement)
-            if call is not None and raising is None:
-                raising = self.position(statement).line, call, call.func.value
-            if conversion is not None:
-                concretizing.append((self.position(statement).line, *conversion))
+        jax = JAX.name not in getattr(self, "absent", ())
+        for statement, holds in statements_down_to(self, block_statements(getattr(func.node, "body", None)), line):
+            if isinstance(statement, cst.SimpleStatementLine):
+                if not holds:
+                    call, conversion = self.raising_calls(statement)
+                    if call is not None and raising is None:
+                        raising = self.position(statement).line, call, call.func.value
+                    if conversion is not None:
+                        concretizing.append((self.position(statement).line, *conversion))
+            elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                if holds:
+                    break  # (the body of a def or class holding `line` runs when it is called)
+            elif jax and not (holds and self.raw_position(statement)[0] == line):
+                concretizing += self.header_conversions(statement)  # (not the header `line` is on)
+        if jax and isinstance(loop, (cst.For, cst.While)):
+            concretizing += self._iteration_conversions(loop)
         return raising, concretizing
+
+    def header_conversions(self, statement) -> list:
+        """The concretizing calls (`after_trace_raising_call`'s tuples) of the parts of a compound
+        statement evaluated whenever it runs: a `for`'s iterable, a `with`'s items, an `if`'s or a
+        `while`'s test, and that test's truth (`bool` of its value: `while should_continue(v):`)."""
+        t = type(statement)
+        if t is cst.If or t is cst.While:
+            parts, test = [statement.test], statement.test
+        elif t is cst.For:
+            parts, test = [statement.iter], None
+        elif t is cst.With:
+            parts, test = [item.item for item in statement.items], None
+        else:
+            return []
+        at = self.position(statement).line
+        out = []
+        for part in parts:
+            conversion = self.raising_calls(part)[1]
+            if conversion is not None:
+                out.append((at, *conversion))
+        if test is not None:
+            out.append((at, None, test, TRUTH_TEST))
+        return out
+
+    def _iteration_conversions(self, loop) -> list:
+        """The concretizing calls every iteration of `loop` makes before it can end early: its
+        header's, then those of the statements of its body in order, up to the first that may
+        leave the iteration (a `continue`, `break`, `return` or `raise` in it), whose own header
+        is evaluated still."""
+        out = self.header_conversions(loop)
+        for statement in block_statements(loop.body):
+            if isinstance(statement, cst.SimpleStatementLine):
+                conversion = self.raising_calls(statement)[1]
+                if conversion is not None:
+                    out.append((self.position(statement).line, *conversion))
+            elif not isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                out += self.header_conversions(statement)
+            if holds_kind(statement, _LEAVING_AN_ITERATION):
+                break
+        return out
 
     @property
     def in_staged_context(self) -> bool:

@@ -40,6 +40,7 @@ from stagelint.frameworks import (
     JAX_RUNS_AT_ONCE,
     JAX_TRACE,
     JAX_TRACES_DEPENDENTS,
+    JAX_TRACES_EVERY_ARGUMENT,
     EQUINOX_CONSTRUCTION_CHECKS,
     EQUINOX_MODULE_BASES,
     EQUINOX_STAGED_METHODS,
@@ -507,6 +508,7 @@ class JaxView:
         self.tensorflow: set[Key] = set()
         self.nnx_only: set[Key] = set()
         self.whole_body_traced: set[Key] = set()
+        self._reached_otherwise: frozenset | None = None  # (`traced_whole_only`, once asked)
         self.traced_self: set[Key] = set()
         self._traced: dict[Key, frozenset[str]] = {}
         self._known: dict[Key, frozenset[str]] = {}
@@ -814,6 +816,21 @@ class JaxView:
         `jax.grad` / `jax.vmap`, which trace only what is computed from the arguments they
         transform (`frameworks.JAX_TRACES_DEPENDENTS`)."""
         return key in self.whole_body_traced
+
+    def traced_whole_only(self, key: Key) -> bool:
+        """Every trace that reaches the function is one that hands every argument as a tracer and
+        traces the whole body (`jax.jit`, `pmap`, `pjit`: `frameworks.JAX_TRACES_EVERY_ARGUMENT`),
+        through the calls it makes or directly: there every JAX op's result in it is a tracer,
+        wherever its caller's values come from. Not where anything else reaches it (TensorFlow,
+        `vmap` or `grad` alone, a `lax` body, a host callback)."""
+        if self._reached_otherwise is None:
+            project, seen = self.project, {}
+            for entry in sorted(set(project.entries) | set(self.entries)):
+                e = self.entries.get(entry)
+                if e is None or not e.apis or not e.apis <= JAX_TRACES_EVERY_ARGUMENT:
+                    project.reach_from(entry, seen, only_unguarded=False)
+            self._reached_otherwise = frozenset(seen)
+        return key in self.whole_body_traced and key not in self._reached_otherwise
 
     def is_traced(self, key: Key, params) -> bool:
         """Any of `params` (a candidate's `_params`) holds a tracer in the function `key`."""

@@ -279,10 +279,15 @@ def raises_while_traced(project, key, fields: dict) -> bool:
     traced), it is traced only as that transformation's function (decorated, or no traced code
     calls it directly: there it would hold its caller's values), and the value is a JAX op's
     result or comes from a non-static parameter the transformation is given. The code before the
-    call does run at each trace (and, no trace ever completing, on every call)."""
+    call does run at each trace (and, no trace ever completing, on every call). A JAX op's
+    result is a tracer in a function those transformations alone reach through calls as well
+    (`JaxView.traced_whole_only`: `sigma_measure = jit(...)` calls `sample_weight`, whose
+    `range()` of a `jnp` array's element raises there)."""
     if fields.get("_after_concrete") is None or key is None or not project.staged_by_jax(key):
         return False
     jax = project.jax
+    if fields.get("_concrete_kind") == OP and jax.traced_whole_only(key):
+        return True
     entry = jax.entry(key)
     f = project.function(key)
     if f is None or entry is None or entry.params_unknown or not entry.apis \

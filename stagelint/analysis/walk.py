@@ -26,6 +26,7 @@ from stagelint.analysis.context import (
     FILE_OPENERS,
     RETURN_OR_RAISE,
     TENSOR_CHECKS,
+    TRUTH_TEST,
     FileContext,
     block_statements,
     code_of,
@@ -41,6 +42,7 @@ from stagelint.analysis.context import (
     target_names,
     tracing_call,
     truth_while_tracing,
+    unreachable_tail,
 )
 from stagelint.analysis.functions import function_object
 from stagelint.analysis.tracers import BARE, OP, PARAM, concretized_kinds, origin as tracer_origin
@@ -185,15 +187,17 @@ def _after_raising(ctx) -> None:
 
 def _after_concretizing(ctx) -> None:
     """A candidate reported after a JAX concretizing call in its block (`float(x)`,
-    `np.asarray(x)`, `x.item()`: `FileContext.after_trace_raising_call`) whose value is known a
-    tracer or a traced parameter (`tracers.origin`): the first such call's line, how its value is
-    known and from which parameters (`_after_concrete`, `_concrete_kind`, `_concrete_params`,
-    `_concrete_call`). Whether it certainly raises where the function is traced is the project's
-    question (`tracers.raises_while_traced`)."""
+    `np.asarray(x)`, `x.item()`, `range(n)`, an `if`/`while` test's truth:
+    `FileContext.after_trace_raising_call`) whose value is known a tracer or a traced parameter
+    (`tracers.origin`): the first such call's line, how its value is known and from which
+    parameters (`_after_concrete`, `_concrete_kind`, `_concrete_params`, `_concrete_call`).
+    Whether it certainly raises where the function is traced is the project's question
+    (`tracers.raises_while_traced`)."""
     alive = {id(c) for c in ctx.facts.candidates} if ctx.after_concretizing else ()
     for candidate, func, calls in ctx.after_concretizing:
         if id(candidate) not in alive:
             continue
+        first, params_of_any = None, set()
         for line, call, value, conversion in calls:
             if not conversion:
                 node = concretizing_callee(ctx, call)
@@ -201,56 +205,126 @@ def _after_concretizing(ctx) -> None:
                     continue
                 kind, params, conversion = _callee_conversion(ctx, call, node, func)
             else:
-                kind, params = tracer_origin(ctx, value, func)
+                kind, params = _converted(ctx, call, value, conversion, func)
             if conversion and kind in concretized_kinds(conversion):
-                candidate.fields.update(_after_concrete=line, _concrete_kind=kind,
-                                        _concrete_params=sorted(params), _concrete_call=conversion)
-                break
+                if kind == OP:  # (a tracer wherever the whole body is traced: the strongest)
+                    first, params_of_any = (line, kind, conversion), set()
+                    break
+                # from parameters: any one of them traced makes its conversion raise
+                first = first or (line, kind, conversion)
+                params_of_any |= set(params)
+        if first is not None:
+            line, kind, conversion = first
+            candidate.fields.update(_after_concrete=line, _concrete_kind=kind,
+                                    _concrete_params=sorted(params_of_any), _concrete_call=conversion)
+
+
+def _converted(ctx, call, value, conversion: str, func) -> tuple:
+    """(kind, parameters) of what a concretizing call converts (`tracers.origin`): of `range`'s
+    bounds, the first that makes it raise (`range(0, n)`: any bound a tracer does)."""
+    if conversion == "builtins.range" and isinstance(call, cst.Call):
+        found = "", frozenset()
+        for arg in call.args:
+            if arg.keyword is None and not arg.star:
+                found = tracer_origin(ctx, arg.value, func)
+                if found[0] in concretized_kinds(conversion):
+                    break
+        return found
+    found = tracer_origin(ctx, value, func)
+    if conversion == TRUTH_TEST and found[0] not in concretized_kinds(conversion) and _returns_ops(ctx, value):
+        return OP, frozenset()
+    return found
+
+
+def _returns_ops(ctx, expr) -> bool:
+    """`expr` (or `not expr`) calls a plain def of the file (its name's one binding, no
+    decorator, no generator) whose body ends in a `return` or `raise` and whose every `return`
+    gives a JAX op's result (`def should_continue(v): return jnp.logical_not(...)`): run inside
+    a trace that traces the whole body, its result is a tracer."""
+    while isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        expr = expr.expression
+    if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Name):
+        return False
+    bindings = ctx.bindings_of(expr.func)
+    node = getattr(bindings[0], "node", None) if len(bindings) == 1 else None
+    if type(node) is not cst.FunctionDef or node.decorators or node.asynchronous is not None \
+            or not ends_leaving(node.body):
+        return False
+    info = ctx.function_infos.get(id(node))
+    if info is None or info.facts.is_generator:
+        return False
+    returns = [v for v in info.returns if v is not None]
+    return bool(returns) and len(returns) == len(info.returns) \
+        and all(tracer_origin(ctx, v, info)[0] == OP for v in returns)
+
+
+#: How many calls deep `_callee_conversion` follows a conversion (`f` calls `g` calls `h`, which converts).
+_CALLEE_DEPTH = 4
 
 
 def _callee_conversion(ctx, call: cst.Call, node: cst.FunctionDef, caller) -> tuple:
     """(kind, parameters of `caller`, conversion) when the plain function `node` of the module,
     called by `call`, runs a concretizing call before it can return (a statement of its own body,
-    above which no statement holds a `return`; not a generator or a coroutine, whose body does
-    not run at the call) on a value known a tracer or a traced parameter once the caller's
-    arguments are bound (`def to_float(x): return float(x)` called `to_float(loss)`); else
-    ("", (), "")."""
-    info, conversions = _callee_conversions(ctx, node)
-    for value, conversion in conversions:
-        known = _bound_conversion(ctx, call, info, caller, value, conversion)
+    or a header of one, above which no statement holds a `return`; not a generator or a
+    coroutine, whose body does not run at the call), directly or in a plain function of the
+    module it calls so (up to `_CALLEE_DEPTH` calls deep), on a value known a tracer or a traced
+    parameter once the caller's arguments are bound (`def to_float(x): return float(x)` called
+    `to_float(loss)`); else ("", (), "")."""
+    info, conversions = _callee_conversions(ctx, node, 0)
+    for kind, params, conversion in conversions:
+        known = _bound_conversion(ctx, call, info, caller, kind, params, conversion)
         if known is not None:
             return known
     return "", (), ""
 
 
-def _callee_conversions(ctx, node: cst.FunctionDef) -> tuple:
-    """(its FunctionInfo, [(value, conversion)]) of the concretizing calls the statements of the
-    function's own body make before one that holds a `return` (read once per function)."""
+def _callee_conversions(ctx, node: cst.FunctionDef, depth: int) -> tuple:
+    """(its FunctionInfo, [(kind, its parameters, conversion)]) of the concretizing calls the
+    statements of the function's own body (and their headers) make before one that holds a
+    `return`, and of the plain functions of the module those statements call (read once per
+    function)."""
     memo = ctx.memo.setdefault("callee_conversions", {})
     got = memo.get(id(node))
     if got is not None and got[0] is node:
         return got[1]
     info = ctx.function_infos.get(id(node))
     found = []
+    memo[id(node)] = (node, (info, found))  # (a recursive call meets it unfinished: nothing more)
     if info is not None and node.asynchronous is None and not holds_kind(node.body, (cst.Yield, cst.Await)):
         for statement in block_statements(node.body):
             if isinstance(statement, cst.SimpleStatementLine):
-                conversion = concretizing_call(ctx, statement)
-                if conversion is not None and conversion[2]:
-                    found.append(conversion[1:])
+                calls = [concretizing_call(ctx, statement)]
+            elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                calls = []
+            else:
+                calls = [c[1:] for c in ctx.header_conversions(statement)]
+            for conversion in calls:
+                if conversion is None:
+                    continue
+                call, value, name = conversion
+                if name:
+                    found.append((*_converted(ctx, call, value, name, info), name))
+                elif depth + 1 < _CALLEE_DEPTH:
+                    inner = concretizing_callee(ctx, call)
+                    if inner is not None and inner is not node:
+                        inner_info, inner_found = _callee_conversions(ctx, inner, depth + 1)
+                        for kind, params, name in inner_found:
+                            known = _bound_conversion(ctx, call, inner_info, info, kind, params, name)
+                            if known is not None:
+                                found.append(known)
+                                break
             if holds_statement(statement, (cst.Return,)):
                 break  # (it may return before what follows)
-    memo[id(node)] = (node, (info, found))
     return info, found
 
 
-def _bound_conversion(ctx, call: cst.Call, info, caller, value, conversion: str) -> tuple | None:
-    """`_callee_conversion`'s answer for one conversion of `value` in the callee `info`, or None
-    when it is not known to raise with the caller's arguments."""
-    kind, params = tracer_origin(ctx, value, info)
+def _bound_conversion(ctx, call: cst.Call, info, caller, kind, params, conversion: str) -> tuple | None:
+    """`_callee_conversion`'s answer for one conversion in the callee `info` of a value of `kind`
+    from its parameters `params`, or None when it is not known to raise with the caller's
+    arguments."""
     if kind == OP:
         return OP, (), conversion  # (run inside the caller's trace, every op's result is a tracer)
-    if kind not in concretized_kinds(conversion) or not params:
+    if kind not in concretized_kinds(conversion) or not params or info is None:
         return None
     args = dict(bind_arguments(info, call))
     origins = [tracer_origin(ctx, args[p], caller) for p in params if p in args]
@@ -581,6 +655,8 @@ class _Walker(cst.CSTVisitor):
                 for statement in node.body:
                     if type(statement) is cst.If and ends_leaving(statement.body, _LEAVING):
                         ctx._enclosing_block[id(statement)] = node  # (`_record_conditions`)
+                # after a line that always leaves the block (`raise ...`, `return`): never runs
+                ctx._dead_blocks.update(id(s) for s in unreachable_tail(node, _LEAVING))
             if id(node) in ctx._guarded_blocks:
                 ctx.guard_depth += 1
             if id(node) in ctx._lifted_blocks:

@@ -277,16 +277,24 @@ JAX_TRACER_MODULES = frozenset({"jax.core", "jax._src.core"})
 #: `TracerBoolConversionError` (`bool`) or `TracerArrayConversionError` (`np.asarray`, `np.array`),
 #: every one a `TypeError`; on a static argument or a closed-over NumPy array each works (JAX
 #: 0.10.2: tests/runtime/test_jax_concretizing_facts.py). Code after one that runs on every path
-#: is never traced (`tracers.raises_while_traced`).
+#: is never traced (`tracers.raises_while_traced`). `range` too: any of its bounds a tracer (a JAX
+#: op's result even on static values, `range(jnp.array(dims)[i])`) raises
+#: `TracerIntegerConversionError` (a `TypeError`), as indexing a Python list with one does; so a
+#: `for _ in range(n)` header stops the trace. The test of an `if` or `while` is a `bool` of its
+#: value (`while should_continue(state):` on a JAX op's result: `TracerBoolConversionError`), so
+#: neither its body nor what follows it is traced (`context.FileContext.after_trace_raising_call`).
 JAX_CONCRETIZING_FUNCTIONS = frozenset({
-    "builtins.float", "builtins.int", "builtins.complex", "builtins.bool", "numpy.asarray", "numpy.array",
+    "builtins.float", "builtins.int", "builtins.complex", "builtins.bool", "builtins.range", "numpy.asarray",
+    "numpy.array",
 })
 JAX_CONCRETIZING_METHODS = frozenset({"item", "tolist"})
 #: Of those, the ones that raise on a Python container or None as well (`float([x])`, `int(None)`:
 #: TypeError; `[x].item()`: AttributeError): a parameter alone that JAX hands a tracer or a
-#: rebuilt container (`tracers.BARE`) makes them raise either way. `bool`, `np.asarray` and
-#: `np.array` accept a container.
-JAX_CONCRETIZING_ANY_LEAF = frozenset({"builtins.float", "builtins.int", "builtins.complex", "item", "tolist"})
+#: rebuilt container (`tracers.BARE`) makes them raise either way (`range(())`, `range(None)`:
+#: TypeError). `bool`, `np.asarray` and `np.array` accept a container.
+JAX_CONCRETIZING_ANY_LEAF = frozenset({
+    "builtins.float", "builtins.int", "builtins.complex", "builtins.range", "item", "tolist",
+})
 #: The transformations that hand every non-static argument to the function as a tracer (a
 #: Python scalar included) and trace the whole body, so every JAX op's result is one too, on
 #: every call of the wrapper, whoever calls it: a concretizing call on such a value raises on

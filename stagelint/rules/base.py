@@ -81,6 +81,11 @@ class Rule:
     #: stops there first (`tracers.raises_while_traced`), as each is met in turn once those
     #: before it are fixed. Every other finding there is of code never traced.
     trace_error: ClassVar[bool] = False
+    #: The finding is about a loop as a whole (its iterations, each unrolled into the program): a
+    #: loop of which no iteration can complete while traced (a conversion of a tracer in its
+    #: header, or in its body before anything that may end the iteration) unrolls nothing
+    #: (`FileContext.after_trace_raising_call`'s `loop`).
+    whole_loop: ClassVar[bool] = False
     #: Report even outside staged code (STG000 syntax errors).
     always: ClassVar[bool] = False
     #: The optional framework (`frameworks.OPTIONAL_FRAMEWORKS`, by name) whose staging alone can

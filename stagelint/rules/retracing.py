@@ -1754,6 +1754,7 @@ class PythonLoopUnrolled(Rule):
     """
 
     code = "STG503"
+    whole_loop = True
     severity = "warning"
     repeated_cost = True
     name = "python-loop-unrolled"

@@ -187,3 +187,202 @@ def test_a_callee_that_converts_its_argument_before_it_can_return_stops_the_trac
             print("a Python value", v)  # STG101
             return x
     """)
+
+
+def test_range_of_a_jnp_value_stops_the_trace_even_through_calls():
+    """The twelfth JAX audit's AQ1 (jax_metric_CalabiYau): `range()` of a JAX op's result
+    (`jnp.array(factors)[i]`, even from static arguments) raises TracerIntegerConversionError
+    under jit (tests/runtime/test_jax_concretizing_facts.py), as `int()` does: what follows a
+    `for _ in range(n):` header on every path is never traced, in a function a jit reaches
+    through calls as well, and a loop no iteration of which can complete unrolls nothing
+    (STG503). A conversion two calls down a chain of plain functions stops the caller too.
+    The twins: code after a loop that may not run (its range over a static length), a loop whose
+    iteration may end first (`continue`), sizes of the static tuple itself, a callee chain given
+    a Python value."""
+    assert_tiers("""
+        from functools import partial
+
+        import jax
+        import jax.numpy as jnp
+
+
+        def sample_weight(factors, pts):
+            omgs = jnp.array(factors) - 1
+            n = 0
+            for i in range(len(factors)):
+                for _ in range(omgs[i]):  # STG602
+                    n += 1
+            print("after a loop that may not run", n)  # STG101
+            return pts * n
+
+
+        def measure(factors, pts):
+            n = jnp.int32(len(factors))
+            for _ in range(n):  # STG602
+                pts = pts + 1
+            print("after the range", pts)
+            return jnp.sum(sample_weight(factors, pts))
+
+
+        measure_jit = jax.jit(measure, static_argnums=(0,))
+
+
+        @partial(jax.jit, static_argnums=(1,))
+        def blocks(x, n):
+            sizes = jnp.arange(n) + 1
+            for i in range(n):
+                for _ in range(sizes[i]):  # STG602
+                    x = x * 0.5
+            return x
+
+
+        @partial(jax.jit, static_argnums=(1,))
+        def skips_first(x, n):
+            sizes = jnp.arange(n) + 1
+            for i in range(n):  # STG503
+                if i == 0:
+                    continue
+                for _ in range(sizes[i]):  # STG602
+                    x = x * 0.5
+            return x
+
+
+        @partial(jax.jit, static_argnums=(1,))
+        def static_sizes(x, n):
+            for i in range(n):  # STG503
+                for _ in range(i):
+                    x = x * 0.5
+            print("static sizes", x)  # STG101
+            return x
+
+
+        def to_int(v):
+            return int(v)  # STG601
+
+
+        def count(v):
+            k = to_int(v)
+            return k
+
+
+        def deeper(v):
+            return count(v)
+
+
+        @jax.jit
+        def two_calls_deep(x):
+            n = deeper(jnp.sum(x))
+            print("after", n)
+            return x
+
+
+        @jax.jit
+        def two_calls_deep_given_a_python_value(x):
+            n = deeper(3.0)
+            print("a Python value", n)  # STG101
+            return x
+    """)
+
+
+def test_a_while_or_if_on_a_jnp_value_leaves_its_body_untraced():
+    """The twelfth JAX audit's AQ3 (bqskit-qfactor-jax's `while should_continue(loop_var):` in a
+    debug branch): an `if` or `while` test is a `bool` of its value, which on a JAX op's result
+    (a local def's returning one on every path) raises TracerBoolConversionError under jit, so
+    neither the body nor what follows is traced. The twins: a test on a static argument, a test
+    of a helper that may return a Python value, and the code before the `while`."""
+    assert_tiers("""
+        import os
+        from functools import partial
+
+        import jax
+        import jax.numpy as jnp
+
+
+        @jax.jit
+        def sweep(x):
+            def should_continue(v):
+                return jnp.logical_not(v > 3)
+
+            if "PRINT_LOSS" in os.environ:
+                print("debug sweep")  # STG101
+                while should_continue(x):  # preview STG602
+                    x = x + 1
+                    print("loss", x)
+                return x
+            return jax.lax.while_loop(should_continue, lambda v: v + 1, x)
+
+
+        @jax.jit
+        def tested_by_an_op(x):
+            if jnp.any(x > 0):  # STG602
+                print("positive", x)
+            print("after the if", x)
+            return x
+
+
+        @partial(jax.jit, static_argnums=(1,))
+        def tested_statically(x, n):
+            while n > 0:
+                print("static", n)  # STG101
+                n -= 1
+            return x
+
+
+        def maybe_python(v):
+            if v is None:
+                return False
+            return jnp.any(v > 0)
+
+
+        @jax.jit
+        def tested_by_a_helper_that_may_return_python(x):
+            while maybe_python(x):
+                print("maybe", x)  # STG101
+                x = x - 1
+            return x
+    """)
+
+
+def test_code_after_an_unconditional_raise_or_return_is_never_run():
+    """The twelfth JAX audit's AQ2 (tune-jax's demo: `raise ValueError("Refusing to compile")` as
+    the jitted function's first statement): Python never runs what follows a line that always
+    leaves its block, traced or not, so no rule reports there. The twins: a raise under a
+    condition, and a `return` then `yield` (an empty generator: the `yield` still makes it one)."""
+    assert_tiers("""
+        from functools import partial
+
+        import jax
+        import jax.numpy as jnp
+
+
+        @partial(jax.jit, static_argnames=("steps",))
+        def refuses(x, w, steps=20):
+            raise ValueError("Refusing to compile")
+            for i in range(steps):
+                x = (x @ w) / jnp.linalg.norm(x, axis=-1, keepdims=True)
+            return x
+
+
+        @partial(jax.jit, static_argnames=("steps",))
+        def refuses_sometimes(x, w, steps=20):
+            if steps > 10:
+                raise ValueError("Refusing to compile")
+            for i in range(steps):  # STG503
+                x = (x @ w) / jnp.linalg.norm(x, axis=-1, keepdims=True)
+            return x
+
+
+        @jax.jit
+        def returns_first(x):
+            return x
+            print("never", x)
+
+
+        @jax.jit
+        def in_a_loop(xs):
+            for x in xs:
+                continue
+                print("never either", x)
+            print("after the loop", xs)  # STG101
+            return xs
+    """)

@@ -17,6 +17,8 @@ CONVERSIONS = {
     "builtins.int": int,
     "builtins.complex": complex,
     "builtins.bool": bool,
+    # (an integer of the value: `range` takes no float, traced or not)
+    "builtins.range": lambda v: range(v.astype("int32") if hasattr(v, "astype") else v),
     "numpy.asarray": np.asarray,
     "numpy.array": np.array,
     "item": lambda v: v.item(),
@@ -51,7 +53,8 @@ def test_a_conversion_of_a_tracer_raises_while_tracing_and_what_follows_never_ru
     for _ in range(3):
         with pytest.raises(TypeError) as caught:
             g(arg)
-        assert isinstance(caught.value, (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError))
+        assert isinstance(caught.value, (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                                         jax.errors.TracerIntegerConversionError))
     # each call traces anew (no trace was kept): the code before runs every time, never the code after
     assert ran == ["before"] * 3
 
@@ -75,7 +78,7 @@ def test_pmap_and_pjit_hand_tracers_too(api):
 def test_the_negative_twins_a_static_argument_and_a_closed_over_numpy_array_convert(name):
     convert = CONVERSIONS[name]
     table = np.ones(()) if name not in ("tolist",) else np.ones(2)
-    static = np.float32(2.0) if name in ("item", "tolist") else 2.0
+    static = np.float32(2.0) if name in ("item", "tolist") else 2 if name == "builtins.range" else 2.0
 
     @partial(jax.jit, static_argnums=1)
     def f(x, n):
@@ -87,7 +90,7 @@ def test_the_negative_twins_a_static_argument_and_a_closed_over_numpy_array_conv
     f(jnp.ones(2), static)
 
 
-@pytest.mark.parametrize("name", ["builtins.float", "builtins.int", "builtins.complex", "item", "tolist"])
+@pytest.mark.parametrize("name", ["builtins.float", "builtins.int", "builtins.complex", "builtins.range", "item", "tolist"])
 def test_those_that_raise_on_a_rebuilt_container_too(name):
     """`JAX_CONCRETIZING_ANY_LEAF`: a parameter alone may be a rebuilt tuple or None, and these
     raise on it as well; `bool` and `np.asarray` of a tuple work."""
@@ -103,3 +106,101 @@ def test_those_that_raise_on_a_rebuilt_container_too(name):
         return 0
 
     f((), None)
+
+
+def test_range_of_a_jnp_value_computed_from_static_arguments_raises():
+    """The twelfth audit's AQ1 (jax_metric_CalabiYau's `sample_weight`): `range()` of an element
+    of `jnp.array(static tuple)` inside a jit raises TracerIntegerConversionError, under a jit
+    that reaches the function through calls too; so does indexing a Python list with it, and
+    `range(0, n)` with the stop traced. The twin: `range()` of the static tuple's own element."""
+    ran = []
+
+    def sample(factors, x):
+        omgs = jnp.array(factors) - 1
+        for i in range(len(factors)):
+            for _ in range(omgs[i]):
+                x = x + 1
+        ran.append("after")
+        return x
+
+    def measure(factors, x):
+        return sample(factors, x)
+
+    for stage in (jax.jit(sample, static_argnums=0), jax.jit(measure, static_argnums=0)):
+        with pytest.raises(jax.errors.TracerIntegerConversionError):
+            stage((2, 3), jnp.float32(0.0))
+    with pytest.raises(jax.errors.TracerIntegerConversionError):
+        jax.jit(lambda x: [1, 2, 3][jnp.int32(1)] + x)(1.0)
+    with pytest.raises(jax.errors.TracerIntegerConversionError):
+        jax.jit(lambda x: sum(1 for _ in range(0, jnp.int32(2))) + x)(1.0)
+    assert ran == []
+
+    @partial(jax.jit, static_argnums=0)
+    def static_sizes(factors, x):
+        for i in range(len(factors)):
+            for _ in range(factors[i]):
+                x = x + 1
+        return x
+
+    assert static_sizes((2, 3), jnp.float32(0.0)) == 5.0
+
+
+def test_an_if_or_while_on_a_jnp_value_raises_and_its_body_is_never_traced():
+    """The twelfth audit's AQ3 (bqskit-qfactor-jax's debug branch): the test of a Python `while`
+    (or `if`) is a `bool` of its value, so on a JAX op's result (a local def's, even on
+    constants) it raises TracerBoolConversionError under jit, before its body runs once; the
+    same code runs eagerly. The twin: a test on a static argument."""
+    ran = []
+
+    def loop(x):
+        def should_continue(v):
+            return jnp.logical_not(v > 3)
+
+        while should_continue(x):
+            x = x + 1
+            ran.append("body")
+        return x
+
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(loop)(jnp.float32(1.0))
+    assert ran == []
+    assert loop(jnp.float32(1.0)) == 4.0 and ran == ["body"] * 3
+
+    @partial(jax.jit, static_argnums=0)
+    def static_test(n, x):
+        while n > 0:
+            x, n = x + 1, n - 1
+        return x
+
+    assert static_test(2, jnp.float32(0.0)) == 2.0
+
+
+def test_code_after_an_unconditional_raise_is_never_traced():
+    """The twelfth audit's AQ2 (tune-jax's demo: `raise ValueError("Refusing to compile")` first
+    in a jitted function): the trace stops at the raise, each call traces again, and the loop
+    after it never runs. The twin: a raise under a static condition not met."""
+    ran = []
+
+    @partial(jax.jit, static_argnames="steps")
+    def refuses(x, steps=3):
+        ran.append("trace")
+        raise ValueError("Refusing to compile")
+        for _ in range(steps):  # (as the demo writes it)
+            ran.append("loop")
+            x = x + 1
+        return x
+
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            refuses(jnp.float32(0.0))
+    assert ran == ["trace", "trace"]
+
+    @partial(jax.jit, static_argnames="steps")
+    def refuses_sometimes(x, steps=3):
+        if steps > 10:
+            raise ValueError("Refusing to compile")
+        for _ in range(steps):
+            x = x + 1
+        return x
+
+    assert refuses_sometimes(jnp.float32(0.0)) == 3.0
