@@ -33,6 +33,7 @@ from stagelint.frameworks import (
     JAX,
     JAX_CONCRETIZING_FUNCTIONS,
     JAX_CONCRETIZING_METHODS,
+    JAX_SEQUENCE_INDEX,
     JAX_JIT_DISABLING,
     JAX_TRACER_MODULES,
     JAX_TRACER_TYPES,
@@ -177,11 +178,13 @@ def _raising_calls_in(ctx, statement) -> tuple:
     one with no arguments), among the parts that run whenever the statement does (not under a
     conditional expression, `and`/`or` or a comprehension: `_CONDITIONAL_PARTS`), else (call,
     None, "") of the first call of a name there, which may be a plain function of the module
-    that raises so itself (`concretizing_callee`), or None."""
+    that raises so itself (`concretizing_callee`); with neither, the first index of a name or a
+    list or tuple display that is no literal, (subscript, index, `JAX_SEQUENCE_INDEX`): whether
+    it indexes a Python sequence is read with the function (`walk._converted`); or None."""
     if JAX.name in getattr(ctx, "absent", ()):
         # (a file JAX stages nothing in, `screen.framework_reach`: no conversion of a tracer there)
         return _trace_raising_call(statement), None
-    numpy_call = conversion = callee = None
+    numpy_call = conversion = callee = index = None
     stack = [(statement, False)]
     while stack:
         n, maybe = stack.pop()
@@ -204,9 +207,13 @@ def _raising_calls_in(ctx, statement) -> tuple:
                     conversion = _conversion(ctx, n)
                 elif callee is None and not any(a.star for a in n.args):
                     callee = n, None, ""
+        elif isinstance(n, cst.Subscript) and not maybe and index is None and len(n.slice) == 1 \
+                and isinstance(n.value, (cst.Name, cst.List, cst.Tuple)) and isinstance(n.slice[0].slice, cst.Index) \
+                and not is_literal(n.slice[0].slice.value):
+            index = n, n.slice[0].slice.value, JAX_SEQUENCE_INDEX
         maybe = maybe or isinstance(n, _CONDITIONAL_PARTS)
         stack.extend((c, maybe) for c in reversed(inner_nodes(n)))
-    return numpy_call, conversion or callee
+    return numpy_call, conversion or callee or index
 
 
 def _trace_raising_call(statement) -> cst.Call | None:

@@ -57,6 +57,7 @@ from stagelint.frameworks import (
     CONFIG_KEYWORDS,
     CONVERSION_OPS,
     GET_OR_CREATE_CALLS,
+    JAX_SEQUENCE_INDEX,
     KERAS_EAGER_COMPILE,
     KERAS_INPUT_CALLS,
     KERAS_SAVED,
@@ -221,7 +222,10 @@ def _after_concretizing(ctx) -> None:
 
 def _converted(ctx, call, value, conversion: str, func) -> tuple:
     """(kind, parameters) of what a concretizing call converts (`tracers.origin`): of `range`'s
-    bounds, the first that makes it raise (`range(0, n)`: any bound a tracer does)."""
+    bounds, the first that makes it raise (`range(0, n)`: any bound a tracer does); an index
+    only where what it indexes is a Python list or tuple (`_python_sequence`)."""
+    if conversion == JAX_SEQUENCE_INDEX and not _python_sequence(ctx, call.value, func):
+        return "", frozenset()
     if conversion == "builtins.range" and isinstance(call, cst.Call):
         found = "", frozenset()
         for arg in call.args:
@@ -234,6 +238,19 @@ def _converted(ctx, call, value, conversion: str, func) -> tuple:
     if conversion == TRUTH_TEST and found[0] not in concretized_kinds(conversion) and _returns_ops(ctx, value):
         return OP, frozenset()
     return found
+
+
+def _python_sequence(ctx, expr, func) -> bool:
+    """`expr` is a list or tuple display (a comprehension's list too), or a name of `func` every
+    binding reaching it binds to one (`sizes = [a, b]`, then `sizes[i]`)."""
+    if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
+        return True
+    if not isinstance(expr, cst.Name) or func is None:
+        return False
+    refs = ctx.reaching(expr, func)
+    return bool(refs) and all(
+        isinstance(ctx.bound_values.get(id(getattr(r, "node", None))), (cst.List, cst.Tuple, cst.ListComp))
+        and getattr(r, "scope", None) is ctx.scope(func.node.body) for r in refs)
 
 
 def _returns_ops(ctx, expr) -> bool:

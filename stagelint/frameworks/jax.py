@@ -288,12 +288,16 @@ JAX_CONCRETIZING_FUNCTIONS = frozenset({
     "numpy.array",
 })
 JAX_CONCRETIZING_METHODS = frozenset({"item", "tolist"})
+#: Indexing a Python list or tuple (`sizes[i]`, `[a, b][k]`; not a dict, not an array) asks the
+#: index's `__index__`: a tracer raises `TracerIntegerConversionError` as `range` does (JAX
+#: 0.10.2: tests/runtime/test_jax_concretizing_facts.py); the one conversion spelled as an item.
+JAX_SEQUENCE_INDEX = "list.__getitem__"
 #: Of those, the ones that raise on a Python container or None as well (`float([x])`, `int(None)`:
 #: TypeError; `[x].item()`: AttributeError): a parameter alone that JAX hands a tracer or a
-#: rebuilt container (`tracers.BARE`) makes them raise either way (`range(())`, `range(None)`:
-#: TypeError). `bool`, `np.asarray` and `np.array` accept a container.
+#: rebuilt container (`tracers.BARE`) makes them raise either way (`range(())`, `range(None)`,
+#: `[a, b][()]`: TypeError). `bool`, `np.asarray` and `np.array` accept a container.
 JAX_CONCRETIZING_ANY_LEAF = frozenset({
-    "builtins.float", "builtins.int", "builtins.complex", "builtins.range", "item", "tolist",
+    "builtins.float", "builtins.int", "builtins.complex", "builtins.range", JAX_SEQUENCE_INDEX, "item", "tolist",
 })
 #: The transformations that hand every non-static argument to the function as a tracer (a
 #: Python scalar included) and trace the whole body, so every JAX op's result is one too, on

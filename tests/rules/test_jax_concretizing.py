@@ -195,10 +195,10 @@ def test_range_of_a_jnp_value_stops_the_trace_even_through_calls():
     under jit (tests/runtime/test_jax_concretizing_facts.py), as `int()` does: what follows a
     `for _ in range(n):` header on every path is never traced, in a function a jit reaches
     through calls as well, and a loop no iteration of which can complete unrolls nothing
-    (STG503). A conversion two calls down a chain of plain functions stops the caller too.
-    The twins: code after a loop that may not run (its range over a static length), a loop whose
-    iteration may end first (`continue`), sizes of the static tuple itself, a callee chain given
-    a Python value."""
+    (STG503). A conversion two calls down a chain of plain functions stops the caller too, and so
+    does indexing a Python list with a traced argument. The twins: code after a loop that may not
+    run (its range over a static length), a loop whose iteration may end first (`continue`),
+    sizes of the static tuple itself, a callee chain given a Python value, an array indexed."""
     assert_tiers("""
         from functools import partial
 
@@ -280,6 +280,22 @@ def test_range_of_a_jnp_value_stops_the_trace_even_through_calls():
         def two_calls_deep_given_a_python_value(x):
             n = deeper(3.0)
             print("a Python value", n)  # STG101
+            return x
+
+
+        @jax.jit
+        def picks_from_a_list(x, i):
+            sizes = [1, 2, 3]
+            k = sizes[i]
+            print("after the index", k)
+            return x
+
+
+        @jax.jit
+        def picks_from_an_array(x, i):
+            sizes = jnp.array([1, 2, 3])
+            k = sizes[i]
+            print("an array's index", k)  # STG101
             return x
     """)
 

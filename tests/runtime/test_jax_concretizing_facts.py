@@ -19,6 +19,7 @@ CONVERSIONS = {
     "builtins.bool": bool,
     # (an integer of the value: `range` takes no float, traced or not)
     "builtins.range": lambda v: range(v.astype("int32") if hasattr(v, "astype") else v),
+    "list.__getitem__": lambda v: [0, 1, 2][v.astype("int32") if hasattr(v, "astype") else v],
     "numpy.asarray": np.asarray,
     "numpy.array": np.array,
     "item": lambda v: v.item(),
@@ -28,9 +29,9 @@ CONVERSIONS = {
 
 def test_the_table_names_each_conversion_observed():
     from stagelint.frameworks import (JAX_CONCRETIZING_ANY_LEAF, JAX_CONCRETIZING_FUNCTIONS,
-                                      JAX_CONCRETIZING_METHODS)
+                                      JAX_CONCRETIZING_METHODS, JAX_SEQUENCE_INDEX)
 
-    assert set(CONVERSIONS) == JAX_CONCRETIZING_FUNCTIONS | JAX_CONCRETIZING_METHODS
+    assert set(CONVERSIONS) == JAX_CONCRETIZING_FUNCTIONS | JAX_CONCRETIZING_METHODS | {JAX_SEQUENCE_INDEX}
     assert JAX_CONCRETIZING_ANY_LEAF <= set(CONVERSIONS)
 
 
@@ -78,7 +79,7 @@ def test_pmap_and_pjit_hand_tracers_too(api):
 def test_the_negative_twins_a_static_argument_and_a_closed_over_numpy_array_convert(name):
     convert = CONVERSIONS[name]
     table = np.ones(()) if name not in ("tolist",) else np.ones(2)
-    static = np.float32(2.0) if name in ("item", "tolist") else 2 if name == "builtins.range" else 2.0
+    static = np.float32(2.0) if name in ("item", "tolist") else 2 if name in ("builtins.range", "list.__getitem__") else 2.0
 
     @partial(jax.jit, static_argnums=1)
     def f(x, n):
@@ -90,7 +91,8 @@ def test_the_negative_twins_a_static_argument_and_a_closed_over_numpy_array_conv
     f(jnp.ones(2), static)
 
 
-@pytest.mark.parametrize("name", ["builtins.float", "builtins.int", "builtins.complex", "builtins.range", "item", "tolist"])
+@pytest.mark.parametrize("name", ["builtins.float", "builtins.int", "builtins.complex", "builtins.range", "list.__getitem__",
+                                  "item", "tolist"])
 def test_those_that_raise_on_a_rebuilt_container_too(name):
     """`JAX_CONCRETIZING_ANY_LEAF`: a parameter alone may be a rebuilt tuple or None, and these
     raise on it as well; `bool` and `np.asarray` of a tuple work."""
@@ -131,6 +133,8 @@ def test_range_of_a_jnp_value_computed_from_static_arguments_raises():
             stage((2, 3), jnp.float32(0.0))
     with pytest.raises(jax.errors.TracerIntegerConversionError):
         jax.jit(lambda x: [1, 2, 3][jnp.int32(1)] + x)(1.0)
+    with pytest.raises(jax.errors.TracerIntegerConversionError):
+        jax.jit(lambda x, i: (1, 2, 3)[i] + x)(1.0, 1)
     with pytest.raises(jax.errors.TracerIntegerConversionError):
         jax.jit(lambda x: sum(1 for _ in range(0, jnp.int32(2))) + x)(1.0)
     assert ran == []
