@@ -460,7 +460,11 @@ JAX = Framework(
         "flax.linen.share_scope", "jax.numpy.ndarray", "jax.Array", "jax.lax.axis_size", "jax.typeof",
         "jax.lax.psum_scatter_size", "jax.sharding.PartitionSpec", "jax.P",
         # a tuple of Python ints (tests/runtime/test_jax_certainty_facts.py)
-        "jax.lax.broadcast_shapes",
+        "jax.lax.broadcast_shapes", "jax.numpy.broadcast_shapes",
+        # a Python bool or a dtype under jit too: an `if` on one is decided while tracing
+        # (tests/runtime/test_jax_certainty_facts.py)
+        "jax.numpy.isdtype", "jax.core.is_concrete", "jax.core.is_constant_dim", "jax.core.is_constant_shape",
+        "jax.lax.dtype", "jax.tree_util.treedef_is_leaf",
         # sharding metadata of a (traced) variable tree: PartitionSpecs, Python values
         "flax.linen.get_partition_spec", "flax.linen.spmd.get_partition_spec", "flax.nnx.get_partition_spec",
         "flax.linen.logical_to_mesh_axes", "flax.linen.get_sharding", "flax.nnx.get_named_sharding",

@@ -304,7 +304,8 @@ def test_a_while_or_if_on_a_jnp_value_leaves_its_body_untraced():
     """The twelfth JAX audit's AQ3 (bqskit-qfactor-jax's `while should_continue(loop_var):` in a
     debug branch): an `if` or `while` test is a `bool` of its value, which on a JAX op's result
     (a local def's returning one on every path) raises TracerBoolConversionError under jit, so
-    neither the body nor what follows is traced. The twins: a test on a static argument, a test
+    neither the body nor what follows is traced. The twins: a test on a static argument, on
+    `jnp.isdtype` (a Python bool under jit: tests/runtime/test_jax_certainty_facts.py), a test
     of a helper that may return a Python value, and the code before the `while`."""
     assert_tiers("""
         import os
@@ -341,6 +342,14 @@ def test_a_while_or_if_on_a_jnp_value_leaves_its_body_untraced():
             while n > 0:
                 print("static", n)  # STG101
                 n -= 1
+            return x
+
+
+        @jax.jit
+        def tested_by_a_dtype_question(x):
+            if jnp.isdtype(x.dtype, "real floating"):
+                x = x * 2
+            print("a dtype question", x)  # STG101
             return x
 
 

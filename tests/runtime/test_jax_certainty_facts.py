@@ -31,6 +31,35 @@ def test_a_jitted_functions_arguments_leaves_are_tracers_its_containers_python()
     assert seen == {"n": True, "leaf": True, "pair": True, "dict_truth": True, "key": True, "length": 2}
 
 
+def test_type_and_shape_questions_answer_in_python_under_jit():
+    """`frameworks.JAX`'s non-tensor calls: inside a jit these return a Python bool, a tuple or
+    a dtype, never a tracer, so an `if` on one is decided while tracing (no bool conversion of
+    a tracer: `walk._converted`'s truth test does not raise on them)."""
+    import warnings
+
+    seen = {}
+
+    @jax.jit
+    def f(x):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            seen["jax.core.is_concrete"] = jax.core.is_concrete(x)
+        seen["jax.numpy.isdtype"] = jnp.isdtype(x.dtype, "real floating")
+        seen["jax.core.is_constant_dim"] = jax.core.is_constant_dim(3)
+        seen["jax.core.is_constant_shape"] = jax.core.is_constant_shape((3,))
+        seen["jax.lax.dtype"] = lax.dtype(x)
+        seen["jax.tree_util.treedef_is_leaf"] = jax.tree_util.treedef_is_leaf(jax.tree_util.tree_structure(x))
+        seen["jax.numpy.broadcast_shapes"] = jnp.broadcast_shapes((1, 2), (2,))
+        return x
+
+    f(jnp.ones(2))
+    from stagelint.frameworks import JAX
+
+    for name, value in seen.items():
+        assert not isinstance(value, jax.core.Tracer), name
+        assert not JAX.returns_tensor(name), name
+
+
 def test_broadcast_shapes_returns_python_ints():
     """`frameworks.JAX`'s non-tensor calls: `lax.broadcast_shapes` computes on static shapes."""
     assert lax.broadcast_shapes((2, 1), (1, 3)) == (2, 3)
