@@ -521,6 +521,7 @@ class FileContext:
         #: or None): each statement is searched once per file, not once per candidate below it
         #: (`after_trace_raising_call`)
         self._raising_calls: dict[int, tuple] = {}
+        self._header_conversions: dict[int, tuple] = {}  # (`header_conversions`, once per statement)
         #: (candidate, function, `after_trace_raising_call`'s concretizing calls) of candidates
         #: reported after a `float(x)`, `np.asarray(x)`, `x.item()` in their block
         self.after_concretizing: list = []
@@ -1049,7 +1050,9 @@ class FileContext:
                 if holds:
                     break  # (the body of a def or class holding `line` runs when it is called)
             elif jax and not (holds and self.raw_position(statement)[0] == line):
-                concretizing += self.header_conversions(statement)  # (not the header `line` is on)
+                found = self.header_conversions(statement)  # (not the header `line` is on)
+                if found:
+                    concretizing += found
         if jax and isinstance(loop, (cst.For, cst.While)):
             concretizing += self._iteration_conversions(loop)
         return raising, concretizing
@@ -1058,6 +1061,9 @@ class FileContext:
         """The concretizing calls (`after_trace_raising_call`'s tuples) of the parts of a compound
         statement evaluated whenever it runs: a `for`'s iterable, a `with`'s items, an `if`'s or a
         `while`'s test, and that test's truth (`bool` of its value: `while should_continue(v):`)."""
+        found = self._header_conversions.get(id(statement))
+        if found is not None and found[0] is statement:
+            return found[1]
         t = type(statement)
         if t is cst.If or t is cst.While:
             parts, test = [statement.test], statement.test
@@ -1066,15 +1072,17 @@ class FileContext:
         elif t is cst.With:
             parts, test = [item.item for item in statement.items], None
         else:
-            return []
-        at = self.position(statement).line
+            parts, test = (), None
         out = []
-        for part in parts:
-            conversion = self.raising_calls(part)[1]
-            if conversion is not None:
-                out.append((at, *conversion))
-        if test is not None:
-            out.append((at, None, test, TRUTH_TEST))
+        if parts:
+            at = self.raw_position(statement)[0]  # (no Span built for each statement)
+            for part in parts:
+                conversion = self.raising_calls(part)[1]
+                if conversion is not None:
+                    out.append((at, *conversion))
+            if test is not None:
+                out.append((at, None, test, TRUTH_TEST))
+        self._header_conversions[id(statement)] = (statement, out)
         return out
 
     def _iteration_conversions(self, loop) -> list:
@@ -1082,7 +1090,7 @@ class FileContext:
         header's, then those of the statements of its body in order, up to the first that may
         leave the iteration (a `continue`, `break`, `return` or `raise` in it), whose own header
         is evaluated still."""
-        out = self.header_conversions(loop)
+        out = list(self.header_conversions(loop))
         for statement in block_statements(loop.body):
             if isinstance(statement, cst.SimpleStatementLine):
                 conversion = self.raising_calls(statement)[1]
