@@ -609,9 +609,10 @@ def returns_new_function(ctx, node: cst.Return) -> bool:
 def bound_per_iteration(ctx, exprs, loop: cst.CSTNode) -> list[str]:
     """The names read in `exprs` (what a wrapper is made of: the function expression, the
     staging call's options, a factory's arguments) that `loop`, a loop or comprehension, binds
-    on each iteration: its target or a name assigned in its body. A wrapper made of them may be
-    another program on each iteration (`env = make(game); jax.jit(jax.vmap(env.init))`, a jit
-    per layer with that layer's `out_shardings`). Lambda bodies are not read: what a lambda
+    on each iteration: its target or a name assigned in its body, or a name bound before it whose
+    item or attribute its body assigns from the iteration (`changed_per_iteration`). A wrapper made
+    of them may be another program on each iteration (`env = make(game); jax.jit(jax.vmap(env.init))`,
+    a jit per layer with that layer's `out_shardings`). Lambda bodies are not read: what a lambda
     closes over is a value its trace bakes in, the same program when that value has the same
     structure; so are the arguments a `functools.partial` binds and a nested def's closure
     (`for i in ...: def slice_ith(x): ...` then `jax.jit(slice_ith)`): whether such a value is a
@@ -621,13 +622,50 @@ def bound_per_iteration(ctx, exprs, loop: cst.CSTNode) -> list[str]:
         return call.args[0].value if call.args and ctx.qualified_names(call.func) & PARTIAL_CALLS else None
 
     out: list[str] = []
+    changed: set[str] | None = None
     for expr in exprs:
         for n in name_loads(expr, closure):
-            for b in ctx.bindings_of(n):
-                node = getattr(b, "node", None)
-                if node is not None and not isinstance(node, cst.FunctionDef) and ctx.inside(node, loop) \
-                        and n.value not in out:
-                    out.append(n.value)
+            if n.value in out:
+                continue
+            if any(node is not None and not isinstance(node, cst.FunctionDef) and ctx.inside(node, loop)
+                   for b in ctx.bindings_of(n) for node in [getattr(b, "node", None)]):
+                out.append(n.value)
+                continue
+            if changed is None:
+                changed = changed_per_iteration(ctx, loop)
+            if n.value in changed:
+                out.append(n.value)
+    return out
+
+
+def changed_per_iteration(ctx, loop: cst.CSTNode) -> set[str]:
+    """The names bound outside `loop` whose item or attribute its body assigns from what the
+    iteration binds (`for k, v in overrides.items(): config[k] = v`, `cfg.lr = lr`): the object
+    is another configuration on each iteration, as a name the loop rebinds is, so a wrapper made
+    of it (`jax.jit(make_train(config))`) may be another program each time. An assignment of
+    values the iteration does not bind (`config["seen"] = True`) leaves it the same."""
+    if not isinstance(loop, (cst.For, cst.While)):
+        return set()
+
+    def per_iteration(expr) -> bool:
+        return any(ctx.inside(node, loop) for n in name_loads(expr) for b in ctx.bindings_of(n)
+                   for node in [getattr(b, "node", None)] if node is not None)
+
+    out: set[str] = set()
+    stack: list[cst.CSTNode] = [loop.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue  # (runs when called, not per iteration)
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, (cst.Subscript, cst.Attribute)) and isinstance(target.value, cst.Name) \
+                        and node.value is not None and (per_iteration(node.value) or (
+                            isinstance(target, cst.Subscript) and per_iteration(target.slice[0]))):
+                    out.add(target.value.value)
+            continue
+        stack.extend(child for child in node.children if isinstance(child, cst.CSTNode))
     return out
 
 

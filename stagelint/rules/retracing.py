@@ -627,8 +627,8 @@ class FunctionRecreated(Rule):
 
     Not flagged: Functions made once and kept (`step = tf.function(f)` at module level, in
     `__init__`, or stored in a dict inside a loop for later reuse); Functions a driver makes
-    once per run and calls in its own loop (`train_step = tf.function(train_step)` then `for
-    ...: train_step()`: one trace per run), unless a loop is shown to run the driver again (a
+    once per run and calls in its own loop or comprehension (`train_step = tf.function(train_step)`
+    then `for ...: train_step()`: one trace per run), unless a loop is shown to run the driver again (a
     call of it in a loop, or of a caller of it up to three callers up, through `self` too): each
     run traces once, and whether the runs stage one program again or each sets up another (a
     sweep's arm) is not shown, the preview tier; Functions made while the enclosing function is itself traced, or only
@@ -1099,10 +1099,16 @@ class FunctionRecreated(Rule):
                     record.setdefault("calls", []).append(node)
                     if loop is None or any(lp is loop for lp in ctx.loops):
                         record["used"] = loop if loop is not None else "scope"
-                        if loop is None and ctx.loops and record.get("reused") is None:
-                            record["reused"] = ctx.loops[-1]  # called in a loop of the scope that made it
-                        if loop is not None and ctx.loops and ctx.loops[-1] is not loop:
-                            record["inner"] = ctx.loops[-1]  # made per outer iteration, called in an inner loop
+                        # the innermost loop or comprehension around the call, in the scope that
+                        # made the wrapper (a comprehension's element runs once per item, as a
+                        # loop body does: `[float(step(x)) for x in xs]` reuses one trace)
+                        around = next((c for c in reversed(self._comprehensions) if record["scope"] is None
+                                       or ctx.inside(c, record["scope"].node)), None) \
+                            or (ctx.loops[-1] if ctx.loops else None)
+                        if loop is None and around is not None and record.get("reused") is None:
+                            record["reused"] = around  # called in a loop of the scope that made it
+                        if loop is not None and around is not None and around is not loop:
+                            record["inner"] = around  # made per outer iteration, called in an inner loop
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
@@ -1188,7 +1194,8 @@ class FunctionRecreated(Rule):
                 inner = record.get("inner")
                 if inner is not None:
                     fields["cost"] = (f"it {fields['_traces']} once per iteration of the {kind} on line {line} "
-                                      f"(the calls in the loop on line {ctx.position(inner).line} reuse that trace)")
+                                      f"(the calls in the {_loop_kind(inner)} on line {ctx.position(inner).line} "
+                                      f"reuse that trace)")
                 else:
                     fields["cost"] = f"it {fields['_traces']} again on every iteration"
                 fields["remedy"] = fields["remedy"].format(outside=f" before the {kind}")
@@ -1198,8 +1205,8 @@ class FunctionRecreated(Rule):
                 if varies:
                     shown = ", ".join(f"`{n}`" for n in varies)
                     fields["_because"].append(fact(
-                        f"the {kind} on line {line} binds {shown} on each iteration, and the wrapper is made "
-                        f"of {'it' if len(varies) == 1 else 'them'}: each iteration may stage another program "
+                        f"the {kind} on line {line} binds or changes {shown} on each iteration, and the wrapper "
+                        f"is made of {'it' if len(varies) == 1 else 'them'}: each iteration may stage another program "
                         f"(another function, other options), so whether a trace repeats an earlier one is "
                         f"not shown", ctx.position(record["node"]), HEURISTIC))
                 configured = record.get("configured")
@@ -1248,11 +1255,11 @@ class FunctionRecreated(Rule):
                     # one Function, traces it once and reuses that trace in its loop; a driver run
                     # once costs one trace, so it is reported only when the scope itself is shown
                     # to run repeatedly (`_repeated`: its call sites), once per run
-                    line = ctx.position(reused).line
+                    line, kind = ctx.position(reused).line, _loop_kind(reused)
                     fields["cost"] = (f"it {fields['_traces']} once per call of `{scope.facts.name}` (the calls "
-                                      f"in the loop on line {line} reuse that trace)")
+                                      f"in the {kind} on line {line} reuse that trace)")
                     fields["_because"].append(fact(
-                        f"the loop on line {line} calls the new function on each iteration: one trace per run "
+                        f"the {kind} on line {line} calls the new function on each iteration: one trace per run "
                         f"of `{scope.facts.name}`, reused within that run only", ctx.position(reused)))
                     fields["_reused"] = True
                 caller_loop = self._method_loops.get((scope.facts.class_qualname, scope.facts.name)) \
@@ -1543,6 +1550,11 @@ class FunctionRecreated(Rule):
                 f"`{name}` is called at {len(sites)} places ({shown}{more}), none in a loop: how often it "
                 f"runs, and whether its calls stage the same program, is not shown", candidate.span, HEURISTIC))
         return False
+
+
+def _loop_kind(node) -> str:
+    """What a message calls `node`, a loop or a comprehension around a call."""
+    return "loop" if isinstance(node, (cst.For, cst.While)) else "comprehension"
 
 
 def _held_as_operands(project, module, uses: dict) -> bool:
