@@ -538,15 +538,7 @@ def _argument_shapes(ctx, expr, func, loop) -> list[tuple] | None:
     value = ctx.bound_values.get(id(node)) if node is not None else None
     if not isinstance(value, cst.Call):
         return None
-    shaped = next((FW.SHAPED_CONSTRUCTORS[q] for q in sorted(ctx.qualified_names(value.func))
-                   if q in FW.SHAPED_CONSTRUCTORS), None)
-    if shaped is None:
-        return None
-    position, keyword = shaped
-    shape = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == keyword), None)
-    if shape is None:
-        positional = [a for a in value.args if a.keyword is None and not a.star]
-        shape = positional[position].value if len(positional) > position else None
+    shape = _constructed_shape(value, ctx.qualified_names(value.func))
     if shape is None:
         return None
     shape = _unwrapped(ctx, shape)
@@ -729,15 +721,22 @@ def _bound_shape_expr(ctx, node, func, depth: int = 0):
         if not refs or len(refs) != 1:
             return None
         return _bound_shape_expr(ctx, getattr(refs[0], "node", None), func, depth + 1)
+    shape = _constructed_shape(value, names)
+    return _unwrapped(ctx, shape) if shape is not None else None
+
+
+def _constructed_shape(call: cst.Call, names) -> cst.BaseExpression | None:
+    """The shape argument of a shaped constructor's call (`frameworks.SHAPED_CONSTRUCTORS`: its
+    position and keyword; `jnp.ones((n, n))`: `(n, n)`), named `names`, or None."""
     shaped = next((FW.SHAPED_CONSTRUCTORS[q] for q in sorted(names) if q in FW.SHAPED_CONSTRUCTORS), None)
     if shaped is None:
         return None
     position, keyword = shaped
-    shape = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == keyword), None)
+    shape = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
     if shape is None:
-        positional = [a for a in value.args if a.keyword is None and not a.star]
+        positional = [a for a in call.args if a.keyword is None and not a.star]
         shape = positional[position].value if len(positional) > position else None
-    return _unwrapped(ctx, shape) if shape is not None else None
+    return shape
 
 
 def new_shape_each_iteration(ctx, node, loop, func) -> bool:
