@@ -228,13 +228,14 @@ def traced_reach(project) -> set:
         if not any(edge.when for key in project.reached if (f := project.function(key)) is not None
                    for edge in f.calls):
             return set(project.reached)
-        return _gated_reach(project, lambda key, edge, callee: any(decided_false(project, key, c) for c in edge.when))
+        return gated_reach(project, lambda key, edge, callee: any(decided_false(project, key, c) for c in edge.when))
     return once(project, "_flag_traced_reach", build)
 
 
-def _gated_reach(project, stops) -> set:
+def gated_reach(project, stops) -> set:
     """What the entry points reach through the call edges `stops(caller, edge, callee)` lets
-    pass, breadth first (each callee met through its first such edge)."""
+    pass, breadth first (each callee met through its first such edge; `stops` is asked only of a
+    callee not reached yet). Serves the flag gates here and `tracers.after_raising_fact`'s."""
     seen = set(project.entries)
     queue = deque(sorted(project.entries))
     while queue:
@@ -268,7 +269,7 @@ def _reach_without_flags(project) -> tuple[set, dict]:
         blocked.setdefault(callee, (key, flag, edge.span.line))
         return True
 
-    return _gated_reach(project, stops), blocked
+    return gated_reach(project, stops), blocked
 
 
 def default_flag_fact(project, key, span) -> list | None:

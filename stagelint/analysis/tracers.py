@@ -30,10 +30,9 @@ phase (it asks how JAX stages the function).
 
 from __future__ import annotations
 
-from collections import deque
-
 import libcst as cst
 
+from stagelint.analysis.flags import gated_reach
 from stagelint.analysis.jaxstaging import MODULE_METHOD_APIS
 from stagelint.analysis.memo import once
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact
@@ -331,20 +330,14 @@ def _reach_before_raising(project) -> tuple[set, dict]:
     if not any(edge.after_raising for key in project.reached if (f := project.function(key)) is not None
                for edge in f.calls):
         return set(project.reached), {}
-    seen = set(project.entries)
     blocked: dict = {}
-    queue = deque(sorted(project.entries))
-    while queue:
-        key = queue.popleft()
-        for edge, callee in project.call_edges(key):
-            if callee in seen:
-                continue
-            if edge.after_raising:
-                blocked.setdefault(callee, (key, edge.after_raising))
-                continue
-            seen.add(callee)
-            queue.append(callee)
-    return seen, blocked
+
+    def stops(key, edge, callee) -> bool:
+        if edge.after_raising:
+            blocked.setdefault(callee, (key, edge.after_raising))
+        return bool(edge.after_raising)
+
+    return gated_reach(project, stops), blocked
 
 
 def _names(params) -> str:
