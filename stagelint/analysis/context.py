@@ -170,6 +170,13 @@ _UNSEARCHED = object()
 _CONVERSION_NAMES = frozenset(q.rsplit(".", 1)[-1] for q in JAX_CONCRETIZING_FUNCTIONS)
 
 
+def trace_raising_call(node) -> bool:
+    """`node` is a `x.numpy()` call (`TRACE_RAISING_METHODS`, no arguments): under a trace it
+    raises on a tensor or a variable."""
+    return isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) \
+        and node.func.attr.value in TRACE_RAISING_METHODS
+
+
 def _raising_calls_in(ctx, statement) -> tuple:
     """In one pass over a simple statement (outside the lambdas it defines; past the trivia,
     which hold no call: `inner_nodes`): its first `x.numpy()` call (`TRACE_RAISING_METHODS`, no
@@ -183,7 +190,7 @@ def _raising_calls_in(ctx, statement) -> tuple:
     it indexes a Python sequence is read with the function (`walk._converted`); or None."""
     if JAX.name in getattr(ctx, "absent", ()):
         # (a file JAX stages nothing in, `screen.framework_reach`: no conversion of a tracer there)
-        return _trace_raising_call(statement), None
+        return _first_trace_raising_call(statement), None
     numpy_call = conversion = callee = index = None
     stack = [(statement, False)]
     while stack:
@@ -194,7 +201,7 @@ def _raising_calls_in(ctx, statement) -> tuple:
             func = n.func
             if isinstance(func, cst.Attribute):
                 attr = func.attr.value
-                if numpy_call is None and not n.args and attr in TRACE_RAISING_METHODS:
+                if numpy_call is None and trace_raising_call(n):
                     numpy_call = n
                 if not maybe and conversion is None:
                     if attr in JAX_CONCRETIZING_METHODS:
@@ -216,15 +223,14 @@ def _raising_calls_in(ctx, statement) -> tuple:
     return numpy_call, conversion or callee or index
 
 
-def _trace_raising_call(statement) -> cst.Call | None:
+def _first_trace_raising_call(statement) -> cst.Call | None:
     """`_raising_calls_in`'s first `x.numpy()` call alone, the search ending there."""
     stack = [statement]
     while stack:
         n = stack.pop()
         if isinstance(n, cst.Lambda):
             continue
-        if isinstance(n, cst.Call) and not n.args and isinstance(n.func, cst.Attribute) \
-                and n.func.attr.value in TRACE_RAISING_METHODS:
+        if trace_raising_call(n):
             return n
         stack.extend(reversed(inner_nodes(n)))
     return None

@@ -40,6 +40,7 @@ from stagelint.analysis.context import (
     short_code,
     staging_options,
     target_names,
+    trace_raising_call,
     tracing_call,
     truth_while_tracing,
     unreachable_tail,
@@ -73,7 +74,6 @@ from stagelint.frameworks import (
     MAPPING_TYPES,
     PARTIAL_CALLS,
     SEQUENCE_TESTS,
-    TRACE_RAISING_METHODS,
     VARIABLE_LIST_ATTRIBUTES,
     builds_at_construction,
     is_keras_model_class,
@@ -927,8 +927,7 @@ class _Walker(cst.CSTVisitor):
                 return
             if not func.facts.state_op and ctx.lifted_depth == 0:
                 func.facts.state_op = state_op(ctx, node) or ""
-            if isinstance(node.func, cst.Attribute) and not node.args \
-                    and node.func.attr.value in TRACE_RAISING_METHODS:
+            if trace_raising_call(node):
                 ctx.raising_functions.add(id(func))  # (a `.numpy()` the calls below it may follow)
             target = self._target_of(node.func)
             if target is not None and not (names and all(fw.owns(n) for n in names)):
