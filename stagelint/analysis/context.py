@@ -1302,11 +1302,11 @@ class FileContext:
         such a test: `if self._needs_init():` with `return not self._receivers`), "orelse" for
         the inverse. What is tested must be state that outlives the call: `if not <parameter>:`
         or `if x is None:` on a local decides per call, so it guards nothing. A memo test (`if key
-        in cache:` where the function fills `cache[key]`) guards the same way."""
-        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
-                and isinstance(test.comparisons[0].operator, (cst.In, cst.NotIn)) \
-                and self._memo_fill(test.left, test.comparisons[0].comparator, func or self.function):
-            return "orelse" if isinstance(test.comparisons[0].operator, cst.In) else "body"
+        in cache:` where the function fills `cache[key]`) guards the same way, and so does the test of
+        a local the look-up of such a memo gave (`fn = cache.get(key)`, then `if fn is None:`)."""
+        memo = self.memo_guard(test, func or self.function)
+        if memo is not None:
+            return memo
         if self._per_call(test):
             return None
         if isinstance(test, cst.Call) and _depth < 2:
@@ -1331,6 +1331,49 @@ class FileContext:
             if self.first_call_guard(test.left) == "body" or self.first_call_guard(test.right) == "body":
                 return "body"
         return None
+
+    def memo_guard(self, test: cst.BaseExpression, func: FunctionInfo | None) -> str | None:
+        """"body" if `test` lets its block run only when a memo the function fills lacks the key
+        it fills (`if key not in cache:`, `fn = cache.get(key)` then `if fn is None:`), "orelse"
+        for the inverse: what that block makes is made once per key."""
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
+                and isinstance(test.comparisons[0].operator, (cst.In, cst.NotIn)) \
+                and self._memo_fill(test.left, test.comparisons[0].comparator, func):
+            return "orelse" if isinstance(test.comparisons[0].operator, cst.In) else "body"
+        return self._memo_lookup(test, func)
+
+    def _memo_lookup(self, test: cst.BaseExpression, func: FunctionInfo | None) -> str | None:
+        """"body" for `if fn is None:` / `if not fn:` (and "orelse" for `is not None`) where the
+        one binding of the local `fn` that reaches the test is `fn = cache.get(key)` (no default,
+        or `None`) of a memo the function fills (`cache[key] = ...`, `_memo_fill`): the block runs
+        only when the key is missing, and it fills the key, so once per key (a `jax.jit` made
+        there is one object per key, whose trace every later call with that key reuses:
+        tests/runtime/test_jax_thirteenth_audit_facts.py)."""
+        if func is None:
+            return None
+        branch = "body"
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test = test.expression
+        elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
+                and keyword_constant(test.comparisons[0].comparator, "None") \
+                and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot)):
+            branch = "body" if isinstance(test.comparisons[0].operator, cst.Is) else "orelse"
+            test = test.left
+        else:
+            return None
+        if not isinstance(test, cst.Name) or self.binding_kind(test, func) != "local":
+            return None
+        refs = list(self.reaching(test, func) or ())
+        if len(refs) != 1:
+            return None
+        value = self.bound_values.get(id(getattr(refs[0], "node", None)))
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "get" and 1 <= len(value.args) <= 2
+                and all(a.keyword is None and not a.star for a in value.args)):
+            return None
+        if len(value.args) == 2 and not keyword_constant(value.args[1].value, "None"):
+            return None
+        return branch if self._memo_fill(value.args[0].value, value.func.value, func) else None
 
     def _memo_fill(self, key: cst.BaseExpression, container: cst.BaseExpression, func: FunctionInfo | None) -> bool:
         """`if cuda_file in _plugin_cache: return _plugin_cache[cuda_file]` / `if name not in

@@ -33,8 +33,8 @@ from stagelint.analysis.dependence import name_loads
 from stagelint.analysis.tensors import tensorness, value_of
 from stagelint.analysis.values import python_option_param
 from stagelint.frameworks import (FUNCTION_HOLDERS, JAX_ARRAY_ELEMENTS, JAX_GRAD, JAX_JIT, JAX_LENGTH_ARGUMENTS,
-                                  JAX_PYTHON_ARGUMENTS, JAX_SHAPE_METHODS, JAX_TRACE, PARTIAL_CALLS,
-                                  SHAPED_CONSTRUCTORS)
+                                  JAX_PYTHON_ARGUMENTS, JAX_SHAPE_METHODS, JAX_TRACE, MEMOIZING_DECORATORS,
+                                  PARTIAL_CALLS, SHAPED_CONSTRUCTORS)
 
 NEW, BOUND, SAME = "new", "bound", "same"
 
@@ -289,9 +289,12 @@ def _closure_reads(ctx, nodes, given=(), keep=None):
     given = set(given)
 
     def from_given(binding) -> bool:
+        # (a module-level loop's own names are module-level names that the loop binds anew: not
+        # the same on each iteration, `model = Model(L, g)` for `g` of a module-level `for`)
         value = ctx.bound_values.get(id(binding.node))
         return value is not None and all(
-            n.value in given or all(isinstance(r.scope, GlobalScope) for r in ctx.bindings_of(n))
+            n.value in given or all(isinstance(r.scope, GlobalScope) and not (keep is not None and keep(r))
+                                    for r in ctx.bindings_of(n))
             for n in name_loads(value))
 
     stack = list(roots)
@@ -591,6 +594,19 @@ def bound_method_shadowed(ctx, ident: Identity) -> bool:
         return False
     owner, name = ident.method
     return any(w.attr == name and w.owner in (owner, "") for w in ctx.facts.attr_writes)
+
+
+def memoized(ctx, func) -> str | None:
+    """The memoizing decorator (`frameworks.MEMOIZING_DECORATORS`: `functools.lru_cache`,
+    `functools.cache`) on the def of `func` (a walk record), if any: its body runs once per
+    distinct argument tuple, and a later call with equal arguments returns what that run did."""
+    node = getattr(func, "node", None)
+    for d in getattr(node, "decorators", ()):
+        expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        api = ctx.resolves_to(expr, MEMOIZING_DECORATORS)
+        if api is not None:
+            return api
+    return None
 
 
 def returns_new_function(ctx, node: cst.Return) -> bool:

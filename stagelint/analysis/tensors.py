@@ -49,8 +49,8 @@ class Tensorness:
 
 #: JAX transforms: calling what they return computes arrays.
 from stagelint.frameworks import (  # noqa: E402
-    JAX_GRAD, JAX_GRAD_SHAPED_LIKE_ARGUMENT, JAX_JIT, JAX_OUTPUT_STRUCTURE, JAX_TRACE, JAX_TREE_MAPS,
-    JAX_WRAPPED_OUTPUT_STRUCTURE,
+    JAX_BRANCH_OUTPUT, JAX_GRAD, JAX_GRAD_SHAPED_LIKE_ARGUMENT, JAX_JIT, JAX_OUTPUT_STRUCTURE, JAX_TRACE,
+    JAX_TREE_MAPS, JAX_WRAPPED_OUTPUT_STRUCTURE,
 )
 
 _JAX_TRANSFORMS = JAX_JIT | JAX_TRACE | JAX_GRAD
@@ -792,40 +792,123 @@ class _Values(_MemoizedWalk):
         """What a JAX call of `JAX_OUTPUT_STRUCTURE` gives, or its `element` (index, count) when
         a target list unpacks it, when the code shows it is a Python container: that container,
         its items pytrees (`Value(what, "pytree")`). None otherwise (what the call is decides;
-        the `(carry, ys)` pair of `lax.scan` too)."""
+        the `(carry, ys)` pair of `lax.scan` too). A function returning one of its parameters
+        returns what the call hands it there (`jax.vmap(lambda x: x)(layers)`, a `lax.cond`
+        branch `lambda x: x`: the operand)."""
         ctx = self.ctx
         api = self._structure_api(call)
         if api is None:
             return None
         how, position = JAX_OUTPUT_STRUCTURE[api]
-        args = call.func.args if isinstance(call.func, cst.Call) else call.args
+        mapped = isinstance(call.func, cst.Call)
+        args = call.func.args if mapped else call.args
         positional = [a.value for a in args if a.keyword is None and not a.star]
         if position >= len(positional) or any(a.star for a in args):
             return None
         if how == "pair" and element is None:
             return None
+        if how == "branches":
+            return self._branch_structure(api, positional, element)
         given = positional[position]
+        operands = [a.value for a in call.args if a.keyword is None and not a.star] \
+            if mapped and not any(a.star for a in call.args) else None
         if how == "init":
-            info, returns = self.func, [given]
-        elif isinstance(given, cst.Lambda):
-            info, returns = self.func, [given.body]  # (its parameters are unknown there)
+            returns = [(given, self.func)]
         else:
-            info = _same_file_function(ctx, given, self.func) or self._called_method(given)
-            returns = [v for v in getattr(info, "returns", ()) if v is not None] if info is not None else []
+            returns = self._returns(given, operands)
         if how == "pair":  # `(carry, ys)`: the element of what the function returns, as a pair
-            if element[1] != 2 or not returns or not all(isinstance(v, cst.Tuple) and len(v.elements) == 2
-                                                         for v in returns):
+            if element[1] != 2:
                 return None
-            returns = [v.elements[element[0]].value for v in returns]
-        elif element is not None:  # a display of as many elements, each unpacked in turn
+            found = None
+            if returns and all(isinstance(v, cst.Tuple) and len(v.elements) == 2 for v, _ in returns):
+                found = self._container([(v.elements[element[0]].value, scope) for v, scope in returns], None)
+            if found is None and element[0] == 0 and len(positional) > position + 1:
+                # the carry has the structure of `init`, or the scan raises while tracing
+                found = self._container([(positional[position + 1], self.func)], None)
+            return found
+        return self._container(returns, element)
+
+    def _container(self, returns, element: tuple[int, int] | None) -> Value | None:
+        """The Python container every one of `returns` (expression, the function it is read in)
+        is, or its `element` (index, count) where each is a display of as many elements."""
+        if element is not None:  # a display of as many elements, each unpacked in turn
             index, count = element
             if not returns or not all(isinstance(v, (cst.Tuple, cst.List)) and len(v.elements) == count
                                       and not any(isinstance(e, cst.StarredElement) for e in v.elements)
-                                      for v in returns):
+                                      for v, _ in returns):
                 return None
-            returns = [v.elements[index].value for v in returns]
-        found = _Values(ctx, info).of_all(returns) if returns else UNKNOWN
+            returns = [(v.elements[index].value, scope) for v, scope in returns]
+        if not returns:
+            return None
+        found = self._merge([_Values(self.ctx, scope).of(v) for v, scope in returns])
         return Value(found.what, "pytree") if found.what in ("list", "tuple", "dict") else None
+
+    def _returns(self, given: cst.BaseExpression, operands: list | None) -> list:
+        """What the function `given` returns, each (expression, the function it is read in): a
+        lambda's body, the returns of a def or of a callable object's `__call__` of this file; a
+        returned parameter (not rebound) is the operand at its position in `operands`, the
+        arguments the function is called with (or unknown: no entry, an empty list)."""
+        ctx = self.ctx
+        if isinstance(given, cst.Lambda):
+            info, params, exprs = self.func, given.params, [given.body]
+            bound_self = False
+        else:
+            info = _same_file_function(ctx, given, self.func)
+            bound_self = isinstance(given, cst.Attribute)
+            if info is None:
+                info, bound_self = self._called_method(given), True
+            if info is None or not isinstance(info.node, cst.FunctionDef):
+                return []
+            params = info.node.params
+            exprs = [v for v in getattr(info, "returns", ()) if v is not None]
+        positional = list(params.posonly_params) + list(params.params)
+        if bound_self:
+            positional = positional[1:]
+        out = []
+        for expr in exprs:
+            param = self._returned_parameter(expr, info, positional)
+            if param is None:
+                out.append((expr, info))
+            elif operands is not None and param < len(operands):
+                out.append((operands[param], self.func))
+            else:
+                return []
+        return out
+
+    def _returned_parameter(self, expr, info, positional) -> int | None:
+        """The index in `positional` of the parameter the returned `expr` is, when it is one
+        (the name's one binding that reaches it is that parameter)."""
+        if not isinstance(expr, cst.Name) or not positional:
+            return None
+        refs = self.ctx.reaching(expr, info)
+        refs = list(refs or ())
+        if len(refs) != 1:
+            return None
+        node = getattr(refs[0], "node", None)
+        for i, p in enumerate(positional):
+            if p is node:
+                return i
+        return None
+
+    def _branch_structure(self, api: str, positional: list, element: tuple[int, int] | None) -> Value | None:
+        """`lax.cond` / `lax.switch` (`JAX_BRANCH_OUTPUT`): the container one branch shows it
+        returns; every branch returns the same structure, or the call raises while tracing."""
+        positions, start = JAX_BRANCH_OUTPUT[api]
+        if max(positions) >= len(positional):
+            return None
+        branches = []
+        for i in positions:
+            given = positional[i]
+            if len(positions) == 1:  # `switch`'s list or tuple of branches
+                if not isinstance(given, (cst.List, cst.Tuple)):
+                    return None
+                branches.extend(el.value for el in given.elements if isinstance(el, cst.Element))
+            else:
+                branches.append(given)
+        operands = positional[start:]
+        found = {self._container(self._returns(b, operands), element) for b in branches}
+        found = {v.what for v in found if v is not None}
+        return Value(found.pop(), "pytree") if len(found) == 1 else None
 
     def _called_method(self, given: cst.BaseExpression):
         """The walk record of the `__call__` a callable object runs (`jax.vmap(Multi())`, or a

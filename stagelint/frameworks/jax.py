@@ -100,6 +100,19 @@ JAX_WRAPPED_OUTPUT_STRUCTURE = frozenset({
 })
 JAX_OUTPUT_STRUCTURE.update({api: ("output", 0) for api in JAX_WRAPPED_OUTPUT_STRUCTURE})
 
+#: `lax.cond(pred, true_fun, false_fun, *operands)` and `lax.switch(index, branches, *operands)`
+#: return the pytree their branches return, and every branch must return the same structure (a
+#: TypeError otherwise, at trace time: nothing runs), so one branch the code shows is enough: a
+#: branch returning one of its parameters (`lambda x: x`) returns that operand, of the operand's
+#: structure (`lax.cond(p, lambda x: x, lambda x: lax.stop_gradient(x), self.layers)` is the list
+#: of layers). API -> (the positions of its branch functions, or of the list or tuple of them for
+#: `switch`; the position of its first operand). Observed with jax 0.10.2, under jit too:
+#: tests/runtime/test_jax_output_structure.py.
+JAX_BRANCH_OUTPUT: dict[str, tuple[tuple[int, ...], int]] = {
+    "jax.lax.cond": ((1, 2), 3), "jax.lax.switch": ((1,), 2),
+}
+JAX_OUTPUT_STRUCTURE.update({api: ("branches", 0) for api in JAX_BRANCH_OUTPUT})
+
 #: `jax.lax` control flow traces the functions it is given, under jit or not (rows 25, 26):
 #: API -> the positions and keywords of its function arguments (a list of them for `switch`).
 JAX_FUNCTION_ARGUMENTS: dict[str, tuple[tuple[int, str], ...]] = {

@@ -218,6 +218,12 @@ HASHED_BY_VALUE_BASES = frozenset({"typing.NamedTuple", "enum.Enum", "enum.IntEn
 #: Annotations of a callable parameter.
 CALLABLE_HINTS = frozenset({"builtins.callable", "typing.Callable", "collections.abc.Callable"})
 
+#: Decorators that memoize the function they wrap: its body runs once per distinct argument tuple,
+#: and every later call with equal arguments returns the object that first run returned (a
+#: `jax.jit` a memoized factory makes is one object per key, whose traces every later call with
+#: that key reuses: tests/runtime/test_jax_thirteenth_audit_facts.py).
+MEMOIZING_DECORATORS = frozenset({"functools.lru_cache", "functools.cache"})
+
 #: Decorators that bind a def's name to the function itself or to a wrapper that calls it with
 #: the arguments it is given, so a call of that name from inside the function runs it again. A
 #: decorator not listed here (nor a staging API: `tf.function`, `jax.jit`, which trace the

@@ -50,6 +50,7 @@ from stagelint.analysis.functions import (
     held_uses,
     new_value_each_iteration,
     identity,
+    memoized,
     python_values_held,
     returns_new_function,
 )
@@ -641,7 +642,11 @@ class FunctionRecreated(Rule):
     under a flag its block clears (`if need_compile: step = jax.jit(partial(update, n=n));
     need_compile = False`), which the loop sets again only under a test of its own (when `n`
     changes): it is made on those iterations, not on each one; likewise one made under `if step is
-    None: step = jax.jit(...)` (made on the first iteration, reused by the later ones).
+    None: step = jax.jit(...)` (made on the first iteration, reused by the later ones); a Function
+    made only when a memo lacks the key the function then stores it under (`fn = cache.get(key)`,
+    `if fn is None: fn = jax.jit(...); cache[key] = fn`, or `if key not in cache:`): one per key,
+    every later call with that key reusing its trace; and one made by a memoized function
+    (`functools.lru_cache`, `functools.cache`), whose body runs once per argument key.
 
 
     Under JAX and its libraries it depends on what is wrapped, because their trace caches are
@@ -1015,6 +1020,24 @@ class FunctionRecreated(Rule):
         return isinstance(inner, cst.Call) and self._staging(inner.func) and all(
             a.keyword is not None for a in inner.args)
 
+    def _made_once_per_key(self, call: cst.Call, loop) -> bool:
+        """`call` runs only when a memo of its function lacks the key the function then fills
+        (`fn = cache.get(k)`, `if fn is None: fn = jax.jit(...); cache[k] = fn`, or `if k not in
+        cache:`), with no loop of its own inside that test: one wrapper per key, whose trace
+        every later call with that key reuses (`FileContext.memo_guard`)."""
+        ctx = self.ctx
+        func = ctx.function
+        if func is None:
+            return False
+        for test in reversed(self._ifs):
+            if not ctx.inside(test, func.node) or (loop is not None and not ctx.inside(test, loop)):
+                return False
+            branch = ctx.memo_guard(test.test, func)
+            block = test.body if branch == "body" else test.orelse if branch == "orelse" else None
+            if block is not None and ctx.inside(call, block):
+                return True
+        return False
+
     def _cache(self, api: str) -> str | None:
         """How `api`'s trace cache treats the function when the wrapper is made again
         (`frameworks.TRACE_CACHE`); a configured staging decorator is "treated like tf.function"."""
@@ -1035,6 +1058,8 @@ class FunctionRecreated(Rule):
         target = call.args[0].value
         keyed = _equality_key(ctx, target) if cache == "equal" else target
         loop = self._comprehensions[-1] if self._comprehensions else (ctx.loops[-1] if ctx.loops else None)
+        if self._made_once_per_key(call, loop):
+            return None
         ident = identity(ctx, keyed, loop, self._new_factories)
         if loop is not None and not self._comprehensions and any(
                 resets_its_flag(ctx, guard, loop) for guard in self._ifs):
@@ -1177,6 +1202,8 @@ class FunctionRecreated(Rule):
         for record in made:
             if record["used"] is None or self._never_binds(record):
                 continue
+            if record["loop"] is None and record["scope"] is not None and memoized(ctx, record["scope"]):
+                continue  # made once per argument key of a memoized function (`@functools.lru_cache`)
             fields = self._fields(record)
             if fields is None:
                 continue
@@ -1725,8 +1752,9 @@ class PythonLoopUnrolled(Rule):
     gives a list of layers) or of a value not known to be an array, and so is what JAX's loops
     and maps give back in a container the code made (`_, trajs = lax.scan(step, c, xs)` with
     `step` returning a list of per-agent values as its per-step output: ys keeps the list, each
-    leaf stacked; `fori_loop`/`while_loop` from a list `init`; `lax.map`/`jax.vmap` of a
-    function returning a list); so is a
+    leaf stacked; a scan's carry, `fori_loop`/`while_loop` from a list `init`; `lax.map`/`jax.vmap`
+    of a function returning a list; `lax.cond`/`lax.switch` one of whose branches returns a list
+    or its operand, `lambda x: x` of a list: every branch returns one structure); so is a
     body that only builds functions or module classes (`module = nn.vmap(module, ...)`, `jax.jit(f)`:
     a transformation emits no operation until what it built is called); a body
     whose only possible JAX operation is a call of a project function (which may be shape checks

@@ -108,3 +108,34 @@ def test_a_wrapped_function_or_callable_object_returns_its_python_structure():
             assert type(preds) is list and len(preds) == 2 and type(rest) is dict
         a, b = transform(pair)(x)
         assert isinstance(a, jax.Array) and isinstance(b, jax.Array)
+
+
+def test_cond_and_switch_return_the_structure_their_branches_return():
+    """`frameworks.JAX_BRANCH_OUTPUT`: a branch returning its operand (`lambda x: x`) makes the
+    cond's result the operand's structure (a list of layers stays a list, under jit too, where a
+    `for` over it runs once per layer); every branch must return one structure, else TypeError
+    while tracing; a scan's carry has the structure of its `init` (the same check)."""
+    layers = [{"w": jnp.ones((2, 2))}, {"w": jnp.ones((2, 3))}]
+    out = jax.lax.cond(jnp.array(True), lambda x: x, lambda x: jax.lax.stop_gradient(x), layers)
+    assert type(out) is list and len(out) == 2
+
+    @jax.jit
+    def count(pred, layers):
+        chosen = jax.lax.cond(pred, lambda x: x, lambda x: jax.lax.stop_gradient(x), layers)
+        return sum(1 for _ in chosen)
+
+    assert count(True, layers) == 2
+
+    def ident(x):
+        return x
+
+    assert type(jax.lax.switch(1, [ident, jax.lax.stop_gradient], layers)) is list
+    assert type(jax.lax.cond(True, lambda a, b: b, lambda a, b: b, jnp.ones(2), [jnp.ones(1)])) is list
+    with pytest.raises(TypeError, match="same pytree structure"):
+        jax.lax.cond(True, lambda x: x, lambda x: tuple(x), layers)
+    with pytest.raises(TypeError, match="same pytree structure"):
+        jax.lax.switch(0, [lambda x: x, lambda x: x[0]], layers)
+    carry, _ = jax.lax.scan(lambda c, x: (c, x), [jnp.ones(2), jnp.ones(3)], jnp.arange(3))
+    assert type(carry) is list
+    with pytest.raises(TypeError, match="same pytree structure"):
+        jax.lax.scan(lambda c, x: (tuple(c), x), [jnp.ones(2), jnp.ones(3)], jnp.arange(3))
