@@ -634,7 +634,9 @@ def loop_values(ctx, loop, func) -> list[dict] | None:
                 it = ctx.bound_values.get(id(getattr(refs[0], "node", None)))
             if not isinstance(it, (cst.List, cst.Tuple)) or len(it.elements) > _MAX_ITERATIONS:
                 return None
-            items = [_literal(el.value) if isinstance(el, cst.Element) else _raise() for el in it.elements]
+            # (a literal, or a name bound once to a number: `[1, 2, 5, M_MAX]`)
+            items = [(_evaluate(ctx, el.value, func, None, {}, 0) if isinstance(el.value, cst.Name)
+                      else _literal(el.value)) if isinstance(el, cst.Element) else _raise() for el in it.elements]
     except (_Unknown, ValueError, TypeError):
         return None
     out = []
@@ -688,6 +690,11 @@ def _evaluate(ctx, expr, func, loop, env: dict, depth: int):
             except (ArithmeticError, TypeError, ValueError, OverflowError):
                 raise _Unknown from None
     if isinstance(expr, cst.Name):
+        if loop is not None and expr.value in env and ctx.inside(expr, loop.body) and isinstance(loop, cst.For) \
+                and not any(ctx.inside(getattr(b, "node", loop), loop.body) for b in ctx.bindings_of(expr)):
+            # the loop's variable in its own body, which binds it nowhere (a script's module-level
+            # loops may bind the same name: `for M in M_values:` twice)
+            return env[expr.value]
         refs = ctx.reaching_in_order(expr, func)
         if not refs or len(refs) != 1:
             raise _Unknown
@@ -760,3 +767,32 @@ def new_shape_each_iteration(ctx, node, loop, func) -> bool:
         return False
     shapes = [s if isinstance(s, tuple) else (s,) for s in shapes]
     return len(set(shapes)) == len(shapes)
+
+
+def new_length_each_iteration(ctx, node, loop, func) -> bool:
+    """The binding `node`, made in the body of `loop`, holds a slice `seq[:n]` (`seq[a:b]`, no
+    step, bounds of non-negative numbers) whose length `b - a`, computed from the loop's variables
+    (`loop_values`), differs between every two iterations: another number of items each time, when
+    `seq` is that long (not shown)."""
+    if node is None or not isinstance(loop, cst.For) or not ctx.inside(node, loop.body) \
+            or id(node) in ctx.unpacked_at:
+        return False
+    value = ctx.bound_values.get(id(node))
+    if not (isinstance(value, cst.Subscript) and len(value.slice) == 1
+            and isinstance(value.slice[0].slice, cst.Slice)):
+        return False
+    part = value.slice[0].slice
+    if part.step is not None or part.upper is None:
+        return False
+    iterations = loop_values(ctx, loop, func)
+    if not iterations or len(iterations) < 2:
+        return False
+    try:
+        bounds = [(_evaluate(ctx, part.lower, func, loop, env, 0) if part.lower is not None else 0,
+                   _evaluate(ctx, part.upper, func, loop, env, 0)) for env in iterations]
+    except _Unknown:
+        return False
+    if not all(isinstance(b, int) and b >= 0 for pair in bounds for b in pair):
+        return False
+    lengths = [upper - lower for lower, upper in bounds]
+    return all(n > 0 for n in lengths) and len(set(lengths)) == len(lengths)

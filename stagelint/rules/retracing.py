@@ -57,7 +57,7 @@ from stagelint.analysis.functions import (
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_steps
 from stagelint.analysis.repetition import caller_in_loop
 from stagelint.analysis.testing import is_test_module
-from stagelint.analysis.varying_shapes import new_shape_each_iteration
+from stagelint.analysis.varying_shapes import new_length_each_iteration, new_shape_each_iteration
 from stagelint.analysis.values import python_number
 from stagelint.analysis.tensors import (
     NUMBERS, Tensorness, leading_dimension_of, range_iterated, same_file_function, tensorness, value_of,
@@ -724,7 +724,13 @@ class FunctionRecreated(Rule):
     loop that holds a value the iteration binds (`block_tokens=bt`, a benchmark case's graph
     definition, a lambda's `reshape(-1, n)`), unless that value is known to be an array or is used
     only as an operand (`lambda v: mse(v, x)` with `mse`'s `x` an operand of array arithmetic: a
-    constant of the same program, whose new trace one jitted function taking `x` would save); and
+    constant of the same program, whose new trace one jitted function taking `x` would save); a
+    wrapper made in a loop that holds what the body makes of a slice whose length the loop makes
+    new on every iteration (`cw = sources[:M]` for `M` in `[1, 2, 5, M_MAX]`, then `gp, cfg =
+    build(data, cw)`: a value of another number of items may be another structure, another
+    program for one jitted function too, but whether `build` keeps the structure is not shown;
+    a script's module-level loop variable counts as the iteration's own, `model = Model(g)` for
+    `g` of `for g in g_list:`); and
     a wrapper made in a function that calls it with static arguments the function's own parameters
     give (`wrap(x, page_size, blocks)` in a benchmark run once per configuration). Not reported at
     all: a wrapper made in a loop that holds the loop's own variable over `range(...)` or a literal
@@ -1215,6 +1221,8 @@ class FunctionRecreated(Rule):
                     continue
                 kind = "loop" if isinstance(loop, (cst.For, cst.While)) else "comprehension"
                 line = ctx.position(loop).line
+                sized = self._held_of_new_length(record, loop) if record.get("factory_loop") is None \
+                    and self._jax(record["api"]) else None
                 fields["when"] = f"on every iteration of the {kind} on line {line}"
                 if record.get("factory_loop") is not None:
                     fields["when"] += f" (`{scope.facts.name}(...)(...)`)"
@@ -1228,6 +1236,14 @@ class FunctionRecreated(Rule):
                 fields["remedy"] = fields["remedy"].format(outside=f" before the {kind}")
                 fields["_because"].append(fact(
                     f"the {kind} on line {line} runs {fields['what']} on each iteration", ctx.position(loop)))
+                if sized is not None:
+                    held, sliced = sized
+                    fields["_because"].append(fact(
+                        f"the function made here holds `{held}`, made on each iteration from `{short_code(sliced)}`, "
+                        f"a slice the {kind} on line {line} makes of another length on every iteration: a value "
+                        f"made of another number of items may have another structure or shape, another program "
+                        f"that one jitted function taking it would trace as well; whether it does is not shown",
+                        ctx.position(sliced), HEURISTIC))
                 varies = record.get("varies")
                 if varies:
                     shown = ", ".join(f"`{n}`" for n in varies)
@@ -1351,6 +1367,31 @@ class FunctionRecreated(Rule):
                 ctx, getattr(refs[0], "node", None), loop, scope)
 
         return bool(calls) and all(any(new_shape(a) for a in call.args) for call in calls)
+
+    def _held_of_new_length(self, record, loop):
+        """(name, slice) when the function made per iteration of `loop` holds a value the body
+        makes, by a call, of a slice whose length is new on every iteration (`cw = injectors[:M]`
+        for `M` in `[1, 2, 5]`, then `gp, cfg = build(data, cw)`:
+        `analysis.varying_shapes.new_length_each_iteration`), or that slice itself; else None."""
+        ctx, scope = self.ctx, record["scope"]
+        if not isinstance(loop, cst.For):
+            return None
+        made_of = [record["def"]] if record["kind"] == "def" else [record["target"]]
+        for name, nodes in held_in_loop(ctx, made_of, loop):
+            for node in nodes:
+                if new_length_each_iteration(ctx, node, loop, scope):
+                    return name, ctx.bound_values.get(id(node))
+                value = ctx.bound_values.get(id(node))
+                if not isinstance(value, cst.Call):
+                    continue
+                for arg in value.args:
+                    if arg.star or not isinstance(arg.value, cst.Name):
+                        continue
+                    refs = ctx.reaching_in_order(arg.value, scope)
+                    if refs and len(refs) == 1 and new_length_each_iteration(
+                            ctx, getattr(refs[0], "node", None), loop, scope):
+                        return name, ctx.bound_values.get(id(refs[0].node))
+        return None
 
     def _never_binds(self, record) -> bool:
         """Every call of the wrapper the scope makes passes arguments its function cannot bind

@@ -244,3 +244,65 @@ def test_a_jit_per_iteration_holding_only_module_constants_is_reported():
             for step in range(100):
                 psi = psi - 0.1 * loss(psi)
     """)
+
+
+def test_a_jit_per_iteration_holding_what_a_slice_of_a_new_length_gives_is_a_guess():
+    """jaxpint's sweep over the number of sources: `cw = injectors[:M]` for `M` in `[1, 2, 5, M_MAX]`
+    (a name bound once to a number counts), then `gp, cfg = build(data, cw)` held by the jitted
+    function made per iteration: a value made of another number of items may be another structure,
+    another program one jitted function would trace too (tests/runtime/test_jax_thirteenth_audit_facts.py),
+    but whether `build` keeps the structure is not shown: preview. Reported at db298d8 by default."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        from lib import build, loglike
+
+        M_MAX = 100
+        M_SWEEP = [1, 2, 5, M_MAX]
+        injectors = list(range(M_MAX))
+        data = jnp.ones(8)
+        out = []
+        for M in M_SWEEP:
+            cw = injectors[:M]
+            gp, cfg = build(data, cw)
+
+            @jax.jit
+            def fisher(px, _gp=gp, _cfg=cfg):
+                return loglike(_gp, px, _cfg)
+
+            out.append(jax.jit(jax.grad(jax.grad(fisher)))(jnp.float32(1.0)))  # preview STG502
+    """)
+
+
+def test_a_jit_per_iteration_holding_slices_of_one_length_is_reported():
+    """The negative twins: windows of one length (`injectors[i:i + 4]`) and a sweep whose lengths
+    repeat (`[2, 2, 5]`): iterations that may share one program, so the new jit is a retrace."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        from lib import build, loglike
+
+        injectors = list(range(100))
+        data = jnp.ones(8)
+        out = []
+        for i in range(3):
+            cw = injectors[i:i + 4]
+            gp, cfg = build(data, cw)
+
+            @jax.jit
+            def fisher(px, _gp=gp, _cfg=cfg):
+                return loglike(_gp, px, _cfg)
+
+            out.append(jax.jit(jax.grad(jax.grad(fisher)))(jnp.float32(1.0)))  # STG502
+        for M in [2, 2, 5]:
+            cw = injectors[:M]
+            gp, cfg = build(data, cw)
+
+            @jax.jit
+            def fisher2(px, _gp=gp, _cfg=cfg):
+                return loglike(_gp, px, _cfg)
+
+            out.append(jax.jit(jax.grad(jax.grad(fisher2)))(jnp.float32(1.0)))  # STG502
+    """)

@@ -108,3 +108,36 @@ def test_a_new_model_object_per_configuration_is_a_new_trace_either_way():
         for _ in range(5):
             hoisted(model, psi)
     assert traces.count("hoisted") == 3
+
+
+def test_a_value_made_of_another_number_of_items_is_another_program_hoisted_too():
+    """What the slice step guesses: a pytree built from `items[:M]` (one leaf per item) has another
+    structure for every M, so one jitted function taking it as an argument traces once per M, as
+    many times as a jit made per iteration closing over it; built so that the structure stays
+    (a sum over the items), one hoisted jit would trace once: which one a project function does
+    is what the code does not show."""
+    items = [jnp.full(3, float(i)) for i in range(10)]
+    traces = []
+
+    @jax.jit
+    def hoisted(cfg, px):
+        traces.append(len(cfg))
+        return sum(jnp.sum(c) for c in cfg) * px
+
+    for m in (1, 2, 5):
+        cfg = list(items[:m])
+        for _ in range(3):
+            hoisted(cfg, 1.0)
+    assert traces == [1, 2, 5]
+
+    traces.clear()
+
+    @jax.jit
+    def kept(total, px):
+        traces.append("kept")
+        return total * px
+
+    for m in (1, 2, 5):
+        total = sum(items[:m])
+        kept(total, 1.0)
+    assert traces == ["kept"]
