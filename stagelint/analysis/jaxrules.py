@@ -159,6 +159,18 @@ def confirm_loop_unrolled(candidate, project, key):
 def _loop_unrolled(candidate, how, param, traced, project, key):
     fields = candidate.fields
     if how == "array":
+        unshown = fields.get("_structure_unshown")
+        if unshown:
+            # `jax.vmap(f)(x)` returns the pytree `f` returns (`JAX_WRAPPED_OUTPUT_STRUCTURE`): a
+            # multi-discriminator's list of predictions is a list, iterated once per item, a count
+            # its structure fixes (tests/runtime/test_jax_output_structure.py); an array only where
+            # `f`'s returns show one: a guess where they are not shown
+            return {"detail": "if it is an array: one copy of the body per row", "length": "first dimension",
+                    "_because": [fact(
+                        f"whether `{candidate.fields.get('iter', '')}` is an array is a guess: it comes from "
+                        f"`{unshown}`, which returns the pytree its function returns, and that function's returns "
+                        f"are not shown here; a list or tuple of arrays is iterated once per item",
+                        candidate.span, HEURISTIC)]}
         return {"detail": "one copy of the body per row of the traced array", "length": "first dimension"}
     if how == "range":
         if param in traced:

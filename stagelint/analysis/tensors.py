@@ -19,7 +19,7 @@ from libcst.metadata import BuiltinAssignment, ImportAssignment
 
 from stagelint.analysis import facts as F
 from stagelint.analysis.objects import root_kind
-from stagelint.analysis.context import FILE_OPENERS, FileContext, FunctionInfo
+from stagelint.analysis.context import FILE_OPENERS, FileContext, FunctionInfo, short_code
 from stagelint.analysis.dependence import name_loads
 from stagelint.analysis.literals import BOOLS, is_literal, keyword_constant
 from stagelint.analysis.fastmeta import walk
@@ -522,6 +522,15 @@ def value_of(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | No
     return _Values(ctx, func).of(expr)
 
 
+def structure_unshown(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None = None) -> str | None:
+    """`expr` is what a wrapped JAX transformation's call returns (`jax.vmap(f)(x)`, `jax.jit(f)(x)`,
+    `JAX_WRAPPED_OUTPUT_STRUCTURE`), or an element a target list unpacks from it, and nothing here
+    shows what `f` returns (a parameter, a function of another file): the call returns the pytree
+    `f` returns, an array or a list, tuple or dict of them, and which one is not shown. The call's
+    source (`jax.vmap(disc)`), else None."""
+    return _Values(ctx, func).structure_unshown(expr)
+
+
 class _Values(_MemoizedWalk):
     memo_name = "values"
     cycle = UNKNOWN
@@ -780,6 +789,39 @@ class _Values(_MemoizedWalk):
         if tensorness(ctx, call, self.func).definite:
             return Value("tensor")
         return UNKNOWN
+
+    def structure_unshown(self, expr: cst.BaseExpression) -> str | None:
+        """`structure_unshown`: every binding of the name `expr` (or `expr` itself) is a wrapped
+        transformation's call, or an element unpacked from one, whose function's returns are not shown."""
+        ctx = self.ctx
+        if isinstance(expr, cst.Call):
+            calls = [expr]
+        elif isinstance(expr, cst.Name):
+            refs = ctx.reaching(expr, self.func)
+            if not refs:
+                return None
+            calls = []
+            for r in refs:
+                node = getattr(r, "node", None)
+                bound = ctx.bound_values.get(id(node)) if node is not None else None
+                if not isinstance(bound, cst.Call):
+                    return None
+                calls.append(bound)
+        else:
+            return None
+        shown = None
+        for call in calls:
+            api = self._structure_api(call)
+            if api is None or api not in JAX_WRAPPED_OUTPUT_STRUCTURE or any(a.star for a in call.args):
+                return None
+            mapped = [a.value for a in call.func.args if a.keyword is None and not a.star]
+            if not mapped:
+                return None
+            operands = [a.value for a in call.args if a.keyword is None]
+            if self._returns(mapped[0], operands):
+                return None  # the function's returns are shown: what they are decides
+            shown = shown or short_code(call.func)
+        return shown
 
     def _structure_api(self, call: cst.Call) -> str | None:
         """The `JAX_OUTPUT_STRUCTURE` API a call is (`lax.scan(...)`, `jax.vmap(f)(x)`,

@@ -60,7 +60,8 @@ from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.varying_shapes import new_length_each_iteration, new_shape_each_iteration
 from stagelint.analysis.values import python_number
 from stagelint.analysis.tensors import (
-    NUMBERS, Tensorness, leading_dimension_of, range_iterated, same_file_function, tensorness, value_of,
+    NUMBERS, Tensorness, leading_dimension_of, range_iterated, same_file_function, structure_unshown, tensorness,
+    value_of,
 )
 
 #: How a parameter use counts for STG501: a tensor would do the same ("tensor"), it only shows
@@ -1795,7 +1796,11 @@ class PythonLoopUnrolled(Rule):
     `step` returning a list of per-agent values as its per-step output: ys keeps the list, each
     leaf stacked; a scan's carry, `fori_loop`/`while_loop` from a list `init`; `lax.map`/`jax.vmap`
     of a function returning a list; `lax.cond`/`lax.switch` one of whose branches returns a list
-    or its operand, `lambda x: x` of a list: every branch returns one structure); so is a
+    or its operand, `lambda x: x` of a list: every branch returns one structure); a loop over
+    what `jax.vmap(f)(x)` or `jax.jit(f)(x)` returns (or an element unpacked from it) where `f`'s
+    returns are not shown (`fake_pred, _ = jax.vmap(disc)(y)` with `disc` a parameter, a
+    multi-discriminator returning a list of predictions) is reported only with `--preview`: the
+    call returns the pytree `f` returns, an array or a list of them; so is a
     body that only builds functions or module classes (`module = nn.vmap(module, ...)`, `jax.jit(f)`:
     a transformation emits no operation until what it built is called); a body
     whose only possible JAX operation is a call of a project function (which may be shape checks
@@ -1963,7 +1968,10 @@ class PythonLoopUnrolled(Rule):
             # JAX unrolls over a traced array's first axis; a Python container of arrays (a dict,
             # a list display, `jnp.split`'s list) is iterated as Python, as long as the code wrote it
             if _an_array(ctx, it, func):
-                self._candidate(node, iter=short_code(it), _param="", _how="array", _jax_only=True)
+                # what `jax.vmap(f)(x)` returns is the pytree `f` returns: where `f`'s returns are
+                # not shown (a parameter), an array is a guess (a list of arrays is iterated as Python)
+                self._candidate(node, iter=short_code(it), _param="", _how="array", _jax_only=True,
+                                _structure_unshown=structure_unshown(ctx, it, func) or "")
             return
         if _calls_by_index(node):
             # `for l in range(a, b): x = self.layers[l](x)` applies one callable of a Python

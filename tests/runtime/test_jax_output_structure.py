@@ -139,3 +139,37 @@ def test_cond_and_switch_return_the_structure_their_branches_return():
     assert type(carry) is list
     with pytest.raises(TypeError, match="same pytree structure"):
         jax.lax.scan(lambda c, x: (tuple(c), x), [jnp.ones(2), jnp.ones(3)], jnp.arange(3))
+
+
+def test_a_vmapped_multi_discriminator_handed_over_as_a_parameter_returns_its_list():
+    """The fourteenth audit's AY1 (XTTS-for-JAX's GAN loss): the discriminator reaches the loss
+    function as a parameter, `fake_pred, _ = jax.vmap(disc)(y)` is the list its `__call__` returns
+    (one prediction per sub-discriminator, each of its own shape), under `eqx.filter_value_and_grad`
+    and jit too, and `for fake in fake_pred` runs once per sub-discriminator, not per row."""
+    eqx = pytest.importorskip("equinox")
+
+    class MultiDiscriminator(eqx.Module):
+        periods: tuple = eqx.field(static=True, default=(2, 3, 5))
+
+        def __call__(self, x):
+            preds, fmaps = [], []
+            for p in self.periods:
+                pred = x[: x.shape[0] // p * p].reshape(-1, p).sum(axis=1)
+                preds.append(pred)
+                fmaps.append(pred * 2)
+            return preds, fmaps
+
+    steps = []
+
+    @eqx.filter_value_and_grad
+    def loss(y, disc):
+        fake_pred, _ = jax.vmap(disc)(y)
+        assert type(fake_pred) is list
+        total = 0.0
+        for fake in fake_pred:
+            steps.append(fake.shape)
+            total += jnp.mean((fake - 1) ** 2)
+        return total
+
+    value, _ = eqx.filter_jit(loss)(jnp.ones((4, 30)), MultiDiscriminator())
+    assert len(steps) == 3 and steps[0] == (4, 15) and steps[1] == (4, 10)
