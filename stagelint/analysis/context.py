@@ -37,6 +37,8 @@ from stagelint.frameworks import (
     JAX_JIT_DISABLING,
     JAX_TRACER_MODULES,
     JAX_TRACER_TYPES,
+    JAX_VALUE_SHAPED_FUNCTIONS,
+    JAX_VALUE_SHAPED_ONE_ARGUMENT,
     KERAS_SETUP_HOOKS,
     KERAS_UNBUILT,
     MUTATING_METHODS,
@@ -45,6 +47,7 @@ from stagelint.frameworks import (
     PYTHON_OPTION_TYPES,
     PYTHON_SCALAR_TYPES,
     SHAPE_RELAXING_OPTIONS,
+    TEST_FUNCTION_PREFIX,
     TF_SAME_MODULE_PREFIXES,
     TRACE_RAISING_METHODS,
     TRACING_TESTS,
@@ -167,7 +170,8 @@ _UNSEARCHED = object()
 
 #: The last part of each concretizing function's name (`float`, `asarray`): a call spelled with
 #: none of them is no such call, and its qualified names are not looked up.
-_CONVERSION_NAMES = frozenset(q.rsplit(".", 1)[-1] for q in JAX_CONCRETIZING_FUNCTIONS)
+_VALUE_SHAPED_NAMES = frozenset(q.rsplit(".", 1)[-1] for q in JAX_VALUE_SHAPED_FUNCTIONS)
+_CONVERSION_NAMES = frozenset(q.rsplit(".", 1)[-1] for q in JAX_CONCRETIZING_FUNCTIONS) | _VALUE_SHAPED_NAMES
 
 
 def trace_raising_call(node) -> bool:
@@ -237,10 +241,19 @@ def _first_trace_raising_call(statement) -> cst.Call | None:
 
 
 def _conversion(ctx, call: cst.Call):
-    if call.args and call.args[0].keyword is None and not call.args[0].star:
-        names = ctx.qualified_names(call.func) & JAX_CONCRETIZING_FUNCTIONS
+    args = call.args
+    if args and args[0].keyword is None and not args[0].star:
+        func = call.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else func.value
+        if last in _VALUE_SHAPED_NAMES:  # `jnp.unique(x)`: without `size=` only, `jnp.where` of one argument
+            if (last in JAX_VALUE_SHAPED_ONE_ARGUMENT and len(args) != 1) or \
+                    any(a.keyword is not None and a.keyword.value == "size" for a in args):
+                return None
+            names = ctx.qualified_names(func) & JAX_VALUE_SHAPED_FUNCTIONS
+        else:
+            names = ctx.qualified_names(func) & JAX_CONCRETIZING_FUNCTIONS
         if names:
-            return call, call.args[0].value, min(names)
+            return call, args[0].value, min(names)
     return None
 
 
@@ -535,6 +548,17 @@ class FileContext:
         self._saved_eager: list[list] = []
         self._escaped_lambdas: set[int] = set()
         self.escaped_depth = 0
+        #: `partial(f, ...)` calls handed to a host callback as its function (`jax.debug.callback(
+        #: partial(f, n=n), x)`): f runs as Python when JAX calls it back, not while tracing; the
+        #: Names handed to one (`jax.debug.callback(cb, x)`); and (function, ref edge, Name) of each
+        #: `cb = partial(f, ...)` in a function, decided once the walk is over (`_callback_partials`)
+        self._escaped_partials: set[int] = set()
+        #: a notebook's top-level `test*` defs (node, facts), and the Names its top-level code
+        #: calls in a statement of their own outside any loop (`walk._notebook_tests`)
+        self._notebook_tests: list = []
+        self._top_calls: set[int] = set()
+        self._callback_names: set[int] = set()
+        self._named_partials: list = []
         #: Lambdas a `tf.data` transformation traces: walked as functions of their own.
         self._dataset_lambdas: set[int] = set()
         #: functions whose decorators are being walked (taken off `functions` meanwhile)
@@ -1179,6 +1203,9 @@ class FileContext:
                     facts.tensor_params |= self._spec_params(dec.decorator, params[1:] if is_method else params)
         if decorator_names & self.framework.eager_escapes:
             facts.escape = True
+        if parent is None and cls is None and self.notebook_hidden is not None and \
+                node.name.value.startswith(TEST_FUNCTION_PREFIX) and node.name.value not in self.notebook_hidden:
+            self._notebook_tests.append((node, facts))  # (`walk._notebook_tests`)
         info = FunctionInfo(node, facts, parent, is_method, params[0] if is_method and params else None, defaults)
         if cls is None:  # a module's or a function body's own name (a class body's are methods)
             self._redefining(qualname)

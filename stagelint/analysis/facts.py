@@ -195,6 +195,9 @@ class FunctionFacts:
     staged_by: str | None = None
     #: decorated with an eager escape (tf.py_function): runs eagerly, never traced into.
     escape: bool = False
+    #: a notebook's top-level `test*` def its cells call at most once, outside loops: one call per
+    #: run, or a test runner's one per test (`walk._notebook_tests`, `analysis.testing`)
+    test_run: bool = False
     #: absolute qualified names of the decorators (project staging wrappers resolve later)
     decorators: list[str] = field(default_factory=list)
     #: body returns `tf.function(<own parameter>)`: the function is itself a staging wrapper

@@ -18,7 +18,7 @@ unknown silences it, a heuristic fact moves it to the preview tier (docs/model.m
 from __future__ import annotations
 
 from stagelint.findings import Note
-from stagelint.frameworks import JAX, OPTAX_USERS_JIT, TENSORFLOW
+from stagelint.frameworks import JAX, OPTAX_USERS_JIT, PARTIAL_CALLS, TENSORFLOW
 
 #: Certainty of a fact. A rule reports only when every fact of its chain is TRUE.
 TRUE, FALSE, UNKNOWN, HEURISTIC = "true", "false", "unknown", "heuristic"
@@ -151,8 +151,9 @@ def guessed_hop(project, key) -> str | None:
         if edge.kind != "ref":
             continue
         into = edge.into
-        if into is not None and into[0] == "name" and (TENSORFLOW.owns(into[1]) or JAX.owns(into[1])):
-            continue
+        if into is not None and into[0] == "name" and (TENSORFLOW.owns(into[1]) or JAX.owns(into[1])) \
+                and into[1] not in PARTIAL_CALLS:
+            continue  # (`jax.tree_util.Partial(f, ...)` calls nothing: what calls the object is not known)
         shown = "a callee not resolved" if into is None else _code(".".join(into[1:]).rsplit(".", 1)[-1])
         return (f"{_code(project.display(caller, caller[0]))} passes {_code(project.display(callee, caller[0]))} "
                 f"to {shown}, which is taken to call it while tracing (line {edge.span.line})")

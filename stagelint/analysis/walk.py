@@ -159,6 +159,53 @@ def never_runs(node, ctx=None) -> tuple:
     return ()
 
 
+def _callback_function(call: cst.Call) -> cst.BaseExpression | None:
+    """The function a host callback call (`frameworks.JAX_EAGER_ESCAPES`, `tf.py_function`) runs:
+    its first positional argument, or the keyword naming it."""
+    for arg in call.args:
+        if arg.keyword is None:
+            return None if arg.star else arg.value
+        if arg.keyword.value in ("callback", "func", "fn", "f"):
+            return arg.value
+    return None
+
+
+def _callback_partials(ctx) -> None:
+    """`cb = partial(f, ...)` (one binding of `cb` in its scope) whose every read hands it to a host
+    callback as the function to run (`jax.debug.callback(cb, x)`): making the partial calls
+    nothing and JAX calls `cb`, so `f`, with concrete values on every execution (JAX 0.10.2:
+    tests/runtime/test_jax_thirteenth_audit_au_facts.py); the edge taking `f` as called where the
+    partial is made is dropped. A read anywhere else (a call, another callee) keeps it."""
+    if not ctx._named_partials or not ctx._callback_names:
+        return
+    for func, edge, name in ctx._named_partials:
+        scope = ctx.scope(name)
+        if scope is None or name.value not in scope.assignments:
+            continue
+        bindings = scope.assignments[name.value]
+        if len(bindings) != 1:
+            continue
+        (binding,) = bindings
+        reads = binding.references
+        if reads and all(id(read.node) in ctx._callback_names for read in reads):
+            func.facts.calls = [e for e in func.facts.calls if e is not edge]
+
+
+def _notebook_tests(ctx) -> None:
+    """A notebook's top-level `test*` def (`testing.collected_by_test_runner`) that its cells call
+    at most once, in a statement of its own outside any loop, and read nowhere else: one call per
+    run of the notebook, or the test runner's one call per test (`FunctionFacts.test_run`). No
+    module imports a notebook, so its cells are every caller but the runner."""
+    for node, facts in ctx._notebook_tests:
+        scope = ctx.scope(node)
+        name = node.name.value
+        if scope is None or name not in scope.assignments:
+            continue
+        reads = [read for binding in scope.assignments[name] for read in binding.references]
+        if len(reads) <= 1 and all(id(read.node) in ctx._top_calls for read in reads):
+            facts.test_run = True
+
+
 def _after_raising(ctx) -> None:
     """The step of a candidate reported after a `x.numpy()` in its block
     (`FileContext.after_trace_raising_call`): under a trace that call raises when `x` is a
@@ -739,6 +786,8 @@ class _Walker(cst.CSTVisitor):
         if ctx._region_of and id(original_node) in ctx._region_of:
             ctx.regions.pop()
         if t is cst.Module:
+            _callback_partials(ctx)
+            _notebook_tests(ctx)
             mark_uncalled(ctx)
             self._describe_call_sites()
             self._summarise()
@@ -893,6 +942,11 @@ class _Walker(cst.CSTVisitor):
             for arg in node.args:
                 if isinstance(arg.value, cst.Lambda):
                     ctx._escaped_lambdas.add(id(arg.value))
+            callee = _callback_function(node)
+            if isinstance(callee, cst.Name):
+                ctx._callback_names.add(id(callee))  # (`_callback_partials`)
+            elif isinstance(callee, cst.Call) and ctx.qualified_names(callee.func) & PARTIAL_CALLS:
+                ctx._escaped_partials.add(id(callee))
             self._record_escaped_param(node)
         elif isinstance(node.func, cst.Attribute) or names:
             self._record_dataset_functions(node, names)
@@ -941,12 +995,19 @@ class _Walker(cst.CSTVisitor):
                     if raising is not None:  # decided once the walk is over (`_after_raising`)
                         ctx.after_raising_edges.append((edge, func, raising))
             once = bool(names & GET_OR_CREATE_CALLS)  # the factory runs on the first call only
-            for arg in node.args:
+            partial = bool(names & PARTIAL_CALLS) and node.args and node.args[0].keyword is None
+            for i, arg in enumerate(node.args):
+                if partial and i == 0 and id(node) in ctx._escaped_partials:
+                    continue  # `jax.debug.callback(partial(f, ...), x)`: f runs as Python, called back
                 ref = self._function_reference(arg.value)
                 if ref is not None:
-                    func.facts.calls.append(F.CallEdge(ref, ctx.position(arg.value), kind="ref",
-                                                       guarded=once or ctx.guard_depth > 0, into=target,
-                                                       when=ctx.conditions_of(func) if ctx.cond_stack else []))
+                    edge = F.CallEdge(ref, ctx.position(arg.value), kind="ref",
+                                      guarded=once or ctx.guard_depth > 0, into=target,
+                                      when=ctx.conditions_of(func) if ctx.cond_stack else [])
+                    func.facts.calls.append(edge)
+                    bound = ctx.assigned_calls.get(id(node)) if partial and i == 0 else None
+                    if isinstance(bound, cst.Name):
+                        ctx._named_partials.append((func, edge, bound))
             if names and not names & CONVERSION_OPS and any(
                 fw.returns_tensor(n) or n.startswith(TENSOR_CHECKS) for n in names
             ):
@@ -968,6 +1029,9 @@ class _Walker(cst.CSTVisitor):
                             func.facts.tensor_params.add(name.value)
         if func is None and not ctx.functions:
             self._record_object_call(node)
+            if ctx._notebook_tests and ctx.loop_depth == 0 and isinstance(node.func, cst.Name) \
+                    and id(node) in ctx.statement_calls:
+                ctx._top_calls.add(id(node.func))  # `test_integrator()` in a cell: one call per run
         self._record_method_call(node, func)
         self._record_object_arguments(node, func)
         callee = node.func

@@ -59,6 +59,12 @@ FRAMEWORKS = (TENSORFLOW, JAX)
 OPTIONAL_FRAMEWORKS = tuple(fw for fw in FRAMEWORKS if fw.optional)
 
 
+def pruned_when_unused(qualified_name: str) -> bool:
+    """A call of an op that a staged program leaves out when its result is unused, losing the error
+    it raises at run time (`Framework.prunes_unused_ops`): a TensorFlow op, never a JAX call."""
+    return any(fw.prunes_unused_ops and fw.returns_tensor(qualified_name) for fw in FRAMEWORKS)
+
+
 def names_framework(fw: Framework, imported, module: str) -> bool:
     """A file can name something of the framework: it imports one of its root packages (among
     `imported`, the dotted names it imports: `jax.numpy`, `flax.linen.Module`), or it is in one

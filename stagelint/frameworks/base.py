@@ -43,6 +43,11 @@ class Framework:
     variable_types: frozenset[str] = field(default_factory=frozenset)
     #: Its rules and facts are left out of files it cannot stage anything in (`absent_from`).
     optional: bool = False
+    #: A staged program leaves out an op whose result is unused, and with it the error the op
+    #: raises at run time where eager code runs it (TensorFlow's graphs are non-strict); JAX's jit
+    #: drops such an op as well, but no JAX op raises at run time, so nothing observable is lost
+    #: (`pruned_when_unused`).
+    prunes_unused_ops: bool = False
     #: Layer classes (last part) that own no variables, and those that own none only under the
     #: `weightless_only_under` roots (Keras 2's random layers).
     weightless_layers: frozenset[str] = field(default_factory=frozenset)

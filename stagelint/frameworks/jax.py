@@ -301,6 +301,16 @@ JAX_CONCRETIZING_FUNCTIONS = frozenset({
     "numpy.array",
 })
 JAX_CONCRETIZING_METHODS = frozenset({"item", "tolist"})
+#: Functions whose result's shape depends on the values (`jnp.unique(labels)`, `jnp.nonzero(m)`,
+#: `jnp.where(m)` with one argument): without a static `size=`, given a traced array they raise
+#: `ConcretizationTypeError` (a `TypeError`) while tracing, as the conversions above do; with
+#: `size=` they trace (JAX 0.10.2: tests/runtime/test_jax_thirteenth_audit_au_facts.py).
+#: `jnp.where` is one only with its condition alone (`JAX_VALUE_SHAPED_ONE_ARGUMENT`).
+JAX_VALUE_SHAPED_FUNCTIONS = frozenset({
+    "jax.numpy.unique", "jax.numpy.unique_values", "jax.numpy.unique_counts", "jax.numpy.unique_inverse",
+    "jax.numpy.unique_all", "jax.numpy.nonzero", "jax.numpy.argwhere", "jax.numpy.flatnonzero", "jax.numpy.where",
+})
+JAX_VALUE_SHAPED_ONE_ARGUMENT = frozenset({"where"})
 #: Indexing a Python list or tuple (`sizes[i]`, `[a, b][k]`; not a dict, not an array) asks the
 #: index's `__index__`: a tracer raises `TracerIntegerConversionError` as `range` does (JAX
 #: 0.10.2: tests/runtime/test_jax_concretizing_facts.py); the one conversion spelled as an item.
@@ -311,7 +321,7 @@ JAX_SEQUENCE_INDEX = "list.__getitem__"
 #: `[a, b][()]`: TypeError). `bool`, `np.asarray` and `np.array` accept a container.
 JAX_CONCRETIZING_ANY_LEAF = frozenset({
     "builtins.float", "builtins.int", "builtins.complex", "builtins.range", JAX_SEQUENCE_INDEX, "item", "tolist",
-})
+}) | JAX_VALUE_SHAPED_FUNCTIONS  # (`jnp.unique(None)`, of a tuple or a dict: TypeError, JAX 0.10.2)
 #: The transformations that hand every non-static argument to the function as a tracer (a
 #: Python scalar included) and trace the whole body, so every JAX op's result is one too, on
 #: every call of the wrapper, whoever calls it: a concretizing call on such a value raises on
@@ -447,6 +457,10 @@ JAX_TRACER_ERROR_CATCHERS = {
 JAX = Framework(
     name="jax",
     optional=True,
+    # an unused `jnp.take(x, 10)`, `x[10]` or `lax.dynamic_slice` out of range raises neither eagerly
+    # nor under jit (XLA ops clamp or fill); `checkify.check` returns None and its failure is the
+    # error value `checkify.checkify` returns (JAX 0.10.2: tests/runtime/test_jax_thirteenth_audit_au_facts.py)
+    prunes_unused_ops=False,
     roots=("jax", "flax", "equinox"),
     staging_decorators=JAX_JIT | JAX_TRACE | JAX_GRAD,
     eager_escapes=JAX_EAGER_ESCAPES,

@@ -121,8 +121,15 @@ RNG_NON_DRAW_METHODS = frozenset({
     "seed", "getstate", "setstate", "get_state", "set_state", "spawn", "bit_generator", "jumped",
 })
 
-#: `functools.partial(f, ...)`: calling it calls `f` with the remaining arguments.
-PARTIAL_CALLS = frozenset({"functools.partial"})
+#: `functools.partial(f, ...)`: calling it calls `f` with the remaining arguments; making it calls
+#: nothing. `jax.tree_util.Partial` is a subclass (a pytree whose bound arguments are leaves), the
+#: same in both (JAX 0.10.2: tests/runtime/test_jax_thirteenth_audit_au_facts.py).
+PARTIAL_CALLS = frozenset({"functools.partial", "jax.tree_util.Partial"})
+
+#: How a test function's name starts by pytest's default collection (`python_functions = "test"`,
+#: a prefix), which ipytest applies to a notebook's own functions: a test runner calls one once
+#: per test (`walk._notebook_tests`, `analysis.testing`).
+TEST_FUNCTION_PREFIX = "test"
 
 #: Decorators (last part) that register a function as a web request handler (Flask, FastAPI,
 #: Starlette, aiohttp `routes.get`): it runs once per request, so a Function made in it is made

@@ -66,6 +66,9 @@ def _keras_prefixes(*subpackages: str) -> tuple[str, ...]:
 
 TENSORFLOW = Framework(
     name="tensorflow",
+    # an unused `tf.gather` out of range raises eagerly, never in a Function (TF 2.21:
+    # tests/runtime/test_message_facts.py)
+    prunes_unused_ops=True,
     roots=("tensorflow", "tf_keras", "keras"),
     staging_decorators=frozenset({
         "tensorflow.function",

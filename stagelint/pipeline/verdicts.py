@@ -14,7 +14,7 @@ from stagelint import notebooks
 from stagelint.analysis.flags import untraced_branch
 from stagelint.analysis.tracers import after_raising_fact, raises_while_traced
 from stagelint.analysis.proof import candidate_notes, chain_verdict, staging_notes
-from stagelint.analysis.testing import is_test_module
+from stagelint.analysis.testing import is_test_module, run_once_by_test_runner
 from stagelint.pipeline.files import read_source
 from stagelint.findings import UNUSED_NOQA, Finding, file_is_off, is_selected, is_suppressed
 from stagelint.pipeline.unusednoqa import Enabled, NoqaUse, unused
@@ -105,7 +105,7 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
         if m.path not in reported:
             continue
         rule = REGISTRY[cand.code]
-        if rule.repeated_cost and is_test_module(m.module):
+        if rule.repeated_cost and (is_test_module(m.module) or run_once_by_test_runner(m, cand.function)):
             continue
         if rule.preview and not settings.preview:
             continue  # the preview tier (`Rule.preview`), reported with --preview only

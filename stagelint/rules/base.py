@@ -52,7 +52,8 @@ class Rule:
     severity: ClassVar[str] = "error"
     #: The cost comes only from repetition (a retrace, a recompile, a graph grown per element):
     #: a test runs once, so such a finding is left out of test modules (`analysis.testing`),
-    #: where a fresh closure per parametrization or a counted retrace is the point (issue 23).
+    #: where a fresh closure per parametrization or a counted retrace is the point, and out of a
+    #: notebook's `test*` function its cells call at most once (`FunctionFacts.test_run`).
     repeated_cost: ClassVar[bool] = False
     #: The preview tier (ruff's `--preview`): why the rule is there, one sentence; "" for a
     #: stable rule. A preview rule reports only with `--preview` / `preview = true`; its evidence

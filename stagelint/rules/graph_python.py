@@ -24,6 +24,7 @@ from stagelint.frameworks import (
     TF_ITERATE_ERROR,
     is_stateful_op,
     keras_layer_method_error,
+    pruned_when_unused,
     keras_loop_error,
 )
 from stagelint.analysis.dependence import params_feeding
@@ -932,7 +933,11 @@ class DiscardedOp(Rule):
     `tf.get_logger().warning(...)` and TF1's `tf.logging.info(...)` (Python logging),
     `tf.compat.v1.add_to_collection(...)` (returns None at trace time) or
     `tf.broadcast_static_shape(a.shape, b.shape)` (Python on static shapes, which raises while
-    traced). Code outside staged functions runs eagerly and is not flagged.
+    traced). Code outside staged functions runs eagerly and is not flagged. Nor is JAX code:
+    `jax.jit` drops an op whose result is unused too, but no JAX op raises at run time (an index
+    out of range clamps or fills, eagerly as under jit), so nothing is lost; and
+    `checkify.check(...)` returns None, its failure being the error value `checkify.checkify`
+    returns (JAX 0.10.2).
 
     ## Why is this bad?
     Graphs are non-strict: they run only the ops needed for the outputs and for stateful
@@ -1013,11 +1018,10 @@ class DiscardedOp(Rule):
         if ctx.function is None or not ctx.in_staged_context or not isinstance(node.value, cst.Call):
             return
         call = node.value
-        fw = ctx.framework
         own = ctx.module + "."
         for q in sorted(ctx.qualified_names(call.func)):
             if is_stateful_op(q) or q.startswith(own):
                 return  # kept for its effect, or this module's own function (linting TF itself)
-            if fw.returns_tensor(q):
+            if pruned_when_unused(q):
                 self.report(call, call=f"{short_code(call.func)}(...)")
                 return

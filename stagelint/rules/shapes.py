@@ -122,6 +122,9 @@ class DataDependentShape(InExpectedErrors, Rule):
                "unjitted.",
     }
     framework = "jax"  # candidates stand only where JAX stages (`confirm`)
+    # the error tracing raises (ConcretizationTypeError), met in turn after the ones before it
+    # (a size-less `jnp.unique` stops the trace as `float(x)` does: `frameworks.JAX_VALUE_SHAPED_FUNCTIONS`)
+    trace_error = True
     name = "data-dependent-shape"
     message = "{what} in {func}: under jax.jit {why} ({error}); {instead}"
     valid = (
