@@ -42,6 +42,9 @@ SCOPES = [
     "x = 1\ndef f():\n    print(x)\n    x = 2\n",
     "def f():\n    yield from (y for y in range(3))\n    return (yield)\n",
     "print(__name__, __file__, len, int.from_bytes)\n",
+    # A call on a string: libcst's full name of `', '.join` is "None.join" (the unnamed base
+    # spelled "None"), whose lookup records the builtin `None` that no code here reads
+    "def f(v): return ', '.join(f'{k} = {v}' for k, v in v)\n",
     # The calls whose arguments libcst's scope visitor reads as type hints (`typing.cast`, ...), by
     # every spelling: the scope visit asks their qualified names only where one can be typing's
     "from typing import cast as c, NewType\nimport typing as t\nfrom typing_extensions import TypeVar\n"
@@ -90,6 +93,12 @@ def _picture(module: cst.Module, meta) -> tuple:
                      getattr(a, "_index", None), id(getattr(a, "as_name", None))))
 
     nodes = _nodes(module)
+    # The qualified names first: a name's lookup makes the builtins' entry of what it looks up
+    # (libcst's `BuiltinScope` records a builtin when it is first asked for), and libcst's
+    # provider has asked every node's before the picture is taken, `Metadata` asks when asked
+    # (`test_a_builtin_is_recorded_when_a_lookup_asks_for_it`).
+    names = [(id(n), sorted((q.name, q.source.name) for q in meta.qualified_names(n)))
+             for n in nodes if meta.scope(n) is not None]
     scopes, queue = {}, [meta.scope(n) for n in nodes]
     while queue:
         scope = queue.pop()
@@ -105,10 +114,7 @@ def _picture(module: cst.Module, meta) -> tuple:
                for k, v in scope._accesses_by_name.items()),
         sorted((id(k), len(v)) for k, v in scope._accesses_by_node.items()),
     ) for scope in scopes.values())
-    return ([(id(n), name(meta.scope(n))) for n in nodes],
-            [(id(n), sorted((q.name, q.source.name) for q in meta.qualified_names(n)))
-             for n in nodes if meta.scope(n) is not None],
-            held)
+    return [(id(n), name(meta.scope(n))) for n in nodes], names, held
 
 
 def _same_as_libcst(module: cst.Module) -> None:
@@ -140,6 +146,31 @@ def test_scopes_and_names_of_generated_code_are_libcst_s(source):
         module = cst.parse_module(source)
     except (cst.ParserSyntaxError, RecursionError):
         return
+    _same_as_libcst(module)
+
+
+def _builtins_recorded(meta, module: cst.Module) -> set[str]:
+    globals_ = meta.scope(module)
+    return {k for k, v in globals_.parent._assignments.items() if v}
+
+
+@pytest.mark.parametrize("text", ["def f(v): return ', '.join(f'{k} = {v}' for k, v in v)\n", "', '.join(v)\n"])
+def test_a_builtin_is_recorded_when_a_lookup_asks_for_it(text):
+    """A source that reads no builtin: libcst's scope visitor asks every call's qualified names
+    (to find typing's casts), and the full name it looks up for `', '.join(...)` is "None.join"
+    (`get_full_name_for_node` spells the string base "None"): the lookup records a builtin `None`
+    (`BuiltinScope._resolve_scope_for_access`). The generator and what its first iterable binds
+    play no part (the one-call source shows it too). `Metadata`'s scope visit skips the question
+    for a call that cannot be typing's (`_ScopeVisitor.visit_Call`) and records nothing; asked the
+    call's qualified names, it looks the same name up, records the same builtin and answers as
+    libcst does. No access refers to that entry and no analysis step reads the builtins' entries
+    (only an access's referents): the comparison takes both pictures once every lookup is made."""
+    module = cst.parse_module(text)
+    ours, theirs = Metadata(module), LibcstMetadata(module)
+    assert _builtins_recorded(theirs, module) == {"None"} and _builtins_recorded(ours, module) == set()
+    call = next(n for n in _nodes(module) if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute))
+    assert {q.name for q in ours.qualified_names(call)} == {q.name for q in theirs.qualified_names(call)} == {"builtins.None"}
+    assert _builtins_recorded(ours, module) == {"None"}
     _same_as_libcst(module)
 
 
