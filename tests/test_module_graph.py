@@ -23,7 +23,7 @@ PIPELINE = ("stagelint.pipeline", "stagelint.engine", "stagelint.pipeline.screen
 LAYERS = (
     ("stagelint.frameworks",),
     ("stagelint.analysis.facts", "stagelint.analysis.fastmeta", "stagelint.analysis.trivia", "stagelint.analysis.memo",
-     "stagelint.analysis.literals"),
+     "stagelint.analysis.literals", "stagelint.analysis.arguments"),
     # the per-file context, and the JAX staging views it asks when it enters a function (which
     # JAX API decorates it): they take the context as an argument, never import it
     ("stagelint.analysis.context", "stagelint.analysis.jaxstaging", "stagelint.analysis.nnx"),

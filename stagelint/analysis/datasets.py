@@ -17,6 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint import frameworks as FW
+from stagelint.analysis.arguments import passed_argument
 from stagelint.analysis.trivia import inner_nodes
 
 
@@ -33,15 +34,8 @@ def function_arguments(ctx, node: cst.Call, names: set[str]) -> list[cst.BaseExp
         spec = FW.DATASET_FUNCTION_METHODS.get(node.func.attr.value)
         if spec is None or not _is_dataset_call(ctx, node):
             return []
-    out = []
-    positional = [a for a in node.args if a.keyword is None and not a.star]
-    for index, keyword in spec:
-        arg = next((a for a in node.args if a.keyword is not None and a.keyword.value == keyword), None)
-        if arg is None and index < len(positional):
-            arg = positional[index]
-        if arg is not None:
-            out.append(arg.value)
-    return out
+    args = (passed_argument(node, index, keyword) for index, keyword in spec)
+    return [arg.value for arg in args if arg is not None]
 
 
 def _is_dataset_call(ctx, node: cst.Call) -> bool:

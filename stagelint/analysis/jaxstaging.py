@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from stagelint.analysis.arguments import passed_argument
 from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis import facts as F
 from stagelint.analysis.trivia import holds_statement
@@ -178,12 +179,8 @@ class _AxisCalls(cst.CSTVisitor):
         api = self.ctx.resolves_to(node.func, JAX_NAMED_AXIS_COLLECTIVES)
         if api is None:
             return
-        at = JAX_NAMED_AXIS_COLLECTIVES[api]
-        arg = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "axis_name"), None)
-        if arg is None:
-            positional = [a for a in node.args if a.keyword is None and not a.star]
-            arg = positional[at].value if len(positional) > at else None
-        names = _strs(arg) if arg is not None else []
+        arg = passed_argument(node, JAX_NAMED_AXIS_COLLECTIVES[api], "axis_name")
+        names = _strs(arg.value) if arg is not None else []
         if names:
             self.found = (node, api, names[0])
 
@@ -302,11 +299,8 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
     api = next((q for q in sorted(names) if q in JAX_FUNCTION_ARGUMENTS), None)
     if api is None or (api in JAX_PYTHON_UNDER_DISABLE_JIT and ctx.jit_disabled_depth):
         return  # under `with jax.disable_jit():` the functions run as Python, on concrete arrays
-    positional = [a for a in node.args if a.keyword is None and not a.star]
     for index, keyword in JAX_FUNCTION_ARGUMENTS[api]:
-        arg = next((a for a in node.args if a.keyword is not None and a.keyword.value == keyword), None)
-        if arg is None and index < len(positional):
-            arg = positional[index]
+        arg = passed_argument(node, index, keyword)
         if arg is None:
             continue
         values = [el.value for el in arg.value.elements] if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg.value]
@@ -329,12 +323,8 @@ def _record_optax_update(walker, node: cst.Call, names: set[str]) -> bool:
                   if q.startswith("optax.") and q.rsplit(".", 1)[-1] in OPTAX_UPDATE_TRANSFORMATIONS), None)
     if where is None:
         return False
-    index, keyword = where
     ctx = walker.ctx
-    arg = next((a for a in node.args if a.keyword is not None and a.keyword.value == keyword), None)
-    positional = [a for a in node.args if a.keyword is None and not a.star]
-    if arg is None and index < len(positional):
-        arg = positional[index]
+    arg = passed_argument(node, *where)
     target = _function_target(walker, arg.value) if arg is not None else None
     if target is not None:
         record = staged_record(ctx, target, arg.value, OPTAX_USERS_JIT, None, False)

@@ -18,6 +18,7 @@ import libcst as cst
 from libcst.metadata import BuiltinAssignment, ImportAssignment
 
 from stagelint.analysis import facts as F
+from stagelint.analysis.arguments import passed_argument
 from stagelint.analysis.objects import root_kind
 from stagelint.analysis.context import FILE_OPENERS, FileContext, FunctionInfo, short_code
 from stagelint.analysis.dependence import name_loads
@@ -1303,8 +1304,5 @@ def list_tout(call: cst.Call, qualified: str) -> bool:
 
     if FW.canonical_tf_name(qualified) not in FW.LIST_TOUT_OPS:
         return False
-    tout = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "Tout"), None)
-    positional = [a.value for a in call.args if a.keyword is None and not a.star]
-    if tout is None and len(positional) > 2:
-        tout = positional[2]
-    return isinstance(tout, (cst.List, cst.Tuple))
+    tout = passed_argument(call, 2, "Tout")
+    return tout is not None and isinstance(tout.value, (cst.List, cst.Tuple))

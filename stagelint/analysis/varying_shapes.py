@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.arguments import passed_argument
 from stagelint.analysis.literals import bool_constant, keyword_constant
 from stagelint.analysis import facts as F
 from stagelint import frameworks as FW
@@ -738,12 +739,8 @@ def _constructed_shape(call: cst.Call, names) -> cst.BaseExpression | None:
     shaped = next((FW.SHAPED_CONSTRUCTORS[q] for q in sorted(names) if q in FW.SHAPED_CONSTRUCTORS), None)
     if shaped is None:
         return None
-    position, keyword = shaped
-    shape = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
-    if shape is None:
-        positional = [a for a in call.args if a.keyword is None and not a.star]
-        shape = positional[position].value if len(positional) > position else None
-    return shape
+    arg = passed_argument(call, *shaped)
+    return arg.value if arg is not None else None
 
 
 def new_shape_each_iteration(ctx, node, loop, func) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.arguments import passed_argument
 from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis import facts as F
 from stagelint.analysis import jaxjit
@@ -385,11 +386,8 @@ class UnhashableStaticArgument(_StaticSites):
         found = self._class_of(func, value, self.function_fields)
         if found is not None and isinstance(value, cst.Call):
             position, field, default = found[1]
-            given = [a.value for a in value.args if a.keyword is not None and a.keyword.value == field]
-            positional = [a.value for a in value.args if a.keyword is None and not a.star]
-            if not given and position < len(positional):
-                given = [positional[position]]
-            if _is_function(self.ctx, given[0] if given else default, func):
+            given = passed_argument(value, position, field)
+            if _is_function(self.ctx, given.value if given is not None else default, func):
                 return {"_need": "traced", "_field": field}
         return None
 
