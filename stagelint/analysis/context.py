@@ -26,7 +26,7 @@ from libcst._nodes.internal import CodegenState
 from libcst.helpers import get_full_name_for_node
 
 from stagelint.analysis import facts as F
-from stagelint.analysis.trivia import holds_statement, inner_nodes
+from stagelint.analysis.trivia import LEAVING, holds_statement, inner_nodes
 from stagelint.analysis.literals import bool_constant, is_literal, keyword_constant, literal_text
 from stagelint.frameworks import (
     EAGER_TESTS,
@@ -274,8 +274,6 @@ def concretizing_callee(ctx, call: cst.Call) -> cst.FunctionDef | None:
 #: The statements that end a block's run: what follows the block in its enclosing one runs only
 #: when the block did not end in one.
 RETURN_OR_RAISE = (cst.Return, cst.Raise)
-#: What may end a loop's iteration before the rest of its body runs.
-_LEAVING_AN_ITERATION = (*RETURN_OR_RAISE, cst.Continue, cst.Break)
 #: The conversion an `if` or `while` makes of its test's value (`after_trace_raising_call`).
 TRUTH_TEST = "builtins.bool"
 
@@ -1128,7 +1126,7 @@ class FileContext:
                     out.append((self.position(statement).line, *conversion))
             elif not isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
                 out += self.header_conversions(statement)
-            if holds_kind(statement, _LEAVING_AN_ITERATION):
+            if holds_statement(statement, LEAVING):
                 break
         return out
 

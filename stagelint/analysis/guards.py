@@ -17,7 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.literals import bool_constant, is_literal, keyword_constant, off_literal
-from stagelint.analysis.trivia import statement_parts
+from stagelint.analysis.trivia import LEAVING, holds_statement
 
 #: Calls that test what kind of object a value is.
 _TYPE_TESTS = frozenset({"builtins.isinstance", "builtins.hasattr", "builtins.callable", "builtins.type",
@@ -124,7 +124,7 @@ def clears_its_flag(ctx, node: cst.If) -> bool:
         ):
             cleared = True
             break
-        if _leaves_early(stmt):
+        if holds_statement(stmt, LEAVING):
             return False
     return cleared and _set_only_once(ctx, flag)
 
@@ -133,19 +133,6 @@ def _writes_flag(stmt, self_name: str | None, flag: str) -> bool:
     targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
     return any(isinstance(t, cst.Attribute) and t.attr.value == flag and isinstance(t.value, cst.Name)
                and (self_name is None or t.value.value == self_name) for t in targets)
-
-
-def _leaves_early(stmt) -> bool:
-    """A `return`, `raise`, `break` or `continue` in `stmt` (not in a nested function). Searched
-    past the expressions and the trivia, which hold no statement (`trivia.statement_parts`)."""
-    stack = [stmt]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (cst.Return, cst.Raise, cst.Break, cst.Continue)):
-            return True
-        if not isinstance(n, (cst.FunctionDef, cst.ClassDef)) or n is stmt:
-            stack.extend(statement_parts(n))
-    return False
 
 
 def _set_only_once(ctx, flag: str) -> bool:

@@ -56,13 +56,21 @@ def statement_parts(node: cst.CSTNode) -> list:
     return children_past(node, _NOT_STATEMENTS)
 
 
+#: The statements that may end a block's run before its last line: `break` and `continue` end a
+#: loop's iteration (one of a loop nested in the block counts too: may).
+LEAVING = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+
+
 def holds_statement(node: cst.CSTNode, kinds: tuple) -> bool:
-    """A statement of `kinds` (`return`, `raise`) lies under `node`, not in a nested def or class
-    (nor in `node` itself when it is one): searched through `statement_parts` alone."""
+    """A statement of `kinds` (`return`, `raise`; `LEAVING`: the block holding `node` may end
+    there) runs when `node` does: it lies under `node`, not in a def (nor in `node` itself when it
+    is one: a def's body runs when it is called, and its `return` leaves that call), but maybe in
+    a class body, which runs when the class statement does (a `raise` there raises; no `return`,
+    `break` or `continue` can stand there). Searched through `statement_parts` alone."""
     stack = [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+        if isinstance(n, cst.FunctionDef):
             continue
         if isinstance(n, kinds):
             return True

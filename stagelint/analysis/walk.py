@@ -24,7 +24,6 @@ from stagelint.analysis.effects import runs_state_op, state_op
 from stagelint.analysis.guards import after_early_return_guard, clears_its_flag
 from stagelint.analysis.context import (
     FILE_OPENERS,
-    RETURN_OR_RAISE,
     TENSOR_CHECKS,
     TRUTH_TEST,
     FileContext,
@@ -83,7 +82,7 @@ from stagelint.analysis.jaxstaging import mark_uncalled, record_call, record_lin
 from stagelint.analysis.nnx import declared_kind, imports_flax, stored_kind
 from stagelint.analysis.tensors import arg_facts, bind_arguments, summarise_returns, tensorness, value_of
 from stagelint.analysis.proof import FALSE, HEURISTIC, fact
-from stagelint.analysis.trivia import TRIVIA, holds_statement, inner_nodes
+from stagelint.analysis.trivia import LEAVING, TRIVIA, holds_statement, inner_nodes
 
 KERAS_DRIVING_METHODS = KERAS_STEP_METHODS | KERAS_TRAINING_METHODS
 
@@ -112,10 +111,6 @@ def _default_off_flag(ctx, test) -> str:
         return ""
     return test.value if off_literal(func.defaults.get(test.value)) else ""
 
-
-#: What ends the run of an `if` body in a function's block, so that the rest of the block runs only
-#: when the body did not run (`_record_conditions`): a loop body's `continue` and `break` as well.
-_LEAVING = (*RETURN_OR_RAISE, cst.Continue, cst.Break)
 
 
 def _record_conditions(ctx, node: cst.If) -> None:
@@ -717,10 +712,12 @@ class _Walker(cst.CSTVisitor):
         if t is cst.IndentedBlock or t is cst.SimpleStatementSuite or t is cst.Else:
             if t is cst.IndentedBlock and ctx.functions:
                 for statement in node.body:
-                    if type(statement) is cst.If and ends_leaving(statement.body, _LEAVING):
+                    # an `if` whose body ends the block's run (a loop body's `continue` and `break`
+                    # too): the rest of the block runs only when the body did not
+                    if type(statement) is cst.If and ends_leaving(statement.body, LEAVING):
                         ctx._enclosing_block[id(statement)] = node  # (`_record_conditions`)
                 # after a line that always leaves the block (`raise ...`, `return`): never runs
-                ctx._dead_blocks.update(id(s) for s in unreachable_tail(node, _LEAVING))
+                ctx._dead_blocks.update(id(s) for s in unreachable_tail(node, LEAVING))
             if id(node) in ctx._guarded_blocks:
                 ctx.guard_depth += 1
             if id(node) in ctx._lifted_blocks:

@@ -411,3 +411,27 @@ def test_code_after_an_unconditional_raise_or_return_is_never_run():
             print("after the loop", xs)  # STG101
             return xs
     """)
+
+
+def test_a_def_in_a_loop_body_does_not_end_its_iteration():
+    """A nested def's `return` leaves the def's calls, not the iteration it is defined in: the
+    `range()` of a tracer after it still raises on every iteration, and the loop unrolls nothing
+    (no STG503). The twin, a `continue` of the loop body itself before it:
+    `test_range_of_a_jnp_value_stops_the_trace_even_through_calls`'s `skips_first`."""
+    assert_tiers("""
+        from functools import partial
+
+        import jax
+        import jax.numpy as jnp
+
+
+        @partial(jax.jit, static_argnums=(1,))
+        def helper_first(x, n):
+            sizes = jnp.arange(n) + 1
+            for i in range(n):
+                def half(v):
+                    return v * 0.5
+                for _ in range(sizes[i]):  # STG602
+                    x = half(x)
+            return x
+    """)

@@ -240,6 +240,30 @@ def test_a_print_in_a_helper_only_traced_calls_reach_is_reported():
     """)
 
 
+_CONTRASTIVE = """
+    import functools
+    import jax
+    import jax.numpy as jnp
+    from absl import logging
+
+    def contrastive_loss(q, k):
+        if q.shape[-1] != k.shape[-1]:
+            raise ValueError("sizes differ")
+        keys = jnp.concatenate(jax.lax.all_gather(k, 'batch'), 0)
+        logging.info(jax.lax.axis_index(axis_name='batch'))  # STG101
+        return jnp.sum(q @ keys.T)
+
+    def eval_step(q, k):
+        return contrastive_loss(q, k)
+
+    step = jax.pmap(eval_step, axis_name='batch')
+
+    class Model:
+        def loss_function_dict(self, out):
+            return contrastive_loss(out["q"], out["k"])
+"""
+
+
 def test_a_log_in_a_helper_that_always_calls_a_named_axis_collective_is_reported_though_called_elsewhere():
     """scenic's `contrastive_loss` (`jax.lax.all_gather(key_emb, 'batch')`, then
     `logging.info(jax.lax.axis_index(axis_name='batch'))`), called by a pmapped step and by a
@@ -249,32 +273,19 @@ def test_a_log_in_a_helper_that_always_calls_a_named_axis_collective_is_reported
     and the proof says why."""
     from rulecases import findings
 
-    source = """
-        import functools
-        import jax
-        import jax.numpy as jnp
-        from absl import logging
-
-        def contrastive_loss(q, k):
-            if q.shape[-1] != k.shape[-1]:
-                raise ValueError("sizes differ")
-            keys = jnp.concatenate(jax.lax.all_gather(k, 'batch'), 0)
-            logging.info(jax.lax.axis_index(axis_name='batch'))  # STG101
-            return jnp.sum(q @ keys.T)
-
-        def eval_step(q, k):
-            return contrastive_loss(q, k)
-
-        step = jax.pmap(eval_step, axis_name='batch')
-
-        class Model:
-            def loss_function_dict(self, out):
-                return contrastive_loss(out["q"], out["k"])
-    """
+    source = _CONTRASTIVE
     assert_tiers(source)
     (finding,) = findings(source, "STG101")
     assert any("raises NameError where no transformation binds the axis `batch`" in n.message
                for n in finding.because), [n.message for n in finding.because]
+
+
+def test_a_def_before_the_collective_does_not_make_it_conditional():
+    """A nested def's `return` leaves the def's calls, not the helper: the collective after it
+    still runs on every run of the helper (`jaxstaging.bound_axis_call`), which never runs as
+    plain Python, so its log is reported in the default tier as above."""
+    nested = "    def normed(v):\n            return v / jnp.linalg.norm(v)\n        keys = "
+    assert_tiers(_CONTRASTIVE.replace("    keys = ", nested).replace("all_gather(k,", "all_gather(normed(k),"))
 
 
 def test_a_log_in_a_helper_whose_collective_is_conditional_or_over_a_passed_axis_stays_a_preview_guess():

@@ -97,6 +97,18 @@ def test_a_flag_set_back_or_cleared_on_some_paths_guards_nothing():
         "self.is_virgin = True", "self.is_virgin = tf.Variable(True)"))
 
 
+def test_a_def_before_the_clear_does_not_leave_the_block():
+    """A nested def's `return` leaves that def's calls, not the block it is defined in: the
+    block still clears its flag on every path (no finding). A class's body runs when the class
+    statement does: a `raise` standing there may end the block before the clear (TF 2.21 runs
+    the block like any Python while tracing)."""
+    assert_marked(_VIRGIN.format(layer="", flow="", between="\n                def shape_of(v):\n"
+                                 "                    return v.shape\n                self._build(len(shape_of(x)))"))
+    marked = dict(layer="# STG402", flow="# STG102")
+    assert_marked(_VIRGIN.format(between="\n                class Options:\n                    if x.shape[0] == 1:\n"
+                                 "                        raise ValueError(x.shape)", **marked))
+
+
 def test_recursion_down_to_a_static_rank_or_a_python_count_ends_while_tracing():
     """deephedging's `tf_back_flatten`: a tf.function calling itself on `tensor[..., i]` while
     `len(tensor.shape) > dim`: the rank is a Python int that each call lowers, so tracing ends,
