@@ -55,17 +55,19 @@ def _feeding(ctx, expr, func, memo, depth: int, active: set) -> frozenset[str]:
     return result
 
 
-def name_loads(expr: cst.CSTNode, instead=None):
-    """The Name loads of an expression, not those inside a nested lambda, and not attribute
-    names (`x.shape`'s `shape`) or keyword names. `instead(call)`: the one part of a call to read
-    in its place, or None to read it whole (`functools.partial(f, ...)`: `f`)."""
+def name_loads(expr: cst.CSTNode, instead=None, lambdas: bool = False):
+    """The Name loads of an expression, not those inside a nested lambda (with `lambdas`, those
+    too: what a function made of the expression runs), and not attribute names (`x.shape`'s
+    `shape`) or keyword names. `instead(call)`: the one part of a call to read in its place, or
+    None to read it whole (`functools.partial(f, ...)`: `f`). Of a statement (a def), the names
+    it holds, its own name and its parameters' too."""
     stack = [expr]
     while stack:
         node = stack.pop()
         if isinstance(node, cst.Name):
             yield node
             continue
-        if isinstance(node, cst.Lambda):
+        if isinstance(node, cst.Lambda) and not lambdas:
             continue
         if instead is not None and isinstance(node, cst.Call) and (part := instead(node)) is not None:
             stack.append(part)

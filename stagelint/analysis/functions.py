@@ -724,27 +724,16 @@ def held_in_loop(ctx, nodes, loop) -> list[tuple[str, list]]:
     in the body): what the function holds that each iteration may bind anew. A nested def of the
     loop it names (`jax.jacrev(func)`) is read through, its body being what the function runs."""
     roots = list(nodes)
-    stack = list(roots)
     out: dict[str, list] = {}
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name):
+    for made in roots:  # (a nested def found is read in turn)
+        for node in name_loads(made, lambdas=True):
             for r in ctx.bindings_of(node):
                 bound = getattr(r, "node", None)
                 if bound is None or any(ctx.inside(bound, root) for root in roots) \
                         or not ctx.inside(bound, loop.body):
                     continue
                 if isinstance(bound, cst.FunctionDef) and not isinstance(r.scope, ClassScope):
-                    roots.append(bound)
-                    stack.append(bound)
+                    roots.append(bound)  # (not inside a root: not one yet)
                 elif bound not in out.setdefault(node.value, []):
                     out[node.value].append(bound)
-            continue
-        if isinstance(node, cst.Attribute):
-            stack.append(node.value)
-            continue
-        if isinstance(node, cst.Arg):
-            stack.append(node.value)
-            continue
-        stack.extend(child for child in node.children if isinstance(child, cst.CSTNode))
     return list(out.items())

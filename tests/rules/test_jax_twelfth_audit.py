@@ -169,6 +169,13 @@ def test_a_new_jit_per_iteration_of_new_shapes_is_no_finding():
             for j in range(10):
                 var = jnp.array([0.001 * j, 0.002 * j, 0.003 * j])
                 grad(var)
+
+
+        def closes_over(xs):
+            for size in [256, 512, 1024]:
+                w = jnp.ones((size, size))
+                g = jax.jit(lambda v: v + jnp.sum(w))
+                g(xs)
     """)
 
 
