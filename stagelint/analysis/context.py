@@ -1049,7 +1049,7 @@ class FileContext:
         """The conditions on `func`'s parameters the code being walked runs under (`cond_stack`)."""
         return sorted({c for f, c in self.cond_stack if f == id(func) and c[0] != F.FLAG_MARK})
 
-    def after_trace_raising_call(self, func: FunctionInfo, line: int, loop=None):
+    def after_trace_raising_call(self, func: FunctionInfo, line: int, loop=None, numpy_only: bool = False):
         """(line, call, receiver) of a `x.numpy()` call (`TRACE_RAISING_METHODS`) in a simple
         statement that runs before `line` on every path through `func`: above it in its own block,
         or in a block around it (Monodepth2's debug block: `dispmap = outputs[...][0].numpy()`,
@@ -1063,16 +1063,20 @@ class FileContext:
         range(all_omgs[i]):`; an `if` or `while` test is a `bool` of its value): on a tracer it
         raises while tracing, and the code after it is never traced (`tracers.raises_while_traced`).
         With `loop` (a finding about a loop as a whole, `Rule.whole_loop`), those of its own header
-        and of every iteration (`_iteration_conversions`) too: no iteration completes in a trace."""
+        and of every iteration (`_iteration_conversions`) too: no iteration completes in a trace.
+        With `numpy_only` (a call edge after a `.numpy()`, `walk`), the `x.numpy()` call alone: the
+        search ends there, and no header is read ([] beside it)."""
         raising, concretizing = None, []
-        jax = JAX.name not in getattr(self, "absent", ())
+        jax = JAX.name not in getattr(self, "absent", ()) and not numpy_only
         for statement, holds in statements_down_to(self, block_statements(getattr(func.node, "body", None)), line):
             if isinstance(statement, cst.SimpleStatementLine):
                 if not holds:
                     call, conversion = self.raising_calls(statement)
                     if call is not None and raising is None:
                         raising = self.position(statement).line, call, call.func.value
-                    if conversion is not None:
+                        if numpy_only:
+                            break
+                    if conversion is not None and not numpy_only:
                         concretizing.append((self.position(statement).line, *conversion))
             elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
                 if holds:

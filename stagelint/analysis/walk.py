@@ -988,7 +988,7 @@ class _Walker(cst.CSTVisitor):
                                   when=ctx.conditions_of(func) if ctx.cond_stack else [])
                 func.facts.calls.append(edge)
                 if id(func) in ctx.raising_functions:
-                    raising = ctx.after_trace_raising_call(func, edge.span.line)[0]
+                    raising = ctx.after_trace_raising_call(func, edge.span.line, numpy_only=True)[0]
                     if raising is not None:  # decided once the walk is over (`_after_raising`)
                         ctx.after_raising_edges.append((edge, func, raising))
             once = bool(names & GET_OR_CREATE_CALLS)  # the factory runs on the first call only
