@@ -30,11 +30,11 @@ from libcst.metadata import ClassScope, GlobalScope
 from stagelint.analysis.proof import HEURISTIC, TRUE
 from stagelint.analysis.context import short_code
 from stagelint.analysis.dependence import name_loads
-from stagelint.analysis.tensors import tensorness, value_of
+from stagelint.analysis.tensors import same_file_function, tensorness, value_of
 from stagelint.analysis.values import python_option_param
 from stagelint.frameworks import (FUNCTION_HOLDERS, JAX_ARRAY_ELEMENTS, JAX_GRAD, JAX_JIT, JAX_LENGTH_ARGUMENTS,
                                   JAX_PYTHON_ARGUMENTS, JAX_SHAPE_METHODS, JAX_TRACE, MEMOIZING_DECORATORS,
-                                  PARTIAL_CALLS, SHAPED_CONSTRUCTORS)
+                                  NEW_KERAS_MODEL_FUNCTIONS, PARTIAL_CALLS, SHAPED_CONSTRUCTORS, TENSORFLOW)
 
 NEW, BOUND, SAME = "new", "bound", "same"
 
@@ -401,6 +401,71 @@ def _python_value(ctx, expr, func, depth: int = 0) -> bool:
     if isinstance(expr, cst.UnaryOperation):
         return _python_value(ctx, expr.expression, func, depth + 1)
     return python_option_param(ctx, func, expr)
+
+
+def new_keras_object_each_iteration(ctx, node, loop, func) -> bool:
+    """The binding `node`, made in the body of `loop`, holds a Keras layer or model made anew on
+    every iteration (`_new_keras_object`: `model = build_model()`, `Sequential()`, `LeNet()` of a
+    Keras class, `strip_pruning(model)`). A tf.function keys a Keras object argument by identity
+    (a tf.Variable by its shape and dtype): one Function made before the loop and called with each
+    iteration's new model traces once per iteration as well (3 rounds, 3 traces; the same model
+    every round, 1: tests/runtime/test_tf_thirteenth_audit_facts.py). This is TensorFlow's form of
+    the fact JAX's new shapes give (`varying_shapes.new_shape_each_iteration`): two iterations
+    could not share one trace whatever the function object."""
+    if node is None or not isinstance(loop, cst.For) or not ctx.inside(node, loop.body) \
+            or id(node) in ctx.unpacked_names:
+        return False
+    return _new_keras_object(ctx, ctx.bound_values.get(id(node)), func, 0)
+
+
+def _new_keras_object(ctx, expr, func, depth: int) -> bool:
+    """`expr` makes a new Keras layer or model object each time it runs: a Keras layer or model
+    class called (`keras.Sequential()`, a class of this file deriving from one), a call of
+    `NEW_KERAS_MODEL_FUNCTIONS`, or of a function of this file every `return` of which returns one
+    (a name whose every binding reaching the return is one)."""
+    if depth > 4:
+        return False
+    if isinstance(expr, cst.Name) and func is not None:
+        refs = ctx.reaching(expr, func) or ()
+        values = [ctx.bound_values.get(id(getattr(r, "node", None))) for r in refs]
+        return bool(values) and all(_new_keras_object(ctx, v, func, depth + 1) for v in values)
+    if not isinstance(expr, cst.Call):
+        return False
+    names = ctx.qualified_names(expr.func)
+    if names & NEW_KERAS_MODEL_FUNCTIONS or any(_keras_class_name(q) for q in names):
+        return True
+    if not isinstance(expr.func, cst.Name):
+        return False
+    nodes = [getattr(b, "node", None) for b in ctx.bindings_of(expr.func)]
+    if len(nodes) != 1:
+        return False
+    if isinstance(nodes[0], cst.ClassDef):
+        return _keras_class(ctx, nodes[0], depth + 1)
+    info = same_file_function(ctx, expr.func, None)
+    if info is None or info.facts.is_generator or info.facts.class_qualname:
+        return False
+    return bool(info.returns) and all(v is not None and _new_keras_object(ctx, v, info, depth + 1)
+                                      for v in info.returns)
+
+
+def _keras_class_name(qualified_name: str) -> bool:
+    """A Keras layer or model class of the framework (`keras.layers.Dense`, `tf.keras.Sequential`),
+    not one of its functions (`keras.layers.concatenate`)."""
+    return TENSORFLOW.is_layer_base(qualified_name) and qualified_name.rsplit(".", 1)[-1][:1].isupper()
+
+
+def _keras_class(ctx, node: cst.ClassDef, depth: int) -> bool:
+    """A class of this file deriving, through classes of this file, from a Keras layer or model class."""
+    if depth > 4:
+        return False
+    for base in node.bases:
+        if any(_keras_class_name(q) for q in ctx.qualified_names(base.value)):
+            return True
+        if isinstance(base.value, cst.Name):
+            nodes = [getattr(b, "node", None) for b in ctx.bindings_of(base.value)]
+            if len(nodes) == 1 and isinstance(nodes[0], cst.ClassDef) and _keras_class(ctx, nodes[0], depth + 1):
+                return True
+    return False
 
 
 def new_value_each_iteration(ctx, name: str, loop) -> bool:

@@ -380,6 +380,23 @@ BUCKETING = frozenset({"bucket_by_sequence_length", "tensorflow.data.experimenta
 #: The keywords that declare the shapes, and their positions.
 GENERATOR_DATASETS = frozenset({"tensorflow.data.Dataset.from_generator"})
 GENERATOR_SHAPE_ARGUMENTS = {"output_signature": 4, "output_shapes": 2}
+#: Keras wrapper layers (last part of the class's name) that own no variables of their own: their
+#: weights are the wrapped layer's (`RNN(cell)`, `TimeDistributed(layer)`), made when that layer
+#: is first built, once. Made in a traced `call` around a layer the outer layer made once, they
+#: make no variable in a later trace (two traces run). `Bidirectional` is not one: it clones its
+#: layer into forward and backward copies with weights of their own, so one made per call raises
+#: ValueError in a later trace (tests/runtime/test_tf_thirteenth_audit_facts.py).
+KERAS_WEIGHTLESS_WRAPPERS = frozenset({"RNN", "TimeDistributed"})
+#: Calls that return a new Keras model object, another on every call: `clone_model` (a copy
+#: with new layers), and `tfmot.sparsity.keras.strip_pruning`, which returns `clone_model(...)`
+#: of its model (tensorflow/model-optimization, prune.py). A
+#: tf.function keys a Keras model argument by identity: a new one is a new trace
+#: (tests/runtime/test_tf_thirteenth_audit_facts.py).
+NEW_KERAS_MODEL_FUNCTIONS = frozenset({
+    "keras.models.clone_model", "tensorflow.keras.models.clone_model", "tf_keras.models.clone_model",
+    "tensorflow_model_optimization.sparsity.keras.strip_pruning",
+    "tensorflow_model_optimization.python.core.sparsity.keras.prune.strip_pruning",
+})
 #: Calls that iterate over a dataset, yielding its elements as they are (`tfds.as_numpy(ds)`,
 #: `iter(ds)`, progress bars).
 ELEMENT_PRESERVING_WRAPPERS = frozenset({

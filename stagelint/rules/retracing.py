@@ -48,6 +48,7 @@ from stagelint.analysis.functions import (
     closure_names,
     configuration_per_iteration,
     held_uses,
+    new_keras_object_each_iteration,
     new_value_each_iteration,
     identity,
     memoized,
@@ -696,7 +697,12 @@ class FunctionRecreated(Rule):
     (len(video) // batch)`, then `return x[0:end]` in the nested def) has that value baked into its
     graph: a run with another value needs a graph of its own, and a Function made once outside
     would keep the first value (a stale closure); whether the values repeat is not shown, so that
-    step is in the preview tier.
+    step is in the preview tier. Where two iterations are shown to differ, they could not share
+    one trace whatever the function object: a Function made in a loop whose every call there passes
+    a Keras layer or model the iteration makes anew (`model = build_model()`, a Keras class of the
+    project called, `strip_pruning(model)`) is not reported, since a tf.function keys such an
+    argument by identity and one made before the loop would trace once per iteration as well (a
+    `tf.Variable` is keyed by its shape and dtype: a new one costs no trace).
 
     Under JAX the default tier keeps the repetition the code shows. That a new function object
     traces again is JAX's behaviour; that the same program is traced again and again is known
@@ -1217,8 +1223,7 @@ class FunctionRecreated(Rule):
             scope = record["scope"]
             loop = record.get("factory_loop") if record.get("factory_loop") is not None else record["loop"]
             if loop is not None:
-                if record.get("factory_loop") is None and self._jax(record["api"]) \
-                        and self._new_program_each_iteration(record, loop):
+                if record.get("factory_loop") is None and self._new_program_each_iteration(record, loop):
                     continue
                 kind = "loop" if isinstance(loop, (cst.For, cst.While)) else "comprehension"
                 line = ctx.position(loop).line
@@ -1345,29 +1350,35 @@ class FunctionRecreated(Rule):
                 self.report(record["node"], function=scope, _enclosing=scope.qualname, **fields)
 
     def _new_program_each_iteration(self, record, loop) -> bool:
-        """Each iteration of `loop` is a new program whatever the function object: the function
-        holds an array the iteration binds with a shape new on every iteration, or every call of
-        the wrapper in the loop passes one (`analysis.varying_shapes.new_shape_each_iteration`).
-        JAX keys its traces on the arguments' shapes, and a closed-over array is a constant of
-        the program: one jitted function made before the loop (taking the array as an argument)
-        would trace and compile once per iteration too, so the new wrapper costs nothing."""
+        """Two iterations of `loop` could not share one trace whatever the function object, so a
+        wrapper made once before the loop would trace as often and the new one costs nothing.
+        Under JAX: the function holds an array the iteration binds with a shape new on every
+        iteration, or every call of the wrapper in the loop passes one
+        (`analysis.varying_shapes.new_shape_each_iteration`: JAX keys its traces on the
+        arguments' shapes, and a closed-over array is a constant of the program). Under
+        TensorFlow: every call of the Function in the loop passes a Keras layer or model the
+        iteration makes anew (`analysis.functions.new_keras_object_each_iteration`: a tf.function
+        keys such an argument by identity). A Function made per run of its function that reads a
+        Python value of that run follows the same fact where the values differ; that they do is
+        not shown there (`python_values_held`, a preview step)."""
         ctx, scope = self.ctx, record["scope"]
         if not isinstance(loop, cst.For):
             return False  # (a comprehension's or a `while`'s values are not spelled out)
+        jax = self._jax(record["api"])
         made_of = [record["def"]] if record["kind"] == "def" else [record["target"]]
-        if any(all(new_shape_each_iteration(ctx, node, loop, scope) for node in nodes)
-               for _, nodes in held_in_loop(ctx, made_of, loop)):
+        if jax and any(all(new_shape_each_iteration(ctx, node, loop, scope) for node in nodes)
+                       for _, nodes in held_in_loop(ctx, made_of, loop)):
             return True
         calls = [c for c in record.get("calls") or () if ctx.inside(c, loop)]
+        new_each = new_shape_each_iteration if jax else new_keras_object_each_iteration
 
-        def new_shape(arg) -> bool:
-            if arg.keyword is not None or arg.star or not isinstance(arg.value, cst.Name):
+        def new_key(arg) -> bool:
+            if (jax and arg.keyword is not None) or arg.star or not isinstance(arg.value, cst.Name):
                 return False
             refs = ctx.reaching_in_order(arg.value, scope)
-            return bool(refs) and len(refs) == 1 and new_shape_each_iteration(
-                ctx, getattr(refs[0], "node", None), loop, scope)
+            return bool(refs) and len(refs) == 1 and new_each(ctx, getattr(refs[0], "node", None), loop, scope)
 
-        return bool(calls) and all(any(new_shape(a) for a in call.args) for call in calls)
+        return bool(calls) and all(any(new_key(a) for a in call.args) for call in calls)
 
     def _held_of_new_length(self, record, loop):
         """(name, slice) when the function made per iteration of `loop` holds a value the body

@@ -10,6 +10,7 @@ from stagelint.analysis.context import code_of, ends_leaving, short_code
 from stagelint.frameworks import (
     GET_OR_CREATE_DECORATORS,
     GET_OR_CREATE_VARIABLES,
+    KERAS_WEIGHTLESS_WRAPPERS,
     RECALLING_DECORATORS,
     VARIABLE_CREATOR_SCOPES,
 )
@@ -354,7 +355,11 @@ class VariableCreation(Rule):
     `Resizing`; in Keras 2 (`tf_keras`) also `Dropout` and the other random layers, which Keras 3
     gives a seed-generator variable), listed as data in `stagelint/frameworks/tensorflow.py`; and a Keras
     `RNN` over a cell whose class (in the same file, on the framework's base classes) creates no
-    variables (tf-addons' CRF decoding cell): the RNN's variables are its cell's.
+    variables (tf-addons' CRF decoding cell): the RNN's variables are its cell's. Nor an `RNN` or
+    `TimeDistributed` made in a `call` around a layer the object made once (`RNN(self.gru_cell)`,
+    `self.gru_cell` set only in `__init__` or `build`): these wrappers own no variables of their
+    own, and the wrapped layer's are made at its first build, once. `Bidirectional` is not such a
+    wrapper: it copies its layer, with new weights each time it is made.
 
     Default tier: the call is known to make a variable: `tf.Variable`, `tf.random.Generator`,
     `self.add_weight`, or a layer, model, metric or optimizer class named by the framework's
@@ -483,7 +488,8 @@ class VariableCreation(Rule):
         super().__init__(ctx)
         #: classes of this file whose methods create variables (`add_weight`, `tf.Variable`)
         self.creating_classes: set[str] = set()
-        #: `RNN(cell)` constructions, judged at the end on the cell's class: (node, function, cell)
+        #: `RNN(cell)` / `TimeDistributed(layer)` constructions, judged at the end on the wrapped
+        #: layer: (node, function, cell)
         self.wrappers: list[tuple] = []
         #: lines of the `with tf.variable_creator_scope(...)` statements the walk is inside
         self.creator_scopes: list[int] = []
@@ -523,7 +529,7 @@ class VariableCreation(Rule):
                 return  # `Add()`, `Activation("relu")`, pooling, `Attention()`: a layer with no variables
             if names & GET_OR_CREATE_VARIABLES and set(ctx.function.facts.decorators) & GET_OR_CREATE_DECORATORS:
                 return  # `get_variable` under `track_tf1_style_variables`: the first call's variable again
-            if node.args and any(q.rsplit(".", 1)[-1] == "RNN" and fw.owns(q) for q in names):
+            if node.args and any(q.rsplit(".", 1)[-1] in KERAS_WEIGHTLESS_WRAPPERS and fw.owns(q) for q in names):
                 self.wrappers.append((node, ctx.function, node.args[0].value))
                 return
             self.report(node, what=f"{short_code(node.func)}(...)", _because=self._creation_facts(node, names))
@@ -568,7 +574,18 @@ class VariableCreation(Rule):
         for node, func, cell in self.wrappers:
             if self._cell_without_variables(cell, func):
                 continue  # `RNN(CrfDecodeForwardRnnCell(...))`: the RNN owns only its cell's variables
-            self.report(node, function=func, what=f"{short_code(node.func)}(...)")
+            held = self._own_attribute(cell, func)
+            self.report(node, function=func, what=f"{short_code(node.func)}(...)",
+                        **({"_wrapped_attr": held} if held else {}))
+
+    @staticmethod
+    def _own_attribute(cell, func) -> list[str] | None:
+        """[class, attribute] when the wrapped layer is `self.<attribute>` of the method's own class
+        (decided in `confirm`, where every write of the attribute is known)."""
+        if isinstance(cell, cst.Attribute) and isinstance(cell.value, cst.Name) and func.facts.class_qualname \
+                and cell.value.value == func.self_name:
+            return [func.facts.class_qualname, cell.attr.value]
+        return None
 
     def _cell_without_variables(self, cell, func) -> bool:
         """The RNN's cell is an object of a class of this file whose methods create no variables
@@ -593,8 +610,31 @@ class VariableCreation(Rule):
 
     @classmethod
     def confirm(cls, candidate, project, module):
+        held = candidate.fields.get("_wrapped_attr")
+        if held and _set_up_once(project, module.module, *held):
+            return False
         key = (module.module, candidate.function)
         return with_staging_certainty(key in project.unguarded, project, key)
+
+
+def _set_up_once(project, module: str, cls: str, attr: str) -> bool:
+    """`self.<attr>` of `cls` is written only in the set-up methods (`__init__`, `build`) of its
+    class family, and nothing else the project shows may write it (a write on an object of
+    unknown class counts): the layer it holds is made once per object, outside the traced calls,
+    so a weightless wrapper (`KERAS_WEIGHTLESS_WRAPPERS`) made around it in each call makes no
+    variable; the layer's own are made at its first build, once (`RNN(self.gru_cell)` in DIEN's
+    `call`: tests/runtime/test_tf_thirteenth_audit_facts.py)."""
+    found = project.class_near(cls, module)
+    if found is None:
+        return False
+    family = project.class_family(found[1].qualname)
+
+    def owner(write) -> str | None:
+        found = project.resolve_class(write.owner) if write.owner else None
+        return found[1].qualname if found is not None else None
+
+    mine = [w for _, w in project.attr_writes(attr) if (o := owner(w)) is None or o in family]
+    return bool(mine) and all(w.on_self and w.in_init and not w.augmented for w in mine)
 
 
 class SharedFunctionStatefulObject(Rule):

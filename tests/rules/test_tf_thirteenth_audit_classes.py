@@ -1,0 +1,106 @@
+"""Issue 23, the thirteenth TensorFlow audit's fix-from half (AW): its false classes as the framework
+facts they follow, each with its negative twin. Behaviour checked with TensorFlow 2.21 / Keras 3 in
+this venv (tests/runtime/test_tf_thirteenth_audit_facts.py)."""
+
+from __future__ import annotations
+
+from rulecases import assert_marked
+
+
+def test_a_function_made_per_round_and_passed_a_new_model_each_round_costs_no_trace():
+    """AW2, the lottery-ticket notebooks: `@tf.function train_one_step(model, ...)` is defined in
+    the loop over pruning rounds, and each round makes a new model (a function of the file that
+    returns a new `Sequential`, a Keras class of the file, `strip_pruning` of one) and passes it:
+    a Function made once before the loop keys the model argument by identity and would trace
+    once per round too, so the per-round Function costs nothing. The twin passes one model made
+    before the loop every round: hoisting the Function saves a trace per round."""
+    assert_marked("""
+        import tensorflow as tf
+        from tensorflow_model_optimization.sparsity import keras as sparsity
+
+        def make_model():
+            model = tf.keras.Sequential()
+            model.add(tf.keras.layers.Dense(10))
+            model.build((None, 3))
+            return model
+
+        class Net(tf.keras.Model):
+            def call(self, x):
+                return x
+
+        def rounds(data, n):
+            for i in range(n):
+                @tf.function
+                def train_one_step(model, x):
+                    return model(x)
+
+                @tf.function
+                def test_step(model, x):
+                    return model(x)
+
+                @tf.function
+                def probe(net, x):
+                    return net(x)
+
+                model = make_model()
+                stripped = sparsity.strip_pruning(model)
+                net = Net()
+                net.build((None, 3))
+                for x in data:
+                    train_one_step(model, x)
+                    test_step(stripped, x)
+                    probe(net, x)
+
+        def same_model(data, n):
+            model = make_model()
+            for i in range(n):
+                @tf.function  # STG502
+                def train_one_step(model, x):
+                    return model(x)
+
+                for x in data:
+                    train_one_step(model, x)
+    """)
+
+
+def test_a_weightless_wrapper_made_per_call_around_a_layer_made_once_makes_no_variable():
+    """AW1, DIEN's `DienGRU.call`: `keras.layers.RNN(self.gru_cell, return_state=True)` is made on
+    every call around the cell `build` made once: an RNN (and a TimeDistributed) owns no variables
+    of its own, and the wrapped layer's are made at its first build, once, so no later trace makes
+    any. Twins: `Bidirectional` copies its layer with new weights; a cell made in the call itself,
+    or an attribute the call writes too, is a new layer per trace."""
+    assert_marked("""
+        import tensorflow as tf
+
+        class DienGRU(tf.keras.layers.Layer):
+            def __init__(self, units):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(units)
+                self.gru = tf.keras.layers.GRU(units)
+
+            def build(self, input_shape):
+                self.gru_cell = tf.keras.layers.GRUCell(4)
+
+            def call(self, x):
+                _, out = tf.keras.layers.RNN(self.gru_cell, return_state=True)(x)
+                y = tf.keras.layers.TimeDistributed(self.dense)(x)
+                z = tf.keras.layers.Bidirectional(self.gru)(x)  # STG402
+                return out, y, z
+
+        class Rewritten(tf.keras.layers.Layer):
+            def __init__(self, units):
+                super().__init__()
+                self.cell = tf.keras.layers.GRUCell(units)
+
+            def call(self, x):
+                self.cell = tf.keras.layers.GRUCell(4)  # STG402
+                return tf.keras.layers.RNN(self.cell)(x)  # STG402
+
+        class Fresh(tf.keras.layers.Layer):
+            def call(self, x):
+                return tf.keras.layers.RNN(tf.keras.layers.GRUCell(4))(x)  # STG402
+
+        model = tf.keras.Sequential([DienGRU(4), Rewritten(4), Fresh()])
+        model.compile(loss="mse")
+        model.fit(features, labels)
+    """)
