@@ -289,6 +289,9 @@ class AttrWrite:
     around: list = field(default_factory=list)
     #: on `self` in `__init__`: what the value is in Flax NNX's terms (`stagelint.analysis.nnx.stored_kind`)
     nnx: str = ""
+    #: on `self` in `__init__`: the `__init__` parameter the value is, not rebound before
+    #: (`self.debug = debug`), else "" (`flags.attribute_values`)
+    param: str = ""
 
 
 @dataclass

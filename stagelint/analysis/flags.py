@@ -29,7 +29,10 @@ called only from such code is traced by no call (`traced_reach`): NEO_JAX's `run
 under `if jax_surface_scan:`, its only traced caller passes `jax_surface_scan=True`, so the
 Python-loop driver called after that return is never traced (observed with JAX 0.10.2 and
 TensorFlow 2.21, AutoGraph's converted `if` and early `return` included:
-tests/runtime/test_traced_param_values.py). Unknown decides nothing.
+tests/runtime/test_traced_param_values.py). The same holds of an attribute of the method's own
+object set from a constructor parameter in `__init__` and never written elsewhere (`if
+self.debugPrint == True:`, condition "self.debugPrint|==|True"): its values are what every
+construction the project shows passes (`attribute_values`). Unknown decides nothing.
 """
 
 from __future__ import annotations
@@ -92,8 +95,13 @@ def text_value(text: str) -> tuple[bool, object]:
 
 
 def _param_name(ctx, node) -> str:
-    """The parameter of the function being walked that `node` reads, unbound since (else "")."""
+    """The parameter of the function being walked that `node` reads, unbound since (else ""); or
+    "self.<attr>" for an attribute of the method's own object (`attribute_values`)."""
     func = ctx.function
+    if func is not None and isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+            and func.facts.class_qualname and node.value.value == func.self_name \
+            and ctx.binding_kind(node.value, func) == "self":
+        return f"self.{node.attr.value}"
     if func is None or not isinstance(node, cst.Name) or ctx.binding_kind(node, func) != "param":
         return ""
     if not all(isinstance(getattr(r, "node", None), cst.Param) for r in ctx.reaching(node, func) or ()):
@@ -109,7 +117,7 @@ def param_conditions(ctx, test) -> tuple[list[str], list[str]]:
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         body, orelse = param_conditions(ctx, test.expression)
         return orelse, body
-    if isinstance(test, cst.Name):
+    if isinstance(test, (cst.Name, cst.Attribute)):
         p = _param_name(ctx, test)
         return ([f"{p}|truthy|"], [f"{p}|falsy|"]) if p else ([], [])
     if isinstance(test, cst.BooleanOperation):
@@ -158,7 +166,8 @@ def decided_false(project, key, condition: str) -> bool:
     ok, wanted = parse_literal(literal) if literal else (True, None)
     if not ok:
         return False
-    values = param_values(project, key, param)
+    values = attribute_values(project, key, param[5:]) if param.startswith("self.") else \
+        param_values(project, key, param)
     return values is not None and not any(_holds(op, wanted, v) for v in values)
 
 
@@ -218,6 +227,89 @@ def _values(project, key, param: str, depth: int):
         else:
             return None
     return frozenset(values)
+
+
+def attribute_values(project, key, attr: str):
+    """The Python values `self.<attr>` holds in every call of the method `key`, or None when that
+    is not known: the attribute is written only in `__init__` of the method's class, from one of
+    its parameters (`self.debug = debug`: `AttrWrite.param`), nothing else the project shows
+    writes an attribute so named on an object of that class or of unknown class, no project class
+    derives from it or is among its bases, and every construction of the class the project shows
+    (at least one) passes that parameter a literal or leaves it to its literal default, or passes
+    the object's own `self.<attr>` (`Hourglass(depth - 1, debug=self.debug)` inside the class: no
+    value it does not already hold). The values a parameter has in every trace (`param_values`),
+    carried through the object: a `call` testing `if self.debug == True:` with `debug=False` the
+    default no construction overrides runs that branch in no trace (the stacked-hourglass port)."""
+    memo = once(project, "_flag_attribute_values", dict)
+    if (key, attr) not in memo:
+        memo[(key, attr)] = _attribute_values(project, key, attr)
+    return memo[(key, attr)]
+
+
+def _attribute_values(project, key, attr: str):
+    f = project.function(key)
+    found = project.class_near(f.class_qualname, key[0]) if f is not None and f.class_qualname else None
+    if found is None:
+        return None
+    cls = found[1].qualname
+    family = project.class_family(cls)
+    if any(c != cls and c in project.classes for c in family):
+        return None  # a project base or subclass: its writes and constructions are not followed here
+
+    def owner(write) -> str | None:
+        known = project.resolve_class(write.owner) if write.owner else None
+        return known[1].qualname if known is not None else None
+
+    writes = [(m, w) for m, w in project.attr_writes(attr) if (o := owner(w)) is None or o in family]
+    inits = {(m, w.function) for m, w in writes}
+    if not writes or len(inits) != 1 or not all(w.param and w.on_self and not w.guarded for _, w in writes):
+        return None
+    init = project.function(next(iter(inits)))
+    params = {w.param for _, w in writes}
+    sites = _constructions(project).get(cls)
+    if init is None or not sites:
+        return None
+    values = set()
+    for module, site in sites:
+        if site.spread or site.star:
+            return None
+        for param in params:
+            arg = site.kwargs.get(param)
+            if arg is None and param in init.positional_params:
+                i = init.positional_params.index(param) - 1  # (`self` is not passed)
+                arg = site.args[i] if 0 <= i < len(site.args) else None
+            if arg is None:
+                ok, value = parse_literal(init.scalar_defaults.get(param, "-"))
+                if not ok:
+                    return None
+                values.add(value)
+            elif arg.kind == "python" and (given := text_value(arg.text))[0]:
+                values.add(given[1])
+            elif not (arg.text == f"self.{attr}" and site.caller is not None and _in_class(project, module, site.caller, cls)):
+                return None
+    return frozenset(values)
+
+
+def _in_class(project, module: str, caller: str, cls: str) -> bool:
+    f = project.function((module, caller))
+    found = project.class_near(f.class_qualname, module) if f is not None and f.class_qualname else None
+    return found is not None and found[1].qualname == cls
+
+
+def _constructions(project) -> dict:
+    """Project class (absolute name) -> [(module, call site)] of every call the project shows of
+    the class itself (`Residual(features)`): its constructions."""
+    def build():
+        out: dict = {}
+        for name in sorted(project.modules):
+            for site in project.modules[name].call_sites:
+                if site.target[0] != "name" or site.concrete:
+                    continue
+                found = project.class_near(site.target[1], name)
+                if found is not None:
+                    out.setdefault(found[1].qualname, []).append((name, site))
+        return out
+    return once(project, "_flag_constructions", build)
 
 
 def traced_reach(project) -> set:

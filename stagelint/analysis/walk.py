@@ -1424,6 +1424,12 @@ class _Walker(cst.CSTVisitor):
             if not on_self:
                 owner = value_of(ctx, tgt.value, func).cls
             nnx_kind = ""
+            param = ""
+            if on_self and func.facts.name == "__init__" and isinstance(value, cst.Name) \
+                    and not isinstance(stmt, cst.AugAssign) and len(targets) == 1 \
+                    and ctx.binding_kind(value, func) == "param" \
+                    and all(isinstance(getattr(r, "node", None), cst.Param) for r in ctx.reaching(value, func) or ()):
+                param = value.value  # `self.debug = debug`: what each construction passes (flags)
             if on_self and is_setup_method(func.facts.name) and not isinstance(stmt, cst.AugAssign):
                 if imports_flax(ctx):  # what the attribute is if the class is a Flax NNX module
                     nnx_kind = stored_kind(ctx, value, func, lambda v: tensorness(ctx, v, func).definite)
@@ -1441,6 +1447,7 @@ class _Walker(cst.CSTVisitor):
                 loop=self._module_loop() if func is None else [],
                 nnx=nnx_kind,
                 around=self._write_order(tgt.value, func, owner) if func is not None and not on_self else [],
+                param=param,
             ))
 
     def _write_order(self, receiver: cst.Name, func, owner: str) -> list:

@@ -219,7 +219,7 @@ def test_code_after_a_numpy_call_in_its_block_runs_while_tracing_only_if_that_ca
             def step(self, x, boxes, first):
                 return self.compute(x, boxes, first)
 
-        t = Trainer(False)
+        t = Trainer(True)  # (debugging: with False in every construction the blocks are in no trace)
         for i in range(3):
             t.step(tf.constant([1.0]), None, False)
     """)

@@ -104,3 +104,80 @@ def test_a_weightless_wrapper_made_per_call_around_a_layer_made_once_makes_no_va
         model.compile(loss="mse")
         model.fit(features, labels)
     """)
+
+
+def test_a_debug_flag_kept_on_the_object_off_in_every_construction_is_in_no_trace():
+    """AW3, a stacked-hourglass port: `if self.debugPrint == True: print(...)` in Keras `call`s,
+    `self.debugPrint = debugPrint` in `__init__` with `debugPrint=False`, and no construction in
+    the project passes True (the recursive one passes its own `self.debugPrint` down): the
+    branch is in no trace. Twins: a construction passing True, a construction passing a value not
+    written out, an attribute the object also changes after `__init__`."""
+    assert_marked("""
+        import tensorflow as tf
+
+        class Residual(tf.keras.layers.Layer):
+            def __init__(self, filters=8, debugPrint=False):
+                super().__init__()
+                self.debugPrint = debugPrint
+                self.conv = tf.keras.layers.Dense(filters)
+
+            def call(self, x):
+                x = self.conv(x)
+                if self.debugPrint == True:
+                    print("conv1:", x.shape)
+                return x
+
+        class Hourglass(tf.keras.layers.Layer):
+            def __init__(self, depth, debugPrint=False, **kwargs):
+                super().__init__(**kwargs)
+                self.debugPrint = debugPrint
+                self.up = Residual(8)
+                self.low = Hourglass(depth - 1, debugPrint=self.debugPrint) if depth > 1 else Residual(8)
+
+            def call(self, x):
+                if self.debugPrint:
+                    print("up:", x.shape)
+                return self.up(x) + self.low(x)
+
+        class Loud(tf.keras.layers.Layer):
+            def __init__(self, verbose=False):
+                super().__init__()
+                self.verbose = verbose
+
+            def call(self, x):
+                if self.verbose:
+                    print("loud:", x.shape)  # STG101
+                return x
+
+        class Unknown(tf.keras.layers.Layer):
+            def __init__(self, verbose=False):
+                super().__init__()
+                self.verbose = verbose
+
+            def call(self, x):
+                if self.verbose:
+                    print("unknown:", x.shape)  # STG101
+                return x
+
+        class Toggled(tf.keras.layers.Layer):
+            def __init__(self, debug=False):
+                super().__init__()
+                self.debug = debug
+
+            def call(self, x):
+                if self.debug:
+                    print("toggled:", x.shape)  # STG101
+                return x
+
+            def loud(self):
+                self.debug = True
+
+        net = Hourglass(3)
+        loud = Loud(verbose=True)
+        unknown = Unknown(verbose=settings.verbose)
+        toggled = Toggled()
+
+        @tf.function
+        def step(x):
+            return net(x) + loud(x) + unknown(x) + toggled(x)
+    """)

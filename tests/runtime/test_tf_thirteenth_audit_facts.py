@@ -102,3 +102,26 @@ def test_weightless_wrappers_made_per_call_around_a_layer_made_once():
     assert _traced_twice(TimeDistributedOverOwnLayer) is None
     assert _traced_twice(BidirectionalOverOwnLayer) == "ValueError"
     assert _traced_twice(RNNOverNewCell) == "ValueError"
+
+
+def test_a_flag_kept_on_the_layer_decides_its_branch_while_tracing():
+    """`flags.attribute_values` (AW3): `if self.debugPrint == True:` in a Keras layer's `call`
+    tests the Python value `__init__` stored; traced, only the branch it selects is in the graph
+    and its `print` runs once per trace when True, never when False."""
+    printed = []
+
+    class Residual(keras.layers.Layer):
+        def __init__(self, debugPrint=False):
+            super().__init__()
+            self.debugPrint = debugPrint
+
+        def call(self, x):
+            if self.debugPrint == True:  # noqa: E712 (as the port writes it)
+                printed.append(self.name)
+            return x * 2.0
+
+    quiet, loud = Residual(), Residual(debugPrint=True)
+    step = tf.function(lambda x: quiet(x) + loud(x))
+    for _ in range(3):
+        step(tf.ones((2, 3)))
+    assert printed == [loud.name]
