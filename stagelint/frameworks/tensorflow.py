@@ -380,6 +380,18 @@ BUCKETING = frozenset({"bucket_by_sequence_length", "tensorflow.data.experimenta
 #: The keywords that declare the shapes, and their positions.
 GENERATOR_DATASETS = frozenset({"tensorflow.data.Dataset.from_generator"})
 GENERATOR_SHAPE_ARGUMENTS = {"output_signature": 4, "output_shapes": 2}
+#: A Keras layer or model makes its weights when it is built (its first call, `build()`), not
+#: when constructed: constructed in a traced function and not built there, it makes no variable
+#: in that trace (a `Sequential` of `Conv2D` and `Dense` and a `Conv2D`, two traces: no weights,
+#: unbuilt); constructed and called there, it does (ValueError in a later trace). What builds at
+#: construction: a `Sequential` holding an `Input` / `InputLayer`, or a layer given its input
+#: shape by one of these keywords (tests/runtime/test_tf_thirteenth_audit_facts.py). Optimizers
+#: and metrics make variables when constructed (Keras 3): not these.
+KERAS_BUILDING_INPUTS = frozenset({"Input", "InputLayer"})
+KERAS_INPUT_SHAPE_KEYWORDS = frozenset({"input_shape", "input_dim", "batch_input_shape", "batch_shape",
+                                        "input_length"})
+#: Methods of a Python list or string called in a builder: they apply nothing they are given.
+LIST_BUILDING_METHODS = frozenset({"append", "extend", "insert", "format", "join"})
 #: Keras wrapper layers (last part of the class's name) that own no variables of their own: their
 #: weights are the wrapped layer's (`RNN(cell)`, `TimeDistributed(layer)`), made when that layer
 #: is first built, once. Made in a traced `call` around a layer the outer layer made once, they

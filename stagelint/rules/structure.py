@@ -10,7 +10,11 @@ from stagelint.analysis.context import code_of, ends_leaving, short_code
 from stagelint.frameworks import (
     GET_OR_CREATE_DECORATORS,
     GET_OR_CREATE_VARIABLES,
+    KERAS_BUILDING_INPUTS,
+    KERAS_INPUT_SHAPE_KEYWORDS,
     KERAS_WEIGHTLESS_WRAPPERS,
+    LIST_BUILDING_METHODS,
+    TENSORFLOW,
     RECALLING_DECORATORS,
     VARIABLE_CREATOR_SCOPES,
 )
@@ -359,7 +363,12 @@ class VariableCreation(Rule):
     `TimeDistributed` made in a `call` around a layer the object made once (`RNN(self.gru_cell)`,
     `self.gru_cell` set only in `__init__` or `build`): these wrappers own no variables of their
     own, and the wrapped layer's are made at its first build, once. `Bidirectional` is not such a
-    wrapper: it copies its layer, with new weights each time it is made.
+    wrapper: it copies its layer, with new weights each time it is made. Nor a Keras layer or
+    model constructed and not built in the staged function (a builder that makes
+    `Sequential([Conv2D(...)])` and returns it, calling nothing it makes): a layer makes its
+    weights at its first call, not when constructed; a `Sequential` given an `Input`, or a layer
+    given `input_shape=`, is built when constructed and is reported, as are optimizers and
+    metrics, which make variables when constructed.
 
     Default tier: the call is known to make a variable: `tf.Variable`, `tf.random.Generator`,
     `self.add_weight`, or a layer, model, metric or optimizer class named by the framework's
@@ -495,6 +504,10 @@ class VariableCreation(Rule):
         self.creator_scopes: list[int] = []
         #: lines of the `with tf.init_scope():` statements the walk is inside
         self.lifting_scopes: list[int] = []
+        #: constructions applied at once (`Dense(3)(x)`: the inner call's id)
+        self.applied: set[int] = set()
+        #: function id -> whether it may build a Keras object it makes (`_may_build`)
+        self.building: dict[int, bool] = {}
 
     def visit_With(self, node: cst.With) -> None:
         line = self.ctx.position(node).line
@@ -522,7 +535,10 @@ class VariableCreation(Rule):
         if ctx.guard_depth or after_early_return_guard(ctx, ctx.function, node):
             return
         if isinstance(node.func, cst.Call):
+            self.applied.add(id(node.func))
             return  # `Dense(3)(x)`: the construction inside is the one to report
+        if any(fw.creates_variables(q) for q in names) and self._built_elsewhere(node, names):
+            return  # `critic = [Sequential([Conv2D(...)])]` in a builder that calls none of them
         if any(fw.creates_variables(q) for q in names):
             keywords = _keyword_codes(node)
             if any(fw.creates_no_variables(q, keywords) for q in names):
@@ -535,6 +551,55 @@ class VariableCreation(Rule):
             self.report(node, what=f"{short_code(node.func)}(...)", _because=self._creation_facts(node, names))
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in fw.variable_creating_methods:
             self.report(node, what=f"{short_code(node.func)}(...)", _because=self._creation_facts(node, names))
+
+    def _built_elsewhere(self, node: cst.Call, names: set[str]) -> bool:
+        """`node` constructs a Keras layer or model class (`frameworks.tensorflow`'s
+        `KERAS_BUILDING_INPUTS` note: its weights are made when it is built, not here), not
+        applied at once, in a function staged itself (`@tf.function`: what it returns or stores
+        leaves the trace) that builds nothing it makes (`_may_build`): the variables are made
+        where the object is first called, not in this trace."""
+        if id(node) in self.applied or not names or not all(
+                TENSORFLOW.is_layer_base(q) and q.rsplit(".", 1)[-1][:1].isupper() for q in names):
+            return False
+        func = self.ctx.function
+        if not set(func.facts.decorators) & self.ctx.framework.staging_decorators:
+            return False  # a helper: its traced caller may call what it returns or stores
+        if id(func) not in self.building:
+            self.building[id(func)] = self._may_build(func)
+        return not self.building[id(func)]
+
+    def _may_build(self, func) -> bool:
+        """Some call in `func` may build a Keras object it makes: a call of anything the function
+        computes or holds (a local, a parameter, `self`, a call's result, an item), a method other
+        than a list's or a string's (`LIST_BUILDING_METHODS`), an `Input` / `InputLayer`, or a layer
+        given its input shape (`KERAS_INPUT_SHAPE_KEYWORDS`): such a `Sequential` builds when
+        constructed."""
+        ctx = self.ctx
+        stack = [func.node.body]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return True  # (a nested function's calls are not followed)
+            if isinstance(n, cst.Call):
+                if any(a.keyword is not None and a.keyword.value in KERAS_INPUT_SHAPE_KEYWORDS for a in n.args):
+                    return True
+                callee = n.func
+                if isinstance(callee, cst.Attribute) and callee.attr.value in LIST_BUILDING_METHODS:
+                    pass
+                else:
+                    root = callee
+                    while isinstance(root, cst.Attribute):
+                        root = root.value
+                    qualified = ctx.qualified_names(callee)
+                    if not isinstance(root, cst.Name) or not qualified \
+                            or ctx.binding_kind(root, func) in ("local", "param", "self", "closure", "unknown") \
+                            or any(q.rsplit(".", 1)[-1] in KERAS_BUILDING_INPUTS for q in qualified) \
+                            or (isinstance(callee, cst.Attribute) and not any(
+                                fw_name.startswith(("tensorflow.", "keras.", "tf_keras.", "numpy.", "builtins."))
+                                for fw_name in qualified)):
+                        return True
+            stack.extend(c for c in n.children if isinstance(c, cst.CSTNode))
+        return False
 
     def _creation_facts(self, node: cst.Call, names: set[str]) -> list:
         """Why the call makes a variable each time it runs: known for the framework's variable

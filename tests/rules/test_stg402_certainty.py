@@ -24,7 +24,7 @@ def test_a_public_keras_class_is_known_one_in_the_framework_s_own_modules_is_a_g
             b = tf_keras.layers.Dense(3)  # STG402
             s = legacy_cells.LSTMStateTuple(x, x)  # preview STG402
             t = index_lookup.IndexLookup(max_tokens=None)  # preview STG402
-            return x
+            return a(x) + b(x)
     """)
 
 

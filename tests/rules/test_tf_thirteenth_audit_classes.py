@@ -181,3 +181,43 @@ def test_a_debug_flag_kept_on_the_object_off_in_every_construction_is_in_no_trac
         def step(x):
             return net(x) + loud(x) + unknown(x) + toggled(x)
     """)
+
+
+def test_keras_layers_constructed_and_not_built_in_a_traced_builder_make_no_variable():
+    """AW4, a progressive GAN's `@tf.function progressive_build`: `tf.keras.Sequential([...Conv2D
+    ...])` and `Conv2D(...)` are constructed and returned, never called there: a Keras layer or
+    model makes its weights when built (its first call), so no variable is made in that trace.
+    The Adam optimizers made there do make variables when constructed (Keras 3): they stay. Twins:
+    a layer constructed and then called through a name, and a `Sequential` given an `Input`
+    (built when constructed)."""
+    assert_marked("""
+        import tensorflow as tf
+
+        class Pggan(tf.keras.Model):
+            @tf.function
+            def progressive_build(self, n_layers):
+                critic = [tf.keras.Sequential([
+                    tf.keras.layers.Conv2D(filters=16, kernel_size=(1, 1),
+                                           activation=tf.keras.layers.LeakyReLU(.2)),
+                ])]
+                for i in range(n_layers - 1):
+                    critic.append(tf.keras.layers.Conv2D(32 * (2 ** i), 3))
+                g_optimizer = tf.keras.optimizers.Adam(0.001, beta_1=0)  # STG402
+                Critic = tf.keras.Sequential(critic)
+                return Critic, g_optimizer
+
+            @tf.function
+            def head(self, x):
+                dense = tf.keras.layers.Dense(3)  # STG402
+                return dense(x)
+
+            @tf.function
+            def shaped(self, x):
+                model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), tf.keras.layers.Dense(3)])  # STG402
+                return x
+
+        gan = Pggan()
+        gan.progressive_build(3)
+        gan.head(features)
+        gan.shaped(features)
+    """)

@@ -125,3 +125,33 @@ def test_a_flag_kept_on_the_layer_decides_its_branch_while_tracing():
     for _ in range(3):
         step(tf.ones((2, 3)))
     assert printed == [loud.name]
+
+
+def test_keras_layers_make_their_weights_when_built_not_when_constructed():
+    """`frameworks.tensorflow.KERAS_BUILDING_INPUTS` (STG402, AW4): a `Sequential` of `Conv2D` and
+    `Dense`, and a `Conv2D`, constructed and not called in a tf.function, hold no weights and
+    are unbuilt after two traces, which run; a `Sequential` given an `Input` is built when
+    constructed; a `Dense` constructed and called there raises ValueError on the first call; an
+    Adam has variables as soon as it is constructed (Keras 3)."""
+    seen = []
+
+    @tf.function
+    def builder(x):
+        seq = keras.Sequential([keras.layers.Conv2D(4, 3), keras.layers.Dense(2)])
+        conv = keras.layers.Conv2D(4, 3)
+        seen.append((len(seq.weights), len(conv.weights), seq.built, conv.built))
+        return x * 2.0
+
+    builder(tf.constant(1.0))
+    builder(tf.constant([1.0, 2.0]))  # a second trace
+    assert seen == [(0, 0, False, False)] * 2
+    shaped = keras.Sequential([keras.Input(shape=(3,)), keras.layers.Dense(2)])
+    assert shaped.built and len(shaped.weights) == 2
+
+    @tf.function
+    def applied(x):
+        return keras.layers.Dense(2)(x)
+
+    with pytest.raises(ValueError):  # (tf.function traces again on the call that made variables)
+        applied(tf.ones((2, 3)))
+    assert len(keras.optimizers.Adam(0.001).variables) >= 1
