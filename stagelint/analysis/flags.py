@@ -32,7 +32,9 @@ TensorFlow 2.21, AutoGraph's converted `if` and early `return` included:
 tests/runtime/test_traced_param_values.py). The same holds of an attribute of the method's own
 object set from a constructor parameter in `__init__` and never written elsewhere (`if
 self.debugPrint == True:`, condition "self.debugPrint|==|True"): its values are what every
-construction the project shows passes (`attribute_values`). Unknown decides nothing.
+construction the project shows passes (`attribute_values`); a construction it does not show
+may pass another, so that branch is a guess (`attribute_gate_fact`: the preview tier), not a
+decision. Unknown decides nothing.
 """
 
 from __future__ import annotations
@@ -166,9 +168,29 @@ def decided_false(project, key, condition: str) -> bool:
     ok, wanted = parse_literal(literal) if literal else (True, None)
     if not ok:
         return False
-    values = attribute_values(project, key, param[5:]) if param.startswith("self.") else \
-        param_values(project, key, param)
+    values = param_values(project, key, param)  # (None for "self.<attr>": `attribute_gate_fact`)
     return values is not None and not any(_holds(op, wanted, v) for v in values)
+
+
+def attribute_gate_fact(project, key, conditions, span):
+    """The step "this branch is traced" as a guess (`proof.HEURISTIC`) when one of `conditions`
+    (`param_conditions`, a candidate's `_when`) tests `self.<attr>` and no value `attribute_values`
+    gives satisfies it; None otherwise. A guess, not a decision: the class is constructed where
+    its importers write too, and a construction the project does not show may pass another value
+    (a parameter's traced callers, by contrast, are what the project shows: `param_values`)."""
+    for condition in conditions or ():
+        param, op, literal = condition.split("|", 2)
+        if not param.startswith("self."):
+            continue
+        ok, wanted = parse_literal(literal) if literal else (True, None)
+        values = attribute_values(project, key, param[5:]) if ok else None
+        if values is None or any(_holds(op, wanted, v) for v in values):
+            continue
+        shown = ", ".join(sorted(repr(v) for v in values))
+        return fact(f"`{param}` is set in `__init__` from its parameter and written nowhere else, and every "
+                    f"construction of the class the project shows gives it {shown}: this branch is in no trace "
+                    f"of those objects; a construction elsewhere may give it another value (a guess)", span, HEURISTIC)
+    return None
 
 
 def _traced_callers(project) -> dict:

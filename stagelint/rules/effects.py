@@ -82,10 +82,11 @@ class TraceTimeSideEffect(Rule):
     too: a log whose tensor is a parameter taken for one only from the function's own ops
     (`labels > label_threshold`, which a Python float passes too) where no call passes a tensor
     there. Not flagged: a log under `if key in features:`, which Python decides (`in` gives a
-    Python bool; AutoGraph cannot make it a `tf.cond`); nor one under a debug flag kept on the
-    object (`if self.debugPrint == True:` in a layer's `call`) that `__init__` sets from its
-    parameter and nothing else writes, when every construction the project shows leaves it at its
-    False default: the branch is in no trace.
+    Python bool; AutoGraph cannot make it a `tf.cond`). Preview only, for every rule: code under
+    a flag kept on the object (`if self.debugPrint == True:` in a layer's `call`) that `__init__`
+    sets from its parameter and nothing else writes, when every construction the project shows
+    leaves it at its False default: the branch is in no trace of those objects, and a
+    construction the project does not show (an importer of the class) may turn it on.
 
 
     Under JAX (`jax.jit`, `jax.pmap`, the bodies of `lax.cond`/`while_loop`/`scan`, Flax and Equinox
