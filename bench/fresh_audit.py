@@ -206,9 +206,9 @@ def _cells(c: Counter) -> str:
 #: (a later session's re-run of an earlier audit's half with that session's main), then the
 #: re-readings of every held-back half at one main, named by session (`s15`: session 15's first,
 #: `s15b` its second), whose main `MAINS` names. The last of these a half has is its latest reading.
-WHENS = ("before", "after", "now", "s15", "s15b", "s19", "s20")
+WHENS = ("before", "after", "now", "s15", "s15b", "s19", "s20", "s22")
 #: The main each session re-reading was made at (the earlier runs' mains: bench/fresh_audit_notes.md).
-MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52", "s20": "1a8292e"}
+MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52", "s20": "1a8292e", "s22": "db298d8"}
 #: A half's own before or after run that a pool takes as a reading at a known main: the tenth
 #: audit's `after` (session 18's final code, whose findings on AJ and AL b5aea52 repeats).
 RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde"}
