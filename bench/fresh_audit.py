@@ -210,8 +210,11 @@ WHENS = ("before", "after", "now", "s15", "s15b", "s19", "s20", "s22")
 #: The main each session re-reading was made at (the earlier runs' mains: bench/fresh_audit_notes.md).
 MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52", "s20": "1a8292e", "s22": "db298d8"}
 #: A half's own before or after run that a pool takes as a reading at a known main: the tenth
-#: audit's `after` (session 18's final code, whose findings on AJ and AL b5aea52 repeats).
-RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde"}
+#: audit's `after` (session 18's final code, whose findings on AJ and AL b5aea52 repeats); the
+#: thirteenth's (AV, AX: made at 18c36c2, whose later commits up to db298d8 are behaviour-neutral
+#: folds; every repository with a finding re-run at db298d8 in session 22 gave the same findings).
+RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde",
+             ("AV", "after"): "db298d8", ("AX", "after"): "db298d8"}
 
 
 def main_of(half: str, when: str) -> str | None:
