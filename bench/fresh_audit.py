@@ -214,6 +214,7 @@ MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52", "s20": "1a8292e"
 #: thirteenth's (AV, AX: made at 18c36c2, whose later commits up to db298d8 are behaviour-neutral
 #: folds; every repository with a finding re-run at db298d8 in session 22 gave the same findings).
 RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde",
+             ("AR", "after"): "1a8292e", ("AT", "after"): "1a8292e",  # the twelfth's: session 20's final main
              ("AV", "after"): "db298d8", ("AX", "after"): "db298d8"}
 
 
