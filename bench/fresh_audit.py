@@ -433,7 +433,7 @@ def render_doc(runs: dict[str, tuple[list[dict], dict]]) -> str:
            f"(`bench/fresh_verdicts_<half>_<run>.csv`: verdict and reason per finding, checked with "
            f"TensorFlow 2.21 / JAX 0.10.2 where in doubt). `python bench/fresh_audit.py run --root DIR --half F "
            f"--out ...` re-runs stagelint on a checkout of the pinned commits (the fetched code is never committed); "
-           f"parse diagnostics (STG000) are counted apart. A `now` or session (`s15`, `s15b`, `s19`) run is a later "
+           f"parse diagnostics (STG000) are counted apart. A `now` or session (`s15`, `s15b`, `s19`, `s22`) run is a later "
            f"session's re-run of an earlier held-back half, its new findings read (the tables show a half's latest "
            f"re-run; session re-runs were made at main " + ", ".join(f"`{m}` ({w})" for w, m in MAINS.items()) + "). The classes of error and what each fix states: "
            f"`{NOTES}`."]
