@@ -431,6 +431,11 @@ class ModuleFacts:
     nnx_hijax: bool = False
     #: objects built (optimizer/model variables created) outside staged code: ident -> first line
     built: dict[str, int] = field(default_factory=dict)
+    #: the module's events for `tf.config.run_functions_eagerly` (`analysis.eagerswitch`), in module
+    #: order: (line, "import", dotted name) for its unconditional module-level imports, (line, "on",
+    #: "") where module-level code sets the switch True, (0, "off", "") where code sets it another way,
+    #: (0, "traces", "") where it traces Functions whatever the switch says: the fact is unknown
+    eager_switch: list[tuple[int, str, str]] = field(default_factory=list)
     #: (rule code, short traceback) for rules that raised on this file; their other
     #: candidates from the file are dropped, every other rule's stand.
     errors: list[tuple[str, str]] = field(default_factory=list)
@@ -634,6 +639,7 @@ def rename_module(facts: ModuleFacts, old: str, new: str) -> None:
         bindings[key] = binding
     facts.wrapper_bindings = bindings
     facts.imports = {k: name(v) for k, v in facts.imports.items()}
+    facts.eager_switch = [(line, kind, name(n)) for line, kind, n in facts.eager_switch]
     for w in facts.attr_writes:
         w.owner = name(w.owner)
         if w.nnx.startswith("class:"):

@@ -83,6 +83,7 @@ class Project:
         self._known: dict[Key, Key] | None = None
         self._keras_why: dict[tuple[str, str], str] = {}
         self._find_entries()
+        from stagelint.analysis.eagerswitch import eager_entries
         from stagelint.analysis.jaxstaging import JaxView
 
         #: what JAX stages, and how (issue 14): its entry points are entry points here too
@@ -90,6 +91,9 @@ class Project:
         for key in self.jax.entries:
             if not self.escaped(key):
                 self.entries.setdefault(key, "wrapper")
+        # Functions every program runs eagerly (`tf.config.run_functions_eagerly(True)` at import)
+        for key in eager_entries(self):
+            del self.entries[key]
         self._reach()
         self.jax.reach()
         if call_sites:

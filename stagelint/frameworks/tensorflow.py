@@ -454,6 +454,19 @@ KERAS_TRAINING_METHODS = frozenset({"fit", "evaluate", "predict", "train_on_batc
 #: as Python, once per batch, tracing nothing (TF 2.21 / Keras 3: a counter in `train_step` reads
 #: 10 after 10 batches, 2 without `run_eagerly`; tests/runtime/test_tf_fresh_facts.py).
 KERAS_EAGER_COMPILE = "compile(run_eagerly=True)"
+
+#: The process-wide switch that makes every `tf.function` run its Python body on each call,
+#: tracing nothing (`analysis.eagerswitch`): read at each call of a Function, so it holds for
+#: Functions defined or traced before it was set, and it stays on until set False. With it on
+#: (TF 2.21, tests/runtime/test_tf_eager_switch_facts.py) a print in the body prints on every
+#: call with values, a `tf.Variable` made in the body raises nothing, a list the body appends to
+#: holds values, a `jit_compile=True` Function runs eagerly too. It does not reach `tf.data`
+#: functions (`map`'s function is still traced once) unless `EAGER_DATASET_SWITCH` is called as
+#: well, nor `get_concrete_function` (and a SavedModel export), which trace whatever it says.
+EAGER_FUNCTION_SWITCHES = frozenset({
+    "tensorflow.config.run_functions_eagerly", "tensorflow.config.experimental_run_functions_eagerly",
+})
+EAGER_DATASET_SWITCH = "tensorflow.data.experimental.enable_debug_mode"
 #: The drives that run a model's step methods.
 KERAS_RUNNING_METHODS = KERAS_TRAINING_METHODS - {"compile"}
 

@@ -14,6 +14,7 @@ import libcst as cst
 
 from stagelint.analysis import facts as F
 from stagelint import notebooks
+from stagelint.analysis import eagerswitch
 from stagelint.analysis.walk import analyze_module
 from stagelint.pipeline.budget import OverBudget, over_budget
 from stagelint.analysis.context import FileContext
@@ -73,6 +74,7 @@ def analyze_source(path: str, source: bytes, settings, project_roots=frozenset()
     if notebook is not None:  # no module imports it, its cells hold every read (`jaxstaging.mark_uncalled`)
         ctx.notebook_hidden = notebook.hidden_names()
     facts = analyze_module(tree, ctx, rules_for(absent))
+    facts.eager_switch = eagerswitch.module_events(ctx, tree, source)
     release(ctx)  # its reference cycles broken: freed now, not by a walk of the collector
     if notebook is not None:  # one STG000 per cell that does not parse (the cell is left out)
         for cell, line, column, message in notebook.broken:

@@ -21,6 +21,7 @@ or removed file, facts no longer in the cache) is a miss, and the rounds run as 
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from dataclasses import dataclass, field
 
@@ -44,10 +45,17 @@ def demand_surface(m: F.ModuleFacts):
     """What the rounds (`staging.Project(call_sites=False)` and `demand.demanded`) can read of a
     module's facts: all of them but the candidates, the positions (`Span`) and the path as
     shown. Two facts with equal surfaces lead the rounds to the same files."""
-    return _plain(m)
+    return _plain(m), _switch_order(m)
 
 
-_SKIPPED = {F.ModuleFacts: frozenset({"candidates", "path"})}
+_SKIPPED = {F.ModuleFacts: frozenset({"candidates", "path", "eager_switch"})}
+
+
+def _switch_order(m: F.ModuleFacts) -> tuple:
+    """`eager_switch` without its lines: each event with how many of the module's functions begin
+    above it, all `analysis.eagerswitch` compares them with."""
+    starts = sorted(f.span.line for f in m.functions.values() if f.span is not None)
+    return tuple((kind, name, bisect.bisect_left(starts, line)) for line, kind, name in m.eager_switch)
 
 
 def _plain(v):

@@ -125,6 +125,9 @@ def entry_pattern(settings) -> re.Pattern[bytes]:
     a configured decorator's last part anywhere); JAX's own are `jax_entry_pattern`'s."""
     extra = sorted({name.rsplit(".", 1)[-1] for name in getattr(settings, "staging_decorators", ()) if name})
     parts = _entry_parts(_TF_LASTS, _TF_METHODS, _TF_CALLS)
+    # not an entry point, but what may make every Function of the program eager (`analysis.eagerswitch`):
+    # analysed with the entry points, whatever they need
+    parts.append(rb"functions_eagerly")
     if extra:
         parts.append(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in extra) + rb")\b")
     return re.compile(b"|".join(parts))

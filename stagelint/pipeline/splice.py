@@ -32,6 +32,7 @@ import pickle
 import re
 from dataclasses import dataclass, fields, is_dataclass, replace
 
+from stagelint.analysis import eagerswitch
 from stagelint.analysis import facts as F
 from stagelint.pipeline.files import digest
 from stagelint.fix import Edit, Fix
@@ -468,8 +469,9 @@ def splice(memo: Memo, new_text: str, analyse) -> Spliced | None:
     """The facts of `new_text` from those of `memo.text`, or None: the whole file must be
     analysed. `analyse(text) -> ModuleFacts | None` is the per-file phase of a (reduced) text."""
     plan = _Plan(memo, new_text, memo.staging)
-    if not plan.ok:
+    if not plan.ok or "functions_eagerly" in new_text or "functions_eagerly" in memo.text:
         return None
+    plan.traces_anyway = eagerswitch.traces_anyway(new_text.encode("utf-8", "surrogatepass"))
     blanked = sum(plan.units[i].end - plan.units[i].body for i in plan.blank)
     if blanked < SAVES * len(plan.new_lines):
         return None  # too little to save for the splice's own cost: the whole file
@@ -555,6 +557,10 @@ def _merge(old, reduced, from_reduced, from_old, mover, plan) -> F.ModuleFacts |
     if old.nnx_hijax and not reduced.nnx_hijax:
         return None
     out.nnx_hijax = reduced.nnx_hijax
+    # the run_functions_eagerly switch (`stagelint.analysis.eagerswitch`): imports are glue (the
+    # reduced walk's), what traces anyway is read in the new text (`splice`; a file spelling the
+    # switch, maybe in a blanked helper's body, is analysed whole)
+    out.eager_switch = plan.traces_anyway + [e for e in reduced.eager_switch if e[1] == "import"]
     # by calling function: its unit
     for name in ("keras_drives", "linen_runs", "method_calls"):
         mine, theirs = [], []

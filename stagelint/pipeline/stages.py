@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stagelint.pipeline import checkcache
+from stagelint.analysis import eagerswitch
 from stagelint.analysis import facts as F
 from stagelint.pipeline.demand import Words, demanded
 from stagelint.pipeline.discovery import discover as discover_files
@@ -266,7 +267,18 @@ class _Pool:
 
 
 def _placeholders(state: ProjectState, paths) -> list[F.ModuleFacts]:
-    return state.placeholders + [_placeholder(state, p) for p in paths]
+    """The placeholders, and those of the deferred files `paths`. A deferred file that spells
+    what traces Functions whatever `run_functions_eagerly` says makes that fact unknown, as it
+    would analysed (`analysis.eagerswitch.unknown_in`)."""
+    out = list(state.placeholders)
+    sources = state.selection.sources if state.selection is not None else {}
+    for path in paths:
+        facts = _placeholder(state, path)
+        source = sources.get(state.realpath(path)) if sources else None
+        if source is not None and eagerswitch.unknown_in(source):
+            facts.eager_switch = [(0, "traces", "")]
+        out.append(facts)
+    return out
 
 
 def _take(state: ProjectState, outcome: Outcome) -> None:

@@ -1,0 +1,175 @@
+"""Programs that run their `tf.function`s eagerly: `tf.config.run_functions_eagerly(True)` set at
+import, before any of their Functions can run.
+
+The switch is one for the process and read at each call of a Function
+(`frameworks.EAGER_FUNCTION_SWITCHES`): with it on, a `tf.function` runs its Python body on every
+call and traces nothing. Code cannot tell which program imports it, but a module's own
+module-level code runs before anything it defines can be called: a Function defined in a module
+that sets the switch unconditionally at module level above the definition (directly, in a
+module-level function it calls unconditionally there, or in a module it imports there, at that
+module's import) runs eagerly in every program. Such a Function is no entry point
+(`eager_entries`), so what only it reaches is in no trace.
+
+Unknown, and nothing dropped, when a module of the project sets the switch any other way than
+literally True (False later, a variable: `run_functions_eagerly(args.eager)`), or traces
+Functions whatever the switch says (`get_concrete_function`, a SavedModel export). A switch set
+only on some paths (`if args.debug:`), in a function not called at module level, or in a module
+nothing imports at module level above the definition is not known to be on: today's findings
+stand. `tf.data` functions stay traced (the switch does not reach them), and so do Keras methods,
+which Keras also runs on symbolic inputs when it builds a functional model.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from stagelint.analysis.fastmeta import walk
+from stagelint.frameworks import EAGER_FUNCTION_SWITCHES, TENSORFLOW
+
+Key = tuple[str, str]
+
+#: What traces a Function whatever the switch says (tests/runtime/test_tf_eager_switch_facts.py):
+#: a module spelling one makes the fact unknown for the project.
+_TRACING_ANYWAY = (b"get_concrete_function", b"saved_model.save")
+
+
+def unknown_in(source: bytes) -> bool:
+    """Whether a file left unanalysed makes the fact unknown: it spells the switch or what traces
+    Functions anyway (the screen analyses a file spelling the switch first: `screen.entry_pattern`)."""
+    return b"functions_eagerly" in source or any(t in source for t in _TRACING_ANYWAY)
+
+
+def traces_anyway(source: bytes) -> list[tuple[int, str, str]]:
+    """[(0, "traces", "")] when the file spells what traces Functions whatever the switch says."""
+    return [(0, "traces", "")] if any(t in source for t in _TRACING_ANYWAY) else []
+
+
+def module_events(ctx, module: cst.Module, source: bytes | None) -> list[tuple[int, str, str]]:
+    """The module's switch events in module order, for `facts.ModuleFacts.eager_switch`: (line, "import",
+    dotted name) for each unconditional module-level import, (line, "on", "") where module-level
+    code sets the switch True unconditionally, (0, "off", "") once when the module sets it any
+    other way, (0, "traces", "") when it spells what traces Functions anyway (`traces_anyway`)."""
+    events: list[tuple[int, str, str]] = []
+    spelled = source is None or b"functions_eagerly" in source
+    helpers: set[str] = set()
+    if spelled:
+        calls = _switch_calls(ctx, module)
+        if any(not on for _, on in calls):
+            events.append((0, "off", ""))
+        for stmt in module.body:
+            if isinstance(stmt, cst.FunctionDef) and any(_is_switch_stmt(s, calls) for s in stmt.body.body):
+                helpers.add(stmt.name.value)
+    if source is not None:
+        events += traces_anyway(source)
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        line = ctx.position(stmt).line
+        for small in stmt.body:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    events.append((line, "import", alias.evaluated_name))
+            elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                dotted = _dotted(small.module) if small.module is not None else ""
+                dots = "." * len(small.relative)
+                base = ctx.absolute_import(dots + (dotted or "")) if dots else (dotted or "")
+                if base:
+                    events.append((line, "import", base))
+                for alias in small.names:
+                    events.append((line, "import", f"{base}.{alias.evaluated_name}" if base else alias.evaluated_name))
+            elif spelled and _is_switch_small(small, calls, helpers):
+                events.append((line, "on", ""))
+    return events
+
+
+def _dotted(node) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def _switch_calls(ctx, module: cst.Module) -> list[tuple[cst.Call, bool]]:
+    """Every call of the switch in the module, with whether it sets it literally True."""
+    found: list[tuple[cst.Call, bool]] = []
+
+    def on_visit(node) -> bool:
+        if isinstance(node, cst.Call) and ctx.called_names(node.func) & EAGER_FUNCTION_SWITCHES:
+            arg = node.args[0].value if len(node.args) == 1 else None
+            found.append((node, isinstance(arg, cst.Name) and arg.value == "True"))
+        return True
+
+    walk(module, on_visit, lambda node: None)
+    return found
+
+
+def _is_switch_stmt(stmt, calls) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and any(_is_switch_small(s, calls, ()) for s in stmt.body)
+
+
+def _is_switch_small(small, calls, helpers) -> bool:
+    """`tf.config.run_functions_eagerly(True)` as a statement of its own, or a call of a helper of
+    the module whose body sets it so (`reset_gpu()`, `_ = setup()`)."""
+    value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+    if not isinstance(value, cst.Call):
+        return False
+    if any(value is call and on for call, on in calls):
+        return True
+    return isinstance(value.func, cst.Name) and value.func.value in helpers and not value.args
+
+
+def eager_entries(project) -> set[Key]:
+    """The entry points the project stages with `tf.function` (decorated or wrapped) that run
+    eagerly in every program: defined below a module-level switch of their module or of a module
+    it imports above them (see the module's docstring). Empty when the project sets the switch
+    any other way, or traces Functions whatever it says."""
+    modules = project.modules
+    if not any(kind == "on" for m in modules.values() for _, kind, _ in m.eager_switch):
+        return set()
+    if any(kind in ("off", "traces") for m in modules.values() for _, kind, _ in m.eager_switch):
+        return set()
+    memo: dict[str, bool] = {}
+
+    def imported(name: str, near: str) -> str | None:
+        parts = name.split(".")
+        for i in range(len(parts), 0, -1):
+            found = project.module_named(".".join(parts[:i]), near)
+            if found is not None:
+                return found
+        return None
+
+    def on_before(module: str, line: float, seen: frozenset) -> bool:
+        for at, kind, name in modules[module].eager_switch:
+            if at >= line:
+                break
+            if kind == "on":
+                return True
+            if kind == "import":
+                other = imported(name, module)
+                if other is not None and other not in seen and on_at_import(other, seen | {other}):
+                    return True
+        return False
+
+    def on_at_import(module: str, seen: frozenset) -> bool:
+        if module not in memo:
+            memo[module] = on_before(module, float("inf"), seen)
+        return memo[module]
+
+    traced_anyway = set()
+    for m in modules.values():
+        for target in [*m.fresh_wrapped, *m.concrete_bindings.values()]:
+            key = project.resolve(m.module, target)
+            if key is not None:
+                traced_anyway.add(key)
+    out = set()
+    for key, kind in project.entries.items():
+        f = project.function(key)
+        if (kind not in ("decorator", "wrapper") or f is None or key in traced_anyway
+                or key in project.dataset_bound or key in project.jax.modes or key in project.jax.entries):
+            continue
+        if kind == "decorator" and not set(f.decorators) & TENSORFLOW.staging_decorators:
+            continue  # a project decorator wrapping `tf.function`, a configured one: not known
+        if on_before(key[0], f.span.line, frozenset({key[0]})):
+            out.add(key)
+    return out
