@@ -62,7 +62,8 @@ def module_events(ctx, module: cst.Module, source: bytes | None) -> list[tuple[i
     if source is not None:
         events += traces_anyway(source)
     for stmt in module.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
+        if not isinstance(stmt, cst.SimpleStatementLine) or not (
+                spelled or isinstance(stmt.body[0], (cst.Import, cst.ImportFrom))):
             continue
         line = ctx.position(stmt).line
         for small in stmt.body:
