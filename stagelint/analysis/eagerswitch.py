@@ -17,6 +17,11 @@ only on some paths (`if args.debug:`), in a function not called at module level,
 nothing imports at module level above the definition is not known to be on: today's findings
 stand. `tf.data` functions stay traced (the switch does not reach them), and so do Keras methods,
 which Keras also runs on symbolic inputs when it builds a functional model.
+
+The Keras side of the same fact, one class at a time (`keras_dynamic`): a layer or model whose
+`__init__` passes `dynamic=True` to its Keras base has its `call` never traced by Keras
+(`frameworks.KERAS_DYNAMIC_KEYWORD`): Keras 2 runs it eagerly (and a model holding it runs eagerly
+under `fit`), Keras 3 refuses the keyword. A `tf.function` around a call of it still traces it.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.fastmeta import walk
-from stagelint.frameworks import EAGER_FUNCTION_SWITCHES, TENSORFLOW
+from stagelint.analysis.literals import keyword_constant
+from stagelint.frameworks import EAGER_FUNCTION_SWITCHES, KERAS_DYNAMIC_KEYWORD, TENSORFLOW
 
 Key = tuple[str, str]
 
@@ -174,3 +180,76 @@ def eager_entries(project) -> set[Key]:
         if on_before(key[0], f.span.line, frozenset({key[0]})):
             out.add(key)
     return out
+
+
+def keras_dynamic(ctx, node: cst.ClassDef) -> tuple[int, bool]:
+    """Where the class's own `__init__` passes `dynamic=True` to its base (`super().__init__(...,
+    dynamic=True)`, for `ClassFacts.dynamic_line`), and whether the True is a default a caller may
+    override (`dynamic = kwargs.pop("dynamic", True)`, a parameter `dynamic=True`, either bound
+    once): (0, False) when it does not, unconditionally at the top of `__init__`."""
+    init = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    if init is None or not isinstance(init.body, cst.IndentedBlock):
+        return 0, False
+    popped: set[str] = set()  # names bound before the call to `kwargs.pop("dynamic", True)`
+    params = init.params
+    kwargs = params.star_kwarg.name.value if isinstance(params.star_kwarg, cst.Param) else None
+    for stmt in init.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+                    and _popped_true(small.value, kwargs)):
+                popped.add(small.targets[0].target.value)
+            call = small.value if isinstance(small, cst.Expr) else None
+            if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                    and call.func.attr.value == "__init__" and isinstance(call.func.value, cst.Call)
+                    and isinstance(call.func.value.func, cst.Name) and call.func.value.func.value == "super"):
+                continue
+            # the base's own `__init__` runs here: only this call counts
+            arg = next((a.value for a in call.args if a.keyword is not None
+                        and a.keyword.value == KERAS_DYNAMIC_KEYWORD), None)
+            if keyword_constant(arg, "True"):
+                return ctx.position(stmt).line, False
+            if isinstance(arg, cst.Name) and _bound_once_true(init, arg.value, popped):
+                return ctx.position(stmt).line, True
+            return 0, False
+    return 0, False
+
+
+def _bound_once_true(init: cst.FunctionDef, name: str, popped: set[str]) -> bool:
+    """`name` is True unless the caller says otherwise: a parameter defaulting to True the body
+    never binds, or a name the body binds once, to `kwargs.pop("dynamic", True)`."""
+    bound = [0]
+
+    def on_visit(n) -> bool:
+        targets = []
+        if isinstance(n, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.For)):
+            targets = [n.target]
+        elif isinstance(n, (cst.WithItem, cst.ExceptHandler)) and n.asname is not None:
+            targets = [n.asname.name]
+        elif isinstance(n, (cst.Global, cst.Nonlocal)):
+            targets = [x.name for x in n.names]
+        for t in targets:  # any binding spelling the name (also inside a tuple target)
+            found = [False]
+            walk(t, lambda m: found.__setitem__(0, found[0] or (isinstance(m, cst.Name) and m.value == name)) or True,
+                 lambda m: None)
+            bound[0] += found[0]
+        return True
+
+    walk(init.body, on_visit, lambda n: None)
+    if name in popped:
+        return bound[0] == 1
+    params = init.params
+    return bound[0] == 0 and any(p.name.value == name and keyword_constant(p.default, "True")
+                                 for p in [*params.params, *params.kwonly_params])
+
+
+def _popped_true(value, kwargs: str | None) -> bool:
+    """`kwargs.pop("dynamic", True)` / `kwargs.get("dynamic", True)` of the `**kwargs` parameter."""
+    return (kwargs is not None and isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in ("pop", "get") and isinstance(value.func.value, cst.Name)
+            and value.func.value.value == kwargs and len(value.args) == 2
+            and all(a.keyword is None and not a.star for a in value.args)
+            and isinstance(value.args[0].value, cst.SimpleString)
+            and value.args[0].value.evaluated_value == KERAS_DYNAMIC_KEYWORD
+            and keyword_constant(value.args[1].value, "True"))

@@ -369,6 +369,11 @@ class ClassFacts:
     #: (`return len(self.link_names)`): name -> the [class, method] pairs they return the result
     #: of (`self.params.number_of_links()`), each to be one too (`analysis.pytrees`)
     python_int_methods: dict[str, list] = field(default_factory=dict)
+    #: where the class's own `__init__` passes `dynamic=True` to its Keras base (0: it does not), and
+    #: whether that True is a default its constructor's caller may override
+    #: (`analysis.eagerswitch.keras_dynamic`)
+    dynamic_line: int = 0
+    dynamic_default: bool = False
 
 
 @dataclass

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import deque
 
 from stagelint.analysis import facts as F
-from stagelint.frameworks import (KERAS3_BASE_PREFIXES, KERAS_EAGER_COMPILE, KERAS_LOOP_STEPS,
+from stagelint.frameworks import (KERAS3_BASE_PREFIXES, KERAS_DYNAMIC_KEYWORD, KERAS_EAGER_COMPILE, KERAS_LOOP_STEPS,
                                   KERAS_RUNNING_METHODS, KERAS_SAVED, KERAS_SEQUENTIAL_ENTRY,
                                   KERAS_STEP_CALL_KEYWORDS, KERAS_STEP_METHODS, KERAS_SYMBOLIC_SCOPE,
                                   KERAS_UNBUILT, Framework)
@@ -82,6 +82,7 @@ class Project:
         #: and why Keras traces a class's methods: (class, method) -> the reason
         self._known: dict[Key, Key] | None = None
         self._keras_why: dict[tuple[str, str], str] = {}
+        self._dynamic: set[str] = set()  # `_dynamic_classes`
         self._find_entries()
         from stagelint.analysis.eagerswitch import eager_entries
         from stagelint.analysis.jaxstaging import JaxView
@@ -346,6 +347,7 @@ class Project:
 
         self._drop_hand_driven()
         self._drop_run_eagerly()
+        self._dynamic = self._dynamic_classes()
 
     def _drop_hand_driven(self) -> None:
         """Keras methods of a class whose `train_step` (`test_step`, `predict_step`) the code calls
@@ -429,6 +431,31 @@ class Project:
                     and not any(maker == "" or scope == maker or scope.startswith(maker + ".") for scope in blind)):
                 del self.entries[key]
 
+    def _dynamic_classes(self) -> set[str]:
+        """Layer and model classes whose own `__init__` passes `dynamic=True` to their Keras base
+        (`ClassFacts.dynamic_line`): Keras never traces their methods (`frameworks.KERAS_DYNAMIC_KEYWORD`:
+        Keras 2 runs a dynamic layer, and a model holding one, eagerly; Keras 3 refuses the
+        keyword), while a `tf.function` calling such an object still traces its `call`
+        (`known_reached`). Not one when a base is a project class (its `__init__` gets the
+        keyword), or when the True is a default and some construction in the project passes
+        `dynamic` or spreads its arguments."""
+        dynamic: set[str] = set()
+        for m in self.modules.values():
+            for q, c in m.classes.items():
+                if (c.dynamic_line and self.is_layer_class(q)
+                        and not any(self.resolve_class(b) is not None for b in c.bases)):
+                    dynamic.add(q)
+        if not dynamic:
+            return dynamic
+        for m in self.modules.values():
+            for site in m.call_sites:
+                if site.target[0] != "name" or not (site.spread or KERAS_DYNAMIC_KEYWORD in site.kwargs):
+                    continue
+                found = self.resolve_class(site.target[1])
+                if found is not None and found[1].dynamic_default:
+                    dynamic.discard(found[1].qualname)
+        return dynamic
+
     # Which Keras methods the code shows traced (issue 23, certainty) ------------------------------
 
     def keras_unshown(self, key: Key) -> str | None:
@@ -448,6 +475,19 @@ class Project:
         return (f"nothing in the code shows Keras tracing `{self.display(entry, entry[0])}`: called directly "
                 f"on eager tensors a layer runs `{f.name}` as Python; Keras traces it under `fit`/`evaluate`/"
                 f"`predict`, in traced code, on symbolic inputs (`keras.Input`, `Sequential`) or when saved")
+
+    def keras_runs_eagerly(self, key: Key) -> bool:
+        """`key` is a method of a dynamic layer or model (`_dynamic_classes`) reached only through
+        its own Keras methods, which nothing the user stages calls: Keras never traces it (Keras
+        2 runs it eagerly, Keras 3 refuses to build it), so it is in no trace."""
+        if key not in self.reached or not self._dynamic or key in self.known_reached():
+            return False
+        entry = self.reached[key]
+        f, e = self.function(key), self.function(entry)
+        if self.entries.get(entry) != "keras" or f is None or e is None or not f.class_qualname:
+            return False
+        cls = self.resolved_class_name(f.class_qualname)
+        return cls in self._dynamic and self.resolved_class_name(e.class_qualname or "") == cls
 
     def staging_unshown(self, key: Key) -> str | None:
         """Why the staging of `key` is not known (None when it is): every entry point reaching it
@@ -497,6 +537,11 @@ class Project:
             if kind != "keras" and entry not in uncalled and entry not in self.jax.unshown:
                 self.reach_from(entry, seen, only_unguarded=False)
         why = self._keras_why
+        # traced by a staging the user writes (a `tf.function`, ...), not by Keras: all that
+        # shows a dynamic layer traced (`_dynamic_classes`)
+        plain = set(seen) if self._dynamic else set()
+        plain_owners = {self.resolved_class_name(f.class_qualname) for k in plain
+                        if (f := self.function(k)) is not None and f.class_qualname}
         shown: dict[str, set[str]] = {}  # method -> classes running it traced (with their bases)
         lineages: dict[str, set[str]] = {}
 
@@ -505,7 +550,9 @@ class Project:
                 lineages[cls] = self._lineage(cls) | {cls}
             return lineages[cls]
 
-        def show(cls: str, methods, reason: str) -> None:
+        def show(cls: str, methods, reason: str, by_keras: bool = True) -> None:
+            if by_keras and cls in self._dynamic:
+                return  # Keras runs it eagerly (Keras 2) or refuses to build it (Keras 3)
             for method in methods:
                 if (cls, method) in why:
                     continue
@@ -576,12 +623,13 @@ class Project:
                 if (cls, "call") in why:
                     continue
                 if scope in seen:
-                    show(cls, ("call",), f"traced code makes it (`{scope[1]}`)")
+                    show(cls, ("call",), f"traced code makes it (`{scope[1]}`)", scope not in plain)
                 elif owner and (owner in owners or (owner, "call") in why):
-                    show(cls, ("call",), f"it is a sub-layer of `{owner.rsplit('.', 1)[-1]}`, whose code is traced")
+                    show(cls, ("call",), f"it is a sub-layer of `{owner.rsplit('.', 1)[-1]}`, whose code is traced",
+                         owner not in plain_owners)
             for scope, cls in called:
                 if scope in seen:
-                    show(cls, ("call",), f"traced code calls it (`{scope[1]}`)")
+                    show(cls, ("call",), f"traced code calls it (`{scope[1]}`)", scope not in plain)
             for arg, cls in given:
                 if (cls, "call") in why or cls in building_lineage:
                     show(arg, ("call",), f"it is given to `{cls.rsplit('.', 1)[-1]}` as a sub-layer, whose code "

@@ -20,6 +20,7 @@ import libcst as cst
 from libcst.metadata import ImportAssignment
 
 from stagelint.analysis import facts as F
+from stagelint.analysis.eagerswitch import keras_dynamic
 from stagelint.analysis.effects import runs_state_op, state_op
 from stagelint.analysis.guards import after_early_return_guard, clears_its_flag
 from stagelint.analysis.context import (
@@ -590,6 +591,8 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.ClassDef:
             ctx._enter_class(node)
             record_class(ctx, node, ctx.classes[-1])
+            if node.bases:  # `super().__init__(dynamic=True)`: Keras never traces it (`analysis.eagerswitch`)
+                ctx.classes[-1].dynamic_line, ctx.classes[-1].dynamic_default = keras_dynamic(ctx, node)
         elif t is cst.If:
             ctx._dead_blocks.update(id(b) for b in never_runs(node, ctx))
             if ctx.functions:

@@ -455,6 +455,18 @@ KERAS_TRAINING_METHODS = frozenset({"fit", "evaluate", "predict", "train_on_batc
 #: 10 after 10 batches, 2 without `run_eagerly`; tests/runtime/test_tf_fresh_facts.py).
 KERAS_EAGER_COMPILE = "compile(run_eagerly=True)"
 
+#: The keyword of a Keras layer's or model's constructor that makes Keras run its `call` eagerly,
+#: never tracing it (`analysis.eagerswitch.keras_dynamic`): under Keras 2 (tf_keras 2.21) a
+#: layer built with `dynamic=True` is dynamic, and so is a model holding one, whose
+#: `run_eagerly` is then True: `fit`, `evaluate` and `predict` run its `call` (and `train_step`)
+#: as Python on every batch, and a functional model built on it asks `compute_output_shape`
+#: instead of calling it on symbolic inputs; Keras 3 refuses the keyword (the constructor raises
+#: ValueError: nothing of the class runs). A `tf.function` the user writes around a call of it
+#: still traces it (tests/runtime/test_tf_keras_dynamic_facts.py). `compile(run_eagerly=True)`
+#: is not the same under Keras 3: its `fit` still traces `call` once on symbolic inputs to build
+#: the model (`KERAS_EAGER_COMPILE` drops only the step methods).
+KERAS_DYNAMIC_KEYWORD = "dynamic"
+
 #: The process-wide switch that makes every `tf.function` run its Python body on each call,
 #: tracing nothing (`analysis.eagerswitch`): read at each call of a Function, so it holds for
 #: Functions defined or traced before it was set, and it stays on until set False. With it on

@@ -521,6 +521,8 @@ def _merge(old, reduced, from_reduced, from_old, mover, plan) -> F.ModuleFacts |
             c.bases = [mover.text(b) for b in c.bases]
             if c.pytree_line:  # where the flattening is spelled: a line like the span's
                 c.pytree_line = mover.line(c.pytree_line)
+            if c.dynamic_line:  # the `super().__init__(dynamic=True)` of its `__init__`
+                c.dynamic_line = mover.line(c.dynamic_line)
             classes.append((c.span.line, c.span.column, 1, mover.text(q), c))
     if any(c.span is None for c in reduced.classes.values()):
         return None

@@ -128,6 +128,8 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
             staged_here = bool(cand.fields.get("_stages_itself"))
             if (key not in project.reached and not staged_here) or (m.path, rule.code) in failed:
                 continue
+            if project.keras_runs_eagerly(key):
+                continue  # a dynamic Keras layer's own code: Keras never traces it (`Project.keras_runs_eagerly`)
             if not cand.fields.get("_anchors") and untraced_branch(project, key, cand.fields.get("_when")):
                 continue  # under a condition no trace satisfies, or called only there: in no trace (`analysis.flags`)
             if cand.fields.get("_after_concrete") is not None and not cand.fields.get("_anchors") \
