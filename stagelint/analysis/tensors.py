@@ -838,7 +838,6 @@ class _Values(_MemoizedWalk):
         the `(carry, ys)` pair of `lax.scan` too). A function returning one of its parameters
         returns what the call hands it there (`jax.vmap(lambda x: x)(layers)`, a `lax.cond`
         branch `lambda x: x`: the operand)."""
-        ctx = self.ctx
         api = self._structure_api(call)
         if api is None:
             return None
