@@ -240,6 +240,10 @@ _AUDITS["AQ"] = "The twelfth JAX audit"
 
 _AUDITS["AU"] = "The thirteenth JAX audit"
 
+_AUDITS["AY"] = "The fourteenth JAX audit"
+
+_AUDITS["BA"] = "The fourteenth TensorFlow audit"
+
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:
     """Per held-back half (or per half of `halves`), its latest read run (no later than `upto`):

@@ -68,6 +68,15 @@ bench/fresh_repos_jax13.txt, the thirteenth JAX audit, is AU (fix from, next ses
 before = main 7a4ba65, after = session 21's final main), and so is its second list
 bench/fresh_repos_jax13b.txt, its third bench/fresh_repos_jax13c.txt and its fourth bench/fresh_repos_jax13d.txt (each
 added so that AV's findings come from more repositories).
+
+bench/fresh_repos_jax14.txt, the fourteenth JAX audit, is AY (fix from, next session) and AZ (measured:
+before = main db298d8, after = session 22's final main), and so is its second list
+bench/fresh_repos_jax14b.txt, its third bench/fresh_repos_jax14c.txt, its fourth bench/fresh_repos_jax14d.txt and
+its fifth bench/fresh_repos_jax14e.txt (each added so that AZ's findings come from more repositories).
+
+bench/fresh_repos_tf14.txt, the fourteenth TensorFlow audit, is BA (fix from, next session) and BB
+(measured: before = main db298d8, after = session 22's final main), and so is its second list
+bench/fresh_repos_tf14b.txt (added so that BB's findings come from more repositories).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -124,6 +133,15 @@ LISTS[HERE / "fresh_repos_jax13.txt"] = ("AU", "AV")  # the thirteenth JAX audit
 LISTS[HERE / "fresh_repos_jax13b.txt"] = ("AU", "AV")  # its second list
 LISTS[HERE / "fresh_repos_jax13c.txt"] = ("AU", "AV")  # its third list
 LISTS[HERE / "fresh_repos_jax13d.txt"] = ("AU", "AV")  # its fourth list
+
+LISTS[HERE / "fresh_repos_jax14.txt"] = ("AY", "AZ")  # the fourteenth JAX audit
+LISTS[HERE / "fresh_repos_jax14b.txt"] = ("AY", "AZ")  # its second list
+LISTS[HERE / "fresh_repos_jax14c.txt"] = ("AY", "AZ")  # its third list
+LISTS[HERE / "fresh_repos_jax14d.txt"] = ("AY", "AZ")  # its fourth list
+LISTS[HERE / "fresh_repos_jax14e.txt"] = ("AY", "AZ")  # its fifth list
+
+LISTS[HERE / "fresh_repos_tf14.txt"] = ("BA", "BB")  # the fourteenth TensorFlow audit
+LISTS[HERE / "fresh_repos_tf14b.txt"] = ("BA", "BB")  # its second list
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
