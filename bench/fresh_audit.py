@@ -206,16 +206,18 @@ def _cells(c: Counter) -> str:
 #: (a later session's re-run of an earlier audit's half with that session's main), then the
 #: re-readings of every held-back half at one main, named by session (`s15`: session 15's first,
 #: `s15b` its second), whose main `MAINS` names. The last of these a half has is its latest reading.
-WHENS = ("before", "after", "now", "s15", "s15b", "s19", "s20", "s22")
+WHENS = ("before", "after", "now", "s15", "s15b", "s19", "s20", "s22", "s22f")
 #: The main each session re-reading was made at (the earlier runs' mains: bench/fresh_audit_notes.md).
-MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52", "s20": "1a8292e", "s22": "db298d8"}
+MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52", "s20": "1a8292e", "s22": "db298d8",
+         "s22f": "05c1688"}  # s22f: session 22's final code (later commits: notes and bench only)
 #: A half's own before or after run that a pool takes as a reading at a known main: the tenth
 #: audit's `after` (session 18's final code, whose findings on AJ and AL b5aea52 repeats); the
 #: thirteenth's (AV, AX: made at 18c36c2, whose later commits up to db298d8 are behaviour-neutral
 #: folds; every repository with a finding re-run at db298d8 in session 22 gave the same findings).
 RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde",
              ("AR", "after"): "1a8292e", ("AT", "after"): "1a8292e",  # the twelfth's: session 20's final main
-             ("AV", "after"): "db298d8", ("AX", "after"): "db298d8"}
+             ("AV", "after"): "db298d8", ("AX", "after"): "db298d8",
+             ("AZ", "after"): "05c1688", ("BB", "after"): "05c1688"}  # the fourteenth's: session 22's final code
 
 
 def main_of(half: str, when: str) -> str | None:
