@@ -104,7 +104,7 @@ def _switch_calls(ctx, module: cst.Module) -> list[tuple[cst.Call, bool]]:
     def on_visit(node) -> bool:
         if isinstance(node, cst.Call) and ctx.called_names(node.func) & EAGER_FUNCTION_SWITCHES:
             arg = node.args[0].value if len(node.args) == 1 else None
-            found.append((node, isinstance(arg, cst.Name) and arg.value == "True"))
+            found.append((node, keyword_constant(arg, "True")))
         return True
 
     walk(module, on_visit, lambda node: None)

@@ -234,14 +234,10 @@ def _values(project, key, param: str, depth: int):
         if site is None or site.spread or site.star:
             return None
         arg = project.arg_passed(site, key, param)
-        if arg is None:
-            ok, value = parse_literal(f.scalar_defaults.get(param, "-"))
-            if not ok:
-                return None
+        known, value = _spelled_value(arg, f.scalar_defaults, param)
+        if known:
             values.add(value)
-        elif arg.kind == "python" and (given := text_value(arg.text))[0]:
-            values.add(given[1])
-        elif arg.param and depth < _FORWARD_DEPTH:
+        elif arg is not None and arg.param and depth < _FORWARD_DEPTH:
             forwarded = param_values(project, caller, arg.param, depth + 1)
             if forwarded is None:
                 return None
@@ -249,6 +245,16 @@ def _values(project, key, param: str, depth: int):
         else:
             return None
     return frozenset(values)
+
+
+def _spelled_value(arg, defaults: dict, param: str) -> tuple[bool, object]:
+    """The Python value a call site gives `param` where the code spells it: the literal it passes,
+    or, passing nothing, the parameter's literal default: (True, value); (False, None) otherwise."""
+    if arg is None:
+        return parse_literal(defaults.get(param, "-"))
+    if arg.kind == "python":
+        return text_value(arg.text)
+    return False, None
 
 
 def attribute_values(project, key, attr: str):
@@ -300,14 +306,11 @@ def _attribute_values(project, key, attr: str):
             if arg is None and param in init.positional_params:
                 i = init.positional_params.index(param) - 1  # (`self` is not passed)
                 arg = site.args[i] if 0 <= i < len(site.args) else None
-            if arg is None:
-                ok, value = parse_literal(init.scalar_defaults.get(param, "-"))
-                if not ok:
-                    return None
+            known, value = _spelled_value(arg, init.scalar_defaults, param)
+            if known:
                 values.add(value)
-            elif arg.kind == "python" and (given := text_value(arg.text))[0]:
-                values.add(given[1])
-            elif not (arg.text == f"self.{attr}" and site.caller is not None and _in_class(project, module, site.caller, cls)):
+            elif arg is None or not (arg.text == f"self.{attr}" and site.caller is not None
+                                     and _in_class(project, module, site.caller, cls)):
                 return None
     return frozenset(values)
 
