@@ -55,6 +55,7 @@ from stagelint.analysis.fastmeta import Metadata, fast_traversal, walk
 from stagelint.analysis.flags import param_conditions
 from stagelint.frameworks import (
     BUILDING_METHODS,
+    CALLBACK_FUNCTION_KEYWORDS,
     CONFIG_KEYWORDS,
     CONVERSION_OPS,
     GET_OR_CREATE_CALLS,
@@ -161,7 +162,7 @@ def _callback_function(call: cst.Call) -> cst.BaseExpression | None:
     for arg in call.args:
         if arg.keyword is None:
             return None if arg.star else arg.value
-        if arg.keyword.value in ("callback", "func", "fn", "f"):
+        if arg.keyword.value in CALLBACK_FUNCTION_KEYWORDS:
             return arg.value
     return None
 

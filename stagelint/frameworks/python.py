@@ -125,6 +125,11 @@ RNG_NON_DRAW_METHODS = frozenset({
 #: nothing. `jax.tree_util.Partial` is a subclass (a pytree whose bound arguments are leaves), the
 #: same in both (JAX 0.10.2: tests/runtime/test_jax_thirteenth_audit_au_facts.py).
 PARTIAL_CALLS = frozenset({"functools.partial", "jax.tree_util.Partial"})
+#: The keyword that names the function a host callback runs, where it is not passed first: `callback`
+#: for JAX's (`jax.pure_callback`, `jax.debug.callback`, `io_callback`), `func` for TensorFlow's
+#: `tf.py_function`, `tf.numpy_function` and `tf.compat.v1.py_func` (their signatures in JAX 0.10.2
+#: and TF 2.21, `inspect.signature`).
+CALLBACK_FUNCTION_KEYWORDS = frozenset({"callback", "func"})
 
 #: How a test function's name starts by pytest's default collection (`python_functions = "test"`,
 #: a prefix), which ipytest applies to a notebook's own functions: a test runner calls one once
