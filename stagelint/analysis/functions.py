@@ -432,7 +432,7 @@ def _new_keras_object(ctx, expr, func, depth: int) -> bool:
     if not isinstance(expr, cst.Call):
         return False
     names = ctx.qualified_names(expr.func)
-    if names & NEW_KERAS_MODEL_FUNCTIONS or any(_keras_class_name(q) for q in names):
+    if names & NEW_KERAS_MODEL_FUNCTIONS or any(TENSORFLOW.is_layer_class_name(q) for q in names):
         return True
     if not isinstance(expr.func, cst.Name):
         return False
@@ -448,18 +448,12 @@ def _new_keras_object(ctx, expr, func, depth: int) -> bool:
                                       for v in info.returns)
 
 
-def _keras_class_name(qualified_name: str) -> bool:
-    """A Keras layer or model class of the framework (`keras.layers.Dense`, `tf.keras.Sequential`),
-    not one of its functions (`keras.layers.concatenate`)."""
-    return TENSORFLOW.is_layer_base(qualified_name) and qualified_name.rsplit(".", 1)[-1][:1].isupper()
-
-
 def _keras_class(ctx, node: cst.ClassDef, depth: int) -> bool:
     """A class of this file deriving, through classes of this file, from a Keras layer or model class."""
     if depth > 4:
         return False
     for base in node.bases:
-        if any(_keras_class_name(q) for q in ctx.qualified_names(base.value)):
+        if any(TENSORFLOW.is_layer_class_name(q) for q in ctx.qualified_names(base.value)):
             return True
         if isinstance(base.value, cst.Name):
             nodes = [getattr(b, "node", None) for b in ctx.bindings_of(base.value)]

@@ -71,6 +71,11 @@ class Framework:
         last = qualified_name.rsplit(".", 1)[-1]
         return last in self.layer_base_names or ".layers." in qualified_name
 
+    def is_layer_class_name(self, qualified_name: str) -> bool:
+        """A layer or model class of the framework (`keras.layers.Dense`, `tf.keras.Sequential`),
+        not one of its functions (`keras.layers.concatenate`): a layer base named as classes are."""
+        return self.is_layer_base(qualified_name) and qualified_name.rsplit(".", 1)[-1][:1].isupper()
+
     def creates_variables(self, qualified_name: str) -> bool:
         if qualified_name in self.variable_constructors:
             return True

@@ -559,7 +559,7 @@ class VariableCreation(Rule):
         leaves the trace) that builds nothing it makes (`_may_build`): the variables are made
         where the object is first called, not in this trace."""
         if id(node) in self.applied or not names or not all(
-                TENSORFLOW.is_layer_base(q) and q.rsplit(".", 1)[-1][:1].isupper() for q in names):
+                TENSORFLOW.is_layer_class_name(q) for q in names):
             return False
         func = self.ctx.function
         if not set(func.facts.decorators) & self.ctx.framework.staging_decorators:
