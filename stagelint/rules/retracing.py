@@ -1262,7 +1262,7 @@ class FunctionRecreated(Rule):
                 if configured and record.get("factory_loop") is None:
                     # decided in `confirm`, where the uses of the parameters it is passed to are known
                     shown = ", ".join(f"`{n}`" for n in configured)
-                    made_of = [record["def"]] if record["kind"] == "def" else [record["target"]]
+                    made_of = _made_of(record)
                     uses = held_uses(ctx, made_of, configured)
                     if any("python" in uses[n] and new_value_each_iteration(ctx, n, loop) for n in configured):
                         # a new value each iteration where the program needs a Python value: each
@@ -1326,7 +1326,7 @@ class FunctionRecreated(Rule):
                 if record["api"] is None or self._jax(record["api"]):
                     # each run may stage another program when the wrapper reads the run's own values
                     # (asked in `confirm` of JAX code only: `@partial(jax.pmap, ...)` names no API here)
-                    made_of = [record["def"]] if record["kind"] == "def" else [record["target"]]
+                    made_of = _made_of(record)
                     # (a method this module calls in a loop on one object: the same `self` each time)
                     known = set(over) | ({scope.self_name} if fields.get("_looped") and scope.self_name else set())
                     held = closure_names(ctx, made_of, known)
@@ -1335,7 +1335,7 @@ class FunctionRecreated(Rule):
                 else:
                     # TensorFlow bakes a Python value the new Function reads of this run into its
                     # graph: each run with another value needs a graph of its own
-                    made_of = [record["def"]] if record["kind"] == "def" else [record["target"]]
+                    made_of = _made_of(record)
                     held = python_values_held(ctx, made_of, scope)
                     if held:
                         shown = ", ".join(f"`{n}`" for n in held[:4]) + (" ..." if len(held) > 4 else "")
@@ -1365,7 +1365,7 @@ class FunctionRecreated(Rule):
         if not isinstance(loop, cst.For):
             return False  # (a comprehension's or a `while`'s values are not spelled out)
         jax = self._jax(record["api"])
-        made_of = [record["def"]] if record["kind"] == "def" else [record["target"]]
+        made_of = _made_of(record)
         if jax and any(all(new_shape_each_iteration(ctx, node, loop, scope) for node in nodes)
                        for _, nodes in held_in_loop(ctx, made_of, loop)):
             return True
@@ -1388,7 +1388,7 @@ class FunctionRecreated(Rule):
         ctx, scope = self.ctx, record["scope"]
         if not isinstance(loop, cst.For):
             return None
-        made_of = [record["def"]] if record["kind"] == "def" else [record["target"]]
+        made_of = _made_of(record)
         for name, nodes in held_in_loop(ctx, made_of, loop):
             for node in nodes:
                 if new_length_each_iteration(ctx, node, loop, scope):
@@ -1630,6 +1630,12 @@ class FunctionRecreated(Rule):
                 f"`{name}` is called at {len(sites)} places ({shown}{more}), none in a loop: how often it "
                 f"runs, and whether its calls stage the same program, is not shown", candidate.span, HEURISTIC))
         return False
+
+
+def _made_of(record) -> list:
+    """What the function a wrapper record stands for is made of: the nested def it decorates or
+    wraps, else the target the staging call is given (a name, a lambda, `self.method`)."""
+    return [record["def"]] if record["kind"] == "def" else [record["target"]]
 
 
 def _loop_kind(node) -> str:
