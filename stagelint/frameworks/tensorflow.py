@@ -758,6 +758,22 @@ VARIABLE_CREATOR_SCOPES = frozenset({
 #: A configured staging decorator is "treated like tf.function" (docs/configuration.md).
 TF_TRACE_CACHE = {"tensorflow.function": "per wrap"}
 
+#: What keys one Function's traces: each Python argument of the call, by how it is compared (a
+#: function by identity, a number, a string or a bool by value), and each tensor argument by its
+#: spec. A trace is one distinct tuple of them all, so a Python value that the other Python
+#: arguments of the same calls decide adds no trace: `random_apply(func, x, p)` called with
+#: `(color_jitter, 0.8)`, `(color_drop, 0.2)`, `(random_blur, 1.0)` traces 3 times with `p` a
+#: Python number and 3 times with `p` a tensor; one function with two values of `p`, 3 against 2;
+#: an alias of the same function is the same key. A number is no such partner for another number:
+#: `(1, 10)` and `(2, 20)` trace twice, once with both as tensors. Observed with TensorFlow 2.21:
+#: tests/runtime/test_tf_trace_key_facts.py. The kinds (`facts.ArgFacts`: "function" for a def
+#: of the program) whose key decides a Python number beside them (STG501,
+#: `analysis.trace_key.decided_beside`): values that stay Python whatever the advice.
+TF_TRACE_KEY = {"function": "identity", "str": "value", "bool": "value", "int": "value", "float": "value"}
+#: Among them, the kinds a call keeps as Python values (a function cannot be a tensor; a string or
+#: a bool is a mode STG501 never asks to pass as one).
+TF_TRACE_KEY_PARTNERS = frozenset({"function", "str", "bool"})
+
 #: TensorFlow's stateful random ops with an op-level `seed=`: a Python seed fixed while tracing
 #: still gives a new draw on every run of the trace (three calls of a `tf.function` returning
 #: `tf.random.uniform([3], seed=s)` give three values: tests/runtime/test_tf_capture_order_facts.py),

@@ -58,6 +58,7 @@ from stagelint.analysis.functions import (
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_steps
 from stagelint.analysis.repetition import caller_in_loop
 from stagelint.analysis.testing import is_test_module
+from stagelint.analysis.trace_key import decided_beside
 from stagelint.analysis.varying_shapes import new_length_each_iteration, new_shape_each_iteration
 from stagelint.analysis.values import python_number
 from stagelint.analysis.tensors import (
@@ -96,6 +97,15 @@ class PythonScalarArgument(Rule):
     one (`training`, `mode`); when the function has an `input_signature`; when every call passes
     the same value; and for calls made while tracing another staged function. `get_concrete_function`
     pins Python values on purpose and is not a call.
+
+    Nor when the other Python arguments of the same calls decide the number: a Function keys its
+    traces on all its Python arguments together (a function by identity, a string or a bool by
+    value), so `random_apply(color_jitter, x, p=0.8)`, `random_apply(color_drop, x, p=0.2)` and
+    `random_apply(random_blur, x, p=1.0)`, each function always passed with its own `p`, trace 3
+    times whether `p` is a number or a tensor (TensorFlow 2.21): the number adds no trace, and a
+    tensor would save none. Where one function comes with two values, or what a call passes is not
+    shown (a function passed in, a name bound to a function or a number elsewhere, a number beside
+    another number, which may become a tensor too), it is reported as before.
 
 
     Under JAX, only where JAX retraces: arguments in `static_argnums`/`static_argnames`, Python
@@ -194,6 +204,23 @@ class PythonScalarArgument(Rule):
         for epoch in range(3):
             block(x, 2, training=True)
             block(x, 3, training=False)
+        """,
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def random_apply(func, x, p):
+            return tf.cond(tf.random.uniform([]) < p, lambda: func(x), lambda: x)
+
+        def color_jitter(image):
+            return image * 0.9
+
+        def color_drop(image):
+            return tf.image.rgb_to_grayscale(image)
+
+        def augment(image):
+            image = random_apply(color_jitter, image, p=0.8)   # each function keys its own trace,
+            return random_apply(color_drop, image, p=0.2)      # always with one `p`: 2 traces either way
         """,
         """
         import tensorflow as tf
@@ -470,6 +497,7 @@ class PythonScalarArgument(Rule):
                 # constant is another program (test modules, where several tests are not a loop,
                 # are left out of the whole family: `Rule.repeated_cost`)
                 literals: dict[str, dict] = {}
+                decided: dict[str, list] = {}  # module -> the parameters deciding `param` there
                 for module, site, arg, _ in items:
                     value = literal(arg.text)
                     if value is not None:
@@ -491,6 +519,15 @@ class PythonScalarArgument(Rule):
                             # value, each reused afterwards (`frameworks.jax`, static arguments); the
                             # function may need the Python value (`x.shape[axis]`)
                             continue
+                        if jax_entry is None and not chain:
+                            if module not in decided:  # (a number handed on by a helper: its pairs are not shown)
+                                decided[module] = [] if any(c for m, _, _, c in items if m == module) else \
+                                    decided_beside(project, key, module, param)
+                            if decided[module]:
+                                # `random_apply(color_jitter, p=0.8)`, `(color_drop, p=0.2)`: each
+                                # function keys its own trace and always comes with one `p`, so a
+                                # tensor `p` traces as often (`frameworks.TF_TRACE_KEY`)
+                                continue
                         others = sorted({texts[0] for v, texts in mine.items() if v != value})
                         reason = "other calls pass " + ", ".join(f"`{t}`" for t in others[:3])
                         if jax_entry is not None:
