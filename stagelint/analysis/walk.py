@@ -59,6 +59,7 @@ from stagelint.frameworks import (
     CONFIG_KEYWORDS,
     CONVERSION_OPS,
     GET_OR_CREATE_CALLS,
+    JAX_RECORDED_CALL_PREFIXES,
     JAX_SEQUENCE_INDEX,
     KERAS_EAGER_COMPILE,
     KERAS_INPUT_CALLS,
@@ -953,7 +954,7 @@ class _Walker(cst.CSTVisitor):
             self._record_dataset_functions(node, names)
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("apply", "init", "init_with_output", "lazy_init"):
             record_linen_run(self, node.func.value, None)
-        if names and any(q.startswith(("jax.", "flax.", "equinox.", "optax.")) for q in names):
+        if names and any(q.startswith(JAX_RECORDED_CALL_PREFIXES) for q in names):
             record_call(self, node, names)
             if func is None:
                 record_registration(ctx, node, names)  # `register_pytree_node(C, flatten, unflatten)`

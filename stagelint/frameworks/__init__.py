@@ -31,6 +31,15 @@ from stagelint.frameworks.tensorflow import TENSORFLOW
 #: `GradientTransformation`): qualified name (or, ending in ".", prefix) -> those attributes.
 FUNCTION_HOLDERS = {**HAIKU_FUNCTION_HOLDERS, **OPTAX_FUNCTION_HOLDERS}
 
+#: The packages whose calls the per-file walk hands to JAX's own records (`jaxstaging.record_call`:
+#: the staging APIs, `lax` control flow, NNX Variables, optax's transformations; `pytrees.
+#: record_registration`), as prefixes of qualified names: JAX's roots, and optax. optax is not a
+#: JAX root, which would make its every name JAX's (`Framework.owns`: `optax.adam(1e-3)`, which
+#: builds an optimizer, taken as returning a tracer; `names_framework`: JAX's rules brought to a
+#: file that imports only optax); but `optax.GradientTransformation(init, update)` names an
+#: `update` its users jit (`OPTAX_UPDATE_TRANSFORMATIONS`), which the walk reads from the call.
+JAX_RECORDED_CALL_PREFIXES = (*(f"{root}." for root in JAX.roots), "optax.")
+
 #: How each staging API's trace cache treats the function when the wrapper is made again, by
 #: qualified name (each module's entry cites what was observed):
 #:   "per wrap"            each wrapper keeps its own traces: every new wrapper traces again;

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from rulecases import assert_tiers, findings
+from stagelint.frameworks import JAX, JAX_RECORDED_CALL_PREFIXES
 
 
 def test_a_comprehensions_variable_over_a_traced_array_is_a_tracer_as_a_for_statements_is():
@@ -322,6 +323,15 @@ def test_an_update_jitted_where_shown_or_not_optaxs_is_judged_as_before():
 
             return optax.GradientTransformation(init, update)
     """)
+
+
+def test_optax_calls_reach_the_jax_records_though_optax_is_no_jax_root():
+    """The walk hands optax's calls (`optax.GradientTransformation(init, update)` above) to JAX's
+    records as it does JAX's own (`frameworks.JAX_RECORDED_CALL_PREFIXES`: JAX's roots and optax),
+    without making optax's names JAX's: `optax.adam(1e-3)` builds an optimizer, not a tracer."""
+    assert set(JAX_RECORDED_CALL_PREFIXES) == {f"{root}." for root in JAX.roots} | {"optax."}
+    assert not JAX.owns("optax.adam") and not JAX.returns_tensor("optax.adam")
+    assert JAX.owns("flax.nnx.jit") and JAX.owns("equinox.filter_jit")
 
 
 def test_a_split_at_indices_jax_computes_is_a_data_dependent_shape():
