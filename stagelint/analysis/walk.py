@@ -168,6 +168,20 @@ def _callback_function(call: cst.Call) -> cst.BaseExpression | None:
     return None
 
 
+def _reads_only_at(ctx, node, name: str, where: set[int], one_binding: bool = False) -> list | None:
+    """The reads of `name` in the scope holding `node` (of every binding of it there; with
+    `one_binding`, of its one binding), when each read is a node of `where` (by id); None when that
+    scope binds no `name` (or, with `one_binding`, more than once) or a read is elsewhere."""
+    scope = ctx.scope(node)
+    if scope is None or name not in scope.assignments:
+        return None
+    bindings = scope.assignments[name]
+    if one_binding and len(bindings) != 1:
+        return None
+    reads = [read for binding in bindings for read in binding.references]
+    return reads if all(id(read.node) in where for read in reads) else None
+
+
 def _callback_partials(ctx) -> None:
     """`cb = partial(f, ...)` (one binding of `cb` in its scope) whose every read hands it to a host
     callback as the function to run (`jax.debug.callback(cb, x)`): making the partial calls
@@ -177,15 +191,7 @@ def _callback_partials(ctx) -> None:
     if not ctx._named_partials or not ctx._callback_names:
         return
     for func, edge, name in ctx._named_partials:
-        scope = ctx.scope(name)
-        if scope is None or name.value not in scope.assignments:
-            continue
-        bindings = scope.assignments[name.value]
-        if len(bindings) != 1:
-            continue
-        (binding,) = bindings
-        reads = binding.references
-        if reads and all(id(read.node) in ctx._callback_names for read in reads):
+        if _reads_only_at(ctx, name, name.value, ctx._callback_names, one_binding=True):
             func.facts.calls = [e for e in func.facts.calls if e is not edge]
 
 
@@ -195,12 +201,8 @@ def _notebook_tests(ctx) -> None:
     run of the notebook, or the test runner's one call per test (`FunctionFacts.test_run`). No
     module imports a notebook, so its cells are every caller but the runner."""
     for node, facts in ctx._notebook_tests:
-        scope = ctx.scope(node)
-        name = node.name.value
-        if scope is None or name not in scope.assignments:
-            continue
-        reads = [read for binding in scope.assignments[name] for read in binding.references]
-        if len(reads) <= 1 and all(id(read.node) in ctx._top_calls for read in reads):
+        reads = _reads_only_at(ctx, node, node.name.value, ctx._top_calls)
+        if reads is not None and len(reads) <= 1:
             facts.test_run = True
 
 
