@@ -1092,7 +1092,8 @@ class FileContext:
     def header_conversions(self, statement) -> list:
         """The concretizing calls (`after_trace_raising_call`'s tuples) of the parts of a compound
         statement evaluated whenever it runs: a `for`'s iterable, a `with`'s items, an `if`'s or a
-        `while`'s test, and that test's truth (`bool` of its value: `while should_continue(v):`)."""
+        `while`'s test, and that test's truth (`bool` of its value: `while should_continue(v):`),
+        and of an `or` / `and` test, its first operand's truth too (`if type == 0 or None:`)."""
         found = self._header_conversions.get(id(statement))
         if found is not None and found[0] is statement:
             return found[1]
@@ -1114,6 +1115,14 @@ class FileContext:
                     out.append((at, *conversion))
             if test is not None:
                 out.append((at, None, test, TRUTH_TEST))
+                first = test
+                while isinstance(first, cst.BooleanOperation):
+                    first = first.left
+                if first is not test:
+                    # `if type == 0 or None:`: `or` / `and` tests the truth of its left operand
+                    # whatever follows (TracerBoolConversionError on a tracer: JAX 0.10.2,
+                    # tests/runtime/test_jax_fourteenth_audit_az_facts.py)
+                    out.append((at, None, first, TRUTH_TEST))
         self._header_conversions[id(statement)] = (statement, out)
         return out
 

@@ -151,6 +151,9 @@ class CallSite:
     star: str = ""
     #: the call spreads `*xs` or `**kw` into its arguments: which parameters it fills is not shown
     spread: bool = False
+    #: the caller's own parameter spread after the positional arguments, alone (`f(*params)`,
+    #: `f(a, *params)`; no `**`): the parameters it fills from there on hold its elements
+    spread_param: str = ""
     #: a call of a name bound to what a call of a project function returned (`step = make_step()`
     #: ... `step(x)`): (the binding's place, "local@<line>:<column>" when the calling function
     #: binds it, "outer@..." otherwise, *the factory's target); () for any other call

@@ -502,6 +502,7 @@ class JaxView:
         self.traced_self: set[Key] = set()
         self._traced: dict[Key, frozenset[str]] = {}
         self._known: dict[Key, frozenset[str]] = {}
+        self._calls_into: dict | None = None  # (`_incoming`, once asked)
 
     def reach(self) -> None:
         """The modes of what the entry points reach (after `Project` has added them as entries)."""
@@ -742,6 +743,9 @@ class JaxView:
             for param, arg in project.passed(site, key):
                 if self._arg_traced(module, site, arg, _depth):
                     out.add(param)
+            spread, filled = project.spread_into(site, key)
+            if spread and site.caller is not None and spread in self.traced_params((module, site.caller), _depth + 1):
+                out |= set(filled)  # `opi(*params)`: the elements of a traced argument
         python = f.python_default_params
         if entry is not None:
             out -= entry.static
@@ -785,13 +789,64 @@ class JaxView:
             if site.caller is None:
                 continue
             caller = (module, site.caller)
-            for param, arg in project.passed(site, key):
-                if arg.kind == "tensor" and self.op_results_traced(caller) \
-                        or arg.param and arg.param in self.known_traced_params(caller, _depth + 1):
-                    out.add(param)
+            out |= self._passed_tracers(caller, site, key, _depth)
         result = frozenset(out & traced)
         self._known[key] = result
         return result
+
+    def _passed_tracers(self, caller: Key, site: F.CallSite, key: Key, depth: int) -> set[str]:
+        """The parameters of `key` the call `site` in `caller` passes a known tracer: a JAX op's
+        result where the caller's body is traced whole, a parameter of the caller known to hold
+        one, or an element of one spread into them (`opi(*params)` in a pmapped function: the
+        leaves of its traced argument, tests/runtime/test_jax_fourteenth_audit_az_facts.py)."""
+        project, out = self.project, set()
+        for param, arg in project.passed(site, key):
+            if arg.kind == "tensor" and self.op_results_traced(caller) \
+                    or arg.param and arg.param in self.known_traced_params(caller, depth + 1):
+                out.add(param)
+        spread, filled = project.spread_into(site, key)
+        if spread and spread in self.known_traced_params(caller, depth + 1):
+            out |= set(filled)
+        return out
+
+    def tracer_in_every_trace(self, key: Key) -> frozenset[str]:
+        """The parameters of a helper (a function no transformation is given, reached only through
+        calls) that every call of it made while tracing passes a known tracer (`_passed_tracers`):
+        in every trace of the helper they hold tracers, so a Python conversion of one there
+        (`if type == 0 or None:`) raises in every trace (`tracers.raises_while_traced`). A call the
+        project does not show as a call site (a function handed on as a value, a call it cannot
+        describe) leaves it empty: what that call passes is not known. Calls made where nothing
+        traces do not count: they run the helper as plain Python, in no trace."""
+        project = self.project
+        if key in self.entries or key in project.entries or key not in project.reached:
+            return frozenset()
+        incoming = self._incoming().get(key)
+        if not incoming:
+            return frozenset()
+        sites = {((module, site.caller), site.span.line, site.span.column): site
+                 for module, site in project.call_sites.get(key, ())
+                 if site.caller is not None and not site.concrete}
+        out = None
+        for edge in sorted(incoming):
+            site = sites.get(edge)
+            if site is None:
+                return frozenset()
+            passed = self._passed_tracers(edge[0], site, key, 0)
+            out = passed if out is None else out & passed
+            if not out:
+                return frozenset()
+        return frozenset(out & self.known_traced_params(key))
+
+    def _incoming(self) -> dict:
+        """Function -> {(caller, line, column)} of the call edges reaching it from functions an
+        entry point reaches (each once per project)."""
+        if self._calls_into is None:
+            project, into = self.project, {}
+            for caller in sorted(project.reached):
+                for edge, callee in project.call_edges(caller):
+                    into.setdefault(callee, set()).add((caller, edge.span.line, edge.span.column))
+            self._calls_into = into
+        return self._calls_into
 
     def _arg_traced(self, module: str, site: F.CallSite, arg: F.ArgFacts, depth: int) -> bool:
         if arg.kind == "tensor":

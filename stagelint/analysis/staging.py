@@ -952,6 +952,17 @@ class Project:
         pairs = [(positional[i + shift], a) for i, a in enumerate(site.args) if i + shift < len(positional)]
         return pairs + [(kw, a) for kw, a in site.kwargs.items() if kw in f.params]
 
+    def spread_into(self, site: F.CallSite, key: Key) -> tuple[str, list[str]]:
+        """(the caller's parameter, the parameters of `key` it fills) of a call that spreads one
+        of its caller's parameters after its positional arguments (`opi(*params)`: each of `opi`'s
+        positional parameters from there on holds an element of `params`); ("", []) otherwise."""
+        if not site.spread_param:
+            return "", []
+        f = self.function(key)
+        if f is None:
+            return "", []
+        return site.spread_param, list(f.positional_params[len(site.args) + self.shift(site, key):])
+
     def in_traced_code(self, module: str, site: F.CallSite) -> bool:
         """The call site is in a function some entry point reaches: it runs while that is traced
         (not at module level, not in eager code)."""

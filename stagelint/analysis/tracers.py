@@ -281,7 +281,12 @@ def raises_while_traced(project, key, fields: dict) -> bool:
     call does run at each trace (and, no trace ever completing, on every call). A JAX op's
     result is a tracer in a function those transformations alone reach through calls as well
     (`JaxView.traced_whole_only`: `sigma_measure = jit(...)` calls `sample_weight`, whose
-    `range()` of a `jnp` array's element raises there)."""
+    `range()` of a `jnp` array's element raises there). A helper no transformation is given
+    (`entry` None) holds what its callers pass: its conversion raises in every trace when every
+    call of it made while tracing passes a known tracer for the value's parameter
+    (`JaxView.tracer_in_every_trace`: `utils_OPT.inti_guess(..., type=type_initial_guess)` in a
+    function a pmapped one calls with `*params`); its calls where nothing traces run it as plain
+    Python, in no trace."""
     if fields.get("_after_concrete") is None or key is None or not project.staged_by_jax(key):
         return False
     jax = project.jax
@@ -289,6 +294,11 @@ def raises_while_traced(project, key, fields: dict) -> bool:
         return True
     entry = jax.entry(key)
     f = project.function(key)
+    kind = fields.get("_concrete_kind")
+    if entry is None and kind in concretized_kinds(fields.get("_concrete_call", "")):
+        # a helper every traced call of which passes a tracer there (`inti_guess(..., type=t)`
+        # under `jax.pmap`): its conversion raises in each of its traces
+        return bool(set(fields.get("_concrete_params", ())) & jax.tracer_in_every_trace(key))
     if f is None or entry is None or entry.params_unknown or not entry.apis \
             or not entry.apis <= JAX_TRACES_EVERY_ARGUMENT:
         return False

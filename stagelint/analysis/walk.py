@@ -1274,6 +1274,10 @@ class _Walker(cst.CSTVisitor):
             site.kwargs = {a.keyword.value: self._arg_facts(a.value, func, loops) for a in node.args
                            if a.keyword is not None}
             site.spread = any(a.star for a in node.args)
+            if site.spread and func is not None and node.args[-1].star == "*" \
+                    and not any(a.star or a.keyword is not None for a in node.args[:-1]):
+                # `opi(*params)`: the elements of the caller's parameter fill the rest
+                site.spread_param = arg_facts(self.ctx, node.args[-1].value, func, loops).param
         ctx._pending_sites = []
 
     def _arg_facts(self, expr, func, loops) -> F.ArgFacts:

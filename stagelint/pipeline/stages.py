@@ -77,9 +77,33 @@ def discover(state: ProjectState) -> None:
         files = asked + _project_files(state, [p for p in state.paths if p in virtual or os.path.isfile(p)])
     state.files = files
     names = state.names
-    state.roots = frozenset(names(f)[0].split(".")[0] for f in files)
+    state.roots = frozenset(names(f)[0].split(".")[0] for f in files) | _namespace_roots(files, state.within, names)
     state.search_roots = sorted({names.package_root(f) for f in files} | {Path.cwd()}, key=str)
     state.given = {realpath(f) for f in files}
+
+
+def _namespace_roots(files, within, names) -> frozenset:
+    """The folders without `__init__.py` a checked file's package sits below, inside the folder
+    the check reads (`within`): `helper/utils_OPT.py` is the module `utils_OPT` and, from the
+    checked folder, `helper.utils_OPT` too (a namespace package, PEP 420: `import helper.utils_OPT`
+    works with no helper/__init__.py; `Project.module_named` resolves it). Their first names are
+    top-level names of the check as well, so a call spelled through them (`utils_OPT.inti_guess(...)`
+    after `import helper.utils_OPT as utils_OPT`) is a call site into the project, as the call
+    edge already is."""
+    tops = [Path(w) for w in within]
+    out: set[str] = set()
+    seen: set[Path] = set()
+    for f in files:
+        root = names.package_root(f)
+        if root in seen:
+            continue
+        seen.add(root)
+        for top in tops:
+            if root != top and top in root.parents:
+                first = root.relative_to(top).parts[0]
+                if first.isidentifier():
+                    out.add(first)
+    return frozenset(out)
 
 
 def _project_files(state: ProjectState, given_files: list[str]) -> list[str]:
