@@ -15,6 +15,7 @@ them.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -89,7 +90,10 @@ def _namespace_roots(files, within, names) -> frozenset:
     works with no helper/__init__.py; `Project.module_named` resolves it). Their first names are
     top-level names of the check as well, so a call spelled through them (`utils_OPT.inti_guess(...)`
     after `import helper.utils_OPT as utils_OPT`) is a call site into the project, as the call
-    edge already is."""
+    edge already is. Not a name a regular package holds (the frameworks' roots, the standard
+    library's modules): Python imports a namespace portion only where no regular package of the
+    name is on the path, so `examples/jax/train.py` leaves `import jax` the framework."""
+    taken = set(STAGING.roots) | set(sys.stdlib_module_names)
     tops = [Path(w) for w in within]
     out: set[str] = set()
     seen: set[Path] = set()
@@ -101,7 +105,7 @@ def _namespace_roots(files, within, names) -> frozenset:
         for top in tops:
             if root != top and top in root.parents:
                 first = root.relative_to(top).parts[0]
-                if first.isidentifier():
+                if first.isidentifier() and first not in taken:
                     out.add(first)
     return frozenset(out)
 

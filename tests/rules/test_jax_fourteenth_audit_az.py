@@ -180,3 +180,30 @@ def test_a_helper_every_traced_call_of_which_passes_a_tracer_is_in_no_trace_past
         def python_type(x):
             return shared(3, type=0) + x
     """)
+
+
+def test_a_namespace_folder_named_like_a_regular_package_is_not_the_projects(tmp_path):
+    """Python imports a namespace portion (a folder without `__init__.py`) only where no regular
+    package of the name is on the path: a checked folder's `jax/sub/` leaves `import jax` the
+    framework, so `jnp.sin(x)` there is still a tracer stored past the call (STG201, not a project
+    function's result), while the folder `helper/` is the project's (the call site above)."""
+    leak = """
+        import jax
+        import jax.numpy as jnp
+
+        seen = []
+
+
+        @jax.jit
+        def step(x):
+            y = jnp.sin(x)
+            seen.append(y)
+            return y
+
+
+        step(jnp.ones(3))
+        print(seen)
+    """
+    files = {"proj/jax/sub/train.py": leak, "proj/helper/utils_OPT.py": HELPER}
+    found = [f for f in check_project(tmp_path, files) if f.path.endswith("train.py")]
+    assert [f.code for f in found] == ["STG201"]
