@@ -14,9 +14,14 @@ Unknown, and nothing dropped, when a module of the project sets the switch any o
 literally True (False later, a variable: `run_functions_eagerly(args.eager)`), or traces
 Functions whatever the switch says (`get_concrete_function`, a SavedModel export). A switch set
 only on some paths (`if args.debug:`), in a function not called at module level, or in a module
-nothing imports at module level above the definition is not known to be on: today's findings
-stand. `tf.data` functions stay traced (the switch does not reach them), and so do Keras methods,
-which Keras also runs on symbolic inputs when it builds a functional model.
+nothing imports at module level above the definition is not known to be on in every program.
+Where each program of the project that imports the Function's module sets it before it can call
+anything (at module level above its first call, or first thing in its driver function when its
+module level calls nothing: `driver_eager_entries`), the project's own programs run the Function
+eagerly, and only a program outside the project could trace it: a guess, so what only such
+Functions reach goes to the preview tier. Otherwise today's findings stand. `tf.data` functions
+stay traced (the switch does not reach them), and so do Keras methods, which Keras also runs on
+symbolic inputs when it builds a functional model.
 
 The Keras side of the same fact, one class at a time (`keras_dynamic`): a layer or model whose
 `__init__` passes `dynamic=True` to its Keras base has its `call` never traced by Keras
@@ -54,7 +59,8 @@ def module_events(ctx, module: cst.Module, source: bytes | None) -> list[tuple[i
     """The module's switch events in module order, for `facts.ModuleFacts.eager_switch`: (line, "import",
     dotted name) for each unconditional module-level import, (line, "on", "") where module-level
     code sets the switch True unconditionally, (0, "off", "") once when the module sets it any
-    other way, (0, "traces", "") when it spells what traces Functions anyway (`traces_anyway`)."""
+    other way, (0, "traces", "") when it spells what traces Functions anyway (`traces_anyway`); then,
+    in a module spelling the switch, its drivers and its first module-level call (`_driver_events`)."""
     events: list[tuple[int, str, str]] = []
     spelled = source is None or b"functions_eagerly" in source
     helpers: set[str] = set()
@@ -86,7 +92,59 @@ def module_events(ctx, module: cst.Module, source: bytes | None) -> list[tuple[i
                     events.append((line, "import", f"{base}.{alias.evaluated_name}" if base else alias.evaluated_name))
             elif spelled and _is_switch_small(small, calls, helpers):
                 events.append((line, "on", ""))
+    if spelled:  # (after the events in module order, which `eager_entries` reads up to a line)
+        events += _driver_events(ctx, module, calls, helpers)
     return events
+
+
+def _driver_events(ctx, module: cst.Module, calls, helpers) -> list[tuple[int, str, str]]:
+    """What says whether the module, run as a program, sets the switch before anything it runs can
+    call a Function (`driver_eager_entries`): (line, "driver", name) for each module-level
+    function whose body sets the switch (`_is_switch_stmt`) as a statement of its own before any
+    statement that makes a call (`train()`'s first statement), and (line, "calls", "") once, for
+    the first module-level statement making a call other than an import or the switch itself (a
+    `def` or `class` statement runs its decorators, defaults and bases; a class its body)."""
+    events: list[tuple[int, str, str]] = []
+    first_call = None
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock):
+            for inner in stmt.body.body:
+                if _is_switch_stmt(inner, calls):
+                    events.append((ctx.position(stmt).line, "driver", stmt.name.value))
+                    break
+                if _makes_call(inner):
+                    break
+        if first_call is not None:
+            continue
+        if isinstance(stmt, cst.SimpleStatementLine):
+            if any(not isinstance(small, (cst.Import, cst.ImportFrom)) and not _is_switch_small(small, calls, helpers)
+                   and _makes_call(small) for small in stmt.body):
+                first_call = ctx.position(stmt).line
+        elif isinstance(stmt, cst.FunctionDef):
+            if _makes_call(stmt.decorators) or _makes_call(stmt.params):
+                first_call = ctx.position(stmt).line
+        elif isinstance(stmt, cst.ClassDef):
+            body = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body]
+            if _makes_call(stmt.decorators) or _makes_call(stmt.bases) or _makes_call(stmt.keywords) or any(
+                    _makes_call(inner.decorators) or _makes_call(inner.params) if isinstance(inner, cst.FunctionDef)
+                    else _makes_call(inner) for inner in body):
+                first_call = ctx.position(stmt).line
+        elif _makes_call(stmt):
+            first_call = ctx.position(stmt).line
+    if first_call is not None:
+        events.append((first_call, "calls", ""))
+    return events
+
+
+def _makes_call(node) -> bool:
+    """A call anywhere in `node` (a node, or a sequence of them), lambdas' bodies included."""
+    stack = list(node) if isinstance(node, (list, tuple)) else [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Call):
+            return True
+        stack.extend(n.children)
+    return False
 
 
 def _dotted(node) -> str:
@@ -138,14 +196,6 @@ def eager_entries(project) -> set[Key]:
         return set()
     memo: dict[str, bool] = {}
 
-    def imported(name: str, near: str) -> str | None:
-        parts = name.split(".")
-        for i in range(len(parts), 0, -1):
-            found = project.module_named(".".join(parts[:i]), near)
-            if found is not None:
-                return found
-        return None
-
     def on_before(module: str, line: float, seen: frozenset) -> bool:
         for at, kind, name in modules[module].eager_switch:
             if at >= line:
@@ -153,7 +203,7 @@ def eager_entries(project) -> set[Key]:
             if kind == "on":
                 return True
             if kind == "import":
-                other = imported(name, module)
+                other = _imported(project, name, module)
                 if other is not None and other not in seen and on_at_import(other, seen | {other}):
                     return True
         return False
@@ -180,6 +230,88 @@ def eager_entries(project) -> set[Key]:
         if on_before(key[0], f.span.line, frozenset({key[0]})):
             out.add(key)
     return out
+
+
+def driver_eager_entries(project, eager: set[Key]) -> dict[Key, str]:
+    """The entry points the project stages with `tf.function` (decorated or wrapped; not in
+    `eager`) that every program of the project runs with the switch on, each with why: every
+    module of the project that is imported by none (a program: a script, a test) and imports the
+    Function's module, directly or through others, at module level sets the switch before
+    anything it runs can call the Function: at module level above its first statement making a
+    call (`distdeepq/main.py`: the imports, a config class, the switch, then the run), or its
+    module level makes no call and a function of it sets the switch first (`basic_dqn/main.py`'s
+    `train()`, called by whoever runs the experiment). The Function's module must be imported by
+    the project (its use is shown). The switch is read at each call, so the Function runs eagerly
+    in those programs; a program outside the project (or one importing the module inside a
+    function, or calling the Function at another module's import) may call it with the switch
+    off: a guess, the preview tier (`staging.Project.staging_unshown`). Empty under the same
+    conditions as `eager_entries`."""
+    modules = project.modules
+    if not any(kind in ("on", "driver") for m in modules.values() for _, kind, _ in m.eager_switch):
+        return {}
+    if any(kind in ("off", "traces") for m in modules.values() for _, kind, _ in m.eager_switch):
+        return {}
+    imports: dict[str, set[str]] = {}  # module -> the project modules it imports at module level
+    for m in modules.values():
+        out = imports[m.module] = set()
+        for _, kind, name in m.eager_switch:
+            if kind == "import":
+                other = _imported(project, name, m.module)
+                if other is not None and other != m.module:
+                    out.add(other)
+    importers: dict[str, set[str]] = {}
+    for module, targets in imports.items():
+        for target in targets:
+            importers.setdefault(target, set()).add(module)
+
+    def switch_first(module: str) -> str | None:
+        """How the program `module` sets the switch before it can call anything, or None."""
+        events = modules[module].eager_switch
+        on = next((at for at, kind, _ in events if kind == "on"), None)
+        calls = next((at for at, kind, _ in events if kind == "calls"), None)
+        if on is not None and (calls is None or on < calls):
+            return f"`{module}` at line {on}"
+        drivers = [name for _, kind, name in events if kind == "driver"]
+        if calls is None and drivers:
+            return f"`{module}`'s `{drivers[0]}()` first"
+        return None
+
+    verdicts: dict[str, str | None] = {}
+    out: dict[Key, str] = {}
+    for key, kind in project.entries.items():
+        f = project.function(key)
+        if (kind not in ("decorator", "wrapper") or f is None or key in eager
+                or key in project.dataset_bound or key in project.jax.modes or key in project.jax.entries):
+            continue
+        if kind == "decorator" and not set(f.decorators) & TENSORFLOW.staging_decorators:
+            continue
+        module = key[0]
+        if module not in verdicts:
+            verdicts[module] = None
+            if importers.get(module):
+                seen, queue = {module}, [module]
+                for at in queue:
+                    for other in importers.get(at, ()):
+                        if other not in seen:
+                            seen.add(other)
+                            queue.append(other)
+                programs = sorted(m for m in seen if not importers.get(m))
+                hows = [switch_first(m) for m in programs]
+                if programs and all(hows):
+                    verdicts[module] = "; ".join(hows)
+        if verdicts[module] is not None:
+            out[key] = verdicts[module]
+    return out
+
+
+def _imported(project, name: str, near: str) -> str | None:
+    """The project module an import of the dotted `name` in `near` binds or imports from."""
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        found = project.module_named(".".join(parts[:i]), near)
+        if found is not None:
+            return found
+    return None
 
 
 def keras_dynamic(ctx, node: cst.ClassDef) -> tuple[int, bool]:

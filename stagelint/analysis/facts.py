@@ -442,7 +442,9 @@ class ModuleFacts:
     #: the module's events for `tf.config.run_functions_eagerly` (`analysis.eagerswitch`), in module
     #: order: (line, "import", dotted name) for its unconditional module-level imports, (line, "on",
     #: "") where module-level code sets the switch True, (0, "off", "") where code sets it another way,
-    #: (0, "traces", "") where it traces Functions whatever the switch says: the fact is unknown
+    #: (0, "traces", "") where it traces Functions whatever the switch says: the fact is unknown;
+    #: last, (line, "driver", name) for a function setting it first and (line, "calls", "") at the
+    #: first module-level call (`eagerswitch.driver_eager_entries`)
     eager_switch: list[tuple[int, str, str]] = field(default_factory=list)
     #: (rule code, short traceback) for rules that raised on this file; their other
     #: candidates from the file are dropped, every other rule's stand.

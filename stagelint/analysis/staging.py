@@ -84,7 +84,7 @@ class Project:
         self._keras_why: dict[tuple[str, str], str] = {}
         self._dynamic: set[str] = set()  # `_dynamic_classes`
         self._find_entries()
-        from stagelint.analysis.eagerswitch import eager_entries
+        from stagelint.analysis.eagerswitch import driver_eager_entries, eager_entries
         from stagelint.analysis.jaxstaging import JaxView
 
         #: what JAX stages, and how (issue 14): its entry points are entry points here too
@@ -93,8 +93,13 @@ class Project:
             if not self.escaped(key):
                 self.entries.setdefault(key, "wrapper")
         # Functions every program runs eagerly (`tf.config.run_functions_eagerly(True)` at import)
-        for key in eager_entries(self):
+        eager = eager_entries(self)
+        for key in eager:
             del self.entries[key]
+        #: Functions every program of the project runs with the switch on, set first by the
+        #: program (`eagerswitch.driver_eager_entries`): traced only by a program outside it
+        self.driver_eager: dict[Key, str] = driver_eager_entries(self, eager)
+        self._outside_only: dict[Key, Key] | None = None
         self._reach()
         self.jax.reach()
         if call_sites:
@@ -496,7 +501,7 @@ class Project:
         the code calls `self._fn` directly: a wrapper traces only when called,
         `jaxstaging.mark_uncalled`; another module may call it), or the `update` of an optax
         transformation, which its users jit (`frameworks.OPTAX_UPDATE_TRANSFORMATIONS`)."""
-        unshown = self.keras_unshown(key)
+        unshown = self.keras_unshown(key) or self._eager_in_programs(key)
         if unshown or key not in self.reached or key in self.known_reached():
             return unshown
         entry = self.reached[key]
@@ -510,6 +515,29 @@ class Project:
             return None
         return (f"the JAX wrapper of `{self.display(entry, entry[0])}` made on line {where[1]} is bound where nothing in "
                 f"its module reads it, and a wrapper traces only when called: whether other code calls it is not shown")
+
+    def _eager_in_programs(self, key: Key) -> str | None:
+        """Why `key` is traced only by programs outside the project, or None: every entry point
+        reaching it is a Function each program of the project runs with the switch on
+        (`driver_eager`)."""
+        if not self.driver_eager or key not in self.reached:
+            return None
+        if self._outside_only is None:
+            seen: dict[Key, Key] = {}
+            for entry in sorted(self.entries):
+                if entry not in self.driver_eager:
+                    self.reach_from(entry, seen, only_unguarded=False)
+            self._outside_only = seen
+        if key in self._outside_only:
+            return None
+        entry = self.reached[key]
+        how = self.driver_eager.get(entry)
+        if how is None:
+            return None
+        return (f"every program of the project that imports `{self.display(entry, entry[0])}` sets "
+                f"`tf.config.run_functions_eagerly(True)` before it can call it ({how}), and with it on a Function "
+                f"runs its Python body on every call, tracing nothing: traced only if a program outside the "
+                f"project calls it with the switch off (a guess)")
 
     def keras_shown(self, entry: Key) -> str | None:
         """How the code shows Keras tracing the Keras method `entry` (None when it does not)."""

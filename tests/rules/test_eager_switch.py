@@ -8,7 +8,7 @@ set below the definition, in a module not imported, or a trace taken anyway."""
 
 from __future__ import annotations
 
-from rulecases import assert_marked, assert_project_marked
+from rulecases import assert_marked, assert_project_marked, check_project
 
 
 def test_a_switch_at_module_level_above_the_function_runs_it_eagerly():
@@ -162,7 +162,8 @@ def test_a_module_imported_above_the_definition_that_sets_it_at_import(tmp_path)
                     print("loss", x)
                     return x + td_error
         """,
-        # the twin: nothing this module imports sets the switch (its driver does, in main)
+        # the twin: nothing this module imports sets the switch (its driver does, in main, after
+        # a first call: `driver_eager_entries` does not take it as set first)
         "pkg/other.py": """
             import tensorflow as tf
 
@@ -177,7 +178,141 @@ def test_a_module_imported_above_the_definition_that_sets_it_at_import(tmp_path)
             from pkg.other import Other
 
             def main():
+                Other().train(tf.constant(1.0))
                 tf.config.run_functions_eagerly(True)
                 Other().train(tf.constant(1.0))
         """,
     })
+
+
+def _tiers(tmp_path, files) -> tuple[set, set]:
+    """(default, --preview) findings of a project, as (path, line, code)."""
+    default = {(f.path.replace("\\", "/"), f.line, f.code) for f in check_project(tmp_path / "d", files)}
+    preview = {(f.path.replace("\\", "/"), f.line, f.code) for f in check_project(tmp_path / "p", files, preview=True)}
+    return default, preview
+
+
+_AGENT = """
+    import tensorflow as tf
+
+    class Agent:
+        @tf.function
+        def train(self, x):
+            print("loss", x)
+            return x
+
+        def learn(self, x):
+            return self.train(x)
+"""
+
+
+def test_every_program_of_the_project_sets_the_switch_before_it_calls_the_function(tmp_path):
+    """AX1's driver-set cases (tf2_grf): the program imports the agent module, then sets the switch
+    at module level above its first call (`distdeepq/main.py`), or makes no call at module level and
+    its driver sets it first (`basic_dqn/main.py`'s `train()`). The switch is read at each call, so
+    every program of the project runs the Function eagerly: traced only by a program outside the
+    project, a guess (the preview tier)."""
+    for program in ("""
+            import tensorflow as tf
+            from pkg.learn import make_agent
+
+            class Config:
+                def __init__(self):
+                    self.steps = 10
+
+            tf.config.run_functions_eagerly(True)
+            config = Config()
+            make_agent().learn(tf.constant(1.0))
+        """, """
+            import tensorflow as tf
+            from pkg.learn import make_agent
+
+            def train():
+                tf.config.run_functions_eagerly(True)
+                agent = make_agent()
+                agent.learn(tf.constant(1.0))
+        """):
+        files = {
+            "pkg/__init__.py": "",
+            "pkg/agent.py": _AGENT,
+            "pkg/learn.py": """
+                from pkg.agent import Agent
+
+                def make_agent():
+                    return Agent()
+            """,
+            "pkg/main.py": program,
+        }
+        default, preview = _tiers(tmp_path / str(len(program)), files)
+        assert default == set()
+        assert preview == {("pkg/agent.py", 6, "STG101")}
+
+
+def test_a_program_that_may_call_the_function_before_the_switch_keeps_it_traced(tmp_path):
+    """The twins: a call above the module-level switch, a driver that calls before it sets the
+    switch, a second program (a test) that never sets it, a Function module no module imports
+    (its use is not shown), the switch set False elsewhere."""
+    twins = {
+        "a call above the switch": {"pkg/main.py": """
+            import tensorflow as tf
+            from pkg.learn import make_agent
+
+            agent = make_agent()
+            agent.learn(tf.constant(1.0))
+            tf.config.run_functions_eagerly(True)
+        """},
+        "a driver calling first": {"pkg/main.py": """
+            import tensorflow as tf
+            from pkg.learn import make_agent
+
+            def train():
+                agent = make_agent()
+                agent.learn(tf.constant(1.0))
+                tf.config.run_functions_eagerly(True)
+        """},
+        "a program without the switch": {"pkg/main.py": """
+            import tensorflow as tf
+            from pkg.learn import make_agent
+
+            def train():
+                tf.config.run_functions_eagerly(True)
+                make_agent().learn(tf.constant(1.0))
+        """, "tests/test_agent.py": """
+            import tensorflow as tf
+            from pkg.agent import Agent
+
+            def test_learn():
+                Agent().learn(tf.constant(1.0))
+        """},
+        "the module imported by none": {"pkg/main.py": """
+            import tensorflow as tf
+
+            def train():
+                tf.config.run_functions_eagerly(True)
+        """},
+        "the switch set off elsewhere": {"pkg/main.py": """
+            import tensorflow as tf
+            from pkg.learn import make_agent
+
+            def train():
+                tf.config.run_functions_eagerly(True)
+                make_agent().learn(tf.constant(1.0))
+
+            def evaluate():
+                tf.config.run_functions_eagerly(False)
+        """},
+    }
+    for i, (why, extra) in enumerate(twins.items()):
+        files = {
+            "pkg/__init__.py": "",
+            "pkg/agent.py": _AGENT,
+            "pkg/learn.py": "" if why == "the module imported by none" else """
+                from pkg.agent import Agent
+
+                def make_agent():
+                    return Agent()
+            """,
+            **extra,
+        }
+        default, _ = _tiers(tmp_path / str(i), files)
+        assert default == {("pkg/agent.py", 6, "STG101")}, why
