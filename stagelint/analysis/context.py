@@ -227,6 +227,25 @@ def _raising_calls_in(ctx, statement) -> tuple:
     return numpy_call, conversion or callee or index
 
 
+#: Compound statements every path through which may call `x.numpy()` (`compound_raising`).
+_RAISING_COMPOUNDS = (cst.If, cst.For, cst.While)
+#: What leaves a compound statement before its end (`compound_raising`); in a nested `def`,
+#: `class` or `lambda` it does not.
+_LEAVING = (cst.Return, cst.Break, cst.Continue, cst.Raise)
+
+
+def _leaves(statement) -> bool:
+    stack = [statement]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, _LEAVING):
+            return True
+        if n is not statement and isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        stack.extend(n.children)
+    return False
+
+
 def _first_trace_raising_call(statement) -> cst.Call | None:
     """`_raising_calls_in`'s first `x.numpy()` call alone, the search ending there."""
     stack = [statement]
@@ -539,6 +558,7 @@ class FileContext:
         #: (`after_trace_raising_call`)
         self._raising_calls: dict[int, tuple] = {}
         self._header_conversions: dict[int, tuple] = {}  # (`header_conversions`, once per statement)
+        self._compound_raising: dict[int, object] = {}  # (`compound_raising`, once per statement)
         #: (candidate, function, `after_trace_raising_call`'s concretizing calls) of candidates
         #: reported after a `float(x)`, `np.asarray(x)`, `x.item()` in their block
         self.after_concretizing: list = []
@@ -1065,10 +1085,21 @@ class FileContext:
         With `loop` (a finding about a loop as a whole, `Rule.whole_loop`), those of its own header
         and of every iteration (`_iteration_conversions`) too: no iteration completes in a trace.
         With `numpy_only` (a call edge after a `.numpy()`, `walk`), the `x.numpy()` call alone: the
-        search ends there, and no header is read ([] beside it)."""
+        search ends there, and no header is read ([] beside it). A compound statement above `line`
+        whose every path calls `x.numpy()` before it ends (`compound_raising`: each branch of an
+        `if` with an `else`, the body of a loop) counts too: (line, first call, its receiver, (every
+        such call, the loop header or None)) — a loop's body raises only if it runs once."""
         raising, concretizing = None, []
         jax = JAX.name not in getattr(self, "absent", ()) and not numpy_only
+        compounds = id(func) in self.raising_functions
         for statement, holds in statements_down_to(self, block_statements(getattr(func.node, "body", None)), line):
+            if compounds and raising is None and not holds and isinstance(statement, _RAISING_COMPOUNDS):
+                found = self.compound_raising(statement)
+                if found is not None:
+                    calls, loop = found
+                    raising = self.raw_position(statement)[0], calls[0], calls[0].func.value, (calls, loop)
+                    if numpy_only:
+                        break
             if isinstance(statement, cst.SimpleStatementLine):
                 if not holds:
                     call, conversion = self.raising_calls(statement)
@@ -1088,6 +1119,61 @@ class FileContext:
         if jax and isinstance(loop, (cst.For, cst.While)):
             concretizing += self._iteration_conversions(loop)
         return raising, concretizing
+
+    def compound_raising(self, statement):
+        """(the `x.numpy()` calls, the loop header or None) when every path through the compound
+        `statement` calls `x.numpy()` (`TRACE_RAISING_METHODS`) before it ends: each branch of an
+        `if` that has an `else` (AX2's `value`: `results.append(result.numpy()[0])` in both
+        branches), or the body of a `for`/`while`, which runs only if the loop makes an iteration
+        (the header, for the guess); None when one path may not, or may leave the statement first
+        (`return`, `break`, `continue`, `raise`). Under a trace each such call raises on a tensor or
+        a variable (AttributeError, NotImplementedError: TF 2.21, tests/runtime/test_tf_pooled_facts.py),
+        so what follows the statement runs while tracing only where none does (once per statement)."""
+        found = self._compound_raising.get(id(statement), _UNSEARCHED)
+        if found is _UNSEARCHED:
+            found = self._compound_raising[id(statement)] = self._search_compound(statement)
+        return found
+
+    def _search_compound(self, statement):
+        if _leaves(statement):
+            return None
+        if isinstance(statement, cst.If):
+            calls, loop, at = [], None, statement
+            while True:
+                found = self._block_raising(at.body)
+                if found is None:
+                    return None
+                calls += found[0]
+                loop = loop or found[1]
+                orelse = at.orelse
+                if orelse is None:
+                    return None  # (no `else`: a path runs none of the branches)
+                if isinstance(orelse, cst.If):
+                    at = orelse
+                    continue
+                found = self._block_raising(orelse.body)
+                if found is None:
+                    return None
+                return calls + found[0], loop or found[1]
+        found = self._block_raising(statement.body)
+        if found is None:
+            return None
+        header = statement.iter if isinstance(statement, cst.For) else statement.test
+        return found[0], found[1] or header
+
+    def _block_raising(self, block):
+        """(calls, loop) of the first statement of `block` every path through which calls
+        `x.numpy()` (a simple statement holding one, or `compound_raising`), or None."""
+        for statement in block_statements(block):
+            if isinstance(statement, cst.SimpleStatementLine):
+                call = self.raising_calls(statement)[0]
+                if call is not None:
+                    return [call], None
+            elif isinstance(statement, _RAISING_COMPOUNDS):
+                found = self.compound_raising(statement)
+                if found is not None:
+                    return found
+        return None
 
     def header_conversions(self, statement) -> list:
         """The concretizing calls (`after_trace_raising_call`'s tuples) of the parts of a compound

@@ -213,9 +213,14 @@ def _after_raising(ctx) -> None:
     candidate's code never runs while tracing (a false step: no finding); else it runs while
     tracing only if `x` is neither, a guess (preview)."""
     alive = {id(c) for c in ctx.facts.candidates} if ctx.after_raising else ()
-    for candidate, func, (_, call, receiver) in ctx.after_raising:
+    for candidate, func, raising in ctx.after_raising:
         if id(candidate) not in alive:
             continue  # (a rule that failed lost its candidates)
+        _, call, receiver = raising[:3]
+        if len(raising) > 3:  # every path through a compound statement above calls one
+            candidate.fields["_because"] = [*(candidate.fields.get("_because") or ()),
+                                            _compound_step(ctx, func, raising, candidate.span)]
+            continue
         if tensorness(ctx, receiver, func).definite:
             step = fact(f"`{short_code(call)}` runs before this in the same block, and under a trace it raises "
                         f"(`{short_code(receiver)}` is a tensor): this never runs while tracing", candidate.span, FALSE)
@@ -224,13 +229,35 @@ def _after_raising(ctx) -> None:
                         f"on a tensor or a variable, so this runs while tracing only if `{short_code(receiver)}` "
                         f"is neither (a guess)", candidate.span, HEURISTIC)
         candidate.fields["_because"] = [*(candidate.fields.get("_because") or ()), step]
-    for edge, func, (line, call, receiver) in ctx.after_raising_edges:
+    for edge, func, raising in ctx.after_raising_edges:
         # the same for a call made there: in no trace after a `.numpy()` of a known tensor, else
         # traced only if the receiver is neither a tensor nor a variable (`tracers.after_raising_fact`)
-        if tensorness(ctx, receiver, func).definite:
+        line, call, receiver = raising[:3]
+        calls, loop = raising[3] if len(raising) > 3 else ([call], None)
+        if loop is None and all(tensorness(ctx, c.func.value, func).definite for c in calls):
             edge.eager_unless = ""
         elif edge.eager_unless is None:
-            edge.after_raising = f"`{short_code(call)}` (line {line})"
+            edge.after_raising = f"`{short_code(call)}` (line {line})" if loop is None else (
+                f"`{short_code(call)}` in every iteration of the loop on line {line}, which runs if it iterates once")
+
+
+def _compound_step(ctx, func, raising, span) -> list:
+    """The step of a candidate after a compound statement every path through which calls
+    `x.numpy()` (`FileContext.compound_raising`): false (in no trace) when each receiver is known
+    a tensor and no loop decides whether a path runs one; a guess otherwise."""
+    line, call, _, (calls, loop) = raising
+    shown = ", ".join(sorted({f"`{short_code(c)}`" for c in calls}))
+    definite = all(tensorness(ctx, c.func.value, func).definite for c in calls)
+    if definite and loop is None:
+        return fact(f"every path through the statement on line {line} calls {shown} before this, and under a trace "
+                    f"it raises (a tensor's `.numpy()`): this never runs while tracing", span, FALSE)
+    if definite:
+        return fact(f"the body of the loop on line {line} calls {shown} on every path, and under a trace it raises "
+                    f"(a tensor's `.numpy()`): this runs while tracing only if `{short_code(loop)}` gives the loop no "
+                    f"iteration (a guess)", span, HEURISTIC)
+    return fact(f"every path through the statement on line {line} calls {shown} before this: under a trace "
+                f"`.numpy()` raises on a tensor or a variable, so this runs while tracing only if no receiver is "
+                f"either{' or the loop makes no iteration' if loop is not None else ''} (a guess)", span, HEURISTIC)
 
 
 def _after_concretizing(ctx) -> None:

@@ -95,3 +95,31 @@ def test_a_call_after_numpy_of_a_tensor_is_never_traced():
         step({"disp": tf.ones([2, 2])}, tf.ones([4]))
     assert ran == []
     assert float(tf.reduce_sum(losses({"disp": tf.ones([2, 2])}, tf.ones([4])))) == 8.0 and ran == ["eager"]
+
+
+def test_code_after_a_statement_whose_every_path_calls_numpy_is_traced_only_where_none_does():
+    """`FileContext.compound_raising` (AX2, tf2_grf's `MAPolicyWithValue.value`): each branch of an
+    `if`/`else` calls `.numpy()` of a tensor, in a loop over a Python list. Traced, the first
+    iteration raises AttributeError before the print; with an empty list the loop makes no
+    iteration and the print runs at the trace; eagerly it prints every call."""
+    printed = []
+
+    def value(latent, agent_ids):
+        results = []
+        for a in agent_ids:
+            if latent.ndim == 2:
+                result = tf.squeeze(latent[a:a + 1], axis=0)
+                results.append(result.numpy()[0])
+            else:
+                result = tf.reduce_sum(latent)
+                results.append(result.numpy())
+        printed.append(len(results))
+        return results
+
+    traced = tf.function(value)
+    with pytest.raises(AttributeError, match="numpy"):
+        traced(tf.ones([2, 2]), [0, 1])
+    assert printed == []
+    traced(tf.ones([2, 2]), [])  # no iteration: traced, the print runs once at the trace
+    assert printed == [0]
+    assert value(tf.ones([2, 2]), [0, 1]) == [1.0, 1.0] and printed == [0, 2]
