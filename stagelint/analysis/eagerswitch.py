@@ -102,47 +102,60 @@ def _driver_events(ctx, module: cst.Module, calls, helpers) -> list[tuple[int, s
     call a Function (`driver_eager_entries`): (line, "driver", name) for each module-level
     function whose body sets the switch (`_is_switch_stmt`) as a statement of its own before any
     statement that makes a call (`train()`'s first statement), and (line, "calls", "") once, for
-    the first module-level statement making a call other than an import or the switch itself (a
-    `def` or `class` statement runs its decorators, defaults and bases; a class its body)."""
+    the first module-level statement making a call other than an import, the switch itself or a
+    call of a driver (`if __name__ == "__main__": main()`; a `def` or `class` statement runs its
+    decorators, defaults and bases, a class its body)."""
     events: list[tuple[int, str, str]] = []
-    first_call = None
+    drivers: set[str] = set()
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock):
             for inner in stmt.body.body:
                 if _is_switch_stmt(inner, calls):
                     events.append((ctx.position(stmt).line, "driver", stmt.name.value))
+                    drivers.add(stmt.name.value)
                     break
                 if _makes_call(inner):
                     break
-        if first_call is not None:
-            continue
+
+    def other_call(node) -> bool:
+        # a call other than a driver's (`if __name__ == "__main__": main()`: the switch comes first)
+        return _makes_call(node, drivers)
+
+    first_call = None
+    for stmt in module.body:
         if isinstance(stmt, cst.SimpleStatementLine):
             if any(not isinstance(small, (cst.Import, cst.ImportFrom)) and not _is_switch_small(small, calls, helpers)
-                   and _makes_call(small) for small in stmt.body):
+                   and other_call(small) for small in stmt.body):
                 first_call = ctx.position(stmt).line
         elif isinstance(stmt, cst.FunctionDef):
-            if _makes_call(stmt.decorators) or _makes_call(stmt.params):
+            if other_call(stmt.decorators) or other_call(stmt.params):
                 first_call = ctx.position(stmt).line
         elif isinstance(stmt, cst.ClassDef):
             body = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body]
-            if _makes_call(stmt.decorators) or _makes_call(stmt.bases) or _makes_call(stmt.keywords) or any(
-                    _makes_call(inner.decorators) or _makes_call(inner.params) if isinstance(inner, cst.FunctionDef)
-                    else _makes_call(inner) for inner in body):
+            if other_call(stmt.decorators) or other_call(stmt.bases) or other_call(stmt.keywords) or any(
+                    other_call(inner.decorators) or other_call(inner.params) if isinstance(inner, cst.FunctionDef)
+                    else other_call(inner) for inner in body):
                 first_call = ctx.position(stmt).line
-        elif _makes_call(stmt):
+        elif other_call(stmt):
             first_call = ctx.position(stmt).line
+        if first_call is not None:
+            break
     if first_call is not None:
         events.append((first_call, "calls", ""))
     return events
 
 
-def _makes_call(node) -> bool:
-    """A call anywhere in `node` (a node, or a sequence of them), lambdas' bodies included."""
+def _makes_call(node, drivers=()) -> bool:
+    """A call anywhere in `node` (a node, or a sequence of them), lambdas' bodies included, other
+    than a call of one of `drivers` by name (whose arguments are searched still)."""
     stack = list(node) if isinstance(node, (list, tuple)) else [node]
     while stack:
         n = stack.pop()
         if isinstance(n, cst.Call):
-            return True
+            if not (isinstance(n.func, cst.Name) and n.func.value in drivers):
+                return True
+            stack.extend(n.args)
+            continue
         stack.extend(n.children)
     return False
 
@@ -273,7 +286,7 @@ def driver_eager_entries(project, eager: set[Key]) -> dict[Key, str]:
             return f"`{module}` at line {on}"
         drivers = [name for _, kind, name in events if kind == "driver"]
         if calls is None and drivers:
-            return f"`{module}`'s `{drivers[0]}()` first"
+            return f"`{module}`'s `{drivers[0]}()` first"  # (its module level calls drivers at most)
         return None
 
     verdicts: dict[str, str | None] = {}

@@ -208,10 +208,10 @@ _AGENT = """
 
 def test_every_program_of_the_project_sets_the_switch_before_it_calls_the_function(tmp_path):
     """AX1's driver-set cases (tf2_grf): the program imports the agent module, then sets the switch
-    at module level above its first call (`distdeepq/main.py`), or makes no call at module level and
-    its driver sets it first (`basic_dqn/main.py`'s `train()`). The switch is read at each call, so
-    every program of the project runs the Function eagerly: traced only by a program outside the
-    project, a guess (the preview tier)."""
+    at module level above its first call (`distdeepq/main.py`), or makes no call at module level
+    (but its driver's, in the main block) and its driver sets it first (`basic_dqn/main.py`'s
+    `train()`). The switch is read at each call, so every program of the project runs the Function
+    eagerly: traced only by a program outside the project, a guess (the preview tier)."""
     for program in ("""
             import tensorflow as tf
             from pkg.learn import make_agent
@@ -231,6 +231,16 @@ def test_every_program_of_the_project_sets_the_switch_before_it_calls_the_functi
                 tf.config.run_functions_eagerly(True)
                 agent = make_agent()
                 agent.learn(tf.constant(1.0))
+        """, """
+            import tensorflow as tf
+            from pkg.learn import make_agent
+
+            def main(steps):
+                tf.config.run_functions_eagerly(True)
+                make_agent().learn(tf.constant(float(steps)))
+
+            if __name__ == "__main__":
+                main(10)
         """):
         files = {
             "pkg/__init__.py": "",
@@ -250,8 +260,9 @@ def test_every_program_of_the_project_sets_the_switch_before_it_calls_the_functi
 
 def test_a_program_that_may_call_the_function_before_the_switch_keeps_it_traced(tmp_path):
     """The twins: a call above the module-level switch, a driver that calls before it sets the
-    switch, a second program (a test) that never sets it, a Function module no module imports
-    (its use is not shown), the switch set False elsewhere."""
+    switch, a call beside the driver's in the main block, a second program (a test) that never
+    sets it, a Function module no module imports (its use is not shown), the switch set False
+    elsewhere."""
     twins = {
         "a call above the switch": {"pkg/main.py": """
             import tensorflow as tf
@@ -283,6 +294,18 @@ def test_a_program_that_may_call_the_function_before_the_switch_keeps_it_traced(
 
             def test_learn():
                 Agent().learn(tf.constant(1.0))
+        """},
+        "another call beside the driver's": {"pkg/main.py": """
+            import tensorflow as tf
+            from pkg.learn import make_agent
+
+            def main():
+                tf.config.run_functions_eagerly(True)
+                make_agent().learn(tf.constant(1.0))
+
+            if __name__ == "__main__":
+                make_agent().learn(tf.constant(0.0))
+                main()
         """},
         "the module imported by none": {"pkg/main.py": """
             import tensorflow as tf
