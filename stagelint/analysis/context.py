@@ -1135,8 +1135,11 @@ class FileContext:
         return found
 
     def _search_compound(self, statement):
-        if _leaves(statement):
-            return None
+        found = self._paths_raising(statement)
+        # (what may leave the statement first is looked for only where every path raises)
+        return None if found is None or _leaves(statement) else found
+
+    def _paths_raising(self, statement):
         if isinstance(statement, cst.If):
             calls, loop, at = [], None, statement
             while True:
