@@ -619,6 +619,15 @@ def loop_values(ctx, loop, func) -> list[dict] | None:
     if not names or None in names:
         return None
     it = loop.iter
+    if isinstance(it, cst.Call) and it.args and it.args[0].keyword is None and not it.args[0].star \
+            and ctx.qualified_names(it.func) & FW.ELEMENT_PRESERVING_WRAPPERS:
+        it = it.args[0].value  # `for K in tqdm(Ks)`: a progress bar yields the items it wraps
+    if isinstance(it, cst.Name):
+        # (a name bound once to a range or a literal list: `Ks = range(5, 51, 5)`)
+        refs = ctx.reaching_in_order(it, func)
+        if not refs or len(refs) != 1 or id(getattr(refs[0], "node", None)) in ctx.unpacked_at:
+            return None
+        it = ctx.bound_values.get(id(getattr(refs[0], "node", None)))
     try:
         if isinstance(it, cst.Call) and "builtins.range" in ctx.qualified_names(it.func):
             if not it.args or any(a.keyword is not None or a.star for a in it.args):
@@ -628,11 +637,6 @@ def loop_values(ctx, loop, func) -> list[dict] | None:
                 return None
             items = list(range(*bounds))
         else:
-            if isinstance(it, cst.Name):
-                refs = ctx.reaching_in_order(it, func)
-                if not refs or len(refs) != 1:
-                    return None
-                it = ctx.bound_values.get(id(getattr(refs[0], "node", None)))
             if not isinstance(it, (cst.List, cst.Tuple)) or len(it.elements) > _MAX_ITERATIONS:
                 return None
             # (a literal, or a name bound once to a number: `[1, 2, 5, M_MAX]`)
@@ -711,28 +715,6 @@ def _evaluate(ctx, expr, func, loop, env: dict, depth: int):
     raise _Unknown
 
 
-def _bound_shape_expr(ctx, node, func, depth: int = 0):
-    """The shape expression of the array a binding `node` (an assignment's target name) holds: a
-    shaped constructor's shape (`frameworks.SHAPED_CONSTRUCTORS`), through a conversion that keeps
-    its argument's shape (`jnp.asarray(a)`: `SEQUENCE_CONVERSIONS`) of a name bound to one; or None."""
-    if depth > _DEPTH or node is None or id(node) in ctx.unpacked_at:
-        return None
-    value = ctx.bound_values.get(id(node))
-    if not isinstance(value, cst.Call):
-        return None
-    names = ctx.qualified_names(value.func)
-    if names & FW.SEQUENCE_CONVERSIONS:
-        if not value.args or value.args[0].keyword is not None or value.args[0].star \
-                or not isinstance(value.args[0].value, cst.Name):
-            return None
-        refs = ctx.reaching_in_order(value.args[0].value, func)
-        if not refs or len(refs) != 1:
-            return None
-        return _bound_shape_expr(ctx, getattr(refs[0], "node", None), func, depth + 1)
-    shape = _constructed_shape(value, names)
-    return _unwrapped(ctx, shape) if shape is not None else None
-
-
 def _constructed_shape(call: cst.Call, names) -> cst.BaseExpression | None:
     """The shape argument of a shaped constructor's call (`frameworks.SHAPED_CONSTRUCTORS`: its
     position and keyword; `jnp.ones((n, n))`: `(n, n)`), named `names`, or None."""
@@ -745,25 +727,174 @@ def _constructed_shape(call: cst.Call, names) -> cst.BaseExpression | None:
 
 def new_shape_each_iteration(ctx, node, loop, func) -> bool:
     """The binding `node`, made in the body of `loop`, holds an array whose shape the code shows
-    is another on every iteration: a shaped constructor (or a shape-keeping conversion of one)
-    whose shape, computed from the loop's variables (`loop_values`), differs between every two
-    iterations (`jnp.ones((M, K))` for `M, K` of three literal sizes; `np.zeros([NUM, 3])` with
-    `NUM = int(12500 * (step + 1))` over `range(100)`). JAX keys a trace on the arguments' shapes
-    and a closed-over array is a constant of the program: each iteration is a new program, which
-    one jitted function made before the loop would trace and compile as often
-    (tests/runtime/test_jax_twelfth_audit_facts.py)."""
+    is another on every iteration: its shape, computed from the loop's variables (`loop_values`),
+    differs between every two iterations. The shape is known from a shaped constructor (or a
+    shape-keeping conversion of one: `jnp.ones((M, K))` for `M, K` of three literal sizes;
+    `np.zeros([NUM, 3])` with `NUM = int(12500 * (step + 1))` over `range(100)`), a range of
+    numbers (`jnp.arange(n)`, `jnp.linspace(0, 1, n)`: `frameworks.SIZED_RANGES`), a one-hot
+    encoding, whose last dimension is the number of classes (`jax.nn.one_hot(y, K)`:
+    `frameworks.APPENDED_AXIS`), or an assertion the iteration makes before using it (`assert
+    labels.shape == (N, K)`: past it, the shape is that one). Two shapes differ where one
+    dimension the code shows differs (`y.shape + (K,)` for `K` in `range(5, 51, 5)`, whatever `y`).
+    JAX keys a trace on the arguments' shapes and a closed-over array is a constant of the
+    program: each iteration is a new program, which one jitted function made before the loop
+    would trace and compile as often (tests/runtime/test_jax_twelfth_audit_facts.py,
+    tests/runtime/test_jax_new_program_facts.py)."""
     if node is None or not isinstance(loop, cst.For) or not ctx.inside(node, loop.body):
         return False
-    shape = _bound_shape_expr(ctx, node, func)
-    iterations = loop_values(ctx, loop, func) if shape is not None else None
+    if id(node) in ctx.unpacked_at:
+        return False
+    iterations = loop_values(ctx, loop, func)
     if not iterations or len(iterations) < 2:
         return False
+    shapes = []
+    for env in iterations:
+        shape = _binding_shape(ctx, node, func, loop, env)
+        if shape is None:
+            return False
+        shapes.append(shape)
+    return all(_differ(a, b) for i, a in enumerate(shapes) for b in shapes[i + 1:])
+
+
+#: A shape the code shows, in part: (dimensions, whole). `whole`: the tuple is the shape, each
+#: dimension an int or None (not shown); else it is the shape's last dimensions, its rank not shown.
+_Shape = tuple
+
+
+def _differ(a: _Shape, b: _Shape) -> bool:
+    """Two shapes are known to differ: both whole and of another rank, or a dimension both show,
+    counted from the end where a rank is not shown, differs."""
+    (da, wa), (db, wb) = a, b
+    if wa and wb and len(da) != len(db):
+        return True
+    if not (wa and wb):
+        n = min(len(da), len(db))
+        da, db = da[len(da) - n:], db[len(db) - n:]
+    return any(x is not None and y is not None and x != y for x, y in zip(da, db))
+
+
+def _dimensions(ctx, expr, func, loop, env) -> _Shape | None:
+    """The shape a shape expression (`(N, K)`, `[n]`, `n`, `s + (K,)`) gives on one iteration."""
+    expr = _unwrapped(ctx, expr)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        dims = []
+        for el in expr.elements:
+            if not isinstance(el, cst.Element):
+                return None
+            try:
+                value = _evaluate(ctx, el.value, func, loop, env, 0)
+            except _Unknown:
+                value = None
+            dims.append(value if isinstance(value, int) else None)
+        return tuple(dims), True
     try:
-        shapes = [_evaluate(ctx, shape, func, loop, env, 0) for env in iterations]
+        value = _evaluate(ctx, expr, func, loop, env, 0)
     except _Unknown:
-        return False
-    shapes = [s if isinstance(s, tuple) else (s,) for s in shapes]
-    return len(set(shapes)) == len(shapes)
+        value = None
+    if isinstance(value, int):
+        return (value,), True
+    if isinstance(value, tuple) and all(isinstance(v, int) for v in value):
+        return value, True
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add) \
+            and isinstance(expr.right, (cst.Tuple, cst.List)):
+        # `labels.shape + (K,)`: the last dimensions, whatever comes before them
+        right = _dimensions(ctx, expr.right, func, loop, env)
+        return (right[0], False) if right is not None else None
+    return None
+
+
+def _binding_shape(ctx, node, func, loop, env, depth: int = 0) -> _Shape | None:
+    """The shape of the array the binding `node` holds on the iteration `env` of `loop`, as far
+    as the code shows it (`new_shape_each_iteration`), or None."""
+    if depth > _DEPTH or node is None or id(node) in ctx.unpacked_at:
+        return None
+    asserted = _asserted_shape(ctx, node, func, loop, env)
+    if asserted is not None:
+        return asserted
+    value = ctx.bound_values.get(id(node))
+    if not isinstance(value, cst.Call):
+        return None
+    return _call_shape(ctx, value, func, loop, env, depth)
+
+
+def _call_shape(ctx, call: cst.Call, func, loop, env, depth: int) -> _Shape | None:
+    names = ctx.qualified_names(call.func)
+    if names & FW.SEQUENCE_CONVERSIONS:
+        if not call.args or call.args[0].keyword is not None or call.args[0].star \
+                or not isinstance(call.args[0].value, cst.Name):
+            return None
+        refs = ctx.reaching_in_order(call.args[0].value, func)
+        if not refs or len(refs) != 1:
+            return None
+        return _binding_shape(ctx, getattr(refs[0], "node", None), func, loop, env, depth + 1)
+    shape = _constructed_shape(call, names)
+    if shape is not None:
+        return _dimensions(ctx, shape, func, loop, env)
+    sized = next((FW.SIZED_RANGES[q] for q in sorted(names) if q in FW.SIZED_RANGES), None)
+    if sized is not None:
+        return _range_length(ctx, call, sized, func, loop, env)
+    appended = next((FW.APPENDED_AXIS[q] for q in sorted(names) if q in FW.APPENDED_AXIS), None)
+    if appended is not None:
+        arg = passed_argument(call, *appended)
+        if arg is None:
+            return None
+        try:
+            size = _evaluate(ctx, arg.value, func, loop, env, 0)
+        except _Unknown:
+            return None
+        return ((size,), False) if isinstance(size, int) else None
+    return None
+
+
+def _range_length(ctx, call, sized, func, loop, env) -> _Shape | None:
+    """The length of `jnp.arange(...)` (`range`'s arguments) or `jnp.linspace(start, stop, num)`."""
+    if any(a.star for a in call.args):
+        return None
+    try:
+        if sized == "range":
+            if any(a.keyword is not None for a in call.args) or not 1 <= len(call.args) <= 3:
+                return None
+            bounds = [_evaluate(ctx, a.value, func, loop, env, 0) for a in call.args]
+            if not all(isinstance(b, int) for b in bounds):
+                return None
+            return (len(range(*bounds)),), True
+        position, keyword, default = sized
+        arg = passed_argument(call, position, keyword)
+        num = _evaluate(ctx, arg.value, func, loop, env, 0) if arg is not None else default
+    except (_Unknown, ValueError):
+        return None
+    return ((num,), True) if isinstance(num, int) else None
+
+
+def _asserted_shape(ctx, node, func, loop, env) -> _Shape | None:
+    """The shape an `assert <name>.shape == <shape>` in the body of `loop`, reached by the binding
+    `node` and by no other, states: the iteration goes on past it only with that shape."""
+    name = node if isinstance(node, cst.Name) else None
+    if name is None:
+        return None
+    for stmt in _statements(loop.body):
+        for small in getattr(stmt, "body", ()):
+            if not isinstance(small, cst.Assert) or not isinstance(small.test, cst.Comparison):
+                continue
+            test = small.test
+            if len(test.comparisons) != 1 or not isinstance(test.comparisons[0].operator, cst.Equal):
+                continue
+            left, right = test.left, test.comparisons[0].comparator
+            if not (isinstance(left, cst.Attribute) and left.attr.value == "shape"
+                    and isinstance(left.value, cst.Name) and left.value.value == name.value):
+                continue
+            refs = ctx.reaching_in_order(left.value, func)
+            if not refs or len(refs) != 1 or getattr(refs[0], "node", None) is not node:
+                continue
+            shape = _dimensions(ctx, right, func, loop, env)
+            if shape is not None and shape[1]:
+                return shape
+    return None
+
+
+def _statements(block):
+    """The simple statements of a loop's body, in order, not those of nested blocks."""
+    return [s for s in getattr(block, "body", ()) if isinstance(s, cst.SimpleStatementLine)]
 
 
 def new_length_each_iteration(ctx, node, loop, func) -> bool:

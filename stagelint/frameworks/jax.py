@@ -180,6 +180,31 @@ JAX_TRACE_CACHE = {
 #: jaxpr: 2 findings, both false).
 JAX_CACHES_TRACES = JAX_JIT | frozenset({"jax.eval_shape"})
 
+#: The staging APIs that trace their function into a jaxpr and lower and compile nothing:
+#: `jax.eval_shape` returns the shapes and dtypes of the output, `jax.make_jaxpr` the jaxpr. A new
+#: function object per call costs them one trace, the work of running the function's Python once
+#: on abstract values, and no compiled program is lost (JAX 0.10.2, `jax.monitoring`'s events for
+#: a new lambda per call, 3 calls: 3 `jaxpr_trace_duration`, no `jaxpr_to_mlir_module_duration`
+#: nor `backend_compile_duration`, where `jax.jit` of a new lambda gives 3 of each:
+#: tests/runtime/test_jax_new_program_facts.py). Whether such a trace costs enough to matter
+#: depends on the function, which the code does not show: STG502 on them is a preview step.
+JAX_TRACES_WITHOUT_COMPILING = frozenset({
+    "jax.eval_shape", "jax.make_jaxpr", "equinox.filter_eval_shape", "equinox.filter_make_jaxpr",
+})
+
+#: Array constructors whose one dimension is the length of a range of numbers: "range" for
+#: `arange` (`range`'s arguments: `jnp.arange(n)` has shape `(n,)`, `jnp.arange(2, 9)` `(7,)`),
+#: else (position, keyword, default) of the number of samples (`jnp.linspace(0, 1, n)`: `(n,)`,
+#: 50 by default). Observed with JAX 0.10.2: tests/runtime/test_jax_new_program_facts.py.
+SIZED_RANGES = {
+    "jax.numpy.arange": "range", "numpy.arange": "range",
+    "jax.numpy.linspace": (2, "num", 50), "numpy.linspace": (2, "num", 50),
+}
+#: Calls whose result has their argument's shape with one dimension appended, and where that
+#: dimension's size is passed (position, keyword): `jax.nn.one_hot(y, K)` has shape
+#: `y.shape + (K,)` (JAX 0.10.2: `one_hot(arange(4), 7)` is (4, 7)).
+APPENDED_AXIS = {"jax.nn.one_hot": (1, "num_classes")}
+
 #: Collectives over a named axis, with the position of their axis-name argument (keyword
 #: `axis_name`): called where no transformation binds that name (plain Python, or under `jax.jit`
 #: alone) they raise (`NameError: unbound axis name: batch`; `ppermute` NotImplementedError), so a

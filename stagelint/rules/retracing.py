@@ -16,6 +16,7 @@ from stagelint.frameworks import (
     JAX_FILTERING_JIT,
     JAX_FUNCTION_BUILDERS,
     JAX_RUNS_AT_ONCE,
+    JAX_TRACES_WITHOUT_COMPILING,
     PARTIAL_CALLS,
     PYTHON_COMPUTING_MODULES,
     PYTHON_IO_CALLS,
@@ -783,8 +784,14 @@ class FunctionRecreated(Rule):
     function with the value static would trace as often; nor one whose iterations each pass, or
     close over, an array whose shape the loop's values make new on every iteration (`x =
     jnp.ones((m, k))` for three literal sizes, an array of `int(c * (step + 1))` rows over
-    `range`): JAX keys a trace on the arguments' shapes, and a closed-over array is a constant of
-    the program, so one jit made before the loop compiles once per iteration as well. Nor a
+    `range`, `jnp.linspace(0, 1, n)` or `jnp.arange(n)` for each `n`, `jax.nn.one_hot(y, k)` for
+    each `k`, an array whose shape the iteration asserts, `assert labels.shape == (n, k)`, in a
+    loop over `range(5, 51, 5)`, through a name or a progress bar): JAX keys a trace on the
+    arguments' shapes, and a closed-over array is a constant of the program, so one jit made
+    before the loop compiles once per iteration as well. `jax.eval_shape` of a new function
+    (`jax.eval_shape(lambda _: carry, x)` per iteration) traces it again but compiles nothing:
+    what that costs is one run of the function's Python, which matters only for a function
+    costly to trace, not shown: the preview tier. Nor a
     wrapper whose every call the
     function cannot bind (`jax.jit(self.calc)(x, c, i)` of a method taking four arguments, a
     missing or extra positional argument, a keyword it lacks): the call raises TypeError before
@@ -1540,6 +1547,13 @@ class FunctionRecreated(Rule):
             fields["_traces"] = "traces" if at_once else "traces and compiles"
             fields["remedy"] = ("make the function once{outside}" if at_once else "jit it once{outside}") \
                 + " and pass what changes as arguments"
+            if api in JAX_TRACES_WITHOUT_COMPILING:
+                # `jax.eval_shape(lambda _: carry, x)`: a trace, no compile; what one costs is the
+                # function's Python, which the code does not show to matter
+                fields["_because"].append(fact(
+                    f"{shown} traces the function and compiles nothing: each new function costs one run of "
+                    f"its Python on abstract values, which matters only for a function costly to trace "
+                    f"(not shown)", ctx.position(record["node"]), HEURISTIC))
         if self._jax(api):
             fields["_jax_api"] = api
         if key is None or isinstance(target, cst.Lambda) or (ident is not None and ident.kind == BOUND) \
