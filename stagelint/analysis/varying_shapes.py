@@ -753,7 +753,7 @@ def new_shape_each_iteration(ctx, node, loop, func) -> bool:
         if shape is None:
             return False
         shapes.append(shape)
-    return all(_differ(a, b) for i, a in enumerate(shapes) for b in shapes[i + 1:])
+    return _all_differ(shapes)
 
 
 #: A shape the code shows, in part: (dimensions, whole). `whole`: the tuple is the shape, each
@@ -761,16 +761,15 @@ def new_shape_each_iteration(ctx, node, loop, func) -> bool:
 _Shape = tuple
 
 
-def _differ(a: _Shape, b: _Shape) -> bool:
-    """Two shapes are known to differ: both whole and of another rank, or a dimension both show,
-    counted from the end where a rank is not shown, differs."""
-    (da, wa), (db, wb) = a, b
-    if wa and wb and len(da) != len(db):
-        return True
-    if not (wa and wb):
-        n = min(len(da), len(db))
-        da, db = da[len(da) - n:], db[len(db) - n:]
-    return any(x is not None and y is not None and x != y for x, y in zip(da, db))
+def _all_differ(shapes: list) -> bool:
+    """Every two of `shapes` are known to differ: their dimensions at the places every one of them
+    shows (counted from the end, where a rank is not shown), with the rank when all are whole,
+    are another tuple for each (a linear test, where pairs would be quadratic in the iterations)."""
+    n = min(len(dims) for dims, _ in shapes)
+    places = [j for j in range(1, n + 1) if all(dims[-j] is not None for dims, _ in shapes)]
+    whole = all(w for _, w in shapes)
+    keys = [((len(dims),) if whole else ()) + tuple(dims[-j] for j in places) for dims, _ in shapes]
+    return (bool(places) or whole) and len(set(keys)) == len(keys)
 
 
 def _dimensions(ctx, expr, func, loop, env) -> _Shape | None:
