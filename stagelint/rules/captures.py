@@ -1284,9 +1284,11 @@ class VariableRebinding(Rule):
     graph); variables never read by staged code; lazy creation under a first-call guard;
     rebinding inside staged code itself, which STG102/STG201/STG402 report; module-level
     bindings before the variable is created (`foo = 1` ... `foo = tf.Variable(1)`), and
-    module-level rebindings that no call of the reading code precedes and follows (made before
-    the first call, or after the last: `traced = f.get_concrete_function(x)` and `traced(x)`
-    count as calls). The same order holds for an attribute: replaced at module level before the
+    module-level rebindings that no call of one Function object reading it precedes and follows
+    (made before the first call, or after the last: `traced = f.get_concrete_function(x)` and
+    `traced(x)` count as calls; a Function defined below the rebinding, as in a notebook cell
+    making `x = tf.Variable(6.0)` and then `@tf.function def add_print` reading `x`, closes over
+    the new variable, however many older Functions read the old one). The same order holds for an attribute: replaced at module level before the
     first call or after the last, nothing is reported; replaced in a method or function that no
     code of the project shows between two calls of the Function (a `reset()` its users may call,
     a test that builds a layer and swaps its variable before any traced call), the finding is in

@@ -922,6 +922,95 @@ def test_a_variable_rebound_before_the_closure_that_reads_it_is_defined_is_not_r
     """)
 
 
+def test_a_variable_rebound_before_the_function_that_reads_it_is_defined_is_not_replaced():
+    """A notebook cell makes `x = tf.Variable(6.0)` and then `@tf.function def add_print` reading
+    `x`, called below: the Function closes over the new variable (TF 2.21,
+    tests/runtime/test_tf_capture_order_facts.py); the earlier Functions that read the old `x`
+    are never called again, and `f()` called eagerly traces nothing. A trace is stale only when
+    one Function object is called before the rebinding and again after it: its twins call
+    `add_print` (or `g`, through the helper `f`) on both sides."""
+    assert_marked("""
+        import tensorflow as tf
+
+        x = tf.Variable(1.0)
+
+        @tf.function
+        def old_reader(a):
+            return a + x
+
+        old_reader(tf.constant(1.0))
+        x = tf.Variable(6.0)
+
+        @tf.function
+        def add_print(a):
+            x.assign_add(a)
+            return x
+
+        add_print(tf.constant(3.0))
+    """)
+    assert_marked("""
+        import tensorflow as tf
+
+        x = tf.Variable(0.0)
+
+        def f():
+            return x * x
+
+        @tf.function
+        def g():
+            return f()
+
+        g()
+        x = tf.Variable(1.0)
+
+        @tf.function
+        def h():
+            return f()
+
+        h()
+        f()
+    """)
+    assert_marked("""
+        import tensorflow as tf
+
+        x = tf.Variable(6.0)
+
+        @tf.function
+        def add_print(a):
+            x.assign_add(a)
+            return x
+
+        add_print(tf.constant(3.0))
+        x = tf.Variable(0.0)  # STG303
+        add_print(tf.constant(3.0))
+    """)
+    assert_marked("""
+        import tensorflow as tf
+
+        x = tf.Variable(0.0)
+
+        def f():
+            return x * x
+
+        @tf.function
+        def g():
+            return f()
+
+        def run():
+            return g()
+
+        g()
+        x = tf.Variable(1.0)  # STG303
+
+        @tf.function
+        def h():
+            return f()
+
+        h()
+        run()
+    """)
+
+
 # STG301 under TensorFlow: only the order the code shows is default -----------------------------
 
 

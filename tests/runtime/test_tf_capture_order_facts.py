@@ -77,3 +77,25 @@ def test_a_numpy_draw_in_a_function_called_again_or_a_map_function_repeats():
     assert float(jitter(tf.constant(0.0))) == float(jitter(tf.constant(0.0)))
     values = [float(v) for v in tf.data.Dataset.from_tensor_slices([0.0] * 4).map(lambda x: x + np.random.normal())]
     assert len(set(values)) == 1
+
+
+def test_a_function_defined_after_a_rebinding_reads_the_new_variable_an_older_one_the_old():
+    """`analysis.order._same_function_around` (STG303's order): a notebook cell making
+    `x = tf.Variable(6.0)` and then `@tf.function def add_print` that reads `x` closes over the new
+    variable; only a Function that traced before the rebinding and is called again after it
+    keeps reading the old one."""
+    ns = {"tf": tf}
+    exec(  # module-level bindings, as a notebook's cells make them
+        "x = tf.Variable(1.0)\n"
+        "@tf.function\n"
+        "def old_reader(a):\n"
+        "    return a + x\n"
+        "before = float(old_reader(tf.constant(0.0)))\n"
+        "x = tf.Variable(6.0)\n"
+        "@tf.function\n"
+        "def add_print(a):\n"
+        "    x.assign_add(a)\n"
+        "    return x.read_value()\n"
+        "new = float(add_print(tf.constant(3.0)))\n"
+        "old = float(old_reader(tf.constant(0.0)))\n", ns)
+    assert (ns["before"], ns["new"], ns["old"]) == (1.0, 9.0, 1.0)
