@@ -55,6 +55,9 @@ class Framework:
     #: Layer classes (last part) that own no variables only with some constructor arguments:
     #: keyword -> (the literal values that make none, whether leaving it out makes none).
     weightless_with: dict[str, dict[str, tuple[tuple[str, ...], bool]]] = field(default_factory=dict)
+    #: Names (last part) under `variable_owner_prefixes` spelled like classes that are functions
+    #: returning a symbolic tensor and making no variable (`keras.layers.Input`).
+    symbolic_constructors: frozenset[str] = field(default_factory=frozenset)
 
     def owns(self, qualified_name: str) -> bool:
         # Asked tens of thousands of times a file: one C-level test each, not a loop over the roots.
@@ -81,9 +84,10 @@ class Framework:
             return True
         if qualified_name.startswith(self.variable_owner_prefixes):
             # Classes (CamelCase) under keras.layers/models/metrics/optimizers; not functions
-            # such as keras.layers.concatenate or keras.metrics.mean_squared_error.
+            # such as keras.layers.concatenate or keras.metrics.mean_squared_error, nor the
+            # functions spelled like classes that make a symbolic tensor (`Input`).
             last = qualified_name.rsplit(".", 1)[-1]
-            return last[:1].isupper()
+            return last[:1].isupper() and last not in self.symbolic_constructors
         return False
 
     def public_variable_owner(self, qualified_name: str) -> bool:
@@ -162,4 +166,5 @@ def combined(*frameworks: Framework) -> Framework:
         weightless_layers=first.weightless_layers,
         weightless_only_under=first.weightless_only_under,
         weightless_with=first.weightless_with,
+        symbolic_constructors=first.symbolic_constructors,
     )

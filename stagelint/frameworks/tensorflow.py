@@ -37,7 +37,16 @@ WEIGHTLESS_KERAS_LAYERS = frozenset({
     # (TF 2.21 / Keras 3.15, tests/runtime/test_tf_variable_creation_facts.py: no weights, built
     # in a traced call on two traces without error)
     "ActivityRegularization", "UnitNormalization",
+    # no weights; constructed in a traced function twice, it makes no variable (TF 2.21 / Keras
+    # 3.15, tests/runtime/test_tf_variable_creation_facts.py)
+    "InputLayer",
 })
+#: Keras names spelled like layer classes that are functions making a symbolic placeholder, no
+#: variable: `keras.layers.Input` (the same function as `keras.Input`; `tf.keras.layers.Input`,
+#: `tf_keras.layers.Input`) returns a KerasTensor, also inside a `tf.function`, on every trace,
+#: and no variable creator sees a variable (TF 2.21 / Keras 3.15 and tf_keras 2.21:
+#: tests/runtime/test_tf_variable_creation_facts.py).
+KERAS_SYMBOLIC_CONSTRUCTORS = frozenset({"Input"})
 #: Keras layer classes (last part) that own no variables only with some constructor arguments:
 #: keyword -> (the literal values with which it makes none, whether leaving it out makes none).
 #: Checked with TF 2.21 / Keras 3.15 (tests/runtime/test_tf_variable_creation_facts.py):
@@ -153,6 +162,7 @@ TENSORFLOW = Framework(
     weightless_layers=WEIGHTLESS_KERAS_LAYERS,
     weightless_with=WEIGHTLESS_KERAS_LAYERS_WITH,
     weightless_only_under=(KERAS2_ROOTS, KERAS2_WEIGHTLESS_RANDOM_LAYERS),
+    symbolic_constructors=KERAS_SYMBOLIC_CONSTRUCTORS,
 )
 
 # Stateful TensorFlow ops: kept in the graph even when their result is unused ---------------------

@@ -355,8 +355,9 @@ class VariableCreation(Rule):
     flag the block clears on every path and nothing sets back (`if self.is_virgin: self._build();
     self.is_virgin = False`: the first trace builds, later traces skip the block).
 
-    Not flagged: Keras layers that own no variables (`Add`, `Activation`, `Reshape`, pooling,
-    `Resizing`; in Keras 2 (`tf_keras`) also `Dropout` and the other random layers, which Keras 3
+    Not flagged: `Input(shape=...)` in any spelling (`keras.layers.Input` is `keras.Input`: a
+    function returning a symbolic KerasTensor, no variable, also on every trace); Keras layers
+    that own no variables (`Add`, `Activation`, `Reshape`, pooling, `Resizing`, `InputLayer`; in Keras 2 (`tf_keras`) also `Dropout` and the other random layers, which Keras 3
     gives a seed-generator variable), listed as data in `stagelint/frameworks/tensorflow.py`; and a Keras
     `RNN` over a cell whose class (in the same file, on the framework's base classes) creates no
     variables (tf-addons' CRF decoding cell): the RNN's variables are its cell's. Nor an `RNN` or

@@ -132,3 +132,32 @@ def test_a_variable_made_under_init_scope_is_a_guess_outside_it_known():
             metric = tf.keras.metrics.Mean(name="loss")  # STG402
             return x + 1.0
     """)
+
+
+def test_keras_input_in_a_traced_call_makes_no_variable_the_layers_beside_it_do():
+    """`Input(shape=(1,))` in a Keras layer's `call` (a recommendation model's DSIN layer) returns
+    a symbolic KerasTensor and makes no variable, in any spelling (`keras.layers.Input` is
+    `keras.Input`; `InputLayer` owns no weights): `frameworks.tensorflow.KERAS_SYMBOLIC_CONSTRUCTORS`,
+    observed in tests/runtime/test_tf_variable_creation_facts.py. The `Embedding` and `Dense`
+    made in the same `call` make their weights in the trace: reported."""
+    assert_tiers("""
+        import tensorflow as tf
+        import keras
+        from tensorflow.keras.layers import Layer, Dense, Embedding, Input, InputLayer
+
+        class DSIN(Layer):
+            def call(self, inputs):
+                uid, item_id = inputs
+                item_emb = Embedding(10, 4)(item_id)  # STG402
+                user_sess_length = Input(shape=(1,), name="sess_length")
+                a = tf.keras.layers.Input(shape=(1,))
+                b = keras.layers.Input(shape=(1,))
+                c = tf.keras.Input(shape=(1,))
+                d = InputLayer(shape=(1,))
+                return Dense(1, use_bias=False)(item_emb)  # STG402
+
+        inp = keras.Input((2,), dtype="int32")
+        model = keras.Model(inp, DSIN()([inp, inp]))
+        model.compile("sgd", "mse")
+        model.fit(inp, inp)
+    """)

@@ -151,3 +151,32 @@ def test_weightless_normalising_layers_build_in_a_traced_call():
 
         f(tf.ones((2, 4)))
         f(tf.ones((3, 5)))
+
+
+@pytest.mark.parametrize("spelling", ["keras.Input", "keras.layers.Input", "tf.keras.Input", "tf.keras.layers.Input",
+                                      "keras.layers.InputLayer"])
+def test_keras_input_in_a_tf_function_is_symbolic_and_makes_no_variable(spelling):
+    """`frameworks.tensorflow.KERAS_SYMBOLIC_CONSTRUCTORS` and the `InputLayer` entry of
+    `WEIGHTLESS_KERAS_LAYERS`: `Input(shape=...)` made in a traced function returns a KerasTensor
+    on each of two traces, and no variable creator sees a variable; `keras.layers.Input` is
+    `keras.Input` itself."""
+    import keras
+
+    make = {"keras.Input": keras.Input, "keras.layers.Input": keras.layers.Input, "tf.keras.Input": tf.keras.Input,
+            "tf.keras.layers.Input": tf.keras.layers.Input, "keras.layers.InputLayer": keras.layers.InputLayer}[spelling]
+    made = []
+
+    def creator(next_creator, **kwargs):
+        made.append(kwargs.get("name"))
+        return next_creator(**kwargs)
+
+    @tf.function
+    def f(x):
+        t = make(shape=(1,))
+        return x + 1.0, type(t).__name__
+
+    with tf.variable_creator_scope(creator):
+        kinds = [f(tf.constant(1.0))[1].numpy(), f(tf.constant([1.0, 2.0]))[1].numpy()]
+    assert made == []
+    assert kinds == ([b"InputLayer"] * 2 if spelling.endswith("InputLayer") else [b"KerasTensor"] * 2)
+    assert keras.layers.Input is keras.Input
