@@ -246,6 +246,8 @@ _AUDITS["AY"] = "The fourteenth JAX audit"
 
 _AUDITS["BA"] = "The fourteenth TensorFlow audit"
 
+_AUDITS["BE"] = "The fifteenth TensorFlow audit"
+
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:
     """Per held-back half (or per half of `halves`), its latest read run (no later than `upto`):
