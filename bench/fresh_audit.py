@@ -218,6 +218,7 @@ RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde",
              ("AR", "after"): "1a8292e", ("AT", "after"): "1a8292e",  # the twelfth's: session 20's final main
              ("AV", "after"): "db298d8", ("AX", "after"): "db298d8",
              ("AZ", "after"): "05c1688", ("BB", "after"): "05c1688"}  # the fourteenth's: session 22's final code
+RUN_MAINS[("BF", "before")] = "4d1aca2"  # the fifteenth TensorFlow audit's held-back half, before: frozen session 23 start
 
 
 def main_of(half: str, when: str) -> str | None:
