@@ -218,7 +218,7 @@ RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde",
              ("AR", "after"): "1a8292e", ("AT", "after"): "1a8292e",  # the twelfth's: session 20's final main
              ("AV", "after"): "db298d8", ("AX", "after"): "db298d8",
              ("AZ", "after"): "05c1688", ("BB", "after"): "05c1688",  # the fourteenth's: session 22's final code
-             ("BD", "before"): "4d1aca2"}  # the fifteenth JAX audit's held-back half at session 23's start
+             ("BD", "before"): "4d1aca2", ("BF", "before"): "4d1aca2"}  # the fifteenth's held-back halves at session 23's start
 
 
 def main_of(half: str, when: str) -> str | None:
@@ -248,6 +248,8 @@ _AUDITS["AY"] = "The fourteenth JAX audit"
 _AUDITS["BA"] = "The fourteenth TensorFlow audit"
 
 _AUDITS["BC"] = "The fifteenth JAX audit"
+
+_AUDITS["BE"] = "The fifteenth TensorFlow audit"
 
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:
