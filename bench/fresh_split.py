@@ -77,6 +77,16 @@ its fifth bench/fresh_repos_jax14e.txt (each added so that AZ's findings come fr
 bench/fresh_repos_tf14.txt, the fourteenth TensorFlow audit, is BA (fix from, next session) and BB
 (measured: before = main db298d8, after = session 22's final main), and so is its second list
 bench/fresh_repos_tf14b.txt (added so that BB's findings come from more repositories).
+
+bench/fresh_repos_jax15.txt, the fifteenth JAX audit, is BC (fix from, next session) and BD (measured:
+before = main 4d1aca2, after = session 23's final main), and so is its second list
+bench/fresh_repos_jax15b.txt, its third bench/fresh_repos_jax15c.txt and its fourth bench/fresh_repos_jax15d.txt
+(each added so that BD's findings come from more repositories).
+
+bench/fresh_repos_tf15.txt, the fifteenth TensorFlow audit, is BE (fix from, next session) and BF
+(measured: before = main 4d1aca2, after = session 23's final main), and so is its second list
+bench/fresh_repos_tf15b.txt, its third bench/fresh_repos_tf15c.txt and its fourth bench/fresh_repos_tf15d.txt
+(each added so that BF's findings come from more repositories).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -142,6 +152,16 @@ LISTS[HERE / "fresh_repos_jax14e.txt"] = ("AY", "AZ")  # its fifth list
 
 LISTS[HERE / "fresh_repos_tf14.txt"] = ("BA", "BB")  # the fourteenth TensorFlow audit
 LISTS[HERE / "fresh_repos_tf14b.txt"] = ("BA", "BB")  # its second list
+
+LISTS[HERE / "fresh_repos_jax15.txt"] = ("BC", "BD")  # the fifteenth JAX audit
+LISTS[HERE / "fresh_repos_jax15b.txt"] = ("BC", "BD")  # its second list
+LISTS[HERE / "fresh_repos_jax15c.txt"] = ("BC", "BD")  # its third list
+LISTS[HERE / "fresh_repos_jax15d.txt"] = ("BC", "BD")  # its fourth list (second round)
+
+LISTS[HERE / "fresh_repos_tf15.txt"] = ("BE", "BF")  # the fifteenth TensorFlow audit
+LISTS[HERE / "fresh_repos_tf15b.txt"] = ("BE", "BF")  # its second list
+LISTS[HERE / "fresh_repos_tf15c.txt"] = ("BE", "BF")  # its third list (second round)
+LISTS[HERE / "fresh_repos_tf15d.txt"] = ("BE", "BF")  # its fourth list (second round)
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
