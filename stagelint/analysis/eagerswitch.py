@@ -232,17 +232,21 @@ def eager_entries(project) -> set[Key]:
             key = project.resolve(m.module, target)
             if key is not None:
                 traced_anyway.add(key)
-    out = set()
+    return {key for key, f in _tf_function_entries(project, traced_anyway)
+            if on_before(key[0], f.span.line, frozenset({key[0]}))}
+
+
+def _tf_function_entries(project, skip):
+    """The project's entry points that `tf.function` stages, decorated or wrapped (not a tf.data
+    function's, not JAX's; not in `skip`), each with its function."""
     for key, kind in project.entries.items():
         f = project.function(key)
-        if (kind not in ("decorator", "wrapper") or f is None or key in traced_anyway
+        if (kind not in ("decorator", "wrapper") or f is None or key in skip
                 or key in project.dataset_bound or key in project.jax.modes or key in project.jax.entries):
             continue
         if kind == "decorator" and not set(f.decorators) & TENSORFLOW.staging_decorators:
             continue  # a project decorator wrapping `tf.function`, a configured one: not known
-        if on_before(key[0], f.span.line, frozenset({key[0]})):
-            out.add(key)
-    return out
+        yield key, f
 
 
 def driver_eager_entries(project, eager: set[Key]) -> dict[Key, str]:
@@ -291,13 +295,7 @@ def driver_eager_entries(project, eager: set[Key]) -> dict[Key, str]:
 
     verdicts: dict[str, str | None] = {}
     out: dict[Key, str] = {}
-    for key, kind in project.entries.items():
-        f = project.function(key)
-        if (kind not in ("decorator", "wrapper") or f is None or key in eager
-                or key in project.dataset_bound or key in project.jax.modes or key in project.jax.entries):
-            continue
-        if kind == "decorator" and not set(f.decorators) & TENSORFLOW.staging_decorators:
-            continue
+    for key, f in _tf_function_entries(project, eager):
         module = key[0]
         if module not in verdicts:
             verdicts[module] = None
