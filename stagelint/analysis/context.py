@@ -229,21 +229,6 @@ def _raising_calls_in(ctx, statement) -> tuple:
 
 #: Compound statements every path through which may call `x.numpy()` (`compound_raising`).
 _RAISING_COMPOUNDS = (cst.If, cst.For, cst.While)
-#: What leaves a compound statement before its end (`compound_raising`); in a nested `def`,
-#: `class` or `lambda` it does not.
-_LEAVING = (cst.Return, cst.Break, cst.Continue, cst.Raise)
-
-
-def _leaves(statement) -> bool:
-    stack = [statement]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, _LEAVING):
-            return True
-        if n is not statement and isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        stack.extend(n.children)
-    return False
 
 
 def _first_trace_raising_call(statement) -> cst.Call | None:
@@ -1137,7 +1122,7 @@ class FileContext:
     def _search_compound(self, statement):
         found = self._paths_raising(statement)
         # (what may leave the statement first is looked for only where every path raises)
-        return None if found is None or _leaves(statement) else found
+        return None if found is None or holds_statement(statement, LEAVING) else found
 
     def _paths_raising(self, statement):
         if isinstance(statement, cst.If):
