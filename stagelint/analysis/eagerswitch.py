@@ -197,15 +197,20 @@ def _is_switch_small(small, calls, helpers) -> bool:
     return isinstance(value.func, cst.Name) and value.func.value in helpers and not value.args
 
 
+def _switch_known_on(modules, kinds) -> bool:
+    """Some module sets the switch one of the ways `kinds` names, and none sets it another way or
+    traces Functions whatever it says (then what runs eagerly is not known)."""
+    events = [kind for m in modules.values() for _, kind, _ in m.eager_switch]
+    return any(kind in kinds for kind in events) and not any(kind in ("off", "traces") for kind in events)
+
+
 def eager_entries(project) -> set[Key]:
     """The entry points the project stages with `tf.function` (decorated or wrapped) that run
     eagerly in every program: defined below a module-level switch of their module or of a module
     it imports above them (see the module's docstring). Empty when the project sets the switch
     any other way, or traces Functions whatever it says."""
     modules = project.modules
-    if not any(kind == "on" for m in modules.values() for _, kind, _ in m.eager_switch):
-        return set()
-    if any(kind in ("off", "traces") for m in modules.values() for _, kind, _ in m.eager_switch):
+    if not _switch_known_on(modules, ("on",)):
         return set()
     memo: dict[str, bool] = {}
 
@@ -264,9 +269,7 @@ def driver_eager_entries(project, eager: set[Key]) -> dict[Key, str]:
     off: a guess, the preview tier (`staging.Project.staging_unshown`). Empty under the same
     conditions as `eager_entries`."""
     modules = project.modules
-    if not any(kind in ("on", "driver") for m in modules.values() for _, kind, _ in m.eager_switch):
-        return {}
-    if any(kind in ("off", "traces") for m in modules.values() for _, kind, _ in m.eager_switch):
+    if not _switch_known_on(modules, ("on", "driver")):
         return {}
     imports: dict[str, set[str]] = {}  # module -> the project modules it imports at module level
     for m in modules.values():
