@@ -1286,21 +1286,22 @@ class VariableRebinding(Rule):
     bindings before the variable is created (`foo = 1` ... `foo = tf.Variable(1)`), and
     module-level rebindings that no call of one Function object reading it precedes and follows
     (made before the first call, or after the last: `traced = f.get_concrete_function(x)` and
-    `traced(x)` count as calls; a Function defined below the rebinding, as in a notebook cell
-    making `x = tf.Variable(6.0)` and then `@tf.function def add_print` reading `x`, closes over
-    the new variable, however many older Functions read the old one). The same order holds for an attribute: replaced at module level before the
-    first call or after the last, nothing is reported; replaced in a method or function that no
-    code of the project shows between two calls of the Function (a `reset()` its users may call,
-    a test that builds a layer and swaps its variable before any traced call), the finding is in
-    the preview tier (`--preview`), since the default cannot tell when it runs. A name rebound in a
-    function (`global step; step = tf.Variable(0)` in `reset()`, a closure variable rebound after
-    its reader is made) follows the same order: reported when the code shows the function run
-    between two calls of the Function (`f(x); reset(); f(x)` at module level, or the function
-    calling it above and below the rebinding, or in a loop), not reported when the module calls
-    the Function and that function only outside its calls, and in the preview tier when no code
-    shows when it runs (a library); rebound above the `def` of the nested readers, outside any
-    loop, it is not reported (each run binds it, then makes readers whose first trace reads it). `obj.v += 1` on a variable attribute is reported
-    wherever it runs: it raises `RuntimeError`.
+    `traced(x)` count as calls; a Function defined below the rebinding, as in a notebook cell making
+    `x = tf.Variable(6.0)` and then `@tf.function def add_print` reading `x`, closes over the new
+    variable, however many older Functions read the old one). The same order holds for an attribute:
+    replaced at module level before the first call or after the last, nothing is reported; replaced
+    in a method or function that no code of the project shows between two calls of the Function (a
+    `reset()` its users may call, a test that builds a layer and swaps its variable before any
+    traced call), the finding is in the preview tier (`--preview`), since the default cannot tell
+    when it runs. A name rebound in a function (`global step; step = tf.Variable(0)` in `reset()`, a
+    closure variable rebound after its reader is made) follows the same order: reported when the
+    code shows the function run between two calls of the Function (`f(x); reset(); f(x)` at module
+    level, or the function calling it above and below the rebinding, or in a loop), not reported
+    when the module calls the Function and that function only outside its calls, and in the preview
+    tier when no code shows when it runs (a library); rebound above the `def` of the nested readers,
+    outside any loop, it is not reported (each run binds it, then makes readers whose first trace
+    reads it). `obj.v += 1` on a variable attribute is reported wherever it runs: it raises
+    `RuntimeError`.
 
     ## Why is this bad?
     A traced function captures the variable object itself. Rebinding the name or the attribute

@@ -356,20 +356,20 @@ class VariableCreation(Rule):
     self.is_virgin = False`: the first trace builds, later traces skip the block).
 
     Not flagged: `Input(shape=...)` in any spelling (`keras.layers.Input` is `keras.Input`: a
-    function returning a symbolic KerasTensor, no variable, also on every trace); Keras layers
-    that own no variables (`Add`, `Activation`, `Reshape`, pooling, `Resizing`, `InputLayer`; in Keras 2 (`tf_keras`) also `Dropout` and the other random layers, which Keras 3
-    gives a seed-generator variable), listed as data in `stagelint/frameworks/tensorflow.py`; and a Keras
-    `RNN` over a cell whose class (in the same file, on the framework's base classes) creates no
-    variables (tf-addons' CRF decoding cell): the RNN's variables are its cell's. Nor an `RNN` or
-    `TimeDistributed` made in a `call` around a layer the object made once (`RNN(self.gru_cell)`,
-    `self.gru_cell` set only in `__init__` or `build`): these wrappers own no variables of their
-    own, and the wrapped layer's are made at its first build, once. `Bidirectional` is not such a
-    wrapper: it copies its layer, with new weights each time it is made. Nor a Keras layer or
-    model constructed and not built in the staged function (a builder that makes
-    `Sequential([Conv2D(...)])` and returns it, calling nothing it makes): a layer makes its
-    weights at its first call, not when constructed; a `Sequential` given an `Input`, or a layer
-    given `input_shape=`, is built when constructed and is reported, as are optimizers and
-    metrics, which make variables when constructed.
+    function returning a symbolic KerasTensor, no variable, also on every trace); Keras layers that
+    own no variables (`Add`, `Activation`, `Reshape`, pooling, `Resizing`, `InputLayer`; in Keras 2
+    (`tf_keras`) also `Dropout` and the other random layers, which Keras 3 gives a seed-generator
+    variable), listed as data in `stagelint/frameworks/tensorflow.py`; and a Keras `RNN` over a cell
+    whose class (in the same file, on the framework's base classes) creates no variables (tf-addons'
+    CRF decoding cell): the RNN's variables are its cell's. Nor an `RNN` or `TimeDistributed` made
+    in a `call` around a layer the object made once (`RNN(self.gru_cell)`, `self.gru_cell` set only
+    in `__init__` or `build`): these wrappers own no variables of their own, and the wrapped layer's
+    are made at its first build, once. `Bidirectional` is not such a wrapper: it copies its layer,
+    with new weights each time it is made. Nor a Keras layer or model constructed and not built in
+    the staged function (a builder that makes `Sequential([Conv2D(...)])` and returns it, calling
+    nothing it makes): a layer makes its weights at its first call, not when constructed; a
+    `Sequential` given an `Input`, or a layer given `input_shape=`, is built when constructed and is
+    reported, as are optimizers and metrics, which make variables when constructed.
 
     Default tier: the call is known to make a variable: `tf.Variable`, `tf.random.Generator`,
     `self.add_weight`, or a layer, model, metric or optimizer class named by the framework's
