@@ -116,6 +116,36 @@ def test_symlink_loop_terminates(tmp_path, monkeypatch):
     assert lines_codes(result) == [("m.py", 5, "STG101")]
 
 
+def test_a_name_two_modules_import_from_each_other_is_followed_once(tmp_path, monkeypatch):
+    # The package re-exports `predict`; the defining module imports it back from the package
+    # under `__main__`: resolving a class through those imports went round for ever.
+    (tmp_path / "pkg" / "trainer").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("from .trainer.train import predict\n")
+    (tmp_path / "pkg" / "trainer" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "trainer" / "train.py").write_text(textwrap.dedent("""\
+        import equinox as eqx
+        import jax
+
+
+        def predict(model, x):
+            inference_model = eqx.nn.inference_mode(model)
+
+            @jax.jit
+            def step(x):
+                print(x)
+                return inference_model(x)
+
+            return step(x)
+
+
+        if __name__ == "__main__":
+            from pkg import predict
+    """))
+    monkeypatch.chdir(tmp_path)
+    result = check_paths(["."])
+    assert lines_codes(result) == [("train.py", 10, "STG101")]
+
+
 def test_missing_path_exit_2_and_the_rest_still_reported(tmp_path):
     (tmp_path / "ok.py").write_text(STAGED_PRINT)
     proc = run("check", "--output-format", "json", "ok.py", "nope.py", cwd=tmp_path)

@@ -204,19 +204,24 @@ class Project:
         return None
 
     def resolve_class(self, qualified: str) -> tuple[str, F.ClassFacts] | None:
-        if qualified in self.classes:
-            return self.classes[qualified]
-        split = self.split_qualified(qualified)
-        if split is None:
-            return None
-        mod, rest = split
-        found = self.classes.get(f"{mod}.{rest}")
-        if found is None and rest.partition(".")[0] in self.modules[mod].imports:
+        # Re-exports are followed name by name; two modules may import a name from each other
+        # (a package re-exports `predict` and the defining module imports it back under
+        # `if __name__ == "__main__":`), so a name seen before ends the chain.
+        seen: set[str] = set()
+        while qualified not in seen:
+            seen.add(qualified)
+            if qualified in self.classes:
+                return self.classes[qualified]
+            split = self.split_qualified(qualified)
+            if split is None:
+                return None
+            mod, rest = split
+            found = self.classes.get(f"{mod}.{rest}")
             head, _, tail = rest.partition(".")
-            target = self.modules[mod].imports[head] + ("." + tail if tail else "")
-            if target != qualified:
-                return self.resolve_class(target)
-        return found
+            if found is not None or head not in self.modules[mod].imports:
+                return found
+            qualified = self.modules[mod].imports[head] + ("." + tail if tail else "")
+        return None
 
     def class_near(self, qualified: str, module: str) -> tuple[str, F.ClassFacts] | None:
         """The project class a name spelled in `module` means (`models.Model` from `from models
