@@ -48,9 +48,11 @@ from stagelint.frameworks import (
     LINEN_COMPACT,
     LINEN_MODULE_BASES,
     LINEN_STAGED_METHODS,
-    OPTAX_UPDATE_TRANSFORMATIONS,
+    NNX_HIJAX_CALLS,
+    NNX_TRANSFORMS,
     OPTAX_USERS_JIT,
     PARTIAL_CALLS,
+    optax_update_argument,
 )
 
 Key = tuple[str, str]
@@ -262,7 +264,7 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
     """`jax.jit(f, ...)`, `jax.vmap(self.step)`, `jax.jit(partial(f, n=3))`, and the functions
     `jax.lax` control flow is given (lambdas are walked as functions of their own)."""
     ctx = walker.ctx
-    if any(q.startswith("flax.nnx.") for q in names):
+    if names & NNX_HIJAX_CALLS:
         from stagelint.analysis.nnx import record_call as record_nnx_call
 
         record_nnx_call(ctx, node, names)  # hijax Variables
@@ -319,8 +321,7 @@ def _record_optax_update(walker, node: cst.Call, names: set[str]) -> bool:
     Transformation(...)`): `update_fn` is jitted by the transformation's users, whom the code
     does not show (`frameworks.OPTAX_UPDATE_TRANSFORMATIONS`; `JaxView.unshown`, the preview
     tier). Whether the call was one."""
-    where = next((OPTAX_UPDATE_TRANSFORMATIONS[q.rsplit(".", 1)[-1]] for q in sorted(names)
-                  if q.startswith("optax.") and q.rsplit(".", 1)[-1] in OPTAX_UPDATE_TRANSFORMATIONS), None)
+    where = next(filter(None, map(optax_update_argument, sorted(names))), None)
     if where is None:
         return False
     ctx = walker.ctx
@@ -520,7 +521,7 @@ class JaxView:
         for key, entry in sorted(self.entries.items()):
             if entry.mode == "python":
                 continue
-            nnx_entry = all(a.startswith("flax.nnx.") for a in entry.apis)
+            nnx_entry = entry.apis <= NNX_TRANSFORMS
             project.reach_from(key, nnx if nnx_entry else other, only_unguarded=False)
         self.nnx_only: set[Key] = set(nnx) - set(other)
         # Reached from a transformation that traces the whole body (`jax.jit`, a `lax` body, not

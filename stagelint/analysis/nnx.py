@@ -36,12 +36,12 @@ from stagelint.frameworks import (
     JAX,
     NNX_DATA,
     NNX_DATA_ANNOTATIONS,
+    NNX_HIJAX_CALLS,
     NNX_NODE_BASES,
     NNX_NODE_PACKAGES,
     NNX_NODES,
     NNX_STATIC,
     NNX_STATIC_ANNOTATIONS,
-    NNX_VAR_DEFAULTS,
     NNX_VARIABLES,
     NNX_VARIABLE_VALUES,
 )
@@ -67,10 +67,10 @@ def _keyword_true(call: cst.Call, names: tuple[str, ...]) -> bool:
 def record_call(ctx, node: cst.Call, names: set[str]) -> None:
     """A module that makes hijax Variables: `nnx.var_defaults(hijax=True)` (also as a context
     manager or decorator), `nnx.Variable(x, hijax=True)` / `ref=True`, `nnx.with_vars(m, ref=True)`.
-    Called for every `flax.*` call."""
+    Called for every call of `frameworks.NNX_HIJAX_CALLS`."""
     if ctx.facts.nnx_hijax:
         return
-    if names & (NNX_VAR_DEFAULTS | NNX_VARIABLES) and _keyword_true(node, ("hijax", "ref")):
+    if names & NNX_HIJAX_CALLS and _keyword_true(node, ("hijax", "ref")):
         ctx.facts.nnx_hijax = True
 
 

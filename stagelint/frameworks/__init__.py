@@ -22,7 +22,8 @@ from stagelint.frameworks.flax import FLAX_STRUCT_DATACLASSES
 from stagelint.frameworks.haiku import HAIKU_FUNCTION_HOLDERS
 from stagelint.frameworks.jax import *  # noqa: F401,F403
 from stagelint.frameworks.jax import JAX, JAX_PYTREE_CLASS_DECORATORS
-from stagelint.frameworks.optax import OPTAX_FUNCTION_HOLDERS, OPTAX_UPDATE_TRANSFORMATIONS, OPTAX_USERS_JIT
+from stagelint.frameworks.optax import (OPTAX_FUNCTION_HOLDERS, OPTAX_PREFIX, OPTAX_UPDATE_TRANSFORMATIONS,
+                                        OPTAX_USERS_JIT, optax_update_argument)
 from stagelint.frameworks.python import *  # noqa: F401,F403
 from stagelint.frameworks.tensorflow import *  # noqa: F401,F403
 from stagelint.frameworks.tensorflow import TENSORFLOW
@@ -38,7 +39,14 @@ FUNCTION_HOLDERS = {**HAIKU_FUNCTION_HOLDERS, **OPTAX_FUNCTION_HOLDERS}
 #: builds an optimizer, taken as returning a tracer; `names_framework`: JAX's rules brought to a
 #: file that imports only optax); but `optax.GradientTransformation(init, update)` names an
 #: `update` its users jit (`OPTAX_UPDATE_TRANSFORMATIONS`), which the walk reads from the call.
-JAX_RECORDED_CALL_PREFIXES = (*(f"{root}." for root in JAX.roots), "optax.")
+JAX_RECORDED_CALL_PREFIXES = (*(f"{root}." for root in JAX.roots), OPTAX_PREFIX)
+
+#: Flax NNX's own staging APIs (`nnx.jit`, `nnx.vmap`, `nnx.grad`, `nnx.cond`, `nnx.scan`, ...: those of
+#: `JAX_JIT`, `JAX_TRACE`, `JAX_GRAD` and `JAX_FUNCTION_ARGUMENTS` in `flax.nnx`). A function reached
+#: only through them is taken as `nnx.jit`'s: the updates of the NNX Variables of the modules passed
+#: in are carried out of the trace, which a plain `jax.jit` loses (jax-behaviour.md row 41).
+NNX_TRANSFORMS = frozenset(api for api in (*JAX_JIT, *JAX_TRACE, *JAX_GRAD, *JAX_FUNCTION_ARGUMENTS)
+                           if api.startswith(NNX_PREFIX))
 
 #: How each staging API's trace cache treats the function when the wrapper is made again, by
 #: qualified name (each module's entry cites what was observed):

@@ -11,6 +11,8 @@ LINEN_MODULE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"}
 LINEN_STAGED_METHODS = frozenset({"__call__", "setup"})
 LINEN_COMPACT = frozenset({"flax.linen.compact", "flax.linen.module.compact", "flax.linen.nowrap"})
 
+#: Flax NNX's package, as the prefix of its qualified names.
+NNX_PREFIX = "flax.nnx."
 #: Flax NNX (`stagelint.analysis.nnx`, flax 0.12): what a module attribute is, by the call that made it.
 #: `nnx.Variable` and its library subclasses: state (traced; nnx transforms carry updates out).
 NNX_VARIABLES = frozenset(f"flax.nnx.{n}" for n in (
@@ -40,6 +42,9 @@ NNX_DATA_ANNOTATIONS = frozenset({"flax.nnx.Data", "flax.nnx.pytreelib.Data"})
 #: Calls that make Variables hijax: those built after them (`nnx.var_defaults(hijax=True)`), or
 #: those of the object given (`nnx.with_vars(model, hijax=True)` / `ref=True`).
 NNX_VAR_DEFAULTS = frozenset({"flax.nnx.var_defaults", "flax.nnx.variablelib.var_defaults", "flax.nnx.with_vars"})
+#: The calls that may make a hijax Variable, given `hijax=True` or `ref=True` (the walk hands each to
+#: `nnx.record_call`).
+NNX_HIJAX_CALLS = NNX_VAR_DEFAULTS | NNX_VARIABLES
 #: Attributes of an NNX Variable that hold its value (`v.value += 1` updates the Variable).
 NNX_VARIABLE_VALUES = frozenset({"value", "raw_value"})
 

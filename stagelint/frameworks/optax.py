@@ -5,10 +5,14 @@ Observed with optax 0.2.8 and jax 0.10.2 (commit a426cd6).
 
 from __future__ import annotations
 
+#: optax's package, as the prefix of its qualified names (optax is not a JAX root: `frameworks.
+#: JAX_RECORDED_CALL_PREFIXES` says why).
+OPTAX_PREFIX = "optax."
+
 #: optax's factories return a `GradientTransformation(init, update)`, a NamedTuple of plain
 #: functions: `opt.update` is the same object on every access and `jax.jit(opt.update)` traces
 #: once. Prefix (ending in ".") -> the attributes that are such functions.
-OPTAX_FUNCTION_HOLDERS = {"optax.": ("init", "update")}
+OPTAX_FUNCTION_HOLDERS = {OPTAX_PREFIX: ("init", "update")}
 
 #: The optax constructors that bundle a transformation's functions (`GradientTransformation(init_fn,
 #: update_fn)`, `GradientTransformationExtraArgs(...)`, also reached inside optax as
@@ -21,5 +25,16 @@ OPTAX_FUNCTION_HOLDERS = {"optax.": ("init", "update")}
 #: (`jaxstaging.JaxView.unshown`); optax's own docs and tests jit every update.
 OPTAX_UPDATE_TRANSFORMATIONS = {"GradientTransformation": (1, "update"),
                                 "GradientTransformationExtraArgs": (1, "update")}
+
+
+def optax_update_argument(qualified: str) -> tuple[int, str] | None:
+    """The position and keyword of the `update` an optax constructor holds
+    (`OPTAX_UPDATE_TRANSFORMATIONS`), by the call's qualified name: `optax.GradientTransformation`,
+    or inside optax `optax._src.base.GradientTransformation`; None for any other name."""
+    if not qualified.startswith(OPTAX_PREFIX):
+        return None
+    return OPTAX_UPDATE_TRANSFORMATIONS.get(qualified.rsplit(".", 1)[-1])
+
+
 #: The API name of the staging record such an `update` gets (jitted by its users: `jax.jit`'s mode).
 OPTAX_USERS_JIT = "optax.GradientTransformation.update"

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from rulecases import assert_marked, assert_project_marked, assert_tiers, findings
 
+from stagelint.frameworks import NNX_HIJAX_CALLS, NNX_TRANSFORMS, NNX_VAR_DEFAULTS, NNX_VARIABLES
+
 
 # Row 42: a Python attribute changed on every call under nnx.jit ----------------------------------
 
@@ -580,3 +582,13 @@ def test_the_editor_splice_keeps_the_module_s_hijax_flag(tmp_path, monkeypatch):
         assert done is None or done.facts.nnx_hijax is facts(edited).nnx_hijax is hijax
         if not hijax:
             assert done is not None  # a module without hijax Variables is still spliced
+
+
+def test_nnx_s_staging_apis_and_hijax_calls_are_framework_data():
+    """The analysis asks `frameworks.NNX_TRANSFORMS` whether a function is reached only through NNX's
+    own transformations (their Variable updates carried out, row 41), and `NNX_HIJAX_CALLS` which
+    calls may make a hijax Variable; neither spells Flax's package itself."""
+    assert {"flax.nnx.jit", "flax.nnx.vmap", "flax.nnx.grad", "flax.nnx.cond", "flax.nnx.scan"} <= NNX_TRANSFORMS
+    assert not NNX_TRANSFORMS & {"jax.jit", "jax.vmap", "flax.linen.jit", "equinox.filter_jit", "flax.nnx.split"}
+    assert NNX_HIJAX_CALLS == NNX_VAR_DEFAULTS | NNX_VARIABLES
+    assert "flax.nnx.var_defaults" in NNX_HIJAX_CALLS and "flax.nnx.Param" in NNX_HIJAX_CALLS

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from rulecases import assert_tiers, findings
-from stagelint.frameworks import JAX, JAX_RECORDED_CALL_PREFIXES
+from stagelint.frameworks import JAX, JAX_RECORDED_CALL_PREFIXES, optax_update_argument
 
 
 def test_a_comprehensions_variable_over_a_traced_array_is_a_tracer_as_a_for_statements_is():
@@ -332,6 +332,15 @@ def test_optax_calls_reach_the_jax_records_though_optax_is_no_jax_root():
     assert set(JAX_RECORDED_CALL_PREFIXES) == {f"{root}." for root in JAX.roots} | {"optax."}
     assert not JAX.owns("optax.adam") and not JAX.returns_tensor("optax.adam")
     assert JAX.owns("flax.nnx.jit") and JAX.owns("equinox.filter_jit")
+
+
+def test_where_an_optax_constructor_holds_its_update_is_framework_data():
+    """`frameworks.optax_update_argument`: the position and keyword of the `update` an optax
+    constructor holds, by qualified name (optax's own `_src.base` path too); None elsewhere."""
+    assert optax_update_argument("optax.GradientTransformation") == (1, "update")
+    assert optax_update_argument("optax._src.base.GradientTransformationExtraArgs") == (1, "update")
+    assert optax_update_argument("optax.adam") is None
+    assert optax_update_argument("mylib.GradientTransformation") is None
 
 
 def test_a_split_at_indices_jax_computes_is_a_data_dependent_shape():
