@@ -30,6 +30,7 @@ from libcst.metadata import ClassScope, GlobalScope
 from stagelint.analysis.proof import HEURISTIC, TRUE
 from stagelint.analysis.context import short_code
 from stagelint.analysis.dependence import name_loads
+from stagelint.analysis.literals import literal_value
 from stagelint.analysis.tensors import same_file_function, tensorness, value_of
 from stagelint.analysis.values import python_option_param
 from stagelint.frameworks import (FUNCTION_HOLDERS, JAX_ARRAY_ELEMENTS, JAX_GRAD, JAX_JIT, JAX_LENGTH_ARGUMENTS,
@@ -464,11 +465,13 @@ def _keras_class(ctx, node: cst.ClassDef, depth: int) -> bool:
 
 def new_value_each_iteration(ctx, name: str, loop) -> bool:
     """`name` is the variable of `loop`, a `for` over `range(...)` or over a literal list or
-    tuple of different numbers or strings, that nothing else in its scope binds: every iteration
-    binds another value. Held where the program needs a Python value (`held_uses`' "python"),
-    each iteration is another trace key, and one jitted function taking the value as a static
-    argument would trace as often (JAX keys a trace on the static values:
-    `frameworks.JAX_TRACE_KEY`; tests/runtime/test_jax_held_horizon_facts.py)."""
+    tuple of different scalar literals (`literals.literal_value`: numbers, strings, `True`,
+    `False`, `None`), that nothing else in its scope binds: every iteration binds another value.
+    Held where the program needs a Python value (`held_uses`' "python": `if flag:` for `flag` in
+    `(True, False)`), each iteration is another trace key, and one jitted function taking the value
+    as a static argument would trace as often (JAX keys a trace on the static values:
+    `frameworks.JAX_TRACE_KEY`; tests/runtime/test_jax_held_horizon_facts.py). Values Python
+    takes as equal (`1` and `True`, `1` and `1.0`) count as a repeat."""
     if not isinstance(loop, cst.For) or not isinstance(loop.target, cst.Name) or loop.target.value != name:
         return False
     scope = ctx.scope(loop.target)
@@ -481,9 +484,10 @@ def new_value_each_iteration(ctx, name: str, loop) -> bool:
         return False
     values = []
     for el in it.elements:
-        if not isinstance(el, cst.Element) or not isinstance(el.value, (cst.Integer, cst.Float, cst.SimpleString)):
+        known, value = literal_value(el.value) if isinstance(el, cst.Element) else (False, None)
+        if not known:
             return False
-        values.append(el.value.evaluated_value)
+        values.append(value)
     return len(set(values)) == len(values)
 
 

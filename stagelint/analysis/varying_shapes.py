@@ -25,7 +25,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.arguments import passed_argument
-from stagelint.analysis.literals import bool_constant, keyword_constant
+from stagelint.analysis.literals import bool_constant, keyword_constant, literal_value
 from stagelint.analysis import facts as F
 from stagelint import frameworks as FW
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact
@@ -656,14 +656,14 @@ def loop_values(ctx, loop, func) -> list[dict] | None:
 
 
 def _literal(expr):
-    """A literal's value (numbers, strings, tuples and lists of them)."""
-    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
-        return expr.evaluated_value
+    """A literal's value: a scalar one (`literals.literal_value`: numbers, strings, `True`, `False`,
+    `None`), or a tuple or list of literals (as a tuple: `(2, True)`, a loop item unpacked)."""
     if isinstance(expr, (cst.Tuple, cst.List)):
         return tuple(_literal(el.value) if isinstance(el, cst.Element) else _raise() for el in expr.elements)
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        return -_literal(expr.expression)
-    raise _Unknown
+    known, value = literal_value(expr)
+    if not known:
+        raise _Unknown
+    return value
 
 
 def _evaluate(ctx, expr, func, loop, env: dict, depth: int):

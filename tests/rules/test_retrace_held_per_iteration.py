@@ -132,3 +132,53 @@ def test_the_range_variable_as_an_operand_or_a_repeating_or_unshown_value_keeps_
             for n in sizes:
                 jax.jit(lambda v: v.reshape(-1, n).sum(0))(x)  # preview STG502
     """)
+
+
+def test_a_wrapper_per_flag_of_true_and_false_read_by_a_python_if_is_no_finding():
+    """`for flag in (True, False)`, a def per iteration whose Python `if` reads the flag: each flag
+    is another program, which one jitted function with the flag static traces as often (JAX 0.10.2:
+    tests/runtime/test_jax_held_horizon_facts.py); the keyword literals are loop values as numbers
+    are (`literals.literal_value`). So are `True`/`False` beside a size in a loop item, whose
+    size gives each iteration an array of another shape."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        def flags(x):
+            for flag in (True, False):
+                def step(y):
+                    if flag:
+                        return y * 2
+                    return y + 1
+
+                jax.jit(step)(x)
+
+        def sizes(x):
+            for n, flag in ((2, True), (3, False)):
+                a = jnp.ones((n,))
+                jax.jit(lambda y: y + a)(x)
+    """)
+
+
+def test_a_repeated_flag_or_a_repeated_size_beside_flags_keeps_its_finding():
+    """The negative twins: `(True, True)` repeats a value (one jitted function with the flag static
+    would reuse the repeat: 2 traces against 1; preview, as a repeated number), and items of one
+    size with two flags make arrays of one shape: one program, traced anew each iteration."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        def flags(x):
+            for flag in (True, True):
+                def step(y):
+                    if flag:
+                        return y * 2
+                    return y + 1
+
+                jax.jit(step)(x)  # preview STG502
+
+        def sizes(x):
+            for n, flag in ((2, True), (2, False)):
+                a = jnp.ones((n,))
+                jax.jit(lambda y: y + a)(x)  # STG502
+    """)

@@ -98,3 +98,50 @@ def test_a_new_lambda_per_range_value_in_a_shape_traces_as_often_as_one_static_j
     assert anew == len(traces) == 4
     with pytest.raises(TypeError):
         jax.jit(draw)(key, 1)
+
+
+
+def _branch(traces):
+    def step(y, flag):
+        traces.append(flag)
+        if flag:
+            return y * 2
+        return y + 1
+
+    return step
+
+
+def _traces_anew_and_once(flags) -> tuple[int, int]:
+    """The traces of a def made per iteration of `for flag in flags` whose Python `if` reads the
+    flag, and of one jitted function taking the flag as a static argument."""
+    traces = []
+    x = jnp.ones(3)
+    for flag in flags:
+        def step(y):
+            traces.append(flag)
+            if flag:
+                return y * 2
+            return y + 1
+
+        jax.jit(step)(x)
+    anew = len(traces)
+    traces.clear()
+    once = jax.jit(_branch(traces), static_argnames="flag")
+    for flag in flags:
+        once(x, flag=flag)
+    return anew, len(traces)
+
+
+def test_a_new_def_per_flag_read_by_a_python_if_traces_as_often_as_one_static_jit():
+    """`for flag in (True, False)`, a def per iteration whose Python `if` reads the flag: 2 traces,
+    and one jitted function with the flag static traces twice too (another value, another key);
+    the flag as a traced argument cannot decide the `if`."""
+    assert _traces_anew_and_once((True, False)) == (2, 2)
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(_branch([]))(jnp.ones(3), True)
+
+
+def test_a_new_def_per_repeated_flag_traces_where_one_static_jit_would_not():
+    """The negative twin: `for flag in (True, True)`, 2 traces against 1 for one jitted function with
+    the flag static (the repeat is a cache hit)."""
+    assert _traces_anew_and_once((True, True)) == (2, 1)
