@@ -630,12 +630,10 @@ def loop_values(ctx, loop, func) -> list[dict] | None:
         it = ctx.bound_values.get(id(getattr(refs[0], "node", None)))
     try:
         if isinstance(it, cst.Call) and "builtins.range" in ctx.qualified_names(it.func):
-            if not it.args or any(a.keyword is not None or a.star for a in it.args):
+            numbers = _range_of(ctx, it.args, func, None, {})
+            if numbers is None or len(numbers) > _MAX_ITERATIONS:
                 return None
-            bounds = [_evaluate(ctx, a.value, func, None, {}, 0) for a in it.args]
-            if not all(isinstance(b, int) for b in bounds) or len(range(*bounds)) > _MAX_ITERATIONS:
-                return None
-            items = list(range(*bounds))
+            items = list(numbers)
         else:
             if not isinstance(it, (cst.List, cst.Tuple)) or len(it.elements) > _MAX_ITERATIONS:
                 return None
@@ -845,18 +843,26 @@ def _call_shape(ctx, call: cst.Call, func, loop, env, depth: int) -> _Shape | No
     return None
 
 
+def _range_of(ctx, args, func, loop, env) -> range | None:
+    """The numbers `range(*args)` gives, its arguments evaluated on the iteration `env` of `loop`
+    (`_evaluate`): one to three integers, none passed by keyword or star; else None."""
+    if not 1 <= len(args) <= 3 or any(a.keyword is not None or a.star for a in args):
+        return None
+    try:
+        bounds = [_evaluate(ctx, a.value, func, loop, env, 0) for a in args]
+        return range(*bounds) if all(isinstance(b, int) for b in bounds) else None
+    except (_Unknown, ValueError):
+        return None  # (a step of 0)
+
+
 def _range_length(ctx, call, sized, func, loop, env) -> _Shape | None:
     """The length of `jnp.arange(...)` (`range`'s arguments) or `jnp.linspace(start, stop, num)`."""
     if any(a.star for a in call.args):
         return None
+    if sized == "range":
+        numbers = _range_of(ctx, call.args, func, loop, env)
+        return ((len(numbers),), True) if numbers is not None else None
     try:
-        if sized == "range":
-            if any(a.keyword is not None for a in call.args) or not 1 <= len(call.args) <= 3:
-                return None
-            bounds = [_evaluate(ctx, a.value, func, loop, env, 0) for a in call.args]
-            if not all(isinstance(b, int) for b in bounds):
-                return None
-            return (len(range(*bounds)),), True
         position, keyword, default = sized
         arg = passed_argument(call, position, keyword)
         num = _evaluate(ctx, arg.value, func, loop, env, 0) if arg is not None else default

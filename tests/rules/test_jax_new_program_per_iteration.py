@@ -157,3 +157,30 @@ def test_a_jit_of_a_new_function_per_iteration_stays_default():
                 out[name] = jax.jit(lambda v: v * carry)(x)  # STG502
             return out
     """)
+
+
+def test_range_s_arguments_are_read_alike_for_a_loop_and_for_an_arange():
+    """`range(...)` and `jnp.arange(...)` take the same one to three integer arguments
+    (`varying_shapes._range_of`): a loop over `range(2, 8, 2)` gives 2, 4, 6, and
+    `jnp.arange(0, N, 2)` 1, 2, 3 items, a new shape each iteration. The twins: a step given by
+    keyword (not read) and an arange whose length repeats (`jnp.arange(N // 4)`: 0, 1, 1) keep
+    their findings."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        def sweep():
+            for N in range(2, 8, 2):
+                x = jnp.arange(0, N, 2)
+                jax.jit(lambda a: jnp.sum(a))(x)
+
+        def keyword():
+            for N in range(2, 8, 2):
+                x = jnp.arange(0, N, step=2)
+                jax.jit(lambda a: jnp.sum(a))(x)  # STG502
+
+        def repeats():
+            for N in range(2, 8, 2):
+                x = jnp.arange(N // 4)
+                jax.jit(lambda a: jnp.sum(a))(x)  # STG502
+    """)
