@@ -18,8 +18,11 @@ import libcst as cst
 from stagelint.analysis.bounds import varying_bound
 from stagelint.analysis.dependence import op_result_fact
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_steps
-from stagelint.frameworks import JAX, JAX_ARRAY_ONLY_ATTRIBUTES, JAX_TRACER_ERROR_CATCHERS, NUMPY_ARRAY_METHOD_CALLS
+from stagelint.frameworks import (JAX, JAX_ARRAY_ONLY_ATTRIBUTES, JAX_TRACER_ERROR_CATCHERS, NUMPY_ARRAY_METHOD_CALLS,
+                                  PALLAS_KERNEL_CALLS, PARTIAL_CALLS)
 from stagelint.analysis.caught import catches
+from stagelint.analysis.jitsites import uses_pallas
+from stagelint.analysis.memo import once
 from stagelint.analysis.pytrees import python_attribute_reads, traced_attribute_facts
 from stagelint.analysis.tracers import tracer_fact
 
@@ -220,18 +223,100 @@ def _loop_unrolled(candidate, how, param, traced, project, key):
 
 
 def writes_into_ref(ctx, site) -> bool:
-    """`total[...] += x` / `ref[0] = v` on a `jax.Ref` (`jax.new_ref(...)`): JAX's own mutable state,
+    """`total[...] += x` / `ref[0] = v` on a `jax.Ref` (`jax.new_ref(...)`) or on a Pallas Ref (a
+    parameter of a kernel handed to `pallas_call`, `pallas_ref_params`): JAX's own mutable state,
     updated on every call, like a tf.Variable's `assign` (not Python state, not a leak)."""
     if JAX.name in getattr(ctx, "absent", ()):
         return False  # a file JAX cannot reach (`screen.framework_reach`) makes no `jax.Ref`
     node = site.node
-    target = getattr(node, "target", None)
+    target = getattr(site, "target", None)
+    if not isinstance(target, cst.Subscript):  # (`a_ref[...], b_ref[...] = a, b`: each element's site)
+        target = getattr(node, "target", None)
     if target is None and isinstance(node, cst.Assign) and len(node.targets) == 1:
         target = node.targets[0].target
     if not isinstance(target, cst.Subscript) or not isinstance(target.value, cst.Name):
         return False
-    bindings = [b for b in ctx.bindings_of(target.value) if isinstance(getattr(b, "node", None), cst.Name)]
-    return bool(bindings) and all(_made_by(ctx, b.node, JAX_REF_CONSTRUCTORS) for b in bindings)
+    bindings = ctx.bindings_of(target.value)
+    if not bindings:
+        return False
+    if all(isinstance(getattr(b, "node", None), cst.Param) for b in bindings) and uses_pallas(ctx):
+        refs = pallas_ref_params(ctx)
+        return all(id(b.node) in refs for b in bindings)
+    names = [b for b in bindings if isinstance(getattr(b, "node", None), cst.Name)]
+    return bool(names) and all(_made_by(ctx, b.node, JAX_REF_CONSTRUCTORS) for b in names)
+
+
+def pallas_ref_params(ctx) -> frozenset[int]:
+    """The parameters (ids of `cst.Param`) that hold Pallas Refs: the positional parameters of the
+    kernels the module hands `pallas_call` (`frameworks.PALLAS_KERNEL_CALLS`), by name or through
+    `functools.partial` (what it binds, by keyword or position, is no Ref), the def found in the
+    module. A store into one is Pallas state the kernel's lowering keeps, not a leak."""
+    return once(ctx, "_pallas_ref_params", lambda: _pallas_ref_params(ctx))
+
+
+def _pallas_ref_params(ctx) -> frozenset[int]:
+    if ctx.module_node is None:
+        return frozenset()
+    found: set[int] = set()
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            where = next((PALLAS_KERNEL_CALLS[q] for q in ctx.qualified_names(node.func) if q in PALLAS_KERNEL_CALLS),
+                         None)
+            if where is None:
+                return
+            position, keyword = where
+            kernel = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == keyword), None)
+            if kernel is None and len(node.args) > position and all(
+                    a.keyword is None and not a.star for a in node.args[:position + 1]):
+                kernel = node.args[position].value
+            if kernel is not None:
+                _kernel_params(ctx, kernel, found, set(), 0)
+
+    ctx.module_node.visit(Calls())
+    return frozenset(found)
+
+
+def _names_partial(ctx, func) -> bool:
+    """`functools.partial`, also through a name bound to it once (`partial = functools.partial`)."""
+    if ctx.qualified_names(func) & PARTIAL_CALLS:
+        return True
+    if not isinstance(func, cst.Name):
+        return False
+    bindings = ctx.bindings_of(func)
+    node = getattr(bindings[0], "node", None) if bindings and len(bindings) == 1 else None
+    value = ctx.bound_values.get(id(node)) if isinstance(node, cst.Name) else None
+    return value is not None and bool(ctx.qualified_names(value) & PARTIAL_CALLS)
+
+
+def _kernel_params(ctx, expr, found: set[int], bound: set[str], skip: int, depth: int = 0) -> None:
+    """Add the Ref parameters of the kernel `expr` names (a def, a `functools.partial` of one, a
+    name bound once to either) to `found`; `bound` and `skip` are what partials bind."""
+    if depth > 4:
+        return
+    if isinstance(expr, cst.Call) and _names_partial(ctx, expr.func) and expr.args:
+        rest = expr.args[1:]
+        if any(a.star for a in rest):
+            return  # `partial(k, *args)`: how many it binds is not shown
+        bound = bound | {a.keyword.value for a in rest if a.keyword is not None}
+        _kernel_params(ctx, expr.args[0].value, found, bound,
+                       skip + sum(1 for a in rest if a.keyword is None), depth + 1)
+        return
+    if not isinstance(expr, cst.Name):
+        return
+    bindings = ctx.bindings_of(expr)
+    if not bindings or len(bindings) != 1:
+        return
+    node = getattr(bindings[0], "node", None)
+    if isinstance(node, cst.FunctionDef):
+        positional = [*node.params.posonly_params, *node.params.params]
+        for p in positional[skip:]:
+            if p.name.value not in bound:
+                found.add(id(p))
+    elif isinstance(node, cst.Name):
+        value = ctx.bound_values.get(id(node))
+        if isinstance(value, cst.Call):
+            _kernel_params(ctx, value, found, bound, skip, depth + 1)
 
 
 #: Calls that make a `jax.Ref`.

@@ -113,6 +113,18 @@ JAX_BRANCH_OUTPUT: dict[str, tuple[tuple[int, ...], int]] = {
 }
 JAX_OUTPUT_STRUCTURE.update({api: ("branches", 0) for api in JAX_BRANCH_OUTPUT})
 
+#: Pallas: `pallas_call(kernel, out_shape, ...)` calls `kernel` with a Ref for each input, output
+#: and scratch operand, one per positional parameter (`def kernel(x_ref, o_ref, acc_ref, *, steps)`;
+#: the keywords `functools.partial` binds stay Python values). A store into a Ref (`o_ref[...] = v`),
+#: in the kernel or in a `lax.fori_loop` body inside it, is a state write the kernel's lowering
+#: keeps, as a `jax.Ref`'s is: the output holds it and no tracer outlives the trace. Observed with
+#: jax 0.10.2 (interpret mode on CPU): tests/runtime/test_jax_pallas_ref_facts.py. API -> the
+#: position and keyword of the kernel.
+PALLAS_KERNEL_CALLS: dict[str, tuple[int, str]] = {
+    "jax.experimental.pallas.pallas_call": (0, "kernel"),
+    "jax._src.pallas.pallas_call.pallas_call": (0, "kernel"),
+}
+
 #: `jax.lax` control flow traces the functions it is given, under jit or not (rows 25, 26):
 #: API -> the positions and keywords of its function arguments (a list of them for `switch`).
 JAX_FUNCTION_ARGUMENTS: dict[str, tuple[tuple[int, str], ...]] = {
