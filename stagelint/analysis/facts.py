@@ -344,8 +344,11 @@ class JaxStaged:
     argnums: list[int] | None = None
     #: a wrapper bound by an assignment that nothing reads (`jaxstaging.mark_uncalled`): "never"
     #: (a local name its function never reads), "module" (an attribute nothing in its module
-    #: reads), "" (read, a module-level name, or not bound by an assignment)
+    #: reads), "importers" (a module-level name nothing in its module reads: called only if a
+    #: module importing it calls it, `JaxView`), "" (read, or not bound by an assignment)
     uncalled: str = ""
+    #: for "importers": the name the wrapper is bound to
+    binding: str = ""
 
 
 @dataclass
@@ -402,6 +405,9 @@ class ModuleFacts:
     call_sites: list[CallSite] = field(default_factory=list)
     #: import aliases at module level: local name -> absolute qualified name (re-exports)
     imports: dict[str, str] = field(default_factory=dict)
+    #: the modules a module-level `from m import *` names (absolute): every public name of `m`
+    #: is imported, which `imports` does not list
+    star_from: list[str] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
     #: names bound to a Function made by a wrapper call, by the call-site target they appear as:
     #: "name:pkg.mod.g" or "self:pkg.mod.Class:step"
@@ -649,6 +655,7 @@ def rename_module(facts: ModuleFacts, old: str, new: str) -> None:
         bindings[key] = binding
     facts.wrapper_bindings = bindings
     facts.imports = {k: name(v) for k, v in facts.imports.items()}
+    facts.star_from = [name(m) for m in facts.star_from]
     facts.eager_switch = [(line, kind, name(n)) for line, kind, n in facts.eager_switch]
     for w in facts.attr_writes:
         w.owner = name(w.owner)

@@ -341,9 +341,10 @@ def mark_uncalled(ctx) -> None:
     code calls stages nothing. A local name no code of its function reads is never called (a
     fact: `JaxStaged.uncalled` "never"); an attribute (`self._compiled = jax.jit(self._fn)`)
     nothing in the module reads may still be read by another module, which the file does not
-    show ("module"). A module-level name is left alone: modules import such wrappers to call them
-    (and a check of one file sees none of them), except in a notebook, which no module imports:
-    one none of its cells reads is never called either (`_unread_in_notebook`)."""
+    show ("module"). A module-level name nothing in its module reads is called only if a module
+    importing it calls it, which the project decides ("importers": `JaxView`), except in a
+    notebook, which no module imports: one none of its cells reads is never called
+    (`_unread_in_notebook`)."""
     dropped = set()
     for record, target, func, call in ctx.staged_bindings:
         if isinstance(target, cst.Attribute):
@@ -351,6 +352,8 @@ def mark_uncalled(ctx) -> None:
                 record.uncalled = "module"
         elif isinstance(target, cst.Name):
             if not ctx.never_read(target, func) and not _unread_in_notebook(ctx, target, func):
+                if func is None and ctx.notebook_hidden is None and ctx.unreferenced(target):
+                    record.uncalled, record.binding = "importers", target.value
                 continue  # read, or a module's name: other modules may import it and call it
             record.uncalled = "never"
             if call in ctx.wrapped_at:
@@ -432,6 +435,41 @@ class JaxEntry:
         return next(m for m in MODES if m in modes)
 
 
+def _unimported_wrappers(project):
+    """A question about a module-level JAX wrapper nothing in its module reads (`mark_uncalled`'s
+    "importers", asked with its module and name): is it bound in a private module (a dotted part
+    starting with `_`: `jaxhps.down_pass._adaptive_2D_DtN`, what the package's `__init__` does not
+    re-export is its own) that the project imports by name only, none of those imports naming the
+    wrapper? Then no code calls it or passes it on, and a wrapper traces only when called
+    (`frameworks.JAX_RUNS_AT_ONCE`: tests/runtime/test_jax_fresh_facts.py,
+    test_jax_unused_wrapper_facts.py): the function it wraps is traced by it nowhere. A module
+    imported whole (`import pkg._m`, `from pkg import _m`, `from pkg._m import *`), or imported by
+    no module of the project (its users are not shown), or a name some import or call of the
+    project names, is left to the rest of the model."""
+    imported: dict[str, set[str]] = {}  # module -> the names the project imports from it
+    whole: set[str] = set()
+    named: set[str] = set()
+    for m in project.modules.values():
+        whole.update(m.star_from)
+        for value in m.imports.values():
+            named.add(value)
+            mod, _, name = value.rpartition(".")
+            if mod:
+                imported.setdefault(mod, set()).add(name)
+        for f in m.functions.values():
+            named.update(e.target[1] for e in f.calls if e.target[0] == "name")
+    whole.update(v for v in named if v in project.modules)
+
+    def unimported(module: str, name: str) -> bool:
+        if module in whole or module not in imported:
+            return False
+        if not any(part.startswith("_") and not part.startswith("__") for part in module.split(".")):
+            return False
+        return bool(name) and f"{module}.{name}" not in named and name not in imported[module]
+
+    return unimported
+
+
 class JaxView:
     """Per function of a `staging.Project`: which framework stages it, in which JAX mode, and
     which of its parameters hold tracers."""
@@ -447,17 +485,23 @@ class JaxView:
         #: jit (`frameworks.OPTAX_UPDATE_TRANSFORMATIONS`): the bundling call's module and line
         self.unshown: dict[Key, tuple[str, int]] = {}
         called: set[Key] = set()
+        unimported = None  # (`_unimported_wrappers`, once a record asks)
         for m in sorted(project.modules.values(), key=lambda m: m.module):
             for record in m.jax_staged:
                 if record.uncalled == "never":
                     continue  # a wrapper never called traces nothing
+                if record.uncalled == "importers":
+                    if unimported is None:
+                        unimported = _unimported_wrappers(project)
+                    if unimported(m.module, record.binding):
+                        continue  # a private module's wrapper none of its importers reads
                 key = project.resolve(m.module, record.target)
                 f = project.function(key) if key is not None else None
                 if f is None:
                     continue
                 if record.api == OPTAX_USERS_JIT:
                     self.unshown.setdefault(key, (m.path, record.span.line))
-                elif record.uncalled:
+                elif record.uncalled == "module":
                     self.uncalled.setdefault(key, (m.path, record.span.line))
                 else:
                     called.add(key)

@@ -928,12 +928,13 @@ class _Walker(cst.CSTVisitor):
                 full = alias.evaluated_name if alias.evaluated_alias else local
                 ctx.facts.imports[local] = full
             return
-        if isinstance(node.names, cst.ImportStar):
-            ctx.star_import = True
-            return
         module = code_of(node.module) if node.module is not None else ""
         dots = "." * len(node.relative)
         base = ctx.absolute_import(dots + module) if dots else module
+        if isinstance(node.names, cst.ImportStar):
+            ctx.star_import = True
+            ctx.facts.star_from.append(base)
+            return
         for alias in node.names:
             local = alias.evaluated_alias or alias.evaluated_name
             ctx.facts.imports[local] = f"{base}.{alias.evaluated_name}" if base else alias.evaluated_name

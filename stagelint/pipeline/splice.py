@@ -554,6 +554,7 @@ def _merge(old, reduced, from_reduced, from_old, mover, plan) -> F.ModuleFacts |
     # imports and module-level bindings (glue)
     out.concrete_bindings = reduced.concrete_bindings
     out.imports = reduced.imports
+    out.star_from = reduced.star_from
     # hijax Flax NNX Variables (`stagelint.analysis.nnx`): a walked unit makes them, or no unit did before;
     # made before, by a unit now walked again or one kept, the old flag cannot tell: the whole file
     if old.nnx_hijax and not reduced.nnx_hijax:

@@ -8,7 +8,9 @@ aryatschand/JAXBench's copies of JAX's flash-attention kernels)."""
 
 from __future__ import annotations
 
-from rulecases import assert_tiers
+from pathlib import Path
+
+from rulecases import assert_tiers, check_project
 
 
 def test_a_store_into_a_pallas_kernels_ref_is_kept_state():
@@ -67,3 +69,64 @@ def test_the_negative_twin_the_same_stores_into_python_lists_a_caller_passes():
             accumulate(x, out, acc, steps=4)
             return out[0]
     """)
+
+
+# A module-level `jax.vmap(f, ...)` wrapper nothing calls (jaxhps-scattering's
+# `vmapped_propogate_down_quad`): a wrapper traces only when called
+# (tests/runtime/test_jax_unused_wrapper_facts.py), and a private module's name none of the
+# project's imports of that module names is called nowhere, so `f`, run directly with Python
+# ints, is traced by it nowhere.
+
+INIT = """
+    from ._down import down_pass
+"""
+
+DOWN = """
+    import jax
+    import jax.numpy as jnp
+
+
+    def _propagate(data, g, n_a):
+        return data[:n_a] + g[:n_a]
+
+
+    def down_pass(nodes, data, g):
+        out = []
+        for node in nodes:
+            out.append(_propagate(data, g, node.n))
+        return jnp.concatenate(out)
+
+
+    vmapped_propagate = jax.vmap(_propagate, in_axes=(0, 0, 0))
+"""
+
+SOLVE = """
+    import jax
+
+    from ._down import vmapped_propagate
+
+
+    @jax.jit
+    def solve(data, g, n):
+        return vmapped_propagate(data, g, n)
+"""
+
+
+def _slices(findings):
+    return sorted((Path(f.path).name, f.line, f.code) for f in findings if f.code == "STG604")
+
+
+def test_a_private_modules_vmap_wrapper_no_import_names_traces_nothing(tmp_path):
+    found = check_project(tmp_path, {"pkg/__init__.py": INIT, "pkg/_down.py": DOWN}, preview=True)
+    assert _slices(found) == []
+
+
+def test_the_negative_twin_the_wrapper_imported_and_called_under_jit(tmp_path):
+    files = {"pkg/__init__.py": INIT + "    from .solve import solve\n", "pkg/_down.py": DOWN,
+             "pkg/solve.py": SOLVE}
+    assert _slices(check_project(tmp_path, files, preview=True)) == [("_down.py", 6, "STG604")] * 2
+
+
+def test_the_negative_twin_a_public_module_may_be_imported_from_outside(tmp_path):
+    files = {"pkg/__init__.py": "from .down import down_pass\n", "pkg/down.py": DOWN}
+    assert _slices(check_project(tmp_path, files, preview=True)) == [("down.py", 6, "STG604")] * 2
