@@ -373,3 +373,24 @@ def bindings_made(project, module: str, reader, ordered: dict) -> dict | None:
     rebinds = [[line, loop] for line, loop in ordered["rebinds"]
                if line not in dropped and not (line == first[0] and first[1])]
     return {**ordered, "rebinds": rebinds}
+
+
+def remade_after(project, reader, writer, write_line: int) -> bool:
+    """The writer, below its write on `write_line`, binds an attribute of `self` to a new JAX
+    wrapper whose calls trace `reader` (JAXtronomy's `update_data`: `self.data = image_data`, then
+    `self.log_likelihood = jit(self._log_likelihood)`): the calls after it go to the new wrapper,
+    and a new wrapper of a bound method traces on its first call, the old one's traces dying with
+    it, so it reads the value just written (jax 0.10.2: tests/runtime/test_jax_setup_order_facts.py;
+    the trace cache, `frameworks.JAX_TRACE_CACHE`). Read from the module's JAX staging records and
+    attribute writes, which meet on the line (a TensorFlow Function re-made so is not recorded
+    with its place: not asked)."""
+    module, qualname = tuple(writer)
+    entry = project.reached.get(tuple(reader))
+    facts = project.modules.get(module)
+    if entry is None or facts is None:
+        return False
+    lines = {record.span.line for record in facts.jax_staged
+             if record.uncalled != "never" and record.span.line > write_line and record.target[:1] == ("self",)
+             and project.resolve(module, record.target) == entry}
+    return bool(lines) and any(w.function == qualname and w.on_self and w.span.line in lines
+                               for w in facts.attr_writes)

@@ -1207,15 +1207,41 @@ class Project:
             self._callers = index
         return self._callers.get(key, set())
 
+    def names_called_on_objects(self) -> frozenset[str]:
+        """The names of the methods the project calls on a receiver other than `self` / `super()`
+        (`solver.setup()`, `m.configure(2.0)`, `obj.reset()` on an object of any class), by name."""
+        found = self.__dict__.get("_names_called_on_objects")
+        if found is None:
+            names: set[str] = set()
+            for m in self.modules.values():
+                names.update(c[2] for c in m.method_calls)
+                names.update(c[2] for c in m.object_calls)
+                for f in m.functions.values():
+                    names.update(e.target[-1].rpartition(".")[2] for e in f.calls
+                                 if e.target and e.target[0] not in ("self", "super"))
+                for sites in (m.call_sites,):
+                    names.update(site.target[-1].rpartition(".")[2] for site in sites
+                                 if site.target and site.target[0] not in ("self", "super"))
+            found = self.__dict__["_names_called_on_objects"] = frozenset(names)
+        return found
+
     def runs_only_in_setup(self, key: Key, is_setup, _seen=None) -> bool:
         """Every caller of `key` is set-up code (`__init__`, `build`, ...) or itself runs only there:
-        `self._check_axis(axis)` from `__init__`, `self._set_groups(shape)` from `build`."""
+        `self._check_axis(axis)` from `__init__`, `self._set_groups(shape)` from `build`, and a
+        public method named as set-up (`setup_*`, as `build_*` is) that the project calls only so
+        and never on an object (jaxem's `Solver.setup_propagator`, run by `setup()` from
+        `__init__`): it runs while the object is made, before anything can trace it. Any other
+        public method may be called by users at any time (keras-hub's `set_vocabulary`, called
+        from `__init__` and by users to change the vocabulary): unknown."""
         _seen = _seen if _seen is not None else set()
         if key in _seen:
             return True
         _seen.add(key)
         f = self.function(key)
-        if f is None or not f.name.startswith("_") or key in self.entries:
+        if f is None or key in self.entries:
+            return False
+        if not f.name.startswith("_") and not (f.name.startswith("setup_")
+                                               and f.name not in self.names_called_on_objects()):
             return False  # a public method: users may call it at any time
         callers = self.callers(key)
         if not callers:

@@ -10,7 +10,8 @@ from libcst.metadata import ImportAssignment
 from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis import facts as F
 from stagelint.analysis.dependence import name_loads, same_each_iteration
-from stagelint.analysis.order import between_calls, called_between_calls, calls_readers_around, set_before_first_call, writes_between
+from stagelint.analysis.order import (between_calls, called_between_calls, calls_readers_around, remade_after,
+                                      set_before_first_call, writes_between)
 from stagelint.analysis.proof import HEURISTIC, fact, with_preview
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.context import binds_only_from_call, is_setup_method, mutates_container, read_on_every_return, short_code
@@ -966,7 +967,10 @@ class StaleAttribute(Rule):
 
     Not flagged: attributes set only in `__init__`/`build` (and other set-up hooks such as
     `_create_slots`), or in helpers only set-up code calls (`self._check_axis(axis)` from
-    `__init__`), or in a method that creates the object's variables (`shadow_copy` adding the
+    `__init__`; a public one named as set-up too, `self.setup_propagator()` from `setup()` from
+    `__init__`, when no code calls it on an object), or in a method that then binds the reading wrapper anew
+    (`self.data = d; self.loglik = jax.jit(self._loglik)`: the new wrapper traces with the new
+    value), or in a method that creates the object's variables (`shadow_copy` adding the
     slots whose list it keeps), or lazily under `if self.x is None:`; attributes holding a `tf.Variable`, a list
     of variables (`model.trainable_variables`) or a Keras object (read at run time; replacing one
     is STG303); method calls and attribute chains (`self.dense(x)`, `self.v.assign(...)`); reassignments inside staged code itself
@@ -1219,6 +1223,8 @@ class StaleAttribute(Rule):
                 continue  # `shadow_copy` adds the slots whose list it keeps: set-up by another name
             if w.function is not None and w.on_self and set_before_first_call(project, key, (mod, w.function), family):
                 continue  # `est = Estimator(); est.prepare(data)` before `est.train_step()`
+            if w.function is not None and w.on_self and remade_after(project, key, (mod, w.function), w.span.line):
+                continue  # `self.data = d; self.loglik = jit(self._loglik)`: the new wrapper traces anew
             if w.around and owner is not None and between_calls(project, key, owner, *w.around, mod):
                 changes.append((mod, w, f"`{w.function}` ({mod}) changes the attribute on an object after a call "
                                         f"of the Function that runs the reading code and before another one"))

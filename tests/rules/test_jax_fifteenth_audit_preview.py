@@ -130,3 +130,93 @@ def test_the_negative_twin_the_wrapper_imported_and_called_under_jit(tmp_path):
 def test_the_negative_twin_a_public_module_may_be_imported_from_outside(tmp_path):
     files = {"pkg/__init__.py": "from .down import down_pass\n", "pkg/down.py": DOWN}
     assert _slices(check_project(tmp_path, files, preview=True)) == [("down.py", 6, "STG604")] * 2
+
+
+# STG302, order: attributes set only by set-up methods the project runs from `__init__` (public
+# ones too, when nothing calls them on an object), and an attribute rebound by a method that then
+# makes the reading wrapper anew (tests/runtime/test_jax_setup_order_facts.py).
+
+SOLVER = """
+    import functools
+
+    import jax
+    import jax.numpy as jnp
+
+
+    class Solver:
+        def __init__(self, energies, setup=True):
+            self.energies = jnp.array(energies)
+            if setup:
+                self.setup()
+
+        def setup(self):
+            self.setup_propagator()
+
+        def setup_propagator(self):
+            self.k = jnp.sqrt(self.energies)
+            self.n_poles = self.k.shape[0]
+{extra}
+        @functools.partial(jax.jit, static_argnames=("self",))
+        def t(self, v):
+            return v[: self.n_poles] * self.k{marks}
+"""
+
+RETUNE = """
+        def retune(self, energies):
+            self.energies = jnp.array(energies)
+            self.setup_propagator()
+"""
+
+
+def test_attributes_set_up_only_from_init_are_not_stale():
+    assert_tiers(SOLVER.format(extra="", marks=""))
+
+
+def test_the_negative_twin_a_public_method_that_runs_the_set_up_again():
+    """`retune()`, which no code of the project calls, may run between two calls: unknown, so the
+    preview finding stays."""
+    assert_tiers(SOLVER.format(extra=RETUNE, marks="  # preview STG302"))
+
+
+def test_the_negative_twin_the_set_up_method_called_on_an_object(tmp_path):
+    """A script calling `s.setup_propagator()` on an object: the method is not the object's set-up
+    alone, so the reads stay reported (preview: the script's order is not followed here)."""
+    script = """
+        import jax.numpy as jnp
+
+        from solver import Solver
+
+        s = Solver([1.0, 4.0])
+        s.t(jnp.ones(3))
+        s.setup_propagator()
+        s.t(jnp.ones(3))
+    """
+    found = check_project(tmp_path, {"solver.py": SOLVER.format(extra="", marks=""), "run.py": script},
+                          preview=True)
+    assert sorted((f.path, f.code) for f in found if f.code == "STG302") == [("solver.py", "STG302")] * 2
+
+
+IMAGE = """
+    import jax
+    import jax.numpy as jnp
+
+
+    class ImageData:
+        def __init__(self, data):
+            self.data = data
+            self.log_likelihood = jax.jit(self._log_likelihood)
+
+        def update_data(self, data):
+            self.data = data
+{remake}
+        def _log_likelihood(self, model):
+            return -jnp.sum((model - self.data) ** 2){marks}
+"""
+
+
+def test_an_attribute_rebound_then_the_wrapper_made_anew_is_not_stale():
+    assert_tiers(IMAGE.format(remake="            self.log_likelihood = jax.jit(self._log_likelihood)\n", marks=""))
+
+
+def test_the_negative_twin_the_rebinding_without_a_new_wrapper():
+    assert_tiers(IMAGE.format(remake="", marks="  # preview STG302"))
