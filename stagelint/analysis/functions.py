@@ -800,3 +800,38 @@ def held_in_loop(ctx, nodes, loop) -> list[tuple[str, list]]:
                 elif bound not in out.setdefault(node.value, []):
                     out[node.value].append(bound)
     return list(out.items())
+
+
+def module_def_reached(ctx, call: cst.Call, func, in_loop: bool) -> tuple[int, bool] | None:
+    """The `def` a module-level call of a name runs, where the file shows it: the call is made by
+    module-level code outside any loop, every binding of the name is a statement of the module's
+    own body (a `def`, or an assignment `f = ...`: a notebook's or a guide's `f` redefined cell
+    after cell), and the last one above the call is a `def`. Module code runs top to bottom and
+    each statement binds the name when it runs, so the call runs that `def` (the walk keeps its
+    facts under `name@line` when a later `def` takes the name, `FileContext._redefining`).
+    (the line of that def's name, whether no later `def` takes the name), or None."""
+    if func is not None or in_loop or not isinstance(call.func, cst.Name) or ctx.module_node is None:
+        return None
+    reached = ctx.bindings_of(call.func)
+    scope = getattr(reached[0], "scope", None) if reached else None
+    if scope is None or not isinstance(scope, GlobalScope):
+        return None
+    body = ctx.module_node.body
+    defs = {id(st) for st in body if isinstance(st, cst.FunctionDef)}
+    assigned = {id(t.target) for st in body if isinstance(st, cst.SimpleStatementLine)
+                for small in st.body if isinstance(small, cst.Assign) for t in small.targets}
+    bindings = []
+    for b in scope.assignments[call.func.value]:
+        node = getattr(b, "node", None)
+        if isinstance(node, cst.FunctionDef) and id(node) in defs:
+            bindings.append((ctx.position(node.name).line, True))
+        elif isinstance(node, cst.Name) and id(node) in assigned:
+            bindings.append((ctx.position(node).line, False))
+        else:
+            return None  # bound in a branch, a loop, a function (`global f`), an import: not shown
+    at = ctx.position(call).line
+    above = sorted(b for b in bindings if b[0] < at)
+    if not above or not above[-1][1]:
+        return None
+    line = above[-1][0]
+    return line, not any(is_def and other > line for other, is_def in bindings)

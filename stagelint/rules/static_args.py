@@ -10,6 +10,7 @@ from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis import facts as F
 from stagelint.analysis import jaxjit
 from stagelint.analysis.context import short_code
+from stagelint.analysis.functions import module_def_reached
 from stagelint.analysis.proof import HEURISTIC, fact
 from stagelint.frameworks import (JAX, CALLABLE_HINTS, DATACLASS_DECORATORS, EQUINOX_MODULE_BASES, FLAX_STRUCT_DATACLASSES,
                                   HASHED_BY_VALUE_BASES, JAX_ARRAY_CONSTRUCTORS, JAX_PYTREE_REGISTERING,
@@ -174,6 +175,10 @@ class _StaticSites(InExpectedErrors, Rule):
             if "_what" in fields:  # JAX's behaviour table, row 31: the hash is taken at the call
                 fields["_because"] = [fact(f"`{short_code(value)}` is {fields['_what']}, which has no hash by value "
                                            f"(`hash()` raises TypeError)", self.ctx.position(value))]
+            reached = module_def_reached(self.ctx, call, func, in_loop) if callee is not None else None
+            if reached is not None and not reached[1]:
+                # a later `def` rebinds the name: this call runs the one above it, kept as `name@line`
+                fields["_callee"] = [f"{q}@{reached[0]}" for q in callee]
             rebound = self._rebound(call) if callee is not None else None
             if rebound is not None:
                 fields["_because"] = [*fields.get("_because", ()), rebound]

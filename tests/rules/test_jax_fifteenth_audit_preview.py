@@ -220,3 +220,42 @@ def test_an_attribute_rebound_then_the_wrapper_made_anew_is_not_stale():
 
 def test_the_negative_twin_the_rebinding_without_a_new_wrapper():
     assert_tiers(IMAGE.format(remake="", marks="  # preview STG302"))
+
+
+# STG504: a module-level call runs the `def` above it, not a later `def` of the same name (the
+# tutorial's `f(x2, y2)` under `@jit def f(x, y)`, before `@partial(jit, static_argnums=(1,))
+# def f(x, neg)`): module code binds the name when each `def` runs.
+
+REDEFINED = """
+    from functools import partial
+
+    import numpy as np
+    from jax import jit
+
+
+    @jit
+    def f(x, y):
+        return x + y
+
+
+    x2, y2 = np.ones(3), np.ones(3)
+    print(f(x2, y2))
+
+
+    @partial(jit, static_argnums=(1,))
+    def f(x, neg):
+        return -x if neg else x
+
+
+    print(f(x2, {last}
+"""
+
+
+def test_a_call_runs_the_def_above_it_not_a_later_one():
+    assert_tiers(REDEFINED.format(last="True))"))
+
+
+def test_the_negative_twin_a_call_below_the_later_def_reaches_its_static_argument():
+    """The call below the second `def` passes an array for its static `neg`: reported as before
+    (preview: which binding a call reaches is still read as a guess where the name is bound twice)."""
+    assert_tiers(REDEFINED.format(last="y2))  # preview STG504"))

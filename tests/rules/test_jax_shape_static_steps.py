@@ -127,8 +127,10 @@ def test_a_static_operand_that_changes_on_every_call_is_reported_with_its_proof(
 
 def test_a_call_of_a_name_the_file_binds_twice_is_a_preview_guess():
     """get-started-with-JAX's notebook: `@jit def f(x, y)` called in one cell, `f` redefined in a
-    later cell with `static_argnames="y"`. The project knows one spec per name, the call runs the
-    binding it reaches: which static arguments it has is a guess (the preview tier)."""
+    later cell with `static_argnames="y"`. The call above the redefinition runs the `def` above it
+    (module code binds the name as each `def` runs: `functions.module_def_reached`), which has no
+    static argument: silent. A call below the second `def` reaches its static `y`; where the name
+    is bound twice that step is still read as a guess (the preview tier)."""
     assert_tiers("""
         import functools
         import jax
@@ -138,11 +140,13 @@ def test_a_call_of_a_name_the_file_binds_twice_is_a_preview_guess():
         def f(x, y):
             return x + y
 
-        print(f(np.ones(2), np.ones(2)))  # preview STG504
+        print(f(np.ones(2), np.ones(2)))
 
         @functools.partial(jax.jit, static_argnames="y")
         def f(x, y):
             return x + y
+
+        print(f(np.ones(2), np.ones(2)))  # preview STG504
     """)
 
 
