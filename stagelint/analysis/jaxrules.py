@@ -23,7 +23,7 @@ from stagelint.frameworks import (JAX, JAX_ARRAY_ONLY_ATTRIBUTES, JAX_TRACER_ERR
 from stagelint.analysis.caught import catches
 from stagelint.analysis.jitsites import uses_pallas
 from stagelint.analysis.memo import once
-from stagelint.analysis.pytrees import python_attribute_reads, traced_attribute_facts
+from stagelint.analysis.pytrees import PytreeModel, python_attribute_reads, traced_attribute_facts
 from stagelint.analysis.tracers import tracer_fact
 
 #: STG602 checks that JAX does not fail on: iteration unrolls, `len` reads the static shape,
@@ -93,7 +93,8 @@ def confirm_tracer_as_python_value(candidate, project, key):
         return False
     if not fields.get("_definite") and not project.jax.is_traced(key, fields.get("_params", ())):
         return False
-    if not fields.get("_definite") and python_attribute_reads(project, key, fields.get("_attrs")):
+    if not fields.get("_definite") and python_attribute_reads(project, key,
+                                                              fields.get("_attrs") or fields.get("_local_attrs")):
         return False  # `if model.dim == 4`: a Flax NNX module's Python attribute, a pytree's aux data
     error = _ERRORS.get(what, "TracerBoolConversionError")
     if catches(fields, JAX_TRACER_ERROR_CATCHERS.get(error, frozenset())):
@@ -109,6 +110,9 @@ def confirm_tracer_as_python_value(candidate, project, key):
     }
     because = traced_attribute_facts(project, key, fields.get("_attrs"), candidate.span) \
         if not fields.get("_definite") else []
+    if not because and step[3] == HEURISTIC and PytreeModel.of(project).guessed_static(
+            key, fields.get("_attrs") or fields.get("_local_attrs")):
+        return False  # `left.offsets` of an object whose class is not shown: the project's pytrees keep it aux data
     # `if cfg.scale > 2`: `scale` a child of the pytree `cfg` is: that is the step
     return with_steps(out, candidate, *(because or [step]))
 
@@ -123,6 +127,9 @@ def confirm_concrete_value(candidate, project, key):
         return False  # the code catches the tracer error by name: it handles the traced case
     if fields.get("_numpy") in NUMPY_ARRAY_METHOD_CALLS:
         return False  # `np.min(x, 0)`, `np.reshape(x, s)`: NumPy calls the tracer's own method
+    if not fields.get("_definite") and (python_attribute_reads(project, key, fields.get("_attrs"))
+                                        or PytreeModel.of(project).guessed_static(key, fields.get("_attrs"))):
+        return False  # `np.argsort(matrix.offsets)`: a pytree's aux data, a Python value (the rule's a preview under JAX)
     if fields.get("_definite"):
         # a JAX operation's result: a tracer wherever the whole body is traced; under `jax.grad` /
         # `jax.vmap` alone only if computed from what they transform (`analysis.dependence`)

@@ -470,6 +470,11 @@ def _unimported_wrappers(project):
     return unimported
 
 
+#: How a call's argument is bound when it is an object made outside the calling function
+#: (`facts.ArgFacts.root`): a closure over the enclosing function's value, a global, an import.
+_BOUND_OUTSIDE = frozenset({"closure", "global", "import"})
+
+
 class JaxView:
     """Per function of a `staging.Project`: which framework stages it, in which JAX mode, and
     which of its parameters hold tracers."""
@@ -895,6 +900,12 @@ class JaxView:
 
     def _arg_traced(self, module: str, site: F.CallSite, arg: F.ArgFacts, depth: int) -> bool:
         if arg.kind == "tensor":
+            caller = (module, site.caller) if site.caller is not None else None
+            if caller is not None and arg.root in _BOUND_OUTSIDE and not arg.params \
+                    and caller in self.modes and caller not in self.whole_body_traced:
+                # `jax.grad(lambda x: cwt(x, scales))`: under `grad` / `vmap` alone an array bound
+                # outside the traced function is concrete (`frameworks.JAX_TRACES_DEPENDENTS`)
+                return False
             return True
         if arg.param and site.caller is not None:
             return arg.param in self.traced_params((module, site.caller), depth + 1)

@@ -41,7 +41,10 @@ from stagelint.frameworks import (
     JAX,
     JAX_PYTREE_CLASS_REGISTRATIONS,
     JAX_PYTREE_DATACLASSES,
+    JAX_PYTREE_FLATTEN_METHODS,
     JAX_PYTREE_REGISTRATIONS,
+    JAX_PYTREE_UNFLATTEN_METHOD,
+    JAX_ARRAY_STATIC_METADATA,
     JAX_STATIC_REGISTRATIONS,
     PARTIAL_CALLS,
 )
@@ -247,10 +250,12 @@ def _derived(ctx, node: cst.ClassDef) -> dict[str, list[str]]:
     return out
 
 
-def _python_reads(ctx, expr, obj: str, local: dict, depth: int = 0) -> set[str] | None:
+def _python_reads(ctx, expr, obj: str, local: dict, depth: int = 0, names: frozenset | set = frozenset()) \
+        -> set[str] | None:
     """The attributes of `obj` an expression computes a Python value from, or None when it may
     compute anything else: a call of anything but NumPy, `math` and builtins (a `jax.numpy` op
-    makes a tracer under a trace, whatever its operands), a method of `obj`, a name not followed."""
+    makes a tracer under a trace, whatever its operands), a method of `obj`, a name not followed
+    (but `names`, Python values: an unflatten's aux data)."""
     if depth > 6:
         return None
     out: set[str] = set()
@@ -261,8 +266,12 @@ def _python_reads(ctx, expr, obj: str, local: dict, depth: int = 0) -> set[str] 
             continue
         if isinstance(n, cst.Attribute):
             attr, base = _outer_attribute(n)
+            if _is(base, obj) and _metadata_of_attribute(n):
+                continue  # `self.parents.shape[0]`: an array's shape, a Python int under a trace too
             if _is(base, obj):
                 out.add(attr)
+                continue
+            if isinstance(base, cst.Name) and base.value in names:
                 continue
             if not isinstance(base, cst.Name) or not _python_name(ctx, n):
                 return None
@@ -272,12 +281,12 @@ def _python_reads(ctx, expr, obj: str, local: dict, depth: int = 0) -> set[str] 
                 return None
             if n.value in local:
                 bound = local[n.value]
-                inner = _python_reads(ctx, bound, obj, local, depth + 1) if bound is not None else None
+                inner = _python_reads(ctx, bound, obj, local, depth + 1, names) if bound is not None else None
                 if inner is None:
                     return None
                 out |= inner
                 continue
-            if keyword_constant(n) or _python_name(ctx, n):
+            if keyword_constant(n) or n.value in names or _python_name(ctx, n):
                 continue
             return None
         if isinstance(n, cst.Call):
@@ -297,6 +306,16 @@ def _python_reads(ctx, expr, obj: str, local: dict, depth: int = 0) -> set[str] 
             continue
         return None
     return out
+
+
+def _metadata_of_attribute(node: cst.Attribute) -> bool:
+    """`self.parents.shape` / `self.x.ndim`: the metadata (`frameworks.JAX_ARRAY_STATIC_METADATA`)
+    of an attribute, whatever the attribute holds (a tracer's shape is static)."""
+    chain = []
+    while isinstance(node, cst.Attribute):
+        chain.append(node.attr.value)
+        node = node.value
+    return bool(JAX_ARRAY_STATIC_METADATA.intersection(chain[:-1]))
 
 
 def _python_int(ctx, expr, depth: int = 0) -> bool:
@@ -395,10 +414,9 @@ def _registered(ctx, cf, node: cst.ClassDef, names: set[str], options: cst.Call 
     if names & JAX_STATIC_REGISTRATIONS:
         cf.pytree = "static"
     elif names & JAX_PYTREE_CLASS_REGISTRATIONS:
-        method = next((st for st in _statements(node.body)
-                       if isinstance(st, cst.FunctionDef) and st.name.value == "tree_flatten"), None)
+        method = next((m for name in JAX_PYTREE_FLATTEN_METHODS if (m := _method(node, name)) is not None), None)
         parts = _flatten_parts(method, _first_param(method)) if method is not None and _first_param(method) else None
-        _set_parts(cf, parts)
+        _set_parts(cf, parts, ctx, _method(node, JAX_PYTREE_UNFLATTEN_METHOD))
         if method is not None:
             cf.pytree_line = ctx.position(method.name).line
     elif names & (JAX_PYTREE_DATACLASSES | FLAX_STRUCT_DATACLASSES):
@@ -410,14 +428,53 @@ def _registered(ctx, cf, node: cst.ClassDef, names: set[str], options: cst.Call 
             cf.pytree = "registered"
 
 
-def _set_parts(cf, parts) -> None:
+def _set_parts(cf, parts, ctx=None, unflatten=None) -> None:
+    """The class's children and static attributes from its flatten's `(children, aux)` parts, and
+    the attributes its unflatten computes from the aux data alone (static too)."""
     if parts is None:
         cf.pytree, cf.pytree_static, cf.pytree_children = "unknown", [], []
         return
     children, aux = parts
+    rebuilt = _unflatten_static(ctx, unflatten) if unflatten is not None else set()
     cf.pytree = "registered"
     cf.pytree_children = sorted(children)
-    cf.pytree_static = sorted(aux - children)
+    cf.pytree_static = sorted((aux | rebuilt) - children)
+
+
+def _method(node: cst.ClassDef, name: str) -> cst.FunctionDef | None:
+    return next((st for st in _statements(node.body) if isinstance(st, cst.FunctionDef) and st.name.value == name),
+                None)
+
+
+def _unflatten_static(ctx, fn) -> set[str]:
+    """The attributes an unflatten function sets, on the object it builds and returns, from its aux
+    data alone (`out.num_diags = len(out.offsets)` after `out.offsets = aux_data["offsets"]`): the
+    object a traced function receives is that one, built with the aux data's Python values and the
+    children's tracers (`frameworks.JAX_PYTREE_REGISTRATIONS`). Read in the unflatten's top-level
+    statements, in order; an attribute set twice, or set from anything but the aux data, literals,
+    Python builtins, NumPy or `math` and attributes already found static, is not."""
+    if not isinstance(fn, cst.FunctionDef) or len(fn.params.params) < 2:
+        return set()
+    aux = fn.params.params[-2].name.value  # JAX calls `unflatten(aux_data, children)` (after `cls`)
+    returned = {r.value for r in _returns(fn) if isinstance(r, cst.Name)}
+    static: set[str] = set()
+    seen: set[str] = set()
+    for st in _statements(fn.body):
+        if not isinstance(st, cst.Assign):
+            continue
+        for t in st.targets:
+            target = t.target
+            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                    and target.value.value in returned:
+                attr = target.attr.value
+                if attr in seen:
+                    static.discard(attr)
+                    continue
+                seen.add(attr)
+                reads = _python_reads(ctx, st.value, target.value.value, {}, names={aux})
+                if reads is not None and reads <= static:
+                    static.add(attr)
+    return static
 
 
 def record_registration(ctx, node: cst.Call, names: set[str]) -> None:
@@ -433,23 +490,147 @@ def record_registration(ctx, node: cst.Call, names: set[str]) -> None:
     if cf is None or class_node is None:
         return
     if names & JAX_PYTREE_REGISTRATIONS:
-        flatten = node.args[1].value if len(node.args) > 1 else _keyword(node, "flatten_func")
-        fn = _function_named(ctx, flatten)
+        flatten = node.args[1].value if len(node.args) > 1 else (
+            _keyword(node, "flatten_func") or _keyword(node, "flatten_with_keys"))
+        unflatten = node.args[2].value if len(node.args) > 2 else _keyword(node, "unflatten_func")
+        fn = _function_named(ctx, flatten, class_node)
         obj = None if fn is None else (fn.params.params[0].name.value if fn.params.params else None)
-        _set_parts(cf, _flatten_parts(fn, obj) if obj else None)
+        _set_parts(cf, _flatten_parts(fn, obj) if obj else None, ctx, _function_named(ctx, unflatten, class_node))
         if fn is not None:
             cf.pytree_line = ctx.position(fn).line
         return
     _registered(ctx, cf, class_node, names, node, _declared_fields(ctx, class_node))
 
 
-def _function_named(ctx, expr):
+def _function_named(ctx, expr, class_node: cst.ClassDef | None = None):
+    """The def or lambda a registration argument names: a lambda, a function's name, or a method
+    of the registered class (`JaxDia._tree_flatten`)."""
     if isinstance(expr, cst.Lambda):
         return expr
+    if isinstance(expr, cst.Attribute) and class_node is not None and _is(expr.value, class_node.name.value):
+        return _method(class_node, expr.attr.value)
     if isinstance(expr, cst.Name):
         for b in ctx.bindings_of(expr):
             if isinstance(getattr(b, "node", None), cst.FunctionDef):
                 return b.node
+    return None
+
+
+def reads_through_locals(ctx, expr: cst.BaseExpression, func) -> list | None:
+    """The attributes of the function's parameters a value is computed from in Python, through
+    its locals, each as [param, attribute path] (`offset >= 0` with `for offset, data in
+    zip(op.offsets, op.data)` -> [["op", ["offsets"]]]; [] when only Python values and array
+    metadata do), or None when anything else may feed it:
+    a parameter itself, `self`, a closure, a local bound more than once or otherwise (an augmented
+    assignment, an unpacked call), a call of anything but builtins, NumPy or `math` or a method of
+    such an attribute (a `jax.numpy` op makes a tracer under a trace, whatever its operands). An
+    element of a `for` loop over `zip(A, B)` comes from its own sequence; over `enumerate(A)`, the
+    index is a Python int. Used to decide that a value is a Python value (a pytree's aux data), never
+    that it is traced."""
+    if func is None or JAX.name in getattr(ctx, "absent", ()):
+        return None
+    out: list = []
+    active: set[int] = set()
+
+    def follow(name: cst.Name, depth: int) -> bool:
+        refs = ctx.reaching(name, func)
+        if not refs or len(refs) != 1 or depth > 6:
+            return False
+        node = getattr(next(iter(refs)), "node", None)
+        if not isinstance(node, cst.Name) or id(node) in active:
+            return False  # (a binding reached again while reading its own value: a cycle)
+        bound = ctx.bound_values.get(id(node))
+        if isinstance(bound, cst.For):
+            bound = _loop_element(ctx, bound, node)
+            if bound is True:
+                return True
+        elif id(node) in ctx.unpacked_names or id(node) in ctx.comprehension_targets:
+            return False
+        if not isinstance(bound, cst.BaseExpression):
+            return False
+        active.add(id(node))
+        try:
+            return walk(bound, depth + 1)
+        finally:
+            active.discard(id(node))
+
+    def walk(n: cst.CSTNode, depth: int) -> bool:
+        if isinstance(n, (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)):
+            return True
+        if isinstance(n, cst.Attribute):
+            path, base = [], n
+            while isinstance(base, cst.Attribute):
+                path.append(base.attr.value)
+                base = base.value
+            path.reverse()  # `bank.kernels_r.shape` -> [kernels_r, shape]
+            if JAX_ARRAY_STATIC_METADATA.intersection(path[1:]) or (
+                    path[0] in JAX_ARRAY_STATIC_METADATA and isinstance(base, cst.Name)
+                    and ctx.binding_kind(base, func) in ("param", "local")):
+                return True  # `op.data.shape[0]`, `x.shape`: an array's metadata, Python under a trace
+            if isinstance(base, cst.Name) and base.value != func.self_name \
+                    and ctx.binding_kind(base, func) == "param":
+                out.append([base.value, path])
+                return True
+            return isinstance(base, cst.Name) and _python_name(ctx, n)
+        if isinstance(n, cst.Name):
+            kind = ctx.binding_kind(n, func)
+            if kind == "local":
+                return follow(n, depth)
+            return kind in ("builtin", "import", "global") or keyword_constant(n)
+        if isinstance(n, cst.Call):
+            # `np.argsort(...)`, `len(...)`, or a method of a parameter's attribute (`left.offsets.index(d)`)
+            return (_python_name(ctx, n.func) or isinstance(n.func, cst.Attribute) and walk(n.func, depth)) \
+                and all(walk(a.value, depth) for a in n.args)
+        if isinstance(n, cst.Subscript):
+            return walk(n.value, depth) and all(
+                walk(el.slice.value, depth) if isinstance(el.slice, cst.Index)
+                else all(walk(b, depth) for b in (el.slice.lower, el.slice.upper, el.slice.step) if b is not None)
+                for el in n.slice)
+        if isinstance(n, (cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.IfExp)):
+            return all(walk(c, depth) for c in n.children if isinstance(c, cst.BaseExpression))
+        if isinstance(n, cst.Comparison):
+            # `off_out in out_dict`: a dict's membership hashes the value and compares it with keys,
+            # which are hashable (never tracers): a Python bool when the value is a Python value
+            return walk(n.left, depth) and all(
+                (isinstance(c.operator, (cst.In, cst.NotIn)) and _dict_local(c.comparator)) or walk(c.comparator, depth)
+                for c in n.comparisons)
+        if isinstance(n, (cst.Tuple, cst.List)):
+            return all(isinstance(el, cst.Element) and walk(el.value, depth) for el in n.elements)
+        return False
+
+    def _dict_local(expr) -> bool:
+        """A local bound once, to a dict literal or `dict()`."""
+        refs = ctx.reaching(expr, func) if isinstance(expr, cst.Name) and ctx.binding_kind(expr, func) == "local" \
+            else None
+        node = getattr(next(iter(refs)), "node", None) if refs and len(refs) == 1 else None
+        bound = ctx.bound_values.get(id(node)) if node is not None and id(node) not in ctx.unpacked_names else None
+        return isinstance(bound, cst.Dict) or (isinstance(bound, cst.Call) and not bound.args
+                                                and "builtins.dict" in ctx.qualified_names(bound.func))
+
+    ok = walk(expr, 0)
+    walk = follow = _dict_local = None  # the closures refer to each other: a cycle holding `func`'s tree until a collection
+    return out if ok else None
+
+
+def _loop_element(ctx, loop: cst.For, name: cst.Name):
+    """What a `for` target name holds on each iteration: the expression whose element it is (the
+    iterated value, or `A` of `zip(A, B)` for the first name of `a, b`), True for `enumerate`'s
+    index (a Python int), None when not shown."""
+    target, it = loop.target, loop.iter
+    if target is name:
+        return it
+    if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(it, cst.Call):
+        return None
+    position = next((i for i, el in enumerate(target.elements) if el.value is name), None)
+    callee = {"builtins.zip": "zip", "builtins.enumerate": "enumerate"}.get(
+        next(iter(ctx.qualified_names(it.func)), ""), "") if isinstance(it.func, cst.Name) else ""
+    args = [a.value for a in it.args if a.keyword is None and a.star == ""]
+    if position is None or len(args) != len(it.args):
+        return None
+    if callee == "zip" and len(args) == len(target.elements):
+        return args[position]
+    if callee == "enumerate" and len(args) == 1 and len(target.elements) == 2:
+        return True if position == 0 else args[0]
     return None
 
 
@@ -575,6 +756,29 @@ class PytreeModel:
             return cls
         return None
 
+    def guessed_static(self, key: Key, reads) -> bool:
+        """For a read whose tracer-ness is a guess (the preview tier's step): every [root, path]
+        read is of an object whose class is not shown (`object_class` is ""), and the project's
+        classes that have that attribute are all pytrees that keep it static (aux data, a static
+        field), none a child or an attribute of a class that is no pytree the project shows. A
+        traced function's argument is a pytree, so its attribute is one of those classes' in
+        all likelihood (qutip-jax's `left.offsets` of the `JaxDia` its dispatcher passes); still a
+        guess, which only the preview tier made: it silences that guess, never a known step."""
+        if not reads:
+            return False
+        index = once(self.project, "_pytree_attribute_owners", lambda: _attribute_owners(self.project))
+        for root, path in reads:
+            if not path or self.object_class(key, root):
+                return False
+            owners = index.get(path[0])
+            if not owners:
+                return False
+            for cls in owners:
+                static = self.static_attributes(cls)
+                if not static or ("*" not in static and path[0] not in static):
+                    return False
+        return True
+
     def python_int_method(self, cls: str, name: str, _depth: int = 0) -> bool:
         """`cls.name()` returns a Python int whatever the object holds (`_python_int_methods`,
         followed through the methods it returns the result of)."""
@@ -615,6 +819,21 @@ class PytreeModel:
         """Every [root, path] read (`[["time_axis", ["Nt"]]]`) is a static attribute of the
         pytree the function receives."""
         return bool(reads) and all(self.static_read(key, root, path) is not None for root, path in reads)
+
+
+def _attribute_owners(project) -> dict[str, set[str]]:
+    """Attribute -> the project classes that have it: pytree children and static attributes, and
+    attributes methods set on `self` (a class that is no pytree counts too: its attribute's value
+    is not known static)."""
+    owners: dict[str, set[str]] = {}
+    for qualname, (_, facts) in project.classes.items():
+        for attr in (*facts.pytree_children, *facts.pytree_static, *facts.pytree_derived):
+            owners.setdefault(attr, set()).add(qualname)
+    for m in project.modules.values():
+        for w in m.attr_writes:
+            if w.on_self and w.owner:
+                owners.setdefault(w.attr, set()).add(w.owner)
+    return owners
 
 
 def _init_arrays(project) -> dict[str, set[str]]:

@@ -255,23 +255,32 @@ JAX_ARRAY_ELEMENTS = frozenset({"tensor", "ndarray", "dataset", "data-iterator"}
 #: with `tree_flatten` returning `((), (self.dt, self.t_end))`, `jnp.arange(0, ta.Nt)` of a
 #: property `np.ceil(ta.t_end / ta.dt)` works in a jitted function taking `ta`.
 #:   class decorators / calls taking the class, whose `tree_flatten()` method returns
-#:   `(children, aux_data)`:
-JAX_PYTREE_CLASS_REGISTRATIONS = frozenset({"jax.tree_util.register_pytree_node_class"})
-#:   `register_pytree_node(cls, flatten, unflatten)`: `flatten(obj)` returns `(children, aux_data)`:
-JAX_PYTREE_REGISTRATIONS = frozenset({"jax.tree_util.register_pytree_node"})
+#:   `(children, aux_data)` (the keyed variant's `tree_flatten_with_keys()` returns `((key,
+#:   child), ...)` pairs for the children and the same aux data) and whose `tree_unflatten(aux_data,
+#:   children)` rebuilds the object a traced function receives:
+JAX_PYTREE_CLASS_REGISTRATIONS = frozenset({"jax.tree_util.register_pytree_node_class",
+                                            "jax.tree_util.register_pytree_with_keys_class"})
+#:   (the methods, in the order the registration prefers them for the flattening)
+JAX_PYTREE_FLATTEN_METHODS = ("tree_flatten", "tree_flatten_with_keys")
+JAX_PYTREE_UNFLATTEN_METHOD = "tree_unflatten"
+#:   `register_pytree_node(cls, flatten, unflatten)` and `register_pytree_with_keys(cls,
+#:   flatten_with_keys, unflatten)`: the second argument returns `(children, aux_data)` (children as
+#:   (key, child) pairs for the keyed one), the third rebuilds the object from `(aux_data, children)`:
+#:   what it sets on that object from the aux data alone is a Python value too (qutip-jax's
+#:   `out.num_diags = len(out.offsets)`; tests/runtime/test_jax_fifteenth_audit_static_facts.py).
+#:   Either function may be a method of the class (`register_pytree_node(C, C._flatten,
+#:   C._unflatten)`) or a lambda:
+JAX_PYTREE_REGISTRATIONS = frozenset({"jax.tree_util.register_pytree_node",
+                                      "jax.tree_util.register_pytree_with_keys"})
 #:   `register_dataclass(cls, data_fields=[...], meta_fields=[...])`, or as a bare decorator of a
 #:   dataclass: the meta fields (and fields declared `field(metadata=dict(static=True))`) are aux
 #:   data, the other fields children:
 JAX_PYTREE_DATACLASSES = frozenset({"jax.tree_util.register_dataclass"})
 #:   `register_static(cls)`: the whole object is aux data, nothing of it is traced:
 JAX_STATIC_REGISTRATIONS = frozenset({"jax.tree_util.register_static"})
-#:   the keyed variants, whose flattening is not read here (`register_pytree_with_keys_class`,
-#:   `register_pytree_with_keys(cls, flatten_with_keys, unflatten)`):
-JAX_KEYED_PYTREE_REGISTRATIONS = frozenset({"jax.tree_util.register_pytree_with_keys_class",
-                                            "jax.tree_util.register_pytree_with_keys"})
 #: Every call that registers a class as a pytree, and those of them that decorate the class.
 JAX_PYTREE_REGISTERING = (JAX_PYTREE_CLASS_REGISTRATIONS | JAX_PYTREE_REGISTRATIONS | JAX_PYTREE_DATACLASSES
-                          | JAX_STATIC_REGISTRATIONS | JAX_KEYED_PYTREE_REGISTRATIONS)
+                          | JAX_STATIC_REGISTRATIONS)
 JAX_PYTREE_CLASS_DECORATORS = JAX_PYTREE_REGISTERING - {"jax.tree_util.register_pytree_node",
                                                         "jax.tree_util.register_pytree_with_keys"}
 
@@ -304,6 +313,11 @@ JAX_FUNCTION_BUILDERS = frozenset({
 #: jitted parameter holds, a pytree) has not: a parameter whose attribute the body reads is an
 #: array, so a `for` over it runs once per row (JAX 0.10.2: tests/runtime/test_jax_fresh_facts.py).
 JAX_ARRAY_ONLY_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "at", "T"})
+#: An array's metadata a traced function reads as Python values: a tracer's shape is a tuple of
+#: ints, its ndim and size ints, its dtype a NumPy dtype, under `jax.jit` too (JAX 0.10.2,
+#: tests/runtime/test_jax_fifteenth_audit_static_facts.py); what Python computes from them is
+#: Python too (`self.parents.shape[0]`, `n = x.shape[1] // 2`).
+JAX_ARRAY_STATIC_METADATA = frozenset({"shape", "ndim", "size", "dtype"})
 
 #: Calls whose function runs in Python on every call, with concrete values, even under jit: the
 #: host callbacks, `jax.experimental.buffer_callback`'s included (its function runs at execution

@@ -217,6 +217,16 @@ UNHASHABLE_BUILTINS = {"builtins.list": "a list", "builtins.dict": "a dict", "bu
 #: each fails (jax-behaviour.md row 31, tests/runtime/test_jax_certain_steps_facts.py; STG504 asks
 #: it), with what it is called.
 UNHASHABLE_KINDS = {"list": "a list", "dict": "a dict", "set": "a set", "ndarray": "a NumPy array"}
+#: NumPy reductions that, given no `axis` (nor `out` / `keepdims`), return a NumPy scalar
+#: (`np.prod([2, 3], dtype=int)` is an `np.int64`): hashable by value, a fine static argument where
+#: an ndarray is not (JAX 0.10.2: tests/runtime/test_jax_fifteenth_audit_static_facts.py).
+NUMPY_SCALAR_REDUCTIONS = frozenset({
+    "numpy.prod", "numpy.sum", "numpy.max", "numpy.min", "numpy.amax", "numpy.amin", "numpy.mean",
+    "numpy.median", "numpy.std", "numpy.var", "numpy.argmax", "numpy.argmin", "numpy.count_nonzero",
+    "numpy.all", "numpy.any",
+})
+#: The keywords that make a NumPy reduction return an array.
+NUMPY_ARRAY_REDUCTION_KEYWORDS = frozenset({"axis", "out", "keepdims"})
 #: The decorator that makes a class a dataclass: unless told `frozen=True` or `unsafe_hash=True`
 #: (or `eq=False`), it sets `__hash__` to None, so an instance fails to hash as a static argument
 #: (tests/runtime/test_jax_certain_steps_facts.py; STG504 asks it).

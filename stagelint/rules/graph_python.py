@@ -31,6 +31,7 @@ from stagelint.analysis.dependence import params_feeding
 from stagelint.analysis.flags import with_flag_step
 from stagelint.analysis.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
 from stagelint.analysis.nnx import param_attributes
+from stagelint.analysis.pytrees import reads_through_locals
 from stagelint.rules.base import Rule
 from stagelint.analysis.tensors import Tensorness, tensorness, value_of
 
@@ -384,9 +385,15 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
                                 "which takes a shape tensor"} if in_shape else {
                      "error": "NotImplementedError (Cannot convert a symbolic tf.Tensor to a numpy array)",
                      "instead": "use the TensorFlow equivalent (`tf.reduce_*`, `tf.math.*`, `tf.experimental.numpy`), or `tf.numpy_function`"}
+            attrs = {}
+            if t.params and not t.definite:
+                # `np.argsort(matrix.offsets)`: which attributes of the parameters it reads (aux data: Python)
+                reads = param_attributes(ctx, tensor_arg, ctx.function) or reads_through_locals(
+                    ctx, tensor_arg, ctx.function)
+                attrs = {"_attrs": reads} if reads else {}
             self.report(node, call=f"{name}(...)", value=short_code(tensor_arg), **shape,
                         _jax_error="TracerArrayConversionError", **receiver, _from=self._from(tensor_arg),
-                        **_tensor_fields(t))
+                        **_tensor_fields(t), **attrs)
 
     @classmethod
     def confirm(cls, candidate, project, module):
@@ -871,6 +878,11 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
                     reads = param_attributes(self.ctx, expr, func)
                     if reads:
                         fields = dict(fields, _attrs=reads)
+                    else:
+                        # `if offset >= 0` over `zip(op.offsets, ...)`: what a local computes from in Python
+                        reads = reads_through_locals(self.ctx, expr, func)
+                        if reads:
+                            fields = dict(fields, _local_attrs=reads)
                 self.report(node, function=func, **fields, **_tensor_fields(t), **self._origin(expr, func))
         for node, func, tests in self.forever.values():
             t = Tensorness()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from stagelint.analysis.pytrees import PytreeModel, python_attribute_reads, traced_attribute_facts
+from stagelint.analysis.pytrees import (PytreeModel, python_attribute_reads, reads_through_locals,
+                                       traced_attribute_facts)
 from stagelint.analysis.tracers import OP, PYTHON, WEAK, module_argument_guess, passed_param_guess
 from stagelint.analysis.tracers import origin as tracer_origin
 from stagelint.analysis.dependence import op_result_fact, params_feeding
@@ -279,6 +280,12 @@ class DataDependentShape(InExpectedErrors, Rule):
                 reads += found
             if reads:
                 fields["_attrs"] = reads
+            else:
+                # `data[offset:]` with `for offset, data in zip(op.offsets, op.data)`: the attributes a
+                # local computes from in Python (whether they are Python values: `analysis.pytrees`)
+                local = [reads_through_locals(self.ctx, v, self.ctx.function) for v in values]
+                if any(local) and all(found is not None for found in local):
+                    fields["_local_attrs"] = [r for found in local for r in found]
         kinds = [tracer_origin(self.ctx, v, self.ctx.function) for v in values]
         if kinds and all(k == PYTHON for k, _ in kinds):
             return  # a `range` loop's variable, shape arithmetic: Python ints whatever is traced
@@ -319,13 +326,16 @@ class DataDependentShape(InExpectedErrors, Rule):
                                                 {*fields.get("_params", ()), *fields.get("_from", ())}, candidate.span)]}
         if not jax.is_traced(key, fields.get("_params", ())):
             return False
-        if python_attribute_reads(project, key, fields.get("_attrs")):
+        if python_attribute_reads(project, key, fields.get("_attrs") or fields.get("_local_attrs")):
             return False  # a registered pytree's aux data or static field: a Python value
         guess = module_argument_guess(project, key, set(fields.get("_params", ())) & jax.traced_params(key),
                                       fields.get("_value", "the length"), candidate.span)
         if guess is not None:
             return {"_because": [guess]}  # a module method's argument: what its caller passes
         because = traced_attribute_facts(project, key, fields.get("_attrs"), candidate.span) or []
+        if fields.get("_weak") and not because and PytreeModel.of(project).guessed_static(
+                key, fields.get("_attrs") or fields.get("_local_attrs")):
+            return False  # read from an object whose class is not shown: the project's pytrees keep it aux data
         if fields.get("_weak") and not because:
             because = [_weak_fact(fields["_weak"], candidate.span)]
         guess = passed_param_guess(project, key, set(fields.get("_params", ())) & jax.traced_params(key),

@@ -15,6 +15,7 @@ from stagelint.analysis.proof import HEURISTIC, fact
 from stagelint.frameworks import (JAX, CALLABLE_HINTS, DATACLASS_DECORATORS, EQUINOX_MODULE_BASES, FLAX_STRUCT_DATACLASSES,
                                   HASHED_BY_VALUE_BASES, JAX_ARRAY_CONSTRUCTORS, JAX_PYTREE_REGISTERING,
                                   PYTREE_BASE_PREFIXES, PYTREE_CLASS_DECORATORS, RECALLING_DECORATORS,
+                                  NUMPY_ARRAY_REDUCTION_KEYWORDS, NUMPY_SCALAR_REDUCTIONS,
                                   UNHASHABLE_BUILTINS, UNHASHABLE_KINDS)
 from stagelint.analysis.jitsites import InExpectedErrors, JitSites, forwarded_parameter
 from stagelint.rules.base import Rule
@@ -419,9 +420,22 @@ class UnhashableStaticArgument(_StaticSites):
             return None  # `tile_layout, = {...}` (jax-cfd): an element of the set, not the set
         if isinstance(value, (cst.Call, cst.Name)):
             v = value_of(self.ctx, value, func)
-            if v.what in UNHASHABLE_KINDS:
+            if v.what in UNHASHABLE_KINDS and not self._numpy_scalar(value, func):
                 return UNHASHABLE_KINDS[v.what]
         return None
+
+    def _numpy_scalar(self, value, func) -> bool:
+        """`np.prod([...], dtype=int)` (or a name bound to it once): a NumPy reduction over
+        everything returns a NumPy scalar, hashable (`frameworks.NUMPY_SCALAR_REDUCTIONS`)."""
+        if isinstance(value, cst.Name):
+            refs = self.ctx.reaching(value, func)
+            node = getattr(next(iter(refs)), "node", None) if refs and len(refs) == 1 else None
+            value = self.ctx.bound_values.get(id(node)) if node is not None \
+                and id(node) not in self.ctx.unpacked_names else None
+        return isinstance(value, cst.Call) and bool(self.ctx.qualified_names(value.func) & NUMPY_SCALAR_REDUCTIONS) \
+            and len(value.args) >= 1 and value.args[0].keyword is None and not any(
+                (a.keyword is not None and a.keyword.value in NUMPY_ARRAY_REDUCTION_KEYWORDS)
+                or (a.keyword is None and i > 0) or a.star for i, a in enumerate(value.args))
 
     @classmethod
     def confirm(cls, candidate, project, module):
