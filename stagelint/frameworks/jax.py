@@ -562,7 +562,9 @@ JAX = Framework(
         # their old top-level aliases (gone from JAX 0.10.2, still in code written before: big_vision)
         "jax.tree_leaves", "jax.tree_flatten", "jax.tree_unflatten", "jax.tree_structure", "jax.tree_all",
         "jax.tree_reduce", "jax.config.", "jax.debug.", "jax.sharding.", "jax.experimental.mesh_utils.",
-        "jax.dtypes.", "jax.typing.", "jax.errors.", "jax.profiler.", "jax.monitoring.", "jax.nn.initializers.",
+        # (`jax._src.dtypes`: the dtype helpers JAX's own kernels import, `itemsize_bits(x.dtype)` an int
+        # under jit: tests/runtime/test_jax_fifteenth_audit_static_facts.py)
+        "jax.dtypes.", "jax._src.dtypes.", "jax.typing.", "jax.errors.", "jax.profiler.", "jax.monitoring.", "jax.nn.initializers.",
         "jax.distributed.", "jax.stages.", "jax.export.", "flax.linen.initializers.", "flax.nnx.initializers.",
         "flax.serialization.", "flax.training.", "flax.struct.", "flax.core.", "flax.traverse_util.",
         "flax.linen.module.", "flax.typing.", "equinox.nn.", "equinox.internal.", "equinox.debug.",

@@ -195,3 +195,46 @@ def test_a_numpy_reduction_over_everything_is_a_hashable_static_argument():
         b = core(x, np.sum(dims))
         return a, b, core(x, rows)  # STG504
     """, preview=True)
+
+
+def test_jax_dtype_helpers_and_shape_unpacking_give_python_ints_to_helpers():
+    """BD (JAXBench's copy of JAX's ragged paged attention): the head counts unpacked from
+    `q.shape` and the packing `32 // dtypes.itemsize_bits(dtype)` (`jax._src.dtypes`, what JAX's
+    own kernels import) are Python ints in the helpers they reach, and so are what the helpers
+    return; the twin computes the packing with a JAX op on the array."""
+    assert_marked("""
+    import jax
+    import jax.numpy as jnp
+    from jax._src import dtypes
+
+    def get_dtype_packing(dtype):
+        return 32 // dtypes.itemsize_bits(dtype)
+
+    def get_value_packing(x):
+        return 32 // jnp.max(x)
+
+    def min_heads(num_heads, dtype):
+        packing = get_dtype_packing(dtype)
+
+        def tiled(n, p):
+            if n % p != 0:
+                return False
+            return n in (1, 2, 4, 8) or n % 8 == 0
+
+        if not tiled(num_heads, packing):
+            raise ValueError("not tiled")
+        return num_heads // 2, packing
+
+    def value_heads(num_heads, x):
+        packing = get_value_packing(x)
+        if num_heads % packing != 0:  # STG602
+            raise ValueError("not tiled")
+        return packing
+
+    @jax.jit
+    def attention(q, kv_pages):
+        _, num_heads, _ = q.shape
+        half, packing = min_heads(num_heads, kv_pages.dtype)
+        assert half % 2 == 0
+        return q * value_heads(num_heads, kv_pages)
+    """, preview=True)

@@ -163,3 +163,28 @@ def test_under_grad_alone_a_closed_over_array_is_concrete_and_the_differentiated
     assert g.shape == (3,)
     with pytest.raises(jax.errors.ConcretizationTypeError):
         jax.grad(lambda x: helper(scales, x))(jnp.ones(2))
+
+
+def test_jax_dtype_helpers_and_unpacked_shapes_are_python_ints_under_jit():
+    """BD (JAXBench's ragged paged attention): `jax._src.dtypes.itemsize_bits(x.dtype)` and the
+    counts unpacked from `q.shape` are Python ints in a jitted function and the helpers it calls."""
+    from jax._src import dtypes
+
+    seen = {}
+
+    def min_heads(num_heads, dtype):
+        packing = 32 // dtypes.itemsize_bits(dtype)
+        seen["packing"] = packing
+        if num_heads % packing != 0:  # a Python bool
+            raise ValueError("not tiled")
+        return num_heads // 2
+
+    @jax.jit
+    def attention(q):
+        _, num_heads, _ = q.shape
+        half = min_heads(num_heads, q.dtype)
+        assert half % 2 == 0
+        return q * half
+
+    attention(jnp.ones((2, 4, 3), jnp.bfloat16))
+    assert seen["packing"] == 2 and type(seen["packing"]) is int
