@@ -16,6 +16,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.bounds import varying_bound
+from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis.dependence import op_result_fact
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_steps
 from stagelint.frameworks import (JAX, JAX_ARRAY_ONLY_ATTRIBUTES, JAX_TRACER_ERROR_CATCHERS, NUMPY_ARRAY_METHOD_CALLS,
@@ -85,12 +86,25 @@ def _only_local_value(ctx, name: cst.Name, func):
     return bound if isinstance(bound, cst.BaseExpression) else None
 
 
+def compares_with_none(expr: cst.BaseExpression) -> bool:
+    """`x != None` / `x == None` (or `is`): under JAX a Python bool whatever `x` is. A JAX array's
+    `__eq__` / `__ne__` give None back to Python, which compares identities: a tracer, a pytree of
+    them or None against None is True or False while tracing (JAX 0.10.2,
+    tests/runtime/test_jax_fifteenth_audit_static_facts.py; sac-jax-maniskill's
+    `if visual_encoder != None:` under jit)."""
+    return isinstance(expr, cst.Comparison) and all(
+        isinstance(c.operator, (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot)) and keyword_constant(c.comparator, "None")
+        for c in expr.comparisons)
+
+
 def confirm_tracer_as_python_value(candidate, project, key):
     """STG602 for a function JAX stages: a dict of message fields, or False."""
     fields = candidate.fields
     what = fields.get("what", "")
     if what in _NOT_IN_JAX or ("iterat" in fields.get("error", "") and what not in _TESTS_ELEMENTS):
         return False
+    if fields.get("_none_test"):
+        return False  # `if encoder != None:`: a Python bool under JAX (`compares_with_none`)
     if not fields.get("_definite") and not project.jax.is_traced(key, fields.get("_params", ())):
         return False
     if not fields.get("_definite") and python_attribute_reads(project, key,

@@ -32,6 +32,7 @@ from stagelint.analysis.flags import with_flag_step
 from stagelint.analysis.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
 from stagelint.analysis.nnx import param_attributes
 from stagelint.analysis.pytrees import reads_through_locals
+from stagelint.analysis.jaxrules import compares_with_none
 from stagelint.rules.base import Rule
 from stagelint.analysis.tensors import Tensorness, tensorness, value_of
 
@@ -873,6 +874,8 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
             if t.possible and id(node) not in reported:
                 reported.add(id(node))
                 fields = dict(fields, value=short_code(expr))
+                if compares_with_none(expr):
+                    fields = dict(fields, _none_test=True)  # `if encoder != None:` (a Python bool under JAX)
                 if t.params and not t.definite:
                     # `if model.dim == 4`: which attributes of the parameters it tests (Flax NNX: static or traced)
                     reads = param_attributes(self.ctx, expr, func)

@@ -238,3 +238,22 @@ def test_jax_dtype_helpers_and_shape_unpacking_give_python_ints_to_helpers():
         assert half % 2 == 0
         return q * value_heads(num_heads, kv_pages)
     """, preview=True)
+
+
+def test_a_value_compared_with_none_is_a_python_bool_under_jax():
+    """BD (sac-jax-maniskill): `if visual_encoder != None:` on a jitted function's argument (a pytree
+    or None); the twin compares the argument with a number."""
+    assert_marked("""
+    import jax
+    import jax.numpy as jnp
+
+    @jax.jit
+    def act(x, visual_encoder):
+        if visual_encoder != None:
+            x = x + visual_encoder["w"].sum()
+        if x == None or x is None:
+            return x
+        if visual_encoder["w"] != 0:  # STG602
+            return -x
+        return x
+    """, preview=True)

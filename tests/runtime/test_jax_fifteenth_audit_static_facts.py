@@ -188,3 +188,30 @@ def test_jax_dtype_helpers_and_unpacked_shapes_are_python_ints_under_jit():
 
     attention(jnp.ones((2, 4, 3), jnp.bfloat16))
     assert seen["packing"] == 2 and type(seen["packing"]) is int
+
+
+def test_a_tracer_or_a_pytree_compared_with_none_is_a_python_bool():
+    """BD (sac-jax-maniskill): `if visual_encoder != None:` in a jitted function taking a pytree
+    or None; `x == None` of a traced array is a Python bool too (JAX gives the comparison back to
+    Python, which compares identities). The twin compares with a number: a tracer."""
+    seen = {}
+
+    @jax.jit
+    def act(x, encoder):
+        seen["ne"] = x != None  # noqa: E711
+        seen["eq"] = encoder == None  # noqa: E711
+        if encoder != None:  # noqa: E711
+            return x + encoder["w"].sum()
+        return x
+
+    act(jnp.ones(3), {"w": jnp.ones(2)})
+    assert seen == {"ne": True, "eq": False}
+
+    @jax.jit
+    def twin(x):
+        if x != 0:
+            return x
+        return -x
+
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        twin(jnp.ones(()))
