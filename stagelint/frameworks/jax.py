@@ -397,6 +397,9 @@ NUMPY_ARRAY_METHOD_CALLS = frozenset({
     "numpy.any", "numpy.all", "numpy.std", "numpy.var", "numpy.argmin", "numpy.argmax",
     "numpy.cumsum", "numpy.cumprod", "numpy.round", "numpy.around", "numpy.reshape",
     "numpy.transpose", "numpy.squeeze", "numpy.swapaxes", "numpy.moveaxis", "numpy.repeat",
+    # (and those that read the array's attribute: `np.shape(x)` is `x.shape`, a tuple of Python ints
+    # under jit: tests/runtime/test_jax_fifteenth_audit_static_facts.py)
+    "numpy.shape", "numpy.ndim", "numpy.size",
 })
 
 #: JAX calls that return a Python list or tuple of arrays (observed with jax 0.10.2 under jit:

@@ -257,3 +257,19 @@ def test_a_value_compared_with_none_is_a_python_bool_under_jax():
             return -x
         return x
     """, preview=True)
+
+
+def test_numpy_shape_of_a_tracer_reads_its_static_shape():
+    """BD (JAXtronomy): `np.shape(image)` in a jitted helper is `image.shape`; the twin converts the
+    tracer to a NumPy array (`np.ravel`)."""
+    assert_marked("""
+    import jax
+    import numpy as np
+
+    @jax.jit
+    def re_size(image):
+        nx, ny = np.shape(image)
+        n = np.size(image) // np.ndim(image)
+        flat = np.ravel(image)  # STG601
+        return image.reshape(nx // 2, 2, ny // 2, 2), flat, n
+    """, preview=True)

@@ -215,3 +215,24 @@ def test_a_tracer_or_a_pytree_compared_with_none_is_a_python_bool():
 
     with pytest.raises(jax.errors.TracerBoolConversionError):
         twin(jnp.ones(()))
+
+
+def test_numpy_shape_ndim_size_of_a_tracer_are_python_values_under_jit():
+    """BD (JAXtronomy's `re_size`): `np.shape(image)` reads `image.shape`, a tuple of Python ints
+    under jit; so do `np.ndim` and `np.size`. The twin converts the tracer (`np.ravel`)."""
+    seen = {}
+
+    @jax.jit
+    def re_size(image):
+        seen["shape"], seen["ndim"], seen["size"] = np.shape(image), np.ndim(image), np.size(image)
+        return image
+
+    re_size(jnp.ones((2, 3)))
+    assert seen == {"shape": (2, 3), "ndim": 2, "size": 6}
+
+    @jax.jit
+    def twin(image):
+        return np.ravel(image)
+
+    with pytest.raises(jax.errors.TracerArrayConversionError):
+        twin(jnp.ones((2, 3)))
