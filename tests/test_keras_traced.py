@@ -132,6 +132,41 @@ def build(network):
     assert tier(source.replace("return Head(network, head)", "return print(network, head)")) == "preview"
 
 
+DETECTOR = """
+class Detector(keras.Model):
+    def __init__(self):
+        super().__init__()
+        base = keras.applications.VGG16(weights=None)
+        self.backbone = keras.Model(inputs=base.input, outputs=base.get_layer("block5_conv3").output)
+        self.noisy = Noisy()
+
+    def call(self, x):
+        return self.noisy.call(self.backbone(x))
+
+def main():
+    detector = Detector()
+    detector.call(tf.ones([1, 224, 224, 3]))
+"""
+
+
+def test_a_layer_a_functional_constructor_stores_without_calling_is_not_shown_traced_by_it():
+    # the constructor builds a functional model (a backbone cut out of VGG16's input) and stores
+    # the layer for `call`, which eager code runs by hand: nothing traces it (the runtime twin in
+    # tests/runtime/test_tf_keras_tracing_facts.py)
+    assert tier(DETECTOR) == "preview"
+    assert any("the code shows none of these for it" in m for m in proof(DETECTOR))
+    # the same constructor calling the stored layer on the symbolic input, or on itself
+    called = DETECTOR.replace("        self.noisy = Noisy()\n",
+                              "        self.noisy = Noisy()\n        self.probe = self.noisy(keras.Input((2,)))\n")
+    assert tier(called) == "default"
+    own_call = DETECTOR.replace("        self.noisy = Noisy()\n",
+                                "        self.noisy = Noisy()\n        self.out = self(keras.Input((224, 224, 3)))\n")
+    assert tier(own_call) == "default"
+    # or a Keras loop, or a tf.function, running the model
+    assert tier(DETECTOR + "    detector.fit(tf.ones([1, 224, 224, 3]), tf.ones([1, 1]))\n") == "default"
+    assert tier(DETECTOR + "\nnet = Detector()\n\n@tf.function\ndef step(x):\n    return net(x)\n") == "default"
+
+
 def test_an_entry_of_a_sequential_is_traced():
     assert tier("model = keras.Sequential([Noisy(), keras.layers.Dense(1)])\n") == "default"
     assert tier("layers = [Noisy(), keras.layers.Dense(1)]\n") == "preview"

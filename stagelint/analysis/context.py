@@ -601,6 +601,9 @@ class FileContext:
         self._saved_depths: list[tuple] = []
         #: (function, node, kind, target, value, guarded) for stores/mutations in traced code
         self.raw_stores: list[tuple] = []
+        #: a store's node (`raw_stores`) -> the conditions on its function's parameters it runs
+        #: under (`conditions_of`), for the rules that report stores once the walk is over
+        self.store_when: dict[int, list[str]] = {}
         self._store_sites = None
         #: Per-file memos of the shared inferences (tensors.py), keyed by what they answer.
         self.memo: dict[str, dict] = {}
@@ -1034,6 +1037,9 @@ class FileContext:
             when = self.conditions_of(func)
             if when:
                 candidate.fields["_when"] = when
+        elif func is not None and id(node) in self.store_when:
+            # a store reported once the walk is over (STG201's `finish`): the conditions it ran under
+            candidate.fields["_when"] = self.store_when[id(node)]
         self.facts.candidates.append(candidate)
         if func is not None and not rule.always:
             raising, concretizing = self.after_trace_raising_call(func, candidate.span.line,
@@ -1049,6 +1055,14 @@ class FileContext:
         if found is _UNSEARCHED:
             found = self._raising_calls[id(statement)] = _raising_calls_in(self, statement)
         return found
+
+    def note_store(self, node: cst.CSTNode) -> None:
+        """A store in the function being walked (`raw_stores`): keep the conditions on its
+        parameters it runs under (`store_when`)."""
+        if self.cond_stack and self.function is not None:
+            when = self.conditions_of(self.function)
+            if when:
+                self.store_when[id(node)] = when
 
     def conditions_of(self, func: FunctionInfo) -> list[str]:
         """The conditions on `func`'s parameters the code being walked runs under (`cond_stack`)."""

@@ -34,7 +34,13 @@ object set from a constructor parameter in `__init__` and never written elsewher
 self.debugPrint == True:`, condition "self.debugPrint|==|True"): its values are what every
 construction the project shows passes (`attribute_values`); a construction it does not show
 may pass another, so that branch is a guess (`attribute_gate_fact`: the preview tier), not a
-decision. Unknown decides nothing.
+decision. A Keras layer's `call` is an entry point (Keras and the layer's importers call it out
+of sight), and the traced calls the project shows are calls of its objects, whose class the code
+often does not show: a branch of it under a parameter Keras never passes, which every call the
+project shows giving it by name gives from eager code, is a guess too (`keras_flag_fact`: the
+fifteenth audit's WaveNet `Conv1D`, tests/runtime/test_tf_keras_tracing_facts.py). A store's
+conditions reach the rules that report stores once the walk is over (`FileContext.store_when`).
+Unknown decides nothing.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ import libcst as cst
 from stagelint.analysis.literals import OFF_LITERALS, literal_value, parse_literal
 from stagelint.analysis.memo import once
 from stagelint.analysis.proof import HEURISTIC, fact, with_steps
+from stagelint.frameworks import KERAS_SAVED, KERAS_STEP_CALL_KEYWORDS, KERAS_SYMBOLIC_SCOPE
 
 def _passes(project, key, param: str) -> bool:
     """Some call that traces `key` passes `param` (anything but False/None/0): a call from
@@ -191,6 +198,70 @@ def attribute_gate_fact(project, key, conditions, span):
                     f"construction of the class the project shows gives it {shown}: this branch is in no trace "
                     f"of those objects; a construction elsewhere may give it another value (a guess)", span, HEURISTIC)
     return None
+
+
+def keras_flag_fact(project, key, conditions, span):
+    """The step "this branch is traced" as a guess (`proof.HEURISTIC`) when `key` is a Keras layer's
+    `call` and one of `conditions` tests a parameter of it (`if not is_synthesis: return ...`) that
+    its literal default does not satisfy, which Keras' own loops never pass
+    (`frameworks.KERAS_STEP_CALL_KEYWORDS`), and which every call the project shows giving it by
+    name gives in eager code: a function no entry point reaches, building no functional model,
+    while no traced call spreads `**kwargs` into a call it does not resolve and no model is saved
+    (a saved model traces `call` with its first call's arguments). The values a parameter takes in
+    every trace are what the traced calls pass (`param_values`); a layer's traced calls are calls of
+    its objects, whose class the code often does not show (`block(x, c)` over a list of blocks),
+    and one may pass the parameter by position: a guess, not a decision. None otherwise (a library
+    layer whose callers the project does not show keeps its finding)."""
+    f = project.function(key)
+    if f is None or f.name != "call" or project.entries.get(key) != "keras" or not conditions:
+        return None
+    for condition in conditions:
+        param, op, literal = condition.split("|", 2)
+        if param.startswith("self.") or param in KERAS_STEP_CALL_KEYWORDS or param not in f.scalar_defaults:
+            continue
+        ok, wanted = parse_literal(literal) if literal else (True, None)
+        known, default = parse_literal(f.scalar_defaults[param])
+        if not ok or not known or _holds(op, wanted, default):
+            continue
+        eager = _eager_named_passes(project, param)
+        if not eager or any(project.in_traced_code(module, site) and project.arg_passed(site, key, param) is not None
+                            for module, site in project.call_sites.get(key, ())):
+            continue
+        where = ", ".join(f"{path}:{line}" for path, line in eager[:3]) + (", ..." if len(eager) > 3 else "")
+        return fact(f"`{param}` of `{project.display(key, key[0])}` defaults to {default!r}, which Keras' own loops "
+                    f"keep, and every call the project shows passing it by name runs in eager code ({where}): this "
+                    f"branch is traced only if a traced call passes it by position (a guess)", span, HEURISTIC)
+    return None
+
+
+def _eager_named_passes(project, param: str) -> list:
+    """[(path, line)] of the calls passing `param` by name, when all of them run in eager code
+    (`keras_flag_fact`); [] when one of them, or a call spreading `**kwargs` it does not resolve,
+    is traced, builds a functional model, or a model is saved."""
+    memo = once(project, "_flag_eager_named_passes", dict)
+    if param in memo:
+        return memo[param]
+    memo[param] = []
+    symbolic = set()
+    for name, m in project.modules.items():
+        for method, _cls, _ident, caller in m.keras_drives:
+            if method == KERAS_SAVED:
+                return []
+            if method == KERAS_SYMBOLIC_SCOPE:
+                symbolic.add((name, caller))
+    found = []
+    for name in sorted(project.modules):
+        m = project.modules[name]
+        for site in m.call_sites:
+            traced = project.in_traced_code(name, site) or (name, site.caller) in symbolic
+            if param in site.kwargs:
+                if traced:
+                    return []
+                found.append((m.path, site.span.line))
+            elif site.spread and traced and project.resolve(name, site.target) is None:
+                return []
+    memo[param] = found
+    return found
 
 
 def _traced_callers(project) -> dict:

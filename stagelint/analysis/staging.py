@@ -628,7 +628,8 @@ class Project:
                 if found is None or not self.is_layer_class(found[1].qualname):
                     continue
                 cls = found[1].qualname
-                if site.caller in symbolic and not (site.caller is None and cls in unbuilt):
+                if site.caller in symbolic and not (site.caller is None and cls in unbuilt) \
+                        and not self._stored_unread(m, site):
                     where = f"`{site.caller}`" if site.caller else "the module"
                     show(cls, ("call",), f"{where} makes it where it builds a functional model (`keras.Input`, "
                          f"`Model(inputs, outputs)`), calling its layers on symbolic inputs")
@@ -679,6 +680,34 @@ class Project:
                 break
         self._known = seen
         return seen
+
+    def _stored_unread(self, m: F.ModuleFacts, site: F.CallSite) -> bool:
+        """The layer `site` makes in a method that builds a functional model is stored on the
+        method's own object (`self.head = Head()`, the whole value) and the method reads that
+        attribute nowhere, nor any method of its object that could call it (`self.call`,
+        `self(x)`): the functional model it builds does not call the layer, so that build shows
+        nothing of the layer's `call` (`frameworks.KERAS_SYMBOLIC_SCOPE`: a model cutting a
+        backbone out of another model's input, `Model(base.input, base.get_layer(...).output)`,
+        beside the heads its own `call` runs)."""
+        f = self.function((m.module, site.caller)) if site.caller else None
+        if f is None or not f.class_qualname:
+            return False
+        made = site.target[1].rsplit(".", 1)[-1]
+        stored = {w.attr for w in m.attr_writes
+                  if w.function == site.caller and w.on_self and not w.augmented and w.span.line == site.span.line
+                  and w.text.startswith(f"self.{w.attr} = ")
+                  and w.text[len(w.attr) + 8:].split("(", 1)[0].rsplit(".", 1)[-1] == made}
+        if len(stored) != 1:
+            return False
+        cls = self.resolved_class_name(f.class_qualname)
+        for receiver, attr in f.attr_reads:
+            if receiver == "self" and (attr in stored or attr in ("call", "__call__")
+                                       or self.method_of(cls, attr) is not None):
+                return False
+        # `self(x)`: the object's own `call`, which may call the layer
+        return not any(s.caller == site.caller and (s.target[0] == "self" and s.target[2] in ("__call__", "call")
+                                                    or s.target[0] == "name" and s.target[1].endswith(".<locals>.self"))
+                       for s in m.call_sites)
 
     def _partial_bound(self, key: Key, df: F.DatasetFunction) -> set[str]:
         """Parameters `functools.partial` fixes: Python values, not the dataset's elements."""

@@ -681,6 +681,7 @@ class _Walker(cst.CSTVisitor):
                     ctx.raw_stores.append(
                         (ctx.function, node, "method", node.func.value, node, ctx.guard_depth > 0)
                     )
+                    ctx.note_store(node)
         elif t is cst.Expr:
             if type(node.value) is cst.Call:
                 ctx.statement_calls.add(id(node.value))
@@ -919,6 +920,7 @@ class _Walker(cst.CSTVisitor):
                 isinstance(tgt, cst.Name) and tgt.value in ctx.function.declared
             ):
                 ctx.raw_stores.append((ctx.function, stmt, "store", tgt, value, ctx.guard_depth > 0))
+                ctx.note_store(stmt)
 
     def _record_import(self, node) -> None:
         ctx = self.ctx

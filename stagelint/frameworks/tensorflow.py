@@ -521,7 +521,13 @@ KERAS_LOOP_STEPS: dict[str, frozenset[str]] = {
 #: How `stagelint.analysis.walk` records, among the Keras drives, a `fit` given validation data
 #: (it runs `test_step` too), a call of `keras.Input` in a scope (the layers that scope makes are
 #: called on symbolic inputs), a project layer made as an entry of a `Sequential`, and a model
-#: saved with `tf.saved_model.save(model, ...)` or `model.export(...)`.
+#: saved with `tf.saved_model.save(model, ...)` or `model.export(...)`. Building a functional
+#: model calls only the layers applied to its symbolic tensors: a layer a model's constructor
+#: stores on the object (`self.head = Head()`) beside a functional model it cuts out of another
+#: model's input (`Model(base.input, base.get_layer(...).output)`), and never reads back or
+#: hands to `self(...)` / `self.call(...)` there, runs nothing while the model is built; its `call`
+#: runs as its callers run it, eagerly when eager code calls it by hand (TF 2.21 / Keras 3:
+#: tests/runtime/test_tf_keras_tracing_facts.py; `analysis.staging.Project._stored_unread`).
 KERAS_VALIDATING_FIT = "fit(validation_data)"
 KERAS_SYMBOLIC_SCOPE = "keras.Input"
 #: A module-level class the module defines again later under the same name, during whose binding

@@ -86,7 +86,10 @@ class TraceTimeSideEffect(Rule):
     a flag kept on the object (`if self.debugPrint == True:` in a layer's `call`) that `__init__`
     sets from its parameter and nothing else writes, when every construction the project shows
     leaves it at its False default: the branch is in no trace of those objects, and a
-    construction the project does not show (an importer of the class) may turn it on.
+    construction the project does not show (an importer of the class) may turn it on. Preview
+    too: code of a layer's `call` under a parameter Keras never passes (`if not is_synthesis:
+    return ...` with `is_synthesis=False`) that every call the project shows giving it by name
+    gives from eager code: a traced call may still pass it by position.
 
 
     Under JAX (`jax.jit`, `jax.pmap`, the bodies of `lax.cond`/`while_loop`/`scan`, Flax and Equinox

@@ -146,3 +146,77 @@ def test_saving_a_model_traces_its_call():
     log.clear()
     net.export(os.path.join(tempfile.mkdtemp(), "exported"), verbose=False)
     assert _traced(log, "Net.call")
+
+
+def test_a_layer_a_functional_constructor_stores_without_calling_runs_only_as_its_callers_do():
+    """A model whose constructor cuts a backbone out of another model's input (a functional model)
+    and stores a head it does not call there: building the functional model runs nothing of the
+    head, and the head's `call` invoked by hand (`self.head.call(...)` from the model's `call`,
+    itself `model.call(x)` in eager code: the Faster R-CNN port of the fifteenth audit,
+    /tmp/audit15t2/proof/p4_explicit_call_eager.py) runs as Python on eager tensors, every call.
+    Its twin calls the stored head on the constructor's `keras.Input`: traced, symbolic."""
+    log = []
+    Inner, _, _ = _layers(log)
+
+    class Detector(keras.Model):
+        def __init__(self):
+            super().__init__()
+            base = keras.Sequential([keras.Input((3,)), keras.layers.Dense(3, name="features")])
+            self.backbone = keras.Model(inputs=base.inputs, outputs=base.get_layer("features").output)
+            self.head = Inner()
+
+        def call(self, x):
+            return self.head.call(self.backbone(x))
+
+    detector = Detector()
+    assert log == []
+    for _ in range(3):
+        detector.call(tf.constant(X))
+    assert log == [("Inner.call", True, False)] * 3
+
+    class Built(keras.Model):
+        def __init__(self):
+            super().__init__()
+            inputs = keras.Input((3,))
+            self.head = Inner()
+            self.graph = keras.Model(inputs, self.head(inputs))
+
+    log.clear()
+    Built()
+    assert log and _traced(log, "Inner.call") and all(symbolic for _, _, symbolic in log)
+
+
+def test_a_branch_under_a_flag_only_eager_calls_pass_is_in_no_trace():
+    """A layer's `call` stores a queue only under `is_synthesis=True` (the WaveNet port of the
+    fifteenth audit, /tmp/audit15t/proof/p2_eager_layer_store.py): a tf.function calling the layer
+    with the default traces only the other branch, and eager calls passing True store concrete
+    EagerTensors. Its twin: a tf.function passing True traces the branch, and what it stores on the
+    layer is a symbolic tensor of that trace."""
+    from tensorflow.python.framework.ops import EagerTensor
+
+    class Queue(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.queue = tf.zeros([1, 3])
+            self.stores = 0
+
+        def call(self, x, is_synthesis=False):
+            if not is_synthesis:
+                return x * 2.0
+            self.stores += 1
+            self.queue = tf.concat([self.queue[:, 1:], x[:, -1:]], axis=1)
+            return self.queue
+
+    layer = Queue()
+    step = tf.function(lambda t: layer(t))
+    for _ in range(2):
+        step(tf.ones([1, 3]))
+    assert layer.stores == 0 and isinstance(layer.queue, EagerTensor)
+    for _ in range(2):
+        layer(tf.ones([1, 3]), is_synthesis=True)
+    assert layer.stores == 2 and isinstance(layer.queue, EagerTensor)
+    assert layer.queue.numpy().shape == (1, 3)
+
+    synthesis = tf.function(lambda t: layer(t, is_synthesis=True))
+    synthesis(tf.ones([1, 3]))
+    assert layer.stores == 3 and tf.is_symbolic_tensor(layer.queue)
