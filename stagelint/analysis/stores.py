@@ -22,7 +22,7 @@ from stagelint.frameworks import PER_CALL_MUTATORS, REPEAT_CHANGING_OPERATORS
 from stagelint.analysis.context import FileContext, FunctionInfo, block_statements, code_of, short_code, \
     simple_statements_before
 from stagelint.analysis.tensors import Tensorness, tensorness, value_of
-from stagelint.analysis.trivia import inner_nodes, statement_parts
+from stagelint.analysis.trivia import LEAVING, holds_statement, inner_nodes, statement_parts
 
 
 @dataclass
@@ -166,6 +166,76 @@ def _restored(ctx: FileContext, func: FunctionInfo) -> set[str]:
     found |= {place for place, amount in raised & lowered}
     memo[id(func.node)] = found
     return found
+
+
+def put_back_writes(ctx: FileContext, func: FunctionInfo) -> frozenset[int]:
+    """The assignments (ids of `cst.Assign`) a function makes to a place it puts back in the same
+    block: `saved = self.mode`, then `self.mode = ...` (the write), then `self.mode = saved`, the
+    three statements of one block, no statement from the write to the restore able to leave it
+    (`return`, `raise`, `break`, `continue`, `trivia.LEAVING`) and the local not rebound between.
+    Every run of the block that goes on past it leaves the place as it found it, so the place does
+    not change from one call to the next: no flip for STG105 (keras-model-registry's
+    `DistributionTransformLayer.call`; TF 2.21, tests/runtime/test_tf_pooled_weak_rules_facts.py).
+    An exception raised by a call between write and restore ends the call (and a trace) there.
+    Once per function."""
+    memo = ctx.memo.setdefault("put_back", {})
+    found = memo.get(id(func.node))
+    if found is not None:
+        return found
+    out: set[int] = set()
+    todo = list(statement_parts(func.node.body))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if type(node) is cst.IndentedBlock:
+            _put_back_in(list(node.body), out)
+        todo.extend(statement_parts(node))
+    found = memo[id(func.node)] = frozenset(out)
+    return found
+
+
+def _single_assign(statement):
+    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
+        small = statement.body[0]
+        if type(small) is cst.Assign and len(small.targets) == 1:
+            return small
+    return None
+
+
+def _put_back_in(statements: list, out: set) -> None:
+    saves = {}  # local name -> (the place it saved, index)
+    for j, statement in enumerate(statements):
+        small = _single_assign(statement)
+        if small is None:
+            continue
+        target, value = small.targets[0].target, small.value
+        if type(target) is cst.Name and isinstance(value, (cst.Name, cst.Attribute)):
+            saves[target.value] = (code_of(value), j)
+            continue
+        if type(value) is not cst.Name or not isinstance(target, (cst.Name, cst.Attribute)):
+            continue
+        place, saved = code_of(target), saves.get(value.value)
+        if saved is None or saved[0] != place:
+            continue
+        start = saved[1] + 1
+        between = statements[start:j]
+        if any(_rebinds(s, value.value) for s in between):
+            continue
+        out.add(id(small))
+        for k in range(len(between)):
+            if any(holds_statement(s, LEAVING) for s in between[k:]):
+                continue
+            for n in _all_nodes(between[k]):
+                if type(n) is cst.Assign and any(code_of(t.target) == place for t in n.targets):
+                    out.add(id(n))
+
+
+def _rebinds(statement, name: str) -> bool:
+    return any(type(n) in (cst.Assign, cst.AugAssign, cst.AnnAssign)
+               and any(type(t) is cst.Name and t.value == name
+                       for t in ([x.target for x in n.targets] if type(n) is cst.Assign else [n.target]))
+               for n in _all_nodes(statement))
 
 
 def _all_nodes(node):

@@ -19,6 +19,7 @@ from stagelint.frameworks import (
     SEEDING_CALLS,
 )
 from stagelint.analysis.effects import call_rebinds, only_printed, runs_state_op, state_op
+from stagelint.analysis.stores import put_back_writes
 from stagelint.frameworks.tensorflow import STATEFUL_SEEDED_OPS, STATELESS_RANDOM_PREFIX
 from stagelint.rules.base import Rule
 from stagelint.analysis.tensors import PYTHON_ITERATORS, tensorness, value_of
@@ -552,7 +553,9 @@ class PythonStateGuard(Rule):
     Not flagged: guards that create state once (`if self.v is None: self.v = tf.Variable(...)`,
     the lazy-creation pattern, whose block only creates variables); conditions on tensors (AutoGraph makes them a `tf.cond`); and
     guards whose TensorFlow op is inside `with tf.init_scope():`, the guide's fix, which runs
-    it once, at trace time, as intended.
+    it once, at trace time, as intended; and state the block saves in a local, sets for its own
+    work and puts back before anything can leave the block (`saved = self.mode`, `self.mode =
+    "log"`, ..., `self.mode = saved`): it holds the same value at every call, so nothing flips.
 
     ## Why is this bad?
     The condition is decided once, while tracing. If it is true then, the TensorFlow op is
@@ -736,6 +739,8 @@ class PythonStateGuard(Rule):
             record["flips"] = record["flips"] or bool(hit)
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if self.open and id(node) in put_back_writes(self.ctx, self.ctx.function):
+            return  # set for the block's own work and put back before it ends: `analysis.stores`
         for t in node.targets:
             self._flip(t.target, node.value)
 
