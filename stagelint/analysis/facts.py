@@ -445,6 +445,10 @@ class ModuleFacts:
     nnx_hijax: bool = False
     #: objects built (optimizer/model variables created) outside staged code: ident -> first line
     built: dict[str, int] = field(default_factory=dict)
+    #: objects whose variables all exist once they are made where `tf.keras` is Keras 3 (a
+    #: `tf.keras.optimizers.SGD` without momentum: `frameworks.tensorflow.optimizer_built_at_construction`),
+    #: not under Keras 2: ident -> first line
+    built_if_keras3: dict[str, int] = field(default_factory=dict)
     #: the module's events for `tf.config.run_functions_eagerly` (`analysis.eagerswitch`), in module
     #: order: (line, "import", dotted name) for its unconditional module-level imports, (line, "on",
     #: "") where module-level code sets the switch True, (0, "off", "") where code sets it another way,

@@ -78,6 +78,7 @@ from stagelint.frameworks import (
     SEQUENCE_TESTS,
     VARIABLE_LIST_ATTRIBUTES,
     builds_at_construction,
+    optimizer_built_at_construction,
     is_keras_model_class,
     size_argument,
 )
@@ -858,6 +859,14 @@ class _Walker(cst.CSTVisitor):
             line, at = ctx.position(target).line, ctx.position(value)
             for ident in (f"{target.value}@{line}", f"new@{at.line}:{at.column}"):
                 ctx.facts.built[ident] = min(line, ctx.facts.built.get(ident, line))
+        elif isinstance(target, cst.Name) and isinstance(value, cst.Call):
+            built = self._optimizer_built(value)
+            if built:
+                # its variables exist once made (`frameworks.optimizer_built_at_construction`)
+                line = ctx.position(target).line
+                into = ctx.facts.built if built == "keras3" else ctx.facts.built_if_keras3
+                ident = f"{target.value}@{line}"
+                into[ident] = min(line, into.get(ident, line))
         for name in target_names(target):
             ctx.bound_values[id(name)] = value
             if unpacked:
@@ -1315,6 +1324,19 @@ class _Walker(cst.CSTVisitor):
         arg.shape = shape_variation(self.ctx, expr, func, loops)
         arg.function = function_object(self.ctx, expr, func, loops)
         return arg
+
+    def _optimizer_built(self, call: cst.Call) -> str:
+        """`frameworks.optimizer_built_at_construction` of the call: "keras3", "tf.keras" or ""."""
+        if any(a.star for a in call.args):
+            return ""
+        keywords = {a.keyword.value: code_of(a.value) for a in call.args if a.keyword is not None}
+        positional = sum(1 for a in call.args if a.keyword is None)
+        for q in self.ctx.qualified_names(call.func):
+            if ".optimizers." in q:
+                found = optimizer_built_at_construction(q, keywords, positional)
+                if found:
+                    return found
+        return ""
 
     def _functional_model(self, call: cst.Call) -> bool:
         """`call` makes a functional Keras model (`frameworks.builds_at_construction`)."""

@@ -586,6 +586,31 @@ def builds_at_construction(qualified_name: str, keywords: set[str], positional: 
     return positional >= 2 or {"inputs", "outputs"} <= keywords or (positional == 1 and "outputs" in keywords)
 
 
+#: Keras 3 optimizers that make every variable they own when constructed (`iterations` and the
+#: learning rate), none when they first apply gradients, with the constructor keywords that keep
+#: it so: keyword -> the literal values allowed (leaving it out is allowed). `SGD` makes its
+#: momentum slots only with a momentum other than 0. Checked with TF 2.21 / Keras 3.15.1
+#: (tests/runtime/test_tf_pooled_weak_rules_facts.py): a Function that applied one `SGD()` takes a
+#: second without error, while `SGD(momentum=0.9)`, `Adam()` and `RMSprop()` raise ValueError
+#: there; tf_keras's `SGD()` makes its variables at its first apply and raises too.
+KERAS3_OPTIMIZERS_BUILT_AT_CONSTRUCTION = {"SGD": {"momentum": ("0", "0.0", "0.")}}
+
+
+def optimizer_built_at_construction(qualified_name: str, keywords: dict[str, str] | None, positional: int) -> str:
+    """"keras3" when the call makes a Keras 3 optimizer whose variables all exist once it is made
+    (`keras.optimizers.SGD(0.1)`), "tf.keras" when it makes one through `tf.keras`, which is
+    Keras 3 in TF 2.21 unless TF_USE_LEGACY_KERAS=1 selects tf_keras (the environment decides),
+    "" otherwise (Keras 2, another optimizer, a momentum not shown to be 0, the arguments passed
+    positionally past the learning rate or with `*`/`**`: `keywords` None)."""
+    root, _, last = qualified_name.rpartition(".optimizers.")
+    needs = KERAS3_OPTIMIZERS_BUILT_AT_CONSTRUCTION.get(last)
+    if needs is None or keywords is None or positional > 1 or root not in ("keras", "keras.src", "tensorflow.keras"):
+        return ""
+    if any(keywords[k] not in values for k, values in needs.items() if k in keywords):
+        return ""
+    return "tf.keras" if root == "tensorflow.keras" else "keras3"
+
+
 # Python numbers that select graph structure (STG501) ---------------------------------------------------
 
 #: Parameter names that are conventionally graph-structure switches, never a value to tensorize.

@@ -590,16 +590,19 @@ def _merge(old, reduced, from_reduced, from_old, mover, plan) -> F.ModuleFacts |
         if theirs and mine:
             return None  # their order in the walk is not known
         setattr(out, name, mine + theirs)
-    # objects built outside staged code: ident -> first line (a minimum over the units)
-    built = {k: v for k, v in reduced.built.items() if from_reduced(v)}
-    for k, v in old.built.items():
-        if from_old(v):
-            k2, v2 = mover.text(k), mover.line(v)
-            built[k2] = min(v2, built.get(k2, v2))
-        elif set(_NAME.findall(k)) & plan.blanked_names:
-            return None  # a blanked unit's later line may be hidden under the old minimum
-    for k, v in reduced.built.items():
-        if not from_reduced(v) and k not in old.built:
-            return None
-    out.built = built
+    # objects built outside staged code (and those built where they are made under Keras 3):
+    # ident -> first line (a minimum over the units)
+    for name in ("built", "built_if_keras3"):
+        reduced_built, old_built = getattr(reduced, name), getattr(old, name)
+        built = {k: v for k, v in reduced_built.items() if from_reduced(v)}
+        for k, v in old_built.items():
+            if from_old(v):
+                k2, v2 = mover.text(k), mover.line(v)
+                built[k2] = min(v2, built.get(k2, v2))
+            elif set(_NAME.findall(k)) & plan.blanked_names:
+                return None  # a blanked unit's later line may be hidden under the old minimum
+        for k, v in reduced_built.items():
+            if not from_reduced(v) and k not in old_built:
+                return None
+        setattr(out, name, built)
     return out

@@ -719,7 +719,9 @@ class SharedFunctionStatefulObject(Rule):
     Not flagged: the same object at every call; objects built before the call
     (`opt2.build(variables)`, `model.build(shape)`, a model already called or fitted, a
     functional model `tf.keras.Model(inputs=..., outputs=...)`, whose layers were built when
-    called on its Keras inputs); one
+    called on its Keras inputs); a Keras 3 `keras.optimizers.SGD` without momentum, which makes
+    its variables when it is made and none at its first apply (`tf.keras.optimizers.SGD`, Keras
+    3 only by the environment's choice in TF 2.21, is reported with `--preview`); one
     Function per object (`tf.function(train_step)` made twice, or made inside the function that
     makes the object, a `tf.Module` that holds its own
     optimizer, or `tf.function(train_step).get_concrete_function(..., opt)` per optimizer, the
@@ -908,7 +910,7 @@ class SharedFunctionStatefulObject(Rule):
                                    "build it before the first call (`model.build(input_shape)`), or use one tf.function per model")
                         out.append((module, F.Candidate(cls.code, site.caller, site.span, {
                             "kind": kind, "value": arg.text, "earlier": earlier, "instead": instead,
-                            "_anchors": [list(key)],
+                            "_anchors": [list(key)], **_keras3_guess(project, module, ident, site.span.line, arg.text),
                         })))
                         break
         return out
@@ -941,8 +943,9 @@ def _made_per_call_of_a_repeated_caller(project, key, via: str, items):
                    + (", or build it first (`opt.build(variables)`)" if kind == "optimizer" else
                       ", or build it before the call (`model.build(input_shape)`)"))
         yield module, F.Candidate(SharedFunctionStatefulObject.code, site.caller, site.span, {
-            "kind": kind, "value": arg.text, "_anchors": [list(key)], "_because": because, "instead": instead,
+            "kind": kind, "value": arg.text, "_anchors": [list(key)], "instead": instead,
             "earlier": f"gets a new one on each call of `{shown}`, which is called in a loop ({where})",
+            "_because": because + _keras3_guess(project, module, arg.ident, site.span.line, arg.text).get("_because", []),
         })
 
 
@@ -1003,3 +1006,16 @@ def _objects(arg, site) -> list[str]:
 def _built_before(project, module: str, ident: str, line: int) -> bool:
     built = project.modules[module].built.get(ident.split("#")[0])
     return built is not None and built < line
+
+
+def _keras3_guess(project, module: str, ident: str, line: int, text: str) -> dict:
+    """The preview reason when the object is a `tf.keras` optimizer whose variables all exist once
+    it is made where `tf.keras` is Keras 3 (`ModuleFacts.built_if_keras3`): which Keras runs is
+    the environment's choice, so the ValueError is a guess."""
+    built = project.modules[module].built_if_keras3.get(ident.split("#")[0])
+    if built is None or built >= line:
+        return {}
+    return {"_because": [fact(f"`{text}` is a `tf.keras` SGD without momentum: where `tf.keras` is Keras 3 (TF 2.21's "
+                              f"default) it makes its variables when it is made, none in the Function; taken to be "
+                              f"Keras 2 (tf_keras), which makes them at its first apply", F.Span(built, 0, built, 0),
+                              HEURISTIC)]}

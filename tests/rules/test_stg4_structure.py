@@ -158,8 +158,8 @@ def test_stg403_interprocedural_across_modules(tmp_path):
             from pkg.steps import train_step
 
             w = tf.Variable(1.0)
-            fast = tf.keras.optimizers.SGD(0.1)
-            slow = tf.keras.optimizers.SGD(0.01)
+            fast = tf.keras.optimizers.Adam(0.1)
+            slow = tf.keras.optimizers.Adam(0.01)
             train_step(w, fast)
             train_step(w, slow)  # STG403
         """,

@@ -63,3 +63,40 @@ def test_an_attribute_saved_set_and_restored_in_its_block_is_no_flip():
                     self.mode = saved
                 return x
     """)
+
+
+def test_a_second_keras3_sgd_without_momentum_makes_no_variable_in_the_function():
+    """N's TFF notebook (STG403): a Keras 3 `SGD` makes its variables (`iterations`, the learning
+    rate) when it is made, and none at its first apply without momentum, so a second one passed
+    to a Function that already traced with a first raises nothing (`frameworks.tensorflow.
+    optimizer_built_at_construction`). Twins: a momentum (its slots are made at the first apply:
+    ValueError), `Adam`, tf_keras's `SGD` (Keras 2 makes them at the first apply), and
+    `tf.keras.optimizers.SGD`, Keras 3 only by the environment's choice (preview)."""
+    assert_tiers("""
+        import keras
+        import tensorflow as tf
+        import tf_keras
+
+        @tf.function
+        def train_step(w, x, optimizer):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.square(w * x))
+            optimizer.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+
+        w = tf.Variable(2.0)
+        x = tf.constant([-1.0])
+        opt1 = keras.optimizers.SGD(learning_rate=0.1)
+        train_step(w, x, opt1)
+        opt2 = keras.optimizers.SGD(0.01)
+        train_step(w, x, opt2)
+        opt3 = keras.optimizers.SGD(0.01, momentum=0.0)
+        train_step(w, x, opt3)
+        opt4 = keras.optimizers.SGD(0.01, momentum=0.9)
+        train_step(w, x, opt4)  # STG403
+        opt5 = keras.optimizers.Adam()
+        train_step(w, x, opt5)  # STG403
+        opt6 = tf_keras.optimizers.SGD(0.01)
+        train_step(w, x, opt6)  # STG403
+        opt7 = tf.keras.optimizers.SGD(0.01)
+        train_step(w, x, opt7)  # preview STG403
+    """)

@@ -51,3 +51,43 @@ def test_an_attribute_saved_set_and_put_back_in_its_block_is_no_flip():
     assert counts(restore=True, traced=True) == [1, 2, 3]
     assert counts(restore=False, traced=False) == [1, 1, 1]
     assert counts(restore=False, traced=True) == [1, 2, 3]
+
+
+def _second_optimizer_raises(keras, make) -> bool:
+    """A Function that applied one optimizer made by `make` is given a second one."""
+    @tf.function
+    def step(model, optimizer, x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(model(x))
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        return loss
+
+    model = keras.Sequential([keras.layers.Dense(2)])
+    model.build((None, 3))
+    x = tf.ones((4, 3))
+    step(model, make(), x)
+    try:
+        step(model, make(), x)
+    except ValueError:
+        return True
+    return False
+
+
+def test_a_keras3_sgd_without_momentum_makes_its_variables_when_made():
+    """`frameworks.tensorflow.optimizer_built_at_construction` (STG403): a Keras 3 `SGD` makes
+    `iterations` and its learning rate when constructed and, without momentum, no slot at its
+    first apply, so a second one given to a Function that traced with a first creates no
+    variable there: no ValueError (N's TFF notebook). With a momentum, `Adam` or `RMSprop` the
+    slots are made at the first apply, on a non-first trace: ValueError; tf_keras's `SGD` makes
+    its variables at the first apply too."""
+    keras = pytest.importorskip("keras")
+    if not keras.__version__.startswith("3."):
+        pytest.skip("Keras 3")
+    assert len(keras.optimizers.SGD(0.1).variables) == 2
+    assert not _second_optimizer_raises(keras, lambda: keras.optimizers.SGD(0.1))
+    assert not _second_optimizer_raises(keras, lambda: keras.optimizers.SGD(0.1, momentum=0.0))
+    assert _second_optimizer_raises(keras, lambda: keras.optimizers.SGD(0.1, momentum=0.9))
+    assert _second_optimizer_raises(keras, lambda: keras.optimizers.Adam())
+    assert _second_optimizer_raises(keras, lambda: keras.optimizers.RMSprop())
+    tf_keras = pytest.importorskip("tf_keras")
+    assert _second_optimizer_raises(tf_keras, lambda: tf_keras.optimizers.SGD(0.1))
