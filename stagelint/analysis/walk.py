@@ -63,6 +63,7 @@ from stagelint.frameworks import (
     JAX_SEQUENCE_INDEX,
     KERAS_EAGER_COMPILE,
     KERAS_INPUT_CALLS,
+    KERAS_OPS_PREFIXES,
     KERAS_SAVED,
     KERAS_SAVING_CALLS,
     KERAS_SEQUENTIAL_ENTRY,
@@ -1052,11 +1053,14 @@ class _Walker(cst.CSTVisitor):
                     if isinstance(bound, cst.Name):
                         ctx._named_partials.append((func, edge, bound))
             if names and not names & CONVERSION_OPS and any(
-                fw.returns_tensor(n) or n.startswith(TENSOR_CHECKS) for n in names
+                (fw.returns_tensor(n) and not n.startswith(KERAS_OPS_PREFIXES)) or n.startswith(TENSOR_CHECKS)
+                for n in names
             ):
                 # An op computing a tensor (or checking one) takes tensors; configuration,
                 # `tf.nest` and Keras utilities take anything, and so do conversions
-                # (`tf.convert_to_tensor(x)` says x may be a Python value).
+                # (`tf.convert_to_tensor(x)` says x may be a Python value) and Keras 3's
+                # backend-neutral ops, written to take Python numbers and NumPy arrays as well
+                # (`ops.cast(rotary_dim, "float32")` of a static dimension: keras_hub).
                 list_taking = bool(names & LIST_TAKING_OPS)
                 for i, arg in enumerate(node.args):
                     if list_taking and i == 0 and arg.keyword is None:

@@ -58,6 +58,10 @@ class Framework:
     #: Names (last part) under `variable_owner_prefixes` spelled like classes that are functions
     #: returning a symbolic tensor and making no variable (`keras.layers.Input`).
     symbolic_constructors: frozenset[str] = field(default_factory=frozenset)
+    #: Prefixes under `non_tensor_prefixes` whose calls do return one tensor (`keras.ops.`), but
+    #: for the names (last part) in `tensor_prefix_exceptions` (`shape`, `dtype`, `split`, ...).
+    tensor_prefixes: tuple[str, ...] = ()
+    tensor_prefix_exceptions: frozenset[str] = field(default_factory=frozenset)
 
     def owns(self, qualified_name: str) -> bool:
         # Asked tens of thousands of times a file: one C-level test each, not a loop over the roots.
@@ -126,7 +130,11 @@ class Framework:
         if not self.owns(qualified_name):
             return False
         for name in (qualified_name, canonical_tf_name(qualified_name)):  # `tf.compat.v2.*` too
-            if name in self.non_tensor_calls or name.startswith(self.non_tensor_prefixes):
+            if name in self.non_tensor_calls:
+                return False
+            if name.startswith(self.non_tensor_prefixes) and not (
+                    self.tensor_prefixes and name.startswith(self.tensor_prefixes)
+                    and name.rsplit(".", 1)[-1] not in self.tensor_prefix_exceptions):
                 return False
         last = qualified_name.rsplit(".", 1)[-1]
         # Classes (tf.TensorSpec, tf.GradientTape, tf.keras.layers.Dense) build objects, not tensors.
@@ -167,4 +175,6 @@ def combined(*frameworks: Framework) -> Framework:
         weightless_only_under=first.weightless_only_under,
         weightless_with=first.weightless_with,
         symbolic_constructors=first.symbolic_constructors,
+        tensor_prefixes=tuple(p for f in frameworks for p in f.tensor_prefixes),
+        tensor_prefix_exceptions=frozenset().union(*(f.tensor_prefix_exceptions for f in frameworks)),
     )

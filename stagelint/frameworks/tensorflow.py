@@ -66,6 +66,23 @@ KERAS2_WEIGHTLESS_RANDOM_LAYERS = frozenset({
     "GaussianDropout", "AlphaDropout",
 })
 KERAS2_ROOTS = ("tf_keras.", "tensorflow.python.keras.")
+#: Keras 3's backend-neutral ops (`from keras import ops`; `tf.keras.ops`, which only Keras 3
+#: has): under the TensorFlow backend each returns a `tf.Tensor`, an EagerTensor eagerly and a
+#: symbolic one while traced, so a Python `if` on one in a Keras 3 `call` (not converted) raises
+#: OperatorNotAllowedInGraphError at every trace (TF 2.21 / Keras 3.15:
+#: tests/runtime/test_tf_pooled_weak_rules_facts.py) — but for the names below.
+KERAS_OPS_PREFIXES = ("keras.ops.", "tensorflow.keras.ops.")
+#: keras.ops functions that return a Python value (`shape` a tuple, `ndim` an int, `dtype` a str,
+#: `is_tensor` a bool, `convert_to_numpy` an ndarray), a list or tuple of tensors (`split`,
+#: `unstack`, `top_k`, `moments`, `svd`, ...), a structure a user function returns (`cond`,
+#: `while_loop`, `scan`, `map`, ...) or a function (`vectorize`, `custom_gradient`): not one tensor.
+KERAS_OPS_NOT_ONE_TENSOR = frozenset({
+    "shape", "ndim", "dtype", "is_tensor", "convert_to_numpy", "custom_gradient", "vectorize",
+    "split", "array_split", "dsplit", "hsplit", "vsplit", "unstack", "meshgrid", "nonzero", "where",
+    "top_k", "moments", "svd", "qr", "eig", "eigh", "lu_factor", "slogdet", "unravel_index",
+    "fft", "fft2", "ifft2", "rfft", "stft", "ctc_decode", "histogram", "jvp",
+    "cond", "switch", "while_loop", "fori_loop", "scan", "map", "associative_scan", "vectorized_map",
+})
 
 
 def _keras_prefixes(*subpackages: str) -> tuple[str, ...]:
@@ -163,6 +180,8 @@ TENSORFLOW = Framework(
     weightless_with=WEIGHTLESS_KERAS_LAYERS_WITH,
     weightless_only_under=(KERAS2_ROOTS, KERAS2_WEIGHTLESS_RANDOM_LAYERS),
     symbolic_constructors=KERAS_SYMBOLIC_CONSTRUCTORS,
+    tensor_prefixes=KERAS_OPS_PREFIXES,
+    tensor_prefix_exceptions=KERAS_OPS_NOT_ONE_TENSOR,
 )
 
 # Stateful TensorFlow ops: kept in the graph even when their result is unused ---------------------

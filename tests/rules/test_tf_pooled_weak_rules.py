@@ -100,3 +100,30 @@ def test_a_second_keras3_sgd_without_momentum_makes_no_variable_in_the_function(
         opt7 = tf.keras.optimizers.SGD(0.01)
         train_step(w, x, opt7)  # preview STG403
     """)
+
+
+def test_keras_ops_results_are_tensors_and_their_python_valued_ones_are_not():
+    """AX3's first missing fact: under the TensorFlow backend a `keras.ops` op returns a tensor,
+    so a Python `if` on `ops.min(x) > 0` in a Keras 3 `call` (not converted) raises at every
+    trace (STG602; Keras traces this layer: it is called on `keras.Input`). Twins: `ops.shape`
+    is a Python tuple, its element an int; a parameter given to a `keras.ops` op is no tensor for
+    that alone (`ops.cast(dim, ...) / ops.cast(max(1, dim - 2), ...)` of a static dimension: keras_hub's rotary
+    embedding), since those ops take Python numbers as readily."""
+    assert_tiers("""
+        import keras
+        from keras import ops
+
+        class Select(keras.layers.Layer):
+            def call(self, x):
+                if ops.min(x) > 0:  # STG602
+                    x = x * 2.0
+                if ops.shape(x)[0] > 1:
+                    x = x + 1.0
+                return x * self.scale(ops.shape(x)[-1])
+
+            def scale(self, dim):
+                return ops.cast(dim, "float32") / ops.cast(max(1, dim - 2), "float32")
+
+        inputs = keras.Input(shape=(3,))
+        model = keras.Model(inputs, Select()(inputs))
+    """)

@@ -4,9 +4,10 @@ whose guarded block first calls a helper testing a `keras.ops` result in a Pytho
 runs `call` and its helpers without AutoGraph (tf-behaviour.md row m2), so every trace Keras or a
 `tf.function` makes raises at that `if` (OperatorNotAllowedInGraphError) before the assign: the
 assign is never recorded into a graph, and the layer works only eagerly. Keras 2 converts the call
-(the `if` becomes a `tf.cond`) and every trace succeeds. Not yet in the model: stagelint does not
-take `keras.ops` results for tensors, nor a helper that raises on every path the caller's guard
-leaves open (see bench/fresh_audit_notes.md, "What AX left, as facts")."""
+(the `if` becomes a `tf.cond`) and every trace succeeds. `keras.ops` results are taken for tensors
+now (`frameworks.tensorflow.KERAS_OPS_PREFIXES`, tests/runtime/test_tf_pooled_weak_rules_facts.py);
+not yet in the model: a helper that raises on every path the caller's guard leaves open (see
+bench/fresh_audit_notes.md, "What AX left, as facts" and "The pooled TF rules under 0.80 as facts")."""
 
 from __future__ import annotations
 

@@ -53,6 +53,51 @@ def test_an_attribute_saved_set_and_put_back_in_its_block_is_no_flip():
     assert counts(restore=False, traced=True) == [1, 2, 3]
 
 
+def test_keras_ops_results_are_tensors_but_for_the_python_valued_ones():
+    """`frameworks.tensorflow.KERAS_OPS_PREFIXES` / `KERAS_OPS_NOT_ONE_TENSOR`: under the
+    TensorFlow backend a `keras.ops` op returns a `tf.Tensor`, eagerly and while traced (a
+    symbolic one: a Python `if` on it raises where AutoGraph does not convert, as in a Keras 3
+    `call`); `shape`, `ndim`, `dtype`, `is_tensor` and `convert_to_numpy` return Python values,
+    `split`, `unstack`, `top_k` and `moments` Python sequences of tensors."""
+    keras = pytest.importorskip("keras")
+    if not keras.__version__.startswith("3.") or keras.backend.backend() != "tensorflow":
+        pytest.skip("Keras 3 under the TensorFlow backend")
+    ops = keras.ops
+    x = tf.ones((2, 3))
+    seen = {}
+
+    def kinds(v):
+        return {
+            "min": tf.is_tensor(ops.min(v)), "mean": tf.is_tensor(ops.mean(v, axis=0)),
+            "cast": tf.is_tensor(ops.cast(v, "float32")), "any": tf.is_tensor(ops.any(v > 0)),
+            "shape": type(ops.shape(v)), "ndim": type(ops.ndim(v)), "dtype": type(ops.dtype(v)),
+            "is_tensor": type(ops.is_tensor(v)), "split": type(ops.split(v, 3, axis=1)),
+            "unstack": type(ops.unstack(v)), "top_k": isinstance(ops.top_k(v, 1), tuple), "moments": type(ops.moments(v, 0)),
+        }
+
+    @tf.function
+    def traced(v):
+        seen["traced"] = kinds(v)
+        seen["symbolic"] = not hasattr(ops.min(v), "numpy")
+        return v
+
+    traced(x)
+    expected = {"min": True, "mean": True, "cast": True, "any": True, "shape": tuple, "ndim": int,
+                "dtype": str, "is_tensor": bool, "split": list, "unstack": list, "top_k": True, "moments": tuple}
+    assert kinds(x) == expected and seen["traced"] == expected and seen["symbolic"]
+    assert type(ops.convert_to_numpy(x)).__name__ == "ndarray"
+
+    class Select(keras.layers.Layer):
+        def call(self, v):
+            if ops.min(v) > 0:
+                return v * 2.0
+            return v
+
+    assert float(tf.reduce_sum(Select()(x))) == 12.0  # eagerly: a concrete tensor
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError):
+        tf.function(Select())(x)  # Keras 3 does not convert `call`: the `if` on a symbolic tensor
+
+
 def _second_optimizer_raises(keras, make) -> bool:
     """A Function that applied one optimizer made by `make` is given a second one."""
     @tf.function
