@@ -1331,15 +1331,15 @@ class _Walker(cst.CSTVisitor):
 
     def _optimizer_built(self, call: cst.Call) -> str:
         """`frameworks.optimizer_built_at_construction` of the call: "keras3", "tf.keras" or ""."""
-        if any(a.star for a in call.args):
+        names = [q for q in self.ctx.qualified_names(call.func) if ".optimizers." in q]
+        if not names or any(a.star for a in call.args):
             return ""
         keywords = {a.keyword.value: code_of(a.value) for a in call.args if a.keyword is not None}
         positional = sum(1 for a in call.args if a.keyword is None)
-        for q in self.ctx.qualified_names(call.func):
-            if ".optimizers." in q:
-                found = optimizer_built_at_construction(q, keywords, positional)
-                if found:
-                    return found
+        for q in names:
+            found = optimizer_built_at_construction(q, keywords, positional)
+            if found:
+                return found
         return ""
 
     def _functional_model(self, call: cst.Call) -> bool:

@@ -126,7 +126,19 @@ class Framework:
         return last in names and qualified_name.startswith(roots)
 
     def returns_tensor(self, qualified_name: str) -> bool:
-        """A call under the framework's roots returns a tensor unless listed as not doing so."""
+        """A call under the framework's roots returns a tensor unless listed as not doing so.
+        Asked of the same few hundred names again and again: answered once per name."""
+        memo = self._returns_tensor_memo
+        known = memo.get(qualified_name)
+        if known is None:
+            known = memo[qualified_name] = self._returns_tensor(qualified_name)
+        return known
+
+    @cached_property
+    def _returns_tensor_memo(self) -> dict[str, bool]:
+        return {}
+
+    def _returns_tensor(self, qualified_name: str) -> bool:
         if not self.owns(qualified_name):
             return False
         for name in (qualified_name, canonical_tf_name(qualified_name)):  # `tf.compat.v2.*` too

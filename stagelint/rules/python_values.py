@@ -739,15 +739,13 @@ class PythonStateGuard(Rule):
             record["flips"] = record["flips"] or bool(hit)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if self.open and id(node) in put_back_writes(self.ctx, self.ctx.function):
-            return  # set for the block's own work and put back before it ends: `analysis.stores`
         for t in node.targets:
-            self._flip(t.target, node.value)
+            self._flip(t.target, node.value, node)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._flip(node.target, None)
 
-    def _flip(self, target, value) -> None:
+    def _flip(self, target, value, assign=None) -> None:
         if not self.open:
             return
         if isinstance(value, cst.Call):
@@ -755,8 +753,12 @@ class PythonStateGuard(Rule):
             if any(fw.creates_variables(q) for q in self.ctx.qualified_names(value.func)):
                 return  # `if self.v is None: self.v = tf.Variable(...)` creates state once: STG402's guard
         key = self._key(target)
+        if key is None or not any(key in record["keys"] for record in self.open):
+            return
+        if assign is not None and id(assign) in put_back_writes(self.ctx, self.ctx.function):
+            return  # set for the block's own work and put back before it ends: `analysis.stores`
         for record in self.open:
-            if key is not None and key in record["keys"]:
+            if key in record["keys"]:
                 record["flips"] = True
 
     def _key(self, expr) -> tuple | None:
