@@ -412,11 +412,22 @@ def new_keras_object_each_iteration(ctx, node, loop, func) -> bool:
     iteration's new model traces once per iteration as well (3 rounds, 3 traces; the same model
     every round, 1: tests/runtime/test_tf_thirteenth_audit_facts.py). This is TensorFlow's form of
     the fact JAX's new shapes give (`varying_shapes.new_shape_each_iteration`): two iterations
-    could not share one trace whatever the function object."""
+    could not share one trace whatever the function object. So it is for a Function made on each
+    iteration around such a model, or a lambda or def over it (`model = build_model()`, then
+    `tf.function(model)`): each iteration's Function traces another model, which no Function made
+    once could wrap, and one taking the model as an argument traces once per model as well (3
+    models, 3 traces either way: tests/runtime/test_tf_fifteenth_audit_be_facts.py)."""
     if node is None or not isinstance(loop, cst.For) or not ctx.inside(node, loop.body) \
             or id(node) in ctx.unpacked_names:
         return False
     return _new_keras_object(ctx, ctx.bound_values.get(id(node)), func, 0)
+
+
+def new_keras_object(ctx, expr, func) -> bool:
+    """`expr` makes a new Keras layer or model object each time it runs (`_new_keras_object`):
+    `tf.function(Model())` in a loop wraps another model on every iteration
+    (`new_keras_object_each_iteration`'s fact)."""
+    return _new_keras_object(ctx, expr, func, 0)
 
 
 def _new_keras_object(ctx, expr, func, depth: int) -> bool:
@@ -691,7 +702,14 @@ def bound_per_iteration(ctx, exprs, loop: cst.CSTNode) -> list[str]:
     on each iteration: its target or a name assigned in its body, or a name bound before it whose
     item or attribute its body assigns from the iteration (`changed_per_iteration`). A wrapper made
     of them may be another program on each iteration (`env = make(game); jax.jit(jax.vmap(env.init))`,
-    a jit per layer with that layer's `out_shardings`). Lambda bodies are not read: what a lambda
+    a jit per layer with that layer's `out_shardings`), under TensorFlow too: a Function's traces
+    are its own and keyed by its arguments, so a Function made anew each iteration costs a trace
+    one made before the loop would save only where it wraps the same callable every iteration;
+    around what a call of the iteration's values gives (`tf.function(self.create_G_model(res))`
+    for each resolution: another model each time, whose trace no Function made once could share,
+    3 models, 3 traces either way: tests/runtime/test_tf_fifteenth_audit_be_facts.py) the new
+    Function costs nothing, unless the call gives the same object again, which is not shown (a
+    guess). Lambda bodies are not read: what a lambda
     closes over is a value its trace bakes in, the same program when that value has the same
     structure; so are the arguments a `functools.partial` binds and a nested def's closure
     (`for i in ...: def slice_ith(x): ...` then `jax.jit(slice_ith)`): whether such a value is a

@@ -815,7 +815,11 @@ VARIABLE_CREATOR_SCOPES = frozenset({
 #: loop, it traces once per creation, not per call (3 epochs x 4 calls: 3 traces). A method
 #: decorated with `@tf.function` is one Function per instance, however often `self.step` is read
 #: (1 trace in 5 reads). Observed with TensorFlow 2.21: tests/runtime/test_function_identity.py.
-#: A configured staging decorator is "treated like tf.function" (docs/configuration.md).
+#: A configured staging decorator is "treated like tf.function" (docs/configuration.md). What a new
+#: Function costs is a trace one made before the loop would have saved only where it wraps the same
+#: callable every iteration: one made around another model each iteration traces once, as a
+#: Function made once and taking the model as an argument does per model (3 models, 3 traces;
+#: tests/runtime/test_tf_fifteenth_audit_be_facts.py, `analysis.functions.bound_per_iteration`).
 TF_TRACE_CACHE = {"tensorflow.function": "per wrap"}
 
 #: What keys one Function's traces: each Python argument of the call, by how it is compared (a

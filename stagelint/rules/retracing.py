@@ -49,6 +49,7 @@ from stagelint.analysis.functions import (
     closure_names,
     configuration_per_iteration,
     held_uses,
+    new_keras_object,
     new_keras_object_each_iteration,
     new_value_each_iteration,
     identity,
@@ -740,7 +741,14 @@ class FunctionRecreated(Rule):
     a Keras layer or model the iteration makes anew (`model = build_model()`, a Keras class of the
     project called, `strip_pruning(model)`) is not reported, since a tf.function keys such an
     argument by identity and one made before the loop would trace once per iteration as well (a
-    `tf.Variable` is keyed by its shape and dtype: a new one costs no trace).
+    `tf.Variable` is keyed by its shape and dtype: a new one costs no trace). So it is for a
+    Function made in a loop around a Keras model the iteration makes (`tf.function(Net())`, or
+    `tf.function(model)` and a lambda over `model` with `model = build_model()` in the loop): not
+    reported. One made around what a call of the iteration's values gives, or a name the loop
+    binds (`tf.function(self.create_G_model(res))` for each resolution, traced once between
+    `tf.summary.trace_on` and `trace_export`), may wrap another callable each iteration, whose
+    trace no Function made once could share; whether the call gives the same object again is not
+    shown: the preview tier, as under JAX.
 
     Under JAX the default tier keeps the repetition the code shows. That a new function object
     traces again is JAX's behaviour; that the same program is traced again and again is known
@@ -1131,8 +1139,12 @@ class FunctionRecreated(Rule):
             ident = identity(ctx, keyed, None, self._new_factories) if ctx.function is not None else None
         record = {"node": call, "target": target, "scope": ctx.function, "loop": loop, "used": None,
                   "kind": kind, "api": api, "cache": cache, "identity": ident, "keyed": keyed}
-        if loop is not None and self._jax(api):
+        if loop is not None:
+            # what the wrapper is made of that each iteration binds (`jax.jit(jax.vmap(env.init))`,
+            # `tf.function(self.create_G_model(res))`): each iteration may wrap another callable,
+            # under either framework (`analysis.functions.bound_per_iteration`)
             record["varies"] = bound_per_iteration(ctx, call.args, loop)
+        if loop is not None and self._jax(api):
             record["configured"] = [n for n in configuration_per_iteration(ctx, [target], loop, ctx.function)
                                     if n not in record["varies"]]
         if not _retraces(cache, ident) and not (ident is None and isinstance(keyed, cst.Call)):
@@ -1300,7 +1312,7 @@ class FunctionRecreated(Rule):
                     fields["_because"].append(fact(
                         f"the {kind} on line {line} binds or changes {shown} on each iteration, and the wrapper "
                         f"is made of {'it' if len(varies) == 1 else 'them'}: each iteration may stage another program "
-                        f"(another function, other options), so whether a trace repeats an earlier one is "
+                        f"(another function or model, other options), so whether a trace repeats an earlier one is "
                         f"not shown", ctx.position(record["node"]), HEURISTIC))
                 configured = record.get("configured")
                 if configured and record.get("factory_loop") is None:
@@ -1410,11 +1422,13 @@ class FunctionRecreated(Rule):
             return False  # (a comprehension's or a `while`'s values are not spelled out)
         jax = self._jax(record["api"])
         made_of = _made_of(record)
-        if jax and any(all(new_shape_each_iteration(ctx, node, loop, scope) for node in nodes)
-                       for _, nodes in held_in_loop(ctx, made_of, loop)):
-            return True
-        calls = [c for c in record.get("calls") or () if ctx.inside(c, loop)]
         new_each = new_shape_each_iteration if jax else new_keras_object_each_iteration
+        if any(all(new_each(ctx, node, loop, scope) for node in nodes)
+               for _, nodes in held_in_loop(ctx, made_of, loop)):
+            return True  # (TensorFlow: `model = build_model()`, then `tf.function(model)` or a lambda over it)
+        if not jax and isinstance(record["target"], cst.Call) and new_keras_object(ctx, record["target"], scope):
+            return True  # `tf.function(Model())`: another model, and its trace, on every iteration
+        calls = [c for c in record.get("calls") or () if ctx.inside(c, loop)]
 
         def new_key(arg) -> bool:
             if (jax and arg.keyword is not None) or arg.star or not isinstance(arg.value, cst.Name):
