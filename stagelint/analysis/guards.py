@@ -10,6 +10,9 @@ instance flag it tests on every path and that nothing sets back, runs once per o
 
 `after_early_return_guard`: code below a top-level `if <done once>: return` (`if self.built:
 return`, `if key in cache: return cache[key]`) runs once per object or key, eagerly as when traced.
+
+`keras_built_test`: `if not self.built:` in a Keras layer's `call`, or after `super().build(...)` in
+its `build`, tests what Keras has set already (`frameworks.tensorflow.KERAS_BUILT_ATTRIBUTE`).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.literals import bool_constant, is_literal, keyword_constant, off_literal
+from stagelint.frameworks import (KERAS_BUILDING_METHOD, KERAS_BUILT_ATTRIBUTE, KERAS_BUILT_BEFORE,
+                                  is_keras_layer_base)
 from stagelint.analysis.trivia import LEAVING, holds_statement
 
 #: Calls that test what kind of object a value is.
@@ -224,3 +229,61 @@ def runs_once(ctx, node: cst.CSTNode) -> bool:
     an early-return guard. A trace-time effect there is no different from eager code's."""
     func = ctx.function
     return func is not None and (ctx.guard_depth > 0 or after_early_return_guard(ctx, func, node))
+
+
+def keras_built_test(ctx, node: cst.If, func) -> str | None:
+    """The method whose Keras fact makes `node`'s test, `self.built` or `not self.built`, known
+    (`frameworks.tensorflow.KERAS_BUILT_ATTRIBUTE`: Keras builds a layer, and sets `built`, in
+    `__call__` before its `call` runs; the base `Layer.build` sets it): "call" in a method Keras
+    runs only after that (`KERAS_BUILT_BEFORE`), which this module never invokes itself
+    (`layer.call(x)` skips `__call__`), whose class the project phase must show to be a Keras
+    layer (`keras_models.built_before_call`); "build" in the `build` of a class of this file that
+    derives from Keras's `Layer` itself, below a top-level `super().build(...)`. Else None."""
+    test = node.test
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression
+    if func is None or not func.self_name or not func.facts.class_qualname \
+            or not isinstance(test, cst.Attribute) or test.attr.value != KERAS_BUILT_ATTRIBUTE \
+            or not isinstance(test.value, cst.Name) or test.value.value != func.self_name:
+        return None
+    if func.facts.name in KERAS_BUILT_BEFORE:
+        # (`layer.call(x)` in this module skips `__call__`, and the build, whichever layer it is)
+        return None if _invoked_directly(ctx, func.facts.name) else func.facts.name
+    if func.facts.name != KERAS_BUILDING_METHOD or not isinstance(func.node.body, cst.IndentedBlock):
+        return None
+    cls = ctx.class_node_of(func)
+    if cls is None or not any(is_keras_layer_base(q) for base in cls.bases
+                              for q in ctx.qualified_names(base.value)):
+        return None
+    line = ctx.position(node).line
+    for stmt in func.node.body.body:
+        if ctx.position(stmt).end_line >= line:
+            return None  # (a top-level statement before the test has run whenever the test runs)
+        if isinstance(stmt, cst.SimpleStatementLine) and any(
+                isinstance(small, cst.Expr) and _super_call(small.value, KERAS_BUILDING_METHOD) for small in stmt.body):
+            return KERAS_BUILDING_METHOD
+    return None
+
+
+def _invoked_directly(ctx, method: str) -> bool:
+    """The module calls `<receiver>.<method>(...)` on a receiver other than `super()`."""
+    memo = ctx.memo.setdefault("invoked_directly", {})
+    if method not in memo:
+        found = False
+        stack = [ctx.module_node] if ctx.module_node is not None else []
+        while stack and not found:
+            n = stack.pop()
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == method:
+                receiver = n.func.value
+                found = not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name)
+                             and receiver.func.value == "super")
+            stack.extend(n.children)
+        memo[method] = found
+    return memo[method]
+
+
+def _super_call(expr, method: str) -> bool:
+    """`super().<method>(...)` or `super(Cls, self).<method>(...)`."""
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == method \
+        and isinstance(expr.func.value, cst.Call) and isinstance(expr.func.value.func, cst.Name) \
+        and expr.func.value.func.value == "super"

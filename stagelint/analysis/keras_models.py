@@ -1,7 +1,7 @@
 """Keras models: whether a class is a Keras `Model`, and on which Keras it is built.
 
 Asked by the rules about Keras model and layer methods (STG601: `model.predict`,
-`layer.get_weights()` in staged code); it asks
+`layer.get_weights()` in staged code; STG105: `built` set before `call`); it asks
 the project's classes (`staging.Project.derives`) and the framework data
 (`frameworks.tensorflow.is_keras_model_class`, `keras_flavour`).
 """
@@ -43,3 +43,15 @@ def _keras_base(project, cls: str, is_base) -> str | None:
         return False
 
     return found[0] if project.derives(cls, keras_base) and found else None
+
+
+def built_before_call(project, cls: str, key) -> bool:
+    """`self.built` is True in every run of `key`, the `call` of `cls`
+    (`frameworks.tensorflow.KERAS_BUILT_ATTRIBUTE`: Keras builds a layer and sets `built` in
+    `__call__` before `call` runs, eagerly or in the first trace): `cls` is shown to be a Keras
+    layer or model, and no call site of the project invokes the method itself (`layer.call(x)`
+    skips `__call__`, and the build)."""
+    if keras_layer(project, cls) is None:
+        return False
+    method = key[1].rsplit(".", 1)[-1]
+    return not any(site.target and site.target[-1] == method for _, site in project.call_sites.get(key, ()))

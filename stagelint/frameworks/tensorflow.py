@@ -580,6 +580,30 @@ KERAS_SAVING_CALLS = frozenset({"tensorflow.saved_model.save", "tensorflow.compa
 KERAS_KEPT_FUNCTION_METHODS = frozenset({"fit", "evaluate", "predict", "train_on_batch", "test_on_batch",
                                          "predict_on_batch"})
 
+#: Keras builds a layer in `__call__` before its `call` runs, eagerly or in the first trace: it
+#: runs the layer's `build`, then sets `built = True` (Keras 3 and tf_keras alike, whatever the
+#: override of `build` does), so `self.built` is True in every run of `call` that comes through
+#: `layer(x)`: `if not self.built: self.build(...)` there is never taken, in no trace and not
+#: eagerly. The base `Layer.build` sets `built` itself, so the same test after `super().build(...)`
+#: in the `build` of a direct subclass of `Layer` is never taken either (the Demucs port's
+#: `ScaledEmbedding`, which sets `self.built = False` in `__init__`). A `call` invoked directly
+#: (`layer.call(x)`) skips `__call__`, and with it the build. Observed with TF 2.21 / Keras 3.15 /
+#: tf_keras 2.21: tests/runtime/test_tf_fifteenth_audit_be_facts.py.
+KERAS_BUILT_ATTRIBUTE = "built"
+#: The layer methods Keras runs only after it has set `built` (through `__call__`).
+KERAS_BUILT_BEFORE = frozenset({"call"})
+#: The base class method that sets `built` (`super().build(input_shape)`), and the base it is
+#: Keras's own in (`Layer`: a built-in layer's or `Model`'s `build` does more).
+KERAS_BUILDING_METHOD = "build"
+KERAS_BUILDING_BASE = "Layer"
+
+
+def is_keras_layer_base(qualified_name: str) -> bool:
+    """`qualified_name` names Keras's base `Layer` class (`tf.keras.layers.Layer`, `keras.Layer`,
+    `tf_keras.layers.Layer`), whose `build` sets `built` (`KERAS_BUILDING_BASE`)."""
+    return qualified_name.rsplit(".", 1)[-1] == KERAS_BUILDING_BASE and TENSORFLOW.is_layer_base(qualified_name)
+
+
 #: Keras hooks that set an object up before anything is traced: `fit` calls a callback's
 #: `set_model` / `set_params` before the first batch (STG302 takes their writes as set-up).
 KERAS_SETUP_HOOKS = frozenset({"set_model", "set_params"})

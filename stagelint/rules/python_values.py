@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from stagelint.analysis.guards import runs_once
+from stagelint.analysis.guards import keras_built_test, runs_once
+from stagelint.analysis.keras_models import built_before_call
 from stagelint.analysis.proof import fact, verdict_fields, with_preview, with_staging_certainty, with_steps
 from stagelint.analysis.repetition import reuse_shown
 from stagelint.analysis.objects import root_kind
@@ -551,7 +552,12 @@ class PythonStateGuard(Rule):
     flips once (STG102's preview tier reports the flag too).
 
     Not flagged: guards that create state once (`if self.v is None: self.v = tf.Variable(...)`,
-    the lazy-creation pattern, whose block only creates variables); conditions on tensors (AutoGraph makes them a `tf.cond`); and
+    the lazy-creation pattern, whose block only creates variables); a test of `self.built` in a
+    Keras layer's `call` (Keras runs `build` and sets `built` in `__call__` before `call` runs,
+    eagerly or in the first trace: `if not self.built: self.build(None)` there is never taken),
+    unless the module invokes `layer.call(x)` itself, which skips `__call__`; the same test after
+    `super().build(input_shape)` in the `build` of a direct subclass of Keras's `Layer`, whose
+    `build` sets `built`; conditions on tensors (AutoGraph makes them a `tf.cond`); and
     guards whose TensorFlow op is inside `with tf.init_scope():`, the guide's fix, which runs
     it once, at trace time, as intended; and state the block saves in a local, sets for its own
     work and puts back before anything can leave the block (`saved = self.mode`, `self.mode =
@@ -680,8 +686,15 @@ class PythonStateGuard(Rule):
         if tensorness(ctx, node.test, func).definite:
             return
         keys = self._state_read(node.test)
-        if keys:
-            self.open.append({"node": node, "keys": keys, "op": None, "flips": False})
+        if not keys:
+            return
+        record = {"node": node, "keys": keys, "op": None, "flips": False}
+        built = keras_built_test(ctx, node, func) if len(keys) == 1 else None
+        if built == "build":
+            return  # after `super().build(...)`: `built` is True, and the block runs in no trace
+        if built:
+            record["built"] = func.facts.class_qualname  # Keras sets it before `call`: `confirm`
+        self.open.append(record)
 
     def leave_If(self, node: cst.If) -> None:
         if self.open and self.open[-1]["node"] is node:
@@ -690,6 +703,8 @@ class PythonStateGuard(Rule):
                 return
             state = " and ".join(f"`{text}`" for text in sorted(record["keys"].values()))
             via = {"_because": [record["via"]]} if record.get("via") else {}
+            if record.get("built"):
+                via["_keras_built"] = record["built"]
             if record["op"]:
                 self.report(node, state=state, op=record["op"], _test=sorted(record["keys"]), **via)
                 return
@@ -704,6 +719,11 @@ class PythonStateGuard(Rule):
 
     @classmethod
     def confirm(cls, candidate, project, module):
+        built = candidate.fields.get("_keras_built")
+        if built and built_before_call(project, built, (module.module, candidate.function)):
+            # `if not self.built:` in a Keras layer's `call`: Keras has built the layer and set
+            # `built` before any run of `call`, so the test is the same in every trace and eagerly
+            return False
         calls = candidate.fields.get("_calls")
         if not calls:
             return True

@@ -1,6 +1,6 @@
-"""The facts behind the fifteenth TensorFlow audit's false classes of half BE (BE1;
+"""The facts behind the fifteenth TensorFlow audit's false classes of half BE (BE1, BE2;
 tests/rules/test_tf_fifteenth_audit_be_classes.py), observed with the real TensorFlow 2.21 /
-Keras 3."""
+Keras 3 and tf_keras."""
 
 from __future__ import annotations
 
@@ -53,3 +53,76 @@ def test_a_function_per_iteration_around_another_model_each_iteration_costs_no_e
     for _ in range(3):
         made_once(x)
     assert made_once.experimental_get_tracing_count() == 1  # two traces avoidable
+
+
+@pytest.mark.parametrize("flavour", ["keras", "tf_keras"])
+def test_keras_sets_built_before_call_and_layer_build_sets_it(flavour):
+    """`frameworks.tensorflow.KERAS_BUILT_BEFORE_CALL` (STG105, BE2): Keras 3 and tf_keras build
+    a layer from `__call__` (its `build`, then `built = True`) before its `call` runs, eagerly
+    or in the first trace, so `if not self.built:` in `call` is never true; the base
+    `Layer.build` sets `built`, so the same test after `super().build(...)` is never true
+    either (the Demucs port's `ScaledEmbedding`, which sets `self.built = False` in `__init__`)."""
+    k = pytest.importorskip(flavour)
+    log = []
+
+    class ScaledEmbedding(k.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.embedding = k.layers.Embedding(8, 4)
+            self.built = False
+
+        def build(self, input_shape):
+            log.append(("build, before super", self.built))
+            super().build(input_shape)
+            log.append(("build, after super", self.built))
+            if not self.built:
+                log.append("guard in build taken")
+
+        def call(self, inputs):
+            log.append(("call", tf.executing_eagerly(), self.built))
+            if not self.built:
+                log.append("guard in call taken")
+            return self.embedding(inputs)
+
+    x = tf.constant([[1, 2]])
+    for first in ("traced", "eager"):
+        log.clear()
+        layer = ScaledEmbedding()
+        f = tf.function(lambda v: layer(v))
+        if first == "traced":
+            f(x)
+            f(tf.constant([[1, 2, 3]]))  # a second trace
+            layer(x)
+        else:
+            layer(x)
+            f(x)
+        assert ("build, before super", False) in log
+        assert ("build, after super", True) in log
+        assert "guard in build taken" not in log and "guard in call taken" not in log
+        calls = [e for e in log if e[0] == "call"]
+        assert calls and all(built for _, _, built in calls)
+        assert any(not eager for _, eager, _ in calls)  # call traced with built already True
+
+
+def test_a_custom_flag_set_in_call_is_no_keras_fact():
+    """The negative twin of BE2: a flag of the layer's own (`self._initialized`), set in `call`
+    under `if not self._initialized:` with a state op in the block, is decided in the trace: the
+    op is recorded into the graph and runs on every call while the flag flipped once (STG105's
+    reading stands)."""
+    class Counter(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.v = tf.Variable(0)
+            self._initialized = False
+
+        def call(self, x):
+            if not self._initialized:
+                self.v.assign_add(1)
+                self._initialized = True
+            return x
+
+    layer = Counter()
+    f = tf.function(lambda v: layer(v))
+    for _ in range(3):
+        f(tf.ones(()))
+    assert int(layer.v.numpy()) == 3
