@@ -248,7 +248,7 @@ def keras_built_test(ctx, node: cst.If, func) -> str | None:
         return None
     if func.facts.name in KERAS_BUILT_BEFORE:
         # (`layer.call(x)` in this module skips `__call__`, and the build, whichever layer it is)
-        return None if _invoked_directly(ctx, func.facts.name) else func.facts.name
+        return None if _invoked_directly(ctx, func.facts.name, ctx.class_node_of(func)) else func.facts.name
     if func.facts.name != KERAS_BUILDING_METHOD or not isinstance(func.node.body, cst.IndentedBlock):
         return None
     cls = ctx.class_node_of(func)
@@ -265,21 +265,44 @@ def keras_built_test(ctx, node: cst.If, func) -> str | None:
     return None
 
 
-def _invoked_directly(ctx, method: str) -> bool:
-    """The module calls `<receiver>.<method>(...)` on a receiver other than `super()`."""
+def _invoked_directly(ctx, method: str, cls: cst.ClassDef | None) -> bool:
+    """The module calls `<receiver>.<method>(...)` where the receiver may be an object of `cls`:
+    any receiver but `super()` and `self`, or `self` in a method of `cls` or of a class of this
+    module `cls` derives from (`HTDemucs.build` calling `self.call(x)` invokes its own `call`, not
+    that of the layers it holds)."""
     memo = ctx.memo.setdefault("invoked_directly", {})
     if method not in memo:
-        found = False
-        stack = [ctx.module_node] if ctx.module_node is not None else []
-        while stack and not found:
-            n = stack.pop()
-            if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == method:
+        other, by_self = False, set()
+        stack: list[tuple[cst.CSTNode, str | None]] = [(ctx.module_node, None)] if ctx.module_node is not None else []
+        while stack and not other:
+            n, owner = stack.pop()
+            if isinstance(n, cst.ClassDef):
+                owner = n.name.value
+            elif isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == method:
                 receiver = n.func.value
-                found = not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name)
-                             and receiver.func.value == "super")
-            stack.extend(n.children)
-        memo[method] = found
-    return memo[method]
+                if isinstance(receiver, cst.Name) and receiver.value == "self" and owner is not None:
+                    by_self.add(owner)
+                elif not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name)
+                          and receiver.func.value == "super"):
+                    other = True
+            stack.extend((c, owner) for c in n.children)
+        memo[method] = (other, by_self)
+    other, by_self = memo[method]
+    if other:
+        return True
+    seen: set[str] = set()
+    todo = [cls] if cls is not None else []
+    while todo:  # `cls` and the classes of this module it derives from
+        node = todo.pop()
+        if node.name.value in seen:
+            continue
+        seen.add(node.name.value)
+        if node.name.value in by_self:
+            return True
+        for base in node.bases:
+            if isinstance(base.value, cst.Name):
+                todo.extend(b.node for b in ctx.bindings_of(base.value) if isinstance(getattr(b, "node", None), cst.ClassDef))
+    return False
 
 
 def _super_call(expr, method: str) -> bool:

@@ -77,7 +77,9 @@ def test_keras_sets_built_before_call_so_a_lazy_build_guard_is_never_taken():
     `build` begins `super().build(input_shape)` then `if not self.built:` (scale the weights, set
     `built`). Keras (3 and tf_keras) runs `build` and sets `built` in `__call__` before `call`
     runs, eagerly or in the first trace, and the base `Layer.build` sets it: neither test is ever
-    true, in a trace or eagerly, so no trace decides it differently from eager code."""
+    true, in a trace or eagerly, so no trace decides it differently from eager code. The model
+    holding it calls `self.call(...)` in its own `build`: that invokes the model's `call`, not
+    the embedding's, which still runs through `__call__`."""
     assert_tiers("""
         import tensorflow as tf
 
@@ -99,8 +101,20 @@ def test_keras_sets_built_before_call_so_a_lazy_build_guard_is_never_taken():
                     self.build(None)
                 return self.embedding(inputs) * self.scale
 
-        layer = ScaledEmbedding(8, 4)
-        step = tf.function(lambda x: layer(x))
+        class Net(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.embed = ScaledEmbedding(8, 4)
+
+            def call(self, x):
+                return self.embed(x)
+
+            def build(self, input_shape):
+                self.call(tf.zeros(input_shape, tf.int32))  # its own `call`, not the embedding's
+                self.built = True
+
+        net = Net()
+        step = tf.function(lambda x: net(x))
         for _ in range(3):
             step(tf.constant([[1, 2]]))
         """)
