@@ -253,6 +253,8 @@ _AUDITS["BC"] = "The fifteenth JAX audit"
 
 _AUDITS["BE"] = "The fifteenth TensorFlow audit"
 
+_AUDITS["BI"] = "The sixteenth TensorFlow audit"
+
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:
     """Per held-back half (or per half of `halves`), its latest read run (no later than `upto`):
