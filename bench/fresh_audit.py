@@ -220,7 +220,8 @@ RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde",
              ("AV", "after"): "db298d8", ("AX", "after"): "db298d8",
              ("AZ", "after"): "05c1688", ("BB", "after"): "05c1688",  # the fourteenth's: session 22's final code
              ("BD", "before"): "4d1aca2", ("BF", "before"): "4d1aca2",  # the fifteenth's: session 23's start
-             ("BD", "after"): "54ffd86", ("BF", "after"): "54ffd86"}  # and its final code
+             ("BD", "after"): "54ffd86", ("BF", "after"): "54ffd86",  # and its final code
+             ("BJ", "before"): "9550dbb"}  # the sixteenth TensorFlow audit's: session 24's start
 
 
 def main_of(half: str, when: str) -> str | None:
