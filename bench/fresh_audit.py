@@ -220,7 +220,9 @@ RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde",
              ("AV", "after"): "db298d8", ("AX", "after"): "db298d8",
              ("AZ", "after"): "05c1688", ("BB", "after"): "05c1688",  # the fourteenth's: session 22's final code
              ("BD", "before"): "4d1aca2", ("BF", "before"): "4d1aca2",  # the fifteenth's: session 23's start
-             ("BD", "after"): "54ffd86", ("BF", "after"): "54ffd86"}  # and its final code
+             ("BD", "after"): "54ffd86", ("BF", "after"): "54ffd86",  # and its final code
+             ("BH", "before"): "9550dbb",  # the sixteenth JAX audit's: session 24's start
+             ("BJ", "before"): "9550dbb"}  # the sixteenth TensorFlow audit's: session 24's start
 
 
 def main_of(half: str, when: str) -> str | None:
@@ -252,6 +254,10 @@ _AUDITS["BA"] = "The fourteenth TensorFlow audit"
 _AUDITS["BC"] = "The fifteenth JAX audit"
 
 _AUDITS["BE"] = "The fifteenth TensorFlow audit"
+
+_AUDITS["BG"] = "The sixteenth JAX audit"
+
+_AUDITS["BI"] = "The sixteenth TensorFlow audit"
 
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:

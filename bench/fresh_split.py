@@ -87,6 +87,14 @@ bench/fresh_repos_tf15.txt, the fifteenth TensorFlow audit, is BE (fix from, nex
 (measured: before = main 4d1aca2, after = session 23's final main), and so is its second list
 bench/fresh_repos_tf15b.txt, its third bench/fresh_repos_tf15c.txt and its fourth bench/fresh_repos_tf15d.txt
 (each added so that BF's findings come from more repositories).
+
+bench/fresh_repos_jax16.txt, the sixteenth JAX audit, is BG (fix from, next session) and BH (measured:
+before = main 9550dbb, after = session 24's final main).
+
+bench/fresh_repos_tf16.txt, the sixteenth TensorFlow audit, is BI (fix from, next session) and BJ
+(measured: before = main 9550dbb, after = session 24's final main), and so is its second list
+bench/fresh_repos_tf16b.txt and its third bench/fresh_repos_tf16c.txt (second round; each added so that BJ's findings
+come from more repositories).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -162,6 +170,11 @@ LISTS[HERE / "fresh_repos_tf15.txt"] = ("BE", "BF")  # the fifteenth TensorFlow 
 LISTS[HERE / "fresh_repos_tf15b.txt"] = ("BE", "BF")  # its second list
 LISTS[HERE / "fresh_repos_tf15c.txt"] = ("BE", "BF")  # its third list (second round)
 LISTS[HERE / "fresh_repos_tf15d.txt"] = ("BE", "BF")  # its fourth list (second round)
+
+LISTS[HERE / "fresh_repos_jax16.txt"] = ("BG", "BH")  # the sixteenth JAX audit
+LISTS[HERE / "fresh_repos_tf16.txt"] = ("BI", "BJ")  # the sixteenth TensorFlow audit
+LISTS[HERE / "fresh_repos_tf16b.txt"] = ("BI", "BJ")  # its second list
+LISTS[HERE / "fresh_repos_tf16c.txt"] = ("BI", "BJ")  # its third list (second round)
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
