@@ -17,7 +17,7 @@ def test_numpy_functions_that_call_the_arrays_method_work_on_tracers():
 
     x = jnp.arange(6.0).reshape(2, 3)
     extra = {"numpy.reshape": ((3, 2),), "numpy.swapaxes": (0, 1), "numpy.moveaxis": (0, 1),
-             "numpy.repeat": (2,), "numpy.squeeze": ()}
+             "numpy.repeat": (2,), "numpy.squeeze": (), "numpy.shape": (), "numpy.ndim": ()}
     for name in sorted(NUMPY_ARRAY_METHOD_CALLS):
         f = getattr(np, name.split(".", 1)[1])
         args = extra.get(name, (0,) if name not in ("numpy.round", "numpy.around", "numpy.transpose") else ())
