@@ -617,7 +617,10 @@ BUILDING_METHODS = frozenset({"build", "fit", "predict", "evaluate", "apply_grad
 #: Keras's functional model classes: `keras.Model(inputs, outputs)` connects layers already
 #: called on Keras symbolic inputs, which built them (their variables exist) before the model
 #: does; a new functional model over them creates no variable when a Function calls it
-#: (tests/runtime/test_tf_retracing_facts.py).
+#: (tests/runtime/test_tf_retracing_facts.py), nor is one created by constructing it: made in a
+#: traced function over built layers on two traces, no variable creator sees a variable (TF 2.21 /
+#: Keras 3.15, tests/runtime/test_tf_variable_creation_facts.py). A variable appears only where an
+#: unbuilt layer is applied to the inputs, a call of its own (STG402 reports that one).
 KERAS_FUNCTIONAL_NAMES = frozenset({"Model", "Functional"})
 
 

@@ -17,6 +17,7 @@ from stagelint.frameworks import (
     TENSORFLOW,
     RECALLING_DECORATORS,
     VARIABLE_CREATOR_SCOPES,
+    builds_at_construction,
 )
 from stagelint.rules.base import Rule
 from stagelint.analysis.guards import after_early_return_guard
@@ -356,7 +357,9 @@ class VariableCreation(Rule):
     self.is_virgin = False`: the first trace builds, later traces skip the block).
 
     Not flagged: `Input(shape=...)` in any spelling (`keras.layers.Input` is `keras.Input`: a
-    function returning a symbolic KerasTensor, no variable, also on every trace); Keras layers that
+    function returning a symbolic KerasTensor, no variable, also on every trace); a functional
+    `keras.Model(inputs, outputs)`, which wires layers and makes no variable itself (an unbuilt
+    layer applied to the inputs in the trace is reported, at its own call); Keras layers that
     own no variables (`Add`, `Activation`, `Reshape`, pooling, `Resizing`, `InputLayer`; in Keras 2
     (`tf_keras`) also `Dropout` and the other random layers, which Keras 3 gives a seed-generator
     variable), listed as data in `stagelint/frameworks/tensorflow.py`; and a Keras `RNN` over a cell
@@ -544,6 +547,8 @@ class VariableCreation(Rule):
             keywords = _keyword_codes(node)
             if any(fw.creates_no_variables(q, keywords) for q in names):
                 return  # `Add()`, `Activation("relu")`, pooling, `Attention()`: a layer with no variables
+            if self._functional_model(node, names):
+                return  # `keras.Model(inputs, outputs)`: wires built layers, makes no variable itself
             if names & GET_OR_CREATE_VARIABLES and set(ctx.function.facts.decorators) & GET_OR_CREATE_DECORATORS:
                 return  # `get_variable` under `track_tf1_style_variables`: the first call's variable again
             if node.args and any(q.rsplit(".", 1)[-1] in KERAS_WEIGHTLESS_WRAPPERS and fw.owns(q) for q in names):
@@ -552,6 +557,14 @@ class VariableCreation(Rule):
             self.report(node, what=f"{short_code(node.func)}(...)", _because=self._creation_facts(node, names))
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in fw.variable_creating_methods:
             self.report(node, what=f"{short_code(node.func)}(...)", _because=self._creation_facts(node, names))
+
+    @staticmethod
+    def _functional_model(node: cst.Call, names: set[str]) -> bool:
+        """`node` constructs a functional Keras model (`frameworks.builds_at_construction`), which
+        creates no variable itself (`KERAS_FUNCTIONAL_NAMES`)."""
+        keywords = {a.keyword.value for a in node.args if a.keyword is not None}
+        positional = sum(1 for a in node.args if a.keyword is None and not a.star)
+        return any(builds_at_construction(q, keywords, positional) for q in names)
 
     def _built_elsewhere(self, node: cst.Call, names: set[str]) -> bool:
         """`node` constructs a Keras layer or model class (`frameworks.tensorflow`'s

@@ -161,3 +161,39 @@ def test_keras_input_in_a_traced_call_makes_no_variable_the_layers_beside_it_do(
         model.compile("sgd", "mse")
         model.fit(inp, inp)
     """)
+
+
+def test_a_functional_model_constructed_in_a_traced_call_makes_no_variable_an_unbuilt_layer_in_it_does():
+    """`tf.keras.Model(inputs=..., outputs=...)` / `keras.Model(inp, out)` in a `tf.function`
+    wires layers and makes no variable itself (a protein-holography network's `@tf.function def
+    model(self)` summary helper): `frameworks.tensorflow.KERAS_FUNCTIONAL_NAMES`, observed in
+    tests/runtime/test_tf_variable_creation_facts.py. Its twin: the `Dense` applied to the inputs
+    in the same trace makes its weights there (reported), and a `Sequential([...])` or a bare
+    `Model()` made in the trace is no functional model (reported)."""
+    assert_tiers("""
+        import tensorflow as tf
+        import keras
+
+        class Net(tf.keras.Model):
+            def call(self, x):
+                return x
+
+            @tf.function
+            def model(self):
+                return tf.keras.Model(inputs=[self.input_], outputs=self.call(self.input_))
+
+        dense = keras.layers.Dense(3)
+
+        @tf.function
+        def wired(x):
+            inp = keras.Input((4,))
+            return keras.Model(inp, dense(inp))(x)
+
+        @tf.function
+        def made_here(x):
+            inp = keras.Input((4,))
+            head = keras.Model(inp, keras.layers.Dense(3)(inp))  # STG402
+            stack = tf.keras.Sequential([keras.layers.Dense(3)])  # STG402
+            bare = tf.keras.Model()  # STG402
+            return head(x) + stack(x) + bare(x)
+    """)

@@ -180,3 +180,45 @@ def test_keras_input_in_a_tf_function_is_symbolic_and_makes_no_variable(spelling
     assert made == []
     assert kinds == ([b"InputLayer"] * 2 if spelling.endswith("InputLayer") else [b"KerasTensor"] * 2)
     assert keras.layers.Input is keras.Input
+
+
+def test_constructing_a_functional_model_in_a_tf_function_makes_no_variable_an_unbuilt_layer_does():
+    """`frameworks.tensorflow.KERAS_FUNCTIONAL_NAMES`: `keras.Model(inputs, outputs)` made in a
+    traced function over a built layer, in either spelling and on two traces, lets no variable
+    creator see a variable (the functional model wires what exists). An unbuilt `Dense` applied
+    to the inputs in the trace makes its kernel and bias there, and the second trace raises
+    ValueError (STG402 reports that layer)."""
+    import keras
+
+    made = []
+
+    def creator(next_creator, **kwargs):
+        made.append(kwargs.get("name"))
+        return next_creator(**kwargs)
+
+    dense = keras.layers.Dense(3)
+    dense.build((None, 4))
+
+    @tf.function
+    def wired(x):
+        inp = keras.Input((4,))
+        keras.Model(inputs=[inp], outputs=dense(inp))
+        tf.keras.Model(inp, dense(inp))
+        return x + 1.0
+
+    with tf.variable_creator_scope(creator):
+        wired(tf.constant(1.0))
+        wired(tf.constant([1.0, 2.0]))
+    assert made == [] and wired.experimental_get_tracing_count() == 2
+
+    @tf.function
+    def unbuilt(x):
+        inp = keras.Input((4,))
+        keras.Model(inp, keras.layers.Dense(3)(inp))
+        return x + 1.0
+
+    with tf.variable_creator_scope(creator):
+        with pytest.raises(ValueError):
+            unbuilt(tf.constant(1.0))
+            unbuilt(tf.constant([1.0, 2.0]))
+    assert made[:2] == ["kernel", "bias"]
