@@ -736,8 +736,9 @@ class SharedFunctionStatefulObject(Rule):
     its variables when it is made and none at its first apply (`tf.keras.optimizers.SGD`, Keras
     3 only by the environment's choice in TF 2.21, is reported with `--preview`); one
     Function per object (`tf.function(train_step)` made twice, or made inside the function that
-    makes the object, a `tf.Module` that holds its own
-    optimizer, or `tf.function(train_step).get_concrete_function(..., opt)` per optimizer, the
+    makes the object, or anew in the same loop iteration as the object: `step = get_train()`
+    then `opt = Adam()` per outer iteration, the batches in an inner one; a `tf.Module` that
+    holds its own optimizer, or `tf.function(train_step).get_concrete_function(..., opt)` per optimizer, the
     guide's workarounds); calls made while tracing another staged function.
 
     ## Why is this bad?
@@ -1009,11 +1010,22 @@ def _stateful_kind(project, arg) -> str | None:
 
 def _objects(arg, site) -> list[str]:
     """The objects a call passes over its executions: one, each element of a loop over a literal
-    list, or a new one per execution when it is constructed in the call inside a loop."""
+    list, or a new one per execution when it is constructed in the call inside a loop, within the
+    lines where the call runs the same Function again (`CallSite.loop`). An object made outside
+    them, in an outer loop that also makes the Function anew (`step = get_train()`, then `opt =
+    SGD(...)`, then the batches), is one per Function: tf.function allows variables on the first
+    call of each Function object, and each new optimizer's first use is its new Function's first
+    call (tests/runtime/test_tf_pooled_weak_rules_facts.py)."""
     idents = arg.ident.split("|")
-    if len(idents) == 1 and idents[0].startswith("new@") and site.in_loop:
+    if len(idents) == 1 and idents[0].startswith("new@") and site.in_loop and _made_within(idents[0], site.loop):
         return [idents[0] + "#1", idents[0] + "#2"]
     return idents
+
+
+def _made_within(ident: str, loop) -> bool:
+    """`new@<line>:<column>` was made within the lines of `loop` (a position not shown: taken so)."""
+    line = ident[4:].split(":")[0]
+    return not line.isdigit() or loop.line <= int(line) <= loop.end_line
 
 
 def _built_before(project, module: str, ident: str, line: int) -> bool:

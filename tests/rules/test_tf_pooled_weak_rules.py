@@ -127,3 +127,53 @@ def test_keras_ops_results_are_tensors_and_their_python_valued_ones_are_not():
         inputs = keras.Input(shape=(3,))
         model = keras.Model(inputs, Select()(inputs))
     """)
+
+
+def test_a_new_optimizer_made_with_a_new_function_in_the_same_iteration_is_silent():
+    """The sixteenth audit's BI2 (an EWC notebook's `train_task`, STG403): each outer iteration
+    makes a new Function (`step = get_train()`, a `tf.function` defined in the factory) and a
+    new optimizer, then calls that Function with it for every batch: each optimizer reaches one
+    Function only (tests/runtime/test_tf_pooled_weak_rules_facts.py). Twins: one Function made
+    before the loop with a new optimizer per iteration, and a new optimizer per batch in the
+    inner loop under the outer loop's new Function, each reach a Function that ran: reported."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        def get_train():
+            @tf.function
+            def train_step(x, model, optimizer):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(x))
+                g = tape.gradient(loss, model.trainable_weights)
+                optimizer.apply_gradients(zip(g, model.trainable_weights))
+                return loss
+            return train_step
+
+        def train_task(model, ds, lams):
+            for lam in lams:
+                step = get_train()
+                optimizer = tf.keras.optimizers.Adam(learning_rate=0.001)
+                for x in ds:
+                    step(x, model, optimizer)
+
+        def optimizer_first(model, ds, lams):
+            for lam in lams:
+                optimizer = tf.keras.optimizers.Adam(learning_rate=0.001)
+                step = get_train()
+                for x in ds:
+                    step(x, model, optimizer)
+
+        def train_shared(model, ds, lams):
+            step = get_train()
+            for lam in lams:
+                optimizer = tf.keras.optimizers.Adam(learning_rate=0.001)
+                for x in ds:
+                    step(x, model, optimizer)  # STG403
+
+        def per_batch(model, ds, lams):
+            for lam in lams:
+                step = get_train()
+                for x in ds:
+                    optimizer = tf.keras.optimizers.Adam(learning_rate=0.001)
+                    step(x, model, optimizer)  # STG403
+    """)

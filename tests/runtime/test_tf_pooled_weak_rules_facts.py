@@ -136,3 +136,37 @@ def test_a_keras3_sgd_without_momentum_makes_its_variables_when_made():
     assert _second_optimizer_raises(keras, lambda: keras.optimizers.RMSprop())
     tf_keras = pytest.importorskip("tf_keras")
     assert _second_optimizer_raises(tf_keras, lambda: tf_keras.optimizers.SGD(0.1))
+
+
+def test_a_new_optimizer_made_with_a_new_function_in_the_same_iteration_reaches_only_that_function():
+    """`rules.structure._objects` (STG403, the sixteenth audit's BI2: an EWC notebook's
+    `train_task`): tf.function allows variables on the first call of each Function object. A loop
+    that makes a new Function (`step = get_train()`) and then a new `Adam` in the same iteration,
+    and calls that Function with that optimizer for every batch, runs without error: each
+    optimizer's first apply is its own Function's first call. Twin: one Function made before the
+    loop and a new `Adam` per iteration raises ValueError at the second optimizer."""
+    keras = pytest.importorskip("keras")
+
+    def get_train():
+        @tf.function
+        def step(model, optimizer, x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(model(x))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+            return loss
+        return step
+
+    model = keras.Sequential([keras.layers.Dense(2)])
+    model.build((None, 3))
+    x = tf.ones((4, 3))
+    for _ in range(3):
+        step = get_train()
+        optimizer = keras.optimizers.Adam(0.001)
+        for _ in range(2):
+            step(model, optimizer, x)
+    shared = get_train()
+    with pytest.raises(ValueError):
+        for _ in range(3):
+            optimizer = keras.optimizers.Adam(0.001)
+            for _ in range(2):
+                shared(model, optimizer, x)
