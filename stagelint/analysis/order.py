@@ -174,6 +174,36 @@ def stale_between(project, module: str, readers, rebinding: int, loop=None) -> b
     return _same_function_around([c for c in calls if c[0] < rebinding], [c for c in calls if c[0] > rebinding])
 
 
+def one_value_each_call(project, module: str, readers, loop, rebinds, fixed) -> bool:
+    """Every call of the readers' Functions sees one value of the global: each call is in the
+    module-level loop `loop` ((first line, last line)) below a rebinding at the top level of its
+    body that binds the same object every time (`fixed`: line -> the value's code,
+    `StaleGlobal._ordered`), the nearest such rebinding above every call of one Function binds the
+    same value, every rebinding of the global in the loop (`rebinds`: (line, loop) pairs) is such a
+    rebinding, and no call runs outside the loop. A Function is then always called with the value
+    it traced with, and a per-Function switch (`optimizer = optimizer_conv; step_conv(x)`,
+    `optimizer = optimizer_fc; step_fc(x)`) leaves nothing stale (TF 2.21:
+    tests/runtime/test_tf_switch_facts.py)."""
+    if not fixed:
+        return False
+    start, end = loop
+    here = sorted(line for line, span in rebinds if span and tuple(span) == (start, end))
+    if not here or any(line not in fixed for line in here):
+        return False
+    seen: dict = {}
+    for line, runs in _traced_calls(project, module, readers):
+        if runs is None or not start <= line <= end:
+            return False
+        above = [r for r in here if r < line]
+        if not above:
+            return False  # the first iteration's call sees the value from before the loop
+        value = fixed[above[-1]]
+        for function in runs:
+            if seen.setdefault(function, value) != value:
+                return False
+    return bool(seen)
+
+
 def shows_order(project, module: str, readers, writer=None) -> bool:
     """The module's own code calls the readers (and the writer, when given) at module level:
     the order of the calls, not a guess, decides whether a write is stale."""

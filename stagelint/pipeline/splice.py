@@ -383,6 +383,8 @@ class _Mover:
             moved["bindings"] = [[self.line(line), [self.line(a) for a in fed] if fed else fed, plain]
                                  for line, fed, plain in order["bindings"]]
             moved["always"] = order["always"]
+        if "fixed" in order:
+            moved["fixed"] = [[self.line(line), value] for line, value in order["fixed"]]
         return moved
 
     def _line_field(self, v):

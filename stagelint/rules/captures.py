@@ -427,6 +427,7 @@ class StaleGlobal(Rule):
         ctx = self.ctx
         ordered = sorted(nodes, key=lambda n: (ctx.position(n).line, ctx.position(n).column))
         rebinds, writers = [], set()
+        fixed = []  # [line, the value's code] of loop rebindings binding one value each time (`_fixed_in_loop`)
         lines: dict[str, list[int]] = {}  # writer -> the lines it rebinds the global on
         loops: dict[str, list[list[int]]] = {}  # writer -> the spans of its loops that hold a write
 
@@ -456,6 +457,9 @@ class StaleGlobal(Rule):
             if loop is not None:
                 p = ctx.position(loop)
                 span = [p.line, p.end_line]
+                value = _fixed_in_loop(ctx, self.loops, node, loop)
+                if value is not None:
+                    fixed.append([ctx.position(node).line, value])
             rebinds.append([ctx.position(node).line, span])
         for node in nodes:
             for q, site in self.mutation_sites.get(id(node), ()):
@@ -472,7 +476,7 @@ class StaleGlobal(Rule):
         always = any(fed for _, fed, _ in bindings) and read.value not in _BUILTIN_NAMES \
             and not ctx.star_import and read_on_every_return(ctx, self._reading, read)
         return {"rebinds": rebinds, "writers": sorted(writers), "lines": lines, "loops": loops,
-                "bindings": bindings, "always": always}
+                "bindings": bindings, "always": always, "fixed": fixed}
 
     def _chain(self, func, bindings) -> list:
         """The reading function and the functions around it, up to (not including) the one whose
@@ -510,8 +514,8 @@ class StaleGlobal(Rule):
             return False  # `jax.jit(lambda ...)(x)` alone reaches it: traced with the value of the moment
         ordered = candidate.fields.get("_order")
         if ordered is not None:
-            from stagelint.analysis.order import bindings_made, call_lines, calls_readers_in_loops, stale_between, \
-                writes_between
+            from stagelint.analysis.order import bindings_made, call_lines, calls_readers_in_loops, \
+                one_value_each_call, stale_between, writes_between
 
             # a binding from the reading Function's own call, with nothing bound before: NameError
             ordered = bindings_made(project, module.module, (module.module, candidate.function), ordered)
@@ -519,7 +523,11 @@ class StaleGlobal(Rule):
                 return False
 
             readers = [(module.module, candidate.function)]
+            fixed = {line: value for line, value in ordered.get("fixed", ())}
             for line, loop in ordered["rebinds"]:
+                if loop and not ordered["writers"] and one_value_each_call(
+                        project, module.module, readers, tuple(loop), ordered["rebinds"], fixed):
+                    continue  # every call of the Function sees the value it traced with
                 if stale_between(project, module.module, readers, line, tuple(loop) if loop else None):
                     where = f"rebound in a loop (line {line})" if loop else f"rebound on line {line}"
                     verdict = {"change": f"{where} between calls"}
@@ -836,6 +844,31 @@ def _outermost_loop(ctx, loops, node):
     """The outermost of `loops` (every for/while loop of the file, in the order the walk met
     them) that holds `node`, or None."""
     return next((lp for lp in loops if ctx.inside(node, lp)), None)
+
+
+def _fixed_in_loop(ctx, loops, node, loop) -> str | None:
+    """The code of the value a rebinding binds on every iteration of the module-level `loop`, when
+    it is a plain `name = value` statement at the top level of the loop's body (run once on every
+    iteration, not under an `if`) and the value is the same object each time: a literal, or a name
+    the module binds once, outside the loop (`optimizer = optimizer_conv`). None otherwise (a
+    counter, `beta += beta_step`; a loop variable; a call, which may make a new object)."""
+    body = getattr(getattr(loop, "body", None), "body", ())
+    if id(node) in ctx.rebinding_targets or id(node) in ctx.unpacked_names:
+        return None
+    value = ctx.bound_values.get(id(node))
+    if value is None or not any(isinstance(stmt, cst.SimpleStatementLine) and ctx.inside(node, stmt) for stmt in body):
+        return None
+    if _literal(value):
+        return cst.Module([]).code_for_node(value)
+    if not isinstance(value, cst.Name):
+        return None
+    refs = ctx.referents(value)
+    if not refs or len(refs) != 1:
+        return None
+    bound = getattr(next(iter(refs)), "node", None)
+    if bound is None or id(bound) not in ctx.branch_paths or any(ctx.inside(bound, lp) for lp in loops):
+        return None  # bound in a function (`global`), or anew by a loop
+    return value.value
 
 
 def _literal(expr) -> bool:
