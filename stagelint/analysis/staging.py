@@ -1248,9 +1248,8 @@ class Project:
                 for f in m.functions.values():
                     names.update(e.target[-1].rpartition(".")[2] for e in f.calls
                                  if e.target and e.target[0] not in ("self", "super"))
-                for sites in (m.call_sites,):
-                    names.update(site.target[-1].rpartition(".")[2] for site in sites
-                                 if site.target and site.target[0] not in ("self", "super"))
+                names.update(site.target[-1].rpartition(".")[2] for site in m.call_sites
+                             if site.target and site.target[0] not in ("self", "super"))
             found = self.__dict__["_names_called_on_objects"] = frozenset(names)
         return found
 

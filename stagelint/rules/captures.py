@@ -14,7 +14,8 @@ from stagelint.analysis.order import (between_calls, called_between_calls, calls
                                       set_before_first_call, writes_between)
 from stagelint.analysis.proof import HEURISTIC, fact, with_preview
 from stagelint.analysis.testing import is_test_module
-from stagelint.analysis.context import binds_only_from_call, is_setup_method, mutates_container, read_on_every_return, short_code
+from stagelint.analysis.context import (binds_only_from_call, code_of, is_setup_method, mutates_container,
+                                        read_on_every_return, short_code)
 from stagelint.rules.base import Rule
 from stagelint.analysis.stores import NOT_CONTAINERS
 from stagelint.analysis.tensors import value_of
@@ -859,7 +860,7 @@ def _fixed_in_loop(ctx, loops, node, loop) -> str | None:
     if value is None or not any(isinstance(stmt, cst.SimpleStatementLine) and ctx.inside(node, stmt) for stmt in body):
         return None
     if _literal(value):
-        return cst.Module([]).code_for_node(value)
+        return code_of(value)
     if not isinstance(value, cst.Name):
         return None
     refs = ctx.referents(value)
