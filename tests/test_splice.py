@@ -236,3 +236,58 @@ def test_a_line_typed_above_a_pytree_class_moves_where_its_flattening_is_spelled
     spliced, whole = file.edit(_insert_after(file.text, "def scale(x):\n", "    x = x + 1\n"))
     assert spliced is not None  # spliced, not analysed whole
     assert spliced.classes["box.Box"].pytree_line == whole.classes["box.Box"].pytree_line == line + 1
+
+
+CALLED_ONCE = '''import argparse
+
+
+def main():
+    return 3
+
+
+def helper():
+    return [main]
+
+
+def edited():
+    args = argparse.Namespace(main=1)
+    return args.main
+
+
+def filler():
+''' + "".join(f"    x{i} = {i}\n" for i in range(30)) + '''    return x0
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_a_blanked_body_reading_a_def_called_once_at_the_top_is_analysed_whole(tmp_path, monkeypatch):
+    """`FunctionFacts.top_calls` counts the reads of the def's name in the whole module: when the
+    def is walked again (the edited unit spells its name, `args.main`) while a unit reading it
+    (`helper`'s `[main]`) is blanked, the reduced walk would count the top-level call alone: the
+    whole file."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "once.py").write_text(CALLED_ONCE)
+    monkeypatch.chdir(tmp_path)
+    file = File(tmp_path, "pkg/once.py")
+    assert file.whole(file.text).functions["main"].top_calls == 0  # read as a value too
+    spliced, whole = file.edit(_insert_after(file.text, "def edited():\n", "    y = 1\n"))
+    assert spliced is None and whole.functions["main"].top_calls == 0
+    # without the value read, the one call at the top counts: spliced or not, the same facts
+    spliced, whole = file.edit(file.text.replace("    return [main]\n", "    return []\n"))
+    assert whole.functions["main"].top_calls == 1
+    spliced, whole = file.edit(_insert_after(file.text, "def edited():\n", "    z = 2\n"))
+    assert whole.functions["main"].top_calls == 1
+
+
+def test_an_edit_of_a_def_called_once_at_the_top_is_spliced(tmp_path, monkeypatch):
+    """Editing `main` itself, which the `__main__` block calls once and no blanked body names: the
+    glue is walked whole, so the splice counts its reads as the whole file does."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "once.py").write_text(CALLED_ONCE.replace("    return [main]\n", "    return []\n"))
+    monkeypatch.chdir(tmp_path)
+    file = File(tmp_path, "pkg/once.py")
+    spliced, whole = file.edit(_insert_after(file.text, "def main():\n", "    y = 1\n"))
+    assert spliced is not None and spliced.functions["main"].top_calls == whole.functions["main"].top_calls == 1

@@ -556,10 +556,14 @@ class FileContext:
         #: Names handed to one (`jax.debug.callback(cb, x)`); and (function, ref edge, Name) of each
         #: `cb = partial(f, ...)` in a function, decided once the walk is over (`_callback_partials`)
         self._escaped_partials: set[int] = set()
-        #: a notebook's top-level `test*` defs (node, facts), and the Names its top-level code
-        #: calls in a statement of their own outside any loop (`walk._notebook_tests`)
+        #: a notebook's top-level `test*` defs (node, facts), and the Names (ids, and their
+        #: names) module-level code calls in a statement of their own outside any loop
+        #: (`walk._notebook_tests`, `walk._called_once_at_top`)
         self._notebook_tests: list = []
         self._top_calls: set[int] = set()
+        self._top_called: set[str] = set()
+        #: the module's own defs (not nested, no method): name -> (node, facts), the last one
+        self._top_defs: dict[str, tuple] = {}
         self._callback_names: set[int] = set()
         self._named_partials: list = []
         #: Lambdas a `tf.data` transformation traces: walked as functions of their own.
@@ -1302,9 +1306,11 @@ class FileContext:
                     facts.tensor_params |= self._spec_params(dec.decorator, params[1:] if is_method else params)
         if decorator_names & self.framework.eager_escapes:
             facts.escape = True
-        if parent is None and cls is None and self.notebook_hidden is not None and \
-                node.name.value.startswith(TEST_FUNCTION_PREFIX) and node.name.value not in self.notebook_hidden:
-            self._notebook_tests.append((node, facts))  # (`walk._notebook_tests`)
+        if parent is None and cls is None:
+            self._top_defs[node.name.value] = (node, facts)  # (`walk._called_once_at_top`)
+            if self.notebook_hidden is not None and node.name.value.startswith(TEST_FUNCTION_PREFIX) \
+                    and node.name.value not in self.notebook_hidden:
+                self._notebook_tests.append((node, facts))  # (`walk._notebook_tests`)
         info = FunctionInfo(node, facts, parent, is_method, params[0] if is_method and params else None, defaults)
         if cls is None:  # a module's or a function body's own name (a class body's are methods)
             self._redefining(qualname)

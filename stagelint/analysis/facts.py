@@ -201,6 +201,10 @@ class FunctionFacts:
     #: a notebook's top-level `test*` def its cells call at most once, outside loops: one call per
     #: run, or a test runner's one per test (`walk._notebook_tests`, `analysis.testing`)
     test_run: bool = False
+    #: a module-level def its module's top-level code calls in statements of their own outside
+    #: any loop, every read of its name there being one of them: how many; 0 otherwise
+    #: (`walk._called_once_at_top`; one call per process: `repetition.runs_once`)
+    top_calls: int = 0
     #: absolute qualified names of the decorators (project staging wrappers resolve later)
     decorators: list[str] = field(default_factory=list)
     #: body returns `tf.function(<own parameter>)`: the function is itself a staging wrapper

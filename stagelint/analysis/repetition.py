@@ -13,6 +13,10 @@ Function (`step = make_step()`, `make_step` returning its local `@tf.function de
 object per factory call: calls through one binding of it call one object, calls through two
 bindings two objects (`_object_of`). A Function passed away or stored is called when, the code
 does not show.
+
+The other way round, under either framework: a function the code shows running once per
+process (`runs_once`: called once by its module's top-level code, read nowhere else), whose
+each call would make a new static object or a new program, makes it once.
 """
 
 from __future__ import annotations
@@ -144,3 +148,35 @@ def caller_in_loop(project, key, depth: int = _DEPTH) -> list | None:
         return None
 
     return up(tuple(key), depth, set())
+
+
+def runs_once(project, key) -> str | None:
+    """Why the project function `key` runs once per process (a sentence), or None when the code
+    does not show it. Shown for a module-level def, undecorated, that its own module's top-level
+    code calls once, in a statement of its own outside any loop (`if __name__ == "__main__":
+    test_search()`), its name read nowhere else in that module (`FunctionFacts.top_calls`), and
+    that no other module imports (by name, `from m import *`, or the module whole) or calls: a
+    module's top-level code runs once per process (Python keeps an imported module in
+    `sys.modules`; a script's `__main__` block runs once per run). A function no code of the
+    project calls has callers it does not show (a public function: users, a test runner): not
+    once. What the function makes anew on each call it makes once, then; what it makes in a loop
+    of its own is made per iteration still."""
+    f = project.function(key)
+    module, qualname = key
+    if f is None or f.top_calls != 1 or "." in qualname or f.class_qualname or f.decorators:
+        return None
+    sites = [(m, s) for m, s in project.call_sites.get(tuple(key), ()) if not s.concrete]
+    if len(sites) != 1 or sites[0][0] != module or sites[0][1].caller is not None or sites[0][1].in_loop:
+        return None
+    for m in project.modules.values():
+        if m.module == module:
+            continue
+        if not qualname.startswith("_") and any(project.module_named(s, m.module) == module for s in m.star_from):
+            return None
+        for imported in m.imports.values():
+            if project.module_named(imported, m.module) == module \
+                    or project.resolve(m.module, ("name", imported)) == tuple(key):
+                return None
+    name = project.display(tuple(key), module)
+    return (f"`{name}` is called once, by the top-level code of its module (line {sites[0][1].span.line}, in no "
+            f"loop), and read nowhere else in the project: it runs once per process")

@@ -208,6 +208,23 @@ def _notebook_tests(ctx) -> None:
             facts.test_run = True
 
 
+def _called_once_at_top(ctx) -> None:
+    """A module-level def whose name the module reads only in calls its top-level code makes in a
+    statement of their own outside any loop (`main()` under `if __name__ == "__main__":`), the
+    name bound once: how many (`FunctionFacts.top_calls`). The module's top-level code runs once
+    per process (an imported module is kept in `sys.modules`; a script's `__main__` block runs
+    once per run), so one such call runs the def once, unless other modules call it too
+    (`repetition.runs_once` asks the project)."""
+    for name in ctx._top_called:
+        found = ctx._top_defs.get(name)
+        if found is None:
+            continue
+        node, facts = found
+        reads = _reads_only_at(ctx, node, name, ctx._top_calls, one_binding=True)
+        if reads:
+            facts.top_calls = len(reads)
+
+
 def _after_raising(ctx) -> None:
     """The step of a candidate reported after a `x.numpy()` in its block
     (`FileContext.after_trace_raising_call`): under a trace that call raises when `x` is a
@@ -822,6 +839,7 @@ class _Walker(cst.CSTVisitor):
         if t is cst.Module:
             _callback_partials(ctx)
             _notebook_tests(ctx)
+            _called_once_at_top(ctx)
             mark_uncalled(ctx)
             self._describe_call_sites()
             self._summarise()
@@ -1076,9 +1094,10 @@ class _Walker(cst.CSTVisitor):
                             func.facts.tensor_params.add(name.value)
         if func is None and not ctx.functions:
             self._record_object_call(node)
-            if ctx._notebook_tests and ctx.loop_depth == 0 and isinstance(node.func, cst.Name) \
-                    and id(node) in ctx.statement_calls:
-                ctx._top_calls.add(id(node.func))  # `test_integrator()` in a cell: one call per run
+            if ctx.loop_depth == 0 and isinstance(node.func, cst.Name) and id(node) in ctx.statement_calls:
+                # `test_integrator()` in a cell, `main()` under `if __name__ == "__main__":`: one call per run
+                ctx._top_calls.add(id(node.func))
+                ctx._top_called.add(node.func.value)
         self._record_method_call(node, func)
         self._record_object_arguments(node, func)
         callee = node.func

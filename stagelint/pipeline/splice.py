@@ -272,6 +272,8 @@ class _Plan:
         #: the names each unit left to its old facts spells (an old fact of a walked unit may
         #: hide one of theirs)
         self.blanked_names = set().union(*[names[i] for i in range(len(units)) if i not in walked])
+        #: the names the blanked bodies spell (the reduced walk reads every other unit's whole)
+        self.blank_body_names = set().union(*[names[i] for i in self.blank])
         self.ok = True
 
     def reduced(self) -> str:
@@ -512,6 +514,11 @@ def _merge(old, reduced, from_reduced, from_old, mover, plan) -> F.ModuleFacts |
         functions.append((f.span.line, f.span.column, 1, mover.text(q), f))
     functions.sort(key=lambda x: x[:3])
     out.functions = {q: f for *_, q, f in functions}
+    # a def called once by the module's top-level code (`FunctionFacts.top_calls`) counts the reads
+    # of its name in the whole module: a blanked unit's body may hold one the reduced walk missed
+    if any(f.top_calls and q in plan.blank_body_names for q, f in reduced.functions.items()
+           if from_reduced(f.span.line)):
+        return None
     classes = [(c.span.line, c.span.column, 0, q, c) for q, c in reduced.classes.items()
                if c.span is not None and from_reduced(c.span.line)]
     for q, c in old.classes.items():

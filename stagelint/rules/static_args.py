@@ -11,7 +11,8 @@ from stagelint.analysis import facts as F
 from stagelint.analysis import jaxjit
 from stagelint.analysis.context import short_code
 from stagelint.analysis.functions import module_def_reached
-from stagelint.analysis.proof import HEURISTIC, fact
+from stagelint.analysis.proof import FALSE, HEURISTIC, fact, with_steps
+from stagelint.analysis.repetition import runs_once
 from stagelint.frameworks import (JAX, CALLABLE_HINTS, DATACLASS_DECORATORS, EQUINOX_MODULE_BASES, FLAX_STRUCT_DATACLASSES,
                                   HASHED_BY_VALUE_BASES, JAX_ARRAY_CONSTRUCTORS, JAX_PYTREE_REGISTERING,
                                   PYTREE_BASE_PREFIXES, PYTREE_CLASS_DECORATORS, RECALLING_DECORATORS,
@@ -619,6 +620,12 @@ class IdentityHashedStaticArgument(_StaticSites):
     bound outside the loop) hashes the same at every call and traces once; a frozen dataclass,
     a NamedTuple or a class with `__hash__`/`__eq__` hashes by value, so equal configs share one
     trace. Classes of other modules and libraries are not judged (their hashing is not in view).
+    An object built anew on each call of a function is a new key per call only when that
+    function is called again: a module-level function that its module's top-level code calls
+    once (`if __name__ == "__main__": test_search()`) and nothing else in the project calls,
+    imports or reads runs once per process, and makes one object, one trace
+    (`analysis.repetition.runs_once`); a function the project never calls may have callers it
+    does not show, and is reported.
 
     ## Why is this bad?
     `jax.jit` looks its compiled code up by the static arguments' hash and equality. An object
@@ -688,6 +695,25 @@ class IdentityHashedStaticArgument(_StaticSites):
                 step(x, CONFIG)
                 step(x, config)
         """,
+        """
+        import functools
+        import jax
+
+        class Searcher:
+            def __init__(self, depth):
+                self.depth = depth
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def search(x, searcher):
+            return x * searcher.depth
+
+        def demo():
+            searcher = Searcher(3)  # made once: `demo` runs once per process
+            return search(1.0, searcher)
+
+        if __name__ == "__main__":
+            demo()
+        """,
     )
     invalid = (
         """
@@ -728,11 +754,13 @@ class IdentityHashedStaticArgument(_StaticSites):
         if found is None or found[1][0] != "identity":
             return None
         cls = found[0].rsplit(".", 1)[-1]
+        per_call = False
         if isinstance(value, cst.Call):
             if in_loop:
                 when = "on every iteration of the loop"
             elif func is not None:
                 when = f"on every call of `{func.facts.name}`"
+                per_call = True
             else:
                 return None  # one module-level call: one object, one trace
         else:
@@ -743,9 +771,24 @@ class IdentityHashedStaticArgument(_StaticSites):
                 return None  # built before the loop: every iteration passes the same object
             elif func is not None and self.ctx.binding_kind(value, func) == "local":
                 when = f"on every call of `{func.facts.name}`"
+                per_call = True
             else:
                 return None
-        return {"cls": cls, "when": when}
+        # a new object per call of the function: a new trace per call when it is called again (`confirm`)
+        return {"cls": cls, "when": when, **({"_per_call": True} if per_call else {})}
+
+    @classmethod
+    def confirm(cls, candidate, project, module):
+        verdict = super().confirm(candidate, project, module)
+        if not verdict or not candidate.fields.get("_per_call") or not candidate.function:
+            return verdict
+        once = runs_once(project, (module.module, candidate.function))
+        if once is None:
+            return verdict
+        # made anew on each call of a function that runs once: one object, one trace
+        return with_steps(verdict, candidate, fact(
+            f"{once}: it makes one `{candidate.fields['cls']}`, so `{candidate.fields['callee']}` traces once with it",
+            candidate.span, FALSE))
 
 
 def _unhashable_message(fields: dict, param: str) -> dict:

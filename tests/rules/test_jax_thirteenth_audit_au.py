@@ -187,13 +187,17 @@ def test_a_notebook_test_function_its_cells_call_once_runs_once(tmp_path):
 
 def test_a_notebook_function_called_in_a_loop_or_not_a_test_is_still_per_call(tmp_path):
     """The negative twins: the same test function called in a loop of a cell (each iteration a new
-    object, a new trace), or twice; and a function not named as a test, called once."""
+    object, a new trace), or twice; and a function not named as a test that no cell calls (no
+    runner calls it: its callers are not shown). A function not named as a test that a cell
+    calls once runs once too, as any function a module's top-level code calls once and nothing
+    else reads (`repetition.runs_once`, the sixteenth audit's BH2)."""
     assert _notebook(tmp_path, [_STATIC, _TEST, "for _ in range(10):\n    test_integrator()\n"]) == \
         [("STG505", 3), ("STG505", 4)]
     assert _notebook(tmp_path, [_STATIC, _TEST, "test_integrator()\ntest_integrator()\n"]) == \
         [("STG505", 3), ("STG505", 4)]
-    assert _notebook(tmp_path, [_STATIC, _TEST.replace("test_integrator", "integrate"), "integrate()\n"]) == \
+    assert _notebook(tmp_path, [_STATIC, _TEST.replace("test_integrator", "integrate")]) == \
         [("STG505", 3), ("STG505", 4)]
+    assert _notebook(tmp_path, [_STATIC, _TEST.replace("test_integrator", "integrate"), "integrate()\n"]) == []
 
 
 def test_code_after_a_value_shaped_call_without_size_is_never_traced():
