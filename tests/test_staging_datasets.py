@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent / "rules"))
 
-from rulecases import assert_marked, assert_project_marked  # noqa: E402
+from rulecases import assert_marked, assert_project_marked, assert_tiers, findings  # noqa: E402
 
 
 def test_named_functions_methods_and_partials_given_to_dataset_transformations_are_staged():
@@ -194,4 +194,120 @@ def test_a_dataset_lambda_reads_its_enclosing_function_as_it_is_when_the_dataset
                 kwargs = {"service": service, "job": "one"}
                 ds = tf.data.Dataset.range(1).map(count)
             return ds
+    """)
+
+
+# The sources of `tf.data` (the sixteenth JAX audit's BH1; tests/runtime/test_tf_data_sources_facts.py)
+
+
+def test_a_hugging_face_datasets_chain_is_no_tf_data_dataset():
+    # acutkosky/learnedlr's c4_loader: `load_dataset(..., streaming=True)` is an IterableDataset,
+    # whose `shuffle(buffer_size=)` / `map(fn)` look like tf.data's; its `map` calls the lambda
+    # as Python on each example: `random.randint` draws per example, as meant. A split of a
+    # `DatasetDict`, a `Dataset.from_dict`, grain and torch pipelines neither.
+    assert_tiers("""
+        import random
+        import datasets
+        import grain
+        import tensorflow as tf
+        from datasets import load_dataset
+
+        def loader(split, shuffle_buffer_size):
+            c4 = load_dataset("c4", "en", streaming=True, split=split)
+            c4 = c4.filter(lambda x: len(x["text"]) > 1)
+            if shuffle_buffer_size > 0:
+                c4 = c4.shuffle(buffer_size=shuffle_buffer_size)
+            c4 = c4.map(lambda ex: {"text": ex["text"][random.randint(0, len(ex["text"])):]})
+            return c4
+
+        def glue():
+            raw = load_dataset("glue", "mrpc")
+            train = raw["train"]
+            train = train.shuffle(seed=42)
+            return train.batch(8).map(lambda ex: {"n": random.random()})
+
+        def small():
+            ds = datasets.Dataset.from_dict({"a": [1, 2]})
+            ds = ds.shuffle(seed=0)
+            return ds.map(lambda ex: {"a": random.random()})
+
+        def grained(records):
+            ds = grain.MapDataset.source(records)
+            ds = ds.shuffle(seed=0)
+            return ds.batch(8).map(lambda ex: ex + random.random())
+    """)
+
+
+def test_a_parameter_shown_a_dataset_only_by_methods_other_pipelines_share_is_a_guess():
+    # acutkosky/trainit's lm_loader: `hf_dataset` is a parameter (a `datasets` IterableDataset
+    # its callers load); `.shuffle(buffer_size=...)` is a tf.data method and a `datasets` one:
+    # the lambda is a `tf.data` function only as a guess, the preview tier. A method only
+    # datasets have (`padded_batch`, `prefetch` after `batch`) or `num_parallel_calls=` shows it.
+    assert_tiers("""
+        import random
+        import tensorflow as tf
+
+        def from_param(hf_dataset, shuffle_buffer_size):
+            if shuffle_buffer_size > 0:
+                hf_dataset = hf_dataset.shuffle(buffer_size=shuffle_buffer_size)
+            return hf_dataset.map(lambda ex: {"text": ex["text"][random.randint(0, 5):]})  # preview STG104
+
+        def batched(ds):
+            return ds.batch(8).map(lambda x: x + random.random())  # preview STG104
+
+        def shown_by_prefetch(ds):
+            ds = ds.map(lambda x: x + random.random())  # STG104
+            return ds.batch(32).prefetch(1)
+
+        def shown_by_padded_batch(ds):
+            return ds.padded_batch(8).map(lambda x: x + random.random())  # STG104
+
+        def shown_by_keyword(ds):
+            ds = ds.shuffle(100)
+            return ds.map(lambda x: x + random.random(), num_parallel_calls=tf.data.AUTOTUNE)  # STG104
+    """)
+    found = findings("""
+        import random
+
+        def from_param(hf_dataset):
+            hf_dataset = hf_dataset.shuffle(buffer_size=100)
+            return hf_dataset.map(lambda ex: random.randint(0, 5))
+    """, "STG104", preview=True)
+    assert len(found) == 1
+    first = found[0].because[0].message
+    assert "only as a guess" in first and "`.shuffle(...)`" in first and first.endswith(": preview")
+
+
+def test_the_sources_of_tf_data_still_make_datasets():
+    # the negative twins: a tf.data chain, `tfds.load`, `tfds.builder(...).as_dataset`, Hugging
+    # Face's `to_tf_dataset` and transformers' `prepare_tf_dataset`, a Keras directory dataset.
+    assert_tiers("""
+        import random
+        import keras
+        import tensorflow as tf
+        import tensorflow_datasets as tfds
+        from datasets import load_dataset
+
+        def tf_chain(n):
+            ds = tf.data.Dataset.range(n).shuffle(buffer_size=n)
+            return ds.map(lambda x: x + random.randint(0, 5))  # STG104
+
+        def from_tfds():
+            return tfds.load("mnist", split="train").map(lambda ex: random.random())  # STG104
+
+        def from_builder():
+            builder = tfds.builder("mnist")
+            ds = builder.as_dataset(split="train").shuffle(100)
+            return ds.map(lambda ex: random.random())  # STG104
+
+        def from_hf(model, tokenizer):
+            hf = load_dataset("imdb", split="train")
+            ds = hf.to_tf_dataset(columns=["text"], batch_size=8)
+            ds = ds.map(lambda x: x + random.random())  # STG104
+            prepared = model.prepare_tf_dataset(hf, batch_size=8, shuffle=True)
+            return ds, prepared.map(lambda x: x + random.random())  # STG104
+
+        def from_directory(path):
+            ds = keras.utils.image_dataset_from_directory(path)
+            return ds.map(lambda x, y: (x + random.random(), y))  # STG104
     """)

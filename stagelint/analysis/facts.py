@@ -320,6 +320,8 @@ class DatasetFunction:
     #: parameters `functools.partial` binds: keywords, and how many leading positional ones
     bound: tuple[str, ...] = ()
     bound_positional: int = 0
+    #: why its receiver is a dataset only as a guess (`analysis.datasets.dataset_call`), "" when shown
+    guess: str = ""
 
 
 @dataclass

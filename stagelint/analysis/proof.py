@@ -91,6 +91,10 @@ def entry_fact(project, entry) -> str:
                 f"or `predict`, in traced code or on symbolic inputs; the code shows none of these for it "
                 f"(called directly on eager tensors, a layer runs `{method}` as Python): preview")
     if kind == "dataset":
+        guessed = getattr(project, "dataset_guessed", {}).get(entry)
+        if guessed is not None:
+            return (f"{shown} is traced by a `tf.data` transformation, once per dataset, if its receiver is one: "
+                    f"{guessed[2]}: preview")
         return f"{shown} is traced by a `tf.data` transformation, once per dataset"
     if kind == "wrapper":
         return f"{shown} is passed to a staging wrapper (`tf.function(...)` or a configured staging decorator)"

@@ -54,6 +54,10 @@ class Project:
         self.entries: dict[Key, str] = {}
         #: functions a `tf.data` transformation traces -> parameters `functools.partial` binds
         self.dataset_bound: dict[Key, set[str]] = {}
+        #: `tf.data` functions given only to receivers that are datasets as a guess (a parameter
+        #: `.shuffle(...)`d: `analysis.datasets`): entry point -> (path, line, why); entry points
+        #: of the preview tier (`staging_unshown`)
+        self.dataset_guessed: dict[Key, tuple[str, int, str]] = {}
         self.reached: dict[Key, Key] = {}  # function -> the entry point that reaches it
         self.unguarded: set[Key] = set()  # reachable without passing a first-call guard
         self.call_sites: dict[Key, list[tuple[str, F.CallSite]]] = {}
@@ -354,6 +358,10 @@ class Project:
                 self.dataset_bound.setdefault(key, set()).update(self._partial_bound(key, df))
                 if key not in self.entries:
                     self.entries[key] = "dataset"
+                    if df.guess:
+                        self.dataset_guessed[key] = (m.path, df.span.line, df.guess)
+                elif not df.guess:
+                    self.dataset_guessed.pop(key, None)  # a dataset shown to trace it too
 
         self._drop_hand_driven()
         self._drop_run_eagerly()
@@ -510,6 +518,11 @@ class Project:
         if unshown or key not in self.reached or key in self.known_reached():
             return unshown
         entry = self.reached[key]
+        guessed = self.dataset_guessed.get(entry)
+        if guessed is not None:
+            shown = self.display(entry, entry[0])
+            shown = shown if shown.startswith("the lambda") else f"`{shown}`"
+            return f"{shown} is given to a dataset transformation on line {guessed[1]}: {guessed[2]}"
         where = self.jax.unshown.get(entry)
         if where is not None:
             return (f"optax stages nothing of `{self.display(entry, entry[0])}`, the update of the transformation "
@@ -567,7 +580,8 @@ class Project:
         seen: dict[Key, Key] = {}
         uncalled = self.jax.uncalled
         for entry, kind in sorted(self.entries.items()):
-            if kind != "keras" and entry not in uncalled and entry not in self.jax.unshown:
+            if kind != "keras" and entry not in uncalled and entry not in self.jax.unshown \
+                    and entry not in self.dataset_guessed:
                 self.reach_from(entry, seen, only_unguarded=False)
         why = self._keras_why
         # traced by a staging the user writes (a `tf.function`, ...), not by Keras: all that

@@ -495,9 +495,10 @@ class Value:
 
     `what`: "int", "float", "complex", "str", "bool", "none", "list", "tuple", "dict", "set",
     "range", "ndarray", "generator", "py-iterator", "data-iterator", "dataset", "tensor",
-    "variable", "optimizer", "model", "layer", "metric", "rng", "function", "object", or "" when
-    unknown. `cls` is the qualified name of the class an object was constructed from. `ident`
-    names the object (`opt1@12`, the name and line of its one binding; `new@12:5` for an object
+    "variable", "optimizer", "model", "layer", "metric", "rng", "function", "object", "pydata" (made
+    by a data pipeline that is not `tf.data`: `frameworks.PYTHON_DATA_SOURCES`, its methods, a
+    split of it), or "" when unknown. `cls` is the qualified name of the class an object was
+    constructed from. `ident` names the object (`opt1@12`, the name and line of its one binding; `new@12:5` for an object
     constructed right there, a new one every time the line runs).
     """
 
@@ -558,6 +559,11 @@ class _Values(_MemoizedWalk):
             inner = self.of(expr.value)
             if inner.what in ("list", "tuple", "str", "ndarray"):
                 return Value(inner.what)  # `tf.unstack(shape)[1:]`: a slice of a list is a list
+        if t is cst.Subscript and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) \
+                and type(expr.slice[0].slice.value) is cst.SimpleString:
+            inner = self.of(expr.value)
+            if inner.what == "pydata":
+                return Value("pydata", inner.cls)  # `load_dataset("glue", "mrpc")["train"]`: a split
         if t is cst.Attribute and expr.attr.value in STRUCTURE_ATTRIBUTES:
             return Value("tuple")
         if tensorness(self.ctx, expr, self.func).definite:
@@ -745,6 +751,10 @@ class _Values(_MemoizedWalk):
                 return Value("rng", q, new)
             if q in FW.DATASET_FACTORIES or (q.startswith("tensorflow.data.") and "dataset" in q.lower()):
                 return Value("dataset")
+            if FW.python_data_source(q):
+                return Value("pydata", q, new)  # `datasets.load_dataset(...)`: not `tf.data`
+            if q in FW.TFDS_BUILDERS:
+                return Value("object", q, new)
             if q.startswith("numpy."):
                 return Value("ndarray")
             if q in fw.staging_decorators:
@@ -762,11 +772,16 @@ class _Values(_MemoizedWalk):
                 return UNKNOWN
         if isinstance(call.func, cst.Attribute):
             method = call.func.attr.value
-            if method in FW.DATASET_WRAPPING_METHODS:
+            if method in FW.DATASET_WRAPPING_METHODS or method in FW.DATASET_MAKING_METHODS:
                 return Value("dataset")
             receiver = self.of(call.func.value)
             if receiver.what == "dataset" and method not in FW.DATASET_NON_DATASET_METHODS:
                 return Value("dataset")
+            if receiver.what == "pydata":
+                return Value("pydata", receiver.cls, new)  # `hf.shuffle(...)`: the same library's
+            if receiver.what == "object" and receiver.cls in FW.TFDS_BUILDERS \
+                    and method in FW.TFDS_BUILDER_DATASET_METHODS:
+                return Value("dataset")  # `tfds.builder(name).as_dataset(split=...)`
             if receiver.what == "rng" and method not in FW.RNG_NON_DRAW_METHODS:
                 return Value("ndarray")
             if receiver.what == "ndarray" and method in FW.NUMPY_ARRAY_METHODS:

@@ -50,7 +50,7 @@ from stagelint.analysis.tracers import BARE, OP, PARAM, concretized_kinds, origi
 from stagelint.analysis.literals import constant_truth, is_literal, keyword_constant, literal_truth, off_literal
 from stagelint.analysis.pytrees import record_class, record_param_classes, record_registration
 from stagelint.analysis.varying_shapes import shape_variation
-from stagelint.analysis.datasets import function_arguments
+from stagelint.analysis.datasets import dataset_call
 from stagelint.analysis.fastmeta import Metadata, fast_traversal, walk
 from stagelint.analysis.flags import param_conditions
 from stagelint.frameworks import (
@@ -1311,7 +1311,8 @@ class _Walker(cst.CSTVisitor):
         """Functions a `tf.data` transformation traces (`stagelint.analysis.datasets`): entry points."""
 
         ctx = self.ctx
-        for expr in function_arguments(ctx, node, names):
+        exprs, guess = dataset_call(ctx, node, names)
+        for expr in exprs:
             bound, positional = (), 0
             if isinstance(expr, cst.Call) and ctx.qualified_names(expr.func) & PARTIAL_CALLS and expr.args:
                 rest = expr.args[1:]
@@ -1327,7 +1328,8 @@ class _Walker(cst.CSTVisitor):
             else:
                 target = self._target_of(expr)
             if target is not None:
-                ctx.facts.dataset_functions.append(F.DatasetFunction(target, ctx.position(expr), bound, positional))
+                ctx.facts.dataset_functions.append(
+                    F.DatasetFunction(target, ctx.position(expr), bound, positional, guess))
 
     def _describe_call_sites(self) -> None:
         ctx = self.ctx

@@ -363,10 +363,56 @@ DATASET_FUNCTION_TRANSFORMS: dict[str, tuple[tuple[int, str], ...]] = {
 #: multiprocessing have `map`, `filter` and `reduce` too, but none of these).
 DATASET_ONLY_KEYWORDS = frozenset({"num_parallel_calls", "deterministic", "cycle_length", "block_length"})
 DATASET_ONLY_METHODS = frozenset({
-    "batch", "padded_batch", "prefetch", "shuffle", "cache", "unbatch", "flat_map", "interleave",
-    "with_options", "ragged_batch", "rebatch", "shard", "map_with_legacy_function", "as_numpy_iterator",
-    "bucket_by_sequence_length", "group_by_window", "take_while",
+    "padded_batch", "prefetch", "cache", "unbatch", "flat_map", "interleave", "with_options", "ragged_batch",
+    "rebatch", "map_with_legacy_function", "as_numpy_iterator", "bucket_by_sequence_length", "group_by_window",
+    "take_while",
 })
+#: Methods a `tf.data.Dataset` has and so do the data pipelines ML code uses beside it
+#: (`PYTHON_DATA_SOURCES`): Hugging Face `datasets` (`Dataset` / `IterableDataset.shuffle(seed=,
+#: buffer_size=)`, `.shard(num_shards, index)`, `.batch(batch_size)`) and grain
+#: (`MapDataset.shuffle(seed=)`, `.batch(batch_size)`). On a receiver whose origin the code does
+#: not show (a parameter), and with no method only datasets have before them in its chain
+#: (`.batch(32).prefetch(1)`: the batch is a `tf.data` one), they make it a `tf.data` dataset
+#: only as a guess: the preview tier (`analysis.datasets`). (torchdata's DataPipes had
+#: `.prefetch()` and `.unbatch()` too, and were removed in torchdata 0.10: those stay shown.)
+DATASET_SHARED_METHODS = frozenset({"batch", "shuffle", "shard"})
+#: Dataset methods whose result is a dataset of the same library (a chain through them keeps its root's).
+DATASET_CHAIN_METHODS = frozenset({"take", "skip", "repeat", "apply", "concatenate"})
+#: Where a `tf.data.Dataset` comes from, besides `tf.data` itself (`tf.data.Dataset.*`,
+#: `tf.data.TFRecordDataset`, ..., and the methods of a dataset) and `DATASET_FACTORIES`:
+#: methods whose result is one, whatever their receiver: Hugging Face `datasets`'
+#: `Dataset.to_tf_dataset(...)` and `transformers`' `TFPreTrainedModel.prepare_tf_dataset(...)`
+#: (both build a `tf.data.Dataset` from a `datasets.Dataset`: huggingface.co/docs/datasets/
+#: use_with_tensorflow, huggingface.co/docs/transformers/main_classes/model); and
+#: `tensorflow_datasets` builders' `as_dataset(...)` (`tfds.builder(name).as_dataset(split=...)`;
+#: a `datasets` builder's `as_dataset` gives a `datasets.Dataset`: the receiver decides).
+DATASET_MAKING_METHODS = frozenset({"to_tf_dataset", "prepare_tf_dataset"})
+TFDS_BUILDERS = frozenset({"tensorflow_datasets.builder"})
+TFDS_BUILDER_DATASET_METHODS = frozenset({"as_dataset"})
+#: The known roots of data pipelines that are not `tf.data`, by qualified name or, ending in ".",
+#: prefix: their `map` / `filter` call the Python function on each example as it is read, with
+#: nothing traced (a `random.randint` in it draws per example). Hugging Face `datasets`
+#: (`load_dataset(..., streaming=True)` gives an `IterableDataset`, whose `map` runs "on-the-fly"
+#: as the loop iterates; a `Dataset`'s `map` runs the function over the rows, as Python, and
+#: caches the result: huggingface.co/docs/datasets/about_mapstyle_vs_iterable, /stream,
+#: /process), PyTorch's DataPipes (`torch.utils.data.datapipes`, `.map(fn)`) and torchdata,
+#: grain, webdataset, Ray Data, PySpark, and `tfds.data_source(...)` (a random-access source for
+#: grain, not a `tf.data.Dataset`). A value made from one (its methods' results, a split `ds["train"]`) is no
+#: `tf.data` dataset, but `to_tf_dataset(...)` of it is (`DATASET_MAKING_METHODS`).
+PYTHON_DATA_SOURCES = frozenset({
+    "datasets.load_dataset", "datasets.load_from_disk", "datasets.concatenate_datasets",
+    "datasets.interleave_datasets", "datasets.Dataset.", "datasets.IterableDataset.", "datasets.DatasetDict.",
+    "datasets.IterableDatasetDict.", "torch.utils.data.datapipes.", "torchdata.", "grain.", "webdataset.",
+    "ray.data.", "pyspark.", "tensorflow_datasets.data_source", "tensorflow_datasets.data_sources.",
+})
+_PYTHON_DATA_PREFIXES = tuple(q for q in PYTHON_DATA_SOURCES if q.endswith("."))
+
+
+def python_data_source(qualified: str) -> bool:
+    """`qualified` names a maker of a data pipeline that is not `tf.data` (`PYTHON_DATA_SOURCES`)."""
+    return qualified in PYTHON_DATA_SOURCES or qualified.startswith(_PYTHON_DATA_PREFIXES)
+
+
 #: How a dataset transformation shows in source, for the screen that decides which files to
 #: analyse first: a call of one of these methods (`.map(`, `.filter(`...).
 DATASET_ENTRY_WORDS = tuple(sorted(set(DATASET_FUNCTION_METHODS) | {
