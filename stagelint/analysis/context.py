@@ -531,6 +531,9 @@ class FileContext:
         #: Blocks Python never runs (`walk.never_runs`; the statements after a line that always
         #: leaves its block, `unreachable_tail`): the walk does not enter them.
         self._dead_blocks: set[int] = set()
+        #: (span, name) of the blocks an `if` on a module constant never rebound in the module
+        #: leaves unrun (`walk.module_flag_dead`), unless another module writes it
+        self._flag_dead: list = []
         #: (candidate, function, `after_trace_raising_call`'s answer) of candidates reported
         #: after a `.numpy()` call in their block
         self.after_raising: list = []

@@ -30,6 +30,12 @@ class Span:
 #: starts with the parameter's name.
 FLAG_MARK = "!"
 
+#: The candidate field naming the module constant (`DEBUG = False`, never rebound in its module)
+#: whose `if` leaves the candidate's code unrun unless another module writes it (`cfg.DEBUG = True`):
+#: the project phase drops the candidate when no file of the project writes an attribute so named
+#: (`walk.module_flag_dead`, `pipeline.verdicts.judge`).
+FLAG_DEAD_FIELD = "_module_flag_off"
+
 
 @dataclass
 class CallEdge:

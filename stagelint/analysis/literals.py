@@ -76,6 +76,24 @@ def constant_truth(ctx, test) -> bool | None:
     return truths.pop() if len(truths) == 1 else None
 
 
+def module_constant_truth(ctx, test) -> bool | None:
+    """The truth of `if DEBUG:` on a module-level name every binding of which in its module
+    (`global DEBUG` rebindings in functions included) is a literal of one truth (`DEBUG = False`):
+    within the module nothing else can rebind it. Another module still can (`cfg.DEBUG = True`):
+    the walk marks what such a test leaves unrun (`facts.FLAG_DEAD_FIELD`) and the project phase
+    drops it only when no file of the project writes an attribute of that name
+    (`pipeline.verdicts.judge`). None when unknown: a binding from a call, an import, a loop."""
+    if not isinstance(test, cst.Name) or ctx.binding_kind(test) != "global":
+        return None
+    truths = set()
+    for value in _bound_values(ctx, test):
+        known = literal_truth(value) if isinstance(value, cst.BaseExpression) else None
+        if known is None:
+            return None
+        truths.add(known)
+    return truths.pop() if len(truths) == 1 else None
+
+
 def constant_literal(ctx, expr) -> bool:
     """A literal (`is_literal`), or a name whose every binding the walk has met so far binds
     the one same literal (`seed = 0` at module level, then `np.random.seed(seed)`): whatever

@@ -47,7 +47,8 @@ from stagelint.analysis.context import (
 )
 from stagelint.analysis.functions import function_object
 from stagelint.analysis.tracers import BARE, OP, PARAM, concretized_kinds, origin as tracer_origin
-from stagelint.analysis.literals import constant_truth, is_literal, keyword_constant, literal_truth, off_literal
+from stagelint.analysis.literals import (constant_truth, is_literal, keyword_constant, literal_truth,
+                                         module_constant_truth, off_literal)
 from stagelint.analysis.pytrees import record_class, record_param_classes, record_registration
 from stagelint.analysis.varying_shapes import shape_variation
 from stagelint.analysis.datasets import dataset_call
@@ -157,6 +158,28 @@ def never_runs(node, ctx=None) -> tuple:
     if truth is True and isinstance(node, cst.If) and node.orelse is not None:
         return (node.orelse,)
     return ()
+
+
+def module_flag_dead(ctx, node: cst.If) -> None:
+    """`if DEBUG:` with `DEBUG = False` at module level and no rebinding in the module
+    (`literals.module_constant_truth`): Python never runs the body (nor, with a true constant,
+    the `else`), eagerly or traced; only another module can change that (`cfg.DEBUG = True`),
+    which the file does not show, so the blocks are recorded (`ctx._flag_dead`) and the
+    candidates in them marked at the end of the walk (`mark_flag_dead`)."""
+    truth = module_constant_truth(ctx, node.test)
+    if truth is None:
+        return
+    block = node.body if truth is False else node.orelse
+    if block is not None:
+        ctx._flag_dead.append((ctx.position(block), node.test.value))
+
+
+def mark_flag_dead(ctx) -> None:
+    """Marks each candidate inside a block `module_flag_dead` recorded with the constant's name."""
+    for span, name in ctx._flag_dead:
+        for cand in ctx.facts.candidates:
+            if span.line <= cand.span.line and cand.span.end_line <= span.end_line:
+                cand.fields.setdefault(F.FLAG_DEAD_FIELD, name)
 
 
 def _callback_function(call: cst.Call) -> cst.BaseExpression | None:
@@ -644,7 +667,11 @@ class _Walker(cst.CSTVisitor):
             if node.bases:  # `super().__init__(dynamic=True)`: Keras never traces it (`analysis.eagerswitch`)
                 ctx.classes[-1].dynamic_line, ctx.classes[-1].dynamic_default = keras_dynamic(ctx, node)
         elif t is cst.If:
-            ctx._dead_blocks.update(id(b) for b in never_runs(node, ctx))
+            dead = never_runs(node, ctx)
+            if dead:
+                ctx._dead_blocks.update(id(b) for b in dead)
+            elif isinstance(node.test, cst.Name):
+                module_flag_dead(ctx, node)
             if ctx.functions:
                 self._record_eager_branch(node)
             flag = _default_off_flag(ctx, node.test)
@@ -853,6 +880,8 @@ class _Walker(cst.CSTVisitor):
                     self._fail(rule)
             _after_raising(ctx)
             _after_concretizing(ctx)
+            if ctx._flag_dead:
+                mark_flag_dead(ctx)
 
     # Facts ------------------------------------------------------------------------------------
 

@@ -115,7 +115,11 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                 not settings.ignored_for(m.path, rule.code)
         if not shown:
             continue
+        flag = cand.fields.get(F.FLAG_DEAD_FIELD)
+        if flag and not any(not w.on_self for _, w in project.attr_writes(flag)):
+            continue  # under `if DEBUG:` with `DEBUG = False` nothing rebinds: never runs
         fields = dict(cand.fields)
+        fields.pop(F.FLAG_DEAD_FIELD, None)
         fix = fields.pop("_fix", None)
         entry = key = None
         if not rule.always:
