@@ -25,7 +25,8 @@ from stagelint.analysis.dependence import name_loads
 from stagelint.analysis.literals import BOOLS, is_literal, keyword_constant
 from stagelint.analysis.fastmeta import walk
 from stagelint.analysis.trivia import TRIVIA
-from stagelint.frameworks import CONTAINER_METHODS, ELEMENT_PRESERVING_WRAPPERS, JAX, NUMPY_FLOAT_CONSTANTS, STRUCTURE_ATTRIBUTES
+from stagelint.frameworks import (CONTAINER_METHODS, ELEMENT_PRESERVING_WRAPPERS, JAX, NUMPY_FLOAT_CONSTANTS,
+                                  STRUCTURE_ATTRIBUTES, TUPLE_YIELDING_BUILTINS)
 
 
 #: String literals: `"labels"`, `"a" "b"`, `f"{name}_mask"`.
@@ -639,7 +640,10 @@ class _Values(_MemoizedWalk):
                     values.append(Value(inner.what) if inner.what in NUMBERS | {"list", "tuple", "str"} else UNKNOWN)
             else:
                 at = ctx.unpacked_at.get(id(node))
-                if at is not None and isinstance(bound, cst.Call) and self._structure_api(bound):
+                if at is not None and isinstance(bound, cst.Call) \
+                        and ctx.qualified_names(bound.func) & TUPLE_YIELDING_BUILTINS:
+                    value = Value("tuple")  # `dets, projs = zip(*pairs)`: each name one element, a tuple
+                elif at is not None and isinstance(bound, cst.Call) and self._structure_api(bound):
                     # one element of a JAX call's structured result (`carry, ys = lax.scan(...)`):
                     # what the code shows that element is, else what the call is, never the
                     # whole result's structure

@@ -208,6 +208,12 @@ ITERATING_BUILTINS = frozenset({
     "builtins.iter", "builtins.dict",
 })
 
+#: Builtins whose every element is a tuple (`zip` one of the zipped items each, `enumerate` an index
+#: and an item): unpacking one (`dets, projs = zip(*pairs)`) binds each name to a tuple, not an
+#: iterator, so a `for` over it visits every element on every call
+#: (tests/runtime/test_jax_sixteenth_audit_bg_facts.py).
+TUPLE_YIELDING_BUILTINS = frozenset({"builtins.zip", "builtins.enumerate"})
+
 #: Calls that make an unhashable object (`hash([])` raises TypeError): as a jitted function's
 #: static argument it fails (jax-behaviour.md row 31; STG504 asks it), with what it is called.
 UNHASHABLE_BUILTINS = {"builtins.list": "a list", "builtins.dict": "a dict", "builtins.set": "a set",

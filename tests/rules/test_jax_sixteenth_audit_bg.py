@@ -110,3 +110,27 @@ def test_a_module_constant_another_module_writes_is_kept(tmp_path):
             env.step(1.0)
             """,
     })
+
+
+def test_names_unpacked_from_a_zip_are_tuples_not_iterators():
+    """script-doctor's `gen_rule_fn` (BG2): `dets, projs = zip(*kernel_fns)` unpacks the zip into
+    tuples (each element a zip yields is one); a `for` over a tuple in a jitted closure visits
+    every element on every trace. The twin: the zip itself kept and advanced by `next` in the
+    jitted function (a Python iterator: one element per trace)."""
+    assert_tiers("""
+        import jax
+
+        def make(kernel_fns, xs):
+            dets, projs = zip(*kernel_fns)
+            pairs = zip(dets, projs)
+
+            @jax.jit
+            def detect(lvl):
+                outs = []
+                for det in dets:
+                    outs.append(det(lvl))
+                first = next(pairs)  # STG103
+                return outs, first
+
+            return detect
+        """)

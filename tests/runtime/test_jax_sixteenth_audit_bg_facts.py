@@ -50,3 +50,27 @@ def test_another_module_writing_the_constant_makes_the_next_trace_run_it():
     assert mod.printed == ["traced"]
     mod.step(2.0)  # cached trace: the Python branch ran once, while tracing
     assert mod.printed == ["traced"]
+
+
+def test_names_unpacked_from_a_zip_are_tuples_each_trace_visits_whole():
+    """BG2: `dets, projs = zip(*pairs)` binds tuples; a jitted function looping over one visits
+    every element on every trace (a new shape retraces and sees all of them again), unlike the
+    zip itself, which a first trace would exhaust."""
+    pairs = [(lambda x: x + 1, lambda x: x), (lambda x: x * 2, lambda x: x)]
+    dets, projs = zip(*pairs)
+    assert isinstance(dets, tuple) and isinstance(projs, tuple)
+    idx, items = zip(*enumerate("ab"))
+    assert idx == (0, 1) and items == ("a", "b")
+    visited = []
+
+    @jax.jit
+    def detect(x):
+        out = 0.0
+        for det in dets:
+            visited.append(det)
+            out = out + det(x)
+        return out
+
+    assert float(detect(1.0)) == 4.0
+    assert float(detect(jax.numpy.ones(2)).sum()) == 8.0  # a second trace: both again
+    assert len(visited) == 4
