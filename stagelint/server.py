@@ -329,6 +329,7 @@ def _demand_signature(m) -> tuple:
               for s in m.call_sites),
         tuple((w.owner, w.attr) for w in m.attr_writes),
         tuple(m.imports.items()),
+        tuple(m.flag_constants),
     )
 
 

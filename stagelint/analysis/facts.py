@@ -453,6 +453,9 @@ class ModuleFacts:
     linen_runs: list[tuple] = field(default_factory=list)
     #: attribute writes, for "is this attribute reassigned anywhere?" (STG302, STG303)
     attr_writes: list[AttrWrite] = field(default_factory=list)
+    #: module constants (`DEBUG = False`) whose `if` leaves a candidate of the module unrun
+    #: (`facts.FLAG_DEAD_FIELD`): a file writing an attribute so named is demanded
+    flag_constants: list[str] = field(default_factory=list)
     #: the module makes hijax Flax NNX Variables (`nnx.var_defaults(hijax=True)`, `hijax=True`)
     nnx_hijax: bool = False
     #: objects built (optimizer/model variables created) outside staged code: ident -> first line

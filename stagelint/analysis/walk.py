@@ -180,6 +180,8 @@ def mark_flag_dead(ctx) -> None:
         for cand in ctx.facts.candidates:
             if span.line <= cand.span.line and cand.span.end_line <= span.end_line:
                 cand.fields.setdefault(F.FLAG_DEAD_FIELD, name)
+    ctx.facts.flag_constants = sorted({c.fields[F.FLAG_DEAD_FIELD] for c in ctx.facts.candidates
+                                       if F.FLAG_DEAD_FIELD in c.fields})
 
 
 def _callback_function(call: cst.Call) -> cst.BaseExpression | None:

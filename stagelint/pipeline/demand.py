@@ -16,7 +16,8 @@ file joins the next round when the staged code found so far needs it:
   an imported name) a staged function, a function that calls one, a Function-valued binding,
   or a class with staged methods (a call site: Python scalars, tensors passed, a loop around
   the call), or it assigns an attribute that staged code reads on another object
-  (`head.temperature = 0.5`: STG302).
+  (`head.temperature = 0.5`: STG302), or an attribute named like a module constant whose
+  `if` leaves a candidate unrun (`cfg.DEBUG = True` for `DEBUG = False`: `walk.module_flag_dead`).
 
 Both ways a name goes to a file as the engine will resolve it (`Project.split_qualified`: the
 module whose dotted name it starts with, or ends like, preferring the folder of the module that
@@ -138,6 +139,9 @@ def demanded(project, analysed: list[F.ModuleFacts], deferred: dict[str, str], w
             if found in waiting:
                 wanted.add(waiting[found])
                 break
+    # a module constant whose `if` leaves a candidate unrun (`DEBUG = False`): a file writing an
+    # attribute so named (`cfg.DEBUG = True`) may switch it on (`walk.module_flag_dead`)
+    read_attrs.update(name for m in analysed for name in m.flag_constants)
     analysed_modules = {m.module for m in analysed}
     for real in deferred:
         if real not in wanted and (not words.stores(real).isdisjoint(read_attrs) or _names_spelled(

@@ -100,6 +100,16 @@ def test_a_module_constant_another_module_writes_is_kept(tmp_path):
             env.step(1.0)
             """,
     })
+    # a file that only writes it (deferred by the screen: nothing in it stages) is analysed for it
+    assert_project_marked(tmp_path / "cli", {
+        "pkg/__init__.py": "",
+        "pkg/env.py": STEP.replace('print("x", x)', 'print("x", x)  # STG101'),
+        "pkg/cli.py": """
+            from pkg import env
+
+            env.DEBUG = True
+            """,
+    })
     assert_project_marked(tmp_path / "read", {
         "pkg/__init__.py": "",
         "pkg/env.py": STEP,
