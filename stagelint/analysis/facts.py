@@ -32,8 +32,8 @@ FLAG_MARK = "!"
 
 #: The candidate field naming the module constant (`DEBUG = False`, never rebound in its module)
 #: whose `if` leaves the candidate's code unrun unless another module writes it (`cfg.DEBUG = True`):
-#: the project phase drops the candidate when no file of the project writes an attribute so named
-#: (`walk.module_flag_dead`, `pipeline.verdicts.judge`).
+#: the project phase puts the candidate in the preview tier (a guess that nothing does) when no file
+#: of the project writes an attribute so named (`walk.module_flag_dead`, `flags.module_flag_fact`).
 FLAG_DEAD_FIELD = "_module_flag_off"
 
 

@@ -200,6 +200,22 @@ def attribute_gate_fact(project, key, conditions, span):
     return None
 
 
+def module_flag_fact(project, name: str, span):
+    """The step "this block runs" as a guess (`proof.HEURISTIC`) for a candidate under `if DEBUG:`
+    on a module constant its own module binds only to literals of one truth and never rebinds
+    (`walk.module_flag_dead`, `facts.FLAG_DEAD_FIELD`: Python then never runs the block, eagerly or
+    traced), when no file of the project assigns an attribute so named on another object
+    (`env.DEBUG = True`); None when one does (the block runs after it: the finding stands). A
+    guess, not a decision: a write the project spells otherwise (`setattr(env, "DEBUG", True)`,
+    `mock.patch("pkg.env.DEBUG", True)`, `pkg.env.DEBUG = True`) is not seen, so the finding goes
+    to the preview tier rather than away (tests/runtime/test_jax_sixteenth_audit_bg_facts.py)."""
+    if any(not w.on_self for _, w in project.attr_writes(name)):
+        return None
+    return fact(f"`{name}` is bound at module level only to literals of one truth and nothing in its module "
+                f"rebinds it, so this runs only if another module sets `{name}` on it, which no file of the "
+                f"project does as an attribute write (a guess)", span, HEURISTIC)
+
+
 def keras_flag_fact(project, key, conditions, span):
     """The step "this branch is traced" as a guess (`proof.HEURISTIC`) when `key` is a Keras layer's
     `call` and one of `conditions` tests a parameter of it (`if not is_synthesis: return ...`) that

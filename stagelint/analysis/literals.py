@@ -81,8 +81,9 @@ def module_constant_truth(ctx, test) -> bool | None:
     (`global DEBUG` rebindings in functions included) is a literal of one truth (`DEBUG = False`):
     within the module nothing else can rebind it. Another module still can (`cfg.DEBUG = True`):
     the walk marks what such a test leaves unrun (`facts.FLAG_DEAD_FIELD`) and the project phase
-    drops it only when no file of the project writes an attribute of that name
-    (`pipeline.verdicts.judge`). None when unknown: a binding from a call, an import, a loop."""
+    holds it a guess (the preview tier) when no file of the project writes an attribute of that
+    name (`flags.module_flag_fact`). None when unknown: a binding from a call, an import, a loop,
+    or one the walk has not reached yet (a function below the read declaring `global DEBUG`)."""
     if not isinstance(test, cst.Name) or ctx.binding_kind(test) != "global":
         return None
     truths = set()

@@ -15,6 +15,7 @@ the context and the value model never call back into it.
 from __future__ import annotations
 
 import contextlib
+import re
 
 import libcst as cst
 from libcst.metadata import ImportAssignment
@@ -174,9 +175,25 @@ def module_flag_dead(ctx, node: cst.If) -> None:
         ctx._flag_dead.append((ctx.position(block), node.test.value))
 
 
+def _spelled_otherwise(code: str, name: str) -> bool:
+    """The module may rebind `name` without binding it as a name: it spells it in a string
+    (`globals()["DEBUG"] = True`, `setattr(sys.modules[__name__], "DEBUG", True)`), stores it
+    as an attribute (`sys.modules[__name__].DEBUG = True`), or reaches its namespace as a dict
+    (`globals()`, `vars()`, `__dict__`). Read off the text: a spelling in a comment counts too
+    (the safe side)."""
+    return re.search(r"""["'][\w.]*\b%s["']|\.\s*%s\s*(?:[-+*/@%%&|^]|//|\*\*|>>|<<)?=(?!=)"""
+                     r"|\b(?:globals|vars)\s*\(|__dict__" % (name, name), code) is not None
+
+
 def mark_flag_dead(ctx) -> None:
-    """Marks each candidate inside a block `module_flag_dead` recorded with the constant's name."""
+    """Marks each candidate inside a block `module_flag_dead` recorded with the constant's name,
+    unless the module rebinds the name some way no binding shows (`_spelled_otherwise`)."""
+    code = ctx.module_node.code if ctx.module_node is not None else ""
+    names = {name for _, name in ctx._flag_dead}
+    kept = {name for name in names if code and not _spelled_otherwise(code, name)}
     for span, name in ctx._flag_dead:
+        if name not in kept:
+            continue
         for cand in ctx.facts.candidates:
             if span.line <= cand.span.line and cand.span.end_line <= span.end_line:
                 cand.fields.setdefault(F.FLAG_DEAD_FIELD, name)

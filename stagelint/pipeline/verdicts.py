@@ -11,7 +11,7 @@ import traceback
 
 from stagelint.analysis import facts as F
 from stagelint import notebooks
-from stagelint.analysis.flags import attribute_gate_fact, keras_flag_fact, untraced_branch
+from stagelint.analysis.flags import attribute_gate_fact, keras_flag_fact, module_flag_fact, untraced_branch
 from stagelint.analysis.tracers import after_raising_fact, raises_while_traced
 from stagelint.analysis.proof import candidate_notes, chain_verdict, staging_notes
 from stagelint.analysis.testing import is_test_module, run_once_by_test_runner
@@ -115,11 +115,13 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                 not settings.ignored_for(m.path, rule.code)
         if not shown:
             continue
-        flag = cand.fields.get(F.FLAG_DEAD_FIELD)
-        if flag and not any(not w.on_self for _, w in project.attr_writes(flag)):
-            continue  # under `if DEBUG:` with `DEBUG = False` nothing rebinds: never runs
         fields = dict(cand.fields)
-        fields.pop(F.FLAG_DEAD_FIELD, None)
+        flag = fields.pop(F.FLAG_DEAD_FIELD, None)
+        if flag:
+            gate = module_flag_fact(project, flag, cand.span)
+            if gate is not None:
+                # under `if DEBUG:` with `DEBUG = False` that no file of the project writes (a guess)
+                fields["_because"] = [*(fields.get("_because") or ()), gate]
         fix = fields.pop("_fix", None)
         entry = key = None
         if not rule.always:

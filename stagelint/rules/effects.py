@@ -89,7 +89,11 @@ class TraceTimeSideEffect(Rule):
     construction the project does not show (an importer of the class) may turn it on. Preview
     too: code of a layer's `call` under a parameter Keras never passes (`if not is_synthesis:
     return ...` with `is_synthesis=False`) that every call the project shows giving it by name
-    gives from eager code: a traced call may still pass it by position.
+    gives from eager code: a traced call may still pass it by position. Preview too: code under
+    `if DEBUG:` on a module-level constant its module binds only to `False` and never rebinds,
+    when no file of the project assigns `DEBUG` on that module (`env.DEBUG = True`): Python runs
+    it only if another module sets it, in a way the project does not show as such (`setattr`,
+    `mock.patch`).
 
 
     Under JAX (`jax.jit`, `jax.pmap`, the bodies of `lax.cond`/`while_loop`/`scan`, Flax and Equinox

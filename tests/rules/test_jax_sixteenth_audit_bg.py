@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rulecases import assert_project_marked, assert_tiers
 
 STEP = """
@@ -15,17 +17,27 @@ STEP = """
     @jax.jit
     def step(x):
         if DEBUG:
-            print("x", x)
+            print("x", x)  # preview STG101
         else:
             print("shape", x.shape)  # STG101
         return x + 1
     """
 
 
+def _project_tiers(tmp_path, files):
+    """A project's default findings are its `# STGnnn` markers, and with `--preview` those plus
+    the lines marked `# preview STGnnn`."""
+    assert_project_marked(tmp_path / "default", files)
+    assert_project_marked(tmp_path / "preview", {rel: re.sub(r"# preview (STG\d{3})", r"# \1", text)
+                                                 for rel, text in files.items()}, preview=True)
+
+
 def test_a_branch_on_a_module_constant_false_never_rebound_never_runs():
-    """script-doctor's env.py (BG1): prints under `if DEBUG:` with the module-level `DEBUG = False`
-    that nothing rebinds. Python never runs that body, eagerly or traced: no trace-time print to
-    report. Its `else` runs, and its print is reported."""
+    """BG1's fact: prints under `if DEBUG:` with the module-level `DEBUG = False` that nothing in
+    its module rebinds. Python never runs that body, eagerly or traced, unless another module
+    sets `DEBUG` on this one, which no file shows: the finding is a guess (preview). Its `else`
+    runs, and its print is reported. (script-doctor's own `DEBUG` is rebound by `global DEBUG`
+    in `PuzzleJaxEnv.__init__`: the next test's twin.)"""
     assert_tiers(STEP)
 
 
@@ -81,18 +93,68 @@ def test_a_module_constant_true_never_runs_its_else():
             if VERBOSE:
                 print("x", x)  # STG101
             else:
-                print("quiet", x)
+                print("quiet", x)  # preview STG101
             return x + 1
         """)
 
 
+def test_a_module_constant_rebound_below_the_read_is_no_constant():
+    """The twin in the other order: the function declaring `global DEBUG` comes after the jitted
+    one (script-doctor's `PuzzleJaxEnv.__init__` sets it from its `debug` argument, unpacked)."""
+    assert_tiers("""
+        import jax
+
+        DEBUG, PRINT_SCORE = False, False
+
+
+        @jax.jit
+        def step(x):
+            if DEBUG:  # preview STG301
+                print("x", x)  # STG101
+            return x + 1
+
+
+        class Env:
+            def __init__(self, debug=False, print_score=False):
+                global DEBUG, PRINT_SCORE
+                DEBUG, PRINT_SCORE = debug, print_score
+        """)
+
+
+def test_a_module_constant_the_module_rebinds_through_its_namespace_is_no_constant():
+    """The twins: `globals()["DEBUG"] = True`, `setattr(sys.modules[__name__], "DEBUG", True)`
+    and `sys.modules[__name__].DEBUG = True` rebind the module's global without a binding the
+    scope analysis sees: the module spells the name otherwise (`walk._spelled_otherwise`)."""
+    for rebinding in ('globals()["DEBUG"] = True', 'setattr(sys.modules[__name__], "DEBUG", True)',
+                      "sys.modules[__name__].DEBUG = True"):
+        assert_tiers("""
+            import sys
+
+            import jax
+
+            DEBUG = False
+
+
+            def debug_on():
+                REBIND
+
+
+            @jax.jit
+            def step(x):
+                if DEBUG:
+                    print("x", x)  # STG101
+                return x + 1
+            """.replace("REBIND", rebinding))
+
+
 def test_a_module_constant_another_module_writes_is_kept(tmp_path):
     """The twin across files: `env.DEBUG = True` in another module of the project before the
-    first trace makes the branch run (the runtime twin); the finding stands. Without that write
-    (a module that only reads it) the branch stays dead."""
-    assert_project_marked(tmp_path, {
+    first trace makes the branch run (the runtime twin); the finding stands in the default tier.
+    A file that only writes it (deferred by the screen: nothing in it stages) is analysed for it
+    (`pipeline.demand`)."""
+    _project_tiers(tmp_path / "main", {
         "pkg/__init__.py": "",
-        "pkg/env.py": STEP.replace('print("x", x)', 'print("x", x)  # STG101'),
+        "pkg/env.py": STEP.replace('print("x", x)  # preview STG101', 'print("x", x)  # STG101'),
         "pkg/main.py": """
             from pkg import env
 
@@ -100,26 +162,49 @@ def test_a_module_constant_another_module_writes_is_kept(tmp_path):
             env.step(1.0)
             """,
     })
-    # a file that only writes it (deferred by the screen: nothing in it stages) is analysed for it
-    assert_project_marked(tmp_path / "cli", {
+    _project_tiers(tmp_path / "cli", {
         "pkg/__init__.py": "",
-        "pkg/env.py": STEP.replace('print("x", x)', 'print("x", x)  # STG101'),
+        "pkg/env.py": STEP.replace('print("x", x)  # preview STG101', 'print("x", x)  # STG101'),
         "pkg/cli.py": """
             from pkg import env
 
             env.DEBUG = True
             """,
     })
-    assert_project_marked(tmp_path / "read", {
-        "pkg/__init__.py": "",
-        "pkg/env.py": STEP,
-        "pkg/main.py": """
+
+
+def test_a_module_constant_no_file_writes_as_an_attribute_is_a_guess(tmp_path):
+    """The twins where no file assigns `env.DEBUG` on a name: a module that only reads it (the
+    branch stays dead: a guess, preview); `setattr(env, "DEBUG", True)`, `pkg.env.DEBUG = True`
+    (both rebind it: the runtime twin's write) and `from pkg.env import DEBUG` then `DEBUG = True`
+    (rebinds only the importer's own name). The project phase does not tell these apart (it sees
+    attribute writes on a name): each keeps its finding in the preview tier, none loses it."""
+    for other in ("""
             from pkg import env
 
             print(env.DEBUG)
             env.step(1.0)
-            """,
-    })
+            """, """
+            from pkg import env
+
+            setattr(env, "DEBUG", True)
+            env.step(1.0)
+            """, """
+            import pkg.env
+
+            pkg.env.DEBUG = True
+            pkg.env.step(1.0)
+            """, """
+            from pkg.env import DEBUG, step
+
+            DEBUG = True
+            step(1.0)
+            """):
+        _project_tiers(tmp_path / str(abs(hash(other))), {
+            "pkg/__init__.py": "",
+            "pkg/env.py": STEP,
+            "pkg/main.py": other,
+        })
 
 
 def test_names_unpacked_from_a_zip_are_tuples_not_iterators():
@@ -144,3 +229,4 @@ def test_names_unpacked_from_a_zip_are_tuples_not_iterators():
 
             return detect
         """)
+

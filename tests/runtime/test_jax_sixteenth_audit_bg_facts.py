@@ -6,6 +6,7 @@ keeps: `pipeline.verdicts.judge`). Static twins: tests/rules/test_jax_sixteenth_
 
 from __future__ import annotations
 
+import sys
 import types
 
 import pytest
@@ -52,6 +53,31 @@ def test_another_module_writing_the_constant_makes_the_next_trace_run_it():
     assert mod.printed == ["traced"]
 
 
+def test_each_write_the_project_phase_does_not_tell_apart_rebinds_it_or_not():
+    """The writes that keep BG1's finding in the preview tier (`flags.module_flag_fact`):
+    `setattr(env, "DEBUG", True)` and a write through the module's own namespace
+    (`globals()["DEBUG"] = True` in one of its functions) make the next trace run the branch; a
+    `from env import DEBUG` then `DEBUG = True` rebinds only the importer's own name."""
+    mod = _module()
+    setattr(mod, "DEBUG", True)
+    mod.step(1.0)
+    assert mod.printed == ["traced"]
+
+    mod = _module()
+    exec("def debug_on():\n    globals()['DEBUG'] = True\n", mod.__dict__)
+    mod.debug_on()
+    mod.step(1.0)
+    assert mod.printed == ["traced"]
+
+    mod = _module()
+    sys.modules["bg_env"] = mod
+    try:
+        exec("from bg_env import DEBUG, step\nDEBUG = True\nstep(1.0)\n", {})
+    finally:
+        del sys.modules["bg_env"]
+    assert mod.printed == [] and mod.DEBUG is False
+
+
 def test_names_unpacked_from_a_zip_are_tuples_each_trace_visits_whole():
     """BG2: `dets, projs = zip(*pairs)` binds tuples; a jitted function looping over one visits
     every element on every trace (a new shape retraces and sees all of them again), unlike the
@@ -74,3 +100,4 @@ def test_names_unpacked_from_a_zip_are_tuples_each_trace_visits_whole():
     assert float(detect(1.0)) == 4.0
     assert float(detect(jax.numpy.ones(2)).sum()) == 8.0  # a second trace: both again
     assert len(visited) == 4
+
