@@ -582,6 +582,9 @@ class FileContext:
         #: Name node bound by unpacking a call's result (`images, size = self._scale(...)`) ->
         #: (its position, how many names the target unpacks into).
         self.unpacked_at: dict[int, tuple[int, int]] = {}
+        #: Name node bound by a nested target unpacking a call's result (`(_, aux), grads =
+        #: jax.value_and_grad(f, has_aux=True)(x)`) -> its path: (position, count) per level.
+        self.unpacked_path: dict[int, tuple[tuple[int, int], ...]] = {}
         #: Name nodes bound by unpacking (`a, b = pair`, `for i, r in ...`): each holds a part of the value bound.
         self.unpacked_names: set[int] = set()
         #: Calls that are expression statements (their result is thrown away).

@@ -51,7 +51,7 @@ class Tensorness:
 
 #: JAX transforms: calling what they return computes arrays.
 from stagelint.frameworks import (  # noqa: E402
-    JAX_BRANCH_OUTPUT, JAX_GRAD, JAX_GRAD_SHAPED_LIKE_ARGUMENT, JAX_JIT, JAX_OUTPUT_STRUCTURE, JAX_TRACE,
+    JAX_AUX_PATH, JAX_BRANCH_OUTPUT, JAX_GRAD, JAX_GRAD_SHAPED_LIKE_ARGUMENT, JAX_JIT, JAX_OUTPUT_STRUCTURE, JAX_TRACE,
     JAX_TREE_MAPS, JAX_WRAPPED_OUTPUT_STRUCTURE,
 )
 
@@ -640,7 +640,12 @@ class _Values(_MemoizedWalk):
                     values.append(Value(inner.what) if inner.what in NUMBERS | {"list", "tuple", "str"} else UNKNOWN)
             else:
                 at = ctx.unpacked_at.get(id(node))
-                if at is not None and isinstance(bound, cst.Call) \
+                path = ctx.unpacked_path.get(id(node)) or ((at,) if at is not None else None)
+                aux = self._aux(bound, path) if path is not None and isinstance(bound, cst.Call) \
+                    and isinstance(bound.func, cst.Call) else None
+                if aux is not None:
+                    value = aux  # `(_, aux), grads = jax.value_and_grad(f, has_aux=True)(x)`: what `f` returns
+                elif at is not None and isinstance(bound, cst.Call) \
                         and ctx.qualified_names(bound.func) & TUPLE_YIELDING_BUILTINS:
                     value = Value("tuple")  # `dets, projs = zip(*pairs)`: each name one element, a tuple
                 elif at is not None and isinstance(bound, cst.Call) and self._structure_api(bound):
@@ -888,6 +893,31 @@ class _Values(_MemoizedWalk):
                 found = self._container([(positional[position + 1], self.func)], None)
             return found
         return self._container(returns, element)
+
+    def _aux(self, call: cst.Call, path: tuple) -> Value | None:
+        """The part at `path` of `jax.value_and_grad(f, has_aux=True)(x)` (or `jax.grad`'s, ...)
+        that is, or lies in, the aux `f` returns second (`JAX_AUX_PATH`): the Python container
+        `f`'s returns show there (`return loss, {"total": loss}`: a dict), its items pytrees.
+        None otherwise: another part, `has_aux` not spelled `True`, or returns that show none."""
+        grad = call.func
+        api = self.ctx.resolves_to(grad.func, JAX_AUX_PATH)
+        if api is None or not any(a.keyword is not None and a.keyword.value == "has_aux"
+                                  and keyword_constant(a.value, "True") for a in grad.args):
+            return None
+        at = JAX_AUX_PATH[api]
+        if path[:len(at)] != at or any(a.star for a in (*grad.args, *call.args)):
+            return None
+        positional = [a.value for a in grad.args if a.keyword is None]
+        if not positional:
+            return None
+        returns = self._returns(positional[0], [a.value for a in call.args if a.keyword is None])
+        for index, count in ((1, 2), *path[len(at):]):  # `f` returns `(output, aux)`
+            if not returns or not all(isinstance(v, (cst.Tuple, cst.List)) and len(v.elements) == count
+                                      and not any(isinstance(e, cst.StarredElement) for e in v.elements)
+                                      for v, _ in returns):
+                return None
+            returns = [(v.elements[index].value, scope) for v, scope in returns]
+        return self._container(returns, None)
 
     def _container(self, returns, element: tuple[int, int] | None) -> Value | None:
         """The Python container every one of `returns` (expression, the function it is read in)

@@ -201,6 +201,19 @@ def mark_flag_dead(ctx) -> None:
                                        if F.FLAG_DEAD_FIELD in c.fields})
 
 
+def _unpacked_paths(target, path: tuple):
+    """(id of each name, its path) in a nested target list (`(_, aux), grads`): (position,
+    count) per level; nothing below a starred element (its positions are not fixed)."""
+    if any(isinstance(e, cst.StarredElement) for e in target.elements):
+        return
+    for i, e in enumerate(target.elements):
+        step = (*path, (i, len(target.elements)))
+        if isinstance(e.value, cst.Name):
+            yield id(e.value), step
+        elif isinstance(e.value, (cst.Tuple, cst.List)):
+            yield from _unpacked_paths(e.value, step)
+
+
 def _callback_function(call: cst.Call) -> cst.BaseExpression | None:
     """The function a host callback call (`frameworks.JAX_EAGER_ESCAPES`, `tf.py_function`) runs:
     its first positional argument, or the keyword naming it."""
@@ -920,6 +933,10 @@ class _Walker(cst.CSTVisitor):
                 and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements):
             for i, e in enumerate(target.elements):
                 ctx.unpacked_at[id(e.value)] = (i, len(target.elements))
+        elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Call) \
+                and isinstance(value.func, cst.Call):
+            # `(_, aux), grads = jax.value_and_grad(f, has_aux=True)(x)`: each name's path
+            ctx.unpacked_path.update(_unpacked_paths(target, ()))
         unpacked = isinstance(target, (cst.Tuple, cst.List))
         if isinstance(target, cst.Name) and isinstance(value, cst.Call) and self._functional_model(value):
             # built where it is made: the name's object (`name@line`) and the call's (`new@...`)

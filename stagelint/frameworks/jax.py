@@ -75,6 +75,18 @@ JAX_DIFFERENTIATES_ARGNUMS = frozenset({
 #: a list). Observed with jax 0.10.2: tests/runtime/test_jax_output_structure.py.
 JAX_GRAD_SHAPED_LIKE_ARGUMENT = frozenset({"jax.grad"})
 
+#: Differentiating APIs called with `has_aux=True`: the function returns the pair `(output, aux)`
+#: and the call hands back `aux` as the function's Python returns it (a dict stays a dict of
+#: arrays: a `for` over it iterates its keys, not an array's rows), at this path of its result,
+#: (index, count) per level: `value_and_grad(f, has_aux=True)(x)` is `((value, aux), grads)`,
+#: `grad(f, has_aux=True)(x)` is `(grads, aux)`, Equinox's and Flax NNX's alike. Observed with jax
+#: 0.10.2: tests/runtime/test_jax_sixteenth_audit_bg_facts.py.
+JAX_AUX_PATH: dict[str, tuple[tuple[int, int], ...]] = {
+    **dict.fromkeys(("jax.value_and_grad", "equinox.filter_value_and_grad", "flax.nnx.value_and_grad"),
+                    ((0, 2), (1, 2))),
+    **dict.fromkeys(("jax.grad", "equinox.filter_grad", "flax.nnx.grad"), ((1, 2),)),
+}
+
 #: JAX calls whose result has a structure the code spells elsewhere, as `jax.grad`'s has its
 #: argument's (above): API -> (how, the position of what decides it). "pair": `lax.scan(f, init,
 #: xs)` returns the tuple `(carry, ys)`, carry of the structure of the carry `f` returns (that of

@@ -1873,7 +1873,9 @@ class PythonLoopUnrolled(Rule):
     A Python container of arrays (a dict, a list display, the list `jnp.split` or `jnp.meshgrid`
     returns) is iterated once per element the code made, not per row, and is left alone, and so is
     the gradient of one (`jax.grad(f)(params)` has the structure of `params`: a list of layers
-    gives a list of layers) or of a value not known to be an array, and so is what JAX's loops
+    gives a list of layers) or of a value not known to be an array, and so is the aux a
+    `has_aux=True` differentiation hands back (`(_, aux), grads = jax.value_and_grad(f,
+    has_aux=True)(x)`: what `f` returns second, a dict stays a dict), and so is what JAX's loops
     and maps give back in a container the code made (`_, trajs = lax.scan(step, c, xs)` with
     `step` returning a list of per-agent values as its per-step output: ys keeps the list, each
     leaf stacked; a scan's carry, `fori_loop`/`while_loop` from a list `init`; `lax.map`/`jax.vmap`

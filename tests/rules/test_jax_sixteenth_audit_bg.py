@@ -230,3 +230,84 @@ def test_names_unpacked_from_a_zip_are_tuples_not_iterators():
             return detect
         """)
 
+
+def test_the_aux_of_value_and_grad_is_the_container_the_function_returns():
+    """boingkiri/diffusion's `update` (BG3): `(_, loss_dict), grad = jax.value_and_grad(loss_fn,
+    has_aux=True)(...)` with `loss_fn` returning `loss, loss_dict` (a dict): `for loss_key in
+    loss_dict` iterates the dict's keys as Python, not an array's rows (`frameworks.JAX_AUX_PATH`).
+    The twins reported: a `for` over an array in the aux dict, over the gradient of an array
+    without `has_aux`, and over the aux reached through a name the code does not unpack at once
+    (a known limit: `out` is unpacked a line later)."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+
+        def loss_fn(w, y):
+            loss = jnp.mean((w * y) ** 2)
+            loss_dict = {}
+            loss_dict["total_loss"] = loss
+            loss_dict["pred"] = w * y
+            return loss, loss_dict
+
+
+        @jax.jit
+        def update(w, y):
+            (_, loss_dict), grad = jax.value_and_grad(loss_fn, has_aux=True)(w, y)
+            for loss_key in loss_dict:
+                loss_dict[loss_key] = jax.lax.pmean(loss_dict[loss_key], axis_name="i")
+            grads, aux = jax.grad(loss_fn, has_aux=True)(w, y)
+            for key in aux:
+                grad = grad + aux[key].sum()
+            return grad, loss_dict
+
+
+        @jax.jit
+        def rows(w, y):
+            (_, aux), grad = jax.value_and_grad(loss_fn, has_aux=True)(w, y)
+            total = 0.0
+            for row in aux["pred"]:  # STG503
+                total = total + jnp.sum(row)
+            return grad, total
+
+
+        @jax.jit
+        def no_aux(w, y):
+            value, grad = jax.value_and_grad(lambda w: jnp.sum(w * y))(w)
+            total = 0.0
+            for row in grad:  # STG503
+                total = total + jnp.sum(row)
+            return value, total
+
+
+        @jax.jit
+        def later(w, y):
+            out = jax.value_and_grad(loss_fn, has_aux=True)(w, y)
+            (v, aux), grad = out
+            for k in aux:  # STG503
+                v = v + aux[k].sum()
+            return v
+        """)
+
+
+def test_an_aux_flag_not_spelled_true_leaves_the_aux_unknown():
+    """The twin: `has_aux=aux_on` (a variable) does not say the function returns a pair, so the
+    part unpacked stays what the call is (reported as before)."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+
+        def loss_fn(w):
+            return jnp.sum(w ** 2), {"total_loss": w}
+
+
+        def make(aux_on):
+            @jax.jit
+            def update(w):
+                (_, loss_dict), grad = jax.value_and_grad(loss_fn, has_aux=aux_on)(w)
+                for loss_key in loss_dict:  # STG503
+                    grad = grad + loss_dict[loss_key]
+                return grad
+            return update
+        """)

@@ -101,3 +101,47 @@ def test_names_unpacked_from_a_zip_are_tuples_each_trace_visits_whole():
     assert float(detect(jax.numpy.ones(2)).sum()) == 8.0  # a second trace: both again
     assert len(visited) == 4
 
+
+def test_the_aux_of_value_and_grad_is_what_the_function_returns_second():
+    """BG3 (`frameworks.JAX_AUX_PATH`): `jax.value_and_grad(f, has_aux=True)(x)` is `((value, aux),
+    grads)` and `jax.grad(f, has_aux=True)(x)` is `(grads, aux)`, with `aux` the Python pytree `f`
+    returns second: a dict stays a dict, so a `for` over it in a jitted function visits its keys
+    (strings), once per key, whatever the arrays' shapes; a `for` over an array in it is unrolled
+    over the array's rows. Equinox's and Flax NNX's alike where installed."""
+    jnp = jax.numpy
+
+    def loss_fn(w, y):
+        loss = jnp.mean((w * y) ** 2)
+        return loss, {"total_loss": loss, "pred": w * y}
+
+    seen = []
+
+    @jax.jit
+    def update(w, y):
+        (_, aux), grad = jax.value_and_grad(loss_fn, has_aux=True)(w, y)
+        assert isinstance(aux, dict)
+        for key in aux:
+            seen.append(key)
+        rows = 0
+        for _ in aux["pred"]:  # an array: one copy of the body per row
+            rows += 1
+        seen.append(rows)
+        return grad
+
+    update(jnp.ones((5, 2)), jnp.ones((5, 2)))
+    assert seen == ["pred", "total_loss", 5]  # (a dict's keys, sorted as JAX flattens it)
+
+    grads, aux = jax.grad(loss_fn, has_aux=True)(jnp.ones(3), jnp.ones(3))
+    assert isinstance(aux, dict) and sorted(aux) == ["pred", "total_loss"] and grads.shape == (3,)
+    structures = [jax.tree_util.tree_structure(jax.value_and_grad(loss_fn, has_aux=True)(jnp.ones(3), jnp.ones(3)))]
+    for module, value_and_grad, grad in (("equinox", "filter_value_and_grad", "filter_grad"),
+                                         ("flax.nnx", "value_and_grad", "grad")):
+        try:
+            lib = __import__(module, fromlist=["_"])
+        except ImportError:
+            continue
+        (_, aux), _ = getattr(lib, value_and_grad)(loss_fn, has_aux=True)(jnp.ones(3), jnp.ones(3))
+        assert isinstance(aux, dict)
+        _, aux = getattr(lib, grad)(loss_fn, has_aux=True)(jnp.ones(3), jnp.ones(3))
+        assert isinstance(aux, dict)
+    assert str(structures[0]) == "PyTreeDef(((*, {'pred': *, 'total_loss': *}), *))"
