@@ -1304,6 +1304,8 @@ class FileContext:
         star = node.params.star_arg
         if isinstance(star, cst.Param):
             facts.varargs = star.name.value
+        if isinstance(star, (cst.Param, cst.ParamStar)):
+            # (a bare `*` too: the keyword-only parameters after it take no positional argument)
             facts.varargs_at = len(node.params.posonly_params) + len(node.params.params)
         if decorator_names & self.staging_decorators():
             facts.staged_by = "decorator"

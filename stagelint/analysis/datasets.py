@@ -130,3 +130,52 @@ def _dataset_names(ctx) -> dict[str, str]:
             stack.extend(inner_nodes(node))
         found = memo[key] = names
     return found
+
+
+def element_components(ctx, node: cst.Call) -> int:
+    """How many positional arguments the function of `node`, a dataset's `map`, `filter`,
+    `flat_map` or `interleave` call, is given: the element's top-level tuple components, and
+    nothing by keyword (`FW.DATASET_ELEMENT_CALLS`); 0 when the code does not show the element's
+    structure (another call, a method that makes new elements, a tuple the code does not spell)."""
+    if not isinstance(node.func, cst.Attribute) or node.func.attr.value not in FW.DATASET_ELEMENT_CALLS:
+        return 0
+    return _components(ctx, node.func.value, 0)
+
+
+def _components(ctx, expr: cst.BaseExpression, depth: int) -> int:
+    from stagelint.analysis.tensors import value_of
+
+    if depth > 12:
+        return 0
+    if isinstance(expr, cst.Name):
+        refs = list(ctx.reaching_in_order(expr, ctx.function) or ())
+        values = [ctx.bound_values.get(id(getattr(r, "node", None))) for r in refs]
+        if len(values) != 1 or values[0] is None or id(refs[0].node) in ctx.unpacked_names:
+            return 0  # (several bindings, a parameter, an element unpacked from a tuple: not shown)
+        return _components(ctx, values[0], depth + 1)
+    if not isinstance(expr, cst.Call):
+        return 0
+    if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in FW.DATASET_COMPONENT_KEEPING_METHODS \
+            and is_dataset(ctx, expr.func.value):
+        return _components(ctx, expr.func.value, depth + 1)
+    names = {FW.canonical_tf_name(q) for q in ctx.qualified_names(expr.func)}
+    if names & FW.DATASET_ONE_COMPONENT_SOURCES:
+        return 1
+    positional = [a for a in expr.args if a.keyword is None]
+    if any(a.star for a in expr.args):
+        return 0
+    if FW.DATASET_ZIP in names:
+        if len(positional) == 1 and isinstance(positional[0].value, cst.Tuple):
+            return _tuple_length(positional[0].value)
+        return len(positional) if len(positional) > 1 else 0
+    if names & FW.DATASET_STRUCTURE_SOURCES and positional:
+        value = positional[0].value
+        if isinstance(value, cst.Tuple):
+            return _tuple_length(value)
+        if isinstance(value, (cst.List, cst.Dict)) or value_of(ctx, value, ctx.function).what in ("ndarray", "tensor"):
+            return 1
+    return 0
+
+
+def _tuple_length(expr: cst.Tuple) -> int:
+    return 0 if any(isinstance(el, cst.StarredElement) for el in expr.elements) else len(expr.elements)

@@ -180,7 +180,8 @@ class FunctionFacts:
     params: list[str] = field(default_factory=list)
     #: the positional parameters without a default (`self` included), in order
     required_positional: list[str] = field(default_factory=list)
-    #: the `*args` parameter and how many positional parameters come before it ("", -1 if none)
+    #: the `*args` parameter and how many positional parameters come before it or a bare `*`
+    #: ("", -1 if neither)
     varargs: str = ""
     varargs_at: int = -1
     #: params whose default is a Python literal (not tensors: flags such as `training=False`)
@@ -268,7 +269,7 @@ class FunctionFacts:
         Past them Python binds further positional arguments into `*args`, never into a keyword-only
         parameter (`def step(a, *rest, scale=2.0)` called `step(x, y)` leaves `scale` 2.0:
         tests/rules/test_passed_arguments.py runs it)."""
-        return self.params[:self.varargs_at] if self.varargs else self.params
+        return self.params[:self.varargs_at] if self.varargs_at >= 0 else self.params
 
 
 @dataclass
@@ -328,6 +329,9 @@ class DatasetFunction:
     bound_positional: int = 0
     #: why its receiver is a dataset only as a guess (`analysis.datasets.dataset_call`), "" when shown
     guess: str = ""
+    #: how many positional arguments the dataset's element gives it (its top-level tuple
+    #: components: `datasets.element_components`), after what `partial` binds; 0 when not shown
+    components: int = 0
 
 
 @dataclass

@@ -250,6 +250,35 @@ def keras_flag_fact(project, key, conditions, span):
     return None
 
 
+def dataset_default_fact(project, key, conditions, span):
+    """The step "this branch is traced" as a guess (`proof.HEURISTIC`) when `key` is a `tf.data`
+    function whose element's structure the code does not show (`Project.dataset_filled`), and one
+    of `conditions` tests a positional parameter with a literal default that no value is false
+    for once the transformation is taken to leave it out (`_dataset_value`: the element's
+    components fill only the parameters before it), while some call the project shows passes it
+    by name (an option, not a component: Efficient-VDVAE's `data_prep(x_val, use_tf=False)`). The
+    transformation gives the element's components by position (`frameworks.DATASET_ELEMENT_CALLS`):
+    an element with more components would fill it with a tensor. None otherwise."""
+    f = project.function(key)
+    if f is None or project.entries.get(key) != "dataset" or project.dataset_filled.get(key, 0) is not None:
+        return None
+    for condition in conditions or ():
+        param, op, literal = condition.split("|", 2)
+        if param not in f.positional_params or param not in f.scalar_defaults \
+                or not any(param in site.kwargs for _, site in project.call_sites.get(key, ())):
+            continue
+        ok, wanted = parse_literal(literal) if literal else (True, None)
+        values = _values(project, key, param, 0, guess=True) if ok else None
+        if values is None or any(_holds(op, wanted, v) for v in values):
+            continue
+        return fact(f"`{project.display(key, key[0])}` is a `tf.data` function, called with the element's components "
+                    f"by position and nothing by keyword; `{param}` defaults to {f.scalar_defaults[param]}, which this "
+                    f"branch's condition does not satisfy, and a call passes it by name, as an option: the branch is "
+                    f"traced only if the element has more components than the parameters before `{param}`, which the "
+                    f"code does not show (a guess)", span, HEURISTIC)
+    return None
+
+
 def _eager_named_passes(project, param: str) -> list:
     """[(path, line)] of the calls passing `param` by name, when all of them run in eager code
     (`keras_flag_fact`); [] when one of them, or a call spreading `**kwargs` it does not resolve,
@@ -303,17 +332,22 @@ def param_values(project, key, param: str, _depth: int = 0):
     return values
 
 
-def _values(project, key, param: str, depth: int):
+def _values(project, key, param: str, depth: int, guess: bool = False):
     f = project.function(key)
-    if f is None or key in project.entries or param not in f.params or param == f.varargs:
+    if f is None or param not in f.params or param == f.varargs:
         return None
+    values = set()
+    if key in project.entries:
+        known, value = _dataset_value(project, key, f, param, guess)
+        if not known:
+            return None
+        values.add(value)
     callers = _traced_callers(project).get(key)
     if not callers:
-        return None
+        return frozenset(values) if values else None
     sites = {}
     for module, site in project.call_sites.get(key, ()):
         sites.setdefault((module, site.caller, site.span.line, site.span.column), site)
-    values = set()
     for caller, edge in callers:
         if edge.kind != "call":
             return None  # handed on (`lax.scan(body, ...)`): called where the calls do not show
@@ -332,6 +366,24 @@ def _values(project, key, param: str, depth: int):
         else:
             return None
     return frozenset(values)
+
+
+def _dataset_value(project, key, f, param: str, guess: bool = False) -> tuple[bool, object]:
+    """The Python value `param` of `key` holds in the calls of the `tf.data` transformations that
+    trace it, when every one leaves it out: (True, its literal default). A transformation gives its
+    function the element's top-level tuple components by position and nothing by keyword
+    (`frameworks.DATASET_ELEMENT_CALLS`), so a keyword-only parameter, or a positional one past the
+    components of every element (`Project.dataset_filled`), keeps its default; (False, None) for
+    any other entry point, a parameter `functools.partial` binds, or an element whose structure
+    the code does not show (unless `guess`: `dataset_default_fact`)."""
+    if project.entries.get(key) != "dataset" or param in project.dataset_bound.get(key, ()) \
+            or param not in f.scalar_defaults:
+        return False, None
+    if param in f.positional_params:
+        filled = project.dataset_filled.get(key)
+        if (filled is None and not guess) or (filled is not None and f.positional_params.index(param) < filled):
+            return False, None
+    return parse_literal(f.scalar_defaults[param])
 
 
 def _spelled_value(arg, defaults: dict, param: str) -> tuple[bool, object]:

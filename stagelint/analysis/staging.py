@@ -58,6 +58,10 @@ class Project:
         #: `.shuffle(...)`d: `analysis.datasets`): entry point -> (path, line, why); entry points
         #: of the preview tier (`staging_unshown`)
         self.dataset_guessed: dict[Key, tuple[str, int, str]] = {}
+        #: `tf.data` functions -> how many leading positional parameters the transformations' calls
+        #: fill (a bound method's `self`, what `partial` binds, the element's components), the most
+        #: of any; None when one call's element is not shown (`datasets.element_components`)
+        self.dataset_filled: dict[Key, int | None] = {}
         self.reached: dict[Key, Key] = {}  # function -> the entry point that reaches it
         self.unguarded: set[Key] = set()  # reachable without passing a first-call guard
         self.call_sites: dict[Key, list[tuple[str, F.CallSite]]] = {}
@@ -356,6 +360,9 @@ class Project:
                 if key is None or self.escaped(key):
                     continue
                 self.dataset_bound.setdefault(key, set()).update(self._partial_bound(key, df))
+                filled = self._dataset_filled(key, df)
+                known = self.dataset_filled.get(key, 0)
+                self.dataset_filled[key] = None if filled is None or known is None else max(known, filled)
                 if key not in self.entries:
                     self.entries[key] = "dataset"
                     if df.guess:
@@ -722,6 +729,14 @@ class Project:
         return not any(s.caller == site.caller and (s.target[0] == "self" and s.target[2] in ("__call__", "call")
                                                     or s.target[0] == "name" and s.target[1].endswith(".<locals>.self"))
                        for s in m.call_sites)
+
+    def _dataset_filled(self, key: Key, df: F.DatasetFunction) -> int | None:
+        """How many leading positional parameters of `key` the transformation's call fills, or None."""
+        f = self.function(key)
+        if f is None or not df.components:
+            return None
+        bound_self = 1 if f.class_qualname and df.target[0] in ("self", "super") else 0
+        return bound_self + df.bound_positional + df.components
 
     def _partial_bound(self, key: Key, df: F.DatasetFunction) -> set[str]:
         """Parameters `functools.partial` fixes: Python values, not the dataset's elements."""

@@ -52,7 +52,7 @@ from stagelint.analysis.literals import (constant_truth, is_literal, keyword_con
                                          module_constant_truth, off_literal)
 from stagelint.analysis.pytrees import record_class, record_param_classes, record_registration
 from stagelint.analysis.varying_shapes import shape_variation
-from stagelint.analysis.datasets import dataset_call
+from stagelint.analysis.datasets import dataset_call, element_components
 from stagelint.analysis.fastmeta import Metadata, fast_traversal, walk
 from stagelint.analysis.flags import param_conditions
 from stagelint.frameworks import (
@@ -1379,10 +1379,14 @@ class _Walker(cst.CSTVisitor):
         exprs, guess = dataset_call(ctx, node, names)
         for expr in exprs:
             bound, positional = (), 0
+            # how many positional arguments the element gives it (`datasets.element_components`)
+            components = element_components(ctx, node)
             if isinstance(expr, cst.Call) and ctx.qualified_names(expr.func) & PARTIAL_CALLS and expr.args:
                 rest = expr.args[1:]
                 bound = tuple(a.keyword.value for a in rest if a.keyword is not None)
                 positional = sum(1 for a in rest if a.keyword is None and not a.star)
+                if any(a.star for a in rest):
+                    components = 0  # (`partial(f, *xs)`: which parameters it fills is not shown)
                 expr = expr.args[0].value
             if isinstance(expr, cst.Lambda):
                 ctx._dataset_lambdas.add(id(expr))
@@ -1394,7 +1398,7 @@ class _Walker(cst.CSTVisitor):
                 target = self._target_of(expr)
             if target is not None:
                 ctx.facts.dataset_functions.append(
-                    F.DatasetFunction(target, ctx.position(expr), bound, positional, guess))
+                    F.DatasetFunction(target, ctx.position(expr), bound, positional, guess, components))
 
     def _describe_call_sites(self) -> None:
         ctx = self.ctx

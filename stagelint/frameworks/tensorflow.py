@@ -433,6 +433,27 @@ SHAPE_KEEPING_DATASET_METHODS = frozenset({
     "shuffle", "prefetch", "repeat", "cache", "take", "skip", "filter", "with_options", "shard",
     "as_numpy_iterator", "take_while", "ignore_errors", "apply_options",
 })
+#: What a `tf.data` function is called with (TF 2.21: tests/runtime/test_tf_dataset_default_facts.py):
+#: `map`, `filter`, `flat_map` and `interleave` pass the element's top-level tuple components as
+#: positional arguments and nothing by keyword; a tensor, an array, a list (which `tf.data` makes
+#: one tensor) or a dict is one component. A parameter past them keeps its default, a Python value
+#: (`analysis.datasets.element_components`, `analysis.flags.param_values`).
+DATASET_ELEMENT_CALLS = frozenset({"map", "filter", "flat_map", "interleave"})
+#: Dataset methods whose elements have as many components as their receiver's.
+DATASET_COMPONENT_KEEPING_METHODS = SHAPE_KEEPING_DATASET_METHODS | frozenset({
+    "batch", "padded_batch", "unbatch", "rebatch", "ragged_batch", "repeat", "cache", "prefetch",
+})
+#: Datasets whose element is one component, by qualified name.
+DATASET_ONE_COMPONENT_SOURCES = frozenset({
+    "tensorflow.data.Dataset.range", "tensorflow.data.Dataset.list_files", "tensorflow.data.TFRecordDataset",
+    "tensorflow.data.TextLineDataset", "tensorflow.data.FixedLengthRecordDataset",
+})
+#: Datasets whose element has their first argument's structure (`from_tensor_slices((x, y))`: two
+#: components), and `Dataset.zip`, whose element has one component per dataset zipped.
+DATASET_STRUCTURE_SOURCES = frozenset({
+    "tensorflow.data.Dataset.from_tensor_slices", "tensorflow.data.Dataset.from_tensors",
+})
+DATASET_ZIP = "tensorflow.data.Dataset.zip"
 #: Among them, those that may stop before the last batch (`.batch(64).take(5)`).
 TRUNCATING_DATASET_METHODS = frozenset({"take", "take_while", "shard", "filter"})
 #: `ds.padded_batch(batch_size, padded_shapes=None, padding_values=None, drop_remainder=False)` pads
