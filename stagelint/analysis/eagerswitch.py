@@ -27,6 +27,16 @@ The Keras side of the same fact, one class at a time (`keras_dynamic`): a layer 
 `__init__` passes `dynamic=True` to its Keras base has its `call` never traced by Keras
 (`frameworks.KERAS_DYNAMIC_KEYWORD`): Keras 2 runs it eagerly (and a model holding it runs eagerly
 under `fit`), Keras 3 refuses the keyword. A `tf.function` around a call of it still traces it.
+
+TensorFlow 1's graph mode, one program at a time (`graph_classes`): a program that turns eager
+execution off (`frameworks.GRAPH_MODE_SWITCHES`) builds one default graph, and a Keras layer it
+calls runs its `call` once, on graph tensors valid for every step the session runs: no Keras loop
+makes a Function of it, so its code is in no trace (`staging.Project.keras_in_graph`); a
+`tf.function` still traces. Known where the layer's module (or one it imports above the class)
+switches at its import; shown for the project's own programs where each of them switches
+(TensorFlow 1's own spelling anywhere at module level, else above its first call): then what
+Keras's own loops show traced stays, and the preview tier's guess that Keras traces the rest is
+not made.
 """
 
 from __future__ import annotations
@@ -35,7 +45,8 @@ import libcst as cst
 
 from stagelint.analysis.fastmeta import walk
 from stagelint.analysis.literals import keyword_constant
-from stagelint.frameworks import EAGER_FUNCTION_SWITCHES, KERAS_DYNAMIC_KEYWORD, TENSORFLOW
+from stagelint.frameworks import (EAGER_FUNCTION_SWITCHES, EAGER_MODE_SWITCHES, GRAPH_MODE_SWITCHES, GRAPH_MODE_TF1_ONLY,
+                                  GRAPH_MODE_WORDS, KERAS_DYNAMIC_KEYWORD, TENSORFLOW)
 
 Key = tuple[str, str]
 
@@ -60,7 +71,8 @@ def module_events(ctx, module: cst.Module, source: bytes | None) -> list[tuple[i
     dotted name) for each unconditional module-level import, (line, "on", "") where module-level
     code sets the switch True unconditionally, (0, "off", "") once when the module sets it any
     other way, (0, "traces", "") when it spells what traces Functions anyway (`traces_anyway`); then,
-    in a module spelling the switch, its drivers and its first module-level call (`_driver_events`)."""
+    in a module spelling the switch, its drivers and its first module-level call (`_driver_events`);
+    last, in a module spelling a graph-mode switch, its graph events (`_graph_events`)."""
     events: list[tuple[int, str, str]] = []
     spelled = source is None or b"functions_eagerly" in source
     helpers: set[str] = set()
@@ -94,7 +106,127 @@ def module_events(ctx, module: cst.Module, source: bytes | None) -> list[tuple[i
                 events.append((line, "on", ""))
     if spelled:  # (after the events in module order, which `eager_entries` reads up to a line)
         events += _driver_events(ctx, module, calls, helpers)
+    if source is None or any(word in source for word in GRAPH_MODE_WORDS):
+        events += _graph_events(ctx, module)
     return events
+
+
+def _graph_events(ctx, module: cst.Module) -> list[tuple[int, str, str]]:
+    """The module's switches to graph mode (`frameworks.GRAPH_MODE_SWITCHES`), after its other
+    events: (line, "graph", "tf1" for a TensorFlow 1-only spelling, else "") for each one called as a
+    statement of its own at module level, unconditionally; (line, "graph calls", "") once, for the
+    first module-level statement making any other call (imports apart); (0, "eager", "") once when
+    the module turns eager execution on anywhere (`frameworks.EAGER_MODE_SWITCHES`), or calls a
+    graph switch elsewhere than so (in a function, under an `if`): not known where it holds."""
+    events: list[tuple[int, str, str]] = []
+    switches: dict[int, str] = {}  # id of the call -> "tf1" / ""
+    other = [False]
+
+    def on_visit(node) -> bool:
+        if isinstance(node, cst.Call):
+            names = ctx.called_names(node.func)
+            if names & GRAPH_MODE_SWITCHES:
+                switches[id(node)] = "tf1" if names & GRAPH_MODE_TF1_ONLY else ""
+            elif names & EAGER_MODE_SWITCHES:
+                other[0] = True
+        return True
+
+    walk(module, on_visit, lambda node: None)
+    if not switches and not other[0]:
+        return events
+    first_call, placed = None, 0
+    for stmt in module.body:
+        smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else None
+        line = ctx.position(stmt).line
+        if smalls is not None and all(isinstance(s, cst.Expr) and id(s.value) in switches for s in smalls):
+            for s in smalls:
+                events.append((line, "graph", switches[id(s.value)]))
+                placed += 1
+            continue
+        if first_call is None and not (smalls is not None and all(isinstance(s, (cst.Import, cst.ImportFrom))
+                                                                  for s in smalls)) and _makes_call(stmt):
+            first_call = line
+    if first_call is not None:
+        events.append((first_call, "graph calls", ""))
+    if other[0] or placed < len(switches):
+        events.append((0, "eager", ""))
+    return events
+
+
+def graph_classes(project) -> dict[str, tuple[bool, str]]:
+    """The Layer and Model classes whose Keras methods (entry points of kind "keras") run in graph
+    mode (`frameworks.GRAPH_MODE_SWITCHES`), each with whether that is known for every program and
+    how. Known when the class's module, or a module it imports at module level above the class,
+    switches at module level, unconditionally, above the class: a module's module-level code runs
+    before anything it defines can be called. Shown for the project's own programs when every
+    module imported by none (a program) that imports the class's module, directly or through
+    others, at module level (or the class's module itself, imported by none) switches at module
+    level, unconditionally: with TensorFlow 1's own spelling anywhere there (the program runs TF
+    1.x, whose default is graph mode), else above its first statement making a call; a program
+    outside the project, or one importing the module inside a function, may differ. Empty when a
+    module of the project turns eager execution on, or calls a switch any other way."""
+    modules = project.modules
+    events = [kind for m in modules.values() for _, kind, _ in m.eager_switch]
+    if "graph" not in events or "eager" in events:
+        return {}
+    memo: dict[str, bool] = {}
+
+    def on_before(module: str, line: float, seen: frozenset) -> bool:
+        for at, kind, name in modules[module].eager_switch:
+            if kind == "graph" and at < line:
+                return True
+            if kind == "import" and at < line:
+                other = _imported(project, name, module)
+                if other is not None and other not in seen and on_at_import(other, seen | {other}):
+                    return True
+        return False
+
+    def on_at_import(module: str, seen: frozenset) -> bool:
+        if module not in memo:
+            memo[module] = on_before(module, float("inf"), seen)
+        return memo[module]
+
+    importers: dict[str, set[str]] = {}
+    for m in modules.values():
+        for _, kind, name in m.eager_switch:
+            if kind == "import":
+                other = _imported(project, name, m.module)
+                if other is not None and other != m.module:
+                    importers.setdefault(other, set()).add(m.module)
+
+    def program_switches(module: str) -> str | None:
+        graph = [(at, name) for at, kind, name in modules[module].eager_switch if kind == "graph"]
+        calls = next((at for at, kind, _ in modules[module].eager_switch if kind == "graph calls"), None)
+        for at, name in graph:
+            if name == "tf1":
+                return f"`{module}` at line {at}, a TensorFlow 1 spelling"
+            if calls is None or at < calls:
+                return f"`{module}` at line {at}, before any other call"
+        return None
+
+    verdicts: dict[str, str | None] = {}
+    out: dict[str, tuple[bool, str]] = {}
+    for key, kind in project.entries.items():
+        f = project.function(key)
+        if kind != "keras" or f is None or not f.class_qualname or f.span is None:
+            continue
+        cls = project.resolved_class_name(f.class_qualname)
+        module = key[0]
+        if on_before(module, f.span.line, frozenset({module})):
+            out[cls] = (True, f"`{module}` switches to graph mode at its import, before the class can run")
+            continue
+        if module not in verdicts:
+            seen, queue = {module}, [module]
+            for at in queue:
+                for other in importers.get(at, ()):
+                    if other not in seen:
+                        seen.add(other)
+                        queue.append(other)
+            hows = [program_switches(m) for m in sorted(m for m in seen if not importers.get(m))]
+            verdicts[module] = "; ".join(hows) if hows and all(hows) else None
+        if verdicts[module] is not None and cls not in out:
+            out[cls] = (False, verdicts[module])
+    return out
 
 
 def _driver_events(ctx, module: cst.Module, calls, helpers) -> list[tuple[int, str, str]]:

@@ -91,6 +91,9 @@ class Project:
         self._known: dict[Key, Key] | None = None
         self._keras_why: dict[tuple[str, str], str] = {}
         self._dynamic: set[str] = set()  # `_dynamic_classes`
+        #: Keras classes run in graph mode: class -> (known for every program, how): `eagerswitch.graph_classes`
+        self._graph: dict[str, tuple[bool, str]] = {}
+        self._graph_outside: dict[Key, Key] | None = None
         self._find_entries()
         from stagelint.analysis.eagerswitch import driver_eager_entries, eager_entries
         from stagelint.analysis.jaxstaging import JaxView
@@ -373,6 +376,8 @@ class Project:
         self._drop_hand_driven()
         self._drop_run_eagerly()
         self._dynamic = self._dynamic_classes()
+        from stagelint.analysis.eagerswitch import graph_classes
+        self._graph = graph_classes(self)
 
     def _drop_hand_driven(self) -> None:
         """Keras methods of a class whose `train_step` (`test_step`, `predict_step`) the code calls
@@ -514,6 +519,29 @@ class Project:
         cls = self.resolved_class_name(f.class_qualname)
         return cls in self._dynamic and self.resolved_class_name(e.class_qualname or "") == cls
 
+    def keras_in_graph(self, key: Key) -> bool:
+        """`key` is reached only through Keras methods of classes that run in graph mode
+        (`_graph`, `eagerswitch.graph_classes`) and nothing shows it traced otherwise: a layer
+        called while the one default graph is built runs its code once, on graph tensors that stay
+        valid for every step the session runs, and no Keras loop makes a Function of it
+        (`frameworks.GRAPH_MODE_SWITCHES`), so it is in no trace. Where graph mode is known for every
+        program, Keras's own ways of running a class (`fit`, a functional build) show nothing
+        (`known_reached`); where it is shown for the project's own programs only, they still do, and
+        only what nothing shows traced is left out of the preview tier as well: the guess that
+        Keras traces it would go against all the project shows. A `tf.function` calling the layer
+        still traces it."""
+        if not self._graph or key not in self.reached or key in self.known_reached():
+            return False
+        if self._graph_outside is None:
+            seen: dict[Key, Key] = {}
+            for entry in sorted(self.entries):
+                f = self.function(entry)
+                if not (self.entries[entry] == "keras" and f is not None and f.class_qualname
+                        and self.resolved_class_name(f.class_qualname) in self._graph):
+                    self.reach_from(entry, seen, only_unguarded=False)
+            self._graph_outside = seen
+        return key not in self._graph_outside
+
     def staging_unshown(self, key: Key) -> str | None:
         """Why the staging of `key` is not known (None when it is): every entry point reaching it
         is a Keras method nothing shows Keras tracing (`keras_unshown`), or a function JAX wraps
@@ -592,8 +620,8 @@ class Project:
                 self.reach_from(entry, seen, only_unguarded=False)
         why = self._keras_why
         # traced by a staging the user writes (a `tf.function`, ...), not by Keras: all that
-        # shows a dynamic layer traced (`_dynamic_classes`)
-        plain = set(seen) if self._dynamic else set()
+        # shows a dynamic layer traced (`_dynamic_classes`), or one run in graph mode (`_graph`)
+        plain = set(seen) if self._dynamic or self._graph else set()
         plain_owners = {self.resolved_class_name(f.class_qualname) for k in plain
                         if (f := self.function(k)) is not None and f.class_qualname}
         shown: dict[str, set[str]] = {}  # method -> classes running it traced (with their bases)
@@ -605,8 +633,10 @@ class Project:
             return lineages[cls]
 
         def show(cls: str, methods, reason: str, by_keras: bool = True) -> None:
-            if by_keras and cls in self._dynamic:
-                return  # Keras runs it eagerly (Keras 2) or refuses to build it (Keras 3)
+            if by_keras and (cls in self._dynamic or self._graph.get(cls, (False,))[0]):
+                # Keras runs it eagerly (Keras 2) or refuses to build it (Keras 3); in graph mode
+                # Keras builds it into the default graph once (`keras_in_graph`)
+                return
             for method in methods:
                 if (cls, method) in why:
                     continue

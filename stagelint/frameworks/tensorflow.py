@@ -575,6 +575,33 @@ EAGER_FUNCTION_SWITCHES = frozenset({
     "tensorflow.config.run_functions_eagerly", "tensorflow.config.experimental_run_functions_eagerly",
 })
 EAGER_DATASET_SWITCH = "tensorflow.data.experimental.enable_debug_mode"
+
+#: The process-wide switches to TensorFlow 1's graph mode (`analysis.eagerswitch.graph_modules`):
+#: with eager execution off (TF 2.21, tests/runtime/test_tf_graph_mode_facts.py) every op called
+#: outside a `tf.function` adds a node to the one default graph and returns a graph tensor, which
+#: stays valid for every `Session.run` of that graph; a Keras layer called on such tensors runs its
+#: `call` as Python once, while the graph is built (a tensor it stores on itself is a tensor of
+#: that graph, read by each later step), and no Keras loop makes a Function of it. A `tf.function`
+#: still traces its Python once per input signature, into a function graph of its own, and its
+#: calls add a call op: what is traced stays traced. The spellings on the top-level module
+#: (`tf.disable_v2_behavior()`, `tf.py_func`, `tf.assign_add`) are TensorFlow 1's: TF 2 has them
+#: only under `tf.compat.v1` (the top-level attribute is missing: AttributeError), so a program
+#: that calls one runs TensorFlow 1.x, whose default is graph mode.
+GRAPH_MODE_SWITCHES = frozenset({
+    "tensorflow.compat.v1.disable_eager_execution", "tensorflow.compat.v1.disable_v2_behavior",
+    "tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior",
+})
+#: The TensorFlow 1-only spellings among them (absent from TF 2's top-level module).
+GRAPH_MODE_TF1_ONLY = frozenset({"tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior"})
+#: What turns eager execution (back) on: a project that calls one is not known to build graphs.
+EAGER_MODE_SWITCHES = frozenset({
+    "tensorflow.compat.v1.enable_eager_execution", "tensorflow.compat.v1.enable_v2_behavior",
+    "tensorflow.enable_eager_execution", "tensorflow.enable_v2_behavior",
+})
+#: How the switches are spelled in a file's bytes (`pipeline.screen.entry_pattern`: such a file is
+#: analysed with the entry points; `pipeline.splice`: analysed whole).
+GRAPH_MODE_WORDS = (b"disable_v2_behavior", b"disable_eager_execution", b"enable_eager_execution",
+                    b"enable_v2_behavior")
 #: The drives that run a model's step methods.
 KERAS_RUNNING_METHODS = KERAS_TRAINING_METHODS - {"compile"}
 

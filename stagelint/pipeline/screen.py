@@ -58,6 +58,7 @@ from stagelint.frameworks import (
     DATASET_ENTRY_WORDS,
     EQUINOX_STAGED_METHODS,
     FRAMEWORKS,
+    GRAPH_MODE_WORDS,
     JAX,
     JAX_FUNCTION_ARGUMENTS,
     LINEN_STAGED_METHODS,
@@ -128,6 +129,8 @@ def entry_pattern(settings) -> re.Pattern[bytes]:
     # not an entry point, but what may make every Function of the program eager (`analysis.eagerswitch`):
     # analysed with the entry points, whatever they need
     parts.append(rb"functions_eagerly")
+    # nor what switches to graph mode (`analysis.eagerswitch.graph_classes`)
+    parts.extend(re.escape(word) for word in GRAPH_MODE_WORDS)
     if extra:
         parts.append(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in extra) + rb")\b")
     return re.compile(b"|".join(parts))

@@ -34,6 +34,7 @@ from dataclasses import dataclass, fields, is_dataclass, replace
 
 from stagelint.analysis import eagerswitch
 from stagelint.analysis import facts as F
+from stagelint.frameworks import GRAPH_MODE_WORDS
 from stagelint.pipeline.files import digest
 from stagelint.fix import Edit, Fix
 
@@ -475,6 +476,8 @@ def splice(memo: Memo, new_text: str, analyse) -> Spliced | None:
     plan = _Plan(memo, new_text, memo.staging)
     if not plan.ok or "functions_eagerly" in new_text or "functions_eagerly" in memo.text:
         return None
+    if any(word.decode() in text for word in GRAPH_MODE_WORDS for text in (new_text, memo.text)):
+        return None  # a graph-mode switch (`eagerswitch.graph_classes`): the file whole
     plan.traces_anyway = eagerswitch.traces_anyway(new_text.encode("utf-8", "surrogatepass"))
     blanked = sum(plan.units[i].end - plan.units[i].body for i in plan.blank)
     if blanked < SAVES * len(plan.new_lines):
