@@ -176,7 +176,7 @@ def graph_classes(project) -> dict[str, tuple[bool, str]]:
             if kind == "graph" and at < line:
                 return True
             if kind == "import" and at < line:
-                other = _imported(project, name, module)
+                other = imported_module(project, name, module)
                 if other is not None and other not in seen and on_at_import(other, seen | {other}):
                     return True
         return False
@@ -190,7 +190,7 @@ def graph_classes(project) -> dict[str, tuple[bool, str]]:
     for m in modules.values():
         for _, kind, name in m.eager_switch:
             if kind == "import":
-                other = _imported(project, name, m.module)
+                other = imported_module(project, name, m.module)
                 if other is not None and other != m.module:
                     importers.setdefault(other, set()).add(m.module)
 
@@ -353,7 +353,7 @@ def eager_entries(project) -> set[Key]:
             if kind == "on":
                 return True
             if kind == "import":
-                other = _imported(project, name, module)
+                other = imported_module(project, name, module)
                 if other is not None and other not in seen and on_at_import(other, seen | {other}):
                     return True
         return False
@@ -408,7 +408,7 @@ def driver_eager_entries(project, eager: set[Key]) -> dict[Key, str]:
         out = imports[m.module] = set()
         for _, kind, name in m.eager_switch:
             if kind == "import":
-                other = _imported(project, name, m.module)
+                other = imported_module(project, name, m.module)
                 if other is not None and other != m.module:
                     out.add(other)
     importers: dict[str, set[str]] = {}
@@ -450,7 +450,7 @@ def driver_eager_entries(project, eager: set[Key]) -> dict[Key, str]:
     return out
 
 
-def _imported(project, name: str, near: str) -> str | None:
+def imported_module(project, name: str, near: str) -> str | None:
     """The project module an import of the dotted `name` in `near` binds or imports from."""
     parts = name.split(".")
     for i in range(len(parts), 0, -1):

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections import deque
 
 from stagelint.analysis import facts as F
-from stagelint.frameworks import (KERAS3_BASE_PREFIXES, KERAS_DYNAMIC_KEYWORD, KERAS_EAGER_COMPILE, KERAS_LOOP_STEPS,
-                                  KERAS_RUNNING_METHODS, KERAS_SAVED, KERAS_SEQUENTIAL_ENTRY,
+from stagelint.frameworks import (KERAS3_BASE_PREFIXES, KERAS_DYNAMIC_KEYWORD, KERAS_EAGER_COMPILE, KERAS_HAND_TRAINING,
+                                  KERAS_LOOP_STEPS, KERAS_RUNNING_METHODS, KERAS_SAVED, KERAS_SEQUENTIAL_ENTRY,
                                   KERAS_STEP_CALL_KEYWORDS, KERAS_STEP_METHODS, KERAS_SYMBOLIC_SCOPE,
                                   KERAS_UNBUILT, Framework)
 
@@ -94,6 +94,7 @@ class Project:
         #: Keras classes run in graph mode: class -> (known for every program, how): `eagerswitch.graph_classes`
         self._graph: dict[str, tuple[bool, str]] = {}
         self._graph_outside: dict[Key, Key] | None = None
+        self._untraced_parts: set[str] | None = None  # `_parts_staging_nothing`
         self._find_entries()
         from stagelint.analysis.eagerswitch import driver_eager_entries, eager_entries
         from stagelint.analysis.jaxstaging import JaxView
@@ -505,6 +506,60 @@ class Project:
         return (f"nothing in the code shows Keras tracing `{self.display(entry, entry[0])}`: called directly "
                 f"on eager tensors a layer runs `{f.name}` as Python; Keras traces it under `fit`/`evaluate`/"
                 f"`predict`, in traced code, on symbolic inputs (`keras.Input`, `Sequential`) or when saved")
+
+    def keras_untraced_here(self, key: Key) -> bool:
+        """`key` is a Keras method nothing shows traced (`keras_unshown`), no module near its
+        entry point stages anything (no `tf.function` or other entry point, no Keras loop,
+        functional build, `Sequential`, save or export, read in the modules joined to it by
+        imports; those no round analysed by their spelling: `frameworks.KERAS_DRIVE_SPELLING`), and
+        one of them trains by hand outside staged code (`frameworks.KERAS_HAND_TRAINING`). Keras
+        traces a layer only under those (`frameworks.KERAS_LOOP_STEPS`); called from plain Python,
+        as all the code near it can, a layer runs its `call` as Python on every call, and the
+        training the code shows runs eagerly (TF 2.21 / Keras 3:
+        tests/runtime/test_tf_keras_tracing_facts.py). Such a method is traced only by code the
+        project does not hold; the preview tier's guess that Keras traces it goes against all the
+        code shows, and is not made. (A layer library nothing near it uses either way stays a
+        guess, the preview tier.)"""
+        if self.keras_unshown(key) is None:
+            return False
+        if self._untraced_parts is None:
+            self._untraced_parts = self._parts_staging_nothing()
+        return self.reached[key][0] in self._untraced_parts
+
+    def _parts_staging_nothing(self) -> set[str]:
+        """The modules of the parts of the project (modules joined by imports, either way) where
+        no module stages anything and some module trains by hand, eagerly (`keras_untraced_here`)."""
+        from stagelint.analysis.eagerswitch import imported_module
+
+        parent = {name: name for name in self.modules}
+
+        def find(x: str) -> str:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        staging: set[str] = {key[0] for key, kind in self.entries.items() if kind != "keras"}
+        hand: set[str] = set()  # modules training by hand outside staged code
+        tracing_drives = set(KERAS_LOOP_STEPS) | {KERAS_SYMBOLIC_SCOPE, KERAS_SEQUENTIAL_ENTRY}
+        for m in self.modules.values():
+            names = [*m.imports.values(), *m.star_from,
+                     *(name for _, kind, name in m.eager_switch if kind == "refers")]
+            names += [site.target[1] for site in m.call_sites if site.target[0] == "name"]
+            if any(method in tracing_drives for method, *_ in m.keras_drives) or any(
+                    kind == "keras drives" for _, kind, _ in m.eager_switch):
+                staging.add(m.module)
+            if any(method == KERAS_HAND_TRAINING and (caller is None or (m.module, caller) not in self.reached)
+                   for method, _, _, caller in m.keras_drives) or any(
+                    kind == "hand training" for _, kind, _ in m.eager_switch):
+                hand.add(m.module)
+            for name in names:
+                other = imported_module(self, name, m.module)
+                if other is not None and other != m.module:
+                    parent[find(other)] = find(m.module)
+        shown = {find(name) for name in staging}
+        by_hand = {find(name) for name in hand} - shown
+        return {name for name in self.modules if find(name) in by_hand}
 
     def keras_runs_eagerly(self, key: Key) -> bool:
         """`key` is a method of a dynamic layer or model (`_dynamic_classes`) reached only through

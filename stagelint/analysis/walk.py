@@ -64,6 +64,7 @@ from stagelint.frameworks import (
     JAX_RECORDED_CALL_PREFIXES,
     JAX_SEQUENCE_INDEX,
     KERAS_EAGER_COMPILE,
+    KERAS_HAND_TRAINING,
     KERAS_INPUT_CALLS,
     KERAS_OPS_PREFIXES,
     KERAS_SAVED,
@@ -91,7 +92,7 @@ from stagelint.analysis.tensors import arg_facts, bind_arguments, summarise_retu
 from stagelint.analysis.proof import FALSE, HEURISTIC, fact
 from stagelint.analysis.trivia import LEAVING, TRIVIA, holds_statement, inner_nodes
 
-KERAS_DRIVING_METHODS = KERAS_STEP_METHODS | KERAS_TRAINING_METHODS
+KERAS_DRIVING_METHODS = KERAS_STEP_METHODS | KERAS_TRAINING_METHODS | {KERAS_HAND_TRAINING}
 
 
 def _functional_super_init(node: cst.Call) -> bool:

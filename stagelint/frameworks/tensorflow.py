@@ -651,6 +651,20 @@ KERAS_SYMBOLIC_SCOPE = "keras.Input"
 KERAS_UNBUILT = "keras.Input(not while bound)"
 KERAS_SEQUENTIAL_ENTRY = "Sequential([...])"
 KERAS_SAVED = "tf.saved_model.save"
+#: How a file spells what may make Keras trace a layer's methods (`KERAS_LOOP_STEPS`: a Keras loop,
+#: `keras.Input`, a functional `Model(...)`, `Sequential`, a save or export), read in the bytes of
+#: a file no round analysed (`pipeline.stages`); erring towards seeing one (a string counts; not
+#: what follows a `#` on its line: a commented-out `# model.fit(x)` runs nothing).
+KERAS_DRIVE_SPELLING = (rb"(?m)^[^#\n]*(?:\.(?:fit|evaluate|predict|train_on_batch|test_on_batch|predict_on_batch|fit_generator|"
+                        rb"evaluate_generator|predict_generator|export)\s*\(|\bInput\s*\(|\bModel\s*\(|\bSequential\b"
+                        rb"|\bsaved_model\b)")
+#: How `stagelint.analysis.walk` records, among the Keras drives, a step of training by hand: an
+#: optimizer applying gradients (`optimizer.apply_gradients(zip(tape.gradient(...), ...))`) where the
+#: code calls it. Outside staged code it runs eagerly, and so does the model whose gradients it
+#: applies: its `call` runs as Python on every step (`analysis.staging.Project.keras_untraced_here`).
+KERAS_HAND_TRAINING = "apply_gradients"
+#: Its spelling, read in the bytes of a file no round analysed (not after a `#` on its line).
+KERAS_HAND_TRAINING_SPELLING = rb"(?m)^[^#\n]*\.apply_gradients\s*\("
 KERAS_LOOP_STEPS[KERAS_VALIDATING_FIT] = frozenset({"test_step"})
 KERAS_LOOP_STEPS[KERAS_SAVED] = frozenset({"call"})
 #: What Keras's own `train_step` / `test_step` / `predict_step` pass a model's `call`: the one

@@ -15,6 +15,7 @@ them.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,12 +28,26 @@ from stagelint.pipeline.discovery import discover as discover_files
 from stagelint.pipeline.discovery import root_of
 from stagelint.pipeline.files import digest
 from stagelint.findings import CheckResult, Finding
-from stagelint.frameworks import STAGING
+from stagelint.frameworks import KERAS_DRIVE_SPELLING, KERAS_HAND_TRAINING_SPELLING, STAGING
 from stagelint.pipeline.imports import imported_files
 from stagelint.pipeline.incremental import reusable
 from stagelint.pipeline.paths import display_path, project_root
 from stagelint.pipeline.state import ProjectState
 from stagelint.analysis.staging import Project
+
+_KERAS_DRIVE = re.compile(KERAS_DRIVE_SPELLING)
+_KERAS_HAND = re.compile(KERAS_HAND_TRAINING_SPELLING)
+#: digest -> whether the bytes spell a Keras drive, a step of training by hand (read once a file, not once a round)
+_KERAS_DRIVE_SEEN: dict[str, tuple[bool, bool]] = {}
+
+
+def _spells_keras_drive(key: str | None, source: bytes) -> tuple[bool, bool]:
+    got = _KERAS_DRIVE_SEEN.get(key) if key is not None else None
+    if got is None:
+        got = (bool(_KERAS_DRIVE.search(source)), b"apply_gradients" in source and bool(_KERAS_HAND.search(source)))
+        if key is not None:
+            _KERAS_DRIVE_SEEN[key] = got
+    return got
 
 if TYPE_CHECKING:
     from stagelint.pipeline.perfile import Outcome
@@ -300,11 +315,22 @@ def _placeholders(state: ProjectState, paths) -> list[F.ModuleFacts]:
     would analysed (`analysis.eagerswitch.unknown_in`)."""
     out = list(state.placeholders)
     sources = state.selection.sources if state.selection is not None else {}
+    names = state.selection.names if state.selection is not None else {}
+    digests = state.selection.digests if state.selection is not None else {}
     for path in paths:
         facts = _placeholder(state, path)
-        source = sources.get(state.realpath(path)) if sources else None
+        real = state.realpath(path)
+        source = sources.get(real) if sources else None
         if source is not None and eagerswitch.unknown_in(source):
             facts.eager_switch = [(0, "traces", "")]
+        # what says whether Keras may trace layers near it (`staging.Project.keras_untraced_here`)
+        if source is not None:
+            drives, hand = _spells_keras_drive(digests.get(real), source)
+            if drives:
+                facts.eager_switch.append((0, "keras drives", ""))
+            if hand:
+                facts.eager_switch.append((0, "hand training", ""))
+        facts.eager_switch.extend((0, "refers", name) for name in sorted(names.get(real, ())))
         out.append(facts)
     return out
 

@@ -139,6 +139,8 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                 continue  # a dynamic Keras layer's own code: Keras never traces it (`Project.keras_runs_eagerly`)
             if project.keras_in_graph(key):
                 continue  # a Keras layer's code run in graph mode: built once, in no trace (`Project.keras_in_graph`)
+            if project.keras_untraced_here(key):
+                continue  # a Keras method near which nothing stages anything (`Project.keras_untraced_here`)
             if not cand.fields.get("_anchors") and untraced_branch(project, key, cand.fields.get("_when")):
                 continue  # under a condition no trace satisfies, or called only there: in no trace (`analysis.flags`)
             if cand.fields.get("_after_concrete") is not None and not cand.fields.get("_anchors") \
