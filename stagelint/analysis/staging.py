@@ -516,7 +516,7 @@ class Project:
         traces a layer only under those (`frameworks.KERAS_LOOP_STEPS`); called from plain Python,
         as all the code near it can, a layer runs its `call` as Python on every call, and the
         training the code shows runs eagerly (TF 2.21 / Keras 3:
-        tests/runtime/test_tf_keras_tracing_facts.py). Such a method is traced only by code the
+        tests/runtime/test_tf_keras_tracing_facts.py, test_tf_keras_hand_training_facts.py). Such a method is traced only by code the
         project does not hold; the preview tier's guess that Keras traces it goes against all the
         code shows, and is not made. (A layer library nothing near it uses either way stays a
         guess, the preview tier.)"""

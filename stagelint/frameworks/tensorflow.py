@@ -661,7 +661,8 @@ KERAS_DRIVE_SPELLING = (rb"(?m)^[^#\n]*(?:\.(?:fit|evaluate|predict|train_on_bat
 #: How `stagelint.analysis.walk` records, among the Keras drives, a step of training by hand: an
 #: optimizer applying gradients (`optimizer.apply_gradients(zip(tape.gradient(...), ...))`) where the
 #: code calls it. Outside staged code it runs eagerly, and so does the model whose gradients it
-#: applies: its `call` runs as Python on every step (`analysis.staging.Project.keras_untraced_here`).
+#: applies: its `call` runs as Python on every step, under `tf.function` it is traced once (TF 2.21 /
+#: Keras 3, tests/runtime/test_tf_keras_hand_training_facts.py; `analysis.staging.Project.keras_untraced_here`).
 KERAS_HAND_TRAINING = "apply_gradients"
 #: Its spelling, read in the bytes of a file no round analysed (not after a `#` on its line).
 KERAS_HAND_TRAINING_SPELLING = rb"(?m)^[^#\n]*\.apply_gradients\s*\("
