@@ -153,6 +153,32 @@ def _graph_events(ctx, module: cst.Module) -> list[tuple[int, str, str]]:
     return events
 
 
+def _switched_before(project, modules, switch: str):
+    """`on_before(module, line, seen)`: whether `module` sets the switch the way `switch` names
+    (`module_events`' kinds) at module level above `line`, or imports above it a module that does
+    at its import (through the modules it imports in turn; `seen` the modules on the way)."""
+    memo: dict[str, bool] = {}
+
+    def on_before(module: str, line: float, seen: frozenset) -> bool:
+        for at, kind, name in modules[module].eager_switch:
+            if at >= line:
+                continue  # (not `break`: the events the project phase adds, at line 0, follow the module's own)
+            if kind == switch:
+                return True
+            if kind == "import":
+                other = imported_module(project, name, module)
+                if other is not None and other not in seen and on_at_import(other, seen | {other}):
+                    return True
+        return False
+
+    def on_at_import(module: str, seen: frozenset) -> bool:
+        if module not in memo:
+            memo[module] = on_before(module, float("inf"), seen)
+        return memo[module]
+
+    return on_before
+
+
 def graph_classes(project) -> dict[str, tuple[bool, str]]:
     """The Layer and Model classes whose Keras methods (entry points of kind "keras") run in graph
     mode (`frameworks.GRAPH_MODE_SWITCHES`), each with whether that is known for every program and
@@ -169,22 +195,7 @@ def graph_classes(project) -> dict[str, tuple[bool, str]]:
     events = [kind for m in modules.values() for _, kind, _ in m.eager_switch]
     if "graph" not in events or "eager" in events:
         return {}
-    memo: dict[str, bool] = {}
-
-    def on_before(module: str, line: float, seen: frozenset) -> bool:
-        for at, kind, name in modules[module].eager_switch:
-            if kind == "graph" and at < line:
-                return True
-            if kind == "import" and at < line:
-                other = imported_module(project, name, module)
-                if other is not None and other not in seen and on_at_import(other, seen | {other}):
-                    return True
-        return False
-
-    def on_at_import(module: str, seen: frozenset) -> bool:
-        if module not in memo:
-            memo[module] = on_before(module, float("inf"), seen)
-        return memo[module]
+    on_before = _switched_before(project, modules, "graph")
 
     importers: dict[str, set[str]] = {}
     for m in modules.values():
@@ -344,24 +355,7 @@ def eager_entries(project) -> set[Key]:
     modules = project.modules
     if not _switch_known_on(modules, ("on",)):
         return set()
-    memo: dict[str, bool] = {}
-
-    def on_before(module: str, line: float, seen: frozenset) -> bool:
-        for at, kind, name in modules[module].eager_switch:
-            if at >= line:
-                break
-            if kind == "on":
-                return True
-            if kind == "import":
-                other = imported_module(project, name, module)
-                if other is not None and other not in seen and on_at_import(other, seen | {other}):
-                    return True
-        return False
-
-    def on_at_import(module: str, seen: frozenset) -> bool:
-        if module not in memo:
-            memo[module] = on_before(module, float("inf"), seen)
-        return memo[module]
+    on_before = _switched_before(project, modules, "on")
 
     traced_anyway = set()
     for m in modules.values():

@@ -57,6 +57,17 @@ def literal_truth(test) -> bool | None:
     return None
 
 
+def _bindings_truth(ctx, name: cst.Name) -> bool | None:
+    """The one truth of the literals every binding of `name` the walk has met binds, else None."""
+    truths = set()
+    for value in _bound_values(ctx, name):
+        known = literal_truth(value) if isinstance(value, cst.BaseExpression) else None
+        if known is None:
+            return None
+        truths.add(known)
+    return truths.pop() if len(truths) == 1 else None
+
+
 def constant_truth(ctx, test) -> bool | None:
     """`literal_truth`, and the truth of a local name every binding of which its function has
     made so far is one literal (`use_jit = False` on the line above `if use_jit:`): a local name
@@ -67,13 +78,7 @@ def constant_truth(ctx, test) -> bool | None:
     if truth is not None or not isinstance(test, cst.Name) or ctx.function is None \
             or ctx.binding_kind(test) != "local":
         return truth
-    truths = set()
-    for value in _bound_values(ctx, test):
-        known = literal_truth(value) if isinstance(value, cst.BaseExpression) else None
-        if known is None:
-            return None
-        truths.add(known)
-    return truths.pop() if len(truths) == 1 else None
+    return _bindings_truth(ctx, test)
 
 
 def module_constant_truth(ctx, test) -> bool | None:
@@ -86,13 +91,7 @@ def module_constant_truth(ctx, test) -> bool | None:
     or one the walk has not reached yet (a function below the read declaring `global DEBUG`)."""
     if not isinstance(test, cst.Name) or ctx.binding_kind(test) != "global":
         return None
-    truths = set()
-    for value in _bound_values(ctx, test):
-        known = literal_truth(value) if isinstance(value, cst.BaseExpression) else None
-        if known is None:
-            return None
-        truths.add(known)
-    return truths.pop() if len(truths) == 1 else None
+    return _bindings_truth(ctx, test)
 
 
 def constant_literal(ctx, expr) -> bool:
