@@ -262,6 +262,8 @@ _AUDITS["BG"] = "The sixteenth JAX audit"
 
 _AUDITS["BI"] = "The sixteenth TensorFlow audit"
 
+_AUDITS["BK"] = "The seventeenth JAX audit"
+
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:
     """Per held-back half (or per half of `halves`), its latest read run (no later than `upto`):
