@@ -225,7 +225,8 @@ RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde",
              ("BD", "after"): "54ffd86", ("BF", "after"): "54ffd86",  # and its final code
              ("BH", "before"): "9550dbb",  # the sixteenth JAX audit's: session 24's start
              ("BJ", "before"): "9550dbb",  # the sixteenth TensorFlow audit's: session 24's start
-             ("BH", "after"): "3db41ab", ("BJ", "after"): "3db41ab"}  # and its final code
+             ("BH", "after"): "3db41ab", ("BJ", "after"): "3db41ab",  # and its final code
+             ("BN", "before"): "d1d7ecb"}  # the seventeenth TensorFlow audit's: session 25's start
 
 
 def main_of(half: str, when: str) -> str | None:
@@ -261,6 +262,8 @@ _AUDITS["BE"] = "The fifteenth TensorFlow audit"
 _AUDITS["BG"] = "The sixteenth JAX audit"
 
 _AUDITS["BI"] = "The sixteenth TensorFlow audit"
+
+_AUDITS["BM"] = "The seventeenth TensorFlow audit"
 
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:

@@ -95,6 +95,9 @@ bench/fresh_repos_tf16.txt, the sixteenth TensorFlow audit, is BI (fix from, nex
 (measured: before = main 9550dbb, after = session 24's final main), and so is its second list
 bench/fresh_repos_tf16b.txt and its third bench/fresh_repos_tf16c.txt (second round; each added so that BJ's findings
 come from more repositories).
+
+bench/fresh_repos_tf17.txt, the seventeenth TensorFlow audit, is BM (fix from, next session) and BN
+(measured: before = main d1d7ecb, after = session 25's final main).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -175,6 +178,8 @@ LISTS[HERE / "fresh_repos_jax16.txt"] = ("BG", "BH")  # the sixteenth JAX audit
 LISTS[HERE / "fresh_repos_tf16.txt"] = ("BI", "BJ")  # the sixteenth TensorFlow audit
 LISTS[HERE / "fresh_repos_tf16b.txt"] = ("BI", "BJ")  # its second list
 LISTS[HERE / "fresh_repos_tf16c.txt"] = ("BI", "BJ")  # its third list (second round)
+
+LISTS[HERE / "fresh_repos_tf17.txt"] = ("BM", "BN")  # the seventeenth TensorFlow audit
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
