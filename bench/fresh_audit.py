@@ -226,7 +226,8 @@ RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde",
              ("BH", "before"): "9550dbb",  # the sixteenth JAX audit's: session 24's start
              ("BJ", "before"): "9550dbb",  # the sixteenth TensorFlow audit's: session 24's start
              ("BH", "after"): "3db41ab", ("BJ", "after"): "3db41ab",  # and its final code
-             ("BL", "before"): "d1d7ecb"}  # the seventeenth JAX audit's: session 25's start
+             ("BL", "before"): "d1d7ecb",  # the seventeenth JAX audit's: session 25's start
+             ("BN", "before"): "d1d7ecb"}  # the seventeenth TensorFlow audit's: session 25's start
 
 
 def main_of(half: str, when: str) -> str | None:
@@ -264,6 +265,7 @@ _AUDITS["BG"] = "The sixteenth JAX audit"
 _AUDITS["BI"] = "The sixteenth TensorFlow audit"
 
 _AUDITS["BK"] = "The seventeenth JAX audit"
+_AUDITS["BM"] = "The seventeenth TensorFlow audit"
 
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:

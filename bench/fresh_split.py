@@ -98,6 +98,10 @@ come from more repositories).
 
 bench/fresh_repos_jax17.txt, the seventeenth JAX audit, is BK (fix from, next session) and BL (measured:
 before = main d1d7ecb, after = session 25's final main).
+bench/fresh_repos_tf17.txt, the seventeenth TensorFlow audit, is BM (fix from, next session) and BN
+(measured: before = main d1d7ecb, after = session 25's final main), and so is its second list
+bench/fresh_repos_tf17b.txt, its third bench/fresh_repos_tf17c.txt and its fourth to eighth bench/fresh_repos_tf17d.txt to
+bench/fresh_repos_tf17h.txt (second round; each added so that BN's findings come from more repositories).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -180,6 +184,14 @@ LISTS[HERE / "fresh_repos_tf16b.txt"] = ("BI", "BJ")  # its second list
 LISTS[HERE / "fresh_repos_tf16c.txt"] = ("BI", "BJ")  # its third list (second round)
 
 LISTS[HERE / "fresh_repos_jax17.txt"] = ("BK", "BL")  # the seventeenth JAX audit
+LISTS[HERE / "fresh_repos_tf17.txt"] = ("BM", "BN")  # the seventeenth TensorFlow audit
+LISTS[HERE / "fresh_repos_tf17b.txt"] = ("BM", "BN")  # its second list
+LISTS[HERE / "fresh_repos_tf17c.txt"] = ("BM", "BN")  # its third list
+LISTS[HERE / "fresh_repos_tf17d.txt"] = ("BM", "BN")  # its fourth list (second round)
+LISTS[HERE / "fresh_repos_tf17e.txt"] = ("BM", "BN")  # its fifth list (second round)
+LISTS[HERE / "fresh_repos_tf17f.txt"] = ("BM", "BN")  # its sixth list (second round)
+LISTS[HERE / "fresh_repos_tf17g.txt"] = ("BM", "BN")  # its seventh list (second round)
+LISTS[HERE / "fresh_repos_tf17h.txt"] = ("BM", "BN")  # its eighth list (second round)
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
