@@ -1739,7 +1739,7 @@ def tracing_test(ctx, node: cst.FunctionDef):
     A helper that returns a parameter, tests something else (`tf.config.functions_run_eagerly()`)
     or returns False on a condition of its own above a "yes" is no such test: None."""
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-    early: list[tuple] = []  # (test, returned expression) of the early returns not decided
+    early: list[tuple] = []  # (test, returned expression or block) of the early returns not decided
     for stmt in body:
         if isinstance(stmt, cst.SimpleStatementLine) and stmt.body and isinstance(stmt.body[0], cst.Return):
             value = stmt.body[0].value
@@ -1747,9 +1747,8 @@ def tracing_test(ctx, node: cst.FunctionDef):
         if isinstance(stmt, cst.If) and stmt.orelse is None and isinstance(stmt.body, cst.IndentedBlock):
             first = stmt.body.body[0] if stmt.body.body else None
             if not (isinstance(first, cst.SimpleStatementLine) and first.body and isinstance(first.body[0], cst.Return)):
-                if holds_statement(stmt.body, (cst.Return,)):
-                    return None  # (a block that does more than return)
-                continue  # `if tf is None: raise ImportError(...)`: returns nothing
+                early.append((stmt.test, stmt.body))  # (`if tf is None: raise ImportError(...)`)
+                continue
             returned = first.body[0].value
             test = _tracing_value(ctx, stmt.test)
             if test == "no":
@@ -1779,6 +1778,10 @@ def _agreeing(final, early: list[tuple], value):
     absent_value = "False" if final == "yes" else "True" if final == "no" else None
     module = _test_receiver(value)
     for test, returned in early:
+        if isinstance(returned, cst.IndentedBlock):
+            if holds_statement(returned, (cst.Return,)):
+                return None  # (a block that does more than return)
+            continue  # `if tf is None: raise ImportError(...)`: returns nothing
         if keyword_constant(returned, agree):
             continue
         if absent_value is not None and module is not None and keyword_constant(returned, absent_value) \

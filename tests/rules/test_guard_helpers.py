@@ -55,6 +55,20 @@ _TENSOR_UTILS = """
         if quick:
             return False
         return not tf.executing_eagerly()
+
+
+    def raising_when_absent():
+        # in a graph
+        if tf is None:
+            raise ImportError("TensorFlow is needed")
+        return tf.inside_function()
+
+
+    def noted_false(quick):
+        if quick:
+            quick = not quick
+            return False
+        return not tf.executing_eagerly()
 """
 
 _LAYER = """
@@ -89,13 +103,13 @@ def test_the_else_of_a_project_graph_test_imported_from_another_module_is_never_
     """`true_when_absent` too: its early `return True` is taken only where TensorFlow cannot be
     imported, and then it says True as the graph test does in every trace: the `else:` runs
     only where TensorFlow is present and executing eagerly, as with `in_tf_function`."""
-    for helper in ("in_tf_function", "true_when_absent"):
+    for helper in ("in_tf_function", "true_when_absent", "raising_when_absent"):
         assert_project_marked(tmp_path / helper, _files(helper, ""), preview=True)
 
 
 def test_helpers_that_are_not_the_graph_test_guard_nothing(tmp_path):
     """Returning a parameter, testing the eager switch, returning False on another condition."""
-    for helper in ("in_graph", "runs_eagerly", "early_false"):
+    for helper in ("in_graph", "runs_eagerly", "early_false", "noted_false"):
         assert_project_marked(tmp_path / helper, _files(helper, "  # STG602"), preview=True)
 
 
