@@ -1728,9 +1728,9 @@ def tracing_test(ctx, node: cst.FunctionDef):
     is "yes"), or None.
 
     Read statement by statement down to its first top-level `return`, past a docstring and
-    early returns `if T: return V`. An early return whose test is True while tracing decides
-    (`V` a literal, or a test of its own); one whose test is False while tracing is never taken
-    then. Any other early return must give the value the last `return` gives while tracing (a
+    early returns `if T: return V`. An early return of a literal whose test is True while tracing
+    decides; one whose test is False while tracing is never taken then (for a `V` not a literal,
+    read only when the last `return` is a test). Any other early return must give the value the last `return` gives while tracing (a
     literal True above a "yes"), or be a test that the module whose graph test the last
     `return` calls is absent, returning what that test says of eager code (`if tf is None:
     return False` above `return not tf.executing_eagerly()`: keras-hub binds `tf` to None when
@@ -1743,20 +1743,21 @@ def tracing_test(ctx, node: cst.FunctionDef):
     for stmt in body:
         if isinstance(stmt, cst.SimpleStatementLine) and stmt.body and isinstance(stmt.body[0], cst.Return):
             value = stmt.body[0].value
-            return _agreeing(_tracing_value(ctx, value), early, value)
+            return _agreeing(ctx, _tracing_value(ctx, value), early, value)
         if isinstance(stmt, cst.If) and stmt.orelse is None and isinstance(stmt.body, cst.IndentedBlock):
             first = stmt.body.body[0] if stmt.body.body else None
             if not (isinstance(first, cst.SimpleStatementLine) and first.body and isinstance(first.body[0], cst.Return)):
                 early.append((stmt.test, stmt.body))  # (`if tf is None: raise ImportError(...)`)
                 continue
             returned = first.body[0].value
+            if not keyword_constant(returned, "True", "False"):
+                early.append((stmt.test, returned))  # (its test read only if the last return is a test)
+                continue
             test = _tracing_value(ctx, stmt.test)
             if test == "no":
                 continue  # never taken while tracing (`if tf.executing_eagerly(): return False`)
             if test == "yes":
-                # taken whenever traced: its value is the function's
-                return "yes" if keyword_constant(returned, "True") else "no" \
-                    if keyword_constant(returned, "False") else _tracing_value(ctx, returned)
+                return "yes" if keyword_constant(returned, "True") else "no"  # taken whenever traced
             if test is not None and keyword_constant(returned, "True"):
                 return test  # `if in_tf_function(): return True`: "yes" where that one is
             early.append((stmt.test, returned))
@@ -1767,7 +1768,7 @@ def tracing_test(ctx, node: cst.FunctionDef):
     return None
 
 
-def _agreeing(final, early: list[tuple], value):
+def _agreeing(ctx, final, early: list[tuple], value):
     """`final` (what the last `return` gives while tracing) when each early return in `early`
     gives the same while tracing (a literal of that truth; True above a deferred target) or
     tests that the module the last `return` tests with is absent and returns what its test says
@@ -1782,6 +1783,10 @@ def _agreeing(final, early: list[tuple], value):
             if holds_statement(returned, (cst.Return,)):
                 return None  # (a block that does more than return)
             continue  # `if tf is None: raise ImportError(...)`: returns nothing
+        if not keyword_constant(returned, "True", "False"):
+            if _tracing_value(ctx, test) == "no":
+                continue  # `if tf.executing_eagerly(): return compute()`: never taken while tracing
+            return None
         if keyword_constant(returned, agree):
             continue
         if absent_value is not None and module is not None and keyword_constant(returned, absent_value) \
