@@ -528,6 +528,8 @@ class FileContext:
         #: of `if in_tf_function():`. Block id -> "" (certainly) or the target of a project predicate
         #: that decides it (`self._use_tf_workflow()`); `eager_stack` holds the enclosing ones.
         self._eager_blocks: dict[int, object] = {}
+        #: (block, target, function) of those a project predicate decides (`eager_predicates`)
+        self._predicate_blocks: list[tuple] = []
         #: Blocks Python never runs (`walk.never_runs`; the statements after a line that always
         #: leaves its block, `unreachable_tail`): the walk does not enter them.
         self._dead_blocks: set[int] = set()
@@ -1050,6 +1052,12 @@ class FileContext:
         elif func is not None and id(node) in self.store_when:
             # a store reported once the walk is over (STG201's `finish`): the conditions it ran under
             candidate.fields["_when"] = self.store_when[id(node)]
+        unless = self.eager_predicates() if func is not None and func is self.function \
+            else self.eager_predicates(node, func) if func is not None else None
+        if unless:
+            # in a block a project predicate keeps out of every trace (the `else:` of `if
+            # in_tf_function():`), decided in the project phase (`Project.in_eager_block`)
+            candidate.fields["_eager_unless"] = unless
         self.facts.candidates.append(candidate)
         if func is not None and not rule.always:
             raising, concretizing = self.after_trace_raising_call(func, candidate.span.line,
@@ -1073,6 +1081,19 @@ class FileContext:
             when = self.conditions_of(self.function)
             if when:
                 self.store_when[id(node)] = when
+
+    def eager_predicates(self, node: cst.CSTNode | None = None, within=None) -> list[list[str]]:
+        """The targets of the project predicates whose truth while tracing keeps the code being
+        walked out of every trace (`eager_stack`: the `else:` of `if in_tf_function():`), outermost
+        first; [] when none does. With `node` (a rule reporting once the walk is over), those of
+        the blocks of the function `within` holding it (`_predicate_blocks`)."""
+        if node is None:
+            return [list(mark) for mark in self.eager_stack if mark] if self.eager_stack else []
+        if not self._predicate_blocks:
+            return []
+        at = self.position(node)
+        return [list(mark) for block, mark, func in self._predicate_blocks
+                if func is within and _holds(self, block, (at.line, at.column))]
 
     def conditions_of(self, func: FunctionInfo) -> list[str]:
         """The conditions on `func`'s parameters the code being walked runs under (`cond_stack`)."""
@@ -1700,26 +1721,99 @@ def compiles_with_xla(call: cst.Call) -> bool:
 
 
 def tracing_test(ctx, node: cst.FunctionDef):
-    """Whether a function returns True while tracing: "yes" (`return not tf.executing_eagerly()`,
-    `if tf.inside_function(): return True`), the target of the predicate it defers to
-    (`if in_tf_function(): return True`, `return in_tf_function()`), or None."""
+    """What a function returns whenever it runs while traced: "yes" (True: `return not
+    tf.executing_eagerly()`, `if tf.inside_function(): return True`), "no" (False: `return not
+    isinstance(x, jax.core.Tracer)`), the target of the predicate it defers to (`if
+    in_tf_function(): return True`, `return in_tf_function()`: True while tracing when that one
+    is "yes"), or None.
+
+    Read statement by statement down to its first top-level `return`, past a docstring and
+    early returns `if T: return V`. An early return of a literal whose test is True while tracing
+    decides; one whose test is False while tracing is never taken then (for a `V` not a literal,
+    read only when the last `return` is a test). Any other early return must give the value the last `return` gives while tracing (a
+    literal True above a "yes"), or be a test that the module whose graph test the last
+    `return` calls is absent, returning what that test says of eager code (`if tf is None:
+    return False` above `return not tf.executing_eagerly()`: keras-hub binds `tf` to None when
+    TensorFlow cannot be imported, and TensorFlow traces only where it is imported, so the
+    branch is never taken under its trace; TF 2.21: tests/runtime/test_tf_guard_helper_facts.py).
+    A helper that returns a parameter, tests something else (`tf.config.functions_run_eagerly()`)
+    or returns False on a condition of its own above a "yes" is no such test: None."""
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    early: list[tuple] = []  # (test, returned expression or block) of the early returns not decided
     for stmt in body:
         if isinstance(stmt, cst.SimpleStatementLine) and stmt.body and isinstance(stmt.body[0], cst.Return):
-            return _tracing_value(ctx, stmt.body[0].value)
+            value = stmt.body[0].value
+            return _agreeing(ctx, _tracing_value(ctx, value), early, value)
         if isinstance(stmt, cst.If) and stmt.orelse is None and isinstance(stmt.body, cst.IndentedBlock):
             first = stmt.body.body[0] if stmt.body.body else None
-            if (
-                isinstance(first, cst.SimpleStatementLine) and first.body and isinstance(first.body[0], cst.Return)
-                and keyword_constant(first.body[0].value, "True")
-            ):
-                found = _tracing_value(ctx, stmt.test)
-                if found is not None:
-                    return found
-            continue  # `if tf is None: return False`: a case that cannot hold while tracing
+            if not (isinstance(first, cst.SimpleStatementLine) and first.body and isinstance(first.body[0], cst.Return)):
+                early.append((stmt.test, stmt.body))  # (`if tf is None: raise ImportError(...)`)
+                continue
+            returned = first.body[0].value
+            if not keyword_constant(returned, "True", "False"):
+                early.append((stmt.test, returned))  # (its test read only if the last return is a test)
+                continue
+            test = _tracing_value(ctx, stmt.test)
+            if test == "no":
+                continue  # never taken while tracing (`if tf.executing_eagerly(): return False`)
+            if test == "yes":
+                return "yes" if keyword_constant(returned, "True") else "no"  # taken whenever traced
+            if test is not None and keyword_constant(returned, "True"):
+                return test  # `if in_tf_function(): return True`: "yes" where that one is
+            early.append((stmt.test, returned))
+            continue
         if isinstance(stmt, (cst.SimpleStatementLine,)) and all(isinstance(s, (cst.Expr, cst.Pass)) for s in stmt.body):
             continue  # docstring
         return None
+    return None
+
+
+def _agreeing(ctx, final, early: list[tuple], value):
+    """`final` (what the last `return` gives while tracing) when each early return in `early`
+    gives the same while tracing (a literal of that truth; True above a deferred target) or
+    tests that the module the last `return` tests with is absent and returns what its test says
+    of eager code (False above "yes", True above "no"); else None."""
+    if final is None:
+        return None
+    agree = "True" if final != "no" else "False"
+    absent_value = "False" if final == "yes" else "True" if final == "no" else None
+    module = _test_receiver(value)
+    for test, returned in early:
+        if isinstance(returned, cst.IndentedBlock):
+            if holds_statement(returned, (cst.Return,)):
+                return None  # (a block that does more than return)
+            continue  # `if tf is None: raise ImportError(...)`: returns nothing
+        if not keyword_constant(returned, "True", "False"):
+            if _tracing_value(ctx, test) == "no":
+                continue  # `if tf.executing_eagerly(): return compute()`: never taken while tracing
+            return None
+        if keyword_constant(returned, agree):
+            continue
+        if absent_value is not None and module is not None and keyword_constant(returned, absent_value) \
+                and _absent_test(test) == module:
+            continue
+        return None
+    return final
+
+
+def _test_receiver(expr) -> str | None:
+    """`tf` of `tf.executing_eagerly()` / `not tf.inside_function()`: the name the graph test
+    is called on, or None."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        expr = expr.expression
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and isinstance(expr.func.value, cst.Name):
+        return expr.func.value.value
+    return None
+
+
+def _absent_test(test) -> str | None:
+    """`tf` of `tf is None` / `not tf`: the name a test finds unbound to a module, or None."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and isinstance(test.expression, cst.Name):
+        return test.expression.value
+    if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if isinstance(target.operator, cst.Is) and keyword_constant(target.comparator, "None"):
+            return test.left.value
     return None
 
 
@@ -1765,9 +1859,10 @@ def truth_while_tracing(ctx, test, _depth: int = 0) -> bool | None:
             memo = ctx.memo.setdefault("tracing_helper", {})  # (each helper read once per file)
             known = memo.get(id(helper))
             if known is None or known[0] is not helper:
-                known = memo[id(helper)] = (helper, tracing_test(ctx, helper) == "yes")
-            if known[1]:
-                traced = not negated  # `if not is_tracer(x):` with the helper above
+                known = memo[id(helper)] = (helper, tracing_test(ctx, helper))
+            if known[1] in ("yes", "no"):
+                # `if not is_tracer(x):`, `if _is_concrete(x) and ...` with the helper above
+                traced = negated != (known[1] == "yes")
     return traced
 
 
@@ -1807,7 +1902,7 @@ def _tracing_value(ctx, expr):
         return None
     expr, negated, names, traced = found
     if traced is not None:
-        return "yes" if traced else None
+        return "yes" if traced else "no"
     if negated:
         return None
     func = ctx.function

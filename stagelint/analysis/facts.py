@@ -586,6 +586,8 @@ def relocate(facts: ModuleFacts, old: str, new: str, module: str) -> None:
     for c in facts.candidates:
         if c.function is not None:
             c.function = moved_name(c.function, old, new)
+        if c.fields.get("_eager_unless"):
+            c.fields["_eager_unless"] = [list(target(tuple(t))) for t in c.fields["_eager_unless"]]
 
 
 # Module identity -------------------------------------------------------------------------------
@@ -690,5 +692,7 @@ def rename_module(facts: ModuleFacts, old: str, new: str) -> None:
             fields["_anchors"] = [[new if a[0] == old else a[0], a[1]] for a in fields["_anchors"]]
         if fields.get("_calls"):
             fields["_calls"] = [list(target(t)) for t in fields["_calls"]]
+        if fields.get("_eager_unless"):
+            fields["_eager_unless"] = [list(target(tuple(t))) for t in fields["_eager_unless"]]
         if isinstance(fields.get("_cls"), str):
             fields["_cls"] = name(fields["_cls"])

@@ -919,6 +919,16 @@ class Project:
         predicate = self.resolve(key[0], unless)
         return predicate is not None and self.is_tracing_test(predicate)
 
+    def in_eager_block(self, module: str, unless) -> bool:
+        """A candidate in a block one of the project predicates `unless` (targets, as the walk
+        recorded them: `FileContext.eager_predicates`) keeps out of every trace: the `else:` of
+        `if in_tf_function():` where `in_tf_function` returns True whenever it runs while traced."""
+        for target in unless or ():
+            predicate = self.resolve(module, tuple(target))
+            if predicate is not None and self.is_tracing_test(predicate):
+                return True
+        return False
+
     def is_tracing_test(self, key: Key, _depth: int = 0) -> bool:
         """The function returns True whenever it runs while tracing (`in_tf_function()`,
         `_use_tf_workflow()` that starts `if in_tf_function(): return True`)."""

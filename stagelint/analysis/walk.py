@@ -973,6 +973,21 @@ class _Walker(cst.CSTVisitor):
         block = node.body if eager_in_body else node.orelse
         if block is not None:
             self.ctx._eager_blocks[id(block)] = mark
+            if mark:
+                self.ctx._predicate_blocks.append((block, mark, self.ctx.function))
+        if mark == "" and isinstance(node.test, cst.BooleanOperation):
+            self._record_eager_operands(node.test)
+
+    def _record_eager_operands(self, test: cst.BooleanOperation) -> None:
+        """`if _is_concrete(x) and np.any(np.asarray(x) < 0):`: Python evaluates the right
+        operand of `and` only when the left one is true, of `or` only when it is false, so where
+        the left one's truth while tracing (`truth_while_tracing`) rules that out, the right one
+        never runs while tracing."""
+        while isinstance(test, cst.BooleanOperation):
+            left = truth_while_tracing(self.ctx, test.left)
+            if left is not None and left == isinstance(test.operator, cst.Or):
+                self.ctx._eager_blocks[id(test.right)] = ""
+            test = test.left
 
     def _record_eager_tail(self, func: cst.FunctionDef) -> None:
         """`if in_tf_function(): return self._call_tf(x)` then `return self._call_python(x)`: the
@@ -985,6 +1000,8 @@ class _Walker(cst.CSTVisitor):
                     for later in body[i + 1:]:
                         if not isinstance(later, (cst.FunctionDef, cst.ClassDef)):
                             self.ctx._eager_blocks[id(later)] = found[1]
+                            if found[1]:
+                                self.ctx._predicate_blocks.append((later, found[1], self.ctx.function))
                     return
 
     def _eager_test(self, test):

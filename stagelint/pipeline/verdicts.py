@@ -143,6 +143,8 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                 continue  # a Keras method near which nothing stages anything (`Project.keras_untraced_here`)
             if not cand.fields.get("_anchors") and untraced_branch(project, key, cand.fields.get("_when")):
                 continue  # under a condition no trace satisfies, or called only there: in no trace (`analysis.flags`)
+            if cand.fields.get("_eager_unless") and project.in_eager_block(m.module, cand.fields["_eager_unless"]):
+                continue  # in the eager branch of a project predicate (`if in_tf_function(): ... else:`)
             if cand.fields.get("_after_concrete") is not None and not cand.fields.get("_anchors") \
                     and not rule.trace_error and raises_while_traced(project, key, cand.fields):
                 continue  # after a `float(x)` / `np.asarray(x)` of a tracer: the trace never gets here (`analysis.tracers`)
