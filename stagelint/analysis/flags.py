@@ -52,7 +52,8 @@ import libcst as cst
 from stagelint.analysis.literals import OFF_LITERALS, literal_value, parse_literal
 from stagelint.analysis.memo import once
 from stagelint.analysis.proof import HEURISTIC, fact, with_steps
-from stagelint.frameworks import KERAS_SAVED, KERAS_STEP_CALL_KEYWORDS, KERAS_SYMBOLIC_SCOPE
+from stagelint.frameworks import (KERAS_SAVED, KERAS_STEP_CALL_KEYWORDS, KERAS_SYMBOLIC_SCOPE, PYTHON_IN_TRACE,
+                                  TENSOR_IN_TRACE, TENSOR_TESTS, TENSOR_TYPES)
 
 def _passes(project, key, param: str) -> bool:
     """Some call that traces `key` passes `param` (anything but False/None/0): a call from
@@ -129,6 +130,12 @@ def param_conditions(ctx, test) -> tuple[list[str], list[str]]:
     if isinstance(test, (cst.Name, cst.Attribute)):
         p = _param_name(ctx, test)
         return ([f"{p}|truthy|"], [f"{p}|falsy|"]) if p else ([], [])
+    if isinstance(test, cst.Call):
+        found = _tensor_test(ctx, test)
+        if found is None:
+            return [], []
+        p, kind = found
+        return [f"{p}|{kind}|"], [f"{p}|not-{kind}|"]
     if isinstance(test, cst.BooleanOperation):
         left, right = param_conditions(ctx, test.left), param_conditions(ctx, test.right)
         if isinstance(test.operator, cst.And):
@@ -154,6 +161,23 @@ def param_conditions(ctx, test) -> tuple[list[str], list[str]]:
     return [], []
 
 
+def _tensor_test(ctx, call: cst.Call) -> tuple[str, str] | None:
+    """(parameter, "is_tensor" or "isinstance") for `tf.is_tensor(p)` / `isinstance(p, tf.Tensor)`
+    on a parameter of the function being walked (`frameworks.TENSOR_TESTS`, `TENSOR_TYPES`)."""
+    args = [a for a in call.args if a.keyword is None and not a.star]
+    if not args or len(args) != len(call.args):
+        return None
+    names = ctx.qualified_names(call.func)
+    if names & TENSOR_TESTS and len(args) == 1:
+        kind = "is_tensor"
+    elif "builtins.isinstance" in names and len(args) == 2 and ctx.qualified_names(args[1].value) & TENSOR_TYPES:
+        kind = "isinstance"
+    else:
+        return None
+    p = _param_name(ctx, args[0].value)
+    return (p, kind) if p and not p.startswith("self.") else None
+
+
 # Values of parameters in every trace ------------------------------------------------------------
 
 #: How many callers up a forwarded parameter's values are followed.
@@ -161,6 +185,10 @@ _FORWARD_DEPTH = 4
 
 
 def _holds(op: str, wanted, value) -> bool:
+    if op in TENSOR_IN_TRACE:
+        return False  # (a Python value is no tensor in the trace)
+    if op.startswith("not-"):
+        return True
     if op == "truthy":
         return bool(value)
     if op == "falsy":
@@ -172,11 +200,121 @@ def _holds(op: str, wanted, value) -> bool:
 def decided_false(project, key, condition: str) -> bool:
     """No value the parameter takes in any trace of `key` satisfies the condition."""
     param, op, literal = condition.split("|", 2)
+    if op.startswith("not-") and tensor_in_every_trace(project, key, param, op[4:]):
+        return True  # `if not tf.is_tensor(x):` where every call passes a tensor or an array
     ok, wanted = parse_literal(literal) if literal else (True, None)
     if not ok:
         return False
     values = param_values(project, key, param)  # (None for "self.<attr>": `attribute_gate_fact`)
     return values is not None and not any(_holds(op, wanted, v) for v in values)
+
+
+def _trace_making_calls(project, key):
+    """(module, site, converted) for each call the project shows that traces `key`: a call of the
+    Function itself from eager code (`converted`: the Function turns the arguments into tensors),
+    or a call from traced code (the argument is what the caller's trace holds). None when the
+    function is handed on anywhere the project shows (`handed_on`), or is an entry point other
+    than a Function (a Keras method, a `tf.data` function: its calls do not show)."""
+    kind = project.entries.get(key)
+    if kind not in (None, "decorator", "wrapper") or key in _handed_on(project):
+        return None
+    out = _calls_shown(project, key)
+    if any(site.concrete for _, site, _ in out):
+        return None  # `get_concrete_function(...)`: traces with what it is given
+    return out
+
+
+def _calls_shown(project, key) -> list:
+    """`_trace_making_calls` among the calls the project shows, whatever else may call `key`."""
+    function_sites = {id(site) for _, site, _ in project.function_calls.get(key, ())}
+    out = []
+    for module, site in project.call_sites.get(key, ()):
+        traced = project.in_traced_code(module, site)
+        if traced or id(site) in function_sites:
+            out.append((module, site, not traced))
+    return out
+
+
+def _tensor_kinds(test: str, converted: bool) -> frozenset:
+    """What an argument is (`ArgFacts.what`) when the trace sees a tensor for `test`: converted by
+    the Function (`TENSOR_IN_TRACE`), or passed as it is from traced code (no NumPy array then)."""
+    kinds = TENSOR_IN_TRACE[test]
+    return kinds if converted else kinds - {"ndarray"}
+
+
+def _handed_on(project) -> set:
+    """The functions some function of the project hands on as a value (a "ref" edge: `fun=f`,
+    `lax.scan(f, ...)`, `function_batch(X, saliency_map)`): called where the calls do not show."""
+    def build():
+        found = set()
+        for name, m in project.modules.items():
+            for f in m.functions.values():
+                for edge in f.calls:
+                    if edge.kind == "ref":
+                        callee = project.resolve(name, edge.target)
+                        if callee is not None:
+                            found.add(callee)
+        return found
+    return once(project, "_flag_handed_on", build)
+
+
+def tensor_in_every_trace(project, key, param: str, test: str) -> bool:
+    """`tf.is_tensor(param)` (`test` "is_tensor"; "isinstance" for `isinstance(param, tf.Tensor)`)
+    is True in every trace of `key` the project shows: each call that traces it passes `param` a
+    tensor, a NumPy array or (for `tf.is_tensor`) a variable to the Function, which converts an
+    array to a tensor, or a tensor or variable from traced code (`frameworks.TENSOR_IN_TRACE`, TF
+    2.21: tests/runtime/test_tf_is_tensor_facts.py), and the function is handed on nowhere. So a
+    branch under `if not tf.is_tensor(param):` is in no trace. False when no such call shows, one
+    passes anything else or leaves `param` to its default, or spreads its arguments."""
+    f = project.function(key)
+    if f is None or param not in f.params or param == f.varargs:
+        return False
+    calls = _trace_making_calls(project, key)
+    if not calls:
+        return False
+    for _, site, converted in calls:
+        if site.spread or site.star:
+            return False
+        arg = project.arg_passed(site, key, param)
+        if arg is None or (arg.what or arg.kind) not in _tensor_kinds(test, converted):
+            return False
+    return True
+
+
+def tensor_guard_fact(project, key, conditions, span):
+    """The step "this branch is traced" as a guess (`proof.HEURISTIC`) when one of `conditions` is
+    `not tf.is_tensor(p)` / `not isinstance(p, tf.Tensor)` (`param_conditions`) not decided by
+    `tensor_in_every_trace`, and no call the project shows passes `p` a Python value (a number, a
+    list, None, ...) nor leaves it to its default: a Function sees every tensor, NumPy array and
+    `tf.data` element it is passed as a tensor (tests/runtime/test_tf_is_tensor_facts.py), so the
+    branch runs in a trace only if some call passes a Python value, which its callers, not all
+    shown (`function_batch(X, saliency_map)` calls it out of sight), may or may not do. None when a
+    call shown passes one: the branch is traced, the finding stands."""
+    f = project.function(key)
+    for condition in conditions or ():
+        param, op, _ = condition.split("|", 2)
+        if not op.startswith("not-") or f is None or param not in f.params:
+            continue
+        if any(_reaches_branch(project, key, f, site, param, op[4:], converted)
+               for _, site, converted in _calls_shown(project, key)):
+            continue
+        test = f"tf.is_tensor({param})" if op == "not-is_tensor" else f"isinstance({param}, tf.Tensor)"
+        return fact(f"`{param}` is a tensor in a trace of `{project.display(key, key[0])}` whenever the call passes a "
+                    f"tensor, a NumPy array or a `tf.data` element (the Function converts them), so this branch under "
+                    f"`not {test}` runs in a trace only if a call passes a Python value, which no call the "
+                    f"project shows does (a guess)", span, HEURISTIC)
+    return None
+
+
+def _reaches_branch(project, key, f, site, param: str, test: str, converted: bool) -> bool:
+    """The call passes `param` what the trace sees as no tensor: a Python value (a number, a list,
+    None, ...; or nothing, leaving a literal default), a NumPy array from traced code, or a
+    variable for `isinstance(param, tf.Tensor)` (`_tensor_kinds`)."""
+    arg = project.arg_passed(site, key, param)
+    if arg is None:
+        return not site.spread and not site.star and param in f.scalar_defaults
+    return arg.kind == "python" or arg.what in PYTHON_IN_TRACE \
+        or (arg.what in TENSOR_IN_TRACE["is_tensor"] and arg.what not in _tensor_kinds(test, converted))
 
 
 def attribute_gate_fact(project, key, conditions, span):

@@ -863,6 +863,21 @@ EAGER_TESTS = frozenset({"tensorflow.executing_eagerly", "tensorflow.compat.v1.e
                          "tensorflow.compat.v2.executing_eagerly"})
 TRACING_TESTS = frozenset({"tensorflow.inside_function", "tensorflow.compat.v1.inside_function"})
 
+#: Tests of whether a value is a tensor, and what a Function's parameter is in its trace (TF 2.21:
+#: tests/runtime/test_tf_is_tensor_facts.py). `tf.Function` converts a tensor, a NumPy array or
+#: scalar, and a `tf.data` element (a tensor already) to a graph tensor, and passes a variable as
+#: itself; a Python number, list, None or other object stays a Python value. So in the trace
+#: `tf.is_tensor(p)` is True exactly when the call passes `p` one of the first kinds (a variable
+#: included), and `isinstance(p, tf.Tensor)` the same but False for a variable.
+TENSOR_TESTS = frozenset({"tensorflow.is_tensor", "tensorflow.compat.v1.is_tensor", "tensorflow.compat.v2.is_tensor"})
+TENSOR_TYPES = frozenset({"tensorflow.Tensor", "tensorflow.compat.v1.Tensor", "tensorflow.compat.v2.Tensor"})
+#: What an argument is (`facts.ArgFacts.what`) when the Function sees a tensor for it, by test:
+#: "is_tensor" (`tf.is_tensor`) or "isinstance" (`isinstance(p, tf.Tensor)`).
+TENSOR_IN_TRACE = {"is_tensor": frozenset({"tensor", "ndarray", "variable"}),
+                   "isinstance": frozenset({"tensor", "ndarray"})}
+#: What an argument is when the Function sees it as a Python value (`ArgFacts.what`).
+PYTHON_IN_TRACE = frozenset({"int", "float", "complex", "str", "bool", "list", "tuple", "dict", "set", "none", "range"})
+
 #: Calls that turn Python values into tensors: passing a parameter to one does not show that the
 #: parameter is a tensor (rather the opposite).
 CONVERSION_OPS = frozenset({

@@ -12,7 +12,7 @@ import traceback
 from stagelint.analysis import facts as F
 from stagelint import notebooks
 from stagelint.analysis.flags import (attribute_gate_fact, dataset_default_fact, keras_flag_fact, module_flag_fact,
-                                      untraced_branch)
+                                      tensor_guard_fact, untraced_branch)
 from stagelint.analysis.tracers import after_raising_fact, raises_while_traced
 from stagelint.analysis.proof import candidate_notes, chain_verdict, staging_notes
 from stagelint.analysis.testing import is_test_module, run_once_by_test_runner
@@ -175,11 +175,13 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                     fields["_because"] = [*(fields.get("_because") or ()), after]
                 gate = attribute_gate_fact(project, key, cand.fields.get("_when"), cand.span) \
                     or keras_flag_fact(project, key, cand.fields.get("_when"), cand.span) \
-                    or dataset_default_fact(project, key, cand.fields.get("_when"), cand.span)
+                    or dataset_default_fact(project, key, cand.fields.get("_when"), cand.span) \
+                    or tensor_guard_fact(project, key, cand.fields.get("_when"), cand.span)
                 if gate is not None:
                     # under `if self.debug:` no construction the project shows turns on, a Keras
-                    # `call`'s flag only eager calls pass by name, or a `tf.data` function's option
-                    # an element of unshown structure is taken to leave at its default (a guess)
+                    # `call`'s flag only eager calls pass by name, a `tf.data` function's option
+                    # an element of unshown structure is taken to leave at its default, or `if not
+                    # tf.is_tensor(x):` where no call shown passes a Python value (a guess)
                     fields["_because"] = [*(fields.get("_because") or ()), gate]
         if fields.get("_preview") and not settings.preview:
             cover(m.path, cand.span.line, rule.code)  # held back: its `# noqa` may be needed
