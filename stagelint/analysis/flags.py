@@ -40,6 +40,12 @@ often does not show: a branch of it under a parameter Keras never passes, which 
 project shows giving it by name gives from eager code, is a guess too (`keras_flag_fact`: the
 fifteenth audit's WaveNet `Conv1D`, tests/runtime/test_tf_keras_tracing_facts.py). A store's
 conditions reach the rules that report stores once the walk is over (`FileContext.store_when`).
+A test of whether a parameter is a tensor (`if not tf.is_tensor(X):`, `isinstance(X, tf.Tensor)`)
+is a condition too ("X|not-is_tensor|"): a Function sees a tensor, a NumPy array and (for
+`tf.is_tensor`) a variable it is passed as a tensor, so such a branch is in no trace when every
+call that traces the function shows one (`tensor_in_every_trace`), a guess when the calls do not
+all show and none shown passes a Python value (`tensor_guard_fact`: the seventeenth TensorFlow
+audit's QuantPred saliency map, handed to a batching helper; tests/runtime/test_tf_is_tensor_facts.py).
 Unknown decides nothing.
 """
 
@@ -164,10 +170,14 @@ def param_conditions(ctx, test) -> tuple[list[str], list[str]]:
 def _tensor_test(ctx, call: cst.Call) -> tuple[str, str] | None:
     """(parameter, "is_tensor" or "isinstance") for `tf.is_tensor(p)` / `isinstance(p, tf.Tensor)`
     on a parameter of the function being walked (`frameworks.TENSOR_TESTS`, `TENSOR_TYPES`)."""
+    func = call.func
+    spelled = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    if spelled not in ("is_tensor", "isinstance"):
+        return None  # (asked of every `if <call>:`: the names are looked up for these two only)
     args = [a for a in call.args if a.keyword is None and not a.star]
     if not args or len(args) != len(call.args):
         return None
-    names = ctx.qualified_names(call.func)
+    names = ctx.qualified_names(func)
     if names & TENSOR_TESTS and len(args) == 1:
         kind = "is_tensor"
     elif "builtins.isinstance" in names and len(args) == 2 and ctx.qualified_names(args[1].value) & TENSOR_TYPES:
