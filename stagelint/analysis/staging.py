@@ -85,6 +85,7 @@ class Project:
         #: project decorators that hand what they decorate to `tf.py_function` (`escaped`)
         self._escaping: set[str] = set()
         self._callers: dict[Key, set[Key]] | None = None
+        self._programs: dict[str, frozenset[str]] | None = None  # `programs`
         self._converted: set[Key] | None = None
         #: what code known to be staged reaches (`keras_unshown`), each with its known entry point,
         #: and why Keras traces a class's methods: (class, method) -> the reason
@@ -1148,6 +1149,65 @@ class Project:
         if f is None:
             return "", []
         return site.spread_param, list(f.positional_params[len(site.args) + self.shift(site, key):])
+
+    def may_meet(self, a: str, b: str) -> bool:
+        """Whether code of modules `a` and `b` may run in one process, so that their calls of one
+        module-level Function meet one Function object (its trace state is per process). A
+        program (`programs`) runs alone in its own process with what it imports, transitively:
+        two different programs never meet, and a program meets another module only when it
+        imports it. Any other two modules may: a program outside the project may import both."""
+        if a == b:
+            return True
+        programs = self.programs()
+        if a in programs and b in programs:
+            return False
+        if a in programs:
+            return b in programs[a]
+        if b in programs:
+            return a in programs[b]
+        return True
+
+    def programs(self) -> dict[str, frozenset[str]]:
+        """The project's modules that are each a program, each with the modules it runs (itself
+        and what it imports, transitively): a module no module of the project imports (by a
+        module-level import anywhere, a `from m import *`, a call resolved into it, which counts a
+        function's import too, or a name the screen read in a deferred module: `refers`), whose module level calls something (work that runs
+        when it runs: a script), and that is not a package's `__init__`, a test module (pytest
+        runs every test module in one process) or a notebook (its cells may run other
+        files). Imports are over-counted (a conditional one counts), so a program's modules are
+        never too few."""
+        if self._programs is None:
+            from stagelint.analysis.eagerswitch import imported_module
+            from stagelint.analysis.testing import is_test_module
+
+            imports: dict[str, set[str]] = {name: set() for name in self.modules}
+            for m in self.modules.values():
+                names = [*m.imports.values(), *m.star_from,
+                         *(name for _, kind, name in m.eager_switch if kind in ("import", "refers"))]
+                names += [site.target[1] for site in m.call_sites if site.target[0] == "name"]
+                for name in names:
+                    other = imported_module(self, name, m.module)
+                    if other is not None and other != m.module:
+                        imports[m.module].add(other)
+            for callee, sites in self.call_sites.items():
+                for module, _ in sites:
+                    if callee[0] != module and module in imports:
+                        imports[module].add(callee[0])
+            imported = {other for targets in imports.values() for other in targets}
+            found: dict[str, frozenset[str]] = {}
+            for name, m in self.modules.items():
+                if name in imported or m.is_package or is_test_module(name) \
+                        or m.path.endswith(".ipynb") or not any(s.caller is None for s in m.call_sites):
+                    continue
+                seen, queue = {name}, [name]
+                for at in queue:
+                    for other in imports.get(at, ()):
+                        if other not in seen:
+                            seen.add(other)
+                            queue.append(other)
+                found[name] = frozenset(seen)
+            self._programs = found
+        return self._programs
 
     def in_traced_code(self, module: str, site: F.CallSite) -> bool:
         """The call site is in a function some entry point reaches: it runs while that is traced

@@ -739,7 +739,10 @@ class SharedFunctionStatefulObject(Rule):
     makes the object, or anew in the same loop iteration as the object: `step = get_train()`
     then `opt = Adam()` per outer iteration, the batches in an inner one; a `tf.Module` that
     holds its own optimizer, or `tf.function(train_step).get_concrete_function(..., opt)` per optimizer, the
-    guide's workarounds); calls made while tracing another staged function.
+    guide's workarounds); calls made while tracing another staged function; calls from two
+    programs of the project (scripts nothing imports, each running its own top-level code), which
+    run in two processes and so never meet one Function object (a test module is no program:
+    pytest runs them all in one process).
 
     ## Why is this bad?
     Optimizers create their slot variables, and unbuilt models and layers their weights, the
@@ -902,11 +905,14 @@ class SharedFunctionStatefulObject(Rule):
                 per_call = list(_made_per_call_of_a_repeated_caller(project, key, via, items))
                 out.extend(per_call)
                 said = {(module, c.span) for module, c in per_call}
-                first = None  # (ident, text, module, line) of the object the Function was first traced with
+                # (ident, text, module, line) of the object the Function was first traced with, one
+                # per process the calls may run in: calls of two programs never meet (`Project.may_meet`)
+                firsts: list[tuple[str, str, str, int]] = []
                 for module, site, arg, kind in items:
                     for ident in _objects(arg, site):
+                        first = next((f for f in firsts if project.may_meet(f[2], module)), None)
                         if first is None:
-                            first = (ident, arg.text, module, site.span.line)
+                            firsts.append((ident, arg.text, module, site.span.line))
                             continue
                         if ident == first[0] or _built_before(project, module, ident, site.span.line) \
                                 or (module, site.span) in said:

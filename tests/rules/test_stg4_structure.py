@@ -331,3 +331,74 @@ def test_a_new_functional_model_per_iteration_is_built_where_it_is_made():
                 out.append(forward(fresh, x))  # STG403
             return out
     """)
+
+
+# One process per program (AL-s25a, ilya1245/Python_code_samples' keraz scripts): a module-level
+# Function's trace state lives in one process; two scripts nothing imports, each running its own
+# training loop, never meet one Function object (`Project.programs`, `Project.may_meet`).
+_SHARED_STEP = """
+    import tensorflow as tf
+
+    @tf.function
+    def train_step(w, optimizer):
+        with tf.GradientTape() as tape:
+            loss = w * w
+        optimizer.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+"""
+_SCRIPT = """
+    import tensorflow as tf
+    from keraz.common import train_step
+
+    w = tf.Variable(1.0)
+    {opt} = tf.keras.optimizers.Adam({lr})
+    for i in range(3):
+        train_step(w, {opt}){mark}
+"""
+
+_PACKAGES = {"keraz/__init__.py": "", "keraz/layers/__init__.py": "", "keraz/activations/__init__.py": "", "tests/__init__.py": ""}
+
+
+def test_stg403_two_scripts_sharing_one_function_run_in_two_processes(tmp_path):
+    assert_project_marked(tmp_path, {
+        **_PACKAGES,
+        "keraz/common.py": _SHARED_STEP,
+        "keraz/layers/lin_reg_1.py": _SCRIPT.format(lr=0.1, opt="fast", mark=""),
+        "keraz/layers/lin_reg_3.py": _SCRIPT.format(lr=0.01, opt="slow", mark=""),
+        "keraz/activations/neural_network_1.py": _SCRIPT.format(lr=0.05, opt="adam", mark=""),
+    })
+
+
+def test_stg403_two_models_in_one_script_still_meet(tmp_path):
+    assert_project_marked(tmp_path, {
+        **_PACKAGES,
+        "keraz/common.py": _SHARED_STEP,
+        "keraz/layers/lin_reg_1.py": _SCRIPT.format(lr=0.1, opt="fast", mark="") + """
+    other = tf.keras.optimizers.Adam(0.5)
+    train_step(w, other)  # STG403
+""",
+        "keraz/layers/lin_reg_3.py": _SCRIPT.format(lr=0.01, opt="slow", mark=""),
+    })
+
+
+def test_stg403_modules_one_program_imports_meet(tmp_path):
+    # a third module importing both: neither is a program, both run in its process
+    assert_project_marked(tmp_path, {
+        **_PACKAGES,
+        "keraz/common.py": _SHARED_STEP,
+        "keraz/layers/lin_reg_1.py": _SCRIPT.format(lr=0.1, opt="fast", mark=""),
+        "keraz/layers/lin_reg_3.py": _SCRIPT.format(lr=0.01, opt="slow", mark="  # STG403"),
+        "run_all.py": """
+            import keraz.layers.lin_reg_1
+            import keraz.layers.lin_reg_3
+        """,
+    })
+
+
+def test_stg403_test_modules_run_in_one_process(tmp_path):
+    # pytest imports every test module into one process: no test module is a program
+    assert_project_marked(tmp_path, {
+        **_PACKAGES,
+        "keraz/common.py": _SHARED_STEP,
+        "tests/test_a.py": _SCRIPT.format(lr=0.1, opt="fast", mark=""),
+        "tests/test_b.py": _SCRIPT.format(lr=0.01, opt="slow", mark="  # STG403"),
+    })
