@@ -44,6 +44,7 @@ from __future__ import annotations
 import libcst as cst
 
 from stagelint.analysis.fastmeta import walk
+from stagelint.analysis.graphs import reachable
 from stagelint.analysis.literals import keyword_constant
 from stagelint.frameworks import (EAGER_FUNCTION_SWITCHES, EAGER_MODE_SWITCHES, GRAPH_MODE_SWITCHES, GRAPH_MODE_TF1_ONLY,
                                   GRAPH_MODE_WORDS, KERAS_DYNAMIC_KEYWORD, TENSORFLOW)
@@ -227,12 +228,7 @@ def graph_classes(project) -> dict[str, tuple[bool, str]]:
             out[cls] = (True, f"`{module}` switches to graph mode at its import, before the class can run")
             continue
         if module not in verdicts:
-            seen, queue = {module}, [module]
-            for at in queue:
-                for other in importers.get(at, ()):
-                    if other not in seen:
-                        seen.add(other)
-                        queue.append(other)
+            seen = reachable(module, importers)
             hows = [program_switches(m) for m in sorted(m for m in seen if not importers.get(m))]
             verdicts[module] = "; ".join(hows) if hows and all(hows) else None
         if verdicts[module] is not None and cls not in out:
@@ -429,12 +425,7 @@ def driver_eager_entries(project, eager: set[Key]) -> dict[Key, str]:
         if module not in verdicts:
             verdicts[module] = None
             if importers.get(module):
-                seen, queue = {module}, [module]
-                for at in queue:
-                    for other in importers.get(at, ()):
-                        if other not in seen:
-                            seen.add(other)
-                            queue.append(other)
+                seen = reachable(module, importers)
                 programs = sorted(m for m in seen if not importers.get(m))
                 hows = [switch_first(m) for m in programs]
                 if programs and all(hows):

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import deque
 
 from stagelint.analysis import facts as F
+from stagelint.analysis.graphs import reachable
 from stagelint.frameworks import (KERAS3_BASE_PREFIXES, KERAS_DYNAMIC_KEYWORD, KERAS_EAGER_COMPILE, KERAS_HAND_TRAINING,
                                   KERAS_LOOP_STEPS, KERAS_RUNNING_METHODS, KERAS_SAVED, KERAS_SEQUENTIAL_ENTRY,
                                   KERAS_STEP_CALL_KEYWORDS, KERAS_STEP_METHODS, KERAS_SYMBOLIC_SCOPE,
@@ -1199,13 +1200,7 @@ class Project:
                 if name in imported or m.is_package or is_test_module(name) \
                         or m.path.endswith(".ipynb") or not any(s.caller is None for s in m.call_sites):
                     continue
-                seen, queue = {name}, [name]
-                for at in queue:
-                    for other in imports.get(at, ()):
-                        if other not in seen:
-                            seen.add(other)
-                            queue.append(other)
-                found[name] = frozenset(seen)
+                found[name] = frozenset(reachable(name, imports))
             self._programs = found
         return self._programs
 
