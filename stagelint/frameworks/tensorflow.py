@@ -766,6 +766,52 @@ def optimizer_built_at_construction(qualified_name: str, keywords: dict[str, str
     return "tf.keras" if root == "tensorflow.keras" else "keras3"
 
 
+#: Keras 3 layer classes (last part) whose constructor itself creates a variable: the random
+#: layers' and the recurrent cells' `SeedGenerator` state (`seed_generator_state`), LSTM / GRU /
+#: SimpleRNN even with dropout 0 (their cell makes one), `Bidirectional` (its copies of the layer).
+#: Every other Keras 3 layer constructor creates none (`Dense`, `Embedding`, `Conv2D`,
+#: `BatchNormalization`, `MultiHeadAttention`...): its weights are made in `build`, at its first
+#: call. Checked with TF 2.21 / Keras 3.15 by constructing each `keras.layers` class under a
+#: `tf.variable_creator_scope` (tests/runtime/test_tf_layer_construction_facts.py). `Dropout(0.0)`
+#: makes none; `Attention` / `AdditiveAttention` make one only with `dropout` above 0
+#: (`KERAS3_LAYERS_STATE_AT_CONSTRUCTION_WITH`). In tf_keras (Keras 2) no constructor of these
+#: creates a variable (its random layers use plain random ops, `KERAS2_WEIGHTLESS_RANDOM_LAYERS`),
+#: so `tf.keras` (Keras 3 in TF 2.21 unless TF_USE_LEGACY_KERAS=1 selects tf_keras) is taken as
+#: Keras 3 here: the environment decides, as for `optimizer_built_at_construction`.
+KERAS3_LAYERS_STATE_AT_CONSTRUCTION = frozenset({
+    "Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianDropout",
+    "GaussianNoise", "AlphaDropout",
+    "LSTM", "GRU", "SimpleRNN", "LSTMCell", "GRUCell", "SimpleRNNCell", "ConvLSTM1D", "ConvLSTM2D",
+    "ConvLSTM3D", "Bidirectional",
+    "AugMix", "CutMix", "MixUp", "RandAugment", "RandomBrightness", "RandomColorDegeneration",
+    "RandomColorJitter", "RandomContrast", "RandomCrop", "RandomElasticTransform", "RandomErasing",
+    "RandomFlip", "RandomGaussianBlur", "RandomGrayscale", "RandomHue", "RandomInvert",
+    "RandomPerspective", "RandomPosterization", "RandomRotation", "RandomSaturation",
+    "RandomSharpness", "RandomShear", "RandomTranslation", "RandomZoom", "Solarization",
+})
+#: Keras 3 layer classes whose constructor creates a variable only with a keyword above 0.
+KERAS3_LAYERS_STATE_AT_CONSTRUCTION_WITH = {"Attention": "dropout", "AdditiveAttention": "dropout"}
+_ZERO_LITERALS = ("0", "0.0", "0.")
+
+
+def layer_state_at_construction(qualified_name: str, keywords: dict[str, str] | None, positional: int) -> bool | None:
+    """Whether constructing the Keras layer class `qualified_name` (under `keras.layers` /
+    `tf.keras.layers`) creates a variable itself (`KERAS3_LAYERS_STATE_AT_CONSTRUCTION`): True or
+    False for a Keras 3 (or `tf.keras`) layer class, None for anything else (tf_keras, a model
+    class, a path deeper than `layers.<Name>`). `keywords` is the construction's keyword
+    arguments by name (None when passed with `**` or otherwise unknown): an `Attention` given a
+    `dropout` not shown to be 0, or given arguments positionally, counts as creating one."""
+    root, sep, last = qualified_name.rpartition(".layers.")
+    if not sep or root not in ("keras", "keras.src", "tensorflow.keras") or "." in last or not last[:1].isupper():
+        return None
+    if last in KERAS3_LAYERS_STATE_AT_CONSTRUCTION:
+        return True
+    keyword = KERAS3_LAYERS_STATE_AT_CONSTRUCTION_WITH.get(last)
+    if keyword is not None:
+        return keywords is None or positional > 0 or keywords.get(keyword, "0") not in _ZERO_LITERALS
+    return False
+
+
 # Python numbers that select graph structure (STG501) ---------------------------------------------------
 
 #: Parameter names that are conventionally graph-structure switches, never a value to tensorize.

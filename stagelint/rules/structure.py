@@ -18,6 +18,8 @@ from stagelint.frameworks import (
     RECALLING_DECORATORS,
     VARIABLE_CREATOR_SCOPES,
     builds_at_construction,
+    is_keras_model_class,
+    layer_state_at_construction,
 )
 from stagelint.rules.base import Rule
 from stagelint.analysis.guards import after_early_return_guard
@@ -575,6 +577,11 @@ class VariableCreation(Rule):
         if id(node) in self.applied or not names or not all(
                 TENSORFLOW.is_layer_class_name(q) for q in names):
             return False
+        positional = sum(1 for a in node.args if a.keyword is None)
+        keywords = None if any(a.star for a in node.args) else {
+            a.keyword.value: code_of(a.value) for a in node.args if a.keyword is not None}
+        if any(layer_state_at_construction(q, keywords, positional) for q in names):
+            return False  # `Dropout(0.5)`, `LSTM(8)`: Keras 3 makes a seed-generator variable here
         func = self.ctx.function
         if not set(func.facts.decorators) & self.ctx.framework.staging_decorators:
             return False  # a helper: its traced caller may call what it returns or stores
@@ -585,34 +592,42 @@ class VariableCreation(Rule):
     def _may_build(self, func) -> bool:
         """Some call in `func` may build a Keras object it makes: a call of anything the function
         computes or holds (a local, a parameter, `self`, a call's result, an item), a method other
-        than a list's or a string's (`LIST_BUILDING_METHODS`), an `Input` / `InputLayer`, or a layer
-        given its input shape (`KERAS_INPUT_SHAPE_KEYWORDS`): such a `Sequential` builds when
-        constructed."""
+        than a list's or a string's (`LIST_BUILDING_METHODS`), an `Input` / `InputLayer`, or, where the
+        function makes a Keras model, a layer given its input shape (`KERAS_INPUT_SHAPE_KEYWORDS`):
+        such a `Sequential` builds when constructed (a Keras 3 layer constructor alone makes no
+        variable, `frameworks.layer_state_at_construction`)."""
         ctx = self.ctx
+        calls = []
         stack = [func.node.body]
         while stack:
             n = stack.pop()
             if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 return True  # (a nested function's calls are not followed)
             if isinstance(n, cst.Call):
-                if any(a.keyword is not None and a.keyword.value in KERAS_INPUT_SHAPE_KEYWORDS for a in n.args):
-                    return True
-                callee = n.func
-                if isinstance(callee, cst.Attribute) and callee.attr.value in LIST_BUILDING_METHODS:
-                    pass
-                else:
-                    root = callee
-                    while isinstance(root, cst.Attribute):
-                        root = root.value
-                    qualified = ctx.qualified_names(callee)
-                    if not isinstance(root, cst.Name) or not qualified \
-                            or ctx.binding_kind(root, func) in ("local", "param", "self", "closure", "unknown") \
-                            or any(q.rsplit(".", 1)[-1] in KERAS_BUILDING_INPUTS for q in qualified) \
-                            or (isinstance(callee, cst.Attribute) and not any(
-                                fw_name.startswith(("tensorflow.", "keras.", "tf_keras.", "numpy.", "builtins."))
-                                for fw_name in qualified)):
-                        return True
+                calls.append(n)
             stack.extend(c for c in n.children if isinstance(c, cst.CSTNode))
+        # a layer given its input shape builds only inside a model that is made (`Sequential`):
+        # a Keras 3 layer constructor alone creates no variable (`KERAS3_LAYERS_STATE_AT_CONSTRUCTION`)
+        makes_model = any(is_keras_model_class(q) for n in calls for q in ctx.qualified_names(n.func))
+        for n in calls:
+            if makes_model and any(
+                    a.keyword is not None and a.keyword.value in KERAS_INPUT_SHAPE_KEYWORDS for a in n.args):
+                return True
+            callee = n.func
+            if isinstance(callee, cst.Attribute) and callee.attr.value in LIST_BUILDING_METHODS:
+                pass
+            else:
+                root = callee
+                while isinstance(root, cst.Attribute):
+                    root = root.value
+                qualified = ctx.qualified_names(callee)
+                if not isinstance(root, cst.Name) or not qualified \
+                        or ctx.binding_kind(root, func) in ("local", "param", "self", "closure", "unknown") \
+                        or any(q.rsplit(".", 1)[-1] in KERAS_BUILDING_INPUTS for q in qualified) \
+                        or (isinstance(callee, cst.Attribute) and not any(
+                            fw_name.startswith(("tensorflow.", "keras.", "tf_keras.", "numpy.", "builtins."))
+                            for fw_name in qualified)):
+                    return True
         return False
 
     def _creation_facts(self, node: cst.Call, names: set[str]) -> list:

@@ -197,3 +197,54 @@ def test_a_functional_model_constructed_in_a_traced_call_makes_no_variable_an_un
             bare = tf.keras.Model()  # STG402
             return head(x) + stack(x) + bare(x)
     """)
+
+
+def test_a_keras3_layer_constructor_creates_a_variable_only_when_listed():
+    """`frameworks.tensorflow.KERAS3_LAYERS_STATE_AT_CONSTRUCTION` (TF 2.21 / Keras 3,
+    tests/runtime/test_tf_layer_construction_facts.py): `Dense` / `Embedding` made in a Function
+    that calls none of them create nothing (their weights wait for `build`), also given an input
+    shape outside any model; `Dropout(0.5)` and `LSTM(8)` make a seed-generator variable there."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        class M(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.create_vars()
+
+            @tf.function
+            def create_vars(self):
+                self.embed = tf.keras.layers.Embedding(input_dim=10, output_dim=4, input_shape=(None, None))
+                self.dense = tf.keras.layers.Dense(units=3)
+                self.drop = tf.keras.layers.Dropout(0.5)  # STG402
+                self.rnn = tf.keras.layers.LSTM(8)  # STG402
+    """)
+
+
+def test_a_keras3_layer_constructed_and_called_in_the_function_is_still_reported():
+    """The negative twin: the Function calls the `Dense` it makes, which builds it there."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        @tf.function
+        def f(x):
+            d = tf.keras.layers.Dense(3)  # STG402
+            return d(x)
+    """)
+
+
+def test_dropout_made_in_a_function_that_builds_nothing_still_creates_its_seed_variable():
+    """A Function that calls none of what it makes leaves `Dense` unbuilt (silent), but a Keras 3
+    `Dropout(0.5)` / `GRU(4)` creates its variable in the constructor; tf_keras's `Dropout` none."""
+    assert_tiers("""
+        import tensorflow as tf
+        import tf_keras
+
+        class M(tf.keras.Model):
+            @tf.function
+            def create_vars(self):
+                self.dense = tf.keras.layers.Dense(3)
+                self.drop = tf.keras.layers.Dropout(0.5)  # STG402
+                self.gru = tf.keras.layers.GRU(4)  # STG402
+                self.old = tf_keras.layers.Dropout(0.5)
+    """)
