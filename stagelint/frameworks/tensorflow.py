@@ -748,7 +748,9 @@ def builds_at_construction(qualified_name: str, keywords: set[str], positional: 
 #: (tests/runtime/test_tf_pooled_weak_rules_facts.py): a Function that applied one `SGD()` takes a
 #: second without error, while `SGD(momentum=0.9)`, `Adam()` and `RMSprop()` raise ValueError
 #: there; tf_keras's `SGD()` makes its variables at its first apply and raises too.
-KERAS3_OPTIMIZERS_BUILT_AT_CONSTRUCTION = {"SGD": {"momentum": ("0", "0.0", "0.")}}
+#: The literals of 0 a keyword may be spelled with (`momentum=0.0`, `dropout=0`).
+_ZERO_LITERALS = ("0", "0.0", "0.")
+KERAS3_OPTIMIZERS_BUILT_AT_CONSTRUCTION = {"SGD": {"momentum": _ZERO_LITERALS}}
 
 
 def optimizer_built_at_construction(qualified_name: str, keywords: dict[str, str] | None, positional: int) -> str:
@@ -791,7 +793,6 @@ KERAS3_LAYERS_STATE_AT_CONSTRUCTION = frozenset({
 })
 #: Keras 3 layer classes whose constructor creates a variable only with a keyword above 0.
 KERAS3_LAYERS_STATE_AT_CONSTRUCTION_WITH = {"Attention": "dropout", "AdditiveAttention": "dropout"}
-_ZERO_LITERALS = ("0", "0.0", "0.")
 
 
 def layer_state_at_construction(qualified_name: str, keywords: dict[str, str] | None, positional: int) -> bool | None:
