@@ -103,8 +103,8 @@ bench/fresh_repos_tf17.txt, the seventeenth TensorFlow audit, is BM (fix from, n
 bench/fresh_repos_tf17b.txt, its third bench/fresh_repos_tf17c.txt and its fourth to eighth bench/fresh_repos_tf17d.txt to
 bench/fresh_repos_tf17h.txt (second round; each added so that BN's findings come from more repositories).
 bench/fresh_repos_jax18.txt, the eighteenth JAX audit, is BO (fix from, next session) and BP (measured:
-before = main 82f258c, after = session 26's final main), and so is its second list bench/fresh_repos_jax18b.txt
-(added when the first gave too few findings).
+before = main 82f258c, after = session 26's final main), and so are its second and third lists
+bench/fresh_repos_jax18b.txt and bench/fresh_repos_jax18c.txt (each added when the lists before gave too few findings).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -198,6 +198,7 @@ LISTS[HERE / "fresh_repos_tf17h.txt"] = ("BM", "BN")  # its eighth list (second 
 
 LISTS[HERE / "fresh_repos_jax18.txt"] = ("BO", "BP")  # the eighteenth JAX audit
 LISTS[HERE / "fresh_repos_jax18b.txt"] = ("BO", "BP")  # its second list
+LISTS[HERE / "fresh_repos_jax18c.txt"] = ("BO", "BP")  # its third list
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
