@@ -198,6 +198,7 @@ LISTS[HERE / "fresh_repos_tf17h.txt"] = ("BM", "BN")  # its eighth list (second 
 LISTS[HERE / "fresh_repos_tf18.txt"] = ("BQ", "BR")  # the eighteenth TensorFlow audit (audit18t)
 LISTS[HERE / "fresh_repos_tf18b.txt"] = ("BQ", "BR")  # its second list (audit18t)
 LISTS[HERE / "fresh_repos_tf18c.txt"] = ("BQ", "BR")  # its third list (audit18t)
+LISTS[HERE / "fresh_repos_tf18d.txt"] = ("BQ", "BR")  # its fourth list (audit18t)
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
