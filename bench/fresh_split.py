@@ -201,6 +201,7 @@ LISTS[HERE / "fresh_repos_tf18c.txt"] = ("BQ", "BR")  # its third list (audit18t
 LISTS[HERE / "fresh_repos_tf18d.txt"] = ("BQ", "BR")  # its fourth list (audit18t)
 LISTS[HERE / "fresh_repos_tf18e.txt"] = ("BQ", "BR")  # its fifth list (audit18t)
 LISTS[HERE / "fresh_repos_tf18f.txt"] = ("BQ", "BR")  # its sixth list (audit18t)
+LISTS[HERE / "fresh_repos_tf18g.txt"] = ("BQ", "BR")  # its seventh list (audit18t)
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
