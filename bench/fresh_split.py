@@ -105,6 +105,9 @@ bench/fresh_repos_tf17h.txt (second round; each added so that BN's findings come
 bench/fresh_repos_jax18.txt, the eighteenth JAX audit, is BO (fix from, next session) and BP (measured:
 before = main 82f258c, after = session 26's final main), and so are its second and third lists
 bench/fresh_repos_jax18b.txt and bench/fresh_repos_jax18c.txt (each added when the lists before gave too few findings).
+bench/fresh_repos_tf18.txt, the eighteenth TensorFlow audit (auditor audit18t), is BQ (fix from, next session) and
+BR (measured: before = main 82f258c, after = session 26's final main), and so are its further lists
+bench/fresh_repos_tf18b.txt, tf18c, ... (each added so that BR's findings come from more repositories).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -195,6 +198,13 @@ LISTS[HERE / "fresh_repos_tf17e.txt"] = ("BM", "BN")  # its fifth list (second r
 LISTS[HERE / "fresh_repos_tf17f.txt"] = ("BM", "BN")  # its sixth list (second round)
 LISTS[HERE / "fresh_repos_tf17g.txt"] = ("BM", "BN")  # its seventh list (second round)
 LISTS[HERE / "fresh_repos_tf17h.txt"] = ("BM", "BN")  # its eighth list (second round)
+LISTS[HERE / "fresh_repos_tf18.txt"] = ("BQ", "BR")  # the eighteenth TensorFlow audit (audit18t)
+LISTS[HERE / "fresh_repos_tf18b.txt"] = ("BQ", "BR")  # its second list (audit18t)
+LISTS[HERE / "fresh_repos_tf18c.txt"] = ("BQ", "BR")  # its third list (audit18t)
+LISTS[HERE / "fresh_repos_tf18d.txt"] = ("BQ", "BR")  # its fourth list (audit18t)
+LISTS[HERE / "fresh_repos_tf18e.txt"] = ("BQ", "BR")  # its fifth list (audit18t)
+LISTS[HERE / "fresh_repos_tf18f.txt"] = ("BQ", "BR")  # its sixth list (audit18t)
+LISTS[HERE / "fresh_repos_tf18g.txt"] = ("BQ", "BR")  # its seventh list (audit18t)
 
 LISTS[HERE / "fresh_repos_jax18.txt"] = ("BO", "BP")  # the eighteenth JAX audit
 LISTS[HERE / "fresh_repos_jax18b.txt"] = ("BO", "BP")  # its second list
