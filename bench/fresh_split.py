@@ -102,6 +102,9 @@ bench/fresh_repos_tf17.txt, the seventeenth TensorFlow audit, is BM (fix from, n
 (measured: before = main d1d7ecb, after = session 25's final main), and so is its second list
 bench/fresh_repos_tf17b.txt, its third bench/fresh_repos_tf17c.txt and its fourth to eighth bench/fresh_repos_tf17d.txt to
 bench/fresh_repos_tf17h.txt (second round; each added so that BN's findings come from more repositories).
+bench/fresh_repos_tf18m.txt, the eighteenth TensorFlow audit's lists of its second auditor (audit18u), is BQ (fix from,
+next session) and BR (measured: before = main 82f258c, after = session 26's final main), and so are its later lists
+bench/fresh_repos_tf18n.txt, ... (each added so that BR's findings come from more repositories).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -192,6 +195,7 @@ LISTS[HERE / "fresh_repos_tf17e.txt"] = ("BM", "BN")  # its fifth list (second r
 LISTS[HERE / "fresh_repos_tf17f.txt"] = ("BM", "BN")  # its sixth list (second round)
 LISTS[HERE / "fresh_repos_tf17g.txt"] = ("BM", "BN")  # its seventh list (second round)
 LISTS[HERE / "fresh_repos_tf17h.txt"] = ("BM", "BN")  # its eighth list (second round)
+LISTS[HERE / "fresh_repos_tf18m.txt"] = ("BQ", "BR")  # the eighteenth TensorFlow audit, second auditor (audit18u)
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
