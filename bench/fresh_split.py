@@ -200,6 +200,7 @@ LISTS[HERE / "fresh_repos_tf18n.txt"] = ("BQ", "BR")  # its second list (audit18
 LISTS[HERE / "fresh_repos_tf18o.txt"] = ("BQ", "BR")  # its third list (audit18u)
 LISTS[HERE / "fresh_repos_tf18p.txt"] = ("BQ", "BR")  # its fourth list (audit18u)
 LISTS[HERE / "fresh_repos_tf18q.txt"] = ("BQ", "BR")  # its fifth list (audit18u)
+LISTS[HERE / "fresh_repos_tf18r.txt"] = ("BQ", "BR")  # its sixth list (audit18u)
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
