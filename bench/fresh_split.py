@@ -108,6 +108,9 @@ bench/fresh_repos_jax18b.txt and bench/fresh_repos_jax18c.txt (each added when t
 bench/fresh_repos_tf18.txt, the eighteenth TensorFlow audit (auditor audit18t), is BQ (fix from, next session) and
 BR (measured: before = main 82f258c, after = session 26's final main), and so are its further lists
 bench/fresh_repos_tf18b.txt, tf18c, ... (each added so that BR's findings come from more repositories).
+bench/fresh_repos_tf18m.txt, the eighteenth TensorFlow audit's lists of its second auditor (audit18u), is BQ (fix from,
+next session) and BR (measured: before = main 82f258c, after = session 26's final main), and so are its later lists
+bench/fresh_repos_tf18n.txt, ... (each added so that BR's findings come from more repositories).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -209,6 +212,12 @@ LISTS[HERE / "fresh_repos_tf18g.txt"] = ("BQ", "BR")  # its seventh list (audit1
 LISTS[HERE / "fresh_repos_jax18.txt"] = ("BO", "BP")  # the eighteenth JAX audit
 LISTS[HERE / "fresh_repos_jax18b.txt"] = ("BO", "BP")  # its second list
 LISTS[HERE / "fresh_repos_jax18c.txt"] = ("BO", "BP")  # its third list
+LISTS[HERE / "fresh_repos_tf18m.txt"] = ("BQ", "BR")  # the eighteenth TensorFlow audit, second auditor (audit18u)
+LISTS[HERE / "fresh_repos_tf18n.txt"] = ("BQ", "BR")  # its second list (audit18u)
+LISTS[HERE / "fresh_repos_tf18o.txt"] = ("BQ", "BR")  # its third list (audit18u)
+LISTS[HERE / "fresh_repos_tf18p.txt"] = ("BQ", "BR")  # its fourth list (audit18u)
+LISTS[HERE / "fresh_repos_tf18q.txt"] = ("BQ", "BR")  # its fifth list (audit18u)
+LISTS[HERE / "fresh_repos_tf18r.txt"] = ("BQ", "BR")  # its sixth list (audit18u)
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
