@@ -22,7 +22,7 @@ each call would make a new static object or a new program, makes it once.
 from __future__ import annotations
 
 from stagelint.analysis.testing import is_test_module
-from stagelint.frameworks.tensorflow import KERAS_RUNNING_METHODS
+from stagelint.frameworks.tensorflow import KERAS_RUNNING_METHODS, TFF_SERIALIZING_DECORATORS
 
 #: How far up the callers a loop or a second call is looked for (`train()` -> `epoch()` -> `step()`).
 _DEPTH = 3
@@ -124,14 +124,24 @@ def _trained(project, key, name: str) -> str | None:
     return None
 
 
+def serialized(project, key) -> str | None:
+    """The decorator, when the project function `key` is a TensorFlow Federated computation
+    (`frameworks.TFF_SERIALIZING_DECORATORS`: `@tff.tensorflow.computation(...)`): its body runs
+    once per parameter type, when the computation is built, and a call runs what was serialized,
+    so no call, in a loop or not, runs the body again. None otherwise."""
+    f = project.function(tuple(key))
+    return next((d for d in f.decorators if d in TFF_SERIALIZING_DECORATORS), None) if f is not None else None
+
+
 def caller_in_loop(project, key, depth: int = _DEPTH) -> list | None:
     """The chain of call sites, `[(module, site), ...]` from a call of `key` up to a call in a
     loop, when a function that calls `key` (up to `depth` callers up: `score_matrix()` loops over
     `self.eval_vector(...)`, which calls `self.run_predictions(...)`) is called in a loop: each
     iteration runs `key` again. None when no such loop is shown. Test modules' calls are left
-    out (a test runs once) and so are callers run only while traced (once per trace)."""
+    out (a test runs once) and so are callers run only while traced (once per trace) or while a
+    TensorFlow Federated computation is built (`serialized`: once per parameter type)."""
     def up(key, depth, seen):
-        if key in seen or key in project.reached:
+        if key in seen or key in project.reached or serialized(project, key):
             return None
         seen.add(key)
         sites = [(m, s) for m, s in project.call_sites.get(key, ()) if not is_test_module(m) and not s.concrete]

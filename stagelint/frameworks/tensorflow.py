@@ -1020,6 +1020,26 @@ VARIABLE_CREATOR_SCOPES = frozenset({
 #: tests/runtime/test_tf_fifteenth_audit_be_facts.py, `analysis.functions.bound_per_iteration`).
 TF_TRACE_CACHE = {"tensorflow.function": "per wrap"}
 
+#: TensorFlow Federated's computation decorators build a serialized computation from the Python
+#: body they wrap: given the parameter types (`@tff.tensorflow.computation(MODEL_TYPE, tf.float32)`)
+#: they run the body once, when the decorator runs; given none, once per parameter type, on the
+#: first call with it (a `PolymorphicComputation` keeps one concrete computation per type, "to be
+#: reused for future calls with parameters of a matching type"). A call runs the serialized
+#: computation, never the body again (TFF's `custom_federated_algorithms_2` tutorial: "The Python
+#: body of `batch_loss` has already been traced and serialized in the above cell where it was
+#: defined"; tensorflow.org/federated/api_docs/python/tff/tensorflow/computation). So what the
+#: body makes (a `tf.function`, a variable) it makes once per parameter type, whatever the calls
+#: (STG502, `analysis.repetition.body_runs_per_call`). Not checked by running: TFF pins an older
+#: TensorFlow (0.87.0: 2.14) than the venv's and is not installed here; from its docs and source.
+TFF_SERIALIZING_DECORATORS = frozenset({
+    "tensorflow_federated.tensorflow.computation", "tensorflow_federated.tf_computation",
+    "tensorflow_federated.federated_computation", "federated_language.federated_computation",
+    # TFF's own code imports them from their modules
+    "tensorflow_federated.python.core.environments.tensorflow_frontend.tensorflow_computation.tf_computation",
+    "tensorflow_federated.python.core.impl.tensorflow_context.tensorflow_computation.tf_computation",
+    "tensorflow_federated.python.core.impl.federated_context.federated_computation.federated_computation",
+})
+
 #: What keys one Function's traces: each Python argument of the call, by how it is compared (a
 #: function by identity, a number, a string or a bool by value), and each tensor argument by its
 #: spec. A trace is one distinct tuple of them all, so a Python value that the other Python

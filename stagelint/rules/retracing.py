@@ -58,7 +58,7 @@ from stagelint.analysis.functions import (
     returns_new_function,
 )
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_steps
-from stagelint.analysis.repetition import caller_in_loop
+from stagelint.analysis.repetition import caller_in_loop, serialized
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.trace_key import decided_beside
 from stagelint.analysis.varying_shapes import new_length_each_iteration, new_shape_each_iteration
@@ -686,8 +686,12 @@ class FunctionRecreated(Rule):
     None: step = jax.jit(...)` (made on the first iteration, reused by the later ones); a Function
     made only when a memo lacks the key the function then stores it under (`fn = cache.get(key)`,
     `if fn is None: fn = jax.jit(...); cache[key] = fn`, or `if key not in cache:`): one per key,
-    every later call with that key reusing its trace; and one made by a memoized function
-    (`functools.lru_cache`, `functools.cache`), whose body runs once per argument key.
+    every later call with that key reusing its trace; one made by a memoized function
+    (`functools.lru_cache`, `functools.cache`), whose body runs once per argument key; and one
+    made in the body of a TensorFlow Federated computation (`@tff.tensorflow.computation(...)`,
+    `tff.tf_computation`, `tff.federated_computation`) or in a function only such a body calls:
+    TFF runs that body once per parameter type, when it builds the computation, and a call runs
+    the serialized computation, never the body again.
 
 
     Under JAX and its libraries it depends on what is wrapped, because their trace caches are
@@ -1651,6 +1655,8 @@ class FunctionRecreated(Rule):
             return True
         if (module.module, enclosing) in project.reached:
             return False  # made while the enclosing function is traced: once per trace, not per call
+        if serialized(project, (module.module, enclosing)):
+            return False  # a TFF computation's body: run once per parameter type, never by a call
         f = project.function((module.module, enclosing))
         if f is not None and any(d.rsplit(".", 1)[-1] in REQUEST_HANDLER_DECORATORS for d in f.decorators):
             traces = candidate.fields.get("_traces", "traces")

@@ -177,3 +177,83 @@ def test_a_new_optimizer_made_with_a_new_function_in_the_same_iteration_is_silen
                     optimizer = tf.keras.optimizers.Adam(learning_rate=0.001)
                     step(x, model, optimizer)  # STG403
     """)
+
+
+def test_a_function_made_in_a_tff_computation_body_is_made_once():
+    """N's TFF notebook (`custom_federated_algorithms_2.ipynb` cell 33, STG502): a TensorFlow
+    Federated computation's body runs once per parameter type, when the computation is built
+    (at the decorator given the types), and a call runs what was serialized, so a `tf.function`
+    made in it is made and traced once however often the computation is called in a loop
+    (`frameworks.TFF_SERIALIZING_DECORATORS`, `analysis.repetition.serialized`): the typed
+    decorator, the older `tff.tf_computation`, the untyped (polymorphic) form, a helper that only
+    the body calls, and `tff.federated_computation`. Twins: the same def in a plain function called
+    in the same loop, and a helper that a plain function calls in a loop."""
+    assert_tiers("""
+        import collections
+
+        import tensorflow as tf
+        import tensorflow_federated as tff
+
+        MODEL_TYPE = tff.types.StructType([("w", tff.TensorType(tf.float32, [2]))])
+
+        @tff.tensorflow.computation(MODEL_TYPE, tf.float32)
+        def batch_train(initial_model, learning_rate):
+            model_vars = collections.OrderedDict(
+                (name, tf.Variable(name=name, initial_value=value)) for name, value in initial_model.items())
+
+            @tf.function
+            def _train_on_batch(model_vars):
+                return model_vars
+
+            return _train_on_batch(model_vars)
+
+        @tff.tf_computation(tf.float32)
+        def older(x):
+            return tf.function(lambda v: v * 2)(x)
+
+        @tff.tensorflow.computation
+        def polymorphic(x):
+            @tf.function
+            def double(v):
+                return v * 2
+            return double(x)
+
+        def helper(x):
+            @tf.function
+            def triple(v):
+                return v * 3
+            return triple(x)
+
+        @tff.tensorflow.computation(tf.float32)
+        def through_helper(x):
+            return helper(x)
+
+        @tff.federated_computation(tf.float32)
+        def federated(x):
+            return older(x)
+
+        def plain_train(x, learning_rate):
+            @tf.function  # STG502
+            def _train_on_batch(v):
+                return v * learning_rate
+            return _train_on_batch(x)
+
+        def other_helper(x):
+            @tf.function  # STG502
+            def quadruple(v):
+                return v * 4
+            return quadruple(x)
+
+        def plain_caller(x):
+            return other_helper(x)
+
+        model = {"w": [0.0, 0.0]}
+        for _ in range(5):
+            model = batch_train(model, 0.1)
+            older(1.0)
+            polymorphic(1.0)
+            through_helper(1.0)
+            federated(1.0)
+            plain_train(tf.constant(1.0), 0.1)
+            plain_caller(tf.constant(1.0))
+    """)
