@@ -111,6 +111,17 @@ def constant_literal(ctx, expr) -> bool:
     return len(spelled) == 1
 
 
+def constant_text(ctx, expr) -> str:
+    """The source of the scalar literal `expr` is (`literal_text`), written out or held by a name
+    whose every binding binds that one literal (`constant_literal`: `RATE = 0.0` at module level,
+    then `Dropout(RATE)`); "" otherwise."""
+    text = literal_text(expr)
+    if text or not isinstance(expr, cst.Name) or not constant_literal(ctx, expr):
+        return text
+    values = _bound_values(ctx, expr)
+    return literal_text(values[0]) if values else ""
+
+
 def _bound_values(ctx, name: cst.Name) -> list:
     """What every binding of the name in the scope that binds it assigns (the walk's
     `bound_values`; None where it records none), above the read or below it (the scope

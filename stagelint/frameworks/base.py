@@ -119,9 +119,9 @@ class Framework:
         if last in self.weightless_layers:
             return True
         needs = self.weightless_with.get(last)
-        if needs is not None and keywords is not None:
-            return all(keywords[k] in values if k in keywords else absent_ok
-                       for k, (values, absent_ok) in needs.items())
+        if needs is not None and keywords is not None and all(
+                keywords[k] in values if k in keywords else absent_ok for k, (values, absent_ok) in needs.items()):
+            return True
         roots, names = self.weightless_only_under
         return last in names and qualified_name.startswith(roots)
 

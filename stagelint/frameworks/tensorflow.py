@@ -47,6 +47,20 @@ WEIGHTLESS_KERAS_LAYERS = frozenset({
 #: and no variable creator sees a variable (TF 2.21 / Keras 3.15 and tf_keras 2.21:
 #: tests/runtime/test_tf_variable_creation_facts.py).
 KERAS_SYMBOLIC_CONSTRUCTORS = frozenset({"Input"})
+#: The literals of 0 a keyword may be spelled with (`momentum=0.0`, `dropout=0`).
+_ZERO_LITERALS = ("0", "0.0", "0.")
+#: Listed classes whose constructor makes its seed generator only for a rate (or, for
+#: `GaussianNoise`, a standard deviation) above 0, given first or by this keyword: `Dropout(0.0)`,
+#: `Dropout(rate=0.0)`, `Dropout(0)`, `SpatialDropout2D(rate=0.0)`, `GaussianNoise(stddev=0.0)`
+#: create no variable, `Dropout(0.1)` and `Dropout(rate=0.1)` a `seed_generator_state` (TF 2.21 /
+#: Keras 3.15 under a `tf.variable_creator_scope`, `tf.keras.layers` too, with or without a seed;
+#: called in a trace they make no weight either: tests/runtime/test_tf_layer_construction_facts.py).
+#: Not `AlphaDropout`: `tf.keras.layers.AlphaDropout` is Keras 3's legacy class, which makes its
+#: seed generator whatever the rate (only `keras.layers.AlphaDropout` skips it at 0).
+KERAS3_LAYERS_STATE_UNLESS_ZERO = {
+    "Dropout": "rate", "SpatialDropout1D": "rate", "SpatialDropout2D": "rate", "SpatialDropout3D": "rate",
+    "GaussianDropout": "rate", "GaussianNoise": "stddev",
+}
 #: Keras layer classes (last part) that own no variables only with some constructor arguments:
 #: keyword -> (the literal values with which it makes none, whether leaving it out makes none).
 #: Checked with TF 2.21 / Keras 3.15 (tests/runtime/test_tf_variable_creation_facts.py):
@@ -58,6 +72,8 @@ WEIGHTLESS_KERAS_LAYERS_WITH = {
     "Attention": {"use_scale": (("False",), True), "score_mode": (('"dot"', "'dot'"), True),
                   "dropout": (("0", "0.0"), True)},
     "AdditiveAttention": {"use_scale": (("False",), False), "dropout": (("0", "0.0"), True)},
+    # a zero rate: no seed generator, and no weight when built (`KERAS3_LAYERS_STATE_UNLESS_ZERO`)
+    **{name: {rate: (_ZERO_LITERALS, False)} for name, rate in KERAS3_LAYERS_STATE_UNLESS_ZERO.items()},
 }
 #: Random layers that own a seed-generator variable in Keras 3 but none in Keras 2, whose default
 #: "legacy stateful" random generator uses plain random ops.
@@ -748,8 +764,6 @@ def builds_at_construction(qualified_name: str, keywords: set[str], positional: 
 #: (tests/runtime/test_tf_pooled_weak_rules_facts.py): a Function that applied one `SGD()` takes a
 #: second without error, while `SGD(momentum=0.9)`, `Adam()` and `RMSprop()` raise ValueError
 #: there; tf_keras's `SGD()` makes its variables at its first apply and raises too.
-#: The literals of 0 a keyword may be spelled with (`momentum=0.0`, `dropout=0`).
-_ZERO_LITERALS = ("0", "0.0", "0.")
 KERAS3_OPTIMIZERS_BUILT_AT_CONSTRUCTION = {"SGD": {"momentum": _ZERO_LITERALS}}
 
 
@@ -795,16 +809,30 @@ KERAS3_LAYERS_STATE_AT_CONSTRUCTION = frozenset({
 KERAS3_LAYERS_STATE_AT_CONSTRUCTION_WITH = {"Attention": "dropout", "AdditiveAttention": "dropout"}
 
 
+def keras_first_parameter(qualified_name: str) -> str | None:
+    """The name of the first parameter of the Keras layer class `qualified_name` (any Keras), where
+    a fact here asks it (`Dropout(0.0)` is `Dropout(rate=0.0)`: `KERAS3_LAYERS_STATE_UNLESS_ZERO`)."""
+    root, sep, last = qualified_name.rpartition(".layers.")
+    return KERAS3_LAYERS_STATE_UNLESS_ZERO.get(last) if sep and "." not in last else None
+
+
+
 def layer_state_at_construction(qualified_name: str, keywords: dict[str, str] | None, positional: int) -> bool | None:
     """Whether constructing the Keras layer class `qualified_name` (under `keras.layers` /
     `tf.keras.layers`) creates a variable itself (`KERAS3_LAYERS_STATE_AT_CONSTRUCTION`): True or
     False for a Keras 3 (or `tf.keras`) layer class, None for anything else (tf_keras, a model
     class, a path deeper than `layers.<Name>`). `keywords` is the construction's keyword
-    arguments by name (None when passed with `**` or otherwise unknown): an `Attention` given a
-    `dropout` not shown to be 0, or given arguments positionally, counts as creating one."""
+    arguments by name (None when passed with `**` or otherwise unknown; the first positional
+    one named too where `keras_first_parameter` knows its name) and `positional` how many
+    others are passed positionally: an `Attention` given a `dropout` not shown to be 0, or given
+    arguments positionally, counts as creating one; a `Dropout` whose rate is shown to be 0
+    (`KERAS3_LAYERS_STATE_UNLESS_ZERO`) creates none."""
     root, sep, last = qualified_name.rpartition(".layers.")
     if not sep or root not in ("keras", "keras.src", "tensorflow.keras") or "." in last or not last[:1].isupper():
         return None
+    rate = KERAS3_LAYERS_STATE_UNLESS_ZERO.get(last)
+    if rate is not None and keywords is not None and keywords.get(rate) in _ZERO_LITERALS:
+        return False
     if last in KERAS3_LAYERS_STATE_AT_CONSTRUCTION:
         return True
     keyword = KERAS3_LAYERS_STATE_AT_CONSTRUCTION_WITH.get(last)

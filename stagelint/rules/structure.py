@@ -19,10 +19,13 @@ from stagelint.frameworks import (
     VARIABLE_CREATOR_SCOPES,
     builds_at_construction,
     is_keras_model_class,
+    keras_first_parameter,
     layer_state_at_construction,
 )
 from stagelint.rules.base import Rule
 from stagelint.analysis.guards import after_early_return_guard
+from stagelint.analysis.literals import constant_text
+from stagelint.analysis.meets import can_meet, containers, stored_on
 from stagelint.analysis.recursion import decreasing_measure
 
 
@@ -339,12 +342,24 @@ class RecursiveFunction(Rule):
         return out
 
 
-def _keyword_codes(call: cst.Call) -> dict[str, str] | None:
-    """The keyword arguments of `call` by name, the code of each value; None when it passes any
-    argument another way (positionally, `*args`, `**kwargs`)."""
-    if any(a.keyword is None for a in call.args):
-        return None
-    return {a.keyword.value: code_of(a.value) for a in call.args}
+def _arguments(ctx, call: cst.Call, names: set[str]) -> tuple[dict[str, str] | None, int]:
+    """(the keyword arguments of `call` by name, how many others it passes positionally). Each
+    value is its code, or the literal a constant holds (`Dropout(rate=RATE)`, `RATE = 0.0`:
+    `analysis.literals.constant_text`); the first positional argument is named too where the
+    framework knows the parameter (`Dropout(0.0)` is `Dropout(rate=0.0)`:
+    `frameworks.keras_first_parameter`). The keywords are None when it passes `*args` or
+    `**kwargs`."""
+    args = list(call.args)
+    if any(a.star for a in args):
+        return None, sum(1 for a in args if a.keyword is None)
+    keywords = {}
+    first = next((p for q in names if (p := keras_first_parameter(q))), None)
+    if first and args and args[0].keyword is None:
+        keywords[first] = constant_text(ctx, args[0].value) or code_of(args[0].value)
+        args = args[1:]
+    keywords.update({a.keyword.value: constant_text(ctx, a.value) or code_of(a.value)
+                     for a in args if a.keyword is not None})
+    return keywords, sum(1 for a in args if a.keyword is None)
 
 
 class VariableCreation(Rule):
@@ -374,7 +389,15 @@ class VariableCreation(Rule):
     the staged function (a builder that makes `Sequential([Conv2D(...)])` and returns it, calling
     nothing it makes): a layer makes its weights at its first call, not when constructed; a
     `Sequential` given an `Input`, or a layer given `input_shape=`, is built when constructed and is
-    reported, as are optimizers and metrics, which make variables when constructed.
+    reported, as are optimizers and metrics, which make variables when constructed. Only a call
+    that can meet the object counts as building it: one done before the construction, in the same
+    run, cannot, unless it is handed the object's owner (`self.setup()` before `self.head =
+    Dense(...)`: a later trace's call meets an earlier trace's layer), so `self.encoder =
+    Encoder(...)` of a class the analysis cannot see, followed by `self.head = Dense(...)`, leaves
+    the `Dense` silent. Keras 3's `Dropout`, `SpatialDropout*`, `GaussianDropout` (by `rate`) and
+    `GaussianNoise` (by `stddev`) make a seed-generator variable when constructed, and are
+    reported even when nothing builds them, unless the rate is shown to be 0 (`Dropout(0.0)`,
+    `Dropout(rate=0.0)`, a constant `NO_DROP = 0.0`): then they make none, built or not.
 
     Default tier: the call is known to make a variable: `tf.Variable`, `tf.random.Generator`,
     `self.add_weight`, or a layer, model, metric or optimizer class named by the framework's
@@ -512,8 +535,10 @@ class VariableCreation(Rule):
         self.lifting_scopes: list[int] = []
         #: constructions applied at once (`Dense(3)(x)`: the inner call's id)
         self.applied: set[int] = set()
-        #: function id -> whether it may build a Keras object it makes (`_may_build`)
-        self.building: dict[int, bool] = {}
+        #: function id -> the calls that may build a Keras object it makes, True for any (`_may_build`)
+        self.building: dict[int, list | bool] = {}
+        #: function id -> its deferred nodes and loops (`analysis.meets.containers`)
+        self.containers: dict[int, tuple] = {}
 
     def visit_With(self, node: cst.With) -> None:
         line = self.ctx.position(node).line
@@ -546,7 +571,8 @@ class VariableCreation(Rule):
         if any(fw.creates_variables(q) for q in names) and self._built_elsewhere(node, names):
             return  # `critic = [Sequential([Conv2D(...)])]` in a builder that calls none of them
         if any(fw.creates_variables(q) for q in names):
-            keywords = _keyword_codes(node)
+            keywords, positional = _arguments(ctx, node, names)
+            keywords = keywords if not positional else None  # (a positional argument: unknown)
             if any(fw.creates_no_variables(q, keywords) for q in names):
                 return  # `Add()`, `Activation("relu")`, pooling, `Attention()`: a layer with no variables
             if self._functional_model(node, names):
@@ -577,9 +603,7 @@ class VariableCreation(Rule):
         if id(node) in self.applied or not names or not all(
                 TENSORFLOW.is_layer_class_name(q) for q in names):
             return False
-        positional = sum(1 for a in node.args if a.keyword is None)
-        keywords = None if any(a.star for a in node.args) else {
-            a.keyword.value: code_of(a.value) for a in node.args if a.keyword is not None}
+        keywords, positional = _arguments(self.ctx, node, names)
         if any(layer_state_at_construction(q, keywords, positional) for q in names):
             return False  # `Dropout(0.5)`, `LSTM(8)`: Keras 3 makes a seed-generator variable here
         func = self.ctx.function
@@ -587,15 +611,25 @@ class VariableCreation(Rule):
             return False  # a helper: its traced caller may call what it returns or stores
         if id(func) not in self.building:
             self.building[id(func)] = self._may_build(func)
-        return not self.building[id(func)]
+        building = self.building[id(func)]
+        if building is True:
+            return False
+        # only a call that can meet the object this line makes builds it: one done before the
+        # construction, in the same run, cannot (`analysis.meets`), so another line's call there
+        # (a project class's constructor, `Encoder(self.units)`) decides nothing about this one
+        stored = stored_on(func.node, node)
+        held = self.containers.setdefault(id(func), containers(func.node))
+        return not any(can_meet(self.ctx, held, call, node, stored) for call in building)
 
-    def _may_build(self, func) -> bool:
-        """Some call in `func` may build a Keras object it makes: a call of anything the function
-        computes or holds (a local, a parameter, `self`, a call's result, an item), a method other
-        than a list's or a string's (`LIST_BUILDING_METHODS`), an `Input` / `InputLayer`, or, where the
-        function makes a Keras model, a layer given its input shape (`KERAS_INPUT_SHAPE_KEYWORDS`):
-        such a `Sequential` builds when constructed (a Keras 3 layer constructor alone makes no
-        variable, `frameworks.layer_state_at_construction`)."""
+    def _may_build(self, func):
+        """The calls in `func` that may build a Keras object it makes (True: any object, or not
+        known): a call of anything the function computes or holds (a local, a parameter, `self`,
+        a call's result, an item), a method other than a list's or a string's
+        (`LIST_BUILDING_METHODS`), an `Input` / `InputLayer`, or, where the function makes a Keras
+        model, a layer given its input shape (`KERAS_INPUT_SHAPE_KEYWORDS`): such a `Sequential`
+        builds when constructed (a Keras 3 layer constructor alone makes no variable,
+        `frameworks.layer_state_at_construction`). Which of them can meet a given construction's
+        object is `_built_elsewhere`'s question."""
         ctx = self.ctx
         calls = []
         stack = [func.node.body]
@@ -609,6 +643,7 @@ class VariableCreation(Rule):
         # a layer given its input shape builds only inside a model that is made (`Sequential`):
         # a Keras 3 layer constructor alone creates no variable (`KERAS3_LAYERS_STATE_AT_CONSTRUCTION`)
         makes_model = any(is_keras_model_class(q) for n in calls for q in ctx.qualified_names(n.func))
+        building = []
         for n in calls:
             if makes_model and any(
                     a.keyword is not None and a.keyword.value in KERAS_INPUT_SHAPE_KEYWORDS for a in n.args):
@@ -627,8 +662,8 @@ class VariableCreation(Rule):
                         or (isinstance(callee, cst.Attribute) and not any(
                             fw_name.startswith(("tensorflow.", "keras.", "tf_keras.", "numpy.", "builtins."))
                             for fw_name in qualified)):
-                    return True
-        return False
+                    building.append(n)
+        return building
 
     def _creation_facts(self, node: cst.Call, names: set[str]) -> list:
         """Why the call makes a variable each time it runs: known for the framework's variable

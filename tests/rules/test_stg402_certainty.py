@@ -5,7 +5,7 @@ tests/runtime/test_tf_variable_creation_facts.py."""
 
 from __future__ import annotations
 
-from rulecases import assert_tiers
+from rulecases import assert_project_marked, assert_tiers
 
 
 def test_a_public_keras_class_is_known_one_in_the_framework_s_own_modules_is_a_guess():
@@ -247,4 +247,102 @@ def test_dropout_made_in_a_function_that_builds_nothing_still_creates_its_seed_v
                 self.drop = tf.keras.layers.Dropout(0.5)  # STG402
                 self.gru = tf.keras.layers.GRU(4)  # STG402
                 self.old = tf_keras.layers.Dropout(0.5)
+    """)
+
+
+def test_a_call_done_before_the_construction_cannot_build_what_it_makes(tmp_path):
+    """BN1's last row (Reflect's `lm_transformer.py:148`): a `@tf.function create_vars` constructs a
+    star-imported project class, then `self.e2c = Dense(...)`. The class's constructor ran before
+    the Dense existed and was handed nothing that holds it, so it cannot build it: the Dense line
+    makes no variable (a Keras 3 `Dense` constructor makes none), whatever that class does
+    (`analysis.meets`: a call done before a construction meets its object only through an owner
+    it is handed, `self.setup()`, on a later run). Twins: the unknown class constructed after the
+    Dense, a call before it that is handed `self`, and the Dense called later in the Function:
+    still reported; a Dense kept in a local, after an unknown call: silent."""
+    assert_project_marked(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/layers.py": """
+            import tensorflow as tf
+
+            class Encoder(tf.keras.layers.Layer):
+                def __init__(self, units, **kwargs):
+                    super().__init__(**kwargs)
+                    self.units = units
+        """,
+        "pkg/model.py": """
+            import tensorflow as tf
+            from pkg.layers import *
+
+            class Classifier(tf.keras.Model):
+                def __init__(self, hparams):
+                    super().__init__()
+                    self.hparams = hparams
+                    self.create_vars()
+
+                @tf.function
+                def create_vars(self):
+                    self.encoder = Encoder(self.hparams.units, name="encoder")
+                    self.e2c = tf.keras.layers.Dense(units=self.hparams.labels, name="e2c")
+
+                @tf.function
+                def encoder_after(self):
+                    self.e2c = tf.keras.layers.Dense(units=self.hparams.labels)  # STG402
+                    self.encoder = Encoder(self.hparams.units)
+
+                @tf.function
+                def handed_self_before(self):
+                    self.setup()
+                    self.e2c = tf.keras.layers.Dense(units=self.hparams.labels)  # STG402
+
+                @tf.function
+                def called_after(self, x):
+                    self.encoder = Encoder(self.hparams.units)
+                    self.e2c = tf.keras.layers.Dense(units=self.hparams.labels)  # STG402
+                    return self.e2c(x)
+
+                @tf.function
+                def local(self, x):
+                    y = Encoder(self.hparams.units)
+                    head = tf.keras.layers.Dense(units=3)
+                    return x
+
+                def setup(self):
+                    pass
+        """,
+    })
+
+
+def test_a_dropout_of_rate_0_creates_no_variable_in_any_spelling():
+    """`frameworks.tensorflow.KERAS3_LAYERS_STATE_UNLESS_ZERO` (TF 2.21 / Keras 3,
+    tests/runtime/test_tf_layer_construction_facts.py): a rate (`GaussianNoise`: a standard
+    deviation) of 0, given first or by keyword, written out or held by a constant, makes no seed
+    generator, and the layer no weight when called. Twins: a rate above 0 in the same spellings,
+    a rate from a parameter or a configuration (not shown to be 0)."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        NO_DROP = 0.0
+        DROP = 0.2
+
+        class M(tf.keras.Model):
+            @tf.function
+            def create_vars(self, hparams, rate):
+                self.a = tf.keras.layers.Dropout(0.0)
+                self.b = tf.keras.layers.Dropout(rate=0.0)
+                self.c = tf.keras.layers.Dropout(0, noise_shape=(1,))
+                self.d = tf.keras.layers.Dropout(NO_DROP)
+                self.e = tf.keras.layers.SpatialDropout1D(rate=NO_DROP)
+                self.f = tf.keras.layers.GaussianNoise(stddev=0.0)
+                self.g = tf.keras.layers.Dropout(0.1)  # STG402
+                self.h = tf.keras.layers.Dropout(rate=0.1)  # STG402
+                self.i = tf.keras.layers.Dropout(DROP)  # STG402
+                self.j = tf.keras.layers.Dropout(rate)  # STG402
+                self.k = tf.keras.layers.Dropout(hparams.dropout)  # STG402
+                self.m = tf.keras.layers.GaussianNoise(0.5)  # STG402
+
+        @tf.function
+        def applied(x):
+            none = tf.keras.layers.Dropout(0.0)
+            some = tf.keras.layers.Dropout(0.3)  # STG402
+            return none(x, training=True) + some(x, training=True)
     """)

@@ -10,7 +10,7 @@ tf = pytest.importorskip("tensorflow")
 keras = pytest.importorskip("keras")
 
 from stagelint.frameworks.tensorflow import (  # noqa: E402
-    KERAS3_LAYERS_STATE_AT_CONSTRUCTION, layer_state_at_construction)
+    KERAS3_LAYERS_STATE_AT_CONSTRUCTION, KERAS3_LAYERS_STATE_UNLESS_ZERO, layer_state_at_construction)
 
 #: minimal constructor arguments of the classes that need some
 ARGS = {"Dropout": (0.5,), "SpatialDropout1D": (0.5,), "SpatialDropout2D": (0.5,), "SpatialDropout3D": (0.5,),
@@ -81,3 +81,41 @@ def test_a_function_constructing_unbuilt_layers_runs_one_constructing_dropout_ra
 
     with pytest.raises(ValueError, match="singleton"):
         loud()
+
+
+@pytest.mark.parametrize("name", sorted(KERAS3_LAYERS_STATE_UNLESS_ZERO))
+def test_a_rate_of_0_makes_no_seed_generator_given_first_or_by_keyword(name):
+    """`KERAS3_LAYERS_STATE_UNLESS_ZERO`: 0 first or by keyword makes none, 0.1 makes one."""
+    rate = KERAS3_LAYERS_STATE_UNLESS_ZERO[name]
+    layer = getattr(keras.layers, name)
+    assert _made(lambda: layer(0.0)) == [] and _made(lambda: layer(**{rate: 0.0})) == []
+    assert _made(lambda: layer(0)) == [] and _made(lambda: getattr(tf.keras.layers, name)(0.0)) == []
+    assert _made(lambda: layer(0.1)) == ["seed_generator_state"]
+    assert _made(lambda: layer(**{rate: 0.1})) == ["seed_generator_state"]
+    assert layer_state_at_construction(f"keras.layers.{name}", {rate: "0.0"}, 0) is False
+    assert layer_state_at_construction(f"keras.layers.{name}", {rate: "0.1"}, 0) is True
+
+
+def test_a_dropout_of_rate_0_built_in_a_function_makes_no_variable():
+    """Constructed and called in the trace, `Dropout(0.0)` still makes none (no weight in `build`):
+    the Function runs; with 0.3 it raises."""
+    @tf.function
+    def quiet(x):
+        return keras.layers.Dropout(0.0)(x, training=True) + keras.layers.GaussianNoise(stddev=0.0)(x, training=True)
+
+    assert float(quiet(tf.ones([2]))[0]) == 2.0
+
+    @tf.function
+    def loud(x):
+        return keras.layers.Dropout(0.3)(x, training=True)
+
+    with pytest.raises(ValueError, match="singleton"):
+        loud(tf.ones([2]))
+
+
+def test_tf_keras_alpha_dropout_makes_its_seed_generator_at_any_rate():
+    """Why `AlphaDropout` is not in `KERAS3_LAYERS_STATE_UNLESS_ZERO`: `tf.keras.layers` gives the
+    legacy class, whose constructor makes one at rate 0 too; `keras.layers`' does not."""
+    assert _made(lambda: tf.keras.layers.AlphaDropout(0.0)) == ["seed_generator_state"]
+    assert _made(lambda: keras.layers.AlphaDropout(0.0)) == []
+    assert layer_state_at_construction("tensorflow.keras.layers.AlphaDropout", {"rate": "0.0"}, 0) is True
