@@ -231,7 +231,9 @@ RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde",
              ("BH", "after"): "3db41ab", ("BJ", "after"): "3db41ab",  # and its final code
              ("BL", "before"): "d1d7ecb",  # the seventeenth JAX audit's: session 25's start
              ("BN", "before"): "d1d7ecb",  # the seventeenth TensorFlow audit's: session 25's start
-             ("BL", "after"): "96d5b70", ("BN", "after"): "96d5b70"}  # and its final code
+             ("BL", "after"): "96d5b70", ("BN", "after"): "96d5b70",  # and its final code
+             ("BP", "before"): "82f258c",  # the eighteenth JAX audit's: session 26's start
+             ("BR", "before"): "82f258c"}  # the eighteenth TensorFlow audit's: session 26's start
 
 
 def main_of(half: str, when: str) -> str | None:
@@ -270,6 +272,8 @@ _AUDITS["BI"] = "The sixteenth TensorFlow audit"
 
 _AUDITS["BK"] = "The seventeenth JAX audit"
 _AUDITS["BM"] = "The seventeenth TensorFlow audit"
+_AUDITS["BO"] = "The eighteenth JAX audit"
+_AUDITS["BQ"] = "The eighteenth TensorFlow audit"
 
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:
