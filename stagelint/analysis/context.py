@@ -1309,6 +1309,7 @@ class FileContext:
             params=params,
             required_positional=[p.name.value for p in (*node.params.posonly_params, *node.params.params)
                                  if p.default is None],
+            default_params=set(defaults),
             literal_default_params={n for n, d in defaults.items() if _is_literal_default(d)},
             scalar_defaults={n: t for n, d in defaults.items() if (t := literal_text(d))},
             python_default_params={n for n, d in defaults.items() if _is_python_option(d)}
@@ -1403,6 +1404,7 @@ class FileContext:
         defaults = {p.name.value: p.default for p in all_params if p.default is not None}
         facts = F.FunctionFacts(
             qualname=qualname, name="<lambda>", span=where, params=params,
+            default_params=set(defaults),
             literal_default_params={n for n, d in defaults.items() if _is_literal_default(d)},
             python_default_params={n for n, d in defaults.items() if _is_python_option(d)},
         )

@@ -184,6 +184,9 @@ class FunctionFacts:
     #: ("", -1 if neither)
     varargs: str = ""
     varargs_at: int = -1
+    #: params with any default: a call that leaves one out binds the default object itself, which no
+    #: transformation sees (`def l(z, N=N)` under `jax.jit(l)(z)`: `N` an int, jaxstaging.unpassed_defaults)
+    default_params: set[str] = field(default_factory=set)
     #: params whose default is a Python literal (not tensors: flags such as `training=False`)
     literal_default_params: set[str] = field(default_factory=set)
     #: params whose default is a string or a bool (`mode="CONSTANT"`): Python options, never tensors

@@ -815,11 +815,30 @@ class JaxView:
         if key in self.tensorflow or entry is None or entry.params_unknown or not entry.apis:
             return frozenset()
         f = self.project.function(key)
-        out = set(f.passed_params) - entry.static - f.literal_default_params
+        out = set(f.passed_params) - entry.static - f.literal_default_params - self.unpassed_defaults(key)
         if entry.mode != "jit":
             out -= entry.unmapped
         # `jax.jit(f)(ids)` flattens a list argument into its leaves: traced, whatever its annotation
         return frozenset(out - (f.python_default_params - f.python_container_params))
+
+    def unpassed_defaults(self, key: Key) -> frozenset[str]:
+        """Parameters with a default that no call through the transformation shown passes (nor
+        may pass: a call that spreads `*xs` / `**kw` into it may). Python binds the default object
+        itself, after the transformation has flattened what was passed, so it is never a tracer
+        (`def l(z, N=N)` under `jax.jit(l)(z)`: `N` is the module's int, `z[:N]` a static slice;
+        passed, `jax.jit(l)(z, 2)`, a tracer: JAX 0.10.2,
+        tests/runtime/test_jax_seventeenth_audit_facts.py). A call of the plain function (`l(z,
+        params)` beside `obj = jax.jit(l)`) does not go through the transformation: what it passes
+        is the caller's (`traced_params` follows it)."""
+        f = self.project.function(key)
+        if f is None or not f.default_params:
+            return frozenset()
+        plain = ("name", f"{key[0]}.{key[1]}") if f.staged_by != "decorator" else None
+        sites = [site for _, site in self.project.call_sites.get(key, ()) if tuple(site.target) != plain]
+        if any(site.spread for site in sites):
+            return frozenset()
+        return frozenset(p for p in f.default_params
+                         if not any(self.project.arg_passed(site, key, p) is not None for site in sites))
 
     def known_traced_params(self, key: Key, _depth: int = 0) -> frozenset[str]:
         """The `traced_params` known to hold tracers: those the transformation is given

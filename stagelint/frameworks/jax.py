@@ -61,10 +61,12 @@ JAX_TRACES_DEPENDENTS = JAX_GRAD | frozenset({"jax.vmap", "flax.nnx.vmap", "equi
 #: and hand every other argument to the function as the caller gave it: a Python int stays an
 #: int, so Python control flow on it works, also under a jit around the grad (observed with jax
 #: 0.10.2: tests/runtime/test_jax_grad_argnums.py). Equinox's `filter_grad` differentiates its
-#: first argument alone.
+#: first argument alone. Flax NNX's `grad` / `value_and_grad` take `argnums` too and hand the
+#: other arguments on as given: a closed-over config dict's ints and bools stay Python under
+#: `nnx.jit` (flax with JAX 0.10.2: tests/runtime/test_jax_seventeenth_audit_facts.py).
 JAX_DIFFERENTIATES_ARGNUMS = frozenset({
     "jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian",
-    "equinox.filter_grad", "equinox.filter_value_and_grad",
+    "equinox.filter_grad", "equinox.filter_value_and_grad", "flax.nnx.grad", "flax.nnx.value_and_grad",
 })
 
 #: Differentiating APIs whose result is a pytree of the structure of the one argument they

@@ -302,9 +302,16 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
             # (under tf.function these are STG602's TypeError; JAX raises ConcretizationTypeError)
             t = tensorness(ctx, node.args[0].value, func)
             if t.possible:
+                attrs = {}
+                if t.params and not t.definite:
+                    # `int(state.num_steps)`: which attributes of the parameters it reads (a
+                    # `struct.field(pytree_node=False)`, aux data: Python values under jit)
+                    reads = param_attributes(ctx, node.args[0].value, func) or reads_through_locals(
+                        ctx, node.args[0].value, func)
+                    attrs = {"_attrs": reads} if reads else {}
                 self.report(node, call=f"{min(conversion)[9:]}(...)", value=short_code(node.args[0].value),
                             error="", instead="", _jax_only=True, _from=self._from(node.args[0].value),
-                            **_tensor_fields(t))
+                            **_tensor_fields(t), **attrs)
 
     def _method(self, node: cst.Call, method: str, receiver: cst.BaseExpression) -> None:
         ctx = self.ctx
