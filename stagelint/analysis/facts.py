@@ -368,6 +368,9 @@ class JaxStaged:
     uncalled: str = ""
     #: for "importers": the name the wrapper is bound to
     binding: str = ""
+    #: neither a decorator nor a wrapper bound by an assignment (`jax.jit(f)(x, 5)`, a `lax`
+    #: body, `minimize(jax.jit(f))`): what its calls pass is not shown as call sites
+    inline: bool = False
 
 
 @dataclass

@@ -288,6 +288,7 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
         if target is not None:
             record = staged_record(ctx, target, value, api, node, False)
             record.bound, record.bound_positional = _partial_bound(ctx, value)
+            record.inline = id(node) not in ctx.assigned_calls
             ctx.facts.jax_staged.append(record)
             if walker._target_of(first.value) is None:
                 # a lambda, `partial(f)`, `jit(grad(f))`: what the TF path records for a named
@@ -313,6 +314,7 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
                 # `lax.cond(p, f, partial(g, m=m), x)`: the operands are traced, what partial binds
                 # stays the Python value it was (JAX 0.10.2: tests/runtime/test_jax_traced_values.py)
                 record.bound, record.bound_positional = _partial_bound(ctx, value)
+                record.inline = True
                 ctx.facts.jax_staged.append(record)
 
 
@@ -330,6 +332,7 @@ def _record_optax_update(walker, node: cst.Call, names: set[str]) -> bool:
     if target is not None:
         record = staged_record(ctx, target, arg.value, OPTAX_USERS_JIT, None, False)
         record.bound, record.bound_positional = _partial_bound(ctx, arg.value)
+        record.inline = True
         ctx.facts.jax_staged.append(record)
     return True
 
@@ -428,6 +431,8 @@ class JaxEntry:
     receivers: set[str] = field(default_factory=set)
     #: an Equinox module's construction check: the jitted function (a key) that builds the module
     built_in: tuple = ()
+    #: some staging of it is called where no call site shows what it passes (`JaxStaged.inline`)
+    inline: bool = False
 
     @property
     def mode(self) -> str:
@@ -512,6 +517,7 @@ class JaxView:
                     called.add(key)
                 entry = self.entries.setdefault(key, JaxEntry())
                 entry.apis.add(record.api)
+                entry.inline = entry.inline or record.inline
                 bound = record.target[0] in ("self", "super")  # `jax.jit(self.step)`: self is bound
                 if f.class_qualname:
                     entry.receivers.add("bound" if bound or record.bound_positional or f.params[:1] == []
@@ -829,10 +835,12 @@ class JaxView:
         passed, `jax.jit(l)(z, 2)`, a tracer: JAX 0.10.2,
         tests/runtime/test_jax_seventeenth_audit_facts.py). A call of the plain function (`l(z,
         params)` beside `obj = jax.jit(l)`) does not go through the transformation: what it passes
-        is the caller's (`traced_params` follows it)."""
+        is the caller's (`traced_params` follows it). None where a staging is called in place
+        (`jax.jit(l)(z, 2)`, a `lax` body, a wrapper handed on unbound): its calls are not shown."""
         f = self.project.function(key)
-        if f is None or not f.default_params:
-            return frozenset()
+        entry = self.entries.get(key)
+        if f is None or not f.default_params or entry is None or entry.inline:
+            return frozenset()  # `jax.jit(f)(x, 5)`: what the call passes is not a call site
         plain = ("name", f"{key[0]}.{key[1]}") if f.staged_by != "decorator" else None
         sites = [site for _, site in self.project.call_sites.get(key, ()) if tuple(site.target) != plain]
         if any(site.spread for site in sites):

@@ -11,7 +11,8 @@ from rulecases import assert_marked
 def test_a_default_no_jitted_call_passes_is_the_python_default():
     """BL (johnviljoen/262b_project): `def l(z, nx=nx, N=N)` under `obj = jit(l)`, called
     `obj(z)`; the eager `l(z, 3, 10)` beside it does not go through the jit. The twins: a
-    jitted call that passes the parameter, and a decorated function whose call passes it."""
+    jitted call that passes the parameter, a decorated function whose call passes it, and a jit
+    called in place (`jax.jit(inline)(z, 5)`: no call site shows what it passes)."""
     assert_marked("""
     import jax
     import jax.numpy as jnp
@@ -43,6 +44,11 @@ def test_a_default_no_jitted_call_passes_is_the_python_default():
         return jnp.sum(z[:n])
 
     k(jnp.ones(30))
+
+    def inline(z, n=N):
+        return jnp.sum(z[:n])  # STG604
+
+    jax.jit(inline)(jnp.ones(30), 5)
     """, preview=True)
 
 
