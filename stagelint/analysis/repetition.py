@@ -190,3 +190,91 @@ def runs_once(project, key) -> str | None:
     name = project.display(tuple(key), module)
     return (f"`{name}` is called once, by the top-level code of its module (line {sites[0][1].span.line}, in no "
             f"loop), and read nowhere else in the project: it runs once per process")
+
+
+
+def no_reuse(project, key) -> str | None:
+    """Why no call of a TensorFlow Function that runs `key` reuses a trace (a sentence), or None
+    when the code does not show it. Then each call traces, and the body's Python effects run on
+    every call, as eagerly (TF 2.21, tests/runtime/test_tf_no_reuse_facts.py). Shown for a
+    `@tf.function` method that runs once per object (`_once_per_object`), for every entry point
+    that reaches `key`: a Function reached also from one that may be called again is not shown."""
+    key = tuple(key)
+    if project.staged_by_jax(key):
+        return None
+    entries = project.entries_reaching(key)
+    whys = []
+    for entry in sorted(entries):
+        why = _once_per_object(project, entry) if project.entries.get(entry) == "decorator" else None
+        if why is None:
+            return None
+        whys.append(why)
+    return "; ".join(whys) or None
+
+
+def _once_per_object(project, key) -> str | None:
+    """A `@tf.function` on a def in a class body is one Function per object: `obj.method` binds a
+    copy keyed by the object, with traces of its own (TF 2.21). It runs once per object when it
+    is `__init__` (construction calls it once; a subclass's `super().__init__(...)` or
+    `Base.__init__(self, ...)` from its own `__init__` once more for the same object only from a
+    loop), or when the project's one call of the method by its name, across the class's family
+    (`self.m(...)` in a base, the class or a subclass: an override runs there too), is
+    `self.m(...)` in an `__init__`, in no loop, and nothing calls it on an object, passes it or
+    wraps it. A call by the name on an object of unknown class (`policy.update(...)`) may be a call
+    of it: not shown then."""
+    f = project.function(key)
+    module, qualname = key
+    if f is None or not f.class_qualname or "<locals>" in qualname or any(
+            d.rpartition(".")[2] in ("staticmethod", "classmethod") for d in f.decorators):
+        return None
+    name = f.name
+    family = project.class_family(project.resolved_class_name(f.class_qualname))
+    sites = []
+    for m in project.modules.values():
+        for site in m.call_sites:
+            target = site.target
+            if not target or site.concrete:
+                continue
+            if target[0] in ("self", "super"):
+                if target[-1] == name and project.resolved_class_name(target[1]) in family:
+                    sites.append((m.module, site))
+            elif str(target[-1]).rpartition(".")[2] == name:
+                sites.append((m.module, site))
+        if any(target and str(target[-1]).rpartition(".")[2] == name for target in m.wrapped):
+            return None  # `tf.function(self.m)`: another Function of it
+        for g in m.functions.values():
+            if any(e.kind == "ref" and e.target and str(e.target[-1]).rpartition(".")[2] == name for e in g.calls):
+                return None  # passed on: called when, the code does not show
+    for module_of_site, site in sites:
+        caller = site.caller.rpartition(".")[2] if site.caller else ""
+        if caller != "__init__" or site.in_loop:
+            return None
+    if not _init_runs_once_per_object(project):
+        return None
+    cls = f.class_qualname.rpartition(".")[2]
+    if name == "__init__":
+        return (f"`{qualname}` is a `@tf.function` `__init__`: each object's construction calls its own copy once, "
+                f"so no call reuses a trace")
+    if len(sites) != 1 or name in project.names_called_on_objects():
+        return None
+    module_of_site, site = sites[0]
+    where = project.display((module_of_site, site.caller), module)
+    return (f"`{qualname}` is a `@tf.function` method, one Function per `{cls}` object, and the project calls it "
+            f"once per object: only from `{where}` (line {site.span.line}, in no loop), never on an object; so no "
+            f"call reuses a trace")
+
+
+def _init_runs_once_per_object(project) -> bool:
+    """No code calls `__init__` on an object again: every call by the name (`super().__init__(...)`,
+    `Base.__init__(self, ...)`) is made from an `__init__` in no loop, for the object it makes."""
+    found = project.__dict__.get("_init_once")
+    if found is None:
+        found = True
+        for m in project.modules.values():
+            for site in m.call_sites:
+                target = site.target
+                if target and str(target[-1]).rpartition(".")[2] == "__init__" and (
+                        site.in_loop or not site.caller or site.caller.rpartition(".")[2] != "__init__"):
+                    found = False
+        project.__dict__["_init_once"] = found
+    return found

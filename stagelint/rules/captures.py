@@ -13,6 +13,7 @@ from stagelint.analysis.dependence import name_loads, same_each_iteration
 from stagelint.analysis.order import (between_calls, called_between_calls, calls_readers_around, remade_after,
                                       set_before_first_call, writes_between)
 from stagelint.analysis.proof import HEURISTIC, fact, with_preview
+from stagelint.analysis.repetition import no_reuse
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.context import (binds_only_from_call, code_of, is_setup_method, mutates_container,
                                         read_on_every_return, short_code)
@@ -1226,6 +1227,8 @@ class StaleAttribute(Rule):
             return False  # read only by one-time set-up behind a first-call guard
         if project.traced_only_afresh(key):
             return False  # a new Function per use sees the attribute's current value
+        if no_reuse(project, key):
+            return False  # each call traces and sees the attribute's current value
         if project.staged_by_jax(key) and not _jax_static_receiver(candidate, project, key):
             return False
         attr = candidate.fields["_attr"]

@@ -8,6 +8,7 @@ import libcst as cst
 
 from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis.guards import runs_once, type_dispatch
+from stagelint.analysis.repetition import no_reuse
 from stagelint.analysis.context import short_code
 from stagelint.analysis.proof import HEURISTIC, fact, with_staging_certainty, with_steps
 from stagelint.frameworks import (
@@ -886,6 +887,8 @@ class ExternalStateMutation(Rule):
         stated = [outlives] if outlives is not None else []
         if project.staged_by_jax(key):
             return with_steps(True, candidate, *stated)  # `confirm` adds JAX's step
+        if no_reuse(project, key):
+            return False  # every call traces and makes the change, as eager code does
         # Under TensorFlow the loss rests on the store changing the state again per call
         return with_steps(True, candidate, *stated, lost_on_reuse_fact(candidate))
 
