@@ -641,6 +641,8 @@ class FileContext:
         self._rebound_wrappers: set[str] = set()
         #: Attribute nodes that are assignment targets (stores, not reads).
         self._store_attributes: set[int] = set()
+        #: the `obj.m` callees of recorded call sites (`ModuleFacts.uncalled_attribute_reads` leaves them out)
+        self._site_callees: set[int] = set()
         #: The names of the attributes the module reads (`obj.attr` anywhere, not as a store target).
         self.attribute_loads: set[str] = set()
         #: A call assigned by a one-target assignment (`g = jax.jit(f)`) -> the target it binds.

@@ -91,6 +91,9 @@ class ArgFacts:
     param: str = ""
     #: why the value changes between calls: "loop variable `i`", "counter `step`", or ""
     varies: str = ""
+    #: a local Python int new at every execution of the call in one run of the caller: a counter
+    #: set once before the loops and raised before the call in every iteration (`tensors.rises_every_execution`)
+    rises: bool = False
     #: the variables of the enclosing loops the value is computed from, of any kind (`n = (task + 1)
     #: * k` in the body of `for task in ...`: ["task"]): values bound anew with them on each iteration
     from_loops: list[str] = field(default_factory=list)
@@ -449,6 +452,12 @@ class ModuleFacts:
     #: then the methods called on the same object before and after it in program order, and the
     #: call's span)
     method_calls: list[tuple] = field(default_factory=list)
+
+    #: names of attributes read other than as the callee of a recorded call site
+    #: (`agents[0].update(...)`, `fn = obj.update`, `tf.keras`): a method so named may be called
+    #: where `call_sites` does not show it (`repetition._sites_by_name`). `__init__` read inside an
+    #: `__init__` is left out: a base's set-up of the object being made (`Layer.__init__(self)`).
+    uncalled_attribute_reads: set[str] = field(default_factory=set)
 
     #: calls of Keras step and training methods (`model.train_step(b)`, `model.fit(...)`):
     #: (method, receiver's class or "", receiver's ident or "", calling function or None)

@@ -178,15 +178,8 @@ def runs_once(project, key) -> str | None:
     sites = [(m, s) for m, s in project.call_sites.get(tuple(key), ()) if not s.concrete]
     if len(sites) != 1 or sites[0][0] != module or sites[0][1].caller is not None or sites[0][1].in_loop:
         return None
-    for m in project.modules.values():
-        if m.module == module:
-            continue
-        if not qualname.startswith("_") and any(project.module_named(s, m.module) == module for s in m.star_from):
-            return None
-        for imported in m.imports.values():
-            if project.module_named(imported, m.module) == module \
-                    or project.resolve(m.module, ("name", imported)) == tuple(key):
-                return None
+    if _imported_elsewhere(project, key):
+        return None
     name = project.display(tuple(key), module)
     return (f"`{name}` is called once, by the top-level code of its module (line {sites[0][1].span.line}, in no "
             f"loop), and read nowhere else in the project: it runs once per process")
@@ -205,7 +198,8 @@ def no_reuse(project, key) -> str | None:
     entries = project.entries_reaching(key)
     whys = []
     for entry in sorted(entries):
-        why = _once_per_object(project, entry) if project.entries.get(entry) == "decorator" else None
+        why = (_once_per_object(project, entry) or _retraced_every_call(project, entry)) \
+            if project.entries.get(entry) == "decorator" else None
         if why is None:
             return None
         whys.append(why)
@@ -222,46 +216,138 @@ def _once_per_object(project, key) -> str | None:
     `self.m(...)` in an `__init__`, in no loop, and nothing calls it on an object, passes it or
     wraps it. A call by the name on an object of unknown class (`policy.update(...)`) may be a call
     of it: not shown then."""
-    f = project.function(key)
+    f = _method(project, key)
+    sites = _sites_by_name(project, f) if f is not None else None
+    if sites is None:
+        return None
+    for _, site in sites:
+        caller = site.caller.rpartition(".")[2] if site.caller else ""
+        if caller != "__init__" or site.in_loop:
+            return None
+    if not _init_runs_once_per_object(project):
+        return None
     module, qualname = key
-    if f is None or not f.class_qualname or "<locals>" in qualname or any(
+    cls = f.class_qualname.rpartition(".")[2]
+    if f.name == "__init__":
+        return (f"`{qualname}` is a `@tf.function` `__init__`: each object's construction calls its own copy once, "
+                f"so no call reuses a trace")
+    if len(sites) != 1 or f.name in project.names_called_on_objects():
+        return None
+    site_module, site = sites[0]
+    where = project.display((site_module, site.caller), module)
+    return (f"`{qualname}` is a `@tf.function` method, one Function per `{cls}` object, and the project calls it "
+            f"once per object: only from `{where}` (line {site.span.line}, in no loop), never on an object; so no "
+            f"call reuses a trace")
+
+
+def _retraced_every_call(project, key) -> str | None:
+    """Every call that may run the `@tf.function` method `key` passes a Python int that is new at
+    each call (`update(replay_buffer, steps, ...)` with the global step: a counter set once before
+    the loop and raised before the call in each iteration, `tensors.rises_every_execution`), from
+    a function that runs once per process: a Python scalar is part of the Function's cache key
+    (also with `reduce_retracing=True`), so each call traces anew (TF 2.21). Calls by the name
+    that could not bind the method's parameters (`log.update(other)`) are not calls of it."""
+    f = _method(project, key)
+    if f is None or f.input_signature or f.name == "__init__":
+        return None
+    sites = _sites_by_name(project, f)
+    if not sites:
+        return None
+    sites = [(m, s) for m, s in sites if _may_bind(f, s)]
+    if not sites:
+        return None
+    counters = []
+    for module, site in sites:
+        if site.caller is None or site.spread:
+            return None
+        # (whichever parameter it fills: every Python argument is part of the key)
+        counter = next((f"`{a.text}` (line {site.span.line})" for a in [*site.args, *site.kwargs.values()]
+                        if a.rises), None)
+        if counter is None or not runs_once_chain(project, (module, site.caller)):
+            return None
+        counters.append(counter)
+    return (f"every call of `{key[1]}` passes a Python int new at each call, {', '.join(counters)}, from a "
+            f"function that runs once: a Python argument is part of the Function's key, so each call traces anew "
+            f"and no call reuses a trace")
+
+
+def _method(project, key):
+    """The facts of `key` when it is a def in a class body, bound per object (no static or class
+    method), else None."""
+    f = project.function(key)
+    if f is None or not f.class_qualname or "<locals>" in key[1] or any(
             d.rpartition(".")[2] in ("staticmethod", "classmethod") for d in f.decorators):
         return None
+    return f
+
+
+def _sites_by_name(project, f) -> list | None:
+    """The project's calls that may run the method `f` on an object: `self.m(...)` /
+    `super().m(...)` in its class's family, and every call of an attribute so named on anything
+    else (`obj.m(...)`, `Base.m(self)`, on an object of unknown class). None when an attribute so
+    named is read anywhere else (`agents[0].m(...)`, `fn = obj.m`: `ModuleFacts.uncalled_attribute_reads`),
+    or the method is wrapped (`tf.function(self.m)`) or passed on as a value: called when, not
+    shown. Only the modules analysed are seen: a file the screen left out that calls it on an
+    object it was handed, importing nothing of the class's, is not."""
     name = f.name
     family = project.class_family(project.resolved_class_name(f.class_qualname))
     sites = []
     for m in project.modules.values():
+        if name in m.uncalled_attribute_reads:
+            return None  # read where no call site shows it (`agents[0].m(...)`, `fn = obj.m`)
         for site in m.call_sites:
             target = site.target
-            if not target or site.concrete:
+            if not target:
                 continue
             if target[0] in ("self", "super"):
-                if target[-1] == name and project.resolved_class_name(target[1]) in family:
-                    sites.append((m.module, site))
-            elif str(target[-1]).rpartition(".")[2] == name:
+                mine = target[-1] == name and project.resolved_class_name(target[1]) in family
+            else:
+                mine = str(target[-1]).rpartition(".")[2] == name
+            if mine and site.concrete:
+                return None  # `obj.m.get_concrete_function(...)` traces it: a later call reuses that trace
+            if mine:
                 sites.append((m.module, site))
         if any(target and str(target[-1]).rpartition(".")[2] == name for target in m.wrapped):
             return None  # `tf.function(self.m)`: another Function of it
         for g in m.functions.values():
             if any(e.kind == "ref" and e.target and str(e.target[-1]).rpartition(".")[2] == name for e in g.calls):
                 return None  # passed on: called when, the code does not show
-    for module_of_site, site in sites:
-        caller = site.caller.rpartition(".")[2] if site.caller else ""
-        if caller != "__init__" or site.in_loop:
-            return None
-    if not _init_runs_once_per_object(project):
-        return None
-    cls = f.class_qualname.rpartition(".")[2]
-    if name == "__init__":
-        return (f"`{qualname}` is a `@tf.function` `__init__`: each object's construction calls its own copy once, "
-                f"so no call reuses a trace")
-    if len(sites) != 1 or name in project.names_called_on_objects():
-        return None
-    module_of_site, site = sites[0]
-    where = project.display((module_of_site, site.caller), module)
-    return (f"`{qualname}` is a `@tf.function` method, one Function per `{cls}` object, and the project calls it "
-            f"once per object: only from `{where}` (line {site.span.line}, in no loop), never on an object; so no "
-            f"call reuses a trace")
+    return sites
+
+
+def _may_bind(f, site) -> bool:
+    """The call's arguments can bind the method's parameters, with `self` bound by the attribute
+    (`obj.m(a, b)`) or passed (`Base.m(obj, a, b)`): a call that can do neither (too many or too
+    few positional arguments) raises TypeError before any trace, so it is no call of the method.
+    Keywords are not judged (a `**kwargs` parameter takes any)."""
+    if site.spread or f.varargs:
+        return True
+    for given in (len(site.args) + 1, len(site.args)):
+        missing = [p for p in f.required_positional[given:] if p not in site.kwargs]
+        if given <= len(f.params) and not missing:
+            return True
+    return False
+
+
+def runs_once_chain(project, key, depth: int = _DEPTH) -> bool:
+    """`key` runs once per process: `runs_once`, or its one call (in no loop) is made by a
+    function that runs once, up to `depth` callers up (`train(...)` called by `main()`, itself
+    called once by the module's `if __name__ == "__main__":`), no other module imports it and no
+    code passes it on."""
+    if runs_once(project, key):
+        return True
+    f = project.function(key)
+    module, qualname = key
+    if depth <= 0 or f is None or "." in qualname or f.class_qualname or f.decorators or f.top_calls \
+            or key in project.entries:
+        return False
+    sites = [(m, s) for m, s in project.call_sites.get(tuple(key), ()) if not s.concrete]
+    if len(sites) != 1 or sites[0][0] != module or sites[0][1].caller is None or sites[0][1].in_loop:
+        return False
+    caller = (module, sites[0][1].caller)
+    if project.callers(tuple(key)) != {caller} or _imported_elsewhere(project, key):
+        return False
+    return runs_once_chain(project, caller, depth - 1)
 
 
 def _init_runs_once_per_object(project) -> bool:
@@ -278,3 +364,19 @@ def _init_runs_once_per_object(project) -> bool:
                     found = False
         project.__dict__["_init_once"] = found
     return found
+
+
+def _imported_elsewhere(project, key) -> bool:
+    """Another module imports the function (by name, `from m import *` for a public name, or the
+    module whole): it has callers there."""
+    module, qualname = key
+    for m in project.modules.values():
+        if m.module == module:
+            continue
+        if not qualname.startswith("_") and any(project.module_named(s, m.module) == module for s in m.star_from):
+            return True
+        for imported in m.imports.values():
+            if project.module_named(imported, m.module) == module \
+                    or project.resolve(m.module, ("name", imported)) == tuple(key):
+                return True
+    return False

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import BuiltinAssignment, ImportAssignment
+from libcst.metadata import BuiltinAssignment, FunctionScope, ImportAssignment
 
 from stagelint.analysis import facts as F
 from stagelint.analysis.arguments import passed_argument
@@ -401,6 +401,8 @@ def arg_facts(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | N
                  from_loops=loop_sources(ctx, expr, loops) if jax_reach and loops else [],
                  root=_root_kind(ctx, expr, func),
                  values=_loop_values(ctx, expr, loops))
+    if extra["varies"].startswith("counter") and func is not None and rises_every_execution(ctx, expr, loops):
+        extra["rises"] = True
     if value.what in ("list", "tuple"):
         extra["elements"] = element_kind(ctx, expr, func)
     elif func is not None and not param and value.what not in ("dict", "set", "nest", "tensor"):
@@ -1152,6 +1154,42 @@ def why_varies(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | 
                 if isinstance(bound, cst.AugAssign) and value_of(ctx, bound.value, func).what in NUMBERS:
                     return f"counter `{name.value}`"
     return ""
+
+
+def rises_every_execution(ctx: FileContext, expr: cst.BaseExpression, loops: tuple) -> bool:
+    """The argument is a local Python int that is new at every execution of the call within one
+    run of its function (a global step): bound once outside the loops around the call (`steps =
+    0`), then only raised, by `steps += <positive int literal>`, one such statement standing in
+    the innermost loop's own body before the statement that holds the call (so every iteration
+    that reaches the call raised it first). Any other binding (`ep_step = 0` in the loop, a
+    `for` target, a non-literal step) leaves it unshown."""
+    if not isinstance(expr, cst.Name) or not loops or not isinstance(loops[-1], (cst.For, cst.While)):
+        return False
+    refs = ctx.referents(expr) or ()
+    scopes = {id(r.scope): r.scope for r in refs if getattr(r, "scope", None) is not None}
+    if len(scopes) != 1:
+        return False
+    (scope,) = scopes.values()
+    if not isinstance(scope, FunctionScope):
+        return False
+    body = loops[-1].body.body if isinstance(loops[-1].body, cst.IndentedBlock) else ()
+    at = next((i for i, stmt in enumerate(body) if ctx.inside(expr, stmt)), None)
+    inits, raised_before = 0, False
+    for a in scope.assignments[expr.value]:
+        node = getattr(a, "node", None)
+        bound = ctx.bound_values.get(id(node))
+        if isinstance(bound, cst.AugAssign):
+            if not (isinstance(bound.operator, cst.AddAssign) and isinstance(bound.value, cst.Integer)
+                    and int(bound.value.evaluated_value) > 0):
+                return False
+            raised_before = raised_before or (at is not None and any(
+                isinstance(stmt, cst.SimpleStatementLine) and any(small is bound for small in stmt.body)
+                for stmt in body[:at]))
+        elif isinstance(bound, cst.Integer) and not any(ctx.inside(node, loop) for loop in loops):
+            inits += 1
+        else:
+            return False
+    return inits == 1 and raised_before
 
 
 def loop_sources(ctx: FileContext, expr: cst.BaseExpression, loops: tuple, _depth: int = 0) -> list[str]:

@@ -788,6 +788,9 @@ class _Walker(cst.CSTVisitor):
             ctx._never_accessed.add(id(node.attr))
             if id(node) not in ctx._store_attributes:
                 ctx.attribute_loads.add(node.attr.value)
+                if id(node) not in ctx._site_callees and (node.attr.value != "__init__" or ctx.function is None
+                                                          or ctx.function.facts.name != "__init__"):
+                    ctx.facts.uncalled_attribute_reads.add(node.attr.value)
             self._record_attr_read(node)
         elif t is cst.Yield:
             if ctx.functions:
@@ -1203,6 +1206,8 @@ class _Walker(cst.CSTVisitor):
                               made_by=made[0] if made else ())
             self._record_refs(site, node, func)
             ctx.facts.call_sites.append(site)
+            if isinstance(callee, cst.Attribute):
+                ctx._site_callees.add(id(callee))
             # Arguments are described at the end of the file, when every binding is known (a
             # counter bumped after the call, `lr *= 0.9`, is still a counter).
             ctx._pending_sites.append((site, node, func, tuple(ctx.loops)))

@@ -177,3 +177,98 @@ def test_stg302_a_read_in_a_builder_run_once_per_object_is_never_stale():
             m = Model(2.0)
             m.set_scale(3.0)
         """)
+
+
+_AGENT = """
+    import tensorflow as tf
+
+    class Agent(tf.Module):
+        def __init__(self):
+            self.trace = {}
+            self.updates = 0
+
+        @tf.function
+        def update(self, batch, steps, step_count):
+            self.trace[0] = self.trace.get(0, 0.0) * 0.9 + 1.0{preview}
+            self.updates += 1{mark}
+            return tf.reduce_mean(batch)
+"""
+
+
+def _agent(mark: str) -> str:
+    # (the trace line computes the place from what it holds: a guess that a repeated call changes it)
+    return _AGENT.replace("{mark}", mark).replace("{preview}", "  # preview STG102" if mark else "")
+
+
+def test_a_method_called_with_a_global_step_retraces_on_every_call():
+    # BN2, the eligibility-traces agents: `policy.update(replay_buffer, steps, ep_step_count)` with
+    # `steps = 0` before the loop and `steps += 1` first in its body, in a `train` that `main()`
+    # calls once; `policy` of unknown class (`getattr(pkg, name)(...)`)
+    assert_tiers(_agent("") + """
+    def train(policy, batches):
+        steps = 0
+        ep_step_count = 0
+        while steps < 100:
+            steps += 1
+            ep_step_count += 1
+            if steps > 2:
+                policy.update(batches, steps, ep_step_count)
+            if ep_step_count > 10:
+                ep_step_count = 0
+
+    def main():
+        train(Agent(), tf.ones([2]))
+
+    if __name__ == "__main__":
+        main()
+    """)
+
+
+def test_a_step_that_restarts_or_a_train_run_twice_reuses_traces():
+    # the twins: the episode step (reset to 0 in the loop) alone; the global step from a `train`
+    # that `main()` calls twice (its second run passes 1, 2, ... again); a constant step
+    mark = "  # STG102"
+    for train_calls, arg in (("train(agent, b)", "ep_step_count"), ("train(agent, b); train(agent, b)", "steps"),
+                             ("train(agent, b)", "3")):
+        assert_tiers(_agent(mark) + f"""
+    def train(policy, batches):
+        steps = 0
+        ep_step_count = 0
+        while steps < 100:
+            steps += 1
+            ep_step_count += 1
+            policy.update(batches, {arg}, 1)
+            if ep_step_count > 10:
+                ep_step_count = 0
+
+    def main():
+        agent, b = Agent(), tf.ones([2])
+        {train_calls}
+
+    if __name__ == "__main__":
+        main()
+    """)
+
+
+def test_a_step_raised_after_the_call_or_under_a_test_is_not_shown_new():
+    # `if done: steps += 1` may leave it as it was for the next call; a call elsewhere that
+    # `call_sites` cannot show (`agents[0].update(...)`) may pass anything
+    mark = "  # STG102"
+    for loop_body in ("""
+            if len(batches) > 1:
+                steps += 1
+            policy.update(batches, steps, 1)""", """
+            steps += 1
+            policy.update(batches, steps, 1)
+            agents[0].update(batches, 1, 1)"""):
+        assert_tiers(_agent(mark) + f"""
+    def train(policy, batches, agents):
+        steps = 0
+        for _ in range(100):{loop_body}
+
+    def main():
+        train(Agent(), tf.ones([2]), [Agent()])
+
+    if __name__ == "__main__":
+        main()
+    """)

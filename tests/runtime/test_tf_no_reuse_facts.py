@@ -110,3 +110,16 @@ def test_a_python_argument_new_on_every_call_retraces_every_call():
     for _ in range(5):
         other.update(7, 1)
     assert other.writes == 1
+
+
+def test_a_python_int_retraces_also_under_reduce_retracing():
+    traces = []
+
+    @tf.function(reduce_retracing=True)
+    def step(x, steps):
+        traces.append(steps)
+        return x
+
+    for steps in range(1, 6):
+        step(tf.constant(1.0), steps)
+    assert traces == [1, 2, 3, 4, 5]
