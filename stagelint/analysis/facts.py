@@ -453,11 +453,11 @@ class ModuleFacts:
     #: call's span)
     method_calls: list[tuple] = field(default_factory=list)
 
-    #: names of attributes read other than as the callee of a recorded call site
-    #: (`agents[0].update(...)`, `fn = obj.update`, `tf.keras`): a method so named may be called
-    #: where `call_sites` does not show it (`repetition._sites_by_name`). `__init__` read inside an
+    #: attributes read other than as the callee of a recorded call site (`agents[0].update(...)`,
+    #: `fn = obj.update`, `tf.keras`): name -> the lines (a method so named may be called where
+    #: `call_sites` does not show it: `repetition._sites_by_name`). `__init__` read inside an
     #: `__init__` is left out: a base's set-up of the object being made (`Layer.__init__(self)`).
-    uncalled_attribute_reads: set[str] = field(default_factory=set)
+    uncalled_attribute_reads: dict[str, list[int]] = field(default_factory=dict)
 
     #: calls of Keras step and training methods (`model.train_step(b)`, `model.fit(...)`):
     #: (method, receiver's class or "", receiver's ident or "", calling function or None)

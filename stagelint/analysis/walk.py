@@ -790,7 +790,10 @@ class _Walker(cst.CSTVisitor):
                 ctx.attribute_loads.add(node.attr.value)
                 if id(node) not in ctx._site_callees and (node.attr.value != "__init__" or ctx.function is None
                                                           or ctx.function.facts.name != "__init__"):
-                    ctx.facts.uncalled_attribute_reads.add(node.attr.value)
+                    lines = ctx.facts.uncalled_attribute_reads.setdefault(node.attr.value, [])
+                    line = ctx.position(node).line
+                    if not lines or lines[-1] != line:
+                        lines.append(line)
             self._record_attr_read(node)
         elif t is cst.Yield:
             if ctx.functions:
@@ -905,6 +908,9 @@ class _Walker(cst.CSTVisitor):
             _called_once_at_top(ctx)
             mark_uncalled(ctx)
             self._describe_call_sites()
+            reads = ctx.facts.uncalled_attribute_reads
+            for attr, lines in reads.items():
+                reads[attr] = sorted(set(lines))  # (a few are met out of line order: a decorator's)
             self._summarise()
             # Rules that decide with whole-file knowledge do so while metadata is still bound.
             for rule in self.rules:

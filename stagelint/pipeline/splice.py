@@ -550,6 +550,16 @@ def _merge(old, reduced, from_reduced, from_old, mover, plan) -> F.ModuleFacts |
                     c.fields["_fix"] = replace(c.fields["_fix"], digest=mover.digest)
         theirs = [mover.value(x, strict) for x in getattr(old, name) if from_old(x.span.line)]
         setattr(out, name, sorted(mine + theirs, key=lambda x: (x.span.line, x.span.column)))
+    reads: dict[str, list[int]] = {}
+    for attr, lines in reduced.uncalled_attribute_reads.items():
+        kept = [n for n in lines if from_reduced(n)]
+        if kept:
+            reads[attr] = kept
+    for attr, lines in old.uncalled_attribute_reads.items():
+        moved = [mover.line(n) for n in lines if from_old(n)]
+        if moved:
+            reads[attr] = sorted(set(reads.get(attr, []) + moved))
+    out.uncalled_attribute_reads = reads
     out.object_calls = sorted([x for x in reduced.object_calls if from_reduced(x[0])]
                               + [(mover.line(x[0]), mover.text(x[1]), x[2])
                                  for x in old.object_calls if from_old(x[0])])
