@@ -1016,6 +1016,9 @@ class StaleAttribute(Rule):
     a method whose every call in the project is made on an object the caller has just constructed,
     before any other use of it (`est = Estimator(); est.prepare(data)`, then `est.train_step()`:
     the object's first call, which traces, comes after the write);
+    a TensorFlow Function no call of which reuses a trace (STG102 says when: a `@tf.function`
+    method `__init__` alone calls once per object, a `@tf.function def __init__`, a method
+    retraced on every call by a global step), which reads the value of the moment on every call;
     for code outside test modules, a change a test module makes (a test flipping a flag to
     exercise both branches says nothing of how the library is used). Under JAX, a `self` the
     jitted method receives as an argument (`@jax.jit def apply(self, x)`, and the methods it calls

@@ -698,6 +698,14 @@ class ExternalStateMutation(Rule):
     global, an attribute of its object, a `tf.function`'s own argument: `fill(cache, x)`).
     `if not <parameter>:` or `if <local> is None:` is no first-call guard (it decides per call),
     and neither is a set-once guard whose block runs TensorFlow state ops (see STG105).
+    Under TensorFlow, nothing where no call of the Function reuses a trace (observed with TF
+    2.21): a `@tf.function` method is one Function per object, so one that the project calls once
+    per object, from `__init__` alone (in no loop, never on an object, by no other name), and a
+    `@tf.function def __init__`, trace on their one call per object; and a method every call of
+    which passes a Python int new at each call (a global step set once before the loop and raised
+    before the call in each iteration, from a function that runs once) retraces on every call.
+    Either way every call runs the change, as eager code does (the cost of retracing is
+    STG501's business).
 
     Flagged as STG201 instead when the value stored is a tensor: an op's result, or a parameter
     that is a tensor by the facts of the writing function's own module (the body's ops, a Keras
