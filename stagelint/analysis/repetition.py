@@ -22,7 +22,8 @@ each call would make a new static object or a new program, makes it once.
 from __future__ import annotations
 
 from stagelint.analysis.testing import is_test_module
-from stagelint.frameworks.tensorflow import KERAS_RUNNING_METHODS, TFF_SERIALIZING_DECORATORS
+from stagelint.frameworks.tensorflow import (KERAS_RUNNING_METHODS, TF_FUNCTION_DECORATORS,
+                                             TFF_SERIALIZING_DECORATORS)
 
 #: How far up the callers a loop or a second call is looked for (`train()` -> `epoch()` -> `step()`).
 _DEPTH = 3
@@ -272,11 +273,12 @@ def _retraced_every_call(project, key) -> str | None:
 
 
 def _method(project, key):
-    """The facts of `key` when it is a def in a class body, bound per object (no static or class
-    method), else None."""
+    """The facts of `key` when it is a def in a class body decorated with `tf.function`, bound
+    per object (no static or class method), else None."""
     f = project.function(key)
     if f is None or not f.class_qualname or "<locals>" in key[1] or any(
-            d.rpartition(".")[2] in ("staticmethod", "classmethod") for d in f.decorators):
+            d.rpartition(".")[2] in ("staticmethod", "classmethod") for d in f.decorators) \
+            or not TF_FUNCTION_DECORATORS.intersection(f.decorators):
         return None
     return f
 

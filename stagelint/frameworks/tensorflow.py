@@ -1067,6 +1067,13 @@ TFF_SERIALIZING_DECORATORS = frozenset({
     "tensorflow_federated.python.core.impl.tensorflow_context.tensorflow_computation.tf_computation",
     "tensorflow_federated.python.core.impl.federated_context.federated_computation.federated_computation",
 })
+#: `tf.function` as a decorator (every spelling resolves to this name), checked with TF 2.21
+#: (tests/runtime/test_tf_no_reuse_facts.py): on a def in a class body it is one Function per
+#: object (`obj.m` binds a copy keyed by the object, with traces of its own; `Base.m(obj, ...)`
+#: calls the class's own with the object in its key), and a Python int argument is part of the
+#: key also with `reduce_retracing=True`: what `analysis.repetition.no_reuse` rests on. Other
+#: staging decorators (TF-Agents' `common.function`, configured ones) were not checked.
+TF_FUNCTION_DECORATORS = frozenset({"tensorflow.function"})
 
 #: What keys one Function's traces: each Python argument of the call, by how it is compared (a
 #: function by identity, a number, a string or a bool by value), and each tensor argument by its
