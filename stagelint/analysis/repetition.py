@@ -191,11 +191,17 @@ def no_reuse(project, key) -> str | None:
     """Why no call of a TensorFlow Function that runs `key` reuses a trace (a sentence), or None
     when the code does not show it. Then each call traces, and the body's Python effects run on
     every call, as eagerly (TF 2.21, tests/runtime/test_tf_no_reuse_facts.py). Shown for a
-    `@tf.function` method that runs once per object (`_once_per_object`), for every entry point
-    that reaches `key`: a Function reached also from one that may be called again is not shown."""
+    `@tf.function` method that runs once per object (`_once_per_object`) or that every call
+    retraces with a new Python int (`_retraced_every_call`), for every entry point that reaches
+    `key`: a Function reached also from one that may be called again is not shown."""
     key = tuple(key)
-    if project.staged_by_jax(key):
-        return None
+    memo = project.__dict__.setdefault("_no_reuse", {})
+    if key not in memo:
+        memo[key] = None if project.staged_by_jax(key) else _no_reuse(project, key)
+    return memo[key]
+
+
+def _no_reuse(project, key) -> str | None:
     entries = project.entries_reaching(key)
     whys = []
     for entry in sorted(entries):
@@ -288,33 +294,43 @@ def _sites_by_name(project, f) -> list | None:
     `super().m(...)` in its class's family, and every call of an attribute so named on anything
     else (`obj.m(...)`, `Base.m(self)`, on an object of unknown class). None when an attribute so
     named is read anywhere else (`agents[0].m(...)`, `fn = obj.m`: `ModuleFacts.uncalled_attribute_reads`),
-    or the method is wrapped (`tf.function(self.m)`) or passed on as a value: called when, not
-    shown. Only the modules analysed are seen: a file the screen left out that calls it on an
-    object it was handed, importing nothing of the class's, is not."""
+    or the method is wrapped (`tf.function(self.m)`), passed on as a value, or traced by
+    `get_concrete_function` (a later call reuses that trace): called when, not shown. Only the
+    modules analysed are seen: a file the screen left out that calls it on an object it was
+    handed, importing nothing of the class's, is not."""
     name = f.name
+    index = _name_index(project)
+    if name in index["unshown"]:
+        return None
     family = project.class_family(project.resolved_class_name(f.class_qualname))
     sites = []
-    for m in project.modules.values():
-        if name in m.uncalled_attribute_reads:
-            return None  # read where no call site shows it (`agents[0].m(...)`, `fn = obj.m`)
-        for site in m.call_sites:
-            target = site.target
-            if not target:
-                continue
-            if target[0] in ("self", "super"):
-                mine = target[-1] == name and project.resolved_class_name(target[1]) in family
-            else:
-                mine = str(target[-1]).rpartition(".")[2] == name
-            if mine and site.concrete:
-                return None  # `obj.m.get_concrete_function(...)` traces it: a later call reuses that trace
-            if mine:
-                sites.append((m.module, site))
-        if any(target and str(target[-1]).rpartition(".")[2] == name for target in m.wrapped):
-            return None  # `tf.function(self.m)`: another Function of it
-        for g in m.functions.values():
-            if any(e.kind == "ref" and e.target and str(e.target[-1]).rpartition(".")[2] == name for e in g.calls):
-                return None  # passed on: called when, the code does not show
+    for module, site in index["sites"].get(name, ()):
+        target = site.target
+        if target[0] in ("self", "super") and project.resolved_class_name(target[1]) not in family:
+            continue
+        if site.concrete:
+            return None
+        sites.append((module, site))
     return sites
+
+
+def _name_index(project) -> dict:
+    """Once per project: the call sites by the last part of what they call, and the names read,
+    wrapped or passed on where no call site shows it."""
+    index = project.__dict__.get("_call_name_index")
+    if index is None:
+        sites: dict[str, list] = {}
+        unshown: set[str] = set()
+        for m in project.modules.values():
+            unshown.update(m.uncalled_attribute_reads)
+            unshown.update(str(t[-1]).rpartition(".")[2] for t in m.wrapped if t)
+            for g in m.functions.values():
+                unshown.update(str(e.target[-1]).rpartition(".")[2] for e in g.calls if e.kind == "ref" and e.target)
+            for site in m.call_sites:
+                if site.target:
+                    sites.setdefault(str(site.target[-1]).rpartition(".")[2], []).append((m.module, site))
+        index = project.__dict__["_call_name_index"] = {"sites": sites, "unshown": unshown}
+    return index
 
 
 def _may_bind(f, site) -> bool:
