@@ -643,6 +643,8 @@ class FileContext:
         self._store_attributes: set[int] = set()
         #: the `obj.m` callees of recorded call sites (`ModuleFacts.uncalled_attribute_reads` leaves them out)
         self._site_callees: set[int] = set()
+        #: the attributes read other than as such a callee (`ModuleFacts.uncalled_attribute_reads`)
+        self._uncalled_reads: list = []
         #: The names of the attributes the module reads (`obj.attr` anywhere, not as a store target).
         self.attribute_loads: set[str] = set()
         #: A call assigned by a one-target assignment (`g = jax.jit(f)`) -> the target it binds.

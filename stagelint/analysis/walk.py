@@ -787,13 +787,11 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.Attribute:
             ctx._never_accessed.add(id(node.attr))
             if id(node) not in ctx._store_attributes:
-                ctx.attribute_loads.add(node.attr.value)
-                if id(node) not in ctx._site_callees and (node.attr.value != "__init__" or ctx.function is None
+                name = node.attr.value
+                ctx.attribute_loads.add(name)
+                if id(node) not in ctx._site_callees and (name != "__init__" or ctx.function is None
                                                           or ctx.function.facts.name != "__init__"):
-                    lines = ctx.facts.uncalled_attribute_reads.setdefault(node.attr.value, [])
-                    line = ctx.position(node).line
-                    if not lines or lines[-1] != line:
-                        lines.append(line)
+                    ctx._uncalled_reads.append(node)  # (lines found once the walk is over)
             self._record_attr_read(node)
         elif t is cst.Yield:
             if ctx.functions:
@@ -908,9 +906,10 @@ class _Walker(cst.CSTVisitor):
             _called_once_at_top(ctx)
             mark_uncalled(ctx)
             self._describe_call_sites()
-            reads = ctx.facts.uncalled_attribute_reads
-            for attr, lines in reads.items():
-                reads[attr] = sorted(set(lines))  # (a few are met out of line order: a decorator's)
+            reads: dict[str, set[int]] = {}
+            for read in ctx._uncalled_reads:
+                reads.setdefault(read.attr.value, set()).add(ctx.raw_position(read)[0])
+            ctx.facts.uncalled_attribute_reads = {attr: sorted(lines) for attr, lines in reads.items()}
             self._summarise()
             # Rules that decide with whole-file knowledge do so while metadata is still bound.
             for rule in self.rules:
