@@ -45,10 +45,12 @@ def demand_surface(m: F.ModuleFacts):
     """What the rounds (`staging.Project(call_sites=False)` and `demand.demanded`) can read of a
     module's facts: all of them but the candidates, the positions (`Span`) and the path as
     shown. Two facts with equal surfaces lead the rounds to the same files."""
-    return _plain(m), _switch_order(m)
+    return _plain(m), _switch_order(m), frozenset(m.uncalled_attribute_reads)
 
 
-_SKIPPED = {F.ModuleFacts: frozenset({"candidates", "path", "eager_switch"})}
+#: `uncalled_attribute_reads` keeps the lines of its reads (for splicing) beside the names, all
+#: `analysis.repetition.no_reuse` asks: the surface holds the names alone
+_SKIPPED = {F.ModuleFacts: frozenset({"candidates", "path", "eager_switch", "uncalled_attribute_reads"})}
 
 
 def _switch_order(m: F.ModuleFacts) -> tuple:
