@@ -19,8 +19,9 @@ from collections import deque
 
 from stagelint.analysis import facts as F
 from stagelint.analysis.graphs import reachable
-from stagelint.frameworks import (KERAS3_BASE_PREFIXES, KERAS_DYNAMIC_KEYWORD, KERAS_EAGER_COMPILE, KERAS_HAND_TRAINING,
-                                  KERAS_LOOP_STEPS, KERAS_RUNNING_METHODS, KERAS_SAVED, KERAS_SEQUENTIAL_ENTRY,
+from stagelint.frameworks import (KERAS3_BASE_PREFIXES, KERAS_COMPILED_STEPS, KERAS_DYNAMIC_KEYWORD, KERAS_EAGER_COMPILE,
+                                  KERAS_HAND_TRAINING, KERAS_LIBRARY_PREFIXES, KERAS_LOOP_STEPS, KERAS_RUNNING_METHODS, KERAS_RUN_EAGERLY,
+                                  KERAS_SAVED, KERAS_SEQUENTIAL_ENTRY,
                                   KERAS_STEP_CALL_KEYWORDS, KERAS_STEP_METHODS, KERAS_SYMBOLIC_SCOPE,
                                   KERAS_UNBUILT, Framework)
 
@@ -97,6 +98,7 @@ class Project:
         self._graph: dict[str, tuple[bool, str]] = {}
         self._graph_outside: dict[Key, Key] | None = None
         self._untraced_parts: set[str] | None = None  # `_parts_staging_nothing`
+        self._parts: dict[str, str] | None = None  # `_import_parts`
         self._find_entries()
         from stagelint.analysis.eagerswitch import driver_eager_entries, eager_entries
         from stagelint.analysis.jaxstaging import JaxView
@@ -442,6 +444,7 @@ class Project:
                     trained.append((f"{m.module}.{caller}" if caller else m.module,
                                     self.resolved_class_name(cls) if cls else "", where))
         eager -= plain | {""}
+        only_eagerly = self._compiled_only_eagerly() if eager else set()
         if not eager:
             return
         run_eagerly, traced, blind = set(), set(), []
@@ -463,6 +466,43 @@ class Project:
             if (cls in run_eagerly and cls not in traced
                     and not any(maker == "" or scope == maker or scope.startswith(maker + ".") for scope in blind)):
                 del self.entries[key]
+            elif f.name in KERAS_COMPILED_STEPS and (self._import_parts()[key[0]], cls) in only_eagerly:
+                del self.entries[key]
+
+    def _compiled_only_eagerly(self) -> set[tuple[str, str]]:
+        """(part, class) for the project classes whose every object the program compiles, if at
+        all, with `run_eagerly=True`: their `train_step` / `test_step` run as Python under every
+        Keras loop, since those loops need a compiled model (`frameworks.KERAS_COMPILED_STEPS`),
+        wherever the loop runs and on whatever name the object travels (a factory that builds and
+        compiles the model, `fit` in a trainer taking it as a parameter). Read per part of the
+        project (`_import_parts`: an object of a class made in one part is compiled in no other):
+        the classes of the objects an eager compile there shows, and their project bases; none of
+        those a compile without it there may be an object of (its class unknown, or one of theirs:
+        a subclass trained so traces its bases' steps). No class of a part that sets `run_eagerly`
+        by assignment, or holds a file no round read spelling a compile (what it compiles is not
+        shown)."""
+        part = self._import_parts()
+        eager: dict[str, set[str]] = {}
+        plain: dict[str, set[str]] = {}
+        blind: set[str] = set()
+        for m in self.modules.values():
+            p = part[m.module]
+            if any(kind == "keras compile" for _, kind, _ in m.eager_switch) \
+                    or any(w.attr == KERAS_RUN_EAGERLY for w in m.attr_writes):
+                blind.add(p)
+            for method, cls, _ident, _caller in m.keras_drives:
+                if method not in (KERAS_EAGER_COMPILE, "compile"):
+                    continue
+                found = self.class_near(cls, m.module) if cls else None
+                if method == KERAS_EAGER_COMPILE:
+                    if found is not None:
+                        eager.setdefault(p, set()).update(self._lineage(found[1].qualname))
+                elif found is not None:
+                    plain.setdefault(p, set()).update(self._lineage(found[1].qualname))
+                elif not cls.startswith(KERAS_LIBRARY_PREFIXES):
+                    blind.add(p)  # an object of any class, or of a project class not resolved
+        return {(p, cls) for p, classes in eager.items() if p not in blind
+                for cls in classes - plain.get(p, set())}
 
     def _dynamic_classes(self) -> set[str]:
         """Layer and model classes whose own `__init__` passes `dynamic=True` to their Keras base
@@ -528,9 +568,12 @@ class Project:
             self._untraced_parts = self._parts_staging_nothing()
         return self.reached[key][0] in self._untraced_parts
 
-    def _parts_staging_nothing(self) -> set[str]:
-        """The modules of the parts of the project (modules joined by imports, either way) where
-        no module stages anything and some module trains by hand, eagerly (`keras_untraced_here`)."""
+    def _import_parts(self) -> dict[str, str]:
+        """Each module's part of the project: the modules joined to it by imports, either way
+        (module -> a name for its part). An object a module makes reaches another only through a
+        call or an import joining them, or through code outside the project."""
+        if self._parts is not None:
+            return self._parts
         from stagelint.analysis.eagerswitch import imported_module
 
         parent = {name: name for name in self.modules}
@@ -541,13 +584,25 @@ class Project:
                 x = parent[x]
             return x
 
-        staging: set[str] = {key[0] for key, kind in self.entries.items() if kind != "keras"}
-        hand: set[str] = set()  # modules training by hand outside staged code
-        tracing_drives = set(KERAS_LOOP_STEPS) | {KERAS_SYMBOLIC_SCOPE, KERAS_SEQUENTIAL_ENTRY}
         for m in self.modules.values():
             names = [*m.imports.values(), *m.star_from,
                      *(name for _, kind, name in m.eager_switch if kind == "refers")]
             names += [site.target[1] for site in m.call_sites if site.target[0] == "name"]
+            for name in names:
+                other = imported_module(self, name, m.module)
+                if other is not None and other != m.module:
+                    parent[find(other)] = find(m.module)
+        self._parts = {name: find(name) for name in self.modules}
+        return self._parts
+
+    def _parts_staging_nothing(self) -> set[str]:
+        """The modules of the parts of the project (modules joined by imports, either way) where
+        no module stages anything and some module trains by hand, eagerly (`keras_untraced_here`)."""
+        part = self._import_parts()
+        staging: set[str] = {key[0] for key, kind in self.entries.items() if kind != "keras"}
+        hand: set[str] = set()  # modules training by hand outside staged code
+        tracing_drives = set(KERAS_LOOP_STEPS) | {KERAS_SYMBOLIC_SCOPE, KERAS_SEQUENTIAL_ENTRY}
+        for m in self.modules.values():
             if any(method in tracing_drives for method, *_ in m.keras_drives) or any(
                     kind == "keras drives" for _, kind, _ in m.eager_switch):
                 staging.add(m.module)
@@ -555,13 +610,9 @@ class Project:
                    for method, _, _, caller in m.keras_drives) or any(
                     kind == "hand training" for _, kind, _ in m.eager_switch):
                 hand.add(m.module)
-            for name in names:
-                other = imported_module(self, name, m.module)
-                if other is not None and other != m.module:
-                    parent[find(other)] = find(m.module)
-        shown = {find(name) for name in staging}
-        by_hand = {find(name) for name in hand} - shown
-        return {name for name in self.modules if find(name) in by_hand}
+        shown = {part[name] for name in staging}
+        by_hand = {part[name] for name in hand} - shown
+        return {name for name in self.modules if part[name] in by_hand}
 
     def keras_runs_eagerly(self, key: Key) -> bool:
         """`key` is a method of a dynamic layer or model (`_dynamic_classes`) reached only through

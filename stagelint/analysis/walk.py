@@ -78,6 +78,7 @@ from stagelint.frameworks import (
     KERAS_TRAINING_METHODS,
     LIST_TAKING_OPS,
     MAPPING_TYPES,
+    NOT_KERAS_COMPILES,
     PARTIAL_CALLS,
     SEQUENCE_TESTS,
     VARIABLE_LIST_ATTRIBUTES,
@@ -1475,7 +1476,8 @@ class _Walker(cst.CSTVisitor):
             inner = inner.value
         if isinstance(inner, cst.Call) and ctx.qualified_names(inner.func) & staging:
             ctx._fresh_staging_calls.add(id(inner))
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in KERAS_DRIVING_METHODS:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in KERAS_DRIVING_METHODS \
+                and not (node.func.attr.value == "compile" and ctx.qualified_names(node.func) & NOT_KERAS_COMPILES):
             value = value_of(ctx, node.func.value, ctx.function)
             method = node.func.attr.value
             if method == "compile" and any(a.keyword is not None and a.keyword.value == "run_eagerly"

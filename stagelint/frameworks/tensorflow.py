@@ -567,6 +567,26 @@ KERAS_TRAINING_METHODS = frozenset({"fit", "evaluate", "predict", "train_on_batc
 #: 10 after 10 batches, 2 without `run_eagerly`; tests/runtime/test_tf_fresh_facts.py).
 KERAS_EAGER_COMPILE = "compile(run_eagerly=True)"
 
+#: The step methods whose Keras loops need a compiled model: `fit`, `evaluate`, `train_on_batch`
+#: and `test_on_batch` of a model never compiled raise ValueError ("You must call `compile()`
+#: before using the model") before any step runs, and run the steps as Python when the model's
+#: compile said `run_eagerly=True`; a model `keras.models.load_model` revives keeps its compile's
+#: `run_eagerly` (TF 2.21 / Keras 3.15, tests/runtime/test_tf_keras_compile_facts.py). So where
+#: every compile the program makes of any object of a class says `run_eagerly=True`, no Keras
+#: loop traces its `train_step` / `test_step`, wherever `fit` runs and on whatever name the object
+#: travels (`analysis.staging.Project._drop_run_eagerly`). `predict` needs no compile: an
+#: uncompiled model's `predict` traces `predict_step`.
+KERAS_COMPILED_STEPS = frozenset({"train_step", "test_step"})
+#: The attribute that sets the same switch after compile (`model.run_eagerly = flag`).
+KERAS_RUN_EAGERLY = "run_eagerly"
+#: How a file spells a compile (not after a `#` on its line), read in the bytes of a file no round
+#: analysed (`pipeline.stages`): a compile there may be one without `run_eagerly=True`.
+KERAS_COMPILE_SPELLING = rb"(?m)^[^#\n]*(?<!\bre)(?<!\bregex)(?<!\btorch)\.compile\s*\("
+#: Where Keras's own model classes live: a compiled object of one of them is no project class's.
+KERAS_LIBRARY_PREFIXES = ("tensorflow.", "keras.", "tf_keras.")
+#: Calls spelled `x.compile(...)` that compile no Keras model (a pattern, a PyTorch module).
+NOT_KERAS_COMPILES = frozenset({"re.compile", "regex.compile", "torch.compile"})
+
 #: The keyword of a Keras layer's or model's constructor that makes Keras run its `call` eagerly,
 #: never tracing it (`analysis.eagerswitch.keras_dynamic`): under Keras 2 (tf_keras 2.21) a
 #: layer built with `dynamic=True` is dynamic, and so is a model holding one, whose

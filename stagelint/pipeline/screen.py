@@ -129,6 +129,8 @@ def entry_pattern(settings) -> re.Pattern[bytes]:
     # not an entry point, but what may make every Function of the program eager (`analysis.eagerswitch`):
     # analysed with the entry points, whatever they need
     parts.append(rb"functions_eagerly")
+    # nor what makes Keras run a model's steps eagerly (`analysis.staging.Project._compiled_only_eagerly`)
+    parts.append(rb"run_eagerly")
     # nor what switches to graph mode (`analysis.eagerswitch.graph_classes`)
     parts.extend(re.escape(word) for word in GRAPH_MODE_WORDS)
     if extra:
