@@ -1662,6 +1662,8 @@ class _Walker(cst.CSTVisitor):
                 return "variable"  # `self.w = self.add_weight(...)`
         if isinstance(value, cst.Attribute) and value.attr.value in VARIABLE_LIST_ATTRIBUTES:
             return "variables"  # `self._weights = model.trainable_variables`: a list of variables
+        if self._keras_container(value):
+            return "keras"  # `{"loss": tf.keras.metrics.Mean(...), ...}`: Keras objects, each as one alone
         if (
             isinstance(value, cst.ListComp) and isinstance(value.elt, cst.Call)
             and isinstance(value.elt.func, cst.Attribute) and value.elt.func.attr.value in KERAS_SLOT_METHODS
@@ -1673,6 +1675,23 @@ class _Walker(cst.CSTVisitor):
         if is_literal(value) or augmented:
             return "python"
         return "unknown"
+
+    def _keras_container(self, value: cst.BaseExpression) -> bool:
+        """A dict, list or tuple display whose every element is a Keras object made there (a layer,
+        metric or optimizer: `Framework.creates_variables`)."""
+        if isinstance(value, cst.Dict):
+            items = [e.value for e in value.elements if isinstance(e, cst.DictElement)]
+            if len(items) != len(value.elements):
+                return False  # `**other`
+        elif isinstance(value, (cst.List, cst.Tuple)):
+            items = [e.value for e in value.elements if isinstance(e, cst.Element)]
+            if len(items) != len(value.elements):
+                return False  # `*other`
+        else:
+            return False
+        creates = self.ctx.framework.creates_variables
+        return bool(items) and all(
+            isinstance(v, cst.Call) and any(creates(q) for q in self.ctx.qualified_names(v.func)) for v in items)
 
     def _record_attr_read(self, node: cst.Attribute) -> None:
         """`self.attr` / `param.attr` loads in a function (which attributes staged code reads)."""

@@ -904,6 +904,26 @@ def _creates_variables(project, key) -> bool:
     )
 
 
+def _builds_parts_in_setup(project, module: str, function: str) -> bool:
+    """The method makes Keras objects (layers, metrics) and binds them on its own object
+    (`self.head = tf.keras.layers.Dense(...)` in `create_vars`), and only set-up code calls it
+    (`__init__`, `build` and their helpers, public or not): it builds the object's parts while
+    the object is made, before anything can trace it; calling it again would make new layers,
+    not change a value a trace read."""
+    key = (module, function)
+    facts = project.modules.get(module)
+    if facts is None or not any(w.on_self and w.function == function and w.value == "keras"
+                                for w in facts.attr_writes):
+        return False
+    if function.rpartition(".")[2] in project.names_called_on_objects():
+        return False  # `model.create_vars()` somewhere: not only while the object is made
+    callers = project.callers(key)
+    return bool(callers) and all(
+        (f := project.function(caller)) is not None
+        and (is_setup_method(f.name) or project.runs_only_in_setup(caller, is_setup_method))
+        for caller in callers)
+
+
 def _set_up_only(project, writer) -> bool:
     """Every call of the function that rebinds the global is made in set-up (`__init__`, `build`
     and their helpers): it runs when objects are configured, before their pipelines and Functions
@@ -1006,8 +1026,11 @@ class StaleAttribute(Rule):
     `__init__`, when no code calls it on an object), or in a method that then binds the reading wrapper anew
     (`self.data = d; self.loglik = jax.jit(self._loglik)`: the new wrapper traces with the new
     value), or in a method that creates the object's variables (`shadow_copy` adding the
-    slots whose list it keeps), or lazily under `if self.x is None:`; attributes holding a `tf.Variable`, a list
-    of variables (`model.trainable_variables`) or a Keras object (read at run time; replacing one
+    slots whose list it keeps) or that makes the object's Keras layers or metrics and only set-up
+    code calls (`self.create_vars()` from `__init__`, public or not, never called on an object), or lazily under
+    `if self.x is None:`; attributes holding a `tf.Variable`, a list
+    of variables (`model.trainable_variables`), a Keras object or a dict, list or tuple of Keras
+    objects made there (`{"loss": tf.keras.metrics.Mean()}`; read at run time; replacing one
     is STG303); method calls and attribute chains (`self.dense(x)`, `self.v.assign(...)`); reassignments inside staged code itself
     (STG102/STG105 report those); functions staged afresh for each use, the guide's workaround
     (`tf.function(evaluate).get_concrete_function(model, x)` after each change); argument objects
@@ -1261,6 +1284,8 @@ class StaleAttribute(Rule):
                 continue  # a helper of `__init__`/`build`: `self._check_axis(axis)`
             if w.function is not None and w.on_self and _creates_variables(project, (mod, w.function)):
                 continue  # `shadow_copy` adds the slots whose list it keeps: set-up by another name
+            if w.function is not None and w.on_self and _builds_parts_in_setup(project, mod, w.function):
+                continue  # `create_vars()` from `__init__` makes the layers: set-up by another name
             if w.function is not None and w.on_self and set_before_first_call(project, key, (mod, w.function), family):
                 continue  # `est = Estimator(); est.prepare(data)` before `est.train_step()`
             if w.function is not None and w.on_self and remade_after(project, key, (mod, w.function), w.span.line):
