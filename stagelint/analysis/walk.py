@@ -1180,7 +1180,7 @@ class _Walker(cst.CSTVisitor):
                     if size_argument(names, i, arg.keyword.value if arg.keyword is not None else None):
                         continue  # `tf.nn.top_k(x, k=k)`: a Python int as often as a tensor
                     for name in _operands(arg.value):
-                        if ctx.binding_kind(name, func) == "param":
+                        if ctx.binding_kind(name, func) == "param" and self._param_reaches(name, func):
                             if name.value not in func.facts.tensor_params:
                                 func.facts.op_params.add(name.value)
                             func.facts.tensor_params.add(name.value)
@@ -1675,6 +1675,15 @@ class _Walker(cst.CSTVisitor):
         if is_literal(value) or augmented:
             return "python"
         return "unknown"
+
+    def _param_reaches(self, name: cst.Name, func) -> bool:
+        """The parameter's own binding may reach this load of its name: not when every binding
+        reaching it unpacks a structure into the name (`(inputs, lens) = inputs` ...
+        `tf.shape(inputs)`: the op is given one element, which says nothing of what the
+        parameter is)."""
+        refs = self.ctx.reaching(name, func)
+        unpacked = self.ctx.unpacked_names
+        return not refs or not all(id(getattr(r, "node", None)) in unpacked for r in refs)
 
     def _keras_container(self, value: cst.BaseExpression) -> bool:
         """A dict, list or tuple display whose every element is a Keras object made there (a layer,

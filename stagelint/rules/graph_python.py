@@ -523,7 +523,9 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
     with `isinstance(x, (list, tuple))` or `tf.nest.is_nested(x)`; a parameter whose only evidence
     of being a tensor is an op argument that takes Python values as well: a list concatenated into
     it (`loop_vars=[np.int32(0)] + initial_loop_vars`), or a size, count or dimension argument
-    (`tf.nn.top_k(x, k=k)`, `dimensions_to_reduce=axis`); a parameter annotated as a Python
+    (`tf.nn.top_k(x, k=k)`, `dimensions_to_reduce=axis`), or an op given the name after the
+    parameter was unpacked into it (`(inputs, lens) = inputs`, then `tf.shape(inputs)`: the op
+    gets one element); a parameter annotated as a Python
     option (`dtype: tf.DType`, `name: str`); the Python lists and tuples around tensors (a slice
     of `tf.unstack(...)`, `tf.linalg.normalize`'s pair, a RaggedTensor's `nested_row_splits`)
     and a composite's `rank`; `tf.identity_n([a, b])`, a Python list. Nor in a branch that
