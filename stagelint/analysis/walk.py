@@ -64,6 +64,7 @@ from stagelint.frameworks import (
     JAX_RECORDED_CALL_PREFIXES,
     JAX_SEQUENCE_INDEX,
     KERAS_EAGER_COMPILE,
+    KERAS_FORWARDED_COMPILE,
     KERAS_HAND_TRAINING,
     KERAS_INPUT_CALLS,
     KERAS_OPS_PREFIXES,
@@ -1484,6 +1485,8 @@ class _Walker(cst.CSTVisitor):
                                            and keyword_constant(a.value, "True")
                                            for a in node.args):
                 method = KERAS_EAGER_COMPILE
+            elif method == "compile" and self._forwards_compile(node):
+                method = KERAS_FORWARDED_COMPILE
             ctx.facts.keras_drives.append(
                 (method, value.cls, value.ident, ctx.function.qualname if ctx.function else None))
         receiver = None
@@ -1675,6 +1678,25 @@ class _Walker(cst.CSTVisitor):
         if is_literal(value) or augmented:
             return "python"
         return "unknown"
+
+    def _forwards_compile(self, node: cst.Call) -> bool:
+        """`super().compile(**kwargs)` (positional arguments besides) in a method `compile` whose
+        `**kwargs` parameter this call is the only use of: the caller's keywords reach Keras's
+        `compile` as they were given (`frameworks.KERAS_FORWARDED_COMPILE`)."""
+        ctx, func = self.ctx, self.ctx.function
+        receiver = node.func.value
+        if func is None or func.facts.name != "compile" or not isinstance(func.node, cst.FunctionDef) \
+                or not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name)
+                        and receiver.func.value == "super"):
+            return False
+        star = func.node.params.star_kwarg
+        spread = [a for a in node.args if a.star == "**"]
+        if star is None or len(spread) != 1 or not isinstance(spread[0].value, cst.Name) \
+                or spread[0].value.value != star.name.value or any(a.keyword is not None for a in node.args):
+            return False
+        refs = ctx.referents(spread[0].value)
+        return bool(refs) and len(refs) == 1 and isinstance(getattr(refs[0], "node", None), cst.Param) \
+            and len(refs[0].references) == 1
 
     def _param_reaches(self, name: cst.Name, func) -> bool:
         """The parameter's own binding may reach this load of its name: not when every binding

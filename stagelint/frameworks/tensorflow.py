@@ -577,6 +577,11 @@ KERAS_EAGER_COMPILE = "compile(run_eagerly=True)"
 #: travels (`analysis.staging.Project._drop_run_eagerly`). `predict` needs no compile: an
 #: uncompiled model's `predict` traces `predict_step`.
 KERAS_COMPILED_STEPS = frozenset({"train_step", "test_step"})
+#: How `stagelint.analysis.walk` records `super().compile(**kwargs)` in a class's own `compile(self, ...,
+#: **kwargs)` that passes its `**kwargs` on untouched: Python hands Keras's `compile` the keywords the
+#: override's caller gave, `run_eagerly` among them, so those calls (recorded with the class) say how
+#: its objects are compiled, and this one says nothing of its own.
+KERAS_FORWARDED_COMPILE = "super().compile(**kwargs)"
 #: The attribute that sets the same switch after compile (`model.run_eagerly = flag`).
 KERAS_RUN_EAGERLY = "run_eagerly"
 #: How a file spells a compile (not after a `#` on its line), read in the bytes of a file no round

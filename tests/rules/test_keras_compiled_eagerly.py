@@ -127,3 +127,48 @@ def test_a_compile_spelled_where_no_round_reads_keeps_them(tmp_path):
 def test_run_eagerly_from_a_flag_keeps_them(tmp_path):
     utils = UTILS.replace("run_eagerly=True", "run_eagerly=debug").replace("def get_model():", "def get_model(debug=False):")
     assert_project_marked(tmp_path, _files(True, **{"proj/utils.py": utils}), preview=True)
+
+
+GAN = """
+    import tensorflow as tf
+
+    class Gan(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(1)
+            self.steps = 0
+
+        def compile(self, g_opt, d_opt, **kwargs):
+            {body}
+            self.g_opt, self.d_opt = g_opt, d_opt
+
+        def call(self, x):
+            return self.dense(x)
+
+        def test_step(self, data):
+            self.steps += 1{mark}
+            return {{}}
+
+    def make():
+        gan = Gan()
+        gan.compile(tf.keras.optimizers.Adam(), tf.keras.optimizers.Adam(), run_eagerly=True)
+        return gan
+
+    def train(model):
+        model.fit(tf.ones([4, 2]), tf.ones([4, 1]), validation_data=(tf.ones([4, 2]), tf.ones([4, 1])))
+
+    train(make())
+"""
+
+
+def test_a_compile_override_forwarding_its_keywords_passes_run_eagerly_on(tmp_path):
+    """dmmagdal's HiFi-GAN port: `def compile(self, optim_g, ..., **kwargs): super().compile(**kwargs)`,
+    called with `run_eagerly=True`: Python hands Keras's compile the caller's keywords."""
+    files = {"gan/__init__.py": "", "gan/model.py": GAN.format(body="super().compile(**kwargs)", mark="")}
+    assert_project_marked(tmp_path, files, preview=True)
+
+
+def test_a_compile_override_changing_its_keywords_keeps_them(tmp_path):
+    body = 'kwargs.pop("run_eagerly", None)\n            super().compile(**kwargs)'
+    files = {"gan/__init__.py": "", "gan/model.py": GAN.format(body=body, mark="  # STG102")}
+    assert_project_marked(tmp_path, files, preview=True)
