@@ -510,10 +510,14 @@ JAX_AT_UPDATE_METHODS = frozenset({"set", "add", "subtract", "multiply", "mul", 
                                    "apply"})
 
 #: The errors JAX raises on a Python use of a tracer (jax._src.errors, 0.10.2), each with the
-#: `except` clauses that name it: itself and its JAX bases. Code that catches the tracer error by
-#: name expects the traced case and handles it (Haiku's `dropout`: `try: if rate < 0: raise ...
-#: except jax.errors.ConcretizationTypeError: pass`); a catch-all (`except Exception`, `except
-#: TypeError`) shows no such intent, and the eager and staged runs may part silently there.
+#: `except` clauses that catch it: itself, its JAX bases, and Python's bases of every one of them
+#: (`TypeError`, `Exception`, `BaseException`) and a bare `except:` ("*"). In the body of a `try`
+#: whose handler catches it, the conversion cannot fail the trace: the error is caught while
+#: tracing and the handler runs instead (Haiku's `dropout`: `except
+#: jax.errors.ConcretizationTypeError: pass`; gyaradax's `_static_float`: `try: return
+#: float(jnp.asarray(v)) except Exception: return v`). `except ValueError` catches none of them.
+#: Observed with jax 0.10.2: tests/runtime/test_jax_eighteenth_audit_bo_facts.py.
+_PYTHON_CATCHERS = frozenset({"builtins.TypeError", "builtins.Exception", "builtins.BaseException", "*"})
 JAX_TRACER_ERROR_CATCHERS = {
     "ConcretizationTypeError": frozenset({"jax.errors.ConcretizationTypeError", "jax.errors.JAXTypeError"}),
     "TracerBoolConversionError": frozenset({"jax.errors.TracerBoolConversionError", "jax.errors.ConcretizationTypeError",
@@ -521,6 +525,9 @@ JAX_TRACER_ERROR_CATCHERS = {
     "TracerIntegerConversionError": frozenset({"jax.errors.TracerIntegerConversionError", "jax.errors.JAXTypeError"}),
     "TracerArrayConversionError": frozenset({"jax.errors.TracerArrayConversionError", "jax.errors.JAXTypeError"}),
 }
+JAX_TRACER_ERROR_CATCHERS = {error: names | _PYTHON_CATCHERS for error, names in JAX_TRACER_ERROR_CATCHERS.items()}
+#: Hashing a tracer (a dict key, `set(...)`) raises a plain `TypeError` (unhashable).
+JAX_TRACER_ERROR_CATCHERS["TypeError (unhashable tracer)"] = _PYTHON_CATCHERS
 
 JAX = Framework(
     name="jax",
@@ -568,6 +575,10 @@ JAX = Framework(
         # (tests/runtime/test_jax_retrace_state_facts.py)
         "flax.nnx.iter_graph", "flax.nnx.iter_modules", "flax.nnx.iter_children", "flax.nnx.to_flat_state",
         "flax.nnx.graph.iter_graph", "flax.nnx.statelib.to_flat_state",
+        # JAX's own iterative solvers' helper, imported by code that copies `_isolve`: `map(np.shape,
+        # tree_leaves(tree))`, a list of tuples of Python ints under jit too, so `if _shapes(x0) !=
+        # _shapes(b):` is a Python test (fea-in-jax-msg; tests/runtime/test_jax_eighteenth_audit_bo_facts.py)
+        "jax._src.scipy.sparse.linalg._shapes",
     }),
     non_tensor_prefixes=(
         # (`jax.tree.map` / `tree_util.tree_map` return the traced values they map: left out)
