@@ -102,7 +102,8 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
 
     Under JAX: `float()`, `int()`, `.item()` and NumPy on a tracer (ConcretizationTypeError,
     TracerArrayConversionError); `np.prod(x.shape)`, `x.ndim`, `len(x)` are static and fine, and
-    so is a conversion in the body of a `try` whose handler names that error. NumPy functions
+    so is a conversion in the body of a `try` whose handler catches that error (names it, or
+    `TypeError`, `Exception`, a bare `except:`: every tracer error is a `TypeError`). NumPy functions
     that call their first argument's own method (`np.min(x, 0)`, `np.sum(x)`, `np.reshape(x,
     (3, 3))`, `np.transpose(x)`: `frameworks.NUMPY_ARRAY_METHOD_CALLS`) run JAX's method on a
     tracer given first and work; `np.sum([x, y])` and `np.clip(x, 0, 1)` raise. Under `jax.grad`
@@ -548,8 +549,9 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
     under any jit; a Variable's value, `nnx.data(...)` and arrays are traced). Iterating a traced array
     and `len(x)` work in JAX (STG503 covers the unrolling), and so do `list(x)`, `sum(x)`, `zip` and
     `enumerate`; `any(x)`, `all(x)` and `set(x)` test or hash its rows and fail. Nor in the body
-    of a `try` whose handler names the tracer error (`except jax.errors.ConcretizationTypeError:`, Haiku's `dropout`): the
-    code expects the traced case; a catch-all (`except Exception`) shows no such intent.
+    of a `try` whose handler catches the tracer error (`except jax.errors.ConcretizationTypeError:`, Haiku's `dropout`;
+    every tracer error is a `TypeError`, so `except TypeError`, `except Exception` and a bare `except:` catch it too):
+    the error is caught while tracing and the handler runs; `except ValueError` catches none (JAX 0.10.2).
 
     Under JAX the default tier reports only a value *known* to be a tracer
     (`stagelint.analysis.tracers`, observed with JAX 0.10.2): the result of a JAX op where
