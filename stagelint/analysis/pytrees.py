@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.flatten_loops import changed_locals, filtered_aux
 from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis.memo import once
 from stagelint.analysis.proof import fact
@@ -197,10 +198,15 @@ def _reads(expr, obj: str, local: dict, depth: int = 0) -> set[str] | None:
     return out
 
 
-def _flatten_parts(fn, obj: str) -> tuple[set[str], set[str]] | None:
+def _flatten_parts(fn, obj: str, ctx=None, class_node: cst.ClassDef | None = None) \
+        -> tuple[set[str], set[str]] | None:
     """(children, aux) attributes of `obj` a flatten function returns as `(children, aux)`, or
-    None when a return is not such a pair the code spells out."""
-    local = _locals(fn)
+    None when a return is not such a pair the code spells out. A local the flatten changes in
+    place (`aux[k] = v`, `leaves.append(v)`) is not the value it was bound to: read only as an aux
+    dict filled by a loop over the object's attributes (`flatten_loops.filtered_aux`), whose
+    children are the attributes it leaves out."""
+    changed = changed_locals(fn)
+    local = {**_locals(fn), **dict.fromkeys(changed)}
     children: set[str] = set()
     aux: set[str] = set()
     returns = _returns(fn)
@@ -212,8 +218,13 @@ def _flatten_parts(fn, obj: str) -> tuple[set[str], set[str]] | None:
         if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != 2 \
                 or any(isinstance(el, cst.StarredElement) for el in value.elements):
             return None
-        c = _reads(value.elements[0].value, obj, local)
-        a = _reads(value.elements[1].value, obj, local)
+        first, second = value.elements[0].value, value.elements[1].value
+        if isinstance(second, cst.Name) and second.value in changed:
+            a = filtered_aux(ctx, fn, obj, second.value, class_node)
+            # (the children a loop appends are the attributes it leaves out of the aux data)
+            c = set() if isinstance(first, cst.Name) and first.value in changed else _reads(first, obj, local)
+        else:
+            c, a = _reads(first, obj, local), _reads(second, obj, local)
         if c is None or a is None:
             return None
         children |= c
@@ -415,7 +426,8 @@ def _registered(ctx, cf, node: cst.ClassDef, names: set[str], options: cst.Call 
         cf.pytree = "static"
     elif names & JAX_PYTREE_CLASS_REGISTRATIONS:
         method = next((m for name in JAX_PYTREE_FLATTEN_METHODS if (m := _method(node, name)) is not None), None)
-        parts = _flatten_parts(method, _first_param(method)) if method is not None and _first_param(method) else None
+        parts = _flatten_parts(method, _first_param(method), ctx, node) if method is not None and _first_param(method) \
+            else None
         _set_parts(cf, parts, ctx, _method(node, JAX_PYTREE_UNFLATTEN_METHOD))
         if method is not None:
             cf.pytree_line = ctx.position(method.name).line
@@ -495,7 +507,8 @@ def record_registration(ctx, node: cst.Call, names: set[str]) -> None:
         unflatten = node.args[2].value if len(node.args) > 2 else _keyword(node, "unflatten_func")
         fn = _function_named(ctx, flatten, class_node)
         obj = None if fn is None else (fn.params.params[0].name.value if fn.params.params else None)
-        _set_parts(cf, _flatten_parts(fn, obj) if obj else None, ctx, _function_named(ctx, unflatten, class_node))
+        _set_parts(cf, _flatten_parts(fn, obj, ctx, class_node) if obj else None, ctx,
+                   _function_named(ctx, unflatten, class_node))
         if fn is not None:
             cf.pytree_line = ctx.position(fn).line
         return
@@ -588,6 +601,8 @@ def reads_through_locals(ctx, expr: cst.BaseExpression, func) -> list | None:
                 for el in n.slice)
         if isinstance(n, (cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.IfExp)):
             return all(walk(c, depth) for c in n.children if isinstance(c, cst.BaseExpression))
+        if isinstance(n, cst.Comparison) and all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in n.comparisons):
+            return True  # `params is not None`: an identity test, a Python bool whatever is compared
         if isinstance(n, cst.Comparison):
             # `off_out in out_dict`: a dict's membership hashes the value and compares it with keys,
             # which are hashable (never tracers): a Python bool when the value is a Python value
