@@ -84,7 +84,7 @@ def test_a_conversion_that_may_not_run_or_may_not_raise_leaves_the_code_after_it
         @jax.jit
         def in_a_try(x):
             try:
-                v = float(x)  # STG601
+                v = float(x)  # (caught: every tracer error is a TypeError)
             except TypeError:
                 v = 0.0
             print("after the try", v)  # STG101
