@@ -55,6 +55,9 @@ JAX_RUNS_AT_ONCE = frozenset({
 #: `eval_shape`, `make_jaxpr`) traces the whole body into a jaxpr: there every JAX operation's
 #: result is a tracer, also one of constants, and so it is under a jit around these
 #: (`jax.jit(jax.grad(f))`). Observed with jax 0.10.2: tests/runtime/test_jax_traced_values.py.
+#: `lax.stop_gradient` is such an op: it binds a primitive, so even of a Python int
+#: (`lax.stop_gradient(m.shape[0])` under `jax.jit(jax.vmap(f))`) its result is a tracer, and
+#: `range()` of it raises TracerIntegerConversionError (tests/runtime/test_jax_eighteenth_audit_bo_facts.py).
 JAX_TRACES_DEPENDENTS = JAX_GRAD | frozenset({"jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap"})
 
 #: Differentiating APIs that trace only the positions of their `argnums` (the first by default)

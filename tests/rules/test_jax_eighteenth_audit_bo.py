@@ -4,7 +4,7 @@ tests/runtime/test_jax_eighteenth_audit_bo_facts.py."""
 
 from __future__ import annotations
 
-from rulecases import assert_marked, assert_tiers
+from rulecases import assert_marked, assert_tiers, findings
 
 
 def test_fields_a_flatten_loop_puts_in_its_aux_dict_are_python_values_children_are_traced():
@@ -140,12 +140,7 @@ def test_shapes_from_jax_s_own_solver_helper_compare_in_python():
     """)
 
 
-def test_range_of_stop_gradient_of_a_shape_item_is_a_known_tracer():
-    """neuroevolution_volleyball's `range(n, lax.stop_gradient(matrix.shape[0]))` under
-    `jax.jit(jax.vmap(...))`: `stop_gradient` binds a primitive, a tracer even of a Python int
-    (TracerIntegerConversionError); every step of the proof is known. The twin:
-    `range(matrix.shape[0])`, a Python int."""
-    assert_marked("""
+STOP_GRADIENT_RANGE = """
         import jax
         import jax.numpy as jnp
         from jax import lax
@@ -161,4 +156,15 @@ def test_range_of_stop_gradient_of_a_shape_item_is_a_known_tracer():
 
         batched = jax.jit(jax.vmap(forward))
         out = batched(jnp.ones((3, 5, 5)), jnp.ones((3, 2)))
-    """)
+"""
+
+
+def test_range_of_stop_gradient_of_a_shape_item_is_a_known_tracer():
+    """neuroevolution_volleyball's `range(n, lax.stop_gradient(matrix.shape[0]))` under
+    `jax.jit(jax.vmap(...))`: `stop_gradient` binds a primitive, a tracer even of a Python int
+    (TracerIntegerConversionError); every step of the proof is known (no guess in it: it waits
+    only on STG602's own per-framework tier). The twin: `range(matrix.shape[0])`, a Python int."""
+    assert_marked(STOP_GRADIENT_RANGE)
+    (finding,) = findings(STOP_GRADIENT_RANGE, "STG602")
+    assert any("every op returns a tracer, even on constants" in step.message for step in finding.because)
+    assert not any("guess" in step.message for step in finding.because)
