@@ -141,6 +141,8 @@ def confirm_concrete_value(candidate, project, key):
         return False  # the code catches the tracer error by name: it handles the traced case
     if fields.get("_numpy") in NUMPY_ARRAY_METHOD_CALLS:
         return False  # `np.min(x, 0)`, `np.reshape(x, s)`: NumPy calls the tracer's own method
+    if fields.get("_primal") and project.jax.mode_of(key) == "grad":
+        return False  # `np.asarray(lax.stop_gradient(x))` under `jax.grad` alone: the primal, concrete (`JAX_PRIMAL_OPS`)
     if not fields.get("_definite") and (python_attribute_reads(project, key, fields.get("_attrs"))
                                         or PytreeModel.of(project).guessed_static(key, fields.get("_attrs"))):
         return False  # `np.argsort(matrix.offsets)`: a pytree's aux data, a Python value (the rule's a preview under JAX)

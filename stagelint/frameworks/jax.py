@@ -59,6 +59,13 @@ JAX_RUNS_AT_ONCE = frozenset({
 #: (`lax.stop_gradient(m.shape[0])` under `jax.jit(jax.vmap(f))`) its result is a tracer, and
 #: `range()` of it raises TracerIntegerConversionError (tests/runtime/test_jax_eighteenth_audit_bo_facts.py).
 JAX_TRACES_DEPENDENTS = JAX_GRAD | frozenset({"jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap"})
+#: Ops that drop differentiation: under the differentiating transformations alone (`JAX_GRAD`:
+#: `grad`, `value_and_grad`, `jacfwd`, `jacrev`, `hessian`, `jvp`, `vjp`, `linearize`, no jit or
+#: vmap around or inside) `lax.stop_gradient(x)` is the primal value, a concrete array, so
+#: `np.asarray(lax.stop_gradient(x))` works there (gyaradax's geometry under `jax.grad`); under
+#: `jax.vmap` it is still a batched tracer (TracerArrayConversionError), under jit a tracer.
+#: Observed with jax 0.10.2: tests/runtime/test_jax_eighteenth_audit_bo_facts.py.
+JAX_PRIMAL_OPS = frozenset({"jax.lax.stop_gradient"})
 
 #: Differentiating APIs that trace only the positions of their `argnums` (the first by default)
 #: and hand every other argument to the function as the caller gave it: a Python int stays an

@@ -16,6 +16,7 @@ from stagelint.frameworks import (
     EAGER_ONLY_METHODS,
     ITERATING_BUILTINS,
     JAX,
+    JAX_PRIMAL_OPS,
     KERAS_EAGER_LAYER_METHODS,
     KERAS_EAGER_LOOPS,
     NUMPY_SHAPE_CONSTRUCTORS,
@@ -109,7 +110,9 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
     tracer given first and work; `np.sum([x, y])` and `np.clip(x, 0, 1)` raise. Under `jax.grad`
     or `jax.vmap` alone (no jit around them) only what is computed from the arguments they
     transform is a tracer: `float(jnp.sum(grid))` of a `grid = jnp.linspace(...)` works there
-    (JAX 0.10.2). The default reports such a conversion when the code shows the value computed
+    (JAX 0.10.2), and `lax.stop_gradient(x)` is the primal there, concrete even of a
+    differentiated `x` (`np.asarray(lax.stop_gradient(x))` works under `jax.grad` alone, not under
+    `jax.vmap` or jit). The default reports such a conversion when the code shows the value computed
     from a traced parameter (`float(jnp.sum(w))` of the differentiated `w`), or anywhere under
     `jax.jit`, `pmap` or a `lax` body, where every operation's result is a tracer; the preview tier
     adds the operation results it cannot trace back (`analysis.dependence`). A call reached only
@@ -273,6 +276,11 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
         fields.setdefault("value_is", f"`{fields.get('value')}` is a symbolic tensor")
         super().report(node, **fields, **self.caught_fields(node))
 
+    def _primal(self, expr) -> dict:
+        """`lax.stop_gradient(x)`: the primal value under differentiation alone (`frameworks.JAX_PRIMAL_OPS`)."""
+        primal = isinstance(expr, cst.Call) and bool(self.ctx.qualified_names(expr.func) & JAX_PRIMAL_OPS)
+        return {"_primal": True} if primal else {}
+
     def _from(self, expr) -> list[str]:
         """The parameters the value is computed from (under `jax.grad` / `jax.vmap` alone only
         those make it a tracer: `analysis.dependence.op_result_fact`)."""
@@ -312,7 +320,7 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
                     attrs = {"_attrs": reads} if reads else {}
                 self.report(node, call=f"{min(conversion)[9:]}(...)", value=short_code(node.args[0].value),
                             error="", instead="", _jax_only=True, _from=self._from(node.args[0].value),
-                            **_tensor_fields(t), **attrs)
+                            **_tensor_fields(t), **attrs, **self._primal(node.args[0].value))
 
     def _method(self, node: cst.Call, method: str, receiver: cst.BaseExpression) -> None:
         ctx = self.ctx
@@ -402,7 +410,7 @@ class EagerOnlyCall(_TypeDispatch, WatchesTry, Rule):
                 attrs = {"_attrs": reads} if reads else {}
             self.report(node, call=f"{name}(...)", value=short_code(tensor_arg), **shape,
                         _jax_error="TracerArrayConversionError", **receiver, _from=self._from(tensor_arg),
-                        **_tensor_fields(t), **attrs)
+                        **_tensor_fields(t), **attrs, **self._primal(tensor_arg))
 
     @classmethod
     def confirm(cls, candidate, project, module):

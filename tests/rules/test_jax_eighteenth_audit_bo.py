@@ -168,3 +168,28 @@ def test_range_of_stop_gradient_of_a_shape_item_is_a_known_tracer():
     (finding,) = findings(STOP_GRADIENT_RANGE, "STG602")
     assert any("every op returns a tracer, even on constants" in step.message for step in finding.because)
     assert not any("guess" in step.message for step in finding.because)
+
+
+def test_numpy_of_stop_gradient_under_grad_alone_is_concrete():
+    """BO-P3's fact: under `jax.grad` alone `lax.stop_gradient(x)` is the primal, a concrete array,
+    so `np.asarray` of it works; the twins under `jax.vmap` and under `jax.jit` raise."""
+    assert_marked("""
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+        def loss(x):
+            a = np.asarray(jax.lax.stop_gradient(x))
+            return jnp.sum(x * a)
+
+        def per_row(x):
+            a = np.asarray(jax.lax.stop_gradient(x))  # STG601
+            return jnp.sum(x * a)
+
+        @jax.jit
+        def jitted(x):
+            return x * float(jax.lax.stop_gradient(jnp.sum(x)))  # STG601
+
+        g = jax.grad(loss)(jnp.ones(3))
+        v = jax.vmap(per_row)(jnp.ones((2, 3)))
+    """)

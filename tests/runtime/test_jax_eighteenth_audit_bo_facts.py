@@ -164,3 +164,23 @@ def test_hashing_a_tracer_raises_a_plain_type_error():
 
     f(1.0)
     assert caught["error"] is TypeError
+
+
+def test_stop_gradient_is_the_concrete_primal_under_differentiation_alone():
+    """gyaradax's `np.asarray(jax.lax.stop_gradient(kxrh))` under `jax.grad`: the primal value,
+    concrete, under every differentiating transformation alone; under `jax.vmap` (and under jit) a
+    tracer, TracerArrayConversionError."""
+    np = pytest.importorskip("numpy")
+
+    def loss(x):
+        return jnp.sum(x * np.asarray(jax.lax.stop_gradient(x)))
+
+    x = jnp.ones(3)
+    for run in (lambda: jax.grad(loss)(x), lambda: jax.value_and_grad(loss)(x), lambda: jax.jacrev(loss)(x),
+                lambda: jax.jacfwd(loss)(x), lambda: jax.hessian(loss)(x), lambda: jax.jvp(loss, (x,), (x,)),
+                lambda: jax.vjp(loss, x), lambda: jax.linearize(loss, x)):
+        run()
+    with pytest.raises(jax.errors.TracerArrayConversionError):
+        jax.vmap(loss)(jnp.ones((2, 3)))
+    with pytest.raises(jax.errors.TracerArrayConversionError):
+        jax.jit(jax.grad(loss))(x)
