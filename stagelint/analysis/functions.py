@@ -35,7 +35,7 @@ from stagelint.analysis.tensors import same_file_function, tensorness, value_of
 from stagelint.analysis.values import python_option_param
 from stagelint.frameworks import (FUNCTION_HOLDERS, JAX_ARRAY_ELEMENTS, JAX_GRAD, JAX_JIT, JAX_LENGTH_ARGUMENTS,
                                   JAX_PYTHON_ARGUMENTS, JAX_SHAPE_METHODS, JAX_TRACE, MEMOIZING_DECORATORS,
-                                  NEW_KERAS_MODEL_FUNCTIONS, PARTIAL_CALLS, SHAPED_CONSTRUCTORS, TENSORFLOW)
+                                  NEW_IDENTITY_KEYED_CONSTRUCTORS, NEW_KERAS_MODEL_FUNCTIONS, PARTIAL_CALLS, SHAPED_CONSTRUCTORS, TENSORFLOW)
 
 NEW, BOUND, SAME = "new", "bound", "same"
 
@@ -402,6 +402,38 @@ def _python_value(ctx, expr, func, depth: int = 0) -> bool:
     if isinstance(expr, cst.UnaryOperation):
         return _python_value(ctx, expr.expression, func, depth + 1)
     return python_option_param(ctx, func, expr)
+
+
+def identity_keyed_objects_held(ctx, nodes, func) -> list[str]:
+    """The names the function made from `nodes` inside `func` reads of `func`'s own run
+    (`closure_names`' walk) that every binding there makes a new object a tf.function keys by
+    identity: a `tf.random.Generator` (`NEW_IDENTITY_KEYED_CONSTRUCTORS`) or a Keras layer or model
+    (`new_keras_object`). `g = tf.random.Generator.from_seed(seed)` then `@tf.function def draw():
+    return g.uniform(...)`: each run's Function traces another generator, which no Function made
+    once could close over, and one made once taking the generator as an argument traces once per
+    generator as well (4 generators, 4 traces: tests/runtime/test_tf_eighteenth_audit_bq_facts.py).
+    The new Function per run costs no trace that could be saved. A `tf.Variable` is not one: a
+    Function keys it by shape and dtype, so one taking it traces once."""
+    own = ctx.scope(func.node.body) if func is not None else None
+    if own is None:
+        return []
+    out: list[str] = []
+    # (every name the function reads, not `closure_names`' walk: that one counts a name bound from
+    # module-level names only as the same on each run, which a new object made of them is not)
+    for name in (n for node in nodes for n in name_loads(node, lambdas=True)):
+        if name.value in out or not any(r.scope is own for r in ctx.bindings_of(name)):
+            continue
+        bindings = list(own.assignments[name.value])
+        values = [ctx.bound_values.get(id(getattr(b, "node", None))) for b in bindings]
+        if bindings and all(isinstance(v, cst.Call) and id(b.node) not in ctx.unpacked_names
+                            and _new_identity_keyed(ctx, v, func) for b, v in zip(bindings, values)):
+            out.append(name.value)
+    return out
+
+
+def _new_identity_keyed(ctx, call: cst.Call, func) -> bool:
+    """`call` makes a new object a tf.function keys by identity each time it runs."""
+    return bool(ctx.qualified_names(call.func) & NEW_IDENTITY_KEYED_CONSTRUCTORS) or new_keras_object(ctx, call, func)
 
 
 def new_keras_object_each_iteration(ctx, node, loop, func) -> bool:

@@ -521,6 +521,17 @@ NEW_KERAS_MODEL_FUNCTIONS = frozenset({
     "tensorflow_model_optimization.sparsity.keras.strip_pruning",
     "tensorflow_model_optimization.python.core.sparsity.keras.prune.strip_pruning",
 })
+#: Calls that make a new `tf.random.Generator`, another object on every call. A tf.function keys
+#: a Generator argument by identity, as it does a Keras model (4 new generators, 4 traces; the same
+#: one 4 times, 1), where a `tf.Variable` is keyed by its shape and dtype (4 new variables, 1
+#: trace): a Function made per call around a generator made in that call traces once per call, as
+#: one made once and taking the generator would; one closing over a single generator would share
+#: its state across the calls (a seeded call no longer repeats its draws). TF 2.21:
+#: tests/runtime/test_tf_eighteenth_audit_bq_facts.py. (`tf.random.get_global_generator()` is one
+#: object for the process: not here.)
+NEW_IDENTITY_KEYED_CONSTRUCTORS = frozenset(
+    f"tensorflow.{ns}Generator{ctor}" for ns in ("random.", "random.experimental.")
+    for ctor in ("", ".from_seed", ".from_non_deterministic_state", ".from_key_counter", ".from_state"))
 #: Calls that iterate over a dataset, yielding its elements as they are (`tfds.as_numpy(ds)`,
 #: `iter(ds)`, progress bars).
 ELEMENT_PRESERVING_WRAPPERS = frozenset({

@@ -54,6 +54,7 @@ from stagelint.analysis.functions import (
     new_value_each_iteration,
     identity,
     memoized,
+    identity_keyed_objects_held,
     python_values_held,
     returns_new_function,
 )
@@ -752,7 +753,13 @@ class FunctionRecreated(Rule):
     binds (`tf.function(self.create_G_model(res))` for each resolution, traced once between
     `tf.summary.trace_on` and `trace_export`), may wrap another callable each iteration, whose
     trace no Function made once could share; whether the call gives the same object again is not
-    shown: the preview tier, as under JAX.
+    shown: the preview tier, as under JAX. So it is, per call, for a Function made each time its
+    function runs that closes over a `tf.random.Generator` or a Keras model made in that run (`g =
+    tf.random.Generator.from_seed(seed)`, then `@tf.function def draw(): return g.uniform(...)`):
+    a Function keys such an object by identity (4 generators, 4 traces), so one made once and
+    taking it traces once per run as well, and one closing over a single generator would share
+    its state (seeded runs would no longer repeat): not reported. Over a `tf.Variable` made in the
+    run it is reported: a Function keys a variable by its shape and dtype, so one taking it traces once.
 
     Under JAX the default tier keeps the repetition the code shows. That a new function object
     traces again is JAX's behaviour; that the same program is traced again and again is known
@@ -1393,9 +1400,14 @@ class FunctionRecreated(Rule):
                     if held:
                         fields["_closure"] = held
                 else:
+                    made_of = _made_of(record)
+                    if identity_keyed_objects_held(ctx, made_of, scope):
+                        # it closes over a generator (or Keras model) this run makes: a Function
+                        # keys such an object by identity, so one made once and taking it would
+                        # trace once per run as well; nothing to save
+                        continue
                     # TensorFlow bakes a Python value the new Function reads of this run into its
                     # graph: each run with another value needs a graph of its own
-                    made_of = _made_of(record)
                     held = python_values_held(ctx, made_of, scope)
                     if held:
                         shown = ", ".join(f"`{n}`" for n in held[:4]) + (" ..." if len(held) > 4 else "")

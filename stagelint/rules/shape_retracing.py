@@ -18,8 +18,6 @@ class VaryingInputShape(Rule):
 
     * an element of a dataset padded per batch: `ds.padded_batch(32)` without fixed
       `padded_shapes`, `bucket_by_sequence_length(...)` without `pad_to_bucket_boundary=True`;
-    * an element of `tf.data.Dataset.from_generator(...)` whose `output_signature` (or
-      `output_shapes`) has `None` dimensions;
     * a ragged value made dense in the loop, `rt.to_tensor()` without `shape=`;
     * a slice whose end is the loop's variable, `data[:n]` for `n` in a `range`;
     * a Python sequence whose length is the loop's variable, converted (`tf.constant([0.0] * n)`);
@@ -38,6 +36,12 @@ class VaryingInputShape(Rule):
     the code rarely shows whether the count divides (on the TensorFlow guides and tutorials this
     step was right 7 times in 9: 60,000 MNIST images in batches of 32 leave no smaller batch).
     A batched dataset cut with `.take(n)` may never reach its last batch, and is left alone.
+    Also in the preview tier: an element of `tf.data.Dataset.from_generator(...)` whose
+    `output_signature` (or `output_shapes`) has `None` dimensions, used as it comes or batched. A
+    `None` leaves the size open; it does not say that it changes: a Function is keyed on the
+    shapes the generator really yields (one cropping every example to one length traces once in
+    20 batches, under `output_shapes=[2, None, 3]`), which the code rarely shows. Padded per batch
+    (`padded_batch` without `padded_shapes`), the same elements are known to vary.
 
     Not flagged: a function with an `input_signature` or `reduce_retracing=True`; batches with
     `drop_remainder=True` and fixed shapes; `padded_batch` with fixed `padded_shapes` and
