@@ -627,12 +627,12 @@ def scratch_attribute(ctx: FileContext, site: StoreSite) -> str:
     if id(func.node) not in bodies:
         # one walk of the function's own body for all its store sites: its nodes, its assignment
         # targets, and the places it works on (stores anew from their own value, grows, stores into)
-        own, stores, updated = set(), set(), set()
+        own, stores, updated, changed, aliased = set(), set(), set(), set(), set()
         for node in _direct_nodes(func.node.body):
             own.add(id(node))
             if type(node) is cst.Call and isinstance(node.func, cst.Attribute) \
                     and node.func.attr.value in PER_CALL_MUTATORS:
-                updated.add(code_of(node.func.value))
+                changed.add(code_of(node.func.value))
             for t in _assigned(node):
                 for part in _unpacked(t):
                     stores.add(id(part))
@@ -640,7 +640,12 @@ def scratch_attribute(ctx: FileContext, site: StoreSite) -> str:
                     if _reads_any(node.value, {code}):
                         updated.add(code)
                     if isinstance(part, cst.Subscript):
-                        updated.add(code_of(part.value))
+                        changed.add(code_of(part.value))
+                    elif not isinstance(node.value, _FRESH_CONTAINERS) or part is not t:
+                        aliased.add(code)
+        # a container changed in place is the call's own only when each store binds a new one
+        # (`self.outs = []`): `self.variables = model.trainable_variables` may be one list every call
+        updated |= changed - aliased
         bodies[id(func.node)] = (own, stores, updated)
     own, stores, updated = bodies[id(func.node)]
     if place not in updated:
@@ -672,6 +677,10 @@ def scratch_attribute(ctx: FileContext, site: StoreSite) -> str:
             return ""
         reads += 1
     return name if reads else ""
+
+
+#: Displays that make a new container every time they run.
+_FRESH_CONTAINERS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
 
 
 def _unpacked(target):
