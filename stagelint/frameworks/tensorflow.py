@@ -482,6 +482,13 @@ BATCHING_ARGUMENTS = {
     "padded_batch": {"padded_shapes": 1, "drop_remainder": 3},
     "batch": {"drop_remainder": 1},
 }
+#: Datasets made of the slices of their argument along its first axis: as many elements as that
+#: axis is long (`from_tensor_slices((x, y))`: `x.shape[0]`, which every component shares). A
+#: batch of that size is one batch holding them all, with no smaller last batch (TF 2.21,
+#: tests/runtime/test_tf_eighteenth_audit_bq_facts.py: PINNs-TF2.x `batch(xx.shape[0])`).
+SLICING_DATASETS = frozenset({"tensorflow.data.Dataset.from_tensor_slices"})
+#: Dataset methods that give one element for each element in, in any order: the count stays.
+COUNT_KEEPING_DATASET_METHODS = frozenset({"shuffle", "prefetch", "cache", "map", "with_options"})
 #: `bucket_by_sequence_length` (a Dataset method, and `tf.data.experimental`'s for `apply`):
 #: batches of one bucket padded to their own longest element: 12 sequences gave 7 shapes, 7
 #: traces. With `pad_to_bucket_boundary=True` each bucket's batches have one length: the traces

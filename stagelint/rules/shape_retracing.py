@@ -37,7 +37,9 @@ class VaryingInputShape(Rule):
     size: that is **one** extra trace (the same two shapes every epoch), not one per step, and
     the code rarely shows whether the count divides (on the TensorFlow guides and tutorials this
     step was right 7 times in 9: 60,000 MNIST images in batches of 32 leave no smaller batch).
-    A batched dataset cut with `.take(n)` may never reach its last batch, and is left alone.
+    A batched dataset cut with `.take(n)` may never reach its last batch, and is left alone; so
+    is a batch of the whole count, `from_tensor_slices((x, y))` (shuffled or mapped) batched by
+    `x.shape[0]` or `len(x)`: one batch holds every element.
 
     Not flagged: a function with an `input_signature` or `reduce_retracing=True`; batches with
     `drop_remainder=True` and fixed shapes; `padded_batch` with fixed `padded_shapes` and

@@ -71,3 +71,34 @@ def test_the_clipped_list_of_clip_by_global_norm_is_a_python_list():
             scale = max(0.1, 1 - norm)  # STG602
             return loss * scale
     """)
+
+
+def test_a_batch_of_the_whole_slice_count_has_no_smaller_last_batch():
+    # BQ-P6, PINNs-TF2.x `2D-Conduction/...Randon Distribution of points.py:268`:
+    # `from_tensor_slices((xx, yy))` then `.batch(xx.shape[0])`: one batch holds every element
+    # (`frameworks.SLICING_DATASETS`, `COUNT_KEEPING_DATASET_METHODS`). The twins: a batch of
+    # another size, and a batch of the whole count after a `filter`, keep their findings.
+    assert_tiers("""
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def step(x, y):
+            return tf.reduce_sum(x * y)
+
+        xx, yy = np.ones((100, 2)), np.ones((100, 1))
+        whole = tf.data.Dataset.from_tensor_slices((xx, yy))
+        batch_size = xx.shape[0]
+        whole = whole.shuffle(100).batch(batch_size)
+        for x, y in whole:
+            step(x, y)
+        for x, y in tf.data.Dataset.from_tensor_slices((xx, yy)).map(lambda a, b: (a, b)).batch(len(xx)):
+            step(x, y)
+
+        part = tf.data.Dataset.from_tensor_slices((xx, yy)).batch(32)
+        for x, y in part:
+            step(x, y)  # preview STG506
+        kept = tf.data.Dataset.from_tensor_slices((xx, yy)).filter(lambda a, b: a[0] > 0).batch(batch_size)
+        for x, y in kept:
+            step(x, y)  # preview STG506
+    """)

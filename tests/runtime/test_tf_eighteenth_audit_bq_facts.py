@@ -59,3 +59,22 @@ def test_clip_by_global_norm_returns_a_python_list_and_a_tensor():
     assert kinds == [(list, list, True)]
     with pytest.raises(Exception, match="iterat|symbolic|Tensor"):
         tf.function(lambda a: [v for v in tf.clip_by_global_norm([a], 1.0)[1]])(tf.ones(3))
+
+
+def test_a_batch_of_the_slice_count_is_one_batch_of_all():
+    """`from_tensor_slices((xx, yy))` has `xx.shape[0]` elements; shuffled or mapped, `.batch(
+    xx.shape[0])` gives one batch of them all, so a Function traces once. The twin: a batch
+    size that does not divide the count leaves a smaller last batch, a second trace."""
+    import numpy as np
+
+    xx, yy = np.ones((100, 2), np.float32), np.ones((100, 1), np.float32)
+    step = tf.function(lambda x, y: tf.reduce_sum(x) + tf.reduce_sum(y))
+    ds = tf.data.Dataset.from_tensor_slices((xx, yy)).shuffle(100).map(lambda a, b: (a, b)).batch(xx.shape[0])
+    for _ in range(2):
+        for x, y in ds:
+            step(x, y)
+    assert [int(x.shape[0]) for x, _ in ds] == [100]
+    assert step.experimental_get_tracing_count() == 1
+    for x, y in tf.data.Dataset.from_tensor_slices((xx, yy)).batch(32):
+        step(x, y)
+    assert step.experimental_get_tracing_count() == 3  # 32, then the last 4
