@@ -51,6 +51,10 @@ class CallEdge:
     eager_unless: object = None
     #: For a "ref": the target of the call it is handed to (`Solver(callback=f)`), if any.
     into: Target | None = None
+    #: For a "ref": how many positional arguments the framework API it is handed to calls it
+    #: with, and no keyword (`tf.map_fn(fn, elems)` calls `fn(elem)`: 1;
+    #: `frameworks.CALLS_ITS_FUNCTION_WITH`); -1 when not known.
+    passes: int = -1
     #: Under `if <flag>:` on a parameter of the caller whose default is False, None or 0
     #: (`if debug_mode:`): the parameter's name; the call is traced only when a traced call passes
     #: it (`analysis.flags`). "" otherwise.

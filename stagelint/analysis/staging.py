@@ -1301,6 +1301,46 @@ class Project:
             out.append((module, site, arg, key, ()))
         return out
 
+    def left_at_default(self, key: Key) -> frozenset[str]:
+        """Parameters with a literal default (`brightness_factor=0.8`) that no call of `key` passes,
+        when the project shows every call: `key` is no entry point (which a framework calls with
+        what it chooses: a `Dataset.map` function gets the element's components), no call spreads
+        `*xs`/`**kw`, and every function that names it calls it or hands it to a framework API
+        whose calls of it the framework data knows (`tf.map_fn(fn, elems)` calls `fn(elem)`:
+        `CallEdge.passes`, `frameworks.CALLS_ITS_FUNCTION_WITH`). Python binds such a parameter
+        to its default object, a Python number or string, on every call, traced or not (treevae's
+        `augment_cifar((x, seed))` mapped through a lambda and through `tf.map_fn`: `max(0, 1 -
+        brightness_factor)` is Python's `max` of floats; observed with TF 2.21,
+        tests/runtime/test_tf_eighteenth_audit_bq_facts.py)."""
+        memo = self.__dict__.setdefault("_left_at_default", {})
+        found = memo.get(key)
+        if found is None:
+            found = frozenset()
+            f = self.function(key)
+            sites = self.call_sites.get(key, ())
+            if f is not None and f.literal_default_params and key not in self.entries \
+                    and not any(site.spread or site.star for _, site in sites):
+                calling = {(m, site.caller) for m, site in sites}
+                handed = self._handed_with(key)
+                if (sites or handed) and all(caller in calling or caller in handed for caller in self.callers(key)):
+                    bound = 1 if f.class_qualname else 0  # (a method handed on bound: `self.augment`)
+                    found = frozenset(p for p in f.literal_default_params
+                                      if all(self.arg_passed(site, key, p) is None for _, site in sites)
+                                      and all(p not in f.positional_params[:n + bound] for n in handed.values()))
+            memo[key] = found
+        return found
+
+    def _handed_with(self, key: Key) -> dict[Key, int]:
+        """The functions that hand `key` to a framework API that calls it with a known number of
+        positional arguments only (`CallEdge.passes`), each with the largest such number; a
+        function that also hands it on otherwise is left out."""
+        out: dict[Key, int] = {}
+        for caller in self.callers(key):
+            counts = [edge.passes for edge, callee in self.call_edges(caller) if callee == key and edge.kind == "ref"]
+            if counts and min(counts) >= 0:
+                out[caller] = max(counts)
+        return out
+
     def staged_afresh(self, key: Key) -> bool:
         """Staged only by one-shot wrappers (`tf.function(f)(x)`, `tf.function(f).get_concrete_function(...)`),
         never by a decorator or a kept wrapper: every use traces with the Python state of the moment."""
@@ -1441,7 +1481,7 @@ class Project:
         for _, site in self.call_sites.get(key, ()):
             # (`self.m(x)` passes self implicitly; `Class.m(obj, x)` and plain calls do not: `shift`)
             out |= {param for param, arg in self.passed(site, key) if arg.kind == "tensor"}
-        return out - f.python_default_params
+        return out - f.python_default_params - self.left_at_default(key)
 
     def entries_reaching(self, key: Key) -> set[Key]:
         """Every entry point whose tracing reaches `key` (itself, when it is one): the callers of

@@ -596,37 +596,56 @@ def stored_anew_above(ctx: FileContext, func: FunctionInfo, node: cst.CSTNode, t
 
 
 def scratch_attribute(ctx: FileContext, site: StoreSite) -> str:
-    """The attribute a store site writes (`self.weights = ...` -> "weights") when the site's file
-    uses it only as the same call's scratch: every `.weights` of the top-level `def` or `class`
-    holding the site and of the module-level code, on any object (the other top-level units of the
-    file are the project's question, `scratch_fact`: what an edit there changes leaves this
-    one's facts as they are, which the language server's splice relies on), lies in
+    """The attribute a store site writes (`self.weights = ...` -> "weights"; an item store or a
+    container method on it, `self.outs[i] = ...`, `self.outs.append(x)`, writes it too) when the
+    site's file uses it only as the same call's scratch: every `.weights` of the top-level `def`
+    or `class` holding the site and of the module-level code, on any object (the other top-level
+    units of the file are the project's question, `scratch_only`: what an edit there changes
+    leaves this one's facts as they are, which the language server's splice relies on), lies in
     the body of the site's function itself (not in a `def` or `lambda` inside it) and is that same
-    place, stored there, or read (once at least: a place stored and never read is kept for a
-    reader elsewhere) after a store of it that runs before the read on every path
-    through the call (`simple_statements_before`; an `if` whose every branch stores it counts);
-    no string spells the name (`getattr(self, "weights")`); and the call stores it anew from its
-    own value (`self.w = self.w + delta`): working state of the call's computation, not an output
-    kept for a reader after the call (Model Garden's `self.left_logits = ...; return
-    self.left_logits`, which a library's user may read). "" otherwise. Each trace then reads
-    only the tensor its own graph made (RecLearn's capsule routing logits; observed with TF 2.21,
-    tests/runtime/test_tf_store_facts.py)."""
+    place, stored there (also as one name of an unpacking, `out, self.state = cell(x, self.state)`),
+    or read (once at least: a place stored and never read is kept for a reader elsewhere) after a
+    store of it that runs before the read on every path through the call
+    (`simple_statements_before`; an `if` whose every branch stores it counts); or is a store of it
+    in the class's `__init__` (`self.state = None`: it runs before any call, and every read of the
+    call comes after the call's own store); no string spells the name (`getattr(self, "weights")`);
+    and the call works on it: stores it anew from its own value (`self.w = self.w + delta`), grows
+    it (`self.outs.append(x)`, `frameworks.PER_CALL_MUTATORS`) or stores into it (`self.outs[i] =
+    ...`): working state of the call's computation, not an output kept for a reader after the call
+    (Model Garden's `self.left_logits = ...; return self.left_logits`, which a library's user may
+    read). "" otherwise. Each trace then reads only the tensor or list its own graph made, and a
+    call that reuses the trace needs none of what its skipped stores would have made (RecLearn's
+    capsule routing logits, a recurrent model's `self.state`, a decoder's list of outputs;
+    observed with TF 2.21, tests/runtime/test_tf_store_facts.py)."""
     target, func = site.target, site.func
+    while isinstance(target, cst.Subscript):
+        target = target.value  # `self.outs[i] = ...`: a write into the place `self.outs`
     if not isinstance(target, cst.Attribute) or site.root_kind not in ("self", "closure", "global", "param"):
         return ""
     name, place = target.attr.value, code_of(target)
     bodies = ctx.memo.setdefault("scratch_bodies", {})
     if id(func.node) not in bodies:
         # one walk of the function's own body for all its store sites: its nodes, its assignment
-        # targets, and the places it stores anew from their own value
-        own, stores, updated = set(), set(), set()
+        # targets, and the places it works on (stores anew from their own value, grows, stores into)
+        own, stores, updated, changed, aliased = set(), set(), set(), set(), set()
         for node in _direct_nodes(func.node.body):
             own.add(id(node))
+            if type(node) is cst.Call and isinstance(node.func, cst.Attribute) \
+                    and node.func.attr.value in PER_CALL_MUTATORS:
+                changed.add(code_of(node.func.value))
             for t in _assigned(node):
-                stores.add(id(t))
-                code = code_of(t)
-                if _reads_any(node.value, {code}):
-                    updated.add(code)
+                for part in _unpacked(t):
+                    stores.add(id(part))
+                    code = code_of(part)
+                    if _reads_any(node.value, {code}):
+                        updated.add(code)
+                    if isinstance(part, cst.Subscript):
+                        changed.add(code_of(part.value))
+                    elif not isinstance(node.value, _FRESH_CONTAINERS) or part is not t:
+                        aliased.add(code)
+        # a container changed in place is the call's own only when each store binds a new one
+        # (`self.outs = []`): `self.variables = model.trainable_variables` may be one list every call
+        updated |= changed - aliased
         bodies[id(func.node)] = (own, stores, updated)
     own, stores, updated = bodies[id(func.node)]
     if place not in updated:
@@ -643,8 +662,11 @@ def scratch_attribute(ctx: FileContext, site: StoreSite) -> str:
                 found.append(node)
             elif type(node) is cst.SimpleString and node.evaluated_value == name:
                 found.append(node)
+    initial = _init_stores(ctx, func)
     reads = 0
     for node in uses[name, at]:
+        if id(node) in initial and code_of(node) == place:
+            continue
         if id(node) not in own or type(node) is not cst.Attribute or code_of(node) != place:
             return ""
         if id(node) in stores:
@@ -655,6 +677,34 @@ def scratch_attribute(ctx: FileContext, site: StoreSite) -> str:
             return ""
         reads += 1
     return name if reads else ""
+
+
+#: Displays that make a new container every time they run.
+_FRESH_CONTAINERS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+
+
+def _unpacked(target):
+    """The targets an assignment target binds: itself, or each element of a tuple or list it
+    unpacks into (`out, self.state = ...`), nested ones included."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _unpacked(element.value)
+    else:
+        yield target
+
+
+def _init_stores(ctx: FileContext, func: FunctionInfo) -> set[int]:
+    """The assignment targets (unpacked) of the `__init__` of the class statement that holds
+    `func` (its own body, not a `def` or `lambda` inside it); empty when there is none."""
+    memo = ctx.memo.setdefault("scratch_init_stores", {})
+    if id(func.node) not in memo:
+        init = _sibling_method(ctx.module_node, func.node, "__init__") if func.self_name else None
+        found = memo[id(func.node)] = set()
+        if init is not None and init is not func.node:
+            for node in _direct_nodes(init.body):
+                for t in _assigned(node):
+                    found.update(id(part) for part in _unpacked(t))
+    return memo[id(func.node)]
 
 
 def _direct_nodes(node):
@@ -680,25 +730,21 @@ def _branches_store(statement, place: str, func: FunctionInfo) -> bool:
     return any(_stores_place(s, place, func) for s in block_statements(rest.body))
 
 
-def scratch_fact(candidate, project, key) -> list | None:
-    """STG201's step for a scratch attribute (`scratch_attribute`): its file reads it only later in
-    the same call, after that call stored it. A guess (the preview tier) when no function the
-    project analysed outside the site's function, in its file or another, reads the attribute on
-    `self` or a parameter (`attr_reads`; when one does, the finding stays as it is): code outside
-    the files analysed (a script reading `layer.weights` after the call, `.numpy()` on it) is not
-    shown."""
-    from stagelint.analysis.proof import HEURISTIC, fact
-
+def scratch_only(candidate, project, key) -> bool:
+    """STG102's and STG201's step for a scratch attribute (`scratch_attribute`): its file reads it
+    only later in the same call, after that call stored it, and no function the project analysed
+    outside the site's function, in its file or another, reads the attribute on `self` or a
+    parameter (`attr_reads`; when one does, the finding stays as it is). Then each trace reads
+    what its own graph made, and nothing reads the place after the call: no stale value, no
+    symbolic tensor out of its graph (observed with TF 2.21, tests/runtime/test_tf_store_facts.py)."""
     name = candidate.fields.get("_scratch")
     if not name:
-        return None
+        return False
     for module in project.modules.values():
         for qualname, f in module.functions.items():
             if (module.module, qualname) != key and any(attr == name for _, attr in f.attr_reads):
-                return None
-    return fact(f"the file reads `.{name}` only later in the same call, after that call stored it anew: each trace "
-                f"reads the tensor of its own graph; whether code outside the files analysed reads it after the call "
-                f"is not shown (a guess)", candidate.span, HEURISTIC)
+                return False
+    return True
 
 
 def _own_method_stores(ctx: FileContext, statement, place: str, func: FunctionInfo) -> bool:

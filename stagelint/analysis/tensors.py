@@ -25,8 +25,9 @@ from stagelint.analysis.dependence import name_loads
 from stagelint.analysis.literals import BOOLS, is_literal, keyword_constant
 from stagelint.analysis.fastmeta import walk
 from stagelint.analysis.trivia import TRIVIA
-from stagelint.frameworks import (CONTAINER_METHODS, ELEMENT_PRESERVING_WRAPPERS, JAX, NUMPY_FLOAT_CONSTANTS,
-                                  STRUCTURE_ATTRIBUTES, TUPLE_YIELDING_BUILTINS)
+from stagelint.frameworks import (CONTAINER_METHODS, ELEMENT_PRESERVING_WRAPPERS, JAX, LIST_ELEMENTS_OF_RESULT,
+                                  NUMPY_FLOAT_CONSTANTS, STRUCTURE_ATTRIBUTES, TUPLE_YIELDING_BUILTINS,
+                                  canonical_tf_name)
 
 
 #: String literals: `"labels"`, `"a" "b"`, `f"{name}_mask"`.
@@ -272,6 +273,8 @@ class _Inference(_MemoizedWalk):
             value = ctx.bound_values.get(id(node))
             if value is not None:
                 at = ctx.unpacked_at.get(id(node))
+                if at is not None and self._list_element(value, at[0]):
+                    continue  # `clipped, norm = tf.clip_by_global_norm(...)`: `clipped` is a Python list
                 element = self._returned_element(value, *at) if at is not None else None
                 out = out | (element if element is not None else self.of(value))
                 continue
@@ -279,6 +282,12 @@ class _Inference(_MemoizedWalk):
             if comp is not None:
                 out = out | self._iterated(comp.iter, comp, node)  # an element, as a `for` statement's
         return out
+
+    def _list_element(self, value, index: int) -> bool:
+        """`value` is a call of an op whose result holds a Python list of tensors at `index`
+        (`frameworks.LIST_ELEMENTS_OF_RESULT`: `tf.clip_by_global_norm`'s first element)."""
+        return isinstance(value, cst.Call) and any(
+            index in LIST_ELEMENTS_OF_RESULT.get(canonical_tf_name(q), ()) for q in self.ctx.qualified_names(value.func))
 
     def _returned_element(self, call: cst.Call, index: int, count: int) -> Tensorness | None:
         """`images, size = self._scale(...)`: the name is the `index`-th of the tuple every return

@@ -276,7 +276,7 @@ class _Shapes:
         span = self.ctx.position(call)
         shown = self.code(call)
         tail = None
-        if drop is None or keyword_constant(drop, "False"):
+        if (drop is None or keyword_constant(drop, "False")) and not self._one_batch_of_all(call):
             tail = fact(f"`{shown}` keeps the last, smaller batch (no `drop_remainder=True`): one more shape "
                         f"when the number of elements is not a multiple of the batch size", span, HEURISTIC)
         if method == "padded_batch":
@@ -294,6 +294,46 @@ class _Shapes:
         if tail is not None:
             return "remainder", [tail], None, f"`{shown}` keeps a last, smaller batch"
         return "fixed", [], None, ""
+
+    def _one_batch_of_all(self, call: cst.Call) -> bool:
+        """`ds.batch(x.shape[0])` (or `len(x)`, through a name bound once) where `ds` is
+        `from_tensor_slices` of `x` or of a tuple, list or dict holding `x` (the same binding),
+        through methods that keep the count (`frameworks.COUNT_KEEPING_DATASET_METHODS`): one
+        batch holds every element, so there is no smaller last batch (`SLICING_DATASETS`)."""
+        size = call.args[0].value if call.args and call.args[0].keyword is None and not call.args[0].star \
+            else self._argument(call, "batch_size", None)
+        if isinstance(size, cst.Name):
+            bound = self._binding(size)
+            size = bound[1] if bound is not None and isinstance(bound[1], cst.BaseExpression) else None
+        counted = _first_axis_of(self.ctx, size)
+        if counted is None:
+            return False
+        source = self._slices_source(call.func.value if isinstance(call.func, cst.Attribute) else None, 0)
+        if source is None or not source.args or source.args[0].keyword is not None:
+            return False
+        given = source.args[0].value
+        parts = [e.value for e in given.elements] if isinstance(given, (cst.Tuple, cst.List)) else \
+            [e.value for e in given.elements if isinstance(e, cst.DictElement)] if isinstance(given, cst.Dict) else [given]
+        mine = self._binding(counted)
+        return mine is not None and any(isinstance(p, cst.Name) and p.value == counted.value
+                                        and (self._binding(p) or (None,))[0] is mine[0] for p in parts)
+
+    def _slices_source(self, expr, depth: int):
+        """The `from_tensor_slices(...)` call a dataset expression is made from through names and
+        count-keeping methods, or None."""
+        while expr is not None and depth <= _DEPTH:
+            depth += 1
+            if isinstance(expr, cst.Name):
+                bound = self._binding(expr)
+                expr = bound[1] if bound is not None and isinstance(bound[1], cst.BaseExpression) else None
+            elif isinstance(expr, cst.Call) and self.ctx.qualified_names(expr.func) & FW.SLICING_DATASETS:
+                return expr
+            elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+                    and expr.func.attr.value in FW.COUNT_KEEPING_DATASET_METHODS:
+                expr = expr.func.value
+            else:
+                return None
+        return None
 
     def _bucketing(self, call: cst.Call):
         for arg in call.args:
@@ -935,3 +975,15 @@ def new_length_each_iteration(ctx, node, loop, func) -> bool:
         return False
     lengths = [upper - lower for lower, upper in bounds]
     return all(n > 0 for n in lengths) and len(set(lengths)) == len(lengths)
+
+
+def _first_axis_of(ctx, expr) -> cst.Name | None:
+    """`x` of `x.shape[0]` or `len(x)`: the length of a name's first axis; None otherwise."""
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) \
+            and literal_value(expr.slice[0].slice.value) == (True, 0) and isinstance(expr.value, cst.Attribute) \
+            and expr.value.attr.value == "shape" and isinstance(expr.value.value, cst.Name):
+        return expr.value.value
+    if isinstance(expr, cst.Call) and "builtins.len" in ctx.qualified_names(expr.func) and len(expr.args) == 1 \
+            and isinstance(expr.args[0].value, cst.Name) and not expr.args[0].star:
+        return expr.args[0].value
+    return None

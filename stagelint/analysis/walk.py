@@ -57,6 +57,7 @@ from stagelint.analysis.fastmeta import Metadata, fast_traversal, walk
 from stagelint.analysis.flags import param_conditions
 from stagelint.frameworks import (
     BUILDING_METHODS,
+    CALLS_ITS_FUNCTION_WITH,
     CALLBACK_FUNCTION_KEYWORDS,
     CONFIG_KEYWORDS,
     CONVERSION_OPS,
@@ -1158,7 +1159,8 @@ class _Walker(cst.CSTVisitor):
                 if ref is not None:
                     edge = F.CallEdge(ref, ctx.position(arg.value), kind="ref",
                                       guarded=once or ctx.guard_depth > 0, into=target,
-                                      when=ctx.conditions_of(func) if ctx.cond_stack else [])
+                                      when=ctx.conditions_of(func) if ctx.cond_stack else [],
+                                      passes=_passes(names, i, arg))
                     func.facts.calls.append(edge)
                     bound = ctx.assigned_calls.get(id(node)) if partial and i == 0 else None
                     if isinstance(bound, cst.Name):
@@ -1815,3 +1817,16 @@ def analyze_module(module: cst.Module, ctx: FileContext, rule_classes, metadata=
         else:
             module.visit(walker)
     return ctx.facts
+
+
+def _passes(names, i: int, arg: cst.Arg) -> int:
+    """How many positional arguments the framework call named `names` calls the function handed
+    to it as its `i`-th argument `arg` with (`frameworks.CALLS_ITS_FUNCTION_WITH`); -1 unknown."""
+    for name in names:
+        place = CALLS_ITS_FUNCTION_WITH.get(name)
+        if place is not None:
+            at, keyword, count = place
+            given = arg.keyword.value if arg.keyword is not None else None
+            if (given is None and i == at and not arg.star) or given == keyword:
+                return count
+    return -1

@@ -482,6 +482,13 @@ BATCHING_ARGUMENTS = {
     "padded_batch": {"padded_shapes": 1, "drop_remainder": 3},
     "batch": {"drop_remainder": 1},
 }
+#: Datasets made of the slices of their argument along its first axis: as many elements as that
+#: axis is long (`from_tensor_slices((x, y))`: `x.shape[0]`, which every component shares). A
+#: batch of that size is one batch holding them all, with no smaller last batch (TF 2.21,
+#: tests/runtime/test_tf_eighteenth_audit_bq_facts.py: PINNs-TF2.x `batch(xx.shape[0])`).
+SLICING_DATASETS = frozenset({"tensorflow.data.Dataset.from_tensor_slices"})
+#: Dataset methods that give one element for each element in, in any order: the count stays.
+COUNT_KEEPING_DATASET_METHODS = frozenset({"shuffle", "prefetch", "cache", "map", "with_options"})
 #: `bucket_by_sequence_length` (a Dataset method, and `tf.data.experimental`'s for `apply`):
 #: batches of one bucket padded to their own longest element: 12 sequences gave 7 shapes, 7
 #: traces. With `pad_to_bucket_boundary=True` each bucket's batches have one length: the traces
@@ -893,6 +900,20 @@ CONTROL_FLOW_OPS = frozenset({
     # variable updates run either way (TF 2.21, tests/runtime/test_tf_fresh_facts.py)
     "tensorflow.__internal__.smart_cond.smart_cond",
 })
+#: APIs that call the function they take, at this argument place (position, keyword), with one
+#: positional argument (the element's structure) and no keyword: `tf.map_fn(fn, elems)` calls
+#: `fn(elem)`, `tf.vectorized_map(fn, elems)` calls `fn(elems)` once, traced; a parameter of
+#: `fn` past the first keeps its default (TF 2.21, tests/runtime/test_tf_eighteenth_audit_bq_facts.py).
+CALLS_ITS_FUNCTION_WITH = {
+    "tensorflow.map_fn": (0, "fn", 1), "tensorflow.compat.v1.map_fn": (0, "fn", 1),
+    "tensorflow.vectorized_map": (0, "fn", 1),
+}
+#: Multi-output ops (`MULTI_OUTPUT_OPS`) whose result holds a Python list of tensors, not a
+#: tensor, at these places: `tf.clip_by_global_norm(ts, n)` returns (a Python list of the
+#: clipped tensors, the global norm), so `clipped, norm = tf.clip_by_global_norm(...)` binds
+#: `clipped` to a list (`clipped + more` concatenates lists, `zip(clipped, vs)` pairs its items;
+#: TF 2.21, under `tf.function` too: tests/runtime/test_tf_eighteenth_audit_bq_facts.py).
+LIST_ELEMENTS_OF_RESULT = {"tensorflow.clip_by_global_norm": frozenset({0})}
 #: Module paths that are TensorFlow's own top-level API under another name:
 #: `tensorflow.compat.v2` is `tensorflow` (TF 2.21: `tf.compat.v2.compat.v1.py_func is
 #: tf.compat.v1.py_func`, `tf.compat.v2.function is tf.function`; tests/runtime/

@@ -34,6 +34,8 @@ from stagelint.analysis.stores import (
     read_after,
     recomputed_from_itself,
     rebuilt_owner,
+    scratch_attribute,
+    scratch_only,
     store_is_external,
     store_sites,
     stored_anew_above,
@@ -635,7 +637,10 @@ class ExternalStateMutation(Rule):
     `self.variables.extend(extra)`): each call changes what it stored itself, lost only if that is
     the same object every call (a Keras `trainable_variables` is a new list per access). A parameter
     the call rebinds to what another call returned (`inputs = prepare(inputs)` then
-    `inputs[k] = ...; return inputs`) no longer holds the caller's object: not flagged.
+    `inputs[k] = ...; return inputs`) no longer holds the caller's object: not flagged. Nor is
+    an attribute that is the same call's scratch (`self.outs = []`, grown and read later in the
+    same call, read by no other function of the project; `stores.scratch_only`): a call reusing
+    the trace needs none of what its skipped stores would have made (observed with TF 2.21).
 
     Under JAX: a `nonlocal` counter, an outer list, a Flax NNX module mutated under plain `jax.jit`
     (not under `nnx.jit`, which carries the update out), `self.x = ...` in a Flax Linen `__call__` or
@@ -855,7 +860,7 @@ class ExternalStateMutation(Rule):
                         and isinstance(site.target.value, cst.Name) and site.target.value.value == site.func.self_name,
                         _root_name=site.root, _owner=site.owner, _params=sorted(site.tensor.params), **read,
                         _calls=sorted(list(c) for c in site.tensor.calls), function=site.func,
-                        **store_fields(self.ctx, site))
+                        _scratch=scratch_attribute(self.ctx, site), **store_fields(self.ctx, site))
 
     @classmethod
     def confirm(cls, candidate, project, module):
@@ -889,6 +894,8 @@ class ExternalStateMutation(Rule):
             return False  # STG201
         if not store_is_external(candidate, project, key):
             return False
+        if scratch_only(candidate, project, key):
+            return False  # the same call's scratch: a call reusing the trace needs none of what its skipped stores made
         if stored_tensor(candidate, project, key):
             return False  # a tensor: STG201
         outlives = outlives_fact(candidate)

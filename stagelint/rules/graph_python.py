@@ -536,8 +536,11 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
     parameter was unpacked into it (`(inputs, lens) = inputs`, then `tf.shape(inputs)`: the op
     gets one element); a parameter annotated as a Python
     option (`dtype: tf.DType`, `name: str`); the Python lists and tuples around tensors (a slice
-    of `tf.unstack(...)`, `tf.linalg.normalize`'s pair, a RaggedTensor's `nested_row_splits`)
-    and a composite's `rank`; `tf.identity_n([a, b])`, a Python list. Nor in a branch that
+    of `tf.unstack(...)`, `tf.linalg.normalize`'s pair, a RaggedTensor's `nested_row_splits`,
+    the clipped list of `clipped, norm = tf.clip_by_global_norm(...)`) and a composite's `rank`;
+    `tf.identity_n([a, b])`, a Python list; a parameter with a literal default that no call the
+    project shows passes, in a function only called in the project or handed to `tf.map_fn` /
+    `tf.vectorized_map` (which pass the element alone): it holds the Python default. Nor in a branch that
     dispatches on a value's type (`if not isinstance(shape, tf.Tensor): list(shape)`, `if
     type(inputs) is list: inputs, mask = inputs`): a traced tensor is an instance of `tf.Tensor`,
     and the branch is written for the kinds its test lets through.

@@ -11,7 +11,7 @@ from stagelint.analysis.context import mutates_container, short_code
 from stagelint.analysis.jaxrules import writes_into_ref
 from stagelint.analysis.nnx import store_carried, store_fields
 from stagelint.rules.base import Rule
-from stagelint.analysis.stores import outlives_fact, scratch_attribute, scratch_fact, store_is_external, store_sites, \
+from stagelint.analysis.stores import outlives_fact, scratch_attribute, scratch_only, store_is_external, store_sites, \
     stored_tensor_fact
 from stagelint.analysis.tensors import loop_kind, tensorness, value_of
 
@@ -28,8 +28,13 @@ class LeakedTensor(Rule):
     the call (`fill(cache, x)` with a global `cache`). Not flagged: containers the caller made
     for the call (`parts = []; fill(parts, x)`), a copy the call made (`obs = obs.copy()`:
     `dict.copy()` returns a new dict; TensorFlow 2.21 refuses a `tf.function` that writes into
-    its argument itself, "Modifying a copy is allowed"), and values that are not tensors
-    (STG102), such as what `tf.load_op_library` returns (a Python module).
+    its argument itself, "Modifying a copy is allowed"), values that are not tensors
+    (STG102), such as what `tf.load_op_library` returns (a Python module), and an attribute that
+    is the same call's scratch: stored at the top of the call (`__init__` may set a placeholder),
+    worked on there (`self.logits = self.logits + w`, `out, self.state = cell(x, self.state)`,
+    `self.outs.append(y)`), read only later in that call, and read by no other function of the
+    project: each trace reads its own graph's tensors and nothing reads them after the call
+    (observed with TF 2.21, `stores.scratch_only`).
 
 
     Under JAX: a tracer stored outside (a leaked tracer, UnexpectedTracerError later), also out of
@@ -217,11 +222,13 @@ class LeakedTensor(Rule):
             return False  # Flax NNX state: `nnx.jit` carries module updates out, hijax Variables propagate
         if not store_is_external(candidate, project, key):
             return False
+        if scratch_only(candidate, project, key):
+            return False  # the same call's scratch: each trace reads its own graph's tensor, nothing reads it after
         tensor = stored_tensor_fact(candidate, project, key)
         if tensor is None:
             return False
-        steps = (outlives_fact(candidate), scratch_fact(candidate, project, key))
-        verdict = {"_because": [tensor] + [f for f in steps if f is not None]}
+        outlives = outlives_fact(candidate)
+        verdict = {"_because": [tensor] + ([outlives] if outlives is not None else [])}
         return with_flag_step(verdict, candidate, project, key)
 
 

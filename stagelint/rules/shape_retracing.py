@@ -35,7 +35,9 @@ class VaryingInputShape(Rule):
     size: that is **one** extra trace (the same two shapes every epoch), not one per step, and
     the code rarely shows whether the count divides (on the TensorFlow guides and tutorials this
     step was right 7 times in 9: 60,000 MNIST images in batches of 32 leave no smaller batch).
-    A batched dataset cut with `.take(n)` may never reach its last batch, and is left alone.
+    A batched dataset cut with `.take(n)` may never reach its last batch, and is left alone; so
+    is a batch of the whole count, `from_tensor_slices((x, y))` (shuffled or mapped) batched by
+    `x.shape[0]` or `len(x)`: one batch holds every element.
     Also in the preview tier: an element of `tf.data.Dataset.from_generator(...)` whose
     `output_signature` (or `output_shapes`) has `None` dimensions, used as it comes or batched. A
     `None` leaves the size open; it does not say that it changes: a Function is keyed on the

@@ -182,26 +182,27 @@ def test_a_guard_method_that_returns_a_first_call_test_guards_as_the_test_would(
     """)
 
 
-def test_a_scratch_tensor_read_only_after_the_same_calls_store_is_a_guess():
+def test_a_scratch_tensor_read_only_after_the_same_calls_store_is_silent():
     # RecLearn's capsule routing: `self.capsule_weight` rebound at the top of every call (in each
     # branch of an `if`), read and updated only within the same call's routing loop
-    # (`stores.scratch_attribute`; tests/runtime/test_tf_store_facts.py). The twins: a place read
-    # in another method, read in a later call before that call stores it, read in a `def` inside
-    # the call, or never updated from itself (Model Garden's MatMulWithMargin: an output kept on
-    # the layer for its users) keeps its finding.
+    # (`stores.scratch_attribute`, `stores.scratch_only`; tests/runtime/test_tf_store_facts.py):
+    # each trace reads its own graph's tensor and nothing reads it after the call. The twins: a
+    # place read in another method, read in a later call before that call stores it, read in a
+    # `def` inside the call, or never updated from itself (Model Garden's MatMulWithMargin: an
+    # output kept on the layer for its users) keeps its finding.
     assert_tiers("""
         import tensorflow as tf
 
         class Routing(tf.keras.layers.Layer):
             def call(self, x, scaled):
                 if scaled:
-                    self.logits = tf.zeros_like(x) + 1.0  # preview STG201
+                    self.logits = tf.zeros_like(x) + 1.0
                 else:
-                    self.logits = tf.zeros_like(x)  # preview STG201
+                    self.logits = tf.zeros_like(x)
                 for i in range(3):
                     w = tf.nn.softmax(self.logits)
                     if i < 2:
-                        self.logits = self.logits + w * x  # preview STG201
+                        self.logits = self.logits + w * x
                 return self.logits * 2.0
 
         class Shown(tf.keras.layers.Layer):
@@ -232,6 +233,68 @@ def test_a_scratch_tensor_read_only_after_the_same_calls_store_is_a_guess():
                 return self.left, self.right
 
         model = tf.keras.Sequential([Routing(), Shown(), Stale(), Closure(), Exposed()])
+    """)
+
+
+def test_scratch_state_set_in_init_unpacked_or_grown_within_the_call_is_silent():
+    # The eighteenth TF audit's BQ-P1/BQ-P5: a recurrent model's `self.state` reset at the top of
+    # `call` and rebound by unpacking the cell's result (Recurrent-Models-of-Visual-Attention
+    # `model/ram.py:92/99`), a decoder's `self.decoded_outputs = []` grown, item-stored and read
+    # later in the same call (FNAL-QCDecodingTests `CNNModel.py:3870`); `__init__` sets both to
+    # a placeholder first. Each trace reads what its own graph made; nothing reads them after the
+    # call (tests/runtime/test_tf_store_facts.py). The twins: the same places read by another
+    # method after the call (`self.locs` read by a loss method), or read before the call stores
+    # them, keep their findings.
+    assert_tiers("""
+        import tensorflow as tf
+
+        class Recurrent(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.cell = tf.keras.layers.LSTMCell(4)
+                self.state = None
+                self.outputs_ = None
+
+            def call(self, x):
+                self.state = self.cell.get_initial_state(batch_size=2, dtype=tf.float32)
+                self.outputs_ = []
+                for _ in range(3):
+                    out, self.state = self.cell(x, states=self.state)
+                    self.outputs_.append(out)
+                for i in range(1, len(self.outputs_)):
+                    self.outputs_[i] = self.outputs_[i] + self.outputs_[i - 1]
+                return tf.stack(self.outputs_)
+
+        class Shown(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.cell = tf.keras.layers.LSTMCell(4)
+                self.locs = None
+
+            def call(self, x):
+                self.locs = []  # preview STG102
+                for _ in range(3):
+                    out, _ = self.cell(x, states=self.cell.get_initial_state(batch_size=2, dtype=tf.float32))
+                    self.locs.append(out)  # STG201
+                self.locs = tf.stack(self.locs)  # STG201
+                return out
+
+            def loss(self):
+                return tf.reduce_sum(self.locs)
+
+        class ReadFirst(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.cell = tf.keras.layers.LSTMCell(4)
+                self.hidden = None
+
+            def call(self, x):
+                if self.hidden is None:
+                    self.hidden = self.cell.get_initial_state(batch_size=2, dtype=tf.float32)
+                out, self.hidden = self.cell(x, states=self.hidden)  # STG201
+                return out
+
+        model = tf.keras.Sequential([Recurrent(), Shown(), ReadFirst()])
     """)
 
 

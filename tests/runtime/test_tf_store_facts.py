@@ -239,3 +239,51 @@ def test_a_scratch_tensor_read_after_the_call_or_before_the_next_store_is_stale(
     again(tf.ones((2, 3)))
     with pytest.raises(Exception, match="out of scope|graph|Graph"):
         again(tf.ones((4, 5)))
+
+
+class _Decoder(tf.keras.layers.Layer):
+    """The eighteenth TF audit's BQ-P1/BQ-P5: state reset in `__init__` to a placeholder, then at
+    the top of every call, rebound by unpacking (`out, self.state = ...`) and a list grown and
+    item-stored, all read only later in the same call."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.state = None
+        self.outs = None
+
+    def call(self, x):
+        self.state = tf.zeros_like(x)
+        self.outs = []
+        for _ in range(3):
+            out, self.state = x + self.state, self.state + 1.0
+            self.outs.append(out)
+        for i in range(1, len(self.outs)):
+            self.outs[i] = self.outs[i] + self.outs[i - 1]
+        return tf.stack(self.outs)
+
+
+def test_scratch_state_unpacked_or_a_list_grown_within_each_call_is_never_stale():
+    """STG102's and STG201's scratch step (`stores.scratch_only`): the calls that reuse a trace
+    skip the stores, and need none of them: traced results equal the eager ones over several
+    calls and two traces (to float rounding), and so do Keras's `predict` calls."""
+    layer = _Decoder(name="decoder")
+    step = tf.function(layer.__call__)
+    for shape in [(2, 3), (2, 3), (2, 3), (4, 5), (4, 5)]:
+        x = tf.random.uniform(shape)
+        assert float(tf.reduce_max(tf.abs(step(x) - layer(x)))) < 1e-5  # (graph rewrites round)
+    assert step.experimental_get_tracing_count() == 2
+    model = tf.keras.Sequential([_Decoder(name="decoder2")])
+    for _ in range(2):  # Keras's predict function traces `call` once and reuses the trace
+        x = tf.random.uniform((4, 3))
+        assert float(tf.reduce_max(tf.abs(model.predict(x, batch_size=4, verbose=0) - layer(x)))) < 1e-5
+
+
+def test_scratch_state_read_after_a_traced_call_is_the_traces_tensor():
+    """The negative twin: read after a traced call (a loss method reading `self.outs`), the place
+    holds the trace's symbolic tensors, not the call's values."""
+    layer = _Decoder(name="decoder3")
+    step = tf.function(layer.__call__)
+    step(tf.ones((2, 3)))
+    assert all(tf.is_symbolic_tensor(t) for t in layer.outs)
+    with pytest.raises(Exception, match="out of scope|graph|Graph"):
+        tf.add(layer.outs[0], 1.0)
