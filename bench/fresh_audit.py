@@ -233,7 +233,8 @@ RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde",
              ("BN", "before"): "d1d7ecb",  # the seventeenth TensorFlow audit's: session 25's start
              ("BL", "after"): "96d5b70", ("BN", "after"): "96d5b70",  # and its final code
              ("BP", "before"): "82f258c",  # the eighteenth JAX audit's: session 26's start
-             ("BR", "before"): "82f258c"}  # the eighteenth TensorFlow audit's: session 26's start
+             ("BR", "before"): "82f258c",  # the eighteenth TensorFlow audit's: session 26's start
+             ("BP", "after"): "fa3db73", ("BR", "after"): "fa3db73"}  # and session 26's code at the measure
 
 
 def main_of(half: str, when: str) -> str | None:
