@@ -22,7 +22,7 @@ from stagelint.analysis.graphs import reachable
 from stagelint.frameworks import (KERAS3_BASE_PREFIXES, KERAS_COMPILED_STEPS, KERAS_DYNAMIC_KEYWORD, KERAS_EAGER_COMPILE,
                                   KERAS_HAND_TRAINING, KERAS_LIBRARY_PREFIXES, KERAS_LOOP_STEPS, KERAS_RUNNING_METHODS, KERAS_RUN_EAGERLY,
                                   KERAS_SAVED, KERAS_SEQUENTIAL_ENTRY,
-                                  KERAS_STEP_CALL_KEYWORDS, KERAS_STEP_METHODS, KERAS_SYMBOLIC_SCOPE,
+                                  KERAS_STEP_CALL_KEYWORDS, KERAS_STEP_METHODS, KERAS_SYMBOLIC_BUILDS, KERAS_SYMBOLIC_SCOPE,
                                   KERAS_UNBUILT, Framework)
 
 Key = tuple[str, str]  # (module, qualname)
@@ -99,6 +99,7 @@ class Project:
         self._graph_outside: dict[Key, Key] | None = None
         self._untraced_parts: set[str] | None = None  # `_parts_staging_nothing`
         self._parts: dict[str, str] | None = None  # `_import_parts`
+        self._built_only_parts: set[str] | None = None  # `_parts_staging_nothing(symbolic=False)`
         self._find_entries()
         from stagelint.analysis.eagerswitch import driver_eager_entries, eager_entries
         from stagelint.analysis.jaxstaging import JaxView
@@ -568,6 +569,22 @@ class Project:
             self._untraced_parts = self._parts_staging_nothing()
         return self.reached[key][0] in self._untraced_parts
 
+    def keras_built_only_here(self, key: Key) -> bool:
+        """`key` is reached from a Keras method, and the part of the project joined to it by imports
+        (as in `keras_untraced_here`) stages nothing but Keras's symbolic builds (a functional model
+        on `keras.Input`, a `Sequential`: no `tf.function` or other entry point, no Keras loop, save
+        or export) and trains by hand outside staged code. A symbolic build runs `call` once and
+        makes no `tf.function` (`frameworks.KERAS_SYMBOLIC_BUILDS`), and the hand training calls the
+        built model eagerly: no Function ever traces the method, so what holds only of a Function's
+        traces (`Rule.function_trace`: a variable created on a non-first trace raises) does not
+        happen here. Where the part stages anything else, whether it reaches the method is left as
+        `known_reached` finds it."""
+        if key not in self.reached or self.entries.get(self.reached[key]) != "keras":
+            return False
+        if self._built_only_parts is None:
+            self._built_only_parts = self._parts_staging_nothing(symbolic=False)
+        return self.reached[key][0] in self._built_only_parts and key[0] in self._built_only_parts
+
     def _import_parts(self) -> dict[str, str]:
         """Each module's part of the project: the modules joined to it by imports, either way
         (module -> a name for its part). An object a module makes reaches another only through a
@@ -595,13 +612,15 @@ class Project:
         self._parts = {name: find(name) for name in self.modules}
         return self._parts
 
-    def _parts_staging_nothing(self) -> set[str]:
+    def _parts_staging_nothing(self, symbolic: bool = True) -> set[str]:
         """The modules of the parts of the project (modules joined by imports, either way) where
-        no module stages anything and some module trains by hand, eagerly (`keras_untraced_here`)."""
+        no module stages anything and some module trains by hand, eagerly (`keras_untraced_here`).
+        `symbolic=False`: Keras's symbolic builds (`frameworks.KERAS_SYMBOLIC_BUILDS`) do not count
+        as staging (`keras_built_only_here`); a file no round analysed still counts by its spelling."""
         part = self._import_parts()
         staging: set[str] = {key[0] for key, kind in self.entries.items() if kind != "keras"}
         hand: set[str] = set()  # modules training by hand outside staged code
-        tracing_drives = set(KERAS_LOOP_STEPS) | {KERAS_SYMBOLIC_SCOPE, KERAS_SEQUENTIAL_ENTRY}
+        tracing_drives = set(KERAS_LOOP_STEPS) | (KERAS_SYMBOLIC_BUILDS if symbolic else set())
         for m in self.modules.values():
             if any(method in tracing_drives for method, *_ in m.keras_drives) or any(
                     kind == "keras drives" for _, kind, _ in m.eager_switch):

@@ -710,6 +710,14 @@ KERAS_SYMBOLIC_SCOPE = "keras.Input"
 KERAS_UNBUILT = "keras.Input(not while bound)"
 KERAS_SEQUENTIAL_ENTRY = "Sequential([...])"
 KERAS_SAVED = "tf.saved_model.save"
+#: The drives that run a layer's `call` only on Keras symbolic inputs: a functional build on
+#: `keras.Input` and an entry of a `Sequential`. They run `call` once, and make no `tf.function`:
+#: a `call` that creates a `tf.Variable` or a new sub-layer on every call builds without error,
+#: and runs again without error when eager code calls the built model by hand; only a
+#: `tf.function` or a Keras loop (`fit`, `predict`, ...) running it raises the ValueError of
+#: variables created on a non-first trace (TF 2.21 / Keras 3:
+#: tests/runtime/test_tf_keras_symbolic_build_facts.py; `analysis.staging.Project.keras_built_only_here`).
+KERAS_SYMBOLIC_BUILDS = frozenset({KERAS_SYMBOLIC_SCOPE, KERAS_SEQUENTIAL_ENTRY})
 #: How a file spells what may make Keras trace a layer's methods (`KERAS_LOOP_STEPS`: a Keras loop,
 #: `keras.Input`, a functional `Model(...)`, `Sequential`, a save or export), read in the bytes of
 #: a file no round analysed (`pipeline.stages`); erring towards seeing one (a string counts; not

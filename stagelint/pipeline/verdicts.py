@@ -141,6 +141,8 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                 continue  # a Keras layer's code run in graph mode: built once, in no trace (`Project.keras_in_graph`)
             if project.keras_untraced_here(key):
                 continue  # a Keras method near which nothing stages anything (`Project.keras_untraced_here`)
+            if rule.function_trace and project.keras_built_only_here(key):
+                continue  # built on Keras symbolic inputs only, then called by hand: no Function traces it
             if not cand.fields.get("_anchors") and untraced_branch(project, key, cand.fields.get("_when")):
                 continue  # under a condition no trace satisfies, or called only there: in no trace (`analysis.flags`)
             if cand.fields.get("_eager_unless") and project.in_eager_block(m.module, cand.fields["_eager_unless"]):

@@ -82,6 +82,10 @@ class Rule:
     #: stops there first (`tracers.raises_while_traced`), as each is met in turn once those
     #: before it are fixed. Every other finding there is of code never traced.
     trace_error: ClassVar[bool] = False
+    #: The finding states what only a Function's traces do (a variable created on a trace after
+    #: the first raises): not reported where nothing but Keras's symbolic builds runs the code and
+    #: the project calls the built models by hand (`staging.Project.keras_built_only_here`).
+    function_trace: ClassVar[bool] = False
     #: The finding is about a loop as a whole (its iterations, each unrolled into the program): a
     #: loop of which no iteration can complete while traced (a conversion of a tracer in its
     #: header, or in its body before anything that may end the iteration) unrolls nothing

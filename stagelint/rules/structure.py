@@ -411,7 +411,13 @@ class VariableCreation(Rule):
     computation is built, the variable is made once in that graph). Not reported:
     `get_variable` under `track_tf1_style_variables`, and the factory of `get_or_create_layer`
     (it runs once), however tf-keras spells them. Code reached only because a function is handed
-    to something other than a framework API that calls it while tracing is preview too.
+    to something other than a framework API that calls it while tracing is preview too. Not
+    reported in a Keras layer's `call` that only Keras's symbolic builds run (a functional model
+    on `keras.Input`, a `Sequential`) where nothing near it stages anything else (no
+    `tf.function`, `fit`, `predict`, save, ...) and the built models are trained by hand
+    (`optimizer.apply_gradients` outside staged code): a symbolic build runs `call` once and
+    makes no tf.function, so no second trace raises (the variable is still a fresh, untrained
+    one on every eager call, a defect of another kind).
 
     ## Why is this bad?
     A tf.function keeps the variables one trace creates, and no more: when its first trace
@@ -448,6 +454,7 @@ class VariableCreation(Rule):
     """
 
     code = "STG402"
+    function_trace = True  # tf.function's variable checks: a Keras symbolic build makes no Function
     name = "variable-creation"
     message = "`{what}` creates a variable each time {func} is traced, and tf.function keeps the variables of one trace only: it traces a function that created some again on the same call, so the first call that runs this line raises ValueError; create it outside, or under `if self.v is None:`"
     valid = (
