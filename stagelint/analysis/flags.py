@@ -350,17 +350,17 @@ def attribute_gate_fact(project, key, conditions, span):
 
 def module_flag_fact(project, name: str, span):
     """The step "this block runs" as a guess (`proof.HEURISTIC`) for a candidate under `if DEBUG:`
-    on a module constant its own module binds only to literals of one truth and never rebinds
-    (`walk.module_flag_dead`, `facts.FLAG_DEAD_FIELD`: Python then never runs the block, eagerly or
-    traced), when no file of the project assigns an attribute so named on another object
+    (or `if MODE == "debug":`) on a module constant its own module binds only to literals that decide
+    the test one way and never rebinds (`walk.module_flag_dead`, `facts.FLAG_DEAD_FIELD`: Python
+    then never runs the block, eagerly or traced), when no file of the project assigns an attribute so named on another object
     (`env.DEBUG = True`); None when one does (the block runs after it: the finding stands). A
     guess, not a decision: a write the project spells otherwise (`setattr(env, "DEBUG", True)`,
     `mock.patch("pkg.env.DEBUG", True)`, `pkg.env.DEBUG = True`) is not seen, so the finding goes
     to the preview tier rather than away (tests/runtime/test_jax_sixteenth_audit_bg_facts.py)."""
     if any(not w.on_self for _, w in project.attr_writes(name)):
         return None
-    return fact(f"`{name}` is bound at module level only to literals of one truth and nothing in its module "
-                f"rebinds it, so this runs only if another module sets `{name}` on it, which no file of the "
+    return fact(f"`{name}` is bound at module level only to literals that leave this block unrun and nothing "
+                f"in its module rebinds it, so this runs only if another module sets `{name}` on it, which no file of the "
                 f"project does as an attribute write (a guess)", span, HEURISTIC)
 
 

@@ -8,6 +8,8 @@ written out is one too. Every analysis step and rule that asks "is this a litera
 from __future__ import annotations
 
 import ast
+import operator
+import re
 
 import libcst as cst
 
@@ -83,15 +85,76 @@ def constant_truth(ctx, test) -> bool | None:
 
 def module_constant_truth(ctx, test) -> bool | None:
     """The truth of `if DEBUG:` on a module-level name every binding of which in its module
-    (`global DEBUG` rebindings in functions included) is a literal of one truth (`DEBUG = False`):
+    (`global DEBUG` rebindings in functions included) is a literal of one truth (`DEBUG = False`),
+    or of `if MODE == "eval":` on one bound only to literals that decide it one way (`_compared_truth`):
     within the module nothing else can rebind it. Another module still can (`cfg.DEBUG = True`):
     the walk marks what such a test leaves unrun (`facts.FLAG_DEAD_FIELD`) and the project phase
     holds it a guess (the preview tier) when no file of the project writes an attribute of that
     name (`flags.module_flag_fact`). None when unknown: a binding from a call, an import, a loop,
     or one the walk has not reached yet (a function below the read declaring `global DEBUG`)."""
+    if isinstance(test, cst.Comparison):
+        return _compared_truth(ctx, test)
     if not isinstance(test, cst.Name) or ctx.binding_kind(test) != "global":
         return None
     return _bindings_truth(ctx, test)
+
+
+def spelled_otherwise(code: str, name: str) -> bool:
+    """The module may rebind `name` without binding it as a name: it spells it in a string
+    (`globals()["DEBUG"] = True`, `setattr(sys.modules[__name__], "DEBUG", True)`), stores it
+    as an attribute (`sys.modules[__name__].DEBUG = True`), or reaches its namespace as a dict
+    (`globals()`, `vars()`, `__dict__`). Read off the text: a spelling in a comment counts too
+    (the safe side)."""
+    return re.search(r"""["'][\w.]*\b%s["']|\.\s*%s\s*(?:[-+*/@%%&|^]|//|\*\*|>>|<<)?=(?!=)"""
+                     r"|\b(?:globals|vars)\s*\(|__dict__" % (name, name), code) is not None
+
+
+def constant_name(test) -> cst.Name | None:
+    """The module constant `module_constant_truth` decides the test on (`DEBUG` in `if DEBUG:`,
+    `option` in `if option == "function":`), else None."""
+    if isinstance(test, cst.Name):
+        return test
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        for side in (test.left, test.comparisons[0].comparator):
+            if isinstance(side, cst.Name) and side.value not in KEYWORD_CONSTANTS:
+                return side
+    return None
+
+
+#: The comparisons of a name with literals Python decides from the values alone: equality (the
+#: name on either side), membership in a tuple, list or set of literals written out (the name left).
+_EQUALITY = {cst.Equal: operator.eq, cst.NotEqual: operator.ne}
+_MEMBERSHIP = {cst.In: lambda a, b: a in b, cst.NotIn: lambda a, b: a not in b}
+
+
+def _compared_truth(ctx, test: cst.Comparison) -> bool | None:
+    """`option == "function"`, `!=`, `in ("a", "b")` / `not in` on a module-level name every
+    binding of which in its module is a scalar literal (`option = "function"`): Python compares
+    the values, so it is decided when every binding decides it the same way; None otherwise (a
+    binding from anything else: a call, `args.option`)."""
+    name = constant_name(test)
+    if name is None or ctx.binding_kind(name) != "global":
+        return None
+    kind = type(test.comparisons[0].operator)
+    other = test.comparisons[0].comparator if name is test.left else test.left
+    if kind in _EQUALITY:
+        compare = _EQUALITY[kind]
+        ok, against = literal_value(other)
+    elif kind in _MEMBERSHIP and name is test.left and isinstance(other, (cst.Tuple, cst.List, cst.Set)):
+        compare = _MEMBERSHIP[kind]
+        read = [(False, None) if isinstance(e, cst.StarredElement) else literal_value(e.value) for e in other.elements]
+        ok, against = all(known for known, _ in read), tuple(v for _, v in read)
+    else:
+        return None
+    if not ok:
+        return None
+    truths = set()
+    for value in _bound_values(ctx, name):
+        known, held = literal_value(value) if isinstance(value, cst.BaseExpression) else (False, None)
+        if not known:
+            return None
+        truths.add(bool(compare(held, against)))
+    return truths.pop() if len(truths) == 1 else None
 
 
 def constant_literal(ctx, expr) -> bool:

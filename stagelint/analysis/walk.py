@@ -15,7 +15,6 @@ the context and the value model never call back into it.
 from __future__ import annotations
 
 import contextlib
-import re
 
 import libcst as cst
 from libcst.metadata import ImportAssignment
@@ -48,8 +47,9 @@ from stagelint.analysis.context import (
 )
 from stagelint.analysis.functions import function_object
 from stagelint.analysis.tracers import BARE, OP, PARAM, concretized_kinds, origin as tracer_origin
-from stagelint.analysis.literals import (constant_truth, is_literal, keyword_constant, literal_truth,
-                                         module_constant_truth, off_literal)
+from stagelint.analysis.literals import (constant_name, constant_truth, is_literal, keyword_constant,
+                                         literal_truth, module_constant_truth, off_literal,
+                                         spelled_otherwise)
 from stagelint.analysis.pytrees import record_class, record_param_classes, record_registration
 from stagelint.analysis.varying_shapes import shape_variation
 from stagelint.analysis.datasets import dataset_call, element_components
@@ -166,9 +166,9 @@ def never_runs(node, ctx=None) -> tuple:
 
 
 def module_flag_dead(ctx, node: cst.If) -> None:
-    """`if DEBUG:` with `DEBUG = False` at module level and no rebinding in the module
-    (`literals.module_constant_truth`): Python never runs the body (nor, with a true constant,
-    the `else`), eagerly or traced; only another module can change that (`cfg.DEBUG = True`),
+    """`if DEBUG:` with `DEBUG = False` at module level and no rebinding in the module, or `if
+    MODE == "debug":` with `MODE = "train"` (`literals.module_constant_truth`): Python never runs
+    the body (nor, with a true constant, the `else`), eagerly or traced; only another module can change that (`cfg.DEBUG = True`),
     which the file does not show, so the blocks are recorded (`ctx._flag_dead`) and the
     candidates in them marked at the end of the walk (`mark_flag_dead`)."""
     truth = module_constant_truth(ctx, node.test)
@@ -176,25 +176,15 @@ def module_flag_dead(ctx, node: cst.If) -> None:
         return
     block = node.body if truth is False else node.orelse
     if block is not None:
-        ctx._flag_dead.append((ctx.position(block), node.test.value))
-
-
-def _spelled_otherwise(code: str, name: str) -> bool:
-    """The module may rebind `name` without binding it as a name: it spells it in a string
-    (`globals()["DEBUG"] = True`, `setattr(sys.modules[__name__], "DEBUG", True)`), stores it
-    as an attribute (`sys.modules[__name__].DEBUG = True`), or reaches its namespace as a dict
-    (`globals()`, `vars()`, `__dict__`). Read off the text: a spelling in a comment counts too
-    (the safe side)."""
-    return re.search(r"""["'][\w.]*\b%s["']|\.\s*%s\s*(?:[-+*/@%%&|^]|//|\*\*|>>|<<)?=(?!=)"""
-                     r"|\b(?:globals|vars)\s*\(|__dict__" % (name, name), code) is not None
+        ctx._flag_dead.append((ctx.position(block), constant_name(node.test).value))
 
 
 def mark_flag_dead(ctx) -> None:
     """Marks each candidate inside a block `module_flag_dead` recorded with the constant's name,
-    unless the module rebinds the name some way no binding shows (`_spelled_otherwise`)."""
+    unless the module rebinds the name some way no binding shows (`literals.spelled_otherwise`)."""
     code = ctx.module_node.code if ctx.module_node is not None else ""
     names = {name for _, name in ctx._flag_dead}
-    kept = {name for name in names if code and not _spelled_otherwise(code, name)}
+    kept = {name for name in names if code and not spelled_otherwise(code, name)}
     for span, name in ctx._flag_dead:
         if name not in kept:
             continue
@@ -706,7 +696,7 @@ class _Walker(cst.CSTVisitor):
             dead = never_runs(node, ctx)
             if dead:
                 ctx._dead_blocks.update(id(b) for b in dead)
-            elif isinstance(node.test, cst.Name):
+            elif isinstance(node.test, (cst.Name, cst.Comparison)):
                 module_flag_dead(ctx, node)
             if ctx.functions:
                 self._record_eager_branch(node)

@@ -124,7 +124,7 @@ def test_a_module_constant_rebound_below_the_read_is_no_constant():
 def test_a_module_constant_the_module_rebinds_through_its_namespace_is_no_constant():
     """The twins: `globals()["DEBUG"] = True`, `setattr(sys.modules[__name__], "DEBUG", True)`
     and `sys.modules[__name__].DEBUG = True` rebind the module's global without a binding the
-    scope analysis sees: the module spells the name otherwise (`walk._spelled_otherwise`)."""
+    scope analysis sees: the module spells the name otherwise (`literals.spelled_otherwise`)."""
     for rebinding in ('globals()["DEBUG"] = True', 'setattr(sys.modules[__name__], "DEBUG", True)',
                       "sys.modules[__name__].DEBUG = True"):
         assert_tiers("""
