@@ -409,6 +409,9 @@ class ClassFacts:
     #: (`analysis.eagerswitch.keras_dynamic`)
     dynamic_line: int = 0
     dynamic_default: bool = False
+    #: the module rebinds the class's name before anything reads the class through it
+    #: (`analysis.rebinding`): no code reaches the class object, so none of its methods runs
+    superseded: bool = False
 
 
 @dataclass

@@ -345,9 +345,13 @@ class Project:
                 if f.escapes_param and "<locals>" not in f.qualname:
                     self._escaping.add(f"{m.module}.{f.qualname}")
         for m in sorted(self.modules.values(), key=lambda m: m.module):
+            superseded = {q for q, c in m.classes.items() if c.superseded}
             for q, f in m.functions.items():
                 if self.escaped((m.module, q)):
                     continue
+                if superseded and f.class_qualname and (f.class_qualname in superseded or any(
+                        f.class_qualname.startswith(c + ".") for c in superseded)):
+                    continue  # no code reaches the class (`ClassFacts.superseded`): its methods never run
                 key = (m.module, q)
                 if f.staged_by:
                     self.entries[key] = "decorator"

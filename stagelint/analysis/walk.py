@@ -50,6 +50,7 @@ from stagelint.analysis.tracers import BARE, OP, PARAM, concretized_kinds, origi
 from stagelint.analysis.literals import (constant_name, constant_truth, is_literal, keyword_constant,
                                          literal_truth, module_constant_truth, off_literal,
                                          spelled_otherwise)
+from stagelint.analysis.rebinding import superseded_classes
 from stagelint.analysis.pytrees import record_class, record_param_classes, record_registration
 from stagelint.analysis.varying_shapes import shape_variation
 from stagelint.analysis.datasets import dataset_call, element_components
@@ -193,6 +194,26 @@ def mark_flag_dead(ctx) -> None:
                 cand.fields.setdefault(F.FLAG_DEAD_FIELD, name)
     ctx.facts.flag_constants = sorted({c.fields[F.FLAG_DEAD_FIELD] for c in ctx.facts.candidates
                                        if F.FLAG_DEAD_FIELD in c.fields})
+
+
+def _drop_superseded_sites(ctx) -> None:
+    """Calls through a name whose class the module rebinds before anything reads it
+    (`rebinding.superseded_classes`: `generator = make_generator_model()` after `class
+    generator`) call what the name was rebound to, never the class: they are no call of it, and
+    the class is marked (`ClassFacts.superseded`): none of its methods is an entry point."""
+    gone = superseded_classes(ctx)
+    if not gone:
+        return
+    for node in ctx.module_node.body:
+        if id(node) in gone:
+            qualname = f"{ctx.module}.{node.name.value}" if ctx.module else node.name.value
+            if qualname in ctx.facts.classes:
+                ctx.facts.classes[qualname].superseded = True
+    dropped = {id(site) for site, node, _, _ in ctx._pending_sites if isinstance(node.func, cst.Name)
+               and any(id(getattr(b, "node", None)) in gone for b in ctx.bindings_of(node.func))}
+    if dropped:
+        ctx.facts.call_sites = [s for s in ctx.facts.call_sites if id(s) not in dropped]
+        ctx._pending_sites = [p for p in ctx._pending_sites if id(p[0]) not in dropped]
 
 
 def _unpacked_paths(target, path: tuple):
@@ -898,6 +919,7 @@ class _Walker(cst.CSTVisitor):
             _notebook_tests(ctx)
             _called_once_at_top(ctx)
             mark_uncalled(ctx)
+            _drop_superseded_sites(ctx)
             self._describe_call_sites()
             reads: dict[str, set[int]] = {}
             for read in ctx._uncalled_reads:
