@@ -19,6 +19,7 @@ from collections import deque
 
 from stagelint.analysis import facts as F
 from stagelint.analysis.graphs import reachable
+from stagelint.analysis.shadowing import shadowed
 from stagelint.frameworks import (KERAS3_BASE_PREFIXES, KERAS_COMPILED_STEPS, KERAS_DYNAMIC_KEYWORD, KERAS_EAGER_COMPILE,
                                   KERAS_HAND_TRAINING, KERAS_LIBRARY_PREFIXES, KERAS_LOOP_STEPS, KERAS_RUNNING_METHODS, KERAS_RUN_EAGERLY,
                                   KERAS_SAVED, KERAS_SEQUENTIAL_ENTRY,
@@ -53,6 +54,8 @@ class Project:
                 self.classes[q] = (m.module, c)
         self._resolved: dict[tuple, Key | None] = dict(reuse._resolved) if reuse is not None else {}
         self._layer_memo: dict[str, bool] = dict(reuse._layer_memo) if reuse is not None else {}
+        #: (class, attribute) -> what `analysis.shadowing` found (depends on every module: not reused)
+        self.shadow_memo: dict[tuple[str, str], tuple | None] = {}
         self.entries: dict[Key, str] = {}
         #: functions a `tf.data` transformation traces -> parameters `functools.partial` binds
         self.dataset_bound: dict[Key, set[str]] = {}
@@ -219,6 +222,15 @@ class Project:
         if head in facts.imports:  # a re-export: `from .impl import helper` in pkg/__init__.py
             return self.resolve(mod, ("name", facts.imports[head] + ("." + tail if tail else "")), depth + 1)
         return None
+
+    def resolve_call(self, caller: Key | None, target: F.Target, span: F.Span, module: str = "") -> Key | None:
+        """The project function a call `caller` makes at `span` runs: `resolve`'s, but none for a
+        `self.name(...)` that reads an attribute `__init__` bound over the method `name`
+        (`analysis.shadowing`)."""
+        key = self.resolve(caller[0] if caller is not None else module, target)
+        if key is not None and caller is not None and target[0] == "self" and shadowed(self, caller, target, span):
+            return None
+        return key
 
     def resolve_class(self, qualified: str) -> tuple[str, F.ClassFacts] | None:
         # Re-exports are followed name by name; two modules may import a name from each other
@@ -968,7 +980,7 @@ class Project:
                 continue  # `else: self._call_python(x)` after `if in_tf_function():`: never traced
             if edge.kind == "ref" and self._stored(key, edge):
                 continue
-            callee = self.resolve(key[0], edge.target)
+            callee = self.resolve_call(key, edge.target, edge.span)
             if callee is None:
                 continue
             cf = self.function(callee)
@@ -1038,7 +1050,7 @@ class Project:
         for edge in f.calls:
             if edge.kind != "call" or self.eager_only(key, edge):
                 continue
-            callee = self.resolve(key[0], edge.target)
+            callee = self.resolve_call(key, edge.target, edge.span)
             if callee is not None and self.function(callee) is not None and not self.escaped(callee):
                 yield edge, callee
 
@@ -1079,7 +1091,8 @@ class Project:
     def _site_target(self, module: str, site: F.CallSite, bindings) -> tuple:
         """(function, wrapper binding's name or "", a bound method's call, made with an
         `input_signature`) of one call site of `module`."""
-        key, via, bound, signature = self.resolve(module, site.target), "", False, False
+        caller = (module, site.caller) if site.caller else None
+        key, via, bound, signature = self.resolve_call(caller, site.target, site.span, module), "", False, False
         if key is None and site.made_by:
             # `step = make_step()` ... `step(x)`: the def the factory returns, one object per
             # binding of its result (another binding, or another run of a function that binds it,

@@ -769,6 +769,8 @@ class _Walker(cst.CSTVisitor):
                 if arg.keyword is not None:
                     ctx._never_accessed.add(id(arg.keyword))
             self._record_call(node)
+            if ctx.functions and ctx.function.facts.name == "__init__" and not ctx.function.facts.self_passed:
+                self._record_self_passed(node)
             if ctx.functions and ctx.in_staged_context and isinstance(node.func, cst.Attribute):
                 if mutates_container(ctx, node):
                     ctx.raw_stores.append(
@@ -813,6 +815,8 @@ class _Walker(cst.CSTVisitor):
         elif t is cst.Return:
             if ctx.functions:
                 ctx.function.returns.append(node.value)
+                if ctx.function.facts.name == "__init__" and not ctx.function.facts.first_return:
+                    ctx.function.facts.first_return = ctx.raw_position(node)[0]
         elif t is cst.ListComp or t is cst.SetComp or t is cst.GeneratorExp or t is cst.DictComp:
             _mark_repeated(ctx, node)
             # Registered on entering the comprehension, before its element (`f(x, k)` in
@@ -1625,6 +1629,8 @@ class _Walker(cst.CSTVisitor):
                     on_self = True
                     if value is not None and not isinstance(stmt, cst.AugAssign):
                         ctx.self_attr_values.setdefault((owner, attr), []).append(value)
+                    if func.facts.name == "__init__":
+                        self._record_self_bind(stmt, func, attr)
             if not on_self:
                 owner = value_of(ctx, tgt.value, func).cls
             nnx_kind = ""
@@ -1653,6 +1659,30 @@ class _Walker(cst.CSTVisitor):
                 around=self._write_order(tgt.value, func, owner) if func is not None and not on_self else [],
                 param=param,
             ))
+
+    def _record_self_bind(self, stmt, func, attr: str) -> None:
+        """`self.attr = ...` in a statement of `__init__`'s own body (`FunctionFacts.self_binds`)."""
+        if attr in func.facts.self_binds or isinstance(stmt, cst.AugAssign):
+            return
+        body = func.node.body
+        for line in body.body if isinstance(body, cst.IndentedBlock) else ():
+            if isinstance(line, cst.SimpleStatementLine) and any(s is stmt for s in line.body):
+                _, _, end_line, end_column = self.ctx.raw_position(line)
+                func.facts.self_binds[attr] = [end_line, end_column]
+                return
+
+    def _record_self_passed(self, call: cst.Call) -> None:
+        """The first call of an `__init__` that passes `self` itself (`register(self)`): the
+        callee may read its attributes before `__init__` binds them (`FunctionFacts.self_passed`).
+        `Base.__init__(self)` is the base's own set-up, as `super().__init__()` is."""
+        func = self.ctx.function
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "__init__" \
+                or "builtins.super" in self.ctx.qualified_names(call.func):
+            return  # (`super(Cls, self)` names the base's methods, calls none)
+        for arg in call.args:
+            if isinstance(arg.value, cst.Name) and arg.value.value == func.self_name:
+                func.facts.self_passed = self.ctx.raw_position(call)[0]
+                return
 
     def _write_order(self, receiver: cst.Name, func, owner: str) -> list:
         """[methods called before, after] on the object `receiver` names, as for a method call."""

@@ -268,3 +268,15 @@ RECALLING_DECORATORS = frozenset({
     "tensorflow.custom_gradient", "tensorflow.autograph.experimental.do_not_convert",
     "tensorflow.Module.with_name_scope",
 })
+
+#: Decorators whose result, stored in a class, is a non-data descriptor (no `__set__`): an
+#: instance attribute of the same name is found first (Python's attribute lookup), as for a plain
+#: `def`. A `property` (data descriptor) is not: its setter runs on `self.name = ...`, its getter
+#: on every read (tests/runtime/test_tf_shadowing_facts.py).
+NON_DATA_DECORATORS = frozenset({"builtins.staticmethod", "builtins.classmethod", "abc.abstractmethod"})
+
+#: Library base classes whose `__setattr__` stores `self.name = value` in the instance's
+#: `__dict__`, so a later `self.name` reads the value before any method of the class so named:
+#: `object`'s own (tests/runtime/test_tf_shadowing_facts.py; the TensorFlow ones:
+#: `frameworks.tensorflow.INSTANCE_DICT_BASES`).
+INSTANCE_DICT_BASES_PY = frozenset({"builtins.object", "object"})

@@ -1173,3 +1173,11 @@ STATEFUL_SEEDED_OPS = frozenset({
 #: TensorFlow's stateless random ops: the `seed=` decides the values, so a Python draw frozen
 #: into it repeats them on every run of the trace.
 STATELESS_RANDOM_PREFIX = "tensorflow.random.stateless_"
+
+#: TensorFlow / Keras base classes whose `__setattr__` (object tracking) still stores
+#: `self.name = value` in the instance's `__dict__`: after `self.encoder = self.encoder()` in
+#: `__init__`, `self.encoder(x)` calls the stored object, not the method `encoder` (TF 2.21,
+#: Keras 3: tests/runtime/test_tf_shadowing_facts.py runs a keras.Model, a keras Layer and a
+#: tf.Module). Keras layer bases are asked by prefix (`KERAS_INSTANCE_DICT_PREFIXES`) and name.
+INSTANCE_DICT_BASES = frozenset({"tensorflow.Module"})
+KERAS_INSTANCE_DICT_PREFIXES = ("keras.", "tensorflow.keras.")

@@ -442,6 +442,10 @@ def _function_facts(mover: _Mover, f: F.FunctionFacts) -> F.FunctionFacts:
             value = {_key(mover, k): v for k, v in value.items()}
         elif name in ("varargs_at",):
             continue
+        elif name == "self_binds":  # attribute -> [end line, end column]
+            value = {k: [mover.line(line), column] for k, (line, column) in value.items()}
+        elif name in ("first_return", "self_passed"):  # a line, 0 for none
+            value = mover.line(value) if value else 0
         else:
             value = mover.value(value, strict=False)
         setattr(f, name, value)
