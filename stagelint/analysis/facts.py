@@ -267,9 +267,11 @@ class FunctionFacts:
     #: the first TensorFlow state op its own body runs (`v.assign_add(...)`, `tf.print(...)`),
     #: outside `tf.init_scope()`; "" for none (`analysis.effects.project_state_op` follows calls)
     state_op: str = ""
-    #: for an `__init__`: the attributes of `self` its body binds in a statement of its own (not
-    #: under an `if`, a loop, a `try`...), not augmented: name -> [end line, end column] of the
-    #: first such statement (`self.encoder = self.encoder()`); `analysis.shadowing`
+    #: for an `__init__`: the attributes of `self` its body binds, in a statement of its own (not
+    #: under an `if`, a loop, a `try`...), to what the method of the same name returns
+    #: (`self.encoder = self.encoder()`; not `self.step = tf.function(self.step)`, whose value
+    #: calls the method): name -> [end line, end column] of the first such statement;
+    #: `analysis.shadowing`
     self_binds: dict[str, list[int]] = field(default_factory=dict)
     #: for an `__init__`: the line of its first `return` (0: none), and of its first call passing
     #: `self` itself as an argument, `X.__init__(self)` apart (0: none): what runs from there on

@@ -442,6 +442,14 @@ def _returns_ops(ctx, expr) -> bool:
 _CALLEE_DEPTH = 4
 
 
+def _calls_own_method(value, func, attr: str) -> bool:
+    """`value` is `self.attr(...)`, none of its arguments the method itself."""
+    def own(expr) -> bool:
+        return isinstance(expr, cst.Attribute) and expr.attr.value == attr \
+            and isinstance(expr.value, cst.Name) and expr.value.value == func.self_name
+    return isinstance(value, cst.Call) and own(value.func) and not any(own(a.value) for a in value.args)
+
+
 def _callee_conversion(ctx, call: cst.Call, node: cst.FunctionDef, caller) -> tuple:
     """(kind, parameters of `caller`, conversion) when the plain function `node` of the module,
     called by `call`, runs a concretizing call before it can return (a statement of its own body,
@@ -1629,8 +1637,8 @@ class _Walker(cst.CSTVisitor):
                     on_self = True
                     if value is not None and not isinstance(stmt, cst.AugAssign):
                         ctx.self_attr_values.setdefault((owner, attr), []).append(value)
-                    if func.facts.name == "__init__":
-                        self._record_self_bind(stmt, func, attr)
+                    if func.facts.name == "__init__" and len(targets) == 1:
+                        self._record_self_bind(stmt, func, attr, value)
             if not on_self:
                 owner = value_of(ctx, tgt.value, func).cls
             nnx_kind = ""
@@ -1660,9 +1668,11 @@ class _Walker(cst.CSTVisitor):
                 param=param,
             ))
 
-    def _record_self_bind(self, stmt, func, attr: str) -> None:
-        """`self.attr = ...` in a statement of `__init__`'s own body (`FunctionFacts.self_binds`)."""
-        if attr in func.facts.self_binds or isinstance(stmt, cst.AugAssign):
+    def _record_self_bind(self, stmt, func, attr: str, value) -> None:
+        """`self.attr = self.attr(...)` in a statement of `__init__`'s own body
+        (`FunctionFacts.self_binds`): the value is what the method returned, not a wrapper of the
+        method (`self.step = tf.function(self.step)` calls it on every call: no such record)."""
+        if attr in func.facts.self_binds or isinstance(stmt, cst.AugAssign) or not _calls_own_method(value, func, attr):
             return
         body = func.node.body
         for line in body.body if isinstance(body, cst.IndentedBlock) else ():

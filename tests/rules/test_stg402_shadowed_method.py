@@ -62,7 +62,7 @@ def test_a_subclass_with_its_own_init_keeps_the_builder():
         class Model(tf.keras.Model):
             def __init__(self):
                 super().__init__()
-                self.encoder = self.encoder
+                self.encoder = self.encoder()
 
             def encoder(self):
                 return tf.keras.layers.Dense(3)  # STG402
@@ -88,7 +88,7 @@ def test_a_library_base_not_known_to_store_in_the_instance_dict_keeps_the_builde
         class Model(Base):
             def __init__(self):
                 super().__init__()
-                self.encoder = self.encoder
+                self.encoder = self.encoder()
 
             def encoder(self):
                 return tf.keras.layers.Dense(3)  # STG402
@@ -101,7 +101,7 @@ def test_a_library_base_not_known_to_store_in_the_instance_dict_keeps_the_builde
 
 def test_a_traced_call_run_before_the_binding_calls_the_builder():
     """The negative twin: `__init__` runs the traced `step` before it binds the attribute, so that
-    trace's `self.encoder()` calls the method (a later subclass redefining `__init__` is unknown too)."""
+    trace's `self.encoder()` calls the method."""
     assert_tiers("""
         import tensorflow as tf
 
@@ -109,7 +109,7 @@ def test_a_traced_call_run_before_the_binding_calls_the_builder():
             def __init__(self):
                 super().__init__()
                 self.warm = self.step(tf.ones((1, 3)))
-                self.encoder = self.encoder
+                self.encoder = self.encoder()
 
             def encoder(self):
                 return tf.keras.layers.Dense(3)  # STG402
@@ -117,4 +117,24 @@ def test_a_traced_call_run_before_the_binding_calls_the_builder():
             @tf.function
             def step(self, x):
                 return self.encoder()(x)
+    """)
+
+
+def test_a_method_wrapped_in_init_is_still_what_its_calls_run():
+    """The negative twin: `self.run = tf.function(self.run)` binds a Function that calls the method,
+    so `self.run(i)` is a call of it (here with a new Python number each time: STG501)."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        class M(tf.Module):
+            def __init__(self):
+                super().__init__()
+                self.run = tf.function(self.run)
+
+            def run(self, n):
+                return tf.ones((n,))
+
+            def loop(self):
+                for i in range(10):
+                    self.run(i)  # STG501
     """)
