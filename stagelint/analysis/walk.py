@@ -1686,13 +1686,12 @@ class _Walker(cst.CSTVisitor):
         callee may read its attributes before `__init__` binds them (`FunctionFacts.self_passed`).
         `Base.__init__(self)` is the base's own set-up, as `super().__init__()` is."""
         func = self.ctx.function
+        if not any(isinstance(arg.value, cst.Name) and arg.value.value == func.self_name for arg in call.args):
+            return
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "__init__" \
                 or "builtins.super" in self.ctx.qualified_names(call.func):
             return  # (`super(Cls, self)` names the base's methods, calls none)
-        for arg in call.args:
-            if isinstance(arg.value, cst.Name) and arg.value.value == func.self_name:
-                func.facts.self_passed = self.ctx.raw_position(call)[0]
-                return
+        func.facts.self_passed = self.ctx.raw_position(call)[0]
 
     def _write_order(self, receiver: cst.Name, func, owner: str) -> list:
         """[methods called before, after] on the object `receiver` names, as for a method call."""
