@@ -52,13 +52,7 @@ def _stores_in_dict(base: str) -> bool:
 def _lineage_plain(project, cls: str) -> bool:
     """Every class `cls` derives from stores attributes in the instance's `__dict__` and finds
     them there first: the project's define no attribute hook, the others are known to."""
-    todo, seen = [cls], set()
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        found = project.resolve_class(name)
+    for name, found in project.lineage(cls):
         if found is None:
             if not _stores_in_dict(name):
                 return False
@@ -67,7 +61,6 @@ def _lineage_plain(project, cls: str) -> bool:
         own = facts.qualname[len(mod) + 1:]
         if any(f"{own}.{hook}" in project.modules[mod].functions for hook in _ATTRIBUTE_HOOKS):
             return False
-        todo.extend(facts.bases)
     return True
 
 

@@ -272,6 +272,15 @@ class Project:
         f = self.function(call) if call is not None else None
         if f is None or any(self.method_of(cls, m) is not None for m in (*(steps - {"call"}), "__call__")):
             return False
+        if any(found is None and not name.startswith(("keras.", "tensorflow.keras.", "tf_keras."))
+               for name, found in self.lineage(cls)):
+            return False
+        required = [p for p in f.required_positional[1:] if p not in KERAS_STEP_CALL_KEYWORDS]
+        return len(required) > 1
+
+    def lineage(self, cls: str):
+        """`cls` and every class it derives from, each once: (name, `resolve_class(name)`), None
+        for a class the project does not hold (whose own bases are not followed)."""
         todo, seen = [cls], set()
         while todo:
             name = todo.pop()
@@ -279,13 +288,9 @@ class Project:
                 continue
             seen.add(name)
             found = self.resolve_class(name)
-            if found is None:
-                if not name.startswith(("keras.", "tensorflow.keras.", "tf_keras.")):
-                    return False
-                continue
-            todo.extend(found[1].bases)
-        required = [p for p in f.required_positional[1:] if p not in KERAS_STEP_CALL_KEYWORDS]
-        return len(required) > 1
+            yield name, found
+            if found is not None:
+                todo.extend(found[1].bases)
 
     def method_of(self, cls: str, method: str, skip_self: bool = False, _seen=None) -> Key | None:
         """The project function `cls.method` runs: the class's own def or the first base's (in
