@@ -77,7 +77,8 @@ def is_setup_method(name: str) -> bool:
 
 
 def code_of(node: cst.CSTNode) -> str:
-    return _EMPTY.code_for_node(node)
+    plain = _plain_code(node)  # (a name or a dotted name: most questions, without code generation)
+    return plain if plain is not None else _EMPTY.code_for_node(node)
 
 
 def short_code(node: cst.CSTNode, limit: int = 40) -> str:

@@ -628,20 +628,26 @@ def scratch_attribute(ctx: FileContext, site: StoreSite) -> str:
         # one walk of the function's own body for all its store sites: its nodes, its assignment
         # targets, and the places it works on (stores anew from their own value, grows, stores into)
         own, stores, updated, changed, aliased = set(), set(), set(), set(), set()
+        # (only attribute places are asked: a name, or an item, is never `place`, so no code is made for them)
         for node in _direct_nodes(func.node.body):
             own.add(id(node))
             if type(node) is cst.Call and isinstance(node.func, cst.Attribute) \
-                    and node.func.attr.value in PER_CALL_MUTATORS:
+                    and node.func.attr.value in PER_CALL_MUTATORS and type(node.func.value) is cst.Attribute:
                 changed.add(code_of(node.func.value))
             for t in _assigned(node):
                 for part in _unpacked(t):
+                    if type(part) is cst.Subscript:
+                        stores.add(id(part))
+                        if type(part.value) is cst.Attribute:
+                            changed.add(code_of(part.value))
+                        continue
+                    if type(part) is not cst.Attribute:
+                        continue
                     stores.add(id(part))
                     code = code_of(part)
                     if _reads_any(node.value, {code}):
                         updated.add(code)
-                    if isinstance(part, cst.Subscript):
-                        changed.add(code_of(part.value))
-                    elif not isinstance(node.value, _FRESH_CONTAINERS) or part is not t:
+                    if not isinstance(node.value, _FRESH_CONTAINERS) or part is not t:
                         aliased.add(code)
         # a container changed in place is the call's own only when each store binds a new one
         # (`self.outs = []`): `self.variables = model.trainable_variables` may be one list every call
