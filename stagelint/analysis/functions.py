@@ -381,12 +381,18 @@ def python_values_held(ctx, nodes, func) -> list[str]:
     for name, r in _closure_reads(ctx, nodes):
         if name.value in out or own is None or r.scope is not own:
             continue
-        bindings = list(own.assignments[name.value])
-        values = [ctx.bound_values.get(id(getattr(b, "node", None))) for b in bindings]
-        if bindings and all(isinstance(v, cst.BaseExpression) and id(b.node) not in ctx.unpacked_names
-                            and _python_value(ctx, v, func) for b, v in zip(bindings, values)):
+        if _every_binding(ctx, own, name.value, lambda v: _python_value(ctx, v, func)):
             out.append(name.value)
     return out
+
+
+def _every_binding(ctx, own, name: str, holds) -> bool:
+    """`name` has bindings in the scope `own`, each an assignment of a whole value (not unpacked
+    from one) of which `holds(value)` is true."""
+    bindings = list(own.assignments[name])
+    values = [ctx.bound_values.get(id(getattr(b, "node", None))) for b in bindings]
+    return bool(bindings) and all(isinstance(v, cst.BaseExpression) and id(b.node) not in ctx.unpacked_names
+                                  and holds(v) for b, v in zip(bindings, values))
 
 
 def _python_value(ctx, expr, func, depth: int = 0) -> bool:
@@ -423,10 +429,8 @@ def identity_keyed_objects_held(ctx, nodes, func) -> list[str]:
     for name in (n for node in nodes for n in name_loads(node, lambdas=True)):
         if name.value in out or not any(r.scope is own for r in ctx.bindings_of(name)):
             continue
-        bindings = list(own.assignments[name.value])
-        values = [ctx.bound_values.get(id(getattr(b, "node", None))) for b in bindings]
-        if bindings and all(isinstance(v, cst.Call) and id(b.node) not in ctx.unpacked_names
-                            and _new_identity_keyed(ctx, v, func) for b, v in zip(bindings, values)):
+        if _every_binding(ctx, own, name.value,
+                          lambda v: isinstance(v, cst.Call) and _new_identity_keyed(ctx, v, func)):
             out.append(name.value)
     return out
 
