@@ -161,6 +161,15 @@ def caller_in_loop(project, key, depth: int = _DEPTH) -> list | None:
     return up(tuple(key), depth, set())
 
 
+def _one_call(project, key):
+    """The one call site of the project function `key` (`concrete` ones apart), when there is one,
+    in its own module and in no loop; None otherwise."""
+    sites = [(m, s) for m, s in project.call_sites.get(tuple(key), ()) if not s.concrete]
+    if len(sites) != 1 or sites[0][0] != key[0] or sites[0][1].in_loop:
+        return None
+    return sites[0][1]
+
+
 def runs_once(project, key) -> str | None:
     """Why the project function `key` runs once per process (a sentence), or None when the code
     does not show it. Shown for a module-level def, undecorated, that its own module's top-level
@@ -176,15 +185,14 @@ def runs_once(project, key) -> str | None:
     module, qualname = key
     if f is None or f.top_calls != 1 or "." in qualname or f.class_qualname or f.decorators:
         return None
-    sites = [(m, s) for m, s in project.call_sites.get(tuple(key), ()) if not s.concrete]
-    if len(sites) != 1 or sites[0][0] != module or sites[0][1].caller is not None or sites[0][1].in_loop:
+    site = _one_call(project, key)
+    if site is None or site.caller is not None:
         return None
     if _imported_elsewhere(project, key):
         return None
     name = project.display(tuple(key), module)
-    return (f"`{name}` is called once, by the top-level code of its module (line {sites[0][1].span.line}, in no "
+    return (f"`{name}` is called once, by the top-level code of its module (line {site.span.line}, in no "
             f"loop), and read nowhere else in the project: it runs once per process")
-
 
 
 def no_reuse(project, key) -> str | None:
@@ -359,10 +367,10 @@ def runs_once_chain(project, key, depth: int = _DEPTH) -> bool:
     if depth <= 0 or f is None or "." in qualname or f.class_qualname or f.decorators or f.top_calls \
             or key in project.entries:
         return False
-    sites = [(m, s) for m, s in project.call_sites.get(tuple(key), ()) if not s.concrete]
-    if len(sites) != 1 or sites[0][0] != module or sites[0][1].caller is None or sites[0][1].in_loop:
+    site = _one_call(project, key)
+    if site is None or site.caller is None:
         return False
-    caller = (module, sites[0][1].caller)
+    caller = (module, site.caller)
     if project.callers(tuple(key)) != {caller} or _imported_elsewhere(project, key):
         return False
     return runs_once_chain(project, caller, depth - 1)
