@@ -6,7 +6,9 @@
 
 `run` checks every repository of one half (`bench/fresh_split.py`) with
 `stagelint check --no-cache --output-format json` from inside its folder (`DIR/owner+name`, the
-pinned commit's files: a snapshot of the repository, never committed here) and writes one JSON
+pinned commit's files: a snapshot of the repository, never committed here; or `DIR/owner+name/name`
+when that exists: a repository checked out under its own name, so that code importing its own
+package by that name resolves as it does for the repository's users) and writes one JSON
 line per finding with its source line. `table` joins the findings with the verdicts (one row per
 finding key: TP, intended or FP, and the reason, written by a person who read the code) and
 prints precision per framework and per rule: true findings (TP + intended) over all, beside the
@@ -95,6 +97,16 @@ def check(folder: Path, jobs: int | None) -> tuple[list[dict], float]:
     return found, time.perf_counter() - start
 
 
+def checkout_of(root: Path, repo: str) -> Path:
+    """`root/owner+name/name` when the repository was checked out under its own name, else
+    `root/owner+name`: a folder named `owner+name` is no importable package name, so a repository
+    whose code imports itself by its name (`from TTS_tf.layers import ...`) reads differently there."""
+    top = root / repo.replace("/", "+")
+    own = top / repo.split("/", 1)[1]
+    # Alone: a repository of its own checked out flat may hold a folder of its own name beside its other files.
+    return own if own.is_dir() and [p.name for p in top.iterdir()] == [own.name] else top
+
+
 def run(args) -> int:
     if args.half == "all":
         chosen = [row for rows in all_halves().values() for row in rows]
@@ -104,7 +116,7 @@ def run(args) -> int:
         chosen = [row for row in chosen if row[0] in args.repos.split(",")]
     with open(args.out, "w", encoding="utf-8") as out:
         for repo, commit, framework in chosen:
-            folder = Path(args.root) / repo.replace("/", "+")
+            folder = checkout_of(Path(args.root), repo)
             found, elapsed = check(folder, args.jobs)
             sys.stderr.write(f"{repo}: {len(found)} findings, {elapsed:.1f} s\n")
             for f in found:
