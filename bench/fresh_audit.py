@@ -218,7 +218,7 @@ def _cells(c: Counter) -> str:
 #: (a later session's re-run of an earlier audit's half with that session's main), then the
 #: re-readings of every held-back half at one main, named by session (`s15`: session 15's first,
 #: `s15b` its second), whose main `MAINS` names. The last of these a half has is its latest reading.
-WHENS = ("before", "after", "now", "s15", "s15b", "s19", "s20", "s22", "s22f", "s23f", "s24f", "s24g", "s25", "s25f", "s25h", "s26h")
+WHENS = ("before", "after", "now", "s15", "s15b", "s19", "s20", "s22", "s22f", "s23f", "s24f", "s24g", "s25", "s25f", "s25h", "s26h", "s27")
 #: The main each session re-reading was made at (the earlier runs' mains: bench/fresh_audit_notes.md).
 MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52", "s20": "1a8292e", "s22": "db298d8",
          "s22f": "05c1688",  # s22f: session 22's final code (later commits: notes and bench only)
@@ -228,7 +228,8 @@ MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52", "s20": "1a8292e"
          "s25": "d1d7ecb",  # s25: session 25's start (every held-back half read before s24f re-read here)
          "s25f": "96d5b70",  # s25f: session 25's code at the seventeenth audit's "after"
          "s25h": "b86b6c8",  # s25h: session 25's final code (BN1 fixed from BN after its measure: tfbn1)
-         "s26h": "a6837df"}  # s26h: session 26's final code (BR's three classes fixed from BR after its measure)
+         "s26h": "a6837df",  # s26h: session 26's final code (BR's three classes fixed from BR after its measure)
+         "s27": "29600b8"}  # s27: session 27's start (its first commit, f40a635, changes bench only)
 #: A half's own before or after run that a pool takes as a reading at a known main: the tenth
 #: audit's `after` (session 18's final code, whose findings on AJ and AL b5aea52 repeats); the
 #: thirteenth's (AV, AX: made at 18c36c2, whose later commits up to db298d8 are behaviour-neutral
