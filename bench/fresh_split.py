@@ -111,6 +111,9 @@ bench/fresh_repos_tf18b.txt, tf18c, ... (each added so that BR's findings come f
 bench/fresh_repos_tf18m.txt, the eighteenth TensorFlow audit's lists of its second auditor (audit18u), is BQ (fix from,
 next session) and BR (measured: before = main 82f258c, after = session 26's final main), and so are its later lists
 bench/fresh_repos_tf18n.txt, ... (each added so that BR's findings come from more repositories).
+bench/fresh_repos_tf19m.txt, the nineteenth TensorFlow audit's lists of its second auditor (audit19u), is BU (fix from,
+next session) and BV (measured: before = main f40a635, after = session 27's final main), and so are its later lists
+bench/fresh_repos_tf19n.txt, ... (each added so that BV's findings come from more repositories).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -218,6 +221,8 @@ LISTS[HERE / "fresh_repos_tf18o.txt"] = ("BQ", "BR")  # its third list (audit18u
 LISTS[HERE / "fresh_repos_tf18p.txt"] = ("BQ", "BR")  # its fourth list (audit18u)
 LISTS[HERE / "fresh_repos_tf18q.txt"] = ("BQ", "BR")  # its fifth list (audit18u)
 LISTS[HERE / "fresh_repos_tf18r.txt"] = ("BQ", "BR")  # its sixth list (audit18u)
+
+LISTS[HERE / "fresh_repos_tf19m.txt"] = ("BU", "BV")  # the nineteenth TensorFlow audit, second auditor (audit19u)
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
