@@ -225,6 +225,7 @@ LISTS[HERE / "fresh_repos_tf18r.txt"] = ("BQ", "BR")  # its sixth list (audit18u
 LISTS[HERE / "fresh_repos_tf19m.txt"] = ("BU", "BV")  # the nineteenth TensorFlow audit, second auditor (audit19u)
 LISTS[HERE / "fresh_repos_tf19n.txt"] = ("BU", "BV")  # its second list (audit19u)
 LISTS[HERE / "fresh_repos_tf19o.txt"] = ("BU", "BV")  # its third list (audit19u)
+LISTS[HERE / "fresh_repos_tf19p.txt"] = ("BU", "BV")  # its fourth list (audit19u)
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
