@@ -116,7 +116,8 @@ next session) and BV (measured: before = main f40a635, after = session 27's fina
 bench/fresh_repos_tf19n.txt, ... (each added so that BV's findings come from more repositories).
 bench/fresh_repos_jax19.txt, the nineteenth JAX audit, is BS (fix from, next session) and BT (measured:
 before = main f40a635, after = session 27's final main), and so is its second list bench/fresh_repos_jax19b.txt
-(added when the first gave too few findings), and its third bench/fresh_repos_jax19c.txt.
+(added when the first gave too few findings), its third bench/fresh_repos_jax19c.txt and its fourth
+bench/fresh_repos_jax19d.txt.
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -232,6 +233,7 @@ LISTS[HERE / "fresh_repos_tf19p.txt"] = ("BU", "BV")  # its fourth list (audit19
 LISTS[HERE / "fresh_repos_jax19.txt"] = ("BS", "BT")  # the nineteenth JAX audit
 LISTS[HERE / "fresh_repos_jax19b.txt"] = ("BS", "BT")  # its second list
 LISTS[HERE / "fresh_repos_jax19c.txt"] = ("BS", "BT")  # its third list
+LISTS[HERE / "fresh_repos_jax19d.txt"] = ("BS", "BT")  # its fourth list
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
