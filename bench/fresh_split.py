@@ -118,6 +118,9 @@ bench/fresh_repos_jax19.txt, the nineteenth JAX audit, is BS (fix from, next ses
 before = main f40a635, after = session 27's final main), and so is its second list bench/fresh_repos_jax19b.txt
 (added when the first gave too few findings), its third bench/fresh_repos_jax19c.txt and its fourth
 bench/fresh_repos_jax19d.txt.
+bench/fresh_repos_tf19.txt, the nineteenth TensorFlow audit (first auditor, audit19t), is BU (fix from, next session) and
+BV (measured: before = main f40a635, after = session 27's final main), and so are its further lists
+bench/fresh_repos_tf19b.txt, tf19c, ... (each added so that BV's findings come from more repositories).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -225,6 +228,7 @@ LISTS[HERE / "fresh_repos_tf18o.txt"] = ("BQ", "BR")  # its third list (audit18u
 LISTS[HERE / "fresh_repos_tf18p.txt"] = ("BQ", "BR")  # its fourth list (audit18u)
 LISTS[HERE / "fresh_repos_tf18q.txt"] = ("BQ", "BR")  # its fifth list (audit18u)
 LISTS[HERE / "fresh_repos_tf18r.txt"] = ("BQ", "BR")  # its sixth list (audit18u)
+LISTS[HERE / "fresh_repos_tf19.txt"] = ("BU", "BV")  # the nineteenth TensorFlow audit (audit19t)
 
 LISTS[HERE / "fresh_repos_tf19m.txt"] = ("BU", "BV")  # the nineteenth TensorFlow audit, second auditor (audit19u)
 LISTS[HERE / "fresh_repos_tf19n.txt"] = ("BU", "BV")  # its second list (audit19u)
