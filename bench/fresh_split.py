@@ -232,6 +232,7 @@ LISTS[HERE / "fresh_repos_tf19.txt"] = ("BU", "BV")  # the nineteenth TensorFlow
 LISTS[HERE / "fresh_repos_tf19b.txt"] = ("BU", "BV")  # its second list (audit19t)
 LISTS[HERE / "fresh_repos_tf19c.txt"] = ("BU", "BV")  # its third list (audit19t)
 LISTS[HERE / "fresh_repos_tf19d.txt"] = ("BU", "BV")  # its fourth list (audit19t)
+LISTS[HERE / "fresh_repos_tf19e.txt"] = ("BU", "BV")  # its fifth list (audit19t)
 
 LISTS[HERE / "fresh_repos_tf19m.txt"] = ("BU", "BV")  # the nineteenth TensorFlow audit, second auditor (audit19u)
 LISTS[HERE / "fresh_repos_tf19n.txt"] = ("BU", "BV")  # its second list (audit19u)
