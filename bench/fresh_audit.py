@@ -248,7 +248,9 @@ RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde",
              ("BL", "after"): "96d5b70", ("BN", "after"): "96d5b70",  # and its final code
              ("BP", "before"): "82f258c",  # the eighteenth JAX audit's: session 26's start
              ("BR", "before"): "82f258c",  # the eighteenth TensorFlow audit's: session 26's start
-             ("BP", "after"): "fa3db73", ("BR", "after"): "fa3db73"}  # and session 26's code at the measure
+             ("BP", "after"): "fa3db73", ("BR", "after"): "fa3db73",  # and session 26's code at the measure
+             ("BT", "before"): "29600b8",  # the nineteenth JAX audit's: session 27's start (f40a635: bench only)
+             ("BV", "before"): "29600b8"}  # the nineteenth TensorFlow audit's
 
 
 def main_of(half: str, when: str) -> str | None:
@@ -289,6 +291,8 @@ _AUDITS["BK"] = "The seventeenth JAX audit"
 _AUDITS["BM"] = "The seventeenth TensorFlow audit"
 _AUDITS["BO"] = "The eighteenth JAX audit"
 _AUDITS["BQ"] = "The eighteenth TensorFlow audit"
+_AUDITS["BS"] = "The nineteenth JAX audit"
+_AUDITS["BU"] = "The nineteenth TensorFlow audit"
 
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:
