@@ -470,6 +470,12 @@ class FunctionInfo:
     sequence_names: set[str] = field(default_factory=set)
     #: the expressions its own `return` statements return (for its summary, `analysis.values`)
     returns: list = field(default_factory=list)
+    #: the calls the walk visits while this function is the one walked (its body, its parameters'
+    #: defaults; a nested def's are the nested def's), and the loops, comprehensions, generator
+    #: expressions, lambdas, nested defs and classes it visits in it: `analysis.meets` reads them
+    #: at the function's end instead of walking its body again
+    calls: list = field(default_factory=list)
+    inner: list = field(default_factory=list)
 
     @property
     def qualname(self) -> str:
@@ -1043,10 +1049,15 @@ class FileContext:
     def function(self) -> FunctionInfo | None:
         return self.functions[-1] if self.functions else None
 
-    def report(self, rule, node: cst.CSTNode, fields: dict, function: FunctionInfo | None = None) -> None:
+    def hold(self, rule, node: cst.CSTNode, fields: dict, function: FunctionInfo | None = None):
+        """A rule's candidate at `node` (`Rule.report`), made with what the walk knows there (the
+        conditions and eager blocks around it, the `.numpy()` calls before it) and added by
+        `release`: at once, or, for a rule that can decide only at the end of the function
+        whether to report what it saw in it (STG402: which calls can meet the object a
+        construction makes), then. None where nothing is recorded."""
         func = function if function is not None else self.function
         if func is None and not rule.always and not fields.get("_anchors"):
-            return  # module-level code is never staged, unless the finding names what it concerns
+            return None  # module-level code is never staged, unless the finding names what it concerns
         candidate = F.Candidate(rule.code, func.qualname if func else None, self.position(node), dict(fields))
         if func is not None and func is self.function and self.cond_stack:
             # under conditions on parameters of its own function (`if verbose:`): in no trace
@@ -1063,14 +1074,20 @@ class FileContext:
             # in a block a project predicate keeps out of every trace (the `else:` of `if
             # in_tf_function():`), decided in the project phase (`Project.in_eager_block`)
             candidate.fields["_eager_unless"] = unless
-        self.facts.candidates.append(candidate)
+        raising, concretizing = None, None
         if func is not None and not rule.always:
             raising, concretizing = self.after_trace_raising_call(func, candidate.span.line,
                                                                   node if rule.whole_loop else None)
-            if raising is not None:  # its step is added once the walk is over (`walk._after_raising`)
-                self.after_raising.append((candidate, func, raising))
-            if concretizing:  # its origin is read once the walk is over (`walk._after_concretizing`)
-                self.after_concretizing.append((candidate, func, concretizing))
+        return candidate, func, raising, concretizing
+
+    def release(self, held) -> None:
+        """Adds a candidate `hold` made."""
+        candidate, func, raising, concretizing = held
+        self.facts.candidates.append(candidate)
+        if raising is not None:  # its step is added once the walk is over (`walk._after_raising`)
+            self.after_raising.append((candidate, func, raising))
+        if concretizing:  # its origin is read once the walk is over (`walk._after_concretizing`)
+            self.after_concretizing.append((candidate, func, concretizing))
 
     def raising_calls(self, statement) -> tuple:
         """`_raising_calls_in` of a simple statement, searched once per file (`_raising_calls`)."""

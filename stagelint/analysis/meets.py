@@ -19,21 +19,16 @@ _DEFERRED = (cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.GeneratorExp)
 _LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
-def stored_on(func_node: cst.CSTNode, node: cst.CSTNode):
+def stored_on(ctx, node: cst.Call):
     """Where the function's body stores what `node` makes: ("local", name) for `x = node`,
     ("attribute", owner) for `owner.attr = node` (`owner` a plain name), None when it is used
-    otherwise (passed on, put in a list, returned: where it goes is not followed)."""
-    stack = [func_node.body]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Assign) and n.value is node and len(n.targets) == 1:
-            target = n.targets[0].target
-            if isinstance(target, cst.Name):
-                return ("local", target.value)
-            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
-                return ("attribute", target.value.value)
-            return None
-        stack.extend(c for c in n.children if isinstance(c, cst.CSTNode))
+    otherwise (passed on, put in a list, returned: where it goes is not followed). Read from the
+    assignments the walk records (`FileContext.assigned_calls`), not from the body again."""
+    target = ctx.assigned_calls.get(id(node))
+    if isinstance(target, cst.Name):
+        return ("local", target.value)
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+        return ("attribute", target.value.value)
     return None
 
 
@@ -46,18 +41,18 @@ def _gives_owner(call: cst.Call, owner: str) -> bool:
     return any(isinstance(a.value, cst.Name) and a.value.value == owner for a in call.args)
 
 
-def containers(func_node: cst.CSTNode) -> tuple[list, list]:
-    """(the deferred nodes, the loops and comprehensions) of the function's body, for `can_meet`."""
-    deferred, loops = [], []
-    stack = [func_node.body]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, _DEFERRED):
-            deferred.append(n)
-        if isinstance(n, _LOOPS):
-            loops.append(n)
-        stack.extend(c for c in n.children if isinstance(c, cst.CSTNode))
-    return deferred, loops
+def in_body(ctx, func, recorded: list) -> list:
+    """The nodes of `recorded` (a function's `FunctionInfo.calls` or `.inner`, in the order the
+    walk visited them) inside its body: not its parameters' defaults."""
+    body = func.node.body
+    return [n for n in recorded if ctx.inside(n, body)]
+
+
+def containers(ctx, func) -> tuple[list, list]:
+    """(the deferred nodes, the loops and comprehensions) of the function's body (`func` a
+    `FunctionInfo` the walk has gone through), for `can_meet`."""
+    inner = in_body(ctx, func, func.inner)
+    return [n for n in inner if isinstance(n, _DEFERRED)], [n for n in inner if isinstance(n, _LOOPS)]
 
 
 def can_meet(ctx, held: tuple[list, list], call: cst.Call, node: cst.CSTNode, stored=None) -> bool:

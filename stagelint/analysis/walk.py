@@ -713,10 +713,14 @@ class _Walker(cst.CSTVisitor):
         if t not in _RECORDED:
             pass  # most nodes (names, operators, whitespace): one set test, not the chain below
         elif t is cst.FunctionDef:
+            if ctx.functions:
+                ctx.functions[-1].inner.append(node)
             ctx._enter_function(node)
             record_param_classes(ctx, node)
             self._record_eager_tail(node)
         elif t is cst.ClassDef:
+            if ctx.functions:
+                ctx.functions[-1].inner.append(node)
             ctx._enter_class(node)
             record_class(ctx, node, ctx.classes[-1])
             if node.bases:  # `super().__init__(dynamic=True)`: Keras never traces it (`analysis.eagerswitch`)
@@ -758,6 +762,8 @@ class _Walker(cst.CSTVisitor):
                 kind = "global" if t is cst.Global else "nonlocal"
                 ctx.function.declared.update((n.name.value, kind) for n in node.names)
         elif t is cst.Lambda:
+            if ctx.functions:
+                ctx.functions[-1].inner.append(node)
             if id(node) in ctx._escaped_lambdas:
                 ctx.escaped_depth += 1
             if id(node) in ctx._dataset_lambdas:
@@ -772,7 +778,11 @@ class _Walker(cst.CSTVisitor):
             _mark_repeated(ctx, node)
             ctx.loop_depth += 1
             ctx.loops.append(node)
+            if ctx.functions:
+                ctx.functions[-1].inner.append(node)
         elif t is cst.Call:
+            if ctx.functions:
+                ctx.functions[-1].calls.append(node)
             for arg in node.args:
                 if arg.keyword is not None:
                     ctx._never_accessed.add(id(arg.keyword))
@@ -827,6 +837,8 @@ class _Walker(cst.CSTVisitor):
                     ctx.function.facts.first_return = ctx.raw_position(node)[0]
         elif t is cst.ListComp or t is cst.SetComp or t is cst.GeneratorExp or t is cst.DictComp:
             _mark_repeated(ctx, node)
+            if ctx.functions:
+                ctx.functions[-1].inner.append(node)
             # Registered on entering the comprehension, before its element (`f(x, k)` in
             # `[f(x, k) for k in range(3)]`) is visited: a rule asking about `k` there must not
             # get (and memoise) an answer made before the `for` clause is known.

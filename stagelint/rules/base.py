@@ -111,11 +111,18 @@ class Rule:
     def report(self, node: cst.CSTNode, *, function=None, **fields) -> None:
         """Record a candidate at `node`, in the current function (or `function`, for rules
         that decide in `finish`). Fields fill the message template."""
+        held = self.hold(node, function=function, **fields)
+        if held is not None:
+            self.ctx.release(held)
+
+    def hold(self, node: cst.CSTNode, *, function=None, **fields):
+        """`report`, made now but added only when handed to `self.ctx.release` (`FileContext.hold`):
+        for a rule that decides at the end of the function whether to report what it saw here."""
         if self.fixable:
             fix = self._make_fix(node, fields)
             if fix is not None:
                 fields["_fix"] = fix
-        self.ctx.report(self, node, fields, function=function)
+        return self.ctx.hold(self, node, fields, function=function)
 
     def fix(self, node: cst.CSTNode, fields: dict):
         """The safe rewrite for a finding at `node`, for rules with `fixable = True`: a list of

@@ -25,7 +25,7 @@ from stagelint.frameworks import (
 from stagelint.rules.base import Rule
 from stagelint.analysis.guards import after_early_return_guard
 from stagelint.analysis.literals import constant_text
-from stagelint.analysis.meets import can_meet, containers, stored_on
+from stagelint.analysis.meets import can_meet, containers, in_body, stored_on
 from stagelint.analysis.recursion import decreasing_measure
 
 
@@ -542,10 +542,9 @@ class VariableCreation(Rule):
         self.lifting_scopes: list[int] = []
         #: constructions applied at once (`Dense(3)(x)`: the inner call's id)
         self.applied: set[int] = set()
-        #: function id -> the calls that may build a Keras object it makes, True for any (`_may_build`)
-        self.building: dict[int, list | bool] = {}
-        #: function id -> its deferred nodes and loops (`analysis.meets.containers`)
-        self.containers: dict[int, tuple] = {}
+        #: def node id -> [(construction, what to do unless it is built elsewhere)]: Keras objects a
+        #: staged function makes, decided at its end (`_built_elsewhere`), when all its calls are known
+        self.pending: dict[int, list] = {}
 
     def visit_With(self, node: cst.With) -> None:
         line = self.ctx.position(node).line
@@ -575,9 +574,10 @@ class VariableCreation(Rule):
         if isinstance(node.func, cst.Call):
             self.applied.add(id(node.func))
             return  # `Dense(3)(x)`: the construction inside is the one to report
-        if any(fw.creates_variables(q) for q in names) and self._built_elsewhere(node, names):
-            return  # `critic = [Sequential([Conv2D(...)])]` in a builder that calls none of them
         if any(fw.creates_variables(q) for q in names):
+            # `critic = [Sequential([Conv2D(...)])]` in a builder that calls none of them: known at
+            # the function's end (`leave_FunctionDef`), what this line does waits until then
+            later = self._maybe_built_elsewhere(node, names)
             keywords, positional = _arguments(ctx, node, names)
             keywords = keywords if not positional else None  # (a positional argument: unknown)
             if any(fw.creates_no_variables(q, keywords) for q in names):
@@ -587,9 +587,19 @@ class VariableCreation(Rule):
             if names & GET_OR_CREATE_VARIABLES and set(ctx.function.facts.decorators) & GET_OR_CREATE_DECORATORS:
                 return  # `get_variable` under `track_tf1_style_variables`: the first call's variable again
             if node.args and any(q.rsplit(".", 1)[-1] in KERAS_WEIGHTLESS_WRAPPERS and fw.owns(q) for q in names):
-                self.wrappers.append((node, ctx.function, node.args[0].value))
+                wrapper = (node, ctx.function, node.args[0].value)
+                if later:
+                    self.pending.setdefault(id(ctx.function.node), []).append((node, wrapper, None))
+                else:
+                    self.wrappers.append(wrapper)
                 return
-            self.report(node, what=f"{short_code(node.func)}(...)", _because=self._creation_facts(node, names))
+            fields = {"what": f"{short_code(node.func)}(...)", "_because": self._creation_facts(node, names)}
+            if later:
+                held = self.hold(node, **fields)
+                if held is not None:
+                    self.pending.setdefault(id(ctx.function.node), []).append((node, None, held))
+            else:
+                self.report(node, **fields)
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in fw.variable_creating_methods:
             self.report(node, what=f"{short_code(node.func)}(...)", _because=self._creation_facts(node, names))
 
@@ -601,31 +611,47 @@ class VariableCreation(Rule):
         positional = sum(1 for a in node.args if a.keyword is None and not a.star)
         return any(builds_at_construction(q, keywords, positional) for q in names)
 
-    def _built_elsewhere(self, node: cst.Call, names: set[str]) -> bool:
+    def _maybe_built_elsewhere(self, node: cst.Call, names: set[str]) -> bool:
         """`node` constructs a Keras layer or model class (`frameworks.tensorflow`'s
         `KERAS_BUILDING_INPUTS` note: its weights are made when it is built, not here), not
         applied at once, in a function staged itself (`@tf.function`: what it returns or stores
-        leaves the trace) that builds nothing it makes (`_may_build`): the variables are made
-        where the object is first called, not in this trace."""
+        leaves the trace): whether the function builds what it makes is `_built_elsewhere`'s
+        question, asked at its end."""
         if id(node) in self.applied or not names or not all(
                 TENSORFLOW.is_layer_class_name(q) for q in names):
             return False
         keywords, positional = _arguments(self.ctx, node, names)
         if any(layer_state_at_construction(q, keywords, positional) for q in names):
             return False  # `Dropout(0.5)`, `LSTM(8)`: Keras 3 makes a seed-generator variable here
-        func = self.ctx.function
-        if not set(func.facts.decorators) & self.ctx.framework.staging_decorators:
-            return False  # a helper: its traced caller may call what it returns or stores
-        if id(func) not in self.building:
-            self.building[id(func)] = self._may_build(func)
-        building = self.building[id(func)]
+        # (a helper is not: its traced caller may call what it returns or stores)
+        return bool(set(self.ctx.function.facts.decorators) & self.ctx.framework.staging_decorators)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        """The constructions `_maybe_built_elsewhere` kept: reported (or, for a wrapper, judged at
+        the end) unless the function builds nothing they make (`_built_elsewhere`)."""
+        pending = self.pending.pop(id(node), None)
+        if not pending:
+            return
+        func = self.ctx.function_infos[id(node)]
+        building = self._may_build(func)
+        held = containers(self.ctx, func) if building is not True else None
+        for made, wrapper, report in pending:
+            if self._built_elsewhere(building, held, made):
+                continue
+            if wrapper is not None:
+                self.wrappers.append(wrapper)
+            else:
+                self.ctx.release(report)
+
+    def _built_elsewhere(self, building, held, node: cst.Call) -> bool:
+        """The function builds nothing the construction `node` makes (`_may_build`): its variables
+        are made where the object is first called, not in this trace."""
         if building is True:
             return False
         # only a call that can meet the object this line makes builds it: one done before the
         # construction, in the same run, cannot (`analysis.meets`), so another line's call there
         # (a project class's constructor, `Encoder(self.units)`) decides nothing about this one
-        stored = stored_on(func.node, node)
-        held = self.containers.setdefault(id(func), containers(func.node))
+        stored = stored_on(self.ctx, node)
         return not any(can_meet(self.ctx, held, call, node, stored) for call in building)
 
     def _may_build(self, func):
@@ -638,15 +664,9 @@ class VariableCreation(Rule):
         `frameworks.layer_state_at_construction`). Which of them can meet a given construction's
         object is `_built_elsewhere`'s question."""
         ctx = self.ctx
-        calls = []
-        stack = [func.node.body]
-        while stack:
-            n = stack.pop()
-            if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                return True  # (a nested function's calls are not followed)
-            if isinstance(n, cst.Call):
-                calls.append(n)
-            stack.extend(c for c in n.children if isinstance(c, cst.CSTNode))
+        if any(isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) for n in in_body(ctx, func, func.inner)):
+            return True  # (a nested function's calls are not followed)
+        calls = in_body(ctx, func, func.calls)  # (recorded by the walk: code that never runs holds none)
         # a layer given its input shape builds only inside a model that is made (`Sequential`):
         # a Keras 3 layer constructor alone creates no variable (`KERAS3_LAYERS_STATE_AT_CONSTRUCTION`)
         makes_model = any(is_keras_model_class(q) for n in calls for q in ctx.qualified_names(n.func))

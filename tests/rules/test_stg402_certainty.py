@@ -346,3 +346,68 @@ def test_a_dropout_of_rate_0_creates_no_variable_in_any_spelling():
             some = tf.keras.layers.Dropout(0.3)  # STG402
             return none(x, training=True) + some(x, training=True)
     """)
+
+
+def test_a_call_in_code_that_never_runs_builds_nothing():
+    """Which calls may build what a Function makes is read from the calls the one walk visits
+    (`FunctionInfo.calls` and `.inner`, `analysis.meets`), and the walk never enters code Python
+    never runs (`walk.never_runs`, a block's tail after `return`): a `head(x)` after the `return`,
+    or a def under `if False:`, builds nothing, so the `Dense` it would have built stays unbuilt
+    (silent). Twins: the same call, or the same def, where it runs: reported."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        @tf.function
+        def after_return(x):
+            head = tf.keras.layers.Dense(3)
+            return x
+            head(x)
+
+        @tf.function
+        def dead_def(x):
+            head = tf.keras.layers.Dense(3)
+            if False:
+                def helper():
+                    return head(x)
+            return x
+
+        @tf.function
+        def called(x):
+            head = tf.keras.layers.Dense(3)  # STG402
+            head(x)
+            return x
+
+        @tf.function
+        def live_def(x):
+            head = tf.keras.layers.Dense(3)  # STG402
+            if x is not None:
+                def helper():
+                    return head(x)
+            return x
+    """)
+
+
+def test_a_construction_decided_at_the_function_s_end_keeps_what_the_walk_knew_at_it():
+    """STG402 decides a Keras layer made in a staged function at the function's end, once every
+    call in it is known (`Rule.hold`, `FileContext.release`); the candidate is made where the walk
+    is at the construction, so it carries the conditions on parameters it runs under (`_when`)
+    exactly as a candidate reported at once there (the `tf.Variable` beside it), not the function
+    end's (none)."""
+    from stagelint.config import Settings
+    from stagelint.pipeline.perfile import analyze_source
+
+    source = b"""
+import tensorflow as tf
+
+@tf.function
+def f(x, build=False):
+    if build:
+        head = tf.keras.layers.Dense(3)
+        v = tf.Variable(1.0)
+        return head(x) * v
+    return x
+"""
+    facts = analyze_source("m.py", source, Settings())
+    made = {c.span.line: c.fields.get("_when") for c in facts.candidates if c.code == "STG402"}
+    assert set(made) == {7, 8}
+    assert made[7] == made[8] and made[7]
