@@ -471,11 +471,14 @@ class FunctionInfo:
     #: the expressions its own `return` statements return (for its summary, `analysis.values`)
     returns: list = field(default_factory=list)
     #: the calls the walk visits while this function is the one walked (its body, its parameters'
-    #: defaults; a nested def's are the nested def's), and the loops, comprehensions, generator
-    #: expressions, lambdas, nested defs and classes it visits in it: `analysis.meets` reads them
-    #: at the function's end instead of walking its body again
+    #: defaults, lambdas and class bodies in it; a nested def's are the nested def's), in the
+    #: order it visits them; the loops, comprehensions, generator expressions, lambdas, nested
+    #: defs and classes; the assignments (`=`, `+=`, annotated) and `del` statements: read once
+    #: the walk has gone through the function (`analysis.meets`, `analysis.flatten_loops`)
+    #: instead of walking its body again
     calls: list = field(default_factory=list)
     inner: list = field(default_factory=list)
+    stores: list = field(default_factory=list)
 
     @property
     def qualname(self) -> str:

@@ -21,39 +21,56 @@ from __future__ import annotations
 
 import libcst as cst
 
+from stagelint.analysis.trivia import inner_nodes
+
 #: Methods that change the container they are called on.
 _MUTATING = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "pop", "clear", "__setitem__"})
 #: `not hasattr(v, "shape")`: an array goes to the children, a Python value to the aux data.
 _ARRAY_ATTRIBUTES = frozenset({"shape", "dtype", "ndim"})
 
 
-def _walk(node, visit) -> None:
-    """Every node under `node` (not in defs, lambdas or classes nested in it), with its ancestors."""
-    stack = [(node, ())]
-    while stack:
-        n, up = stack.pop()
-        for child in n.children:
-            if isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                continue
-            visit(child, up + (n,))
-            stack.append((child, up + (n,)))
+def _own(ctx, fn, recorded: list) -> list:
+    """The nodes of `recorded` (a list of the def's `FunctionInfo`, which the walk filled as it
+    went through it) in the def's body itself: not in its parameters' defaults, nor in a def, a
+    lambda or a class nested in it (their code runs when they are called)."""
+    info = ctx.function_infos.get(id(fn))
+    body = fn.body
+    nested = [n for n in info.inner if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))]
+    return [n for n in recorded if ctx.inside(n, body) and not any(ctx.inside(n, d) for d in nested)]
 
 
-def changed_locals(fn) -> set[str]:
+def _recorded(ctx, fn):
+    """(the stores, the calls) of a def's own body (`_own`); None for a lambda, or a def the walk
+    has not gone through (never entered: code that never runs)."""
+    info = ctx.function_infos.get(id(fn)) if not isinstance(fn, cst.Lambda) else None
+    if info is None:
+        return None
+    return _own(ctx, fn, info.stores), _own(ctx, fn, info.calls)
+
+
+def _mutated(call: cst.Call) -> str | None:
+    """The name whose container `call` changes (`leaves.append(v)`: "leaves"), if any."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in _MUTATING:
+        return func.value.value
+    return None
+
+
+def _item_targets(store) -> list:
+    """The targets of an assignment or `del` that store into an item of a name (`aux[k] = v`)."""
+    targets = [t.target for t in store.targets] if isinstance(store, cst.Assign) else [store.target]
+    return [t for t in targets if isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name)]
+
+
+def changed_locals(ctx, fn) -> set[str]:
     """Names a def changes in place: a store into an item (`aux[k] = v`, `del aux[k]`) or a
     mutating method (`leaves.append(v)`)."""
-    out: set[str] = set()
-
-    def visit(n, _up):
-        if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del)):
-            targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
-            out.update(t.value.value for t in targets if isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name))
-        elif isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and isinstance(n.func.value, cst.Name) \
-                and n.func.attr.value in _MUTATING:
-            out.add(n.func.value.value)
-
-    if not isinstance(fn, cst.Lambda):
-        _walk(fn.body, visit)
+    recorded = _recorded(ctx, fn)
+    if recorded is None:
+        return set()
+    stores, calls = recorded
+    out = {t.value.value for n in stores for t in _item_targets(n)}
+    out.update(name for n in calls if (name := _mutated(n)) is not None)
     return out
 
 
@@ -136,41 +153,43 @@ def filtered_aux(ctx, fn, obj: str, aux: str, class_node: cst.ClassDef | None) -
     and takes the class's list as what is static (a miss there is silence, never a false finding)."""
     if ctx is None or class_node is None or isinstance(fn, cst.Lambda):
         return None
+    recorded = _recorded(ctx, fn)
+    if recorded is None:
+        return None
+    stores, calls = recorded
+    if any(_mutated(n) == aux for n in calls):
+        return None  # `aux.update(...)`: not followed
     found: set[str] = set()
-    failed = []
-
-    def visit(n, up):
-        if failed:
-            return
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and isinstance(n.func.value, cst.Name) \
-                and n.func.value.value == aux and n.func.attr.value in _MUTATING:
-            failed.append(n)  # `aux.update(...)`: not followed
-            return
-        if not isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del)):
-            return
-        targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
-        for t in targets:
-            if not (isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == aux):
+    for n in stores:
+        for t in _item_targets(n):
+            if t.value.value != aux:
                 continue
             index = t.slice[0].slice.value if len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index) else None
             if isinstance(index, cst.SimpleString) and isinstance(n, cst.Assign):
                 continue
-            names = _loop_store(ctx, fn, obj, n, index, up, class_node)
+            names = _loop_store(ctx, fn, obj, n, index, class_node)
             if names is None:
-                failed.append(n)
-                return
+                return None
             found.update(names)
-
-    _walk(fn.body, visit)
-    return None if failed or not found else found
+    return found or None
 
 
-def _loop_store(ctx, fn, obj, store, index, up, class_node):
-    """For `aux[k] = v` (`store`, its ancestors `up`): the filter of the `if` it sits in, inside
-    a loop over `vars(obj).items()` binding `k, v`; None for any other place."""
+def _path(ctx, top: cst.CSTNode, node: cst.CSTNode) -> list:
+    """The nodes from `top` down to `node`, both included, found by position (a parent lookup, not
+    a walk: one child per level)."""
+    path = [top]
+    while path[-1] is not node:
+        path.append(next(c for c in inner_nodes(path[-1]) if ctx.inside(node, c)))
+    return path
+
+
+def _loop_store(ctx, fn, obj, store, index, class_node):
+    """For `aux[k] = v` (`store`): the filter of the `if` it sits in, inside a loop over
+    `vars(obj).items()` binding `k, v`; None for any other place."""
     if not isinstance(store, cst.Assign) or not isinstance(index, cst.Name) or not isinstance(store.value, cst.Name):
         return None
-    loops = [a for a in up if isinstance(a, cst.For)]
+    loops = [n for n in _own(ctx, fn, ctx.function_infos[id(fn)].inner)
+             if isinstance(n, cst.For) and ctx.inside(store, n)]
     if len(loops) != 1:
         return None
     loop = loops[0]
@@ -182,7 +201,7 @@ def _loop_store(ctx, fn, obj, store, index, up, class_node):
     key, value = (el.value.value for el in target.elements)
     if index.value != key or store.value.value != value:
         return None
-    inside = up[up.index(loop) + 1:] + (store,)
+    inside = _path(ctx, loop, store)[1:]
     ifs = [(a, inside[i + 1]) for i, a in enumerate(inside[:-1]) if isinstance(a, cst.If)]
     if len(ifs) != 1 or ifs[0][1] is not ifs[0][0].body:
         return None  # (in an `else:`, or under several tests)

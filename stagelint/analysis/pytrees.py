@@ -122,23 +122,14 @@ def _strings(expr: cst.BaseExpression | None) -> list[str] | None:
     return None
 
 
-def _returns(fn) -> list[cst.BaseExpression | None]:
-    """The return values of a def (not of defs or lambdas nested in it), or a lambda's body."""
+def _returns(ctx, fn) -> list[cst.BaseExpression | None]:
+    """The return values of a def (not of defs or lambdas nested in it), as the walk recorded them
+    (`FunctionInfo.returns`: a def it has not gone through, or never enters, returns nothing
+    known), or a lambda's body."""
     if isinstance(fn, cst.Lambda):
         return [fn.body]
-    out = []
-
-    def walk(n):
-        for child in n.children:
-            if isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                continue
-            if isinstance(child, cst.Return):
-                out.append(child.value)
-            walk(child)
-
-    walk(fn.body)
-    walk = None  # the closure refers to itself: a cycle holding `out`'s nodes until a collection
-    return out
+    info = ctx.function_infos.get(id(fn))
+    return list(info.returns) if info is not None else []
 
 
 def _locals(fn) -> dict[str, cst.BaseExpression | None]:
@@ -198,18 +189,18 @@ def _reads(expr, obj: str, local: dict, depth: int = 0) -> set[str] | None:
     return out
 
 
-def _flatten_parts(fn, obj: str, ctx=None, class_node: cst.ClassDef | None = None) \
+def _flatten_parts(fn, obj: str, ctx, class_node: cst.ClassDef | None = None) \
         -> tuple[set[str], set[str]] | None:
     """(children, aux) attributes of `obj` a flatten function returns as `(children, aux)`, or
     None when a return is not such a pair the code spells out. A local the flatten changes in
     place (`aux[k] = v`, `leaves.append(v)`) is not the value it was bound to: read only as an aux
     dict filled by a loop over the object's attributes (`flatten_loops.filtered_aux`), whose
     children are the attributes it leaves out."""
-    changed = changed_locals(fn)
+    changed = changed_locals(ctx, fn)
     local = {**_locals(fn), **dict.fromkeys(changed)}
     children: set[str] = set()
     aux: set[str] = set()
-    returns = _returns(fn)
+    returns = _returns(ctx, fn)
     if not returns:
         return None
     for value in returns:
@@ -246,7 +237,7 @@ def _derived(ctx, node: cst.ClassDef) -> dict[str, list[str]]:
                 ctx.qualified_names(d.decorator) & _PROPERTIES for d in st.decorators):
             continue
         obj = _first_param(st)
-        returns = _returns(st)
+        returns = _returns(ctx, st)
         if obj is None or not returns or any(r is None for r in returns):
             continue
         local = _locals(st)
@@ -365,7 +356,7 @@ def _python_int_methods(ctx, node: cst.ClassDef, qualname: str) -> dict[str, lis
                 or isinstance(st.params.star_arg, cst.Param) or st.params.kwonly_params or st.params.posonly_params:
             continue
         obj = st.params.params[0].name.value
-        returns = _returns(st)
+        returns = _returns(ctx, st)
         pairs: list = []
         for r in returns:
             if _python_int(ctx, r):
@@ -390,12 +381,18 @@ def _python_name(ctx, expr) -> bool:
     return bool(names) and all(q.startswith(_PYTHON_COMPUTING) for q in names)
 
 
+def note_class(ctx, node: cst.ClassDef, cf) -> None:
+    """A class statement the walk enters, for the registration calls after it (`record_registration`)."""
+    if JAX.name not in getattr(ctx, "absent", ()):
+        ctx.memo.setdefault("class_nodes", {})[cf.qualname] = node
+
+
 def record_class(ctx, node: cst.ClassDef, cf) -> None:
     """What the class statement shows of its pytree registration: its decorators, its annotated
-    fields, its `tree_flatten`, its Python-computed properties (kept in `cf`, a `ClassFacts`)."""
+    fields, its `tree_flatten`, its Python-computed properties (kept in `cf`, a `ClassFacts`).
+    Asked as the walk leaves the class, its methods walked (`_returns`, `flatten_loops`)."""
     if JAX.name in getattr(ctx, "absent", ()):
         return  # a file JAX cannot reach registers no pytree
-    ctx.memo.setdefault("class_nodes", {})[cf.qualname] = node
     fields = _declared_fields(ctx, node)
     cf.pytree_static = sorted(n for n, k in fields.items() if k == "static")
     cf.pytree_children = sorted(n for n, k in fields.items() if k == "child")
@@ -468,7 +465,7 @@ def _unflatten_static(ctx, fn) -> set[str]:
     if not isinstance(fn, cst.FunctionDef) or len(fn.params.params) < 2:
         return set()
     aux = fn.params.params[-2].name.value  # JAX calls `unflatten(aux_data, children)` (after `cls`)
-    returned = {r.value for r in _returns(fn) if isinstance(r, cst.Name)}
+    returned = {r.value for r in _returns(ctx, fn) if isinstance(r, cst.Name)}
     static: set[str] = set()
     seen: set[str] = set()
     for st in _statements(fn.body):

@@ -51,7 +51,7 @@ from stagelint.analysis.literals import (constant_name, constant_truth, is_liter
                                          literal_truth, module_constant_truth, off_literal,
                                          spelled_otherwise)
 from stagelint.analysis.rebinding import superseded_classes
-from stagelint.analysis.pytrees import record_class, record_param_classes, record_registration
+from stagelint.analysis.pytrees import note_class, record_class, record_param_classes, record_registration
 from stagelint.analysis.varying_shapes import shape_variation
 from stagelint.analysis.datasets import dataset_call, element_components
 from stagelint.analysis.fastmeta import Metadata, fast_traversal, walk
@@ -722,7 +722,7 @@ class _Walker(cst.CSTVisitor):
             if ctx.functions:
                 ctx.functions[-1].inner.append(node)
             ctx._enter_class(node)
-            record_class(ctx, node, ctx.classes[-1])
+            note_class(ctx, node, ctx.classes[-1])
             if node.bases:  # `super().__init__(dynamic=True)`: Keras never traces it (`analysis.eagerswitch`)
                 ctx.classes[-1].dynamic_line, ctx.classes[-1].dynamic_default = keras_dynamic(ctx, node)
         elif t is cst.If:
@@ -799,6 +799,8 @@ class _Walker(cst.CSTVisitor):
             if type(node.value) is cst.Call:
                 ctx.statement_calls.add(id(node.value))
         elif t is cst.Assign:
+            if ctx.functions:
+                ctx.functions[-1].stores.append(node)
             if type(node.value) is cst.Call and len(node.targets) == 1:
                 ctx.assigned_calls[id(node.value)] = node.targets[0].target
             for tgt in node.targets:
@@ -807,6 +809,8 @@ class _Walker(cst.CSTVisitor):
                 self._record_attr_write(node, tgt.target, node.value)
                 self._record_wrapper_binding(tgt.target, node.value)
         elif t is cst.AnnAssign:
+            if ctx.functions:
+                ctx.functions[-1].stores.append(node)
             if not ctx.functions and ctx.classes and isinstance(node.target, cst.Name):
                 declared_kind(ctx, node)  # `x: int = nnx.static()` in an NNX class body
             if node.value is not None:
@@ -815,6 +819,8 @@ class _Walker(cst.CSTVisitor):
                 self._record_attr_write(node, node.target, node.value)
                 self._record_wrapper_binding(node.target, node.value)
         elif t is cst.AugAssign:
+            if ctx.functions:
+                ctx.functions[-1].stores.append(node)
             self._record_binding(node.target, node, rebinding=True)
             self._record_store(node, node.target, node.value)
             self._record_attr_write(node, node.target, node.value)
@@ -853,6 +859,8 @@ class _Walker(cst.CSTVisitor):
                         and ctx.qualified_names(item.item.func) & FILE_OPENERS:
                     self._record_binding(item.asname.name, item.item)  # `with open(p) as fh:`
         elif t is cst.Del:
+            if ctx.functions:
+                ctx.functions[-1].stores.append(node)
             self._record_store(node, node.target, None)
         elif t is cst.NamedExpr:
             self._record_binding(node.target, node.value)
@@ -920,6 +928,7 @@ class _Walker(cst.CSTVisitor):
                 info.facts.returns_function = self._returned_function(info.returns)
             ctx._leave_function()
         elif t is cst.ClassDef:
+            record_class(ctx, original_node, ctx.classes[-1])  # (its methods walked: `pytrees._returns`)
             ctx._leave_class()
         elif t is cst.Lambda:
             if id(original_node) in ctx._escaped_lambdas:

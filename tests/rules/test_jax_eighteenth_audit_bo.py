@@ -193,3 +193,47 @@ def test_numpy_of_stop_gradient_under_grad_alone_is_concrete():
         g = jax.grad(loss)(jnp.ones(3))
         v = jax.vmap(per_row)(jnp.ones((2, 3)))
     """)
+
+
+_NEVER_RUNS = """
+    import dataclasses
+    import jax
+
+    @jax.tree_util.register_pytree_node_class
+    @dataclasses.dataclass(frozen=True)
+    class Params:
+        dt: float = 0.1
+        mode: int = 0
+        _STATIC_FIELDS = ("mode",)
+
+        def tree_flatten(self):
+            aux, leaves = {}, []
+            for k, v in vars(self).items():
+                if k in self._STATIC_FIELDS:
+                    aux[k] = v
+                else:
+                    leaves.append(v)
+            UPDATE
+            return leaves, aux
+
+        @classmethod
+        def tree_unflatten(cls, aux, leaves):
+            return cls(*leaves, **aux)
+
+    @jax.jit
+    def step(x, params: Params):
+        return x * int(params.mode)MARK
+"""
+
+
+def test_a_flatten_loop_s_aux_dict_is_read_from_the_code_the_walk_goes_through():
+    """The flatten's stores, calls and returns are the ones the one walk recorded as it went
+    through the method (`FunctionInfo.stores`, `.calls`, `.returns`: `flatten_loops`,
+    `pytrees._returns`), read as the walk leaves the class; the walk never enters code Python
+    never runs (`walk.never_runs`): an `aux.update(...)` under `if False:` does not change the aux
+    dict, `mode` stays static (`int(params.mode)` silent). Twin: the same update where it runs
+    leaves the aux dict not followed, every field unknown (reported)."""
+    assert_marked(_NEVER_RUNS.replace("UPDATE", "if False:\n                aux.update(extra=1)")
+                  .replace("MARK", ""))
+    assert_marked(_NEVER_RUNS.replace("UPDATE", "if self.dt:\n                aux.update(extra=1)")
+                  .replace("MARK", "  # STG601"))
