@@ -390,8 +390,8 @@ class VariableCreation(Rule):
     nothing it makes): a layer makes its weights at its first call, not when constructed; a
     `Sequential` given an `Input`, or a layer given `input_shape=`, is built when constructed and is
     reported, as are optimizers and metrics, which make variables when constructed. Only a call
-    that can meet the object counts as building it: one done before the construction, in the same
-    run, cannot, unless it is handed the object's owner (`self.setup()` before `self.head =
+    that can meet the object counts as building it: one in code that never runs (after a `return`,
+    under `if False:`) cannot, nor can one done before the construction, in the same run, unless it is handed the object's owner (`self.setup()` before `self.head =
     Dense(...)`: a later trace's call meets an earlier trace's layer), so `self.encoder =
     Encoder(...)` of a class the analysis cannot see, followed by `self.head = Dense(...)`, leaves
     the `Dense` silent. Keras 3's `Dropout`, `SpatialDropout*`, `GaussianDropout` (by `rate`) and
