@@ -26,7 +26,8 @@ from libcst._nodes.internal import CodegenState
 from libcst.helpers import get_full_name_for_node
 
 from stagelint.analysis import facts as F
-from stagelint.analysis.trivia import LEAVING, holds_statement, inner_nodes
+from stagelint.analysis.fastmeta import walk
+from stagelint.analysis.trivia import LEAVING, TRIVIA, holds_statement, inner_nodes
 from stagelint.analysis.literals import bool_constant, is_literal, keyword_constant, literal_text
 from stagelint.frameworks import (
     EAGER_TESTS,
@@ -405,27 +406,27 @@ _CONDITIONAL_PARTS = (cst.IfExp, cst.BooleanOperation, cst.Lambda, cst.ListComp,
                       cst.GeneratorExp, cst.Yield, cst.Await)
 
 
-class _Finder(cst.CSTVisitor):
-    """Whether a node of the given kinds lies in a tree, not looking into nested defs or classes
-    (their `return`s leave their own bodies)."""
-
-    def __init__(self, kinds: tuple):
-        self.kinds, self.found = kinds, False
-
-    def on_visit(self, node) -> bool:
-        if self.found or isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            return False
-        if isinstance(node, self.kinds):
-            self.found = True
-        return not self.found
-
-
 def holds_kind(node: cst.CSTNode, kinds: tuple) -> bool:
-    """A node of `kinds` lies under `node` (`_Finder`); for statement kinds alone,
-    `trivia.holds_statement` says the same past the expressions."""
-    finder = _Finder(kinds)
-    node.visit(finder)
-    return finder.found
+    """A node of `kinds` lies under `node`, not looking into nested defs or classes (their
+    `return`s leave their own bodies); for statement kinds alone, `trivia.holds_statement` says
+    the same past the expressions. Walked past the trivia (`fastmeta.walk`), without libcst's
+    visitor machinery: the same nodes, a fraction of the cost."""
+    found = []
+
+    def on_visit(n) -> bool:
+        if found or isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+            return False
+        if isinstance(n, kinds):
+            found.append(n)
+            return False
+        return True
+
+    walk(node, on_visit, _left, TRIVIA)
+    return bool(found)
+
+
+def _left(node) -> None:
+    pass
 
 
 def evaluated_whole(node: cst.CSTNode) -> bool:
