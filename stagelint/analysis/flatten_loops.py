@@ -174,12 +174,15 @@ def filtered_aux(ctx, fn, obj: str, aux: str, class_node: cst.ClassDef | None) -
     return found or None
 
 
-def _path(ctx, top: cst.CSTNode, node: cst.CSTNode) -> list:
+def _path(ctx, top: cst.CSTNode, node: cst.CSTNode) -> list | None:
     """The nodes from `top` down to `node`, both included, found by position (a parent lookup, not
-    a walk: one child per level)."""
+    a walk: one child per level); None if no child holds it."""
     path = [top]
     while path[-1] is not node:
-        path.append(next(c for c in inner_nodes(path[-1]) if ctx.inside(node, c)))
+        child = next((c for c in inner_nodes(path[-1]) if ctx.inside(node, c)), None)
+        if child is None:
+            return None
+        path.append(child)
     return path
 
 
@@ -201,7 +204,10 @@ def _loop_store(ctx, fn, obj, store, index, class_node):
     key, value = (el.value.value for el in target.elements)
     if index.value != key or store.value.value != value:
         return None
-    inside = _path(ctx, loop, store)[1:]
+    path = _path(ctx, loop, store)
+    if path is None:
+        return None
+    inside = path[1:]
     ifs = [(a, inside[i + 1]) for i, a in enumerate(inside[:-1]) if isinstance(a, cst.If)]
     if len(ifs) != 1 or ifs[0][1] is not ifs[0][0].body:
         return None  # (in an `else:`, or under several tests)
