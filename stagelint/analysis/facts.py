@@ -55,6 +55,9 @@ class CallEdge:
     #: with, and no keyword (`tf.map_fn(fn, elems)` calls `fn(elem)`: 1;
     #: `frameworks.CALLS_ITS_FUNCTION_WITH`); -1 when not known.
     passes: int = -1
+    #: For a "ref": the framework API it is handed to calls it once per element of its input, in
+    #: that call (`jax.tree_util.tree_map(f, tree)`: `frameworks.PER_ELEMENT_CALLS`): its name; "" otherwise.
+    per_element: str = ""
     #: Under `if <flag>:` on a parameter of the caller whose default is False, None or 0
     #: (`if debug_mode:`): the parameter's name; the call is traced only when a traced call passes
     #: it (`analysis.flags`). "" otherwise.

@@ -21,6 +21,9 @@ each call would make a new static object or a new program, makes it once.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from stagelint.analysis import facts as F
 from stagelint.analysis.testing import is_test_module
 from stagelint.frameworks.tensorflow import (KERAS_RUNNING_METHODS, TF_FUNCTION_DECORATORS,
                                              TFF_SERIALIZING_DECORATORS)
@@ -145,7 +148,8 @@ def caller_in_loop(project, key, depth: int = _DEPTH) -> list | None:
         if key in seen or key in project.reached or serialized(project, key):
             return None
         seen.add(key)
-        sites = [(m, s) for m, s in project.call_sites.get(key, ()) if not is_test_module(m) and not s.concrete]
+        sites = [(m, s) for m, s in [*project.call_sites.get(key, ()), *mapped_calls(project, key)]
+                 if not is_test_module(m) and not s.concrete]
         for m, s in sites:
             if s.in_loop:
                 return [(m, s)]
@@ -159,6 +163,44 @@ def caller_in_loop(project, key, depth: int = _DEPTH) -> list | None:
         return None
 
     return up(tuple(key), depth, set())
+
+
+@dataclass(frozen=True)
+class MappedCall:
+    """A project function handed to a per-element map (`jax.tree_util.tree_map(f, tree)`,
+    `tf.nest.map_structure(f, s)`: `facts.CallEdge.per_element`), which calls it once per element
+    in that call, as a loop over the elements would: a call site in a loop, for `caller_in_loop`."""
+
+    span: F.Span
+    caller: str
+    api: str
+    concrete: bool = False
+    made_by: tuple = ()
+
+    @property
+    def loop(self) -> F.Span:
+        return self.span
+
+    @property
+    def in_loop(self) -> bool:
+        return True
+
+
+def mapped_calls(project, key) -> list:
+    """[(module, MappedCall)] for each place the project hands the function `key` to a
+    per-element map."""
+    index = project.__dict__.get("_mapped_calls")
+    if index is None:
+        index = {}
+        for m in project.modules.values():
+            for q, f in m.functions.items():
+                for edge in f.calls:
+                    if edge.kind == "ref" and edge.per_element:
+                        callee = project.resolve_call((m.module, q), edge.target, edge.span)
+                        if callee is not None:
+                            index.setdefault(callee, []).append((m.module, MappedCall(edge.span, q, edge.per_element)))
+        project.__dict__["_mapped_calls"] = index
+    return index.get(tuple(key), [])
 
 
 def _one_call(project, key):

@@ -83,6 +83,7 @@ from stagelint.frameworks import (
     MAPPING_TYPES,
     NOT_KERAS_COMPILES,
     PARTIAL_CALLS,
+    PER_ELEMENT_CALLS,
     SEQUENCE_TESTS,
     VARIABLE_LIST_ATTRIBUTES,
     builds_at_construction,
@@ -1205,7 +1206,7 @@ class _Walker(cst.CSTVisitor):
                     edge = F.CallEdge(ref, ctx.position(arg.value), kind="ref",
                                       guarded=once or ctx.guard_depth > 0, into=target,
                                       when=ctx.conditions_of(func) if ctx.cond_stack else [],
-                                      passes=_passes(names, i, arg))
+                                      passes=_passes(names, i, arg), per_element=_per_element(names, i, arg))
                     func.facts.calls.append(edge)
                     bound = ctx.assigned_calls.get(id(node)) if partial and i == 0 else None
                     if isinstance(bound, cst.Name):
@@ -1889,6 +1890,18 @@ def analyze_module(module: cst.Module, ctx: FileContext, rule_classes, metadata=
         else:
             module.visit(walker)
     return ctx.facts
+
+
+def _per_element(names, i: int, arg: cst.Arg) -> str:
+    """The framework call named `names` that calls the function handed to it as its `i`-th
+    argument `arg` once per element of its input (`frameworks.PER_ELEMENT_CALLS`), or ""."""
+    for name in sorted(names):
+        place = PER_ELEMENT_CALLS.get(name)
+        if place is not None:
+            given = arg.keyword.value if arg.keyword is not None else None
+            if (given is None and i == place[0] and not arg.star) or given == place[1]:
+                return name
+    return ""
 
 
 def _passes(names, i: int, arg: cst.Arg) -> int:

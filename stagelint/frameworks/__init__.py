@@ -48,6 +48,10 @@ JAX_RECORDED_CALL_PREFIXES = (*(f"{root}." for root in JAX.roots), OPTAX_PREFIX)
 NNX_TRANSFORMS = frozenset(api for api in (*JAX_JIT, *JAX_TRACE, *JAX_GRAD, *JAX_FUNCTION_ARGUMENTS)
                            if api.startswith(NNX_PREFIX))
 
+#: APIs that call the function they take once per element of their input, in the call itself
+#: (a pytree map): qualified name -> (position, keyword) of that function.
+PER_ELEMENT_CALLS = {**JAX_PER_ELEMENT_CALLS, **TF_PER_ELEMENT_CALLS}
+
 #: How each staging API's trace cache treats the function when the wrapper is made again, by
 #: qualified name (each module's entry cites what was observed):
 #:   "per wrap"            each wrapper keeps its own traces: every new wrapper traces again;

@@ -408,6 +408,11 @@ JAX_TREE_MAPS = frozenset({
     "jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map", "jax.tree_util.tree_map_with_path",
     "jax.tree.map_with_path",
 })
+#: APIs that call the function they take once per element of their input, in the call itself, as
+#: plain Python (under a trace too): the pytree maps call it once per leaf, at this argument place
+#: (position, keyword). So what that function makes anew (a `jax.jit` of a lambda) is made once per
+#: leaf, as in a loop over the leaves (JAX 0.10.2, tests/runtime/test_per_element_call_facts.py).
+JAX_PER_ELEMENT_CALLS = {api: (0, "f") for api in JAX_TREE_MAPS}
 
 #: NumPy functions that call the same-named method of their first argument when it is not a
 #: NumPy array (numpy's `_wrapreduction` / `_wrapfunc`): given a JAX tracer first, they run JAX's

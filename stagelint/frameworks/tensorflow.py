@@ -916,6 +916,12 @@ CALLS_ITS_FUNCTION_WITH = {
     "tensorflow.map_fn": (0, "fn", 1), "tensorflow.compat.v1.map_fn": (0, "fn", 1),
     "tensorflow.vectorized_map": (0, "fn", 1),
 }
+#: APIs that call the function they take once per element of their input, in the call itself, as
+#: plain Python: `tf.nest.map_structure(func, s)` calls `func` once per element of `s` (eagerly and
+#: while tracing alike), so a `tf.function` its `func` makes anew is made, and traced, once per
+#: element (TF 2.21, tests/runtime/test_per_element_call_facts.py). (position, keyword) of the
+#: function. `tf.map_fn` is not one: under a trace it traces its `fn` once.
+TF_PER_ELEMENT_CALLS = {"tensorflow.nest.map_structure": (0, "func")}
 #: Multi-output ops (`MULTI_OUTPUT_OPS`) whose result holds a Python list of tensors, not a
 #: tensor, at these places: `tf.clip_by_global_norm(ts, n)` returns (a Python list of the
 #: clipped tensors, the global norm), so `clipped, norm = tf.clip_by_global_norm(...)` binds

@@ -59,7 +59,7 @@ from stagelint.analysis.functions import (
     returns_new_function,
 )
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_steps
-from stagelint.analysis.repetition import caller_in_loop, serialized
+from stagelint.analysis.repetition import MappedCall, caller_in_loop, serialized
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.trace_key import decided_beside
 from stagelint.analysis.varying_shapes import new_length_each_iteration, new_shape_each_iteration
@@ -1691,8 +1691,13 @@ class FunctionRecreated(Rule):
                 caller = project.display((mod, site.caller), mod) if site.caller else f"module `{mod}`"
                 where = f"{project.modules[mod].path}:{site.span.line}"
                 loop = " in a loop" if site.in_loop else ""
-                steps.append(fact(f"`{caller}` calls `{callee}`{loop} ({where})" if site.caller else
-                                  f"{caller} calls `{callee}`{loop} ({where})", candidate.span))
+                if isinstance(site, MappedCall):
+                    api = site.api.rsplit(".", 1)[-1]
+                    steps.append(fact(f"`{caller}` hands `{callee}` to `{api}`, which calls it once per element of "
+                                      f"its input ({where})", candidate.span))
+                else:
+                    steps.append(fact(f"`{caller}` calls `{callee}`{loop} ({where})" if site.caller else
+                                      f"{caller} calls `{callee}`{loop} ({where})", candidate.span))
                 callee = caller
             return with_steps(True, candidate, *steps)
         if candidate.fields.get("_reused"):

@@ -219,3 +219,53 @@ def test_a_jit_made_of_nothing_the_iteration_binds_is_reported():
                 w = w - jax.jit(lambda v: (v * x).sum())(w)  # STG502
             return w
     """)
+
+
+def test_a_jit_of_a_new_lambda_in_a_function_a_tree_map_calls_runs_once_per_leaf():
+    """jax-ml/jax's `process_allgather` (fixed in 752c3ff: "Lift `lambda x: x` to the top level so
+    that we don't recompile on every invocation"): `jax.tree_map(_pjit, in_tree)` calls `_pjit` once
+    per leaf, in the call, as plain Python (`frameworks.PER_ELEMENT_CALLS`, JAX 0.10.2:
+    tests/runtime/test_per_element_call_facts.py), so the jit of a new lambda there, and in the
+    helper `_pjit` calls, traces and compiles once per leaf: the default tier, as in a loop over
+    the leaves."""
+    assert_tiers("""
+        import jax
+
+        def _gather(inp):
+            return jax.jit(lambda x: x)(inp)  # STG502
+
+        def process_allgather(in_tree):
+            def _pjit(inp):
+                out = jax.jit(lambda x: x * 2)(inp)  # STG502
+                return _gather(out)
+            return jax.tree_util.tree_map(_pjit, in_tree)
+
+        def gather_all(in_tree):
+            return jax.tree.map(f=_gather, tree=in_tree)
+    """)
+
+
+def test_a_jit_of_a_new_lambda_in_a_function_called_once_or_handed_to_another_api_is_not_shown_repeated():
+    """The twin: the same helpers called directly, once, by a function the project never calls,
+    or handed to an API that calls them once (`jax.tree_util.Partial`, a callback kept), or to a
+    tree map as its tree rather than its function: no repetition shown, nothing in either tier."""
+    assert_tiers("""
+        import jax
+
+        def _gather(inp):
+            return jax.jit(lambda x: x)(inp)
+
+        def process_one(inp):
+            def _pjit(v):
+                return jax.jit(lambda x: x * 2)(v)
+            return _pjit(inp)
+
+        def gather(inp):
+            return _gather(inp)
+
+        def keep(inp):
+            return jax.tree_util.Partial(_gather, inp)
+
+        def leaves(fns):
+            return jax.tree_util.tree_map(lambda f: f, [_gather])
+    """)

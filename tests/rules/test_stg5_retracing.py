@@ -792,3 +792,38 @@ def test_stg502_under_tensorflow_several_call_sites_outside_loops_are_a_guess():
         for i in range(3):
             evaluate(tf.constant(2.0))
     """)
+
+
+def test_stg502_a_function_made_in_a_function_tf_nest_map_structure_calls_is_made_per_element():
+    """`tf.nest.map_structure(func, s)` calls `func` once per element of `s`, in the call
+    (`frameworks.PER_ELEMENT_CALLS`, TF 2.21: tests/runtime/test_per_element_call_facts.py): a
+    `@tf.function` nested def `func` makes is a new Function, traced anew, per element."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        def per_element(x):
+            @tf.function  # STG502
+            def double(v):
+                return v * 2
+            return double(x)
+
+        def double_all(structure):
+            return tf.nest.map_structure(per_element, structure)
+    """)
+
+
+def test_stg502_a_function_made_in_a_function_called_once_per_structure_is_not_shown_repeated():
+    """The twin: the same function called once on the whole structure, by a function the project
+    never calls: no repetition shown, nothing in either tier."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        def per_structure(x):
+            @tf.function
+            def double(v):
+                return tf.nest.map_structure(lambda t: t * 2, v)
+            return double(x)
+
+        def double_all(structure):
+            return per_structure(structure)
+    """)
