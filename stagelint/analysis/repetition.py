@@ -143,13 +143,18 @@ def caller_in_loop(project, key, depth: int = _DEPTH) -> list | None:
     `self.eval_vector(...)`, which calls `self.run_predictions(...)`) is called in a loop: each
     iteration runs `key` again. None when no such loop is shown. Test modules' calls are left
     out (a test runs once) and so are callers run only while traced (once per trace) or while a
-    TensorFlow Federated computation is built (`serialized`: once per parameter type)."""
+    TensorFlow Federated computation is built (`serialized`: once per parameter type); of a
+    function a trace reaches that is also called outside any trace, only those calls
+    (`eager_calls`). A function handed to a per-element map is called in a loop (`mapped_calls`)."""
     def up(key, depth, seen):
-        if key in seen or key in project.reached or serialized(project, key):
+        if key in seen or key in project.entries or serialized(project, key):
             return None
         seen.add(key)
-        sites = [(m, s) for m, s in [*project.call_sites.get(key, ()), *mapped_calls(project, key)]
-                 if not is_test_module(m) and not s.concrete]
+        if key in project.reached:
+            sites = eager_calls(project, key)
+        else:
+            sites = [(m, s) for m, s in [*project.call_sites.get(key, ()), *mapped_calls(project, key)]
+                     if not is_test_module(m) and not s.concrete]
         for m, s in sites:
             if s.in_loop:
                 return [(m, s)]
@@ -201,6 +206,17 @@ def mapped_calls(project, key) -> list:
                             index.setdefault(callee, []).append((m.module, MappedCall(edge.span, q, edge.per_element)))
         project.__dict__["_mapped_calls"] = index
     return index.get(tuple(key), [])
+
+
+def eager_calls(project, key) -> list:
+    """[(module, site)]: the calls of the project function `key` that run it outside any trace the
+    code shows: made by module-level code or by a function no trace reaches (`project.reached`),
+    a per-element map's calls (`mapped_calls`) among them; test modules' and `concrete` ones left
+    out. A function some trace reaches (a helper of a jitted function) runs there once per trace,
+    but each of these calls runs its Python body, and makes what it makes anew, again (interpax's
+    `approx_df`, called by the jitted `interp1d` and by `Interpolator1D.__init__`)."""
+    return [(m, s) for m, s in [*project.call_sites.get(tuple(key), ()), *mapped_calls(project, key)]
+            if not is_test_module(m) and not s.concrete and (s.caller is None or (m, s.caller) not in project.reached)]
 
 
 def _one_call(project, key):

@@ -59,7 +59,7 @@ from stagelint.analysis.functions import (
     returns_new_function,
 )
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_steps
-from stagelint.analysis.repetition import MappedCall, caller_in_loop, serialized
+from stagelint.analysis.repetition import MappedCall, caller_in_loop, eager_calls, serialized
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.trace_key import decided_beside
 from stagelint.analysis.varying_shapes import new_length_each_iteration, new_shape_each_iteration
@@ -1665,8 +1665,13 @@ class FunctionRecreated(Rule):
         enclosing = candidate.fields.get("_enclosing")
         if not enclosing:
             return True
-        if (module.module, enclosing) in project.reached:
-            return False  # made while the enclosing function is traced: once per trace, not per call
+        key = (module.module, enclosing)
+        eager = None
+        if key in project.reached:
+            if key in project.entries or not eager_calls(project, key):
+                return False  # made while the enclosing function is traced: once per trace, not per call
+            # a helper a trace reaches that is also called outside any trace: those calls run it
+            eager = [(m, s) for m, s in eager_calls(project, key) if not isinstance(s, MappedCall)]
         if serialized(project, (module.module, enclosing)):
             return False  # a TFF computation's body: run once per parameter type, never by a call
         f = project.function((module.module, enclosing))
@@ -1676,7 +1681,7 @@ class FunctionRecreated(Rule):
                     "cost": f"it {traces} again on every request"}
         # Tests call a driver once each; several tests are not a loop.
         sites = [(mod, site) for mod, site in project.call_sites.get((module.module, enclosing), ())
-                 if not is_test_module(mod)]
+                 if not is_test_module(mod)] if eager is None else eager  # (a traced function: its other runs)
         if candidate.fields.get("_over"):
             return _same_program_again(candidate, project, module, (module.module, enclosing), sites)
         if candidate.fields.get("_looped") or any(site.in_loop for _, site in sites):

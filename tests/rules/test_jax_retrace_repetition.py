@@ -269,3 +269,57 @@ def test_a_jit_of_a_new_lambda_in_a_function_called_once_or_handed_to_another_ap
         def leaves(fns):
             return jax.tree_util.tree_map(lambda f: f, [_gather])
     """)
+
+
+def test_a_jit_made_in_a_helper_a_trace_reaches_and_a_loop_calls_outside_any_trace_is_reported():
+    """interpax's `approx_df` (fixed in c7c5d94: "avoid local function jit"): a helper that a
+    jitted function calls runs once per trace there, but a call from code no trace reaches runs
+    its body, and the jit of its new nested def, each time (`repetition.eager_calls`): called
+    so in a loop, the default tier; at several places none in a loop, reading the call's own
+    values, the preview tier as for any function."""
+    assert_tiers("""
+        import jax
+
+        def helper(x):
+            return jax.jit(lambda v: v * 2)(x)  # STG502
+
+        def approx_df(x, method):
+            def fun(v):
+                return v * 2 if method == "cubic" else v
+            return jax.jit(fun)(x)  # preview STG502
+
+        @jax.jit
+        def step(x):
+            return helper(x) + approx_df(x, "cubic")
+
+        def evaluate(xs):
+            return [helper(x) for x in xs]
+
+        class Spline:
+            def __init__(self, x):
+                self.dx = approx_df(x, "cubic")
+                self.dy = approx_df(x, "linear")
+    """)
+
+
+def test_a_jit_made_in_a_helper_only_traces_reach_is_made_once_per_trace():
+    """The twin: the same helpers called only by jitted functions (and by tests): made once per
+    trace of their callers, whose loops reuse that trace: nothing in either tier."""
+    assert_tiers("""
+        import jax
+
+        def helper(x):
+            return jax.jit(lambda v: v * 2)(x)
+
+        def approx_df(x, method):
+            def fun(v):
+                return v * 2 if method == "cubic" else v
+            return jax.jit(fun)(x)
+
+        @jax.jit
+        def step(x):
+            return helper(x) + approx_df(x, "cubic") + approx_df(x, "linear")
+
+        def evaluate(xs):
+            return [step(x) for x in xs]
+    """)
