@@ -356,6 +356,11 @@ class DatasetFunction:
     #: how many positional arguments the dataset's element gives it (its top-level tuple
     #: components: `datasets.element_components`), after what `partial` binds; 0 when not shown
     components: int = 0
+    #: the function whose code makes the transformation's call (None at module level), and the
+    #: lines of the outermost loop of that code around it (`walk._repetition_span`): each call
+    #: traces the function again (`repetition.dataset_traces`)
+    caller: str | None = None
+    loop: Span | None = None
 
 
 @dataclass

@@ -145,13 +145,23 @@ def caller_in_loop(project, key, depth: int = _DEPTH) -> list | None:
     out (a test runs once) and so are callers run only while traced (once per trace) or while a
     TensorFlow Federated computation is built (`serialized`: once per parameter type); of a
     function a trace reaches that is also called outside any trace, only those calls
-    (`eager_calls`). A function handed to a per-element map is called in a loop (`mapped_calls`)."""
+    (`eager_calls`), and the calls a `tf.data` function makes, followed up to the transformations
+    that trace it, once per call (`dataset_traces`). A function handed to a per-element map is
+    called in a loop (`mapped_calls`)."""
     def up(key, depth, seen):
-        if key in seen or key in project.entries or serialized(project, key):
+        if key in seen or serialized(project, key):
             return None
         seen.add(key)
-        if key in project.reached:
+        traced = []  # calls made while a `tf.data` function is traced: once per trace, followed up
+        kind = project.entries.get(key)
+        if kind == "dataset":
+            sites = dataset_traces(project, key)
+        elif kind is not None:
+            return None
+        elif key in project.reached:
             sites = eager_calls(project, key)
+            traced = [(m, s) for m, s in project.call_sites.get(key, ()) if s.caller is not None
+                      and project.entries.get((m, s.caller)) == "dataset" and not is_test_module(m) and not s.concrete]
         else:
             sites = [(m, s) for m, s in [*project.call_sites.get(key, ()), *mapped_calls(project, key)]
                      if not is_test_module(m) and not s.concrete]
@@ -160,7 +170,7 @@ def caller_in_loop(project, key, depth: int = _DEPTH) -> list | None:
                 return [(m, s)]
         if depth <= 0:
             return None
-        for m, s in sites:
+        for m, s in [*sites, *traced]:
             if s.caller is not None:
                 chain = up((m, s.caller), depth - 1, seen)
                 if chain is not None:
@@ -205,6 +215,42 @@ def mapped_calls(project, key) -> list:
                         if callee is not None:
                             index.setdefault(callee, []).append((m.module, MappedCall(edge.span, q, edge.per_element)))
         project.__dict__["_mapped_calls"] = index
+    return index.get(tuple(key), [])
+
+
+@dataclass(frozen=True)
+class DatasetTrace:
+    """A `tf.data` transformation's call that traces the project function it is given
+    (`ds.map(parse)`, `ds.map(lambda x: parse(x, n))`: `facts.DatasetFunction`). Each such call
+    traces the function anew, the same function object too (TF 2.21: three `ds.map(f)` calls, three
+    traces; tests/runtime/test_per_element_call_facts.py), so the function's body, and what it makes
+    anew, runs once per call: a call site, in a loop when the transformation's call is, for
+    `caller_in_loop`. One whose receiver is a dataset only as a guess is left out."""
+
+    span: F.Span
+    caller: str | None
+    loop: F.Span | None
+    concrete: bool = False
+    made_by: tuple = ()
+
+    @property
+    def in_loop(self) -> bool:
+        return self.loop is not None
+
+
+def dataset_traces(project, key) -> list:
+    """[(module, DatasetTrace)] for each `tf.data` transformation call that traces `key`."""
+    index = project.__dict__.get("_dataset_traces")
+    if index is None:
+        index = {}
+        for m in project.modules.values():
+            if is_test_module(m.module):
+                continue
+            for df in m.dataset_functions:
+                fkey = project.resolve(m.module, df.target) if not df.guess else None
+                if fkey is not None:
+                    index.setdefault(fkey, []).append((m.module, DatasetTrace(df.span, df.caller, df.loop)))
+        project.__dict__["_dataset_traces"] = index
     return index.get(tuple(key), [])
 
 

@@ -1476,7 +1476,9 @@ class _Walker(cst.CSTVisitor):
                 target = self._target_of(expr)
             if target is not None:
                 ctx.facts.dataset_functions.append(
-                    F.DatasetFunction(target, ctx.position(expr), bound, positional, guess, components))
+                    F.DatasetFunction(target, ctx.position(expr), bound, positional, guess, components,
+                                      ctx.function.qualname if ctx.function is not None else None,
+                                      _repetition_span(ctx)))
 
     def _describe_call_sites(self) -> None:
         ctx = self.ctx

@@ -59,7 +59,7 @@ from stagelint.analysis.functions import (
     returns_new_function,
 )
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_steps
-from stagelint.analysis.repetition import MappedCall, caller_in_loop, eager_calls, serialized
+from stagelint.analysis.repetition import DatasetTrace, MappedCall, caller_in_loop, eager_calls, serialized
 from stagelint.analysis.testing import is_test_module
 from stagelint.analysis.trace_key import decided_beside
 from stagelint.analysis.varying_shapes import new_length_each_iteration, new_shape_each_iteration
@@ -1668,9 +1668,11 @@ class FunctionRecreated(Rule):
         key = (module.module, enclosing)
         eager = None
         if key in project.reached:
-            if key in project.entries or not eager_calls(project, key):
+            if (project.entries.get(key) not in (None, "dataset")
+                    or not eager_calls(project, key) and caller_in_loop(project, key) is None):
                 return False  # made while the enclosing function is traced: once per trace, not per call
-            # a helper a trace reaches that is also called outside any trace: those calls run it
+            # a helper a trace reaches that is also called outside any trace (those calls run it),
+            # or traced by a `tf.data` transformation called in a loop (each call traces it again)
             eager = [(m, s) for m, s in eager_calls(project, key) if not isinstance(s, MappedCall)]
         if serialized(project, (module.module, enclosing)):
             return False  # a TFF computation's body: run once per parameter type, never by a call
@@ -1696,13 +1698,18 @@ class FunctionRecreated(Rule):
                 caller = project.display((mod, site.caller), mod) if site.caller else f"module `{mod}`"
                 where = f"{project.modules[mod].path}:{site.span.line}"
                 loop = " in a loop" if site.in_loop else ""
-                if isinstance(site, MappedCall):
+                # (a lambda is displayed "the lambda on line N", a module "module `m`": no quotes)
+                quoted = caller if caller.startswith(("the lambda", "module `")) else f"`{caller}`"
+                shown = callee if callee.startswith("the lambda") else f"`{callee}`"
+                if isinstance(site, DatasetTrace):
+                    steps.append(fact(f"{quoted} gives {shown} to a `tf.data` transformation{loop}, which traces "
+                                      f"it anew on each call ({where})", candidate.span))
+                elif isinstance(site, MappedCall):
                     api = site.api.rsplit(".", 1)[-1]
-                    steps.append(fact(f"`{caller}` hands `{callee}` to `{api}`, which calls it once per element of "
+                    steps.append(fact(f"{quoted} hands {shown} to `{api}`, which calls it once per element of "
                                       f"its input ({where})", candidate.span))
                 else:
-                    steps.append(fact(f"`{caller}` calls `{callee}`{loop} ({where})" if site.caller else
-                                      f"{caller} calls `{callee}`{loop} ({where})", candidate.span))
+                    steps.append(fact(f"{quoted} calls {shown}{loop} ({where})", candidate.span))
                 callee = caller
             return with_steps(True, candidate, *steps)
         if candidate.fields.get("_reused"):

@@ -827,3 +827,63 @@ def test_stg502_a_function_made_in_a_function_called_once_per_structure_is_not_s
         def double_all(structure):
             return per_structure(structure)
     """)
+
+
+def test_stg502_a_function_made_in_what_a_tf_data_map_in_a_loop_traces_is_made_per_map_call():
+    """m3tl's `reshape_tensors_in_dataset` (fixed in 63c44c3, "Improve performance"): `ds.map(f)`
+    traces `f` anew on every call (TF 2.21, tests/runtime/test_per_element_call_facts.py), so a
+    helper that a map function in a loop calls runs once per iteration, and a `@tf.function` it
+    makes is a new Function traced each time (`repetition.dataset_traces`). Made and called once
+    in the helper, the default tier; reused in the helper's own loop (m3tl's), one trace per run,
+    the preview tier as for any driver."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        def reshape(example):
+            @tf.function  # STG502
+            def inner(v):
+                return v + 1
+            return inner(example)
+
+        def reshape_all(example):
+            @tf.function  # preview STG502
+            def inner(v):
+                return v * 2
+            for key in example:
+                example[key] = inner(example[key])
+            return example
+
+        def read(paths):
+            out = []
+            for path in paths:
+                ds = tf.data.TFRecordDataset([path])
+                ds = ds.map(lambda x: reshape(x)).map(lambda x: reshape_all(x))
+                out.append(ds)
+            return out
+    """)
+
+
+def test_stg502_a_function_made_in_what_one_tf_data_map_traces_is_made_once():
+    """The twin: the same helpers traced by transformations called once (no loop, and a
+    function that makes the dataset called once): made once per trace, nothing in either tier."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        def reshape(example):
+            @tf.function
+            def inner(v):
+                return v + 1
+            return inner(example)
+
+        def reshape_all(example):
+            @tf.function
+            def inner(v):
+                return v * 2
+            for key in example:
+                example[key] = inner(example[key])
+            return example
+
+        def read(paths):
+            ds = tf.data.TFRecordDataset(paths)
+            return ds.map(lambda x: reshape(x)).map(reshape_all)
+    """)

@@ -59,3 +59,44 @@ def test_tf_nest_map_structure_calls_the_function_once_per_element_and_a_nested_
 
     tf.nest.map_structure(double_once, [tf.constant(1.0), tf.constant(2.0), (tf.constant(3.0),)])
     assert len(once) == 1  # the negative twin: one Function, one trace for one signature
+
+
+def test_each_tf_data_map_call_traces_its_function_anew_so_a_function_made_there_traces_per_call():
+    """`repetition.dataset_traces`: `ds.map(f)` traces `f` on every call, the same `f` too, so a
+    `tf.function` made anew in what it runs is made and traced once per `map` call, where one
+    made once reuses its trace (m3tl's `reshape_tensors_in_dataset`, fixed in 63c44c3)."""
+    tf = pytest.importorskip("tensorflow")
+    ds = tf.data.Dataset.range(3)
+    traces = []
+
+    def parse(x):
+        traces.append(1)
+        return x * 2
+
+    for _ in range(3):
+        ds.map(parse)
+    assert len(traces) == 3
+
+    made = []
+
+    def reshape(x):
+        @tf.function
+        def inner(v):
+            made.append(1)
+            return v + 1
+        return inner(x)
+
+    for _ in range(3):
+        ds.map(lambda x: reshape(x))
+    assert len(made) == 3
+
+    once = []
+
+    @tf.function
+    def inner_once(v):
+        once.append(1)
+        return v + 1
+
+    for _ in range(3):
+        ds.map(lambda x: inner_once(x))
+    assert len(once) == 1  # the negative twin: made once, traced once
