@@ -731,7 +731,14 @@ class FunctionRecreated(Rule):
     sites are in loops, or a caller's up to three callers up (`score_matrix` loops over
     `self.eval_vector(...)`, which calls `self.run_predictions(...)`) (several sites, none in a
     loop: the preview tier), a method this module calls in a loop (`trainer.step(x)`), a
-    request handler. A Function re-created once per iteration of an outer loop and called in an
+    request handler. A function handed to a pytree map (`jax.tree_util.tree_map(_pjit, tree)`,
+    `jax.tree.map`, `tf.nest.map_structure`) is called once per leaf in that call, as in a loop;
+    a function a `tf.data` transformation traces (`ds.map(lambda x: parse(x))`) runs once per
+    call of the transformation, which traces it anew each time, so a `ds.map` in a loop runs it
+    per iteration. A helper some trace reaches (a jitted function calls it) runs there once per
+    trace, but its calls from code no trace reaches run it each time: those calls are counted
+    (interpax's `approx_df`, called by the jitted `interp1d` and by `Interpolator1D.__init__`).
+    A Function re-created once per iteration of an outer loop and called in an
     inner loop traces once per outer iteration, not on every call, and the message says so.
     Under TensorFlow a function called from several places, none of them in a loop, is in the
     preview tier: the sites show it runs more than once, not that any of them runs per step (a
