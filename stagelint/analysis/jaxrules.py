@@ -19,13 +19,13 @@ from stagelint.analysis.bounds import varying_bound
 from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis.dependence import op_result_fact
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_steps
-from stagelint.frameworks import (JAX, JAX_ARRAY_ONLY_ATTRIBUTES, JAX_TRACER_ERROR_CATCHERS, NUMPY_ARRAY_METHOD_CALLS,
+from stagelint.frameworks import (JAX, JAX_TRACER_ERROR_CATCHERS, NUMPY_ARRAY_METHOD_CALLS,
                                   PALLAS_KERNEL_CALLS, PARTIAL_CALLS)
 from stagelint.analysis.caught import catches
 from stagelint.analysis.jitsites import uses_pallas
 from stagelint.analysis.memo import once
 from stagelint.analysis.pytrees import PytreeModel, python_attribute_reads, traced_attribute_facts
-from stagelint.analysis.tracers import tracer_fact
+from stagelint.analysis.tracers import param_shows_array, tracer_fact
 
 #: STG602 checks that JAX does not fail on: iteration unrolls, `len` reads the static shape,
 #: `int()`/`float()` are STG601's there.
@@ -213,8 +213,7 @@ def _loop_unrolled(candidate, how, param, traced, project, key):
     # A jitted parameter may be a pytree (`for w, b in params:`, `for layer in layers: layer(x)`):
     # an array needs evidence, an op on the parameter itself or rows used as values
     f = project.function(key)
-    evidence = f is not None and (param in f.tensor_params or any(
-        recv == param and attr in JAX_ARRAY_ONLY_ATTRIBUTES for recv, attr in f.attr_reads))
+    evidence = param_shows_array(f, param)
     rows = fields.get("_rows") and (fields.get("_ops_definite") or param in fields.get("_ops_params", ()))
     if param in traced and (evidence or rows):
         verdict = {"detail": f"`{param}` is a traced array: one copy of the body per row", "length": "first dimension"}

@@ -38,6 +38,7 @@ from stagelint.analysis.memo import once
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact
 from stagelint.frameworks import (
     JAX_ARRAY_METHODS,
+    JAX_ARRAY_ONLY_ATTRIBUTES,
     JAX_COLLECTIVES_OF_CONSTANTS,
     JAX_CONCRETIZING_ANY_LEAF,
     JAX_TRACES_EVERY_ARGUMENT,
@@ -355,9 +356,23 @@ def _names(params) -> str:
 
 
 #: Constructs for which a parameter alone is a tracer: they fail on a container or None as well
-#: (`any`/`all`/`set` of a traced argument test or hash its leaves, rows or elements).
-_BARE_ENOUGH = frozenset({"`range(...)`", "a dict key", "`any(...)`", "`all(...)`", "`set(...)`",
-                          "`frozenset(...)`"})
+#: (`range(d)` and `{d: ...}` of a dict argument raise TypeError too).
+_BARE_ENOUGH = frozenset({"`range(...)`", "a dict key"})
+#: Constructs that iterate a parameter alone: they fail on an array or a list or tuple of tracers
+#: (each element tested or hashed), but a dict argument stays a dict under jit and iterates its
+#: keys, Python strings: `set(d)`, `all(d)`, `set(ids).issubset(d)` work (JAX 0.10.2,
+#: tests/runtime/test_jax_certainty_facts.py). Known only where the parameter shows it is an
+#: array (`param_shows_array`).
+_BARE_IF_ARRAY = frozenset({"`any(...)`", "`all(...)`", "`set(...)`", "`frozenset(...)`"})
+
+
+def param_shows_array(f, param: str) -> bool:
+    """The function's own code shows `param` is an array, not a pytree of them: an operand of a
+    framework op (`jnp.sum(x)`), or an array-only attribute read (`x.shape`, `x.at`;
+    `frameworks.JAX_ARRAY_ONLY_ATTRIBUTES`). A jitted parameter may be a dict, list or tuple
+    of arrays otherwise."""
+    return f is not None and (param in f.tensor_params or any(
+        recv == param and attr in JAX_ARRAY_ONLY_ATTRIBUTES for recv, attr in f.attr_reads))
 
 
 def module_argument_guess(project, key, traced, value: str, span) -> list | None:
@@ -440,7 +455,11 @@ def tracer_fact(project, key, fields: dict, span) -> list | None:
         if guess is not None:
             return guess
     if kind in (PARAM, BARE) and traced:
-        if kind == BARE and fields.get("what") not in _BARE_ENOUGH:
+        what = fields.get("what")
+        if kind == BARE and what in _BARE_IF_ARRAY and not param_shows_array(project.function(key), traced[0]):
+            return fact(f"`{value}` is parameter `{traced[0]}` of `{name}`, which may be a dict of arrays (its keys "
+                        f"are what {what} reads, Python strings): whether it is a tracer is a guess", span, HEURISTIC)
+        if kind == BARE and what not in _BARE_ENOUGH | _BARE_IF_ARRAY:
             return fact(f"`{value}` is parameter `{traced[0]}` of `{name}`, which may be a container or None (a "
                         f"Python truth value): whether it is a tracer is a guess", span, HEURISTIC)
         source = (f"a non-static argument of `{name}`, which {how} traces" if entry is not None and entry.apis

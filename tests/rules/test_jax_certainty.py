@@ -220,17 +220,44 @@ def test_stg102_a_list_filled_under_its_own_membership_test_is_a_memo():
 def test_stg602_any_all_and_set_of_a_traced_array_need_its_values_iterating_it_does_not():
     """JAX 0.10.2: `any(x > 0)` and `all(...)` test each row (TracerBoolConversionError), `set(x)`
     hashes them (TypeError); `list(x)`, `sum(x)` and `zip(x, y)` only unroll over the static first
-    dimension and work."""
+    dimension and work. A parameter alone is known to be an array where the function shows it
+    (`ids.shape`); else it may be a dict, whose keys `set` reads (`tracers.param_shows_array`)."""
     assert_tiers("""
         import jax
 
         @jax.jit
-        def check(x, ids):
+        def check(x, ids, names):
             if any(x > 0):  # STG602
                 x = -x
             unique = set(ids)  # STG602
+            keys = set(names)  # preview STG602
             rows = list(x)
-            return sum(rows) + len(unique)
+            return sum(rows) + len(unique) + ids.shape[0] + len(keys)
+    """)
+
+
+def test_stg602_set_of_a_dict_argument_reads_its_keys():
+    """latent_diffusion_planning's `assert set(batch.keys()).issubset(obs_normalization)` in a
+    helper a jitted function calls with a dict of statistics: under jit a dict argument is a
+    dict, and `issubset`, `set`, `all` iterate its keys, Python strings (JAX 0.10.2,
+    tests/runtime/test_jax_certainty_facts.py): not known to fail, the preview tier. Twin: the
+    same on a parameter the function computes with as an array (`jnp.sum(stats)`) is reported."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        def normalize(batch, stats):
+            assert set(batch.keys()).issubset(stats)  # preview STG602
+            return {k: v / 2 for k, v in batch.items()}
+
+        def count(stats):
+            if all(stats):  # STG602
+                return jnp.sum(stats)
+            return jnp.zeros(())
+
+        @jax.jit
+        def step(batch, stats, arr):
+            return normalize(batch, stats), count(arr)
     """)
 
 

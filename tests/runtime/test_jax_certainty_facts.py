@@ -270,3 +270,20 @@ def test_a_dataclass_replace_keeps_the_dict_written_into():
 
     out = jax.jit(lambda s: lax.cond(True, wait, lambda s: s, s))(State(jnp.zeros(()), {"steps": jnp.ones(())}))
     assert float(out.info["steps"]) == 0.0 and float(out.data) == 1.0
+
+
+def test_set_any_and_all_of_a_dict_argument_read_its_keys_under_jit():
+    """`tracers._BARE_IF_ARRAY`: a dict argument stays a dict under jit (its leaves are tracers),
+    so `set(d)`, `frozenset(d)`, `any(d)`, `all(d)` and `set(ids).issubset(d)` iterate its keys,
+    Python strings, and work; of an array or a list of tracers they fail. `range(d)` and `{d: 1}`
+    fail on a dict as well (TypeError)."""
+    d = {"a": jnp.ones(2), "b": jnp.zeros(2)}
+    for name, construct in {"set": set, "frozenset": frozenset, "any": any, "all": all,
+                            "issubset": lambda v: {"a"}.issubset(v)}.items():
+        def fn(v, construct=construct):
+            construct(v)
+            return jnp.zeros(())  # (a jitted function returns arrays only)
+        assert _outcome(fn, d) == "works", name
+        assert _outcome(fn, jnp.ones(3)) != "works", name
+        assert _outcome(fn, [jnp.ones(()), jnp.zeros(())]) != "works", name
+    assert _outcome(range, d) == _outcome(lambda v: {v: 1}, d) == "TypeError"
