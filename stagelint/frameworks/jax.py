@@ -611,6 +611,10 @@ JAX = Framework(
         "jax.distributed.", "jax.stages.", "jax.export.", "flax.linen.initializers.", "flax.nnx.initializers.",
         "flax.serialization.", "flax.training.", "flax.struct.", "flax.core.", "flax.traverse_util.",
         "flax.linen.module.", "flax.typing.", "equinox.nn.", "equinox.internal.", "equinox.debug.",
+        # the runtime's backends and devices: `jex.backend.get_backend().platform == "gpu"` is a
+        # Python bool under jit too (galax's `MockStreamGenerator.run`;
+        # tests/runtime/test_jax_certainty_facts.py)
+        "jax.extend.backend.",
     ),
     non_tensor_attributes=frozenset({
         "shape", "dtype", "ndim", "size", "itemsize", "nbytes", "sharding", "aval", "weak_type",

@@ -300,3 +300,27 @@ def test_k_classes_psum_of_a_constant_module_method_arguments_item_stores_and_re
 
         apply = jax.jit(Block().apply)
     """)
+
+
+def test_stg602_a_backend_query_is_a_python_value_an_op_beside_it_a_tracer():
+    """galax's `MockStreamGenerator.run`: `use_vmap = get_backend().platform == "gpu" if vmapped
+    is None else vmapped` with `vmapped` static, then `if use_vmap:`. `jax.extend.backend`'s
+    queries answer in Python under jit (JAX 0.10.2, tests/runtime/test_jax_certainty_facts.py):
+    not taken for a JAX op. Twin: an op's result in the same place is a tracer."""
+    assert_tiers("""
+        import functools
+
+        import jax
+        import jax.extend as jex
+        import jax.numpy as jnp
+
+        @functools.partial(jax.jit, static_argnames=("vmapped",))
+        def run(x, *, vmapped=None):
+            use_vmap = jex.backend.get_backend().platform == "gpu" if vmapped is None else vmapped
+            if use_vmap:
+                x = x * 2
+            big = jnp.sum(x) > 1 if vmapped is None else vmapped
+            if big:  # STG602
+                x = -x
+            return x
+    """)

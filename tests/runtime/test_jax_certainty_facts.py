@@ -287,3 +287,25 @@ def test_set_any_and_all_of_a_dict_argument_read_its_keys_under_jit():
         assert _outcome(fn, jnp.ones(3)) != "works", name
         assert _outcome(fn, [jnp.ones(()), jnp.zeros(())]) != "works", name
     assert _outcome(range, d) == _outcome(lambda v: {v: 1}, d) == "TypeError"
+
+
+def test_the_backend_queries_of_jax_extend_answer_in_python_under_jit():
+    """`frameworks.JAX`'s non-tensor prefixes: `jax.extend.backend.get_backend()` is the XLA
+    client, its `platform` a str, `backends()` a dict, inside a jit too: `if
+    get_backend().platform == "gpu":` is decided while tracing (galax's mock stream generator)."""
+    import jax.extend as jex
+
+    from stagelint.frameworks import JAX
+
+    seen = {}
+
+    @jax.jit
+    def f(x):
+        seen["platform"] = jex.backend.get_backend().platform == "gpu"
+        seen["backends"] = jex.backend.backends()
+        return x
+
+    f(jnp.ones(2))
+    assert isinstance(seen["platform"], bool) and isinstance(seen["backends"], dict)
+    for name in ("jax.extend.backend.get_backend", "jax.extend.backend.backends"):
+        assert not JAX.returns_tensor(name), name
