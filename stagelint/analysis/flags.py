@@ -624,24 +624,34 @@ def _constructions(project) -> dict:
     return once(project, "_flag_constructions", build)
 
 
-def traced_reach(project) -> set:
-    """What the entry points reach through calls not written under a condition false in every
-    trace (`CallEdge.when`, `decided_false`): a function `project.reached` holds and this does not
-    is called only from code no trace runs."""
-    def build():
-        if not any(edge.when for key in project.reached if (f := project.function(key)) is not None
-                   for edge in f.calls):
-            return set(project.reached)
-        return gated_reach(project, lambda key, edge, callee: any(decided_false(project, key, c) for c in edge.when))
-    return once(project, "_flag_traced_reach", build)
+def traced_reach(project, starts=None) -> set:
+    """What the entry points (or the entry points `starts`) reach through calls not written under
+    a condition false in every trace (`CallEdge.when`, `decided_false`): a function
+    `project.reached` holds and this does not is called only from code no trace runs. Of
+    `starts`, the functions those stagings trace (`tracers.jax_staging_in_trace`: JAXFluxTubeGK's
+    precompute builder, which the jitted objective calls only under `if collision_frequency is
+    not None:` it leaves at None, traced otherwise by a test's `jax.grad` alone)."""
+    memo = once(project, "_flag_traced_reach", dict)
+    at = None if starts is None else frozenset(starts)
+    if at not in memo:
+        gated = any(edge.when for key in project.reached if (f := project.function(key)) is not None
+                    for edge in f.calls)
+        if not gated and at is None:
+            memo[at] = set(project.reached)
+        else:
+            memo[at] = gated_reach(project, lambda key, edge, callee: gated and any(
+                decided_false(project, key, c) for c in edge.when), at)
+    return memo[at]
 
 
-def gated_reach(project, stops) -> set:
-    """What the entry points reach through the call edges `stops(caller, edge, callee)` lets
-    pass, breadth first (each callee met through its first such edge; `stops` is asked only of a
-    callee not reached yet). Serves the flag gates here and `tracers.after_raising_fact`'s."""
-    seen = set(project.entries)
-    queue = deque(sorted(project.entries))
+def gated_reach(project, stops, starts=None) -> set:
+    """What the entry points (or `starts`) reach through the call edges `stops(caller, edge,
+    callee)` lets pass, breadth first (each callee met through its first such edge; `stops` is
+    asked only of a callee not reached yet). Serves the flag gates here and
+    `tracers.after_raising_fact`'s."""
+    starts = project.entries if starts is None else starts
+    seen = set(starts)
+    queue = deque(sorted(starts))
     while queue:
         key = queue.popleft()
         for edge, callee in project.call_edges(key):

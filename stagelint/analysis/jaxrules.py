@@ -25,7 +25,8 @@ from stagelint.analysis.caught import catches
 from stagelint.analysis.jitsites import uses_pallas
 from stagelint.analysis.memo import once
 from stagelint.analysis.pytrees import PytreeModel, python_attribute_reads, traced_attribute_facts
-from stagelint.analysis.tracers import param_shows_array, tracer_fact
+from stagelint.analysis.jaxstaging import CODES_OUT_OF_MODE
+from stagelint.analysis.tracers import jax_staging_in_trace, param_shows_array, tracer_fact
 
 #: STG602 checks that JAX does not fail on: iteration unrolls, `len` reads the static shape,
 #: `int()`/`float()` are STG601's there.
@@ -105,6 +106,9 @@ def confirm_tracer_as_python_value(candidate, project, key):
         return False
     if fields.get("_none_test"):
         return False  # `if encoder != None:`: a Python bool under JAX (`compares_with_none`)
+    modes, _ = jax_staging_in_trace(project, key)
+    if modes and all(candidate.code in CODES_OUT_OF_MODE[mode] for mode in modes):
+        return False  # only `jax.grad` alone traces it through calls a trace makes: its primal values decide
     if not fields.get("_definite") and not project.jax.is_traced(key, fields.get("_params", ())):
         return False
     if not fields.get("_definite") and python_attribute_reads(project, key,

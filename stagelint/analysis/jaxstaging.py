@@ -582,8 +582,8 @@ class JaxView:
         # Reached from a transformation that traces the whole body (`jax.jit`, a `lax` body, not
         # `grad`/`vmap` alone): every JAX operation's result there is a tracer
         whole: dict[Key, Key] = {}
-        for key, entry in sorted(self.entries.items()):
-            if entry.apis - JAX_TRACES_DEPENDENTS - {LINEN_EAGER}:
+        for key in sorted(self.entries):
+            if self.whole_body_entry(key):
                 project.reach_from(key, whole, only_unguarded=False)
         self.whole_body_traced: set[Key] = set(whole)
         self.traced_self = self._traced_self()
@@ -937,6 +937,12 @@ class JaxView:
         if arg.param and site.caller is not None:
             return arg.param in self.traced_params((module, site.caller), depth + 1)
         return False
+
+    def whole_body_entry(self, key: Key) -> bool:
+        """An entry point staged by something that traces its whole body (`jax.jit`, a `lax`
+        body, `checkpoint`), not by `jax.grad` / `jax.vmap` alone (`frameworks.JAX_TRACES_DEPENDENTS`)."""
+        e = self.entries.get(key)
+        return e is not None and bool(e.apis - JAX_TRACES_DEPENDENTS - {LINEN_EAGER})
 
     def op_results_traced(self, key: Key) -> bool:
         """Every JAX operation's result in the function is a tracer: something that traces the

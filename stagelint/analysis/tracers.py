@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from stagelint.analysis.flags import gated_reach
+from stagelint.analysis.flags import gated_reach, traced_reach
 from stagelint.analysis.jaxstaging import MODULE_METHOD_APIS
 from stagelint.analysis.memo import once
 from stagelint.analysis.proof import HEURISTIC, TRUE, fact
@@ -412,6 +412,27 @@ def passed_param_guess(project, key, traced, value: str, span) -> list | None:
                 span, HEURISTIC)
 
 
+def jax_staging_in_trace(project, key) -> tuple[frozenset, bool]:
+    """How the JAX stagings that trace `key` stage it, counting only those whose entry point
+    reaches it through calls a trace makes (`flags.traced_reach`: a call under a condition false
+    in every trace is not made): the modes of those entry points (`JaxView.mode_of`'s "jit",
+    "body", "trace", "grad", "python"), and whether one of them traces the whole body
+    (`JaxView.whole_body_entry`). JAXFluxTubeGK's precompute builder is reached by a jitted
+    objective only under `if collision_frequency is not None:`, which it leaves at None, and by a
+    test's `jax.grad` alone: only `grad` traces it, and Python control flow on its values works
+    there (JAX 0.10.2, tests/runtime/test_jax_certainty_facts.py)."""
+    def build():
+        jax = project.jax
+        by_mode: dict[str, set] = {}
+        for entry, e in jax.entries.items():
+            by_mode.setdefault(e.mode, set()).add(entry)
+        reach = {mode: traced_reach(project, entries) for mode, entries in by_mode.items()}
+        whole = traced_reach(project, {entry for entry in jax.entries if jax.whole_body_entry(entry)})
+        return reach, whole
+    reach, whole = once(project, "_tracers_jax_staging_in_trace", build)
+    return frozenset(mode for mode, seen in reach.items() if key in seen), key in whole
+
+
 def tracer_fact(project, key, fields: dict, span) -> list | None:
     """The fact that the candidate's `value` is a tracer in the function `key` JAX stages: known
     true, heuristic (the preview tier), or None when it is known not to be one."""
@@ -423,7 +444,10 @@ def tracer_fact(project, key, fields: dict, span) -> list | None:
     if kind == PYTHON:
         return None
     jax = project.jax
-    whole = jax.op_results_traced(key)
+    modes, whole_in_trace = jax_staging_in_trace(project, key)
+    # (a whole-body staging that reaches the function only through calls no trace makes traces
+    # none of it; where no JAX staging reaches it in a trace at all, what reaches it decides)
+    whole = jax.op_results_traced(key) and (whole_in_trace or not modes)
     traced = sorted(params & jax.traced_params(key))
     name = project.display(key, key[0])
     entry = jax.entry(key)

@@ -324,3 +324,65 @@ def test_stg602_a_backend_query_is_a_python_value_an_op_beside_it_a_tracer():
                 x = -x
             return x
     """)
+
+
+def test_stg602_a_function_handed_to_a_callee_not_known_to_call_it_is_traced_only_by_guess():
+    """The whole chain known (`proof.guessed_hop`): `run_later(body, x)` in a jitted function
+    passes `body` to a function the code does not show calling it while tracing (it may keep it,
+    or run it elsewhere): the preview tier. Twin: `jax.lax.map(other, x)` traces `other`."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+        from elsewhere import run_later
+
+        def body(x):
+            if jnp.sum(x) > 0:  # preview STG602
+                return -x
+            return x
+
+        def other(x):
+            if jnp.sum(x) > 0:  # STG602
+                return -x
+            return x
+
+        @jax.jit
+        def step(x):
+            return run_later(body, x) + jax.lax.map(other, x)
+    """)
+
+
+def test_stg602_a_jit_reaching_a_function_only_through_a_call_no_trace_makes_stages_none_of_it():
+    """JAXFluxTubeGK: the jitted objective calls the precompute builder only under `if
+    collision_frequency is not None:`, which it leaves at None (`flags.traced_reach`), and a test
+    differentiates the builder with `jax.grad` alone, where a truth test on its values reads the
+    primal (JAX 0.10.2, tests/runtime/test_jax_certainty_facts.py): no trace fails there. Twin: the
+    same test under `jax.jit(jax.grad(...))` is reported."""
+    source = '''
+        import jax
+        import jax.numpy as jnp
+
+        def build_bgk(freq):
+            f = jnp.asarray(freq)
+            if bool(jnp.any(f < 0.0)):{mark}
+                raise ValueError("negative")
+            return f
+
+        def build(x, collision_frequency=None):
+            collisions = None
+            if collision_frequency is not None:
+                collisions = build_bgk(collision_frequency)
+            return x, collisions
+
+        def objective(x):
+            return build(x)[0].sum()
+
+        step = jax.jit(jax.value_and_grad(objective))
+
+        def test_grad():
+            def obj(freq):
+                return build_bgk(freq).sum()
+            return {wrap}(obj)(0.2)
+    '''
+    assert_tiers(source.format(mark="", wrap="jax.grad"))
+    assert_tiers(source.format(mark="  # STG602", wrap="jax.jit(jax.grad)").replace("jax.jit(jax.grad)(obj)",
+                                                                                     "jax.jit(jax.grad(obj))"))

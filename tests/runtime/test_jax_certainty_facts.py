@@ -309,3 +309,19 @@ def test_the_backend_queries_of_jax_extend_answer_in_python_under_jit():
     assert isinstance(seen["platform"], bool) and isinstance(seen["backends"], dict)
     for name in ("jax.extend.backend.get_backend", "jax.extend.backend.backends"):
         assert not JAX.returns_tensor(name), name
+
+
+def test_python_control_flow_on_values_works_under_grad_alone_not_under_jit_of_grad():
+    """`tracers.jax_staging_in_trace`: JAXFluxTubeGK's precompute builder checks `if
+    bool(jnp.any(frequencies < 0.0)): raise ...` on the differentiated frequency; under
+    `jax.grad` alone the truth test reads the primal value and works, under `jax.jit(jax.grad(...))`
+    it raises TracerBoolConversionError."""
+    def build(freq):
+        frequencies = jnp.broadcast_to(jnp.asarray(freq), (2,))
+        if bool(jnp.any(frequencies < 0.0)):
+            raise ValueError("negative")
+        return jnp.sum(frequencies * frequencies)
+
+    assert float(jax.grad(build)(0.2)) == pytest.approx(0.8)
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(jax.grad(build))(0.2)
