@@ -32,6 +32,7 @@ from stagelint.analysis.memo import once
 from stagelint.analysis.proof import fact
 from stagelint.frameworks import (
     EQUINOX_FIELDS,
+    JAX_CONCRETIZING_FUNCTIONS,
     EQUINOX_MODULE_BASES,
     EQUINOX_STATIC_FIELD,
     EQUINOX_STATIC_FIELDS,
@@ -57,6 +58,12 @@ FIELD_PYTREE_BASES = EQUINOX_MODULE_BASES | FLAX_STRUCT_BASES
 _PROPERTIES = frozenset({"builtins.property", "functools.cached_property"})
 #: Calls that compute a Python (or NumPy) value from Python values: never a tracer.
 _PYTHON_COMPUTING = ("numpy.", "math.", "builtins.")
+#: Builtins whose result is a Python value whatever they are given: under a trace the conversions
+#: give a Python scalar or raise (`frameworks.JAX_CONCRETIZING_FUNCTIONS`; a tracer's `int()` is a
+#: ConcretizationTypeError, STG601's), `len` reads the static leading dimension. sfincs_jax's
+#: `n_xi` property, `return int(self.fblock.n_xi)` of a child, is a Python int.
+_PYTHON_RESULTS = frozenset(q for q in JAX_CONCRETIZING_FUNCTIONS if q.startswith("builtins.")) \
+    - {"builtins.range"} | {"builtins.len"}
 _DATACLASS_FIELDS = frozenset({"dataclasses.field"})
 
 
@@ -294,6 +301,8 @@ def _python_reads(ctx, expr, obj: str, local: dict, depth: int = 0, names: froze
         if isinstance(n, cst.Call):
             if not _python_name(ctx, n.func):
                 return None
+            if ctx.qualified_names(n.func) and ctx.qualified_names(n.func) <= _PYTHON_RESULTS:
+                continue  # `int(self.fblock.n_xi)`: a Python value, whatever it is given
             stack.extend(a.value for a in n.args)
             continue
         if isinstance(n, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.Tuple, cst.List,

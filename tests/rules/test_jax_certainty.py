@@ -386,3 +386,43 @@ def test_stg602_a_jit_reaching_a_function_only_through_a_call_no_trace_makes_sta
     assert_tiers(source.format(mark="", wrap="jax.grad"))
     assert_tiers(source.format(mark="  # STG602", wrap="jax.jit(jax.grad)").replace("jax.jit(jax.grad)(obj)",
                                                                                      "jax.jit(jax.grad(obj))"))
+
+
+def test_stg602_a_pytree_property_returning_int_is_a_python_value_one_returning_an_op_a_tracer():
+    """sfincs_jax: `if op.n_xi > 2:` with `n_xi` a property of a registered pytree returning
+    `int(self.fblock.n_xi)`: `int(...)` gives a Python int or raises (JAX 0.10.2,
+    tests/runtime/test_jax_certainty_facts.py), never a tracer. Twin: a property returning a child's
+    `sum()` is one."""
+    assert_tiers("""
+        import jax
+        import jax.tree_util as jtu
+
+        @jtu.register_pytree_node_class
+        class Op:
+            def __init__(self, x, mode):
+                self.x = x
+                self.mode = mode
+
+            def tree_flatten(self):
+                return (self.x,), (self.mode,)
+
+            @classmethod
+            def tree_unflatten(cls, aux, children):
+                return cls(children[0], aux[0])
+
+            @property
+            def n(self):
+                return int(self.x.sum())
+
+            @property
+            def total(self):
+                return self.x.sum()
+
+        @jax.jit
+        def apply(op: Op, v):
+            if op.n > 2:
+                v = v * 2
+            if op.total > 0:  # STG602
+                v = -v
+            return v
+    """)

@@ -325,3 +325,46 @@ def test_python_control_flow_on_values_works_under_grad_alone_not_under_jit_of_g
     assert float(jax.grad(build)(0.2)) == pytest.approx(0.8)
     with pytest.raises(jax.errors.TracerBoolConversionError):
         jax.jit(jax.grad(build))(0.2)
+
+
+def test_a_property_returning_int_of_anything_is_a_python_int_or_raises_under_jit():
+    """`pytrees._PYTHON_RESULTS`: sfincs_jax's operator pytree has `n_xi = property(lambda self:
+    int(self.fblock.n_xi))`; under jit `int(...)` of a static value is a Python int, and of a
+    tracer raises ConcretizationTypeError: never a tracer a truth test could meet. A property
+    returning a child's `sum()` is a tracer."""
+    @jax.tree_util.register_pytree_node_class
+    class Op:
+        def __init__(self, x, n):
+            self.x, self.n = x, n
+
+        def tree_flatten(self):
+            return (self.x,), (self.n,)
+
+        @classmethod
+        def tree_unflatten(cls, aux, children):
+            return cls(children[0], aux[0])
+
+        @property
+        def size(self):
+            return int(self.x.shape[0] * self.n)
+
+        @property
+        def concrete(self):
+            return int(self.x.sum())
+
+        @property
+        def total(self):
+            return self.x.sum()
+
+    seen = {}
+
+    @jax.jit
+    def f(op):
+        seen["size"] = type(op.size)
+        seen["total"] = isinstance(op.total, Tracer)
+        with pytest.raises(jax.errors.ConcretizationTypeError):
+            op.concrete
+        return op.x
+
+    f(Op(jnp.ones(3), 2))
+    assert seen == {"size": int, "total": True}
