@@ -475,7 +475,8 @@ def tracer_fact(project, key, fields: dict, span) -> list | None:
         return fact(f"`{value}` is computed by JAX ops on one path and is a parameter on another: whether it is a "
                     f"tracer is a guess", span, HEURISTIC)
     if kind in (PARAM, BARE) and traced:
-        guess = module_argument_guess(project, key, traced, value, span)
+        guess = module_argument_guess(project, key, traced, value, span) \
+            or passed_param_guess(project, key, traced, value, span)
         if guess is not None:
             return guess
     if kind in (PARAM, BARE) and traced:

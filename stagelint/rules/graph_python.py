@@ -8,7 +8,7 @@ from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis.caught import WatchesTry
 from stagelint.analysis.guards import type_dispatch
 from stagelint.analysis.keras_models import keras_layer, keras_model
-from stagelint.analysis.proof import HEURISTIC, TRUE, fact
+from stagelint.analysis.proof import HEURISTIC, TRUE, fact, with_staging_certainty
 from stagelint.analysis.tracers import origin as tracer_origin
 from stagelint.analysis.context import short_code
 from stagelint.analysis.values import VARIABLE, kind_of, one_tensor, tensor_fact
@@ -570,13 +570,19 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
     on constants), or of an op the mapped argument reaches under `jax.vmap`; a traced parameter
     used with an operator or an array method (`loss > threshold`, `x.sum() > 0`), an item or a row
     of one (`ids[0] > 0`, `for row in rows: if row.sum() > 0:`); a parameter alone in `range(n)`
-    or as a dict key. The preview tier (`--preview`) adds the values whose tracer-ness is a
+    or as a dict key, and in `set(x)`, `any(x)`, `all(x)` where the function shows it is an array
+    (`x.shape`, an op on it: a dict argument iterates its keys, Python strings). The whole chain
+    is known, each step in the finding's proof: a function the traced code only hands to a
+    callee not known to call it (not a `jax` / `lax` API) is traced by guess. The preview tier
+    (`--preview`) adds the values whose tracer-ness is a
     guess: an attribute of a parameter that is not known to be a pytree child or an NNX Variable
     (`assert geom.is_squared_euclidean`, `if cfg._flags["x"]:`: a property, static aux data), a
     parameter alone in a truth test (`assert mask`: a container or None has a Python truth
     value), a name bound outside the traced function (a closed-over array may be a concrete
     NumPy one), the result of a project function, an op under `vmap` no mapped argument reaches,
-    an argument of a Flax / Equinox module's method (it holds what its callers pass). `lax.psum`
+    an argument of a Flax / Equinox module's method (it holds what its callers pass), a helper's
+    parameter no call shown passes a known tracer (`tracers.passed_param_guess`), a parameter
+    alone in `set` / `any` / `all` that may be a dict. `lax.psum`
     of a Python number is the axis size, a Python int: never reported.
     `enumerate`'s index and a `range` loop's variable are Python ints: never reported.
 
@@ -932,7 +938,9 @@ class TensorAsPythonValue(_TypeDispatch, WatchesTry, Rule):
     def confirm(cls, candidate, project, module):
         key = (module.module, candidate.function)
         if project.staged_by_jax(key):
-            return confirm_tracer_as_python_value(candidate, project, key)
+            # the whole chain known: a staging hop through a function passed to a project
+            # function that is taken to call it is a guess too (`proof.guessed_hop`)
+            return with_staging_certainty(confirm_tracer_as_python_value(candidate, project, key), project, key)
         if candidate.fields.get("_jax_only"):
             return False
         verdict = True
