@@ -37,6 +37,10 @@ switches at its import; shown for the project's own programs where each of them 
 (TensorFlow 1's own spelling anywhere at module level, else above its first call): then what
 Keras's own loops show traced stays, and the preview tier's guess that Keras traces the rest is
 not made.
+
+Multi-backend Keras (`keras.engine.topology.Layer`, `keras.backend.tensorflow_backend`: the
+standalone `keras` before 2.4) has no eager execution at all: a class built on it runs in graph
+mode in every program (`multi_backend_classes`, `frameworks.MULTI_BACKEND_KERAS_MODULES`).
 """
 
 from __future__ import annotations
@@ -47,7 +51,8 @@ from stagelint.analysis.fastmeta import walk
 from stagelint.analysis.graphs import reachable
 from stagelint.analysis.literals import keyword_constant
 from stagelint.frameworks import (EAGER_FUNCTION_SWITCHES, EAGER_MODE_SWITCHES, GRAPH_MODE_SWITCHES, GRAPH_MODE_TF1_ONLY,
-                                  GRAPH_MODE_WORDS, KERAS_DYNAMIC_KEYWORD, TENSORFLOW)
+                                  GRAPH_MODE_WORDS, KERAS_DYNAMIC_KEYWORD, STANDALONE_KERAS_PREFIX, TENSORFLOW,
+                                  TF1_ONLY_MODULES, multi_backend_keras)
 
 Key = tuple[str, str]
 
@@ -69,7 +74,9 @@ def traces_anyway(source: bytes) -> list[tuple[int, str, str]]:
 
 def module_events(ctx, module: cst.Module, source: bytes | None) -> list[tuple[int, str, str]]:
     """The module's switch events in module order, for `facts.ModuleFacts.eager_switch`: (line, "import",
-    dotted name) for each unconditional module-level import, (line, "on", "") where module-level
+    dotted name) for each unconditional module-level import (and (line, "graph", "tf1") when it
+    imports a module only TensorFlow 1.x has, `frameworks.TF1_ONLY_MODULES`: a TensorFlow 1
+    program, in graph mode from its start), (line, "on", "") where module-level
     code sets the switch True unconditionally, (0, "off", "") once when the module sets it any
     other way, (0, "traces", "") when it spells what traces Functions anyway (`traces_anyway`); then,
     in a module spelling the switch, its drivers and its first module-level call (`_driver_events`);
@@ -92,19 +99,20 @@ def module_events(ctx, module: cst.Module, source: bytes | None) -> list[tuple[i
             continue
         line = ctx.position(stmt).line
         for small in stmt.body:
+            names: list[str] = []
             if isinstance(small, cst.Import):
-                for alias in small.names:
-                    events.append((line, "import", alias.evaluated_name))
+                names = [alias.evaluated_name for alias in small.names]
             elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
                 dotted = _dotted(small.module) if small.module is not None else ""
                 dots = "." * len(small.relative)
                 base = ctx.absolute_import(dots + (dotted or "")) if dots else (dotted or "")
-                if base:
-                    events.append((line, "import", base))
-                for alias in small.names:
-                    events.append((line, "import", f"{base}.{alias.evaluated_name}" if base else alias.evaluated_name))
+                names = [base] if base else []
+                names += [f"{base}.{alias.evaluated_name}" if base else alias.evaluated_name for alias in small.names]
             elif spelled and _is_switch_small(small, calls, helpers):
                 events.append((line, "on", ""))
+            events += [(line, "import", name) for name in names]
+            if any(_tf1_only(name) for name in names):
+                events.append((line, "graph", "tf1"))  # a TensorFlow 1 program: graph mode by default
     if spelled:  # (after the events in module order, which `eager_entries` reads up to a line)
         events += _driver_events(ctx, module, calls, helpers)
     if source is None or any(word in source for word in GRAPH_MODE_WORDS):
@@ -112,16 +120,22 @@ def module_events(ctx, module: cst.Module, source: bytes | None) -> list[tuple[i
     return events
 
 
+def _tf1_only(name: str) -> bool:
+    """`name` is a module only TensorFlow 1.x has, or a name in one (`frameworks.TF1_ONLY_MODULES`)."""
+    return any(name == m or name.startswith(m + ".") for m in TF1_ONLY_MODULES)
+
+
 def _graph_events(ctx, module: cst.Module) -> list[tuple[int, str, str]]:
     """The module's switches to graph mode (`frameworks.GRAPH_MODE_SWITCHES`), after its other
     events: (line, "graph", "tf1" for a TensorFlow 1-only spelling, else "") for each one called as a
     statement of its own at module level, unconditionally; (line, "graph calls", "") once, for the
     first module-level statement making any other call (imports apart); (0, "eager", "") once when
-    the module turns eager execution on anywhere (`frameworks.EAGER_MODE_SWITCHES`), or calls a
-    graph switch elsewhere than so (in a function, under an `if`): not known where it holds."""
+    the module turns eager execution on anywhere (`frameworks.EAGER_MODE_SWITCHES`): not known
+    where graph mode holds; else (0, "graph elsewhere", "") once when it calls a graph switch
+    elsewhere than so (in a function, under an `if` or `try`), which only turns graph mode on."""
     events: list[tuple[int, str, str]] = []
     switches: dict[int, str] = {}  # id of the call -> "tf1" / ""
-    other = [False]
+    eager = [False]
 
     def on_visit(node) -> bool:
         if isinstance(node, cst.Call):
@@ -129,11 +143,11 @@ def _graph_events(ctx, module: cst.Module) -> list[tuple[int, str, str]]:
             if names & GRAPH_MODE_SWITCHES:
                 switches[id(node)] = "tf1" if names & GRAPH_MODE_TF1_ONLY else ""
             elif names & EAGER_MODE_SWITCHES:
-                other[0] = True
+                eager[0] = True
         return True
 
     walk(module, on_visit, lambda node: None)
-    if not switches and not other[0]:
+    if not switches and not eager[0]:
         return events
     first_call, placed = None, 0
     for stmt in module.body:
@@ -149,8 +163,13 @@ def _graph_events(ctx, module: cst.Module) -> list[tuple[int, str, str]]:
             first_call = line
     if first_call is not None:
         events.append((first_call, "graph calls", ""))
-    if other[0] or placed < len(switches):
+    if eager[0]:
         events.append((0, "eager", ""))
+    elif placed < len(switches):
+        # a switch in a function or under an `if`/`try` turns graph mode on where it runs, never
+        # eager execution: it shows no program switching, and unsettles no module that switches
+        # at its own import (TF 2.21, tests/runtime/test_tf_graph_mode_facts.py)
+        events.append((0, "graph elsewhere", ""))
     return events
 
 
@@ -190,12 +209,15 @@ def graph_classes(project) -> dict[str, tuple[bool, str]]:
     others, at module level (or the class's module itself, imported by none) switches at module
     level, unconditionally: with TensorFlow 1's own spelling anywhere there (the program runs TF
     1.x, whose default is graph mode), else above its first statement making a call; a program
-    outside the project, or one importing the module inside a function, may differ. Empty when a
-    module of the project turns eager execution on, or calls a switch any other way."""
+    outside the project, or one importing the module inside a function, may differ. None of these
+    when a module of the project turns eager execution on (a graph switch in a function or under
+    an `if` only turns graph mode on: it unsettles nothing). Known, whatever the switches, for a
+    class built on multi-backend Keras (`multi_backend_classes`)."""
     modules = project.modules
+    out: dict[str, tuple[bool, str]] = multi_backend_classes(project)
     events = [kind for m in modules.values() for _, kind, _ in m.eager_switch]
     if "graph" not in events or "eager" in events:
-        return {}
+        return out
     on_before = _switched_before(project, modules, "graph")
 
     importers: dict[str, set[str]] = {}
@@ -217,12 +239,13 @@ def graph_classes(project) -> dict[str, tuple[bool, str]]:
         return None
 
     verdicts: dict[str, str | None] = {}
-    out: dict[str, tuple[bool, str]] = {}
     for key, kind in project.entries.items():
         f = project.function(key)
         if kind != "keras" or f is None or not f.class_qualname or f.span is None:
             continue
         cls = project.resolved_class_name(f.class_qualname)
+        if out.get(cls, (False,))[0]:
+            continue
         module = key[0]
         if on_before(module, f.span.line, frozenset({module})):
             out[cls] = (True, f"`{module}` switches to graph mode at its import, before the class can run")
@@ -233,6 +256,43 @@ def graph_classes(project) -> dict[str, tuple[bool, str]]:
             verdicts[module] = "; ".join(hows) if hows and all(hows) else None
         if verdicts[module] is not None and cls not in out:
             out[cls] = (False, verdicts[module])
+    return out
+
+
+def multi_backend_classes(project) -> dict[str, tuple[bool, str]]:
+    """The Layer and Model classes built on multi-backend Keras, each (True, how): a class
+    deriving from a standalone `keras` base (`frameworks.STANDALONE_KERAS_PREFIX`) that is named
+    in a module only multi-backend Keras has (`keras.engine.topology.Layer`), or whose module
+    imports one at module level (`import keras.backend.tensorflow_backend as KTF`): one
+    environment holds one `keras`, and that one has no eager execution and no `tf.function`
+    (`frameworks.MULTI_BACKEND_KERAS_MODULES`), so Keras builds the class into the backend's
+    graph once, in every program. A class on `tensorflow.keras` beside it is not one of them."""
+    out: dict[str, tuple[bool, str]] = {}
+    for key, kind in project.entries.items():
+        f = project.function(key)
+        if kind != "keras" or f is None or not f.class_qualname:
+            continue
+        cls = project.resolved_class_name(f.class_qualname)
+        if cls in out:
+            continue
+        bases: list[str] = []
+
+        def standalone(base: str) -> bool:
+            if base.startswith(STANDALONE_KERAS_PREFIX) and TENSORFLOW.is_layer_base(base):
+                bases.append(base)
+                return True
+            return False
+
+        if not project.derives(cls, standalone):
+            continue
+        marker = next((b for b in bases if multi_backend_keras(b)), None)
+        module = project.modules.get(key[0])
+        if marker is None and module is not None:
+            marker = next((name for _, k, name in module.eager_switch if k == "import" and multi_backend_keras(name)),
+                          None)
+        if marker is not None:
+            out[cls] = (True, f"`{cls}` is built on multi-backend Keras (`{marker}`), which builds it into the "
+                              "backend's graph once and has no `tf.function`")
     return out
 
 

@@ -652,6 +652,30 @@ GRAPH_MODE_SWITCHES = frozenset({
 })
 #: The TensorFlow 1-only spellings among them (absent from TF 2's top-level module).
 GRAPH_MODE_TF1_ONLY = frozenset({"tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior"})
+#: Modules only multi-backend Keras has: the standalone `keras` package before 2.4, which ran on
+#: TensorFlow 1, Theano or CNTK (Keras 2.4+ is tf.keras under another name, its `keras.backend` a
+#: module with no `tensorflow_backend`; Keras 2.6-2.15's `keras.engine` has no `topology`; Keras 3
+#: has neither). That Keras has no eager execution and no `tf.function`: a layer's `__call__` on
+#: the backend's symbolic tensors (`keras.engine.topology.Layer`) runs its `call` once, while the
+#: model is built into the backend's one graph (`tf.placeholder` inputs), and every step runs that
+#: graph in the backend's session (`keras/backend/tensorflow_backend.py`: `get_session`,
+#: `tf.Session`, `K.function`; keras-team/keras before 2.4, not installable beside TF 2.21). So a
+#: class built on it runs its Keras methods in graph mode, as `GRAPH_MODE_SWITCHES` make a
+#: tf.keras class do (`analysis.eagerswitch.graph_classes`); a `tf.function` still traces.
+MULTI_BACKEND_KERAS_MODULES = ("keras.engine.topology", "keras.backend.tensorflow_backend",
+                               "keras.backend.theano_backend", "keras.backend.cntk_backend")
+#: The standalone `keras` package's root: multi-backend Keras's classes are named under it.
+STANDALONE_KERAS_PREFIX = "keras."
+
+
+def multi_backend_keras(qualified_name: str) -> bool:
+    """`qualified_name` is one of `MULTI_BACKEND_KERAS_MODULES` or a name in one of them."""
+    return any(qualified_name == m or qualified_name.startswith(m + ".") for m in MULTI_BACKEND_KERAS_MODULES)
+#: Modules only TensorFlow 1.x has: TF 2 has no `tensorflow.contrib` (importing it raises
+#: ModuleNotFoundError, TF 2.21: tests/runtime/test_tf_graph_mode_facts.py), so a program that
+#: imports one at module level runs TensorFlow 1.x, whose default is graph mode: the import is a
+#: TensorFlow 1 spelling of the switch (`analysis.eagerswitch.module_events`).
+TF1_ONLY_MODULES = ("tensorflow.contrib",)
 #: What turns eager execution (back) on: a project that calls one is not known to build graphs.
 EAGER_MODE_SWITCHES = frozenset({
     "tensorflow.compat.v1.enable_eager_execution", "tensorflow.compat.v1.enable_v2_behavior",

@@ -88,3 +88,41 @@ def test_tensorflow_2_has_no_tensorflow_1_spellings_on_its_top_level_module():
     """)
     assert "[False, False, False, False, False]" in out
     assert "True True" in out
+
+
+def test_tensorflow_2_has_no_contrib_so_a_program_importing_it_runs_tensorflow_1():
+    # `frameworks.TF1_ONLY_MODULES`: only TensorFlow 1.x can import it (its default: graph mode)
+    out = _run("""
+        import tensorflow as tf
+        print("---")
+        try:
+            import tensorflow.contrib
+            print("imported")
+        except ImportError as e:
+            print(type(e).__name__)
+        print("attribute", hasattr(tf, "contrib"))
+    """)
+    assert "ModuleNotFoundError" in out
+    assert "attribute False" in out
+
+
+def test_a_graph_switch_in_a_function_or_a_try_only_turns_graph_mode_on():
+    # `eagerswitch._graph_events`: such a switch unsettles no module that switches at its import
+    out = _run("""
+        import tensorflow as tf
+        tf.compat.v1.disable_v2_behavior()
+        seen = [tf.executing_eagerly()]
+
+        def maybe_tf1():
+            tf.compat.v1.disable_eager_execution()
+
+        try:
+            tf.compat.v1.disable_v2_behavior()
+        except Exception:
+            pass
+        maybe_tf1()
+        seen.append(tf.executing_eagerly())
+        print("---")
+        print("eager", seen)
+    """)
+    assert "eager [False, False]" in out
