@@ -84,6 +84,30 @@ def test_a_pruned_op_loses_its_run_time_errors_not_its_trace_time_ones():
         static(tf.ones([2, 2]))
 
 
+def test_an_indexed_update_whose_static_shapes_do_not_fit_raises_at_trace_though_unused():
+    """The nineteenth TF audit's BU-t3 (TashaSkyUp/SpaceGan): `tf.tensor_scatter_nd_update(a,
+    [0, 1], [10])` on a rank-1 `a`, its result dropped, raises ValueError while traced (index
+    depth 2 over a rank-1 tensor, updates [1] for a scalar slot): the error is not pruned with the
+    op. An index out of range in shapes that fit is a run-time value: pruned, silent in the graph."""
+
+    @tf.function
+    def bad_shapes(a):
+        tf.tensor_scatter_nd_update(a, [0, 1], [10])
+        return a
+
+    with pytest.raises(ValueError):
+        bad_shapes(tf.constant([1, 2]))
+
+    @tf.function
+    def bad_index(a):
+        tf.tensor_scatter_nd_update(a, [[5]], [10])
+        return a
+
+    assert bad_index(tf.constant([1, 2])).numpy().tolist() == [1, 2]
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        bad_index.python_function(tf.constant([1, 2]))
+
+
 def test_numpy_raises_typeerror_for_a_tensor_in_a_shape_and_notimplementederror_for_data():
     """STG601's errors (`frameworks.NUMPY_SHAPE_CONSTRUCTORS`): a symbolic tensor in the shape
     np.zeros, np.ones, np.empty or np.full read as Python integers raises TypeError while traced;
