@@ -219,6 +219,33 @@ STATEFUL_OP_PREFIXES = (
     "tensorflow.tpu.", "tensorflow.distribute.", "tensorflow.config.", "tensorflow.io.gfile.",
     "tensorflow.experimental.", "tensorflow.autograph.", "tensorflow.data.", "tensorflow.keras.",
 )
+#: Ops that write `updates` into a copy of `tensor` at `indices`, called `op(tensor, indices,
+#: updates)`. Their shape function runs while the op is built, so while traced, whether or not its
+#: result is used: the index depth K = indices.shape[-1] must not pass the tensor's rank, and
+#: updates.shape must be indices.shape[:-1] + tensor.shape[K:] (`indexed_update_fits`). Shapes
+#: that do not fit raise ValueError at trace (an unused call is not pruned first); an index out of
+#: range, in shapes that fit, is a run-time value, pruned with the op (TF 2.21:
+#: tests/runtime/test_message_facts.py).
+INDEXED_UPDATE_OPS = frozenset({
+    "tensorflow.tensor_scatter_nd_update", "tensorflow.tensor_scatter_nd_add", "tensorflow.tensor_scatter_nd_sub",
+    "tensorflow.tensor_scatter_nd_max", "tensorflow.tensor_scatter_nd_min",
+})
+#: Constructors of a tensor (or variable) with the shape of the Python display they are given
+#: first, when no `shape=` says otherwise: `tf.Variable([1, 2])` has shape (2,).
+DISPLAY_SHAPED_CONSTRUCTORS = frozenset({"tensorflow.constant", "tensorflow.convert_to_tensor", "tensorflow.Variable"})
+
+
+def indexed_update_fits(tensor: tuple, indices: tuple, updates: tuple) -> bool | None:
+    """Whether the static shapes of an `INDEXED_UPDATE_OPS` call fit its shape function; None
+    when the indices are a scalar (no index depth to read)."""
+    if not indices:
+        return None
+    depth = indices[-1]
+    if depth > len(tensor):
+        return False
+    return tuple(updates) == tuple(indices[:-1]) + tuple(tensor[depth:])
+
+
 #: Methods that update TF state in place (variables, metrics, optimizers).
 STATEFUL_METHODS = frozenset({
     "assign", "assign_add", "assign_sub", "scatter_add", "scatter_sub", "scatter_update",

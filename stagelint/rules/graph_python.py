@@ -27,7 +27,10 @@ from stagelint.frameworks import (
     keras_layer_method_error,
     pruned_when_unused,
     keras_loop_error,
+    INDEXED_UPDATE_OPS,
+    indexed_update_fits,
 )
+from stagelint.analysis.static_shapes import indexed_update_shapes, shapes_per_call
 from stagelint.analysis.dependence import params_feeding
 from stagelint.analysis.flags import with_flag_step
 from stagelint.analysis.jaxrules import confirm_concrete_value, confirm_tracer_as_python_value, jax_branch_test
@@ -991,7 +994,10 @@ class DiscardedOp(Rule):
     never happens, while eager mode runs it and raises. (What the op checks while it is built
     still raises: `tf.ensure_shape` of a static shape that cannot match fails at trace time,
     pruned or not; the checks lost are those made on run-time values, observed with TF 2.21 in
-    `tests/runtime/test_message_facts.py`.) Often the result was meant to be used
+    `tests/runtime/test_message_facts.py`. So an indexed update, `tf.tensor_scatter_nd_update(a,
+    [0, 1], [10])`, whose shapes the code spells (displays of numbers, and a parameter every call
+    of its function passes such a display or `tf.Variable([1, 2])`) and do not fit is not
+    flagged: every trace raises ValueError in the op's shape function.) Often the result was meant to be used
     (`tf.tensor_scatter_nd_update(...)` returns a new tensor; it does not update in place).
 
     ## Example
@@ -1058,6 +1064,18 @@ class DiscardedOp(Rule):
         """,
     )
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        #: calls by a plain name, by the id of that Name: the calls of a function (`finish`)
+        self._named_calls: dict[int, cst.Call] = {}
+        #: indexed updates whose shapes wait on the calls of their function: (function, call,
+        #: [shape, or the position of the function's parameter the argument is])
+        self._waiting: list = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name):
+            self._named_calls[id(node.func)] = node
+
     def visit_Expr(self, node: cst.Expr) -> None:
         ctx = self.ctx
         if ctx.function is None or not ctx.in_staged_context or not isinstance(node.value, cst.Call):
@@ -1068,5 +1086,19 @@ class DiscardedOp(Rule):
             if is_stateful_op(q) or q.startswith(own):
                 return  # kept for its effect, or this module's own function (linting TF itself)
             if pruned_when_unused(q):
+                if q in INDEXED_UPDATE_OPS:
+                    shapes = indexed_update_shapes(ctx, call, ctx.function)
+                    if shapes is not None and any(isinstance(s, int) for s in shapes):
+                        self._waiting.append((ctx.function, call, shapes))
+                        return  # decided once the calls of the function are seen (`finish`)
+                    if shapes is not None and indexed_update_fits(*shapes) is False:
+                        return  # its shape function raises at trace: the error is not pruned
                 self.report(call, call=f"{short_code(call.func)}(...)")
                 return
+
+    def finish(self) -> None:
+        for func, call, shapes in self._waiting:
+            traced = shapes_per_call(self.ctx, func, shapes, self._named_calls)
+            if traced is not None and traced and all(indexed_update_fits(*s) is False for s in traced):
+                continue  # every call's trace raises in the op's shape function, used or not
+            self.report(call, call=f"{short_code(call.func)}(...)", function=func)

@@ -398,6 +398,60 @@ def test_checks_and_functional_updates_whose_result_is_dropped():
     """)
 
 
+def test_stg603_an_indexed_update_whose_spelled_shapes_do_not_fit_raises_at_trace():
+    # the nineteenth TF audit's BU-t3 (TashaSkyUp/SpaceGan): index depth 2 over the rank-1
+    # variable every call passes; the shape function raises ValueError at trace, used or not
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def test(a):
+            tf.tensor_scatter_nd_update(a, [0, 1], [10])
+            tf.tensor_scatter_nd_add(tf.constant([1, 2]), [[0, 0]], [1])
+            return a
+
+        test(tf.Variable([1, 2]))[0]
+    """)
+
+
+def test_stg603_an_indexed_update_whose_shapes_fit_or_are_not_shown_is_pruned():
+    # shapes that fit: an index out of range is a run-time value, pruned with the op (TF 2.21)
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def test(a):
+            tf.tensor_scatter_nd_update(a, [[5]], [10])  # STG603
+            tf.tensor_scatter_nd_update(tf.constant([1, 2]), [[0], [1]], [10, 20])  # STG603
+            return a
+
+        test(tf.Variable([1, 2]))
+    """)
+    # one call passes a shape that fits, or the function is handed on: not every trace raises
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def test(a):
+            tf.tensor_scatter_nd_update(a, [0, 1], [10])  # STG603
+            return a
+
+        test(tf.Variable([1, 2]))
+        test(tf.Variable([[[1], [2]], [[3], [4]]]))
+    """)
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def test(a):
+            tf.tensor_scatter_nd_update(a, [0, 1], [10])  # STG603
+            return a
+
+        test(tf.Variable([1, 2]))
+        run = test
+    """)
+
+
 def test_stg603_interprocedural_across_modules(tmp_path):
     got = assert_project_marked(tmp_path, {
         "pkg/__init__.py": "",
