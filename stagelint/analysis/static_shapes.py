@@ -85,22 +85,28 @@ def _param_position(ctx, expr, func) -> int | None:
     return None
 
 
-def shapes_per_call(ctx, func, shapes: list, named_calls: dict) -> list | None:
-    """For each call of `func` in the file, `shapes` with each parameter position replaced by the
-    shape of the argument that call passes there (`spelled_shape`); None when the function's name
-    is used any other way (passed on, rebound), or a call's argument there is not spelled out. A
-    Function traces each call with its arguments' concrete shapes (`frameworks.INDEXED_UPDATE_OPS`)."""
+def shapes_per_call(ctx, func, shapes: list, named_calls: dict, python_reads: set) -> list | None:
+    """For each call of `func`'s name in the file, `shapes` with each parameter position replaced
+    by the shape of the argument that call passes there (`spelled_shape`); None when the name is
+    read any other way than called or for its Python function (`f.python_function`,
+    `frameworks.FUNCTION_PYTHON_ATTRIBUTE`: `python_reads`, ids of such Names), or a call's
+    argument there is not spelled out. Calls of another binding of the name count as well (`f =
+    tf.function(f.python_function)` traces the same body). A Function traces each call with its
+    arguments' concrete shapes (`frameworks.INDEXED_UPDATE_OPS`)."""
     node = func.node
     scope = ctx.scope(node) if isinstance(node, cst.FunctionDef) else None
     if scope is None or func.is_method:
         return None
     bound = list(scope.assignments[node.name.value])
-    if len(bound) != 1 or bound[0].node is not node:
+    if not any(b.node is node for b in bound):
         return None
+    accesses = {id(a.node): a for b in bound for a in b.references}
     out = []
-    for access in bound[0].references:
-        call = named_calls.get(id(access.node))
+    for key in sorted(accesses):
+        call = named_calls.get(key)
         if call is None:
+            if key in python_reads:
+                continue  # its Python function: no trace of this Function
             return None  # the function's name is read other than to call it
         if any(a.keyword is not None or a.star for a in call.args):
             return None

@@ -230,6 +230,9 @@ INDEXED_UPDATE_OPS = frozenset({
     "tensorflow.tensor_scatter_nd_update", "tensorflow.tensor_scatter_nd_add", "tensorflow.tensor_scatter_nd_sub",
     "tensorflow.tensor_scatter_nd_max", "tensorflow.tensor_scatter_nd_min",
 })
+#: The attribute of a Function that is its undecorated Python function: reading it traces nothing
+#: (`tf.function(f.python_function)` makes a new Function of the same body; TF 2.21).
+FUNCTION_PYTHON_ATTRIBUTE = "python_function"
 #: Constructors of a tensor (or variable) with the shape of the Python display they are given
 #: first, when no `shape=` says otherwise: `tf.Variable([1, 2])` has shape (2,).
 DISPLAY_SHAPED_CONSTRUCTORS = frozenset({"tensorflow.constant", "tensorflow.convert_to_tensor", "tensorflow.Variable"})

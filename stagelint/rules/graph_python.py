@@ -27,6 +27,7 @@ from stagelint.frameworks import (
     keras_layer_method_error,
     pruned_when_unused,
     keras_loop_error,
+    FUNCTION_PYTHON_ATTRIBUTE,
     INDEXED_UPDATE_OPS,
     indexed_update_fits,
 )
@@ -1071,10 +1072,16 @@ class DiscardedOp(Rule):
         #: indexed updates whose shapes wait on the calls of their function: (function, call,
         #: [shape, or the position of the function's parameter the argument is])
         self._waiting: list = []
+        #: Names read for their Python function (`f.python_function`), by id
+        self._python_reads: set[int] = set()
 
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Name):
             self._named_calls[id(node.func)] = node
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == FUNCTION_PYTHON_ATTRIBUTE and isinstance(node.value, cst.Name):
+            self._python_reads.add(id(node.value))
 
     def visit_Expr(self, node: cst.Expr) -> None:
         ctx = self.ctx
@@ -1098,7 +1105,7 @@ class DiscardedOp(Rule):
 
     def finish(self) -> None:
         for func, call, shapes in self._waiting:
-            traced = shapes_per_call(self.ctx, func, shapes, self._named_calls)
+            traced = shapes_per_call(self.ctx, func, shapes, self._named_calls, self._python_reads)
             if traced is not None and traced and all(indexed_update_fits(*s) is False for s in traced):
                 continue  # every call's trace raises in the op's shape function, used or not
             self.report(call, call=f"{short_code(call.func)}(...)", function=func)

@@ -412,6 +412,22 @@ def test_stg603_an_indexed_update_whose_spelled_shapes_do_not_fit_raises_at_trac
 
         test(tf.Variable([1, 2]))[0]
     """)
+    # the notebook cell rebuilds the Function from its Python function first (re-run safe)
+    assert_marked("""
+        import tensorflow as tf
+
+        try:
+            test = tf.function(test.python_function)
+        except:
+            pass
+
+        @tf.function
+        def test(a):
+            tf.tensor_scatter_nd_update(a, [0, 1], [10])
+            return a
+
+        test(tf.Variable([1, 2]))[0]
+    """)
 
 
 def test_stg603_an_indexed_update_whose_shapes_fit_or_are_not_shown_is_pruned():
@@ -449,6 +465,18 @@ def test_stg603_an_indexed_update_whose_shapes_fit_or_are_not_shown_is_pruned():
 
         test(tf.Variable([1, 2]))
         run = test
+    """)
+    # a concrete function of other shapes traces it too
+    assert_marked("""
+        import tensorflow as tf
+
+        @tf.function
+        def test(a):
+            tf.tensor_scatter_nd_update(a, [0, 1], [10])  # STG603
+            return a
+
+        test(tf.Variable([1, 2]))
+        test.get_concrete_function(tf.TensorSpec([2, 2, 1], tf.int32))
     """)
 
 
