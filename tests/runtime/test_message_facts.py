@@ -107,6 +107,20 @@ def test_an_indexed_update_whose_static_shapes_do_not_fit_raises_at_trace_though
     with pytest.raises(tf.errors.InvalidArgumentError):
         bad_index.python_function(tf.constant([1, 2]))
 
+    # `frameworks.indexed_update_fits`: the same [0, 1] / [10] fit a (2, 2, 1) tensor (depth 2,
+    # updates indices.shape[:-1] + tensor.shape[2:] = (1,)), and not a (2, 2) one
+    from stagelint.frameworks import indexed_update_fits
+
+    for shape, fits in (((2, 2, 1), True), ((2, 2), False), ((2,), False)):
+        assert indexed_update_fits(shape, (2,), (1,)) is fits
+        try:
+            tf.function(lambda a: tf.tensor_scatter_nd_update(a, [0, 1], [10])).get_concrete_function(
+                tf.TensorSpec(shape, tf.int32))  # traced (the shape function runs), not run
+            built = True
+        except ValueError:
+            built = False
+        assert built is fits, shape
+
 
 def test_numpy_raises_typeerror_for_a_tensor_in_a_shape_and_notimplementederror_for_data():
     """STG601's errors (`frameworks.NUMPY_SHAPE_CONSTRUCTORS`): a symbolic tensor in the shape
