@@ -1069,8 +1069,8 @@ class DiscardedOp(Rule):
         super().__init__(ctx)
         #: calls by a plain name, by the id of that Name: the calls of a function (`finish`)
         self._named_calls: dict[int, cst.Call] = {}
-        #: indexed updates whose shapes wait on the calls of their function: (function, call,
-        #: [shape, or the position of the function's parameter the argument is])
+        #: indexed updates whose shapes wait on the calls of their function: (function, the
+        #: candidate reported, [shape, or the position of the function's parameter the argument is])
         self._waiting: list = []
         #: Names read for their Python function (`f.python_function`), by id
         self._python_reads: set[int] = set()
@@ -1093,19 +1093,22 @@ class DiscardedOp(Rule):
             if is_stateful_op(q) or q.startswith(own):
                 return  # kept for its effect, or this module's own function (linting TF itself)
             if pruned_when_unused(q):
-                if q in INDEXED_UPDATE_OPS:
-                    shapes = indexed_update_shapes(ctx, call, ctx.function)
-                    if shapes is not None and any(isinstance(s, int) for s in shapes):
-                        self._waiting.append((ctx.function, call, shapes))
-                        return  # decided once the calls of the function are seen (`finish`)
-                    if shapes is not None and indexed_update_fits(*shapes) is False:
-                        return  # its shape function raises at trace: the error is not pruned
+                shapes = indexed_update_shapes(ctx, call, ctx.function) if q in INDEXED_UPDATE_OPS else None
+                if shapes is not None and not any(isinstance(s, int) for s in shapes) \
+                        and indexed_update_fits(*shapes) is False:
+                    return  # its shape function raises at trace: the error is not pruned
+                before = len(ctx.facts.candidates)
                 self.report(call, call=f"{short_code(call.func)}(...)")
+                if shapes is not None and any(isinstance(s, int) for s in shapes) \
+                        and len(ctx.facts.candidates) > before:
+                    # decided once the calls of the function are seen (`finish`)
+                    self._waiting.append((ctx.function, ctx.facts.candidates[-1], shapes))
                 return
 
     def finish(self) -> None:
-        for func, call, shapes in self._waiting:
+        for func, candidate, shapes in self._waiting:
             traced = shapes_per_call(self.ctx, func, shapes, self._named_calls, self._python_reads)
-            if traced is not None and traced and all(indexed_update_fits(*s) is False for s in traced):
-                continue  # every call's trace raises in the op's shape function, used or not
-            self.report(call, call=f"{short_code(call.func)}(...)", function=func)
+            if traced and all(indexed_update_fits(*s) is False for s in traced):
+                # every call's trace raises in the op's shape function, used or not
+                kept = self.ctx.facts.candidates
+                kept[:] = [c for c in kept if c is not candidate]
