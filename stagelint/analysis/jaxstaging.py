@@ -76,7 +76,10 @@ MODES = ("jit", "body", "trace", "grad", "python")
 #: The API of those Linen methods' entries.
 LINEN_EAGER = "flax.linen.Module:python"
 #: The APIs of the entries of a Flax Linen / Equinox module's own methods (`JaxView._linen_entries`).
-MODULE_METHOD_APIS = frozenset({"flax.linen.Module", "equinox.Module", LINEN_EAGER})
+#: An Equinox module's `__call__` that only a call in code traced otherwise than by jit runs
+#: (`equinox.Module:trace` under an eager `jax.vmap`): traced in that mode (`_equinox_calls`).
+EQUINOX_CALLED = frozenset(f"equinox.Module:{mode}" for mode in ("body", "trace", "grad"))
+MODULE_METHOD_APIS = frozenset({"flax.linen.Module", "equinox.Module", LINEN_EAGER}) | EQUINOX_CALLED
 #: Codes that hold in each mode. "jit": every family; "body", "trace" (not cached: traced again on
 #: every use): no staleness, no retracing; "grad" (concrete values, Python control flow works, row 15):
 #: leaked tracers and host conversions only.
@@ -105,6 +108,8 @@ CODES_OUT_OF_MODE = {
 def api_mode(api: str) -> str:
     if api == LINEN_EAGER:
         return "python"
+    if api in EQUINOX_CALLED:
+        return api.partition(":")[2]
     if api in JAX_JIT or api == OPTAX_USERS_JIT or api.startswith("flax.linen") or api == "equinox.Module":
         return "jit"
     if api in JAX_GRAD:
@@ -431,6 +436,8 @@ class JaxEntry:
     receivers: set[str] = field(default_factory=set)
     #: an Equinox module's construction check: the jitted function (a key) that builds the module
     built_in: tuple = ()
+    #: an Equinox module's `__call__` that traced code calls on an object of it: (the caller, the line)
+    called_in: tuple = ()
     #: some staging of it is called where no call site shows what it passes (`JaxStaged.inline`)
     inline: bool = False
 
@@ -662,6 +669,7 @@ class JaxView:
                     built.setdefault(found[1].qualname, (m.module, site.caller))
         # An Equinox module is called as `model(x)` in jitted code: the modules that jit, and theirs.
         jitting = {m.module for m in project.modules.values() if any(r.api in JAX_JIT for r in m.jax_staged)}
+        called_in, eager_only = self._equinox_calls(built)
         linen_modules, equinox_modules = self._with_imports(applying), self._with_imports(jitting)
         if not any(q.partition(".")[0] in ("flax", "equinox") for m in project.modules.values() for q in m.imports.values()):
             return  # a base is named through an import (a re-export's too): no module class here
@@ -674,14 +682,22 @@ class JaxView:
                 continue
             module, facts = project.classes[cls]
             self.frozen_modules.add(facts.qualname)
+            called = False
+            if api == "equinox.Module":
+                call = project.method_of(facts.qualname, "__call__")
+                if call in eager_only:
+                    continue  # every call of it the project shows runs eagerly: nothing traces it
+                called = call in called_in and call[0] == module
             builder = next((by for b, by in sorted(built.items())
                             if b == facts.qualname or project.derives(b, {facts.qualname})), None) \
                 if api == "equinox.Module" else None
             if builder is not None:
                 methods = methods | EQUINOX_CONSTRUCTION_CHECKS  # a class built in jitted code, or a base of one
-                if module not in staged:
+                if module not in staged and not called:
                     methods = EQUINOX_CONSTRUCTION_CHECKS
                     staged = staged | {module}
+            if called:
+                staged = staged | {module}  # traced code calls an object of it
             if module not in staged and facts.qualname not in applied:
                 if api != "flax.linen.Module":
                     continue
@@ -695,6 +711,51 @@ class JaxView:
                     entry.apis.add(api)
                     if f.name in EQUINOX_CONSTRUCTION_CHECKS and builder is not None:
                         entry.built_in = builder
+                    if api == "equinox.Module" and (module, q) in called_in:
+                        caller, line, mode = called_in[(module, q)]
+                        entry.called_in = (caller, line)
+                        if mode != "jit" and module not in equinox_modules:
+                            # traced as its caller is: a call under `jax.vmap` alone is traced anew each call
+                            entry.apis.discard(api)
+                            entry.apis.add(f"{api}:{mode}")
+
+    def _equinox_calls(self, built: dict[str, Key]) -> tuple[dict[Key, tuple], set[Key]]:
+        """Equinox wraps no method of a Module in a transformation (`frameworks.EQUINOX_MODULE_BASES`):
+        a Module's `__call__` is traced only by a call of the object made in traced code. From the
+        calls of objects whose class the project shows (`m = Model(...)`, then `m(x)`:
+        `ModuleFacts.method_calls`): the `__call__` methods such a call in traced code runs
+        (-> (the caller, the call's line)), and those whose shown calls all run in code nothing
+        traces, when no object of the class is handed to a project function (which may call it
+        traced: `step(model, x)`) nor built in traced code."""
+        project = self.project
+        traced: dict[Key, str] = {}  # function -> the most demanding mode it is traced in
+        for mode in MODES:
+            seen: dict[Key, Key] = {}
+            for key in sorted(k for k, e in self.entries.items() if e.mode == mode):
+                project.reach_from(key, seen, only_unguarded=False)
+            for key in seen:
+                traced.setdefault(key, mode)
+        called_in: dict[Key, tuple] = {}
+        eager: set[Key] = set()
+        passed: set[str] = set(built)
+        for m in sorted(project.modules.values(), key=lambda m: m.module):
+            for site in m.call_sites:
+                passed.update(project.resolved_class_name(a.cls) for a in (*site.args, *site.kwargs.values()) if a.cls)
+            for caller, cls, method, *_, span in m.method_calls:
+                found = project.resolve_class(cls) if method == "__call__" and cls else None
+                if found is None or not project.derives(found[1].qualname, EQUINOX_MODULE_BASES):
+                    continue
+                call = project.method_of(found[1].qualname, "__call__")
+                if call is None:
+                    continue
+                if caller is not None and (m.module, caller) in traced:
+                    mode = traced[(m.module, caller)]
+                    if call not in called_in or MODES.index(mode) < MODES.index(called_in[call][2]):
+                        called_in[call] = ((m.module, caller), span.line, mode)
+                else:
+                    eager.add(call)
+        handed = {project.method_of(cls, "__call__") for cls in passed}
+        return called_in, eager - set(called_in) - handed
 
     def _with_parts(self, classes: set[str]) -> set[str]:
         """The module classes and the project classes they derive from or build in their

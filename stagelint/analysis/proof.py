@@ -68,6 +68,15 @@ def entry_fact(project, entry) -> str:
         builder = _code(project.display(jax_entry.built_in, jax_entry.built_in[0]))
         return (f"Equinox runs {shown} when the module is built, and {builder}, which JAX traces, builds it: "
                 f"it runs under that trace, on the traced fields")
+    if jax_entry is not None and jax_entry.called_in:
+        (caller, line) = jax_entry.called_in
+        return (f"{shown} is an Equinox module's call, which equinox itself stages nowhere: "
+                f"{_code(project.display(caller, caller[0]))}, which JAX traces, calls an object of it "
+                f"(line {line}), so it runs under that trace")
+    if jax_entry is not None and jax_entry.apis == {"equinox.Module"}:
+        return (f"{shown} is an Equinox module's call, which equinox itself stages nowhere: the module's file "
+                f"(or one importing it) jits the code that calls its modules, and no call of it the project "
+                f"shows runs eagerly")
     if jax_entry is not None and jax_entry.apis == {OPTAX_USERS_JIT}:
         return (f"{shown} is the update of an optax transformation: its users jit it (`jax.jit(opt.update)`, a "
                 f"jitted step), which the code does not show: preview")

@@ -14,8 +14,12 @@ JAX_FILTERING_JIT = frozenset({"equinox.filter_jit", "equinox.filter_pmap"})
 #: tracer is what its callers pass.
 EQUINOX_ARRAYS_ONLY = JAX_FILTERING_JIT | frozenset({"equinox.filter_vmap"})
 
-#: Equinox modules: `__call__` runs under `eqx.filter_jit` in practice, and a module is a frozen
-#: dataclass (assigning a field outside `__init__` raises, row 43).
+#: Equinox modules: a module is a frozen dataclass (assigning a field outside `__init__` raises,
+#: row 43). Equinox wraps none of its methods in a transformation (nor does `@jax.named_scope`, a
+#: context manager used as a decorator): `__call__` runs as Python on every call made eagerly, and
+#: is traced only by a call made under jit / filter_jit / vmap / grad (equinox 0.13.8, jax 0.10.2:
+#: tests/runtime/test_jax_equinox_module_call.py). Which calls are traced is
+#: `analysis.jaxstaging.JaxView._equinox_calls`'s to find.
 EQUINOX_MODULE_BASES = frozenset({"equinox.Module", "equinox._module.Module"})
 EQUINOX_STAGED_METHODS = frozenset({"__call__"})
 #: Methods Equinox runs when a Module is built (`__check_init__` of the class and of each base),

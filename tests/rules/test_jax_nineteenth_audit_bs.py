@@ -1,0 +1,151 @@
+"""The nineteenth JAX audit's BS classes as facts, each with its positive test and its negative
+twin (issue 23). Behaviour checked with JAX 0.10.2 and equinox 0.13.8 in
+tests/runtime/test_jax_equinox_module_call.py."""
+
+from __future__ import annotations
+
+from rulecases import assert_project_marked, assert_tiers, findings
+
+
+TRAINER = """
+    import logging
+
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+
+    logger = logging.getLogger(__name__)
+
+
+    class TaskTrainer(eqx.Module):
+        chkpt_dir: str = "."
+
+        @jax.named_scope("fbx.TaskTrainer")
+        def __call__(self, model, n_batches):
+            for batch in range(n_batches):
+                model, loss = self._train_step(model, jnp.ones(3))
+                if jnp.isnan(loss):
+                    logger.warning("nan loss")
+                print(loss.item())
+                self._save_checkpoint(batch)
+            return model
+
+        def _save_checkpoint(self, batch):
+            with open(self.chkpt_dir + "/last_batch.txt", "w") as f:
+                f.write(str(batch))
+
+        @eqx.filter_jit
+        def _train_step(self, model, x):
+            print("compiling")  # STG101
+            return model, jnp.sum(x)
+"""
+
+
+def test_an_equinox_trainer_module_called_from_a_plain_loop_runs_eagerly(tmp_path):
+    """BS1 / BS-P1, feedbax's `TaskTrainer`: Equinox wraps no method of a Module in a transformation
+    (nor does `@jax.named_scope`), and every call of a `TaskTrainer` the project shows is made in
+    code nothing traces (`trainer = TaskTrainer(); trainer(model, 10)`): its `__call__` and what it
+    calls run as Python on every call, in both tiers. Its `@eqx.filter_jit` method is traced all the
+    same (the print there is kept)."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/train.py": TRAINER,
+        "pkg/contexts.py": """
+            from pkg.train import TaskTrainer
+
+            def train(model):
+                trainer = TaskTrainer()
+                return trainer(model, 10)
+        """,
+    }
+    assert_project_marked(tmp_path / "a", files)
+    assert_project_marked(tmp_path / "b", files, preview=True)
+
+
+def test_an_equinox_module_called_in_jitted_code_is_traced(tmp_path):
+    """The negative twin: the same trainer object called inside a jitted function is traced by that
+    call; the proof names the call."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/train.py": TRAINER.replace('logger.warning("nan loss")', 'logger.warning("nan loss")  # STG101')
+                               .replace("print(loss.item())", "print(loss.item())  # STG101")
+                               .replace('with open(self.chkpt_dir + "/last_batch.txt", "w") as f:',
+                                        'with open(self.chkpt_dir + "/last_batch.txt", "w") as f:  # STG101')
+                               .replace("if jnp.isnan(loss):", "if jnp.isnan(loss):  # STG602"),
+        "pkg/contexts.py": """
+            import jax
+            from pkg.train import TaskTrainer
+
+            @jax.jit
+            def train(model):
+                trainer = TaskTrainer()
+                return trainer(model, 10)
+        """,
+    }
+    got = assert_project_marked(tmp_path, files)
+    because = [n.message for f in got if f.code == "STG101" and "logger" in f.message for n in f.because]
+    assert any("calls an object of it" in m and "`train`" in m for m in because), because
+
+
+def test_an_equinox_layer_called_through_a_jitted_step_s_parameter_is_still_staged():
+    """The negative twin: a layer whose module jits the step that calls `model(x)` (no call of an
+    object of it shown eagerly) stays staged, and so does one whose object is also handed to a
+    project function (`fit(model, x)`, which may call it traced), even if a sanity call is eager."""
+    assert_tiers("""
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class MLP(eqx.Module):
+            w: jax.Array
+
+            def __call__(self, x):
+                print("tracing")  # STG101
+                return x @ self.w
+
+        class Head(eqx.Module):
+            w: jax.Array
+
+            def __call__(self, x):
+                if x.sum() > 0:  # preview STG602
+                    x = -x
+                return x * self.w
+
+        @eqx.filter_jit
+        def step(model, x):
+            return model(x)
+
+        def fit(model, x):
+            return step(model, x)
+
+        def main():
+            head = Head(jnp.ones(2))
+            head(jnp.ones(2))
+            return fit(head, jnp.ones(2))
+    """)
+
+
+def test_an_equinox_module_called_under_an_eager_vmap_is_traced_on_every_call():
+    """A call of a module object made only under an eager `jax.vmap` (no jit in the file) traces
+    `__call__` on every call: a print there runs each time (silent), while a tracer's truth value
+    still raises (a tracer there only if the caller passes one: preview, as for any module method)."""
+    assert_tiers("""
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Layer(eqx.Module):
+            w: jax.Array
+
+            def __call__(self, x):
+                print("runs")
+                if x.sum() > 0:  # preview STG602
+                    x = -x
+                return x * self.w
+
+        def apply(x):
+            layer = Layer(jnp.ones(2))
+            return layer(x)
+
+        ys = jax.vmap(apply)(jnp.ones((3, 2)))
+    """)
