@@ -30,6 +30,24 @@ def _reaches(project, start, goal) -> bool:
     return goal in _reach(project, start)
 
 
+def lives_in_one_run(project, enclosing) -> bool:
+    """A Function made by a staging decorator on a def nested in `enclosing` and only called
+    there (`RawCapture._made_per_run`) is a new function object on every run of `enclosing`, and
+    JAX and TensorFlow keep traces per function object (`frameworks.JAX_TRACE_CACHE`: a nested def
+    made anew traces anew), so the calls that reuse one of its traces all fall within one run of
+    `enclosing`: true when nothing traces `enclosing` itself (then its runs are Python calls, and a
+    trace of the outer function would hold what the nested one read)."""
+    return enclosing not in project.reached
+
+
+def may_run_during(project, enclosing, writer) -> bool:
+    """`writer` may run while `enclosing` runs: it is `enclosing` or a project function that
+    `enclosing` reaches through the calls the project shows. Code outside those (another
+    function's body, module-level statements, the enclosing function's own enclosing function)
+    does not run until the run of `enclosing` returns."""
+    return _reaches(project, enclosing, writer)
+
+
 def _module_calls(project, module: str) -> list[tuple[int, tuple]]:
     """(line, resolved callee) of the module-level calls of project functions in `module`."""
     memo = project.__dict__.setdefault("_order_calls", {})

@@ -64,7 +64,15 @@ class StaleGlobal(Rule):
     Nor is a nested Function that is only called in its enclosing function, each call with an
     input shape no other call passes (literal shapes, or a loop over a literal list of them:
     `for s in [[10, 20], [10, 30]]: x = tf.zeros(s); i = make(); run(x)`): every call traces
-    anew and reads the variable as it is then, so no trace is reused stale. A global rebound only by a function that set-up code calls
+    anew and reads the variable as it is then, so no trace is reused stale. Nor is a Function
+    made by a staging decorator on a def nested in a function that only calls it there (never
+    returns, stores or passes it), when neither that function nor anything nested in it changes
+    the variable: it is a new object on every run of its enclosing function, the only place that
+    calls it, so the calls that reuse one of its traces all fall within one run, while the change
+    is made by the enclosing function's own enclosing function (`train_state` rebound in `main`
+    between runs of `run_simulation`, whose `@jax.jit def iter` reads it), at module level, or by
+    a function the run does not call (`RD_adi`'s `@jax.jit def update` reading globals
+    `assembly_RDmatrix` sets; nothing traces the enclosing function itself). A global rebound only by a function that set-up code calls
     (`set_random_seeds()` from a task's `__init__`) is configuration, not a change between calls.
 
     A module-level call above the reading function's `def` does not run it (Python makes the
@@ -373,7 +381,28 @@ class StaleGlobal(Rule):
             self.report(name, function=func, name=name.value, change=change,
                         scope="global" if kind == "global" else "the enclosing function's variable",
                         _chain=[f.qualname for f in chain], _order=ordered, _guess=self._guess,
-                        _loop_known=self._shown)
+                        _loop_known=self._shown, _per_run=self._made_per_run(func, nodes, chain, kind))
+
+    def _made_per_run(self, func, nodes, chain, kind) -> str:
+        """The function a run of which makes the reading Function anew and keeps it (its qualified
+        name), or "": `func` is a def decorated with a staging API, nested in a function that only
+        calls it, directly in its own body (never returns, stores or passes it: ml4dynamics'
+        `RD_adi` defining `@jax.jit def update` and looping over `update(u, v)`), and neither that
+        function nor anything nested in it rebinds or mutates the variable read: every change of
+        it falls outside the Function's life (`order.lives_in_one_run`). For a closure, only where
+        the variable belongs to a function further out (`chain` holds the enclosing one)."""
+        ctx = self.ctx
+        parent = func.parent
+        if func.facts.staged_by != "decorator" or parent is None or (kind == "closure" and len(chain) < 2):
+            return ""
+        refs = self._references(func.node)
+        where = ctx.scope(func.node)
+        if not refs or any(self.calls_of.get(id(r)) is None or ctx.scope(r) is not where for r in refs):
+            return ""
+        changes = list(nodes) + [n for node in nodes for _, n in self.mutation_sites.get(id(node), ())]
+        if any(ctx.inside(n, parent.node) for n in changes):
+            return ""
+        return parent.qualname
 
     def _same_value(self, nodes) -> str:
         """Why a rebinding may not change the value, or "": every binding evaluates one and the
@@ -515,6 +544,19 @@ class StaleGlobal(Rule):
         if project.traced_only_afresh((module.module, candidate.function)):
             return False  # `jax.jit(lambda ...)(x)` alone reaches it: traced with the value of the moment
         ordered = candidate.fields.get("_order")
+        per_run = candidate.fields.get("_per_run")
+        if per_run:
+            from stagelint.analysis.order import lives_in_one_run, may_run_during
+
+            run = (module.module, per_run)
+            if lives_in_one_run(project, run):
+                if ordered is None:
+                    return False  # an enclosing function's rebinding never runs within that run
+                # module-level rebindings never run within it; a writer only if the run calls it
+                writers = [w for w in ordered["writers"] if may_run_during(project, run, (module.module, w))]
+                if not writers:
+                    return False
+                ordered = {**ordered, "rebinds": [], "writers": writers}
         if ordered is not None:
             from stagelint.analysis.order import bindings_made, call_lines, calls_readers_in_loops, \
                 one_value_each_call, stale_between, writes_between

@@ -149,3 +149,98 @@ def test_an_equinox_module_called_under_an_eager_vmap_is_traced_on_every_call():
 
         ys = jax.vmap(apply)(jnp.ones((3, 2)))
     """)
+
+
+def test_a_jitted_def_made_and_only_called_in_each_run_of_its_enclosing_function_is_never_stale():
+    """BS-P4, ml4dynamics' `RD_adi` (`@jax.jit def update` reading globals another function sets)
+    and `run_simulation` (`@jax.jit def iter` reading `main`'s `train_state`, which `main` rebinds
+    between runs): the Function is made anew on every run of its enclosing function and only
+    called there, so every call reusing a trace falls within one run, where neither the writer
+    nor `main`'s rebinding runs (tests/runtime/test_jax_nineteenth_audit_bs_facts.py). Silent in
+    both tiers (the rebuild per run stays STG502's)."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        L = jnp.eye(2)
+
+
+        def assemble(n):
+            global L
+            L = jnp.eye(n) * 2
+
+
+        def solve(u, steps):
+            @jax.jit
+            def update(u):
+                return L @ u
+
+            for _ in range(steps):
+                u = update(u)
+            return u
+
+
+        def main(cfg, data):
+            state = cfg.init()
+
+            def run(u):
+                @jax.jit  # preview STG502
+                def step(u):
+                    return state.apply(u)
+
+                for _ in range(3):
+                    u = step(u)
+                return u
+
+            for batch in data:
+                run(batch)
+                state = state.update(batch)
+            assemble(3)
+            return solve(data, 3)
+    """)
+
+
+def test_a_jitted_def_whose_run_calls_the_writer_or_that_escapes_the_run_may_be_stale():
+    """The negative twins: the enclosing run itself calls the writer between two calls of the
+    Function (`assemble(2)` in the loop), or the Function escapes its run (returned, called after
+    the rebinding): a trace may be reused stale, as before."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        L = jnp.eye(2)
+
+
+        def assemble(n):
+            global L
+            L = jnp.eye(n) * 2
+
+
+        def solve_reassembling(u, steps):
+            @jax.jit
+            def update(u):
+                return L @ u  # preview STG301
+
+            for i in range(steps):
+                u = update(u)
+                assemble(2)
+            return u
+
+
+        def main(cfg, data):
+            state = cfg.init()
+
+            def run(u):
+                @jax.jit  # preview STG502
+                def step(u):
+                    return state.apply(u)  # STG301
+
+                u = step(u)
+                return step
+
+            for batch in data:
+                again = run(batch)
+                state = state.update(batch)
+                again(batch)
+            return solve_reassembling(data, 3)
+    """)
