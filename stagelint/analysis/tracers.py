@@ -22,7 +22,11 @@ an attribute of a parameter (a pytree's field may be static aux data, a property
 arrays), the result of a project function, a name bound in an enclosing function (a
 closed-over array may be a concrete NumPy one), an element of other iterations. Those are
 "weak": the finding goes to the preview tier. `enumerate`'s index and a `range` loop's
-variable are Python ints whatever they iterate ("python"): never reported.
+variable are Python ints whatever they iterate ("python"): never reported; so is a mapping's key
+from `.items()` / `.keys()` (hashed: a tracer is unhashable), also as a part of a `zip` or
+`enumerate` target, a `str` test method on a Python value (`label.startswith("FIXED")`: a JAX
+array has none), and `min` / `max` of Python values (one of its operands; with a tracer among
+them, as for an operator, a tracer's comparison: tests/runtime/test_jax_nineteenth_audit_bs_facts.py).
 
 `origin` runs in the per-file walk (it reads the file's bindings); `tracer_fact` in the project
 phase (it asks how JAX stages the function).
@@ -43,7 +47,9 @@ from stagelint.frameworks import (
     JAX_CONCRETIZING_ANY_LEAF,
     JAX_TRACES_EVERY_ARGUMENT,
     JAX_TREE_MAPS,
+    MAPPING_KEY_ITERATORS,
     OPTAX_USERS_JIT,
+    STR_TEST_METHODS,
 )
 
 #: What a value is known to be, strongest first: a JAX op's result, a traced parameter combined
@@ -100,6 +106,12 @@ def _origin(ctx, expr, func):
         args = [a.value for a in expr.args]
         if names & JAX_TREE_MAPS:
             return _tree_map(ctx, expr, func)
+        if names & {"builtins.min", "builtins.max"} and len(args) >= 2 \
+                and not any(a.star or a.keyword for a in expr.args):
+            # `min(a, b)` is one of its operands, chosen by comparing them (`b < a`): Python ints
+            # give a Python int; a tracer among them gives a tracer's comparison, whose truth
+            # value `min` asks (TracerBoolConversionError): as for an operator
+            return _strongest(_leaf(origin(ctx, a, func)) for a in args)
         if names & JAX_COLLECTIVES_OF_CONSTANTS and args and origin(ctx, args[0], func)[0] == PYTHON:
             return PYTHON, frozenset()  # `lax.psum(1, axis)`: the axis size, a Python int
         if any(q.startswith("jax.") and ctx.framework_op(q) for q in names):
@@ -108,6 +120,8 @@ def _origin(ctx, expr, func):
             return OP, _params_of(ctx, args, func)  # `jax.grad(loss)(w)`, `jax.vmap(f)(xs)`
         if isinstance(expr.func, cst.Attribute):
             receiver = _leaf(origin(ctx, expr.func.value, func))
+            if expr.func.attr.value in STR_TEST_METHODS and receiver[0] == PYTHON:
+                return PYTHON, frozenset()  # `label.startswith("FIXED")` on a mapping's key: a bool
             if expr.func.attr.value in JAX_ARRAY_METHODS and receiver[0] in _KNOWN:
                 kind = PARAM if receiver[0] == BARE else receiver[0]
                 return kind, receiver[1] | _params_of(ctx, args, func)
@@ -251,7 +265,29 @@ def _loop_variable(ctx, node, iterable, target, func):
             return PYTHON, frozenset()
         if target.elements[1].value is node:  # an element of what `enumerate` is given
             return _loop_variable(ctx, node, iterable.args[0].value, node, func)
+        # `for i, (k, v) in enumerate(d.items())`: the element's own parts (only a key is taken from there)
+        return _python_part(ctx, node, iterable.args[0].value, target.elements[1].value, func)
+    if "builtins.zip" in names and isinstance(target, (cst.Tuple, cst.List)) \
+            and len(target.elements) == len(iterable.args) and not any(a.star or a.keyword for a in iterable.args):
+        # `for (label, v), k in zip(d.items(), keys)`: each part of the target takes from its own iterable
+        for element, arg in zip(target.elements, iterable.args):
+            if element.value is node or ctx.inside(node, element.value):
+                return _python_part(ctx, node, arg.value, element.value, func)
+    if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in MAPPING_KEY_ITERATORS \
+            and not iterable.args:
+        # a mapping's key (`frameworks.MAPPING_KEY_ITERATORS`): never a tracer
+        if iterable.func.attr.value == "keys" and target is node:
+            return PYTHON, frozenset()
+        if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2 and target.elements[0].value is node:
+            return PYTHON, frozenset()
     return WEAK, frozenset()
+
+
+def _python_part(ctx, node, iterable, target, func):
+    """A part of a compound loop target (`zip`'s, `enumerate`'s element) taken as a Python value
+    only: what else it is stays a guess, as before these parts were followed."""
+    found = _loop_variable(ctx, node, iterable, target, func)
+    return found if found[0] == PYTHON else (WEAK, frozenset())
 
 
 def concretized_kinds(conversion: str) -> tuple:

@@ -187,6 +187,18 @@ PYTHON_VALUE_METHODS = frozenset({
     "add", "index", "count", "as_list", "is_integer",
 })
 
+#: `str` methods that answer a Python bool and that a JAX array does not have (on a tracer they
+#: raise AttributeError): their result is never a tracer (JAX 0.10.2:
+#: tests/runtime/test_jax_nineteenth_audit_bs_facts.py).
+STR_TEST_METHODS = frozenset({
+    "startswith", "endswith", "isdigit", "isalpha", "isalnum", "isnumeric", "isdecimal", "isidentifier",
+    "islower", "isupper", "isspace", "istitle", "isascii", "isprintable",
+})
+#: Iterating a mapping's `items()` / `keys()` gives its keys: hashed, so never a tracer (a tracer is
+#: unhashable: TypeError; a dict argument's keys are treedef data under jit, the Python objects
+#: the caller used; JAX 0.10.2: tests/runtime/test_jax_nineteenth_audit_bs_facts.py).
+MAPPING_KEY_ITERATORS = frozenset({"items", "keys"})
+
 #: NumPy's module constants: Python floats (`kd *= 2 * np.pi` multiplies by a number).
 NUMPY_FLOAT_CONSTANTS = frozenset({"numpy.pi", "numpy.e", "numpy.inf", "numpy.nan", "numpy.euler_gamma"})
 #: Methods of a NumPy array that give a NumPy array (or a NumPy scalar) computed by NumPy: inside a

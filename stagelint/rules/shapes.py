@@ -299,7 +299,12 @@ class DataDependentShape(InExpectedErrors, Rule):
             calls = [_method_call(self.ctx, v, self.ctx.function) for v, (k, _) in zip(values, kinds) if k != PYTHON]
             if calls and all(calls):
                 fields["_int_calls"] = calls
-        self.report(node, why=_WHY, _definite=t.definite, _params=sorted(t.params), _jax_only=True,
+        params = t.params
+        if kinds and not any(k == WEAK for k, _ in kinds):
+            # every value's origin is known (`analysis.tracers`): the parameters it names are those
+            # that make it traced (`start = i * days` with `i` from `enumerate(xs)`: `days`, not `xs`)
+            params = frozenset().union(*(p for _, p in kinds))
+        self.report(node, why=_WHY, _definite=t.definite, _params=sorted(params), _jax_only=True,
                     _value=short_code(values[0]) if values else short_code(node),
                     _from=sorted(set().union(*(params_feeding(self.ctx, v, self.ctx.function) for v in values))),
                     **fields)

@@ -244,3 +244,79 @@ def test_a_jitted_def_whose_run_calls_the_writer_or_that_escapes_the_run_may_be_
                 again(batch)
             return solve_reassembling(data, 3)
     """)
+
+
+def test_enumerate_s_index_and_min_of_python_ints_bound_a_static_slice():
+    """BS-P2, emidm's `expand_R_intervals` (traced by the jitted `log_likelihood`, given
+    module-level ints): `i` from `enumerate` is a Python int whatever it iterates, `start = i *
+    days` comes from `days` alone, and `min(a, b)` is one of its operands (`analysis.tracers`):
+    Python ints bound the slice, silent in both tiers
+    (tests/runtime/test_jax_nineteenth_audit_bs_facts.py)."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+        T = 150
+        DAYS = 14
+
+
+        def expand(rs, t, days=14):
+            out = jnp.zeros(t + 1)
+            for i, r in enumerate(rs):
+                start = i * days
+                end = min((i + 1) * days, t + 1)
+                out = out.at[start:end].set(r)
+            return out
+
+
+        @jax.jit
+        def loglik(log_rs):
+            return expand(jnp.exp(log_rs), T, DAYS).sum()
+    """)
+
+
+def test_min_with_a_traced_operand_bounds_a_traced_slice():
+    """The negative twin: `min((i + 1) * 14, n)` with `n` a traced argument is a tracer's
+    comparison (TracerBoolConversionError in `min`): the slice is still reported."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+
+        @jax.jit
+        def traced_end(rs, n):
+            out = jnp.zeros(100)
+            for i, r in enumerate(rs):
+                end = min((i + 1) * 14, n)
+                out = out.at[i:end].set(r)  # STG604
+            return out
+    """)
+
+
+def test_a_str_test_on_a_mapping_s_key_is_a_python_bool():
+    """BS-P3, feedbax's `_apply_intervenors`: `for (label, intervenor), k in
+    zip(stage_intervenors.items(), keys)`: `label` is a mapping's key, never a tracer (a tracer is
+    unhashable), and `label.startswith("FIXED")` is a Python bool (a JAX array has no such
+    method): silent in both tiers. The negative twins: what `zip` takes from a traced array
+    (`k > 0`) and a str test on a value not known to be a key (a parameter iterated directly: an
+    array's rows as well as a dict's keys) stay guesses (the preview tier, as before)."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+
+
+        @jax.jit
+        def apply(stage, xs, state):
+            for (label, fn), k in zip(stage.items(), jnp.arange(3)):
+                if label.startswith("FIXED") or label not in ("a", "b"):
+                    state = state + fn
+                if k > 0:  # preview STG602
+                    state = state * 2
+            for i, (name, v) in enumerate(stage.items()):
+                if name.endswith("_bias"):
+                    state = state - v
+            for label, v in zip(stage, xs):
+                if label.startswith("F"):  # preview STG602
+                    state = state - v
+            return state
+    """)

@@ -71,3 +71,58 @@ def test_a_closure_of_an_outer_function_is_read_anew_by_each_run_of_the_middle_o
         return out
 
     assert main() == [4.0, 9.0]
+
+
+def test_a_mapping_s_keys_are_python_values_and_a_str_test_on_them_a_python_bool():
+    """BS-P3, feedbax's `_apply_intervenors`: `for (label, intervenor), k in zip(d.items(), keys)`
+    under jit: each `label` is the caller's `str` (a dict argument's keys are treedef data), so
+    `label.startswith("FIXED")` is a Python bool; a tracer is unhashable (never a key) and has no
+    `startswith` (AttributeError)."""
+    seen = []
+
+    @jax.jit
+    def apply(stage, x):
+        for (label, v), k in zip(stage.items(), jnp.arange(len(stage))):
+            seen.append((type(label).__name__, type(label.startswith("FIXED")).__name__))
+            if label.startswith("FIXED") or label not in ("a",):
+                x = x + v
+        return x
+
+    apply({"FIXED_a": jnp.ones(2), "b": jnp.ones(2)}, jnp.zeros(2))
+    assert seen == [("str", "bool"), ("str", "bool")]
+    assert not any(hasattr(jnp.ones(2), m) for m in ("startswith", "endswith", "isdigit"))
+
+    @jax.jit
+    def key_of(x):
+        with pytest.raises(TypeError, match="unhashable"):
+            {x: 1}
+        return x
+
+    key_of(1.0)
+
+
+def test_enumerate_s_index_and_the_min_of_python_ints_are_python_ints_under_jit():
+    """BS-P2, emidm's `expand_R_intervals`: `start = i * days`, `end = min((i + 1) * days, T + 1)`
+    with `i` from `enumerate` over a traced array and `days`, `T` module-level ints: static slice
+    bounds, the jitted function works. The negative twin: `min` with a traced operand compares it
+    (TracerBoolConversionError)."""
+    T, days = 30, 14
+
+    def expand(rs, t, days):
+        out = jnp.zeros(t + 1)
+        for i, r in enumerate(rs):
+            start = i * days
+            end = min((i + 1) * days, t + 1)
+            assert type(start) is int and type(end) is int
+            out = out.at[start:end].set(r)
+        return out
+
+    out = jax.jit(lambda rs: expand(rs, T, days))(jnp.ones(3))
+    assert out.shape == (31,)
+
+    @jax.jit
+    def traced_end(rs, n):
+        return min(14, n)
+
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        traced_end(jnp.ones(3), 5)
