@@ -669,10 +669,13 @@ class JaxView:
                     built.setdefault(found[1].qualname, (m.module, site.caller))
         # An Equinox module is called as `model(x)` in jitted code: the modules that jit, and theirs.
         jitting = {m.module for m in project.modules.values() if any(r.api in JAX_JIT for r in m.jax_staged)}
-        called_in, eager_only = self._equinox_calls(built)
         linen_modules, equinox_modules = self._with_imports(applying), self._with_imports(jitting)
         if not any(q.partition(".")[0] in ("flax", "equinox") for m in project.modules.values() for q in m.imports.values()):
             return  # a base is named through an import (a re-export's too): no module class here
+        called_in: dict = {}
+        eager_only: set = set()
+        if any(project.derives(cls, EQUINOX_MODULE_BASES) for cls in project.classes):
+            called_in, eager_only = self._equinox_calls(built)
         for cls in sorted(project.classes):
             if project.derives(cls, LINEN_MODULE_BASES):
                 api, methods, staged = "flax.linen.Module", LINEN_STAGED_METHODS, linen_modules
