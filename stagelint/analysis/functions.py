@@ -35,7 +35,8 @@ from stagelint.analysis.tensors import same_file_function, tensorness, value_of
 from stagelint.analysis.values import python_option_param
 from stagelint.frameworks import (FUNCTION_HOLDERS, JAX_ARRAY_ELEMENTS, JAX_GRAD, JAX_JIT, JAX_LENGTH_ARGUMENTS,
                                   JAX_PYTHON_ARGUMENTS, JAX_SHAPE_METHODS, JAX_TRACE, MEMOIZING_DECORATORS,
-                                  NEW_IDENTITY_KEYED_CONSTRUCTORS, NEW_KERAS_MODEL_FUNCTIONS, PARTIAL_CALLS, SHAPED_CONSTRUCTORS, TENSORFLOW)
+                                  NEW_IDENTITY_KEYED_CONSTRUCTORS, NEW_KERAS_MODEL_FUNCTIONS, PARTIAL_CALLS, SHAPED_CONSTRUCTORS, TENSORFLOW,
+                                  is_keras_state_class)
 
 NEW, BOUND, SAME = "new", "bound", "same"
 
@@ -470,7 +471,10 @@ def _new_keras_object(ctx, expr, func, depth: int) -> bool:
     """`expr` makes a new Keras layer or model object each time it runs: a Keras layer or model
     class called (`keras.Sequential()`, a class of this file deriving from one), a call of
     `NEW_KERAS_MODEL_FUNCTIONS`, or of a function of this file every `return` of which returns one
-    (a name whose every binding reaching the return is one)."""
+    (a name whose every binding reaching the return is one). A Keras optimizer or metric class
+    called (`tf.optimizers.Adam()`, `tf.keras.metrics.Mean()`: `frameworks.is_keras_state_class`)
+    counts as well: a tf.function keys it by identity as it does a model, and a Function made once
+    could not make a new optimizer's variables on a later trace."""
     if depth > 4:
         return False
     if isinstance(expr, cst.Name) and func is not None:
@@ -480,7 +484,8 @@ def _new_keras_object(ctx, expr, func, depth: int) -> bool:
     if not isinstance(expr, cst.Call):
         return False
     names = ctx.qualified_names(expr.func)
-    if names & NEW_KERAS_MODEL_FUNCTIONS or any(TENSORFLOW.is_layer_class_name(q) for q in names):
+    if names & NEW_KERAS_MODEL_FUNCTIONS or any(TENSORFLOW.is_layer_class_name(q) or is_keras_state_class(q)
+                                                for q in names):
         return True
     if not isinstance(expr.func, cst.Name):
         return False

@@ -569,6 +569,42 @@ NEW_KERAS_MODEL_FUNCTIONS = frozenset({
 NEW_IDENTITY_KEYED_CONSTRUCTORS = frozenset(
     f"tensorflow.{ns}Generator{ctor}" for ns in ("random.", "random.experimental.")
     for ctor in ("", ".from_seed", ".from_non_deterministic_state", ".from_key_counter", ".from_state"))
+#: Prefixes of the Keras optimizer and metric classes (`tf.optimizers` and `tf.metrics` are
+#: Keras 3's under TF 2.21: `tf.optimizers.Adam` is `keras.src.optimizers.adam.Adam`). Such an
+#: object owns variables and a tf.function keys it by identity, as it does a Keras model: one
+#: Function taking a new optimizer on each of 3 calls traces 3 times, a new metric 3 times (the
+#: same ones, once); and a Function made once cannot make a new optimizer's slot variables on a
+#: later trace (ValueError: "tf.function only supports singleton tf.Variables created on the first
+#: call"). So a Function made per loop iteration around the optimizer or metric that iteration
+#: makes costs no trace a Function made once could save (TF 2.21:
+#: tests/runtime/test_tf_nineteenth_audit_bu_facts.py).
+KERAS_IDENTITY_KEYED_STATE_PREFIXES = _keras_prefixes("optimizers", "metrics") + (
+    "tensorflow.optimizers.", "tensorflow.metrics.")
+
+
+def is_keras_state_class(qualified_name: str) -> bool:
+    """A public Keras optimizer or metric class (`keras.optimizers.Adam`, `tf.metrics.Mean`): one
+    name, spelled as a class, after a `KERAS_IDENTITY_KEYED_STATE_PREFIXES` entry; not a function
+    (`keras.metrics.mean_squared_error`) nor a deeper path (`optimizers.schedules.ExponentialDecay`,
+    no variables)."""
+    prefix = next((p for p in KERAS_IDENTITY_KEYED_STATE_PREFIXES if qualified_name.startswith(p)), None)
+    if prefix is None:
+        return False
+    last = qualified_name[len(prefix):]
+    return "." not in last and last[:1].isupper()
+
+
+#: Dataset methods that batch its elements, and where their batch size is passed (position,
+#: keyword). A tf.function without an input_signature (and without `reduce_retracing`) is keyed on
+#: the concrete shapes of the tensors it is given: a loop that rebinds a global to `bs` and batches
+#: the data it hands the Function by the same `bs` gives it batches of a new shape whenever `bs` is
+#: new, and that shape's trace reads the new value (batch 128, 64, 128, 32 over 300 rows: every
+#: full batch read its own size). Only a shape traced before under another value reuses a trace
+#: with the old value: a smaller last batch (300 rows: 44 under 128 and under 64, read as 44/128
+#: in both), unless `drop_remainder=True`; an `input_signature` with a `None` batch dimension, or
+#: `reduce_retracing=True` after two shapes, serves every size from one trace and reads the first
+#: value (TF 2.21: tests/runtime/test_tf_nineteenth_audit_bu_facts.py).
+DATASET_BATCHING_METHODS = {"batch": (0, "batch_size"), "padded_batch": (0, "batch_size")}
 #: Calls that iterate over a dataset, yielding its elements as they are (`tfds.as_numpy(ds)`,
 #: `iter(ds)`, progress bars).
 ELEMENT_PRESERVING_WRAPPERS = frozenset({

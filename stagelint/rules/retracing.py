@@ -756,7 +756,12 @@ class FunctionRecreated(Rule):
     `tf.Variable` is keyed by its shape and dtype: a new one costs no trace). So it is for a
     Function made in a loop around a Keras model the iteration makes (`tf.function(Net())`, or
     `tf.function(model)` and a lambda over `model` with `model = build_model()` in the loop): not
-    reported. One made around what a call of the iteration's values gives, or a name the loop
+    reported; nor is one that closes over a Keras optimizer or metric the iteration makes
+    (`optimizer = tf.optimizers.Adam()`, `tf.keras.metrics.Mean()` in a loop over targets, each
+    with a new model): a Function keys those by identity too (3 new optimizers, 3 traces), and one
+    made once could not make a new optimizer's variables on a later trace (ValueError). A loss
+    object made per iteration owns no variables: a Function made once closing over one computes
+    the same, so that one is reported. One made around what a call of the iteration's values gives, or a name the loop
     binds (`tf.function(self.create_G_model(res))` for each resolution, traced once between
     `tf.summary.trace_on` and `trace_export`), may wrap another callable each iteration, whose
     trace no Function made once could share; whether the call gives the same object again is not
