@@ -281,6 +281,13 @@ def calls_readers_in_loops(project, readers, writer, loops) -> bool:
     return any(start <= line <= end for line in calls for start, end in loops)
 
 
+def reader_call_lines(project, readers, writer) -> list[int]:
+    """The lines of the writer's own calls that run one of the `readers` (`_reader_calls`, and
+    its calls of a Function method of an object it holds), in order."""
+    return sorted([site.span.line for site in _reader_calls(project, readers, writer)]
+                  + _reader_method_lines(project, readers, writer))
+
+
 def calls_readers_around(project, readers, writer, write_lines) -> bool:
     """The writer calls a reader on a line above one of its writes and again below it: the second
     call reuses the first one's trace. Its calls are those of functions (`step(x)`) and of the

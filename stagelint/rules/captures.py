@@ -9,6 +9,7 @@ from libcst.metadata import ImportAssignment
 
 from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis import facts as F
+from stagelint.analysis.batch_keyed import fed_batches_of
 from stagelint.analysis.dependence import name_loads, same_each_iteration
 from stagelint.analysis.order import (between_calls, called_between_calls, calls_readers_around, remade_after,
                                       set_before_first_call, writes_between)
@@ -100,7 +101,13 @@ class StaleGlobal(Rule):
     the same call of an imported function with literal arguments (a notebook's cells each
     running `optim = optax.adam(1e-4)`), or when, the first binding apart, every binding is in a
     loop and evaluates the same call with the same arguments on each iteration (a seed search's
-    `opt_init, opt_update, get_params = opti(lr)` with `lr = args.lr`): preview too.
+    `opt_init, opt_update, get_params = opti(lr)` with `lr = args.lr`): preview too. So is a
+    global a loop rebinds together with the batch size of the data it hands the Function
+    (`BATCH_SIZE = bs`, `ds = ....batch(bs)`, then `train(ds)` or `for x in ds: step(x)`, every
+    call of the Function in the loop given that data): a Function is keyed on its inputs' shapes,
+    so each new batch size traces anew and reads the new value; only a shape traced before under
+    another value (a smaller last batch), or an input_signature serving every size, reuses a trace
+    with the old value, which the code does not show (`analysis.batch_keyed`).
     Under JAX, where the rule was right 2 times in 6 on the held-back halves of repositories
     nobody here had tuned on (most false ones set-up before the first trace, or an equal object
     rebound in a later notebook cell), the default tier keeps only the orders one function's body
@@ -243,6 +250,7 @@ class StaleGlobal(Rule):
         self.trys: list[cst.Try] = []  # every try statement, for "may not have run"
         self.mutation_sites: dict[int, list] = {}  # binding node id -> (function, node) of each mutation
         self.holders: dict[int, str] = {}  # Name target bound in a function -> that function's qualname
+        self.holder_infos: dict[int, object] = {}  # the same -> that function's FunctionInfo
         self.method_calls: list = []  # (function, receiver) of each `x.append(...)`-like call
         self.run_refs: set[int] = set()  # Name nodes called or passed to a call (not escaping)
         self.calls_of: dict[int, cst.Call] = {}  # Name node called -> its call (`step(x)`)
@@ -320,6 +328,7 @@ class StaleGlobal(Rule):
                 t = t.value
             if isinstance(t, cst.Name):
                 self.holders[id(t)] = self.ctx.function.qualname
+                self.holder_infos[id(t)] = self.ctx.function
 
     def _mutated(self, obj: cst.BaseExpression, function=None) -> None:
         """Record that a function changes the object a name is bound to (in place)."""
@@ -461,6 +470,16 @@ class StaleGlobal(Rule):
         fixed = []  # [line, the value's code] of loop rebindings binding one value each time (`_fixed_in_loop`)
         lines: dict[str, list[int]] = {}  # writer -> the lines it rebinds the global on
         loops: dict[str, list[list[int]]] = {}  # writer -> the spans of its loops that hold a write
+        # rebindings a loop makes together with the batch size of the data it hands on
+        # (`analysis.batch_keyed`): writer ("" at module level) -> [line, loop span, fed call lines]
+        keyed: dict[str, list] = {}
+
+        def batch_keyed(holder, node, func):
+            loop = _outermost_loop(ctx, self.loops, node)
+            fed = fed_batches_of(ctx, node, loop, func) if loop is not None else []
+            if fed:
+                p = ctx.position(loop)
+                keyed.setdefault(holder, []).append([ctx.position(node).line, [p.line, p.end_line], fed])
 
         def in_loop(holder, node):
             loop = _outermost_loop(ctx, self.loops, node)
@@ -476,6 +495,7 @@ class StaleGlobal(Rule):
                 writers.add(holder)
                 lines.setdefault(holder, []).append(ctx.position(node).line)
                 in_loop(holder, node)
+                batch_keyed(holder, node, self.holder_infos.get(id(node)))
                 continue
             i = module_level.index(node)
             loop = _outermost_loop(ctx, self.loops, node)
@@ -488,6 +508,7 @@ class StaleGlobal(Rule):
             if loop is not None:
                 p = ctx.position(loop)
                 span = [p.line, p.end_line]
+                batch_keyed("", node, None)
                 value = _fixed_in_loop(ctx, self.loops, node, loop)
                 if value is not None:
                     fixed.append([ctx.position(node).line, value])
@@ -507,7 +528,7 @@ class StaleGlobal(Rule):
         always = any(fed for _, fed, _ in bindings) and read.value not in _BUILTIN_NAMES \
             and not ctx.star_import and read_on_every_return(ctx, self._reading, read)
         return {"rebinds": rebinds, "writers": sorted(writers), "lines": lines, "loops": loops,
-                "bindings": bindings, "always": always, "fixed": fixed}
+                "bindings": bindings, "always": always, "fixed": fixed, "keyed": keyed}
 
     def _chain(self, func, bindings) -> list:
         """The reading function and the functions around it, up to (not including) the one whose
@@ -559,7 +580,7 @@ class StaleGlobal(Rule):
                 ordered = {**ordered, "rebinds": [], "writers": writers}
         if ordered is not None:
             from stagelint.analysis.order import bindings_made, call_lines, calls_readers_in_loops, \
-                one_value_each_call, stale_between, writes_between
+                one_value_each_call, reader_call_lines, stale_between, writes_between
 
             # a binding from the reading Function's own call, with nothing bound before: NameError
             ordered = bindings_made(project, module.module, (module.module, candidate.function), ordered)
@@ -568,11 +589,20 @@ class StaleGlobal(Rule):
 
             readers = [(module.module, candidate.function)]
             fixed = {line: value for line, value in ordered.get("fixed", ())}
+            keyed = ordered.get("keyed", {})
+            shape_keyed = None  # (change, why): the only change is a rebinding made with the batch size
+            module_calls = None
             for line, loop in ordered["rebinds"]:
                 if loop and not ordered["writers"] and one_value_each_call(
                         project, module.module, readers, tuple(loop), ordered["rebinds"], fixed):
                     continue  # every call of the Function sees the value it traced with
                 if stale_between(project, module.module, readers, line, tuple(loop) if loop else None):
+                    if module_calls is None:
+                        module_calls = call_lines(project, module.module, readers)
+                    found = _batch_keyed(keyed.get("", ()), [line], module_calls)
+                    if found:
+                        shape_keyed = shape_keyed or (f"rebound in a loop (line {line}) between calls", found, line)
+                        continue
                     where = f"rebound in a loop (line {line})" if loop else f"rebound on line {line}"
                     verdict = {"change": f"{where} between calls"}
                     if loop and any(loop[0] <= c <= loop[1] for c in call_lines(project, module.module, readers)):
@@ -584,8 +614,16 @@ class StaleGlobal(Rule):
             for writer in ordered["writers"]:
                 if _set_up_only(project, (module.module, writer)):
                     continue  # `set_random_seeds()` called from a task's `__init__`: configuration
-                between = writes_between(project, module.module, readers, (module.module, writer),
-                                         ordered["lines"].get(writer, ()))
+                write_lines = ordered["lines"].get(writer, ())
+                between = writes_between(project, module.module, readers, (module.module, writer), write_lines)
+                if between and keyed.get(writer):
+                    calls = reader_call_lines(project, readers, (module.module, writer))
+                    found = _batch_keyed(keyed[writer], write_lines, calls)
+                    at = next((w for w in write_lines if _batch_keyed(keyed[writer], [w], calls)), 0)
+                    rest = [w for w in write_lines if not _batch_keyed(keyed[writer], [w], calls)]
+                    if found and not writes_between(project, module.module, readers, (module.module, writer), rest):
+                        shape_keyed = shape_keyed or (f"changed by `{writer}`", found, at)
+                        continue
                 if between:
                     # shown by the writer's own body: a loop that writes and calls, or a call on each side
                     shown = calls_readers_in_loops(project, readers, (module.module, writer),
@@ -599,6 +637,10 @@ class StaleGlobal(Rule):
                 # calls (a registry its decorators fill at import runs before any trace).
                 return {"change": f"changed by `{unknown}`",
                         "_preview": f"when `{unknown}` runs relative to the Function's calls is not shown"}
+            if shape_keyed:
+                change, why, line = shape_keyed
+                return {"change": change, "_preview": why,
+                        "_because": [fact(why, F.Span(line, 1, line, 1), HEURISTIC)]}
             return False
         guess = candidate.fields.get("_guess")
         if guess:
@@ -877,6 +919,24 @@ class StaleGlobal(Rule):
 #: How a nested Function's runs around an enclosing function's change are shown
 #: (`StaleGlobal._run_before`/`_run_after`): by a call of its name, or only by an escape.
 _CALLED, _ESCAPES = 2, 1
+
+
+def _batch_keyed(keyed, write_lines, calls) -> str:
+    """Why the rebindings on `write_lines` are read anew rather than stale, or "": each is made in
+    a loop (`keyed`: [line, loop span, fed call lines], `analysis.batch_keyed`) whose every call
+    running the Function (`calls`, lines) is handed data batched by the new value. A Function is
+    keyed on its inputs' shapes: a new batch size traces anew and reads the new value; only a
+    shape traced before (a smaller last batch), or an input_signature serving every size, would
+    reuse a trace with the old value, which the code does not show."""
+    for line, (start, end), fed in keyed:
+        inside = [c for c in calls if start <= c <= end]
+        if line in write_lines and inside and all(c in fed for c in inside):
+            return (f"the loop on line {start} rebinds it (line {line}) together with the batch size of the "
+                    f"data it hands the Function (line {inside[0]}): a Function is keyed on its inputs' "
+                    f"shapes, so each new batch size traces anew and reads the new value; only a shape "
+                    f"traced before under another value (a smaller last batch), or an input_signature or "
+                    f"reduce_retracing serving every size, reuses a trace with the old value, which is not shown")
+    return ""
 
 
 def _escape_guess(name: str, line: int) -> str:
