@@ -230,17 +230,21 @@ def shows_order(project, module: str, readers, writer=None) -> bool:
     return writer is None or bool(call_lines(project, module, [writer]))
 
 
-def writes_between(project, module: str, readers, writer, write_lines=()) -> bool | None:
+def writes_between(project, module: str, readers, writer, write_lines=(), module_order: bool = True) -> bool | None:
     """A function that rebinds or mutates a global the `readers` read runs between two calls of
     them: True when the readers call it (every call writes), when one of its own writes (on
     `write_lines`) runs after one of its calls of a reader and before another (in the loop around
     the call, or between two calls: `first = f(x); SCALE = 5.0; f(x)`), or
     when module-level calls show it between two of theirs. A module that never calls the readers
     at module level (a library) cannot show the order: its functions may run at any time, or only
-    at import (a registry its decorators fill), so the order is unknown (None)."""
+    at import (a registry its decorators fill), so the order is unknown (None). Without
+    `module_order` (the writer binds the Function's name anew before its writes: later calls run
+    a new object), the writer's run between two calls of the module counts for nothing: False."""
     if _called_from_readers(project, readers, writer) or _calls_readers_in_loop(project, readers, writer, write_lines) \
             or calls_readers_around(project, readers, writer, write_lines):
         return True
+    if not module_order:
+        return False
     lines = call_lines(project, module, readers)
     if not lines:
         return None

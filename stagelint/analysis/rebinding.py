@@ -157,3 +157,42 @@ def _in_function(scope) -> bool:
             return True
         scope = getattr(scope, "parent", None)
     return False
+
+
+def remakes_function_first(ctx, func, name: str, before_line: int) -> bool:
+    """The function `func` (a FunctionInfo), whose every write to a global is below `before_line`,
+    first binds the global `name` (a Function's name, declared `global` there) anew, whenever it
+    runs: a statement of its body's top level above that line assigns `name = tf.function(...)`
+    or `name = <...>.python_function` (`frameworks.FUNCTION_REMAKERS`, `FUNCTION_UNWRAP_ATTRIBUTE`),
+    or is a `try` whose body and every handler do. Later calls of `name` run a new Function (traced
+    anew, reading the globals as they are then) or the plain function (eager): no call after the
+    writer's run reuses a trace made before it."""
+    if func is None or func.declared.get(name) != "global":
+        return False
+    for statement in _statements(func.node.body):
+        if ctx.position(statement).line >= before_line:
+            return False
+        if _remakes(ctx, statement, name):
+            return True
+        if isinstance(statement, cst.Try) and statement.handlers and all(
+                any(_remakes(ctx, s, name) for s in _statements(block.body))
+                for block in (statement, *statement.handlers)):
+            return True
+    return False
+
+
+def _remakes(ctx, statement, name: str) -> bool:
+    from stagelint.frameworks import FUNCTION_REMAKERS, FUNCTION_UNWRAP_ATTRIBUTE
+
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    for small in statement.body:
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name):
+            continue
+        value = small.value
+        if isinstance(value, cst.Attribute) and value.attr.value == FUNCTION_UNWRAP_ATTRIBUTE:
+            return True
+        if isinstance(value, cst.Call) and ctx.qualified_names(value.func) & FUNCTION_REMAKERS:
+            return True
+    return False

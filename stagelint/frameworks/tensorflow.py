@@ -594,6 +594,14 @@ def is_keras_state_class(qualified_name: str) -> bool:
     return "." not in last and last[:1].isupper()
 
 
+#: What a function binding a Function's global name anew binds it to, so that later calls of the
+#: name run an object with no trace of its own: `tf.function(...)` (a new Function traces on its
+#: first call and reads the globals as they are then: `SCALE = 3.0; step =
+#: tf.function(step.python_function); step(x)` read 3.0 where the old Function kept 2.0), or the
+#: Function's `python_function` attribute (the plain Python function: every call runs eagerly and
+#: reads the global anew). TF 2.21: tests/runtime/test_tf_nineteenth_audit_bu_facts.py.
+FUNCTION_REMAKERS = frozenset({"tensorflow.function"})
+FUNCTION_UNWRAP_ATTRIBUTE = "python_function"
 #: Dataset methods that batch its elements, and where their batch size is passed (position,
 #: keyword). A tf.function without an input_signature (and without `reduce_retracing`) is keyed on
 #: the concrete shapes of the tensors it is given: a loop that rebinds a global to `bs` and batches

@@ -388,6 +388,8 @@ class _Mover:
             moved["always"] = order["always"]
         if "fixed" in order:
             moved["fixed"] = [[self.line(line), value] for line, value in order["fixed"]]
+        if "remade" in order:
+            moved["remade"] = list(order["remade"])
         if "keyed" in order:
             # rebindings made with the batch size (`analysis.batch_keyed`): line, loop span, fed calls
             moved["keyed"] = {w: [[self.line(line), [self.line(a) for a in span], [self.line(c) for c in fed]]

@@ -10,6 +10,7 @@ from libcst.metadata import ImportAssignment
 from stagelint.analysis.literals import keyword_constant
 from stagelint.analysis import facts as F
 from stagelint.analysis.batch_keyed import fed_batches_of
+from stagelint.analysis.rebinding import remakes_function_first
 from stagelint.analysis.dependence import name_loads, same_each_iteration
 from stagelint.analysis.order import (between_calls, called_between_calls, calls_readers_around, remade_after,
                                       set_before_first_call, writes_between)
@@ -107,7 +108,12 @@ class StaleGlobal(Rule):
     call of the Function in the loop given that data): a Function is keyed on its inputs' shapes,
     so each new batch size traces anew and reads the new value; only a shape traced before under
     another value (a smaller last batch), or an input_signature serving every size, reuses a trace
-    with the old value, which the code does not show (`analysis.batch_keyed`).
+    with the old value, which the code does not show (`analysis.batch_keyed`). A function that
+    first binds the Function's own name anew (`global train_step; train_step =
+    tf.function(train_step.python_function)`, or `train_step.python_function`, at its body's top
+    level or in both branches of a `try`) and then rebinds the global does not count by running
+    between two of the module's calls: later calls run a new Function, traced with the new value,
+    or the plain function (`analysis.rebinding.remakes_function_first`).
     Under JAX, where the rule was right 2 times in 6 on the held-back halves of repositories
     nobody here had tuned on (most false ones set-up before the first trace, or an equal object
     rebound in a later notebook cell), the default tier keeps only the orders one function's body
@@ -527,8 +533,15 @@ class StaleGlobal(Rule):
         # a builtin of that name, or a star import, answers the read where no binding has yet
         always = any(fed for _, fed, _ in bindings) and read.value not in _BUILTIN_NAMES \
             and not ctx.star_import and read_on_every_return(ctx, self._reading, read)
+        # writers that bind the reading Function's own name anew before their writes (`analysis.
+        # rebinding.remakes_function_first`): later calls run a Function with no earlier trace
+        reader = self._reading
+        remade = sorted(w for w in writers if "." not in reader.qualname and lines.get(w) and any(
+            remakes_function_first(ctx, info, reader.facts.name, min(lines[w]))
+            for info in {id(i): i for n in ordered if self.holders.get(id(n)) == w
+                         for i in [self.holder_infos.get(id(n))]}.values()))
         return {"rebinds": rebinds, "writers": sorted(writers), "lines": lines, "loops": loops,
-                "bindings": bindings, "always": always, "fixed": fixed, "keyed": keyed}
+                "bindings": bindings, "always": always, "fixed": fixed, "keyed": keyed, "remade": remade}
 
     def _chain(self, func, bindings) -> list:
         """The reading function and the functions around it, up to (not including) the one whose
@@ -615,13 +628,17 @@ class StaleGlobal(Rule):
                 if _set_up_only(project, (module.module, writer)):
                     continue  # `set_random_seeds()` called from a task's `__init__`: configuration
                 write_lines = ordered["lines"].get(writer, ())
-                between = writes_between(project, module.module, readers, (module.module, writer), write_lines)
+                # a writer that first binds the Function's name anew: calls after its run trace anew
+                module_order = writer not in ordered.get("remade", ())
+                between = writes_between(project, module.module, readers, (module.module, writer), write_lines,
+                                         module_order)
                 if between and keyed.get(writer):
                     calls = reader_call_lines(project, readers, (module.module, writer))
                     found = _batch_keyed(keyed[writer], write_lines, calls)
                     at = next((w for w in write_lines if _batch_keyed(keyed[writer], [w], calls)), 0)
                     rest = [w for w in write_lines if not _batch_keyed(keyed[writer], [w], calls)]
-                    if found and not writes_between(project, module.module, readers, (module.module, writer), rest):
+                    if found and not writes_between(project, module.module, readers, (module.module, writer), rest,
+                                                    module_order):
                         shape_keyed = shape_keyed or (f"changed by `{writer}`", found, at)
                         continue
                 if between:

@@ -158,3 +158,46 @@ def test_a_module_level_loop_over_batch_sizes_is_a_guess_too():
                 clip(b)  # preview STG506 (a smaller last batch)
             clip(tf.ones((4, 2)))
     """)
+
+
+def test_a_writer_that_first_remakes_the_function_leaves_no_trace_to_reuse():
+    """BU-t1's other half, SpaceGan's `run_exp`: `global train_step; train_step =
+    train_step.python_function` (or `tf.function(...)` in the `except`), then the global's writes.
+    A new Function traces on its first call and reads the globals as they are then (`SCALE = 3.0;
+    step = tf.function(step.python_function); step(x)` read 3.0), and the plain function runs
+    eagerly: a call after the writer's run reuses no trace made before it. Not reported. Twin,
+    still reported: the same writer without the remaking."""
+    assert_tiers("""
+        import tensorflow as tf
+
+        SCALE = 1.0
+        BIAS = 0.0
+
+        @tf.function
+        def step(x):
+            return x * SCALE
+
+        @tf.function
+        def offset(x):
+            return x + BIAS  # STG301
+
+        def reconfigure(s):
+            global SCALE, step
+            try:
+                step = step.python_function
+            except AttributeError:
+                step = tf.function(step)
+            SCALE = s
+
+        def rebias(b):
+            global BIAS
+            BIAS = b
+
+        x = tf.constant(1.0)
+        step(x)
+        offset(x)
+        reconfigure(2.0)
+        rebias(1.0)
+        step(x)
+        offset(x)
+    """)

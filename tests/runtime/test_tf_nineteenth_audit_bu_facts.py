@@ -121,3 +121,25 @@ def test_a_batch_size_global_is_read_anew_by_each_new_batch_shape():
         ds = tf.data.Dataset.from_tensor_slices(X).batch(bs, drop_remainder=True)
         got.append({float(signed(b)) for b in ds})
     assert got == [{1.0}, {0.5}]  # one trace for every size: the first value
+
+
+def test_a_function_remade_from_its_python_function_has_no_old_trace():
+    """`frameworks.FUNCTION_REMAKERS` / `FUNCTION_UNWRAP_ATTRIBUTE` (STG301, BU-t1, SpaceGan's
+    `run_exp`): after `step = tf.function(step.python_function)` the name runs a new Function,
+    traced on its first call with the global as it is then; `step.python_function` runs eagerly
+    and reads it on every call. The old Function keeps the value it traced."""
+    g = {"scale": 2.0}
+
+    @tf.function
+    def step(x):
+        return x * g["scale"]
+
+    x = tf.constant(1.0)
+    assert float(step(x)) == 2.0
+    g["scale"] = 3.0
+    assert float(step(x)) == 2.0  # the old Function: its trace, the old value
+    remade = tf.function(step.python_function)
+    assert float(remade(x)) == 3.0
+    plain = step.python_function
+    g["scale"] = 4.0
+    assert float(plain(x)) == 4.0 and not hasattr(plain, "python_function")
