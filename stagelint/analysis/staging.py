@@ -103,6 +103,7 @@ class Project:
         self._untraced_parts: set[str] | None = None  # `_parts_staging_nothing`
         self._parts: dict[str, str] | None = None  # `_import_parts`
         self._built_only_parts: set[str] | None = None  # `_parts_staging_nothing(symbolic=False)`
+        self._unrun_parts: set[str] | None = None  # `_parts_staging_nothing(symbolic=False, by_hand=False)`
         self._find_entries()
         from stagelint.analysis.eagerswitch import driver_eager_entries, eager_entries
         from stagelint.analysis.jaxstaging import JaxView
@@ -606,6 +607,32 @@ class Project:
             self._built_only_parts = self._parts_staging_nothing(symbolic=False)
         return self.reached[key][0] in self._built_only_parts and key[0] in self._built_only_parts
 
+    def keras_built_unrun(self, key: Key) -> str | None:
+        """Why whether a Function ever traces `key` is a guess (None when the code shows it, or
+        shows it never does): `key` is reached from a Keras method, and the part of the project
+        joined to it by imports (as in `keras_untraced_here`) stages nothing but Keras's symbolic
+        builds — no `tf.function` or other entry point, no Keras loop (`fit`, `predict`, ...), Keras
+        step method (`train_step`, ...), save or export — nor trains by hand
+        (`keras_built_only_here` decides that case). A symbolic build runs `call` on symbolic
+        tensors outside any Function that traces again (`frameworks.KERAS_SYMBOLIC_BUILDS`): only a
+        Function running the built model (a Keras loop, a `tf.function` calling it, a step, a
+        layer's `call` itself so run) makes a second trace of it, and the part shows none. The
+        models it builds are a library's, for code the project does not hold to fit: whether
+        that code runs them under a Function is not shown, so what holds only of a Function's
+        traces (`Rule.function_trace`) is a guess there (the nineteenth TF audit's BV-t1)."""
+        if key not in self.reached or self.entries.get(self.reached[key]) != "keras" \
+                or key not in self.known_reached():
+            return None  # (a Keras method nothing shows traced at all: `keras_unshown`)
+        if self._unrun_parts is None:
+            self._unrun_parts = self._parts_staging_nothing(symbolic=False, by_hand=False)
+        entry = self.reached[key]
+        if entry[0] not in self._unrun_parts or key[0] not in self._unrun_parts:
+            return None
+        return (f"the code around `{self.display(entry, entry[0])}` runs it only on Keras symbolic inputs (a functional "
+                f"build, a `Sequential`), which trace nothing again; nothing in it runs the built model under a "
+                f"Function (`fit`, `predict`, a `tf.function`, a Keras step, a save), which code outside the "
+                f"project may do (a guess)")
+
     def _import_parts(self) -> dict[str, str]:
         """Each module's part of the project: the modules joined to it by imports, either way
         (module -> a name for its part). An object a module makes reaches another only through a
@@ -633,26 +660,32 @@ class Project:
         self._parts = {name: find(name) for name in self.modules}
         return self._parts
 
-    def _parts_staging_nothing(self, symbolic: bool = True) -> set[str]:
+    def _parts_staging_nothing(self, symbolic: bool = True, by_hand: bool = True) -> set[str]:
         """The modules of the parts of the project (modules joined by imports, either way) where
         no module stages anything and some module trains by hand, eagerly (`keras_untraced_here`).
         `symbolic=False`: Keras's symbolic builds (`frameworks.KERAS_SYMBOLIC_BUILDS`) do not count
-        as staging (`keras_built_only_here`); a file no round analysed still counts by its spelling."""
+        as staging (`keras_built_only_here`), in a file no round analysed either (its spelling:
+        `frameworks.KERAS_RUN_SPELLING`, not `KERAS_DRIVE_SPELLING`). `by_hand=False`: the parts
+        that train nothing by hand either, where a Keras step method (`train_step`, ...) counts as
+        staging too: it is written for `fit` (`keras_built_unrun`)."""
         part = self._import_parts()
-        staging: set[str] = {key[0] for key, kind in self.entries.items() if kind != "keras"}
+        staging: set[str] = {key[0] for key, kind in self.entries.items()
+                             if kind != "keras" or (not by_hand and key[1].rsplit(".", 1)[-1] in KERAS_STEP_METHODS)}
         hand: set[str] = set()  # modules training by hand outside staged code
         tracing_drives = set(KERAS_LOOP_STEPS) | (KERAS_SYMBOLIC_BUILDS if symbolic else set())
         for m in self.modules.values():
             if any(method in tracing_drives for method, *_ in m.keras_drives) or any(
-                    kind == "keras drives" for _, kind, _ in m.eager_switch):
+                    kind == ("keras drives" if symbolic else "keras runs") for _, kind, _ in m.eager_switch):
                 staging.add(m.module)
             if any(method == KERAS_HAND_TRAINING and (caller is None or (m.module, caller) not in self.reached)
                    for method, _, _, caller in m.keras_drives) or any(
                     kind == "hand training" for _, kind, _ in m.eager_switch):
                 hand.add(m.module)
         shown = {part[name] for name in staging}
-        by_hand = {part[name] for name in hand} - shown
-        return {name for name in self.modules if part[name] in by_hand}
+        if not by_hand:
+            return {name for name in self.modules if part[name] not in shown | {part[h] for h in hand}}
+        trained = {part[name] for name in hand} - shown
+        return {name for name in self.modules if part[name] in trained}
 
     def keras_runs_eagerly(self, key: Key) -> bool:
         """`key` is a method of a dynamic layer or model (`_dynamic_classes`) reached only through

@@ -820,9 +820,13 @@ KERAS_SYMBOLIC_BUILDS = frozenset({KERAS_SYMBOLIC_SCOPE, KERAS_SEQUENTIAL_ENTRY}
 #: `keras.Input`, a functional `Model(...)`, `Sequential`, a save or export), read in the bytes of
 #: a file no round analysed (`pipeline.stages`); erring towards seeing one (a string counts; not
 #: what follows a `#` on its line: a commented-out `# model.fit(x)` runs nothing).
-KERAS_DRIVE_SPELLING = (rb"(?m)^[^#\n]*(?:\.(?:fit|evaluate|predict|train_on_batch|test_on_batch|predict_on_batch|fit_generator|"
-                        rb"evaluate_generator|predict_generator|export)\s*\(|\bInput\s*\(|\bModel\s*\(|\bSequential\b"
-                        rb"|\bsaved_model\b)")
+_KERAS_RUN_WORDS = (rb"\.(?:fit|evaluate|predict|train_on_batch|test_on_batch|predict_on_batch|fit_generator|"
+                    rb"evaluate_generator|predict_generator|export)\s*\(|\bsaved_model\b")
+KERAS_DRIVE_SPELLING = rb"(?m)^[^#\n]*(?:" + _KERAS_RUN_WORDS + rb"|\bInput\s*\(|\bModel\s*\(|\bSequential\b)"
+#: Of those, what runs a built model under a Function (a Keras loop, a save or export), not a
+#: symbolic build alone (`KERAS_SYMBOLIC_BUILDS`: `keras.Input`, `Model(...)`, `Sequential`), which
+#: traces nothing again (`analysis.staging.Project.keras_built_unrun`).
+KERAS_RUN_SPELLING = rb"(?m)^[^#\n]*(?:" + _KERAS_RUN_WORDS + rb")"
 #: How `stagelint.analysis.walk` records, among the Keras drives, a step of training by hand: an
 #: optimizer applying gradients (`optimizer.apply_gradients(zip(tape.gradient(...), ...))`) where the
 #: code calls it. Outside staged code it runs eagerly, and so does the model whose gradients it

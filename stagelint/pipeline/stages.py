@@ -28,7 +28,8 @@ from stagelint.pipeline.discovery import discover as discover_files
 from stagelint.pipeline.discovery import root_of
 from stagelint.pipeline.files import digest
 from stagelint.findings import CheckResult, Finding
-from stagelint.frameworks import KERAS_COMPILE_SPELLING, KERAS_DRIVE_SPELLING, KERAS_HAND_TRAINING_SPELLING, STAGING
+from stagelint.frameworks import (KERAS_COMPILE_SPELLING, KERAS_DRIVE_SPELLING, KERAS_HAND_TRAINING_SPELLING,
+                                  KERAS_RUN_SPELLING, STAGING)
 from stagelint.pipeline.imports import imported_files
 from stagelint.pipeline.incremental import reusable
 from stagelint.pipeline.paths import display_path, project_root
@@ -37,17 +38,19 @@ from stagelint.analysis.staging import Project
 
 _KERAS_DRIVE = re.compile(KERAS_DRIVE_SPELLING)
 _KERAS_HAND = re.compile(KERAS_HAND_TRAINING_SPELLING)
+_KERAS_RUN = re.compile(KERAS_RUN_SPELLING)
 _KERAS_COMPILE = re.compile(KERAS_COMPILE_SPELLING)
-#: digest -> whether the bytes spell a Keras drive, a step of training by hand, a compile (read
-#: once a file, not once a round)
-_KERAS_DRIVE_SEEN: dict[str, tuple[bool, bool, bool]] = {}
+#: digest -> whether the bytes spell a Keras drive, a step of training by hand, a compile, a drive
+#: that runs a built model (not a symbolic build alone) (read once a file, not once a round)
+_KERAS_DRIVE_SEEN: dict[str, tuple[bool, bool, bool, bool]] = {}
 
 
-def _spells_keras_drive(key: str | None, source: bytes) -> tuple[bool, bool, bool]:
+def _spells_keras_drive(key: str | None, source: bytes) -> tuple[bool, bool, bool, bool]:
     got = _KERAS_DRIVE_SEEN.get(key) if key is not None else None
     if got is None:
-        got = (bool(_KERAS_DRIVE.search(source)), b"apply_gradients" in source and bool(_KERAS_HAND.search(source)),
-               b"compile" in source and bool(_KERAS_COMPILE.search(source)))
+        drives = bool(_KERAS_DRIVE.search(source))
+        got = (drives, b"apply_gradients" in source and bool(_KERAS_HAND.search(source)),
+               b"compile" in source and bool(_KERAS_COMPILE.search(source)), drives and bool(_KERAS_RUN.search(source)))
         if key is not None:
             _KERAS_DRIVE_SEEN[key] = got
     return got
@@ -328,9 +331,11 @@ def _placeholders(state: ProjectState, paths) -> list[F.ModuleFacts]:
             facts.eager_switch = [(0, "traces", "")]
         # what says whether Keras may trace layers near it (`staging.Project.keras_untraced_here`)
         if source is not None:
-            drives, hand, compiles = _spells_keras_drive(digests.get(real), source)
+            drives, hand, compiles, runs = _spells_keras_drive(digests.get(real), source)
             if drives:
                 facts.eager_switch.append((0, "keras drives", ""))
+            if runs:  # not a symbolic build alone (`staging.Project._parts_staging_nothing(symbolic=False)`)
+                facts.eager_switch.append((0, "keras runs", ""))
             if hand:
                 facts.eager_switch.append((0, "hand training", ""))
             if compiles:  # a compile no round read (`staging.Project._compiled_only_eagerly`)

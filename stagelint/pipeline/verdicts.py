@@ -14,7 +14,7 @@ from stagelint import notebooks
 from stagelint.analysis.flags import (attribute_gate_fact, dataset_default_fact, keras_flag_fact, module_flag_fact,
                                       tensor_guard_fact, untraced_branch)
 from stagelint.analysis.tracers import after_raising_fact, raises_while_traced
-from stagelint.analysis.proof import candidate_notes, chain_verdict, staging_notes
+from stagelint.analysis.proof import HEURISTIC, candidate_notes, chain_verdict, fact, staging_notes
 from stagelint.analysis.testing import is_test_module, run_once_by_test_runner
 from stagelint.pipeline.files import read_source
 from stagelint.findings import UNUSED_NOQA, Finding, file_is_off, is_selected, is_suppressed
@@ -171,6 +171,10 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                     unshown = project.staging_unshown(key)
                     if unshown:
                         fields["_preview"] = unshown
+                unrun = project.keras_built_unrun(key) if rule.function_trace else None
+                if unrun is not None:
+                    # built on Keras symbolic inputs only, by code that runs no model under a Function
+                    fields["_because"] = [*(fields.get("_because") or ()), fact(unrun, cand.span, HEURISTIC)]
                 after = after_raising_fact(project, key, cand.span)
                 if after is not None:
                     # called only after a `.numpy()`: traced only if its receiver is no tensor (a guess)

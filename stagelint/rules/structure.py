@@ -417,7 +417,10 @@ class VariableCreation(Rule):
     `tf.function`, `fit`, `predict`, save, ...) and the built models are trained by hand
     (`optimizer.apply_gradients` outside staged code): a symbolic build runs `call` once and
     makes no tf.function, so no second trace raises (the variable is still a fresh, untrained
-    one on every eager call, a defect of another kind).
+    one on every eager call, a defect of another kind). Where nothing near such a `call` stages
+    anything else and nothing trains by hand either (a module that builds models on `keras.Input`
+    and returns them, for code outside the project to fit), whether a Function ever runs the built
+    model is not shown: preview.
 
     ## Why is this bad?
     A tf.function keeps the variables one trace creates, and no more: when its first trace

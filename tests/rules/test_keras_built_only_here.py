@@ -5,8 +5,8 @@ models built on `keras.Input` and trained in eager GradientTape loops, with no `
 `predict`, `evaluate` or save anywhere. The functional build (or a `Sequential`) runs `call` once and
 makes no `tf.function` (`frameworks.KERAS_SYMBOLIC_BUILDS`, TF 2.21 / Keras 3:
 tests/runtime/test_tf_keras_symbolic_build_facts.py): STG402's ValueError on a second trace never
-happens. Twins: a `@tf.function` training step calling the model, a `model.fit`, a part that does not
-train by hand (a user may fit the model), keep STG402."""
+happens. Twins: a `@tf.function` training step calling the model, a `model.fit`, keep STG402; a part
+that does not train by hand (a user may fit the model) keeps it in the preview tier."""
 
 from __future__ import annotations
 
@@ -94,12 +94,14 @@ def test_a_fit_of_the_built_model_keeps_it(tmp_path):
     assert _codes(tmp_path, {"lib/module.py": LAYERS_SEQUENTIAL, "lib/model.py": fitted}) == FOUND
 
 
-def test_a_built_model_nothing_near_trains_by_hand_keeps_it(tmp_path):
-    # a layer library: whoever imports it may fit the models it builds
+def test_a_built_model_nothing_near_trains_or_runs_is_a_guess(tmp_path):
+    # a layer library: whoever imports it may fit the models it builds, which nothing here shows
+    # (`Project.keras_built_unrun`, tests/rules/test_keras_built_unrun.py): the preview tier
     used = """
         import tensorflow as tf
         from module import build_generator
 
         print(build_generator()(tf.ones([1, 8, 8, 4])))
     """
-    assert _codes(tmp_path, {"lib/module.py": LAYERS, "lib/use.py": used}) == FOUND
+    assert _codes(tmp_path, {"lib/module.py": LAYERS, "lib/use.py": used}) == []
+    assert _codes(tmp_path, {"lib/module.py": LAYERS, "lib/use.py": used}, preview=True) == FOUND

@@ -57,3 +57,58 @@ def test_a_function_or_keras_loop_over_the_built_model_raises(layer_cls, run):
             tf.function(lambda t: model(t))(x)
         else:
             model.predict(x, verbose=0)
+
+
+# The nineteenth TF audit's BV-t1 (`Project.keras_built_unrun`): a subclassed `Model` whose `call`
+# makes `Dropout` and `LayerNormalization` layers, stacked by a builder on `keras.Input`. The build
+# runs `call` on symbolic tensors only (twice per model under Keras 3: once to build it, once for its
+# output), never eagerly, and raises nothing; the built model called eagerly runs it as Python;
+# only a Function running the built model (`tf.function`, `predict`, `fit`) raises STG402's ValueError.
+_RUNS: list[tuple[str, bool]] = []
+
+
+class _EncoderNetwork(keras.Model):
+    def __init__(self, name="encoder"):
+        super().__init__(name=name)
+        self.feed_forward = keras.layers.Dense(4)
+
+    def call(self, x, masking):
+        _RUNS.append((type(x).__name__, tf.executing_eagerly()))
+        y = keras.layers.Dropout(rate=0.1)(self.feed_forward(x))
+        return keras.layers.LayerNormalization()(x + y)
+
+
+def _encoder(num=2):
+    x, masking = keras.Input((5, 4)), keras.Input((1, 1, 5))
+    out = x
+    for i in range(num):
+        out = _EncoderNetwork(name=f"encoder_{i + 1}")(out, masking)
+    return keras.Model([x, masking], out)
+
+
+def _batch():
+    return [np.ones((2, 5, 4), "float32"), np.ones((2, 1, 1, 5), "float32")]
+
+
+def test_a_functional_build_runs_call_on_symbolic_tensors_making_layers_without_error():
+    _RUNS.clear()
+    model = _encoder()
+    assert _RUNS and all(kind != "EagerTensor" and not eager for kind, eager in _RUNS)
+    assert len(_RUNS) == 4  # two models, each `call` run twice while built, symbolically
+    _RUNS.clear()
+    model(_batch())
+    model(_batch())
+    assert _RUNS == [("EagerTensor", True)] * 4  # called eagerly: Python each time, no error
+
+
+@pytest.mark.parametrize("run", ["tf.function", "predict", "fit"])
+def test_a_function_running_the_built_model_raises(run):
+    model, batch = _encoder(), _batch()
+    with pytest.raises(ValueError):
+        if run == "tf.function":
+            tf.function(lambda a, b: model([a, b]))(*batch)
+        elif run == "predict":
+            model.predict(batch, verbose=0)
+        else:
+            model.compile(loss="mse", optimizer="sgd")
+            model.fit(batch, batch[0], verbose=0)
