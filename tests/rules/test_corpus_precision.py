@@ -520,6 +520,8 @@ def test_layers_without_variables_may_be_made_in_call():
                 return keras.layers.Dropout(0.1)(x)  # STG402
 
         models = tf_keras.Sequential([Block()]), keras.Sequential([Block3()])
+        for model in models:
+            model.fit(x, y)  # run under a Function: a symbolic build alone traces nothing again
     """)
 
 
@@ -544,6 +546,7 @@ def test_attention_without_scale_or_dropout_may_be_made_in_call():
                 return tf.keras.layers.AdditiveAttention()([h, v])  # STG402
 
         model = tf.keras.Sequential([Decoder()])
+        model.fit(x, y)  # run under a Function: a symbolic build alone traces nothing again
     """)
 
 
