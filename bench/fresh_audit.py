@@ -218,7 +218,7 @@ def _cells(c: Counter) -> str:
 #: (a later session's re-run of an earlier audit's half with that session's main), then the
 #: re-readings of every held-back half at one main, named by session (`s15`: session 15's first,
 #: `s15b` its second), whose main `MAINS` names. The last of these a half has is its latest reading.
-WHENS = ("before", "after", "now", "s15", "s15b", "s19", "s20", "s22", "s22f", "s23f", "s24f", "s24g", "s25", "s25f", "s25h", "s26h", "s27")
+WHENS = ("before", "after", "now", "s15", "s15b", "s19", "s20", "s22", "s22f", "s23f", "s24f", "s24g", "s25", "s25f", "s25h", "s26h", "s27", "s27h")
 #: The main each session re-reading was made at (the earlier runs' mains: bench/fresh_audit_notes.md).
 MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52", "s20": "1a8292e", "s22": "db298d8",
          "s22f": "05c1688",  # s22f: session 22's final code (later commits: notes and bench only)
@@ -229,7 +229,8 @@ MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52", "s20": "1a8292e"
          "s25f": "96d5b70",  # s25f: session 25's code at the seventeenth audit's "after"
          "s25h": "b86b6c8",  # s25h: session 25's final code (BN1 fixed from BN after its measure: tfbn1)
          "s26h": "a6837df",  # s26h: session 26's final code (BR's three classes fixed from BR after its measure)
-         "s27": "29600b8"}  # s27: session 27's start (its first commit, f40a635, changes bench only)
+         "s27": "29600b8",  # s27: session 27's start (its first commit, f40a635, changes bench only)
+         "s27h": "82677ce"}  # s27h: session 27's code after the measure (BV-t1 fixed from BV after its measure: tfbv1)
 #: A half's own before or after run that a pool takes as a reading at a known main: the tenth
 #: audit's `after` (session 18's final code, whose findings on AJ and AL b5aea52 repeats); the
 #: thirteenth's (AV, AX: made at 18c36c2, whose later commits up to db298d8 are behaviour-neutral
@@ -250,7 +251,8 @@ RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde",
              ("BR", "before"): "82f258c",  # the eighteenth TensorFlow audit's: session 26's start
              ("BP", "after"): "fa3db73", ("BR", "after"): "fa3db73",  # and session 26's code at the measure
              ("BT", "before"): "29600b8",  # the nineteenth JAX audit's: session 27's start (f40a635: bench only)
-             ("BV", "before"): "29600b8"}  # the nineteenth TensorFlow audit's
+             ("BV", "before"): "29600b8",  # the nineteenth TensorFlow audit's
+             ("BT", "after"): "7c65ade", ("BV", "after"): "7c65ade"}  # and session 27's code at the measure
 
 
 def main_of(half: str, when: str) -> str | None:
