@@ -567,6 +567,10 @@ class FileContext:
         self._saved_eager: list[list] = []
         self._escaped_lambdas: set[int] = set()
         self.escaped_depth = 0
+        #: lambdas handed as an argument to a call: id -> (that call's target, position or keyword)
+        self._argument_lambdas: dict[int, tuple] = {}
+        #: those around the node walked: (id of the function they are in, (target, key)) (`CallEdge.within`)
+        self.argument_lambdas: list[tuple[int, tuple]] = []
         #: `partial(f, ...)` calls handed to a host callback as its function (`jax.debug.callback(
         #: partial(f, n=n), x)`): f runs as Python when JAX calls it back, not while tracing; the
         #: Names handed to one (`jax.debug.callback(cb, x)`); and (function, ref edge, Name) of each
@@ -1046,6 +1050,11 @@ class FileContext:
             if x != y:
                 return x[0] == y[0]
         return False
+
+    def argument_lambdas_of(self, func) -> tuple:
+        """The lambdas around the node walked that `func`'s body hands as arguments to a call:
+        ((that call's target, the argument's position or keyword), ...) (`CallEdge.within`)."""
+        return tuple(t for owner, t in self.argument_lambdas if owner == id(func)) if self.argument_lambdas else ()
 
     # Reporting --------------------------------------------------------------------------------
 

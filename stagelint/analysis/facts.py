@@ -72,6 +72,11 @@ class CallEdge:
     #: traced only if `x` is neither (`tracers.after_raising_fact`: a guess). "" otherwise; after
     #: a `.numpy()` of a known tensor the call is in no trace (`eager_unless`).
     after_raising: str = ""
+    #: Inside what the caller hands a project function as an argument (a lambda written there,
+    #: or, for a "ref", the function named there): ((that call's target, the argument's position
+    #: "0", "1", ... or keyword), ...), outermost first. Where that function hands the parameter
+    #: to `tf.py_function` (`FunctionFacts.escaped_params`), this runs as Python, not traced.
+    within: tuple = ()
 
 
 @dataclass
@@ -174,6 +179,9 @@ class CallSite:
     #: ... `step(x)`): (the binding's place, "local@<line>:<column>" when the calling function
     #: binds it, "outer@..." otherwise, *the factory's target); () for any other call
     made_by: tuple = ()
+    #: a module-level call's branches: ((line of the `if`/`try`, "body"/"else"/"exceptN"), ...) from
+    #: the outermost in (`FileContext.branch_paths`); () elsewhere
+    branch: tuple = ()
 
     @property
     def in_loop(self) -> bool:
@@ -233,6 +241,11 @@ class FunctionFacts:
     #: (`def deco(func): def wrapper(*a): return tf.py_function(func, a, ...)`): what it
     #: decorates runs eagerly, the wrapper is what gets traced
     escapes_param: bool = False
+    #: the parameters handed to `tf.py_function` / `numpy_function` as the function it runs,
+    #: directly or by a nested def that calls them (`new_py_function(func, ...)`:
+    #: `def wrapped(*a): return func(*a)`, `tf.py_function(func=wrapped, ...)`): what a caller
+    #: passes there runs as Python, at every execution (`staging.runs_as_python`)
+    escaped_params: list[str] = field(default_factory=list)
     calls: list[CallEdge] = field(default_factory=list)
     #: the staging decorator fixes an `input_signature` (Python values cannot retrace it)
     input_signature: bool = False

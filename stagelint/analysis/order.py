@@ -146,15 +146,67 @@ def _functions_run(project, key, readers) -> frozenset | None:
     return memo[(key, readers)]
 
 
+def _maps_anew(project, key, readers) -> bool:
+    """A call of `key` traces the readers only through `tf.data` functions whose every (non-guessed)
+    transformation call it runs itself (`make_dataset()` calling `ds.map(format_dataset)`): TF 2.21
+    traces a map function once per `map()` call, the same function object too
+    (`repetition.dataset_traces`; tests/runtime/test_per_element_call_facts.py), with the globals
+    bound at that moment. Such a call makes a new trace each time it runs, reading the binding of
+    the moment; only the dataset it returns keeps that trace."""
+    from stagelint.analysis.repetition import dataset_traces
+
+    readers = [tuple(r) for r in readers]
+    ran = _reach(project, key)
+    found = False
+    for entry in ran:
+        kind = project.entries.get(entry)
+        if kind is None or not any(entry == r or _reaches(project, entry, r) for r in readers):
+            continue
+        if kind != "dataset":
+            return False
+        sites = dataset_traces(project, entry)
+        if not sites or any(s.caller is None or (m, s.caller) not in ran for m, s in sites):
+            return False
+        found = True
+    return found
+
+
 def _traced_calls(project, module: str, readers) -> list[tuple[int, frozenset | None]]:
     """(line, the Function objects it runs: `_functions_run`) of the module-level calls that run
-    one of `readers` (`call_lines`), without the calls that run them only as Python."""
+    one of `readers` (`call_lines`), without the calls that run them only as Python. A call that
+    makes the `tf.data` transformations tracing them (`_maps_anew`) runs a trace of its own: its
+    own object, `("<map>", line)`."""
     out = []
     for line, key in _reader_module_calls(project, module, readers):
         runs = _functions_run(project, key, readers)
+        if runs is None and _maps_anew(project, key, readers):
+            runs = frozenset({("<map>", line)})
         if runs is None or runs:
             out.append((line, runs))
     return out
+
+
+def _call_branch(project, module: str, line: int) -> tuple:
+    """The branches (`CallSite.branch`) of the module-level call on `line`."""
+    for sites in project.call_sites.values():
+        for m, site in sites:
+            if m == module and site.caller is None and site.span.line == line:
+                return site.branch
+    return ()
+
+
+def _exclusive(a, b) -> bool:
+    """Two module-level branch paths ((line of the `if`/`try`, arm), ...) part in two arms of one
+    statement: one pass over it runs only one of them."""
+    for x, y in zip(a, b):
+        if tuple(x) != tuple(y):
+            return x[0] == y[0]
+    return False
+
+
+def _fresh_map(runs) -> bool:
+    """`runs` (`_traced_calls`) is a call's own `tf.data` trace (`_maps_anew`)."""
+    return runs is not None and len(runs) == 1 and next(iter(runs))[0] == "<map>"
 
 
 def _same_function_around(before, after) -> bool:
@@ -171,11 +223,15 @@ def _same_function_around(before, after) -> bool:
     return False
 
 
-def stale_between(project, module: str, readers, rebinding: int, loop=None) -> bool:
+def stale_between(project, module: str, readers, rebinding: int, loop=None, branch=()) -> bool:
     """A rebinding on line `rebinding` can be seen stale by `readers`: one Function object that
     traces them is called (and traced) before the rebinding, and called again after it. In a
     module-level loop (`loop` = (first line, last line)) a call inside the loop runs both before
-    and after the rebinding of the next iteration."""
+    and after the rebinding of the next iteration, except a call that makes the `tf.data`
+    transformations tracing them anew (`_maps_anew`) below the rebinding: it traces with the new
+    binding. One above it, on a path of the same iteration (not in the other branch of an
+    `if`/`try` the rebinding is in: `branch`, `CallSite.branch`), builds a dataset that keeps the
+    old binding after it."""
     calls = _traced_calls(project, module, readers)
     lines = [line for line, _ in calls]
     if loop is not None:
@@ -186,7 +242,10 @@ def stale_between(project, module: str, readers, rebinding: int, loop=None) -> b
             # called above it, and reused only by a call below it in that same iteration (or after
             # the loop); the next iteration calls a new Function
             return any(max(made) < line < rebinding for line in lines) and any(line > rebinding for line in lines)
-        if any(start <= line <= end for line in lines):
+        # a call below the rebinding in the loop that maps anew traces with the new binding; one
+        # above it builds a dataset the rest of the iteration may iterate after the rebinding
+        if any(start <= line <= end and not (_fresh_map(runs) and (
+                line > rebinding or _exclusive(_call_branch(project, module, line), branch))) for line, runs in calls):
             return True
         return _same_function_around([c for c in calls if c[0] < start], [c for c in calls if c[0] > end])
     return _same_function_around([c for c in calls if c[0] < rebinding], [c for c in calls if c[0] > rebinding])

@@ -1018,6 +1018,8 @@ class Project:
                 continue  # `else: self._call_python(x)` after `if in_tf_function():`: never traced
             if edge.kind == "ref" and self._stored(key, edge):
                 continue
+            if edge.within and self.runs_as_python(key, edge):
+                continue
             callee = self.resolve_call(key, edge.target, edge.span)
             if callee is None:
                 continue
@@ -1025,6 +1027,28 @@ class Project:
             if cf is None or self.escaped(callee):
                 continue
             yield edge, callee
+
+    def runs_as_python(self, key: Key, edge: F.CallEdge) -> bool:
+        """The edge is in (or names) a function `key` hands to a project function's parameter that
+        reaches `tf.py_function` / `numpy_function` as the function it runs
+        (`FunctionFacts.escaped_params`, `CallEdge.within`): py_function runs its func, and what
+        that calls, as Python at every execution, never traced (TF 2.21:
+        tests/runtime/test_tf_nineteenth_audit_bv_facts.py)."""
+        for target, place in edge.within:
+            callee = self.resolve_call(key, tuple(target), edge.span)
+            cf = self.function(callee) if callee is not None else None
+            if cf is None or not cf.escaped_params:
+                continue
+            if place.isdigit():
+                if cf.class_qualname:
+                    continue  # a method: which parameter a position fills depends on the call's form
+                index = int(place)
+                param = cf.params[index] if index < len(cf.params) else None
+            else:
+                param = place
+            if param in cf.escaped_params:
+                return True
+        return False
 
     def _stored(self, key: Key, edge: F.CallEdge) -> bool:
         """A function handed to the constructor of a project class (`Solver(callback=f)`) is

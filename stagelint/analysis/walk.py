@@ -230,6 +230,11 @@ def _unpacked_paths(target, path: tuple):
             yield from _unpacked_paths(e.value, step)
 
 
+def _argument_key(i: int, arg: cst.Arg) -> str:
+    """An argument's place in its call: its keyword, or its position."""
+    return arg.keyword.value if arg.keyword is not None else str(i)
+
+
 def _callback_function(call: cst.Call) -> cst.BaseExpression | None:
     """The function a host callback call (`frameworks.JAX_EAGER_ESCAPES`, `tf.py_function`) runs:
     its first positional argument, or the keyword naming it."""
@@ -745,9 +750,11 @@ class _Walker(cst.CSTVisitor):
             elif guard == "orelse" and node.orelse is not None and not runs_ops_then_flips(ctx, node, node.orelse):
                 ctx._guarded_blocks.add(id(node.orelse))
             if not ctx.functions:
-                ctx._branch_of[id(node.body)] = (id(node), "body")
+                # the `if` by its line: a module-level call site keeps its branches (`CallSite.branch`)
+                line = ctx.position(node).line
+                ctx._branch_of[id(node.body)] = (line, "body")
                 if node.orelse is not None:
-                    ctx._branch_of[id(node.orelse)] = (id(node), "else")
+                    ctx._branch_of[id(node.orelse)] = (line, "else")
         elif t is cst.With:
             if ctx.functions and ctx.is_lifting_scope(node):
                 ctx._lifted_blocks.add(id(node.body))
@@ -755,9 +762,10 @@ class _Walker(cst.CSTVisitor):
                 ctx._jit_disabled_blocks.add(id(node.body))
         elif t is cst.Try:
             if not ctx.functions:
-                ctx._branch_of[id(node.body)] = (id(node), "body")
+                line = ctx.position(node).line
+                ctx._branch_of[id(node.body)] = (line, "body")
                 for i, handler in enumerate(node.handlers):
-                    ctx._branch_of[id(handler)] = (id(node), f"except{i}")
+                    ctx._branch_of[id(handler)] = (line, f"except{i}")
         elif t is cst.Global or t is cst.Nonlocal:
             if ctx.functions:
                 kind = "global" if t is cst.Global else "nonlocal"
@@ -769,6 +777,8 @@ class _Walker(cst.CSTVisitor):
                 ctx.escaped_depth += 1
             if id(node) in ctx._dataset_lambdas:
                 ctx._enter_lambda(node)
+            elif id(node) in ctx._argument_lambdas:
+                ctx.argument_lambdas.append((id(ctx.function), ctx._argument_lambdas[id(node)]))
         elif t is cst.Decorator:
             if ctx.functions and any(d is node for d in getattr(ctx.functions[-1].node, "decorators", ())):
                 # A decorator's expression runs once, where the def is, not in the function.
@@ -936,6 +946,8 @@ class _Walker(cst.CSTVisitor):
                 ctx.escaped_depth -= 1
             if id(original_node) in ctx._dataset_lambdas:
                 ctx._leave_function()
+            elif id(original_node) in ctx._argument_lambdas:
+                ctx.argument_lambdas.pop()
         elif t is cst.Decorator:
             if ctx._decorated and any(d is original_node for d in ctx._decorated[-1].node.decorators):
                 ctx.functions.append(ctx._decorated.pop())
@@ -1122,8 +1134,23 @@ class _Walker(cst.CSTVisitor):
         while info is not None:
             if ctx.binding_kind(first.value, info) == "param":
                 info.facts.escapes_param = True
+                info.facts.escaped_params.append(first.value.value)
                 return
             info = info.parent
+        info = ctx.function
+        if info is None:
+            return
+        # `def wrapped_func(*a): return func(*a)` nested here, then `tf.py_function(func=wrapped_func)`:
+        # the parameters the nested def calls run at every execution too (BV-t2, TC-Prediction)
+        nested = ctx.facts.functions.get(f"{info.facts.qualname}.<locals>.{first.value.value}")
+        if nested is None:
+            return
+        prefix = f"{ctx.facts.module}.{info.facts.qualname}.<locals>."
+        for edge in nested.calls:
+            if edge.kind == "call" and edge.target[0] == "name" and edge.target[1].startswith(prefix):
+                name = edge.target[1][len(prefix):]
+                if name in info.facts.params and name not in info.facts.escaped_params:
+                    info.facts.escaped_params.append(name)
 
     def _record_call(self, node: cst.Call) -> None:
         ctx = self.ctx
@@ -1190,7 +1217,8 @@ class _Walker(cst.CSTVisitor):
                 edge = F.CallEdge(target, ctx.position(node),
                                   guarded=ctx.guard_depth > 0 or ctx.lifted_depth > 0 or after_early_return_guard(ctx, func, node),
                                   eager_unless=_eager_unless(ctx), flag=_flag(ctx, func),
-                                  when=ctx.conditions_of(func) if ctx.cond_stack else [])
+                                  when=ctx.conditions_of(func) if ctx.cond_stack else [],
+                                  within=ctx.argument_lambdas_of(func))
                 func.facts.calls.append(edge)
                 if id(func) in ctx.raising_functions:
                     raising = ctx.after_trace_raising_call(func, edge.span.line, numpy_only=True)[0]
@@ -1198,6 +1226,12 @@ class _Walker(cst.CSTVisitor):
                         ctx.after_raising_edges.append((edge, func, raising))
             once = bool(names & GET_OR_CREATE_CALLS)  # the factory runs on the first call only
             partial = bool(names & PARTIAL_CALLS) and node.args and node.args[0].keyword is None
+            project_target = target is not None and self._is_project_target(target)
+            if project_target:
+                for i, arg in enumerate(node.args):
+                    if isinstance(arg.value, cst.Lambda) and not arg.star:
+                        # (`new_py_function(lambda row: load(row), ...)`: `CallEdge.within`)
+                        ctx._argument_lambdas[id(arg.value)] = (target, _argument_key(i, arg))
             for i, arg in enumerate(node.args):
                 if partial and i == 0 and id(node) in ctx._escaped_partials:
                     continue  # `jax.debug.callback(partial(f, ...), x)`: f runs as Python, called back
@@ -1206,7 +1240,9 @@ class _Walker(cst.CSTVisitor):
                     edge = F.CallEdge(ref, ctx.position(arg.value), kind="ref",
                                       guarded=once or ctx.guard_depth > 0, into=target,
                                       when=ctx.conditions_of(func) if ctx.cond_stack else [],
-                                      passes=_passes(names, i, arg), per_element=_per_element(names, i, arg))
+                                      passes=_passes(names, i, arg), per_element=_per_element(names, i, arg),
+                                      within=ctx.argument_lambdas_of(func) + (
+                                          ((target, _argument_key(i, arg)),) if project_target else ()))
                     func.facts.calls.append(edge)
                     bound = ctx.assigned_calls.get(id(node)) if partial and i == 0 else None
                     if isinstance(bound, cst.Name):
@@ -1258,7 +1294,8 @@ class _Walker(cst.CSTVisitor):
             made = self._made_by_call(node.func, func) if not concrete and isinstance(node.func, cst.Name) else None
             site = F.CallSite(target, ctx.position(node), func.qualname if func else None,
                               loop=_repetition_span(ctx, made and made[1]), concrete=concrete,
-                              made_by=made[0] if made else ())
+                              made_by=made[0] if made else (),
+                              branch=tuple(ctx._branch_stack) if func is None else ())
             self._record_refs(site, node, func)
             ctx.facts.call_sites.append(site)
             if isinstance(callee, cst.Attribute):

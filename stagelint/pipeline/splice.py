@@ -390,6 +390,9 @@ class _Mover:
             moved["fixed"] = [[self.line(line), value] for line, value in order["fixed"]]
         if "remade" in order:
             moved["remade"] = list(order["remade"])
+        if "branches" in order:
+            moved["branches"] = [[self.line(line), [[self.line(at), arm] for at, arm in path]]
+                                 for line, path in order["branches"]]
         if "keyed" in order:
             # rebindings made with the batch size (`analysis.batch_keyed`): line, loop span, fed calls
             moved["keyed"] = {w: [[self.line(line), [self.line(a) for a in span], [self.line(c) for c in fed]]
@@ -432,6 +435,9 @@ class _Mover:
                 replace(e, line=self.line(e.line), end_line=self.line(e.end_line)) for e in v.edits))
         if is_dataclass(v):
             moved = {f.name: self.value(getattr(v, f.name), strict and f.name != "span") for f in fields(v)}
+            if isinstance(v, F.CallSite) and v.branch:
+                # its `if`/`try` statements' lines (`CallSite.branch`)
+                moved["branch"] = tuple((self.line(at), arm) for at, arm in v.branch)
             if type(v).__dataclass_params__.frozen:
                 return replace(v, **moved)
             for name, value in moved.items():

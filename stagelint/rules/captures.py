@@ -47,7 +47,11 @@ class StaleGlobal(Rule):
     judged on its Python bindings). A module-level rebinding counts only in program order: when
     a module-level call runs the reading code before it (directly, or through a function that
     calls it) and another call runs it after it; a rebinding before the Function is defined or
-    first called, or after its last call, changes nothing a trace sees. A function that rebinds
+    first called, or after its last call, changes nothing a trace sees. A call that builds a
+    `tf.data` pipeline mapping the reading function (`make_dataset()` running
+    `ds.map(format_dataset)`) traces it anew with the binding of that moment (TF 2.21 traces a map
+    function once per `map()` call): in a loop only such a call above the rebinding in the same
+    pass (not in the other arm of its `if`) builds a dataset that keeps the old value. A function that rebinds
     (`global x`) or mutates the global counts when the module calls it between two such calls,
     when the reading code calls it, or when it calls the Function itself above its write and
     again below it (`step(x); scale = 2.0; step(x)`, or `model.train_step(x)` on an object
@@ -473,6 +477,7 @@ class StaleGlobal(Rule):
         ctx = self.ctx
         ordered = sorted(nodes, key=lambda n: (ctx.position(n).line, ctx.position(n).column))
         rebinds, writers = [], set()
+        branches = []  # [line, its module-level branches (`CallSite.branch`)] of each rebinding
         fixed = []  # [line, the value's code] of loop rebindings binding one value each time (`_fixed_in_loop`)
         lines: dict[str, list[int]] = {}  # writer -> the lines it rebinds the global on
         loops: dict[str, list[list[int]]] = {}  # writer -> the spans of its loops that hold a write
@@ -519,6 +524,7 @@ class StaleGlobal(Rule):
                 if value is not None:
                     fixed.append([ctx.position(node).line, value])
             rebinds.append([ctx.position(node).line, span])
+            branches.append([ctx.position(node).line, [list(b) for b in ctx.branch_paths[id(node)]]])
         for node in nodes:
             for q, site in self.mutation_sites.get(id(node), ()):
                 if q != self._reading.qualname:
@@ -541,7 +547,8 @@ class StaleGlobal(Rule):
             for info in {id(i): i for n in ordered if self.holders.get(id(n)) == w
                          for i in [self.holder_infos.get(id(n))]}.values()))
         return {"rebinds": rebinds, "writers": sorted(writers), "lines": lines, "loops": loops,
-                "bindings": bindings, "always": always, "fixed": fixed, "keyed": keyed, "remade": remade}
+                "bindings": bindings, "always": always, "fixed": fixed, "keyed": keyed, "remade": remade,
+                "branches": branches}
 
     def _chain(self, func, bindings) -> list:
         """The reading function and the functions around it, up to (not including) the one whose
@@ -609,7 +616,8 @@ class StaleGlobal(Rule):
                 if loop and not ordered["writers"] and one_value_each_call(
                         project, module.module, readers, tuple(loop), ordered["rebinds"], fixed):
                     continue  # every call of the Function sees the value it traced with
-                if stale_between(project, module.module, readers, line, tuple(loop) if loop else None):
+                branch = next((b for at, b in ordered.get("branches", ()) if at == line), ())
+                if stale_between(project, module.module, readers, line, tuple(loop) if loop else None, branch):
                     if module_calls is None:
                         module_calls = call_lines(project, module.module, readers)
                     found = _batch_keyed(keyed.get("", ()), [line], module_calls)

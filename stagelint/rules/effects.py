@@ -106,6 +106,11 @@ class TraceTimeSideEffect(Rule):
     runs on every call as written, and under the jitted caller the helper's whole Python work
     (loading a dataset) runs at trace time with it, so whether that print misleads is a guess.
 
+    Not traced either: what `tf.py_function` / `numpy_function` runs, as Python at every
+    execution: the function given to it, and one handed to a project function that passes its
+    parameter on to it (`new_py_function(lambda r: load(r), ...)`, whose nested def calling `func`
+    is py_function's func).
+
     ## Why is this bad?
     `tf.function` runs the Python body only while tracing. The effect happens on the first
     call and again on each retrace, but not on the calls that reuse a trace, so a log that
