@@ -230,7 +230,7 @@ MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52", "s20": "1a8292e"
          "s25h": "b86b6c8",  # s25h: session 25's final code (BN1 fixed from BN after its measure: tfbn1)
          "s26h": "a6837df",  # s26h: session 26's final code (BR's three classes fixed from BR after its measure)
          "s27": "29600b8",  # s27: session 27's start (its first commit, f40a635, changes bench only)
-         "s27h": "82677ce"}  # s27h: session 27's code after the measure (BV-t1 fixed from BV after its measure: tfbv1)
+         "s27h": "8fec5e0"}  # s27h: session 27's final code (BV-t1, BV-t2, BV-t3 fixed from BV after its measure: tfbv1, tfbv23)
 #: A half's own before or after run that a pool takes as a reading at a known main: the tenth
 #: audit's `after` (session 18's final code, whose findings on AJ and AL b5aea52 repeats); the
 #: thirteenth's (AV, AX: made at 18c36c2, whose later commits up to db298d8 are behaviour-neutral
