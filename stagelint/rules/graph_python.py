@@ -1070,7 +1070,7 @@ class DiscardedOp(Rule):
         #: calls by a plain name, by the id of that Name: the calls of a function (`finish`)
         self._named_calls: dict[int, cst.Call] = {}
         #: indexed updates whose shapes wait on the calls of their function: (function, the
-        #: candidate reported, [shape, or the position of the function's parameter the argument is])
+        #: candidate held, `Rule.hold`, [shape, or the position of the function's parameter the argument is])
         self._waiting: list = []
         #: Names read for their Python function (`f.python_function`), by id
         self._python_reads: set[int] = set()
@@ -1097,18 +1097,18 @@ class DiscardedOp(Rule):
                 if shapes is not None and not any(isinstance(s, int) for s in shapes) \
                         and indexed_update_fits(*shapes) is False:
                     return  # its shape function raises at trace: the error is not pruned
-                before = len(ctx.facts.candidates)
-                self.report(call, call=f"{short_code(call.func)}(...)")
-                if shapes is not None and any(isinstance(s, int) for s in shapes) \
-                        and len(ctx.facts.candidates) > before:
+                held = self.hold(call, call=f"{short_code(call.func)}(...)")
+                if held is None:
+                    return
+                if shapes is not None and any(isinstance(s, int) for s in shapes):
                     # decided once the calls of the function are seen (`finish`)
-                    self._waiting.append((ctx.function, ctx.facts.candidates[-1], shapes))
+                    self._waiting.append((ctx.function, held, shapes))
+                else:
+                    ctx.release(held)
                 return
 
     def finish(self) -> None:
-        for func, candidate, shapes in self._waiting:
+        for func, held, shapes in self._waiting:
             traced = shapes_per_call(self.ctx, func, shapes, self._named_calls, self._python_reads)
-            if traced and all(indexed_update_fits(*s) is False for s in traced):
-                # every call's trace raises in the op's shape function, used or not
-                kept = self.ctx.facts.candidates
-                kept[:] = [c for c in kept if c is not candidate]
+            if not (traced and all(indexed_update_fits(*s) is False for s in traced)):
+                self.ctx.release(held)  # unless every call's trace raises in the op's shape function, used or not
