@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from stagelint.analysis import facts as F
+from stagelint.analysis.memo import once
 from stagelint.analysis.testing import is_test_module
 from stagelint.frameworks.tensorflow import (KERAS_RUNNING_METHODS, TF_FUNCTION_DECORATORS,
                                              TFF_SERIALIZING_DECORATORS)
@@ -204,9 +205,8 @@ class MappedCall:
 def mapped_calls(project, key) -> list:
     """[(module, MappedCall)] for each place the project hands the function `key` to a
     per-element map."""
-    index = project.__dict__.get("_mapped_calls")
-    if index is None:
-        index = {}
+    def build() -> dict:
+        index: dict = {}
         for m in project.modules.values():
             for q, f in m.functions.items():
                 for edge in f.calls:
@@ -214,8 +214,8 @@ def mapped_calls(project, key) -> list:
                         callee = project.resolve_call((m.module, q), edge.target, edge.span)
                         if callee is not None:
                             index.setdefault(callee, []).append((m.module, MappedCall(edge.span, q, edge.per_element)))
-        project.__dict__["_mapped_calls"] = index
-    return index.get(tuple(key), [])
+        return index
+    return once(project, "_mapped_calls", build).get(tuple(key), [])
 
 
 @dataclass(frozen=True)
@@ -240,9 +240,8 @@ class DatasetTrace:
 
 def dataset_traces(project, key) -> list:
     """[(module, DatasetTrace)] for each `tf.data` transformation call that traces `key`."""
-    index = project.__dict__.get("_dataset_traces")
-    if index is None:
-        index = {}
+    def build() -> dict:
+        index: dict = {}
         for m in project.modules.values():
             if is_test_module(m.module):
                 continue
@@ -250,8 +249,8 @@ def dataset_traces(project, key) -> list:
                 fkey = project.resolve(m.module, df.target) if not df.guess else None
                 if fkey is not None:
                     index.setdefault(fkey, []).append((m.module, DatasetTrace(df.span, df.caller, df.loop)))
-        project.__dict__["_dataset_traces"] = index
-    return index.get(tuple(key), [])
+        return index
+    return once(project, "_dataset_traces", build).get(tuple(key), [])
 
 
 def eager_calls(project, key) -> list:
@@ -429,8 +428,7 @@ def _sites_by_name(project, f) -> list | None:
 def _name_index(project) -> dict:
     """Once per project: the call sites by the last part of what they call, and the names read,
     wrapped or passed on where no call site shows it."""
-    index = project.__dict__.get("_call_name_index")
-    if index is None:
+    def build() -> dict:
         sites: dict[str, list] = {}
         unshown: set[str] = set()
         for m in project.modules.values():
@@ -441,8 +439,8 @@ def _name_index(project) -> dict:
             for site in m.call_sites:
                 if site.target:
                     sites.setdefault(str(site.target[-1]).rpartition(".")[2], []).append((m.module, site))
-        index = project.__dict__["_call_name_index"] = {"sites": sites, "unshown": unshown}
-    return index
+        return {"sites": sites, "unshown": unshown}
+    return once(project, "_call_name_index", build)
 
 
 def _may_bind(f, site) -> bool:
@@ -483,17 +481,15 @@ def runs_once_chain(project, key, depth: int = _DEPTH) -> bool:
 def _init_runs_once_per_object(project) -> bool:
     """No code calls `__init__` on an object again: every call by the name (`super().__init__(...)`,
     `Base.__init__(self, ...)`) is made from an `__init__` in no loop, for the object it makes."""
-    found = project.__dict__.get("_init_once")
-    if found is None:
-        found = True
+    def build() -> bool:
         for m in project.modules.values():
             for site in m.call_sites:
                 target = site.target
                 if target and str(target[-1]).rpartition(".")[2] == "__init__" and (
                         site.in_loop or not site.caller or site.caller.rpartition(".")[2] != "__init__"):
-                    found = False
-        project.__dict__["_init_once"] = found
-    return found
+                    return False
+        return True
+    return once(project, "_init_once", build)
 
 
 def _imported_elsewhere(project, key) -> bool:
