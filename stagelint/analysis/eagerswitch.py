@@ -52,7 +52,7 @@ from stagelint.analysis.graphs import reachable
 from stagelint.analysis.literals import keyword_constant
 from stagelint.frameworks import (EAGER_FUNCTION_SWITCHES, EAGER_MODE_SWITCHES, GRAPH_MODE_SWITCHES, GRAPH_MODE_TF1_ONLY,
                                   GRAPH_MODE_WORDS, KERAS_DYNAMIC_KEYWORD, STANDALONE_KERAS_PREFIX, TENSORFLOW,
-                                  TF1_ONLY_MODULES, multi_backend_keras)
+                                  multi_backend_keras, tf1_only)
 
 Key = tuple[str, str]
 
@@ -111,18 +111,13 @@ def module_events(ctx, module: cst.Module, source: bytes | None) -> list[tuple[i
             elif spelled and _is_switch_small(small, calls, helpers):
                 events.append((line, "on", ""))
             events += [(line, "import", name) for name in names]
-            if any(_tf1_only(name) for name in names):
+            if any(tf1_only(name) for name in names):
                 events.append((line, "graph", "tf1"))  # a TensorFlow 1 program: graph mode by default
     if spelled:  # (after the events in module order, which `eager_entries` reads up to a line)
         events += _driver_events(ctx, module, calls, helpers)
     if source is None or any(word in source for word in GRAPH_MODE_WORDS):
         events += _graph_events(ctx, module)
     return events
-
-
-def _tf1_only(name: str) -> bool:
-    """`name` is a module only TensorFlow 1.x has, or a name in one (`frameworks.TF1_ONLY_MODULES`)."""
-    return any(name == m or name.startswith(m + ".") for m in TF1_ONLY_MODULES)
 
 
 def _graph_events(ctx, module: cst.Module) -> list[tuple[int, str, str]]:

@@ -163,7 +163,7 @@ def remakes_function_first(ctx, func, name: str, before_line: int) -> bool:
     """The function `func` (a FunctionInfo), whose every write to a global is below `before_line`,
     first binds the global `name` (a Function's name, declared `global` there) anew, whenever it
     runs: a statement of its body's top level above that line assigns `name = tf.function(...)`
-    or `name = <...>.python_function` (`frameworks.FUNCTION_REMAKERS`, `FUNCTION_UNWRAP_ATTRIBUTE`),
+    or `name = <...>.python_function` (`frameworks.FUNCTION_REMAKERS`, `FUNCTION_PYTHON_ATTRIBUTE`),
     or is a `try` whose body and every handler do. Later calls of `name` run a new Function (traced
     anew, reading the globals as they are then) or the plain function (eager): no call after the
     writer's run reuses a trace made before it."""
@@ -182,7 +182,7 @@ def remakes_function_first(ctx, func, name: str, before_line: int) -> bool:
 
 
 def _remakes(ctx, statement, name: str) -> bool:
-    from stagelint.frameworks import FUNCTION_REMAKERS, FUNCTION_UNWRAP_ATTRIBUTE
+    from stagelint.frameworks import FUNCTION_REMAKERS, FUNCTION_PYTHON_ATTRIBUTE
 
     if not isinstance(statement, cst.SimpleStatementLine):
         return False
@@ -191,7 +191,7 @@ def _remakes(ctx, statement, name: str) -> bool:
                 and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name):
             continue
         value = small.value
-        if isinstance(value, cst.Attribute) and value.attr.value == FUNCTION_UNWRAP_ATTRIBUTE:
+        if isinstance(value, cst.Attribute) and value.attr.value == FUNCTION_PYTHON_ATTRIBUTE:
             return True
         if isinstance(value, cst.Call) and ctx.qualified_names(value.func) & FUNCTION_REMAKERS:
             return True

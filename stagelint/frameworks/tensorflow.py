@@ -598,10 +598,10 @@ def is_keras_state_class(qualified_name: str) -> bool:
 #: name run an object with no trace of its own: `tf.function(...)` (a new Function traces on its
 #: first call and reads the globals as they are then: `SCALE = 3.0; step =
 #: tf.function(step.python_function); step(x)` read 3.0 where the old Function kept 2.0), or the
-#: Function's `python_function` attribute (the plain Python function: every call runs eagerly and
-#: reads the global anew). TF 2.21: tests/runtime/test_tf_nineteenth_audit_bu_facts.py.
+#: Function's `python_function` attribute (`FUNCTION_PYTHON_ATTRIBUTE`: the plain Python function,
+#: every call runs eagerly and reads the global anew). TF 2.21:
+#: tests/runtime/test_tf_nineteenth_audit_bu_facts.py.
 FUNCTION_REMAKERS = frozenset({"tensorflow.function"})
-FUNCTION_UNWRAP_ATTRIBUTE = "python_function"
 #: Dataset methods that batch its elements, and where their batch size is passed (position,
 #: keyword). A tf.function without an input_signature (and without `reduce_retracing`) is keyed on
 #: the concrete shapes of the tensors it is given: a loop that rebinds a global to `bs` and batches
@@ -742,14 +742,28 @@ MULTI_BACKEND_KERAS_MODULES = ("keras.engine.topology", "keras.backend.tensorflo
 STANDALONE_KERAS_PREFIX = "keras."
 
 
+def _in_modules(qualified_name: str, modules: tuple) -> bool:
+    """`qualified_name` is one of `modules` or a name in one of them."""
+    return any(qualified_name == m or qualified_name.startswith(m + ".") for m in modules)
+
+
 def multi_backend_keras(qualified_name: str) -> bool:
     """`qualified_name` is one of `MULTI_BACKEND_KERAS_MODULES` or a name in one of them."""
-    return any(qualified_name == m or qualified_name.startswith(m + ".") for m in MULTI_BACKEND_KERAS_MODULES)
+    return _in_modules(qualified_name, MULTI_BACKEND_KERAS_MODULES)
+
+
 #: Modules only TensorFlow 1.x has: TF 2 has no `tensorflow.contrib` (importing it raises
 #: ModuleNotFoundError, TF 2.21: tests/runtime/test_tf_graph_mode_facts.py), so a program that
 #: imports one at module level runs TensorFlow 1.x, whose default is graph mode: the import is a
 #: TensorFlow 1 spelling of the switch (`analysis.eagerswitch.module_events`).
 TF1_ONLY_MODULES = ("tensorflow.contrib",)
+
+
+def tf1_only(qualified_name: str) -> bool:
+    """`qualified_name` is a module only TensorFlow 1.x has (`TF1_ONLY_MODULES`), or a name in one."""
+    return _in_modules(qualified_name, TF1_ONLY_MODULES)
+
+
 #: What turns eager execution (back) on: a project that calls one is not known to build graphs.
 EAGER_MODE_SWITCHES = frozenset({
     "tensorflow.compat.v1.enable_eager_execution", "tensorflow.compat.v1.enable_v2_behavior",

@@ -124,7 +124,7 @@ def test_a_batch_size_global_is_read_anew_by_each_new_batch_shape():
 
 
 def test_a_function_remade_from_its_python_function_has_no_old_trace():
-    """`frameworks.FUNCTION_REMAKERS` / `FUNCTION_UNWRAP_ATTRIBUTE` (STG301, BU-t1, SpaceGan's
+    """`frameworks.FUNCTION_REMAKERS` / `FUNCTION_PYTHON_ATTRIBUTE` (STG301, BU-t1, SpaceGan's
     `run_exp`): after `step = tf.function(step.python_function)` the name runs a new Function,
     traced on its first call with the global as it is then; `step.python_function` runs eagerly
     and reads it on every call. The old Function keeps the value it traced."""
