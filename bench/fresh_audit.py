@@ -231,6 +231,9 @@ MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52", "s20": "1a8292e"
          "s26h": "a6837df",  # s26h: session 26's final code (BR's three classes fixed from BR after its measure)
          "s27": "29600b8",  # s27: session 27's start (its first commit, f40a635, changes bench only)
          "s27h": "8fec5e0"}  # s27h: session 27's final code (BV-t1, BV-t2, BV-t3 fixed from BV after its measure: tfbv1, tfbv23)
+#: The first held-back half of the audits whose clean readings the docs pool: from the fifteenth on,
+#: every audit ran the certainty model (known / unknown / guess) of issue 23.
+CLEAN_SINCE = "BD"
 #: A half's own before or after run that a pool takes as a reading at a known main: the tenth
 #: audit's `after` (session 18's final code, whose findings on AJ and AL b5aea52 repeats); the
 #: thirteenth's (AV, AX: made at 18c36c2, whose later commits up to db298d8 are behaviour-neutral
@@ -312,7 +315,17 @@ def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, li
     return latest
 
 
-def pooled(latest: dict[str, tuple[str, list[dict], dict]]) -> list[str]:
+def clean_runs(since: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:
+    """Per held-back half (from `since`'s audit on, in LISTS order), its `before` reading: stagelint's
+    findings on it before anything was fixed from it, the one reading that measures how the model
+    does on code nobody here had read (a later reading counts the fixes made from the half itself)."""
+    held = [h for _, h in dict.fromkeys(LISTS.values())]
+    if since is not None:
+        held = held[held.index(since):]
+    return latest_runs(held, "before")
+
+
+def pooled(latest: dict[str, tuple[str, list[dict], dict]], clean: bool = False) -> list[str]:
     """Per framework and rule, the held-back halves' latest runs added up: the figure that decides
     whether a rule keeps its place in the default tier (below 0.80 it belongs in preview)."""
     by_rule: dict[tuple, Counter] = defaultdict(Counter)
@@ -334,7 +347,15 @@ def pooled(latest: dict[str, tuple[str, list[dict], dict]]) -> list[str]:
         when = "made at main " + ", at main ".join(f"`{m}` ({' '.join(hs)})" for m, hs in at.items()) + "."
     else:
         when = "the runs were made at different mains, so a rule fixed since counts with its old findings."
-    out = [f"Pooled over the held-back halves' latest read runs ({runs}); {when}", "",
+    if clean:
+        when = ("each reading made at its audit's own start, before anything was fixed from the half: how the "
+                "model of each session did on code nobody here had read.")
+        runs = ", ".join(latest)
+    head = "clean readings (their `before` runs" if clean else "latest read runs ("
+    if clean:
+        runs += ")"
+    out = [f"Pooled over the held-back halves' {head}{runs}); {when}" if not clean else
+           f"Pooled over the held-back halves' {head}: {runs}; {when}", "",
            "| framework | rule | findings | TP | intended | FP | precision | act |",
            "|---|---|---:|---:|---:|---:|---:|---:|"]
     for fw in ("tf", "jax"):
@@ -426,6 +447,9 @@ def carry(args) -> int:
 
 
 def pool(args) -> int:
+    if args.clean:
+        print("\n".join(pooled(clean_runs(args.since), clean=True)))
+        return 0
     print("\n".join(pooled(latest_runs(args.halves.split(",") if args.halves else None, args.upto))))
     return 0
 
@@ -521,6 +545,11 @@ def render_doc(runs: dict[str, tuple[list[dict], dict]]) -> str:
             "A rule whose pooled figure stays under 0.80 here belongs in the preview tier for that framework "
             "until it earns its place (`python bench/fresh_audit.py pool`)."]
     out += [""] + pooled(latest_runs())
+    out += ["", f"### Every held-back half's clean reading together, since the fifteenth audit ({CLEAN_SINCE})", "",
+            "The figures above count the fixes each half's own reading led to; these do not. Each held-back half "
+            "read once, before anything was fixed from it, at its audit's start (`python bench/fresh_audit.py pool "
+            f"--clean --since {CLEAN_SINCE}`): how the model, session by session, did on code nobody here had read."]
+    out += [""] + pooled(clean_runs(CLEAN_SINCE), clean=True)
     return "\n".join(out) + "\n"
 
 
@@ -558,6 +587,9 @@ def main(argv=None) -> int:
     pl = sub.add_parser("pool", help="per rule, the held-back halves' latest read runs added up")
     pl.add_argument("--halves", help="comma-separated halves (default: every list's held-back half)")
     pl.add_argument("--upto", choices=WHENS, help="each half's latest reading no later than this one (e.g. s15)")
+    pl.add_argument("--clean", action="store_true",
+                    help="each held-back half's before reading instead (made before anything was fixed from it)")
+    pl.add_argument("--since", help="with --clean: the held-back halves from this one on (e.g. BD)")
     c = sub.add_parser("carry", help="a reading's verdicts from the same half's earlier readings (unchanged findings)")
     c.add_argument("--half", required=True)
     c.add_argument("--when", required=True, choices=WHENS[1:],

@@ -29,3 +29,13 @@ def test_pool_names_each_main_and_adds_up_per_rule():
     assert "| TensorFlow | STG101 | 2 | 1 | 0 | 1 | 0.50 | 0.50 |" in out
     unknown = fresh_audit.pooled({"AD": ("after", *_reading("STG101", "TP"))})
     assert "different mains" in unknown[0]
+
+
+def test_clean_pool_takes_each_held_back_half_s_before_reading_only():
+    runs = fresh_audit.clean_runs("BD")
+    assert runs and all(when == "before" for when, _, _ in runs.values())
+    held = [h for _, h in dict.fromkeys(fresh_audit.LISTS.values())]
+    assert set(runs) <= set(held[held.index("BD"):]) and "BB" not in runs
+    out = fresh_audit.pooled({"BD": ("before", *_reading("STG402", "FP"))}, clean=True)
+    assert "clean readings" in out[0] and "before anything was fixed" in out[0]
+    assert "| TensorFlow | STG402 | 1 | 0 | 0 | 1 | 0.00 | 0.00 |" in out
