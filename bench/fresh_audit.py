@@ -255,7 +255,8 @@ RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde",
              ("BP", "after"): "fa3db73", ("BR", "after"): "fa3db73",  # and session 26's code at the measure
              ("BT", "before"): "29600b8",  # the nineteenth JAX audit's: session 27's start (f40a635: bench only)
              ("BV", "before"): "29600b8",  # the nineteenth TensorFlow audit's
-             ("BT", "after"): "7c65ade", ("BV", "after"): "7c65ade"}  # and session 27's code at the measure
+             ("BT", "after"): "7c65ade", ("BV", "after"): "7c65ade",  # and session 27's code at the measure
+             ("BX", "before"): "82b89d0"}  # the twentieth JAX audit's: session 28's start
 
 
 def main_of(half: str, when: str) -> str | None:
@@ -298,6 +299,7 @@ _AUDITS["BO"] = "The eighteenth JAX audit"
 _AUDITS["BQ"] = "The eighteenth TensorFlow audit"
 _AUDITS["BS"] = "The nineteenth JAX audit"
 _AUDITS["BU"] = "The nineteenth TensorFlow audit"
+_AUDITS["BW"] = "The twentieth JAX audit"
 
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:

@@ -118,6 +118,9 @@ bench/fresh_repos_jax19.txt, the nineteenth JAX audit, is BS (fix from, next ses
 before = main f40a635, after = session 27's final main), and so is its second list bench/fresh_repos_jax19b.txt
 (added when the first gave too few findings), its third bench/fresh_repos_jax19c.txt and its fourth
 bench/fresh_repos_jax19d.txt.
+bench/fresh_repos_jax20.txt, the twentieth JAX audit, is BW (fix from, next session) and BX (measured:
+before = main 82b89d0, after = session 28's final main), and so are its later lists bench/fresh_repos_jax20b.txt, ...
+(if any: each added when the first gave too few findings).
 bench/fresh_repos_tf19.txt, the nineteenth TensorFlow audit (first auditor, audit19t), is BU (fix from, next session) and
 BV (measured: before = main f40a635, after = session 27's final main), and so are its further lists
 bench/fresh_repos_tf19b.txt, tf19c, ... (each added so that BV's findings come from more repositories).
@@ -242,6 +245,7 @@ LISTS[HERE / "fresh_repos_jax19.txt"] = ("BS", "BT")  # the nineteenth JAX audit
 LISTS[HERE / "fresh_repos_jax19b.txt"] = ("BS", "BT")  # its second list
 LISTS[HERE / "fresh_repos_jax19c.txt"] = ("BS", "BT")  # its third list
 LISTS[HERE / "fresh_repos_jax19d.txt"] = ("BS", "BT")  # its fourth list
+LISTS[HERE / "fresh_repos_jax20.txt"] = ("BW", "BX")  # the twentieth JAX audit
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
