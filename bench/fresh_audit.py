@@ -300,6 +300,7 @@ _AUDITS["BQ"] = "The eighteenth TensorFlow audit"
 _AUDITS["BS"] = "The nineteenth JAX audit"
 _AUDITS["BU"] = "The nineteenth TensorFlow audit"
 _AUDITS["BW"] = "The twentieth JAX audit"
+_AUDITS["BY"] = "The twentieth TensorFlow audit"
 
 
 def latest_runs(halves=None, upto: str | None = None) -> dict[str, tuple[str, list[dict], dict]]:

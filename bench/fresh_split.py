@@ -124,6 +124,9 @@ before = main 82b89d0, after = session 28's final main), and so are its later li
 bench/fresh_repos_tf19.txt, the nineteenth TensorFlow audit (first auditor, audit19t), is BU (fix from, next session) and
 BV (measured: before = main f40a635, after = session 27's final main), and so are its further lists
 bench/fresh_repos_tf19b.txt, tf19c, ... (each added so that BV's findings come from more repositories).
+bench/fresh_repos_tf20.txt, the twentieth TensorFlow audit (first auditor, audit20t), is BY (fix from, next session) and
+BZ (measured: before = main 82b89d0, after = session 28's final main), and so are its further lists
+bench/fresh_repos_tf20b.txt, tf20c, ... (each added so that BZ's findings come from more repositories).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -246,6 +249,7 @@ LISTS[HERE / "fresh_repos_jax19b.txt"] = ("BS", "BT")  # its second list
 LISTS[HERE / "fresh_repos_jax19c.txt"] = ("BS", "BT")  # its third list
 LISTS[HERE / "fresh_repos_jax19d.txt"] = ("BS", "BT")  # its fourth list
 LISTS[HERE / "fresh_repos_jax20.txt"] = ("BW", "BX")  # the twentieth JAX audit
+LISTS[HERE / "fresh_repos_tf20.txt"] = ("BY", "BZ")  # the twentieth TensorFlow audit (audit20t)
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
