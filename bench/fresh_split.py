@@ -250,6 +250,7 @@ LISTS[HERE / "fresh_repos_jax19c.txt"] = ("BS", "BT")  # its third list
 LISTS[HERE / "fresh_repos_jax19d.txt"] = ("BS", "BT")  # its fourth list
 LISTS[HERE / "fresh_repos_jax20.txt"] = ("BW", "BX")  # the twentieth JAX audit
 LISTS[HERE / "fresh_repos_tf20.txt"] = ("BY", "BZ")  # the twentieth TensorFlow audit (audit20t)
+LISTS[HERE / "fresh_repos_tf20b.txt"] = ("BY", "BZ")  # its second list (audit20t)
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
