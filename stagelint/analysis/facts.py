@@ -269,7 +269,8 @@ class FunctionFacts:
     is_generator: bool = False
     #: calls made under a condition (`if`, `while`, `x if c else y`, `a or f()`, a loop's iterable),
     #: by "line:column": each condition the call runs under, as [definitely a tensor, the
-    #: parameters it depends on, whether it is a loop's iterable] (STG401)
+    #: parameters it depends on, whether it is a loop's iterable]; an `except` handler's call has
+    #: [..., "", how the `try` body raises, its code] (`RecursiveFunction._handler_condition`) (STG401)
     conditional_calls: dict[str, list] = field(default_factory=dict)
     #: returns True while tracing: "yes", or the target of the predicate it defers to (`return
     #: in_tf_function()`), or None (`context.tracing_test`)

@@ -386,6 +386,26 @@ JAX_VALUE_SHAPED_FUNCTIONS = frozenset({
     "jax.numpy.unique_all", "jax.numpy.nonzero", "jax.numpy.argwhere", "jax.numpy.flatnonzero", "jax.numpy.where",
 })
 JAX_VALUE_SHAPED_ONE_ARGUMENT = frozenset({"where"})
+#: JAX numerics that raise on no value of their arrays: a non-positive-definite matrix to
+#: `cholesky`, a singular one to `inv` / `solve` / `lu_solve`, NaN or inf to a decomposition, a
+#: negative number to `sqrt` / `log`, a zero divisor (integer ones too) give NaN, inf or garbage,
+#: eagerly and under `jax.jit` alike; they raise only on what is static in a trace (shapes,
+#: dtypes, their Python options). So around such calls an `except` handler runs, in a trace, only
+#: for what every trace with the same shapes decides alike, never because of the values
+#: (`caught.try_body_raises`). Observed with jax 0.10.2: tests/runtime/test_jax_value_errors_facts.py
+#: (the BT1 `try: cholesky(A) except: ...` jitter loop of the nineteenth audit). Name -> how many
+#: leading positional parameters take arrays; any other argument is an option (`lower=True`,
+#: `axis=0`), where a tracer raises while tracing, on every trace.
+JAX_RAISE_ON_NO_VALUE: dict[str, int] = {
+    **{f"jax.scipy.linalg.{n}": 1 for n in (
+        "cholesky", "cho_factor", "inv", "det", "lu", "lu_factor", "eigh", "svd", "qr", "expm")},
+    **{f"jax.scipy.linalg.{n}": 2 for n in ("cho_solve", "solve", "solve_triangular", "lu_solve")},
+    **{f"jax.numpy.linalg.{n}": 1 for n in (
+        "cholesky", "inv", "pinv", "det", "slogdet", "eigh", "eigvalsh", "svd", "qr", "norm")},
+    **{f"jax.numpy.linalg.{n}": 2 for n in ("solve", "lstsq")},
+    **{f"jax.numpy.{n}": 1 for n in ("sqrt", "log", "log1p", "exp", "reciprocal", "arcsin", "arccos")},
+    **{f"jax.numpy.{n}": 2 for n in ("divide", "true_divide", "floor_divide", "mod", "power", "matmul", "dot")},
+}
 #: Indexing a Python list or tuple (`sizes[i]`, `[a, b][k]`; not a dict, not an array) asks the
 #: index's `__index__`: a tracer raises `TracerIntegerConversionError` as `range` does (JAX
 #: 0.10.2: tests/runtime/test_jax_concretizing_facts.py); the one conversion spelled as an item.

@@ -27,6 +27,7 @@ from stagelint.analysis.guards import after_early_return_guard
 from stagelint.analysis.literals import constant_text
 from stagelint.analysis.meets import can_meet, containers, in_body, stored_on
 from stagelint.analysis.recursion import decreasing_measure
+from stagelint.analysis.caught import CONVERTS, STATIC, try_body_raises
 
 
 class RecursiveFunction(Rule):
@@ -46,6 +47,14 @@ class RecursiveFunction(Rule):
     itself with `jit_compile=False` inside a jit-compiled Function): the flag decides while tracing.
     Under JAX a jitted function that calls itself is traced inline (jit within jit), so only the
     base case decides: a traced one (or none) is flagged, a Python one (`if t1 is not None:`) is not.
+    There a call of itself made only from an `except` handler runs when the `try` body raises:
+    JAX's numerics raise on no value (`cholesky` of a non-positive-definite matrix gives NaNs,
+    eagerly and under jit; `frameworks.JAX_RAISE_ON_NO_VALUE`), so a handler around only such
+    calls runs, in a trace, for a shape alone, decided while tracing as eagerly: not flagged (a
+    jitter loop `try: return cholesky(A) except: return try_chol(A + eps, n + 1)`). A body that
+    converts a tracer (`int(x)`) raises on every trace, so its handler's call recurses without
+    end: flagged; a body calling anything else may raise in a trace or not: the preview tier
+    (`analysis.caught.try_body_raises`).
     Nor a `tf.function` that calls itself only while a Python measure exceeds a fixed bound and
     lowers it in the call: the static rank of a parameter passed indexed (`if len(t.shape) > dim:`
     ... `f(t[..., i], dim=dim)`), or a parameter with a number default passed less a literal
@@ -194,6 +203,13 @@ class RecursiveFunction(Rule):
         # `n == 0 or is_odd(n - 1)`: the right side runs when the left is false (`and`: true)
         self._condition(node.left, node.right, holds=isinstance(node.operator, cst.And))
 
+    def visit_Try(self, node: cst.Try) -> None:
+        # a call in an `except` handler runs only when the body raises (`_handler_condition`)
+        for handler in node.handlers:
+            self._condition(node, handler.body)
+
+    visit_TryStar = visit_Try
+
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.function is not None:
             self.calls.append((self.ctx.function, node))
@@ -220,30 +236,54 @@ class RecursiveFunction(Rule):
             found = []
             for test, (line, column, end_line, end_column), loop, holds in conditions:
                 if (line, column) <= (span.line, span.column) and (span.end_line, span.end_column) <= (end_line, end_column):
+                    if isinstance(test, (cst.Try, cst.TryStar)):
+                        found.append(self._handler_condition(test, func))
+                        continue
                     one = tensorness(ctx, test, func)
                     lowered = decreasing_measure(ctx, func, test, holds, call) if holds is not None and own else None
                     found.append([one.definite, sorted(one.params), loop, lowered or ""])
             if found:
                 func.facts.conditional_calls[f"{span.line}:{span.column}"] = found
 
+    def _handler_condition(self, node, func) -> list:
+        """The condition of a call in an `except` handler of `node`: "the body raised", read for
+        JAX (`caught.try_body_raises`) as [definitely a tracer, the parameters it depends on,
+        False, "", how the body raises (STATIC, CONVERTS or "unknown"), the code it turns on]: a
+        conversion's value decides like a base case's test (a tracer: the handler runs on every
+        trace); STATIC is decided while tracing, as eagerly."""
+        from stagelint.analysis.tensors import tensorness
+
+        kind, part, value = try_body_raises(self.ctx, node)
+        text = short_code(part, 60) if part is not None else ""
+        if kind == CONVERTS:
+            one = tensorness(self.ctx, value, func)
+            return [one.definite, sorted(one.params), False, "", kind, text]
+        return [False, [], False, "", kind or "unknown", text]
+
     @classmethod
-    def _ends_badly(cls, project, cycle) -> bool:
+    def _ends_badly(cls, project, cycle):
         """A recursion tracing cannot handle: a Function in the cycle (one trace per depth, or
         endless), no condition on any call of the cycle (endless in eager mode too), or a
         condition that may be a tensor (AutoGraph traces both branches: endless). Recursion over
         a Python structure (`if isinstance(x, dict): ... recurse`) ends while tracing, and so does
         one whose call is made only under a Python option flag (`if jit_compile:` with
         `jit_compile=False`: TFP's `_minimize_common` runs itself once inside a jit-compiled
-        Function with the flag off), Function or not."""
+        Function with the flag off), Function or not. True, False, or the handler condition
+        (`_handler_condition`) whose reading is not known, when only it may make the recursion
+        run in a trace (a guess: the preview tier)."""
         edges = []
         for key, nxt in zip(cycle, cycle[1:]):
             f = project.function(key)
             for edge, callee in project.edges(key):
                 if callee == nxt:
                     conds = f.conditional_calls.get(f"{edge.span.line}:{edge.span.column}")
+                    if conds is not None and not project.staged_by_jax(key):
+                        # an `except` handler's call is read under JAX only (what raises in a
+                        # tf.function's trace is not stated): there it counts as unconditional
+                        conds = [c for c in conds if len(c) < 5] or None
                     edges.append((key, conds))
                     if conds is not None and any(not d and params and set(params) <= f.python_default_params
-                                                 for d, params, *_ in conds):
+                                                 for d, params, *rest in conds if len(rest) < 3):
                         return False  # a bool or string option decides, as in eager mode
         if cycle[0] == cycle[-1] and len(cycle) == 2 and edges and all(
             conds is not None and any(cls._ends_while_tracing(project, key, c) for c in conds) for key, conds in edges
@@ -256,6 +296,7 @@ class RecursiveFunction(Rule):
             return True
         if edges and all(conds is None for _, conds in edges):
             return True
+        guessed = False
         for key, conds in edges:
             if conds is None:
                 continue
@@ -269,9 +310,29 @@ class RecursiveFunction(Rule):
             # whatever the others test (AutoGraph traces both branches of a tensor `if`, each
             # one level deeper).
             tensors = project.tensor_params(key)
-            if all(d or set(params) & tensors for d, params, *_ in conds):
+            traced = [cls._traced_condition(c, tensors) for c in conds]
+            if all(traced):
                 return True
-        return False
+            if False not in traced:
+                guessed = guessed or next(c for c, t in zip(conds, traced) if t is None)
+        return guessed
+
+    @staticmethod
+    def _traced_condition(condition, tensors: set) -> bool | None:
+        """Whether a condition of `conditional_calls` may take a traced value's part: a test
+        on a tensor (or one of the parameters holding one); for an `except` handler under JAX
+        (`_handler_condition`), a body converting a tracer raises on every trace (True), one
+        whose calls raise on no value raises only on what is static in the trace (False), and
+        any other body may or may not raise there (None: not known)."""
+        definite, params, *rest = condition
+        if len(rest) >= 3:
+            kind = rest[2]
+            if kind == STATIC:
+                return False
+            if kind == CONVERTS and (definite or set(params) & tensors):
+                return True
+            return None
+        return bool(definite or set(params) & tensors)
 
     @staticmethod
     def _ends_while_tracing(project, key, condition) -> bool:
@@ -286,6 +347,19 @@ class RecursiveFunction(Rule):
             # static: JAX 0.10.2 raises TracerBoolConversionError on `x.ndim > dim` there)
             return False
         return not set(params) & project.tensor_params(key)
+
+    @staticmethod
+    def _handler_guess(condition, span) -> list:
+        """The step "the `except` handler the recursion goes through runs in a trace" as a guess:
+        its `try` body may raise there or not (`caught.try_body_raises` knows neither)."""
+        definite, params, _, _, kind, text = condition
+        if kind == CONVERTS:
+            what = f"converts a value not known to be traced (`{text}`): on a tracer it raises on every trace"
+        else:
+            what = (f"calls `{text}`, not known to raise or not while traced" if text
+                    else "may raise or not while traced")
+        return fact(f"the recursion continues only from an `except` handler, whose `try` body {what} (JAX's "
+                    f"numerics raise on no value: NaN or inf instead)", span, HEURISTIC)
 
     @classmethod
     def _calls_itself(cls, project, cycle, module: str, span) -> list:
@@ -324,11 +398,15 @@ class RecursiveFunction(Rule):
                     state = color.get(callee)
                     if state == "grey":
                         cycle = path[path.index(callee):] + [callee]
-                        if not cls._ends_badly(project, cycle):
+                        bad = cls._ends_badly(project, cycle)
+                        if not bad:
                             continue
                         names = " -> ".join(f"`{project.display(k, key[0])}`" for k in cycle)
+                        because = cls._calls_itself(project, cycle, key[0], edge.span)
+                        if bad is not True:
+                            because.append(cls._handler_guess(bad, edge.span))
                         out.append((key[0], F.Candidate(cls.code, key[1], edge.span, {
-                            "cycle": names, "_because": cls._calls_itself(project, cycle, key[0], edge.span)})))
+                            "cycle": names, "_because": because})))
                     elif state is None:
                         color[callee] = "grey"
                         path.append(callee)

@@ -301,6 +301,79 @@ def test_stg401_a_jitted_function_calling_itself_is_judged_by_its_base_case_alon
     """)
 
 
+def test_stg401_a_recursion_only_from_a_handler_around_numerics_that_raise_on_no_value():
+    """The nineteenth audit's BT1 (ot-algorithm-comparison's jitter loop under `lax.scan`): the
+    call of itself is in the `except` handler of a `try` whose body is `cholesky` (through a
+    local helper), which raises on no value (a non-PD matrix gives NaNs, eagerly and under jit:
+    tests/runtime/test_jax_value_errors_facts.py), so no traced value runs the handler: silent,
+    in preview too."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+        from jax.scipy.linalg import cholesky
+
+        def covariance(key, mat, dim):
+            def try_chol(A, jit_count):
+                def _chol(a): return cholesky(a, lower=True)
+                try:
+                    return _chol(A), A
+                except Exception:
+                    A2 = A + jnp.eye(dim) * (1e-6 * 10 ** jit_count)
+                    return try_chol(A2, jit_count + 1)
+            L, A_pd = try_chol(mat, 0)
+            return key, A_pd
+
+        def gen_cov(carry, _):
+            return covariance(carry, jnp.eye(2), 2)
+
+        def sample(key):
+            return jax.lax.scan(gen_cov, key, None, length=4)
+
+        @jax.jit
+        def solve_or_shrink(a, b, n):
+            try:
+                x = jnp.linalg.solve(a, b) / jnp.sqrt(n)
+            except (ValueError, TypeError):
+                return solve_or_shrink(a[1:, 1:], b[1:], n)  # (a shape error, decided while tracing)
+            return x
+    """)
+
+
+def test_stg401_a_recursion_from_a_handler_whose_body_converts_a_tracer_or_calls_the_unknown():
+    """The twins: a body converting a tracer (`int(x)`) raises on every trace (ConcretizationTypeError),
+    so the handler's call recurses without end under jit (RecursionError; eagerly the first call
+    returns); a call of itself after the `try`, outside the handler, is unconditional as before;
+    a body calling something not known to raise or not on values (another library's function)
+    may run the handler in a trace or not: preview."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+        from factorizations import factor
+
+        @jax.jit
+        def to_int(x, n):
+            try:
+                return int(x)
+            except Exception:
+                return to_int(x, n + 1)  # STG401
+
+        @jax.jit
+        def after(a, n):
+            try:
+                b = jnp.linalg.cholesky(a)
+            except Exception:
+                b = a
+            return after(b, n - 1)  # STG401
+
+        @jax.jit
+        def unknown(a, n):
+            try:
+                return factor(a)
+            except Exception:
+                return unknown(a + 1e-6, n + 1)  # preview STG401
+    """)
+
+
 # STG501 (rows 27, 29, 30) ---------------------------------------------------------------------------
 
 
