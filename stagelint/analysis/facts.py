@@ -391,7 +391,8 @@ class JaxStaged:
     static_argnames: list[str] = field(default_factory=list)
     donate_argnums: list[int] = field(default_factory=list)
     donate_argnames: list[str] = field(default_factory=list)
-    #: `jax.vmap(f, in_axes=(0, None))`: the positions passed unbatched (Python values under vmap alone)
+    #: `jax.vmap(f, in_axes=(0, None))`: the positions passed unbatched (Python values under vmap
+    #: alone); `jax.shard_map(f, in_specs=(P("x"), None))`: those passed unsharded, as given
     unmapped: list[int] = field(default_factory=list)
     #: what `functools.partial` binds in `jax.jit(partial(f, ...))`: keywords, leading positionals
     bound: list[str] = field(default_factory=list)

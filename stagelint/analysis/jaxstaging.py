@@ -30,6 +30,7 @@ from stagelint.analysis import facts as F
 from stagelint.analysis.trivia import holds_statement
 from stagelint.frameworks import (
     JAX,
+    JAX_ARGUMENT_SPECS,
     JAX_DIFFERENTIATES_ARGNUMS,
     EQUINOX_ARRAYS_ONLY,
     JAX_FUNCTION_ARGUMENTS,
@@ -225,7 +226,9 @@ def staged_record(ctx, target: F.Target, where: cst.CSTNode, api: str, options: 
     positional = [a for a in options.args if a.keyword is None] if options is not None else []
     for arg in options.args if options is not None else ():
         key = arg.keyword.value if arg.keyword is not None else None
-        if key == "in_axes" or (key is None and api in JAX_MAPPING and len(positional) > 1 and arg is positional[1]):
+        if key == "in_axes" or (key is None and api in JAX_MAPPING and len(positional) > 1 and arg is positional[1]) \
+                or (key is not None and key == JAX_ARGUMENT_SPECS.get(api)):
+            # (`in_axes=None`, `in_specs=None`: the argument is passed as the caller's object)
             if isinstance(arg.value, (cst.Tuple, cst.List)):
                 record.unmapped = [j for j, el in enumerate(arg.value.elements)
                                    if keyword_constant(el.value, "None")]

@@ -26,7 +26,9 @@ variable are Python ints whatever they iterate ("python"): never reported; so is
 from `.items()` / `.keys()` (hashed: a tracer is unhashable), also as a part of a `zip` or
 `enumerate` target, a `str` test method on a Python value (`label.startswith("FIXED")`: a JAX
 array has none), and `min` / `max` of Python values (one of its operands; with a tracer among
-them, as for an operator, a tracer's comparison: tests/runtime/test_jax_nineteenth_audit_bs_facts.py).
+them, as for an operator, a tracer's comparison: tests/runtime/test_jax_nineteenth_audit_bs_facts.py),
+Pallas's `cdiv` of Python numbers (`frameworks.JAX_PYTHON_OF_PYTHON_NUMBERS`), and the TPU's
+description and its parts (`RECORD`).
 
 `origin` runs in the per-file walk (it reads the file's bindings); `tracer_fact` in the project
 phase (it asks how JAX stages the function).
@@ -44,6 +46,8 @@ from stagelint.frameworks import (
     JAX_ARRAY_METHODS,
     JAX_ARRAY_ONLY_ATTRIBUTES,
     JAX_COLLECTIVES_OF_CONSTANTS,
+    JAX_PYTHON_OF_PYTHON_NUMBERS,
+    JAX_PYTHON_RECORDS,
     JAX_CONCRETIZING_ANY_LEAF,
     JAX_TRACES_EVERY_ARGUMENT,
     JAX_TREE_MAPS,
@@ -57,6 +61,11 @@ from stagelint.frameworks import (
 #: MIXED: a JAX op's result on one path, a parameter on another (`if u0 is None: u0 = jnp.zeros(n)`).
 #: TREE: a pytree of JAX op results (`jax.tree.map(lambda s: jnp.ones(s), shapes)`): its items are arrays.
 OP, MIXED, PARAM, BARE, WEAK, PYTHON, TREE = "op", "mixed", "param", "bare", "weak", "python", "tree"
+#: The parameters part of a `PYTHON` value that is a record of Python values (`frameworks.
+#: JAX_PYTHON_RECORDS`: the TPU's description): its attributes, items and methods' results are
+#: Python values, records too (`tpu_info.sparse_core.num_lanes`). A Python value's parts are not
+#: known otherwise (a module's object may hold arrays).
+RECORD = frozenset({"<record>"})
 _RANK = {OP: 0, MIXED: 1, PARAM: 2, BARE: 3, TREE: 4, WEAK: 5}
 _KNOWN = (OP, MIXED, PARAM, BARE)
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
@@ -67,7 +76,7 @@ def _weakest(a, b):
     and a tracer on the other is not known)."""
     (ka, pa), (kb, pb) = a, b
     if PYTHON in (ka, kb):
-        return (PYTHON, frozenset()) if ka == kb else (WEAK, frozenset())
+        return (PYTHON, pa & pb) if ka == kb else (WEAK, frozenset())  # (a record on every path: `RECORD`)
     if {ka, kb} <= {OP, MIXED, PARAM, BARE} and OP in (ka, kb) and ka != kb:
         return MIXED, pa | pb
     return (ka if _RANK[ka] >= _RANK[kb] else kb), pa | pb
@@ -114,12 +123,19 @@ def _origin(ctx, expr, func):
             return _strongest(_leaf(origin(ctx, a, func)) for a in args)
         if names & JAX_COLLECTIVES_OF_CONSTANTS and args and origin(ctx, args[0], func)[0] == PYTHON:
             return PYTHON, frozenset()  # `lax.psum(1, axis)`: the axis size, a Python int
+        if names & JAX_PYTHON_RECORDS:
+            return PYTHON, RECORD  # `pltpu.get_tpu_info()`
+        if names & JAX_PYTHON_OF_PYTHON_NUMBERS and args and not any(a.star for a in expr.args) \
+                and all(origin(ctx, a, func)[0] == PYTHON for a in args):
+            return PYTHON, frozenset()  # `pl.cdiv(n, block)` of Python ints: a Python int
         if any(q.startswith("jax.") and ctx.framework_op(q) for q in names):
             return OP, _params_of(ctx, args, func)
         if isinstance(expr.func, cst.Call) and any(q.startswith("jax.") for q in ctx.qualified_names(expr.func.func)):
             return OP, _params_of(ctx, args, func)  # `jax.grad(loss)(w)`, `jax.vmap(f)(xs)`
         if isinstance(expr.func, cst.Attribute):
             receiver = _leaf(origin(ctx, expr.func.value, func))
+            if receiver == (PYTHON, RECORD):
+                return receiver  # `tpu_info.get_sublane_tiling(dtype)`
             if expr.func.attr.value in STR_TEST_METHODS and receiver[0] == PYTHON:
                 return PYTHON, frozenset()  # `label.startswith("FIXED")` on a mapping's key: a bool
             if expr.func.attr.value in JAX_ARRAY_METHODS and receiver[0] in _KNOWN:
@@ -130,6 +146,8 @@ def _origin(ctx, expr, func):
         if expr.attr.value in ctx.framework.non_tensor_attributes:
             return PYTHON, frozenset()  # `x.shape`, `x.ndim`, `x.dtype`
         inner = origin(ctx, expr.value, func)
+        if inner == (PYTHON, RECORD):
+            return inner  # `tpu_info.num_lanes`
         return inner if inner[0] == OP else (WEAK, frozenset())  # `jnp.linalg.eigh(m).eigenvalues`, `y.T`
     if t is cst.Subscript:
         inner = _leaf(origin(ctx, expr.value, func))

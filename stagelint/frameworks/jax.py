@@ -165,6 +165,14 @@ JAX_FUNCTION_ARGUMENTS: dict[str, tuple[tuple[int, str], ...]] = {
     "flax.nnx.fori_loop": ((2, "body_fun"),),
     "flax.nnx.scan": ((0, "f"),),
 }
+#: Staging APIs that take a spec per argument, by the keyword of the specs: a `None` there hands
+#: that argument to the function as the caller's own object, no tracer made of it (under jit too):
+#: `jax.shard_map(f, in_specs=(P("x"), None), ...)(x, 3)` runs `f` with the int 3, so `if n > 1:`
+#: works; a dict stays a dict, a concrete array concrete, an enclosing jit's tracer that tracer.
+#: (`P()` instead makes the int a tracer.) Observed with jax 0.10.2:
+#: tests/runtime/test_jax_pallas_python_facts.py. `jaxstaging.staged_record` reads them as
+#: `vmap`'s `in_axes=None` (`JaxStaged.unmapped`).
+JAX_ARGUMENT_SPECS = {"jax.shard_map": "in_specs", "jax.experimental.shard_map.shard_map": "in_specs"}
 #: `with jax.disable_jit():` runs `jax.jit` and the `jax.lax` control flow below as Python, on
 #: concrete arrays: a `lax.scan` / `fori_loop` / `map` / `associative_scan` body runs once per
 #: element, a `while_loop`'s functions once per iteration, `cond` / `switch` run the one branch
@@ -464,6 +472,20 @@ JAX_MULTI_OUTPUT_OPS = frozenset({
 #: Collectives that, given a Python number, compute on it in Python: `lax.psum(1, axis)` is the
 #: axis size, an int (JAX 0.10.2 under pmap / shard_map: tests/runtime/test_jax_certainty_facts.py).
 JAX_COLLECTIVES_OF_CONSTANTS = frozenset({"jax.lax.psum"})
+#: Calls whose result is a Python object all of whose parts are Python values, inside a trace too:
+#: Pallas's TPU description, `get_tpu_info()`, a dataclass of Python ints (`num_lanes`,
+#: `mxu_column_size`, `fp8_ops_per_second`, ...) and nested dataclasses (`sparse_core`, or None)
+#: built from the device kind alone (JAX 0.10.2: tests/runtime/test_jax_pallas_python_facts.py),
+#: so `if tpu_info.fp8_ops_per_second > 0:` in a kernel's set-up is decided while tracing.
+JAX_PYTHON_RECORDS = frozenset({
+    "jax.experimental.pallas.tpu.get_tpu_info", "jax._src.pallas.mosaic.tpu_info.get_tpu_info",
+    "jax._src.pallas.mosaic.tpu_info.get_tpu_info_for_chip",
+})
+#: Calls that, given Python numbers only, compute in Python: Pallas's `cdiv(a, b)` is `(a + b - 1)
+#: // b` when both are Python ints (or an array's dimensions), a Python int under jit too, and
+#: `lax.div` of them (an array, a tracer) when either is an array (JAX 0.10.2:
+#: tests/runtime/test_jax_pallas_python_facts.py).
+JAX_PYTHON_OF_PYTHON_NUMBERS = frozenset({"jax.experimental.pallas.cdiv", "jax._src.pallas.utils.cdiv"})
 #: Methods of a JAX array that compute with JAX ops and return an array: called on a traced
 #: array they return a tracer (JAX 0.10.2: tests/runtime/test_jax_certainty_facts.py), so
 #: `x.sum() > 0` on a jitted argument `x` is a tracer as `jnp.sum(x) > 0` is. A method of
@@ -582,7 +604,7 @@ JAX = Framework(
     variable_constructors=frozenset({"jax.new_ref", "jax.empty_ref", "jax.ref.new_ref", "jax.ref.empty_ref"}),
     variable_creating_methods=frozenset(),
     variable_owner_prefixes=(),
-    non_tensor_calls=JAX_JIT | JAX_TRACE | JAX_GRAD | JAX_EAGER_ESCAPES | frozenset({
+    non_tensor_calls=JAX_JIT | JAX_TRACE | JAX_GRAD | JAX_EAGER_ESCAPES | JAX_PYTHON_RECORDS | frozenset({
         "jax.devices", "jax.local_devices", "jax.device_count", "jax.local_device_count",
         "jax.process_index", "jax.process_count", "jax.default_backend", "jax.block_until_ready",
         "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "jax.numpy.dtype", "jax.numpy.iinfo",

@@ -426,3 +426,61 @@ def test_stg602_a_pytree_property_returning_int_is_a_python_value_one_returning_
                 v = -v
             return v
     """)
+
+
+def test_stg602_the_tpu_description_and_cdiv_of_python_ints_are_python_values():
+    """maxtext's Pallas kernels (jax602's left list): `pltpu.get_tpu_info()` is a dataclass of
+    Python ints, its nested parts and methods' results Python too, and `pl.cdiv` of Python ints a
+    Python int, inside a trace (JAX 0.10.2, tests/runtime/test_jax_pallas_python_facts.py): tests
+    on them are decided while tracing. Twins: `pl.cdiv` of a traced argument is an op's result
+    (`lax.div`), and an op beside the description is a tracer."""
+    assert_tiers("""
+        import jax
+        import jax.numpy as jnp
+        from jax.experimental import pallas as pl
+        from jax.experimental.pallas import tpu as pltpu
+
+        @jax.jit
+        def configure(x, n):
+            tpu_info = pltpu.get_tpu_info()
+            num_lanes = tpu_info.sparse_core.num_lanes
+            if tpu_info.fp8_ops_per_second > 0:
+                x = x * 2
+            assert num_lanes % 8 == 0
+            assert tpu_info.get_sublane_tiling(x.dtype) > 0
+            for _ in range(pl.cdiv(x.shape[0], num_lanes)):
+                x = x + 1
+            for _ in range(pl.cdiv(n, num_lanes)):  # STG602
+                x = x - 1
+            if jnp.sum(x) > tpu_info.num_lanes:  # STG602
+                x = -x
+            return x
+    """)
+
+
+def test_stg602_an_argument_shard_map_takes_with_a_none_spec_is_the_callers_object():
+    """maxtext's `wrap_flash_attention` (jax602's left list): `jax.shard_map` with `in_specs=(...,
+    None, ...)` hands that argument on as the caller's object (`cp_size` stays the Python int;
+    JAX 0.10.2, tests/runtime/test_jax_pallas_python_facts.py), as `vmap`'s `in_axes=None` does:
+    a test on it is not known to be on a tracer. Twin: a `P()` spec makes it a tracer."""
+    assert_tiers("""
+        import functools
+
+        import jax
+        from jax.sharding import PartitionSpec as P
+
+        def attention(mesh, q, cp_size):
+            @functools.partial(jax.shard_map, mesh=mesh, in_specs=(P("x"), None), out_specs=P("x"))
+            def wrap(query, cp_size):
+                if cp_size > 1:
+                    query = query * 2
+                return query
+
+            @functools.partial(jax.shard_map, mesh=mesh, in_specs=(P("x"), P()), out_specs=P("x"))
+            def traced(query, cp_size):
+                if cp_size > 1:  # STG602
+                    query = query * 2
+                return query
+
+            return wrap(q, cp_size), traced(q, cp_size)
+    """)
