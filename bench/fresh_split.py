@@ -127,6 +127,9 @@ bench/fresh_repos_tf19b.txt, tf19c, ... (each added so that BV's findings come f
 bench/fresh_repos_tf20.txt, the twentieth TensorFlow audit (first auditor, audit20t), is BY (fix from, next session) and
 BZ (measured: before = main 82b89d0, after = session 28's final main), and so are its further lists
 bench/fresh_repos_tf20b.txt, tf20c, ... (each added so that BZ's findings come from more repositories).
+bench/fresh_repos_tf20m.txt, the twentieth TensorFlow audit's lists of its second auditor (audit20u), is BY (fix from,
+next session) and BZ (measured: before = main 82b89d0, after = session 28's final main), and so are its later lists
+bench/fresh_repos_tf20n.txt, ... (each added so that BZ's findings come from more repositories).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -244,6 +247,7 @@ LISTS[HERE / "fresh_repos_tf19m.txt"] = ("BU", "BV")  # the nineteenth TensorFlo
 LISTS[HERE / "fresh_repos_tf19n.txt"] = ("BU", "BV")  # its second list (audit19u)
 LISTS[HERE / "fresh_repos_tf19o.txt"] = ("BU", "BV")  # its third list (audit19u)
 LISTS[HERE / "fresh_repos_tf19p.txt"] = ("BU", "BV")  # its fourth list (audit19u)
+LISTS[HERE / "fresh_repos_tf20m.txt"] = ("BY", "BZ")  # the twentieth TensorFlow audit, second auditor (audit20u)
 LISTS[HERE / "fresh_repos_jax19.txt"] = ("BS", "BT")  # the nineteenth JAX audit
 LISTS[HERE / "fresh_repos_jax19b.txt"] = ("BS", "BT")  # its second list
 LISTS[HERE / "fresh_repos_jax19c.txt"] = ("BS", "BT")  # its third list
