@@ -248,6 +248,7 @@ LISTS[HERE / "fresh_repos_tf19n.txt"] = ("BU", "BV")  # its second list (audit19
 LISTS[HERE / "fresh_repos_tf19o.txt"] = ("BU", "BV")  # its third list (audit19u)
 LISTS[HERE / "fresh_repos_tf19p.txt"] = ("BU", "BV")  # its fourth list (audit19u)
 LISTS[HERE / "fresh_repos_tf20m.txt"] = ("BY", "BZ")  # the twentieth TensorFlow audit, second auditor (audit20u)
+LISTS[HERE / "fresh_repos_tf20n.txt"] = ("BY", "BZ")  # its second list (audit20u)
 LISTS[HERE / "fresh_repos_jax19.txt"] = ("BS", "BT")  # the nineteenth JAX audit
 LISTS[HERE / "fresh_repos_jax19b.txt"] = ("BS", "BT")  # its second list
 LISTS[HERE / "fresh_repos_jax19c.txt"] = ("BS", "BT")  # its third list
