@@ -103,7 +103,7 @@ class Project:
         self._untraced_parts: set[str] | None = None  # `_parts_staging_nothing`
         self._parts: dict[str, str] | None = None  # `_import_parts`
         self._built_only_parts: set[str] | None = None  # `_parts_staging_nothing(symbolic=False)`
-        self._unrun_parts: set[str] | None = None  # `_parts_staging_nothing(symbolic=False, by_hand=False)`
+        self._function_known: dict[Key, Key] | None = None  # `function_reached`
         self._find_entries()
         from stagelint.analysis.eagerswitch import driver_eager_entries, eager_entries
         from stagelint.analysis.jaxstaging import JaxView
@@ -607,31 +607,27 @@ class Project:
             self._built_only_parts = self._parts_staging_nothing(symbolic=False)
         return self.reached[key][0] in self._built_only_parts and key[0] in self._built_only_parts
 
-    def keras_built_unrun(self, key: Key) -> str | None:
-        """Why whether a Function ever traces `key` is a guess (None when the code shows it, or
-        shows it never does): `key` is reached from a Keras method, and the part of the project
-        joined to it by imports (as in `keras_untraced_here`) stages nothing but Keras's symbolic
-        builds — no `tf.function` or other entry point, no Keras loop (`fit`, `predict`, ...), Keras
-        step method (`train_step`, ...), save or export — nor trains by hand
-        (`keras_built_only_here` decides that case). A symbolic build runs `call` on symbolic
-        tensors outside any Function that traces again (`frameworks.KERAS_SYMBOLIC_BUILDS`): only a
-        Function running the built model (a Keras loop, a `tf.function` calling it, a step, a
-        layer's `call` itself so run) makes a second trace of it, and the part shows none. The
-        models it builds are a library's, for code the project does not hold to fit: whether
-        that code runs them under a Function is not shown, so what holds only of a Function's
-        traces (`Rule.function_trace`) is a guess there (the nineteenth TF audit's BV-t1)."""
+    def keras_function_unshown(self, key: Key) -> str | None:
+        """Why whether a Function ever runs `key` is a guess (None when the code shows it, or
+        shows nothing traced at all: `keras_unshown`): `key` is reached from a Keras method the
+        code shows traced (`known_reached`) only through Keras's symbolic builds (a functional
+        model on `keras.Input`, a `Sequential`), and nothing shows a Function running an object of
+        its class (`function_reached`: a Keras loop, save or step, a `tf.function` or a traced
+        `call` calling or making it, a model the code does not resolve run so in its part). A
+        symbolic build runs `call` on symbolic tensors outside any Function, once
+        (`frameworks.KERAS_SYMBOLIC_BUILDS`), so what holds only of a Function's traces
+        (`Rule.function_trace`: a variable created on a trace after the first raises) needs code
+        that runs the built model under a Function, which the project does not show and code
+        outside it may hold (a guess; the nineteenth TF audit's BV-t1, and its generalisation:
+        a part that stages something unrelated shows nothing of this layer either)."""
         if key not in self.reached or self.entries.get(self.reached[key]) != "keras" \
-                or key not in self.known_reached():
-            return None  # (a Keras method nothing shows traced at all: `keras_unshown`)
-        if self._unrun_parts is None:
-            self._unrun_parts = self._parts_staging_nothing(symbolic=False, by_hand=False)
-        entry = self.reached[key]
-        if entry[0] not in self._unrun_parts or key[0] not in self._unrun_parts:
+                or key not in self.known_reached() or key in self.function_reached():
             return None
-        return (f"the code around `{self.display(entry, entry[0])}` runs it only on Keras symbolic inputs (a functional "
-                f"build, a `Sequential`), which trace nothing again; nothing in it runs the built model under a "
-                f"Function (`fit`, `predict`, a `tf.function`, a Keras step, a save), which code outside the "
-                f"project may do (a guess)")
+        entry = self.reached[key]
+        return (f"nothing in the code shows a Function running `{self.display(entry, entry[0])}`: Keras runs it on "
+                f"symbolic inputs only (a functional build, a `Sequential`), which trace nothing again, and no Keras "
+                f"loop, save or step, `tf.function` or traced layer shown runs an object of its class, which code "
+                f"outside the project may do (a guess)")
 
     def _import_parts(self) -> dict[str, str]:
         """Each module's part of the project: the modules joined to it by imports, either way
@@ -660,17 +656,14 @@ class Project:
         self._parts = {name: find(name) for name in self.modules}
         return self._parts
 
-    def _parts_staging_nothing(self, symbolic: bool = True, by_hand: bool = True) -> set[str]:
+    def _parts_staging_nothing(self, symbolic: bool = True) -> set[str]:
         """The modules of the parts of the project (modules joined by imports, either way) where
         no module stages anything and some module trains by hand, eagerly (`keras_untraced_here`).
         `symbolic=False`: Keras's symbolic builds (`frameworks.KERAS_SYMBOLIC_BUILDS`) do not count
         as staging (`keras_built_only_here`), in a file no round analysed either (its spelling:
-        `frameworks.KERAS_RUN_SPELLING`, not `KERAS_DRIVE_SPELLING`). `by_hand=False`: the parts
-        that train nothing by hand either, where a Keras step method (`train_step`, ...) counts as
-        staging too: it is written for `fit` (`keras_built_unrun`)."""
+        `frameworks.KERAS_RUN_SPELLING`, not `KERAS_DRIVE_SPELLING`)."""
         part = self._import_parts()
-        staging: set[str] = {key[0] for key, kind in self.entries.items()
-                             if kind != "keras" or (not by_hand and key[1].rsplit(".", 1)[-1] in KERAS_STEP_METHODS)}
+        staging: set[str] = {key[0] for key, kind in self.entries.items() if kind != "keras"}
         hand: set[str] = set()  # modules training by hand outside staged code
         tracing_drives = set(KERAS_LOOP_STEPS) | (KERAS_SYMBOLIC_BUILDS if symbolic else set())
         for m in self.modules.values():
@@ -681,10 +674,7 @@ class Project:
                    for method, _, _, caller in m.keras_drives) or any(
                     kind == "hand training" for _, kind, _ in m.eager_switch):
                 hand.add(m.module)
-        shown = {part[name] for name in staging}
-        if not by_hand:
-            return {name for name in self.modules if part[name] not in shown | {part[h] for h in hand}}
-        trained = {part[name] for name in hand} - shown
+        trained = {part[name] for name in hand} - {part[name] for name in staging}
         return {name for name in self.modules if part[name] in trained}
 
     def keras_runs_eagerly(self, key: Key) -> bool:
@@ -791,15 +781,43 @@ class Project:
         (`frameworks.KERAS_LOOP_STEPS`), found to a fixed point: a layer that traced code makes
         or calls has its `call` traced, and so, in turn, do the layers its own code makes or is
         given (its sub-layers)."""
-        if self._known is not None:
-            return self._known
+        if self._known is None:
+            self._known = self._traced(self._keras_why, by_function=False)
+        return self._known
+
+    def function_reached(self) -> dict[Key, Key]:
+        """Function -> an entry point a Function is known to run it under: `known_reached`'s,
+        where Keras's symbolic builds (a functional model on `keras.Input`, a `Sequential`) show
+        nothing by themselves. A Keras method runs inside a Function only when a Function runs an
+        object of its class (`frameworks.KERAS_SYMBOLIC_BUILDS`): a Keras loop or save of a model
+        of its class, traced code (a `tf.function`, a Keras step method, the traced `call` of a
+        layer holding it) calling or making it; a symbolic build runs `call` outside any Function,
+        once. A layer only such a build runs counts here where its part of the project (modules
+        joined by imports, `_import_parts`) runs a model it cannot resolve under a Function: a
+        Keras loop or save whose receiver's class the code does not show (a built model is a
+        `keras.Model`), traced code calling an object it does not resolve (a model bound to a name,
+        an attribute, a parameter), a file no round analysed spelling a loop or save
+        (`frameworks.KERAS_RUN_SPELLING`): the built model may be that object."""
+        if self._function_known is None:
+            self.known_reached()
+            self._function_known = self._traced({}, by_function=True)
+        return self._function_known
+
+    def _traced(self, why: dict[tuple[str, str], str], by_function: bool) -> dict[Key, Key]:
+        """`known_reached` (its reasons in `why`), or `function_reached` with `by_function`."""
         seen: dict[Key, Key] = {}
         uncalled = self.jax.uncalled
         for entry, kind in sorted(self.entries.items()):
-            if kind != "keras" and entry not in uncalled and entry not in self.jax.unshown \
+            if (kind != "keras" or (by_function and entry[1].rsplit(".", 1)[-1] in KERAS_STEP_METHODS)) \
+                    and entry not in uncalled and entry not in self.jax.unshown \
                     and entry not in self.dataset_guessed:
+                # (a Keras step method is written for `fit`, which runs it in a Function)
                 self.reach_from(entry, seen, only_unguarded=False)
-        why = self._keras_why
+        part = self._import_parts() if by_function else {}
+        runs: dict[str, str] = {}  # part -> how a Function there runs a model it does not resolve
+        builds: list[tuple[str, str, str]] = []  # (module, class, reason): symbolic builds
+        unresolved = self._unresolved_calls() if by_function else {}
+        inspected: set[Key] = set()
         # traced by a staging the user writes (a `tf.function`, ...), not by Keras: all that
         # shows a dynamic layer traced (`_dynamic_classes`), or one run in graph mode (`_graph`)
         plain = set(seen) if self._dynamic or self._graph else set()
@@ -826,6 +844,13 @@ class Project:
                     why.setdefault((base, method), f"`{cls.rsplit('.', 1)[-1]}` derives from it and {reason}")
                 shown.setdefault(method, set()).update(lineage(cls))
 
+        def build(module: str, cls: str, reason: str) -> None:
+            # a symbolic build: shows `call` traced, not by a Function (`function_reached`)
+            if not by_function:
+                show(cls, ("call",), reason)
+            else:
+                builds.append((module, cls, reason))
+
         made: list[tuple[Key, str, str]] = []  # (scope, layer class made there, the scope's class)
         called: list[tuple[Key, str]] = []  # (scope, class of an object called there)
         given: list[tuple[str, str]] = []  # (class of a layer passed to a constructor, the class made)
@@ -833,6 +858,8 @@ class Project:
         for m in self.modules.values():
             symbolic: set = set()
             unbuilt: set[str] = set()  # classes bound at module level across no functional build
+            if by_function and any(kind == "keras runs" for _, kind, _ in m.eager_switch):
+                runs.setdefault(part[m.module], "a file no round analysed spells a Keras loop or save")
             for method, cls, _ident, caller in m.keras_drives:
                 if method == KERAS_UNBUILT:
                     unbuilt.add(cls)
@@ -843,8 +870,12 @@ class Project:
                         building.add(self.resolved_class_name(f.class_qualname))
                 elif method == KERAS_SEQUENTIAL_ENTRY:
                     if self.resolve_class(cls) is not None:
-                        show(self.resolved_class_name(cls), ("call",), "it is an entry of a `Sequential`, which "
-                             "Keras builds on symbolic inputs")
+                        build(m.module, self.resolved_class_name(cls), "it is an entry of a `Sequential`, which "
+                              "Keras builds on symbolic inputs")
+                elif method in KERAS_LOOP_STEPS and by_function and (not cls or self.resolve_class(cls) is None):
+                    where = f"`{caller}`" if caller else "the module"
+                    runs.setdefault(part[m.module], f"{where} runs `{method.partition('(')[0]}` on a model whose "
+                                    f"class the code does not show")
                 elif method in KERAS_LOOP_STEPS and cls:
                     name = self.resolved_class_name(cls)
                     if name in self.classes and self.method_of(name, method.partition("(")[0]) is not None:
@@ -863,20 +894,20 @@ class Project:
                 if site.caller in symbolic and not (site.caller is None and cls in unbuilt) \
                         and not self._stored_unread(m, site):
                     where = f"`{site.caller}`" if site.caller else "the module"
-                    show(cls, ("call",), f"{where} makes it where it builds a functional model (`keras.Input`, "
-                         f"`Model(inputs, outputs)`), calling its layers on symbolic inputs")
+                    build(m.module, cls, f"{where} makes it where it builds a functional model (`keras.Input`, "
+                          f"`Model(inputs, outputs)`), calling its layers on symbolic inputs")
                 for arg in list(site.args) + list(site.kwargs.values()):
                     if arg.cls and arg.cls != site.target[1]:
-                        given.append((arg.cls, cls))
+                        given.append((arg.cls, cls, m.module))
                 f = self.function((m.module, site.caller)) if site.caller else None
                 made.append(((m.module, site.caller or ""), cls, self.resolved_class_name(f.class_qualname)
                              if f is not None and f.class_qualname else ""))
             for caller, cls, method, *_ in m.method_calls:
                 if method == "__call__" and caller and cls:
                     called.append(((m.module, caller), self.resolved_class_name(cls)))
-        given = [(found[1].qualname, cls) for arg, cls in given
+        given = [(found[1].qualname, cls, module) for arg, cls, module in given
                  if (found := self.resolve_class(arg)) is not None and self.is_layer_class(found[1].qualname)]
-        building_lineage = {cls for _, cls in given if building & lineage(cls)}
+        building_lineage = {cls for _, cls, _ in given if building & lineage(cls)}
         pending = {e: self.function(e) for e, kind in self.entries.items() if kind == "keras"}
         owners: set[str] = set()
         counted = 0
@@ -896,8 +927,16 @@ class Project:
             for scope, cls in called:
                 if scope in seen:
                     show(cls, ("call",), f"traced code calls it (`{scope[1]}`)", scope not in plain)
-            for arg, cls in given:
-                if (cls, "call") in why or cls in building_lineage:
+            for scope in seen.keys() - inspected if unresolved else ():
+                inspected.add(scope)
+                if scope in unresolved:
+                    runs.setdefault(part[scope[0]], f"traced code (`{scope[1]}`) calls {unresolved[scope]}, "
+                                    f"an object whose class the code does not show")
+            for module, cls, reason in builds:
+                if module in part and part[module] in runs:
+                    show(cls, ("call",), f"{reason}, and {runs[part[module]]}: the built model may be it")
+            for arg, cls, module in given:
+                if (cls, "call") in why or (cls in building_lineage and (not by_function or part.get(module) in runs)):
                     show(arg, ("call",), f"it is given to `{cls.rsplit('.', 1)[-1]}` as a sub-layer, whose code "
                          f"is traced or builds a functional model")
             grew = False
@@ -910,8 +949,51 @@ class Project:
                         grew = True
             if not grew:
                 break
-        self._known = seen
         return seen
+
+    def _unresolved_calls(self) -> dict[Key, str]:
+        """Function -> a call it makes of an object the code does not resolve (`model(x)` of a
+        name bound to a value, `self.net(x)` of an attribute that is no method, `fn(x)` of a
+        parameter): it may be a model a symbolic build made (`function_reached`)."""
+        found: dict[Key, str] = {}
+        # (class, attribute) every write of which on `self` stores a Keras library object or an
+        # object of a project class made there: no model a symbolic build made elsewhere
+        made_at: set[tuple[str, int]] = set()
+        for m in self.modules.values():
+            made_at.update((m.module, site.span.line) for site in m.call_sites if site.target[0] == "name"
+                           and self.resolve_class(site.target[1]) is not None)
+        stores: dict[tuple[str, str], bool] = {}
+        for m in self.modules.values():
+            for w in m.attr_writes:
+                if w.on_self and w.owner:
+                    known = w.value == "keras" or (m.module, w.span.line) in made_at
+                    stores[(w.owner, w.attr)] = stores.get((w.owner, w.attr), True) and known
+        held = {key for key, known in stores.items() if known}
+        for m in self.modules.values():
+            for site in m.call_sites:
+                target = site.target
+                if site.caller is None or (m.module, site.caller) in found:
+                    continue
+                if target[0] == "param":
+                    what = f"its parameter `{target[1]}`"
+                elif target[0] == "self":
+                    if self.method_of(target[1], target[2]) is not None or (target[1], target[2]) in held:
+                        continue  # (a method; a sub-layer, which `_traced` follows as made by its owner)
+                    what = f"`self.{target[2]}`"
+                elif target[0] == "name":
+                    split = self.split_qualified(target[1], m.module)
+                    if split is None:
+                        continue
+                    mod, rest = split
+                    bare = rest.rpartition(".<locals>.")[2]
+                    if "." in bare or rest in self.modules[mod].functions or rest in self.modules[mod].imports \
+                            or self.resolve_class(f"{mod}.{rest}") is not None:
+                        continue  # (a method of a value, a function, an import, a class)
+                    what = f"`{bare}`"
+                else:
+                    continue
+                found[(m.module, site.caller)] = what
+        return found
 
     def _stored_unread(self, m: F.ModuleFacts, site: F.CallSite) -> bool:
         """The layer `site` makes in a method that builds a functional model is stored on the

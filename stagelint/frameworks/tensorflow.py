@@ -829,6 +829,10 @@ KERAS_SAVED = "tf.saved_model.save"
 #: `tf.function` or a Keras loop (`fit`, `predict`, ...) running it raises the ValueError of
 #: variables created on a non-first trace (TF 2.21 / Keras 3:
 #: tests/runtime/test_tf_keras_symbolic_build_facts.py; `analysis.staging.Project.keras_built_only_here`).
+#: A Keras method runs inside a Function only when a Function runs an object of its class (a Keras
+#: loop or save of a model holding it, a `tf.function`, Keras step or traced layer calling or making
+#: it); a `tf.function` of the same program that runs none traces nothing of it
+#: (`analysis.staging.Project.function_reached`).
 KERAS_SYMBOLIC_BUILDS = frozenset({KERAS_SYMBOLIC_SCOPE, KERAS_SEQUENTIAL_ENTRY})
 #: How a file spells what may make Keras trace a layer's methods (`KERAS_LOOP_STEPS`: a Keras loop,
 #: `keras.Input`, a functional `Model(...)`, `Sequential`, a save or export), read in the bytes of
@@ -839,7 +843,7 @@ _KERAS_RUN_WORDS = (rb"\.(?:fit|evaluate|predict|train_on_batch|test_on_batch|pr
 KERAS_DRIVE_SPELLING = rb"(?m)^[^#\n]*(?:" + _KERAS_RUN_WORDS + rb"|\bInput\s*\(|\bModel\s*\(|\bSequential\b)"
 #: Of those, what runs a built model under a Function (a Keras loop, a save or export), not a
 #: symbolic build alone (`KERAS_SYMBOLIC_BUILDS`: `keras.Input`, `Model(...)`, `Sequential`), which
-#: traces nothing again (`analysis.staging.Project.keras_built_unrun`).
+#: traces nothing again (`analysis.staging.Project.function_reached`).
 KERAS_RUN_SPELLING = rb"(?m)^[^#\n]*(?:" + _KERAS_RUN_WORDS + rb")"
 #: How `stagelint.analysis.walk` records, among the Keras drives, a step of training by hand: an
 #: optimizer applying gradients (`optimizer.apply_gradients(zip(tape.gradient(...), ...))`) where the

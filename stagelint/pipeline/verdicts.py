@@ -171,9 +171,9 @@ def judge(project, candidates, reported: set[str], sources: dict[str, bytes], se
                     unshown = project.staging_unshown(key)
                     if unshown:
                         fields["_preview"] = unshown
-                unrun = project.keras_built_unrun(key) if rule.function_trace else None
+                unrun = project.keras_function_unshown(key) if rule.function_trace else None
                 if unrun is not None:
-                    # built on Keras symbolic inputs only, by code that runs no model under a Function
+                    # run on Keras symbolic inputs only, by no Function the code shows
                     fields["_because"] = [*(fields.get("_because") or ()), fact(unrun, cand.span, HEURISTIC)]
                 after = after_raising_fact(project, key, cand.span)
                 if after is not None:

@@ -85,7 +85,7 @@ class Rule:
     #: The finding states what only a Function's traces do (a variable created on a trace after
     #: the first raises): not reported where nothing but Keras's symbolic builds runs the code and
     #: the project calls the built models by hand (`staging.Project.keras_built_only_here`); a guess
-    #: (preview) where the code near it runs no built model at all (`staging.Project.keras_built_unrun`).
+    #: (preview) where no Function the code shows runs an object of its class (`staging.Project.keras_function_unshown`).
     function_trace: ClassVar[bool] = False
     #: The finding is about a loop as a whole (its iterations, each unrolled into the program): a
     #: loop of which no iteration can complete while traced (a conversion of a tracer in its

@@ -495,10 +495,14 @@ class VariableCreation(Rule):
     `tf.function`, `fit`, `predict`, save, ...) and the built models are trained by hand
     (`optimizer.apply_gradients` outside staged code): a symbolic build runs `call` once and
     makes no tf.function, so no second trace raises (the variable is still a fresh, untrained
-    one on every eager call, a defect of another kind). Where nothing near such a `call` stages
-    anything else and nothing trains by hand either (a module that builds models on `keras.Input`
-    and returns them, for code outside the project to fit), whether a Function ever runs the built
-    model is not shown: preview.
+    one on every eager call, a defect of another kind). Elsewhere, where only a symbolic build
+    runs such a `call` and nothing shows a Function running an object of its class (no `fit`,
+    `predict` or save of a model of it, no `tf.function`, Keras `train_step` or traced layer
+    calling or making it, nor, in the modules joined to it by imports, a Keras loop or traced call
+    of a model whose class the code does not show, which the built model may be), whether a
+    Function ever runs the built model is not shown: preview (a module that builds models on
+    `keras.Input` and returns them for code outside the project to fit, or one whose only
+    `tf.function` scales a tensor).
 
     ## Why is this bad?
     A tf.function keeps the variables one trace creates, and no more: when its first trace

@@ -96,7 +96,7 @@ def test_a_fit_of_the_built_model_keeps_it(tmp_path):
 
 def test_a_built_model_nothing_near_trains_or_runs_is_a_guess(tmp_path):
     # a layer library: whoever imports it may fit the models it builds, which nothing here shows
-    # (`Project.keras_built_unrun`, tests/rules/test_keras_built_unrun.py): the preview tier
+    # (`Project.keras_function_unshown`, tests/rules/test_keras_built_unrun.py): the preview tier
     used = """
         import tensorflow as tf
         from module import build_generator

@@ -1,5 +1,5 @@
 """Keras models built only on symbolic inputs by code that runs none of them under a Function
-(`staging.Project.keras_built_unrun`): the nineteenth TensorFlow audit's BV-t1, a Transformer whose
+(`staging.Project.keras_function_unshown`): the nineteenth TensorFlow audit's BV-t1, a Transformer whose
 `EncoderNetwork.call` / `DecoderNetwork.call` make `Dropout` and `LayerNormalization` layers on
 every call; `Encoder()()` builds a functional model of them on `keras.Input` and returns it, and
 nothing in the project fits, predicts, evaluates, saves or `tf.function`s a model, nor trains one
@@ -78,7 +78,7 @@ def test_a_model_built_on_keras_input_that_nothing_runs_is_a_guess(tmp_path):
     assert _codes(tmp_path, _project()) == []
     found = check_project(tmp_path, _project(), preview=True)
     assert sorted((f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.code) for f in found) == FOUND
-    assert all("runs it only on Keras symbolic inputs" in " ".join(n.message for n in f.because) for f in found)
+    assert all("nothing in the code shows a Function running" in " ".join(n.message for n in f.because) for f in found)
 
 
 def test_a_built_model_called_eagerly_only_is_a_guess(tmp_path):

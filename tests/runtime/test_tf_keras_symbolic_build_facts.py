@@ -59,7 +59,7 @@ def test_a_function_or_keras_loop_over_the_built_model_raises(layer_cls, run):
             model.predict(x, verbose=0)
 
 
-# The nineteenth TF audit's BV-t1 (`Project.keras_built_unrun`): a subclassed `Model` whose `call`
+# The nineteenth TF audit's BV-t1 (`Project.keras_function_unshown`): a subclassed `Model` whose `call`
 # makes `Dropout` and `LayerNormalization` layers, stacked by a builder on `keras.Input`. The build
 # runs `call` on symbolic tensors only (twice per model under Keras 3: once to build it, once for its
 # output), never eagerly, and raises nothing; the built model called eagerly runs it as Python;
@@ -112,3 +112,70 @@ def test_a_function_running_the_built_model_raises(run):
         else:
             model.compile(loss="mse", optimizer="sgd")
             model.fit(batch, batch[0], verbose=0)
+
+
+# `Project.function_reached` / `keras_function_unshown` (session 28, tfkfn): a Keras method runs
+# inside a Function only when a Function runs an object of its class. A `tf.function` of the same
+# program that runs no such object (`scale`) traces nothing of the layer, however often it runs;
+# the functional build runs `call` once, on symbolic tensors of a scratch graph, and raises
+# nothing. A Function running an object of the class raises STG402's ValueError: a `tf.function`
+# over the built model, one making the layer in its own body, a Keras `train_step` calling it
+# under `fit`.
+_BLOCK_RUNS: list[str] = []
+
+
+class _Block(keras.layers.Layer):
+    def call(self, x):
+        _BLOCK_RUNS.append(type(x).__name__)
+        return keras.layers.Dropout(0.1)(keras.layers.Dense(4)(x))
+
+
+def _build_block():
+    inp = keras.Input((8,))
+    return keras.Model(inp, _Block()(inp))
+
+
+def test_a_function_running_no_object_of_the_class_traces_nothing_of_it():
+    _BLOCK_RUNS.clear()
+    model = _build_block()
+    assert _BLOCK_RUNS == ["SymbolicTensor"]  # the build: once, symbolically, no error
+    _BLOCK_RUNS.clear()
+
+    @tf.function
+    def scale(x):
+        return x * 2.0
+
+    for n in range(3):
+        scale(tf.ones((n + 1, 8)))  # three traces
+    assert _BLOCK_RUNS == []
+    model(np.ones((2, 8), "float32"))
+    assert _BLOCK_RUNS == ["EagerTensor"]  # called eagerly: Python, no error
+
+
+class _Trainer(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.block = _Block()
+        self.head = keras.layers.Dense(1)
+
+    def call(self, x):
+        return self.head(x)
+
+    def train_step(self, data):
+        x, y = data
+        return {"loss": tf.reduce_mean((self.head(self.block(x)) - y) ** 2)}
+
+
+@pytest.mark.parametrize("run", ["tf.function over the built model", "tf.function making it", "train_step"])
+def test_a_function_running_an_object_of_the_class_raises(run):
+    x = np.ones((4, 8), "float32")
+    with pytest.raises(ValueError):
+        if run == "tf.function over the built model":
+            model = _build_block()
+            tf.function(lambda t: model(t))(x)
+        elif run == "tf.function making it":
+            tf.function(lambda t: _Block()(t))(x)
+        else:
+            trainer = _Trainer()
+            trainer.compile(optimizer="sgd")
+            trainer.fit(x, np.ones((4, 1), "float32"), verbose=0)
