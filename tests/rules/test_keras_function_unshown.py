@@ -126,3 +126,27 @@ def test_a_layer_made_in_a_tf_function_body_keeps_it(tmp_path):
     def step(x):
         return Block()(x)
 """) == FOUND
+
+
+def test_a_fit_of_a_functional_subclass_building_the_layer_keeps_it(tmp_path):
+    # the fitted object's class makes the layer in the functional build of its own constructor
+    assert _codes(tmp_path, BLOCK + """
+
+    class Net(tf.keras.Model):
+        def __init__(self):
+            inp = tf.keras.Input((8,))
+            super().__init__(inp, Block()(inp))
+
+
+    def train(x, y):
+        Net().fit(x, y)
+""") == FOUND
+
+
+def test_a_fit_of_a_sequential_holding_the_layer_keeps_it(tmp_path):
+    assert _codes(tmp_path, BLOCK + """
+
+    def train(x, y):
+        model = tf.keras.Sequential([Block()])
+        model.fit(x, y)
+""") == FOUND
