@@ -130,6 +130,9 @@ bench/fresh_repos_tf20b.txt, tf20c, ... (each added so that BZ's findings come f
 bench/fresh_repos_tf20m.txt, the twentieth TensorFlow audit's lists of its second auditor (audit20u), is BY (fix from,
 next session) and BZ (measured: before = main 82b89d0, after = session 28's final main), and so are its later lists
 bench/fresh_repos_tf20n.txt, ... (each added so that BZ's findings come from more repositories).
+bench/fresh_repos_tf20v.txt, the twentieth TensorFlow audit's lists of its third auditor (audit20v), is BY (fix from,
+next session) and BZ (measured: before = main 82b89d0, after = session 28's final main), and so are its later lists
+bench/fresh_repos_tf20w.txt, ... (each added so that BZ's findings come from more repositories).
 Deterministic: each framework's repositories, in the file's order, are shuffled with
 one fixed seed and the first half of each (rounded down) is the fix-from half, the rest the
 held-back one, so both halves hold every framework of the list. The seed was fixed before any
@@ -256,6 +259,7 @@ LISTS[HERE / "fresh_repos_jax19d.txt"] = ("BS", "BT")  # its fourth list
 LISTS[HERE / "fresh_repos_jax20.txt"] = ("BW", "BX")  # the twentieth JAX audit
 LISTS[HERE / "fresh_repos_tf20.txt"] = ("BY", "BZ")  # the twentieth TensorFlow audit (audit20t)
 LISTS[HERE / "fresh_repos_tf20b.txt"] = ("BY", "BZ")  # its second list (audit20t)
+LISTS[HERE / "fresh_repos_tf20v.txt"] = ("BY", "BZ")  # the twentieth TensorFlow audit, third auditor (audit20v)
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
