@@ -260,6 +260,7 @@ LISTS[HERE / "fresh_repos_jax20.txt"] = ("BW", "BX")  # the twentieth JAX audit
 LISTS[HERE / "fresh_repos_tf20.txt"] = ("BY", "BZ")  # the twentieth TensorFlow audit (audit20t)
 LISTS[HERE / "fresh_repos_tf20b.txt"] = ("BY", "BZ")  # its second list (audit20t)
 LISTS[HERE / "fresh_repos_tf20v.txt"] = ("BY", "BZ")  # the twentieth TensorFlow audit, third auditor (audit20v)
+LISTS[HERE / "fresh_repos_tf20w.txt"] = ("BY", "BZ")  # its second list (audit20v)
 
 
 def repos(path: Path = LIST) -> list[tuple[str, str, str]]:
