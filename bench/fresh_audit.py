@@ -256,7 +256,8 @@ RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde",
              ("BT", "before"): "29600b8",  # the nineteenth JAX audit's: session 27's start (f40a635: bench only)
              ("BV", "before"): "29600b8",  # the nineteenth TensorFlow audit's
              ("BT", "after"): "7c65ade", ("BV", "after"): "7c65ade",  # and session 27's code at the measure
-             ("BX", "before"): "82b89d0"}  # the twentieth JAX audit's: session 28's start
+             ("BX", "before"): "82b89d0",  # the twentieth JAX audit's: session 28's start
+             ("BZ", "before"): "82b89d0"}  # the twentieth TensorFlow audit's (three auditors' lists, joined)
 
 
 def main_of(half: str, when: str) -> str | None:
