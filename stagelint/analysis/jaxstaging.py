@@ -42,6 +42,7 @@ from stagelint.frameworks import (
     JAX_RUNS_AT_ONCE,
     JAX_TRACE,
     JAX_TRACES_DEPENDENTS,
+    JAX_OPS_ALWAYS_TRACED,
     JAX_TRACES_EVERY_ARGUMENT,
     EQUINOX_CONSTRUCTION_CHECKS,
     EQUINOX_MODULE_BASES,
@@ -1019,16 +1020,17 @@ class JaxView:
         return key in self.whole_body_traced
 
     def traced_whole_only(self, key: Key) -> bool:
-        """Every trace that reaches the function is one that hands every argument as a tracer and
-        traces the whole body (`jax.jit`, `pmap`, `pjit`: `frameworks.JAX_TRACES_EVERY_ARGUMENT`),
-        through the calls it makes or directly: there every JAX op's result in it is a tracer,
-        wherever its caller's values come from. Not where anything else reaches it (TensorFlow,
-        `vmap` or `grad` alone, a `lax` body, a host callback)."""
+        """Every trace that reaches the function traces the whole body into a jaxpr (`jax.jit`,
+        `pmap`, `pjit`, a `lax` loop body or `cond` branch, `checkpoint`:
+        `frameworks.JAX_OPS_ALWAYS_TRACED`), through the calls it makes or directly: there every
+        JAX op's result in it is a tracer, wherever its caller's values come from (FoldJAX's
+        confidence head, reached by `jax.jit` and by a `lax.map` inside it). Not where anything
+        else reaches it (TensorFlow, `vmap` or `grad` alone, `associative_scan`, a host callback)."""
         if self._reached_otherwise is None:
             project, seen = self.project, {}
             for entry in sorted(set(project.entries) | set(self.entries)):
                 e = self.entries.get(entry)
-                if e is None or not e.apis or not e.apis <= JAX_TRACES_EVERY_ARGUMENT:
+                if e is None or not e.apis or not e.apis <= JAX_OPS_ALWAYS_TRACED:
                     project.reach_from(entry, seen, only_unguarded=False)
             self._reached_otherwise = frozenset(seen)
         return key in self.whole_body_traced and key not in self._reached_otherwise

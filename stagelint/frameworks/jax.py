@@ -430,6 +430,19 @@ JAX_CONCRETIZING_ANY_LEAF = frozenset({
 #: every call of the wrapper, whoever calls it: a concretizing call on such a value raises on
 #: every trace they make (tests/runtime/test_jax_concretizing_facts.py).
 JAX_TRACES_EVERY_ARGUMENT = frozenset({"jax.jit", "jax.pmap", "jax.experimental.pjit.pjit", "jax.pjit"})
+#: The staging APIs under which every JAX op's result in the function is a tracer, whatever its
+#: operands (constants, closed-over NumPy arrays, a static argument): they trace the whole body
+#: into a jaxpr on every call, under a jit or not. Those above, the `lax` loop bodies and `cond` /
+#: `switch` branches, and `checkpoint` (a `lax.map` body's `jnp.unique(jnp.repeat(table, 2))
+#: .tolist()` raises ConcretizationTypeError as under `jax.jit`). Not `vmap` or `grad` (they trace
+#: only what comes from the arguments they transform) nor `lax.associative_scan`, which calls its
+#: function on concrete arrays outside a jit. Observed with jax 0.10.2:
+#: tests/runtime/test_jax_concretizing_facts.py. So a concretizing call on a JAX op's result in a
+#: function only these reach raises in every trace (`tracers.raises_while_traced`).
+JAX_OPS_ALWAYS_TRACED = JAX_TRACES_EVERY_ARGUMENT | frozenset({
+    "jax.lax.cond", "jax.lax.switch", "jax.lax.while_loop", "jax.lax.fori_loop", "jax.lax.scan", "jax.lax.map",
+    "jax.checkpoint", "jax.remat",
+})
 #: Maps over a pytree: the result is the tree given (its containers, objects and Python leaves
 #: as they were, the leaves mapped), an array only where the tree or the function's results are.
 JAX_TREE_MAPS = frozenset({

@@ -209,3 +209,58 @@ def test_code_after_an_unconditional_raise_is_never_traced():
         return x
 
     assert refuses_sometimes(jnp.float32(0.0)) == 3.0
+
+
+# `frameworks.JAX_OPS_ALWAYS_TRACED`: the staging APIs under which a JAX op's result is a tracer
+# whatever its operands, called with no jit around (the twentieth JAX audit's BW2, FoldJAX's
+# confidence head reached by a `lax.map` body).
+_TABLE = np.array([1, 2, 2])
+
+
+def _concrete_only():
+    """`jnp.unique(...).tolist()` of an op on a closed-over NumPy array: raises where ops are traced."""
+    jnp.unique(jnp.repeat(_TABLE, 2)).tolist()
+
+
+def _run_under(api):
+    xs = jnp.ones(3)
+
+    def body(*args):
+        _concrete_only()
+        return args[-1]
+
+    run = {
+        "jax.lax.map": lambda: jax.lax.map(body, xs),
+        "jax.lax.scan": lambda: jax.lax.scan(lambda c, x: (c, body(x)), 0.0, xs),
+        "jax.lax.fori_loop": lambda: jax.lax.fori_loop(0, 2, body, 0.0),
+        "jax.lax.while_loop": lambda: jax.lax.while_loop(lambda v: body(v) < 1, lambda v: v + 1, 0.0),
+        "jax.lax.cond": lambda: jax.lax.cond(True, body, lambda v: v, 1.0),
+        "jax.lax.switch": lambda: jax.lax.switch(0, [body, lambda v: v], 1.0),
+        "jax.checkpoint": lambda: jax.checkpoint(body)(1.0),
+        "jax.remat": lambda: jax.remat(body)(1.0),
+        "jax.jit": lambda: jax.jit(body)(1.0),
+        "jax.pmap": lambda: jax.pmap(body)(jnp.ones(1)),
+        "jax.vmap": lambda: jax.vmap(body)(xs),
+        "jax.grad": lambda: jax.grad(body)(1.0),
+        "jax.lax.associative_scan": lambda: jax.lax.associative_scan(lambda a, b: body(a + b), xs),
+    }[api]
+    run()
+
+
+@pytest.mark.parametrize("api", sorted({"jax.lax.map", "jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop",
+                                        "jax.lax.cond", "jax.lax.switch", "jax.checkpoint", "jax.remat", "jax.jit",
+                                        "jax.pmap"}))
+def test_ops_on_constants_are_tracers_in_whole_body_traces(api):
+    from stagelint.frameworks import JAX_OPS_ALWAYS_TRACED
+
+    assert api in JAX_OPS_ALWAYS_TRACED
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        _run_under(api)
+
+
+@pytest.mark.parametrize("api", ["jax.vmap", "jax.grad", "jax.lax.associative_scan"])
+def test_the_negative_twins_vmap_grad_and_associative_scan_leave_them_concrete(api):
+    from stagelint.frameworks import JAX_OPS_ALWAYS_TRACED
+
+    assert api not in JAX_OPS_ALWAYS_TRACED
+    _run_under(api)
