@@ -658,6 +658,9 @@ class FileContext:
         self._store_attributes: set[int] = set()
         #: the `obj.m` callees of recorded call sites (`ModuleFacts.uncalled_attribute_reads` leaves them out)
         self._site_callees: set[int] = set()
+        #: Name nodes called as a project function's call site's callee (`compiled(x)`):
+        #: `jaxstaging.mark_uncalled`'s wrappers whose every read is a call
+        self._site_callee_names: set[int] = set()
         #: the attributes read other than as such a callee (`ModuleFacts.uncalled_attribute_reads`)
         self._uncalled_reads: list = []
         #: The names of the attributes the module reads (`obj.attr` anywhere, not as a store target).

@@ -175,6 +175,11 @@ class CallSite:
     #: the caller's own parameter spread after the positional arguments, alone (`f(*params)`,
     #: `f(a, *params)`; no `**`): the parameters it fills from there on hold its elements
     spread_param: str = ""
+    #: the call spreads (`**kw`) the `**kwargs` parameter of its caller or of a function around it,
+    #: every other spread resolved into `kwargs` (`spreads.forwarded_kwargs`): (that function's
+    #: qualified name, the keys it changes on it); () otherwise. The keywords it passes besides
+    #: are those the function's own calls gave it
+    kwargs_from: tuple = ()
     #: a call of a name bound to what a call of a project function returned (`step = make_step()`
     #: ... `step(x)`): (the binding's place, "local@<line>:<column>" when the calling function
     #: binds it, "outer@..." otherwise, *the factory's target); () for any other call
@@ -397,6 +402,8 @@ class JaxStaged:
     #: what `functools.partial` binds in `jax.jit(partial(f, ...))`: keywords, leading positionals
     bound: list[str] = field(default_factory=list)
     bound_positional: int = 0
+    #: of those keywords, the ones bound to a literal -> its source (`partial(f, use_scan=True)`)
+    bound_literals: dict[str, str] = field(default_factory=dict)
     #: a decorator on the def (not a call)
     decorator: bool = False
     #: `jax.grad(f, argnums=(0, 2))`: the positions a differentiating API traces, as spelled;
@@ -412,6 +419,9 @@ class JaxStaged:
     #: neither a decorator nor a wrapper bound by an assignment (`jax.jit(f)(x, 5)`, a `lax`
     #: body, `minimize(jax.jit(f))`): what its calls pass is not shown as call sites
     inline: bool = False
+    #: a wrapper bound by an assignment to a local name of a function, every read of which is a
+    #: call the file records (`compiled = jax.jit(f)` ... `compiled(x, n=2)`): its calls all show
+    calls_shown: bool = False
 
 
 @dataclass

@@ -487,22 +487,33 @@ def _values(project, key, param: str, depth: int, guess: bool = False):
     values = set()
     if key in project.entries:
         known, value = _dataset_value(project, key, f, param, guess)
-        if not known:
-            return None
-        values.add(value)
+        if known:
+            values.add(value)
+        else:
+            bound = _partial_values(project, key, param, f.scalar_defaults)
+            if bound is None:
+                return None
+            values |= bound
     callers = _traced_callers(project).get(key)
     if not callers:
         return frozenset(values) if values else None
-    sites = {}
-    for module, site in project.call_sites.get(key, ()):
-        sites.setdefault((module, site.caller, site.span.line, site.span.column), site)
+    sites = _sites_by_place(project, key)
     for caller, edge in callers:
         if edge.kind != "call":
             return None  # handed on (`lax.scan(body, ...)`): called where the calls do not show
         site = sites.get((caller[0], caller[1], edge.span.line, edge.span.column))
-        if site is None or site.spread or site.star:
+        if site is None or site.star:
             return None
         arg = project.arg_passed(site, key, param)
+        if site.spread:
+            # only a spread of a `**kwargs` parameter, `param` not given otherwise: what that
+            # parameter's own calls gave it by this name
+            forwarded = _kwargs_values(project, caller, site.kwargs_from, param, f.scalar_defaults, depth) \
+                if site.kwargs_from and arg is None else None
+            if forwarded is None:
+                return None
+            values |= forwarded
+            continue
         known, value = _spelled_value(arg, f.scalar_defaults, param)
         if known:
             values.add(value)
@@ -511,6 +522,103 @@ def _values(project, key, param: str, depth: int, guess: bool = False):
             if forwarded is None:
                 return None
             values |= forwarded
+        else:
+            return None
+    return frozenset(values)
+
+
+def _partial_values(project, key, param: str, defaults: dict):
+    """The values `param` of a JAX entry point holds in every call of its stagings the project
+    shows (`JaxEntry.partial_values`): the literal each staging binds it to with
+    `functools.partial` (FoldJAX's `jax.jit(partial(boltz2_sample_forward, use_scan=True, ...))`),
+    what each call of a staging passes for it (a call's keyword overrides what `partial` binds),
+    and, where a staging leaves it to the calls, the literal default a call passing none leaves
+    (`defaults`: those of the function whose parameter it is, the entry's or, for a keyword its
+    `**kwargs` hands on, the callee's). None when a staging is called where its calls may not show, a call passes anything else or
+    spreads its arguments."""
+    entry = project.jax.entries.get(key) if project.staged_by_jax(key) else None
+    found = entry.partial_values(param) if entry is not None and not entry.inline else None
+    f = project.function(key)
+    if found is None or f is None:
+        return None
+    texts, unbound = found
+    calls = project.function_calls.get(key, ())
+    if unbound and not calls:
+        return None  # (its calls, said to show, resolve to no call of it here: not followed)
+    values = set()
+    for text in texts:
+        known, value = text_value(text)
+        if not known:
+            return None
+        values.add(value)
+    for _, site, _ in calls:
+        if site.spread or site.star:
+            return None
+        arg = project.arg_passed(site, key, param)
+        if arg is None and not unbound:
+            continue  # (the partial's own binding holds)
+        known, value = _spelled_value(arg, defaults, param)
+        if not known:
+            return None
+        values.add(value)
+    return values
+
+
+def _sites_by_place(project, key) -> dict:
+    sites = {}
+    for module, site in project.call_sites.get(key, ()):
+        sites.setdefault((module, site.caller, site.span.line, site.span.column), site)
+    return sites
+
+
+def _kwargs_values(project, caller, kwargs_from: tuple, param: str, defaults: dict, depth: int):
+    """The values a call forwarding a `**kwargs` parameter (`CallSite.kwargs_from`: the function
+    it belongs to, the keys that function changes on it) passes for the callee's `param`, given
+    `defaults` (the callee's): in every trace, what each traced call of that function gives it by
+    that name, or the callee's literal default where one gives none (`spreads`, Python's own
+    binding of keywords). The function is the caller, or one around it that alone calls it (its
+    closure then holds the `**kwargs` of that function's own call). None when not known: the
+    function changes that key, takes `param` by name itself, is an entry point other than one
+    `_partial_values` answers, or a call of it spreads what does not show."""
+    owner_name, changed = kwargs_from
+    owner = (caller[0], owner_name)
+    of = project.function(owner)
+    if depth >= _FORWARD_DEPTH or of is None or param in changed or param in of.params:
+        return None
+    if owner != caller and (caller in project.entries or any(
+            c != owner or edge.kind != "call" for c, edge in _traced_callers(project).get(caller, ()))):
+        return None  # (a nested function called elsewhere too, or handed on)
+    values = set()
+    if owner in project.entries:
+        # a transformation's calls of it: what its stagings bind with `partial` and their calls pass
+        bound = _partial_values(project, owner, param, defaults)
+        if bound is None:
+            return None
+        values |= bound
+    callers = _traced_callers(project).get(owner)
+    if not callers:
+        return frozenset(values) if values else None
+    sites = _sites_by_place(project, owner)
+    for c, edge in callers:
+        site = sites.get((c[0], c[1], edge.span.line, edge.span.column)) if edge.kind == "call" else None
+        if site is None or site.star:
+            return None
+        arg = site.kwargs.get(param)
+        if arg is None and site.spread:
+            found = _kwargs_values(project, c, site.kwargs_from, param, defaults, depth + 1) \
+                if site.kwargs_from else None
+            if found is None:
+                return None
+            values |= found
+            continue
+        known, value = _spelled_value(arg, defaults, param)
+        if known:
+            values.add(value)
+        elif arg is not None and arg.param:
+            found = param_values(project, c, arg.param, depth + 1)
+            if found is None:
+                return None
+            values |= found
         else:
             return None
     return frozenset(values)

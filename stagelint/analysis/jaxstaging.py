@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from stagelint.analysis.arguments import passed_argument
-from stagelint.analysis.literals import keyword_constant
+from stagelint.analysis.literals import keyword_constant, literal_text
 from stagelint.analysis import facts as F
 from stagelint.analysis.trivia import holds_statement
 from stagelint.frameworks import (
@@ -297,6 +297,7 @@ def record_call(walker, node: cst.Call, names: set[str]) -> None:
         if target is not None:
             record = staged_record(ctx, target, value, api, node, False)
             record.bound, record.bound_positional = _partial_bound(ctx, value)
+            record.bound_literals = _partial_literals(ctx, value)
             record.inline = id(node) not in ctx.assigned_calls
             ctx.facts.jax_staged.append(record)
             if walker._target_of(first.value) is None:
@@ -366,12 +367,26 @@ def mark_uncalled(ctx) -> None:
             if not ctx.never_read(target, func) and not _unread_in_notebook(ctx, target, func):
                 if func is None and ctx.notebook_hidden is None and ctx.unreferenced(target):
                     record.uncalled, record.binding = "importers", target.value
+                record.calls_shown = _only_called(ctx, target, func)
                 continue  # read, or a module's name: other modules may import it and call it
             record.uncalled = "never"
             if call in ctx.wrapped_at:
                 dropped.add(ctx.wrapped_at[call])  # nor is it an entry point the other way
     if dropped:
         ctx.facts.wrapped = [t for i, t in enumerate(ctx.facts.wrapped) if i not in dropped]
+
+
+def _only_called(ctx, target: cst.Name, func) -> bool:
+    """`target` is a local of `func` bound once, and every load of it is the callee of a call
+    the file records as a project function's call site: what each call passes shows."""
+    scope = ctx.scope(target)
+    if func is None or target.value in func.declared or scope is None or target.value not in scope.assignments:
+        return False
+    bindings = list(scope.assignments[target.value])
+    if len(bindings) != 1:
+        return False
+    loads = [a.node for a in bindings[0].references]
+    return bool(loads) and all(id(n) in ctx._site_callee_names for n in loads)
 
 
 def _unread_in_notebook(ctx, target: cst.Name, func) -> bool:
@@ -400,6 +415,14 @@ def _partial_bound(ctx, expr: cst.BaseExpression) -> tuple[list[str], int]:
         return ([a.keyword.value for a in rest if a.keyword is not None],
                 sum(1 for a in rest if a.keyword is None and not a.star))
     return [], 0
+
+
+def _partial_literals(ctx, expr: cst.BaseExpression) -> dict[str, str]:
+    """The keywords `functools.partial` binds to a literal, with its source (`JaxEntry.partial_values`)."""
+    if isinstance(expr, cst.Call) and ctx.qualified_names(expr.func) & PARTIAL_CALLS and expr.args:
+        return {a.keyword.value: text for a in expr.args[1:]
+                if a.keyword is not None and (text := literal_text(a.value))}
+    return {}
 
 
 def _function_target(walker, expr: cst.BaseExpression) -> F.Target | None:
@@ -444,6 +467,28 @@ class JaxEntry:
     called_in: tuple = ()
     #: some staging of it is called where no call site shows what it passes (`JaxStaged.inline`)
     inline: bool = False
+    #: per staging record: (the keywords `functools.partial` binds to literals, with their
+    #: source; whether the calls of its wrapper all show: `JaxStaged.calls_shown`)
+    stagings: list = field(default_factory=list)
+
+    def partial_values(self, param: str) -> tuple[list[str], bool] | None:
+        """(the literals (source) stagings of the function bind `param` to with
+        `functools.partial`, whether some staging leaves it to the calls): a keyword `partial`
+        binds is passed on every call of the partial object, unless that call passes the keyword
+        itself (Python's `functools.partial`; `flags.param_values` asks the calls). None where a
+        staging that does not bind it so is called where the calls may not show
+        (`JaxStaged.calls_shown`)."""
+        if not self.stagings:
+            return None
+        found, unbound = [], False
+        for literals, shown in self.stagings:
+            if param in literals:
+                found.append(literals[param])
+            elif not shown:
+                return None
+            else:
+                unbound = True
+        return found, unbound
 
     @property
     def mode(self) -> str:
@@ -528,6 +573,7 @@ class JaxView:
                     called.add(key)
                 entry = self.entries.setdefault(key, JaxEntry())
                 entry.apis.add(record.api)
+                entry.stagings.append((record.bound_literals, record.calls_shown))
                 entry.inline = entry.inline or record.inline
                 bound = record.target[0] in ("self", "super")  # `jax.jit(self.step)`: self is bound
                 if f.class_qualname:

@@ -51,6 +51,7 @@ from stagelint.analysis.literals import (constant_name, constant_truth, is_liter
                                          literal_truth, module_constant_truth, off_literal,
                                          spelled_otherwise)
 from stagelint.analysis.rebinding import superseded_classes
+from stagelint.analysis.spreads import dict_keywords, forwarded_kwargs
 from stagelint.analysis.pytrees import note_class, record_class, record_param_classes, record_registration
 from stagelint.analysis.varying_shapes import shape_variation
 from stagelint.analysis.datasets import dataset_call, element_components
@@ -1300,6 +1301,8 @@ class _Walker(cst.CSTVisitor):
             ctx.facts.call_sites.append(site)
             if isinstance(callee, cst.Attribute):
                 ctx._site_callees.add(id(callee))
+            elif isinstance(callee, cst.Name):
+                ctx._site_callee_names.add(id(callee))
             # Arguments are described at the end of the file, when every binding is known (a
             # counter bumped after the call, `lr *= 0.9`, is still a counter).
             ctx._pending_sites.append((site, node, func, tuple(ctx.loops)))
@@ -1524,11 +1527,42 @@ class _Walker(cst.CSTVisitor):
             site.kwargs = {a.keyword.value: self._arg_facts(a.value, func, loops) for a in node.args
                            if a.keyword is not None}
             site.spread = any(a.star for a in node.args)
+            if site.spread and func is not None:
+                self._resolve_spreads(site, node, func, loops)
             if site.spread and func is not None and node.args[-1].star == "*" \
                     and not any(a.star or a.keyword is not None for a in node.args[:-1]):
                 # `opi(*params)`: the elements of the caller's parameter fill the rest
                 site.spread_param = arg_facts(self.ctx, node.args[-1].value, func, loops).param
         ctx._pending_sites = []
+
+    def _resolve_spreads(self, site: F.CallSite, node: cst.Call, func, loops) -> None:
+        """A call's `**` spreads of dict displays (or names bound once to one, never changed) pass
+        their string keys as keywords (`spreads.dict_keywords`): the site records them so, as if
+        written out, and is no spread any more; one spread of a `**kwargs` parameter left besides is
+        recorded as forwarded (`CallSite.kwargs_from`). Any `*` spread, or another spread, keeps it
+        a spread (which parameters it fills is not shown)."""
+        stars = [a for a in node.args if a.star]
+        if any(a.star != "**" for a in stars):
+            return
+        expanded: dict = {}
+        forward = ()
+        for a in stars:
+            items = dict_keywords(self.ctx, func, a.value)
+            if items is None:
+                found = forwarded_kwargs(self.ctx, func, a.value)
+                if found is None or forward:
+                    return
+                forward = found
+                continue
+            if set(items) & set(expanded):
+                return  # (a keyword given twice: TypeError at the call)
+            expanded.update(items)
+        if set(expanded) & set(site.kwargs):
+            return
+        for key, (value, owner) in expanded.items():
+            site.kwargs[key] = self._arg_facts(value, func, loops) if owner is func else arg_facts(self.ctx, value)
+        site.kwargs_from = forward
+        site.spread = bool(forward)
 
     def _arg_facts(self, expr, func, loops) -> F.ArgFacts:
         arg = arg_facts(self.ctx, expr, func, loops)

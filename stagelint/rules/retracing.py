@@ -2140,7 +2140,15 @@ class PythonLoopUnrolled(Rule):
         self.loops: list[tuple] = []  # (function, For node, fields): decided with the whole file
 
     def _candidate(self, node, **fields) -> None:
-        self.loops.append((self.ctx.function, node, fields))
+        ctx = self.ctx
+        when = ctx.conditions_of(ctx.function) if ctx.cond_stack else []
+        if when:
+            # reported once the file is walked (`finish`), when the walk is past the branches:
+            # the conditions on parameters the loop runs under, read now (`flags.untraced_branch`:
+            # `if use_scan: return lax.scan(...)` then the loop, under a jit every call of which
+            # passes `use_scan=True`, is in no trace)
+            fields["_when"] = when
+        self.loops.append((ctx.function, node, fields))
 
     def finish(self) -> None:
         for func, node, fields in self.loops:

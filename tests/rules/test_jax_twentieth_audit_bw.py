@@ -54,3 +54,115 @@ def test_the_negative_twin_a_vmap_of_the_same_function_unrolls_the_loop():
     batched(jnp.ones((2, 3)), {"asym_id": np.array([0, 1, 1])})
 """
     assert_tiers(source)
+
+
+SAMPLER = """
+    from functools import partial
+
+    import jax
+    import jax.numpy as jnp
+
+
+    def sample_forward(x, key, *, steps: int = 200, use_scan=False):
+        if use_scan:
+            return x
+        for step in range(steps):  LOOP
+            x = jnp.sin(x) * 2.0 + step
+        return x
+
+
+    def model_predict(params, x, key, *, recycling=3, steps: int = 200, **sample_kwargs):
+        multiplicity = int(sample_kwargs.pop("multiplicity", 1))
+        sample_kwargs["backend"] = "xla"
+
+        def sample(key):
+            return sample_forward(x, key, steps=steps, **sample_kwargs)
+
+        return sample(key) * multiplicity
+
+
+    def predict(params, x, steering, n):
+        predict_kwargs = {"recycling": 3, "steps": n, "use_scan": True, "multiplicity": 2}
+        affinity_kwargs = {**predict_kwargs, "recycling": 5}
+        CHANGE
+
+        def run_model(p, y, key):
+            return model_predict(p, y, key, **predict_kwargs)
+
+        def run_affinity(p, y, key):
+            return model_predict(p, y, key, **affinity_kwargs)
+
+        runner = run_model if steering else jax.jit(run_model)
+        out = runner(params, x, jax.random.PRNGKey(0))
+        return out, jax.jit(run_affinity)(params, x, jax.random.PRNGKey(1)), predict_kwargs["recycling"]
+
+
+    def profile(x, n):
+        sampler = jax.jit(partial(sample_forward, steps=n, use_scan=True))
+        return sampler(x, jax.random.PRNGKey(0))
+"""
+
+
+def _sampler(loop: str = "", change: str = "pass") -> str:
+    return SAMPLER.replace("  LOOP", loop).replace("CHANGE", change)
+
+
+def test_a_loop_after_if_flag_return_is_in_no_trace_when_every_traced_call_passes_the_flag_through_dicts():
+    """BW2 (FoldJAX's boltz2 sampler): the Python sampling loop follows `if use_scan: return ...`,
+    and every traced call gives `use_scan=True`: the jitted `run_model` / `run_affinity` spread
+    `predict_kwargs` (a dict display bound once and never changed; `affinity_kwargs` spreads it in
+    turn), `model_predict` hands its `**sample_kwargs` on from a nested `sample` (changing other
+    keys only), and `jax.jit(partial(sample_forward, use_scan=True))` binds it (`analysis.spreads`,
+    `flags.param_values`; Python's own semantics, tests/test_spreads.py). The loop's STG503
+    candidate keeps the conditions it runs under (it is reported once the file is walked)."""
+    assert_tiers(_sampler())
+
+
+def test_the_negative_twin_a_changed_dict_leaves_the_flag_unknown_and_the_loop_reported():
+    """`predict_kwargs["use_scan"] = steering`: the dict is not its display any more (any value)."""
+    assert_tiers(_sampler(loop="  # STG503", change='predict_kwargs["use_scan"] = steering'))
+
+
+def test_the_negative_twin_a_local_jit_whose_call_leaves_the_flag_to_its_false_default():
+    """A local `compiled = jax.jit(sample_forward)` called without `use_scan`: that trace holds the
+    default, False, so the loop is traced there (`JaxStaged.calls_shown`: each call of it shows)."""
+    source = _sampler(loop="  # STG503") + """
+    def check(x):
+        compiled = jax.jit(sample_forward, static_argnames=("steps",))
+        return compiled(x, jax.random.PRNGKey(0), steps=4)
+"""
+    assert_tiers(source)
+
+
+def test_a_local_jit_whose_call_passes_the_flag_keeps_the_loop_untraced():
+    source = _sampler() + """
+    def check(x):
+        compiled = jax.jit(sample_forward, static_argnames=("steps",))
+        return compiled(x, jax.random.PRNGKey(0), steps=4, use_scan=True)
+"""
+    assert_tiers(source)
+
+
+def test_the_negative_twin_a_literal_false_flag_from_the_jitted_caller():
+    """The plain case the conditions now reach: `use_scan=False` from the jitted caller, traced loop."""
+    source = """
+        import jax
+        import jax.numpy as jnp
+
+
+        def sample_forward(x, *, steps: int = 200, use_scan=False):
+            if use_scan:
+                return x
+            for step in range(steps):  # STG503
+                x = jnp.sin(x) * 2.0 + step
+            return x
+
+
+        def run(x):
+            return sample_forward(x, steps=200, use_scan=False)
+
+
+        f = jax.jit(run)
+    """
+    assert_tiers(source)
+    assert_tiers(source.replace("  # STG503", "").replace("use_scan=False)", "use_scan=True)"))
