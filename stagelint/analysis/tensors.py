@@ -159,7 +159,7 @@ class _Inference(_MemoizedWalk):
             if all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in expr.comparisons):
                 return NOT  # `x is not None`: an identity test, Python even on a tensor
             if len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, (cst.In, cst.NotIn)) \
-                    and isinstance(expr.left, _STRINGS):
+                    and python_string(self.ctx, expr.left, self.func):
                 # `"labels" in batch`: a key of a dict of arrays (an array holds no strings: JAX
                 # raises TypeError, not a tracer error), a Python bool under jit and tf.function
                 return NOT
@@ -433,6 +433,41 @@ def _root_kind(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | 
     if func is None or not isinstance(expr, (cst.Name, cst.Attribute)):
         return ""
     return root_kind(ctx, func, expr) or ""
+
+
+def python_string(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None) -> bool:
+    """`expr` holds a Python string: a string literal, or a name every binding of which is a string
+    literal or a `for` over a list or tuple of strings (`for key in ("a_mask", "b_mask"):`, also
+    through a name bound to one, or either branch of an `if`-expression of them). `key in
+    features` with such a key is a Python bool, under jit too: a dict of arrays (a pytree stays a
+    dict) hashes the string, and an array holds no string (`Array.__contains__` raises TypeError,
+    no tracer): JAX 0.10.2, tests/runtime/test_jax_concretizing_facts.py (the twentieth JAX
+    audit's BW-P2, FoldJAX's `if key not in features: continue`)."""
+    if isinstance(expr, _STRINGS):
+        return True
+    refs = ctx.referents(expr) if isinstance(expr, cst.Name) else None
+    if not refs:
+        return False
+    for r in refs:
+        bound = ctx.bound_values.get(id(getattr(r, "node", None)))
+        if isinstance(bound, _STRINGS):
+            continue
+        if not (isinstance(bound, cst.For) and bound.target is getattr(r, "node", None)
+                and _strings_iterated(ctx, bound.iter, func)):
+            return False
+    return True
+
+
+def _strings_iterated(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None, _depth: int = 0) -> bool:
+    if isinstance(expr, cst.IfExp) and _depth < 4:
+        return all(_strings_iterated(ctx, e, func, _depth + 1) for e in (expr.body, expr.orelse))
+    if isinstance(expr, cst.Name) and _depth < 4:
+        refs = ctx.referents(expr) or ()
+        values = [ctx.bound_values.get(id(getattr(r, "node", None))) for r in refs]
+        return bool(values) and all(isinstance(v, (cst.IfExp, cst.List, cst.Tuple)) and
+                                    _strings_iterated(ctx, v, func, _depth + 1) for v in values)
+    return isinstance(expr, (cst.List, cst.Tuple)) and bool(expr.elements) and all(
+        isinstance(el, cst.Element) and isinstance(el.value, _STRINGS) for el in expr.elements)
 
 
 def element_kind(ctx: FileContext, expr: cst.BaseExpression, func: FunctionInfo | None, _depth: int = 0) -> str:

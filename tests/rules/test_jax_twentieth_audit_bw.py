@@ -166,3 +166,38 @@ def test_the_negative_twin_a_literal_false_flag_from_the_jitted_caller():
     """
     assert_tiers(source)
     assert_tiers(source.replace("  # STG503", "").replace("use_scan=False)", "use_scan=True)"))
+
+
+KEYS = """
+    import jax
+    import jax.numpy as jnp
+
+
+    def pick(features, structural, ids):
+        candidates = ("a_mask", "b_mask") if structural else ("b_mask", "a_mask")
+        for key in candidates:
+            if key not in features:
+                continue
+            return features[key]
+        for name in ("x", "y"):
+            if name in features:
+                return features[name]
+        for i in ids:
+            if i in features["x"]:  # STG602
+                return features["x"]
+        return None
+
+
+    @jax.jit
+    def run(features, ids):
+        return jnp.sum(pick(features, True, ids))
+"""
+
+
+def test_a_python_string_in_a_mapping_is_a_python_bool_and_its_twin_a_traced_element():
+    """BW-P2 (FoldJAX's opendde `if key not in features: continue`): the key is a loop variable over
+    a tuple of string literals (through a name bound to an `if`-expression of two): a string `in`
+    a dict of arrays is a Python bool under jit, and in an array a TypeError, never a tracer
+    (`tensors.python_string`; JAX 0.10.2, tests/runtime/test_jax_concretizing_facts.py): no
+    STG602. The twin: an element of a traced array `in` an array is a tracer: still reported."""
+    assert_tiers(KEYS)

@@ -264,3 +264,23 @@ def test_the_negative_twins_vmap_grad_and_associative_scan_leave_them_concrete(a
 
     assert api not in JAX_OPS_ALWAYS_TRACED
     _run_under(api)
+
+
+def test_a_string_in_a_dict_of_tracers_is_a_python_bool_and_in_an_array_a_type_error():
+    """`tensors.python_string` (BW-P2): under jit a dict argument stays a dict, so `key in d` for a
+    string key hashes the string (a Python bool); an array holds no string (TypeError, no tracer).
+    The negative twin: a number `in` an array of tracers is a tracer (its bool raises)."""
+    seen = []
+
+    @jax.jit
+    def f(d, x):
+        for key in ("a", "z"):
+            seen.append(type(key in d))
+        with pytest.raises(TypeError, match="unsupported operand"):
+            "a" in x  # noqa: B015
+        with pytest.raises(jax.errors.TracerBoolConversionError):
+            bool(1.0 in x)
+        return d["a"]
+
+    f({"a": jnp.ones(2)}, jnp.ones(2))
+    assert seen == [bool, bool]
