@@ -1942,7 +1942,12 @@ class PythonLoopUnrolled(Rule):
     known to run per row where the parameter shows it is an array (an operation on it, `xs.shape`)
     or where each row is an operand of a JAX operation (`jnp.maximum(best, x)`: a dict's string key
     fails there); a loop whose variable is only used as a key or in Python code (`for name in
-    grads: out[name] = grads[name]`) is reported only with `--preview`.
+    grads: out[name] = grads[name]`) is reported only with `--preview`. A loop in no trace is not
+    reported: one after `if use_scan: return lax.scan(...)` (or under `if not use_scan:`) where
+    every traced call passes `use_scan=True` (written out, through a `**` spread of a dict display
+    bound once and never changed, a `**kwargs` handed on, or bound by `functools.partial`), and one
+    after a call that raises in every trace (`.tolist()` of a JAX op's result in a function only
+    `jax.jit` and `lax` bodies reach).
 
     ## Why is this bad?
     A Python loop runs while tracing, and each iteration adds a copy of the body's ops to the
