@@ -342,7 +342,38 @@ def _kernel_params(ctx, expr, found: set[int], bound: set[str], skip: int, depth
     elif isinstance(node, cst.Name):
         value = ctx.bound_values.get(id(node))
         if isinstance(value, cst.Call):
-            _kernel_params(ctx, value, found, bound, skip, depth + 1)
+            if _names_partial(ctx, value.func):
+                _kernel_params(ctx, value, found, bound, skip, depth + 1)
+            else:
+                for made in _returned_defs(ctx, value.func):
+                    _kernel_params(ctx, made, found, bound, skip, depth + 1)
+
+
+def _returned_defs(ctx, func) -> list:
+    """The names of the nested defs a factory returns (`kernel = _make_kernel(cs, D)`, whose every
+    `return` gives back a def of its body by name): the call's result is one of them (Python's
+    own semantics: the kernel handed to `pallas_call` is that def, its parameters the Refs). []
+    when `func` is no def of the module's found once, or a `return` gives anything else."""
+    bindings = ctx.bindings_of(func) if isinstance(func, cst.Name) else None
+    factory = getattr(bindings[0], "node", None) if bindings and len(bindings) == 1 else None
+    if not isinstance(factory, cst.FunctionDef):
+        return []
+    returns, stack = [], list(factory.body.children)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue  # (a nested def's own returns)
+        if isinstance(node, cst.Return):
+            returns.append(node.value)
+        stack.extend(node.children)
+    if not returns or not all(isinstance(v, cst.Name) for v in returns):
+        return []
+    defs = {id(s) for s in factory.body.body if isinstance(s, cst.FunctionDef)}
+    for value in returns:
+        found = ctx.bindings_of(value)
+        if not found or len(found) != 1 or id(getattr(found[0], "node", None)) not in defs:
+            return []
+    return returns
 
 
 #: Calls that make a `jax.Ref`.

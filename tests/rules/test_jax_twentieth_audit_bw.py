@@ -201,3 +201,41 @@ def test_a_python_string_in_a_mapping_is_a_python_bool_and_its_twin_a_traced_ele
     (`tensors.python_string`; JAX 0.10.2, tests/runtime/test_jax_concretizing_facts.py): no
     STG602. The twin: an element of a traced array `in` an array is a tracer: still reported."""
     assert_tiers(KEYS)
+
+
+PALLAS = """
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+    from jax.experimental import pallas as pl
+
+
+    def _make_kernel(cs):
+        def kernel(x_ref, y_ref):
+            bh = pl.program_id(0)
+            seen = []
+
+            def body(t, w):
+                y_t = x_ref[bh, t] * w
+                y_ref[bh, t] = y_t.astype(y_ref.dtype)
+                seen.append(y_t)  # STG201
+                return w + 1.0
+
+            lax.fori_loop(0, cs, body, 1.0)
+
+        return kernel
+
+
+    def run(x):
+        kernel = _make_kernel(4)
+        return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(x.shape[0],))(x)
+"""
+
+
+def test_a_pallas_kernel_made_by_a_factory_writes_its_output_ref_and_its_twin_a_dict_leaks():
+    """BW-P4 (atlas-jax's fused Pallas kernel): `pallas_call(kernel, ...)` with `kernel =
+    _make_kernel(...)`, a factory whose every `return` gives back its nested def `kernel`: that def
+    is the kernel, its positional parameters the Refs (`jaxrules._returned_defs`), and a store into
+    one in the kernel's `fori_loop` body is the kernel writing its output, not a leaked tracer. The
+    twin: the same tracer appended to a list of the kernel's own leaks (STG201 stands)."""
+    assert_tiers(PALLAS)
