@@ -494,37 +494,47 @@ def _values(project, key, param: str, depth: int, guess: bool = False):
             if bound is None:
                 return None
             values |= bound
+    shown = _traced_call_values(project, key, param, f.scalar_defaults, depth, by_keyword=False)
+    if shown is None:
+        return frozenset(values) if values and not _traced_callers(project).get(key) else None
+    return frozenset(values | shown)
+
+
+def _traced_call_values(project, key, param: str, defaults: dict, depth: int, by_keyword: bool):
+    """What the traced calls of `key` pass for `param` (`defaults`' literal where one passes
+    none; `by_keyword`: only by that keyword, as a `**kwargs` receives it), following a caller
+    that forwards its own parameter or hands its `**kwargs` on; None when there is no traced call,
+    or one passes what does not show."""
     callers = _traced_callers(project).get(key)
     if not callers:
-        return frozenset(values) if values else None
+        return None
     sites = _sites_by_place(project, key)
+    values = set()
     for caller, edge in callers:
         if edge.kind != "call":
             return None  # handed on (`lax.scan(body, ...)`): called where the calls do not show
         site = sites.get((caller[0], caller[1], edge.span.line, edge.span.column))
         if site is None or site.star:
             return None
-        arg = project.arg_passed(site, key, param)
-        if site.spread:
-            # only a spread of a `**kwargs` parameter, `param` not given otherwise: what that
-            # parameter's own calls gave it by this name
-            forwarded = _kwargs_values(project, caller, site.kwargs_from, param, f.scalar_defaults, depth) \
-                if site.kwargs_from and arg is None else None
-            if forwarded is None:
-                return None
-            values |= forwarded
-            continue
-        known, value = _spelled_value(arg, f.scalar_defaults, param)
-        if known:
-            values.add(value)
-        elif arg is not None and arg.param and depth < _FORWARD_DEPTH:
-            forwarded = param_values(project, caller, arg.param, depth + 1)
-            if forwarded is None:
-                return None
-            values |= forwarded
-        else:
+        arg = site.kwargs.get(param) if by_keyword else project.arg_passed(site, key, param)
+        if site.spread and arg is None:
+            # only a spread of a `**kwargs` parameter: what that parameter's own calls gave it by
+            # this name
+            forwarded = _kwargs_values(project, caller, site.kwargs_from, param, defaults, depth) \
+                if site.kwargs_from else None
+        elif site.spread:
             return None
-    return frozenset(values)
+        else:
+            known, value = _spelled_value(arg, defaults, param)
+            if known:
+                values.add(value)
+                continue
+            forwarded = param_values(project, caller, arg.param, depth + 1) \
+                if arg is not None and arg.param and depth < _FORWARD_DEPTH else None
+        if forwarded is None:
+            return None
+        values |= forwarded
+    return values
 
 
 def _partial_values(project, key, param: str, defaults: dict):
@@ -595,33 +605,10 @@ def _kwargs_values(project, caller, kwargs_from: tuple, param: str, defaults: di
         if bound is None:
             return None
         values |= bound
-    callers = _traced_callers(project).get(owner)
-    if not callers:
-        return frozenset(values) if values else None
-    sites = _sites_by_place(project, owner)
-    for c, edge in callers:
-        site = sites.get((c[0], c[1], edge.span.line, edge.span.column)) if edge.kind == "call" else None
-        if site is None or site.star:
-            return None
-        arg = site.kwargs.get(param)
-        if arg is None and site.spread:
-            found = _kwargs_values(project, c, site.kwargs_from, param, defaults, depth + 1) \
-                if site.kwargs_from else None
-            if found is None:
-                return None
-            values |= found
-            continue
-        known, value = _spelled_value(arg, defaults, param)
-        if known:
-            values.add(value)
-        elif arg is not None and arg.param:
-            found = param_values(project, c, arg.param, depth + 1)
-            if found is None:
-                return None
-            values |= found
-        else:
-            return None
-    return frozenset(values)
+    shown = _traced_call_values(project, owner, param, defaults, depth + 1, by_keyword=True)
+    if shown is None:
+        return frozenset(values) if values and not _traced_callers(project).get(owner) else None
+    return frozenset(values | shown)
 
 
 def _dataset_value(project, key, f, param: str, guess: bool = False) -> tuple[bool, object]:
