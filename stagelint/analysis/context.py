@@ -49,6 +49,8 @@ from stagelint.frameworks import (
     PYTHON_SCALAR_TYPES,
     SHAPE_RELAXING_OPTIONS,
     TEST_FUNCTION_PREFIX,
+    NONE_EQUALITY_NOT_IDENTITY,
+    TF_INTERNAL_NAMES,
     TF_SAME_MODULE_PREFIXES,
     TRACE_RAISING_METHODS,
     TRACING_TESTS,
@@ -752,8 +754,8 @@ class FileContext:
                 out.add(f"{self.module}.{q.name}" if self.module else q.name)
             elif q.name.startswith(TF_SAME_MODULE_PREFIXES):  # `tf.compat.v2.X` is `tf.X`
                 out.add("tensorflow." + q.name.split(".", 3)[3])
-            else:
-                out.add(q.name)
+            else:  # `array_ops.split` is `tf.split`: the one name the data lists
+                out.add(TF_INTERNAL_NAMES.get(q.name, q.name))
         return out
 
     def _names_reaching(self, node: cst.CSTNode, names):
@@ -1520,6 +1522,8 @@ class FileContext:
                     return "body"
                 if isinstance(comp.operator, cst.IsNot):
                     return "orelse"
+                if isinstance(comp.operator, (cst.Equal, cst.NotEqual)) and self._none_equality_is_identity(test.left):
+                    return "body" if isinstance(comp.operator, cst.Equal) else "orelse"
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             inner = test.expression
             if isinstance(inner, (cst.Attribute, cst.Name)):
@@ -1532,6 +1536,24 @@ class FileContext:
             if self.first_call_guard(test.left) == "body" or self.first_call_guard(test.right) == "body":
                 return "body"
         return None
+
+    def _none_equality_is_identity(self, tested: cst.BaseExpression) -> bool:
+        """`tested == None` answers as `tested is None` (and `!=` as `is not`): no store of the
+        tested expression in the function makes a value whose `== None` is not identity (a
+        `tf.Variable`, which raises ValueError there; a numpy array; a TensorShape:
+        `NONE_EQUALITY_NOT_IDENTITY`). None, Python scalars, a Keras layer, a tensor answer as `is`."""
+        func = self.function
+        if func is None:
+            return True
+        stack = [func.node]  # (only for a `== None` test: rare, one function's statements)
+        while stack:
+            node = stack.pop()
+            stack.extend(node.children)
+            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and any(
+                    t.target.deep_equals(tested) for t in node.targets) \
+                    and self.qualified_names(node.value.func) & NONE_EQUALITY_NOT_IDENTITY:
+                return False
+        return True
 
     def memo_guard(self, test: cst.BaseExpression, func: FunctionInfo | None) -> str | None:
         """"body" if `test` lets its block run only when a memo the function fills lacks the key

@@ -58,6 +58,10 @@ class Framework:
     #: Names (last part) under `variable_owner_prefixes` spelled like classes that are functions
     #: returning a symbolic tensor and making no variable (`keras.layers.Input`).
     symbolic_constructors: frozenset[str] = field(default_factory=frozenset)
+    #: Names (last part) under `variable_owner_prefixes` spelled like classes that are plain
+    #: functions making no variable and no tensor of their own (`tf.keras.metrics.MSE` is the loss
+    #: function `mean_squared_error`).
+    class_spelled_functions: frozenset[str] = field(default_factory=frozenset)
     #: Prefixes under `non_tensor_prefixes` whose calls do return one tensor (`keras.ops.`), but
     #: for the names (last part) in `tensor_prefix_exceptions` (`shape`, `dtype`, `split`, ...).
     tensor_prefixes: tuple[str, ...] = ()
@@ -91,7 +95,8 @@ class Framework:
             # such as keras.layers.concatenate or keras.metrics.mean_squared_error, nor the
             # functions spelled like classes that make a symbolic tensor (`Input`).
             last = qualified_name.rsplit(".", 1)[-1]
-            return last[:1].isupper() and last not in self.symbolic_constructors
+            return last[:1].isupper() and last not in self.symbolic_constructors \
+                and last not in self.class_spelled_functions
         return False
 
     def public_variable_owner(self, qualified_name: str) -> bool:
@@ -187,6 +192,7 @@ def combined(*frameworks: Framework) -> Framework:
         weightless_only_under=first.weightless_only_under,
         weightless_with=first.weightless_with,
         symbolic_constructors=first.symbolic_constructors,
+        class_spelled_functions=first.class_spelled_functions,
         tensor_prefixes=tuple(p for f in frameworks for p in f.tensor_prefixes),
         tensor_prefix_exceptions=frozenset().union(*(f.tensor_prefix_exceptions for f in frameworks)),
     )

@@ -47,6 +47,14 @@ WEIGHTLESS_KERAS_LAYERS = frozenset({
 #: and no variable creator sees a variable (TF 2.21 / Keras 3.15 and tf_keras 2.21:
 #: tests/runtime/test_tf_variable_creation_facts.py).
 KERAS_SYMBOLIC_CONSTRUCTORS = frozenset({"Input"})
+#: Names under `keras.metrics` spelled like classes that are functions: `tf.keras.metrics.MSE` is
+#: `keras.losses.mean_squared_error` (a function: calling it computes the loss and creates no
+#: variable, unlike `tf.keras.metrics.MeanSquaredError()`), and so are `MAE`, `MAPE`, `MSLE`,
+#: `KLD` under `tf.keras.metrics`, `tf.metrics` and `tf_keras.metrics` (TF 2.21, Keras 3.15,
+#: tf_keras 2.21: `inspect.isfunction`, tests/runtime/test_tf_twentieth_audit_by_facts.py).
+#: Every other capitalised name under `layers`, `models`, `metrics`, `optimizers` of those roots
+#: and of `keras` is a class but `Input` (`KERAS_SYMBOLIC_CONSTRUCTORS`).
+KERAS_CLASS_SPELLED_FUNCTIONS = frozenset({"KLD", "MAE", "MAPE", "MSE", "MSLE"})
 #: The literals of 0 a keyword may be spelled with (`momentum=0.0`, `dropout=0`).
 _ZERO_LITERALS = ("0", "0.0", "0.")
 #: Listed classes whose constructor makes its seed generator only for a rate (or, for
@@ -196,6 +204,7 @@ TENSORFLOW = Framework(
     weightless_with=WEIGHTLESS_KERAS_LAYERS_WITH,
     weightless_only_under=(KERAS2_ROOTS, KERAS2_WEIGHTLESS_RANDOM_LAYERS),
     symbolic_constructors=KERAS_SYMBOLIC_CONSTRUCTORS,
+    class_spelled_functions=KERAS_CLASS_SPELLED_FUNCTIONS,
     tensor_prefixes=KERAS_OPS_PREFIXES,
     tensor_prefix_exceptions=KERAS_OPS_NOT_ONE_TENSOR,
 )
@@ -591,7 +600,7 @@ def is_keras_state_class(qualified_name: str) -> bool:
     if prefix is None:
         return False
     last = qualified_name[len(prefix):]
-    return "." not in last and last[:1].isupper()
+    return "." not in last and last[:1].isupper() and last not in KERAS_CLASS_SPELLED_FUNCTIONS
 
 
 #: What a function binding a Function's global name anew binds it to, so that later calls of the
@@ -1054,6 +1063,40 @@ LIST_ELEMENTS_OF_RESULT = {"tensorflow.clip_by_global_norm": frozenset({0})}
 #: test_tf_fresh_facts.py), so `import tensorflow.compat.v2 as tf` names every API the data
 #: here lists under `tensorflow.`.
 TF_SAME_MODULE_PREFIXES = ("tensorflow.compat.v2.",)
+#: TensorFlow's internal spellings of public functions: the object under the internal module is
+#: the public one (`from tensorflow.python.ops import array_ops; array_ops.split is tf.split` in
+#: TF 2.21, each pair checked with `is` by tests/runtime/test_tf_twentieth_audit_by_facts.py), so
+#: a call by the internal name is the public function's call and every fact listed here under the
+#: public name holds of it (`array_ops.split(v, 3)` returns a Python list of 3 tensors, as
+#: `tf.split` does: `MULTI_OUTPUT_OPS`). Internal name -> public name.
+TF_INTERNAL_NAMES = {
+    "tensorflow.python.ops.array_ops.split": "tensorflow.split",
+    "tensorflow.python.ops.array_ops.meshgrid": "tensorflow.meshgrid",
+    "tensorflow.python.ops.array_ops.shape_n": "tensorflow.shape_n",
+    "tensorflow.python.ops.array_ops.unique": "tensorflow.unique",
+    "tensorflow.python.ops.array_ops.unique_with_counts": "tensorflow.unique_with_counts",
+    "tensorflow.python.ops.array_ops.unravel_index": "tensorflow.unravel_index",
+    "tensorflow.python.ops.array_ops.identity_n": "tensorflow.identity_n",
+    "tensorflow.python.ops.clip_ops.clip_by_global_norm": "tensorflow.clip_by_global_norm",
+    "tensorflow.python.ops.data_flow_ops.dynamic_partition": "tensorflow.dynamic_partition",
+    "tensorflow.python.ops.linalg_ops.eig": "tensorflow.linalg.eig",
+    "tensorflow.python.ops.linalg_ops.qr": "tensorflow.linalg.qr",
+    "tensorflow.python.ops.linalg_ops.svd": "tensorflow.linalg.svd",
+    "tensorflow.python.ops.nn_ops.top_k": "tensorflow.nn.top_k",
+    "tensorflow.python.ops.nn.top_k": "tensorflow.nn.top_k",
+}
+#: Constructors whose result does not answer `== None` as `is None` does (TF 2.21, numpy; tests/
+#: runtime/test_tf_twentieth_audit_by_facts.py): `tf.Variable(...) == None` raises ValueError
+#: (eagerly and in a trace: None converts to no tensor), an unknown-rank `tf.TensorShape(None) ==
+#: None` is True, a numpy array compares elementwise (an `if` on more than one element raises).
+#: Every other value tested that way answers as `is` does: None, Python scalars and containers,
+#: a Keras layer (object identity), a tf.Tensor (`t == None` is False, `t != None` True, eagerly
+#: and traced), a static dimension (int or None).
+NONE_EQUALITY_NOT_IDENTITY = frozenset({
+    "tensorflow.Variable", "tensorflow.TensorShape", "keras.Variable",
+    "numpy.array", "numpy.asarray", "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full",
+    "numpy.arange", "numpy.zeros_like", "numpy.ones_like", "numpy.full_like",
+})
 
 
 #: Ops that return a Python list or tuple of tensors: unpacking or iterating the result is fine.
