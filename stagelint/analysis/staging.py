@@ -101,6 +101,7 @@ class Project:
         self._graph: dict[str, tuple[bool, str]] = {}
         self._graph_outside: dict[Key, Key] | None = None
         self._untraced_parts: set[str] | None = None  # `_parts_staging_nothing`
+        self._reach_counts: dict | None = None  # `_runs_no_project_code`
         self._parts: dict[str, str] | None = None  # `_import_parts`
         self._built_only_parts: set[str] | None = None  # `_parts_staging_nothing(symbolic=False)`
         self._function_known: dict[Key, Key] | None = None  # `function_reached`
@@ -663,7 +664,8 @@ class Project:
         as staging (`keras_built_only_here`), in a file no round analysed either (its spelling:
         `frameworks.KERAS_RUN_SPELLING`, not `KERAS_DRIVE_SPELLING`)."""
         part = self._import_parts()
-        staging: set[str] = {key[0] for key, kind in self.entries.items() if kind != "keras"}
+        staging: set[str] = {key[0] for key, kind in self.entries.items()
+                             if kind != "keras" and not self._runs_no_project_code(key, kind)}
         hand: set[str] = set()  # modules training by hand outside staged code
         tracing_drives = set(KERAS_LOOP_STEPS) | (KERAS_SYMBOLIC_BUILDS if symbolic else set())
         for m in self.modules.values():
@@ -676,6 +678,23 @@ class Project:
                 hand.add(m.module)
         trained = {part[name] for name in hand} - {part[name] for name in staging}
         return {name for name in self.modules if part[name] in trained}
+
+    def _runs_no_project_code(self, key: Key, kind: str) -> bool:
+        """`key` is a `tf.data` function (`ds.map(lambda image, label: (tf.cast(image, ...), ...))`)
+        that calls no function or object of the project and reaches nothing the project defines: its
+        trace runs the library ops it names on the dataset's elements (tensors, never a Keras
+        object), so it traces no layer of the project and shows nothing of how Keras runs one."""
+        if kind != "dataset":
+            return False
+        f = self.function(key)
+        if f is None or f.calls:
+            return False
+        if self._reach_counts is None:
+            counts: dict = {}
+            for entry in self.reached.values():
+                counts[entry] = counts.get(entry, 0) + 1
+            self._reach_counts = counts
+        return self._reach_counts.get(key, 0) <= 1  # itself alone
 
     def keras_runs_eagerly(self, key: Key) -> bool:
         """`key` is a method of a dynamic layer or model (`_dynamic_classes`) reached only through

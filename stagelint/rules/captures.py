@@ -635,6 +635,8 @@ class StaleGlobal(Rule):
             for writer in ordered["writers"]:
                 if _set_up_only(project, (module.module, writer)):
                     continue  # `set_random_seeds()` called from a task's `__init__`: configuration
+                if _runs_before_reader_exists(project, module, (module.module, writer), candidate.function):
+                    continue  # `prepare_data(...)` at the top, above the model's class: set-up
                 write_lines = ordered["lines"].get(writer, ())
                 # a writer that first binds the Function's name anew: calls after its run trace anew
                 module_order = writer not in ordered.get("remade", ())
@@ -1059,6 +1061,21 @@ def _set_up_only(project, writer) -> bool:
     return bool(sites) and all(
         site.caller is not None and is_setup_method(site.caller.rsplit(".", 1)[-1]) for _, site in sites
     )
+
+
+def _runs_before_reader_exists(project, module, writer, reader: str) -> bool:
+    """Every call of the function that rebinds the global is a module-level statement of the
+    reader's module, in no loop, above the top-level `def` or `class` statement that makes the
+    reader (`train_ds = prepare_mnist_data(ds, subtask=2)` on line 41, `class Model` on line 52):
+    a module runs its statements in order, so every write is made before the reader exists, and
+    every trace of it, the first included, reads the last value written."""
+    sites = project.call_sites.get(tuple(writer), ())
+    top = reader.split(".", 1)[0]
+    made = module.functions.get(top) or module.classes.get(f"{module.module}.{top}" if module.module else top)
+    span = getattr(made, "span", None)
+    return bool(sites) and span is not None and all(
+        mod == module.module and site.caller is None and site.loop is None and site.span.line < span.line
+        for mod, site in sites)
 
 
 def _not_a_container(ctx, receiver, function) -> bool:

@@ -131,3 +131,143 @@ def test_array_ops_split_is_tf_split():
         gates(tf.ones(6))
         rows(tf.ones(6))
     """)
+
+
+def test_a_global_written_only_above_the_readers_class_is_set_up():
+    """BY-uP2 (STG301, preview), IANNwTF20's `homework_4_testing.py`: `currentsubtask` is bound only
+    by `prepare_mnist_data`, called by two module-level statements above `class homework4model`,
+    whose `call` reads it. A module runs its statements in order: both writes are made before the
+    class exists, so every trace reads the last value written. Not reported. Twin, still reported
+    (preview: the Keras `call` is reached through a parameter): the same writer called again below
+    the class, between two training runs."""
+    assert_tiers("""
+        import tensorflow as tf
+
+
+        def prepare(ds, subtask):
+            global current
+            if subtask == 1:
+                current = 1
+            if subtask == 2:
+                current = 2
+            return ds
+
+
+        train = prepare([1], subtask=2)
+
+
+        class Net(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.d = tf.keras.layers.Dense(2)
+
+            def call(self, x):
+                if current == 1:
+                    return self.d(x)
+                return -self.d(x)
+
+            @tf.function
+            def train_step(self, x):
+                return self(x)
+
+
+        def loop(model, xs):
+            for x in xs:
+                model.train_step(x)
+
+
+        loop(Net(), [tf.ones((1, 2))])
+    """)
+    assert_tiers("""
+        import tensorflow as tf
+
+
+        def prepare(ds, subtask):
+            global current
+            current = subtask
+            return ds
+
+
+        train = prepare([1], subtask=2)
+
+
+        class Net(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.d = tf.keras.layers.Dense(2)
+
+            def call(self, x):
+                if current == 1:  # preview STG301
+                    return self.d(x)
+                return -self.d(x)
+
+            @tf.function
+            def train_step(self, x):
+                return self(x)
+
+
+        def loop(model, xs):
+            for x in xs:
+                model.train_step(x)
+
+
+        m = Net()
+        loop(m, [tf.ones((1, 2))])
+        test = prepare([1], subtask=1)
+        loop(m, [tf.ones((1, 2))])
+    """)
+
+
+def test_a_dataset_map_of_library_ops_shows_nothing_of_how_keras_runs_a_layer():
+    """BY-uP3 (STG101, preview), iannwtf's `7/Exercise07.ipynb`: `print(x.shape)` in `Encoder.call`,
+    which an undecorated `Autoencoder.call` calls from an undecorated `train_step` (the hand
+    training loop, no `fit`, no `tf.function`). The part's only staging is `train_ds.map(lambda
+    image, label: (tf.cast(image, ...), tf.one_hot(label, 10)))`, whose trace runs library ops on
+    tensors and no project code: it shows no layer traced, and called from plain Python the layer
+    runs `call` as Python on every call. Not reported. Twin, still reported in the preview tier: the
+    map function calls the model."""
+    source = """
+        import tensorflow as tf
+        import tensorflow_datasets as tfds
+
+        train_ds = tfds.load("fashion_mnist", split="train", as_supervised=True)
+        train_ds = train_ds.map(lambda image, label: (MAPPED, tf.one_hot(label, 10)))
+        train_ds = train_ds.batch(64)
+
+
+        class Encoder(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(10)
+
+            def call(self, x, training=True):
+                print(x.shape)MARK
+                return self.dense(x)
+
+
+        class Autoencoder(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.encoder = Encoder()
+
+            def call(self, x, training=True):
+                return self.encoder(x, training=training)
+
+
+        def train_step(model, data, target, loss_function, optimizer):
+            with tf.GradientTape() as tape:
+                prediction = model(data, training=True)
+                loss = loss_function(target, prediction)
+            gradients = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+            return loss
+
+
+        model = Autoencoder()
+        optimizer = tf.keras.optimizers.Adam()
+        for epoch in range(3):
+            for x, t in train_ds:
+                train_step(model, x, x, tf.keras.losses.MeanSquaredError(), optimizer)
+    """
+    assert_tiers(source.replace("MAPPED", "tf.cast(image, tf.float32)").replace("MARK", ""))
+    assert_tiers(source.replace("MAPPED", "model(tf.cast(image, tf.float32))").replace("MARK", "  # preview STG101"))

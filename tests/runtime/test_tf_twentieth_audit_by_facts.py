@@ -135,3 +135,47 @@ def test_internal_spellings_are_the_public_functions():
         return z + r + h
 
     gates(tf.ones(6))
+
+
+def test_a_dataset_map_of_library_ops_runs_no_layer_and_a_layer_called_eagerly_runs_call_each_time():
+    """BY-uP3 (`staging._runs_no_project_code`): iterating a dataset mapped by a lambda of TF ops runs
+    no layer's `call`; a layer called from a plain Python training step runs `call` on eager
+    tensors on every call (Keras 3 adds a run at the first call, eager too)."""
+    seen = []
+
+    class Encoder(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.dense = keras.layers.Dense(3)
+
+        def call(self, x):
+            seen.append(type(x).__name__)
+            return self.dense(x)
+
+    encoder = Encoder()
+    ds = tf.data.Dataset.from_tensor_slices(tf.ones((4, 2))).map(lambda x: tf.cast(x, tf.float32) * 2).batch(2)
+    list(ds)
+    assert seen == []
+
+    def train_step(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(encoder(x))
+        return tape.gradient(loss, encoder.trainable_variables)
+
+    for x in ds:
+        train_step(x)
+    assert len(seen) >= 2 and set(seen) == {"EagerTensor"}
+
+
+def test_a_global_written_above_the_functions_definition_is_what_every_trace_reads():
+    """BY-uP2 (`captures._runs_before_reader_exists`): module statements run in order; a Function
+    defined after every write of the global it reads traces with the last value written."""
+    namespace: dict = {"tf": tf}
+    exec(
+        "def prepare(v):\n    global current\n    current = v\n"
+        "prepare(1)\nprepare(2)\n"
+        "@tf.function\ndef step(x):\n    return x * current\n"
+        "a = step(tf.constant(1))\nb = step(tf.constant(3))\n",
+        namespace,
+    )
+    assert int(namespace["a"]) == 2 and int(namespace["b"]) == 6
