@@ -449,7 +449,12 @@ class VariableCreation(Rule):
     (also when the guard is in a caller, or returns early: `if self.v is not None: return`, or
     is a method of the class that returns such a test: `if self._needs_init():`), or an instance
     flag the block clears on every path and nothing sets back (`if self.is_virgin: self._build();
-    self.is_virgin = False`: the first trace builds, later traces skip the block).
+    self.is_virgin = False`: the first trace builds, later traces skip the block). `if self.v ==
+    None:` guards as `is None` does (None, an int, a layer, a tensor answer `== None` by
+    identity), unless the function stores in the tested attribute a value that does not: a
+    `tf.Variable` (`v == None` raises ValueError, so the retrace fails there), a numpy array, a
+    `TensorShape`. Not flagged either: `tf.keras.metrics.MSE(y, p)` and the other capitalised
+    metric functions (`MAE`, `MAPE`, `MSLE`, `KLD`: the loss functions, no variable).
 
     Not flagged: `Input(shape=...)` in any spelling (`keras.layers.Input` is `keras.Input`: a
     function returning a symbolic KerasTensor, no variable, also on every trace); a functional
