@@ -218,7 +218,7 @@ def _cells(c: Counter) -> str:
 #: (a later session's re-run of an earlier audit's half with that session's main), then the
 #: re-readings of every held-back half at one main, named by session (`s15`: session 15's first,
 #: `s15b` its second), whose main `MAINS` names. The last of these a half has is its latest reading.
-WHENS = ("before", "after", "now", "s15", "s15b", "s19", "s20", "s22", "s22f", "s23f", "s24f", "s24g", "s25", "s25f", "s25h", "s26h", "s27", "s27h")
+WHENS = ("before", "after", "now", "s15", "s15b", "s19", "s20", "s22", "s22f", "s23f", "s24f", "s24g", "s25", "s25f", "s25h", "s26h", "s27", "s27h", "s28f")
 #: The main each session re-reading was made at (the earlier runs' mains: bench/fresh_audit_notes.md).
 MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52", "s20": "1a8292e", "s22": "db298d8",
          "s22f": "05c1688",  # s22f: session 22's final code (later commits: notes and bench only)
@@ -230,7 +230,8 @@ MAINS = {"s15": "39cc0c4", "s15b": "27d6fda", "s19": "b5aea52", "s20": "1a8292e"
          "s25h": "b86b6c8",  # s25h: session 25's final code (BN1 fixed from BN after its measure: tfbn1)
          "s26h": "a6837df",  # s26h: session 26's final code (BR's three classes fixed from BR after its measure)
          "s27": "29600b8",  # s27: session 27's start (its first commit, f40a635, changes bench only)
-         "s27h": "8fec5e0"}  # s27h: session 27's final code (BV-t1, BV-t2, BV-t3 fixed from BV after its measure: tfbv1, tfbv23)
+         "s27h": "8fec5e0",  # s27h: session 27's final code (BV-t1, BV-t2, BV-t3 fixed from BV after its measure: tfbv1, tfbv23)
+         "s28f": "6e423e1"}  # s28f: session 28's final code (BT re-read: BT1 gone, jaxleft)
 #: The first held-back half of the audits whose clean readings the docs pool: from the fifteenth on,
 #: every audit ran the certainty model (known / unknown / guess) of issue 23.
 CLEAN_SINCE = "BD"
@@ -257,7 +258,8 @@ RUN_MAINS = {("AJ", "after"): "d3c3dde", ("AL", "after"): "d3c3dde",
              ("BV", "before"): "29600b8",  # the nineteenth TensorFlow audit's
              ("BT", "after"): "7c65ade", ("BV", "after"): "7c65ade",  # and session 27's code at the measure
              ("BX", "before"): "82b89d0",  # the twentieth JAX audit's: session 28's start
-             ("BZ", "before"): "82b89d0"}  # the twentieth TensorFlow audit's (three auditors' lists, joined)
+             ("BZ", "before"): "82b89d0",  # the twentieth TensorFlow audit's (three auditors' lists, joined)
+             ("BX", "after"): "6e423e1", ("BZ", "after"): "6e423e1"}  # and session 28's code at the measure
 
 
 def main_of(half: str, when: str) -> str | None:
