@@ -494,7 +494,14 @@ def _values(project, key, param: str, depth: int, guess: bool = False):
             if bound is None:
                 return None
             values |= bound
-    shown = _traced_call_values(project, key, param, f.scalar_defaults, depth, by_keyword=False)
+    return _with_traced_calls(project, key, param, f.scalar_defaults, depth, values, by_keyword=False)
+
+
+def _with_traced_calls(project, key, param: str, defaults: dict, depth: int, values: set, by_keyword: bool):
+    """`values` (what `key`'s stagings give `param`) joined with what its traced calls pass
+    (`_traced_call_values`); `values` alone where nothing traced calls it, None where a call
+    passes what does not show, or neither shows anything."""
+    shown = _traced_call_values(project, key, param, defaults, depth, by_keyword)
     if shown is None:
         return frozenset(values) if values and not _traced_callers(project).get(key) else None
     return frozenset(values | shown)
@@ -605,10 +612,7 @@ def _kwargs_values(project, caller, kwargs_from: tuple, param: str, defaults: di
         if bound is None:
             return None
         values |= bound
-    shown = _traced_call_values(project, owner, param, defaults, depth + 1, by_keyword=True)
-    if shown is None:
-        return frozenset(values) if values and not _traced_callers(project).get(owner) else None
-    return frozenset(values | shown)
+    return _with_traced_calls(project, owner, param, defaults, depth + 1, values, by_keyword=True)
 
 
 def _dataset_value(project, key, f, param: str, guess: bool = False) -> tuple[bool, object]:
